@@ -1,0 +1,150 @@
+# Makefile for kvplan: the C core, the Lua binding and CLI, tests and benchmarks.
+# `make run` runs the default scenario, `make test` every test, `make check` the
+# tests under ASan and UBSan. Both install missing Debian packages when run as root.
+
+# ---- settings you may change ------------------------------------------------
+CC = cc
+CFLAGS = -std=c11 -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith \
+       -Wcast-align -Wwrite-strings -Wundef -Wformat=2
+LDFLAGS =
+PREFIX = /usr/local
+DESTDIR =
+B = build
+LUA = lua5.4
+
+# Debian packages the build and tests need
+DEB_PKGS = liblua5.4-dev libcsv-dev libcmocka-dev libjansson-dev pkg-config lua5.4
+
+# ---- nothing to change below --------------------------------------------------
+LUA_CFLAGS = $(shell pkg-config --cflags lua5.4 2>/dev/null)
+LUA_LIBS = $(shell pkg-config --libs lua5.4 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+JANSSON_CFLAGS = $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null)
+ALL_CFLAGS = $(CFLAGS) $(WARN) -D_POSIX_C_SOURCE=200809L -Iengine
+PIC = -fPIC
+
+CORE = diag format model kv paging ledger
+OUTPUT = csvw
+BIND = lutil lcore lcsv lkvplan
+STDLIB = $(shell find stdlib -name '*.lua' | LC_ALL=C sort)
+
+CORE_O = $(CORE:%=$(B)/obj/%.o)
+OUTPUT_O = $(OUTPUT:%=$(B)/obj/%.o)
+BIND_O = $(BIND:%=$(B)/obj/%.o) $(B)/obj/stdlib.o
+PIC_O = $(CORE:%=$(B)/pic/%.o) $(OUTPUT:%=$(B)/pic/%.o) $(BIND:%=$(B)/pic/%.o) $(B)/pic/stdlib.o
+UNIT = $(CORE) $(OUTPUT)
+UNIT_BIN = $(UNIT:%=$(B)/tests/test_%)
+
+KVPLAN = $(B)/kvplan
+
+.PHONY: all run test check bench install clean deps test-only unit-tests lua-tests \
+        golden-tests cli-tests module-test
+
+all: deps $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
+
+# Check for the Debian packages; install them as root, else name them.
+deps:
+	@command -v dpkg-query >/dev/null 2>&1 || exit 0; \
+	missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "kvplan: installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	else \
+	  echo "kvplan: missing Debian packages:$$missing"; \
+	  echo "kvplan: install them with: sudo apt-get install$$missing"; exit 1; \
+	fi
+
+# The core library: pure computation, no Lua include path.
+$(B)/obj/%.o: engine/%.c engine/kvplan.h engine/checked.h engine/diag.h | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/pic/%.o: engine/%.c engine/kvplan.h engine/checked.h engine/diag.h | $(B)/pic
+	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
+
+# Only the binding objects (and main) see <lua.h>.
+$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o $(BIND:%=$(B)/pic/%.o): LUAINC = $(LUA_CFLAGS)
+$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o: $(B)/obj/%.o: engine/%.c engine/lutil.h engine/lembed.h engine/csvw.h engine/kvplan.h | $(B)/obj
+	$(CC) $(ALL_CFLAGS) $(LUAINC) -c $< -o $@
+$(BIND:%=$(B)/pic/%.o): $(B)/pic/%.o: engine/%.c engine/lutil.h engine/lembed.h engine/csvw.h engine/kvplan.h | $(B)/pic
+	$(CC) $(ALL_CFLAGS) $(LUAINC) $(PIC) -c $< -o $@
+
+# The stdlib, embedded as C arrays.
+$(B)/embed: engine/embed.c | $(B)
+	$(CC) $(ALL_CFLAGS) $< -o $@
+$(B)/stdlib.c: $(B)/embed $(STDLIB)
+	$(B)/embed $@ stdlib $(STDLIB)
+$(B)/obj/stdlib.o: $(B)/stdlib.c engine/lembed.h | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(B)/pic/stdlib.o: $(B)/stdlib.c engine/lembed.h | $(B)/pic
+	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
+
+$(B)/libkvplan.a: $(CORE_O)
+	rm -f $@ && ar rcs $@ $^
+
+$(KVPLAN): $(B)/obj/main.o $(BIND_O) $(OUTPUT_O) $(B)/libkvplan.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LUA_LIBS) -lcsv -lm -o $@
+
+# require "kvplan" from a stock lua5.4: the interpreter provides the Lua symbols.
+$(B)/kvplan.so: $(PIC_O)
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared $^ -lcsv -lm -o $@
+
+$(B) $(B)/obj $(B)/pic $(B)/tests:
+	mkdir -p $@
+
+# ---- tests ------------------------------------------------------------------------
+$(B)/tests/test_%: tests/unit/test_%.c $(B)/libkvplan.a $(OUTPUT_O) | $(B)/tests
+	$(CC) $(ALL_CFLAGS) $< $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(CMOCKA_LIBS) -lcsv -lm -o $@
+
+unit-tests: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
+
+lua-tests: $(KVPLAN)
+	@sh tests/run_lua.sh $(KVPLAN)
+
+golden-tests: $(KVPLAN)
+	@sh tests/run_golden.sh $(KVPLAN)
+
+cli-tests: $(KVPLAN)
+	@sh tests/run_cli.sh $(KVPLAN)
+
+module-test: $(B)/kvplan.so
+	@sh tests/run_module.sh $(LUA) $(B)
+
+test-only: unit-tests lua-tests golden-tests cli-tests module-test
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory test-only
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer. The
+# module test loads the library into a stock lua5.4 and is skipped there.
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+check: deps
+	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
+	  LDFLAGS="$(LDFLAGS) $(SAN)" $(B)/asan/kvplan $(B)/asan/libkvplan.a
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
+	  LDFLAGS="$(LDFLAGS) $(SAN)" unit-tests lua-tests golden-tests cli-tests
+
+run: deps
+	@$(MAKE) --no-print-directory $(KVPLAN)
+	@$(KVPLAN)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/bench/run.sh $(KVPLAN)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/lib/lua/5.4
+	install -m 755 $(KVPLAN) $(DESTDIR)$(PREFIX)/bin/kvplan
+	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/libkvplan.a
+	install -m 644 engine/kvplan.h $(DESTDIR)$(PREFIX)/include/kvplan.h
+	install -m 755 $(B)/kvplan.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/kvplan.so
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,229 @@
+/*
+ * csvw.c: the CSV report writer (see csvw.h).
+ * Output layer: no Lua; writes files, never prints or exits.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <csv.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "csvw.h"
+
+#define BUFSZ (1 << 16)
+
+struct kvp_csv {
+  int fd;
+  int nfield;          /* fields in the current row */
+  int failed;          /* errno of the first failure, 0 if none */
+  char *path, *tmp;    /* NULL for standard output */
+  size_t len;
+  char buf[BUFSZ];
+};
+
+static int flush(kvp_csv *w) {
+  size_t off = 0;
+  while (off < w->len) {
+    ssize_t n = write(w->fd, w->buf + off, w->len - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (!w->failed) w->failed = errno;
+      return -1;
+    }
+    off += (size_t)n;
+  }
+  w->len = 0;
+  return 0;
+}
+
+/* Room for n more bytes in the buffer (n <= BUFSZ). */
+static int room(kvp_csv *w, size_t n) {
+  if (w->failed) return -1;
+  if (BUFSZ - w->len < n) return flush(w);
+  return 0;
+}
+
+static int put(kvp_csv *w, const char *s, size_t n) {
+  while (n > 0) {
+    if (room(w, 1) < 0) return -1;
+    size_t k = BUFSZ - w->len < n ? BUFSZ - w->len : n;
+    memcpy(w->buf + w->len, s, k);
+    w->len += k;
+    s += k;
+    n -= k;
+  }
+  return 0;
+}
+
+static int sep(kvp_csv *w) {
+  if (w->nfield++ == 0) return 0;
+  return put(w, ",", 1);
+}
+
+kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen) {
+  kvp_csv *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  if (path == NULL || strcmp(path, "-") == 0) {
+    w->fd = STDOUT_FILENO;
+    return w;
+  }
+  size_t n = strlen(path);
+  w->path = malloc(n + 1);
+  w->tmp = malloc(n + 16);
+  if (w->path == NULL || w->tmp == NULL) {
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
+  memcpy(w->path, path, n + 1);
+  snprintf(w->tmp, n + 16, "%s.tmp.XXXXXX", path);
+  w->fd = mkstemp(w->tmp);
+  if (w->fd < 0) {
+    snprintf(err, errlen, "cannot create '%s': %s", w->tmp, strerror(errno));
+    goto fail;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(w->fd, 0666 & ~mask); /* as open(2) would have made it */
+  return w;
+fail:
+  free(w->path);
+  free(w->tmp);
+  free(w);
+  return NULL;
+}
+
+int kvp_csv_str(kvp_csv *w, const char *s, size_t len) {
+  if (sep(w) < 0) return -1;
+  if (strcspn(s, ",\"\r\n") >= len && memchr(s, '\0', len) == NULL)
+    return put(w, s, len);
+  /* quoted: libcsv doubles the quotes; at most 2 * len + 2 bytes */
+  size_t need = csv_write(NULL, 0, s, len);
+  char small[256], *q = need <= sizeof small ? small : malloc(need);
+  if (q == NULL) {
+    if (!w->failed) w->failed = ENOMEM;
+    return -1;
+  }
+  csv_write(q, need, s, len);
+  int r = put(w, q, need);
+  if (q != small) free(q);
+  return r;
+}
+
+size_t kvp_fmt_int(char *buf, int64_t v) {
+  char tmp[24];
+  size_t n = 0, len = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do {
+    tmp[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (v < 0) buf[len++] = '-';
+  while (n > 0) buf[len++] = tmp[--n];
+  buf[len] = '\0';
+  return len;
+}
+
+size_t kvp_fmt_double(char *buf, double v) {
+  /* the shortest %.*g that reads back as the same double */
+  for (int p = 1; p <= 17; p++) {
+    int n = snprintf(buf, 32, "%.*g", p, v);
+    if (p == 17 || strtod(buf, NULL) == v) return (size_t)n;
+  }
+  return 0;
+}
+
+int kvp_fmt_fixed(char *buf, size_t n, double v, int precision) {
+  if (!isfinite(v) || precision < 0 || precision > 17) return -1;
+  int len = snprintf(buf, n, "%.*f", precision, v);
+  if (len < 0 || (size_t)len >= n) return -1;
+  if (buf[0] == '-' && strspn(buf + 1, "0.") == (size_t)len - 1) { /* no "-0.00" */
+    memmove(buf, buf + 1, (size_t)len);
+    len--;
+  }
+  return len;
+}
+
+int kvp_csv_int(kvp_csv *w, int64_t v) {
+  if (sep(w) < 0 || room(w, 24) < 0) return -1;
+  w->len += kvp_fmt_int(w->buf + w->len, v);
+  return 0;
+}
+
+int kvp_csv_double(kvp_csv *w, double v) {
+  if (!isfinite(v)) {
+    if (!w->failed) w->failed = EDOM;
+    return -1;
+  }
+  if (sep(w) < 0 || room(w, 32) < 0) return -1;
+  w->len += kvp_fmt_double(w->buf + w->len, v);
+  return 0;
+}
+
+int kvp_csv_fixed(kvp_csv *w, double v, int precision) {
+  char tmp[400];
+  int n = kvp_fmt_fixed(tmp, sizeof tmp, v, precision);
+  if (n < 0) {
+    if (!w->failed) w->failed = EDOM;
+    return -1;
+  }
+  if (sep(w) < 0) return -1;
+  return put(w, tmp, (size_t)n);
+}
+
+int kvp_csv_endrow(kvp_csv *w) {
+  w->nfield = 0;
+  return put(w, "\n", 1);
+}
+
+static void release(kvp_csv *w) {
+  free(w->path);
+  free(w->tmp);
+  free(w);
+}
+
+int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
+  int rc = 0;
+  if (w->len > 0) flush(w);
+  if (w->failed) {
+    snprintf(err, errlen, "cannot write '%s': %s", w->path ? w->path : "standard output",
+             strerror(w->failed));
+    rc = -1;
+  }
+  if (w->tmp == NULL) {
+    release(w);
+    return rc;
+  }
+  if (rc == 0 && fsync(w->fd) < 0 && errno != EINVAL) {
+    snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  if (close(w->fd) < 0 && rc == 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  if (rc == 0 && rename(w->tmp, w->path) < 0) {
+    snprintf(err, errlen, "cannot rename '%s' to '%s': %s", w->tmp, w->path, strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0) unlink(w->tmp);
+  release(w);
+  return rc;
+}
+
+void kvp_csv_discard(kvp_csv *w) {
+  if (w->tmp != NULL) {
+    close(w->fd);
+    unlink(w->tmp);
+  } else if (w->len > 0) {
+    flush(w); /* standard output: what was written stays written */
+  }
+  release(w);
+}

@@ -1,0 +1,37 @@
+/*
+ * csvw.h: the CSV report writer.
+ * Output layer: no Lua; writes files, never prints or exits.
+ *
+ * RFC 4180 quoting through libcsv (only fields holding a comma, a quote or a
+ * line break are quoted), LF line ends, integers as integers, doubles either
+ * at a fixed precision or in the shortest form that reads back exactly.
+ * A file is written to a temporary beside it and renamed into place on
+ * kvp_csv_close(): readers never see a half-written report.
+ */
+#ifndef KVP_CSVW_H
+#define KVP_CSVW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct kvp_csv kvp_csv;
+
+/* path NULL or "-" is standard output. NULL on failure, reason in err. */
+kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen);
+/* Each field call appends one field to the current row; 0 on success,
+ * -1 on failure (reason kept for kvp_csv_close). */
+int kvp_csv_str(kvp_csv *w, const char *s, size_t len);
+int kvp_csv_int(kvp_csv *w, int64_t v);
+int kvp_csv_fixed(kvp_csv *w, double v, int precision);  /* NaN, inf: -1 */
+int kvp_csv_double(kvp_csv *w, double v);                /* shortest exact */
+int kvp_csv_endrow(kvp_csv *w);
+/* Flush, sync and rename into place; frees w. 0 or -1 with err. */
+int kvp_csv_close(kvp_csv *w, char *err, size_t errlen);
+/* Drop the report: remove the temporary file; frees w. */
+void kvp_csv_discard(kvp_csv *w);
+/* Formatting into a buffer of at least 32 bytes; returns the length. */
+size_t kvp_fmt_int(char *buf, int64_t v);
+size_t kvp_fmt_double(char *buf, double v);
+int kvp_fmt_fixed(char *buf, size_t n, double v, int precision);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * format.c: storage formats, exact bits and bytes of a tensor.
+ * Pure computation: no Lua, no I/O.
+ *
+ * A group-quantized tensor (GPTQ, AWQ, KIVI) stores, for every `group`
+ * elements, a scale and often a zero point: int4 with group 128, an fp16
+ * scale and a 4-bit zero costs 4 + 20/128 = 4.156 bits a weight, not 4.
+ * Bits are summed exactly and rounded up to bytes once per tensor or block,
+ * never per element.
+ */
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d) {
+  if (f->bits < 1 || f->bits > KVP_FORMAT_MAX_BITS)
+    return kvp_fail(d, KVP_EINVAL, "field '%s': bits must be 1..%d, got %d", field,
+                    KVP_FORMAT_MAX_BITS, (int)f->bits);
+  if (f->group < 0)
+    return kvp_fail(d, KVP_EINVAL, "field '%s': group must be >= 0, got %d", field,
+                    (int)f->group);
+  if (f->scale_bits < 0 || f->scale_bits > KVP_FORMAT_MAX_BITS ||
+      f->zero_bits < 0 || f->zero_bits > KVP_FORMAT_MAX_BITS)
+    return kvp_fail(d, KVP_EINVAL, "field '%s': scale and zero bits must be 0..%d, got %d and %d",
+                    field, KVP_FORMAT_MAX_BITS, (int)f->scale_bits, (int)f->zero_bits);
+  if (f->group == 0 && (f->scale_bits != 0 || f->zero_bits != 0))
+    return kvp_fail(d, KVP_EINVAL, "field '%s': scale or zero bits need a group size", field);
+  return KVP_OK;
+}
+
+kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bits) {
+  if (n < 0 || row < 0) return KVP_EINVAL;
+  int64_t b;
+  CHK(chk_mul(n, f->bits, &b));
+  if (f->group > 0) {
+    int64_t groups;
+    if (row == 0) {
+      groups = cdiv(n, f->group);
+    } else {
+      if (n % row != 0) return KVP_EINVAL;
+      CHK(chk_mul(n / row, cdiv(row, f->group), &groups));
+    }
+    int64_t meta;
+    CHK(chk_mul(groups, (int64_t)f->scale_bits + f->zero_bits, &meta));
+    CHK(chk_add(b, meta, &b));
+  }
+  *bits = b;
+  return KVP_OK;
+}
+
+kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *bytes) {
+  int64_t b;
+  TRY(kvp_format_bits(f, n, row, &b));
+  *bytes = cdiv(b, 8);
+  return KVP_OK;
+}
+
+int64_t kvp_format_millibits(const kvp_format *f) {
+  int64_t mb = (int64_t)f->bits * 1000;
+  if (f->group > 0)
+    mb += ((int64_t)f->scale_bits + f->zero_bits) * 1000 / f->group;
+  return mb;
+}

@@ -1,0 +1,109 @@
+/*
+ * kv.c: KV cache bytes per token, per sequence and per pipeline stage.
+ * Pure computation: no Lua, no I/O.
+ *
+ * Per layer and token (ANCHORS.md section 1, vLLM vllm/v1/kv_cache_interface.py):
+ *   full, sliding, chunked  kv_heads_per_gpu * (head_dim + head_dim_v) elements
+ *   MLA                     kv_lora_rank + qk_rope_head_dim elements, no factor 2,
+ *                           the whole latent on every tensor-parallel rank
+ *   state                   none per token: a fixed state per sequence
+ * Group scales of the KV format never span a head row (one head's K or V).
+ */
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+int64_t kvp_kv_heads_per_gpu(int64_t kv_heads, int64_t tp) {
+  int64_t h = kv_heads / tp;
+  return h > 1 ? h : 1;
+}
+
+kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
+                          int64_t *bits) {
+  if (tp < 1) return KVP_EINVAL;
+  switch (l->kind) {
+    case KVP_FULL:
+    case KVP_SLIDING:
+    case KVP_CHUNKED: {
+      int64_t h = kvp_kv_heads_per_gpu(l->kv_heads, tp), nk, nv, bk, bv;
+      CHK(chk_mul(h, l->head_dim, &nk));
+      CHK(chk_mul(h, l->head_dim_v, &nv));
+      TRY(kvp_format_bits(kv, nk, l->head_dim, &bk));
+      TRY(kvp_format_bits(kv, nv, l->head_dim_v, &bv));
+      CHK(chk_add(bk, bv, bits));
+      return KVP_OK;
+    }
+    case KVP_MLA: {
+      int64_t n;
+      CHK(chk_add(l->latent, l->rope_dim, &n));
+      return kvp_format_bits(kv, n, n, bits);
+    }
+    default:
+      *bits = 0;
+      return KVP_OK;
+  }
+}
+
+kvp_err kvp_kv_state_bytes(const kvp_layer *l, int64_t tp, int64_t *bytes) {
+  if (tp < 1) return KVP_EINVAL;
+  if (l->kind != KVP_STATE) {
+    *bytes = 0;
+    return KVP_OK;
+  }
+  /* heads of the state are split across ranks like KV heads */
+  CHK(chk_mul(l->state_bytes / l->kv_heads, kvp_kv_heads_per_gpu(l->kv_heads, tp), bytes));
+  return KVP_OK;
+}
+
+int64_t kvp_kv_tokens_held(const kvp_layer *l, int64_t n) {
+  switch (l->kind) {
+    case KVP_FULL:
+    case KVP_MLA: return n;
+    case KVP_SLIDING:
+    case KVP_CHUNKED: return min64(n, l->window);
+    default: return 0;
+  }
+}
+
+kvp_err kvp_pp_stage(int64_t layers, int64_t pp, int64_t stage, int64_t *first,
+                     int64_t *count) {
+  if (layers < 1 || pp < 1 || pp > layers || stage < 0 || stage >= pp) return KVP_EINVAL;
+  /* vllm/distributed/utils.py get_pp_indices: partitions[-i] += 1 for
+   * i in 2 .. remaining + 1, i.e. stages pp-2, pp-3, ... get one more. */
+  int64_t per = layers / pp, rem = layers % pp, start = 0;
+  for (int64_t s = 0; s <= stage; s++) {
+    int64_t size = per + (s >= pp - 1 - rem && s <= pp - 2);
+    if (s == stage) {
+      *first = start;
+      *count = size;
+    }
+    start += size;
+  }
+  return KVP_OK;
+}
+
+kvp_err kvp_kv_seq_bytes(const kvp_model *m, const kvp_format *kv, int64_t tp,
+                         int64_t first, int64_t count, int64_t n, int64_t *bytes) {
+  if (n < 0 || first < 0 || count < 0 || first + count > m->layers) return KVP_EINVAL;
+  int64_t per_spec[KVP_MAX_SPECS] = {0};
+  for (int64_t i = first; i < first + count; i++) per_spec[m->layer_spec[i]]++;
+  int64_t total = 0;
+  for (int s = 0; s < m->nspec; s++) {
+    if (per_spec[s] == 0) continue;
+    const kvp_layer *l = &m->spec[s];
+    int64_t one;
+    if (l->kind == KVP_STATE) {
+      TRY(kvp_kv_state_bytes(l, tp, &one));
+    } else {
+      int64_t tb, bits;
+      TRY(kvp_kv_token_bits(l, kv, tp, &tb));
+      CHK(chk_mul(tb, kvp_kv_tokens_held(l, n), &bits));
+      one = cdiv(bits, 8); /* one tensor per layer: round once */
+    }
+    int64_t part;
+    CHK(chk_mul(one, per_spec[s], &part));
+    CHK(chk_add(total, part, &total));
+  }
+  *bytes = total;
+  return KVP_OK;
+}

@@ -1,0 +1,258 @@
+/*
+ * kvplan.h: the public interface of the kvplan core.
+ * Pure computation: no Lua, no I/O, no printing, no exit.
+ *
+ * Exact quantities (bytes, bits, tokens, blocks, requests) are int64_t and every
+ * operation that could overflow is checked: overflow is KVP_EOVERFLOW, never a
+ * wrapped number. Doubles appear only for ratios (utilization) and human units.
+ */
+#ifndef KVPLAN_H
+#define KVPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KVPLAN_VERSION "0.1.0"
+
+/* ---- errors ------------------------------------------------------------ */
+
+typedef enum kvp_err {
+  KVP_OK = 0,
+  KVP_EINVAL,     /* an input is outside its domain (the diag names it) */
+  KVP_EOVERFLOW,  /* a result does not fit in 64 bits */
+  KVP_ENOMEM,
+  KVP_EIO
+} kvp_err;
+
+/* Optional detail for an error: a lowercase message naming the field, its
+ * value and what was expected. Functions taking a kvp_diag * accept NULL. */
+typedef struct kvp_diag {
+  char msg[256];
+} kvp_diag;
+
+const char *kvp_strerror(kvp_err e);
+
+/* ---- storage formats (format.c) ---------------------------------------- */
+
+/* How a tensor is stored: `bits` per element plus, for every `group`
+ * consecutive elements, one scale of `scale_bits` and one zero point of
+ * `zero_bits`. group == 0 means no per-group metadata (a per-tensor scale,
+ * kept outside the cache, costs nothing per element). */
+typedef struct kvp_format {
+  int32_t bits;
+  int32_t group;
+  int32_t scale_bits;
+  int32_t zero_bits;
+} kvp_format;
+
+#define KVP_FORMAT_MAX_BITS 64
+
+kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d);
+/* Bits of n elements in runs of `row` elements (groups never span rows; row 0
+ * means one run): n * bits + (n / row) * ceil(row / group) * (scale + zero). */
+kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bits);
+/* Bytes of a tensor of n elements, rounded up once: ceil(bits / 8). */
+kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *bytes);
+/* Effective bits per element in millibits (4156 for int4 g128 + fp16 scale
+ * + 4-bit zero), for display. */
+int64_t kvp_format_millibits(const kvp_format *f);
+
+/* ---- model description (model.c) -------------------------------------- */
+
+typedef enum kvp_kind {
+  KVP_FULL = 0,   /* full attention (MHA, GQA, MQA) */
+  KVP_SLIDING,    /* sliding window of `window` tokens */
+  KVP_CHUNKED,    /* chunked local attention, chunks of `window` tokens */
+  KVP_MLA,        /* latent attention: (latent + rope_dim) elements a token */
+  KVP_STATE,      /* recurrent layer: a fixed state per sequence */
+  KVP_NONE,       /* holds no KV */
+  KVP_NKINDS
+} kvp_kind;
+
+const char *kvp_kind_name(kvp_kind k);
+
+/* One layer's KV shape. Unused fields are 0. */
+typedef struct kvp_layer {
+  kvp_kind kind;
+  int64_t kv_heads;     /* attention: KV heads; state: TP-shardable heads (>= 1) */
+  int64_t head_dim;     /* K head dimension */
+  int64_t head_dim_v;   /* V head dimension (often = head_dim) */
+  int64_t window;       /* sliding window W or local chunk C, tokens */
+  int64_t latent;       /* MLA: kv_lora_rank */
+  int64_t rope_dim;     /* MLA: qk_rope_head_dim */
+  int64_t state_bytes;  /* state: bytes per sequence, whole layer, TP 1 */
+} kvp_layer;
+
+#define KVP_MAX_LAYERS 1024
+#define KVP_MAX_SPECS 16
+
+/* An architecture. Layers refer to a small table of distinct layer shapes
+ * (`spec`), so that a 62-layer Gemma 3 with 5 local layers per global layer
+ * holds two specs and a 62-entry index. */
+typedef struct kvp_model {
+  int64_t layers;
+  int64_t hidden;
+  int64_t heads;         /* attention (query) heads */
+  int64_t params;        /* total parameters (MoE: all experts) */
+  int64_t active;        /* parameters used per token (MoE); = params if dense */
+  int64_t max_context;   /* max_position_embeddings; 0 = unknown */
+  int32_t nspec;
+  kvp_layer spec[KVP_MAX_SPECS];
+  uint8_t layer_spec[KVP_MAX_LAYERS];
+} kvp_model;
+
+/* A model of `layers` identical full-attention layers (kv_heads == heads is MHA). */
+kvp_err kvp_model_init(kvp_model *m, int64_t layers, int64_t hidden, int64_t heads,
+                       int64_t kv_heads, int64_t head_dim, kvp_diag *d);
+/* Lay a cyclic pattern of runs over the layers: run i covers counts[i]
+ * consecutive layers with shape runs[i]; the pattern repeats, and is cut,
+ * until every layer has a shape. Identical shapes share one spec. */
+kvp_err kvp_model_set_pattern(kvp_model *m, const kvp_layer *runs,
+                              const int64_t *counts, int nruns, kvp_diag *d);
+kvp_err kvp_model_check(const kvp_model *m, kvp_diag *d);
+/* Layers of each kind (counts[KVP_NKINDS]). */
+void kvp_model_kind_counts(const kvp_model *m, int64_t counts[KVP_NKINDS]);
+
+/* ---- KV accounting (kv.c) ---------------------------------------------- */
+
+/* KV heads one GPU holds under tensor parallelism: max(1, kv_heads / tp),
+ * heads replicated when tp exceeds them (vLLM get_num_kv_heads). */
+int64_t kvp_kv_heads_per_gpu(int64_t kv_heads, int64_t tp);
+
+/* Bits one token adds to one layer of shape l on one GPU at tensor-parallel
+ * degree tp (MLA: the latent, replicated on every rank; state, none: 0). */
+kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
+                          int64_t *bits);
+/* Bytes of the fixed per-sequence state of a recurrent layer on one GPU. */
+kvp_err kvp_kv_state_bytes(const kvp_layer *l, int64_t tp, int64_t *bytes);
+/* Tokens of a sequence of n tokens that layer l keeps: n, or min(n, window). */
+int64_t kvp_kv_tokens_held(const kvp_layer *l, int64_t n);
+
+/* Layers [first, first + count) of pipeline stage `stage` of `pp`, as vLLM's
+ * get_pp_indices splits them: layers / pp each, the remainder going one each
+ * to the stages before the last, from the second-to-last backwards. */
+kvp_err kvp_pp_stage(int64_t layers, int64_t pp, int64_t stage, int64_t *first,
+                     int64_t *count);
+
+/* Bytes of the KV cache of one sequence of n tokens on one GPU holding the
+ * layers [first, first + count), unpaged: every layer's tensor rounded up
+ * once (windows cap the tokens; states are fixed). */
+kvp_err kvp_kv_seq_bytes(const kvp_model *m, const kvp_format *kv, int64_t tp,
+                         int64_t first, int64_t count, int64_t n, int64_t *bytes);
+
+/* ---- paging (paging.c) ------------------------------------------------- */
+
+#define KVP_DEFAULT_BLOCK 16
+
+/* ceil(n / block) */
+kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks);
+/* Blocks one layer of shape l needs for a sequence of n tokens, with up to
+ * `step_tokens` tokens scheduled in one step (vLLM max_num_batched_tokens;
+ * 1 in steady decode). Full, MLA: ceil(n / block). Sliding W: the last
+ * W - 1 + step tokens, straddling one more block once n exceeds them
+ * (vLLM SlidingWindowSpec). Chunked C: ceil(min(C + step, n) / block)
+ * (ChunkedLocalAttentionSpec). State, none: 0 (states are not paged). */
+kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
+                         int64_t step_tokens, int64_t *blocks);
+/* Bytes of one block (page) of one layer: ceil(block * token_bits / 8). */
+kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
+
+/* ---- the ledger of one GPU (ledger.c) ---------------------------------- */
+
+#define KVP_MAX_PP 64
+
+/* A deployment: a model on GPUs of one kind. */
+typedef struct kvp_deploy {
+  kvp_model model;
+  int64_t gpu_bytes;          /* memory the runtime reports for one GPU */
+  int64_t tp, pp;
+  kvp_format kv;              /* KV cache element format */
+  kvp_format weights;         /* weight format (with group overhead) */
+  int64_t weight_bytes;       /* > 0: total weight bytes, overrides params x format */
+  double utilization;         /* fraction of gpu_bytes the engine may use, (0, 1] */
+  int64_t activation_bytes;   /* per GPU: activation peak reserved */
+  int64_t overhead_bytes;     /* per GPU: CUDA context, communication buffers */
+  int64_t block;              /* tokens per KV block */
+  int64_t step_tokens;        /* tokens scheduled in one step (>= 1) */
+  int64_t max_model_len;      /* longest request; 0 = the model's max_context */
+} kvp_deploy;
+
+/* Defaults: tp = pp = 1, bf16 KV and weights, utilization 0.9, block 16,
+ * step_tokens 1, nothing reserved. model and gpu_bytes are the caller's. */
+void kvp_deploy_defaults(kvp_deploy *d);
+kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag);
+/* Total weight bytes: weight_bytes if set, else params in the weight format. */
+kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
+
+/* Why a deployment, or a request shape on it, does not fit. */
+typedef enum kvp_why {
+  KVP_FITS = 0,
+  KVP_WHY_TP_HEADS,     /* tp does not divide the attention heads */
+  KVP_WHY_TP_KV_HEADS,  /* kv_heads and tp: neither divides the other */
+  KVP_WHY_PP_LAYERS,    /* more pipeline stages than layers */
+  KVP_WHY_WEIGHTS,      /* weights alone exceed the usable memory */
+  KVP_WHY_RESERVED,     /* weights + activation + overhead exceed it */
+  KVP_WHY_NO_BLOCK,     /* the KV budget holds not even the null block */
+  KVP_WHY_CONTEXT,      /* context beyond max_model_len */
+  KVP_WHY_KV            /* the requests' KV exceeds the KV budget */
+} kvp_why;
+
+typedef struct kvp_fit {
+  kvp_why why;
+  int32_t stage;        /* pipeline stage that decides */
+  int64_t need, have;   /* bytes (or counts for the TP/context reasons) */
+  int64_t context, concurrency;
+} kvp_fit;
+
+/* One pipeline stage as one of its GPUs sees it. */
+typedef struct kvp_stage {
+  int64_t first, layers;
+  int64_t weights;       /* weight bytes on one GPU of the stage */
+  int64_t kv_budget;     /* bytes left for KV; <= 0 when nothing is left */
+  int64_t token_bits;    /* bits a token adds across the stage's paged layers */
+  int64_t block_bytes;   /* one block on every paged layer of the stage */
+  int64_t state_bytes;   /* fixed recurrent state of one sequence */
+  int64_t blocks;        /* blocks in the pool, the null block included */
+  int64_t count[KVP_MAX_SPECS];  /* layers of each spec in the stage */
+} kvp_stage;
+
+typedef struct kvp_ledger {
+  kvp_deploy d;
+  int64_t total;         /* gpu_bytes */
+  int64_t usable;        /* floor(utilization * total) */
+  int64_t weights_total; /* all weight bytes of the model */
+  int64_t max_len;       /* effective max_model_len */
+  int64_t page_bytes[KVP_MAX_SPECS];   /* one block of one layer of each spec */
+  int64_t state_bytes[KVP_MAX_SPECS];  /* per-sequence state of each spec */
+  int32_t tight;         /* the stage with the fewest blocks (reported) */
+  kvp_fit fit;           /* whether the deployment itself fits, and why not */
+  int32_t nstage;
+  kvp_stage stage[KVP_MAX_PP];
+} kvp_ledger;
+
+/* Evaluate a deployment. A deployment that does not fit is not an error:
+ * l->fit says why, and every capacity answer is 0. */
+kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+/* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each
+ * layer's blocks times its page bytes, plus fixed states. */
+kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes);
+/* Usable KV tokens of the tightest stage: (blocks - 1) * block. */
+int64_t kvp_ledger_kv_tokens(const kvp_ledger *l);
+/* Does `concurrency` requests of `context` tokens fit? */
+kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
+                       kvp_fit *out);
+/* Most concurrent requests of `context` tokens (0 when none fits). */
+kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context,
+                                   int64_t *n, kvp_fit *why);
+/* Longest context (<= max_len) at which `concurrency` requests fit; 0 if none. */
+kvp_err kvp_ledger_max_context(const kvp_ledger *l, int64_t concurrency,
+                               int64_t *n, kvp_fit *why);
+/* Smallest power-of-two tp <= max_tp at which the request shape fits
+ * (0 when none does; `why` then explains the largest tp tried). */
+kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurrency,
+                          int64_t max_tp, int64_t *tp, kvp_fit *why, kvp_diag *diag);
+/* Human reason, e.g. "weights need 70.0 GiB per GPU, 68.4 GiB usable";
+ * "" when it fits. Returns what snprintf returns. */
+int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n);
+
+#endif

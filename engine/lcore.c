@@ -1,0 +1,502 @@
+/*
+ * lcore.c: the Lua binding of the core: require "kvplan.core".
+ * Binding layer: checks arguments, calls the core, turns kvp_err into a Lua
+ * error. No accounting here: every number comes from the core.
+ */
+#include <string.h>
+
+#include "lutil.h"
+
+#define MODEL_MT "kvplan.Model"
+#define LEDGER_MT "kvplan.Ledger"
+
+/* ---- conversions --------------------------------------------------------- */
+
+static const char *const format_keys[] = {"bits", "group", "scale", "zero", "name", NULL};
+
+/* The format table at idx ({bits=, group=, scale=, zero=}); field names the
+ * option it came from. */
+static kvp_format check_format(lua_State *L, int idx, const char *field) {
+  if (!lua_istable(L, idx))
+    kvl_error(L, "field '%s' must be a format table, %s", field, kvl_got(L, idx));
+  kvl_check_keys(L, idx, format_keys, field);
+  kvp_format f;
+  f.bits = (int32_t)kvl_int_field(L, idx, "bits", 0);
+  f.group = (int32_t)kvl_int_field(L, idx, "group", 0);
+  f.scale_bits = (int32_t)kvl_int_field(L, idx, "scale", 0);
+  f.zero_bits = (int32_t)kvl_int_field(L, idx, "zero", 0);
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_format_check(&f, field, &d);
+  if (e != KVP_OK) kvl_core_error(L, e, &d, field);
+  return f;
+}
+
+static kvp_format opt_format(lua_State *L, int idx, const char *field, kvp_format def) {
+  if (lua_getfield(L, idx, field) != LUA_TNIL) def = check_format(L, -1, field);
+  lua_pop(L, 1);
+  return def;
+}
+
+static const char *const kind_keys[] = {
+  "kind", "n", "window", "kv_heads", "head_dim", "head_dim_v", "kv_lora_rank",
+  "rope_dim", "state_bytes", "state_heads", "note", NULL
+};
+
+static kvp_kind check_kind(lua_State *L, int idx, const char *what) {
+  const char *s = lua_tostring(L, idx);
+  for (int k = 0; s != NULL && k < KVP_NKINDS; k++)
+    if (strcmp(s, kvp_kind_name((kvp_kind)k)) == 0) return (kvp_kind)k;
+  kvl_error(L, "field '%s.kind' must be one of full, sliding, chunked, mla, state, none, %s",
+            what, kvl_got(L, idx));
+  return KVP_FULL;
+}
+
+/* One run of layer_kinds at idx; base gives the model-wide defaults. */
+static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_layer *out,
+                      int64_t *n) {
+  char what[32];
+  snprintf(what, sizeof what, "layer_kinds[%d]", i);
+  if (!lua_istable(L, idx)) kvl_error(L, "field '%s' must be a table, %s", what, kvl_got(L, idx));
+  kvl_check_keys(L, idx, kind_keys, what);
+  lua_getfield(L, idx, "kind");
+  kvp_kind kind = check_kind(L, -1, what);
+  lua_pop(L, 1);
+  *out = *base;
+  out->kind = kind;
+  *n = kvl_int_field(L, idx, "n", 1);
+  out->kv_heads = kvl_int_field(L, idx, "kv_heads", base->kv_heads);
+  out->head_dim = kvl_int_field(L, idx, "head_dim", base->head_dim);
+  out->head_dim_v = kvl_int_field(L, idx, "head_dim_v",
+                                  kvl_int_field(L, idx, "head_dim", base->head_dim_v));
+  out->window = kvl_int_field(L, idx, "window", 0);
+  out->latent = kvl_int_field(L, idx, "kv_lora_rank", base->latent);
+  out->rope_dim = kvl_int_field(L, idx, "rope_dim", base->rope_dim);
+  out->state_bytes = kvl_int_field(L, idx, "state_bytes", 0);
+  if (kind == KVP_STATE) out->kv_heads = kvl_int_field(L, idx, "state_heads", 1);
+  /* keep shapes comparable: zero what the kind does not use */
+  if (kind != KVP_SLIDING && kind != KVP_CHUNKED) out->window = 0;
+  if (kind != KVP_MLA) out->latent = out->rope_dim = 0;
+  if (kind == KVP_MLA || kind == KVP_STATE || kind == KVP_NONE)
+    out->head_dim = out->head_dim_v = 0;
+  if (kind == KVP_MLA || kind == KVP_NONE) out->kv_heads = 0;
+  if (kind != KVP_STATE) out->state_bytes = 0;
+}
+
+static const char *const model_keys[] = {
+  "layers", "hidden", "heads", "kv_heads", "head_dim", "head_dim_v", "params", "active",
+  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", NULL
+};
+
+/* core.model(t): a Model from architecture fields (see stdlib models.lua). */
+static int l_model(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  kvl_check_keys(L, 1, model_keys, "model");
+  int64_t heads = kvl_int_field(L, 1, "heads", 0);
+  int64_t hidden = kvl_int_field(L, 1, "hidden", 0);
+  int64_t head_dim = kvl_int_field(L, 1, "head_dim", heads > 0 ? hidden / heads : 0);
+  kvp_model *m = lua_newuserdatauv(L, sizeof *m, 0);
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_model_init(m, kvl_int_field(L, 1, "layers", 0), hidden, heads,
+                             kvl_int_field(L, 1, "kv_heads", heads), head_dim, &d);
+  if (e != KVP_OK) return kvl_core_error(L, e, &d, "model");
+  m->spec[0].head_dim_v = kvl_int_field(L, 1, "head_dim_v", head_dim);
+  m->params = kvl_int_field(L, 1, "params", 0);
+  m->active = kvl_int_field(L, 1, "active", m->params);
+  m->max_context = kvl_int_field(L, 1, "max_context", 0);
+  kvp_layer base = m->spec[0];
+  base.latent = kvl_int_field(L, 1, "kv_lora_rank", 0);
+  base.rope_dim = kvl_int_field(L, 1, "rope_dim", 0);
+  if (base.latent > 0 && lua_getfield(L, 1, "layer_kinds") == LUA_TNIL) {
+    lua_pop(L, 1); /* MLA on every layer */
+    m->spec[0] = base;
+    m->spec[0].kind = KVP_MLA;
+    m->spec[0].kv_heads = m->spec[0].head_dim = m->spec[0].head_dim_v = 0;
+  } else {
+    if (base.latent == 0) lua_getfield(L, 1, "layer_kinds");
+    if (!lua_isnil(L, -1)) {
+      luaL_argexpected(L, lua_istable(L, -1), 1, "table for field 'layer_kinds'");
+      int nruns = (int)luaL_len(L, -1);
+      if (nruns > 256) return kvl_error(L, "field 'layer_kinds' holds %d runs, at most 256", nruns);
+      kvp_layer runs[256];
+      int64_t counts[256];
+      for (int i = 0; i < nruns; i++) {
+        lua_geti(L, -1, i + 1);
+        check_run(L, -1, i + 1, &base, &runs[i], &counts[i]);
+        lua_pop(L, 1);
+      }
+      e = kvp_model_set_pattern(m, runs, counts, nruns, &d);
+      if (e != KVP_OK) return kvl_core_error(L, e, &d, "model");
+    }
+    lua_pop(L, 1);
+  }
+  e = kvp_model_check(m, &d);
+  if (e != KVP_OK) return kvl_core_error(L, e, &d, "model");
+  luaL_setmetatable(L, MODEL_MT);
+  return 1;
+}
+
+static kvp_model *check_model(lua_State *L, int idx) {
+  return luaL_checkudata(L, idx, MODEL_MT);
+}
+
+static int64_t check_tp_arg(lua_State *L, int idx) {
+  if (lua_isnoneornil(L, idx)) return 1;
+  int64_t tp = kvl_toint(L, idx, "tp");
+  if (tp < 1) return kvl_error(L, "field 'tp' must be a positive integer, got %I", (lua_Integer)tp);
+  return tp;
+}
+
+/* m:token_bits(format [, tp]): bits one token adds on every KV layer of
+ * one GPU (windows not yet reached). */
+static int model_token_bits(lua_State *L) {
+  kvp_model *m = check_model(L, 1);
+  kvp_format f = check_format(L, 2, "kv");
+  int64_t tp = check_tp_arg(L, 3), total = 0;
+  kvp_err e = KVP_OK;
+  for (int64_t i = 0; i < m->layers && e == KVP_OK; i++) {
+    int64_t b;
+    e = kvp_kv_token_bits(&m->spec[m->layer_spec[i]], &f, tp, &b);
+    if (e == KVP_OK && __builtin_add_overflow(total, b, &total)) e = KVP_EOVERFLOW;
+  }
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "token bits");
+  lua_pushinteger(L, (lua_Integer)total);
+  return 1;
+}
+
+/* m:seq_bytes(n, format [, tp]): unpaged KV bytes of one sequence. */
+static int model_seq_bytes(lua_State *L) {
+  kvp_model *m = check_model(L, 1);
+  int64_t n = kvl_toint(L, 2, "tokens");
+  if (n < 0) return kvl_error(L, "field 'tokens' must be a non-negative integer, got %I",
+                              (lua_Integer)n);
+  kvp_format f = check_format(L, 3, "kv");
+  int64_t tp = check_tp_arg(L, 4), bytes;
+  kvp_err e = kvp_kv_seq_bytes(m, &f, tp, 0, m->layers, n, &bytes);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "sequence bytes");
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 1;
+}
+
+/* m:kinds(): {full = 32, sliding = 0, ...} layer counts by kind */
+static int model_kinds(lua_State *L) {
+  kvp_model *m = check_model(L, 1);
+  int64_t counts[KVP_NKINDS];
+  kvp_model_kind_counts(m, counts);
+  lua_createtable(L, 0, KVP_NKINDS);
+  for (int k = 0; k < KVP_NKINDS; k++) {
+    lua_pushinteger(L, (lua_Integer)counts[k]);
+    lua_setfield(L, -2, kvp_kind_name((kvp_kind)k));
+  }
+  return 1;
+}
+
+/* m:layer(i): the shape of layer i (1-based) as a table */
+static int model_layer(lua_State *L) {
+  kvp_model *m = check_model(L, 1);
+  int64_t i = kvl_toint(L, 2, "layer");
+  if (i < 1 || i > m->layers)
+    return kvl_error(L, "layer %I out of range 1..%I", (lua_Integer)i, (lua_Integer)m->layers);
+  const kvp_layer *l = &m->spec[m->layer_spec[i - 1]];
+  lua_createtable(L, 0, 8);
+  lua_pushstring(L, kvp_kind_name(l->kind));
+  lua_setfield(L, -2, "kind");
+  const struct { const char *k; int64_t v; } f[] = {
+    {"kv_heads", l->kv_heads}, {"head_dim", l->head_dim}, {"head_dim_v", l->head_dim_v},
+    {"window", l->window}, {"kv_lora_rank", l->latent}, {"rope_dim", l->rope_dim},
+    {"state_bytes", l->state_bytes}
+  };
+  for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
+    if (f[j].v != 0) {
+      lua_pushinteger(L, (lua_Integer)f[j].v);
+      lua_setfield(L, -2, f[j].k);
+    }
+  return 1;
+}
+
+/* ---- ledger ---------------------------------------------------------------- */
+
+static const char *const deploy_keys[] = {
+  "model", "gpu_bytes", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
+  "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len", NULL
+};
+
+/* Fill d from the deployment table at idx (the stdlib resolves names). */
+static void check_deploy(lua_State *L, int idx, kvp_deploy *d) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  kvl_check_keys(L, idx, deploy_keys, "deployment");
+  kvp_deploy_defaults(d);
+  lua_getfield(L, idx, "model");
+  d->model = *check_model(L, -1);
+  lua_pop(L, 1);
+  d->gpu_bytes = kvl_int_field(L, idx, "gpu_bytes", 0);
+  d->tp = kvl_int_field(L, idx, "tp", 1);
+  d->pp = kvl_int_field(L, idx, "pp", 1);
+  d->kv = opt_format(L, idx, "kv", d->kv);
+  d->weights = opt_format(L, idx, "weights", d->weights);
+  d->weight_bytes = kvl_int_field(L, idx, "weight_bytes", 0);
+  d->utilization = kvl_num_field(L, idx, "utilization", d->utilization);
+  d->activation_bytes = kvl_int_field(L, idx, "activation", 0);
+  d->overhead_bytes = kvl_int_field(L, idx, "overhead", 0);
+  d->block = kvl_int_field(L, idx, "block", d->block);
+  d->step_tokens = kvl_int_field(L, idx, "max_num_batched_tokens", d->step_tokens);
+  d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_deploy_check(d, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "deployment");
+}
+
+/* core.ledger(t): evaluate a deployment */
+static int l_ledger(lua_State *L) {
+  kvp_deploy d;
+  check_deploy(L, 1, &d);
+  kvp_ledger *l = lua_newuserdatauv(L, sizeof *l, 0);
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_ledger_eval(&d, l, &diag);
+  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "ledger");
+  luaL_setmetatable(L, LEDGER_MT);
+  return 1;
+}
+
+static kvp_ledger *check_ledger(lua_State *L) {
+  return luaL_checkudata(L, 1, LEDGER_MT);
+}
+
+static void push_why(lua_State *L, const kvp_fit *f) {
+  char buf[256];
+  kvp_fit_explain(f, buf, sizeof buf);
+  lua_pushstring(L, buf);
+}
+
+static int64_t check_count_arg(lua_State *L, int idx, const char *name) {
+  int64_t v = kvl_toint(L, idx, name);
+  if (v < 1) return kvl_error(L, "field '%s' must be a positive integer, got %I", name,
+                              (lua_Integer)v);
+  return v;
+}
+
+/* l:max_concurrency(context) -> n, why (why is "" when n > 0) */
+static int ledger_max_concurrency(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  int64_t n;
+  kvp_fit f;
+  kvp_err e = kvp_ledger_max_concurrency(l, check_count_arg(L, 2, "context"), &n, &f);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_concurrency");
+  lua_pushinteger(L, (lua_Integer)n);
+  push_why(L, &f);
+  return 2;
+}
+
+/* l:max_context(concurrency) -> n, why */
+static int ledger_max_context(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  int64_t n;
+  kvp_fit f;
+  kvp_err e = kvp_ledger_max_context(l, check_count_arg(L, 2, "concurrency"), &n, &f);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
+  lua_pushinteger(L, (lua_Integer)n);
+  push_why(L, &f);
+  return 2;
+}
+
+/* l:fit(context, concurrency) -> fits, why */
+static int ledger_fit(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  kvp_fit f;
+  kvp_err e = kvp_ledger_fit(l, check_count_arg(L, 2, "context"),
+                             check_count_arg(L, 3, "concurrency"), &f);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "fit");
+  lua_pushboolean(L, f.why == KVP_FITS);
+  push_why(L, &f);
+  return 2;
+}
+
+/* l:seq_bytes(n [, stage]) -> paged KV bytes of one sequence on one GPU */
+static int ledger_seq_bytes(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  int64_t n = kvl_toint(L, 2, "tokens"), bytes;
+  int64_t s = lua_isnoneornil(L, 3) ? l->tight + 1 : kvl_toint(L, 3, "stage");
+  if (l->nstage == 0) return kvl_error(L, "deployment has no pipeline stage (pp > layers)");
+  if (s < 1 || s > l->nstage)
+    return kvl_error(L, "field 'stage' must be 1..%d, got %I", (int)l->nstage, (lua_Integer)s);
+  if (n < 0) return kvl_error(L, "field 'tokens' must be >= 0, got %I", (lua_Integer)n);
+  kvp_err e = kvp_ledger_seq_bytes(l, (int32_t)(s - 1), n, &bytes);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "seq_bytes");
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 1;
+}
+
+static const kvp_stage *tight(const kvp_ledger *l) {
+  static const kvp_stage none;
+  return l->nstage > 0 ? &l->stage[l->tight] : &none;
+}
+
+static int64_t nonneg(int64_t v) { return v > 0 ? v : 0; }
+
+/* Ledger fields, by name: each getter pushes one value. */
+#define GETTER(name, expr) \
+  static int get_##name(lua_State *L, const kvp_ledger *l) { (void)l; expr; return 1; }
+GETTER(total, lua_pushinteger(L, l->total))
+GETTER(usable, lua_pushinteger(L, l->usable))
+GETTER(safety, lua_pushinteger(L, l->total - l->usable))
+GETTER(weights, lua_pushinteger(L, tight(l)->weights))
+GETTER(weights_total, lua_pushinteger(L, l->weights_total))
+GETTER(activation, lua_pushinteger(L, l->d.activation_bytes))
+GETTER(overhead, lua_pushinteger(L, l->d.overhead_bytes))
+GETTER(kv_budget, lua_pushinteger(L, nonneg(tight(l)->kv_budget)))
+GETTER(kv_token_bits, lua_pushinteger(L, tight(l)->token_bits))
+GETTER(block_bytes, lua_pushinteger(L, tight(l)->block_bytes))
+GETTER(state_bytes, lua_pushinteger(L, tight(l)->state_bytes))
+GETTER(kv_blocks, lua_pushinteger(L, l->fit.why == KVP_FITS ? tight(l)->blocks : 0))
+GETTER(kv_tokens, lua_pushinteger(L, kvp_ledger_kv_tokens(l)))
+GETTER(fits, lua_pushboolean(L, l->fit.why == KVP_FITS))
+GETTER(why, push_why(L, &l->fit))
+GETTER(stage, lua_pushinteger(L, l->tight + 1))
+GETTER(stages, lua_pushinteger(L, l->nstage))
+GETTER(tp, lua_pushinteger(L, l->d.tp))
+GETTER(pp, lua_pushinteger(L, l->d.pp))
+GETTER(block, lua_pushinteger(L, l->d.block))
+GETTER(max_model_len, lua_pushinteger(L, l->max_len))
+GETTER(layers, lua_pushinteger(L, tight(l)->layers))
+#undef GETTER
+
+/* bits / 8: an integer when whole, else the exact binary fraction */
+static int get_kv_bytes_per_token(lua_State *L, const kvp_ledger *l) {
+  int64_t bits = tight(l)->token_bits;
+  if (bits % 8 == 0) lua_pushinteger(L, bits / 8);
+  else lua_pushnumber(L, (double)bits / 8.0);
+  return 1;
+}
+
+typedef int (*getter)(lua_State *L, const kvp_ledger *l);
+static const struct { const char *name; getter get; } getters[] = {
+#define G(n) {#n, get_##n}
+  G(total), G(usable), G(safety), G(weights), G(weights_total), G(activation), G(overhead),
+  G(kv_budget), G(kv_token_bits), G(kv_bytes_per_token), G(block_bytes), G(state_bytes),
+  G(kv_blocks), G(kv_tokens), G(fits), G(why), G(stage), G(stages), G(tp), G(pp), G(block),
+  G(max_model_len), G(layers),
+#undef G
+};
+
+/* __index: methods first (upvalue 1), then field getters (upvalue 2, a
+ * table of light userdata indexed by name) */
+static int ledger_index(lua_State *L) {
+  const kvp_ledger *l = check_ledger(L);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  lua_pop(L, 1);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(2)) == LUA_TLIGHTUSERDATA) {
+    size_t i = (size_t)(uintptr_t)lua_touserdata(L, -1);
+    return getters[i].get(L, l);
+  }
+  return kvl_error(L, "ledger has no field '%s'", luaL_tolstring(L, 2, NULL));
+}
+
+/* core.ledger_fields: the field names in their documented order */
+static void push_field_names(lua_State *L) {
+  size_t n = sizeof getters / sizeof getters[0];
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushstring(L, getters[i].name);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+static int ledger_tostring(lua_State *L) {
+  const kvp_ledger *l = check_ledger(L);
+  lua_pushfstring(L, "kvplan.Ledger (tp %I, pp %I, %s)", (lua_Integer)l->d.tp,
+                  (lua_Integer)l->d.pp, l->fit.why == KVP_FITS ? "fits" : "does not fit");
+  return 1;
+}
+
+/* core.min_tp(deployment, context, concurrency, max_tp) -> tp | 0, why */
+static int l_min_tp(lua_State *L) {
+  kvp_deploy d;
+  check_deploy(L, 1, &d);
+  int64_t ctx = check_count_arg(L, 2, "context"), conc = check_count_arg(L, 3, "concurrency");
+  int64_t max_tp = lua_isnoneornil(L, 4) ? 64 : check_count_arg(L, 4, "max_tp"), tp;
+  kvp_fit f;
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_ledger_min_tp(&d, ctx, conc, max_tp, &tp, &f, &diag);
+  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "min_tp");
+  lua_pushinteger(L, (lua_Integer)tp);
+  push_why(L, &f);
+  return 2;
+}
+
+/* ---- formats and errors ---------------------------------------------------- */
+
+/* core.format_bytes(format, n [, row]) -> bytes of n elements, rounded once */
+static int l_format_bytes(lua_State *L) {
+  kvp_format f = check_format(L, 1, "format");
+  int64_t n = kvl_toint(L, 2, "elements"), row = lua_isnoneornil(L, 3) ? 0 : kvl_toint(L, 3, "row");
+  int64_t bytes;
+  if (n < 0) return kvl_error(L, "field 'elements' must be >= 0, got %I", (lua_Integer)n);
+  kvp_err e = kvp_format_bytes(&f, n, row, &bytes);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "format bytes");
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 1;
+}
+
+/* core.format_bits(format) -> effective bits per element (a float) */
+static int l_format_bits(lua_State *L) {
+  kvp_format f = check_format(L, 1, "format");
+  lua_pushnumber(L, (double)kvp_format_millibits(&f) / 1000.0);
+  return 1;
+}
+
+/* core.raise(msg): error at the user's line (for the stdlib) */
+static int l_raise(lua_State *L) {
+  return kvl_error(L, "%s", luaL_checkstring(L, 1));
+}
+
+/* core.where(): "file:line: " of the user's line, or "" */
+static int l_where(lua_State *L) {
+  kvl_where(L);
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {
+  {"model", l_model}, {"ledger", l_ledger}, {"min_tp", l_min_tp},
+  {"format_bytes", l_format_bytes}, {"format_bits", l_format_bits},
+  {"raise", l_raise}, {"where", l_where}, {NULL, NULL}
+};
+
+static const luaL_Reg model_meth[] = {
+  {"token_bits", model_token_bits}, {"seq_bytes", model_seq_bytes},
+  {"kinds", model_kinds}, {"layer", model_layer}, {NULL, NULL}
+};
+
+static const luaL_Reg ledger_meth[] = {
+  {"max_concurrency", ledger_max_concurrency}, {"max_context", ledger_max_context},
+  {"fit", ledger_fit}, {"seq_bytes", ledger_seq_bytes}, {NULL, NULL}
+};
+
+int luaopen_kvplan_core(lua_State *L);
+
+int luaopen_kvplan_core(lua_State *L) {
+  luaL_newmetatable(L, MODEL_MT);
+  luaL_newlib(L, model_meth);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+
+  luaL_newmetatable(L, LEDGER_MT);
+  luaL_newlib(L, ledger_meth);
+  lua_createtable(L, 0, (int)(sizeof getters / sizeof getters[0]));
+  for (size_t i = 0; i < sizeof getters / sizeof getters[0]; i++) {
+    lua_pushlightuserdata(L, (void *)(uintptr_t)i);
+    lua_setfield(L, -2, getters[i].name);
+  }
+  lua_pushcclosure(L, ledger_index, 2);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ledger_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+
+  luaL_newlib(L, funcs);
+  push_field_names(L);
+  lua_setfield(L, -2, "ledger_fields");
+  lua_pushliteral(L, KVPLAN_VERSION);
+  lua_setfield(L, -2, "version");
+  return 1;
+}

@@ -1,0 +1,257 @@
+/*
+ * lcsv.c: the Lua binding of the CSV writer and reader: require "kvplan.csv".
+ * Binding layer: converts Lua values to fields and back; the writer is
+ * csvw.c, the parser libcsv.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvw.h"
+#include "lutil.h"
+
+#define WRITER_MT "kvplan.CsvWriter"
+#define MAX_COLUMNS 4096
+
+typedef struct writer {
+  kvp_csv *w;        /* NULL once closed or discarded */
+  int ncol;
+  int prec[];        /* per column: digits after the point, or -1 */
+} writer;
+
+static writer *check_writer(lua_State *L) {
+  writer *w = luaL_checkudata(L, 1, WRITER_MT);
+  if (w->w == NULL) kvl_error(L, "report is already closed");
+  return w;
+}
+
+static void write_field(lua_State *L, writer *w, int col, int idx) {
+  int rc;
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        rc = kvp_csv_int(w->w, (int64_t)lua_tointeger(L, idx));
+      } else {
+        double v = lua_tonumber(L, idx);
+        if (v != v || v - v != 0) { /* NaN or infinity: never in a report */
+          lua_getiuservalue(L, 1, 1);
+          lua_geti(L, -1, col);
+          kvl_error(L, "column '%s' has no finite value (%s)", lua_tostring(L, -1),
+                    kvl_got(L, idx));
+        }
+        rc = w->prec[col - 1] >= 0 ? kvp_csv_fixed(w->w, v, w->prec[col - 1])
+                                   : kvp_csv_double(w->w, v);
+      }
+      break;
+    case LUA_TSTRING: {
+      size_t len;
+      const char *s = lua_tolstring(L, idx, &len);
+      rc = kvp_csv_str(w->w, s, len);
+      break;
+    }
+    case LUA_TBOOLEAN:
+      rc = lua_toboolean(L, idx) ? kvp_csv_str(w->w, "true", 4) : kvp_csv_str(w->w, "false", 5);
+      break;
+    default:
+      lua_getiuservalue(L, 1, 1);
+      lua_geti(L, -1, col);
+      kvl_error(L, "column '%s' must be a number, string or boolean, %s", lua_tostring(L, -1),
+                kvl_got(L, idx));
+      return;
+  }
+  if (rc < 0) {
+    char err[512];
+    kvp_csv *c = w->w;
+    w->w = NULL;
+    kvp_csv_close(c, err, sizeof err);
+    kvl_error(L, "%s", err);
+  }
+}
+
+/* w:row(values): one row, values[1..ncol] in column order */
+static int writer_row(lua_State *L) {
+  writer *w = check_writer(L);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  for (int c = 1; c <= w->ncol; c++) {
+    lua_geti(L, 2, c);
+    if (lua_isnil(L, -1)) {
+      lua_getiuservalue(L, 1, 1);
+      lua_geti(L, -1, c);
+      return kvl_error(L, "row has no value for column '%s'", lua_tostring(L, -1));
+    }
+    write_field(L, w, c, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+  if (kvp_csv_endrow(w->w) < 0) write_field(L, w, 1, 0); /* unreachable in practice */
+  return 0;
+}
+
+/* w:close(): commit the report (rename into place) */
+static int writer_close(lua_State *L) {
+  writer *w = check_writer(L);
+  char err[512];
+  kvp_csv *c = w->w;
+  w->w = NULL;
+  if (kvp_csv_close(c, err, sizeof err) < 0) return kvl_error(L, "%s", err);
+  return 0;
+}
+
+/* w:discard() and __gc/__close: drop an unfinished report */
+static int writer_discard(lua_State *L) {
+  writer *w = luaL_checkudata(L, 1, WRITER_MT);
+  if (w->w != NULL) {
+    kvp_csv_discard(w->w);
+    w->w = NULL;
+  }
+  return 0;
+}
+
+static int writer_isopen(lua_State *L) {
+  writer *w = luaL_checkudata(L, 1, WRITER_MT);
+  lua_pushboolean(L, w->w != NULL);
+  return 1;
+}
+
+/* csv.open(path|nil, columns, precisions): a writer, header written */
+static int l_open(lua_State *L) {
+  const char *path = luaL_optstring(L, 1, NULL);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_Integer ncol = luaL_len(L, 2);
+  if (ncol < 1 || ncol > MAX_COLUMNS)
+    return kvl_error(L, "a report needs 1..%d columns, got %I", MAX_COLUMNS, ncol);
+  writer *w = lua_newuserdatauv(L, sizeof *w + sizeof(int) * (size_t)ncol, 1);
+  w->w = NULL;
+  w->ncol = (int)ncol;
+  for (int c = 1; c <= w->ncol; c++) {
+    w->prec[c - 1] = -1;
+    if (lua_istable(L, 3) && lua_geti(L, 3, c) != LUA_TNIL) {
+      int64_t p = kvl_toint(L, -1, "precision");
+      if (p < 0 || p > 17) return kvl_error(L, "precision of column %d must be 0..17, got %I", c,
+                                            (lua_Integer)p);
+      w->prec[c - 1] = (int)p;
+    }
+    if (lua_istable(L, 3)) lua_pop(L, 1);
+  }
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, -2, 1);
+  luaL_setmetatable(L, WRITER_MT);
+  char err[512];
+  w->w = kvp_csv_open(path, err, sizeof err);
+  if (w->w == NULL) return kvl_error(L, "%s", err);
+  for (int c = 1; c <= w->ncol; c++) {
+    lua_geti(L, 2, c);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      return kvl_error(L, "column %d must be named by a string, %s", c, kvl_got(L, -1));
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    kvp_csv_str(w->w, s, len);
+    lua_pop(L, 1);
+  }
+  kvp_csv_endrow(w->w);
+  return 1;
+}
+
+/* ---- reader ------------------------------------------------------------------ */
+
+typedef struct reader {
+  lua_State *L;
+  int rows;          /* index of the rows table on the stack */
+  int lines;         /* index of the lines table */
+  lua_Integer nrow;  /* rows done */
+  int nfield;        /* fields in the current row */
+  lua_Integer line;  /* line where the current row starts */
+  lua_Integer cur;   /* current physical line */
+  int open;          /* a row table is on the stack */
+} reader;
+
+static void on_field(void *s, size_t len, void *data) {
+  reader *r = data;
+  lua_State *L = r->L;
+  if (!r->open) {
+    lua_newtable(L);
+    r->open = 1;
+    r->nfield = 0;
+  }
+  lua_pushlstring(L, s ? (const char *)s : "", s ? len : 0);
+  lua_rawseti(L, -2, ++r->nfield);
+}
+
+static void on_row(int c, void *data) {
+  reader *r = data;
+  lua_State *L = r->L;
+  (void)c;
+  if (!r->open) on_field(NULL, 0, data); /* an empty line still makes one (empty) field */
+  r->nrow++;
+  lua_rawseti(L, r->rows, r->nrow);
+  lua_pushinteger(L, r->line);
+  lua_rawseti(L, r->lines, r->nrow);
+  r->open = 0;
+}
+
+/* csv.read(path) -> rows, lines | nil, message. rows[i] is a list of
+ * strings; lines[i] the line where row i starts (for error messages). */
+static int l_read(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "cannot open '%s': %s", path, strerror(errno));
+    return 2;
+  }
+  struct csv_parser p;
+  csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
+  lua_newtable(L);
+  lua_newtable(L);
+  reader r = {L, lua_gettop(L) - 1, lua_gettop(L), 0, 0, 1, 1, 0};
+  char buf[4096];
+  size_t n;
+  int bad = 0;
+  /* feed one byte span per physical line so each row knows its first line */
+  while (!bad && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+    size_t start = 0;
+    for (size_t i = 0; i < n && !bad; i++) {
+      if (buf[i] != '\n') continue;
+      lua_Integer before = r.nrow;
+      if (csv_parse(&p, buf + start, i + 1 - start, on_field, on_row, &r) != i + 1 - start) bad = 1;
+      start = i + 1;
+      r.cur++;
+      if (r.nrow != before || !r.open) r.line = r.cur; /* next row starts on the next line */
+    }
+    if (!bad && start < n && csv_parse(&p, buf + start, n - start, on_field, on_row, &r) != n - start)
+      bad = 1;
+  }
+  int ioerr = ferror(f);
+  fclose(f);
+  if (!bad && csv_fini(&p, on_field, on_row, &r) != 0) bad = 1;
+  const char *why = csv_strerror(csv_error(&p));
+  csv_free(&p);
+  if (ioerr) return kvl_error(L, "cannot read '%s'", path);
+  if (bad) return kvl_error(L, "%s:%I: malformed CSV (%s)", path, r.cur, why);
+  return 2;
+}
+
+static const luaL_Reg writer_meth[] = {
+  {"row", writer_row}, {"close", writer_close}, {"discard", writer_discard},
+  {"isopen", writer_isopen}, {NULL, NULL}
+};
+
+static const luaL_Reg funcs[] = {
+  {"open", l_open}, {"read", l_read}, {NULL, NULL}
+};
+
+int luaopen_kvplan_csv(lua_State *L);
+
+int luaopen_kvplan_csv(lua_State *L) {
+  luaL_newmetatable(L, WRITER_MT);
+  luaL_newlib(L, writer_meth);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, writer_discard);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, writer_discard);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
+  luaL_newlib(L, funcs);
+  return 1;
+}

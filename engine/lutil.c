@@ -1,0 +1,104 @@
+/*
+ * lutil.c: helpers shared by the Lua binding files.
+ * Binding layer: checks arguments, converts, raises Lua errors. No accounting.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "lutil.h"
+
+void kvl_where(lua_State *L) {
+  lua_Debug ar;
+  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "Sl", &ar)) break;
+    if (ar.currentline <= 0) continue;                  /* C function */
+    if (strncmp(ar.source, "@stdlib/", 8) == 0) continue;  /* our own library */
+    lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline);
+    return;
+  }
+  lua_pushliteral(L, "");
+}
+
+int kvl_error(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  kvl_where(L);
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_concat(L, 2);
+  return lua_error(L);
+}
+
+int kvl_core_error(lua_State *L, kvp_err e, const kvp_diag *d, const char *what) {
+  if (d != NULL && d->msg[0] != '\0') return kvl_error(L, "%s", d->msg);
+  return kvl_error(L, "%s: %s", what, kvp_strerror(e));
+}
+
+const char *kvl_got(lua_State *L, int idx) {
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) return lua_pushfstring(L, "got %I", lua_tointeger(L, idx));
+      {
+        double v = lua_tonumber(L, idx);
+        if (isnan(v)) return lua_pushliteral(L, "got nan");
+        if (isinf(v)) return lua_pushstring(L, v > 0 ? "got inf" : "got -inf");
+        return lua_pushfstring(L, "got %f", v);
+      }
+    case LUA_TSTRING:
+      return lua_pushfstring(L, "got string '%s'", lua_tostring(L, idx));
+    default:
+      return lua_pushfstring(L, "got %s", luaL_typename(L, idx));
+  }
+}
+
+int64_t kvl_toint(lua_State *L, int idx, const char *name) {
+  if (lua_isinteger(L, idx)) return (int64_t)lua_tointeger(L, idx);
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    double v = lua_tonumber(L, idx);
+    /* integral and inside int64: 2^63 itself is out */
+    if (v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+      return (int64_t)v;
+  }
+  kvl_error(L, "field '%s' must be an integer, %s", name, kvl_got(L, idx));
+  return 0;
+}
+
+double kvl_tonum(lua_State *L, int idx, const char *name) {
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    double v = lua_tonumber(L, idx);
+    if (isfinite(v)) return v;
+  }
+  kvl_error(L, "field '%s' must be a finite number, %s", name, kvl_got(L, idx));
+  return 0;
+}
+
+int64_t kvl_int_field(lua_State *L, int idx, const char *name, int64_t def) {
+  int64_t v = def;
+  if (lua_getfield(L, idx, name) != LUA_TNIL) v = kvl_toint(L, -1, name);
+  lua_pop(L, 1);
+  return v;
+}
+
+double kvl_num_field(lua_State *L, int idx, const char *name, double def) {
+  double v = def;
+  if (lua_getfield(L, idx, name) != LUA_TNIL) v = kvl_tonum(L, -1, name);
+  lua_pop(L, 1);
+  return v;
+}
+
+void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what) {
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -1);
+      int i = 0;
+      while (keys[i] != NULL && strcmp(keys[i], k) != 0) i++;
+      if (keys[i] != NULL) continue;
+      kvl_error(L, "unknown field '%s' in %s", k, what);
+    }
+    kvl_error(L, "unexpected key in %s (field names are strings, %s)", what, kvl_got(L, -1));
+  }
+}

@@ -1,0 +1,39 @@
+/*
+ * lutil.h: helpers shared by the Lua binding files.
+ * Binding layer: checks arguments, converts, raises Lua errors. No accounting.
+ */
+#ifndef KVP_LUTIL_H
+#define KVP_LUTIL_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <stdint.h>
+
+#include "kvplan.h"
+
+/* Push "file:line: " of the innermost frame that is user code: not C and
+ * not the embedded stdlib ("@stdlib/..."), so every error points at the
+ * line of the user's script that caused it. */
+void kvl_where(lua_State *L);
+/* Raise a formatted error located at the user's line. */
+int kvl_error(lua_State *L, const char *fmt, ...);
+/* Raise the error of a failed core call: the diag message if any. */
+int kvl_core_error(lua_State *L, kvp_err e, const kvp_diag *d, const char *what);
+/* "got 2.5", "got nan", "got string 'x'", "got nil" for value at idx. */
+const char *kvl_got(lua_State *L, int idx);
+
+/* Value at idx as an exact integer (integral floats accepted), else error
+ * "field 'name' must be an integer, got ..." */
+int64_t kvl_toint(lua_State *L, int idx, const char *name);
+/* Finite number at idx, else error naming the field. */
+double kvl_tonum(lua_State *L, int idx, const char *name);
+
+/* Field of the options table at idx: absent gives def, present must be an
+ * integer (kvl_toint). */
+int64_t kvl_int_field(lua_State *L, int idx, const char *name, int64_t def);
+double kvl_num_field(lua_State *L, int idx, const char *name, double def);
+/* Reject keys of the table at idx that are not in the NULL-ended list
+ * (what names the table in the message). */
+void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what);
+
+#endif

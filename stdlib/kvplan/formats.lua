@@ -1,0 +1,81 @@
+-- stdlib/kvplan/formats.lua: storage formats by name. The bits of a tensor are
+-- computed exactly in the core (engine/format.c); this table names them.
+-- Stdlib layer: add a format by adding a row.
+--
+-- A format is {bits, group, scale, zero}: every `group` elements share a
+-- `scale`-bit scale and a `zero`-bit zero point (group 0: a per-tensor scale
+-- that costs nothing per element).
+
+local core = require "kvplan.core"
+local util = require "kvplan.util"
+
+local M = {}
+
+M.table = {
+  fp32      = {bits = 32, note = "IEEE single"},
+  fp16      = {bits = 16, note = "IEEE half"},
+  bf16      = {bits = 16, note = "bfloat16"},
+  fp8       = {bits = 8, note = "fp8 e4m3, per-tensor scale (vLLM kv_cache_dtype fp8)"},
+  fp8_e4m3  = {bits = 8, note = "fp8 e4m3, per-tensor scale"},
+  fp8_e5m2  = {bits = 8, note = "fp8 e5m2, per-tensor scale"},
+  -- vLLM's *_per_token_head KV modes: one fp32 scale per token, head and K/V;
+  -- a group at least as long as a head row means one scale per row.
+  fp8_per_token_head = {bits = 8, group = 1 << 30, scale = 32,
+                        note = "fp8 with an fp32 scale per token and head (vLLM)"},
+  int8      = {bits = 8, note = "int8, per-tensor or per-channel scale"},
+  int4      = {bits = 4, note = "4 bits flat, scales not counted"},
+  fp4       = {bits = 4, note = "fp4 e2m1 flat, scales not counted"},
+  nvfp4     = {bits = 4, group = 16, scale = 8, note = "NVFP4: fp8 scale per 16 elements"},
+  mxfp4     = {bits = 4, group = 32, scale = 8, note = "MXFP4 (OCP): e8m0 scale per 32 elements"},
+  ["int4-g128"] = {bits = 4, group = 128, scale = 16, zero = 4,
+                   note = "GPTQ/AWQ: fp16 scale and 4-bit zero per 128 (4.156 bits)"},
+  ["int4-g128-sym"] = {bits = 4, group = 128, scale = 16,
+                       note = "symmetric GPTQ: fp16 scale per 128 (4.125 bits)"},
+  ["int4-g64"] = {bits = 4, group = 64, scale = 16, zero = 4,
+                  note = "fp16 scale and 4-bit zero per 64"},
+  ["int8-g128"] = {bits = 8, group = 128, scale = 16, note = "fp16 scale per 128"},
+}
+
+--- Every known name, sorted.
+function M.names() return util.sorted_keys(M.table) end
+
+local function make(name, t)
+  return {name = name, bits = t.bits, group = t.group or 0, scale = t.scale or 0,
+          zero = t.zero or 0}
+end
+
+--- A format from a name ("int4-g128", "int3-g64-sym", "fp8") or a table
+--- {bits = , group = , scale = , zero = }. field names the option.
+function M.get(v, field)
+  field = field or "format"
+  if type(v) == "table" then
+    local f = make(v.name or "custom", v)
+    core.format_bits(f) -- checks every field
+    return f
+  end
+  if type(v) ~= "string" then
+    util.raise("field '%s' must be a format name or table, got %s", field, type(v))
+  end
+  local key = v:lower()
+  local t = M.table[key]
+  if t then return make(key, t) end
+  -- intN-gG[-sym]: N bits, an fp16 scale per G and an N-bit zero unless -sym
+  local bits, group, sym = key:match("^int(%d+)%-g(%d+)(%-?s?y?m?)$")
+  if bits and (sym == "" or sym == "-sym") then
+    local f = {name = key, bits = tonumber(bits) // 1, group = tonumber(group) // 1, scale = 16,
+               zero = sym == "" and tonumber(bits) // 1 or 0}
+    if f.bits < 1 or f.bits > 16 or f.group < 1 then
+      util.raise("field '%s': bad format '%s' (bits 1..16, group >= 1)", field, v)
+    end
+    return f
+  end
+  util.raise("field '%s': unknown format '%s'%s", field, v, util.suggest(v, M.names()))
+end
+
+--- Effective bits per element (4.15625 for int4-g128).
+function M.bits(f) return core.format_bits(f) end
+
+--- Bytes of n elements in format f, rounded up once.
+function M.bytes(f, n) return core.format_bytes(f, n) end
+
+return M

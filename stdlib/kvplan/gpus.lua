@@ -1,0 +1,92 @@
+-- stdlib/kvplan/gpus.lua: accelerators and the GPU catalog.
+-- Stdlib layer. Budgets multiply the memory the runtime reports
+-- (`visible_bytes`), not the marketed size: an 80 GB H100 shows 79.19 GiB.
+
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+
+local M = {}
+
+local allowed = {
+  id = true, aliases = true, name = true, vendor = true, memory_marketed = true,
+  memory_bytes = true, visible_bytes = true, visible_source = true, hbm_gbps = true,
+  bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, int8_tops = true,
+  interconnect_gbps = true, interconnect = true, pcie_gbps = true, tdp_w = true,
+  source = true, notes = true, memory = true,
+}
+M.fields = allowed
+
+local GPU = {}
+GPU.__index = GPU
+GPU.__name = "kvplan.GPU"
+M.GPU = GPU
+
+--- A GPU from a table. `memory` ("80 GiB" or bytes) is shorthand for a
+--- visible memory; without visible_bytes the marketed memory_bytes is used and
+--- `memory_basis` says so.
+function M.new(t)
+  if type(t) ~= "table" then util.raise("a GPU must be a table, got %s", type(t)) end
+  util.check_keys(t, allowed, "gpu" .. (t.id and (" '" .. tostring(t.id) .. "'") or ""))
+  local g = setmetatable({}, GPU)
+  for k, v in pairs(t) do g[k] = v end
+  g.id = t.id or t.name or "custom"
+  if t.memory ~= nil then g.visible_bytes = units.bytes(t.memory, "memory") end
+  if g.visible_bytes then
+    g.visible_bytes = units.bytes(g.visible_bytes, "visible_bytes")
+    g.memory_basis = "visible"
+  elseif g.memory_bytes then
+    g.visible_bytes = units.bytes(g.memory_bytes, "memory_bytes")
+    g.memory_basis = "marketed"
+  else
+    util.raise("gpu '%s' needs memory, visible_bytes or memory_bytes", g.id)
+  end
+  if g.visible_bytes < 1 then util.raise("gpu '%s': memory must be > 0 bytes", g.id) end
+  return g
+end
+
+function GPU:__tostring() return "kvplan.GPU '" .. self.id .. "'" end
+
+local catalog, by_name
+
+local function index()
+  if catalog then return end
+  catalog, by_name = {}, {}
+  local data = require "kvplan.catalog.gpus_data"
+  for _, t in ipairs(data) do M.add(t) end
+end
+
+--- Add a GPU to the catalog under its id and aliases.
+function M.add(t)
+  index()
+  local g = getmetatable(t) == GPU and t or M.new(t)
+  if by_name[g.id:lower()] then util.raise("gpu '%s' is already in the catalog", g.id) end
+  catalog[#catalog + 1] = g
+  by_name[g.id:lower()] = g
+  for _, a in ipairs(g.aliases or {}) do
+    local k = a:lower()
+    if by_name[k] == nil then by_name[k] = g end
+  end
+  return g
+end
+
+function M.all()
+  index()
+  local out = {}
+  for i, g in ipairs(catalog) do out[i] = g end
+  return out
+end
+
+--- The GPU named by id or alias (any case); a GPU or table passes through.
+function M.get(name)
+  if getmetatable(name) == GPU then return name end
+  if type(name) == "table" then return M.new(name) end
+  if type(name) ~= "string" then util.raise("field 'gpu' must be a name or table, got %s", type(name)) end
+  index()
+  local g = by_name[name:lower()]
+  if g then return g end
+  local ids = {}
+  for i, c in ipairs(catalog) do ids[i] = c.id end
+  util.raise("unknown gpu '%s'%s", name, util.suggest(name, ids))
+end
+
+return M

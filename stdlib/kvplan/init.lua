@@ -1,0 +1,38 @@
+-- stdlib/kvplan/init.lua: the kvplan package, require "kvplan".
+-- Stdlib layer: gathers the modules under one table.
+--
+--   local kv = require "kvplan"
+--   local d = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 2, kv = "fp8"}
+--   print(d:ledger():max_concurrency(32768))
+
+local core = require "kvplan.core"
+
+local M = {
+  version = core.version,
+  core = core,
+  util = require "kvplan.util",
+  units = require "kvplan.units",
+  formats = require "kvplan.formats",
+  models = require "kvplan.models",
+  gpus = require "kvplan.gpus",
+  report = require "kvplan.report",
+  csv = require "kvplan.csv",
+}
+
+local deploy = require "kvplan.deploy"
+M.deployments = deploy
+
+--- kv.deploy{...}: a Deployment (see deploy.lua).
+M.deploy = deploy.new
+--- kv.model(t or name): a Model from a table, or the catalog's by name.
+M.model = function(t) return M.models.get(t) end
+--- kv.gpu(t or name): a GPU from a table, or the catalog's by name.
+M.gpu = function(t) return M.gpus.get(t) end
+--- kv.format(name or table): a storage format.
+M.format = function(f) return M.formats.get(f) end
+--- kv.options(args, defaults): a script's key=value arguments, checked.
+M.options = require("kvplan.options").parse
+--- kv.bytes("80 GiB") -> 85899345920
+M.bytes = M.units.bytes
+
+return M

@@ -1,0 +1,139 @@
+-- stdlib/kvplan/report.lua: CSV reports and the standard ledger row.
+-- Stdlib layer: report shapes live here; the writer is engine/csvw.c (libcsv
+-- quoting, exact integers, atomic file replace).
+--
+--   local r = kv.report{columns = {"model", {"kv_gib", precision = 2}}, path = "x.csv"}
+--   r:row{model = "llama-3.1-8b", kv_gib = 2.5}
+--   r:close()
+--
+-- Without `path` a report goes to the file given by `kvplan -o FILE`, else to
+-- standard output. A report the script leaves open is committed when the
+-- script ends; after an error it is discarded and no file is left behind.
+
+local csv = require "kvplan.csv"
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+
+local M = {}
+
+local Report = {}
+Report.__index = Report
+Report.__name = "kvplan.Report"
+
+local open_reports = {} -- in opening order
+local used_paths = {}
+
+local function cli() return package.loaded["kvplan.cli"] or {} end
+
+--- A report with the given columns: names, or {name, precision = digits}.
+function M.new(opts)
+  if type(opts) ~= "table" then util.raise("report needs an options table, got %s", type(opts)) end
+  util.check_keys(opts, {columns = true, path = true}, "report")
+  local cols = opts.columns
+  if type(cols) ~= "table" or #cols == 0 then
+    util.raise("field 'columns' must be a non-empty list of column names")
+  end
+  local names, prec, index = {}, {}, {}
+  for i, c in ipairs(cols) do
+    local name, p = c, nil
+    if type(c) == "table" then
+      util.check_keys(c, {[1] = true, precision = true}, "column " .. i)
+      name, p = c[1], c.precision
+    end
+    if type(name) ~= "string" or name == "" then
+      util.raise("column %d must be named by a non-empty string, got %s", i, tostring(name))
+    end
+    if index[name] then util.raise("column '%s' appears twice", name) end
+    if p ~= nil then p = util.count(p, "precision of column '" .. name .. "'", 0) end
+    names[i], prec[i], index[name] = name, p, i
+  end
+  local path = opts.path or cli().output
+  if path == "-" then path = nil end
+  if path ~= nil then
+    if type(path) ~= "string" then util.raise("field 'path' must be a string, got %s", type(path)) end
+    if used_paths[path] then util.raise("report path '%s' is already used by an open report", path) end
+  end
+  local r = setmetatable({names = names, index = index, path = path}, Report)
+  r.writer = csv.open(path, names, prec)
+  if path then used_paths[path] = true end
+  open_reports[#open_reports + 1] = r
+  return r
+end
+
+--- Write one row: a table keyed by column name; every column must be there.
+function Report:row(t)
+  if not self.writer:isopen() then util.raise("report is already closed") end
+  local vals = {}
+  for k, v in pairs(t) do
+    local i = self.index[k]
+    if i == nil then
+      util.raise("row has a value for unknown column '%s'%s", tostring(k),
+                 util.suggest(tostring(k), self.names))
+    end
+    vals[i] = v
+  end
+  self.writer:row(vals)
+end
+
+local function forget(r)
+  for i, o in ipairs(open_reports) do
+    if o == r then table.remove(open_reports, i) break end
+  end
+  if r.path then used_paths[r.path] = nil end
+end
+
+--- Commit the report: flush and rename the file into place.
+function Report:close()
+  forget(self)
+  if self.writer:isopen() then self.writer:close() end
+end
+
+--- Drop the report: nothing is written to its path.
+function Report:discard()
+  forget(self)
+  self.writer:discard()
+end
+
+Report.__close = Report.discard
+
+--- Commit every report the script left open (the CLI calls this at the end).
+function M.finish()
+  while #open_reports > 0 do open_reports[1]:close() end
+end
+
+-- ---- the ledger report ------------------------------------------------------
+
+local function gib(c) return {c, precision = 2} end
+
+--- The standard columns of a ledger row.
+M.ledger_columns = {
+  "model", "gpu", "tp", "pp", "weights", "kv", "context", "concurrency",
+  gib "gpu_gib", gib "usable_gib", gib "weights_gib", gib "activation_gib",
+  gib "overhead_gib", gib "kv_budget_gib", "kv_bytes_per_token", "kv_blocks", "kv_tokens",
+  "max_concurrency", "max_context", "fits", "why",
+}
+
+--- The ledger of deployment d as one row for `concurrency` requests of
+--- `context` tokens (defaults: the model's max context, 1 request). Extra
+--- columns may be added to the returned table.
+function M.ledger_row(d, context, concurrency)
+  local l = d:ledger()
+  context = util.count(context or l.max_model_len, "context")
+  concurrency = util.count(concurrency or 1, "concurrency")
+  local fits, why = l:fit(context, concurrency)
+  local maxc = l:max_concurrency(context)
+  local maxl = l:max_context(concurrency)
+  return {
+    model = d.model.id, gpu = d.gpu.id, tp = d.tp, pp = d.pp, weights = d.weights.name,
+    kv = d.kv.name, context = context, concurrency = concurrency,
+    gpu_gib = units.gib(l.total), usable_gib = units.gib(l.usable),
+    weights_gib = units.gib(l.weights), activation_gib = units.gib(l.activation),
+    overhead_gib = units.gib(l.overhead), kv_budget_gib = units.gib(l.kv_budget),
+    kv_bytes_per_token = l.kv_bytes_per_token, kv_blocks = l.kv_blocks, kv_tokens = l.kv_tokens,
+    max_concurrency = maxc, max_context = maxl, fits = fits, why = why,
+  }
+end
+
+setmetatable(M, {__call = function(_, opts) return M.new(opts) end})
+
+return M

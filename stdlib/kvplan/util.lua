@@ -1,0 +1,91 @@
+-- stdlib/kvplan/util.lua: shared helpers of the stdlib: errors at the user's
+-- line, option checking, closest-name suggestions.
+-- Stdlib layer (policy and checks in Lua; arithmetic in the core).
+
+local core = require "kvplan.core"
+
+local M = {}
+
+--- Raise msg located at the user's script line (never at a stdlib line).
+function M.raise(msg, ...)
+  if select("#", ...) > 0 then msg = string.format(msg, ...) end
+  core.raise(msg)
+end
+
+--- Levenshtein distance, for "did you mean".
+local function distance(a, b)
+  local la, lb = #a, #b
+  local prev, cur = {}, {}
+  for j = 0, lb do prev[j] = j end
+  for i = 1, la do
+    cur[0] = i
+    for j = 1, lb do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+    end
+    prev, cur = cur, prev
+  end
+  return prev[lb]
+end
+M.distance = distance
+
+--- Up to n names closest to name (case-insensitive), best first.
+function M.closest(name, names, n)
+  local lname, scored = name:lower(), {}
+  for _, c in ipairs(names) do
+    local lc = c:lower()
+    local d = distance(lname, lc)
+    if lc:find(lname, 1, true) or lname:find(lc, 1, true) then d = math.min(d, 1) end
+    scored[#scored + 1] = {c, d}
+  end
+  table.sort(scored, function(x, y)
+    if x[2] ~= y[2] then return x[2] < y[2] end
+    return x[1] < y[1]
+  end)
+  local out = {}
+  for i = 1, math.min(n or 3, #scored) do out[i] = scored[i][1] end
+  return out
+end
+
+--- " (did you mean 'a', 'b'?)" or "".
+function M.suggest(name, names)
+  local c = M.closest(name, names, 3)
+  if #c == 0 then return "" end
+  return " (did you mean '" .. table.concat(c, "', '") .. "'?)"
+end
+
+--- Keys of t in sorted order.
+function M.sorted_keys(t)
+  local ks = {}
+  for k in pairs(t) do ks[#ks + 1] = k end
+  table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+  return ks
+end
+
+--- Reject keys of opts not in allowed (a set); what names the table.
+function M.check_keys(opts, allowed, what)
+  for k in pairs(opts) do
+    if type(k) ~= "string" then
+      M.raise("unexpected key %s in %s (field names are strings)", tostring(k), what)
+    end
+    if allowed[k] == nil then
+      M.raise("unknown field '%s' in %s%s", k, what, M.suggest(k, M.sorted_keys(allowed)))
+    end
+  end
+end
+
+--- A positive integer, or an error naming the field and the value.
+function M.count(v, field, min)
+  min = min or 1
+  if math.type(v) == "float" and v == math.floor(v) and v > -2^63 and v < 2^63 then
+    v = math.tointeger(v)
+  end
+  if math.type(v) ~= "integer" or v < min then
+    local got = type(v) == "string" and ("string '" .. v .. "'") or tostring(v)
+    if v ~= v then got = "nan" end
+    M.raise("field '%s' must be an integer >= %d, got %s", field, min, got)
+  end
+  return v
+end
+
+return M
