@@ -1,0 +1,88 @@
+/* test_format.c: exact bits and bytes of storage formats. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+static const kvp_format bf16 = {16, 0, 0, 0};
+static const kvp_format int4 = {4, 0, 0, 0};
+static const kvp_format int4_g128 = {4, 128, 16, 4}; /* GPTQ/AWQ asymmetric */
+
+static void bf16_tensor_is_two_bytes_an_element(void **state) {
+  (void)state;
+  int64_t b;
+  assert_int_equal(kvp_format_bytes(&bf16, 1000, 0, &b), KVP_OK);
+  assert_int_equal(b, 2000);
+}
+
+static void int4_g128_costs_4156_millibits(void **state) {
+  (void)state;
+  assert_int_equal(kvp_format_millibits(&int4_g128), 4156);
+  kvp_format sym = {4, 128, 16, 0};
+  assert_int_equal(kvp_format_millibits(&sym), 4125);
+}
+
+static void seventy_billion_int4_g128_weights_are_36_4_gb_not_35(void **state) {
+  (void)state;
+  int64_t b;
+  /* 70e9 * 4 bits + 70e9 / 128 groups * 20 bits = 290.9375e9 bits */
+  assert_int_equal(kvp_format_bytes(&int4_g128, 70000000000LL, 0, &b), KVP_OK);
+  assert_int_equal(b, 36367187500LL);
+  assert_int_equal(kvp_format_bytes(&int4, 70000000000LL, 0, &b), KVP_OK);
+  assert_int_equal(b, 35000000000LL);
+}
+
+static void bytes_round_up_once_per_tensor_not_per_element(void **state) {
+  (void)state;
+  int64_t b;
+  assert_int_equal(kvp_format_bytes(&int4, 3, 0, &b), KVP_OK);
+  assert_int_equal(b, 2); /* 12 bits, not 3 bytes */
+}
+
+static void groups_never_span_rows(void **state) {
+  (void)state;
+  int64_t bits;
+  /* 4 rows of 100: one group per row, not ceil(400 / 128) = 4 ... also 4 */
+  assert_int_equal(kvp_format_bits(&int4_g128, 400, 100, &bits), KVP_OK);
+  assert_int_equal(bits, 400 * 4 + 4 * 20);
+  /* 2 rows of 192: two groups per row (4), not ceil(384 / 128) = 3 */
+  assert_int_equal(kvp_format_bits(&int4_g128, 384, 192, &bits), KVP_OK);
+  assert_int_equal(bits, 384 * 4 + 4 * 20);
+  assert_int_equal(kvp_format_bits(&int4_g128, 385, 192, &bits), KVP_EINVAL);
+}
+
+static void overflow_is_an_error_not_a_wrapped_count(void **state) {
+  (void)state;
+  int64_t b;
+  assert_int_equal(kvp_format_bits(&bf16, INT64_MAX / 8, 0, &b), KVP_EOVERFLOW);
+  assert_int_equal(kvp_format_bits(&bf16, -1, 0, &b), KVP_EINVAL);
+}
+
+static void check_rejects_impossible_formats(void **state) {
+  (void)state;
+  kvp_diag d = {{0}};
+  kvp_format zero = {0, 0, 0, 0}, neg = {4, -1, 0, 0}, lone = {4, 0, 16, 0};
+  assert_int_equal(kvp_format_check(&zero, "kv", &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'kv': bits must be 1..64, got 0");
+  assert_int_equal(kvp_format_check(&neg, "kv", &d), KVP_EINVAL);
+  assert_int_equal(kvp_format_check(&lone, "weights", &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "need a group size"));
+  assert_int_equal(kvp_format_check(&int4_g128, "weights", &d), KVP_OK);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(bf16_tensor_is_two_bytes_an_element),
+    cmocka_unit_test(int4_g128_costs_4156_millibits),
+    cmocka_unit_test(seventy_billion_int4_g128_weights_are_36_4_gb_not_35),
+    cmocka_unit_test(bytes_round_up_once_per_tensor_not_per_element),
+    cmocka_unit_test(groups_never_span_rows),
+    cmocka_unit_test(overflow_is_an_error_not_a_wrapped_count),
+    cmocka_unit_test(check_rejects_impossible_formats),
+  };
+  return cmocka_run_group_tests_name("format", tests, NULL, NULL);
+}
