@@ -27,6 +27,13 @@ static writer *check_writer(lua_State *L) {
   return w;
 }
 
+/* Name of column col (pushed on the stack, which keeps it alive). */
+static const char *column_name(lua_State *L, int col) {
+  lua_getiuservalue(L, 1, 1);
+  lua_geti(L, -1, col);
+  return lua_tostring(L, -1);
+}
+
 static void write_field(lua_State *L, writer *w, int col, int idx) {
   int rc;
   switch (lua_type(L, idx)) {
@@ -36,10 +43,8 @@ static void write_field(lua_State *L, writer *w, int col, int idx) {
       } else {
         double v = lua_tonumber(L, idx);
         if (v != v || v - v != 0) { /* NaN or infinity: never in a report */
-          lua_getiuservalue(L, 1, 1);
-          lua_geti(L, -1, col);
-          kvl_error(L, "column '%s' has no finite value (%s)", lua_tostring(L, -1),
-                    kvl_got(L, idx));
+          const char *name = column_name(L, col);
+          kvl_error(L, "column '%s' has no finite value (%s)", name, kvl_got(L, idx));
         }
         rc = w->prec[col - 1] >= 0 ? kvp_csv_fixed(w->w, v, w->prec[col - 1])
                                    : kvp_csv_double(w->w, v);
@@ -54,12 +59,11 @@ static void write_field(lua_State *L, writer *w, int col, int idx) {
     case LUA_TBOOLEAN:
       rc = lua_toboolean(L, idx) ? kvp_csv_str(w->w, "true", 4) : kvp_csv_str(w->w, "false", 5);
       break;
-    default:
-      lua_getiuservalue(L, 1, 1);
-      lua_geti(L, -1, col);
-      kvl_error(L, "column '%s' must be a number, string or boolean, %s", lua_tostring(L, -1),
-                kvl_got(L, idx));
+    default: {
+      const char *name = column_name(L, col);
+      kvl_error(L, "column '%s' must be a number, string or boolean, %s", name, kvl_got(L, idx));
       return;
+    }
   }
   if (rc < 0) {
     char err[512];
@@ -76,11 +80,7 @@ static int writer_row(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   for (int c = 1; c <= w->ncol; c++) {
     lua_geti(L, 2, c);
-    if (lua_isnil(L, -1)) {
-      lua_getiuservalue(L, 1, 1);
-      lua_geti(L, -1, c);
-      return kvl_error(L, "row has no value for column '%s'", lua_tostring(L, -1));
-    }
+    if (lua_isnil(L, -1)) return kvl_error(L, "row has no value for column '%s'", column_name(L, c));
     write_field(L, w, c, lua_gettop(L));
     lua_pop(L, 1);
   }

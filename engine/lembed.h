@@ -17,4 +17,9 @@ typedef struct kvp_blob {
 
 extern const kvp_blob kvp_stdlib[];
 
+struct lua_State;
+/* Register every stdlib module and C module of kvplan in package.preload,
+ * "kvplan" included; returns the index of the init module or -1. */
+int kvp_preload(struct lua_State *L);
+
 #endif

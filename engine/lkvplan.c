@@ -22,7 +22,7 @@ static int load_blob(lua_State *L) {
   return 1;
 }
 
-int luaopen_kvplan(lua_State *L) {
+int kvp_preload(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
   lua_pushcfunction(L, luaopen_kvplan_core);
   lua_setfield(L, -2, "kvplan.core");
@@ -38,7 +38,17 @@ int luaopen_kvplan(lua_State *L) {
     lua_pushcclosure(L, load_blob, 1);
     lua_setfield(L, -2, kvp_stdlib[i].name);
   }
+  if (init >= 0) {
+    lua_pushinteger(L, init);
+    lua_pushcclosure(L, load_blob, 1);
+    lua_setfield(L, -2, "kvplan");
+  }
   lua_pop(L, 1);
+  return init;
+}
+
+int luaopen_kvplan(lua_State *L) {
+  int init = kvp_preload(L);
   if (init < 0) return luaL_error(L, "kvplan: the embedded stdlib has no init module");
   lua_pushinteger(L, init);
   lua_pushcclosure(L, load_blob, 1);

@@ -12,9 +12,9 @@
 
 #include <lualib.h>
 
+#include "lembed.h"
 #include "lutil.h"
 
-int luaopen_kvplan(lua_State *L);
 
 static const char usage[] =
   "usage: kvplan [options] [SCRIPT.lua [key=value ...]]\n"
@@ -97,12 +97,25 @@ static void set_cli(lua_State *L, const char *output, const char *script) {
 
 /* After a script ran: commit the reports it left open. */
 static int finish_reports(lua_State *L) {
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "kvplan.report");
-  lua_call(L, 1, 1);
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "kvplan.report") != LUA_TTABLE) return 0; /* no report made */
   lua_getfield(L, -1, "finish");
   lua_call(L, 0, 0);
   return 0;
+}
+
+/* User modules beside the script load through package.path: prepend
+ * "<dir>/?.lua;" for the script's directory. */
+static void add_script_dir(lua_State *L, const char *script) {
+  const char *slash = strrchr(script, '/');
+  lua_getglobal(L, "package");
+  if (slash != NULL) lua_pushlstring(L, script, (size_t)(slash - script));
+  else lua_pushliteral(L, ".");
+  lua_pushliteral(L, "/?.lua;");
+  lua_getfield(L, -3, "path");
+  lua_concat(L, 3);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
 }
 
 static int run(lua_State *L, int argc, char **argv) {
@@ -135,11 +148,9 @@ static int run(lua_State *L, int argc, char **argv) {
   const char *script = code != NULL ? "(command line)" : (i < argc ? argv[i++] : NULL);
 
   luaL_openlibs(L);
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(L, luaopen_kvplan);
-  lua_setfield(L, -2, "kvplan");
-  lua_pop(L, 1);
+  kvp_preload(L);
 
+  if (script != NULL && code == NULL) add_script_dir(L, script);
   push_args(L, argc, argv, i);
   set_cli(L, output, script != NULL ? script : "(default scenario)");
   /* arg, as lua.c sets it: arg[0] the script, arg[1..] its words */

@@ -88,7 +88,8 @@ function Deployment:ledger()
   return self._ledger
 end
 
---- A copy with some options changed: d:with{tp = 4, kv = "fp8"}.
+--- A copy with some options changed: d:with{tp = 4, kv = "fp8"}. An optional
+--- setting given as false returns to its default: d:with{gpu_memory = false}.
 function Deployment:with(changes)
   local opts = {
     model = self.model, gpu = self.gpu, tp = self.tp, pp = self.pp, kv = self.kv,
@@ -99,7 +100,9 @@ function Deployment:with(changes)
   }
   if self.gpu_bytes ~= self.gpu.visible_bytes then opts.gpu_memory = self.gpu_bytes end
   util.check_keys(changes, fields, "deployment change")
-  for k, v in pairs(changes) do opts[k] = v end
+  for k, v in pairs(changes) do
+    if v == false then opts[k] = nil else opts[k] = v end
+  end
   if changes.weights ~= nil and changes.weight_bytes == nil then opts.weight_bytes = nil end
   return M.new(opts)
 end

@@ -49,6 +49,8 @@ end
 function M.get(v, field)
   field = field or "format"
   if type(v) == "table" then
+    util.check_keys(v, {name = true, bits = true, group = true, scale = true, zero = true,
+                        note = true}, "format")
     local f = make(v.name or "custom", v)
     core.format_bits(f) -- checks every field
     return f

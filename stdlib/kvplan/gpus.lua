@@ -86,7 +86,7 @@ function M.get(name)
   if g then return g end
   local ids = {}
   for i, c in ipairs(catalog) do ids[i] = c.id end
-  util.raise("unknown gpu '%s'%s", name, util.suggest(name, ids))
+  util.raise("unknown gpu '%s'%s", name, util.suggest(name, ids, true))
 end
 
 return M

@@ -155,7 +155,7 @@ function M.get(name)
   if m then return m end
   local ids = {}
   for i, c in ipairs(catalog) do ids[i] = c.id end
-  util.raise("unknown model '%s'%s", name, util.suggest(name, ids))
+  util.raise("unknown model '%s'%s", name, util.suggest(name, ids, true))
 end
 
 return M

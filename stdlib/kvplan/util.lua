@@ -29,14 +29,16 @@ local function distance(a, b)
 end
 M.distance = distance
 
---- Up to n names closest to name (case-insensitive), best first.
-function M.closest(name, names, n)
+--- Up to n names close to name (case-insensitive), best first: within an
+--- edit distance of max(2, #name // 3), or holding one another.
+function M.closest(name, names, n, any)
   local lname, scored = name:lower(), {}
+  local limit = any and math.huge or math.max(2, #name // 3)
   for _, c in ipairs(names) do
     local lc = c:lower()
     local d = distance(lname, lc)
     if lc:find(lname, 1, true) or lname:find(lc, 1, true) then d = math.min(d, 1) end
-    scored[#scored + 1] = {c, d}
+    if d <= limit then scored[#scored + 1] = {c, d} end
   end
   table.sort(scored, function(x, y)
     if x[2] ~= y[2] then return x[2] < y[2] end
@@ -47,10 +49,14 @@ function M.closest(name, names, n)
   return out
 end
 
---- " (did you mean 'a', 'b'?)" or "".
-function M.suggest(name, names)
-  local c = M.closest(name, names, 3)
+--- " (did you mean 'a', 'b'?)" or "". With `any` (catalog lookups) the
+--- nearest names are listed however far they are.
+function M.suggest(name, names, any)
+  local c = M.closest(name, names, 3, any)
   if #c == 0 then return "" end
+  if any and #M.closest(name, names, 1) == 0 then
+    return " (closest: '" .. table.concat(c, "', '") .. "')"
+  end
   return " (did you mean '" .. table.concat(c, "', '") .. "'?)"
 end
 
@@ -65,12 +71,17 @@ end
 --- Reject keys of opts not in allowed (a set); what names the table.
 function M.check_keys(opts, allowed, what)
   for k in pairs(opts) do
+    if allowed[k] then goto continue end
     if type(k) ~= "string" then
       M.raise("unexpected key %s in %s (field names are strings)", tostring(k), what)
     end
-    if allowed[k] == nil then
-      M.raise("unknown field '%s' in %s%s", k, what, M.suggest(k, M.sorted_keys(allowed)))
+    do
+      local names = {}
+      for n in pairs(allowed) do if type(n) == "string" then names[#names + 1] = n end end
+      table.sort(names)
+      M.raise("unknown field '%s' in %s%s", k, what, M.suggest(k, names))
     end
+    ::continue::
   end
 end
 

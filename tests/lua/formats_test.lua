@@ -1,0 +1,15 @@
+-- tests/lua/formats_test.lua: format names and their exact bits.
+local kv = require "kvplan"
+local check = require "check"
+local f = kv.formats
+
+check.eq(f.bits(f.get "bf16"), 16.0, "bf16")
+check.eq(f.bits(f.get "int4-g128"), 4.156, "int4-g128 (millibit precision)")
+check.eq(f.bits(f.get "int4-g128-sym"), 4.125, "int4-g128-sym")
+check.eq(f.bits(f.get "nvfp4"), 4.5, "nvfp4")
+check.eq(f.bytes(f.get "INT3-G64", 64), 27, "int3-g64: ceil((64 x 3 + 16 + 3) / 8)")
+check.eq(f.bytes(f.get "int4-g128", 70000000000), 36367187500, "70B int4-g128")
+check.eq(f.bytes(f.get "int4", 3), 2, "rounded once")
+check.error("unknown format 'fp9' (did you mean", f.get, "fp9", "kv")
+check.error("bits must be 1..64, got 0", f.get, {bits = 0})
+check.error("unknown field 'bitz' in format", f.get, {bitz = 4})

@@ -1,0 +1,41 @@
+-- tests/lua/models_test.lua: model tables, KV bytes per token and errors.
+local kv = require "kvplan"
+local check = require "check"
+
+-- per-token bytes from the catalog, against the formula on its own fields
+for _, id in ipairs{"llama-2-7b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b"} do
+  local m = kv.model(id)
+  check.eq(m:kv_bytes_per_token("bf16"), 2 * m.layers * m.kv_heads * m.head_dim * 2, id)
+end
+check.eq(kv.model("llama-3.1-8b"):kv_bytes_per_token(), 131072, "llama-3.1-8b")
+check.eq(kv.model("Meta-Llama/Llama-3.1-70B"):kv_bytes_per_token("bf16"), 327680, "alias, any case")
+check.eq(kv.model("deepseek-v3"):kv_bytes_per_token("bf16"), 70272, "MLA, no factor 2")
+check.eq(kv.model("deepseek-v3"):kv_bytes_per_token("bf16", 16), 70272, "MLA on every rank")
+
+-- TP beyond the KV heads: one head per GPU, not a fraction
+local m70 = kv.model "llama-3.1-70b"
+check.eq(m70:kv_bytes_per_token("bf16", 8), 40960, "tp 8")
+check.eq(m70:kv_bytes_per_token("bf16", 16), 40960, "tp 16 replicates")
+
+-- a window larger than the context holds the context
+local mistral = kv.model {id = "w", layers = 2, hidden = 64, heads = 2, kv_heads = 1, head_dim = 32,
+                          layer_kinds = {{kind = "sliding", window = 100}}}
+check.eq(mistral:kv_bytes(50), 2 * 50 * 2 * 32 * 2, "n < window")
+check.eq(mistral:kv_bytes(1000), 2 * 100 * 2 * 32 * 2, "n > window")
+check.eq(mistral:kv_bytes(1000, {batch = 3}), 3 * 2 * 100 * 2 * 32 * 2, "batch")
+
+-- errors name the field, the value and this file's line
+check.error("models_test.lua:29: field 'layers' must be an integer >= 1, got 0",
+            function() kv.model{layers = 0, hidden = 64, heads = 2} end)
+check.error("field 'heads' must be an integer, got nan",
+            function() kv.model{layers = 2, hidden = 64, heads = 0/0} end)
+check.error("unknown field 'layerz' in model", function() kv.model{layerz = 2} end)
+check.error("unknown model 'llama-3-70' (did you mean", kv.model, "llama-3-70")
+check.error("field 'layer_kinds[2].window' must be an integer >= 1, got 0", function()
+  kv.model{layers = 4, hidden = 64, heads = 2, layer_kinds = {{kind = "full"}, {kind = "sliding"}}}
+end)
+check.error("field 'layer_kinds[1].kind' must be one of full", function()
+  kv.model{layers = 4, hidden = 64, heads = 2, layer_kinds = {{kind = "fulll"}}}
+end)
+check.error("field 'batch' must be an integer >= 1, got 0", function() mistral:kv_bytes(10, {batch = 0}) end)
+check.error("field 'tokens' must be a non-negative integer, got -5", function() mistral:kv_bytes(-5) end)

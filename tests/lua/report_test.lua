@@ -1,0 +1,31 @@
+-- tests/lua/report_test.lua: CSV reports: quoting, numbers, atomic files.
+local kv = require "kvplan"
+local check = require "check"
+
+local dir = check.tmpdir()
+local path = dir .. "/r.csv"
+local r = kv.report{columns = {"name", "n", {"x", precision = 3}, "y", "ok"}, path = path}
+r:row{name = "a,b", n = 42, x = 2.5, y = 0.1, ok = true}
+r:row{name = 'say "hi"', n = -1, x = 1 / 3, y = 1 / 3, ok = false}
+assert(io.open(path) == nil, "the file must not exist before close")
+r:close()
+check.eq(check.slurp(path), 'name,n,x,y,ok\n"a,b",42,2.500,0.1,true\n' ..
+         '"say ""hi""",-1,0.333,0.3333333333333333,false\n', "csv text")
+
+-- no NaN, no missing or unknown column; a failed report leaves no file
+local bad = kv.report{columns = {"v"}, path = dir .. "/bad.csv"}
+check.error("column 'v' has no finite value (got nan)", function() bad:row{v = 0/0} end)
+check.error("row has no value for column 'v'", function() bad:row{} end)
+check.error("unknown column 'w'", function() bad:row{w = 1} end)
+bad:discard()
+assert(io.open(dir .. "/bad.csv") == nil, "a discarded report leaves no file")
+check.error("column 'x' appears twice", kv.report, {columns = {"x", "x"}})
+check.error("field 'columns' must be a non-empty list", kv.report, {columns = {}})
+
+-- ledger rows are deterministic
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "l4", kv = "fp8"}
+local a, b = kv.report.ledger_row(d, 8192, 4), kv.report.ledger_row(d, 8192, 4)
+for k, v in pairs(a) do check.eq(b[k], v, k) end
+
+os.remove(path)
+os.remove(dir)

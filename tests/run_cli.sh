@@ -1,0 +1,51 @@
+#!/bin/sh
+# tests/run_cli.sh: the command line's exit status and error text for bad input.
+# Usage: sh tests/run_cli.sh build/kvplan
+kvplan=$1
+out=$(dirname "$kvplan")/cli
+mkdir -p "$out"
+pass=0; fail=0
+# expect NAME STATUS STDERR-LINE -- ARGS...: exit status and the first stderr line
+expect() {
+  name=$1; status=$2; want=$3; shift 4
+  "$kvplan" "$@" > "$out/$name.out" 2> "$out/$name.err" < /dev/null
+  got=$?
+  first=$(head -n 1 "$out/$name.err")
+  if [ "$got" -eq "$status" ] && [ "$first" = "$want" ]; then
+    pass=$((pass + 1)); echo "ok   cli $name"
+  else
+    fail=$((fail + 1)); echo "FAIL cli $name: status $got (want $status)"
+    echo "     stderr: $first"; echo "     wanted: $want"
+  fi
+}
+c=tests/cli
+expect tp_negative 1 "kvplan: $c/bad_tp.lua:3: field 'tp' must be an integer >= 1, got -1" -- $c/bad_tp.lua
+expect layers_zero 1 "kvplan: $c/bad_layers.lua:3: field 'layers' must be an integer >= 1, got 0" -- $c/bad_layers.lua
+expect context_nan 1 "kvplan: $c/bad_context.lua:5: field 'context' must be an integer, got nan" -- $c/bad_context.lua
+expect unknown_model 1 "kvplan: $c/bad_model.lua:3: unknown model 'llama-3.1-70' (did you mean 'llama-3.1-70b', 'llama-3.1-8b', 'llama-3.3-70b'?)" -- $c/bad_model.lua
+expect syntax 1 "kvplan: $c/bad_syntax.lua:1: unexpected symbol near '='" -- $c/bad_syntax.lua
+expect no_script 1 "kvplan: cannot open $c/none.lua: No such file or directory" -- $c/none.lua
+expect e_error 1 "kvplan: (command line):1: attempt to call a nil value (global 'nosuch')" -- -e "nosuch()"
+expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help')" -- --bogus
+expect o_no_file 2 "kvplan: option '-o' needs an argument" -- -o
+expect bad_arg 1 "kvplan: $c/args.lua:3: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
+expect unknown_arg 1 "kvplan: $c/args.lua:3: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
+expect help 0 "" -- --help
+expect version 0 "" -- --version
+expect args_ok 0 "" -- $c/args.lua model=llama-3.1-70b context=16384
+if [ "$(cat "$out/args_ok.out")" = "model,context,max_concurrency
+llama-3.1-70b,16384,0" ]; then pass=$((pass + 1)); echo "ok   cli args_ok output"
+else fail=$((fail + 1)); echo "FAIL cli args_ok output: $(cat "$out/args_ok.out")"; fi
+
+# -o: the report appears whole or not at all
+rm -f "$out/o.csv" "$out"/o.csv.tmp.*
+expect o_failed 1 "kvplan: $c/fail_after_rows.lua:5: stopped on purpose" -- -o "$out/o.csv" $c/fail_after_rows.lua
+if [ ! -e "$out/o.csv" ] && [ -z "$(ls "$out" | grep 'o.csv.tmp')" ]; then
+  pass=$((pass + 1)); echo "ok   cli o_failed leaves no file"
+else fail=$((fail + 1)); echo "FAIL cli o_failed left a file"; fi
+expect o_ok 0 "" -- -o "$out/o.csv" examples/seed_ledger.lua
+if cmp -s "$out/o.csv" tests/golden/seed_ledger.csv && [ ! -s "$out/o_ok.out" ]; then
+  pass=$((pass + 1)); echo "ok   cli o_ok writes the report to the file"
+else fail=$((fail + 1)); echo "FAIL cli o_ok"; fi
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
