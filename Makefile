@@ -25,9 +25,12 @@ JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null)
 ALL_CFLAGS = $(CFLAGS) $(WARN) -D_POSIX_C_SOURCE=200809L -Iengine
 PIC = -fPIC
 
-CORE = diag format model kv paging ledger
+# Every engine/*_lua.c is a binding file (the only ones that see <lua.h>);
+# csvw.c writes files; the rest, but main.c and the embed tool, is the core.
+ENGINE = $(patsubst engine/%.c,%,$(wildcard engine/*.c))
+BIND = $(filter %_lua,$(ENGINE))
 OUTPUT = csvw
-BIND = lutil lcore lcsv lkvplan
+CORE = $(filter-out $(BIND) $(OUTPUT) main embed,$(ENGINE))
 STDLIB = $(shell find stdlib -name '*.lua' | LC_ALL=C sort)
 
 CORE_O = $(CORE:%=$(B)/obj/%.o)
@@ -66,10 +69,10 @@ $(B)/pic/%.o: engine/%.c engine/kvplan.h engine/checked.h engine/diag.h | $(B)/p
 	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
 
 # Only the binding objects (and main) see <lua.h>.
-$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o $(BIND:%=$(B)/pic/%.o): LUAINC = $(LUA_CFLAGS)
-$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o: $(B)/obj/%.o: engine/%.c engine/lutil.h engine/lembed.h engine/csvw.h engine/kvplan.h | $(B)/obj
+$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o $(BIND:%=$(B)/pic/%.o): LUAINC = $(LUA_CFLAGS) $(JANSSON_CFLAGS)
+$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o: $(B)/obj/%.o: engine/%.c engine/util_lua.h engine/embed.h engine/csvw.h engine/kvplan.h | $(B)/obj
 	$(CC) $(ALL_CFLAGS) $(LUAINC) -c $< -o $@
-$(BIND:%=$(B)/pic/%.o): $(B)/pic/%.o: engine/%.c engine/lutil.h engine/lembed.h engine/csvw.h engine/kvplan.h | $(B)/pic
+$(BIND:%=$(B)/pic/%.o): $(B)/pic/%.o: engine/%.c engine/util_lua.h engine/embed.h engine/csvw.h engine/kvplan.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) $(LUAINC) $(PIC) -c $< -o $@
 
 # The stdlib, embedded as C arrays.
@@ -77,20 +80,20 @@ $(B)/embed: engine/embed.c | $(B)
 	$(CC) $(ALL_CFLAGS) $< -o $@
 $(B)/stdlib.c: $(B)/embed $(STDLIB)
 	$(B)/embed $@ stdlib $(STDLIB)
-$(B)/obj/stdlib.o: $(B)/stdlib.c engine/lembed.h | $(B)/obj
+$(B)/obj/stdlib.o: $(B)/stdlib.c engine/embed.h | $(B)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/pic/stdlib.o: $(B)/stdlib.c engine/lembed.h | $(B)/pic
+$(B)/pic/stdlib.o: $(B)/stdlib.c engine/embed.h | $(B)/pic
 	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
 
 $(B)/libkvplan.a: $(CORE_O)
 	rm -f $@ && ar rcs $@ $^
 
 $(KVPLAN): $(B)/obj/main.o $(BIND_O) $(OUTPUT_O) $(B)/libkvplan.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LUA_LIBS) -lcsv -lm -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LUA_LIBS) $(JANSSON_LIBS) -lcsv -lm -o $@
 
 # require "kvplan" from a stock lua5.4: the interpreter provides the Lua symbols.
 $(B)/kvplan.so: $(PIC_O)
-	$(CC) $(CFLAGS) $(LDFLAGS) -shared $^ -lcsv -lm -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared $^ $(JANSSON_LIBS) -lcsv -lm -o $@
 
 $(B) $(B)/obj $(B)/pic $(B)/tests:
 	mkdir -p $@

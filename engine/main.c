@@ -12,8 +12,8 @@
 
 #include <lualib.h>
 
-#include "lembed.h"
-#include "lutil.h"
+#include "embed.h"
+#include "util_lua.h"
 
 
 static const char usage[] =

@@ -1,9 +1,9 @@
 /*
- * lutil.h: helpers shared by the Lua binding files.
+ * util_lua.h: helpers shared by the Lua binding files.
  * Binding layer: checks arguments, converts, raises Lua errors. No accounting.
  */
-#ifndef KVP_LUTIL_H
-#define KVP_LUTIL_H
+#ifndef KVP_UTIL_LUA_H
+#define KVP_UTIL_LUA_H
 
 #include <lua.h>
 #include <lauxlib.h>

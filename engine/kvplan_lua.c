@@ -1,17 +1,24 @@
 /*
- * lkvplan.c: luaopen_kvplan, the entry of require "kvplan" both inside the
+ * kvplan_lua.c: luaopen_kvplan, the entry of require "kvplan" both inside the
  * kvplan binary and from a stock lua5.4 loading build/kvplan.so.
  * Binding layer: registers the embedded stdlib modules and the C modules in
  * package.preload, then runs the package's init module.
  */
 #include <string.h>
 
-#include "lembed.h"
-#include "lutil.h"
+#include "embed.h"
+#include "util_lua.h"
 
 int luaopen_kvplan_core(lua_State *L);
 int luaopen_kvplan_csv(lua_State *L);
 int luaopen_kvplan(lua_State *L);
+
+/* The C modules of the package, one line each. */
+static const luaL_Reg cmods[] = {
+  {"kvplan.core", luaopen_kvplan_core},
+  {"kvplan.csv", luaopen_kvplan_csv},
+  {NULL, NULL}
+};
 
 /* preload loader for one embedded module: upvalue 1 is its kvp_stdlib index */
 static int load_blob(lua_State *L) {
@@ -24,10 +31,10 @@ static int load_blob(lua_State *L) {
 
 int kvp_preload(lua_State *L) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-  lua_pushcfunction(L, luaopen_kvplan_core);
-  lua_setfield(L, -2, "kvplan.core");
-  lua_pushcfunction(L, luaopen_kvplan_csv);
-  lua_setfield(L, -2, "kvplan.csv");
+  for (const luaL_Reg *c = cmods; c->name != NULL; c++) {
+    lua_pushcfunction(L, c->func);
+    lua_setfield(L, -2, c->name);
+  }
   int init = -1;
   for (int i = 0; kvp_stdlib[i].name != NULL; i++) {
     if (strcmp(kvp_stdlib[i].name, "kvplan") == 0) {

@@ -1,12 +1,12 @@
 /*
- * lutil.c: helpers shared by the Lua binding files.
+ * util_lua.c: helpers shared by the Lua binding files.
  * Binding layer: checks arguments, converts, raises Lua errors. No accounting.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "lutil.h"
+#include "util_lua.h"
 
 void kvl_where(lua_State *L) {
   lua_Debug ar;

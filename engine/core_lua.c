@@ -1,11 +1,11 @@
 /*
- * lcore.c: the Lua binding of the core: require "kvplan.core".
+ * core_lua.c: the Lua binding of the core: require "kvplan.core".
  * Binding layer: checks arguments, calls the core, turns kvp_err into a Lua
  * error. No accounting here: every number comes from the core.
  */
 #include <string.h>
 
-#include "lutil.h"
+#include "util_lua.h"
 
 #define MODEL_MT "kvplan.Model"
 #define LEDGER_MT "kvplan.Ledger"

@@ -1,5 +1,5 @@
 /*
- * lcsv.c: the Lua binding of the CSV writer and reader: require "kvplan.csv".
+ * csv_lua.c: the Lua binding of the CSV writer and reader: require "kvplan.csv".
  * Binding layer: converts Lua values to fields and back; the writer is
  * csvw.c, the parser libcsv.
  */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "csvw.h"
-#include "lutil.h"
+#include "util_lua.h"
 
 #define WRITER_MT "kvplan.CsvWriter"
 #define MAX_COLUMNS 4096
