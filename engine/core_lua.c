@@ -16,7 +16,7 @@ static const char *const format_keys[] = {"bits", "group", "scale", "zero", "nam
 
 /* The format table at idx ({bits=, group=, scale=, zero=}); field names the
  * option it came from. */
-static kvp_format check_format(lua_State *L, int idx, const char *field) {
+kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
   if (!lua_istable(L, idx))
     kvl_error(L, "field '%s' must be a format table, %s", field, kvl_got(L, idx));
   kvl_check_keys(L, idx, format_keys, field);
@@ -32,7 +32,7 @@ static kvp_format check_format(lua_State *L, int idx, const char *field) {
 }
 
 static kvp_format opt_format(lua_State *L, int idx, const char *field, kvp_format def) {
-  if (lua_getfield(L, idx, field) != LUA_TNIL) def = check_format(L, -1, field);
+  if (lua_getfield(L, idx, field) != LUA_TNIL) def = kvl_check_format(L, -1, field);
   lua_pop(L, 1);
   return def;
 }
@@ -150,7 +150,7 @@ static int64_t check_tp_arg(lua_State *L, int idx) {
  * one GPU (windows not yet reached). */
 static int model_token_bits(lua_State *L) {
   kvp_model *m = check_model(L, 1);
-  kvp_format f = check_format(L, 2, "kv");
+  kvp_format f = kvl_check_format(L, 2, "kv");
   int64_t tp = check_tp_arg(L, 3), total = 0;
   kvp_err e = KVP_OK;
   for (int64_t i = 0; i < m->layers && e == KVP_OK; i++) {
@@ -169,7 +169,7 @@ static int model_seq_bytes(lua_State *L) {
   int64_t n = kvl_toint(L, 2, "tokens");
   if (n < 0) return kvl_error(L, "field 'tokens' must be a non-negative integer, got %I",
                               (lua_Integer)n);
-  kvp_format f = check_format(L, 3, "kv");
+  kvp_format f = kvl_check_format(L, 3, "kv");
   int64_t tp = check_tp_arg(L, 4), bytes;
   kvp_err e = kvp_kv_seq_bytes(m, &f, tp, 0, m->layers, n, &bytes);
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "sequence bytes");
@@ -221,7 +221,7 @@ static const char *const deploy_keys[] = {
 };
 
 /* Fill d from the deployment table at idx (the stdlib resolves names). */
-static void check_deploy(lua_State *L, int idx, kvp_deploy *d) {
+void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, deploy_keys, "deployment");
   kvp_deploy_defaults(d);
@@ -248,7 +248,7 @@ static void check_deploy(lua_State *L, int idx, kvp_deploy *d) {
 /* core.ledger(t): evaluate a deployment */
 static int l_ledger(lua_State *L) {
   kvp_deploy d;
-  check_deploy(L, 1, &d);
+  kvl_check_deploy(L, 1, &d);
   kvp_ledger *l = lua_newuserdatauv(L, sizeof *l, 0);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_ledger_eval(&d, l, &diag);
@@ -412,7 +412,7 @@ static int ledger_tostring(lua_State *L) {
 /* core.min_tp(deployment, context, concurrency, max_tp) -> tp | 0, why */
 static int l_min_tp(lua_State *L) {
   kvp_deploy d;
-  check_deploy(L, 1, &d);
+  kvl_check_deploy(L, 1, &d);
   int64_t ctx = check_count_arg(L, 2, "context"), conc = check_count_arg(L, 3, "concurrency");
   int64_t max_tp = lua_isnoneornil(L, 4) ? 64 : check_count_arg(L, 4, "max_tp"), tp;
   kvp_fit f;
@@ -428,7 +428,7 @@ static int l_min_tp(lua_State *L) {
 
 /* core.format_bytes(format, n [, row]) -> bytes of n elements, rounded once */
 static int l_format_bytes(lua_State *L) {
-  kvp_format f = check_format(L, 1, "format");
+  kvp_format f = kvl_check_format(L, 1, "format");
   int64_t n = kvl_toint(L, 2, "elements"), row = lua_isnoneornil(L, 3) ? 0 : kvl_toint(L, 3, "row");
   int64_t bytes;
   if (n < 0) return kvl_error(L, "field 'elements' must be >= 0, got %I", (lua_Integer)n);
@@ -440,7 +440,7 @@ static int l_format_bytes(lua_State *L) {
 
 /* core.format_bits(format) -> effective bits per element (a float) */
 static int l_format_bits(lua_State *L) {
-  kvp_format f = check_format(L, 1, "format");
+  kvp_format f = kvl_check_format(L, 1, "format");
   lua_pushnumber(L, (double)kvp_format_millibits(&f) / 1000.0);
   return 1;
 }

@@ -36,4 +36,9 @@ double kvl_num_field(lua_State *L, int idx, const char *name, double def);
  * (what names the table in the message). */
 void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what);
 
+/* The format table at idx ({bits, group, scale, zero}), checked (core_lua.c). */
+kvp_format kvl_check_format(lua_State *L, int idx, const char *field);
+/* Fill d from the deployment table at idx, every field checked (core_lua.c). */
+void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
+
 #endif

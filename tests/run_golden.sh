@@ -23,5 +23,14 @@ for ex in examples/*.lua; do
   fi
   check "$name" "$kvplan" "$ex"
 done
+# ready scripts: tests/golden/scripts/NAME.args holds the script and its
+# key=value arguments on one line; NAME.csv is what it must print
+for a in tests/golden/scripts/*.args; do
+  [ -e "$a" ] || continue
+  name=scripts/$(basename "$a" .args)
+  mkdir -p "$out/scripts"
+  # shellcheck disable=SC2046
+  check "$name" "$kvplan" $(cat "$a")
+done
 echo "golden: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

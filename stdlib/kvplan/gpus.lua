@@ -89,4 +89,7 @@ function M.get(name)
   util.raise("unknown gpu '%s'%s", name, util.suggest(name, ids, true))
 end
 
+--- Add the GPUs of a CSV file to the catalog (see catalog_csv.lua).
+function M.load_csv(path) return require("kvplan.catalog_csv").load_gpus(path) end
+
 return M

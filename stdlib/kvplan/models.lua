@@ -158,4 +158,11 @@ function M.get(name)
   util.raise("unknown model '%s'%s", name, util.suggest(name, ids, true))
 end
 
+--- A Model from a Hugging Face model directory or config.json (local files
+--- only; see hf.lua).
+function M.from_hf(path, opts) return require("kvplan.hf").from_hf(path, opts) end
+
+--- Add the models of a CSV file to the catalog (see catalog_csv.lua).
+function M.load_csv(path) return require("kvplan.catalog_csv").load_models(path) end
+
 return M
