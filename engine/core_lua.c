@@ -267,6 +267,15 @@ static void push_why(lua_State *L, const kvp_fit *f) {
   lua_pushstring(L, buf);
 }
 
+/* The limiting term as a short name ("weights", "kv", ...). */
+static void push_limit(lua_State *L, const kvp_fit *f) {
+  static const char *const names[] = {
+    "none", "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block",
+    "context", "kv"
+  };
+  lua_pushstring(L, names[f->why]);
+}
+
 static int64_t check_count_arg(lua_State *L, int idx, const char *name) {
   int64_t v = kvl_toint(L, idx, name);
   if (v < 1) return kvl_error(L, "field '%s' must be a positive integer, got %I", name,
@@ -274,7 +283,7 @@ static int64_t check_count_arg(lua_State *L, int idx, const char *name) {
   return v;
 }
 
-/* l:max_concurrency(context) -> n, why (why is "" when n > 0) */
+/* l:max_concurrency(context) -> n, why, limit (why is "" when n > 0) */
 static int ledger_max_concurrency(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   int64_t n;
@@ -283,10 +292,11 @@ static int ledger_max_concurrency(lua_State *L) {
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_concurrency");
   lua_pushinteger(L, (lua_Integer)n);
   push_why(L, &f);
-  return 2;
+  push_limit(L, &f);
+  return 3;
 }
 
-/* l:max_context(concurrency) -> n, why */
+/* l:max_context(concurrency) -> n, why, limit */
 static int ledger_max_context(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   int64_t n;
@@ -295,10 +305,13 @@ static int ledger_max_context(lua_State *L) {
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
   lua_pushinteger(L, (lua_Integer)n);
   push_why(L, &f);
-  return 2;
+  push_limit(L, &f);
+  return 3;
 }
 
-/* l:fit(context, concurrency) -> fits, why */
+/* l:fit(context, concurrency) -> fits, why, limit ("none" when it fits,
+ * else "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved",
+ * "no_block", "context" or "kv") */
 static int ledger_fit(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   kvp_fit f;
@@ -307,7 +320,8 @@ static int ledger_fit(lua_State *L) {
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "fit");
   lua_pushboolean(L, f.why == KVP_FITS);
   push_why(L, &f);
-  return 2;
+  push_limit(L, &f);
+  return 3;
 }
 
 /* l:seq_bytes(n [, stage]) -> paged KV bytes of one sequence on one GPU */
@@ -350,6 +364,7 @@ GETTER(kv_blocks, lua_pushinteger(L, l->fit.why == KVP_FITS ? tight(l)->blocks :
 GETTER(kv_tokens, lua_pushinteger(L, kvp_ledger_kv_tokens(l)))
 GETTER(fits, lua_pushboolean(L, l->fit.why == KVP_FITS))
 GETTER(why, push_why(L, &l->fit))
+GETTER(limit, push_limit(L, &l->fit))
 GETTER(stage, lua_pushinteger(L, l->tight + 1))
 GETTER(stages, lua_pushinteger(L, l->nstage))
 GETTER(tp, lua_pushinteger(L, l->d.tp))
@@ -372,7 +387,7 @@ static const struct { const char *name; getter get; } getters[] = {
 #define G(n) {#n, get_##n}
   G(total), G(usable), G(safety), G(weights), G(weights_total), G(activation), G(overhead),
   G(kv_budget), G(kv_token_bits), G(kv_bytes_per_token), G(block_bytes), G(state_bytes),
-  G(kv_blocks), G(kv_tokens), G(fits), G(why), G(stage), G(stages), G(tp), G(pp), G(block),
+  G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
   G(max_model_len), G(layers),
 #undef G
 };
@@ -409,7 +424,7 @@ static int ledger_tostring(lua_State *L) {
   return 1;
 }
 
-/* core.min_tp(deployment, context, concurrency, max_tp) -> tp | 0, why */
+/* core.min_tp(deployment, context, concurrency, max_tp) -> tp | 0, why, limit */
 static int l_min_tp(lua_State *L) {
   kvp_deploy d;
   kvl_check_deploy(L, 1, &d);
@@ -421,7 +436,8 @@ static int l_min_tp(lua_State *L) {
   if (e != KVP_OK) return kvl_core_error(L, e, &diag, "min_tp");
   lua_pushinteger(L, (lua_Integer)tp);
   push_why(L, &f);
-  return 2;
+  push_limit(L, &f);
+  return 3;
 }
 
 /* ---- formats and errors ---------------------------------------------------- */

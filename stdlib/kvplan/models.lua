@@ -23,7 +23,7 @@ local meta = {
   id = true, name = true, aliases = true, hf = true, source = true, family = true,
   notes = true, intermediate = true, vocab = true, tie_embeddings = true, experts = true,
   experts_active = true, shared_experts = true, moe_intermediate = true, dtype = true,
-  mla = true, weight_bytes = true, weight_source = true,
+  mla = true, weight_bytes = true, weight_source = true, weight_format = true,
 }
 local allowed = {}
 for k in pairs(arch) do allowed[k] = true end
@@ -64,8 +64,10 @@ function M.new(t)
   return m
 end
 
---- The weight format of the model's own checkpoint.
+--- The weight format of the model's own checkpoint: `weight_format` when
+--- the entry gives one (a quantized checkpoint), else from its dtype.
 function Model:native_format()
+  if rawget(self, "weight_format") ~= nil then return formats.get(self.weight_format, "weight_format") end
   local f = dtype_format[(self.dtype or "bf16"):lower()]
   if f == nil then
     util.raise("model '%s': unknown dtype '%s'", self.id, tostring(self.dtype))
