@@ -24,6 +24,9 @@ int kvp_csv_str(kvp_csv *w, const char *s, size_t len);
 int kvp_csv_int(kvp_csv *w, int64_t v);
 int kvp_csv_fixed(kvp_csv *w, double v, int precision);  /* NaN, inf: -1 */
 int kvp_csv_double(kvp_csv *w, double v);                /* shortest exact */
+/* num / 2^shift at `precision` digits, exact and rounded half to even as
+ * printf would round the same quotient (GiB columns: shift 30). */
+int kvp_csv_scaled(kvp_csv *w, int64_t num, int shift, int precision);
 int kvp_csv_endrow(kvp_csv *w);
 /* Flush, sync and rename into place; frees w. 0 or -1 with err. */
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen);
@@ -33,5 +36,6 @@ void kvp_csv_discard(kvp_csv *w);
 size_t kvp_fmt_int(char *buf, int64_t v);
 size_t kvp_fmt_double(char *buf, double v);
 int kvp_fmt_fixed(char *buf, size_t n, double v, int precision);
+size_t kvp_fmt_scaled(char *buf, int64_t num, int shift, int precision);
 
 #endif

@@ -255,4 +255,6 @@ kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurre
  * "" when it fits. Returns what snprintf returns. */
 int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n);
 
+#include "sweep.h"
+
 #endif

@@ -27,7 +27,7 @@ expect syntax 1 "kvplan: $c/bad_syntax.lua:1: unexpected symbol near '='" -- $c/
 expect no_script 1 "kvplan: cannot open $c/none.lua: No such file or directory" -- $c/none.lua
 expect e_error 1 "kvplan: (command line):1: attempt to call a nil value (global 'nosuch')" -- -e "nosuch()"
 expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help')" -- --bogus
-expect o_no_file 2 "kvplan: option '-o' needs an argument" -- -o
+expect o_no_file 2 "kvplan: option '-o' needs an argument (try 'kvplan --help')" -- -o
 expect bad_arg 1 "kvplan: $c/args.lua:3: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
 expect unknown_arg 1 "kvplan: $c/args.lua:3: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
 expect help 0 "" -- --help
@@ -47,5 +47,33 @@ expect o_ok 0 "" -- -o "$out/o.csv" examples/seed_ledger.lua
 if cmp -s "$out/o.csv" tests/golden/seed_ledger.csv && [ ! -s "$out/o_ok.out" ]; then
   pass=$((pass + 1)); echo "ok   cli o_ok writes the report to the file"
 else fail=$((fail + 1)); echo "FAIL cli o_ok"; fi
+# kvplan batch: good reports written, the failure named, status 1, no partial file
+rm -rf "$out/batch"
+expect batch 1 "kvplan: batch: ok     tests/batch/good_a.lua" -- \
+  batch -d "$out/batch" tests/batch/good_a.lua tests/batch/bad.lua tests/batch/good_b.lua
+if [ -s "$out/batch/good_a.csv" ] && [ -s "$out/batch/good_b.csv" ] && [ -s "$out/batch/good_b-gpus.csv" ] &&
+   [ ! -e "$out/batch/bad.csv" ] && [ -z "$(ls "$out/batch" | grep tmp)" ] &&
+   grep -q "FAILED tests/batch/bad.lua" "$out/batch.err" &&
+   grep -q "^kvplan: tests/batch/bad.lua:5: field 'tp' must be an integer >= 1, got 0$" "$out/batch.err" &&
+   grep -q "kvplan: batch: 3 scripts, 2 ok, 1 failed" "$out/batch.err"; then
+  pass=$((pass + 1)); echo "ok   cli batch reports and summary"
+else fail=$((fail + 1)); echo "FAIL cli batch reports and summary"; ls "$out/batch"; cat "$out/batch.err"; fi
+
+# --shard: the parts joined (header once) equal the unsharded run, with and
+# without the Lua path; two runs give identical bytes
+for lua in false true; do
+  "$kvplan" tests/batch/sweep.lua lua=$lua > "$out/whole.csv" &&
+  "$kvplan" tests/batch/sweep.lua lua=$lua > "$out/whole2.csv" &&
+  for k in 1 2 3 4 5; do "$kvplan" --quiet --shard $k/5 tests/batch/sweep.lua lua=$lua > "$out/part$k.csv" || exit 1; done &&
+  "$kvplan" merge -o "$out/joined.csv" "$out"/part1.csv "$out"/part2.csv "$out"/part3.csv "$out"/part4.csv "$out"/part5.csv &&
+  { head -n 1 "$out/part1.csv"; for k in 1 2 3 4 5; do tail -n +2 "$out/part$k.csv"; done; } > "$out/joined2.csv"
+  if cmp -s "$out/whole.csv" "$out/whole2.csv" && cmp -s "$out/whole.csv" "$out/joined.csv" &&
+     cmp -s "$out/whole.csv" "$out/joined2.csv" && [ "$(wc -l < "$out/whole.csv")" -gt 1000 ]; then
+    pass=$((pass + 1)); echo "ok   cli shards joined equal the whole sweep (lua=$lua)"
+  else fail=$((fail + 1)); echo "FAIL cli shards (lua=$lua)"; fi
+done
+expect bad_shard 2 "kvplan: bad --shard '3/2' (expected K/N with 1 <= K <= N)" -- --shard 3/2 tests/batch/sweep.lua
+expect merge_headers 1 "kvplan: '$out/batch/good_b-gpus.csv' has another header than '$out/batch/good_a.csv': gpu" -- \
+  merge -o "$out/m.csv" "$out/batch/good_a.csv" "$out/batch/good_b-gpus.csv"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

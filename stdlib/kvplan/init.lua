@@ -20,6 +20,10 @@ local M = {
 }
 
 local deploy = require "kvplan.deploy"
+local sweep = require "kvplan.sweep"
+
+--- kv.sweep{axes..., columns = {...}}: a cartesian sweep (see sweep.lua).
+M.sweep = sweep.new
 M.deployments = deploy
 
 --- kv.deploy{...}: a Deployment (see deploy.lua).

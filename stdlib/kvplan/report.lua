@@ -7,8 +7,11 @@
 --   r:close()
 --
 -- Without `path` a report goes to the file given by `kvplan -o FILE`, else to
--- standard output. A report the script leaves open is committed when the
--- script ends; after an error it is discarded and no file is left behind.
+-- standard output; under `kvplan batch -d DIR`, to DIR/SCRIPT.csv, or to
+-- DIR/SCRIPT-NAME.csv for a report given a `name`. A report the script leaves
+-- open is committed when the script ends; after an error it is discarded and
+-- no file is left behind. Under `--shard K/N` the rows a script writes itself
+-- go to shard 1 only (sweeps are sliced; see sweep.lua).
 
 local csv = require "kvplan.csv"
 local util = require "kvplan.util"
@@ -25,10 +28,39 @@ local used_paths = {}
 
 local function cli() return package.loaded["kvplan.cli"] or {} end
 
+--- Where a report or sweep goes: path if given, else the batch file for
+--- `name`, else `kvplan -o FILE`; nil is standard output.
+function M.output_path(path, name)
+  local c = cli()
+  if path == nil and name ~= nil and c.outdir ~= nil then
+    if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
+      util.raise("report name must be letters, digits, '_', '.' or '-', got '%s'", tostring(name))
+    end
+    path = c.outdir .. "/" .. c.name .. "-" .. name .. ".csv"
+  end
+  if path == nil then path = c.output end
+  if path == "-" then path = nil end
+  if path ~= nil and type(path) ~= "string" then
+    util.raise("field 'path' must be a string, got %s", type(path))
+  end
+  return path
+end
+
+--- Mark path as written by an open report (nil: standard output).
+function M.claim(path)
+  if path == nil then return end
+  if used_paths[path] then util.raise("report path '%s' is already used by an open report", path) end
+  used_paths[path] = true
+end
+
+function M.release(path)
+  if path ~= nil then used_paths[path] = nil end
+end
+
 --- A report with the given columns: names, or {name, precision = digits}.
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("report needs an options table, got %s", type(opts)) end
-  util.check_keys(opts, {columns = true, path = true}, "report")
+  util.check_keys(opts, {columns = true, path = true, name = true}, "report")
   local cols = opts.columns
   if type(cols) ~= "table" or #cols == 0 then
     util.raise("field 'columns' must be a non-empty list of column names")
@@ -47,15 +79,17 @@ function M.new(opts)
     if p ~= nil then p = util.count(p, "precision of column '" .. name .. "'", 0) end
     names[i], prec[i], index[name] = name, p, i
   end
-  local path = opts.path or cli().output
-  if path == "-" then path = nil end
-  if path ~= nil then
-    if type(path) ~= "string" then util.raise("field 'path' must be a string, got %s", type(path)) end
-    if used_paths[path] then util.raise("report path '%s' is already used by an open report", path) end
+  local path = M.output_path(opts.path, opts.name)
+  M.claim(path)
+  local shard = cli().shard
+  local r = setmetatable({names = names, index = index, path = path,
+                          silent = shard ~= nil and shard[1] ~= 1}, Report)
+  local ok, w = pcall(csv.open, path, names, prec)
+  if not ok then
+    M.release(path)
+    util.raise("%s", tostring(w):gsub("^.-:%d+: ", "", 1))
   end
-  local r = setmetatable({names = names, index = index, path = path}, Report)
-  r.writer = csv.open(path, names, prec)
-  if path then used_paths[path] = true end
+  r.writer = w
   open_reports[#open_reports + 1] = r
   return r
 end
@@ -63,6 +97,7 @@ end
 --- Write one row: a table keyed by column name; every column must be there.
 function Report:row(t)
   if not self.writer:isopen() then util.raise("report is already closed") end
+  if self.silent then return end
   local vals = {}
   for k, v in pairs(t) do
     local i = self.index[k]
@@ -79,7 +114,7 @@ local function forget(r)
   for i, o in ipairs(open_reports) do
     if o == r then table.remove(open_reports, i) break end
   end
-  if r.path then used_paths[r.path] = nil end
+  M.release(r.path)
 end
 
 --- Commit the report: flush and rename the file into place.

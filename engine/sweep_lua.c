@@ -1,0 +1,528 @@
+/*
+ * sweep_lua.c: the Lua binding of sweeps: require "kvplan.sweep_core".
+ * Binding layer: converts the axes once, runs the core's row loop
+ * (sweep.c) and streams each row to the CSV writer (csvw.c). Lua is
+ * entered per row only for a filter or a Lua column (the slow path).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "csvw.h"
+#include "util_lua.h"
+
+/* Built-in columns. */
+typedef enum col_id {
+  C_LABEL,  /* a value of a Lua-level axis, per base deployment */
+  C_LUA,    /* a Lua function of the row */
+  C_ROW, C_TP, C_PP, C_KV, C_WEIGHTS, C_CONTEXT, C_CONCURRENCY,
+  C_GPU_BYTES, C_USABLE_BYTES, C_WEIGHTS_BYTES, C_ACTIVATION_BYTES, C_OVERHEAD_BYTES,
+  C_KV_BUDGET_BYTES, C_GPU_GIB, C_USABLE_GIB, C_WEIGHTS_GIB, C_ACTIVATION_GIB,
+  C_OVERHEAD_GIB, C_KV_BUDGET_GIB, C_KV_BYTES_PER_TOKEN, C_SEQ_BYTES, C_KV_BLOCKS,
+  C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY
+} col_id;
+
+static const struct { const char *name; col_id id; unsigned want; } builtin[] = {
+  {"row", C_ROW, 0}, {"tp", C_TP, 0}, {"pp", C_PP, 0}, {"kv", C_KV, 0},
+  {"weights", C_WEIGHTS, 0}, {"context", C_CONTEXT, 0}, {"concurrency", C_CONCURRENCY, 0},
+  {"gpu_bytes", C_GPU_BYTES, 0}, {"usable_bytes", C_USABLE_BYTES, 0},
+  {"weights_bytes", C_WEIGHTS_BYTES, 0}, {"activation_bytes", C_ACTIVATION_BYTES, 0},
+  {"overhead_bytes", C_OVERHEAD_BYTES, 0}, {"kv_budget_bytes", C_KV_BUDGET_BYTES, 0},
+  {"gpu_gib", C_GPU_GIB, 0}, {"usable_gib", C_USABLE_GIB, 0}, {"weights_gib", C_WEIGHTS_GIB, 0},
+  {"activation_gib", C_ACTIVATION_GIB, 0}, {"overhead_gib", C_OVERHEAD_GIB, 0},
+  {"kv_budget_gib", C_KV_BUDGET_GIB, 0}, {"kv_bytes_per_token", C_KV_BYTES_PER_TOKEN, 0},
+  {"seq_bytes", C_SEQ_BYTES, 0}, {"kv_blocks", C_KV_BLOCKS, 0}, {"kv_tokens", C_KV_TOKENS, 0},
+  {"max_concurrency", C_MAX_CONCURRENCY, KVP_WANT_MAXCONC},
+  {"max_context", C_MAX_CONTEXT, KVP_WANT_MAXCTX}, {"fits", C_FITS, KVP_WANT_FIT},
+  {"limit", C_LIMIT, KVP_WANT_FIT}, {"why", C_WHY, KVP_WANT_FIT},
+};
+#define NBUILTIN (sizeof builtin / sizeof builtin[0])
+
+static const char *const limit_names[] = {
+  "none", "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block",
+  "context", "kv"
+};
+
+typedef struct column {
+  col_id id;
+  int prec;           /* digits for floats and GiB columns */
+  int label;          /* C_LABEL: index in the labels of a base */
+} column;
+
+/* Everything the loop needs, collected from the spec table once. */
+typedef struct run {
+  kvp_sweep_axes ax;
+  kvp_deploy *base;
+  int64_t *tp, *pp, *context, *concurrency;
+  kvp_format *kv, *weights;
+  column *cols;
+  int ncol;
+  unsigned want;
+  int labels, kv_names, weights_names;  /* stack indices of name tables */
+  int filter;                           /* stack index of the filter, or 0 */
+  int funcs;                            /* stack index of spec.funcs, or 0 */
+  int needrow;                          /* Lua sees rows */
+} run;
+
+/* Userdata holding the run's C arrays, freed by __gc even after an error. */
+typedef struct holder {
+  run r;
+  kvp_sweep *s;
+  kvp_csv *w;
+} holder;
+
+static int holder_gc(lua_State *L) {
+  holder *h = lua_touserdata(L, 1);
+  free(h->r.base);
+  free(h->r.tp);
+  free(h->r.pp);
+  free(h->r.context);
+  free(h->r.concurrency);
+  free(h->r.kv);
+  free(h->r.weights);
+  free(h->r.cols);
+  if (h->s) {
+    kvp_sweep_free(h->s);
+    free(h->s);
+  }
+  if (h->w) kvp_csv_discard(h->w);
+  memset(h, 0, sizeof *h);
+  return 0;
+}
+
+static void *xcalloc(lua_State *L, size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (p == NULL) kvl_error(L, "out of memory for the sweep");
+  return p;
+}
+
+/* An integer axis from spec[name] (absent: 0 values). */
+static int64_t *int_axis(lua_State *L, int spec, const char *name, int64_t *n) {
+  *n = 0;
+  if (lua_getfield(L, spec, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  luaL_checktype(L, -1, LUA_TTABLE);
+  *n = (int64_t)luaL_len(L, -1);
+  int64_t *v = xcalloc(L, (size_t)*n, sizeof *v);
+  for (int64_t i = 0; i < *n; i++) {
+    lua_geti(L, -1, i + 1);
+    v[i] = kvl_toint(L, -1, name);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+static kvp_format *format_axis(lua_State *L, int spec, const char *name, int64_t *n) {
+  *n = 0;
+  if (lua_getfield(L, spec, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  luaL_checktype(L, -1, LUA_TTABLE);
+  *n = (int64_t)luaL_len(L, -1);
+  kvp_format *v = xcalloc(L, (size_t)*n, sizeof *v);
+  for (int64_t i = 0; i < *n; i++) {
+    lua_geti(L, -1, i + 1);
+    v[i] = kvl_check_format(L, lua_gettop(L), name);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Columns: spec.columns[i] is a name; spec.precision[i] digits or nil;
+ * spec.label_names lists the Lua-level axes (values per base in
+ * spec.labels); spec.funcs[i] a Lua function column. "kv" and "weights"
+ * are labels unless the sweep has a kv or weights axis. */
+static void read_columns(lua_State *L, int spec, int cols, run *r) {
+  int top = lua_gettop(L);
+  lua_getfield(L, spec, "precision");
+  int prec = lua_gettop(L);
+  lua_getfield(L, spec, "label_names");
+  int lnames = lua_gettop(L);
+  r->ncol = (int)luaL_len(L, cols);
+  r->cols = xcalloc(L, (size_t)r->ncol, sizeof *r->cols);
+  for (int i = 0; i < r->ncol; i++) {
+    column *c = &r->cols[i];
+    lua_geti(L, cols, i + 1);
+    const char *name = lua_tostring(L, -1);
+    c->prec = -1;
+    if (lua_geti(L, prec, i + 1) != LUA_TNIL) c->prec = (int)kvl_toint(L, -1, "precision");
+    lua_pop(L, 1);
+    if (r->funcs && lua_geti(L, r->funcs, i + 1) == LUA_TFUNCTION) {
+      c->id = C_LUA;
+      r->needrow = 1;
+      r->want = KVP_WANT_FIT | KVP_WANT_MAXCONC | KVP_WANT_MAXCTX;
+      lua_pop(L, 2);
+      continue;
+    }
+    if (r->funcs) lua_pop(L, 1);
+    size_t k = 0;
+    while (k < NBUILTIN && strcmp(builtin[k].name, name) != 0) k++;
+    if (k < NBUILTIN && !(builtin[k].id == C_KV && !r->kv_names) &&
+        !(builtin[k].id == C_WEIGHTS && !r->weights_names)) {
+      c->id = builtin[k].id;
+      r->want |= builtin[k].want;
+      if (c->prec < 0 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->prec = 2;
+      if (c->prec > 9 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB)
+        kvl_error(L, "precision of column '%s' must be 0..9, got %d", name, c->prec);
+    } else {
+      int n = lua_istable(L, lnames) ? (int)luaL_len(L, lnames) : 0, j = 1;
+      for (; j <= n; j++) {
+        lua_geti(L, lnames, j);
+        int same = strcmp(lua_tostring(L, -1), name) == 0;
+        lua_pop(L, 1);
+        if (same) break;
+      }
+      if (j > n) kvl_error(L, "unknown sweep column '%s'", name);
+      c->id = C_LABEL;
+      c->label = j;
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, top);
+}
+
+static int64_t gib_num(int64_t v) { return v > 0 ? v : 0; }
+
+/* Push the current row as a Lua table (the slow path). */
+static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
+  const kvp_ledger *l = row->ledger;
+  const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
+  lua_createtable(L, 0, 24);
+  lua_geti(L, r->labels, row->pos[KVP_AX_BASE] + 1);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) { /* copy the base's labels */
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_settable(L, -5);
+  }
+  lua_pop(L, 1);
+#define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
+  SETI("row", row->index + 1);
+  SETI("tp", l->d.tp);
+  SETI("pp", l->d.pp);
+  SETI("context", row->context);
+  SETI("concurrency", row->concurrency);
+  SETI("gpu_bytes", l->total);
+  SETI("usable_bytes", l->usable);
+  SETI("weights_bytes", st ? st->weights : 0);
+  SETI("kv_budget_bytes", st ? gib_num(st->kv_budget) : 0);
+  SETI("kv_blocks", l->fit.why == KVP_FITS && st ? st->blocks : 0);
+  SETI("kv_tokens", kvp_ledger_kv_tokens(l));
+  SETI("max_concurrency", row->max_concurrency);
+  SETI("max_context", row->max_context);
+#undef SETI
+  lua_pushboolean(L, row->fit.why == KVP_FITS);
+  lua_setfield(L, -2, "fits");
+  lua_pushstring(L, limit_names[row->fit.why]);
+  lua_setfield(L, -2, "limit");
+  if (r->kv_names) {
+    lua_geti(L, r->kv_names, row->pos[KVP_AX_KV] + 1);
+    lua_setfield(L, -2, "kv");
+  }
+  if (r->weights_names) {
+    lua_geti(L, r->weights_names, row->pos[KVP_AX_WEIGHTS] + 1);
+    lua_setfield(L, -2, "weights");
+  }
+}
+
+/* Call the function at fn with the row table at rowidx; one result. */
+static void call_lua(lua_State *L, int fn, int rowidx, const char *what) {
+  lua_pushvalue(L, fn);
+  lua_pushvalue(L, rowidx);
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+    kvl_error(L, "%s: %s", what, lua_tostring(L, -1));
+}
+
+static void write_label(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int label) {
+  lua_geti(L, r->labels, row->pos[KVP_AX_BASE] + 1);
+  lua_geti(L, -1, label);
+  size_t len;
+  const char *s;
+  if (lua_isinteger(L, -1)) {
+    kvp_csv_int(w, (int64_t)lua_tointeger(L, -1));
+  } else if ((s = lua_tolstring(L, -1, &len)) != NULL) {
+    kvp_csv_str(w, s, len);
+  } else {
+    kvp_csv_str(w, "", 0);
+  }
+  lua_pop(L, 2);
+}
+
+static void write_name(lua_State *L, kvp_csv *w, int names, int64_t pos) {
+  lua_geti(L, names, pos + 1);
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  kvp_csv_str(w, s ? s : "", s ? len : 0);
+  lua_pop(L, 1);
+}
+
+static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col) {
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+      if (lua_isinteger(L, idx)) {
+        kvp_csv_int(w, (int64_t)lua_tointeger(L, idx));
+      } else {
+        double v = lua_tonumber(L, idx);
+        if (v != v || v - v != 0) kvl_error(L, "column '%s' has no finite value (%s)", col, kvl_got(L, idx));
+        kvp_csv_double(w, v);
+      }
+      break;
+    case LUA_TBOOLEAN:
+      kvp_csv_str(w, lua_toboolean(L, idx) ? "true" : "false", lua_toboolean(L, idx) ? 4 : 5);
+      break;
+    case LUA_TSTRING: {
+      size_t len;
+      const char *s = lua_tolstring(L, idx, &len);
+      kvp_csv_str(w, s, len);
+      break;
+    }
+    default:
+      kvl_error(L, "column '%s' must be a number, string or boolean, %s", col, kvl_got(L, idx));
+  }
+}
+
+static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
+                      int cols) {
+  const kvp_ledger *l = row->ledger;
+  const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
+  for (int i = 0; i < r->ncol; i++) {
+    const column *c = &r->cols[i];
+    int64_t v = 0;
+    switch (c->id) {
+      case C_LABEL: write_label(L, r, w, row, c->label); continue;
+      case C_LUA:
+        lua_geti(L, cols, i + 1);
+        lua_geti(L, r->funcs, i + 1);
+        call_lua(L, lua_gettop(L), rowidx, lua_tostring(L, -2));
+        write_value(L, w, lua_gettop(L), lua_tostring(L, -3));
+        lua_pop(L, 3);
+        continue;
+      case C_KV:
+        write_name(L, w, r->kv_names, row->pos[KVP_AX_KV]);
+        continue;
+      case C_WEIGHTS:
+        write_name(L, w, r->weights_names, row->pos[KVP_AX_WEIGHTS]);
+        continue;
+      case C_FITS:
+        kvp_csv_str(w, row->fit.why == KVP_FITS ? "true" : "false", row->fit.why == KVP_FITS ? 4 : 5);
+        continue;
+      case C_LIMIT: {
+        const char *s = limit_names[row->fit.why];
+        kvp_csv_str(w, s, strlen(s));
+        continue;
+      }
+      case C_WHY: {
+        char buf[256];
+        int n = kvp_fit_explain(&row->fit, buf, sizeof buf);
+        kvp_csv_str(w, buf, n < 0 ? 0 : (size_t)n);
+        continue;
+      }
+      case C_KV_BYTES_PER_TOKEN: {
+        int64_t bits = st ? st->token_bits : 0;
+        if (bits % 8 == 0) kvp_csv_int(w, bits / 8);
+        else kvp_csv_double(w, (double)bits / 8.0);
+        continue;
+      }
+      case C_SEQ_BYTES:
+        if (st == NULL || kvp_ledger_seq_bytes(l, l->tight, row->context, &v) != KVP_OK) v = 0;
+        break;
+      case C_ROW: v = row->index + 1; break;
+      case C_TP: v = l->d.tp; break;
+      case C_PP: v = l->d.pp; break;
+      case C_CONTEXT: v = row->context; break;
+      case C_CONCURRENCY: v = row->concurrency; break;
+      case C_GPU_BYTES: case C_GPU_GIB: v = l->total; break;
+      case C_USABLE_BYTES: case C_USABLE_GIB: v = l->usable; break;
+      case C_WEIGHTS_BYTES: case C_WEIGHTS_GIB: v = st ? st->weights : 0; break;
+      case C_ACTIVATION_BYTES: case C_ACTIVATION_GIB: v = l->d.activation_bytes; break;
+      case C_OVERHEAD_BYTES: case C_OVERHEAD_GIB: v = l->d.overhead_bytes; break;
+      case C_KV_BUDGET_BYTES: case C_KV_BUDGET_GIB: v = st ? gib_num(st->kv_budget) : 0; break;
+      case C_KV_BLOCKS: v = (l->fit.why == KVP_FITS && st) ? st->blocks : 0; break;
+      case C_KV_TOKENS: v = kvp_ledger_kv_tokens(l); break;
+      case C_MAX_CONCURRENCY: v = row->max_concurrency; break;
+      case C_MAX_CONTEXT: v = row->max_context; break;
+    }
+    if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) kvp_csv_scaled(w, v, 30, c->prec);
+    else kvp_csv_int(w, v);
+  }
+  kvp_csv_endrow(w);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* "sweep: 1200000/2000000 rows (60 %), 9.1M rows/s, 0.1 s left" on stderr */
+static void progress(int64_t done, int64_t total, double start, int final) {
+  double t = now() - start, rate = t > 0 ? (double)done / t : 0;
+  double left = rate > 0 ? (double)(total - done) / rate : 0;
+  fprintf(stderr, "\rsweep: %lld/%lld rows (%d %%), %.1fM rows/s, %.1f s left   %s",
+          (long long)done, (long long)total, total ? (int)(100 * done / total) : 100,
+          rate / 1e6, left, final ? "\n" : "");
+  fflush(stderr);
+}
+
+/* sweep_core.run(spec) -> rows written, total rows of the whole sweep */
+static int l_run(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  holder *h = lua_newuserdatauv(L, sizeof *h, 0);
+  memset(h, 0, sizeof *h);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, holder_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  run *r = &h->r;
+
+  /* base deployments */
+  lua_getfield(L, 1, "bases");
+  luaL_checktype(L, -1, LUA_TTABLE);
+  r->ax.nbase = (int64_t)luaL_len(L, -1);
+  r->base = xcalloc(L, (size_t)r->ax.nbase, sizeof *r->base);
+  for (int64_t i = 0; i < r->ax.nbase; i++) {
+    lua_geti(L, -1, i + 1);
+    kvl_check_deploy(L, lua_gettop(L), &r->base[i]);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  r->ax.base = r->base;
+  r->ax.tp = r->tp = int_axis(L, 1, "tp", &r->ax.ntp);
+  r->ax.pp = r->pp = int_axis(L, 1, "pp", &r->ax.npp);
+  r->ax.context = r->context = int_axis(L, 1, "context", &r->ax.ncontext);
+  r->ax.concurrency = r->concurrency = int_axis(L, 1, "concurrency", &r->ax.nconcurrency);
+  r->ax.kv = r->kv = format_axis(L, 1, "kv", &r->ax.nkv);
+  r->ax.weights = r->weights = format_axis(L, 1, "weights", &r->ax.nweights);
+
+  lua_getfield(L, 1, "labels");
+  r->labels = lua_gettop(L);
+  luaL_checktype(L, r->labels, LUA_TTABLE);
+  r->kv_names = lua_getfield(L, 1, "kv_names") == LUA_TTABLE ? lua_gettop(L) : 0;
+  r->weights_names = lua_getfield(L, 1, "weights_names") == LUA_TTABLE ? lua_gettop(L) : 0;
+  r->funcs = lua_getfield(L, 1, "funcs") == LUA_TTABLE ? lua_gettop(L) : 0;
+  lua_getfield(L, 1, "filter");
+  r->filter = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
+  if (r->filter) {
+    r->needrow = 1;
+    r->want = KVP_WANT_FIT | KVP_WANT_MAXCONC | KVP_WANT_MAXCTX;
+  }
+  lua_getfield(L, 1, "columns");
+  int cols = lua_gettop(L);
+  luaL_checktype(L, cols, LUA_TTABLE);
+  read_columns(L, 1, cols, r);
+
+  /* the slice: shard k of n */
+  int64_t first = 0, end = 0, k = 1, n = 1, total;
+  if (lua_getfield(L, 1, "shard") == LUA_TTABLE) {
+    lua_geti(L, -1, 1);
+    lua_geti(L, -2, 2);
+    k = kvl_toint(L, -2, "shard");
+    n = kvl_toint(L, -1, "shard");
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_sweep_total(&r->ax, &total);
+  if (e != KVP_OK) return kvl_error(L, "the sweep has more than 2^63 rows");
+  if (kvp_sweep_shard(total, k, n, &first, &end) != KVP_OK)
+    return kvl_error(L, "shard %I/%I: expected K/N with 1 <= K <= N", (lua_Integer)k, (lua_Integer)n);
+  h->s = xcalloc(L, 1, sizeof *h->s);
+  e = kvp_sweep_init(h->s, &r->ax, first, end, r->want, &d);
+  if (e != KVP_OK) {
+    free(h->s);
+    h->s = NULL;
+    return kvl_core_error(L, e, &d, "sweep");
+  }
+
+  /* the writer: header now, rows streamed, renamed into place at the end */
+  lua_getfield(L, 1, "path");
+  const char *path = lua_tostring(L, -1);
+  char err[512];
+  h->w = kvp_csv_open(path, err, sizeof err);
+  if (h->w == NULL) return kvl_error(L, "%s", err);
+  for (int i = 0; i < r->ncol; i++) {
+    lua_geti(L, cols, i + 1);
+    size_t len;
+    const char *s = lua_tolstring(L, -1, &len);
+    kvp_csv_str(h->w, s, len);
+    lua_pop(L, 1);
+  }
+  kvp_csv_endrow(h->w);
+
+  lua_getfield(L, 1, "progress");
+  int show = lua_toboolean(L, -1) && isatty(STDERR_FILENO);
+  lua_pop(L, 1);
+  double start = now(), last = start;
+  int64_t written = 0;
+  kvp_sweep_row row;
+  int got;
+  int top = lua_gettop(L);
+  while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
+    int rowidx = 0;
+    if (r->needrow) {
+      push_row(L, r, &row);
+      rowidx = lua_gettop(L);
+      if (r->filter) {
+        call_lua(L, r->filter, rowidx, "sweep filter");
+        int keep = lua_toboolean(L, -1);
+        lua_settop(L, top);
+        if (!keep) continue;
+        push_row(L, r, &row);
+        rowidx = lua_gettop(L);
+      }
+    }
+    write_row(L, r, h->w, &row, rowidx, cols);
+    lua_settop(L, top);
+    written++;
+    if (show && (row.index & 0xffff) == 0 && now() - last > 0.25) {
+      last = now();
+      progress(row.index + 1 - first, end - first, start, 0);
+    }
+  }
+  if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
+  if (show) progress(end - first, end - first, start, 1);
+  kvp_csv *w = h->w;
+  h->w = NULL;
+  if (kvp_csv_close(w, err, sizeof err) < 0) return kvl_error(L, "%s", err);
+  lua_pushinteger(L, (lua_Integer)written);
+  lua_pushinteger(L, (lua_Integer)total);
+  return 2;
+}
+
+/* sweep_core.columns(): the built-in column names, in order */
+static int l_columns(lua_State *L) {
+  lua_createtable(L, (int)NBUILTIN, 0);
+  for (size_t i = 0; i < NBUILTIN; i++) {
+    lua_pushstring(L, builtin[i].name);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+/* sweep_core.shard(total, k, n) -> first, end (0-based, end exclusive) */
+static int l_shard(lua_State *L) {
+  int64_t first, end;
+  if (kvp_sweep_shard(kvl_toint(L, 1, "total"), kvl_toint(L, 2, "shard"), kvl_toint(L, 3, "shard"),
+                      &first, &end) != KVP_OK)
+    return kvl_error(L, "bad shard %s/%s", lua_tostring(L, 2), lua_tostring(L, 3));
+  lua_pushinteger(L, (lua_Integer)first);
+  lua_pushinteger(L, (lua_Integer)end);
+  return 2;
+}
+
+static const luaL_Reg funcs[] = {
+  {"run", l_run}, {"columns", l_columns}, {"shard", l_shard}, {NULL, NULL}
+};
+
+int luaopen_kvplan_sweep_core(lua_State *L);
+
+int luaopen_kvplan_sweep_core(lua_State *L) {
+  luaL_newlib(L, funcs);
+  return 1;
+}

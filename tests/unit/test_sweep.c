@@ -1,0 +1,158 @@
+/* test_sweep.c: cartesian sweeps: order, shards, caches, errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+#define GiB 1073741824LL
+
+static kvp_deploy base[2];
+
+static int setup(void **state) {
+  (void)state;
+  for (int i = 0; i < 2; i++) {
+    kvp_deploy_defaults(&base[i]);
+    if (kvp_model_init(&base[i].model, 80, 8192, 64, 8, 128, NULL) != KVP_OK) return -1;
+    base[i].model.params = base[i].model.active = 70000000000LL;
+    base[i].model.max_context = 131072;
+    base[i].gpu_bytes = (i == 0 ? 80 : 141) * GiB;
+  }
+  return 0;
+}
+
+static const int64_t tps[] = {1, 2, 4, 8};
+static const int64_t ctxs[] = {8192, 32768, 131072};
+static const int64_t concs[] = {1, 16};
+
+static kvp_sweep_axes axes(void) {
+  kvp_sweep_axes ax = {0};
+  ax.base = base;
+  ax.nbase = 2;
+  ax.tp = tps;
+  ax.ntp = 4;
+  ax.context = ctxs;
+  ax.ncontext = 3;
+  ax.concurrency = concs;
+  ax.nconcurrency = 2;
+  return ax;
+}
+
+static void rows_run_outermost_axis_first(void **state) {
+  (void)state;
+  kvp_sweep_axes ax = axes();
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  int64_t total;
+  assert_int_equal(kvp_sweep_total(&ax, &total), KVP_OK);
+  assert_int_equal(total, 2 * 4 * 3 * 2);
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, total, KVP_WANT_FIT | KVP_WANT_MAXCONC, NULL), KVP_OK);
+  int64_t n = 0;
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    assert_int_equal(r.index, n);
+    assert_int_equal(r.pos[KVP_AX_BASE], n / 24);
+    assert_int_equal(r.ledger->d.tp, tps[(n / 6) % 4]);
+    assert_int_equal(r.context, ctxs[(n / 2) % 3]);
+    assert_int_equal(r.concurrency, concs[n % 2]);
+    n++;
+  }
+  assert_int_equal(n, total);
+  kvp_sweep_free(&s);
+}
+
+static void cached_answers_equal_fresh_ledger_answers(void **state) {
+  (void)state;
+  kvp_sweep_axes ax = axes();
+  static kvp_sweep s;
+  static kvp_ledger l;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 48, KVP_WANT_FIT | KVP_WANT_MAXCONC | KVP_WANT_MAXCTX, NULL),
+                   KVP_OK);
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    kvp_deploy d = base[r.pos[KVP_AX_BASE]];
+    d.tp = tps[r.pos[KVP_AX_TP]];
+    assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+    int64_t mc, mx;
+    kvp_fit f;
+    assert_int_equal(kvp_ledger_max_concurrency(&l, r.context, &mc, &f), KVP_OK);
+    assert_int_equal(kvp_ledger_max_context(&l, r.concurrency, &mx, &f), KVP_OK);
+    assert_int_equal(kvp_ledger_fit(&l, r.context, r.concurrency, &f), KVP_OK);
+    assert_int_equal(r.max_concurrency, mc);
+    assert_int_equal(r.max_context, mx);
+    assert_int_equal(r.fit.why, f.why);
+  }
+  kvp_sweep_free(&s);
+}
+
+static void shards_cover_every_row_once_in_order(void **state) {
+  (void)state;
+  int64_t first, end, prev = 0;
+  for (int64_t k = 1; k <= 7; k++) {
+    assert_int_equal(kvp_sweep_shard(48, k, 7, &first, &end), KVP_OK);
+    assert_int_equal(first, prev);
+    prev = end;
+  }
+  assert_int_equal(prev, 48);
+  assert_int_equal(kvp_sweep_shard(INT64_MAX, 3, 3, &first, &end), KVP_OK);
+  assert_int_equal(end, INT64_MAX); /* no overflow in total * k */
+  assert_int_equal(kvp_sweep_shard(48, 0, 7, &first, &end), KVP_EINVAL);
+  assert_int_equal(kvp_sweep_shard(48, 8, 7, &first, &end), KVP_EINVAL);
+  /* a shard starting mid-sweep sees the same rows as the whole sweep */
+  kvp_sweep_axes ax = axes();
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_shard(48, 2, 3, &first, &end), KVP_OK);
+  assert_int_equal(kvp_sweep_init(&s, &ax, first, end, KVP_WANT_FIT, NULL), KVP_OK);
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.index, 16);
+  assert_int_equal(r.ledger->d.tp, tps[(16 / 6) % 4]);
+  assert_int_equal(r.context, ctxs[(16 / 2) % 3]);
+  kvp_sweep_free(&s);
+}
+
+static void empty_axes_keep_each_deployments_own_value(void **state) {
+  (void)state;
+  kvp_sweep_axes ax = {0};
+  ax.base = base;
+  ax.nbase = 1;
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 1, KVP_WANT_FIT, NULL), KVP_OK);
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.context, 131072);
+  assert_int_equal(r.concurrency, 1);
+  assert_int_equal(r.ledger->d.tp, 1);
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 0);
+  kvp_sweep_free(&s);
+}
+
+static void bad_axis_values_name_the_axis(void **state) {
+  (void)state;
+  kvp_sweep_axes ax = axes();
+  static kvp_sweep s;
+  kvp_diag d = {{0}};
+  const int64_t bad[] = {8192, 0};
+  ax.context = bad;
+  ax.ncontext = 2;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 1, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'context' must be an integer >= 1, got 0");
+  ax = axes();
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 49, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "row range [0, 49) outside the sweep's 48 rows");
+  ax.nbase = 0;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 0, KVP_WANT_FIT, &d), KVP_EINVAL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(rows_run_outermost_axis_first),
+    cmocka_unit_test(cached_answers_equal_fresh_ledger_answers),
+    cmocka_unit_test(shards_cover_every_row_once_in_order),
+    cmocka_unit_test(empty_axes_keep_each_deployments_own_value),
+    cmocka_unit_test(bad_axis_values_name_the_axis),
+  };
+  return cmocka_run_group_tests_name("sweep", tests, setup, NULL);
+}
