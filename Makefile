@@ -137,7 +137,10 @@ run: deps
 	@$(MAKE) --no-print-directory $(KVPLAN)
 	@$(KVPLAN)
 
+# The benchmark also needs python3 (the seed's baseline), GNU time and bc.
+BENCH_PKGS = python3 time bc
 bench: deps
+	@$(MAKE) --no-print-directory DEB_PKGS="$(BENCH_PKGS)" deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench/run.sh $(KVPLAN)
 

@@ -48,7 +48,7 @@ static int room(kvp_csv *w, size_t n) {
   return 0;
 }
 
-static int put(kvp_csv *w, const char *s, size_t n) {
+static int put_slow(kvp_csv *w, const char *s, size_t n) {
   while (n > 0) {
     if (room(w, 1) < 0) return -1;
     size_t k = BUFSZ - w->len < n ? BUFSZ - w->len : n;
@@ -60,9 +60,22 @@ static int put(kvp_csv *w, const char *s, size_t n) {
   return 0;
 }
 
-static int sep(kvp_csv *w) {
+static inline int put(kvp_csv *w, const char *s, size_t n) {
+  if (BUFSZ - w->len >= n && !w->failed) {
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+    return 0;
+  }
+  return put_slow(w, s, n);
+}
+
+static inline int sep(kvp_csv *w) {
   if (w->nfield++ == 0) return 0;
-  return put(w, ",", 1);
+  if (w->len < BUFSZ && !w->failed) {
+    w->buf[w->len++] = ',';
+    return 0;
+  }
+  return put_slow(w, ",", 1);
 }
 
 kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen) {
@@ -100,10 +113,22 @@ fail:
   return NULL;
 }
 
-int kvp_csv_str(kvp_csv *w, const char *s, size_t len) {
+int kvp_csv_needs_quotes(const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    if (c == ',' || c == '"' || c == '\r' || c == '\n' || c == '\0') return 1;
+  }
+  return 0;
+}
+
+int kvp_csv_raw(kvp_csv *w, const char *s, size_t len) {
   if (sep(w) < 0) return -1;
-  if (strcspn(s, ",\"\r\n") >= len && memchr(s, '\0', len) == NULL)
-    return put(w, s, len);
+  return put(w, s, len);
+}
+
+int kvp_csv_str(kvp_csv *w, const char *s, size_t len) {
+  if (!kvp_csv_needs_quotes(s, len)) return kvp_csv_raw(w, s, len);
+  if (sep(w) < 0) return -1;
   /* quoted: libcsv doubles the quotes; at most 2 * len + 2 bytes */
   size_t need = csv_write(NULL, 0, s, len);
   char small[256], *q = need <= sizeof small ? small : malloc(need);
@@ -117,16 +142,30 @@ int kvp_csv_str(kvp_csv *w, const char *s, size_t len) {
   return r;
 }
 
+static const char digits2[201] =
+  "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+  "8081828384858687888990919293949596979899";
+
 size_t kvp_fmt_int(char *buf, int64_t v) {
   char tmp[24];
-  size_t n = 0, len = 0;
+  size_t n = sizeof tmp, len = 0;
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  do {
-    tmp[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
+  while (u >= 100) { /* two digits a step */
+    unsigned d = (unsigned)(u % 100) * 2;
+    u /= 100;
+    tmp[--n] = digits2[d + 1];
+    tmp[--n] = digits2[d];
+  }
+  if (u >= 10) {
+    tmp[--n] = digits2[u * 2 + 1];
+    tmp[--n] = digits2[u * 2];
+  } else {
+    tmp[--n] = (char)('0' + u);
+  }
   if (v < 0) buf[len++] = '-';
-  while (n > 0) buf[len++] = tmp[--n];
+  memcpy(buf + len, tmp + n, sizeof tmp - n);
+  len += sizeof tmp - n;
   buf[len] = '\0';
   return len;
 }

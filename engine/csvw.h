@@ -21,6 +21,9 @@ kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen);
 /* Each field call appends one field to the current row; 0 on success,
  * -1 on failure (reason kept for kvp_csv_close). */
 int kvp_csv_str(kvp_csv *w, const char *s, size_t len);
+/* A field known to need no quotes (kvp_csv_needs_quotes returned 0). */
+int kvp_csv_raw(kvp_csv *w, const char *s, size_t len);
+int kvp_csv_needs_quotes(const char *s, size_t len);
 int kvp_csv_int(kvp_csv *w, int64_t v);
 int kvp_csv_fixed(kvp_csv *w, double v, int precision);  /* NaN, inf: -1 */
 int kvp_csv_double(kvp_csv *w, double v);                /* shortest exact */

@@ -44,6 +44,15 @@ static const char *const limit_names[] = {
   "context", "kv"
 };
 
+/* A label value resolved once: a string (kept alive by the labels table on
+ * the stack) or an integer. */
+typedef struct label {
+  const char *s;
+  size_t len;
+  int64_t i;
+  int isint, quote;
+} label;
+
 typedef struct column {
   col_id id;
   int prec;           /* digits for floats and GiB columns */
@@ -58,6 +67,9 @@ typedef struct run {
   kvp_format *kv, *weights;
   column *cols;
   int ncol;
+  label *lab;       /* [base * nlabel + label - 1] */
+  int nlabel;
+  label *kvn, *wn;  /* names along the kv and weights axes */
   unsigned want;
   int labels, kv_names, weights_names;  /* stack indices of name tables */
   int filter;                           /* stack index of the filter, or 0 */
@@ -82,6 +94,9 @@ static int holder_gc(lua_State *L) {
   free(h->r.kv);
   free(h->r.weights);
   free(h->r.cols);
+  free(h->r.lab);
+  free(h->r.kvn);
+  free(h->r.wn);
   if (h->s) {
     kvp_sweep_free(h->s);
     free(h->s);
@@ -239,27 +254,55 @@ static void call_lua(lua_State *L, int fn, int rowidx, const char *what) {
     kvl_error(L, "%s: %s", what, lua_tostring(L, -1));
 }
 
-static void write_label(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int label) {
-  lua_geti(L, r->labels, row->pos[KVP_AX_BASE] + 1);
-  lua_geti(L, -1, label);
-  size_t len;
-  const char *s;
-  if (lua_isinteger(L, -1)) {
-    kvp_csv_int(w, (int64_t)lua_tointeger(L, -1));
-  } else if ((s = lua_tolstring(L, -1, &len)) != NULL) {
-    kvp_csv_str(w, s, len);
+/* Resolve the value at idx (a string or number, converted in place to a
+ * string when it is a float) into lb. */
+static void resolve(lua_State *L, int idx, label *lb) {
+  if (lua_isinteger(L, idx)) {
+    lb->isint = 1;
+    lb->i = (int64_t)lua_tointeger(L, idx);
   } else {
-    kvp_csv_str(w, "", 0);
+    lb->s = lua_tolstring(L, idx, &lb->len);
+    if (lb->s == NULL) lb->s = "", lb->len = 0;
+    lb->quote = kvp_csv_needs_quotes(lb->s, lb->len);
   }
-  lua_pop(L, 2);
 }
 
-static void write_name(lua_State *L, kvp_csv *w, int names, int64_t pos) {
-  lua_geti(L, names, pos + 1);
-  size_t len;
-  const char *s = lua_tolstring(L, -1, &len);
-  kvp_csv_str(w, s ? s : "", s ? len : 0);
-  lua_pop(L, 1);
+/* Resolve every label of every base, and the kv and weights axis names. The
+ * strings stay alive in the tables, which stay on the stack for the run. */
+static void resolve_labels(lua_State *L, run *r) {
+  r->nlabel = 0;
+  for (int i = 0; i < r->ncol; i++)
+    if (r->cols[i].id == C_LABEL && r->cols[i].label > r->nlabel) r->nlabel = r->cols[i].label;
+  r->lab = xcalloc(L, (size_t)(r->ax.nbase * (r->nlabel ? r->nlabel : 1)), sizeof *r->lab);
+  for (int64_t b = 0; b < r->ax.nbase; b++) {
+    lua_geti(L, r->labels, b + 1);
+    for (int j = 1; j <= r->nlabel; j++) {
+      lua_geti(L, -1, j);
+      lua_pushvalue(L, -1);
+      lua_seti(L, -3, j); /* a float turned into a string stays referenced */
+      resolve(L, -1, &r->lab[b * r->nlabel + j - 1]);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  label **dst[2] = {&r->kvn, &r->wn};
+  int src[2] = {r->kv_names, r->weights_names};
+  for (int k = 0; k < 2; k++) {
+    if (!src[k]) continue;
+    int n = (int)luaL_len(L, src[k]);
+    *dst[k] = xcalloc(L, (size_t)n, sizeof **dst[k]);
+    for (int j = 1; j <= n; j++) {
+      lua_geti(L, src[k], j);
+      resolve(L, -1, &(*dst[k])[j - 1]);
+      lua_pop(L, 1);
+    }
+  }
+}
+
+static void write_lab(kvp_csv *w, const label *lb) {
+  if (lb->isint) kvp_csv_int(w, lb->i);
+  else if (lb->quote) kvp_csv_str(w, lb->s, lb->len);
+  else kvp_csv_raw(w, lb->s, lb->len);
 }
 
 static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col) {
@@ -295,7 +338,7 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
     const column *c = &r->cols[i];
     int64_t v = 0;
     switch (c->id) {
-      case C_LABEL: write_label(L, r, w, row, c->label); continue;
+      case C_LABEL: write_lab(w, &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1]); continue;
       case C_LUA:
         lua_geti(L, cols, i + 1);
         lua_geti(L, r->funcs, i + 1);
@@ -303,18 +346,14 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
         write_value(L, w, lua_gettop(L), lua_tostring(L, -3));
         lua_pop(L, 3);
         continue;
-      case C_KV:
-        write_name(L, w, r->kv_names, row->pos[KVP_AX_KV]);
-        continue;
-      case C_WEIGHTS:
-        write_name(L, w, r->weights_names, row->pos[KVP_AX_WEIGHTS]);
-        continue;
+      case C_KV: write_lab(w, &r->kvn[row->pos[KVP_AX_KV]]); continue;
+      case C_WEIGHTS: write_lab(w, &r->wn[row->pos[KVP_AX_WEIGHTS]]); continue;
       case C_FITS:
-        kvp_csv_str(w, row->fit.why == KVP_FITS ? "true" : "false", row->fit.why == KVP_FITS ? 4 : 5);
+        kvp_csv_raw(w, row->fit.why == KVP_FITS ? "true" : "false", row->fit.why == KVP_FITS ? 4 : 5);
         continue;
       case C_LIMIT: {
         const char *s = limit_names[row->fit.why];
-        kvp_csv_str(w, s, strlen(s));
+        kvp_csv_raw(w, s, strlen(s));
         continue;
       }
       case C_WHY: {
@@ -416,6 +455,7 @@ static int l_run(lua_State *L) {
   int cols = lua_gettop(L);
   luaL_checktype(L, cols, LUA_TTABLE);
   read_columns(L, 1, cols, r);
+  resolve_labels(L, r);
 
   /* the slice: shard k of n */
   int64_t first = 0, end = 0, k = 1, n = 1, total;

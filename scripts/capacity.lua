@@ -1,0 +1,84 @@
+-- scripts/capacity.lua: the KV token capacity and the maximum concurrency of
+-- a model over GPUs, tensor-parallel sizes and KV cache formats: what vLLM
+-- logs at startup as "GPU KV cache size: N tokens" and "Maximum concurrency
+-- for L tokens per request: X".
+--
+-- Run:  build/kvplan scripts/capacity.lua model=qwen3-32b context=32768 gpus=h100,l40s kv=bf16,fp8
+--
+-- Arguments (key=value; lists are comma-separated):
+--   model        catalog id or alias (required; see kv.models.all())
+--   context      tokens per request (default 0: the model's max_context)
+--   gpus         GPU ids or aliases (default: every catalogued GPU)
+--   kv           KV cache formats (default auto,fp8; auto is the model's
+--                activation dtype, as vLLM's kv_cache_dtype=auto)
+--   tp           tensor-parallel sizes (default 1)
+--   pp           pipeline-parallel stages (default 1)
+--   weights      weight format (default native: the checkpoint's own dtype
+--                or recorded size; or bf16, fp8, int4-g128, ...)
+--   utilization  fraction of the GPU memory the engine may use (default 0.9,
+--                vLLM's gpu_memory_utilization default)
+--   activation   activation peak per GPU (default 1 GiB)
+--   overhead     non-torch memory per GPU: CUDA context, NCCL (default 1 GiB)
+--   block        tokens per KV block (default 16, vLLM's default block size)
+-- The activation and overhead defaults sit inside the ranges vLLM's memory
+-- profiling logs show (ANCHORS.md section 4: activation peak 0.1-2 GiB,
+-- non-torch memory 0.1-3 GiB); they are not measured for this model: pass
+-- the values from your own vLLM startup log.
+--
+-- Output: one CSV row per GPU, TP and KV format, in the order given:
+--   model, gpu, tp, weights, kv,
+--   kv_bytes_per_token  KV bytes one token adds on one GPU (all layers)
+--   weights_gib         weights per GPU
+--   kv_budget_gib       memory per GPU left for the KV cache
+--   kv_tokens           tokens the KV cache holds (whole blocks, the null
+--                       block set aside; 0 when the model does not fit)
+--   context, max_concurrency  requests of `context` tokens that fit at once
+--   limit               none when one request fits, else what stops it
+--                       (weights, reserved, no_block, context, kv, tp_heads, ...)
+--   why                 the reason in words, empty when one request fits
+
+local kv = require "kvplan"
+
+local opt = kv.options(..., {
+  model = "", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
+  weights = "native", utilization = 0.9, activation = "1 GiB", overhead = "1 GiB", block = 16,
+})
+if opt.model == "" then
+  kv.util.raise("argument 'model' is required, e.g. model=llama-3.1-8b")
+end
+local model = kv.model(opt.model)
+local context = opt.context == 0 and model.max_context or opt.context
+local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
+if #opt.kv == 0 then kv.util.raise("argument 'kv' needs at least one format, e.g. kv=bf16,fp8") end
+if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2") end
+
+-- every deployment first, so a bad name or format fails before any output
+local rows = {}
+for _, g in ipairs(list) do
+  local gpu = kv.gpu(g)
+  for _, tp in ipairs(opt.tp) do
+    for _, f in ipairs(opt.kv) do
+      local d = kv.deploy{
+        model = model, gpu = gpu, tp = tp, pp = opt.pp, kv = f,
+        weights = opt.weights ~= "native" and opt.weights or nil,
+        utilization = opt.utilization, activation = opt.activation, overhead = opt.overhead,
+        block = opt.block,
+      }
+      local l = d:ledger()
+      local n, why, limit = l:max_concurrency(context)
+      rows[#rows + 1] = {
+        model = model.id, gpu = gpu.id, tp = tp, weights = d.weights.name, kv = d.kv.name,
+        kv_bytes_per_token = l.kv_bytes_per_token, weights_gib = kv.units.gib(l.weights),
+        kv_budget_gib = kv.units.gib(l.kv_budget), kv_tokens = l.kv_tokens, context = context,
+        max_concurrency = n, limit = limit, why = why,
+      }
+    end
+  end
+end
+
+local r = kv.report{columns = {
+  "model", "gpu", "tp", "weights", "kv", "kv_bytes_per_token", {"weights_gib", precision = 2},
+  {"kv_budget_gib", precision = 2}, "kv_tokens", "context", "max_concurrency", "limit", "why",
+}}
+for _, row in ipairs(rows) do r:row(row) end
+r:close()

@@ -1,0 +1,80 @@
+-- scripts/fit.lua: which GPUs, and at which tensor parallelism, hold a model
+-- at a context length and a number of concurrent requests; for each that does
+-- not, the limiting term and why.
+--
+-- Run:  build/kvplan scripts/fit.lua model=llama-3.1-70b context=32768 concurrency=16
+--
+-- Arguments (key=value; lists are comma-separated):
+--   model        catalog id or alias (required; see kv.models.all())
+--   context      tokens per request (default 0: the model's max_context)
+--   concurrency  requests running at once, each of `context` tokens (default 1)
+--   gpus         GPU ids or aliases (default: every catalogued GPU)
+--   tp           tensor-parallel sizes to try (default 1,2,4,8)
+--   pp           pipeline-parallel stages (default 1)
+--   kv           KV cache format (default auto: the model's activation dtype,
+--                as vLLM's kv_cache_dtype=auto; or bf16, fp8, ...)
+--   weights      weight format (default native: the checkpoint's own dtype
+--                or recorded size; or bf16, fp8, int4-g128, ...)
+--   utilization  fraction of the GPU memory the engine may use (default 0.9,
+--                vLLM's gpu_memory_utilization default)
+--   activation   activation peak per GPU (default 1 GiB)
+--   overhead     non-torch memory per GPU: CUDA context, NCCL (default 1 GiB)
+-- The activation and overhead defaults sit inside the ranges vLLM's memory
+-- profiling logs show (ANCHORS.md section 4: activation peak 0.1-2 GiB,
+-- non-torch memory 0.1-3 GiB); they are not measured for this model. Read
+-- yours from vLLM's startup log ("non_torch_memory takes X GiB; PyTorch
+-- activation peak memory takes Y GiB") and pass them, e.g. activation=2.3GiB.
+--
+-- Output: one CSV row per GPU and TP, in the order given:
+--   model, gpu, tp, weights, kv, context, concurrency,
+--   fits             true when `concurrency` requests of `context` tokens fit
+--   limit            the limiting term: none, weights, reserved, no_block,
+--                    kv, context, tp_heads, tp_kv_heads, pp_layers
+--   max_concurrency  requests of `context` tokens that fit (0: none)
+--   max_context      longest context for `concurrency` requests (0: none)
+--   weights_gib      weights per GPU; kv_budget_gib: memory left for the KV cache
+--   why              the reason in words, empty when it fits
+
+local kv = require "kvplan"
+
+local opt = kv.options(..., {
+  model = "", context = 0, concurrency = 1, gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
+  kv = "auto", weights = "native", utilization = 0.9, activation = "1 GiB",
+  overhead = "1 GiB",
+})
+if opt.model == "" then
+  kv.util.raise("argument 'model' is required, e.g. model=llama-3.1-70b")
+end
+local model = kv.model(opt.model)
+local context = opt.context == 0 and model.max_context or opt.context
+local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
+if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2,4,8") end
+
+-- every deployment first, so a bad name or size fails before any output
+local rows = {}
+for _, g in ipairs(list) do
+  local gpu = kv.gpu(g)
+  for _, tp in ipairs(opt.tp) do
+    local d = kv.deploy{
+      model = model, gpu = gpu, tp = tp, pp = opt.pp, kv = opt.kv,
+      weights = opt.weights ~= "native" and opt.weights or nil,
+      utilization = opt.utilization, activation = opt.activation, overhead = opt.overhead,
+    }
+    local row = kv.report.ledger_row(d, context, opt.concurrency)
+    local _, _, limit = d:ledger():fit(row.context, row.concurrency)
+    rows[#rows + 1] = {
+      model = row.model, gpu = row.gpu, tp = row.tp, weights = row.weights, kv = row.kv,
+      context = row.context, concurrency = row.concurrency, fits = row.fits, limit = limit,
+      max_concurrency = row.max_concurrency, max_context = row.max_context,
+      weights_gib = row.weights_gib, kv_budget_gib = row.kv_budget_gib, why = row.why,
+    }
+  end
+end
+
+local r = kv.report{columns = {
+  "model", "gpu", "tp", "weights", "kv", "context", "concurrency", "fits", "limit",
+  "max_concurrency", "max_context", {"weights_gib", precision = 2},
+  {"kv_budget_gib", precision = 2}, "why",
+}}
+for _, row in ipairs(rows) do r:row(row) end
+r:close()

@@ -1,0 +1,36 @@
+-- tests/bench/sweep.lua: the benchmark sweep: dense full-attention models x
+-- GPUs x tp x context x concurrency, bf16 weights and KV, vLLM budget at 0.9.
+-- Arguments: contexts=N (context values 512, 1024, ... N * 512), inputs=FILE
+-- (write the model and GPU facts for the baselines there and stop).
+local kv = require "kvplan"
+local o = kv.options(..., {contexts = 250, inputs = ""})
+
+local models = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
+                "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "qwen2.5-7b", "qwen2.5-72b"}
+local gpus = {}
+for _, g in ipairs(kv.gpus.all()) do
+  if g.memory_basis == "visible" then gpus[#gpus + 1] = g.id end
+end
+
+if o.inputs ~= "" then
+  local f = assert(io.open(o.inputs, "w"))
+  for _, id in ipairs(models) do
+    local m = kv.model(id)
+    f:write(string.format("model %s %d %d %d %d %d %d\n", m.id, m.layers, m.heads, m.kv_heads,
+                          m.head_dim, m.params, m.max_context))
+  end
+  for _, id in ipairs(gpus) do
+    f:write(string.format("gpu %s %d\n", id, kv.gpu(id).visible_bytes))
+  end
+  f:write(string.format("contexts %d\n", o.contexts))
+  f:close()
+  return
+end
+
+local ctx = {}
+for i = 1, o.contexts do ctx[i] = 512 * i end
+kv.sweep{model = models, gpu = gpus, tp = {1, 2, 4, 8}, context = ctx,
+         concurrency = {1, 2, 4, 8, 16, 32, 64, 128},
+         kv = "bf16", weights = "bf16", base = {utilization = 0.9},
+         columns = {"model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
+                    "kv_budget_gib", "max_concurrency", "fits"}}:write()
