@@ -213,11 +213,10 @@ static int l_read(lua_State *L) {
     size_t start = 0;
     for (size_t i = 0; i < n && !bad; i++) {
       if (buf[i] != '\n') continue;
-      lua_Integer before = r.nrow;
       if (csv_parse(&p, buf + start, i + 1 - start, on_field, on_row, &r) != i + 1 - start) bad = 1;
       start = i + 1;
       r.cur++;
-      if (r.nrow != before || !r.open) r.line = r.cur; /* next row starts on the next line */
+      if (p.pstate == 0) r.line = r.cur; /* no row in progress: the next starts here */
     }
     if (!bad && start < n && csv_parse(&p, buf + start, n - start, on_field, on_row, &r) != n - start)
       bad = 1;

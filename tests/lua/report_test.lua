@@ -29,3 +29,20 @@ for k, v in pairs(a) do check.eq(b[k], v, k) end
 
 os.remove(path)
 os.remove(dir)
+
+-- the CSV reader: rows and the line each starts on, quoted line breaks included
+local dir2 = check.tmpdir()
+local f = assert(io.open(dir2 .. "/q.csv", "wb"))
+f:write('a,b\n1,2\n"x\ny",3\n4,"5"\n')
+f:close()
+local rows, lines = kv.csv.read(dir2 .. "/q.csv")
+check.eq(#rows, 4, "rows")
+check.eq(rows[3][1], "x\ny", "quoted line break")
+check.eq(lines[3], 3, "a row starts on its first line")
+check.eq(lines[4], 5, "the next row after a two-line row")
+check.eq(rows[4][2], "5", "quoted field")
+local none, msg = kv.csv.read(dir2 .. "/missing.csv")
+check.eq(none, nil, "missing file")
+assert(msg:find("cannot open '.*missing.csv'"), msg)
+os.remove(dir2 .. "/q.csv")
+os.remove(dir2)
