@@ -75,5 +75,15 @@ done
 expect bad_shard 2 "kvplan: bad --shard '3/2' (expected K/N with 1 <= K <= N)" -- --shard 3/2 tests/batch/sweep.lua
 expect merge_headers 1 "kvplan: '$out/batch/good_b-gpus.csv' has another header than '$out/batch/good_a.csv': gpu" -- \
   merge -o "$out/m.csv" "$out/batch/good_a.csv" "$out/batch/good_b-gpus.csv"
+# progress: a line on a terminal's stderr, none with --quiet or off a terminal
+if command -v script >/dev/null 2>&1; then
+  script -qc "$kvplan tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null > "$out/tty.txt" 2>&1
+  script -qc "$kvplan --quiet tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null > "$out/tty_quiet.txt" 2>&1
+  "$kvplan" tests/bench/sweep.lua contexts=600 > /dev/null 2> "$out/notty.txt"
+  if grep -q "sweep: 4992000/4992000 rows (100 %)" "$out/tty.txt" && [ ! -s "$out/tty_quiet.txt" ] &&
+     [ ! -s "$out/notty.txt" ]; then
+    pass=$((pass + 1)); echo "ok   cli progress line only on a terminal"
+  else fail=$((fail + 1)); echo "FAIL cli progress"; fi
+fi
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
