@@ -46,48 +46,10 @@ end
 
 function GPU:__tostring() return "kvplan.GPU '" .. self.id .. "'" end
 
-local catalog, by_name
-
-local function index()
-  if catalog then return end
-  catalog, by_name = {}, {}
-  local data = require "kvplan.catalog.gpus_data"
-  for _, t in ipairs(data) do M.add(t) end
-end
-
---- Add a GPU to the catalog under its id and aliases.
-function M.add(t)
-  index()
-  local g = getmetatable(t) == GPU and t or M.new(t)
-  if by_name[g.id:lower()] then util.raise("gpu '%s' is already in the catalog", g.id) end
-  catalog[#catalog + 1] = g
-  by_name[g.id:lower()] = g
-  for _, a in ipairs(g.aliases or {}) do
-    local k = a:lower()
-    if by_name[k] == nil then by_name[k] = g end
-  end
-  return g
-end
-
-function M.all()
-  index()
-  local out = {}
-  for i, g in ipairs(catalog) do out[i] = g end
-  return out
-end
-
---- The GPU named by id or alias (any case); a GPU or table passes through.
-function M.get(name)
-  if getmetatable(name) == GPU then return name end
-  if type(name) == "table" then return M.new(name) end
-  if type(name) ~= "string" then util.raise("field 'gpu' must be a name or table, got %s", type(name)) end
-  index()
-  local g = by_name[name:lower()]
-  if g then return g end
-  local ids = {}
-  for i, c in ipairs(catalog) do ids[i] = c.id end
-  util.raise("unknown gpu '%s'%s", name, util.suggest(name, ids, true))
-end
+--- M.add(t): add a GPU to the catalog under its id and aliases;
+--- M.all(): every catalogued GPU; M.get(name): by id or alias, any case.
+M.add, M.all, M.get = require("kvplan.catalog").new("gpu", GPU, function(t) return M.new(t) end,
+                                                   "kvplan.catalog.gpus_data")
 
 --- Add the GPUs of a CSV file to the catalog (see catalog_csv.lua).
 function M.load_csv(path) return require("kvplan.catalog_csv").load_gpus(path) end

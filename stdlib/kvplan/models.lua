@@ -116,49 +116,10 @@ function Model:__tostring() return "kvplan.Model '" .. self.id .. "'" end
 
 -- ---- the catalog ----------------------------------------------------------
 
-local catalog, by_name -- built on first use
-
-local function index()
-  if catalog then return end
-  catalog, by_name = {}, {}
-  local data = require "kvplan.catalog.models_data"
-  for _, t in ipairs(data) do M.add(t) end
-end
-
---- Add a model (a table or a Model) to the catalog under its id and aliases.
-function M.add(t)
-  index()
-  local m = getmetatable(t) == Model and t or M.new(t)
-  if by_name[m.id:lower()] then util.raise("model '%s' is already in the catalog", m.id) end
-  catalog[#catalog + 1] = m
-  by_name[m.id:lower()] = m
-  for _, a in ipairs(m.aliases or {}) do
-    local k = a:lower()
-    if by_name[k] == nil then by_name[k] = m end
-  end
-  return m
-end
-
---- Every catalogued model, in catalog order.
-function M.all()
-  index()
-  local out = {}
-  for i, m in ipairs(catalog) do out[i] = m end
-  return out
-end
-
---- The model named by id or alias (any case); a Model or table passes through.
-function M.get(name)
-  if getmetatable(name) == Model then return name end
-  if type(name) == "table" then return M.new(name) end
-  if type(name) ~= "string" then util.raise("field 'model' must be a name or table, got %s", type(name)) end
-  index()
-  local m = by_name[name:lower()]
-  if m then return m end
-  local ids = {}
-  for i, c in ipairs(catalog) do ids[i] = c.id end
-  util.raise("unknown model '%s'%s", name, util.suggest(name, ids, true))
-end
+--- M.add(t): add a model to the catalog under its id and aliases;
+--- M.all(): every catalogued model; M.get(name): by id or alias, any case.
+M.add, M.all, M.get = require("kvplan.catalog").new("model", Model, function(t) return M.new(t) end,
+                                                   "kvplan.catalog.models_data")
 
 --- A Model from a Hugging Face model directory or config.json (local files
 --- only; see hf.lua).
