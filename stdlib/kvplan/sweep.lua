@@ -15,7 +15,8 @@
 -- deployments (one kv.deploy each); the second is looped over in C.
 -- Speed: the C path writes millions of rows a second. A `filter` or a Lua
 -- column calls Lua for every row (a table per row and a call): expect
--- roughly 20-50x fewer rows a second on that path.
+-- roughly 10x fewer rows a second on that path (about a million a second
+-- on the machine of the README's figures, against over ten million).
 
 local core = require "kvplan.sweep_core"
 local util = require "kvplan.util"
