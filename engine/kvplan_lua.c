@@ -11,6 +11,7 @@
 
 int luaopen_kvplan_core(lua_State *L);
 int luaopen_kvplan_csv(lua_State *L);
+int luaopen_kvplan_json(lua_State *L);
 int luaopen_kvplan_sweep_core(lua_State *L);
 int luaopen_kvplan(lua_State *L);
 
@@ -18,6 +19,7 @@ int luaopen_kvplan(lua_State *L);
 static const luaL_Reg cmods[] = {
   {"kvplan.core", luaopen_kvplan_core},
   {"kvplan.csv", luaopen_kvplan_csv},
+  {"kvplan.json", luaopen_kvplan_json},
   {"kvplan.sweep_core", luaopen_kvplan_sweep_core},
   {NULL, NULL}
 };

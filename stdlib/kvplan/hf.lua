@@ -1,0 +1,1021 @@
+-- stdlib/kvplan/hf.lua: a Model from a Hugging Face checkpoint's local files:
+-- config.json, model.safetensors.index.json and the *.safetensors headers.
+-- Stdlib layer: maps each family's config fields onto the model schema of
+-- models.lua; JSON parsing and header reading are kvplan.json's (jansson).
+-- Local files only: nothing here touches the network.
+--
+--   local m = kv.models.from_hf("path/to/Llama-3.1-8B")        -- a directory
+--   local m = kv.models.from_hf("path/to/config.json", {id = "mine"})
+--
+-- Every fact the Model carries is recorded in m.source with the file and the
+-- field it came from. The field rules follow transformers' configuration
+-- classes and vLLM's ModelConfig (vllm/config/model.py: get_head_size,
+-- get_total_num_kv_heads, get_hf_config_sliding_window); where a family's
+-- rule is its own, the class is named at the rule.
+
+local formats = require "kvplan.formats"
+local json = require "kvplan.json"
+local models = require "kvplan.models"
+local util = require "kvplan.util"
+
+local M = {}
+local null = json.null
+
+-- ---- families ------------------------------------------------------------
+-- Traits by model_type. `tie` is the default of tie_word_embeddings in the
+-- transformers config class (used when the file omits it); `defaults` are
+-- other class defaults that real checkpoints rely on (a file that omits
+-- anything else gets a "missing field" error, never a silent default).
+-- `class` names the transformers class those defaults come from.
+local families = {
+  llama = {tie = false},
+  -- MistralConfig(sliding_window=4096): an absent key means a 4096 window,
+  -- an explicit null means none (Mistral-7B-v0.3)
+  mistral = {tie = false, class = "MistralConfig", defaults = {sliding_window = 4096}},
+  mixtral = {tie = false, moe = "all"},
+  -- Qwen2Config/Qwen3Config: sliding only with use_sliding_window true, on
+  -- layers i >= max_window_layers (default 28); q/k/v carry biases in Qwen2
+  qwen2 = {tie = false, qkv_bias = true, swa_flag = true, class = "Qwen2Config",
+           defaults = {max_window_layers = 28}},
+  qwen3 = {tie = false, qk_norm = true, swa_flag = true, class = "Qwen3Config",
+           defaults = {max_window_layers = 28}},
+  qwen3_moe = {tie = false, qk_norm = true, swa_flag = true, moe = "qwen",
+               class = "Qwen3MoeConfig", defaults = {max_window_layers = 28}},
+  -- Qwen3NextConfig defaults (= Qwen3-Next-80B-A3B-Instruct): gated
+  -- attention (q_proj doubled), Gated DeltaNet on 3 of every 4 layers
+  qwen3_next = {tie = false, qk_norm = true, gated_q = true, moe = "qwen", hybrid = "gdn",
+                class = "Qwen3NextConfig", defaults = {
+                  head_dim = 256, full_attention_interval = 4, linear_conv_kernel_dim = 4,
+                  linear_key_head_dim = 128, linear_value_head_dim = 128,
+                  linear_num_key_heads = 16, linear_num_value_heads = 32}},
+  -- Gemma2Config: layer i sliding when (i + 1) % 2 != 0 (layer 0 local)
+  gemma2 = {tie = true, norms = 4, sliding_pattern = 2},
+  -- Gemma3TextConfig defaults: google/gemma-3-*-it config.json files give
+  -- only the non-default fields under text_config (4B: no heads, no head_dim)
+  gemma3_text = {tie = true, norms = 4, qk_norm = true, class = "Gemma3TextConfig", defaults = {
+                   vocab_size = 262208, num_attention_heads = 8, num_key_value_heads = 4,
+                   head_dim = 256, max_position_embeddings = 131072, sliding_window = 4096,
+                   sliding_window_pattern = 6}},
+  deepseek_v2 = {tie = false, moe = "deepseek"},
+  -- DeepseekV3: the router's e_score_correction_bias (topk_method noaux_tc)
+  deepseek_v3 = {tie = false, moe = "deepseek", router_bias = true},
+  phi3 = {tie = false},
+  -- FalconConfig: no max_position_embeddings key in the released files
+  -- (default 2048), FFN 4 * hidden, lm_head tied
+  falcon = {tie = true, falcon = true, class = "FalconConfig",
+            defaults = {max_position_embeddings = 2048}},
+  gpt_oss = {tie = false, sinks = true, moe = "all", expert_bias = true, router_bias = true},
+  -- JambaConfig: attention on layer i when i % attn_layer_period ==
+  -- attn_layer_offset, Mamba elsewhere; MoE when i % expert_layer_period ==
+  -- expert_layer_offset
+  jamba = {tie = false, moe = "jamba", hybrid = "mamba", class = "JambaConfig", defaults = {
+             attn_layer_period = 8, attn_layer_offset = 4, expert_layer_period = 2,
+             expert_layer_offset = 1, mamba_d_state = 16, mamba_d_conv = 4, mamba_expand = 2,
+             mamba_conv_bias = true, mamba_proj_bias = false}},
+  -- Llama4TextConfig: chunked local attention on the RoPE layers
+  -- (no_rope_layers[i] == 1, default every layer but each 4th)
+  llama4_text = {tie = false, moe = "llama4", chunked = true, class = "Llama4TextConfig",
+                 defaults = {no_rope_layer_interval = 4, interleave_moe_layer_step = 1,
+                             attention_chunk_size = 8192}},
+}
+families.RefinedWeb = families.falcon      -- the first Falcon releases' model_type
+families.RefinedWebModel = families.falcon
+families.gemma = {tie = true}
+for name, f in pairs(families) do f.name = name end
+
+-- Multimodal wrappers whose language model sits under text_config.
+local wrappers = {gemma3 = "gemma3_text", llama4 = "llama4_text"}
+
+-- Field aliases of older configs (transformers attribute_map / FalconConfig).
+local aliases = {
+  num_hidden_layers = {"num_hidden_layers", "n_layer"},
+  num_attention_heads = {"num_attention_heads", "n_head"},
+  hidden_size = {"hidden_size", "n_embed"},
+}
+
+-- ---- reading a config ----------------------------------------------------
+
+local function show(v)
+  if type(v) == "string" then return "'" .. v .. "'" end
+  if v == null then return "null" end
+  if type(v) == "table" then return "a JSON object or array" end
+  return tostring(v)
+end
+
+local Cfg = {}
+Cfg.__index = Cfg
+
+--- The value of field name and where it came from: text_config first (for
+--- multimodal wrappers), then the top level, then the family's class
+--- default. An explicit null is an answer (nil), not a reason to default.
+function Cfg:get(name)
+  for _, scope in ipairs(self.scopes) do
+    local v = scope.t[name]
+    if v == null then return nil, scope.prefix .. name end
+    if v ~= nil then return v, scope.prefix .. name end
+  end
+  local d = self.fam.defaults and self.fam.defaults[name]
+  if d ~= nil then
+    return d, string.format("%s=%s (%s default)", name, tostring(d), self.fam.class)
+  end
+end
+
+function Cfg:label(name) return (self.scopes[1].prefix or "") .. name end
+
+function Cfg:raise(fmt, ...) util.raise("%s: " .. fmt, self.file, ...) end
+
+--- An integer field (names: one name or a list of aliases), at least min
+--- (default 1); absent gives nil unless required.
+function Cfg:int(names, min, required)
+  names = type(names) == "string" and (aliases[names] or {names}) or names
+  min = min or 1
+  for _, n in ipairs(names) do
+    local v, where = self:get(n)
+    if v ~= nil then
+      local i = math.type(v) == "integer" and v or (math.type(v) == "float" and math.tointeger(v))
+      if not i or i < min then
+        self:raise("field '%s' must be a %s integer, got %s", where,
+                   min >= 1 and "positive" or "non-negative", show(v))
+      end
+      return i, where
+    end
+  end
+  if required then self:raise("missing field '%s'", self:label(names[1])) end
+  return nil
+end
+
+function Cfg:bool(name)
+  local v, where = self:get(name)
+  if v ~= nil and type(v) ~= "boolean" then
+    self:raise("field '%s' must be true or false, got %s", where, show(v))
+  end
+  return v, where
+end
+
+function Cfg:str(name)
+  local v, where = self:get(name)
+  if v ~= nil and type(v) ~= "string" then
+    self:raise("field '%s' must be a string, got %s", where, show(v))
+  end
+  return v, where
+end
+
+function Cfg:list(name)
+  local v, where = self:get(name)
+  if v ~= nil and (type(v) ~= "table" or (next(v) ~= nil and v[1] == nil)) then
+    self:raise("field '%s' must be an array, got %s", where, show(v))
+  end
+  return v, where
+end
+
+-- ---- files -----------------------------------------------------------------
+
+local function read(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local text, rerr = f:read("a")
+  f:close()
+  if text == nil then util.raise("cannot read '%s': %s", path, tostring(rerr)) end
+  return text
+end
+
+--- A JSON file's object; nil, message when it cannot be opened.
+local function read_json(path)
+  local text, err = read(path)
+  if not text then return nil, err end
+  local v = json.decode(text, path)
+  if type(v) ~= "table" or (next(v) ~= nil and v[1] ~= nil) then
+    util.raise("%s: expected a JSON object at the top level, got %s", path, show(v))
+  end
+  return v
+end
+
+local function basename(p) return (p:gsub("/+$", ""):match("([^/]*)$")) end
+
+-- ---- checked integer arithmetic (parameter counts of malformed files) ----
+
+local MAXI = math.maxinteger
+local function mul(file, ...)
+  local r = 1
+  for i = 1, select("#", ...) do
+    local x = select(i, ...)
+    if x ~= 0 and r > MAXI // x then util.raise("%s: parameter count overflows 64 bits", file) end
+    r = r * x
+  end
+  return r
+end
+
+-- ---- layer kinds -------------------------------------------------------------
+
+local layer_type_kinds = {
+  full_attention = "full", sliding_attention = "sliding", chunked_attention = "chunked",
+  linear_attention = "state", mamba = "state", attention = "full",
+}
+
+--- The kind of every layer (a list of "full", "sliding", "chunked",
+--- "state"), and how it was decided.
+local function kinds_of(C, a)
+  local n, fam = a.layers, C.fam
+  local kinds, how = {}, nil
+  local types, where = C:list("layer_types")
+  if types then
+    if #types ~= n then
+      C:raise("field '%s' has %d entries, expected %d (num_hidden_layers)", where, #types, n)
+    end
+    for i = 1, n do
+      local k = layer_type_kinds[types[i]]
+      if k == nil then
+        C:raise("field '%s' entry %d is %s, expected one of attention, chunked_attention, " ..
+                "full_attention, linear_attention, mamba, sliding_attention", where, i,
+                show(types[i]))
+      end
+      kinds[i] = k
+    end
+    how = where
+  elseif fam.hybrid == "gdn" then
+    -- Qwen3NextConfig: layer i full when (i + 1) % full_attention_interval == 0
+    local every, w = C:int("full_attention_interval", 1, true)
+    for i = 0, n - 1 do kinds[i + 1] = (i + 1) % every == 0 and "full" or "state" end
+    how = w .. ": full attention when (i+1) % " .. every .. " == 0, linear attention elsewhere"
+  elseif fam.hybrid == "mamba" then
+    local period, w1 = C:int("attn_layer_period", 1, true)
+    local offset, w2 = C:int("attn_layer_offset", 0, true)
+    if offset >= period then
+      C:raise("field '%s' must be below attn_layer_period %d, got %d", w2, period, offset)
+    end
+    for i = 0, n - 1 do kinds[i + 1] = i % period == offset and "full" or "state" end
+    how = string.format("%s, %s: attention when i %% %d == %d, Mamba elsewhere", w1, w2, period,
+                        offset)
+  elseif fam.chunked and C:int("attention_chunk_size") then
+    local rope, w = C:list("no_rope_layers")
+    if rope and #rope > 0 then
+      if #rope ~= n then C:raise("field '%s' has %d entries, expected %d", w, #rope, n) end
+      for i = 1, n do kinds[i] = (rope[i] ~= 0 and rope[i] ~= false) and "chunked" or "full" end
+      how = w .. ": chunked attention on RoPE layers (1), full on NoPE layers (0)"
+    else
+      local every, w2 = C:int("no_rope_layer_interval", 1, true)
+      for i = 0, n - 1 do kinds[i + 1] = (i + 1) % every ~= 0 and "chunked" or "full" end
+      how = w2 .. ": every " .. every .. "th layer NoPE full attention, the rest chunked"
+    end
+  else
+    local window, ww = C:int("sliding_window")
+    local use, uw = C:bool("use_sliding_window")
+    if window and fam.swa_flag then
+      if use ~= true then
+        window, how = nil, (uw or "use_sliding_window absent") .. " false: no sliding window"
+      else
+        local from, w = C:int("max_window_layers", 0, true)
+        for i = 0, n - 1 do kinds[i + 1] = i >= from and "sliding" or "full" end
+        how = ww .. " on layers i >= " .. w
+      end
+    elseif window and use == false then
+      -- vLLM get_hf_config_sliding_window: use_sliding_window false wins
+      window, how = nil, uw .. " false: no sliding window"
+    elseif window then
+      local every, w = C:int({"sliding_window_pattern", "_sliding_window_pattern"})
+      every = every or fam.sliding_pattern
+      if every then
+        for i = 0, n - 1 do kinds[i + 1] = (i + 1) % every ~= 0 and "sliding" or "full" end
+        how = ww .. ", " .. (w or fam.name .. " alternation") .. ": sliding when (i+1) % " ..
+              every .. " != 0"
+      else
+        for i = 1, n do kinds[i] = "sliding" end
+        how = ww .. " on every layer"
+      end
+    end
+    if not next(kinds) then
+      for i = 1, n do kinds[i] = "full" end
+      how = how or "no sliding_window: full attention on every layer"
+    end
+  end
+  return kinds, how
+end
+
+-- Bytes per element of a dtype name (torch_dtype values).
+local dtype_names = {bfloat16 = "bf16", float16 = "fp16", float32 = "fp32", half = "fp16",
+                     float = "fp32", bf16 = "bf16", fp16 = "fp16", fp32 = "fp32"}
+local dtype_bytes = {bf16 = 2, fp16 = 2, fp32 = 4}
+
+--- The fixed per-sequence state of a linear-attention (Gated DeltaNet) or
+--- Mamba layer, and the number of parts it splits into under TP. vLLM
+--- MambaStateShapeCalculator (vllm/model_executor/layers/mamba/mamba_utils.py):
+---   gated_delta_net_state_shape: conv (conv_kernel - 1) x (2*k_heads*k_dim +
+---     v_heads*v_dim), temporal v_heads x k_dim x v_dim, both split over TP;
+---   mamba1_state_shape: conv intermediate x (d_conv - 1), temporal
+---     intermediate x d_state (intermediate = mamba_expand * hidden).
+--- Elements are in the model dtype (vLLM mamba_cache_dtype "auto"); a config
+--- field mamba_ssm_dtype (Qwen3.5) sets the temporal state's dtype.
+local function state_of(C, a)
+  local ssm_bytes = a.dtype_bytes
+  local sd, sw = C:str("mamba_ssm_dtype")
+  if sd then
+    local d = dtype_names[sd:lower()]
+    if not d then
+      C:raise("field '%s' must be one of bfloat16, float16, float32, got %s", sw, show(sd))
+    end
+    ssm_bytes = dtype_bytes[d]
+  end
+  if C.fam.hybrid == "gdn" then
+    local kernel = C:int("linear_conv_kernel_dim", 1, true)
+    local nk, dk = C:int("linear_num_key_heads", 1, true), C:int("linear_key_head_dim", 1, true)
+    local nv, dv = C:int("linear_num_value_heads", 1, true), C:int("linear_value_head_dim", 1, true)
+    local conv = mul(C.file, kernel - 1, 2 * nk * dk + nv * dv)
+    local temporal = mul(C.file, nv, dk, dv)
+    local bytes = conv * a.dtype_bytes + temporal * ssm_bytes
+    a.linear = {kernel = kernel, nk = nk, dk = dk, nv = nv, dv = dv}
+    return {kind = "state", state_bytes = bytes, state_heads = nk,
+            note = string.format("Gated DeltaNet: conv %d x %d + recurrent %d x %d x %d elements",
+                                 kernel - 1, 2 * nk * dk + nv * dv, nv, dk, dv)}
+  elseif C.fam.hybrid == "mamba" then
+    local expand, dconv = C:int("mamba_expand", 1, true), C:int("mamba_d_conv", 1, true)
+    local dstate = C:int("mamba_d_state", 1, true)
+    local inner = mul(C.file, expand, a.hidden)
+    local bytes = mul(C.file, inner, dconv - 1) * a.dtype_bytes
+                  + mul(C.file, inner, dstate) * ssm_bytes
+    a.mamba = {inner = inner, d_conv = dconv, d_state = dstate}
+    return {kind = "state", state_bytes = bytes, state_heads = inner,
+            note = string.format("Mamba: conv %d x %d + SSM %d x %d elements",
+                                 inner, dconv - 1, inner, dstate)}
+  end
+  C:raise("model_type %s has linear-attention or Mamba layers whose state size kvplan does not " ..
+          "know (known: qwen3_next, jamba)", show(C.model_type))
+end
+
+--- The per-layer shapes as a cyclic pattern of runs (models.lua
+--- layer_kinds), or nil when every layer is full attention.
+local function pattern_of(C, a, kinds)
+  local shapes, state = {}, nil
+  local full = true
+  for i, k in ipairs(kinds) do
+    if k == "sliding" then
+      if not a.window then C:raise("layer %d is sliding_attention but field '%s' is absent", i - 1,
+                                   C:label("sliding_window")) end
+      shapes[i] = {kind = "sliding", window = a.window}
+    elseif k == "chunked" then
+      if not a.chunk then C:raise("layer %d is chunked_attention but field '%s' is absent", i - 1,
+                                  C:label("attention_chunk_size")) end
+      shapes[i] = {kind = "chunked", window = a.chunk}
+    elseif k == "state" then
+      state = state or state_of(C, a)
+      shapes[i] = state
+    else
+      shapes[i] = {kind = "full"}
+    end
+    if k ~= "full" then full = false end
+  end
+  if full then return nil end
+  local n = #shapes
+  local function same(x, y)
+    return x.kind == y.kind and x.window == y.window and x.state_bytes == y.state_bytes
+  end
+  local period = n
+  for p = 1, n do
+    local ok = true
+    for i = p + 1, n do
+      if not same(shapes[i], shapes[(i - 1) % p + 1]) then ok = false break end
+    end
+    if ok then period = p break end
+  end
+  local runs = {}
+  for i = 1, period do
+    local last = runs[#runs]
+    if last and same(last.shape, shapes[i]) then
+      last.n = last.n + 1
+    else
+      runs[#runs + 1] = {shape = shapes[i], n = 1}
+    end
+  end
+  local out = {}
+  for i, r in ipairs(runs) do
+    local s = r.shape
+    out[i] = {kind = s.kind, n = r.n, window = s.window, state_bytes = s.state_bytes,
+              state_heads = s.state_heads, note = s.note}
+  end
+  return out
+end
+
+-- ---- quantization_config -> weight format -------------------------------------
+
+local function gptq_like(C, q, where, method)
+  local bits = q.bits or q.w_bit
+  local group = q.group_size or q.q_group_size
+  if math.type(bits) ~= "integer" or bits < 1 or bits > 16 then
+    C:raise("field '%s.bits' must be an integer 1..16, got %s", where, show(bits))
+  end
+  if math.type(group) ~= "integer" or (group < 1 and group ~= -1) then
+    C:raise("field '%s.group_size' must be a positive integer or -1, got %s", where, show(group))
+  end
+  -- GPTQ: sym (GPTQConfig default true) drops the zero points (vLLM's
+  -- gptq_marlin keeps none for symmetric checkpoints); AWQ: zero_point
+  -- (AwqConfig default true) keeps a bits-wide zero per group.
+  local zero
+  if method == "awq" then zero = q.zero_point ~= false else zero = q.sym == false end
+  local note = ""
+  if group == -1 then
+    -- one scale per output channel: a group as long as a row of the
+    -- hidden-size input (the q/k/v/gate/up matrices)
+    group, note = C.hidden, " (group_size -1: per-channel scales counted per hidden_size row)"
+  end
+  local name = string.format("int%d-g%d%s", bits, group, zero and "" or "-sym")
+  return {name = name, bits = bits, group = group, scale = 16, zero = zero and bits or 0},
+         string.format("%s %s: %d bits, group %d, fp16 scales%s%s", where, method, bits, group,
+                       zero and (", " .. bits .. "-bit zeros") or ", symmetric", note)
+end
+
+--- The weight format of quantization_config q (field label where), and a
+--- line for the source.
+local function weight_format_of(C, q, where)
+  if type(q) ~= "table" then C:raise("field '%s' must be an object, got %s", where, show(q)) end
+  local method = q.quant_method
+  if type(method) ~= "string" then
+    C:raise("field '%s.quant_method' must be a string, got %s", where, show(method))
+  end
+  method = method:lower()
+  if method == "gptq" or method == "awq" then return gptq_like(C, q, where, method) end
+  if method == "fp8" then
+    local b = q.weight_block_size
+    if b == nil or b == null then
+      return "fp8", where .. " fp8: per-tensor scales"
+    end
+    if type(b) ~= "table" or #b ~= 2 or math.type(b[1]) ~= "integer" or math.type(b[2]) ~= "integer"
+       or b[1] < 1 or b[2] < 1 then
+      C:raise("field '%s.weight_block_size' must be two positive integers, got %s", where, show(b))
+    end
+    -- one fp32 scale per block_h x block_w block (DeepSeek-V3's 128 x 128)
+    return {name = string.format("fp8-b%dx%d", b[1], b[2]), bits = 8, group = b[1] * b[2],
+            scale = 32},
+           string.format("%s fp8: one fp32 scale per %dx%d block", where, b[1], b[2])
+  end
+  if method == "mxfp4" then
+    return "mxfp4", where .. " mxfp4 (OCP MX: e8m0 scale per 32; modules_to_not_convert stay " ..
+           "in the model dtype, counted as mxfp4 unless the files give the bytes)"
+  end
+  if method == "compressed-tensors" then
+    if q.format == "nvfp4-pack-quantized" then
+      return "nvfp4", where .. " compressed-tensors nvfp4"
+    end
+    local groups = type(q.config_groups) == "table" and q.config_groups or {}
+    local names = util.sorted_keys(groups)
+    local w = names[1] and type(groups[names[1]]) == "table" and groups[names[1]].weights
+    if type(w) == "table" and w.type == "int" and w.strategy == "group" then
+      return gptq_like(C, {bits = w.num_bits, group_size = w.group_size, sym = w.symmetric},
+                       where .. ".config_groups." .. names[1] .. ".weights", "gptq")
+    end
+    if type(w) == "table" and w.type == "float" and w.num_bits == 8 and
+       (w.strategy == "tensor" or w.strategy == "channel") then
+      return "fp8", where .. " compressed-tensors fp8 (" .. w.strategy .. " scales, not counted)"
+    end
+    C:raise("field '%s': compressed-tensors scheme not supported (int group or fp8 " ..
+            "tensor/channel weights, or nvfp4); give opts.weight_format", where)
+  end
+  C:raise("field '%s.quant_method' %s is not supported (known: awq, compressed-tensors, fp8, " ..
+          "gptq, mxfp4); give opts.weight_format", where, show(q.quant_method))
+end
+
+-- ---- the parameter estimate ---------------------------------------------------
+--
+-- Parameters from the config alone, summed per module as transformers builds
+-- them (modeling_<family>.py of each family):
+--   embeddings      vocab * hidden, plus the same again for lm_head unless tied
+--   attention       q: hidden * heads * head_dim (x2 with Qwen3-Next's output
+--                   gate), k and v: hidden * kv_heads * head_dim each,
+--                   o: heads * head_dim * hidden; biases on q/k/v (Qwen2,
+--                   attention_bias, Falcon bias) and o (attention_bias, Falcon
+--                   bias); q_norm/k_norm head_dim each (Qwen3, Gemma 3, Qwen3-
+--                   Next); one sink per head (gpt-oss)
+--   MLA             (DeepSeek-V2/V3) q_a: hidden * q_lora + q_lora (norm),
+--                   q_b: q_lora * heads * (nope + rope) (or hidden * heads *
+--                   (nope + rope) without q_lora), kv_a: hidden * (kv_lora +
+--                   rope) + kv_lora (norm), kv_b: kv_lora * heads * (nope +
+--                   v_head_dim), o: heads * v_head_dim * hidden
+--   Gated DeltaNet  in_proj_qkvz hidden * (2 k_dim + 2 v_dim), in_proj_ba
+--                   hidden * 2 v_heads, conv1d (2 k_dim + v_dim) * kernel,
+--                   dt_bias and A_log v_heads each, norm v_head_dim, out_proj
+--                   v_dim * hidden (modeling_qwen3_next.py)
+--   Mamba           in_proj hidden * 2 inner, conv1d inner * d_conv (+ inner
+--                   bias), x_proj inner * (dt_rank + 2 d_state), dt_proj
+--                   dt_rank * inner + inner, A_log inner * d_state, D inner,
+--                   out_proj inner * hidden, dt/b/c layernorms (modeling_jamba.py)
+--   dense MLP       3 * hidden * intermediate (gated), 2 * hidden * 4 hidden
+--                   for Falcon
+--   MoE layer       router hidden * experts (+ experts for gpt-oss's bias and
+--                   DeepSeek-V3's e_score_correction_bias), experts * 3 *
+--                   hidden * expert_intermediate (+ experts * (2 expert_inter
+--                   + hidden) biases in gpt-oss), shared experts: DeepSeek
+--                   3 * hidden * n_shared * moe_inter, Qwen 3 * hidden *
+--                   shared_expert_intermediate + hidden (gate), Llama 4 3 *
+--                   hidden * intermediate
+--   norms           2 * hidden per layer (4 for Gemma 2/3; 2 LayerNorms with
+--                   bias for Falcon's new decoder, 1 for the old), final norm
+-- Multi-token-prediction layers (DeepSeek num_nextn_predict_layers) and vision
+-- towers are not counted: they are not part of the decoder that serves tokens.
+-- Tested against the catalog's counts (tests/lua/hf_test.lua).
+
+local function attention_params(C, a)
+  local F, h, heads, kvh, hd = C.file, a.hidden, a.heads, a.kv_heads, a.head_dim
+  if a.mla then
+    local m = a.mla
+    local qk = m.nope + m.rope
+    local q = m.q_lora and (mul(F, h, m.q_lora) + m.q_lora + mul(F, m.q_lora, heads, qk))
+              or mul(F, h, heads, qk)
+    return q + mul(F, h, m.kv_lora + m.rope) + m.kv_lora + mul(F, m.kv_lora, heads, m.nope + m.v)
+           + mul(F, heads, m.v, h)
+  end
+  local qd, kd = heads * hd, kvh * hd
+  local n = mul(F, h, qd, C.fam.gated_q and 2 or 1) + 2 * mul(F, h, kd) + mul(F, qd, h)
+  if a.qkv_bias then n = n + qd * (C.fam.gated_q and 2 or 1) + 2 * kd end
+  if a.o_bias then n = n + h end
+  if C.fam.qk_norm then n = n + 2 * hd end
+  if C.fam.sinks then n = n + heads end
+  return n
+end
+
+local function linear_params(C, a)
+  local F, h = C.file, a.hidden
+  if a.linear then
+    local l = a.linear
+    local kdim, vdim = l.nk * l.dk, l.nv * l.dv
+    return mul(F, h, 2 * kdim + 2 * vdim) + mul(F, h, 2 * l.nv) + mul(F, 2 * kdim + vdim, l.kernel)
+           + 2 * l.nv + l.dv + mul(F, vdim, h)
+  end
+  local m = a.mamba
+  local rank = a.dt_rank
+  local n = mul(F, h, 2 * m.inner) + mul(F, m.inner, m.d_conv)
+            + mul(F, m.inner, rank + 2 * m.d_state)
+            + mul(F, rank, m.inner) + m.inner + mul(F, m.inner, m.d_state) + m.inner
+            + mul(F, m.inner, h) + rank + 2 * m.d_state
+  if a.conv_bias then n = n + m.inner end
+  if a.proj_bias then n = n + 2 * m.inner + h end
+  return n
+end
+
+--- Parameters of the whole decoder, and those of the routed experts a token
+--- does not use (total - inactive = active).
+local function estimate(C, a)
+  local F, h = C.file, a.hidden
+  local total = mul(F, a.vocab, h) * (a.tie and 1 or 2)
+  local inactive = 0
+  for i = 0, a.layers - 1 do
+    local kind = a.kinds[i + 1]
+    local n = kind == "state" and linear_params(C, a) or attention_params(C, a)
+    local norms = (C.fam.norms or 2) * h
+    if C.fam.falcon then norms = (a.new_arch and 2 or 1) * 2 * h end
+    n = n + norms
+    if a.moe and a.moe.is_moe(i) then
+      local e = a.moe
+      local per_expert = 3 * mul(F, h, e.inter) + (C.fam.expert_bias and 2 * e.inter + h or 0)
+      n = n + mul(F, h, e.experts) + (C.fam.router_bias and e.experts or 0)
+            + mul(F, per_expert, e.experts) + e.shared
+      inactive = inactive + mul(F, per_expert, e.experts - e.active)
+    elseif C.fam.falcon then
+      n = n + 2 * mul(F, h, a.intermediate) + (a.o_bias and a.intermediate + h or 0)
+    else
+      n = n + 3 * mul(F, h, a.dense_intermediate)
+    end
+    total = total + n
+    if total < 0 then util.raise("%s: parameter count overflows 64 bits", F) end
+  end
+  total = total + (C.fam.falcon and 2 * h or h)
+  return total, inactive
+end
+
+-- ---- checkpoint files ---------------------------------------------------------
+
+-- safetensors dtypes and their bits per element (huggingface/safetensors
+-- safetensors/src/tensor.rs Dtype); integer dtypes only hold packed or
+-- auxiliary tensors of a quantized checkpoint.
+local st_bits = {
+  BOOL = 8, U8 = 8, I8 = 8, F8_E5M2 = 8, F8_E4M3 = 8, F8_E8M0 = 8, I16 = 16, U16 = 16,
+  F16 = 16, BF16 = 16, I32 = 32, U32 = 32, F32 = 32, F64 = 64, I64 = 64, U64 = 64,
+  F4 = 4, F6_E2M3 = 6, F6_E3M2 = 6,
+}
+local st_int = {BOOL = true, U8 = true, I8 = true, I16 = true, U16 = true, I32 = true,
+                U32 = true, I64 = true, U64 = true}
+local st_float = {BF16 = "bf16", F16 = "fp16", F32 = "fp32"}
+
+--- Sum one safetensors file's tensors into acc: elements, bytes, packed.
+local function add_header(path, acc)
+  local header, data = json.safetensors_header(path)
+  if header == nil then return nil, data end
+  for _, name in ipairs(util.sorted_keys(header)) do
+    local t = header[name]
+    if name == "__metadata__" then goto continue end
+    if type(t) ~= "table" then
+      util.raise("%s: tensor '%s' must be an object, got %s", path, name, show(t))
+    end
+    local bits = st_bits[t.dtype]
+    if bits == nil then
+      util.raise("%s: tensor '%s' has unknown dtype %s", path, name, show(t.dtype))
+    end
+    local count = 1
+    if type(t.shape) ~= "table" then
+      util.raise("%s: tensor '%s' field 'shape' must be an array, got %s", path, name,
+                 show(t.shape))
+    end
+    for _, d in ipairs(t.shape) do
+      if math.type(d) ~= "integer" or d < 0 then
+        util.raise("%s: tensor '%s' has a bad dimension %s", path, name, show(d))
+      end
+      count = mul(path, count, d)
+    end
+    local off = t.data_offsets
+    if type(off) ~= "table" or #off ~= 2 or math.type(off[1]) ~= "integer" or
+       math.type(off[2]) ~= "integer" or off[1] < 0 or off[2] < off[1] or off[2] > data then
+      util.raise("%s: tensor '%s' field 'data_offsets' must be [begin, end] within the %d data " ..
+                 "bytes, got %s", path, name, data,
+                 type(off) == "table" and ("[" .. table.concat(off, ", ") .. "]") or show(off))
+    end
+    local want = (mul(path, count, bits) + 7) // 8
+    if off[2] - off[1] ~= want then
+      util.raise("%s: tensor '%s' spans %d bytes, its shape and dtype %s need %d", path, name,
+                 off[2] - off[1], t.dtype, want)
+    end
+    acc.elements = acc.elements + count
+    acc.bytes = acc.bytes + want
+    acc.by_dtype[t.dtype] = (acc.by_dtype[t.dtype] or 0) + want
+    if st_int[t.dtype] then acc.packed = true end
+    ::continue::
+  end
+  acc.files = acc.files + 1
+  return true
+end
+
+--- What the checkpoint files say: {index = {...}|nil, headers = acc|nil}
+local function read_files(dir, C)
+  local out = {}
+  local ipath = dir .. "/model.safetensors.index.json"
+  local index = read_json(ipath)
+  local shards
+  if index then
+    local meta = index.metadata
+    if type(meta) ~= "table" then util.raise("%s: missing field 'metadata'", ipath) end
+    local total = meta.total_size
+    if total == nil or total == null then
+      util.raise("%s: missing field 'metadata.total_size'", ipath)
+    end
+    if math.type(total) == "float" then total = math.tointeger(total) or total end
+    if math.type(total) ~= "integer" or total < 0 then
+      util.raise("%s: field 'metadata.total_size' must be a non-negative integer, got %s", ipath,
+                 show(total))
+    end
+    local params = meta.total_parameters
+    if params ~= nil and (math.type(params) ~= "integer" or params < 1) then
+      util.raise("%s: field 'metadata.total_parameters' must be a positive integer, got %s", ipath,
+                 show(params))
+    end
+    local seen = {}
+    shards = {}
+    if type(index.weight_map) == "table" then
+      for _, k in ipairs(util.sorted_keys(index.weight_map)) do
+        local f = index.weight_map[k]
+        if type(f) ~= "string" then
+          util.raise("%s: field 'weight_map.%s' must be a file name, got %s", ipath, k, show(f))
+        end
+        if not seen[f] then seen[f] = true shards[#shards + 1] = f end
+      end
+      table.sort(shards)
+    end
+    out.index = {path = ipath, total = total, params = params, shards = shards}
+  else
+    shards = json.safetensors_files(dir) or {}
+  end
+  if #shards > 0 then
+    local acc = {elements = 0, bytes = 0, files = 0, by_dtype = {}, packed = false, names = shards}
+    for _, s in ipairs(shards) do
+      local ok, err = add_header(dir .. "/" .. s, acc)
+      if not ok then
+        if not out.index then util.raise("%s", err) end
+        out.missing = s
+        acc = nil
+        break
+      end
+    end
+    out.headers = acc
+  end
+  return out
+end
+
+-- ---- from_hf ------------------------------------------------------------------
+
+function Cfg:fact(s) self.facts[#self.facts + 1] = s end
+
+local function split_path(path)
+  if path:match("%.json$") then
+    return path:match("^(.*)/[^/]*$") or ".", path
+  end
+  local dir = path:gsub("/+$", "")
+  if dir == "" then dir = "/" end
+  return dir, dir .. "/config.json"
+end
+
+--- The config reader of path (a directory or a config.json), and the
+--- directory the checkpoint files sit in.
+local function open_config(path)
+  local dir, file = split_path(path)
+  local root, err = read_json(file)
+  if not root then util.raise("cannot open '%s': %s", file, (err:gsub("^.-: ", ""))) end
+  -- where the language model's fields live: text_config of a multimodal
+  -- wrapper first, then the top level
+  local mt = root.model_type
+  local scopes = {{t = root, prefix = ""}}
+  local text = root.text_config
+  if text ~= nil and text ~= null then
+    if type(text) ~= "table" then
+      util.raise("%s: field 'text_config' must be an object, got %s", file, show(text))
+    end
+    table.insert(scopes, 1, {t = text, prefix = "text_config."})
+    mt = (type(text.model_type) == "string" and text.model_type) or wrappers[mt] or mt
+  end
+  if mt ~= nil and type(mt) ~= "string" then
+    util.raise("%s: field 'model_type' must be a string, got %s", file, show(mt))
+  end
+  local fam = families[mt] or {tie = false, name = mt, unknown = true}
+  local C = setmetatable({file = file, root = root, scopes = scopes, fam = fam, model_type = mt,
+                          facts = {}}, Cfg)
+  if fam.unknown then
+    for _, f in ipairs{"num_hidden_layers", "hidden_size", "num_attention_heads"} do
+      if not C:int(f) then
+        C:raise("unknown model_type %s and no field '%s' to read it by (known: %s)",
+                mt and show(mt) or "(none)", C:label(f),
+                table.concat(util.sorted_keys(families), ", "))
+      end
+    end
+  end
+  return C, dir
+end
+
+--- Layers, widths, heads (vLLM get_total_num_kv_heads, get_head_size),
+--- vocabulary, context and dtype into a.
+local function read_shape(C, a)
+  local fam, w = C.fam, nil
+  a.layers, w = C:int("num_hidden_layers", 1, true)
+  C:fact("layers = " .. w)
+  a.hidden, w = C:int("hidden_size", 1, true)
+  C:fact("hidden = " .. w)
+  C.hidden = a.hidden
+  a.heads, w = C:int("num_attention_heads", 1, true)
+  C:fact("heads = " .. w)
+  local old_falcon = fam.falcon and C:bool("new_decoder_architecture") ~= true
+  if old_falcon and C:bool("multi_query") == true then
+    a.kv_heads = 1
+    C:fact("kv_heads = 1 (multi_query true, old decoder)")
+  else
+    local kv, kw = C:int({"n_head_kv", "num_kv_heads", "num_key_value_heads",
+                          "multi_query_group_num"})
+    a.kv_heads = kv or a.heads
+    C:fact("kv_heads = " .. (kw or "num_attention_heads (no num_key_value_heads: MHA)"))
+  end
+  local lora = C:int("kv_lora_rank") -- vLLM is_deepseek_mla: kv_lora_rank set
+  if lora then
+    local rope, nope = C:int("qk_rope_head_dim", 0, true), C:int("qk_nope_head_dim", 0, true)
+    local v = C:int("v_head_dim", 1, true)
+    a.mla = {kv_lora = lora, rope = rope, nope = nope, v = v, q_lora = C:int("q_lora_rank")}
+    a.head_dim, a.head_dim_v = nope + rope, v
+    C:fact(string.format("MLA: kv_lora_rank %d + qk_rope_head_dim %d cached per token and layer",
+                         lora, rope))
+  else
+    local hd, hw = C:int("head_dim")
+    if not hd then
+      if a.hidden % a.heads ~= 0 then
+        C:raise("no field 'head_dim' and hidden_size %d is not a multiple of " ..
+                "num_attention_heads %d", a.hidden, a.heads)
+      end
+      hd, hw = a.hidden // a.heads, "hidden_size / num_attention_heads (no head_dim)"
+    end
+    a.head_dim = hd
+    C:fact("head_dim = " .. hw)
+  end
+  a.vocab, w = C:int({"vocab_size", "padded_vocab_size"}, 1, true)
+  C:fact("vocab = " .. w)
+  local tie, tw = C:bool("tie_word_embeddings")
+  if tie == nil then
+    tie, tw = fam.tie, string.format("%s's default %s (no tie_word_embeddings)",
+                                     fam.name or "an unknown model_type", tostring(fam.tie))
+  end
+  a.tie = tie
+  C:fact("tie_embeddings = " .. tw)
+  a.ctx, w = C:int({"max_position_embeddings", "n_positions", "max_seq_len", "seq_length"})
+  if a.ctx then C:fact("max_context = " .. w) end
+  local dt, dw = C:str("torch_dtype")
+  if not dt then dt, dw = C:str("dtype") end
+  if dt then
+    a.dtype, a.dtype_from, a.dtype_raw = dtype_names[dt:lower()], dw, dt
+    if not a.dtype then
+      C:raise("field '%s' must be one of bfloat16, float16, float32, got %s", dw, show(dt))
+    end
+  end
+  a.dtype_bytes = dtype_bytes[a.dtype or "bf16"]
+end
+
+--- The layer_kinds pattern (nil: full attention everywhere).
+local function read_kinds(C, a)
+  a.window = C:int("sliding_window")
+  a.chunk = C:int("attention_chunk_size")
+  local how
+  a.kinds, how = kinds_of(C, a)
+  -- a window at least as long as the context never binds (vLLM charges a
+  -- sliding layer min(W - 1 + batched, max_model_len) tokens)
+  if a.window and a.ctx and a.window >= a.ctx then
+    for i, k in ipairs(a.kinds) do if k == "sliding" then a.kinds[i] = "full" end end
+    how = how .. " (window " .. a.window .. " >= max_position_embeddings " .. a.ctx .. ": full)"
+  end
+  if a.mla then
+    C:fact("layer kinds: MLA on every layer (kv_lora_rank set)")
+    return nil
+  end
+  C:fact("layer kinds: " .. how)
+  return pattern_of(C, a, a.kinds)
+end
+
+--- Which layers are MoE, and the shared experts, by family.
+local function moe_of(C, a, experts)
+  local fam, F, h = C.fam, C.file, a.hidden
+  local active = C:int({"num_experts_per_tok", "experts_per_token"}, 1, true)
+  if active > experts then
+    C:raise("field 'num_experts_per_tok' (%d) exceeds the %d experts", active, experts)
+  end
+  local e = {experts = experts, active = active, shared = 0,
+             inter = C:int("moe_intermediate_size") or a.intermediate}
+  if fam.moe == "deepseek" then
+    local first, freq = C:int("first_k_dense_replace", 0) or 0, C:int("moe_layer_freq") or 1
+    local ns = C:int("n_shared_experts", 0) or 0
+    e.shared, e.n_shared = 3 * mul(F, h, ns, e.inter), ns
+    e.is_moe = function(i) return i >= first and i % freq == 0 end
+  elseif fam.moe == "qwen" then
+    local step, only = C:int("decoder_sparse_step") or 1, {}
+    for _, i in ipairs(C:list("mlp_only_layers") or {}) do only[i] = true end
+    local si = C:int("shared_expert_intermediate_size", 0) or 0
+    if si > 0 then e.shared, e.n_shared = 3 * mul(F, h, si) + h, 1 end -- + shared_expert_gate
+    e.is_moe = function(i) return not only[i] and (i + 1) % step == 0 end
+  elseif fam.moe == "jamba" then
+    local period = C:int("expert_layer_period", 1, true)
+    local offset = C:int("expert_layer_offset", 0, true)
+    e.is_moe = function(i) return i % period == offset end
+  elseif fam.moe == "llama4" then
+    local step, set, listed = C:int("interleave_moe_layer_step", 1, true), C:list("moe_layers"), {}
+    for _, i in ipairs(set or {}) do listed[i] = true end
+    e.shared, e.n_shared = 3 * mul(F, h, a.intermediate), 1
+    e.is_moe = function(i) if set then return listed[i] == true end return (i + 1) % step == 0 end
+  else
+    e.is_moe = function() return true end
+  end
+  C:fact(string.format("MoE: %d experts, %d active, expert FFN %d", experts, active, e.inter))
+  return e
+end
+
+--- FFN widths, biases and experts into a.
+local function read_ffn(C, a)
+  local fam = C.fam
+  local inter, iw = C:int({"intermediate_size", "ffn_hidden_size", "n_inner"})
+  if fam.falcon then
+    -- FalconConfig: ffn_hidden_size defaults to 4 * hidden_size; `bias`
+    -- puts biases on every linear layer
+    if not inter then inter, iw = 4 * a.hidden, "4 * hidden_size (FalconConfig default)" end
+    a.new_arch = C:bool("new_decoder_architecture") == true
+    a.o_bias = C:bool("bias") == true
+    a.qkv_bias = a.o_bias
+  else
+    if not inter then C:raise("missing field '%s'", C:label("intermediate_size")) end
+    local ab = C:bool("attention_bias") == true
+    a.qkv_bias, a.o_bias = ab or fam.qkv_bias == true, ab
+  end
+  a.intermediate, a.dense_intermediate = inter, inter
+  C:fact("intermediate = " .. iw)
+  if fam.moe == "llama4" then a.dense_intermediate = C:int("intermediate_size_mlp") or inter end
+  if fam.hybrid == "mamba" then
+    a.dt_rank = C:int("mamba_dt_rank") or (a.hidden + 15) // 16 -- JambaConfig "auto"
+    a.conv_bias = C:bool("mamba_conv_bias") ~= false
+    a.proj_bias = C:bool("mamba_proj_bias") == true
+  end
+  local experts = C:int({"num_local_experts", "num_experts", "n_routed_experts"}, 0)
+  if experts and experts > 1 then a.moe = moe_of(C, a, experts) end
+end
+
+--- Parameters and weight bytes from the files beside the config when they
+--- tell (index or headers), else the estimate. Fills a.params, a.active,
+--- a.weight_bytes, a.weight_source, a.notes (and a.dtype from the headers).
+local function read_weights(C, a, dir)
+  local params, inactive = estimate(C, a)
+  local files = read_files(dir, C)
+  local quantized = C:get("quantization_config") ~= nil
+  local h, ix, counted = files.headers, files.index, nil
+  local notes = {}
+  if h then
+    local names = #h.names == 1 and h.names[1] or (#h.names .. " safetensors files")
+    a.weight_bytes, a.weight_source = h.bytes, "sum of tensor spans in " .. names
+    if quantized or h.packed then
+      notes[#notes + 1] = "quantized checkpoint: the element counts of packed tensors are not " ..
+                          "parameter counts, so params are the config estimate"
+    else
+      counted = h.elements
+      C:fact("params = sum of tensor elements in " .. names)
+    end
+    if not a.dtype then -- the float dtype holding the most bytes
+      local most = -1
+      for _, d in ipairs(util.sorted_keys(h.by_dtype)) do
+        if st_float[d] and h.by_dtype[d] > most then
+          a.dtype, a.dtype_from, most = st_float[d], "the dtype of most bytes in " .. names,
+                                        h.by_dtype[d]
+        end
+      end
+    end
+    if ix and ix.total ~= h.bytes then
+      notes[#notes + 1] = string.format("model.safetensors.index.json total_size %d differs " ..
+                                        "from the headers' %d bytes", ix.total, h.bytes)
+    end
+  elseif ix then
+    a.weight_bytes, a.weight_source = ix.total, "model.safetensors.index.json metadata.total_size"
+    local per = dtype_bytes[a.dtype or ""]
+    if ix.params then
+      counted = ix.params
+      C:fact("params = model.safetensors.index.json metadata.total_parameters")
+    elseif not quantized and per and ix.total % per == 0 then
+      counted = ix.total // per
+      C:fact(string.format("params = model.safetensors.index.json metadata.total_size / %d (%s)",
+                           per, a.dtype_raw))
+    end
+    if files.missing then
+      notes[#notes + 1] = "shard " .. files.missing .. " absent: sizes from the index"
+    end
+  end
+  if not counted then
+    C:fact("params = estimate from " .. basename(C.file) .. (C.fam.unknown and
+           " (unknown model_type: counted as a Llama-style decoder)" or ""))
+  end
+  -- the files count the whole checkpoint (MTP layers, a vision tower too)
+  a.params = counted or params
+  a.active = a.params - inactive
+  if a.weight_bytes then C:fact("weight_bytes = " .. a.weight_source) end
+  if #notes > 0 then a.notes = table.concat(notes, "; ") end
+end
+
+local function model_id(C, opts, dir)
+  if opts.id ~= nil then
+    if type(opts.id) ~= "string" or opts.id == "" then
+      util.raise("field 'id' must be a non-empty string, got %s", show(opts.id))
+    end
+    return opts.id, "opts.id"
+  end
+  local p = C.root._name_or_path
+  if type(p) == "string" and basename(p) ~= "" then
+    return basename(p), "config.json _name_or_path"
+  end
+  local d = dir
+  if d == "." then d = os.getenv("PWD") or "model" end
+  return basename(d), "directory name"
+end
+
+--- A Model from a Hugging Face model directory or config.json. opts: id
+--- (the model's name), weight_format (overrides quantization_config).
+function M.from_hf(path, opts)
+  if type(path) ~= "string" then
+    util.raise("from_hf: path must be a string, got %s", type(path))
+  end
+  opts = opts or {}
+  if type(opts) ~= "table" then
+    util.raise("from_hf: options must be a table, got %s", type(opts))
+  end
+  util.check_keys(opts, {id = true, weight_format = true}, "from_hf options")
+  local C, dir = open_config(path)
+  local a = {}
+  read_shape(C, a)
+  local kinds = read_kinds(C, a)
+  read_ffn(C, a)
+  read_weights(C, a, dir)
+  if not a.dtype then a.dtype, a.dtype_from = "bf16", "no torch_dtype: bf16 assumed" end
+  C:fact("dtype = " .. a.dtype_from)
+  local wf
+  if opts.weight_format ~= nil then
+    formats.get(opts.weight_format, "weight_format") -- checked now, not at first use
+    wf = opts.weight_format
+    C:fact("weight_format = opts.weight_format")
+  elseif C:get("quantization_config") ~= nil then
+    local line
+    wf, line = weight_format_of(C, C:get("quantization_config"))
+    C:fact("weight_format = " .. line)
+  end
+  local id, iw = model_id(C, opts, dir)
+  local t = {
+    id = id, family = C.model_type, hf = type(C.root._name_or_path) == "string" and
+      C.root._name_or_path or nil,
+    layers = a.layers, hidden = a.hidden, heads = a.heads, kv_heads = a.kv_heads,
+    head_dim = a.head_dim, head_dim_v = a.head_dim_v, max_context = a.ctx,
+    params = a.params, active = a.active, intermediate = a.intermediate, vocab = a.vocab,
+    tie_embeddings = a.tie, dtype = a.dtype, weight_bytes = a.weight_bytes,
+    weight_source = a.weight_source, weight_format = wf, layer_kinds = kinds, notes = a.notes,
+    source = string.format("from_hf %s (model_type %s; id from %s): %s", C.file,
+                           C.model_type and show(C.model_type) or "absent", iw,
+                           table.concat(C.facts, "; ")),
+  }
+  if a.mla then
+    t.mla = {kv_lora_rank = a.mla.kv_lora, rope_dim = a.mla.rope, q_lora_rank = a.mla.q_lora,
+             qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v}
+  end
+  if a.moe then
+    t.experts, t.experts_active = a.moe.experts, a.moe.active
+    t.moe_intermediate, t.shared_experts = a.moe.inter, a.moe.n_shared
+  end
+  return models.new(t)
+end
+
+return M

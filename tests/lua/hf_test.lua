@@ -1,0 +1,314 @@
+-- tests/lua/hf_test.lua: models from Hugging Face files (config.json,
+-- model.safetensors.index.json, safetensors headers) and kvplan.json.
+local kv = require "kvplan"
+local json = require "kvplan.json"
+local check = require "check"
+
+local FIX = "tests/fixtures/hf/"
+local from_hf = kv.models.from_hf
+
+local function kinds_eq(m, c, what)
+  local a, b = m:kinds(), c:kinds()
+  for _, k in ipairs{"full", "sliding", "chunked", "mla", "state", "none"} do
+    check.eq(a[k], b[k], what .. ": " .. k .. " layers")
+  end
+end
+
+-- ---- kvplan.json ---------------------------------------------------------------
+
+local v = json.decode('{"a": [1, null, 3.5, "x"], "n": null, "t": true, "big": 9007199254740993}')
+check.eq(#v.a, 4, "null keeps the array length")
+check.eq(v.a[2], json.null, "null sentinel in arrays")
+check.eq(v.n, json.null, "null sentinel in objects")
+check.eq(math.type(v.a[1]), "integer", "integers stay integers")
+check.eq(math.type(v.a[3]), "float", "reals are floats")
+check.eq(v.big, 9007199254740993, "integers beyond 2^53 are exact")
+check.eq(v.t, true, "booleans")
+check.eq(json.decode("[]")[1], nil, "empty array")
+check.error("hf_test.lua:29: x.json:3:8: unexpected token near '}'",
+            function() json.decode('{\n  "a": 1,\n  "b": }', "x.json") end)
+check.error("y.json:1:26: too big integer near '99999999999999999999'",
+            function() json.decode('{"a": 99999999999999999999}', "y.json") end)
+local none, why = json.safetensors_header(FIX .. "absent.safetensors")
+check.eq(none, nil, "missing file: nil")
+check.eq(why, "cannot open '" .. FIX .. "absent.safetensors': No such file or directory", "message")
+local _, isdir = json.safetensors_header(FIX)
+check.eq(isdir, "cannot read '" .. FIX .. "': Is a directory", "a directory is not a file")
+local files = json.safetensors_files(FIX .. "tiny-llama")
+check.eq(#files, 1, "one safetensors file")
+check.eq(files[1], "model.safetensors", "its name")
+local header, data = json.safetensors_header(FIX .. "tiny-llama/model.safetensors")
+check.eq(data, 3488, "data section bytes")
+check.eq(header["model.norm.weight"].dtype, "F32", "header entry")
+check.eq(header["lm_head.weight"].shape[1], 32, "header shape")
+
+-- ---- every family fixture against the catalog ------------------------------------
+
+local fixtures = {
+  {"llama-3.1-8b", "llama-3.1-8b"}, {"mistral-7b-v0.1", "mistral-7b-v0.1"},
+  {"mixtral-8x7b", "mixtral-8x7b"}, {"qwen2.5-7b", "qwen2.5-7b"}, {"qwen3-8b", "qwen3-8b"},
+  {"qwen3-30b-a3b", "qwen3-30b-a3b"}, {"gemma-2-9b", "gemma-2-9b"}, {"gemma-3-27b", "gemma-3-27b"},
+  {"deepseek-v3", "deepseek-v3"}, {"deepseek-v2-lite", "deepseek-v2-lite"},
+  {"phi-3-mini", "phi-3-mini-4k"}, {"falcon-40b", "falcon-40b"}, {"falcon-7b", "falcon-7b"},
+  {"gpt-oss-20b", "gpt-oss-20b"}, {"qwen3-next-80b-a3b", "qwen3-next-80b-a3b"},
+  {"llama-4-scout", "llama-4-scout-17b-16e"},
+}
+for _, f in ipairs(fixtures) do
+  local m, c = from_hf(FIX .. f[1]), kv.model(f[2])
+  check.eq(m:kv_bytes_per_token(), c:kv_bytes_per_token(), f[1] .. " KV bytes per token")
+  check.eq(m:kv_bytes_per_token("fp8", 8), c:kv_bytes_per_token("fp8", 8), f[1] .. " fp8 at TP 8")
+  check.eq(m:kv_bytes(100000), c:kv_bytes(100000), f[1] .. " bytes of a 100k sequence (windows)")
+  kinds_eq(m, c, f[1])
+  check.eq(m.layers, c.layers, f[1] .. " layers")
+  check.eq(m.head_dim, c.head_dim, f[1] .. " head_dim")
+  check.eq(m.kv_heads, c.kv_heads, f[1] .. " kv_heads")
+  check.eq(m.max_context, c.max_context, f[1] .. " max_context")
+  check.eq(m.vocab, c.vocab, f[1] .. " vocab")
+  check.eq(m.tie_embeddings, c.tie_embeddings, f[1] .. " tie_embeddings")
+end
+
+-- the acceptance values, computed here from the config fields
+check.eq(from_hf(FIX .. "llama-3.1-8b"):kv_bytes_per_token(), 2 * 32 * 8 * 128 * 2, "Llama-3.1-8B")
+check.eq(from_hf(FIX .. "deepseek-v3"):kv_bytes_per_token("bf16", 16), 61 * (512 + 64) * 2,
+         "DeepSeek-V3: one latent per layer on every rank")
+local g3 = from_hf(FIX .. "gemma-3-27b")
+check.eq(g3:kinds().sliding, 52, "Gemma 3 27B: 10 x (5 local + 1 global) + 2 local")
+check.eq(g3:layer(6).kind, "full", "layer 5 (0-based) is global")
+check.eq(g3:layer(1).window, 1024, "local window from text_config.sliding_window")
+check.eq(g3.head_dim, 128, "explicit head_dim, not 5376 / 32 = 168")
+check.eq(g3.vocab, 262208, "Gemma3TextConfig default vocab")
+check.eq(from_hf(FIX .. "gemma-2-9b"):layer(1).kind, "sliding", "Gemma 2 layer 0 is local")
+check.eq(from_hf(FIX .. "gpt-oss-20b"):layer(1).window, 128, "gpt-oss window")
+check.eq(from_hf(FIX .. "falcon-7b").kv_heads, 1, "Falcon-7B multi_query")
+check.eq(from_hf(FIX .. "falcon-40b").kv_heads, 8, "Falcon-40B num_kv_heads")
+check.eq(from_hf(FIX .. "qwen2.5-7b"):kinds().sliding, 0, "use_sliding_window false")
+local l4 = from_hf(FIX .. "llama-4-scout")
+check.eq(l4:layer(1).window, 8192, "attention_chunk_size")
+check.eq(l4:layer(4).kind, "full", "every 4th layer NoPE global")
+
+-- hybrids: Qwen3-Next (Gated DeltaNet) and Jamba (Mamba), state sizes from
+-- vLLM's gated_delta_net_state_shape and mamba1_state_shape, bf16
+local qn = from_hf(FIX .. "qwen3-next-80b-a3b")
+check.eq(qn:layer(1).state_bytes, (3 * (2 * 16 * 128 + 32 * 128) + 32 * 128 * 128) * 2,
+         "Qwen3-Next linear-attention state")
+check.eq(qn:layer(1).state_bytes, kv.model("qwen3-next-80b-a3b"):layer(1).state_bytes, "= catalog")
+check.eq(qn:layer(4).kind, "full", "full_attention_interval 4")
+check.eq(qn:kv_bytes(1000), kv.model("qwen3-next-80b-a3b"):kv_bytes(1000), "KV + states")
+local jb = from_hf(FIX .. "jamba-v0.1")
+check.eq(jb:kinds().full, 4, "Jamba attention layers 4, 12, 20, 28")
+check.eq(jb:kinds().state, 28, "Jamba Mamba layers")
+check.eq(jb:layer(5).kind, "full", "attn_layer_offset 4")
+check.eq(jb:layer(1).state_bytes, 2 * 4096 * (4 - 1 + 16) * 2, "Mamba conv + SSM state")
+check.eq(jb:kv_bytes_per_token(), 4 * 2 * 8 * 128 * 2, "only attention layers grow")
+
+-- ---- quantization_config -> weight format -------------------------------------------
+
+local ds = from_hf(FIX .. "deepseek-v3")
+local f = kv.formats.get(ds.weight_format)
+check.eq(f.bits, 8, "fp8 bits")
+check.eq(f.group, 128 * 128, "one scale per 128x128 block")
+check.eq(f.scale, 32, "fp32 scale")
+check.eq(ds:weight_size(), kv.model("deepseek-v3"):weight_size(), "same bytes as the catalog's fp8")
+check.eq(from_hf(FIX .. "gpt-oss-20b").weight_format, "mxfp4", "mxfp4")
+local gq = from_hf(FIX .. "tiny-gptq")
+f = kv.formats.get(gq.weight_format)
+check.eq(f.name, "int4-g32-sym", "GPTQ sym: no zero points")
+check.eq(kv.formats.bits(f), 4 + 16 / 32, "4 bits + an fp16 scale per 32")
+check.eq(from_hf(FIX .. "qwen3-8b").weight_format, nil, "unquantized: no weight_format")
+
+-- quantization configs written here, one per method
+local tmp = check.tmpdir()
+local base = check.slurp(FIX .. "tiny-llama/config.json")
+local function config_with(q, name)
+  local path = tmp .. "/" .. (name or "config.json")
+  local fh = assert(io.open(path, "wb"))
+  fh:write((base:gsub('"vocab_size"', q .. ',\n  "vocab_size"')))
+  fh:close()
+  return path
+end
+local function qformat(q) return kv.formats.get(from_hf(config_with(q)).weight_format) end
+f = qformat('"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128, ' ..
+            '"zero_point": true, "version": "gemm"}')
+check.eq(f.name .. f.zero, "int4-g1284", "AWQ keeps 4-bit zeros")
+f = qformat('"quantization_config": {"quant_method": "gptq", "bits": 8, "group_size": 64, "sym": false}')
+check.eq(f.name .. "/" .. f.zero, "int8-g64/8", "asymmetric GPTQ int8")
+f = qformat('"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": -1}')
+check.eq(f.group, 8, "per-channel: one scale per hidden_size row")
+f = qformat('"quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic"}')
+check.eq(f.name .. f.group, "fp80", "fp8 without blocks: per-tensor scale")
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", ' ..
+            '"group_size": 128, "symmetric": true}}}}')
+check.eq(f.name, "int4-g128-sym", "compressed-tensors W4A16")
+check.error("config.json: field 'quantization_config.quant_method' 'hqq' is not supported (known: " ..
+            "awq, compressed-tensors, fp8, gptq, mxfp4); give opts.weight_format",
+            function() from_hf(config_with('"quantization_config": {"quant_method": "hqq"}')) end)
+check.error("config.json: field 'quantization_config.bits' must be an integer 1..16, got 0",
+            function() from_hf(config_with('"quantization_config": {"quant_method": "gptq", ' ..
+                                           '"bits": 0, "group_size": 128}')) end)
+local over = from_hf(config_with('"quantization_config": {"quant_method": "hqq"}'),
+                     {weight_format = "int4-g64"})
+check.eq(over.weight_format, "int4-g64", "opts.weight_format overrides quantization_config")
+check.error("field 'weight_format': unknown format 'int5x'", function()
+  from_hf(FIX .. "qwen3-8b", {weight_format = "int5x"})
+end)
+
+-- ---- parameters and weight bytes ---------------------------------------------------------
+
+-- from model.safetensors.index.json (shards absent): total_size / 2 (bf16)
+local ll = from_hf(FIX .. "llama-3.1-8b")
+check.eq(ll.params, 16060522496 // 2, "params = total_size / 2")
+check.eq(ll.params, kv.model("llama-3.1-8b").params, "= catalog")
+check.eq(ll.weight_bytes, 16060522496, "weight_bytes = total_size")
+check.eq(ll:weight_size(), 16060522496, "weight_size uses the file's bytes")
+assert(ll.source:find("params = model.safetensors.index.json metadata.total_size / 2 (bfloat16)",
+                      1, true), ll.source)
+local fa = from_hf(FIX .. "falcon-40b")
+check.eq(fa.params, 41835970560, "Falcon-40B from its index (lm_head stored)")
+check.eq(fa.params, kv.model("falcon-40b").params, "= catalog")
+
+-- from the safetensors headers: elements (bf16 and fp32 tensors) and spans
+local tl = from_hf(FIX .. "tiny-llama")
+local per_layer = 8 * 8 + 2 * 8 * 4 + 8 * 8 + 3 * 8 * 16 + 2 * 8
+check.eq(tl.params, 2 * 32 * 8 + 2 * per_layer + 8, "params = sum of elements")
+check.eq(tl.weight_bytes, (2 * 32 * 8 + 2 * (per_layer - 16)) * 2 + (2 * 16 + 8) * 4,
+         "bf16 matrices, fp32 norms")
+assert(tl.source:find("params = sum of tensor elements in model.safetensors", 1, true), tl.source)
+-- the config alone gives the same count (the estimate's formula)
+local cfg_only = config_with("\"pad_token_id\": 0", "config.json")
+check.eq(from_hf(cfg_only).params, tl.params, "estimate = header count for tiny-llama")
+-- a quantized checkpoint: packed int32 tensors are not parameters
+check.eq(gq.params, 2 * 32 * 32 + (32 * 32 + 2 * 32 * 16 + 32 * 32 + 3 * 32 * 64 + 2 * 32) + 32,
+         "GPTQ params from the config")
+check.eq(gq.weight_bytes, 10640, "GPTQ weight bytes from the spans")
+assert(gq.notes:find("packed tensors are not parameter counts", 1, true), gq.notes)
+check.eq(gq.id, "tiny-llama-gptq-4bit", "id from _name_or_path")
+
+-- an index beside its shard: headers give params, the index's total is cross-checked
+local sh = tmp .. "/sharded"
+assert(os.execute("mkdir -p " .. sh))
+local function put(path, text) local o = assert(io.open(path, "wb")) o:write(text) o:close() end
+put(sh .. "/config.json", base)
+put(sh .. "/model-00001-of-00001.safetensors", check.slurp(FIX .. "tiny-llama/model.safetensors"))
+put(sh .. "/model.safetensors.index.json", '{"metadata": {"total_size": 3488}, "weight_map": ' ..
+    '{"lm_head.weight": "model-00001-of-00001.safetensors"}}')
+local shm = from_hf(sh, {id = "sharded"})
+check.eq(shm.params, 1704, "params from the shard's header")
+check.eq(shm.id, "sharded", "opts.id")
+check.eq(shm.notes, nil, "index total_size matches the headers")
+
+-- the estimate against the catalog's counts: dense, MoE, MLA, hybrid, within 1 %
+for _, e in ipairs{{"qwen2.5-7b", "qwen2.5-7b"}, {"qwen3-8b", "qwen3-8b"},
+                   {"gemma-2-9b", "gemma-2-9b"}, {"gemma-3-27b", "gemma-3-27b"},
+                   {"phi-3-mini", "phi-3-mini-4k"}, {"mistral-7b-v0.1", "mistral-7b-v0.1"},
+                   {"falcon-7b", "falcon-7b"}, {"mixtral-8x7b", "mixtral-8x7b"},
+                   {"qwen3-30b-a3b", "qwen3-30b-a3b"}, {"deepseek-v3", "deepseek-v3"},
+                   {"deepseek-v2-lite", "deepseek-v2-lite"}, {"gpt-oss-20b", "gpt-oss-20b"},
+                   {"qwen3-next-80b-a3b", "qwen3-next-80b-a3b"},
+                   {"llama-4-scout", "llama-4-scout-17b-16e"}} do
+  local m, c = from_hf(FIX .. e[1]), kv.model(e[2])
+  assert(m.source:find("params = estimate from config.json", 1, true), m.source)
+  assert(math.abs(m.params - c.params) * 100 <= c.params,
+         string.format("%s: estimate %d vs catalog %d", e[1], m.params, c.params))
+end
+-- Qwen2.5-7B written out: embeddings + lm_head, q/k/v with biases, o, gated MLP, 2 norms
+check.eq(from_hf(FIX .. "qwen2.5-7b").params,
+         2 * 152064 * 3584 + 28 * (3584 * 3584 + 3584 + 2 * (3584 * 512 + 512) + 3584 * 3584
+                                   + 3 * 3584 * 18944 + 2 * 3584) + 3584, "Qwen2.5-7B formula")
+-- MoE active: total less the unused routed experts
+local mx = from_hf(FIX .. "mixtral-8x7b")
+check.eq(mx.active, mx.params - 32 * 6 * 3 * 4096 * 14336, "Mixtral active parameters")
+-- Falcon-40B's config ties lm_head (FalconConfig default), its checkpoint stores one:
+-- the estimate is the tied count, the index gives the stored one
+local fcfg = tmp .. "/falcon.json"
+put(fcfg, check.slurp(FIX .. "falcon-40b/config.json"))
+check.eq(from_hf(fcfg).params, 41835970560 - 65024 * 8192, "tied estimate")
+
+-- ---- ids, paths, sources -------------------------------------------------------------------
+
+check.eq(from_hf(FIX .. "qwen3-8b/config.json").id, "qwen3-8b", "a config.json path")
+check.eq(from_hf(FIX .. "qwen3-8b/").id, "qwen3-8b", "a trailing slash")
+check.eq(from_hf(FIX .. "phi-3-mini").id, "Phi-3-mini-4k-instruct", "_name_or_path basename")
+check.eq(from_hf(FIX .. "gemma-2-9b").hf, "google/gemma-2-9b-it", "hf from _name_or_path")
+local src = from_hf(FIX .. "gemma-3-27b").source
+for _, s in ipairs{"from_hf " .. FIX .. "gemma-3-27b/config.json", "head_dim = text_config.head_dim",
+                   "text_config.sliding_window", "vocab", "dtype = torch_dtype"} do
+  assert(src:find(s, 1, true), "source lacks '" .. s .. "': " .. src)
+end
+check.eq(from_hf(FIX .. "gemma-3-27b").family, "gemma3_text", "family of the language model")
+
+-- ---- malformed and incomplete files: the exact messages ------------------------------------
+
+local function err(name, msg)
+  local got = check.error(msg, function() from_hf(FIX .. name) end)
+  check.eq(got:gsub("^tests/lua/hf_test%.lua:%d+: ", ""), msg, name)
+end
+err("bad-json", FIX .. "bad-json/config.json:5:23: '}' expected")
+err("missing-layers", FIX .. "missing-layers/config.json: missing field 'num_hidden_layers'")
+err("negative-heads", FIX .. "negative-heads/config.json: field 'num_attention_heads' must be a " ..
+    "positive integer, got -32")
+err("string-heads", FIX .. "string-heads/config.json: field 'num_attention_heads' must be a " ..
+    "positive integer, got 'x'")
+err("unknown-type", FIX .. "unknown-type/config.json: unknown model_type 'mystery' and no field " ..
+    "'num_hidden_layers' to read it by (known: RefinedWeb, RefinedWebModel, deepseek_v2, " ..
+    "deepseek_v3, falcon, gemma, gemma2, gemma3_text, gpt_oss, jamba, llama, llama4_text, " ..
+    "mistral, mixtral, phi3, qwen2, qwen3, qwen3_moe, qwen3_next)")
+err("bad-index", FIX .. "bad-index/model.safetensors.index.json: field 'metadata.total_size' " ..
+    "must be a non-negative integer, got '16 GB'")
+err("truncated-safetensors", FIX .. "truncated-safetensors/model.safetensors: safetensors header " ..
+    "length 4096 at byte 0 runs past the end of the file (41 bytes follow the length)")
+err("oversized-safetensors", FIX .. "oversized-safetensors/model.safetensors: safetensors header " ..
+    "length 1099511627776 at byte 0 exceeds the format's limit of 100000000 bytes")
+err("absent", "cannot open '" .. FIX .. "absent/config.json': No such file or directory")
+-- the message points at this file's line, the file name inside it
+local m1 = check.error("missing field", function() from_hf(FIX .. "missing-layers") end)
+assert(m1:find("^tests/lua/hf_test%.lua:%d+: "), m1)
+
+-- bad headers written here: the file, the tensor and the problem
+local function header_error(h, tail, msg)
+  local d = tmp .. "/st"
+  os.execute("mkdir -p " .. d)
+  put(d .. "/config.json", base)
+  put(d .. "/model.safetensors", string.pack("<I8", #h) .. h .. tail)
+  check.error(d .. "/model.safetensors: " .. msg, from_hf, d)
+  os.remove(d .. "/model.safetensors")
+  os.remove(d .. "/config.json")
+  os.remove(d)
+end
+header_error('{"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]}', "",
+             "bad safetensors header at byte 69: '}' expected near end of file")
+header_error('{"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]}}', "1234",
+             "tensor 'w' field 'data_offsets' must be [begin, end] within the 4 data bytes, " ..
+             "got [0, 8]")
+header_error('{"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 6]}}', "123456",
+             "tensor 'w' spans 6 bytes, its shape and dtype BF16 need 8")
+header_error('{"w": {"dtype": "Q4", "shape": [4], "data_offsets": [0, 2]}}', "12",
+             "tensor 'w' has unknown dtype 'Q4'")
+header_error('[1, 2]', "", "the safetensors header must be a JSON object")
+local short = tmp .. "/short"
+os.execute("mkdir -p " .. short)
+put(short .. "/config.json", base)
+put(short .. "/model.safetensors", "\1\2\3")
+check.error(short .. "/model.safetensors: truncated safetensors file: 3 bytes, the header length " ..
+            "alone takes 8", from_hf, short)
+
+-- configs that name a layer kind without its size, or a bad option
+local lt = config_with('"layer_types": ["sliding_attention", "full_attention"]')
+check.error("config.json: layer 0 is sliding_attention but field 'sliding_window' is absent",
+            from_hf, lt)
+lt = config_with('"layer_types": ["full_attention"]')
+check.error("config.json: field 'layer_types' has 1 entries, expected 2 (num_hidden_layers)",
+            from_hf, lt)
+lt = config_with('"layer_types": ["linear_attention", "full_attention"]')
+check.error("config.json: model_type 'llama' has linear-attention or Mamba layers whose state " ..
+            "size kvplan does not know (known: qwen3_next, jamba)", from_hf, lt)
+check.error("unknown field 'idd' in from_hf options (did you mean 'id'?)",
+            function() from_hf(FIX .. "qwen3-8b", {idd = "x"}) end)
+check.error("from_hf: path must be a string, got nil", function() from_hf() end)
+
+-- clean up the temporary files
+for _, p in ipairs{tmp .. "/config.json", fcfg, sh .. "/config.json",
+                   sh .. "/model-00001-of-00001.safetensors", sh .. "/model.safetensors.index.json",
+                   sh, short .. "/config.json", short .. "/model.safetensors", short, tmp} do
+  os.remove(p)
+end
