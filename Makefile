@@ -63,16 +63,16 @@ deps:
 	fi
 
 # The core library: pure computation, no Lua include path.
-$(B)/obj/%.o: engine/%.c engine/kvplan.h engine/checked.h engine/diag.h | $(B)/obj
+$(B)/obj/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/obj
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/pic/%.o: engine/%.c engine/kvplan.h engine/checked.h engine/diag.h | $(B)/pic
+$(B)/pic/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/pic
 	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
 
 # Only the binding objects (and main) see <lua.h>.
 $(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o $(BIND:%=$(B)/pic/%.o): LUAINC = $(LUA_CFLAGS) $(JANSSON_CFLAGS)
-$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o: $(B)/obj/%.o: engine/%.c engine/util_lua.h engine/embed.h engine/csvw.h engine/kvplan.h | $(B)/obj
+$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o: $(B)/obj/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/obj
 	$(CC) $(ALL_CFLAGS) $(LUAINC) -c $< -o $@
-$(BIND:%=$(B)/pic/%.o): $(B)/pic/%.o: engine/%.c engine/util_lua.h engine/embed.h engine/csvw.h engine/kvplan.h | $(B)/pic
+$(BIND:%=$(B)/pic/%.o): $(B)/pic/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/pic
 	$(CC) $(ALL_CFLAGS) $(LUAINC) $(PIC) -c $< -o $@
 
 # The stdlib, embedded as C arrays.

@@ -217,12 +217,125 @@ static int model_layer(lua_State *L) {
 
 static const char *const deploy_keys[] = {
   "model", "gpu_bytes", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
-  "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len", NULL
+  "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
+  /* optimizations (stdlib optim.lua; zero or absent is off) */
+  "budget", "max_kv_tokens", "allocation", "kv_recent", "kv_full", "evict", "speculative",
+  "prefix", "samples", "prompt", "output", "host_bytes", "lengths", NULL
 };
+
+/* The name at idx among names[0..n), else an error listing them. */
+static int check_name(lua_State *L, int idx, const char *field, const char *(*name)(int),
+                      int n) {
+  idx = lua_absindex(L, idx);
+  const char *s = lua_tostring(L, idx);
+  for (int i = 0; s != NULL && i < n; i++)
+    if (strcmp(s, name(i)) == 0) return i;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; i < n; i++) {
+    luaL_addstring(&b, i ? (i == n - 1 ? " or " : ", ") : "");
+    luaL_addstring(&b, name(i));
+  }
+  luaL_pushresult(&b);
+  const char *names = lua_tostring(L, -1);
+  const char *got = kvl_got(L, idx); /* pushed above the names, which stay alive */
+  return kvl_error(L, "field '%s' must be %s, %s", field, names, got);
+}
+
+static const char *budget_name(int i) { return kvp_budget_name((kvp_budget)i); }
+static const char *alloc_name(int i) { return kvp_alloc_name((kvp_alloc)i); }
+
+/* The subtable `field` of the table at idx, pushed, or 0 (nothing pushed). */
+static int opt_table(lua_State *L, int idx, const char *field, const char *const *keys) {
+  if (lua_getfield(L, idx, field) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_istable(L, -1))
+    kvl_error(L, "field '%s' must be a table, %s", field, kvl_got(L, -1));
+  kvl_check_keys(L, -1, keys, field);
+  return 1;
+}
+
+/* A list of integers at the top of the stack into v[0..max); returns n. */
+static int64_t int_list(lua_State *L, const char *field, int64_t *v, int64_t max) {
+  if (!lua_istable(L, -1)) kvl_error(L, "field '%s' must be a list, %s", field, kvl_got(L, -1));
+  int64_t n = (int64_t)luaL_len(L, -1);
+  if (n > max) kvl_error(L, "field '%s' holds %I values, at most %I", field, (lua_Integer)n,
+                         (lua_Integer)max);
+  for (int64_t i = 0; i < n; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    v[i] = kvl_toint(L, -1, field);
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+static const char *const evict_keys[] = {"sinks", "recent", "keep_ppm", "layers", NULL};
+static const char *const spec_keys[] = {"tokens", "draft_layers", "draft", "draft_weight_bytes",
+                                        NULL};
+static const char *const draft_keys[] = {"kind", "kv_heads", "head_dim", "head_dim_v",
+                                         "kv_lora_rank", "rope_dim", NULL};
+
+/* The optimization fields of the deployment table at idx. */
+static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
+  kvp_diag diag = {{0}};
+  if (lua_getfield(L, idx, "budget") != LUA_TNIL)
+    d->budget = (kvp_budget)check_name(L, -1, "budget", budget_name, KVP_NBUDGETS);
+  lua_pop(L, 1);
+  d->max_kv_tokens = kvl_int_field(L, idx, "max_kv_tokens", 0);
+  if (lua_getfield(L, idx, "allocation") != LUA_TNIL)
+    d->alloc = (kvp_alloc)check_name(L, -1, "allocation", alloc_name, KVP_NALLOCS);
+  lua_pop(L, 1);
+  d->kv_recent = kvl_int_field(L, idx, "kv_recent", 0);
+  d->kv_full = opt_format(L, idx, "kv_full", d->kv_full);
+  if (opt_table(L, idx, "evict", evict_keys)) {
+    d->evict.sinks = kvl_int_field(L, -1, "sinks", 0);
+    d->evict.recent = kvl_int_field(L, -1, "recent", 0);
+    int64_t keep = kvl_int_field(L, -1, "keep_ppm", 0);
+    if (keep < 0 || keep > KVP_PPM)
+      kvl_error(L, "field 'keep' must be in (0, 1], got %f", (double)keep / KVP_PPM);
+    d->evict.keep_ppm = (int32_t)keep;
+    if (lua_getfield(L, -1, "layers") != LUA_TNIL) {
+      int64_t budgets[KVP_MAX_LAYERS];
+      int64_t n = int_list(L, "evict.layers", budgets, KVP_MAX_LAYERS);
+      if (kvp_evict_set_layers(&d->evict, budgets, n, &diag) != KVP_OK)
+        kvl_core_error(L, KVP_EINVAL, &diag, "evict.layers");
+    }
+    lua_pop(L, 2);
+  }
+  if (opt_table(L, idx, "speculative", spec_keys)) {
+    d->spec.tokens = kvl_int_field(L, -1, "tokens", 0);
+    d->spec.draft_layers = kvl_int_field(L, -1, "draft_layers", 0);
+    d->spec.draft_weight_bytes = kvl_int_field(L, -1, "draft_weight_bytes", 0);
+    if (opt_table(L, lua_gettop(L), "draft", draft_keys)) {
+      kvp_layer *ly = &d->spec.draft;
+      lua_getfield(L, -1, "kind");
+      ly->kind = check_kind(L, -1, "speculative.draft");
+      lua_pop(L, 1);
+      ly->kv_heads = kvl_int_field(L, -1, "kv_heads", 0);
+      ly->head_dim = kvl_int_field(L, -1, "head_dim", 0);
+      ly->head_dim_v = kvl_int_field(L, -1, "head_dim_v", ly->head_dim);
+      ly->latent = kvl_int_field(L, -1, "kv_lora_rank", 0);
+      ly->rope_dim = kvl_int_field(L, -1, "rope_dim", 0);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  d->prefix_tokens = kvl_int_field(L, idx, "prefix", 0);
+  d->samples = kvl_int_field(L, idx, "samples", 0);
+  d->prompt_tokens = kvl_int_field(L, idx, "prompt", 0);
+  d->sample_tokens = kvl_int_field(L, idx, "output", 0);
+  d->host_bytes = kvl_int_field(L, idx, "host_bytes", 0);
+  if (lua_getfield(L, idx, "lengths") != LUA_TNIL)
+    d->nlen = (int32_t)int_list(L, "lengths", d->len, KVP_LEN_POINTS);
+  lua_pop(L, 1);
+}
 
 /* Fill d from the deployment table at idx (the stdlib resolves names). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   luaL_checktype(L, idx, LUA_TTABLE);
+  idx = lua_absindex(L, idx);
   kvl_check_keys(L, idx, deploy_keys, "deployment");
   kvp_deploy_defaults(d);
   lua_getfield(L, idx, "model");
@@ -240,6 +353,7 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   d->block = kvl_int_field(L, idx, "block", d->block);
   d->step_tokens = kvl_int_field(L, idx, "max_num_batched_tokens", d->step_tokens);
   d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
+  check_optim(L, idx, d);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_deploy_check(d, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "deployment");
@@ -339,6 +453,26 @@ static int ledger_seq_bytes(lua_State *L) {
   return 1;
 }
 
+/* l:request_bytes(n [, stage]) -> own, shared, expected: what one request of
+ * n tokens holds beyond the shared prefix, the prefix held once, and under
+ * continuous batching the expected own bytes (a float; else = own) */
+static int ledger_request_bytes(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  int64_t n = kvl_toint(L, 2, "tokens"), own, shared, sum, points;
+  int64_t s = lua_isnoneornil(L, 3) ? l->tight + 1 : kvl_toint(L, 3, "stage");
+  if (l->nstage == 0) return kvl_error(L, "deployment has no pipeline stage (pp > layers)");
+  if (s < 1 || s > l->nstage)
+    return kvl_error(L, "field 'stage' must be 1..%d, got %I", (int)l->nstage, (lua_Integer)s);
+  if (n < 0) return kvl_error(L, "field 'tokens' must be >= 0, got %I", (lua_Integer)n);
+  kvp_err e = kvp_ledger_request_bytes(l, (int32_t)(s - 1), n, &own, &shared, &sum, &points);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "request_bytes");
+  lua_pushinteger(L, (lua_Integer)own);
+  lua_pushinteger(L, (lua_Integer)shared);
+  if (points == 1) lua_pushinteger(L, (lua_Integer)sum);
+  else lua_pushnumber(L, (double)sum / (double)points);
+  return 3;
+}
+
 static const kvp_stage *tight(const kvp_ledger *l) {
   static const kvp_stage none;
   return l->nstage > 0 ? &l->stage[l->tight] : &none;
@@ -351,7 +485,8 @@ static int64_t nonneg(int64_t v) { return v > 0 ? v : 0; }
   static int get_##name(lua_State *L, const kvp_ledger *l) { (void)l; expr; return 1; }
 GETTER(total, lua_pushinteger(L, l->total))
 GETTER(usable, lua_pushinteger(L, l->usable))
-GETTER(safety, lua_pushinteger(L, l->total - l->usable))
+GETTER(safety, lua_pushinteger(L, l->d.budget == KVP_BUDGET_VLLM ? l->total - l->usable
+                                                                   : tight(l)->margin))
 GETTER(weights, lua_pushinteger(L, tight(l)->weights))
 GETTER(weights_total, lua_pushinteger(L, l->weights_total))
 GETTER(activation, lua_pushinteger(L, l->d.activation_bytes))
@@ -372,6 +507,11 @@ GETTER(pp, lua_pushinteger(L, l->d.pp))
 GETTER(block, lua_pushinteger(L, l->d.block))
 GETTER(max_model_len, lua_pushinteger(L, l->max_len))
 GETTER(layers, lua_pushinteger(L, tight(l)->layers))
+GETTER(budget, lua_pushstring(L, kvp_budget_name(l->d.budget)))
+GETTER(allocation, lua_pushstring(L, kvp_alloc_name(l->d.alloc)))
+GETTER(kv_pool, lua_pushinteger(L, nonneg(tight(l)->pool)))
+GETTER(host_blocks, lua_pushinteger(L, tight(l)->host_blocks))
+GETTER(null_blocks, lua_pushinteger(L, l->null_blocks))
 #undef GETTER
 
 /* bits / 8: an integer when whole, else the exact binary fraction */
@@ -388,7 +528,8 @@ static const struct { const char *name; getter get; } getters[] = {
   G(total), G(usable), G(safety), G(weights), G(weights_total), G(activation), G(overhead),
   G(kv_budget), G(kv_token_bits), G(kv_bytes_per_token), G(block_bytes), G(state_bytes),
   G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
-  G(max_model_len), G(layers),
+  G(max_model_len), G(layers), G(budget), G(allocation), G(kv_pool), G(host_blocks),
+  G(null_blocks),
 #undef G
 };
 
@@ -485,7 +626,8 @@ static const luaL_Reg model_meth[] = {
 
 static const luaL_Reg ledger_meth[] = {
   {"max_concurrency", ledger_max_concurrency}, {"max_context", ledger_max_context},
-  {"fit", ledger_fit}, {"seq_bytes", ledger_seq_bytes}, {NULL, NULL}
+  {"fit", ledger_fit}, {"seq_bytes", ledger_seq_bytes},
+  {"request_bytes", ledger_request_bytes}, {NULL, NULL}
 };
 
 int luaopen_kvplan_core(lua_State *L);

@@ -160,8 +160,52 @@ kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
 /* ---- the ledger of one GPU (ledger.c) ---------------------------------- */
 
 #define KVP_MAX_PP 64
+#define KVP_LEN_POINTS 32       /* representative lengths of a length distribution */
+#define KVP_MAX_EVICT_LEVELS 8  /* distinct per-layer eviction budgets */
+#define KVP_MAX_GROUPS 16       /* (layer shape, eviction level) pairs in one stage */
+#define KVP_PPM 1000000         /* ratios given in millionths */
 
-/* A deployment: a model on GPUs of one kind. */
+/* How an engine sizes its KV pool (ANCHORS.md section 4; ledger.c). */
+typedef enum kvp_budget {
+  KVP_BUDGET_VLLM = 0,  /* util * total - weights - activation - overhead; a null block */
+  KVP_BUDGET_SGLANG,    /* f * (total - overhead) - weights; tokens down to whole pages */
+  KVP_BUDGET_TRTLLM,    /* f * (total - weights - activation - overhead); max_tokens cap */
+  KVP_NBUDGETS
+} kvp_budget;
+
+/* How a sequence's KV memory is allocated. */
+typedef enum kvp_alloc {
+  KVP_ALLOC_PAGED = 0,   /* blocks on demand (PagedAttention, Kwon et al., SOSP 2023) */
+  KVP_ALLOC_CONTIGUOUS,  /* max_model_len reserved per sequence when it is admitted */
+  KVP_NALLOCS
+} kvp_alloc;
+
+/* Eviction: what a full-attention or MLA layer keeps of a sequence of m
+ * tokens (optim.c, kvp_evict_held): min(m, sinks + recent + ceil(m * keep)),
+ * the window rule on when recent > 0 or keep_ppm > 0, and at most the
+ * layer's own budget when it has a level. All zero: nothing is evicted. */
+typedef struct kvp_evict {
+  int64_t sinks;      /* first tokens always kept (StreamingLLM attention sinks) */
+  int64_t recent;     /* most recent tokens kept */
+  int32_t keep_ppm;   /* heavy hitters kept, millionths of the sequence (H2O); 0 = none */
+  int32_t nlevel;     /* per-layer budgets in use (0 = none) */
+  int64_t level[KVP_MAX_EVICT_LEVELS];  /* tokens a layer of level i + 1 keeps */
+  uint8_t layer[KVP_MAX_LAYERS];        /* level of each layer, 1-based; 0 = none */
+} kvp_evict;
+
+/* Speculative decoding: g draft tokens verified per target step take g
+ * more KV slots per sequence; a draft model or draft heads (EAGLE, MTP)
+ * add their weights and `draft_layers` layers of KV of shape `draft`, on
+ * the last pipeline stage. All zero: off. */
+typedef struct kvp_spec {
+  int64_t tokens;             /* g: draft tokens per step */
+  int64_t draft_layers;       /* layers of draft KV (0: none) */
+  kvp_layer draft;            /* their shape: full attention or MLA */
+  int64_t draft_weight_bytes; /* all draft weights (split over tp) */
+} kvp_spec;
+
+/* A deployment: a model on GPUs of one kind. Every field after `max_model_len`
+ * is an optimization (kvplan.optim) whose zero value means off. */
 typedef struct kvp_deploy {
   kvp_model model;
   int64_t gpu_bytes;          /* memory the runtime reports for one GPU */
@@ -169,12 +213,29 @@ typedef struct kvp_deploy {
   kvp_format kv;              /* KV cache element format */
   kvp_format weights;         /* weight format (with group overhead) */
   int64_t weight_bytes;       /* > 0: total weight bytes, overrides params x format */
-  double utilization;         /* fraction of gpu_bytes the engine may use, (0, 1] */
+  double utilization;         /* the budget rule's fraction, (0, 1]: vLLM
+                               * gpu_memory_utilization, SGLang mem_fraction_static,
+                               * TensorRT-LLM free_gpu_memory_fraction */
   int64_t activation_bytes;   /* per GPU: activation peak reserved */
   int64_t overhead_bytes;     /* per GPU: CUDA context, communication buffers */
   int64_t block;              /* tokens per KV block */
   int64_t step_tokens;        /* tokens scheduled in one step (>= 1) */
   int64_t max_model_len;      /* longest request; 0 = the model's max_context */
+  /* ---- optimizations: zero is off ---- */
+  kvp_budget budget;          /* budget rule */
+  int64_t max_kv_tokens;      /* TensorRT-LLM max_tokens: cap on the pool; 0 = none */
+  kvp_alloc alloc;            /* paged or contiguous */
+  int64_t kv_recent;          /* KIVI: the last kv_recent tokens stay in kv_full */
+  kvp_format kv_full;         /* their format (needed when kv_recent > 0) */
+  kvp_evict evict;
+  kvp_spec spec;
+  int64_t prefix_tokens;      /* a prefix every sequence shares, held once */
+  int64_t samples;            /* sequences per request sharing its prompt (0, 1: one) */
+  int64_t prompt_tokens;      /* the prompt the samples share, or ... */
+  int64_t sample_tokens;      /* ... the tokens each sample generates (prompt = n - these) */
+  int64_t host_bytes;         /* host memory for KV per GPU (offload) */
+  int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
+  int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
 } kvp_deploy;
 
 /* Defaults: tp = pp = 1, bf16 KV and weights, utilization 0.9, block 16,
@@ -214,16 +275,32 @@ typedef struct kvp_stage {
   int64_t state_bytes;   /* fixed recurrent state of one sequence */
   int64_t blocks;        /* blocks in the pool, the null block included */
   int64_t count[KVP_MAX_SPECS];  /* layers of each spec in the stage */
+  int64_t pool;          /* bytes requests may fill: vLLM the budget, SGLang and
+                          * TensorRT-LLM their whole pages */
+  int64_t margin;        /* bytes the budget rule leaves unused on the GPU */
+  int64_t host_blocks;   /* blocks of host memory (offload) */
+  int64_t reserve;       /* contiguous: bytes one sequence reserves */
+  int32_t ngroup;        /* optimized path: (spec, eviction level) groups */
+  struct { int32_t spec, level; int64_t count; } group[KVP_MAX_GROUPS];
+  int64_t lsum[KVP_LEN_POINTS + 1];  /* continuous: sums of request bytes at the
+                                      * first i length points */
 } kvp_stage;
 
 typedef struct kvp_ledger {
   kvp_deploy d;
   int64_t total;         /* gpu_bytes */
-  int64_t usable;        /* floor(utilization * total) */
+  int64_t usable;        /* what the budget rule lets the engine use */
   int64_t weights_total; /* all weight bytes of the model */
   int64_t max_len;       /* effective max_model_len */
   int64_t page_bytes[KVP_MAX_SPECS];   /* one block of one layer of each spec */
   int64_t state_bytes[KVP_MAX_SPECS];  /* per-sequence state of each spec */
+  int64_t token_bits[KVP_MAX_SPECS];   /* bits of one token of one layer of each spec */
+  int64_t full_bits[KVP_MAX_SPECS];    /* KIVI: the same in the full-precision format */
+  int64_t page_full[KVP_MAX_SPECS];    /* KIVI: one full-precision block */
+  int64_t draft_bits;    /* a token on all draft layers (speculative) */
+  int64_t draft_page;    /* a block on all draft layers */
+  int64_t null_blocks;   /* blocks the pool keeps out of use (vLLM's null block) */
+  int32_t plain;         /* no optimization changes what a sequence holds */
   int32_t tight;         /* the stage with the fewest blocks (reported) */
   kvp_fit fit;           /* whether the deployment itself fits, and why not */
   int32_t nstage;
@@ -234,10 +311,22 @@ typedef struct kvp_ledger {
  * l->fit says why, and every capacity answer is 0. */
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
 /* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each
- * layer's blocks times its page bytes, plus fixed states. */
+ * layer's blocks times its page bytes, plus fixed states. With optimizations:
+ * the g speculative slots, eviction, KIVI's full-precision window and the
+ * draft's KV included; contiguous: the bytes reserved for max_model_len. */
 kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes);
-/* Usable KV tokens of the tightest stage: (blocks - 1) * block. */
+/* What one request of n tokens costs on stage s: `worst` its bytes beyond
+ * what all requests share (parallel samples and shared prompt blocks
+ * counted), `shared` the bytes of the common prefix held once in the pool;
+ * under continuous batching `sum` / `points` is the expected cost over the
+ * length points (each capped at n); else sum = worst and points = 1. */
+kvp_err kvp_ledger_request_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *worst,
+                                 int64_t *shared, int64_t *sum, int64_t *points);
+/* Usable KV tokens of the tightest stage: (blocks - null blocks) * block. */
 int64_t kvp_ledger_kv_tokens(const kvp_ledger *l);
+/* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */
+const char *kvp_budget_name(kvp_budget b);
+const char *kvp_alloc_name(kvp_alloc a);
 /* Does `concurrency` requests of `context` tokens fit? */
 kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
                        kvp_fit *out);
@@ -256,5 +345,6 @@ kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurre
 int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n);
 
 #include "sweep.h"
+#include "optim.h"
 
 #endif

@@ -13,12 +13,14 @@ int luaopen_kvplan_core(lua_State *L);
 int luaopen_kvplan_csv(lua_State *L);
 int luaopen_kvplan_json(lua_State *L);
 int luaopen_kvplan_sweep_core(lua_State *L);
+int luaopen_kvplan_optim_core(lua_State *L);
 int luaopen_kvplan(lua_State *L);
 
 /* The C modules of the package, one line each. */
 static const luaL_Reg cmods[] = {
   {"kvplan.core", luaopen_kvplan_core},
   {"kvplan.csv", luaopen_kvplan_csv},
+  {"kvplan.optim_core", luaopen_kvplan_optim_core},
   {"kvplan.json", luaopen_kvplan_json},
   {"kvplan.sweep_core", luaopen_kvplan_sweep_core},
   {NULL, NULL}

@@ -2,18 +2,43 @@
  * ledger.c: the memory ledger of one GPU and the capacity answers.
  * Pure computation: no Lua, no I/O.
  *
- * Budget (vLLM, vllm/v1/worker/gpu_worker.py, ANCHORS.md section 4):
- *   usable    = floor(utilization * visible memory)
- *   kv_budget = usable - weights on this GPU - activation peak - overhead
- * The rest of the GPU (visible - usable) is the safety margin. Seed 000's
- * rule "total * (1 - safety) - weights - 2 GB" is the same with
- * utilization = 1 - safety and overhead = 2 GB.
+ * Budget rules (ANCHORS.md section 4), f = d->utilization:
+ *   vllm    usable    = floor(f * visible memory)
+ *           kv_budget = usable - weights on this GPU - activation peak - overhead
+ *           (vllm/v1/worker/gpu_worker.py); the pool keeps one null block
+ *           (vllm/v1/core/block_pool.py). Seed 000's rule "total * (1 -
+ *           safety) - weights - 2 GB" is this with f = 1 - safety and
+ *           overhead = 2 GB.
+ *   sglang  usable    = floor(f * (visible - overhead)), f = mem_fraction_static
+ *           kv_budget = usable - weights: rest_memory = available after load
+ *           - total before load * (1 - f), the activations and CUDA graphs
+ *           living in the (1 - f) reserve; tokens = kv_budget // cell size,
+ *           rounded down to the page size (sglang v0.5.8
+ *           python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
+ *           profile_max_num_token, init_memory_pool); no null block (its
+ *           padding slot is allocated beyond the budget).
+ *   trtllm  kv_budget = floor(f * (visible - weights - activation - overhead)),
+ *           f = free_gpu_memory_fraction of the memory free after the engine
+ *           is loaded; tokens = kv_budget // bytes per token, capped by
+ *           max_tokens, blocks = ceil(tokens / tokens_per_block)
+ *           (TensorRT-LLM docs/source/reference/memory.md;
+ *           cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp).
  *
  * Capacity is paged: a sequence of n tokens takes, on every layer, the blocks
- * kvp_layer_blocks() gives, and the pool keeps one null block. For layers of
- * one shape this is vLLM's num_blocks = budget // (page_bytes * layers) and
- * concurrency = (num_blocks - 1) // ceil(n / block). Under pipeline
- * parallelism every stage is a ledger of its own; the tightest decides.
+ * kvp_layer_blocks() gives. For layers of one shape under vLLM this is
+ * num_blocks = budget // (page_bytes * layers) and concurrency =
+ * (num_blocks - 1) // ceil(n / block). Under pipeline parallelism every
+ * stage is a ledger of its own; the tightest decides.
+ *
+ * Optimizations (kvp_deploy fields after max_model_len; optim.c checks
+ * them) change what one request holds, applied per layer group in this
+ * order: speculative slots (n + g tokens), eviction (kvp_evict_held), the
+ * KIVI split into quantized and full-precision blocks, the draft's KV on
+ * the last stage, prefix and prompt sharing (whole blocks of full and MLA
+ * layers, held once), parallel samples; contiguous allocation instead
+ * reserves max_model_len + g tokens unpaged per sequence, and continuous
+ * batching charges the mean over the length points rather than the worst
+ * case. A deployment without them takes the original path unchanged.
  */
 #include <math.h>
 #include <stddef.h>
@@ -34,6 +59,16 @@ void kvp_deploy_defaults(kvp_deploy *d) {
   d->utilization = 0.9;
   d->block = KVP_DEFAULT_BLOCK;
   d->step_tokens = 1;
+}
+
+const char *kvp_budget_name(kvp_budget b) {
+  static const char *const names[KVP_NBUDGETS] = {"vllm", "sglang", "trtllm"};
+  return (b >= 0 && b < KVP_NBUDGETS) ? names[b] : "unknown";
+}
+
+const char *kvp_alloc_name(kvp_alloc a) {
+  static const char *const names[KVP_NALLOCS] = {"paged", "contiguous"};
+  return (a >= 0 && a < KVP_NALLOCS) ? names[a] : "unknown";
 }
 
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
@@ -59,6 +94,7 @@ kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->block, 1, "block", diag));
   TRY(kvp_check_count(d->step_tokens, 1, "max_num_batched_tokens", diag));
   TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));
+  TRY(kvp_optim_check(d, d->max_model_len ? d->max_model_len : d->model.max_context, diag));
   return KVP_OK;
 }
 
@@ -91,98 +127,159 @@ static kvp_why check_tp(const kvp_deploy *d, int64_t *need, int64_t *have) {
   return KVP_FITS;
 }
 
-/* Fill stage s; its fit (weights, reserve, null block) goes to f. */
-static kvp_err eval_stage(kvp_ledger *l, int32_t s, kvp_fit *f) {
+/* floor(a * b / c) or its ceiling (up), for a, b >= 0 and c > 0, in 128
+ * bits; INT64_MAX when the quotient does not fit. */
+static int64_t mul_div(int64_t a, int64_t b, int64_t c, int up) {
+  unsigned __int128 p = (unsigned __int128)(uint64_t)a * (uint64_t)b;
+  unsigned __int128 q = p / (uint64_t)c + (up && p % (uint64_t)c != 0);
+  return q > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)q;
+}
+
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  return chk_add(a, b, &r) ? r : INT64_MAX;
+}
+
+/* Does stage s hold the draft (speculative decoding's last stage)? */
+static int holds_draft(const kvp_ledger *l, int32_t s) {
+  return s == l->nstage - 1 && (l->d.spec.draft_layers > 0 || l->d.spec.draft_weight_bytes > 0);
+}
+
+/* Group the stage's layers by (shape, per-layer eviction level). */
+static kvp_err stage_groups(const kvp_ledger *l, kvp_stage *st) {
   const kvp_deploy *d = &l->d;
-  const kvp_model *m = &d->model;
-  kvp_stage *st = &l->stage[s];
-  memset(st, 0, sizeof *st);
-  TRY(kvp_pp_stage(m->layers, d->pp, s, &st->first, &st->layers));
-  for (int64_t i = st->first; i < st->first + st->layers; i++) st->count[m->layer_spec[i]]++;
-  for (int k = 0; k < m->nspec; k++) {
-    int64_t tb, part;
-    TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &tb));
-    CHK(chk_mul(tb, st->count[k], &part));
-    CHK(chk_add(st->token_bits, part, &st->token_bits));
-    CHK(chk_mul(l->page_bytes[k], st->count[k], &part));
-    CHK(chk_add(st->block_bytes, part, &st->block_bytes));
-    CHK(chk_mul(l->state_bytes[k], st->count[k], &part));
-    CHK(chk_add(st->state_bytes, part, &st->state_bytes));
-  }
-  /* weights of the stage's layers, split over tp; rounded up once */
-  int64_t wl;
-  CHK(chk_mul(l->weights_total / m->layers, st->layers, &wl));
-  CHK(chk_add(wl, (l->weights_total % m->layers) * st->layers / m->layers, &wl));
-  st->weights = cdiv(wl, d->tp);
-  int64_t reserved;
-  CHK(chk_add(st->weights, d->activation_bytes, &reserved));
-  CHK(chk_add(reserved, d->overhead_bytes, &reserved));
-  st->kv_budget = l->usable - reserved;
-  st->blocks = (st->kv_budget > 0 && st->block_bytes > 0) ? st->kv_budget / st->block_bytes : 0;
-  f->stage = s;
-  if (st->weights > l->usable) {
-    f->why = KVP_WHY_WEIGHTS;
-    f->need = st->weights;
-    f->have = l->usable;
-  } else if (reserved > l->usable) {
-    f->why = KVP_WHY_RESERVED;
-    f->need = reserved;
-    f->have = l->usable;
-  } else if (st->kv_budget < st->block_bytes || (st->block_bytes == 0 && st->kv_budget <= 0)) {
-    f->why = KVP_WHY_NO_BLOCK;
-    f->need = st->block_bytes;
-    f->have = st->kv_budget;
-  } else {
-    f->why = KVP_FITS;
+  st->ngroup = 0;
+  for (int64_t i = st->first; i < st->first + st->layers; i++) {
+    int32_t k = d->model.layer_spec[i], lv = 0;
+    kvp_kind kind = d->model.spec[k].kind;
+    if (d->evict.nlevel > 0 && (kind == KVP_FULL || kind == KVP_MLA)) lv = d->evict.layer[i];
+    int32_t g = 0;
+    while (g < st->ngroup && (st->group[g].spec != k || st->group[g].level != lv)) g++;
+    if (g == st->ngroup) {
+      if (g == KVP_MAX_GROUPS) return KVP_EINVAL;
+      st->group[g].spec = k;
+      st->group[g].level = lv;
+      st->group[g].count = 0;
+      st->ngroup++;
+    }
+    st->group[g].count++;
   }
   return KVP_OK;
 }
 
-kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
-  TRY(kvp_deploy_check(d, diag));
-  /* stages are filled as they are evaluated: clear only what precedes them */
-  memset(l, 0, offsetof(kvp_ledger, stage));
-  l->d = *d;
-  const kvp_model *m = &l->d.model;
-  l->total = d->gpu_bytes;
-  l->usable = (int64_t)floor((double)d->gpu_bytes * d->utilization);
-  if (l->usable > l->total) l->usable = l->total;
-  kvp_err e = kvp_deploy_weight_bytes(d, &l->weights_total);
-  if (e != KVP_OK) return kvp_fail(diag, e, "weight bytes of %lld parameters overflow",
-                                   (long long)m->params);
-  l->max_len = d->max_model_len ? d->max_model_len
-                                : (m->max_context ? m->max_context : CONTEXT_CAP);
-  for (int k = 0; k < m->nspec; k++) {
-    int64_t tb;
-    TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &tb));
-    TRY(kvp_page_bytes(tb, d->block, &l->page_bytes[k]));
-    TRY(kvp_kv_state_bytes(&m->spec[k], d->tp, &l->state_bytes[k]));
-  }
-  l->fit.why = KVP_FITS;
-  if (d->pp > m->layers) {
-    l->fit = (kvp_fit){.why = KVP_WHY_PP_LAYERS, .need = m->layers, .have = d->pp};
-    l->nstage = 0;
-    return KVP_OK;
-  }
-  l->fit.why = check_tp(d, &l->fit.need, &l->fit.have);
-  l->nstage = (int32_t)d->pp;
-  int64_t best = INT64_MAX;
-  for (int32_t s = 0; s < l->nstage; s++) {
-    kvp_fit f = {0};
-    e = eval_stage(l, s, &f);
-    if (e != KVP_OK) return kvp_fail(diag, e, "ledger of pipeline stage %d overflows", (int)s);
-    if (l->fit.why == KVP_FITS && f.why != KVP_FITS) l->fit = f;
-    int64_t room = l->stage[s].block_bytes ? l->stage[s].blocks : l->stage[s].kv_budget;
-    if (room < best) {
-      best = room;
-      l->tight = s;
+/* One sequence of n tokens on stage s, optimized path: its bytes (seq) and
+ * the bytes of the whole blocks holding the first `prefix_tokens` (sg) and
+ * the first prompt tokens of its request (sr) on shareable layers. */
+static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq, int64_t *sg,
+                         int64_t *sr) {
+  const kvp_deploy *d = &l->d;
+  const kvp_stage *st = &l->stage[s];
+  int64_t b = d->block, m, total = 0, g = 0, r = 0;
+  CHK(chk_add(n, d->spec.tokens, &m));
+  /* the prompt the samples share: given, or all but what each one generates */
+  int64_t pg = min64(d->prefix_tokens, n);
+  int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
+               : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
+  pr = max64(min64(pr, n), pg);
+  for (int32_t i = 0; i < st->ngroup; i++) {
+    int32_t k = st->group[i].spec;
+    const kvp_layer *ly = &d->model.spec[k];
+    int64_t one = 0, old = 0, page_old = l->page_bytes[k], part;
+    switch (ly->kind) {
+      case KVP_FULL:
+      case KVP_MLA: {
+        int64_t t = kvp_evict_held(&d->evict, m, st->group[i].level), tq = t, tf = 0;
+        if (d->kv_recent > 0) {
+          tf = min64(t, d->kv_recent);
+          tq = t - tf;
+        }
+        int64_t bq, bf;
+        CHK(chk_mul(cdiv(tq, b), l->page_bytes[k], &bq));
+        CHK(chk_mul(cdiv(tf, b), l->page_full[k], &bf));
+        CHK(chk_add(bq, bf, &one));
+        /* the oldest tokens sit in the quantized blocks (all of them without KIVI) */
+        old = tq > 0 ? tq : tf;
+        if (tq == 0) page_old = l->page_full[k];
+        break;
+      }
+      case KVP_SLIDING:
+      case KVP_CHUNKED: {
+        int64_t blocks, bf = 0, x;
+        TRY(kvp_layer_blocks(ly, m, b, d->step_tokens, &blocks));
+        if (d->kv_recent > 0) bf = min64(blocks, cdiv(min64(m, d->kv_recent), b));
+        CHK(chk_mul(blocks - bf, l->page_bytes[k], &one));
+        CHK(chk_mul(bf, l->page_full[k], &x));
+        CHK(chk_add(one, x, &one));
+        break; /* windows drop old blocks: nothing shared */
+      }
+      case KVP_STATE:
+        one = n > 0 ? l->state_bytes[k] : 0;
+        break;
+      default:
+        break;
+    }
+    CHK(chk_mul(one, st->group[i].count, &part));
+    CHK(chk_add(total, part, &total));
+    if (old > 0) {
+      CHK(chk_mul(min64(pg, old) / b * page_old, st->group[i].count, &part));
+      CHK(chk_add(g, part, &g));
+      CHK(chk_mul(min64(pr, old) / b * page_old, st->group[i].count, &part));
+      CHK(chk_add(r, part, &r));
     }
   }
+  if (holds_draft(l, s) && l->draft_page > 0) {
+    int64_t part;
+    CHK(chk_mul(cdiv(m, b), l->draft_page, &part));
+    CHK(chk_add(total, part, &total));
+    CHK(chk_add(g, pg / b * l->draft_page, &g));
+    CHK(chk_add(r, pr / b * l->draft_page, &r));
+  }
+  *seq = total;
+  *sg = g;
+  *sr = r;
   return KVP_OK;
 }
 
-kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes) {
-  if (s < 0 || s >= l->nstage || n < 0) return KVP_EINVAL;
+/* Contiguous: the bytes one sequence reserves, unpaged, for max_len + g
+ * tokens (each layer's tensor rounded up once, windows and eviction
+ * capping the tokens). */
+static kvp_err reserve_bytes(const kvp_ledger *l, int32_t s, int64_t *bytes) {
+  const kvp_deploy *d = &l->d;
+  const kvp_stage *st = &l->stage[s];
+  int64_t m, total = 0;
+  CHK(chk_add(l->max_len, d->spec.tokens, &m));
+  for (int32_t i = 0; i < st->ngroup; i++) {
+    int32_t k = st->group[i].spec;
+    const kvp_layer *ly = &d->model.spec[k];
+    int64_t t = 0, one, part;
+    if (ly->kind == KVP_FULL || ly->kind == KVP_MLA)
+      t = kvp_evict_held(&d->evict, m, st->group[i].level);
+    else
+      t = kvp_kv_tokens_held(ly, m);
+    if (ly->kind == KVP_STATE) {
+      one = l->state_bytes[k];
+    } else {
+      int64_t tf = d->kv_recent > 0 ? min64(t, d->kv_recent) : 0, bq, bf;
+      CHK(chk_mul(t - tf, l->token_bits[k], &bq));
+      CHK(chk_mul(tf, l->full_bits[k], &bf));
+      CHK(chk_add(bq, bf, &one));
+      one = cdiv(one, 8);
+    }
+    CHK(chk_mul(one, st->group[i].count, &part));
+    CHK(chk_add(total, part, &total));
+  }
+  if (holds_draft(l, s)) {
+    int64_t bits;
+    CHK(chk_mul(m, l->draft_bits, &bits));
+    CHK(chk_add(total, cdiv(bits, 8), &total));
+  }
+  *bytes = total;
+  return KVP_OK;
+}
+
+/* Bytes one sequence of n tokens takes on stage s under the original
+ * (unoptimized) rule: each layer's blocks times its page bytes. */
+static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes) {
   const kvp_model *m = &l->d.model;
   const kvp_stage *st = &l->stage[s];
   int64_t total = 0;
@@ -199,37 +296,287 @@ kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t 
   return KVP_OK;
 }
 
-int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
-  if (l->fit.why != KVP_FITS || l->nstage == 0) return 0;
-  const kvp_stage *st = &l->stage[l->tight];
-  if (st->block_bytes == 0 || st->blocks < 1) return 0;
-  int64_t t;
-  if (!chk_mul(st->blocks - 1, l->d.block, &t)) return INT64_MAX;
-  return t;
-}
-
-/* Requests of n tokens that fit in stage s, the null block set aside. */
-static kvp_err stage_concurrency(const kvp_ledger *l, int32_t s, int64_t n, int64_t *c,
-                                 int64_t *seq) {
-  const kvp_stage *st = &l->stage[s];
-  TRY(kvp_ledger_seq_bytes(l, s, n, seq));
-  int64_t room = st->kv_budget - st->block_bytes;
-  if (room <= 0 || *seq == 0) {
-    *c = (room > 0) ? INT64_MAX : 0; /* a stage without KV layers limits nothing */
+/* One request of n tokens on stage s: its own bytes and the shared ones. */
+static kvp_err request_cost(const kvp_ledger *l, int32_t s, int64_t n, int64_t *own,
+                            int64_t *shared) {
+  const kvp_deploy *d = &l->d;
+  int64_t samples = d->samples > 1 ? d->samples : 1;
+  *shared = 0;
+  if (l->plain) return seq_plain(l, s, n, own);
+  if (d->alloc == KVP_ALLOC_CONTIGUOUS) {
+    CHK(chk_mul(l->stage[s].reserve, samples, own));
     return KVP_OK;
   }
-  *c = room / *seq;
+  int64_t seq, sg, sr, part;
+  TRY(seq_parts(l, s, n, &seq, &sg, &sr));
+  /* samples x (own tokens beyond the prompt) + the prompt once, less the
+   * prefix every request shares */
+  CHK(chk_mul(seq - sr, samples, &part));
+  CHK(chk_add(part, sr - sg, own));
+  *shared = sg;
   return KVP_OK;
 }
 
-/* Bytes `concurrency` sequences of n tokens need in stage s, the null block
- * included; saturates at INT64_MAX (which never fits). */
+/* Count of length points below n (points are sorted). */
+static int32_t points_below(const kvp_deploy *d, int64_t n) {
+  int32_t lo = 0, hi = d->nlen;
+  while (lo < hi) {
+    int32_t mid = (lo + hi) / 2;
+    if (d->len[mid] < n) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+kvp_err kvp_ledger_request_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *worst,
+                                 int64_t *shared, int64_t *sum, int64_t *points) {
+  if (s < 0 || s >= l->nstage || n < 0) return KVP_EINVAL;
+  TRY(request_cost(l, s, n, worst, shared));
+  *sum = *worst;
+  *points = 1;
+  if (l->d.nlen > 0 && l->d.alloc == KVP_ALLOC_PAGED) {
+    /* points at or above n are capped at n: they cost what n costs */
+    int32_t j = points_below(&l->d, n);
+    int64_t rest;
+    CHK(chk_mul(*worst, l->d.nlen - j, &rest));
+    CHK(chk_add(l->stage[s].lsum[j], rest, sum));
+    *points = l->d.nlen;
+  }
+  return KVP_OK;
+}
+
+/* The pool of stage s, and the host blocks beside it, in bytes. */
+static int64_t stage_room(const kvp_stage *st) {
+  int64_t host;
+  if (!chk_mul(st->host_blocks, st->block_bytes, &host)) return INT64_MAX;
+  return sat_add(st->pool, host);
+}
+
+/* Size the KV pool of stage st by the budget rule. */
+static void size_pool(const kvp_ledger *l, kvp_stage *st) {
+  const kvp_deploy *d = &l->d;
+  if (st->block_bytes == 0) {
+    st->blocks = 0;
+    st->pool = st->kv_budget;
+    return;
+  }
+  if (d->budget == KVP_BUDGET_VLLM) {
+    st->blocks = st->kv_budget > 0 ? st->kv_budget / st->block_bytes : 0;
+    st->pool = st->kv_budget;
+    return;
+  }
+  /* SGLang and TensorRT-LLM count tokens of token_bits / 8 bytes first */
+  int64_t tokens = st->kv_budget > 0 ? mul_div(st->kv_budget, 8, st->token_bits, 0) : 0;
+  if (d->budget == KVP_BUDGET_SGLANG) {
+    st->blocks = tokens / d->block;
+  } else {
+    if (d->max_kv_tokens > 0) tokens = min64(tokens, d->max_kv_tokens);
+    st->blocks = cdiv(tokens, d->block);
+  }
+  if (!chk_mul(st->blocks, st->block_bytes, &st->pool)) st->pool = INT64_MAX;
+}
+
+/* Fill stage s; its fit (weights, reserve, null block) goes to f. */
+static kvp_err eval_stage(kvp_ledger *l, int32_t s, kvp_fit *f) {
+  const kvp_deploy *d = &l->d;
+  const kvp_model *m = &d->model;
+  kvp_stage *st = &l->stage[s];
+  memset(st, 0, offsetof(kvp_stage, group));
+  TRY(kvp_pp_stage(m->layers, d->pp, s, &st->first, &st->layers));
+  for (int64_t i = st->first; i < st->first + st->layers; i++) st->count[m->layer_spec[i]]++;
+  for (int k = 0; k < m->nspec; k++) {
+    int64_t part;
+    CHK(chk_mul(l->token_bits[k], st->count[k], &part));
+    CHK(chk_add(st->token_bits, part, &st->token_bits));
+    CHK(chk_mul(l->page_bytes[k], st->count[k], &part));
+    CHK(chk_add(st->block_bytes, part, &st->block_bytes));
+    CHK(chk_mul(l->state_bytes[k], st->count[k], &part));
+    CHK(chk_add(st->state_bytes, part, &st->state_bytes));
+  }
+  if (!l->plain && stage_groups(l, st) != KVP_OK) return KVP_EINVAL;
+  /* weights of the stage's layers, split over tp; rounded up once */
+  int64_t wl;
+  CHK(chk_mul(l->weights_total / m->layers, st->layers, &wl));
+  CHK(chk_add(wl, (l->weights_total % m->layers) * st->layers / m->layers, &wl));
+  st->weights = cdiv(wl, d->tp);
+  if (holds_draft(l, s)) {
+    CHK(chk_add(st->token_bits, l->draft_bits, &st->token_bits));
+    CHK(chk_add(st->block_bytes, l->draft_page, &st->block_bytes));
+    CHK(chk_add(st->weights, cdiv(d->spec.draft_weight_bytes, d->tp), &st->weights));
+  }
+  int64_t reserved = st->weights;
+  if (d->budget != KVP_BUDGET_SGLANG) {
+    CHK(chk_add(reserved, d->activation_bytes, &reserved));
+    CHK(chk_add(reserved, d->overhead_bytes, &reserved));
+  }
+  st->kv_budget = l->usable - reserved;
+  switch (d->budget) {
+    case KVP_BUDGET_SGLANG:
+      st->margin = max64(d->gpu_bytes - d->overhead_bytes, 0) - l->usable;
+      break;
+    case KVP_BUDGET_TRTLLM:
+      if (st->kv_budget > 0) {
+        int64_t free_bytes = st->kv_budget;
+        st->kv_budget = (int64_t)floor((double)free_bytes * d->utilization);
+        st->margin = free_bytes - st->kv_budget;
+      }
+      break;
+    default:
+      st->margin = l->total - l->usable;
+  }
+  size_pool(l, st);
+  st->host_blocks = st->block_bytes > 0 ? d->host_bytes / st->block_bytes : 0;
+  if (!l->plain && d->alloc == KVP_ALLOC_CONTIGUOUS) TRY(reserve_bytes(l, s, &st->reserve));
+  f->stage = s;
+  int no_block = d->alloc == KVP_ALLOC_CONTIGUOUS ? st->kv_budget <= 0
+                 : d->budget == KVP_BUDGET_VLLM
+                     ? (st->kv_budget < st->block_bytes || (st->block_bytes == 0 && st->kv_budget <= 0))
+                     : (st->block_bytes > 0 ? st->blocks < 1 : st->kv_budget <= 0);
+  if (st->weights > l->usable) {
+    f->why = KVP_WHY_WEIGHTS;
+    f->need = st->weights;
+    f->have = l->usable;
+  } else if (reserved > l->usable) {
+    f->why = KVP_WHY_RESERVED;
+    f->need = reserved;
+    f->have = l->usable;
+  } else if (no_block) {
+    f->why = KVP_WHY_NO_BLOCK;
+    f->need = st->block_bytes;
+    f->have = st->kv_budget;
+  } else {
+    f->why = KVP_FITS;
+  }
+  return KVP_OK;
+}
+
+/* Continuous batching: prefix sums of the request bytes at the points. */
+static kvp_err stage_points(kvp_ledger *l, int32_t s) {
+  kvp_stage *st = &l->stage[s];
+  st->lsum[0] = 0;
+  for (int32_t i = 0; i < l->d.nlen; i++) {
+    int64_t own, shared;
+    TRY(request_cost(l, s, min64(l->d.len[i], l->max_len), &own, &shared));
+    CHK(chk_add(st->lsum[i], own, &st->lsum[i + 1]));
+  }
+  return KVP_OK;
+}
+
+kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
+  TRY(kvp_deploy_check(d, diag));
+  /* stages are filled as they are evaluated: clear only what precedes them */
+  memset(l, 0, offsetof(kvp_ledger, stage));
+  l->d = *d;
+  const kvp_model *m = &l->d.model;
+  l->total = d->gpu_bytes;
+  switch (d->budget) {
+    case KVP_BUDGET_SGLANG:
+      l->usable = (int64_t)floor((double)max64(d->gpu_bytes - d->overhead_bytes, 0) *
+                                 d->utilization);
+      break;
+    case KVP_BUDGET_TRTLLM:
+      l->usable = d->gpu_bytes;
+      break;
+    default:
+      l->usable = (int64_t)floor((double)d->gpu_bytes * d->utilization);
+  }
+  if (l->usable > l->total) l->usable = l->total;
+  l->plain = kvp_optim_plain(d);
+  l->null_blocks = (d->budget == KVP_BUDGET_VLLM && d->alloc == KVP_ALLOC_PAGED) ? 1 : 0;
+  kvp_err e = kvp_deploy_weight_bytes(d, &l->weights_total);
+  if (e != KVP_OK) return kvp_fail(diag, e, "weight bytes of %lld parameters overflow",
+                                   (long long)m->params);
+  l->max_len = d->max_model_len ? d->max_model_len
+                                : (m->max_context ? m->max_context : CONTEXT_CAP);
+  for (int k = 0; k < m->nspec; k++) {
+    TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &l->token_bits[k]));
+    TRY(kvp_page_bytes(l->token_bits[k], d->block, &l->page_bytes[k]));
+    TRY(kvp_kv_state_bytes(&m->spec[k], d->tp, &l->state_bytes[k]));
+    if (d->kv_recent > 0) {
+      TRY(kvp_kv_token_bits(&m->spec[k], &d->kv_full, d->tp, &l->full_bits[k]));
+      TRY(kvp_page_bytes(l->full_bits[k], d->block, &l->page_full[k]));
+    }
+  }
+  if (d->spec.draft_layers > 0) {
+    int64_t tb, page;
+    TRY(kvp_kv_token_bits(&d->spec.draft, &d->kv, d->tp, &tb));
+    TRY(kvp_page_bytes(tb, d->block, &page));
+    if (!chk_mul(tb, d->spec.draft_layers, &l->draft_bits) ||
+        !chk_mul(page, d->spec.draft_layers, &l->draft_page))
+      return kvp_fail(diag, KVP_EOVERFLOW, "KV of %lld draft layers overflows",
+                      (long long)d->spec.draft_layers);
+  }
+  l->fit.why = KVP_FITS;
+  if (d->pp > m->layers) {
+    l->fit = (kvp_fit){.why = KVP_WHY_PP_LAYERS, .need = m->layers, .have = d->pp};
+    l->nstage = 0;
+    return KVP_OK;
+  }
+  l->fit.why = check_tp(d, &l->fit.need, &l->fit.have);
+  l->nstage = (int32_t)d->pp;
+  int64_t best = INT64_MAX;
+  for (int32_t s = 0; s < l->nstage; s++) {
+    kvp_fit f = {0};
+    e = eval_stage(l, s, &f);
+    if (e == KVP_EINVAL)
+      return kvp_fail(diag, e, "pipeline stage %d has more than %d (layer shape, eviction "
+                      "budget) groups", (int)s + 1, KVP_MAX_GROUPS);
+    if (e == KVP_OK && l->d.nlen > 0 && l->d.alloc == KVP_ALLOC_PAGED) e = stage_points(l, s);
+    if (e != KVP_OK) return kvp_fail(diag, e, "ledger of pipeline stage %d overflows", (int)s);
+    if (l->fit.why == KVP_FITS && f.why != KVP_FITS) l->fit = f;
+    int64_t room = l->stage[s].block_bytes ? l->stage[s].blocks : l->stage[s].kv_budget;
+    if (room < best) {
+      best = room;
+      l->tight = s;
+    }
+  }
+  return KVP_OK;
+}
+
+kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes) {
+  if (s < 0 || s >= l->nstage || n < 0) return KVP_EINVAL;
+  if (l->plain) return seq_plain(l, s, n, bytes);
+  if (l->d.alloc == KVP_ALLOC_CONTIGUOUS) {
+    *bytes = l->stage[s].reserve;
+    return KVP_OK;
+  }
+  int64_t sg, sr;
+  return seq_parts(l, s, n, bytes, &sg, &sr);
+}
+
+int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
+  if (l->fit.why != KVP_FITS || l->nstage == 0) return 0;
+  const kvp_stage *st = &l->stage[l->tight];
+  if (st->block_bytes == 0 || st->blocks < l->null_blocks + 1) return 0;
+  int64_t t;
+  if (!chk_mul(st->blocks - l->null_blocks, l->d.block, &t)) return INT64_MAX;
+  return t;
+}
+
+/* Requests of n tokens that fit in stage s, the null block and the shared
+ * prefix set aside. */
+static kvp_err stage_concurrency(const kvp_ledger *l, int32_t s, int64_t n, int64_t *c) {
+  const kvp_stage *st = &l->stage[s];
+  int64_t own, shared, sum, points, null;
+  TRY(kvp_ledger_request_bytes(l, s, n, &own, &shared, &sum, &points));
+  CHK(chk_mul(st->block_bytes, l->null_blocks, &null));
+  int64_t room = stage_room(st);
+  if (room != INT64_MAX) room -= null + shared;
+  if (room <= 0 || sum == 0) {
+    *c = (room > 0) ? INT64_MAX : 0; /* a stage without KV layers limits nothing */
+    return KVP_OK;
+  }
+  *c = mul_div(room, points, sum, 0);
+  return KVP_OK;
+}
+
+/* Bytes `concurrency` requests of n tokens need in stage s, the null block
+ * and the shared prefix included; saturates at INT64_MAX (never fits). */
 static kvp_err stage_need(const kvp_ledger *l, int32_t s, int64_t n, int64_t concurrency,
                           int64_t *need) {
-  int64_t seq;
-  TRY(kvp_ledger_seq_bytes(l, s, n, &seq));
-  if (!chk_mul(seq, concurrency, need) || !chk_add(*need, l->stage[s].block_bytes, need))
-    *need = INT64_MAX;
+  int64_t own, shared, sum, points, null;
+  TRY(kvp_ledger_request_bytes(l, s, n, &own, &shared, &sum, &points));
+  if (!chk_mul(l->stage[s].block_bytes, l->null_blocks, &null)) null = INT64_MAX;
+  *need = sat_add(sat_add(mul_div(sum, concurrency, points, 1), shared), null);
   return KVP_OK;
 }
 
@@ -247,13 +594,13 @@ kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency
     return KVP_OK;
   }
   for (int32_t s = 0; s < l->nstage; s++) {
-    int64_t need;
+    int64_t need, room = stage_room(&l->stage[s]);
     TRY(stage_need(l, s, context, concurrency, &need));
-    if (need > l->stage[s].kv_budget) {
+    if (need > room) {
       out->why = KVP_WHY_KV;
       out->stage = s;
       out->need = need;
-      out->have = l->stage[s].kv_budget;
+      out->have = room;
       return KVP_OK;
     }
   }
@@ -268,8 +615,8 @@ kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context, int64_t
   if (why->why != KVP_FITS) return KVP_OK;
   int64_t best = INT64_MAX;
   for (int32_t s = 0; s < l->nstage; s++) {
-    int64_t c, seq;
-    TRY(stage_concurrency(l, s, context, &c, &seq));
+    int64_t c;
+    TRY(stage_concurrency(l, s, context, &c));
     if (c < best) best = c;
   }
   *n = best;

@@ -2,6 +2,12 @@
 -- their ledgers.
 -- Stdlib layer: names are resolved and defaults applied here; the binding
 -- checks every field once and the core computes the ledger (engine/ledger.c).
+--
+-- Besides the model, the GPU and the engine limits, a deployment carries the
+-- settings the optimizations of kvplan.optim change (all off by default):
+-- budget rule, allocation, KIVI window, eviction, speculative decoding,
+-- prefix and prompt sharing, offload and the request-length distribution.
+-- `optim = combination` applies a combination of optimizations first.
 
 local core = require "kvplan.core"
 local util = require "kvplan.util"
@@ -17,12 +23,29 @@ Deployment.__index = Deployment
 Deployment.__name = "kvplan.Deployment"
 M.Deployment = Deployment
 
--- Budget rules: how much of the GPU an engine lets the KV cache have.
--- vllm: usable = gpu_memory_utilization * total (default 0.9), KV gets what
--- weights, the activation peak and non-torch memory leave
--- (vllm/v1/worker/gpu_worker.py).
+-- SGLang's default mem_fraction_static by tensor-parallel size
+-- (python/sglang/srt/server_args.py __post_init__, v0.4).
+local function sglang_fraction(tp)
+  if tp >= 16 then return 0.79 elseif tp >= 8 then return 0.81
+  elseif tp >= 4 then return 0.85 elseif tp >= 2 then return 0.87 end
+  return 0.88
+end
+
+-- Budget rules: how much of the GPU an engine lets the KV cache have
+-- (engine/ledger.c has the formulas; ANCHORS.md section 4).
+--   vllm    gpu_memory_utilization * total - weights - activation peak -
+--           non-torch memory (vllm/v1/worker/gpu_worker.py); block 16
+--           (vllm/config/cache.py).
+--   sglang  mem_fraction_static * (total - overhead) - weights, tokens down
+--           to the page size (model_runner_kv_cache_mixin.py); page_size 1
+--           (server_args.py).
+--   trtllm  free_gpu_memory_fraction (0.9) of the memory free after the
+--           engine is loaded, capped by max_tokens (docs/source/reference/
+--           memory.md); 64 tokens per block (the log in that document).
 M.budgets = {
-  vllm = {utilization = 0.9},
+  vllm = {utilization = 0.9, block = 16},
+  sglang = {utilization = sglang_fraction, block = 1},
+  trtllm = {utilization = 0.9, block = 64},
 }
 
 local fields = {
@@ -30,18 +53,132 @@ local fields = {
   weights = true, weight_bytes = true, utilization = true, activation = true,
   overhead = true, block = true, max_num_batched_tokens = true, max_model_len = true,
   budget = true, name = true,
+  -- optimizations (kvplan.optim sets them; see each constructor)
+  optim = true, max_kv_tokens = true, allocation = true, kv_recent = true, kv_full = true,
+  evict = true, speculative = true, prefix = true, samples = true, prompt = true, output = true,
+  offload = true, lengths = true,
 }
 M.fields = fields
+
+local evict_fields = {sinks = true, recent = true, keep = true, layers = true}
+local spec_fields = {tokens = true, acceptance = true, draft = true, heads = true, layers = true,
+                     weights = true, weight_bytes = true}
+local offload_fields = {host = true, pcie_gbps = true}
+
+local function optional_count(v, field, min)
+  if v == nil then return nil end
+  return util.count(v, field, min or 0)
+end
+
+-- Eviction options -> the core's table: keep as millionths.
+local function resolve_evict(e, layers)
+  if e == nil then return nil end
+  if type(e) ~= "table" then util.raise("field 'evict' must be a table, got %s", type(e)) end
+  util.check_keys(e, evict_fields, "evict")
+  local out = {sinks = optional_count(e.sinks, "sinks"), recent = optional_count(e.recent, "recent")}
+  if e.keep ~= nil then
+    local k = e.keep
+    if type(k) ~= "number" or not (k > 0 and k <= 1) then
+      util.raise("field 'keep' must be in (0, 1], got %s", k ~= k and "nan" or tostring(k))
+    end
+    out.keep_ppm = math.max(1, math.floor(k * 1000000 + 0.5))
+  end
+  if e.layers ~= nil then
+    local l = e.layers
+    if type(l) == "function" then
+      local list = {}
+      for i = 1, layers do list[i] = l(i, layers) end
+      l = list
+    end
+    if type(l) ~= "table" or #l ~= layers then
+      util.raise("field 'evict.layers' must list a budget for each of the %d layers (or be a "
+                 .. "function of the layer), got %s", layers,
+                 type(l) == "table" and (#l .. " values") or type(l))
+    end
+    out.layers = {}
+    for i, v in ipairs(l) do out.layers[i] = util.count(v, "evict.layers[" .. i .. "]", 0) end
+  end
+  return out
+end
+
+-- The one KV layer shape of a draft model, and how many layers hold it.
+local function draft_shape(m)
+  local shape, n, key
+  for i = 1, m.layers do
+    local l = m:layer(i)
+    if l.kind ~= "none" then
+      local k = string.format("%s/%s/%s/%s/%s/%s", l.kind, l.kv_heads, l.head_dim, l.head_dim_v,
+                              l.kv_lora_rank, l.rope_dim)
+      if (l.kind ~= "full" and l.kind ~= "mla") or (key ~= nil and k ~= key) then
+        util.raise("draft model '%s' has layers of more than one shape; kvplan models a draft "
+                   .. "whose KV layers are all full attention or all MLA of one shape", m.id)
+      end
+      shape, key, n = l, k, (n or 0) + 1
+    end
+  end
+  if shape == nil then util.raise("draft model '%s' holds no KV", m.id) end
+  return shape, n
+end
+
+-- Speculative options -> the core's table. A draft model brings its own
+-- weights and KV layers; draft heads (EAGLE: Li et al., ICML 2024; MTP:
+-- DeepSeek-V3 report section 2.2) are `layers` decoder layers of the target's
+-- shape plus a 2 hidden x hidden projection, their weights estimated as
+-- layers x (params / model layers + 2 hidden^2) in the deployment's weight
+-- format unless weight_bytes is given.
+local function resolve_spec(s, d)
+  if s == nil then return nil end
+  if type(s) ~= "table" then util.raise("field 'speculative' must be a table, got %s", type(s)) end
+  util.check_keys(s, spec_fields, "speculative")
+  local out = {tokens = util.count(s.tokens, "speculative.tokens")}
+  if s.draft ~= nil and s.heads ~= nil then
+    util.raise("speculative decoding takes a 'draft' model or draft 'heads', not both")
+  end
+  local wb = s.weight_bytes ~= nil and units.bytes(s.weight_bytes, "speculative.weight_bytes")
+  if s.draft ~= nil then
+    local dm = models.get(s.draft)
+    local shape, n = draft_shape(dm)
+    out.draft, out.draft_layers = shape, n
+    out.draft_weight_bytes = wb or dm:weight_size(s.weights and formats.get(s.weights, "weights"))
+  elseif s.heads ~= nil then
+    if s.heads ~= "eagle" and s.heads ~= "mtp" then
+      util.raise("field 'speculative.heads' must be 'eagle' or 'mtp', got %s", tostring(s.heads))
+    end
+    local n = util.count(s.layers or 1, "speculative.layers")
+    local m = d.model
+    for i = 1, m.layers do
+      local l = m:layer(i)
+      if l.kind == "full" or l.kind == "mla" then out.draft = l break end
+    end
+    if out.draft == nil then util.raise("model '%s' has no full or MLA layer to copy", m.id) end
+    out.draft_layers = n
+    if not wb then
+      local per = (m.params or 0) // m.layers + 2 * (m.hidden or 0) * (m.hidden or 0)
+      wb = formats.bytes(s.weights and formats.get(s.weights, "weights") or d.weights, n * per)
+    end
+    out.draft_weight_bytes = wb
+  elseif wb then
+    util.raise("field 'speculative.weight_bytes' needs a 'draft' model or draft 'heads'")
+  end
+  return out
+end
 
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
   util.check_keys(opts, fields, "deployment")
+  local given = opts
+  local combination
+  if opts.optim ~= nil then
+    local o = {}
+    for k, v in pairs(opts) do if k ~= "optim" then o[k] = v end end
+    opts, combination = require("kvplan.optim").apply(o, given.optim)
+  end
   if opts.model == nil then util.raise("deployment needs a 'model'") end
   if opts.gpu == nil and opts.gpu_memory == nil then
     util.raise("deployment needs a 'gpu' (or 'gpu_memory')")
   end
-  local d = setmetatable({}, Deployment)
+  local d = setmetatable({options = given, optim = combination}, Deployment)
   d.model = models.get(opts.model)
   d.gpu = opts.gpu ~= nil and gpus.get(opts.gpu) or gpus.new{memory = opts.gpu_memory}
   d.gpu_bytes = opts.gpu_memory ~= nil and units.bytes(opts.gpu_memory, "gpu_memory")
@@ -60,25 +197,69 @@ function M.new(opts)
               or d.model:native_format()
   d.weight_bytes = opts.weight_bytes ~= nil and units.bytes(opts.weight_bytes, "weight_bytes")
                    or (opts.weights == nil and rawget(d.model, "weight_bytes") or nil)
-  d.utilization = opts.utilization or rule.utilization
+  d.utilization = opts.utilization
+  if d.utilization == nil then
+    d.utilization = type(rule.utilization) == "function" and rule.utilization(util.count(d.tp, "tp"))
+                    or rule.utilization
+  end
   d.activation = units.bytes(opts.activation or 0, "activation")
   d.overhead = units.bytes(opts.overhead or 0, "overhead")
-  d.block = opts.block or 16
+  d.block = opts.block or rule.block
   d.max_num_batched_tokens = opts.max_num_batched_tokens or 1
   d.max_model_len = opts.max_model_len
   d.name = opts.name
+  -- optimizations
+  d.max_kv_tokens = opts.max_kv_tokens
+  d.allocation = opts.allocation
+  d.kv_recent = opts.kv_recent
+  if opts.kv_recent ~= nil then
+    d.kv_full = opts.kv_full ~= nil and formats.get(opts.kv_full, "kv_full") or d.model:auto_kv_format()
+  elseif opts.kv_full ~= nil then
+    util.raise("field 'kv_full' needs 'kv_recent' (the tokens kept in that format)")
+  end
+  d.evict = resolve_evict(opts.evict, d.model.layers)
+  d.speculative = opts.speculative
+  d.spec_core = resolve_spec(opts.speculative, d)
+  d.prefix, d.samples, d.prompt, d.output = opts.prefix, opts.samples, opts.prompt, opts.output
+  if opts.offload ~= nil then
+    if type(opts.offload) ~= "table" then
+      util.raise("field 'offload' must be a table, got %s", type(opts.offload))
+    end
+    util.check_keys(opts.offload, offload_fields, "offload")
+    d.offload = {host = units.bytes(opts.offload.host or 0, "offload.host"),
+                 pcie_gbps = opts.offload.pcie_gbps or d.gpu.pcie_gbps}
+    if d.offload.pcie_gbps ~= nil and not (type(d.offload.pcie_gbps) == "number"
+                                           and d.offload.pcie_gbps > 0 and d.offload.pcie_gbps < math.huge) then
+      util.raise("field 'offload.pcie_gbps' must be a number > 0, got %s", tostring(d.offload.pcie_gbps))
+    end
+  end
+  d.lengths = opts.lengths
+  if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
+    util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
+               .. "like), got %s", type(d.lengths))
+  end
   d:ledger() -- check every field now, at the user's line
   return d
 end
 
 --- The table the core reads.
 function Deployment:spec()
+  local host
+  if self.offload then
+    local gpus_n = util.count(self.tp, "tp") * util.count(self.pp, "pp")
+    host = self.offload.host // gpus_n
+  end
   return {
     model = self.model.core, gpu_bytes = self.gpu_bytes, tp = self.tp, pp = self.pp,
     kv = self.kv, weights = self.weights, weight_bytes = self.weight_bytes,
     utilization = self.utilization, activation = self.activation, overhead = self.overhead,
     block = self.block, max_num_batched_tokens = self.max_num_batched_tokens,
     max_model_len = self.max_model_len,
+    budget = self.budget, max_kv_tokens = self.max_kv_tokens, allocation = self.allocation,
+    kv_recent = self.kv_recent, kv_full = self.kv_full, evict = self.evict,
+    speculative = self.spec_core, prefix = self.prefix, samples = self.samples,
+    prompt = self.prompt, output = self.output, host_bytes = host,
+    lengths = self.lengths and self.lengths:points() or nil,
   }
 end
 
@@ -90,16 +271,14 @@ end
 
 --- A copy with some options changed: d:with{tp = 4, kv = "fp8"}. An optional
 --- setting given as false returns to its default: d:with{gpu_memory = false}.
+--- The deployment's optimizations are applied again to the changed options.
 function Deployment:with(changes)
-  local opts = {
-    model = self.model, gpu = self.gpu, tp = self.tp, pp = self.pp, kv = self.kv,
-    weights = self.weights, weight_bytes = self.weight_bytes, utilization = self.utilization,
-    activation = self.activation, overhead = self.overhead, block = self.block,
-    max_num_batched_tokens = self.max_num_batched_tokens, max_model_len = self.max_model_len,
-    budget = self.budget, name = self.name,
-  }
-  if self.gpu_bytes ~= self.gpu.visible_bytes then opts.gpu_memory = self.gpu_bytes end
   util.check_keys(changes, fields, "deployment change")
+  local opts = {}
+  for k, v in pairs(self.options) do opts[k] = v end
+  -- a gpu_memory that only sized a custom GPU goes with it
+  opts.gpu = self.gpu
+  if self.gpu_bytes == self.gpu.visible_bytes then opts.gpu_memory = nil end
   for k, v in pairs(changes) do
     if v == false then opts[k] = nil else opts[k] = v end
   end

@@ -17,6 +17,7 @@ local M = {
   gpus = require "kvplan.gpus",
   report = require "kvplan.report",
   csv = require "kvplan.csv",
+  optim = require "kvplan.optim",
 }
 
 local deploy = require "kvplan.deploy"
