@@ -49,6 +49,19 @@ local function optim_name(combo)
   return optim.name(combo)
 end
 
+-- Does some deployment's default depend on tp? (a budget rule whose
+-- fraction is a function of tp, unless the sweep fixes the fraction; an
+-- optimization combination may choose such a rule)
+local function tp_dependent(spec, base)
+  if spec.utilization ~= nil or base.utilization ~= nil then return false end
+  if spec.optim ~= nil then return true end
+  for _, b in ipairs(list(spec.budget or base.budget or "vllm")) do
+    local rule = deploy.budgets[b]
+    if rule and type(rule.utilization) == "function" then return true end
+  end
+  return false
+end
+
 --- A sweep from axes and columns (see the module comment).
 function M.new(spec)
   if type(spec) ~= "table" then util.raise("sweep needs a table of axes, got %s", type(spec)) end
@@ -61,6 +74,7 @@ function M.new(spec)
     if type(k) ~= "string" or (not reserved[k] and not c_axes[k] and not deploy.fields[k]) then
       local names = util.sorted_keys(deploy.fields)
       for n in pairs(reserved) do names[#names + 1] = n end
+      for n in pairs(c_axes) do if not deploy.fields[n] then names[#names + 1] = n end end
       util.raise("unknown sweep axis '%s'%s", tostring(k), util.suggest(tostring(k), names))
     end
   end
@@ -77,6 +91,10 @@ function M.new(spec)
   end
   table.sort(others)
   for _, k in ipairs(others) do axes[#axes + 1] = {k, list(spec[k])} end
+  -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
+  -- resolved by kv.deploy: then tp is expanded here too (same row order).
+  local tp_in_lua = spec.tp ~= nil and tp_dependent(spec, base)
+  if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
 
   local s = setmetatable({spec = spec, bases = {}, labels = {}, label_names = {}}, Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
@@ -122,7 +140,7 @@ function M.new(spec)
 
   -- C-level axes
   for _, k in ipairs{"tp", "pp", "context", "concurrency"} do
-    if spec[k] ~= nil then
+    if spec[k] ~= nil and not (k == "tp" and tp_in_lua) then
       s[k] = {}
       for i, v in ipairs(list(spec[k])) do s[k][i] = util.count(v, k) end
     end

@@ -1,0 +1,65 @@
+-- tests/lua/sweep_test.lua: sweeps agree with single deployments; axes,
+-- columns and errors.
+local kv = require "kvplan"
+local check = require "check"
+local o = kv.optim
+
+local dir = check.tmpdir()
+local path = dir .. "/s.csv"
+
+-- every row of a sweep equals the answers of the same deployment built alone
+local s = kv.sweep{model = {"llama-3.1-8b", "gemma-2-9b"}, gpu = {"h100-sxm", "l4"},
+                   optim = o.subsets{o.kv_quant "fp8", o.streaming{sinks = 4, recent = 2048}},
+                   budget = {"vllm", "sglang"}, tp = {1, 2}, context = {8192, 65536},
+                   concurrency = {1, 8}, base = {overhead = "1 GiB"},
+                   columns = {"model", "gpu", "optim", "budget", "tp", "context", "concurrency",
+                              "kv_budget_bytes", "kv_tokens", "max_concurrency", "max_context",
+                              "fits", "limit"}}
+check.eq(s:count(), 2 * 2 * 4 * 2 * 2 * 2 * 2, "count")
+check.eq(s:write(path), s:count(), "rows written")
+local rows = kv.csv.read(path)
+check.eq(#rows, s:count() + 1, "header and rows")
+local combos = o.subsets{o.kv_quant "fp8", o.streaming{sinks = 4, recent = 2048}}
+local byname = {}
+for _, c in ipairs(combos) do byname[o.name(c)] = c end
+for i = 2, #rows, 7 do -- every 7th row
+  local r = rows[i]
+  local d = kv.deploy{model = r[1], gpu = r[2], optim = byname[r[3]], budget = r[4],
+                      tp = tonumber(r[5]), overhead = "1 GiB"}
+  local l = d:ledger()
+  local ctx, conc = tonumber(r[6]), tonumber(r[7])
+  local fits, _, limit = l:fit(ctx, conc)
+  check.eq(tonumber(r[8]), l.kv_budget, "kv_budget_bytes row " .. i)
+  check.eq(tonumber(r[9]), l.kv_tokens, "kv_tokens row " .. i)
+  check.eq(tonumber(r[10]), (l:max_concurrency(ctx)), "max_concurrency row " .. i)
+  check.eq(tonumber(r[11]), (l:max_context(conc)), "max_context row " .. i)
+  check.eq(r[12], tostring(fits), "fits row " .. i)
+  check.eq(r[13], limit, "limit row " .. i)
+end
+
+-- a Lua column and a filter see the row
+local n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = {1024, 2048, 4096},
+                   filter = function(r) return r.context > 1024 end,
+                   columns = {"context", {"half", function(r) return r.context // 2 end}}}:write(path)
+check.eq(n, 2, "filtered rows")
+check.eq(check.slurp(path), "context,half\n2048,1024\n4096,2048\n", "Lua column")
+
+-- errors name the axis, the column or the value
+check.error("unknown sweep column 'max_conc' (did you mean 'max_concurrency'", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100", columns = {"max_conc"}})
+check.error("unknown sweep axis 'contxt' (did you mean 'context'", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100", contxt = {1}, columns = {"fits"}})
+check.error("field 'context' must be an integer >= 1, got 0", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100", context = {8192, 0}, columns = {"fits"}})
+check.error("sweep needs a 'gpu' axis", kv.sweep, {model = "llama-3.1-8b", columns = {"fits"}})
+check.error("column 'fits' appears twice", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100", columns = {"fits", "fits"}})
+check.error("Lua column 'tp' has the name of a built-in column", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100", columns = {{"tp", function() return 1 end}}})
+check.error("column 'bad' has no finite value (got nan)", function()
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100",
+           columns = {{"bad", function() return 0 / 0 end}}}:write(path)
+end)
+assert(check.slurp(path) == "context,half\n2048,1024\n4096,2048\n", "a failed sweep leaves the old file")
+os.remove(path)
+os.remove(dir)
