@@ -72,6 +72,7 @@ typedef struct run {
   label *kvn, *wn;  /* names along the kv and weights axes */
   unsigned want;
   int labels, kv_names, weights_names;  /* stack indices of name tables */
+  int row_labels;                       /* per base: {axis name = value} */
   int filter;                           /* stack index of the filter, or 0 */
   int funcs;                            /* stack index of spec.funcs, or 0 */
   int needrow;                          /* Lua sees rows */
@@ -209,9 +210,9 @@ static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
   lua_createtable(L, 0, 24);
-  lua_geti(L, r->labels, row->pos[KVP_AX_BASE] + 1);
+  lua_geti(L, r->row_labels, row->pos[KVP_AX_BASE] + 1);
   lua_pushnil(L);
-  while (lua_next(L, -2)) { /* copy the base's labels */
+  while (lua_next(L, -2)) { /* copy the base's labels, by axis name */
     lua_pushvalue(L, -2);
     lua_insert(L, -2);
     lua_settable(L, -5);
@@ -442,6 +443,9 @@ static int l_run(lua_State *L) {
   lua_getfield(L, 1, "labels");
   r->labels = lua_gettop(L);
   luaL_checktype(L, r->labels, LUA_TTABLE);
+  lua_getfield(L, 1, "row_labels");
+  r->row_labels = lua_gettop(L);
+  luaL_checktype(L, r->row_labels, LUA_TTABLE);
   r->kv_names = lua_getfield(L, 1, "kv_names") == LUA_TTABLE ? lua_gettop(L) : 0;
   r->weights_names = lua_getfield(L, 1, "weights_names") == LUA_TTABLE ? lua_gettop(L) : 0;
   r->funcs = lua_getfield(L, 1, "funcs") == LUA_TTABLE ? lua_gettop(L) : 0;

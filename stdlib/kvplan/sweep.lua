@@ -10,8 +10,10 @@
 --   }:write "capacity.csv"
 --
 -- Axes, outermost first (the row order): model, gpu, optim, then any other
--- deployment option given as a list (sorted by name), then tp, pp, kv,
--- weights, context, concurrency. The first group is expanded here into
+-- deployment option given as a list (sorted by name), then the script's own
+-- `vars = {name = {values}}` (sorted by name; seen by Lua columns and
+-- filters, printable as columns), then tp, pp, kv, weights, context,
+-- concurrency. The first group is expanded here into
 -- deployments (one kv.deploy each); the second is looped over in C.
 -- Speed: the C path writes millions of rows a second. A `filter` or a Lua
 -- column calls Lua for every row (a table per row and a call): expect
@@ -31,7 +33,8 @@ Sweep.__index = Sweep
 Sweep.__name = "kvplan.Sweep"
 
 local c_axes = {tp = true, pp = true, kv = true, weights = true, context = true, concurrency = true}
-local reserved = {columns = true, filter = true, base = true, model = true, gpu = true, optim = true}
+local reserved = {columns = true, filter = true, base = true, model = true, gpu = true, optim = true,
+                  vars = true}
 
 local function list(v)
   if type(v) == "table" and getmetatable(v) == nil and v[1] ~= nil then return v end
@@ -42,6 +45,13 @@ local function builtin_set()
   local s = {}
   for _, n in ipairs(core.columns()) do s[n] = true end
   return s
+end
+
+-- The value a Lua column sees for axis a at position p: the user's own value
+-- for vars, the printed label otherwise (model id, gpu id, optim name, ...).
+local function a_value(a, p, label)
+  if a ~= nil and a.var then return a[2][p] end
+  return label
 end
 
 local function optim_name(combo)
@@ -91,12 +101,25 @@ function M.new(spec)
   end
   table.sort(others)
   for _, k in ipairs(others) do axes[#axes + 1] = {k, list(spec[k])} end
+
+  -- vars: axes of the user's own, seen by Lua columns and filters and
+  -- printable as columns, but not deployment options
+  local vars = spec.vars or {}
+  if type(vars) ~= "table" then util.raise("field 'vars' must be a table of lists, got %s", type(vars)) end
+  local var_names = util.sorted_keys(vars)
+  for _, k in ipairs(var_names) do
+    if type(k) ~= "string" or c_axes[k] or reserved[k] or deploy.fields[k] then
+      util.raise("sweep var '%s' has the name of an axis or option", tostring(k))
+    end
+    axes[#axes + 1] = {k, list(vars[k]), var = true}
+  end
   -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
   -- resolved by kv.deploy: then tp is expanded here too (same row order).
   local tp_in_lua = spec.tp ~= nil and tp_dependent(spec, base)
   if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
 
-  local s = setmetatable({spec = spec, bases = {}, labels = {}, label_names = {}}, Sweep)
+  local s = setmetatable({spec = spec, bases = {}, labels = {}, label_names = {}, row_labels = {}},
+                         Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
   local nl = #s.label_names
   s.label_names[nl + 1], s.label_names[nl + 2] = "kv", "weights"
@@ -113,7 +136,7 @@ function M.new(spec)
     local combo
     for i, a in ipairs(axes) do
       local v = a[2][pos[i]]
-      if a[1] == "optim" then combo = v else opts[a[1]] = v end
+      if a[1] == "optim" then combo = v elseif not a.var then opts[a[1]] = v end
     end
     if combo ~= nil then opts = require("kvplan.optim").apply(opts, combo) end
     local d = deploy.new(opts)
@@ -126,8 +149,11 @@ function M.new(spec)
       else label[i] = v end
     end
     label[nl + 1], label[nl + 2] = d.kv.name, d.weights.name
+    local named = {}
+    for i, n in ipairs(s.label_names) do named[n] = a_value(axes[i], pos[i], label[i]) end
     s.bases[#s.bases + 1] = d:spec()
     s.labels[#s.labels + 1] = label
+    s.row_labels[#s.row_labels + 1] = named
     local i = #axes
     while i >= 1 do
       pos[i] = pos[i] + 1
@@ -219,6 +245,7 @@ function Sweep:write(path, opts)
     kv = self.kv, kv_names = self.kv_names, weights = self.weights,
     weights_names = self.weights_names,
     columns = self.columns, precision = self.precision, funcs = self.funcs,
+    row_labels = self.row_labels,
     filter = self.spec.filter, path = path, shard = cli.shard,
     progress = not cli.quiet,
   })

@@ -44,6 +44,19 @@ local n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = {1024, 20
 check.eq(n, 2, "filtered rows")
 check.eq(check.slurp(path), "context,half\n2048,1024\n4096,2048\n", "Lua column")
 
+-- vars: the script's own axes, and the row's labels by name
+kv.sweep{model = {"llama-3.1-8b", "qwen3-8b"}, gpu = "l4", context = {4096, 8192},
+         vars = {share = {0.25, 0.5}},
+         columns = {"model", "share", "context",
+                    {"shared", function(r) return math.floor(r.context * r.share) end},
+                    {"label", function(r) return r.model .. "@" .. r.gpu .. "/" .. r.kv end}}}:write(path)
+local vrows = kv.csv.read(path)
+check.eq(#vrows, 9, "vars rows")
+check.eq(table.concat(vrows[4], ","), "llama-3.1-8b,0.5,4096,2048,llama-3.1-8b@l4/bf16", "vars row")
+check.eq(table.concat(vrows[9], ","), "qwen3-8b,0.5,8192,4096,qwen3-8b@l4/bf16", "last vars row")
+check.error("sweep var 'tp' has the name of an axis or option", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "l4", vars = {tp = {1}}, columns = {"fits"}})
+
 -- errors name the axis, the column or the value
 check.error("unknown sweep column 'max_conc' (did you mean 'max_concurrency'", kv.sweep,
             {model = "llama-3.1-8b", gpu = "h100", columns = {"max_conc"}})
@@ -60,6 +73,6 @@ check.error("column 'bad' has no finite value (got nan)", function()
   kv.sweep{model = "llama-3.1-8b", gpu = "h100",
            columns = {{"bad", function() return 0 / 0 end}}}:write(path)
 end)
-assert(check.slurp(path) == "context,half\n2048,1024\n4096,2048\n", "a failed sweep leaves the old file")
+assert(check.slurp(path):find("^model,share,context,shared,label\n"), "a failed sweep leaves the old file")
 os.remove(path)
 os.remove(dir)
