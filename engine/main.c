@@ -253,6 +253,15 @@ static int batch(options *o, int argc, char **argv) {
     fprintf(stderr, "kvplan: usage: kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n");
     return 2;
   }
+  for (int a = 0; a < nscript; a++) /* one report file a script name */
+    for (int b = 0; b < a; b++) {
+      const char *x = strrchr(scripts[a], '/'), *y = strrchr(scripts[b], '/');
+      if (strcmp(x ? x + 1 : scripts[a], y ? y + 1 : scripts[b]) == 0) {
+        fprintf(stderr, "kvplan: batch: '%s' and '%s' would write the same report in '%s'\n",
+                scripts[b], scripts[a], o->outdir);
+        return 2;
+      }
+    }
   if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "kvplan: cannot create '%s': %s\n", o->outdir, strerror(errno));
     return 1;

@@ -72,6 +72,8 @@ for lua in false true; do
     pass=$((pass + 1)); echo "ok   cli shards joined equal the whole sweep (lua=$lua)"
   else fail=$((fail + 1)); echo "FAIL cli shards (lua=$lua)"; fi
 done
+expect batch_same_name 2 "kvplan: batch: 'tests/batch/sweep.lua' and './tests/batch/sweep.lua' would write the same report in '$out/b2'" -- \
+  batch -d "$out/b2" tests/batch/sweep.lua ./tests/batch/sweep.lua
 expect bad_shard 2 "kvplan: bad --shard '3/2' (expected K/N with 1 <= K <= N)" -- --shard 3/2 tests/batch/sweep.lua
 expect merge_headers 1 "kvplan: '$out/batch/good_b-gpus.csv' has another header than '$out/batch/good_a.csv': gpu" -- \
   merge -o "$out/m.csv" "$out/batch/good_a.csv" "$out/batch/good_b-gpus.csv"
