@@ -514,6 +514,27 @@ GETTER(host_blocks, lua_pushinteger(L, tight(l)->host_blocks))
 GETTER(null_blocks, lua_pushinteger(L, l->null_blocks))
 #undef GETTER
 
+/* vLLM's KV cache groups (1 for a model of one KV type) */
+static int get_kv_groups(lua_State *L, const kvp_ledger *l) {
+  lua_pushinteger(L, l->hybrid ? l->ngroups : 1);
+  return 1;
+}
+
+/* What vLLM logs: "GPU KV cache size: N tokens" and "Maximum concurrency for
+ * max_model_len tokens per request: X" (0 under another budget rule). */
+static int get_vllm_kv_cache_tokens(lua_State *L, const kvp_ledger *l) {
+  int64_t tokens, blocks, per;
+  lua_pushinteger(L, kvp_ledger_vllm_log(l, &tokens, &blocks, &per) == KVP_OK ? tokens : 0);
+  return 1;
+}
+
+static int get_vllm_max_concurrency(lua_State *L, const kvp_ledger *l) {
+  int64_t tokens, blocks, per;
+  int ok = kvp_ledger_vllm_log(l, &tokens, &blocks, &per) == KVP_OK && per > 0;
+  lua_pushnumber(L, ok ? (double)blocks / (double)per : 0.0);
+  return 1;
+}
+
 /* bits / 8: an integer when whole, else the exact binary fraction */
 static int get_kv_bytes_per_token(lua_State *L, const kvp_ledger *l) {
   int64_t bits = tight(l)->token_bits;
@@ -528,7 +549,8 @@ static const struct { const char *name; getter get; } getters[] = {
   G(total), G(usable), G(safety), G(weights), G(weights_total), G(activation), G(overhead),
   G(kv_budget), G(kv_token_bits), G(kv_bytes_per_token), G(block_bytes), G(state_bytes),
   G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
-  G(max_model_len), G(layers), G(budget), G(allocation), G(kv_pool), G(host_blocks),
+  G(max_model_len), G(layers), G(kv_groups), G(vllm_kv_cache_tokens),
+  G(vllm_max_concurrency), G(budget), G(allocation), G(kv_pool), G(host_blocks),
   G(null_blocks),
 #undef G
 };

@@ -163,6 +163,7 @@ kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
 #define KVP_LEN_POINTS 32       /* representative lengths of a length distribution */
 #define KVP_MAX_EVICT_LEVELS 8  /* distinct per-layer eviction budgets */
 #define KVP_MAX_GROUPS 16       /* (layer shape, eviction level) pairs in one stage */
+#define KVP_MAX_KV_TYPES (KVP_MAX_SPECS + 1) /* vLLM KV cache types: shapes and the draft's */
 #define KVP_PPM 1000000         /* ratios given in millionths */
 
 /* How an engine sizes its KV pool (ANCHORS.md section 4; ledger.c). */
@@ -265,6 +266,19 @@ typedef struct kvp_fit {
   int64_t context, concurrency;
 } kvp_fit;
 
+/* One KV cache type of vLLM's hybrid KV cache manager: the layers of one
+ * KVCacheSpec, split into `groups` KV cache groups that each hold one block
+ * table (ledger.c). */
+typedef struct kvp_kv_type {
+  kvp_layer shape;       /* the layers' shape (heads as the model gives them) */
+  int32_t draft_only;    /* the speculative draft's layers alone */
+  int64_t layers;        /* layers of this type in the model and the draft */
+  int64_t groups;        /* ceil(layers / group_size) */
+  int64_t block;         /* tokens per block (page unification may raise it) */
+  int64_t page;          /* bytes of one layer's block at the base block (a state:
+                          * its bytes), before unification and padding */
+} kvp_kv_type;
+
 /* One pipeline stage as one of its GPUs sees it. */
 typedef struct kvp_stage {
   int64_t first, layers;
@@ -280,6 +294,8 @@ typedef struct kvp_stage {
   int64_t margin;        /* bytes the budget rule leaves unused on the GPU */
   int64_t host_blocks;   /* blocks of host memory (offload) */
   int64_t reserve;       /* contiguous: bytes one sequence reserves */
+  int64_t group_size;    /* vLLM hybrid: layer slots of one KV cache group on this
+                          * GPU, block_bytes = page * group_size; else 0 */
   int32_t ngroup;        /* optimized path: (spec, eviction level) groups */
   struct { int32_t spec, level; int64_t count; } group[KVP_MAX_GROUPS];
   int64_t lsum[KVP_LEN_POINTS + 1];  /* continuous: sums of request bytes at the
@@ -287,7 +303,7 @@ typedef struct kvp_stage {
 } kvp_stage;
 
 typedef struct kvp_ledger {
-  kvp_deploy d;
+  kvp_deploy d;          /* as evaluated: vLLM raises d.block for Mamba states */
   int64_t total;         /* gpu_bytes */
   int64_t usable;        /* what the budget rule lets the engine use */
   int64_t weights_total; /* all weight bytes of the model */
@@ -303,6 +319,15 @@ typedef struct kvp_ledger {
   int32_t plain;         /* no optimization changes what a sequence holds */
   int32_t tight;         /* the stage with the fewest blocks (reported) */
   kvp_fit fit;           /* whether the deployment itself fits, and why not */
+  /* vLLM's hybrid KV cache manager (budget vllm, paged, layers of more than
+   * one KV type): the pool's blocks are shared by KV cache groups */
+  int32_t hybrid;        /* 1 when the grouping applies, else per-layer pages */
+  int32_t ntype;
+  kvp_kv_type type[KVP_MAX_KV_TYPES];
+  int64_t group_size;    /* layers per KV cache group over the whole model */
+  int64_t ngroups;       /* KV cache groups of every type */
+  int64_t page;          /* the unified page: one block of one layer, padded */
+  int64_t min_block;     /* smallest tokens per block over the groups */
   int32_t nstage;
   kvp_stage stage[KVP_MAX_PP];
 } kvp_ledger;
@@ -313,7 +338,9 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
 /* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each
  * layer's blocks times its page bytes, plus fixed states. With optimizations:
  * the g speculative slots, eviction, KIVI's full-precision window and the
- * draft's KV included; contiguous: the bytes reserved for max_model_len. */
+ * draft's KV included; contiguous: the bytes reserved for max_model_len;
+ * vLLM hybrid: the blocks it takes in every KV cache group times the stage's
+ * block_bytes (padding and padded Mamba pages included). */
 kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes);
 /* What one request of n tokens costs on stage s: `worst` its bytes beyond
  * what all requests share (parallel samples and shared prompt blocks
@@ -322,8 +349,19 @@ kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t 
  * length points (each capped at n); else sum = worst and points = 1. */
 kvp_err kvp_ledger_request_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *worst,
                                  int64_t *shared, int64_t *sum, int64_t *points);
-/* Usable KV tokens of the tightest stage: (blocks - null blocks) * block. */
+/* Usable KV tokens of the tightest stage: (blocks - null blocks) * block;
+ * vLLM hybrid: (blocks - null blocks) / groups * the smallest block. */
 int64_t kvp_ledger_kv_tokens(const kvp_ledger *l);
+/* What vLLM logs at startup (budget vllm, paged allocation): "GPU KV cache
+ * size: *tokens tokens" = num_blocks / groups * the smallest block, and
+ * "Maximum concurrency for max_model_len tokens per request: X" with X =
+ * *blocks / *per_request, the blocks a request of max_model_len tokens may
+ * take by each group's max_memory_usage_bytes (vllm/v1/core/kv_cache_utils.py
+ * _report_kv_cache_config, get_max_concurrency_for_kv_cache_config). All 0
+ * when the deployment does not fit or pages nothing. KVP_EINVAL for another
+ * budget rule or allocation. */
+kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *blocks,
+                            int64_t *per_request);
 /* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */
 const char *kvp_budget_name(kvp_budget b);
 const char *kvp_alloc_name(kvp_alloc a);

@@ -30,6 +30,54 @@
  * (num_blocks - 1) // ceil(n / block). Under pipeline parallelism every
  * stage is a ledger of its own; the tightest decides.
  *
+ * Hybrid models under vLLM (budget vllm, paged) follow V1's hybrid KV cache
+ * manager, vllm-project/vllm commit 001cabc1be16 (vllm/v1/core/
+ * kv_cache_utils.py get_kv_cache_groups, unify_kv_cache_spec_page_size,
+ * _get_kv_cache_groups_uniform_page_size, get_kv_cache_config_from_groups,
+ * get_kv_cache_configs; vllm/v1/kv_cache_interface.py):
+ *   - Layers whose KV specs are one type stay one group with per-layer pages,
+ *     the rule above: all full attention and MLA (UniformTypeKVCacheSpecs:
+ *     MLAAttentionSpec is a FullAttentionSpec), all sliding with one window,
+ *     all chunked with one chunk, all Mamba. Anything else is hybrid.
+ *   - A type is one KVCacheSpec: kind, window, KV heads per GPU, head sizes,
+ *     latent, state bytes per GPU. With a speculative draft its layers join
+ *     the types after the target's (gpt-oss-20b + EAGLE is 12 sliding + 13
+ *     full in vLLM's own comment).
+ *   - Mamba states (HybridAttentionMambaModelConfig, vllm/model_executor/
+ *     models/config.py at 1936cf3841ed, the branch without prefix caching):
+ *     block = max(block, a * ceil(S / (a * A1))), S the state page, A1 the
+ *     bytes of one token of the attention layer (the largest when several),
+ *     a = 16 (64 for MLA) the kernel's block alignment; the state page is
+ *     padded to block * A1. A state group holds 1 + g blocks per request
+ *     (mamba_cache_mode "none": MambaSpec.max_memory_usage_bytes; g =
+ *     num_speculative_blocks = the speculative tokens) and its block size is
+ *     max_model_len (MambaModelConfig sets mamba_block_size so). Blackwell's
+ *     alignment of 32 for head size 256 and the "align"/"all" modes of Mamba
+ *     prefix caching are not modelled.
+ *   - Unequal attention pages: the smaller ones' block sizes are multiplied
+ *     up to the largest page; a page that does not divide it is an error, as
+ *     in vLLM (NotImplementedError).
+ *   - group_size G = the fewest layers of a type, or the most when that is
+ *     below 1.5 times the fewest; a type of c layers makes ceil(c / G)
+ *     groups, group i taking its layers i, i + groups, ... (padding: the
+ *     groups of a type hold ceil(c / G) * G layer slots).
+ *   - Each GPU holds G_s tensors of num_blocks pages, G_s = the most layers
+ *     of one group on it: num_blocks = budget // page // G_s, the fewest over
+ *     the pipeline stages, block 0 the null block. One block in the pool is
+ *     one page in each of the G_s tensors: block_bytes = page * G_s.
+ *   - A request of n tokens takes, in each group, the blocks its type needs
+ *     (kvp_layer_blocks for attention; 1 + g for a state): concurrency =
+ *     (num_blocks - 1) // (sum over groups). Its bytes are those blocks
+ *     times block_bytes, so the byte arithmetic below serves both rules.
+ *   - vLLM logs "GPU KV cache size" = num_blocks // groups * the smallest
+ *     block, and "Maximum concurrency" = num_blocks / the blocks of a
+ *     max_model_len request by each group's max_memory_usage_bytes
+ *     (kvp_ledger_vllm_log).
+ * Per-layer eviction budgets and KIVI's two formats give layers of one group
+ * different block counts or page sizes, which one block table cannot hold:
+ * with them the ledger keeps the per-layer rule (an ideal allocator).
+ * SGLang's and TensorRT-LLM's budgets keep per-layer pages.
+ *
  * Optimizations (kvp_deploy fields after max_model_len; optim.c checks
  * them) change what one request holds, applied per layer group in this
  * order: speculative slots (n + g tokens), eviction (kvp_evict_held), the
@@ -143,6 +191,213 @@ static int64_t sat_add(int64_t a, int64_t b) {
 /* Does stage s hold the draft (speculative decoding's last stage)? */
 static int holds_draft(const kvp_ledger *l, int32_t s) {
   return s == l->nstage - 1 && (l->d.spec.draft_layers > 0 || l->d.spec.draft_weight_bytes > 0);
+}
+
+/* ---- vLLM's hybrid KV cache manager ------------------------------------- */
+
+static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }
+
+/* One vLLM KVCacheSpec at tensor parallelism tp: the same kind, window,
+ * head sizes and latent, and the same heads (or state bytes) per GPU. */
+static int same_spec(const kvp_layer *a, const kvp_layer *b, int64_t tp) {
+  if (a->kind != b->kind || a->window != b->window || a->head_dim != b->head_dim ||
+      a->head_dim_v != b->head_dim_v || a->latent != b->latent || a->rope_dim != b->rope_dim)
+    return 0;
+  if (a->kind == KVP_STATE)
+    return a->state_bytes / a->kv_heads * kvp_kv_heads_per_gpu(a->kv_heads, tp) ==
+           b->state_bytes / b->kv_heads * kvp_kv_heads_per_gpu(b->kv_heads, tp);
+  return kvp_kv_heads_per_gpu(a->kv_heads, tp) == kvp_kv_heads_per_gpu(b->kv_heads, tp);
+}
+
+/* One uniform type (UniformTypeKVCacheSpecs.is_uniform_type): full and MLA,
+ * sliding of one window, chunked of one chunk, Mamba. */
+static int same_class(const kvp_layer *a, const kvp_layer *b) {
+  if (full_like(a->kind) || full_like(b->kind)) return full_like(a->kind) && full_like(b->kind);
+  return a->kind == b->kind && a->window == b->window;
+}
+
+/* Add `count` layers of shape ly to the ledger's types; returns the type. */
+static int32_t add_type(kvp_ledger *l, const kvp_layer *ly, int64_t count, int draft) {
+  int32_t t = 0;
+  while (t < l->ntype && !same_spec(&l->type[t].shape, ly, l->d.tp)) t++;
+  if (t == l->ntype) {
+    memset(&l->type[t], 0, sizeof l->type[t]);
+    l->type[t].shape = *ly;
+    l->type[t].draft_only = draft;
+    l->ntype++;
+  } else if (!draft) {
+    l->type[t].draft_only = 0;
+  }
+  l->type[t].layers += count;
+  return t;
+}
+
+/* Decide whether vLLM's grouping applies and lay it out: the types, the
+ * group size, the block sizes and the unified page (the rules in the header
+ * comment). May raise l->d.block (Mamba). spec_type[k] is the type of the
+ * layers of spec k (-1: none); *draft_type the draft's. */
+static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type,
+                           kvp_diag *diag) {
+  kvp_deploy *d = &l->d;
+  const kvp_model *m = &d->model;
+  l->hybrid = 0;
+  l->ntype = 0;
+  *draft_type = -1;
+  for (int k = 0; k < KVP_MAX_SPECS; k++) spec_type[k] = -1;
+  if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED || d->kv_recent > 0 ||
+      d->evict.nlevel > 0)
+    return KVP_OK;
+  int64_t per_spec[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
+  for (int k = 0; k < m->nspec; k++)
+    if (per_spec[k] > 0 && m->spec[k].kind != KVP_NONE)
+      spec_type[k] = (int8_t)add_type(l, &m->spec[k], per_spec[k], 0);
+  if (d->spec.draft_layers > 0) *draft_type = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
+  int uniform = 1;
+  for (int32_t t = 1; t < l->ntype; t++)
+    if (!same_class(&l->type[0].shape, &l->type[t].shape)) uniform = 0;
+  if (uniform) {
+    l->ntype = 0;
+    *draft_type = -1;
+    for (int k = 0; k < KVP_MAX_SPECS; k++) spec_type[k] = -1;
+    return KVP_OK;
+  }
+  l->hybrid = 1;
+  /* Mamba: raise the block until one attention page holds a state */
+  int64_t bits[KVP_MAX_KV_TYPES], a1_bits = 0, state = 0;
+  int32_t a1 = -1;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_layer *ly = &l->type[t].shape;
+    TRY(kvp_kv_token_bits(ly, &d->kv, d->tp, &bits[t]));
+    if (ly->kind == KVP_STATE) {
+      int64_t sb;
+      TRY(kvp_kv_state_bytes(ly, d->tp, &sb));
+      state = max64(state, sb);
+    } else if (a1 < 0 || bits[t] > a1_bits) {
+      a1 = t;
+      a1_bits = bits[t];
+    }
+  }
+  if (state > 0) {
+    int64_t one, align = l->type[a1].shape.kind == KVP_MLA ? 64 : 16, span, need;
+    TRY(kvp_page_bytes(a1_bits, 1, &one));
+    CHK(chk_mul(align, one, &span));
+    CHK(chk_mul(align, cdiv(state, span), &need));
+    if (d->block < need) d->block = need;
+  }
+  /* pages at that block; the largest is the pool's page */
+  l->page = 0;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_kv_type *ty = &l->type[t];
+    if (ty->shape.kind == KVP_STATE) TRY(kvp_kv_state_bytes(&ty->shape, d->tp, &ty->page));
+    else TRY(kvp_page_bytes(bits[t], d->block, &ty->page));
+    if (ty->shape.kind != KVP_STATE) l->page = max64(l->page, ty->page);
+  }
+  if (l->page < state)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "a state of %lld bytes exceeds the attention page of %lld bytes at block %lld",
+                    (long long)state, (long long)l->page, (long long)d->block);
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_kv_type *ty = &l->type[t];
+    if (ty->shape.kind == KVP_STATE) {
+      ty->block = l->max_len; /* mamba_block_size = max_model_len */
+    } else if (ty->page == 0 || l->page % ty->page != 0) {
+      return kvp_fail(diag, KVP_EINVAL,
+                      "vLLM cannot put %s layers with pages of %lld bytes in one pool with pages "
+                      "of %lld bytes: the page sizes must divide one another "
+                      "(unify_kv_cache_spec_page_size)",
+                      kvp_kind_name(ty->shape.kind), (long long)ty->page, (long long)l->page);
+    } else {
+      CHK(chk_mul(d->block, l->page / ty->page, &ty->block));
+    }
+  }
+  /* group size: the fewest layers of a type, or the most below 1.5 times that */
+  int64_t fewest = INT64_MAX, most = 0;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    fewest = min64(fewest, l->type[t].layers);
+    most = max64(most, l->type[t].layers);
+  }
+  l->group_size = 2 * most < 3 * fewest ? most : fewest;
+  l->ngroups = 0;
+  l->min_block = INT64_MAX;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    l->type[t].groups = cdiv(l->type[t].layers, l->group_size);
+    l->ngroups += l->type[t].groups;
+    l->min_block = min64(l->min_block, l->type[t].block);
+  }
+  return KVP_OK;
+}
+
+/* Layer slots of one KV cache group on stage st: a type's layers on a stage
+ * are consecutive in its order, so its fullest group there holds
+ * ceil(layers on the stage / groups) of them. */
+static int64_t stage_group_size(const kvp_ledger *l, const kvp_stage *st,
+                                const int8_t *spec_type, int32_t draft_type, int draft) {
+  int64_t on[KVP_MAX_KV_TYPES] = {0}, g = 0;
+  for (int64_t i = st->first; i < st->first + st->layers; i++) {
+    int8_t t = spec_type[l->d.model.layer_spec[i]];
+    if (t >= 0) on[t]++;
+  }
+  if (draft && draft_type >= 0) on[draft_type] += l->d.spec.draft_layers;
+  for (int32_t t = 0; t < l->ntype; t++) g = max64(g, cdiv(on[t], l->type[t].groups));
+  return g;
+}
+
+/* Blocks one sequence of n tokens takes from the pool, over all groups, and
+ * the whole blocks of full and MLA groups that hold the first prefix_tokens
+ * (bg) and the first prompt tokens of its request (br). */
+static kvp_err seq_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, int64_t *bg,
+                                int64_t *br) {
+  const kvp_deploy *d = &l->d;
+  int64_t m, total = 0, g = 0, r = 0;
+  CHK(chk_add(n, d->spec.tokens, &m));
+  int64_t pg = min64(d->prefix_tokens, n);
+  int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
+               : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
+  pr = max64(min64(pr, n), pg);
+  for (int32_t t = 0; t < l->ntype; t++) {
+    const kvp_kv_type *ty = &l->type[t];
+    int64_t k = 0, part;
+    switch (ty->shape.kind) {
+      case KVP_FULL:
+      case KVP_MLA: {
+        /* eviction is the target's: a group of draft layers alone keeps all */
+        int64_t held = ty->draft_only ? m : kvp_evict_held(&d->evict, m, 0);
+        k = cdiv(held, ty->block);
+        CHK(chk_mul(min64(pg, held) / ty->block, ty->groups, &part));
+        CHK(chk_add(g, part, &g));
+        CHK(chk_mul(min64(pr, held) / ty->block, ty->groups, &part));
+        CHK(chk_add(r, part, &r));
+        break;
+      }
+      case KVP_SLIDING:
+      case KVP_CHUNKED:
+        TRY(kvp_layer_blocks(&ty->shape, m, ty->block, d->step_tokens, &k));
+        break; /* windows drop old blocks: nothing shared */
+      case KVP_STATE:
+        k = n > 0 ? 1 + d->spec.tokens : 0; /* the state and one per draft token */
+        break;
+      default:
+        break;
+    }
+    CHK(chk_mul(k, ty->groups, &part));
+    CHK(chk_add(total, part, &total));
+  }
+  *blocks = total;
+  *bg = g;
+  *br = r;
+  return KVP_OK;
+}
+
+/* The same in bytes of stage s: blocks times the stage's block_bytes. */
+static kvp_err seq_grouped(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq, int64_t *sg,
+                           int64_t *sr) {
+  int64_t b, g, r, bb = l->stage[s].block_bytes;
+  TRY(seq_group_blocks(l, n, &b, &g, &r));
+  CHK(chk_mul(b, bb, seq));
+  CHK(chk_mul(g, bb, sg));
+  CHK(chk_mul(r, bb, sr));
+  return KVP_OK;
 }
 
 /* Group the stage's layers by (shape, per-layer eviction level). */
@@ -302,13 +557,21 @@ static kvp_err request_cost(const kvp_ledger *l, int32_t s, int64_t n, int64_t *
   const kvp_deploy *d = &l->d;
   int64_t samples = d->samples > 1 ? d->samples : 1;
   *shared = 0;
-  if (l->plain) return seq_plain(l, s, n, own);
-  if (d->alloc == KVP_ALLOC_CONTIGUOUS) {
-    CHK(chk_mul(l->stage[s].reserve, samples, own));
-    return KVP_OK;
-  }
   int64_t seq, sg, sr, part;
-  TRY(seq_parts(l, s, n, &seq, &sg, &sr));
+  if (l->hybrid) {
+    TRY(seq_grouped(l, s, n, &seq, &sg, &sr));
+    if (l->plain) {
+      *own = seq;
+      return KVP_OK;
+    }
+  } else {
+    if (l->plain) return seq_plain(l, s, n, own);
+    if (d->alloc == KVP_ALLOC_CONTIGUOUS) {
+      CHK(chk_mul(l->stage[s].reserve, samples, own));
+      return KVP_OK;
+    }
+    TRY(seq_parts(l, s, n, &seq, &sg, &sr));
+  }
   /* samples x (own tokens beyond the prompt) + the prompt once, less the
    * prefix every request shares */
   CHK(chk_mul(seq - sr, samples, &part));
@@ -375,8 +638,10 @@ static void size_pool(const kvp_ledger *l, kvp_stage *st) {
   if (!chk_mul(st->blocks, st->block_bytes, &st->pool)) st->pool = INT64_MAX;
 }
 
-/* Fill stage s; its fit (weights, reserve, null block) goes to f. */
-static kvp_err eval_stage(kvp_ledger *l, int32_t s, kvp_fit *f) {
+/* Fill stage s; its fit (weights, reserve, null block) goes to f. spec_type
+ * and draft_type map layers to vLLM's KV types (hybrid ledgers). */
+static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int32_t draft_type,
+                          kvp_fit *f) {
   const kvp_deploy *d = &l->d;
   const kvp_model *m = &d->model;
   kvp_stage *st = &l->stage[s];
@@ -392,7 +657,13 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, kvp_fit *f) {
     CHK(chk_mul(l->state_bytes[k], st->count[k], &part));
     CHK(chk_add(st->state_bytes, part, &st->state_bytes));
   }
-  if (!l->plain && stage_groups(l, st) != KVP_OK) return KVP_EINVAL;
+  if (l->hybrid) {
+    /* one block is one page in each of the stage's group_size tensors */
+    st->group_size = stage_group_size(l, st, spec_type, draft_type, holds_draft(l, s));
+    CHK(chk_mul(l->page, st->group_size, &st->block_bytes));
+  } else if (!l->plain && stage_groups(l, st) != KVP_OK) {
+    return KVP_EINVAL;
+  }
   /* weights of the stage's layers, split over tp; rounded up once */
   int64_t wl;
   CHK(chk_mul(l->weights_total / m->layers, st->layers, &wl));
@@ -400,7 +671,7 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, kvp_fit *f) {
   st->weights = cdiv(wl, d->tp);
   if (holds_draft(l, s)) {
     CHK(chk_add(st->token_bits, l->draft_bits, &st->token_bits));
-    CHK(chk_add(st->block_bytes, l->draft_page, &st->block_bytes));
+    if (!l->hybrid) CHK(chk_add(st->block_bytes, l->draft_page, &st->block_bytes));
     CHK(chk_add(st->weights, cdiv(d->spec.draft_weight_bytes, d->tp), &st->weights));
   }
   int64_t reserved = st->weights;
@@ -487,19 +758,26 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
                                    (long long)m->params);
   l->max_len = d->max_model_len ? d->max_model_len
                                 : (m->max_context ? m->max_context : CONTEXT_CAP);
+  int8_t spec_type[KVP_MAX_SPECS];
+  int32_t draft_type;
+  e = plan_groups(l, spec_type, &draft_type, diag);
+  if (e == KVP_EOVERFLOW) return kvp_fail(diag, e, "vLLM's KV cache groups overflow");
+  if (e != KVP_OK) return e;
+  /* the block vLLM uses (plan_groups raises it for Mamba states) */
+  int64_t block = l->d.block;
   for (int k = 0; k < m->nspec; k++) {
     TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &l->token_bits[k]));
-    TRY(kvp_page_bytes(l->token_bits[k], d->block, &l->page_bytes[k]));
+    TRY(kvp_page_bytes(l->token_bits[k], block, &l->page_bytes[k]));
     TRY(kvp_kv_state_bytes(&m->spec[k], d->tp, &l->state_bytes[k]));
     if (d->kv_recent > 0) {
       TRY(kvp_kv_token_bits(&m->spec[k], &d->kv_full, d->tp, &l->full_bits[k]));
-      TRY(kvp_page_bytes(l->full_bits[k], d->block, &l->page_full[k]));
+      TRY(kvp_page_bytes(l->full_bits[k], block, &l->page_full[k]));
     }
   }
   if (d->spec.draft_layers > 0) {
     int64_t tb, page;
     TRY(kvp_kv_token_bits(&d->spec.draft, &d->kv, d->tp, &tb));
-    TRY(kvp_page_bytes(tb, d->block, &page));
+    TRY(kvp_page_bytes(tb, block, &page));
     if (!chk_mul(tb, d->spec.draft_layers, &l->draft_bits) ||
         !chk_mul(page, d->spec.draft_layers, &l->draft_page))
       return kvp_fail(diag, KVP_EOVERFLOW, "KV of %lld draft layers overflows",
@@ -516,7 +794,7 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   int64_t best = INT64_MAX;
   for (int32_t s = 0; s < l->nstage; s++) {
     kvp_fit f = {0};
-    e = eval_stage(l, s, &f);
+    e = eval_stage(l, s, spec_type, draft_type, &f);
     if (e == KVP_EINVAL)
       return kvp_fail(diag, e, "pipeline stage %d has more than %d (layer shape, eviction "
                       "budget) groups", (int)s + 1, KVP_MAX_GROUPS);
@@ -534,12 +812,13 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
 
 kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes) {
   if (s < 0 || s >= l->nstage || n < 0) return KVP_EINVAL;
+  int64_t sg, sr;
+  if (l->hybrid) return seq_grouped(l, s, n, bytes, &sg, &sr);
   if (l->plain) return seq_plain(l, s, n, bytes);
   if (l->d.alloc == KVP_ALLOC_CONTIGUOUS) {
     *bytes = l->stage[s].reserve;
     return KVP_OK;
   }
-  int64_t sg, sr;
   return seq_parts(l, s, n, bytes, &sg, &sr);
 }
 
@@ -548,8 +827,60 @@ int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
   const kvp_stage *st = &l->stage[l->tight];
   if (st->block_bytes == 0 || st->blocks < l->null_blocks + 1) return 0;
   int64_t t;
+  if (l->hybrid) {
+    if (!chk_mul((st->blocks - l->null_blocks) / l->ngroups, l->min_block, &t)) return INT64_MAX;
+    return t;
+  }
   if (!chk_mul(st->blocks - l->null_blocks, l->d.block, &t)) return INT64_MAX;
   return t;
+}
+
+/* Blocks of one type's group that a request of max_model_len tokens may
+ * take, by the spec's max_memory_usage_bytes / page_size_bytes
+ * (vllm/v1/kv_cache_interface.py): full cdiv(len, block); sliding
+ * cdiv(min(W - 1 + max_num_batched_tokens, len), block) + 1; chunked
+ * cdiv(min(C + max_num_batched_tokens, len), block); Mamba 1 + g. */
+static int64_t max_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block) {
+  int64_t len = l->max_len, step = l->d.step_tokens;
+  switch (ly->kind) {
+    case KVP_FULL:
+    case KVP_MLA: return cdiv(len, block);
+    case KVP_SLIDING: return cdiv(min64(sat_add(ly->window - 1, step), len), block) + 1;
+    case KVP_CHUNKED: return cdiv(min64(sat_add(ly->window, step), len), block);
+    case KVP_STATE: return 1 + l->d.spec.tokens;
+    default: return 0;
+  }
+}
+
+kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *blocks,
+                            int64_t *per_request) {
+  if (l->d.budget != KVP_BUDGET_VLLM || l->d.alloc != KVP_ALLOC_PAGED) return KVP_EINVAL;
+  *tokens = *blocks = *per_request = 0;
+  if (l->fit.why != KVP_FITS || l->nstage == 0) return KVP_OK;
+  const kvp_stage *st = &l->stage[l->tight];
+  if (st->block_bytes == 0) return KVP_OK;
+  int64_t req = 0, ngroups = 1, min_block = l->d.block;
+  if (l->hybrid) {
+    for (int32_t t = 0; t < l->ntype; t++) {
+      int64_t part;
+      CHK(chk_mul(max_usage_blocks(l, &l->type[t].shape, l->type[t].block), l->type[t].groups,
+                  &part));
+      CHK(chk_add(req, part, &req));
+    }
+    ngroups = l->ngroups;
+    min_block = l->min_block;
+  } else {
+    /* one type: every paged layer needs the same blocks; take the first */
+    const kvp_model *m = &l->d.model;
+    for (int64_t i = 0; i < m->layers && req == 0; i++) {
+      const kvp_layer *ly = &m->spec[m->layer_spec[i]];
+      if (ly->kind != KVP_STATE) req = max_usage_blocks(l, ly, l->d.block);
+    }
+  }
+  CHK(chk_mul(st->blocks / ngroups, min_block, tokens));
+  *blocks = st->blocks;
+  *per_request = req;
+  return KVP_OK;
 }
 
 /* Requests of n tokens that fit in stage s, the null block and the shared

@@ -42,3 +42,14 @@ check.error("unknown field 'tpp' in deployment change (did you mean 'pp', 'tp'",
 check.error("unknown gpu 'h100-sxn' (did you mean 'h100-sxm'", function() d:with{gpu = "h100-sxn"} end)
 check.error("deployment needs a 'model'", function() kv.deploy{gpu = "h100"} end)
 check.error("ledger has no field 'kv_tokenz'", function() return l.kv_tokenz end)
+
+-- what vLLM logs: "GPU KV cache size" counts the null block, "Maximum
+-- concurrency" divides the pool by a max_model_len request's blocks
+local v = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:ledger()
+check.eq(v.kv_groups, 1, "one KV cache group")
+check.eq(v.vllm_kv_cache_tokens, v.kv_blocks * 16, "logged tokens")
+check.eq(v.vllm_max_concurrency, v.kv_blocks / (131072 // 16), "logged concurrency")
+local g = kv.deploy{model = "gemma-3-27b", gpu = "h100-sxm"}:ledger()
+check.eq(g.kv_groups, 7, "Gemma 3 27B: 1 full + 6 sliding groups of 10 layers")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang"}:ledger()
+         .vllm_kv_cache_tokens, 0, "not a vLLM budget")

@@ -399,6 +399,345 @@ static void offload_adds_host_blocks_beside_the_pool(void **state) {
   assert_int_equal(n, 220);
 }
 
+/* ---- vLLM's hybrid KV cache manager (ledger.c header comment) ------------- */
+
+/* `layers` layers cycling through runs on one 80 GiB GPU with 40 GiB for KV
+ * (utilization 1, no reserve: every byte of the budget is an input). */
+static void hybrid_deploy(kvp_deploy *d, int64_t layers, int64_t kv_heads, int64_t head_dim,
+                          const kvp_layer *runs, const int64_t *counts, int nruns) {
+  kvp_deploy_defaults(d);
+  assert_int_equal(kvp_model_init(&d->model, layers, 4096, 32, kv_heads, head_dim, NULL), KVP_OK);
+  assert_int_equal(kvp_model_set_pattern(&d->model, runs, counts, nruns, NULL), KVP_OK);
+  d->gpu_bytes = 80 * GiB;
+  d->utilization = 1.0;
+  d->weight_bytes = 40 * GiB;
+  d->max_model_len = 131072;
+}
+
+/* Gemma-3-27B's KV shape: 5 local (window 1024) per global layer over 62
+ * layers, 16 KV heads of 128, bf16: 8192 bytes a token, a page of 131072. */
+static void gemma3_like(kvp_deploy *d) {
+  kvp_layer runs[2] = {{.kind = KVP_SLIDING, .kv_heads = 16, .head_dim = 128,
+                        .head_dim_v = 128, .window = 1024},
+                       {.kind = KVP_FULL, .kv_heads = 16, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {5, 1};
+  hybrid_deploy(d, 62, 16, 128, runs, counts, 2);
+}
+
+static void gemma3_groups_ten_layers_and_pads_the_sliding_type(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  gemma3_like(&d);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  /* 52 sliding + 10 full: group size 10 (52 >= 1.5 x 10); sliding makes
+   * ceil(52 / 10) = 6 groups (60 slots, 8 of them padding), full 1 */
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(l.ntype, 2);
+  assert_int_equal(l.group_size, 10);
+  assert_int_equal(l.ngroups, 7);
+  assert_int_equal(l.page, 131072);
+  assert_int_equal(l.stage[0].group_size, 10);
+  assert_int_equal(l.stage[0].block_bytes, 10 * 131072);
+  assert_int_equal(l.stage[0].blocks, 32768); /* 40 GiB // 1310720 */
+  int64_t seq, n;
+  kvp_fit f;
+  /* 8192 tokens: 512 blocks in the full group, 65 (the window's 64 and one
+   * straddling) in each of the 6 sliding groups */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, (512 + 6 * 65) * 1310720LL);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 36); /* 32767 // 902 */
+  assert_int_equal(kvp_ledger_fit(&l, 8192, 37, &f), KVP_OK);
+  assert_int_equal(f.why, KVP_WHY_KV);
+  assert_int_equal(f.need, (37 * 902 + 1) * 1310720LL);
+  assert_int_equal(kvp_ledger_kv_tokens(&l), 32767 / 7 * 16); /* 74896 */
+  /* the per-layer ideal (kept for per-layer eviction budgets, here budgets
+   * no request reaches): 62 pages a block, 5285 blocks, 8500 pages a request */
+  int64_t b[62];
+  for (int i = 0; i < 62; i++) b[i] = 131072;
+  assert_int_equal(kvp_evict_set_layers(&d.evict, b, 62, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  assert_int_equal(l.stage[0].blocks, 5285);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, (10 * 512 + 52 * 65) * 131072LL);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 38); /* (40 GiB - 62 pages) // 1114112000 */
+}
+
+static void vllm_logs_cache_tokens_per_group_and_the_max_usage_ratio(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t tokens, blocks, per;
+  gemma3_like(&d);
+  d.step_tokens = 2048;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(blocks, 32768);
+  assert_int_equal(tokens, 32768 / 7 * 16); /* "GPU KV cache size: 74,896 tokens" */
+  /* full: 131072 / 16; sliding: cdiv(min(1023 + 2048, 131072), 16) + 1 = 193 */
+  assert_int_equal(per, 8192 + 6 * 193); /* "Maximum concurrency ...: 3.50x" */
+  /* one type: num_blocks * block and cdiv(max_model_len, block), as before */
+  seed_int4(&d);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(blocks, 8218);
+  assert_int_equal(tokens, 8218 * 16);
+  assert_int_equal(per, 131072 / 16);
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_EINVAL);
+}
+
+/* gpt-oss-20b's KV shape: sliding (window 128) and full alternating over 24
+ * layers, 8 KV heads of 64, bf16: 2048 bytes a token, a page of 32768. */
+static void gpt_oss_like(kvp_deploy *d) {
+  kvp_layer runs[2] = {{.kind = KVP_SLIDING, .kv_heads = 8, .head_dim = 64, .head_dim_v = 64,
+                        .window = 128},
+                       {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 64, .head_dim_v = 64}};
+  int64_t counts[2] = {1, 1};
+  hybrid_deploy(d, 24, 8, 64, runs, counts, 2);
+}
+
+static void gpt_oss_alternating_layers_make_two_groups_of_twelve(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t n, seq;
+  kvp_fit f;
+  gpt_oss_like(&d);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.group_size, 12);
+  assert_int_equal(l.ngroups, 2);
+  assert_int_equal(l.stage[0].block_bytes, 12 * 32768);
+  assert_int_equal(l.stage[0].blocks, 109226); /* 40 GiB // 393216 */
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 209); /* 109225 // (512 + 9) */
+  assert_int_equal(kvp_ledger_kv_tokens(&l), 109225 / 2 * 16);
+  /* an EAGLE head of the full layers' shape joins them: 12 sliding + 13
+   * full, group size 13 (13 < 1.5 x 12), the sliding group padded by one */
+  d.spec.tokens = 3;
+  d.spec.draft_layers = 1;
+  d.spec.draft = d.model.spec[1];
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.ntype, 2);
+  assert_int_equal(l.type[1].layers, 13);
+  assert_int_equal(l.group_size, 13);
+  assert_int_equal(l.ngroups, 2);
+  assert_int_equal(l.stage[0].block_bytes, 13 * 32768);
+  assert_int_equal(l.stage[0].blocks, 100824);
+  /* 8192 + 3 slots: 513 full blocks, the window's 9 */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, 522 * 13 * 32768LL);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 193); /* 100823 // 522 */
+}
+
+static void pipeline_stages_hold_the_groups_layers_that_fall_on_them(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t n;
+  kvp_fit f;
+  gpt_oss_like(&d);
+  d.pp = 2;
+  d.weight_bytes = 80 * GiB; /* 40 GiB a stage */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  /* the groups are the whole model's; each stage holds 6 layers of each */
+  assert_int_equal(l.group_size, 12);
+  assert_int_equal(l.stage[0].group_size, 6);
+  assert_int_equal(l.stage[1].group_size, 6);
+  assert_int_equal(l.stage[0].block_bytes, 6 * 32768);
+  assert_int_equal(l.stage[1].blocks, 218453); /* 40 GiB // 196608 */
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 419); /* 218452 // 521 */
+}
+
+/* Qwen3-Next-80B-A3B's KV shape: 3 Gated DeltaNet layers (a 1097728-byte
+ * state, 16 state heads) per full-attention layer (2 KV heads of 256) over
+ * 48 layers, bf16. */
+static void qwen3_next_like(kvp_deploy *d) {
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 16, .state_bytes = 1097728},
+                       {.kind = KVP_FULL, .kv_heads = 2, .head_dim = 256, .head_dim_v = 256}};
+  int64_t counts[2] = {3, 1};
+  hybrid_deploy(d, 48, 2, 256, runs, counts, 2);
+  d->max_model_len = 262144;
+}
+
+static void mamba_states_raise_the_block_and_take_one_padded_page(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t n, seq, tokens, blocks, per;
+  kvp_fit f;
+  qwen3_next_like(&d);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  /* 2048 bytes a token: block 16 * cdiv(1097728, 16 * 2048) = 544, a page of
+   * 1114112 bytes, the state padded up to it */
+  assert_int_equal(l.d.block, 544);
+  assert_int_equal(l.page, 1114112);
+  assert_int_equal(l.group_size, 12); /* 12 full, 36 state: 3 state groups */
+  assert_int_equal(l.ngroups, 4);
+  assert_int_equal(l.min_block, 544);
+  assert_int_equal(l.stage[0].block_bytes, 12 * 1114112LL);
+  assert_int_equal(l.stage[0].blocks, 3212);
+  /* 8192 tokens: cdiv(8192, 544) = 16 blocks of the full group, one state
+   * block in each of the 3 state groups */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, 19 * 12 * 1114112LL);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 169); /* 3211 // 19 */
+  assert_int_equal(kvp_ledger_kv_tokens(&l), 3211 / 4 * 544);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(tokens, 3212 / 4 * 544); /* 436832 */
+  assert_int_equal(per, 482 + 3);           /* cdiv(262144, 544) + 3 states */
+  /* MTP-style speculation: 2 draft tokens take 2 more state blocks each */
+  d.spec.tokens = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, (16 + 3 * 3) * 12 * 1114112LL); /* 8194 tokens: still 16 */
+  /* at tp 4: 274432 state bytes and 1024 a token give block 272 */
+  d.spec.tokens = 0;
+  d.tp = 4;
+  d.model.heads = 16;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 272);
+  assert_int_equal(l.page, 272 * 1024);
+  /* a block the user sets larger is kept */
+  d.tp = 1;
+  d.block = 1024;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 1024);
+  assert_int_equal(l.page, 1024 * 2048);
+  /* the per-layer ideal, for comparison: 12 pages of 32768 a block and
+   * 12 x 512 pages + 36 states a request: 178 requests of 8192 */
+  d.block = 16;
+  int64_t b[48];
+  for (int i = 0; i < 48; i++) b[i] = 262144;
+  assert_int_equal(kvp_evict_set_layers(&d.evict, b, 48, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  assert_int_equal(l.d.block, 16);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 178);
+}
+
+static void unequal_pages_raise_the_smaller_block_or_are_refused(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_diag diag = {{0}};
+  int64_t seq;
+  /* sliding layers with 4 KV heads beside full ones with 8: half the page,
+   * so vLLM doubles their block to 32 tokens */
+  kvp_layer runs[2] = {{.kind = KVP_SLIDING, .kv_heads = 4, .head_dim = 128, .head_dim_v = 128,
+                        .window = 4096},
+                       {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {1, 1};
+  hybrid_deploy(&d, 32, 8, 128, runs, counts, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.page, 65536);
+  assert_int_equal(l.type[0].block, 32);
+  assert_int_equal(l.type[1].block, 16);
+  assert_int_equal(l.min_block, 16);
+  /* 8192 tokens: the window of 4096 in 32-token blocks: cdiv(4096, 32) + 1 */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, (512 + 129) * 16 * 65536LL);
+  /* a head of 96 makes pages of 49152 bytes, which do not divide 65536 */
+  runs[0].head_dim = runs[0].head_dim_v = 96;
+  runs[0].kv_heads = 8;
+  hybrid_deploy(&d, 32, 8, 128, runs, counts, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_string_equal(diag.msg,
+                      "vLLM cannot put sliding layers with pages of 49152 bytes in one pool with "
+                      "pages of 65536 bytes: the page sizes must divide one another "
+                      "(unify_kv_cache_spec_page_size)");
+}
+
+static void one_kv_type_and_kivi_keep_per_layer_pages(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  /* every layer sliding with one window: one type, per-layer pages */
+  kvp_layer runs[1] = {{.kind = KVP_SLIDING, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+                        .window = 4096}};
+  int64_t counts[1] = {1};
+  hybrid_deploy(&d, 32, 8, 128, runs, counts, 1);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  assert_int_equal(l.stage[0].block_bytes, 32 * 65536);
+  /* full and MLA layers are one type too (MLAAttentionSpec is a full spec) */
+  kvp_layer mixed[2] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64},
+                        {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t two[2] = {1, 1};
+  hybrid_deploy(&d, 32, 8, 128, mixed, two, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  /* two windows are two types */
+  kvp_layer windows[2] = {runs[0], runs[0]};
+  windows[1].window = 1024;
+  hybrid_deploy(&d, 32, 8, 128, windows, two, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(l.ngroups, 2);
+  /* KIVI's two formats cannot share one page size: per-layer pages */
+  gemma3_like(&d);
+  d.kv = (kvp_format){2, 32, 16, 16};
+  d.kv_recent = 128;
+  d.kv_full = (kvp_format){16, 0, 0, 0};
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  /* nor does SGLang's budget group layers */
+  gemma3_like(&d);
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+}
+
+static void prefix_blocks_of_full_groups_are_held_once(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t own, shared, sum, points;
+  gemma3_like(&d);
+  d.prefix_tokens = 2048;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  /* the full group shares 128 whole blocks; sliding groups share nothing */
+  assert_int_equal(kvp_ledger_request_bytes(&l, 0, 8192, &own, &shared, &sum, &points), KVP_OK);
+  assert_int_equal(shared, 128 * 1310720LL);
+  assert_int_equal(own, (512 - 128 + 6 * 65) * 1310720LL);
+}
+
+static void eviction_and_length_points_apply_per_group(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t seq, n;
+  kvp_fit f;
+  /* StreamingLLM, 4 sinks + 2044 recent: the full group keeps 2048 tokens
+   * in 128 blocks; the sliding groups keep their window as before */
+  gemma3_like(&d);
+  d.evict.sinks = 4;
+  d.evict.recent = 2044;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 131072, &seq), KVP_OK);
+  assert_int_equal(seq, (128 + 6 * 65) * 1310720LL);
+  /* two equally likely lengths: 1024 tokens take 64 blocks in every group
+   * (the window not yet passed), 8192 take 902: 1350 over 2 points */
+  gemma3_like(&d);
+  d.nlen = 2;
+  d.len[0] = 1024;
+  d.len[1] = 8192;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].lsum[2], 1350 * 1310720LL);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 48); /* 32767 x 2 // 1350 */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(seed_inputs_leave_4_gib_and_one_8k_request),
@@ -419,6 +758,15 @@ int main(void) {
     cmocka_unit_test(continuous_batching_charges_the_mean_of_the_points),
     cmocka_unit_test(sglang_and_trtllm_size_the_pool_by_their_rules),
     cmocka_unit_test(offload_adds_host_blocks_beside_the_pool),
+    cmocka_unit_test(gemma3_groups_ten_layers_and_pads_the_sliding_type),
+    cmocka_unit_test(vllm_logs_cache_tokens_per_group_and_the_max_usage_ratio),
+    cmocka_unit_test(gpt_oss_alternating_layers_make_two_groups_of_twelve),
+    cmocka_unit_test(pipeline_stages_hold_the_groups_layers_that_fall_on_them),
+    cmocka_unit_test(mamba_states_raise_the_block_and_take_one_padded_page),
+    cmocka_unit_test(unequal_pages_raise_the_smaller_block_or_are_refused),
+    cmocka_unit_test(one_kv_type_and_kivi_keep_per_layer_pages),
+    cmocka_unit_test(prefix_blocks_of_full_groups_are_held_once),
+    cmocka_unit_test(eviction_and_length_points_apply_per_group),
   };
   return cmocka_run_group_tests_name("ledger", tests, NULL, NULL);
 }
