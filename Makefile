@@ -22,15 +22,26 @@ LUA_LIBS = $(shell pkg-config --libs lua5.4 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 JANSSON_CFLAGS = $(shell pkg-config --cflags jansson 2>/dev/null)
 JANSSON_LIBS = $(shell pkg-config --libs jansson 2>/dev/null)
-ALL_CFLAGS = $(CFLAGS) $(WARN) -D_POSIX_C_SOURCE=200809L -Iengine
+ALL_CFLAGS = $(CFLAGS) $(WARN) -D_POSIX_C_SOURCE=200809L
 PIC = -fPIC
 
-# Every engine/*_lua.c is a binding file (the only ones that see <lua.h>);
-# csvw.c writes files; the rest, but main.c and the embed tool, is the core.
-ENGINE = $(patsubst engine/%.c,%,$(wildcard engine/*.c))
-BIND = $(filter %_lua,$(ENGINE))
-OUTPUT = csvw
-CORE = $(filter-out $(BIND) $(OUTPUT) main embed,$(ENGINE))
+# Three layers, one folder each, dependencies one way: cli -> lua -> core.
+#   engine/core/  pure computation (kvplan.h): sees only its own headers
+#   engine/io/    report writing (csvw.h): files, no Lua, no core
+#   engine/lua/   the bindings (kvplan_lua.h): the only files that see <lua.h>;
+#                 embed.c is the build tool that embeds the stdlib
+#   engine/cli/   the program: arguments, state setup, errors
+# Each layer gets only the include paths of the layers below it, so a core
+# file that includes <lua.h> or csvw.h does not compile.
+CORE_INC = -Iengine/core
+IO_INC = -Iengine/io
+LUA_INC = $(CORE_INC) $(IO_INC) -Iengine/lua $(LUA_CFLAGS) $(JANSSON_CFLAGS)
+CORE = $(patsubst engine/core/%.c,%,$(wildcard engine/core/*.c))
+OUTPUT = $(patsubst engine/io/%.c,%,$(wildcard engine/io/*.c))
+BIND = $(patsubst engine/lua/%.c,%,$(wildcard engine/lua/*_lua.c))
+CORE_H = $(wildcard engine/core/*.h)
+IO_H = $(wildcard engine/io/*.h)
+LUA_H = $(wildcard engine/lua/*.h) $(CORE_H) $(IO_H)
 STDLIB = $(shell find stdlib -name '*.lua' | LC_ALL=C sort)
 
 CORE_O = $(CORE:%=$(B)/obj/%.o)
@@ -62,28 +73,31 @@ deps:
 	  echo "kvplan: install them with: sudo apt-get install$$missing"; exit 1; \
 	fi
 
-# The core library: pure computation, no Lua include path.
-$(B)/obj/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/obj
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/pic/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/pic
-	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
+# Each object from its layer's folder with its layer's include paths.
+$(B)/obj/%.o: engine/core/%.c $(CORE_H) | $(B)/obj
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) -c $< -o $@
+$(B)/pic/%.o: engine/core/%.c $(CORE_H) | $(B)/pic
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) $(PIC) -c $< -o $@
+$(B)/obj/%.o: engine/io/%.c $(IO_H) | $(B)/obj
+	$(CC) $(ALL_CFLAGS) $(IO_INC) -c $< -o $@
+$(B)/pic/%.o: engine/io/%.c $(IO_H) | $(B)/pic
+	$(CC) $(ALL_CFLAGS) $(IO_INC) $(PIC) -c $< -o $@
+$(B)/obj/%.o: engine/lua/%.c $(LUA_H) | $(B)/obj
+	$(CC) $(ALL_CFLAGS) $(LUA_INC) -c $< -o $@
+$(B)/pic/%.o: engine/lua/%.c $(LUA_H) | $(B)/pic
+	$(CC) $(ALL_CFLAGS) $(LUA_INC) $(PIC) -c $< -o $@
+$(B)/obj/%.o: engine/cli/%.c $(LUA_H) | $(B)/obj
+	$(CC) $(ALL_CFLAGS) $(LUA_INC) -c $< -o $@
 
-# Only the binding objects (and main) see <lua.h>.
-$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o $(BIND:%=$(B)/pic/%.o): LUAINC = $(LUA_CFLAGS) $(JANSSON_CFLAGS)
-$(BIND:%=$(B)/obj/%.o) $(B)/obj/main.o: $(B)/obj/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/obj
-	$(CC) $(ALL_CFLAGS) $(LUAINC) -c $< -o $@
-$(BIND:%=$(B)/pic/%.o): $(B)/pic/%.o: engine/%.c $(wildcard engine/*.h) | $(B)/pic
-	$(CC) $(ALL_CFLAGS) $(LUAINC) $(PIC) -c $< -o $@
-
-# The stdlib, embedded as C arrays.
-$(B)/embed: engine/embed.c | $(B)
+# The stdlib, embedded as C arrays by a build tool.
+$(B)/embed: engine/lua/embed.c | $(B)
 	$(CC) $(ALL_CFLAGS) $< -o $@
 $(B)/stdlib.c: $(B)/embed $(STDLIB)
 	$(B)/embed $@ stdlib $(STDLIB)
-$(B)/obj/stdlib.o: $(B)/stdlib.c engine/embed.h | $(B)/obj
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(B)/pic/stdlib.o: $(B)/stdlib.c engine/embed.h | $(B)/pic
-	$(CC) $(ALL_CFLAGS) $(PIC) -c $< -o $@
+$(B)/obj/stdlib.o: $(B)/stdlib.c engine/lua/embed.h | $(B)/obj
+	$(CC) $(ALL_CFLAGS) -Iengine/lua -c $< -o $@
+$(B)/pic/stdlib.o: $(B)/stdlib.c engine/lua/embed.h | $(B)/pic
+	$(CC) $(ALL_CFLAGS) -Iengine/lua $(PIC) -c $< -o $@
 
 $(B)/libkvplan.a: $(CORE_O)
 	rm -f $@ && ar rcs $@ $^
@@ -100,7 +114,7 @@ $(B) $(B)/obj $(B)/pic $(B)/tests:
 
 # ---- tests ------------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libkvplan.a $(OUTPUT_O) | $(B)/tests
-	$(CC) $(ALL_CFLAGS) $< $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(CMOCKA_LIBS) -lcsv -lm -o $@
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) $(IO_INC) $< $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(CMOCKA_LIBS) -lcsv -lm -o $@
 
 unit-tests: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
@@ -149,7 +163,8 @@ install: all
 	  $(DESTDIR)$(PREFIX)/lib/lua/5.4
 	install -m 755 $(KVPLAN) $(DESTDIR)$(PREFIX)/bin/kvplan
 	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/libkvplan.a
-	install -m 644 engine/kvplan.h $(DESTDIR)$(PREFIX)/include/kvplan.h
+	install -d $(DESTDIR)$(PREFIX)/include/kvplan
+	install -m 644 engine/core/kvplan.h engine/core/optim.h engine/core/sweep.h $(DESTDIR)$(PREFIX)/include/kvplan/
 	install -m 755 $(B)/kvplan.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/kvplan.so
 
 clean:

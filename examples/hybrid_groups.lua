@@ -11,7 +11,7 @@
 -- kvplan computed for vLLM before it followed the grouping, and what it still
 -- computes under SGLang's and TensorRT-LLM's budgets).
 --
--- How vLLM groups (engine/ledger.c has the rules and their sources):
+-- How vLLM groups (engine/core/ledger.c has the rules and their sources):
 -- layers of one KV spec are one type; the group size is the fewest layers of
 -- a type (the most, when that is below 1.5 times the fewest); a type of c
 -- layers makes ceil(c / group size) groups. Every GPU holds group-size

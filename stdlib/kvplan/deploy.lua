@@ -1,7 +1,7 @@
 -- stdlib/kvplan/deploy.lua: deployments (a model on GPUs of one kind) and
 -- their ledgers.
 -- Stdlib layer: names are resolved and defaults applied here; the binding
--- checks every field once and the core computes the ledger (engine/ledger.c).
+-- checks every field once and the core computes the ledger (engine/core/ledger.c).
 --
 -- Besides the model, the GPU and the engine limits, a deployment carries the
 -- settings the optimizations of kvplan.optim change (all off by default):
@@ -32,7 +32,7 @@ local function sglang_fraction(tp)
 end
 
 -- Budget rules: how much of the GPU an engine lets the KV cache have
--- (engine/ledger.c has the formulas; ANCHORS.md section 4).
+-- (engine/core/ledger.c has the formulas; ANCHORS.md section 4).
 --   vllm    gpu_memory_utilization * total - weights - activation peak -
 --           non-torch memory (vllm/v1/worker/gpu_worker.py); block 16
 --           (vllm/config/cache.py).

@@ -1,5 +1,5 @@
 -- stdlib/kvplan/formats.lua: storage formats by name. The bits of a tensor are
--- computed exactly in the core (engine/format.c); this table names them.
+-- computed exactly in the core (engine/core/format.c); this table names them.
 -- Stdlib layer: add a format by adding a row.
 --
 -- A format is {bits, group, scale, zero}: every `group` elements share a

@@ -1,6 +1,6 @@
 -- stdlib/kvplan/models.lua: model descriptions and the model catalog.
 -- Stdlib layer: the schema and defaults live here; the KV arithmetic is the
--- core's (engine/kv.c), reached through the Model's `core` userdata.
+-- core's (engine/core/kv.c), reached through the Model's `core` userdata.
 --
 -- A model is a table of architecture facts (see the fields below); kv.model(t)
 -- checks it and returns a Model. Catalog entries (catalog/models_data.lua)

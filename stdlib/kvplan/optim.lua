@@ -1,7 +1,7 @@
 -- stdlib/kvplan/optim.lua: optimizations as values, kv.optim.
 -- Stdlib layer: each optimization is a documented transformation of a
 -- deployment's options; the memory arithmetic it switches on is the core's
--- (engine/ledger.c applies the deployment fields, engine/optim.c holds the
+-- (engine/core/ledger.c applies the deployment fields, engine/core/optim.c holds the
 -- models: distributions, allocation waste, speculative rates, eviction).
 --
 --   local o = kv.optim
@@ -493,7 +493,7 @@ function M.budget(t)
   local name = "budget-" .. rule .. (f and ("-" .. fmt_num(f)) or "") .. (mt and ("-max" .. mt) or "")
   return M.define{
     name = name, phase = "budget", exclusive = "budget rule", doc = engine_doc[rule],
-    source = "ANCHORS.md section 4; engine/ledger.c", params = {rule = rule, fraction = f},
+    source = "ANCHORS.md section 4; engine/core/ledger.c", params = {rule = rule, fraction = f},
     apply = function(o)
       o.budget, o.utilization, o.max_kv_tokens = rule, f, mt
       return o

@@ -1,5 +1,5 @@
 -- stdlib/kvplan/report.lua: CSV reports and the standard ledger row.
--- Stdlib layer: report shapes live here; the writer is engine/csvw.c (libcsv
+-- Stdlib layer: report shapes live here; the writer is engine/io/csvw.c (libcsv
 -- quoting, exact integers, atomic file replace).
 --
 --   local r = kv.report{columns = {"model", {"kv_gib", precision = 2}}, path = "x.csv"}

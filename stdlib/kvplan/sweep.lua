@@ -1,6 +1,6 @@
 -- stdlib/kvplan/sweep.lua: cartesian sweeps, evaluated in C and streamed to CSV.
 -- Stdlib layer: the axes are resolved here once; the row loop is the core's
--- (engine/sweep.c) and the rows go straight to the writer (engine/csvw.c).
+-- (engine/core/sweep.c) and the rows go straight to the writer (engine/io/csvw.c).
 --
 --   kv.sweep{
 --     model = {"llama-3.1-8b", "llama-3.1-70b"}, gpu = {"h100-sxm", "a100-sxm-80gb"},

@@ -1,6 +1,6 @@
 -- tests/lua/catalog_test.lua: the built-in model and GPU catalogs. Every
 -- model's per-token KV bytes is recomputed here from its own config fields,
--- independently of engine/kv.c; the issue's required entries, their sources
+-- independently of engine/core/kv.c; the issue's required entries, their sources
 -- and the lookups are checked.
 local kv = require "kvplan"
 local check = require "check"

@@ -239,61 +239,6 @@ static void per_layer_budgets_become_sorted_levels(void **state) {
                                 "layers into at most 8 budgets");
 }
 
-static void optimization_fields_are_checked_against_the_context(void **state) {
-  (void)state;
-  kvp_deploy d;
-  kvp_diag diag = {{0}};
-  kvp_deploy_defaults(&d);
-  assert_int_equal(kvp_model_init(&d.model, 80, 8192, 64, 8, 128, NULL), KVP_OK);
-  d.gpu_bytes = 85899345920LL;
-  assert_true(kvp_optim_plain(&d));
-  d.evict.sinks = 4;
-  d.evict.recent = 8192;
-  assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "eviction window sinks + recent = 8196 tokens exceeds "
-                                "max_model_len 8192: it would evict nothing");
-  assert_int_equal(kvp_optim_check(&d, 0, &diag), KVP_OK); /* context unknown */
-  d.evict.recent = 0;
-  assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'sinks' (4) needs a recent window or a keep ratio beside it");
-  memset(&d.evict, 0, sizeof d.evict);
-  d.evict.keep_ppm = 1500000;
-  assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'keep' must be in (0, 1], got 1.5");
-  memset(&d.evict, 0, sizeof d.evict);
-  d.prefix_tokens = 9000;
-  assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'prefix' (9000 tokens) exceeds max_model_len 8192: no "
-                                "request holds the whole prefix");
-  d.prefix_tokens = 0;
-  d.kv_recent = 128; /* KIVI without a full-precision format */
-  assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'kv_full': bits must be 1..64, got 0");
-  d.kv_recent = 0;
-  d.alloc = KVP_ALLOC_CONTIGUOUS;
-  assert_int_equal(kvp_optim_check(&d, 0, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "contiguous allocation reserves max_model_len per request: set "
-                                "max_model_len (the model gives no max context)");
-  d.alloc = KVP_ALLOC_PAGED;
-  d.max_kv_tokens = 1000;
-  assert_int_equal(kvp_optim_check(&d, 0, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'max_kv_tokens' is TensorRT-LLM's max_tokens and needs "
-                                "budget 'trtllm', got budget 'vllm'");
-  d.max_kv_tokens = 0;
-  d.spec.draft_layers = 1;
-  d.spec.draft = d.model.spec[0];
-  assert_int_equal(kvp_optim_check(&d, 0, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'speculative.tokens' must be >= 1 with a draft, got 0");
-  d.spec.tokens = 4;
-  assert_int_equal(kvp_optim_check(&d, 0, &diag), KVP_OK);
-  assert_false(kvp_optim_plain(&d));
-  d.nlen = 2;
-  d.len[0] = 300;
-  d.len[1] = 200;
-  assert_int_equal(kvp_optim_check(&d, 0, &diag), KVP_EINVAL);
-  assert_string_equal(diag.msg, "field 'lengths' must be sorted ascending (point 2)");
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(normal_quantile_inverts_the_cdf_to_full_precision),
@@ -307,7 +252,6 @@ int main(void) {
     cmocka_unit_test(speculative_rates_follow_leviathan),
     cmocka_unit_test(eviction_keeps_sinks_recent_and_heavy_hitters),
     cmocka_unit_test(per_layer_budgets_become_sorted_levels),
-    cmocka_unit_test(optimization_fields_are_checked_against_the_context),
   };
   return cmocka_run_group_tests_name("optim", tests, NULL, NULL);
 }

@@ -1,15 +1,39 @@
 /*
- * util_lua.h: helpers shared by the Lua binding files.
- * Binding layer: checks arguments, converts, raises Lua errors. No accounting.
+ * kvplan_lua.h: what the binding layer offers (engine/lua/).
+ * The only layer that sees <lua.h>: it checks arguments, converts, calls the
+ * core (engine/core/kvplan.h) and the report writer (engine/io/csvw.h), and
+ * raises Lua errors. No accounting here.
+ *
+ * To the program (engine/cli/): luaopen_kvplan and kvp_preload, which make
+ * require "kvplan" work, and the error helpers. To the binding files: the
+ * openers of the C modules and the checked conversions below.
  */
-#ifndef KVP_UTIL_LUA_H
-#define KVP_UTIL_LUA_H
+#ifndef KVP_KVPLAN_LUA_H
+#define KVP_KVPLAN_LUA_H
 
 #include <lua.h>
 #include <lauxlib.h>
 #include <stdint.h>
 
 #include "kvplan.h"
+
+/* ---- the package --------------------------------------------------------- */
+
+/* require "kvplan": register the stdlib and C modules, run kvplan.init. */
+int luaopen_kvplan(lua_State *L);
+/* Register every stdlib module and C module of kvplan in package.preload,
+ * "kvplan" included, so require finds them without touching the file
+ * system; returns the index of the init module or -1. */
+int kvp_preload(lua_State *L);
+
+/* The C modules, one opener each (registered by kvplan_lua.c). */
+int luaopen_kvplan_core(lua_State *L);
+int luaopen_kvplan_csv(lua_State *L);
+int luaopen_kvplan_json(lua_State *L);
+int luaopen_kvplan_sweep_core(lua_State *L);
+int luaopen_kvplan_optim_core(lua_State *L);
+
+/* ---- helpers shared by the binding files ---------------------------------- */
 
 /* Push "file:line: " of the innermost frame that is user code: not C and
  * not the embedded stdlib ("@stdlib/..."), so every error points at the

@@ -239,12 +239,19 @@ typedef struct kvp_deploy {
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
 } kvp_deploy;
 
+/* ---- a deployment: defaults, names, checks (deploy.c) ------------------ */
+
 /* Defaults: tp = pp = 1, bf16 KV and weights, utilization 0.9, block 16,
  * step_tokens 1, nothing reserved. model and gpu_bytes are the caller's. */
 void kvp_deploy_defaults(kvp_deploy *d);
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag);
 /* Total weight bytes: weight_bytes if set, else params in the weight format. */
 kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
+/* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */
+const char *kvp_budget_name(kvp_budget b);
+const char *kvp_alloc_name(kvp_alloc a);
+
+/* ---- the ledger's answers (ledger.c) ------------------------------------ */
 
 /* Why a deployment, or a request shape on it, does not fit. */
 typedef enum kvp_why {
@@ -362,9 +369,6 @@ int64_t kvp_ledger_kv_tokens(const kvp_ledger *l);
  * budget rule or allocation. */
 kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *blocks,
                             int64_t *per_request);
-/* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */
-const char *kvp_budget_name(kvp_budget b);
-const char *kvp_alloc_name(kvp_alloc a);
 /* Does `concurrency` requests of `context` tokens fit? */
 kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
                        kvp_fit *out);

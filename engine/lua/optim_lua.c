@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 static const char *const dist_keys[] = {"kind", "lo", "hi", "mu", "sigma", "values", NULL};
 
@@ -184,7 +184,6 @@ static const luaL_Reg funcs[] = {
   {"normal_cdf", l_normal_cdf}, {NULL, NULL}
 };
 
-int luaopen_kvplan_optim_core(lua_State *L);
 
 int luaopen_kvplan_optim_core(lua_State *L) {
   luaL_newlib(L, funcs);

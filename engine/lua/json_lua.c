@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 #define JSON_BOX_MT "kvplan.JsonBox"
 #define FILE_BOX_MT "kvplan.JsonFile"
@@ -233,7 +233,6 @@ static const luaL_Reg funcs[] = {
   {"safetensors_files", l_safetensors_files}, {NULL, NULL}
 };
 
-int luaopen_kvplan_json(lua_State *L);
 
 int luaopen_kvplan_json(lua_State *L) {
   luaL_newmetatable(L, JSON_BOX_MT);

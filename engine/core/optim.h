@@ -121,7 +121,7 @@ kvp_err kvp_evict_set_layers(kvp_evict *e, const int64_t *budgets, int64_t n, kv
 
 /* ---- the optimization fields of a deployment --------------------------- */
 
-/* Check every optimization field of d; max_len is the deployment's
+/* (deploy.c) Check every optimization field of d; max_len is the deployment's
  * max_model_len when known (else 0), against which windows, prefixes and
  * prompts longer than any request are errors. */
 kvp_err kvp_optim_check(const kvp_deploy *d, int64_t max_len, kvp_diag *diag);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "csvw.h"
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 #define WRITER_MT "kvplan.CsvWriter"
 #define MAX_COLUMNS 4096
@@ -240,7 +240,6 @@ static const luaL_Reg funcs[] = {
   {"open", l_open}, {"read", l_read}, {NULL, NULL}
 };
 
-int luaopen_kvplan_csv(lua_State *L);
 
 int luaopen_kvplan_csv(lua_State *L) {
   luaL_newmetatable(L, WRITER_MT);

@@ -15,7 +15,7 @@
 #include <lualib.h>
 
 #include "embed.h"
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 
 static const char usage[] =

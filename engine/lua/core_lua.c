@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 #define MODEL_MT "kvplan.Model"
 #define LEDGER_MT "kvplan.Ledger"
@@ -652,7 +652,6 @@ static const luaL_Reg ledger_meth[] = {
   {"request_bytes", ledger_request_bytes}, {NULL, NULL}
 };
 
-int luaopen_kvplan_core(lua_State *L);
 
 int luaopen_kvplan_core(lua_State *L) {
   luaL_newmetatable(L, MODEL_MT);

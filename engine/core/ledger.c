@@ -78,7 +78,7 @@
  * with them the ledger keeps the per-layer rule (an ideal allocator).
  * SGLang's and TensorRT-LLM's budgets keep per-layer pages.
  *
- * Optimizations (kvp_deploy fields after max_model_len; optim.c checks
+ * Optimizations (kvp_deploy fields after max_model_len; deploy.c checks
  * them) change what one request holds, applied per layer group in this
  * order: speculative slots (n + g tokens), eviction (kvp_evict_held), the
  * KIVI split into quantized and full-precision blocks, the draft's KV on
@@ -98,61 +98,6 @@
 #include "diag.h"
 
 #define CONTEXT_CAP ((int64_t)1 << 30) /* max_len when neither limit is known */
-
-void kvp_deploy_defaults(kvp_deploy *d) {
-  memset(d, 0, sizeof *d);
-  d->tp = d->pp = 1;
-  d->kv = (kvp_format){16, 0, 0, 0};
-  d->weights = (kvp_format){16, 0, 0, 0};
-  d->utilization = 0.9;
-  d->block = KVP_DEFAULT_BLOCK;
-  d->step_tokens = 1;
-}
-
-const char *kvp_budget_name(kvp_budget b) {
-  static const char *const names[KVP_NBUDGETS] = {"vllm", "sglang", "trtllm"};
-  return (b >= 0 && b < KVP_NBUDGETS) ? names[b] : "unknown";
-}
-
-const char *kvp_alloc_name(kvp_alloc a) {
-  static const char *const names[KVP_NALLOCS] = {"paged", "contiguous"};
-  return (a >= 0 && a < KVP_NALLOCS) ? names[a] : "unknown";
-}
-
-kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
-  TRY(kvp_model_check(&d->model, diag));
-  int64_t kinds[KVP_NKINDS];
-  kvp_model_kind_counts(&d->model, kinds);
-  if (kinds[KVP_NONE] == d->model.layers)
-    return kvp_fail(diag, KVP_EINVAL, "model has no layer that holds KV or state");
-  TRY(kvp_check_count(d->gpu_bytes, 1, "gpu memory", diag));
-  TRY(kvp_check_count(d->tp, 1, "tp", diag));
-  TRY(kvp_check_count(d->pp, 1, "pp", diag));
-  if (d->pp > KVP_MAX_PP)
-    return kvp_fail(diag, KVP_EINVAL, "field 'pp' must be at most %d, got %lld", KVP_MAX_PP,
-                    (long long)d->pp);
-  TRY(kvp_format_check(&d->kv, "kv", diag));
-  TRY(kvp_format_check(&d->weights, "weights", diag));
-  TRY(kvp_check_count(d->weight_bytes, 0, "weight_bytes", diag));
-  if (!(d->utilization > 0.0 && d->utilization <= 1.0))
-    return kvp_fail(diag, KVP_EINVAL, "field 'utilization' must be in (0, 1], got %g",
-                    d->utilization);
-  TRY(kvp_check_count(d->activation_bytes, 0, "activation", diag));
-  TRY(kvp_check_count(d->overhead_bytes, 0, "overhead", diag));
-  TRY(kvp_check_count(d->block, 1, "block", diag));
-  TRY(kvp_check_count(d->step_tokens, 1, "max_num_batched_tokens", diag));
-  TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));
-  TRY(kvp_optim_check(d, d->max_model_len ? d->max_model_len : d->model.max_context, diag));
-  return KVP_OK;
-}
-
-kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes) {
-  if (d->weight_bytes > 0) {
-    *bytes = d->weight_bytes;
-    return KVP_OK;
-  }
-  return kvp_format_bytes(&d->weights, d->model.params, 0, bytes);
-}
 
 /* The tensor-parallel split must divide the heads as vLLM requires
  * (vllm/config/model.py verify_with_parallel_config, get_num_kv_heads). */

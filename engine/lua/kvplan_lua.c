@@ -7,14 +7,7 @@
 #include <string.h>
 
 #include "embed.h"
-#include "util_lua.h"
-
-int luaopen_kvplan_core(lua_State *L);
-int luaopen_kvplan_csv(lua_State *L);
-int luaopen_kvplan_json(lua_State *L);
-int luaopen_kvplan_sweep_core(lua_State *L);
-int luaopen_kvplan_optim_core(lua_State *L);
-int luaopen_kvplan(lua_State *L);
+#include "kvplan_lua.h"
 
 /* The C modules of the package, one line each. */
 static const luaL_Reg cmods[] = {

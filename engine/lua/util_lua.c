@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 void kvl_where(lua_State *L) {
   lua_Debug ar;

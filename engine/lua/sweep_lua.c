@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "csvw.h"
-#include "util_lua.h"
+#include "kvplan_lua.h"
 
 /* Built-in columns. */
 typedef enum col_id {
@@ -564,7 +564,6 @@ static const luaL_Reg funcs[] = {
   {"run", l_run}, {"columns", l_columns}, {"shard", l_shard}, {NULL, NULL}
 };
 
-int luaopen_kvplan_sweep_core(lua_State *L);
 
 int luaopen_kvplan_sweep_core(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -1,0 +1,195 @@
+/*
+ * deploy.c: a deployment's defaults, names and checks.
+ * Pure computation: no Lua, no I/O.
+ *
+ * Every field of a kvp_deploy is checked here once, before any ledger is
+ * evaluated: the model, GPU memory, parallelism, formats, the budget rule's
+ * inputs and the optimization fields (kvp_optim_check). The ledger
+ * (ledger.c) and the sweep (sweep.c) build on this file; it needs only the
+ * formats and the model (format.c, model.c) and none of the accounting, so
+ * dependencies run one way: optim, format, model -> deploy -> ledger -> sweep.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+void kvp_deploy_defaults(kvp_deploy *d) {
+  memset(d, 0, sizeof *d);
+  d->tp = d->pp = 1;
+  d->kv = (kvp_format){16, 0, 0, 0};
+  d->weights = (kvp_format){16, 0, 0, 0};
+  d->utilization = 0.9;
+  d->block = KVP_DEFAULT_BLOCK;
+  d->step_tokens = 1;
+}
+
+const char *kvp_budget_name(kvp_budget b) {
+  static const char *const names[KVP_NBUDGETS] = {"vllm", "sglang", "trtllm"};
+  return (b >= 0 && b < KVP_NBUDGETS) ? names[b] : "unknown";
+}
+
+const char *kvp_alloc_name(kvp_alloc a) {
+  static const char *const names[KVP_NALLOCS] = {"paged", "contiguous"};
+  return (a >= 0 && a < KVP_NALLOCS) ? names[a] : "unknown";
+}
+
+kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
+  TRY(kvp_model_check(&d->model, diag));
+  int64_t kinds[KVP_NKINDS];
+  kvp_model_kind_counts(&d->model, kinds);
+  if (kinds[KVP_NONE] == d->model.layers)
+    return kvp_fail(diag, KVP_EINVAL, "model has no layer that holds KV or state");
+  TRY(kvp_check_count(d->gpu_bytes, 1, "gpu memory", diag));
+  TRY(kvp_check_count(d->tp, 1, "tp", diag));
+  TRY(kvp_check_count(d->pp, 1, "pp", diag));
+  if (d->pp > KVP_MAX_PP)
+    return kvp_fail(diag, KVP_EINVAL, "field 'pp' must be at most %d, got %lld", KVP_MAX_PP,
+                    (long long)d->pp);
+  TRY(kvp_format_check(&d->kv, "kv", diag));
+  TRY(kvp_format_check(&d->weights, "weights", diag));
+  TRY(kvp_check_count(d->weight_bytes, 0, "weight_bytes", diag));
+  if (!(d->utilization > 0.0 && d->utilization <= 1.0))
+    return kvp_fail(diag, KVP_EINVAL, "field 'utilization' must be in (0, 1], got %g",
+                    d->utilization);
+  TRY(kvp_check_count(d->activation_bytes, 0, "activation", diag));
+  TRY(kvp_check_count(d->overhead_bytes, 0, "overhead", diag));
+  TRY(kvp_check_count(d->block, 1, "block", diag));
+  TRY(kvp_check_count(d->step_tokens, 1, "max_num_batched_tokens", diag));
+  TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));
+  TRY(kvp_optim_check(d, d->max_model_len ? d->max_model_len : d->model.max_context, diag));
+  return KVP_OK;
+}
+
+kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes) {
+  if (d->weight_bytes > 0) {
+    *bytes = d->weight_bytes;
+    return KVP_OK;
+  }
+  return kvp_format_bytes(&d->weights, d->model.params, 0, bytes);
+}
+
+/* ---- checks ---------------------------------------------------------------- */
+
+int kvp_optim_plain(const kvp_deploy *d) {
+  return d->alloc == KVP_ALLOC_PAGED && d->kv_recent == 0 && d->evict.recent == 0 &&
+         d->evict.keep_ppm == 0 && d->evict.nlevel == 0 && d->spec.tokens == 0 &&
+         d->spec.draft_layers == 0 && d->prefix_tokens == 0 && d->samples <= 1 &&
+         d->nlen == 0;
+}
+
+/* A token count no longer than the context, when the context is known. */
+static kvp_err check_window(int64_t v, const char *field, int64_t max_len, const char *why,
+                            kvp_diag *diag) {
+  TRY(kvp_check_count(v, 0, field, diag));
+  if (max_len > 0 && v > max_len)
+    return kvp_fail(diag, KVP_EINVAL, "field '%s' (%lld tokens) exceeds max_model_len %lld: %s",
+                    field, (long long)v, (long long)max_len, why);
+  return KVP_OK;
+}
+
+static kvp_err check_evict(const kvp_deploy *d, int64_t max_len, kvp_diag *diag) {
+  const kvp_evict *e = &d->evict;
+  TRY(kvp_check_count(e->sinks, 0, "sinks", diag));
+  TRY(kvp_check_count(e->recent, 0, "recent", diag));
+  if (e->keep_ppm < 0 || e->keep_ppm > KVP_PPM)
+    return kvp_fail(diag, KVP_EINVAL, "field 'keep' must be in (0, 1], got %g",
+                    (double)e->keep_ppm / KVP_PPM);
+  if (e->sinks > 0 && e->recent == 0 && e->keep_ppm == 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'sinks' (%lld) needs a recent window or a keep ratio beside it",
+                    (long long)e->sinks);
+  int64_t window;
+  if (!chk_add(e->sinks, e->recent, &window)) window = INT64_MAX;
+  if (max_len > 0 && window > max_len)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "eviction window sinks + recent = %lld tokens exceeds max_model_len %lld: "
+                    "it would evict nothing", (long long)window, (long long)max_len);
+  if (e->nlevel < 0 || e->nlevel > KVP_MAX_EVICT_LEVELS)
+    return kvp_fail(diag, KVP_EINVAL, "per-layer budgets: %d levels, at most %d", (int)e->nlevel,
+                    KVP_MAX_EVICT_LEVELS);
+  for (int j = 0; j < e->nlevel; j++)
+    if (e->level[j] < 1)
+      return kvp_fail(diag, KVP_EINVAL, "per-layer budget %d must be >= 1 token, got %lld", j + 1,
+                      (long long)e->level[j]);
+  /* without levels the per-layer indexes are never read */
+  for (int64_t i = 0; e->nlevel > 0 && i < d->model.layers && i < KVP_MAX_LAYERS; i++)
+    if (e->layer[i] > e->nlevel)
+      return kvp_fail(diag, KVP_EINVAL, "layer %lld has eviction level %d of %d", (long long)i + 1,
+                      (int)e->layer[i], (int)e->nlevel);
+  return KVP_OK;
+}
+
+static kvp_err check_spec(const kvp_deploy *d, kvp_diag *diag) {
+  const kvp_spec *s = &d->spec;
+  TRY(kvp_check_count(s->tokens, 0, "speculative.tokens", diag));
+  TRY(kvp_check_count(s->draft_layers, 0, "speculative.draft_layers", diag));
+  TRY(kvp_check_count(s->draft_weight_bytes, 0, "speculative.draft_weight_bytes", diag));
+  if ((s->draft_layers > 0 || s->draft_weight_bytes > 0) && s->tokens == 0)
+    return kvp_fail(diag, KVP_EINVAL, "field 'speculative.tokens' must be >= 1 with a draft, got 0");
+  if (s->draft_layers == 0) return KVP_OK;
+  const kvp_layer *l = &s->draft;
+  if (l->kind == KVP_FULL) {
+    if (l->kv_heads < 1 || l->head_dim < 1 || l->head_dim_v < 1)
+      return kvp_fail(diag, KVP_EINVAL,
+                      "draft layer needs kv_heads, head_dim and head_dim_v >= 1, got %lld, %lld, %lld",
+                      (long long)l->kv_heads, (long long)l->head_dim, (long long)l->head_dim_v);
+  } else if (l->kind == KVP_MLA) {
+    if (l->latent < 1 || l->rope_dim < 0)
+      return kvp_fail(diag, KVP_EINVAL, "draft MLA layer needs kv_lora_rank >= 1, got %lld",
+                      (long long)l->latent);
+  } else {
+    return kvp_fail(diag, KVP_EINVAL, "a draft layer must be full attention or MLA, got %s",
+                    kvp_kind_name(l->kind));
+  }
+  return KVP_OK;
+}
+
+kvp_err kvp_optim_check(const kvp_deploy *d, int64_t max_len, kvp_diag *diag) {
+  if (d->budget < 0 || d->budget >= KVP_NBUDGETS)
+    return kvp_fail(diag, KVP_EINVAL, "field 'budget' must be vllm, sglang or trtllm, got %d",
+                    (int)d->budget);
+  TRY(kvp_check_count(d->max_kv_tokens, 0, "max_kv_tokens", diag));
+  if (d->max_kv_tokens > 0 && d->budget != KVP_BUDGET_TRTLLM)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'max_kv_tokens' is TensorRT-LLM's max_tokens and needs budget "
+                    "'trtllm', got budget '%s'", kvp_budget_name(d->budget));
+  if (d->alloc < 0 || d->alloc >= KVP_NALLOCS)
+    return kvp_fail(diag, KVP_EINVAL, "field 'allocation' must be paged or contiguous, got %d",
+                    (int)d->alloc);
+  if (d->alloc == KVP_ALLOC_CONTIGUOUS && max_len == 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "contiguous allocation reserves max_model_len per request: set "
+                    "max_model_len (the model gives no max context)");
+  TRY(check_window(d->kv_recent, "kv_recent", max_len, "a full-precision window longer than "
+                   "any request quantizes nothing", diag));
+  if (d->kv_recent > 0) TRY(kvp_format_check(&d->kv_full, "kv_full", diag));
+  TRY(check_evict(d, max_len, diag));
+  TRY(check_spec(d, diag));
+  TRY(check_window(d->prefix_tokens, "prefix", max_len, "no request holds the whole prefix",
+                   diag));
+  TRY(kvp_check_count(d->samples, 0, "samples", diag));
+  TRY(check_window(d->prompt_tokens, "prompt", max_len, "no request holds the whole prompt",
+                   diag));
+  TRY(check_window(d->sample_tokens, "output", max_len, "no request holds that many tokens",
+                   diag));
+  if (d->prompt_tokens > 0 && d->sample_tokens > 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "parallel sampling takes 'prompt' or 'output', not both (got %lld and %lld)",
+                    (long long)d->prompt_tokens, (long long)d->sample_tokens);
+  TRY(kvp_check_count(d->host_bytes, 0, "host_bytes", diag));
+  if (d->nlen < 0 || d->nlen > KVP_LEN_POINTS)
+    return kvp_fail(diag, KVP_EINVAL, "field 'lengths' must hold 0..%d points, got %d",
+                    KVP_LEN_POINTS, (int)d->nlen);
+  for (int32_t i = 0; i < d->nlen; i++) {
+    if (d->len[i] < 1)
+      return kvp_fail(diag, KVP_EINVAL, "field 'lengths': point %d is %lld, expected >= 1",
+                      (int)i + 1, (long long)d->len[i]);
+    if (i > 0 && d->len[i] < d->len[i - 1])
+      return kvp_fail(diag, KVP_EINVAL, "field 'lengths' must be sorted ascending (point %d)",
+                      (int)i + 1);
+  }
+  return KVP_OK;
+}
