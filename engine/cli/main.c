@@ -14,9 +14,7 @@
 
 #include <lualib.h>
 
-#include "embed.h"
 #include "kvplan_lua.h"
-
 
 static const char usage[] =
   "usage: kvplan [options] [SCRIPT.lua [key=value ...]]\n"
