@@ -13,8 +13,10 @@ DESTDIR =
 B = build
 LUA = lua5.4
 
-# Debian packages the build and tests need
-DEB_PKGS = liblua5.4-dev libcsv-dev libcmocka-dev libjansson-dev pkg-config lua5.4
+# Debian packages the build and tests need: GNU parallel runs the README's
+# sharding recipe in the CLI tests; gnuplot (no X) draws `kvplan plot` charts.
+DEB_PKGS = liblua5.4-dev libcsv-dev libcmocka-dev libjansson-dev pkg-config lua5.4 \
+           parallel gnuplot-nox
 
 # ---- nothing to change below --------------------------------------------------
 LUA_CFLAGS = $(shell pkg-config --cflags lua5.4 2>/dev/null)
@@ -87,7 +89,7 @@ $(B)/obj/%.o: engine/lua/%.c $(LUA_H) | $(B)/obj
 $(B)/pic/%.o: engine/lua/%.c $(LUA_H) | $(B)/pic
 	$(CC) $(ALL_CFLAGS) $(LUA_INC) $(PIC) -c $< -o $@
 $(B)/obj/%.o: engine/cli/%.c $(LUA_H) | $(B)/obj
-	$(CC) $(ALL_CFLAGS) $(LUA_INC) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(LUA_INC) -DKVPLAN_SCRIPTS_DIR='"$(PREFIX)/share/kvplan/scripts"' -c $< -o $@
 
 # The stdlib, embedded as C arrays by a build tool.
 $(B)/embed: engine/lua/embed.c | $(B)

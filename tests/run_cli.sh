@@ -26,7 +26,7 @@ expect unknown_model 1 "kvplan: $c/bad_model.lua:3: unknown model 'llama-3.1-70'
 expect syntax 1 "kvplan: $c/bad_syntax.lua:1: unexpected symbol near '='" -- $c/bad_syntax.lua
 expect no_script 1 "kvplan: cannot open $c/none.lua: No such file or directory" -- $c/none.lua
 expect e_error 1 "kvplan: (command line):1: attempt to call a nil value (global 'nosuch')" -- -e "nosuch()"
-expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help')" -- --bogus
+expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; words for the script go after '--')" -- --bogus
 expect o_no_file 2 "kvplan: option '-o' needs an argument (try 'kvplan --help')" -- -o
 expect bad_arg 1 "kvplan: $c/args.lua:3: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
 expect unknown_arg 1 "kvplan: $c/args.lua:3: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
@@ -86,6 +86,63 @@ if command -v script >/dev/null 2>&1; then
      [ ! -s "$out/notty.txt" ]; then
     pass=$((pass + 1)); echo "ok   cli progress line only on a terminal"
   else fail=$((fail + 1)); echo "FAIL cli progress"; fi
+fi
+# check NAME CONDITION...: one test that passes when the shell condition holds
+check() {
+  name=$1; shift
+  if "$@"; then pass=$((pass + 1)); echo "ok   cli $name"
+  else fail=$((fail + 1)); echo "FAIL cli $name"; fi
+}
+# kvplan's options anywhere on the line until '--'; unknown options are errors
+rm -f "$out/after.csv"
+expect o_after_script 0 "" -- tests/batch/sweep.lua lua=false -o "$out/after.csv" --quiet
+check "o_after_script writes the file" test -s "$out/after.csv" -a ! -s "$out/o_after_script.out"
+expect eq_option 0 "" -- examples/seed_ledger.lua --output="$out/eq.csv"
+check "eq_option writes the file" cmp -s "$out/eq.csv" tests/golden/seed_ledger.csv
+expect bad_option_after 2 "kvplan: unknown option '--frobnicate' (try 'kvplan --help'; words for the script go after '--')" -- \
+  tests/cli/args.lua model=llama-3.1-8b --frobnicate
+expect dashdash 0 "" -- -e "local a = ...; io.write(a[1], ' ', a[2], ' ', a.k)" -- -o --x k=v
+check "dashdash passes the words after -- to the script" [ "$(cat "$out/dashdash.out")" = "-o --x v" ]
+expect negative_word 0 "" -- -e "io.write((...)[1])" -5
+check "negative_word is a word, not an option" [ "$(cat "$out/negative_word.out")" = "-5" ]
+expect d_not_run 2 "kvplan: option '-d' is not for 'kvplan' (try 'kvplan --help')" -- -d x tests/cli/args.lua
+expect help_lists 0 "" -- --help
+for w in fit capacity models gpus batch merge --format --shard "ready scripts:" "man kvplan"; do
+  grep -q -e "$w" "$out/help_lists.out" || { fail=$((fail + 1)); echo "FAIL cli --help does not mention $w"; }
+done
+# ready scripts by name
+expect fit_cmd 0 "" -- fit model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm
+check "fit_cmd runs scripts/fit.lua" sh -c "'$kvplan' scripts/fit.lua model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm | cmp -s - '$out/fit_cmd.out'"
+# the catalogs listed by commands
+expect models_cmd 0 "" -- models llama-3.1
+check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]
+check "models_cmd gives KV bytes per token" grep -q '^llama-3.1-70b,llama,70.55,70.55,80,64,8,128,bf16,131072,bf16,327680,131.42,' "$out/models_cmd.out"
+expect gpus_cmd 0 "" -- gpus "H100 80GB"
+check "gpus_cmd finds h100-sxm by its alias" grep -q '^h100-sxm,NVIDIA H100 SXM5 80GB,nvidia,80 GB,79.19,' "$out/gpus_cmd.out"
+expect gpus_module 0 "" -- gpus mi250x
+check "gpus_cmd: the MI250X module says to plan with a GCD" grep -q '^mi250x,.*,mi250x-gcd,' "$out/gpus_module.out"
+expect gpus_none 1 "kvplan: no GPU matches 'zzz' (try 'kvplan gpus')" -- gpus zzz
+check "gpus_none writes nothing" [ ! -s "$out/gpus_none.out" ]
+expect module_deploy 1 "kvplan: (command line):1: gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
+  -e "require('kvplan').deploy{model = 'llama-3.1-8b', gpu = 'mi250x'}"
+expect all_plannable 0 "" -- -e "for _, g in ipairs(require('kvplan').gpus.all()) do io.write(g.id, ' ') end"
+check "all GPUs: the MI250X GCD, not the module" sh -c "grep -q ' mi250x-gcd ' '$out/all_plannable.out' && ! grep -q ' mi250x ' '$out/all_plannable.out'"
+# the README's GNU parallel and Slurm recipes, run as written
+bindir=$(cd "$(dirname "$kvplan")" && pwd)
+rdir="$out/recipes"; rm -rf "$rdir"; mkdir -p "$rdir"; cp tests/batch/sweep.lua "$rdir/sweep.lua"
+par=$(grep -E '^    parallel kvplan ' README.md | sed 's/^    //')
+merge=$(grep -E '^    kvplan merge -o all.csv part1.csv' README.md | sed 's/^    //')
+slurm=$(grep -E '^    kvplan .*SLURM_ARRAY_TASK_ID' README.md | sed 's/^    //')
+smerge=$(grep -E '^    # then: kvplan merge' README.md | sed 's/^    # then: //')
+if command -v parallel >/dev/null 2>&1 && [ -n "$par" ] && [ -n "$merge" ] && [ -n "$slurm" ] && [ -n "$smerge" ]; then
+  (cd "$rdir" && PATH="$bindir:$PATH" && "$bindir/kvplan" --quiet sweep.lua > whole.csv &&
+   sh -c "$par" < /dev/null && sh -c "$merge" && mv all.csv parallel.csv && rm part*.csv &&
+   for i in 1 2 3 4 5 6 7 8; do SLURM_ARRAY_TASK_ID=$i sh -c "$slurm" || exit 1; done &&
+   sh -c "$smerge") > "$out/recipes.log" 2>&1
+  check "README parallel recipe" cmp -s "$rdir/whole.csv" "$rdir/parallel.csv"
+  check "README Slurm recipe" cmp -s "$rdir/whole.csv" "$rdir/all.csv"
+else
+  fail=$((fail + 1)); echo "FAIL cli README recipes: GNU parallel missing (make deps) or recipe not found in README.md"
 fi
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

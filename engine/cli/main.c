@@ -3,49 +3,100 @@
  * Sets up the Lua state, the embedded stdlib, the script's arguments and the
  * error report; computes nothing itself.
  *
- *   kvplan [options] [SCRIPT.lua [key=value ...]]
- *   kvplan -e CODE [key=value ...]
+ *   kvplan [options] [SCRIPT.lua [key=value ...]] [-- words for the script]
+ *   kvplan COMMAND [options] [key=value ...]
+ *
+ * kvplan's own options are recognized anywhere on the line, before or after
+ * the script, up to a `--`; everything after `--` goes to the script. Options
+ * and commands are tables (`opts`, `commands` below): add a row to add one.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <lualib.h>
 
 #include "kvplan_lua.h"
 
-static const char usage[] =
-  "usage: kvplan [options] [SCRIPT.lua [key=value ...]]\n"
-  "       kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n"
-  "       kvplan merge -o FILE PART.csv...\n"
-  "Plan the GPU memory of LLM inference: run a Lua scenario script that\n"
-  "writes CSV reports. Without a script, run the built-in default scenario.\n"
-  "\n"
-  "options:\n"
-  "  -e CODE        run CODE instead of a script file\n"
-  "  -o FILE        write reports to FILE (atomically) instead of stdout\n"
-  "  -d OUTDIR      batch: write each script's report to OUTDIR/NAME.csv\n"
-  "  --shard K/N    write only the K-th of N equal slices of every sweep\n"
-  "  --quiet        no progress line on stderr\n"
-  "  --traceback    add a Lua traceback to error messages\n"
-  "  --help         show this help\n"
-  "  --version      show the version\n"
-  "\n"
-  "key=value pairs reach the script as a table (its first argument, '...').\n"
-  "batch runs every script, goes on past a failing one, prints a summary and\n"
-  "exits 1 if any failed; merge joins shard outputs, keeping one header.\n"
-  "Errors print 'kvplan: file:line: message' on stderr and exit with status 1.\n";
+#ifndef KVPLAN_SCRIPTS_DIR
+#define KVPLAN_SCRIPTS_DIR "/usr/local/share/kvplan/scripts"
+#endif
+
+#define MAX_WORDS 4096
 
 /* Options of one run. */
 typedef struct options {
-  const char *code, *output, *outdir;
+  const char *code, *output, *outdir, *manifest, *format;
   int quiet;
   long long shard_k, shard_n;
 } options;
 
 static int traceback = 0;
+
+/* ---- the option table ------------------------------------------------------ */
+
+/* Where an option applies (a command's `takes` mask). */
+enum { F_RUN = 1, F_BATCH = 2, F_MERGE = 4, F_ALL = 7 };
+
+typedef struct optdef {
+  const char *name;  /* long name, without the dashes */
+  char letter;       /* short name, 0 if none */
+  const char *arg;   /* the argument's name in --help; NULL for a flag */
+  int where;         /* F_* mask of the commands it applies to */
+  /* Take the option (value NULL for a flag); 0, or -1 after printing why. */
+  int (*set)(options *o, const char *value);
+  const char *help;
+} optdef;
+
+static int set_code(options *o, const char *v) { o->code = v; return 0; }
+static int set_output(options *o, const char *v) { o->output = v; return 0; }
+static int set_outdir(options *o, const char *v) { o->outdir = v; return 0; }
+static int set_manifest(options *o, const char *v) { o->manifest = v; return 0; }
+static int set_quiet(options *o, const char *v) { (void)v; o->quiet = 1; return 0; }
+static int set_traceback(options *o, const char *v) { (void)o; (void)v; traceback = 1; return 0; }
+
+static int set_format(options *o, const char *v) {
+  static const char *const names[] = {"csv", "table", "json", "markdown", "auto", NULL};
+  for (int i = 0; names[i] != NULL; i++)
+    if (strcmp(v, names[i]) == 0) {
+      o->format = names[i];
+      return 0;
+    }
+  fprintf(stderr, "kvplan: bad --format '%s' (expected csv, table, json or markdown)\n", v);
+  return -1;
+}
+
+static int set_shard(options *o, const char *v) {
+  char tail;
+  if (sscanf(v, "%lld/%lld%c", &o->shard_k, &o->shard_n, &tail) != 2 || o->shard_n < 1 ||
+      o->shard_k < 1 || o->shard_k > o->shard_n) {
+    fprintf(stderr, "kvplan: bad --shard '%s' (expected K/N with 1 <= K <= N)\n", v);
+    return -1;
+  }
+  return 0;
+}
+
+static const optdef opts[] = {
+  {"eval", 'e', "CODE", F_RUN, set_code, "run CODE instead of a script file"},
+  {"output", 'o', "FILE", F_RUN | F_MERGE, set_output,
+   "write reports to FILE (atomically) instead of stdout"},
+  {"outdir", 'd', "OUTDIR", F_BATCH, set_outdir, "batch: write each script's report to OUTDIR/NAME.csv"},
+  {"manifest", 'm', "FILE", F_BATCH, set_manifest,
+   "batch: run the lines 'SCRIPT key=value ...' of FILE"},
+  {"format", 'f', "FMT", F_RUN | F_BATCH, set_format,
+   "csv, table, json (JSON Lines) or markdown; default: table\n"
+   "                   on a terminal, csv otherwise"},
+  {"shard", 0, "K/N", F_RUN | F_BATCH, set_shard, "write only the K-th of N equal slices of every sweep"},
+  {"quiet", 'q', NULL, F_ALL, set_quiet, "no progress line on stderr"},
+  {"traceback", 0, NULL, F_ALL, set_traceback, "add a Lua traceback to error messages"},
+};
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+/* ---- running a script ----------------------------------------------------------- */
 
 static int msghandler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
@@ -77,24 +128,24 @@ static int report(lua_State *L, int status) {
 }
 
 /* The script's argument table: key=value pairs by key, other words in order. */
-static void push_args(lua_State *L, int argc, char **argv, int first) {
+static void push_args(lua_State *L, int n, char **words) {
   lua_newtable(L);
-  lua_Integer n = 0;
-  for (int i = first; i < argc; i++) {
-    const char *eq = strchr(argv[i], '=');
-    if (eq != NULL && eq != argv[i]) {
-      lua_pushlstring(L, argv[i], (size_t)(eq - argv[i]));
+  lua_Integer k = 0;
+  for (int i = 0; i < n; i++) {
+    const char *eq = strchr(words[i], '=');
+    if (eq != NULL && eq != words[i]) {
+      lua_pushlstring(L, words[i], (size_t)(eq - words[i]));
       lua_pushstring(L, eq + 1);
       lua_settable(L, -3);
     } else {
-      lua_pushstring(L, argv[i]);
-      lua_rawseti(L, -2, ++n);
+      lua_pushstring(L, words[i]);
+      lua_rawseti(L, -2, ++k);
     }
   }
 }
 
 /* package.loaded["kvplan.cli"] = {output = FILE, outdir = DIR, name = NAME,
- * script = PATH, args = ARGS, quiet = BOOL, shard = {K, N}} */
+ * script = PATH, args = ARGS, quiet = BOOL, shard = {K, N}, format = FMT} */
 static void set_cli(lua_State *L, const options *o, const char *output, const char *name,
                     const char *script) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
@@ -108,6 +159,10 @@ static void set_cli(lua_State *L, const options *o, const char *output, const ch
     lua_setfield(L, -2, "outdir");
     lua_pushstring(L, name);
     lua_setfield(L, -2, "name");
+  }
+  if (o->format != NULL) {
+    lua_pushstring(L, o->format);
+    lua_setfield(L, -2, "format");
   }
   lua_pushboolean(L, o->quiet);
   lua_setfield(L, -2, "quiet");
@@ -150,10 +205,10 @@ static void add_script_dir(lua_State *L, const char *script) {
   lua_pop(L, 1);
 }
 
-/* Run one script (NULL: the default scenario; o->code: that code) in a
- * fresh state, with argv[first..] as its arguments. Returns 0 or 1. */
-static int run_script(const options *o, const char *script, int argc, char **argv, int first,
-                      const char *output, const char *name) {
+/* Run one script (NULL: the default scenario; code: that code, labelled
+ * `label`) in a fresh state with words[0..n) as its arguments. 0 or 1. */
+static int run_script(const options *o, const char *script, const char *code, const char *label,
+                      int n, char **words, const char *output, const char *name) {
   lua_State *L = luaL_newstate();
   if (L == NULL) {
     fprintf(stderr, "kvplan: cannot create the Lua state: out of memory\n");
@@ -161,23 +216,25 @@ static int run_script(const options *o, const char *script, int argc, char **arg
   }
   luaL_openlibs(L);
   kvp_preload(L);
-  if (script != NULL && o->code == NULL) add_script_dir(L, script);
-  const char *label = o->code != NULL ? "(command line)" : script != NULL ? script : "(default scenario)";
-  push_args(L, argc, argv, first);
+  if (script != NULL && code == NULL) add_script_dir(L, script);
+  if (label == NULL) label = script != NULL ? script : "(default scenario)";
+  push_args(L, n, words);
   set_cli(L, o, output, name, label);
   /* arg, as lua.c sets it: arg[0] the script, arg[1..] its words */
-  lua_createtable(L, argc - first, 1);
-  for (int k = first; k < argc; k++) {
-    lua_pushstring(L, argv[k]);
-    lua_rawseti(L, -2, k - first + 1);
+  lua_createtable(L, n, 1);
+  for (int k = 0; k < n; k++) {
+    lua_pushstring(L, words[k]);
+    lua_rawseti(L, -2, k + 1);
   }
   lua_pushstring(L, label);
   lua_rawseti(L, -2, 0);
   lua_setglobal(L, "arg");
 
   int status;
-  if (o->code != NULL) {
-    status = luaL_loadbuffer(L, o->code, strlen(o->code), "=(command line)");
+  if (code != NULL) {
+    lua_pushfstring(L, "=%s", label);
+    status = luaL_loadbuffer(L, code, strlen(code), lua_tostring(L, -1));
+    lua_remove(L, -2);
   } else if (script != NULL) {
     status = luaL_loadfile(L, script);
   } else {
@@ -198,140 +255,436 @@ static int run_script(const options *o, const char *script, int argc, char **arg
   return status == LUA_OK ? 0 : 1;
 }
 
-/* Parse one option at argv[*i]; 0 when it is not an option, -1 on a usage
- * error (reported), 1 when taken. */
-static int take_option(options *o, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  if (a[0] != '-' || a[1] == '\0') return 0;
-  if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-    o->quiet = 1;
-  } else if (strcmp(a, "--traceback") == 0) {
-    traceback = 1;
-  } else if (strcmp(a, "-e") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "-d") == 0 ||
-             strcmp(a, "--shard") == 0) {
-    if (*i + 1 >= argc) {
-      fprintf(stderr, "kvplan: option '%s' needs an argument (try 'kvplan --help')\n", a);
-      return -1;
-    }
-    const char *v = argv[++*i];
-    if (a[1] == 'e') o->code = v;
-    else if (a[1] == 'o') o->output = v;
-    else if (a[1] == 'd') o->outdir = v;
-    else {
-      char tail;
-      if (sscanf(v, "%lld/%lld%c", &o->shard_k, &o->shard_n, &tail) != 2 || o->shard_n < 1 ||
-          o->shard_k < 1 || o->shard_k > o->shard_n) {
-        fprintf(stderr, "kvplan: bad --shard '%s' (expected K/N with 1 <= K <= N)\n", v);
-        return -1;
-      }
-    }
-  } else {
-    fprintf(stderr, "kvplan: unknown option '%s' (try 'kvplan --help')\n", a);
-    return -1;
-  }
-  return 1;
+/* ---- the command line ------------------------------------------------------------- */
+
+/* The words of a command line that are not kvplan's options. */
+typedef struct words {
+  int n;
+  char *w[MAX_WORDS];
+  int after_dashes; /* index of the first word given after `--`, or -1 */
+} words;
+
+static const optdef *find_long(const char *name, size_t len) {
+  for (size_t i = 0; i < NOPTS; i++)
+    if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0) return &opts[i];
+  return NULL;
 }
 
-/* kvplan batch [options] -d OUTDIR SCRIPT... [key=value ...] */
-static int batch(options *o, int argc, char **argv) {
-  const char *scripts[1024];
-  char *pairs[1024];
-  int nscript = 0, npair = 0;
-  for (int i = 2; i < argc; i++) {
-    int t = take_option(o, argc, argv, &i);
-    if (t < 0) return 2;
-    if (t > 0) continue;
-    if (strchr(argv[i], '=') != NULL) {
-      if (npair < 1024) pairs[npair++] = argv[i];
-    } else if (nscript < 1024) {
-      scripts[nscript++] = argv[i];
+static const optdef *find_short(char c) {
+  for (size_t i = 0; i < NOPTS; i++)
+    if (opts[i].letter != 0 && opts[i].letter == c) return &opts[i];
+  return NULL;
+}
+
+/* A word that looks like an option: '-x' or '--name', not '-' and not a
+ * negative number. */
+static int is_option(const char *a) {
+  return a[0] == '-' && a[1] != '\0' && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.';
+}
+
+/* Split argv[first..] into kvplan's options (taken into o) and words, for a
+ * command whose options are `where`. 0, or 2 after printing a usage error. */
+static int parse(options *o, int argc, char **argv, int first, int where, const char *cmd,
+                 words *out) {
+  out->n = 0;
+  out->after_dashes = -1;
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+    if (out->after_dashes < 0 && strcmp(a, "--") == 0) {
+      out->after_dashes = out->n;
+      continue;
     }
-  }
-  if (o->outdir == NULL || nscript == 0 || o->code != NULL || o->output != NULL) {
-    fprintf(stderr, "kvplan: usage: kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n");
-    return 2;
-  }
-  for (int a = 0; a < nscript; a++) /* one report file a script name */
-    for (int b = 0; b < a; b++) {
-      const char *x = strrchr(scripts[a], '/'), *y = strrchr(scripts[b], '/');
-      if (strcmp(x ? x + 1 : scripts[a], y ? y + 1 : scripts[b]) == 0) {
-        fprintf(stderr, "kvplan: batch: '%s' and '%s' would write the same report in '%s'\n",
-                scripts[b], scripts[a], o->outdir);
+    if (out->after_dashes >= 0 || !is_option(a)) {
+      if (out->n >= MAX_WORDS) {
+        fprintf(stderr, "kvplan: more than %d arguments\n", MAX_WORDS);
         return 2;
       }
+      out->w[out->n++] = argv[i];
+      continue;
     }
+    const optdef *d;
+    const char *value = NULL, *shown = a;
+    char name[64];
+    if (a[1] == '-') { /* --name or --name=value */
+      const char *eq = strchr(a + 2, '=');
+      size_t len = eq != NULL ? (size_t)(eq - a - 2) : strlen(a + 2);
+      d = find_long(a + 2, len);
+      if (eq != NULL) value = eq + 1;
+      snprintf(name, sizeof name, "--%.*s", (int)(len < 40 ? len : 40), a + 2);
+      shown = name;
+    } else { /* -x or -xVALUE */
+      d = a[2] == '\0' || (find_short(a[1]) && find_short(a[1])->arg) ? find_short(a[1]) : NULL;
+      if (d != NULL && a[2] != '\0') value = a + 2;
+      snprintf(name, sizeof name, "-%c", a[1]);
+      if (d == NULL) shown = a;
+      else shown = name;
+    }
+    if (d == NULL) {
+      fprintf(stderr, "kvplan: unknown option '%s' (try 'kvplan --help'; words for the script "
+                      "go after '--')\n", shown);
+      return 2;
+    }
+    if (!(d->where & where)) {
+      fprintf(stderr, "kvplan: option '%s' is not for '%s' (try 'kvplan --help')\n", shown, cmd);
+      return 2;
+    }
+    if (d->arg != NULL && value == NULL) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "kvplan: option '%s' needs an argument (try 'kvplan --help')\n", shown);
+        return 2;
+      }
+      value = argv[++i];
+    } else if (d->arg == NULL && value != NULL) {
+      fprintf(stderr, "kvplan: option '%s' takes no argument\n", shown);
+      return 2;
+    }
+    if (d->set(o, value) < 0) return 2;
+  }
+  return 0;
+}
+
+/* The directory of the ready scripts: $KVPLAN_SCRIPTS, else beside the
+ * binary (BIN/../share/kvplan/scripts installed, BIN/../scripts in the
+ * source tree), else the installed path. NULL if none has them. */
+static const char *scripts_dir(void) {
+  static char dir[PATH_MAX + 64];
+  const char *env = getenv("KVPLAN_SCRIPTS");
+  if (env != NULL && env[0] != '\0') return env;
+  char exe[PATH_MAX - 64];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  struct stat st;
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash != NULL) *slash = '\0';
+    static const char *const rel[] = {"/../share/kvplan/scripts", "/../scripts"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+      snprintf(dir, sizeof dir, "%s%s/fit.lua", exe, rel[i]);
+      if (stat(dir, &st) == 0) {
+        snprintf(dir, sizeof dir, "%s%s", exe, rel[i]);
+        return dir;
+      }
+    }
+  }
+  snprintf(dir, sizeof dir, "%s/fit.lua", KVPLAN_SCRIPTS_DIR);
+  if (stat(dir, &st) == 0) return KVPLAN_SCRIPTS_DIR;
+  return NULL;
+}
+
+/* The ready script `name` (fit, capacity, ...) as a path in buf. 0 or -1. */
+static int ready_script(const char *name, char *buf, size_t len) {
+  const char *dir = scripts_dir();
+  if (dir == NULL) {
+    fprintf(stderr, "kvplan: cannot find the ready scripts (looked beside the binary and in "
+                    "%s; set KVPLAN_SCRIPTS to their directory)\n", KVPLAN_SCRIPTS_DIR);
+    return -1;
+  }
+  snprintf(buf, len, "%s/%s.lua", dir, name);
+  return 0;
+}
+
+/* A script word of batch or a manifest: a ready script's name or a path. */
+static const char *script_path(const char *w, char *buf, size_t len);
+
+static int cmd_run(options *o, words *w);
+static int cmd_ready(options *o, words *w, const char *name);
+static int cmd_batch(options *o, words *w, const char *name);
+static int cmd_merge(options *o, words *w, const char *name);
+static int cmd_lua(options *o, words *w, const char *name);
+
+typedef struct command {
+  const char *name;
+  int where; /* the options it takes */
+  int (*run)(options *o, words *w, const char *name);
+  const char *usage, *help;
+} command;
+
+static const command commands[] = {
+  {"fit", F_RUN, cmd_ready, "fit model=M [context=N concurrency=N gpus=G,...]",
+   "which GPUs and TP sizes hold a model at a context and concurrency"},
+  {"capacity", F_RUN, cmd_ready, "capacity model=M [context=N gpus=G,... kv=F,...]",
+   "KV cache tokens and maximum concurrency per GPU, TP and KV format"},
+  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts"},
+  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts"},
+  {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
+   "run scripts, each report to OUTDIR/NAME.csv"},
+  {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...", "join shard outputs, one header"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f) {
+  fputs("usage: kvplan [options] [SCRIPT.lua] [key=value ...] [-- words for the script]\n"
+        "       kvplan COMMAND [options] [key=value ...]\n"
+        "Plan the GPU memory of LLM inference: run a Lua scenario script that\n"
+        "writes reports. Without a script, run the built-in default scenario.\n"
+        "\ncommands:\n", f);
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    fprintf(f, "  %-9s %s\n            kvplan %s\n", commands[i].name, commands[i].help,
+            commands[i].usage);
+  fputs("\noptions (anywhere on the line, before or after the script, up to '--'):\n", f);
+  for (size_t i = 0; i < NOPTS; i++) {
+    char left[64];
+    if (opts[i].letter)
+      snprintf(left, sizeof left, "-%c, --%s%s%s", opts[i].letter, opts[i].name,
+               opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
+    else
+      snprintf(left, sizeof left, "    --%s%s%s", opts[i].name, opts[i].arg ? " " : "",
+               opts[i].arg ? opts[i].arg : "");
+    fprintf(f, "  %-17s %s\n", left, opts[i].help);
+  }
+  fputs("  -h, --help        show this help\n"
+        "  -v, --version     show the version\n"
+        "\nkey=value pairs reach the script as a table (its first argument, '...');\n"
+        "sizes take units (80GiB, 2G), token counts suffixes (32k = 32000, 32K = 32768).\n"
+        "batch goes on past a failing script, prints a summary and exits 1 if any\n"
+        "failed. Errors print 'kvplan: message' on stderr and exit with status 1;\n"
+        "a bad command line exits with status 2.\n", f);
+  const char *dir = scripts_dir();
+  fprintf(f, "\nready scripts: %s\n", dir ? dir : "(not found; set KVPLAN_SCRIPTS)");
+  fputs("reference: 'man kvplan', README.md and SCRIPTING.md (installed under\n"
+        "share/doc/kvplan), examples under share/doc/kvplan/examples.\n", f);
+}
+
+/* kvplan [SCRIPT.lua] [key=value ...] or kvplan -e CODE [key=value ...] */
+static int cmd_run(options *o, words *w) {
+  if (o->outdir != NULL) {
+    fprintf(stderr, "kvplan: option '-d' is for 'kvplan batch'\n");
+    return 2;
+  }
+  int first = 0;
+  const char *script = NULL;
+  if (o->code == NULL && w->n > 0) {
+    script = w->w[0];
+    first = 1;
+  }
+  return run_script(o, script, o->code, o->code ? "(command line)" : NULL, w->n - first,
+                    w->w + first, o->output, NULL);
+}
+
+/* kvplan fit|capacity|ledger|best [key=value ...]: a ready script by name. */
+static int cmd_ready(options *o, words *w, const char *name) {
+  char path[PATH_MAX];
+  if (o->code != NULL) {
+    fprintf(stderr, "kvplan: option '-e' is not for '%s'\n", name);
+    return 2;
+  }
+  if (ready_script(name, path, sizeof path) < 0) return 1;
+  return run_script(o, path, NULL, NULL, w->n, w->w, o->output, NULL);
+}
+
+/* kvplan models|gpus|plot ...: a stdlib function kvplan.commands.NAME(args). */
+static int cmd_lua(options *o, words *w, const char *name) {
+  char code[128], label[64];
+  snprintf(code, sizeof code, "return require('kvplan.commands')['%s'](...)", name);
+  snprintf(label, sizeof label, "kvplan %s", name);
+  if (o->code != NULL) {
+    fprintf(stderr, "kvplan: option '-e' is not for '%s'\n", name);
+    return 2;
+  }
+  return run_script(o, NULL, code, label, w->n, w->w, o->output, NULL);
+}
+
+static const char *script_path(const char *w, char *buf, size_t len) {
+  if (strchr(w, '/') == NULL && strchr(w, '.') == NULL) {
+    for (size_t i = 0; i < NCOMMANDS; i++)
+      if (commands[i].run == cmd_ready && strcmp(commands[i].name, w) == 0)
+        return ready_script(w, buf, len) == 0 ? buf : NULL;
+  }
+  snprintf(buf, len, "%s", w);
+  return buf;
+}
+
+/* One script of a batch: its path, report name and own words. */
+typedef struct job {
+  char path[PATH_MAX], name[256];
+  int first, n; /* its words: args[first..first+n) */
+} job;
+
+/* Split a manifest line into words: blanks separate, "double quotes" group,
+ * '#' starts a comment. The words point into line. Returns the count or -1. */
+static int split_line(char *line, char **out, int max) {
+  int n = 0;
+  char *p = line;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+    if (*p == '\0' || *p == '#') return n;
+    if (n >= max) return -1;
+    char *dst = p;
+    out[n++] = dst;
+    int quoted = 0;
+    while (*p != '\0' && (quoted || (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n'))) {
+      if (*p == '"') {
+        quoted = !quoted;
+        p++;
+        continue;
+      }
+      *dst++ = *p++;
+    }
+    if (quoted) return -1;
+    if (*p != '\0') p++;
+    *dst = '\0';
+  }
+}
+
+static int add_job(job *jobs, int *njob, const char *word, const char *name_given, int first) {
+  if (*njob >= 256) {
+    fprintf(stderr, "kvplan: batch: more than 256 scripts\n");
+    return -1;
+  }
+  job *j = &jobs[*njob];
+  if (script_path(word, j->path, sizeof j->path) == NULL) return -1;
+  const char *base = strrchr(word, '/');
+  base = base ? base + 1 : word;
+  size_t len = strlen(base);
+  if (len > 4 && strcmp(base + len - 4, ".lua") == 0) len -= 4;
+  if (name_given != NULL) {
+    base = name_given;
+    len = strlen(name_given);
+  }
+  snprintf(j->name, sizeof j->name, "%.*s", (int)len, base);
+  j->first = first;
+  j->n = 0;
+  (*njob)++;
+  return 0;
+}
+
+/* kvplan batch -d OUTDIR SCRIPT... [key=value ...]: every script with the
+ * same pairs; or -m MANIFEST: each line 'SCRIPT key=value ...' (a first word
+ * 'NAME:' names its report), the command line's pairs before the line's. */
+static int cmd_batch(options *o, words *w, const char *cmdname) {
+  (void)cmdname;
+  static job jobs[256];
+  static char *args[MAX_WORDS];
+  static char text[1 << 16];
+  int njob = 0, nargs = 0, ncommon = 0;
+  char *common[MAX_WORDS];
+  for (int i = 0; i < w->n; i++) {
+    if (strchr(w->w[i], '=') != NULL) common[ncommon++] = w->w[i];
+    else if (add_job(jobs, &njob, w->w[i], NULL, 0) < 0) return 2;
+  }
+  if (o->manifest != NULL) {
+    FILE *f = fopen(o->manifest, "r");
+    if (f == NULL) {
+      fprintf(stderr, "kvplan: cannot open manifest '%s': %s\n", o->manifest, strerror(errno));
+      return 2;
+    }
+    size_t used = 0;
+    char line[4096];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+      lineno++;
+      size_t len = strlen(line);
+      if (used + len + 1 > sizeof text) {
+        fprintf(stderr, "kvplan: manifest '%s' is too long\n", o->manifest);
+        fclose(f);
+        return 2;
+      }
+      char *copy = memcpy(text + used, line, len + 1);
+      used += len + 1;
+      char *ws[256];
+      int n = split_line(copy, ws, 256);
+      if (n < 0) {
+        fprintf(stderr, "kvplan: %s:%d: unbalanced quote or too many words\n", o->manifest, lineno);
+        fclose(f);
+        return 2;
+      }
+      if (n == 0) continue;
+      int k = 0;
+      const char *name = NULL;
+      size_t l0 = strlen(ws[0]);
+      if (l0 > 1 && ws[0][l0 - 1] == ':') {
+        ws[0][l0 - 1] = '\0';
+        name = ws[k++];
+      }
+      if (k >= n || strchr(ws[k], '=') != NULL) {
+        fprintf(stderr, "kvplan: %s:%d: expected 'SCRIPT key=value ...'\n", o->manifest, lineno);
+        fclose(f);
+        return 2;
+      }
+      if (add_job(jobs, &njob, ws[k], name, nargs) < 0) {
+        fclose(f);
+        return 2;
+      }
+      for (k++; k < n; k++) {
+        if (strchr(ws[k], '=') == NULL) {
+          fprintf(stderr, "kvplan: %s:%d: expected key=value, got '%s'\n", o->manifest, lineno, ws[k]);
+          fclose(f);
+          return 2;
+        }
+        if (nargs + ncommon >= MAX_WORDS) break;
+        args[nargs++] = ws[k];
+        jobs[njob - 1].n++;
+      }
+    }
+    fclose(f);
+  }
+  if (o->outdir == NULL || njob == 0 || o->code != NULL || o->output != NULL) {
+    fprintf(stderr, "kvplan: usage: kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n"
+                    "       kvplan batch [options] -d OUTDIR -m MANIFEST [key=value ...]\n");
+    return 2;
+  }
+  for (int a = 0; a < njob; a++) /* one report file a script name */
+    for (int b = 0; b < a; b++)
+      if (strcmp(jobs[a].name, jobs[b].name) == 0) {
+        fprintf(stderr, "kvplan: batch: '%s' and '%s' would write the same report in '%s'%s\n",
+                jobs[b].path, jobs[a].path, o->outdir,
+                o->manifest ? " (name one with a first word 'NAME:')" : "");
+        return 2;
+      }
   if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "kvplan: cannot create '%s': %s\n", o->outdir, strerror(errno));
     return 1;
   }
   int failed = 0;
-  for (int s = 0; s < nscript; s++) {
-    const char *base = strrchr(scripts[s], '/');
-    base = base ? base + 1 : scripts[s];
-    char name[256], out[4096];
-    snprintf(name, sizeof name, "%.*s", (int)(strlen(base) > 4 && strcmp(base + strlen(base) - 4, ".lua") == 0
-                                               ? strlen(base) - 4 : strlen(base)), base);
-    snprintf(out, sizeof out, "%s/%s.csv", o->outdir, name);
-    int rc = run_script(o, scripts[s], npair, pairs, 0, out, name);
-    fprintf(stderr, "kvplan: batch: %s %s\n", rc == 0 ? "ok    " : "FAILED", scripts[s]);
+  for (int s = 0; s < njob; s++) {
+    char out[PATH_MAX + 300];
+    char *mine[MAX_WORDS];
+    int n = 0;
+    for (int i = 0; i < ncommon; i++) mine[n++] = common[i];
+    for (int i = 0; i < jobs[s].n; i++) mine[n++] = args[jobs[s].first + i];
+    snprintf(out, sizeof out, "%s/%s.csv", o->outdir, jobs[s].name);
+    int rc = run_script(o, jobs[s].path, NULL, NULL, n, mine, out, jobs[s].name);
+    fprintf(stderr, "kvplan: batch: %s %s\n", rc == 0 ? "ok    " : "FAILED", jobs[s].path);
     failed += rc != 0;
   }
-  fprintf(stderr, "kvplan: batch: %d scripts, %d ok, %d failed\n", nscript, nscript - failed,
-          failed);
+  fprintf(stderr, "kvplan: batch: %d scripts, %d ok, %d failed\n", njob, njob - failed, failed);
   return failed ? 1 : 0;
 }
 
 /* kvplan merge -o FILE PART... : the stdlib joins them (kvplan.merge). */
-static int merge(options *o, int argc, char **argv) {
+static int cmd_merge(options *o, words *w, const char *name) {
+  (void)name;
   static const char code[] = "return require('kvplan.merge').run(...)";
-  char *parts[1024];
-  int n = 0;
-  for (int i = 2; i < argc; i++) {
-    int t = take_option(o, argc, argv, &i);
-    if (t < 0) return 2;
-    if (t == 0 && n < 1024) parts[n++] = argv[i];
-  }
-  if (o->output == NULL || n == 0) {
+  if (o->output == NULL || w->n == 0) {
     fprintf(stderr, "kvplan: usage: kvplan merge -o FILE PART.csv...\n");
     return 2;
   }
-  o->code = code;
-  return run_script(o, NULL, n, parts, 0, o->output, NULL);
+  return run_script(o, NULL, code, "(command line)", w->n, w->w, o->output, NULL);
 }
 
 int main(int argc, char **argv) {
-  options o = {0};
-  int rc;
-  if (argc > 1 && strcmp(argv[1], "batch") == 0) {
-    rc = batch(&o, argc, argv);
-  } else if (argc > 1 && strcmp(argv[1], "merge") == 0) {
-    rc = merge(&o, argc, argv);
-  } else {
-    int i = 1;
-    for (; i < argc; i++) {
-      if (strcmp(argv[i], "--") == 0) {
-        i++;
-        break;
+  static options o;
+  static words w;
+  const command *cmd = NULL;
+  int first = 1;
+  if (argc > 1)
+    for (size_t i = 0; i < NCOMMANDS; i++)
+      if (strcmp(argv[1], commands[i].name) == 0) {
+        cmd = &commands[i];
+        first = 2;
       }
-      if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-        fputs(usage, stdout);
-        return 0;
-      }
-      if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-v") == 0) {
-        printf("kvplan %s (%s)\n", KVPLAN_VERSION, LUA_RELEASE);
-        return 0;
-      }
-      int t = take_option(&o, argc, argv, &i);
-      if (t < 0) return 2;
-      if (t == 0) break;
+  for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return fflush(stdout) == 0 ? 0 : 1;
     }
-    if (o.outdir != NULL) {
-      fprintf(stderr, "kvplan: option '-d' is for 'kvplan batch'\n");
-      return 2;
+    if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-v") == 0) {
+      printf("kvplan %s (%s)\n", KVPLAN_VERSION, LUA_RELEASE);
+      return 0;
     }
-    const char *script = o.code == NULL && i < argc ? argv[i++] : NULL;
-    rc = run_script(&o, script, argc, argv, i, o.output, NULL);
   }
+  int rc = parse(&o, argc, argv, first, cmd ? cmd->where : F_RUN, cmd ? cmd->name : "kvplan", &w);
+  if (rc == 0) rc = cmd ? cmd->run(&o, &w, cmd->name) : cmd_run(&o, &w);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "kvplan: cannot write standard output\n");
     rc = 1;

@@ -180,7 +180,7 @@ function M.new(opts)
   end
   local d = setmetatable({options = given, optim = combination}, Deployment)
   d.model = models.get(opts.model)
-  d.gpu = opts.gpu ~= nil and gpus.get(opts.gpu) or gpus.new{memory = opts.gpu_memory}
+  d.gpu = opts.gpu ~= nil and gpus.check_plannable(gpus.get(opts.gpu)) or gpus.new{memory = opts.gpu_memory}
   d.gpu_bytes = opts.gpu_memory ~= nil and units.bytes(opts.gpu_memory, "gpu_memory")
                 or d.gpu.visible_bytes
   d.budget = opts.budget or "vllm"

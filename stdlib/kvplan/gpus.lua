@@ -12,7 +12,7 @@ local allowed = {
   memory_bytes = true, visible_bytes = true, visible_source = true, hbm_gbps = true,
   bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, int8_tops = true,
   interconnect_gbps = true, interconnect = true, pcie_gbps = true, tdp_w = true,
-  source = true, notes = true, memory = true,
+  source = true, notes = true, memory = true, plan_as = true, price_per_hour = true,
 }
 M.fields = allowed
 
@@ -48,8 +48,28 @@ function GPU:__tostring() return "kvplan.GPU '" .. self.id .. "'" end
 
 --- M.add(t): add a GPU to the catalog under its id and aliases;
 --- M.all(): every catalogued GPU; M.get(name): by id or alias, any case.
-M.add, M.all, M.get = require("kvplan.catalog").new("gpu", GPU, function(t) return M.new(t) end,
-                                                   "kvplan.catalog.gpus_data")
+--- M.all(true) also lists entries that are not planned as one device (a
+--- module of several, `plan_as` names the device to plan with).
+local all
+M.add, all, M.get = require("kvplan.catalog").new("gpu", GPU, function(t) return M.new(t) end,
+                                                 "kvplan.catalog.gpus_data")
+function M.all(everything)
+  local out = {}
+  for _, g in ipairs(all()) do
+    if everything or g.plan_as == nil then out[#out + 1] = g end
+  end
+  return out
+end
+
+--- An error unless g is planned as one device: a module of several devices
+--- (plan_as) explains which entry to plan with.
+function M.check_plannable(g)
+  if g.plan_as ~= nil then
+    util.raise("gpu '%s' is a module the runtime shows as several devices; plan with '%s' (%s)",
+               g.id, g.plan_as, g.name or g.id)
+  end
+  return g
+end
 
 --- Add the GPUs of a CSV file to the catalog (see catalog_csv.lua).
 function M.load_csv(path) return require("kvplan.catalog_csv").load_gpus(path) end

@@ -515,6 +515,7 @@ return {
     id = "mi250x",
     aliases = {"mi250x-128gb", "instinct-mi250x", "AMD Instinct MI250X"},
     name = "AMD Instinct MI250X 128GB (OAM module, 2 GCDs)",
+    plan_as = "mi250x-gcd",
     vendor = "amd",
     memory_marketed = "128 GB",
     memory_bytes = 137438953472,

@@ -1,0 +1,98 @@
+-- stdlib/kvplan/commands.lua: the commands of `kvplan COMMAND` that are not
+-- ready scripts: `kvplan models [PATTERN]` and `kvplan gpus [PATTERN]` list
+-- the catalogs with their key facts, one report row an entry.
+-- Stdlib layer: report shapes only; the numbers come from the catalogs.
+
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+local report = require "kvplan.report"
+local options = require "kvplan.options"
+
+local M = {}
+
+-- The one optional word PATTERN of a listing and its options.
+local function pattern_of(args, cmd, defaults)
+  local words = {}
+  local pairs_only = {}
+  for k, v in pairs(args or {}) do
+    if math.type(k) == "integer" then words[k] = v else pairs_only[k] = v end
+  end
+  if #words > 1 then
+    util.raise("kvplan %s takes one PATTERN, got %d words ('%s')", cmd, #words,
+               table.concat(words, "' '"))
+  end
+  return words[1], options.parse(pairs_only, defaults)
+end
+
+-- Does entry e match pattern p: a case-insensitive substring of its id,
+-- name or an alias, with spaces, '_' and '-' alike.
+local function norm(s) return (tostring(s):lower():gsub("[%s_]+", "-")) end
+local function matches(e, p)
+  if p == nil or p == "" then return true end
+  p = norm(p)
+  local names = {e.id, e.name, e.hf, e.family, e.vendor}
+  for _, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
+  for _, n in ipairs(names) do
+    if n ~= nil and norm(n):find(p, 1, true) then return true end
+  end
+  return false
+end
+
+local function gib2(c) return {c, precision = 2} end
+
+--- kvplan models [PATTERN]: id, family, parameters, attention shape, KV
+--- bytes per token (all layers, one GPU, the model's own KV dtype), weights.
+function M.models(args)
+  local p = pattern_of(args, "models", {})
+  local models = require "kvplan.models"
+  local rows = {}
+  for _, m in ipairs(models.all()) do
+    if matches(m, p) then
+      rows[#rows + 1] = {
+        model = m.id, family = m.family or "", params_b = (m.params or 0) / 1e9,
+        active_b = (m.active or 0) / 1e9, layers = m.layers, heads = m.heads,
+        kv_heads = m.kv_heads, head_dim = m.head_dim or "", dtype = m.dtype or "",
+        max_context = m.max_context or "", kv = m:auto_kv_format().name,
+        kv_bytes_per_token = m:kv_bytes_per_token(), weights_gib = units.gib(m:weight_size()),
+        aliases = table.concat(m.aliases or {}, " "),
+      }
+    end
+  end
+  if #rows == 0 then util.raise("no model matches '%s' (try 'kvplan models')", p) end
+  local r = report{columns = {
+    "model", "family", {"params_b", precision = 2}, {"active_b", precision = 2}, "layers",
+    "heads", "kv_heads", "head_dim", "dtype", "max_context", "kv", "kv_bytes_per_token",
+    gib2 "weights_gib", "aliases",
+  }}
+  for _, row in ipairs(rows) do r:row(row) end
+  r:close()
+end
+
+--- kvplan gpus [PATTERN]: id, memory as marketed and as the runtime shows
+--- it, bandwidth, dense tensor rates, interconnect; plan_with names the
+--- device to plan with (another entry for a module of several devices).
+function M.gpus(args)
+  local p = pattern_of(args, "gpus", {})
+  local gpus = require "kvplan.gpus"
+  local rows = {}
+  for _, g in ipairs(gpus.all(true)) do
+    if matches(g, p) then
+      rows[#rows + 1] = {
+        gpu = g.id, name = g.name or "", vendor = g.vendor or "",
+        memory_marketed = g.memory_marketed or "", visible_gib = units.gib(g.visible_bytes),
+        hbm_gbps = g.hbm_gbps or "", bf16_tflops = g.bf16_tflops or "",
+        fp8_tflops = g.fp8_tflops or "", interconnect = g.interconnect or "",
+        plan_with = g.plan_as or g.id, aliases = table.concat(g.aliases or {}, " "),
+      }
+    end
+  end
+  if #rows == 0 then util.raise("no GPU matches '%s' (try 'kvplan gpus')", p) end
+  local r = report{columns = {
+    "gpu", "name", "vendor", "memory_marketed", gib2 "visible_gib", "hbm_gbps",
+    "bf16_tflops", "fp8_tflops", "interconnect", "plan_with", "aliases",
+  }}
+  for _, row in ipairs(rows) do r:row(row) end
+  r:close()
+end
+
+return M
