@@ -113,6 +113,15 @@ done
 # ready scripts by name
 expect fit_cmd 0 "" -- fit model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm
 check "fit_cmd runs scripts/fit.lua" sh -c "'$kvplan' scripts/fit.lua model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm | cmp -s - '$out/fit_cmd.out'"
+# batch with a manifest: each script its own pairs
+rm -rf "$out/mbatch"
+expect batch_manifest 0 "kvplan: batch: ok     $(cd scripts && pwd)/fit.lua" -- batch -d "$out/mbatch" -m tests/batch/manifest.txt
+check "batch_manifest: each script got its own arguments" sh -c "
+  '$kvplan' fit model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm | cmp -s - '$out/mbatch/fit.csv' &&
+  '$kvplan' capacity model=qwen3-32b context=32768 gpus=h100-sxm,l40s kv=bf16 | cmp -s - '$out/mbatch/capacity.csv' &&
+  test -s '$out/mbatch/small.csv'"
+printf 'fit model=x\nfit model=y\n' > "$out/dup.txt"
+expect batch_manifest_dup 2 "kvplan: batch: '$(cd scripts && pwd)/fit.lua' and '$(cd scripts && pwd)/fit.lua' would write the same report in '$out/b3' (name one with a first word 'NAME:')" -- batch -d "$out/b3" -m "$out/dup.txt"
 # the catalogs listed by commands
 expect models_cmd 0 "" -- models llama-3.1
 check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]

@@ -10,6 +10,7 @@
  * the script, up to a `--`; everything after `--` goes to the script. Options
  * and commands are tables (`opts`, `commands` below): add a row to add one.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -362,6 +363,9 @@ static const char *scripts_dir(void) {
       snprintf(dir, sizeof dir, "%s%s/fit.lua", exe, rel[i]);
       if (stat(dir, &st) == 0) {
         snprintf(dir, sizeof dir, "%s%s", exe, rel[i]);
+        char *real = realpath(dir, NULL);
+        if (real != NULL && strlen(real) < sizeof dir) strcpy(dir, real);
+        free(real);
         return dir;
       }
     }
