@@ -188,6 +188,7 @@ local function deployment(g, e)
     local w = kv.deploy{model = g.model, tp = g.tp, gpu_memory = GiB}:ledger().weights
     opts.gpu_memory = figure(g.kv_only)[e] + w
     opts.utilization = 1
+    opts.activation, opts.overhead = 0, 0 -- inside the logged figure already
     return kv.deploy(opts)
   end
   local weights = figure(g.weights)

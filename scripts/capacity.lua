@@ -17,13 +17,13 @@
 --                or recorded size; or bf16, fp8, int4-g128, ...)
 --   utilization  fraction of the GPU memory the engine may use (default 0.9,
 --                vLLM's gpu_memory_utilization default)
---   activation   activation peak per GPU (default 1 GiB)
---   overhead     non-torch memory per GPU: CUDA context, NCCL (default 1 GiB)
---   block        tokens per KV block (default 16, vLLM's default block size)
--- The activation and overhead defaults sit inside the ranges vLLM's memory
--- profiling logs show (ANCHORS.md section 4: activation peak 0.1-2 GiB,
--- non-torch memory 0.1-3 GiB); they are not measured for this model: pass
--- the values from your own vLLM startup log.
+--   activation   activation peak per GPU (default predicted: vLLM's profiling
+--                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
+--   overhead     non-torch memory per GPU: CUDA context, NCCL (default
+--                predicted, as kv.deploy does)
+-- Measured values from vLLM's startup log ("non_torch_memory takes X GiB;
+-- PyTorch activation peak memory takes Y GiB") replace the predictions, e.g.
+-- activation=2.3GiB.
 --
 -- Output: one CSV row per GPU, TP and KV format, in the order given:
 --   model, gpu, tp, weights, kv,
@@ -41,7 +41,7 @@ local kv = require "kvplan"
 
 local opt = kv.options(..., {
   model = "", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
-  weights = "native", utilization = 0.9, activation = "1 GiB", overhead = "1 GiB", block = 16,
+  weights = "native", utilization = 0.9, activation = "predicted", overhead = "predicted", block = 16,
 })
 if opt.model == "" then
   kv.util.raise("argument 'model' is required, e.g. model=llama-3.1-8b")
@@ -61,7 +61,8 @@ for _, g in ipairs(list) do
       local d = kv.deploy{
         model = model, gpu = gpu, tp = tp, pp = opt.pp, kv = f,
         weights = opt.weights ~= "native" and opt.weights or nil,
-        utilization = opt.utilization, activation = opt.activation, overhead = opt.overhead,
+        utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
+        overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
         block = opt.block,
       }
       local l = d:ledger()

@@ -386,6 +386,49 @@ kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurre
  * "" when it fits. Returns what snprintf returns. */
 int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n);
 
+/* ---- predictions: what an engine's profiler measures (predict.c) ------- */
+
+/* The shape facts the activation model reads beyond kvp_model (config.json). */
+typedef struct kvp_shape {
+  int64_t hidden, heads, kv_heads, head_dim;
+  int64_t intermediate;        /* dense MLP width (0: none) */
+  int64_t vocab;
+  int64_t experts, experts_active, moe_intermediate;  /* MoE (0: dense) */
+  int64_t shared_intermediate; /* shared experts' MLP width (0: none) */
+  int64_t dense_layers;        /* dense MLP layers of a MoE model (first_k_dense) */
+  int64_t mla_latent, mla_rope;/* MLA: kv_lora_rank, qk_rope_head_dim (0: not MLA) */
+} kvp_shape;
+
+/* The engine's profiling run on one GPU. */
+typedef struct kvp_profile {
+  int64_t tokens;              /* max_num_batched_tokens of the dummy forward */
+  int64_t seqs;                /* max_num_seqs: sampler rows (capped at tokens) */
+  int64_t tp;
+  int32_t act_bytes;           /* activation dtype bytes (bf16/fp16: 2) */
+  int32_t last_stage;          /* 1: this GPU runs the sampler (last PP stage) */
+  int32_t eager;               /* 1: eager PyTorch (V0, enforce_eager), 0: compiled */
+  int32_t moe_cache13;         /* 1: fused MoE shares cache1 and cache3 */
+  int32_t flashinfer_sampler;  /* 1: FlashInfer top-k/top-p, 0: the sort path */
+  int64_t moe_chunk;           /* fused MoE chunk tokens (0: no chunking) */
+} kvp_profile;
+
+enum { KVP_PREDICT_MLP = 0, KVP_PREDICT_ATTENTION, KVP_PREDICT_MOE, KVP_PREDICT_SAMPLER,
+       KVP_PREDICT_NTERMS };
+
+typedef struct kvp_activation {
+  int64_t term[KVP_PREDICT_NTERMS][2]; /* each term's low and high end, bytes */
+  int64_t bytes_of[KVP_PREDICT_NTERMS];/* the end the profile's settings pick */
+  int64_t lo, hi;                      /* the peak over terms at either end */
+  int64_t bytes;                       /* the prediction: max of bytes_of */
+  int32_t largest;                     /* the term that sets it */
+} kvp_activation;
+
+const char *kvp_predict_term_name(int term);
+kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d);
+/* vLLM's profiled activation peak (torch_peak_increase) on one GPU. */
+kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
+                               kvp_diag *d);
+
 #include "sweep.h"
 #include "optim.h"
 

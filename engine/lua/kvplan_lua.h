@@ -32,6 +32,7 @@ int luaopen_kvplan_csv(lua_State *L);
 int luaopen_kvplan_json(lua_State *L);
 int luaopen_kvplan_sweep_core(lua_State *L);
 int luaopen_kvplan_optim_core(lua_State *L);
+int luaopen_kvplan_predict_core(lua_State *L);
 
 /* ---- helpers shared by the binding files ---------------------------------- */
 

@@ -1,8 +1,8 @@
 -- stdlib/kvplan/default.lua: the built-in default scenario (`kvplan` with no
 -- script, and `make run`): the ledger of one H100 SXM for models from 8B to
 -- 70B, with bf16 and fp8 KV, at 8K to 128K tokens. Activation peak and
--- non-torch overhead are 1 GiB each, inside the ranges vLLM logs show
--- (ANCHORS.md section 4: 0.1-2 GiB and 0.1-3 GiB); set them from your own logs.
+-- non-torch memory are kv.deploy's predictions for vLLM (engines.lua); set
+-- them from your own logs to replace them.
 -- Stdlib layer.
 
 local kv = require "kvplan"
@@ -23,7 +23,7 @@ return function()
   }
   for _, c in ipairs(cases) do
     local d = kv.deploy{model = c[1], gpu = "h100-sxm", weights = c[2], kv = c[3], tp = c[4],
-                        utilization = 0.9, activation = "1 GiB", overhead = "1 GiB"}
+                        utilization = 0.9}
     r:row(kv.report.ledger_row(d, c[5], 1))
   end
   r:close()

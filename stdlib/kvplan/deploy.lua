@@ -15,6 +15,7 @@ local units = require "kvplan.units"
 local formats = require "kvplan.formats"
 local models = require "kvplan.models"
 local gpus = require "kvplan.gpus"
+local engines = require "kvplan.engines"
 
 local M = {}
 
@@ -23,13 +24,8 @@ Deployment.__index = Deployment
 Deployment.__name = "kvplan.Deployment"
 M.Deployment = Deployment
 
--- SGLang's default mem_fraction_static by tensor-parallel size
--- (python/sglang/srt/server_args.py __post_init__, v0.4).
-local function sglang_fraction(tp)
-  if tp >= 16 then return 0.79 elseif tp >= 8 then return 0.81
-  elseif tp >= 4 then return 0.85 elseif tp >= 2 then return 0.87 end
-  return 0.88
-end
+-- SGLang's default mem_fraction_static by tensor-parallel size (engines.lua).
+local sglang_fraction = engines.sglang_fraction
 
 -- Budget rules: how much of the GPU an engine lets the KV cache have
 -- (engine/core/ledger.c has the formulas; ANCHORS.md section 4).
@@ -48,11 +44,15 @@ M.budgets = {
   trtllm = {utilization = 0.9, block = 64},
 }
 
+local predict_reserved
+
 local fields = {
   model = true, gpu = true, gpu_memory = true, tp = true, pp = true, kv = true,
   weights = true, weight_bytes = true, utilization = true, activation = true,
   overhead = true, block = true, max_num_batched_tokens = true, max_model_len = true,
   budget = true, name = true,
+  -- the engine's profiling run (predicted activation and non-torch memory)
+  engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
   -- optimizations (kvplan.optim sets them; see each constructor)
   optim = true, max_kv_tokens = true, allocation = true, kv_recent = true, kv_full = true,
   evict = true, speculative = true, prefix = true, samples = true, prompt = true, output = true,
@@ -163,6 +163,55 @@ local function resolve_spec(s, d)
   return out
 end
 
+-- Activation peak and non-torch memory: given, or predicted for vLLM's
+-- budget from the model, the GPU and the engine version's defaults
+-- (engines.lua, engine/core/predict.c). d.activation_source and
+-- d.overhead_source say which: "given", "predicted", or "none" (not
+-- predicted: another budget rule, or a model without the shape facts; 0 is
+-- used and d.prediction_note says why).
+predict_reserved = function(d, opts)
+  d.activation_source, d.overhead_source = "given", "given"
+  if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
+  if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
+  if opts.usage ~= nil and opts.usage ~= "server" and opts.usage ~= "offline" then
+    util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
+  end
+  if d.budget ~= "vllm" then
+    if opts.engine_version ~= nil or opts.max_num_seqs ~= nil then
+      util.raise("fields 'engine_version' and 'max_num_seqs' describe vLLM's profiling; "
+                 .. "budget '%s' does not profile", d.budget)
+    end
+    if d.activation == nil then d.activation, d.activation_source = 0, "none" end
+    if d.overhead == nil then d.overhead, d.overhead_source = 0, "none" end
+    return
+  end
+  local row, version = engines.vllm_version(opts.engine_version)
+  d.engine_version = version
+  local tp = util.count(d.tp, "tp")
+  d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
+  d.profile_tokens, d.profile_seqs = engines.vllm_defaults(row, {
+    gpu_bytes = d.gpu_bytes, gpu_name = d.gpu.name or d.gpu.id, usage = opts.usage,
+    max_model_len = opts.max_model_len or d.model.max_context,
+    max_num_batched_tokens = opts.max_num_batched_tokens and
+      util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
+    max_num_seqs = d.max_num_seqs,
+  })
+  if d.activation == nil then
+    local a, why = engines.vllm_activation(d.model, row, {
+      tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
+    })
+    if a then
+      d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
+    else
+      d.activation, d.activation_source, d.prediction_note = 0, "none", why
+    end
+  end
+  if d.overhead == nil then
+    local point, lo, hi = engines.vllm_non_torch(row, tp)
+    d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
+  end
+end
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
@@ -202,9 +251,8 @@ function M.new(opts)
     d.utilization = type(rule.utilization) == "function" and rule.utilization(util.count(d.tp, "tp"))
                     or rule.utilization
   end
-  d.activation = units.bytes(opts.activation or 0, "activation")
-  d.overhead = units.bytes(opts.overhead or 0, "overhead")
   d.block = opts.block or rule.block
+  predict_reserved(d, opts)
   d.max_num_batched_tokens = opts.max_num_batched_tokens or 1
   d.max_model_len = opts.max_model_len
   d.name = opts.name

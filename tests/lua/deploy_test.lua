@@ -10,7 +10,10 @@ local l = d:ledger()
 check.eq(l.total, 85028896768, "H100 visible memory")
 check.eq(l.usable, math.floor(85028896768 * 0.9), "usable")
 check.eq(l.weights, kv.formats.bytes(kv.formats.get "int4-g128", d.model.params), "weights")
-check.eq(l.kv_budget, l.usable - l.weights - 2 * GiB, "budget")
+check.eq(d.activation_source, "predicted", "activation predicted when not given")
+check.eq(d.overhead_source, "given", "overhead given")
+check.eq(l.activation, d.activation, "the ledger subtracts the prediction")
+check.eq(l.kv_budget, l.usable - l.weights - l.activation - 2 * GiB, "budget")
 check.eq(l.kv_blocks, l.kv_budget // (16 * 327680), "blocks")
 check.eq(l.kv_tokens, (l.kv_blocks - 1) * 16, "tokens")
 check.eq(l:max_concurrency(8192), (l.kv_blocks - 1) // 512, "8K requests")
@@ -32,7 +35,7 @@ check.eq(fits, false, "64 x 128K")
 assert(reason:find("^KV for 64 x 131072 tokens needs"), reason)
 
 -- bad input: field, value, this file's line
-check.error("deploy_test.lua:36: field 'tp' must be an integer >= 1, got -1",
+check.error("deploy_test.lua:39: field 'tp' must be an integer >= 1, got -1",
             function() kv.deploy{model = "llama-3.1-8b", gpu = "h100", tp = -1} end)
 check.error("field 'context' must be an integer, got nan", function() l:max_concurrency(0/0) end)
 check.error("field 'context' must be a positive integer, got 0", function() l:fit(0, 1) end)

@@ -1,0 +1,176 @@
+/*
+ * predict.c: what an engine's memory profiler will measure, before any GPU
+ * runs it: the activation peak of vLLM's profiling run.
+ * Pure computation: no Lua, no I/O.
+ *
+ * vLLM sizes the KV cache after a profiling run (V1: vllm/v1/worker/
+ * gpu_worker.py determine_available_memory -> gpu_model_runner.py
+ * profile_run; V0: vllm/worker/worker.py determine_num_available_blocks ->
+ * model_runner.py profile_run, read at vllm-project/vllm 35d5cda123ec and
+ * 0012cf691b7e). The run is one dummy forward of max_num_batched_tokens (N)
+ * tokens split over min(max_num_seqs, N) requests, then, on the last pipeline
+ * stage, one sampler call on the last token of each request
+ * (_dummy_sampler_run). The "activation peak" vLLM logs is the torch
+ * allocator's peak over that run minus what was allocated before it (weights,
+ * the runner's persistent input buffers): memory_profiling's
+ * torch_peak_increase (vllm/utils/mem_utils.py). It is therefore
+ *
+ *   peak = max(forward, sampler)
+ *   forward = N x the most bytes live per token inside one decoder layer
+ *   sampler = N x H x b (the forward's output, still referenced) +
+ *             S x V x c, S = min(max_num_seqs, N) rows of the vocabulary
+ *
+ * with b the activation dtype's bytes, H the hidden size, V the vocabulary
+ * (the whole of it: compute_logits gathers the TP shards), and c the bytes
+ * per logit the sampler keeps live at once. Per token inside a layer
+ * (tensors of one token; I, q, kv divided over tp as the column-parallel
+ * layers shard them; the residual stream is replicated):
+ *
+ *   dense MLP (LlamaMLP.forward, vllm/model_executor/models/llama.py):
+ *     residual H + the MLP's input H + gate_up 2I + act I + down's output H.
+ *     Eagerly (V0, enforce_eager) gate_up stays bound to its local name until
+ *     the function returns: 3H + 3I (hi). Compiled (V1's default
+ *     torch.compile), a buffer is freed after its last use, so gate_up is
+ *     gone before down_proj: max(2H + 3I, 3H + I) (lo).
+ *   attention: residual H + input H + qkv (q + 2 kv) d + attention output
+ *     q d + o_proj's output H (d the head size; MLA: q heads of
+ *     qk_nope + rope dims and the latent kv_lora_rank + rope per token).
+ *   fused MoE (vllm/model_executor/layers/fused_moe/fused_moe.py
+ *     fused_experts_impl): per token routed to k experts, intermediate_cache1
+ *     2I_e, cache2 I_e and cache3 H each k times, for at most chunk tokens at
+ *     a time (VLLM_FUSED_MOE_CHUNK_SIZE, 32768); newer releases share cache1
+ *     and cache3 (cache13 of max(2I_e, H)) (lo) where older ones keep both
+ *     (hi); plus the router logits E b, the residual, input and output 3H,
+ *     and the shared experts' MLP output H when there are shared experts.
+ *   sampler (vllm/v1/sample/sampler.py, ops/topk_topp_sampler.py): the
+ *     model-dtype logits b, their fp32 copy 4, and either FlashInfer's fused
+ *     top-k/top-p sampling, which adds the fp32 probabilities 4 (lo: c = b + 8),
+ *     or the PyTorch path, which sorts the logits (values 4, int64 indices 8),
+ *     takes a softmax 4, a boolean mask 1 and scatters back 4
+ *     (hi: c = b + 25). The dummy run asks for top-k and top-p.
+ *
+ * The forward covers one pipeline stage's layers; the sampler only the last
+ * stage. What is not modelled: the encoder profiling of multimodal models,
+ * LoRA, speculative decoding's dummy drafter run, attention backends'
+ * workspaces (FlashInfer's 128-512 MiB buffer is allocated before profiling
+ * in recent releases). The answer is an estimate with a range [lo, hi].
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+const char *kvp_predict_term_name(int term) {
+  static const char *const names[KVP_PREDICT_NTERMS] = {"mlp", "attention", "moe", "sampler"};
+  return (term >= 0 && term < KVP_PREDICT_NTERMS) ? names[term] : "unknown";
+}
+
+kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d) {
+  TRY(kvp_check_count(s->hidden, 1, "hidden", d));
+  TRY(kvp_check_count(s->heads, 1, "heads", d));
+  TRY(kvp_check_count(s->kv_heads, 1, "kv_heads", d));
+  TRY(kvp_check_count(s->head_dim, 1, "head_dim", d));
+  TRY(kvp_check_count(s->intermediate, 0, "intermediate", d));
+  TRY(kvp_check_count(s->vocab, 1, "vocab", d));
+  TRY(kvp_check_count(s->experts, 0, "experts", d));
+  TRY(kvp_check_count(s->experts_active, 0, "experts_active", d));
+  TRY(kvp_check_count(s->moe_intermediate, 0, "moe_intermediate", d));
+  TRY(kvp_check_count(s->shared_intermediate, 0, "shared_intermediate", d));
+  TRY(kvp_check_count(s->mla_latent, 0, "kv_lora_rank", d));
+  TRY(kvp_check_count(s->mla_rope, 0, "qk_rope_head_dim", d));
+  if (s->experts > 0 && (s->experts_active < 1 || s->experts_active > s->experts ||
+                         s->moe_intermediate < 1))
+    return kvp_fail(d, KVP_EINVAL,
+                    "a MoE shape needs 1 <= experts_active <= experts and moe_intermediate >= 1, "
+                    "got %lld of %lld, %lld", (long long)s->experts_active,
+                    (long long)s->experts, (long long)s->moe_intermediate);
+  if (s->experts == 0 && s->intermediate < 1)
+    return kvp_fail(d, KVP_EINVAL, "a dense shape needs intermediate >= 1, got %lld",
+                    (long long)s->intermediate);
+  TRY(kvp_check_count(p->tokens, 1, "max_num_batched_tokens", d));
+  TRY(kvp_check_count(p->seqs, 1, "max_num_seqs", d));
+  TRY(kvp_check_count(p->tp, 1, "tp", d));
+  if (p->act_bytes < 1 || p->act_bytes > 8)
+    return kvp_fail(d, KVP_EINVAL, "field 'act_bytes' must be 1..8, got %d", (int)p->act_bytes);
+  TRY(kvp_check_count(p->moe_chunk, 0, "moe_chunk", d));
+  return KVP_OK;
+}
+
+/* a * b * c in 64 bits, checked */
+static int mul3(int64_t a, int64_t b, int64_t c, int64_t *r) {
+  int64_t t;
+  return chk_mul(a, b, &t) && chk_mul(t, c, r);
+}
+
+/* Elements per token of the layer terms, [0] the low end, [1] the high. */
+static void per_token(const kvp_shape *s, const kvp_profile *p, int64_t mlp[2], int64_t *attn,
+                      int64_t moe[2]) {
+  const int64_t H = s->hidden, tp = p->tp;
+  const int64_t I = cdiv(s->intermediate, tp);
+  /* dense MLP: compiled frees gate_up before down_proj, eager keeps it */
+  mlp[0] = s->intermediate > 0 ? max64(2 * H + 3 * I, 3 * H + I) : 0;
+  mlp[1] = s->intermediate > 0 ? 3 * H + 3 * I : 0;
+  /* attention: heads per GPU, KV heads replicated past their count */
+  const int64_t q = cdiv(s->heads, tp);
+  const int64_t kv = kvp_kv_heads_per_gpu(s->kv_heads, tp);
+  if (s->mla_latent > 0)
+    *attn = 3 * H + q * s->head_dim + (s->mla_latent + s->mla_rope) + q * s->head_dim;
+  else
+    *attn = 3 * H + (q + 2 * kv) * s->head_dim + q * s->head_dim;
+  moe[0] = moe[1] = 0;
+  if (s->experts > 0) {
+    const int64_t Ie = cdiv(s->moe_intermediate, tp), k = s->experts_active;
+    const int64_t shared = s->shared_intermediate > 0 ? H : 0;
+    moe[0] = k * (max64(2 * Ie, H) + Ie) + s->experts + 3 * H + shared;
+    moe[1] = k * (2 * Ie + Ie + H) + s->experts + 3 * H + shared;
+  }
+}
+
+kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
+                               kvp_diag *d) {
+  memset(a, 0, sizeof *a);
+  TRY(kvp_predict_check(s, p, d));
+  int64_t mlp[2], attn, moe[2];
+  per_token(s, p, mlp, &attn, moe);
+  const int64_t N = p->tokens, b = p->act_bytes, H = s->hidden;
+  const int64_t S = min64(p->seqs, N);
+  const int64_t chunk = (p->moe_chunk > 0) ? min64(N, p->moe_chunk) : N;
+  /* which end of each term the engine's own settings pick */
+  const int pick[KVP_PREDICT_NTERMS] = {p->eager ? 1 : 0, 0, p->moe_cache13 ? 0 : 1,
+                                        p->flashinfer_sampler ? 0 : 1};
+  for (int e = 0; e < 2; e++) {
+    if (s->experts == 0 || s->dense_layers > 0)
+      CHK(mul3(N, mlp[e], b, &a->term[KVP_PREDICT_MLP][e]));
+    CHK(mul3(N, attn, b, &a->term[KVP_PREDICT_ATTENTION][e]));
+    if (s->experts > 0) {
+      /* the residual stream holds N tokens, the expert caches chunk tokens */
+      const int64_t stream_el = s->experts + 3 * H + (s->shared_intermediate > 0 ? H : 0);
+      int64_t stream, caches;
+      CHK(mul3(N, stream_el, b, &stream));
+      CHK(mul3(chunk, moe[e] - stream_el, b, &caches));
+      CHK(chk_add(stream, caches, &a->term[KVP_PREDICT_MOE][e]));
+    }
+    if (p->last_stage) {
+      const int64_t c = e == 0 ? b + 8 : b + 25;
+      int64_t hid, logits;
+      CHK(mul3(N, H, b, &hid));
+      CHK(mul3(S, s->vocab, c, &logits));
+      CHK(chk_add(hid, logits, &a->term[KVP_PREDICT_SAMPLER][e]));
+    }
+  }
+  int64_t point = 0;
+  a->largest = 0;
+  for (int t = 0; t < KVP_PREDICT_NTERMS; t++) {
+    a->lo = max64(a->lo, a->term[t][0]);
+    a->hi = max64(a->hi, a->term[t][1]);
+    a->bytes_of[t] = a->term[t][pick[t]];
+    if (a->bytes_of[t] > point) {
+      point = a->bytes_of[t];
+      a->largest = t;
+    }
+  }
+  a->bytes = point;
+  return KVP_OK;
+}

@@ -1,0 +1,206 @@
+-- stdlib/kvplan/engines.lua: engine versions and the defaults that decide
+-- what an engine's startup profiling measures; predictions of the activation
+-- peak and the non-torch memory a deployment's budget rule subtracts.
+-- Stdlib layer: tables users can read and override; the activation
+-- arithmetic is the core's (engine/core/predict.c).
+--
+-- Every row cites the engine file it was read from. vLLM was read at
+-- vllm-project/vllm 35d5cda123ec (main, late 2025) and 0012cf691b7e (V1,
+-- early 2025); the release each branch of a default belongs to is stated
+-- where the file's history was not available to pin it, as an assumption.
+
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+local pcore = require "kvplan.predict_core"
+
+local M = {}
+
+local GiB = units.GiB
+
+-- vLLM engine versions modelled. Fields:
+--   v1          the V1 engine (vllm/v1/...); else V0 (vllm/worker/...)
+--   eager       the profiling forward runs eagerly (V0 has no torch.compile;
+--               V1 compiles by default, enforce_eager turns it off)
+--   big_seqs    max_num_seqs on a GPU of >= 70 GiB that is not an A100
+--   moe_cache13 fused_experts shares intermediate caches 1 and 3
+--   nccl_counted the memory snapshot that starts the budget precedes the
+--               distributed init, so NCCL and custom all-reduce buffers count
+--               as non-torch memory (V0 worker.py init_device; V1 before the
+--               "take memory snapshot after NCCL is initialized" change,
+--               gpu_worker.py init_device at 35d5cda)
+--   context_counted non-torch = all used GPU memory - torch's (V1
+--               gpu_worker.py determine_available_memory at 0012cf691b7e):
+--               the CUDA context and other processes count too
+M.vllm = {
+  ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
+             context_counted = false},
+  ["0.7"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
+             context_counted = false},
+  ["0.7-v1"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
+                context_counted = true},
+  ["0.8"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
+             context_counted = false},
+  ["0.9"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = true, nccl_counted = true,
+             context_counted = false},
+  ["0.10"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = true,
+              context_counted = false},
+  -- assumed from 0.11 on: the snapshot after the distributed init (the
+  -- release that moved it is not pinned here)
+  ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              context_counted = false},
+}
+M.vllm_latest = "0.11"
+
+local function version_order(a, b)
+  local function key(v)
+    local x, y = v:match("^(%d+)%.(%d+)")
+    return tonumber(x) * 1000 + tonumber(y) + (v:find("v1") and 0.5 or 0)
+  end
+  return key(a) < key(b)
+end
+
+--- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest".
+function M.vllm_version(v)
+  if v == nil or v == "latest" then v = M.vllm_latest end
+  if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
+  local row = M.vllm[v]
+  if row == nil then
+    local minor = v:match("^v?(%d+%.%d+)")
+    local keys = util.sorted_keys(M.vllm)
+    table.sort(keys, version_order)
+    if minor then
+      -- the newest modelled version not after it
+      for _, k in ipairs(keys) do
+        if not k:find("v1") and not version_order(minor, k) then row, v = M.vllm[k], k end
+      end
+    end
+    if row == nil then
+      util.raise("unknown vLLM version '%s' (modelled: %s)", v, table.concat(keys, ", "))
+    end
+  end
+  return row, v
+end
+
+-- vLLM's defaults for max_num_batched_tokens and max_num_seqs.
+--   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): max_num_seqs 256;
+--     max_num_batched_tokens 2048 with chunked prefill, else
+--     max(max_model_len, 2048); chunked prefill is turned on by itself only
+--     for max_model_len > 32768 (arg_utils.py create_engine_config).
+--   V1 (vllm/engine/arg_utils.py _set_default_args / get_batch_defaults):
+--     by usage context, LLM class (offline) / OpenAI server: 8192 / 2048
+--     tokens and 256 / 256 sequences; on a GPU of >= 70 GiB whose name has no
+--     "a100", 16384 / 8192 tokens and big_seqs sequences; max_num_seqs is
+--     then capped at max_num_batched_tokens.
+function M.vllm_defaults(row, o)
+  local tokens, seqs
+  if not row.v1 then
+    seqs = 256
+    local chunked = o.chunked_prefill
+    if chunked == nil then chunked = (o.max_model_len or 0) > 32768 end
+    tokens = chunked and 2048 or math.max(o.max_model_len or 2048, 2048)
+  else
+    local big = (o.gpu_bytes or 0) >= 70 * GiB and not tostring(o.gpu_name or ""):lower():find("a100")
+    local offline = o.usage == "offline"
+    if big then
+      tokens, seqs = offline and 16384 or 8192, row.big_seqs
+    else
+      tokens, seqs = offline and 8192 or 2048, 256
+    end
+  end
+  tokens = o.max_num_batched_tokens or tokens
+  seqs = o.max_num_seqs or math.min(seqs, tokens)
+  return tokens, seqs
+end
+
+-- Non-torch memory vLLM subtracts, per GPU: a range and a point estimate.
+-- What is counted follows the version's snapshot (see the rows above). The
+-- sizes of NCCL's buffers and of the CUDA context depend on the driver, the
+-- topology and the NCCL version, and no engine file states them; the points
+-- are the non_torch_memory of three public logs kept as calibration and
+-- excluded from the prediction figures of `kvplan validate`
+-- (tests/validation/calib-*.log): 0.03 and 0.35 GiB at TP 1
+-- (vllm-project/vllm#13882, #10517), 0.30 GiB at TP 2 (#15815). The ranges
+-- are those of the same logs widened to what the docs name as the CUDA
+-- context's size (a few hundred MiB).
+M.non_torch = {
+  tp1 = {lo = 0, point = 0.19 * GiB, hi = 0.5 * GiB},
+  tpn = {lo = 0.1 * GiB, point = 0.30 * GiB, hi = 1.0 * GiB},
+  context = {lo = 0.25 * GiB, point = 0.4 * GiB, hi = 0.6 * GiB},
+}
+
+--- Predicted non-torch memory of one GPU: point, lo, hi (bytes, integers).
+function M.vllm_non_torch(row, tp)
+  local t = tp > 1 and row.nccl_counted and M.non_torch.tpn or M.non_torch.tp1
+  local lo, point, hi = t.lo, t.point, t.hi
+  if row.context_counted then
+    local c = M.non_torch.context
+    lo, point, hi = lo + c.lo, point + c.point, hi + c.hi
+  end
+  return math.floor(point), math.floor(lo), math.floor(hi)
+end
+
+--- The activation model's inputs from a Model (nil and a reason when the
+--- model lacks a field the model needs).
+function M.shape(m)
+  local need = {"hidden", "heads", "vocab"}
+  for _, k in ipairs(need) do
+    if m[k] == nil then return nil, "model '" .. m.id .. "' gives no " .. k end
+  end
+  if m.experts == nil and m.intermediate == nil then
+    return nil, "model '" .. m.id .. "' gives no intermediate size"
+  end
+  local l1 = m:layer(1)
+  local s = {
+    hidden = m.hidden, heads = m.heads, kv_heads = m.kv_heads, vocab = m.vocab,
+    head_dim = m.head_dim or (l1 and l1.head_dim) or m.hidden // m.heads,
+    intermediate = m.experts and 0 or m.intermediate,
+  }
+  if m.experts then
+    s.experts, s.experts_active = m.experts, m.experts_active
+    s.moe_intermediate = m.moe_intermediate or m.intermediate
+    if m.shared_experts and m.shared_experts > 0 then
+      s.shared_intermediate = m.shared_experts * s.moe_intermediate
+    end
+  end
+  if m.mla then
+    s.kv_lora_rank, s.rope_dim = m.mla.kv_lora_rank, m.mla.rope_dim or 0
+    s.head_dim = (m.mla.qk_nope_head_dim or 128) + (m.mla.rope_dim or 0)
+  end
+  return s
+end
+
+-- Bytes of the activation dtype: the model's compute dtype (fp16 stays
+-- fp16, fp32 is 4, everything quantized computes in bf16).
+local function act_bytes(m)
+  local d = (m.dtype or "bf16"):lower()
+  if d == "fp32" or d == "float32" then return 4 end
+  return 2
+end
+
+--- vLLM's activation peak on one GPU of the last pipeline stage. o: tp,
+--- tokens, seqs, eager, flashinfer_sampler, last_stage. Returns the model's
+--- table (bytes, lo, hi, largest, terms) or nil and a reason.
+function M.vllm_activation(m, row, o)
+  local s, why = M.shape(m)
+  if s == nil then return nil, why end
+  s.tokens, s.seqs, s.tp = o.tokens, o.seqs, o.tp or 1
+  s.act_bytes = act_bytes(m)
+  s.last_stage = o.last_stage ~= false
+  s.eager = o.eager or row.eager
+  s.moe_cache13 = row.moe_cache13
+  -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
+  -- PyTorch sort path is the default
+  s.flashinfer_sampler = o.flashinfer_sampler or false
+  s.moe_chunk = 32768 -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
+  return pcore.activation(s)
+end
+
+--- SGLang's default mem_fraction_static by tensor-parallel size
+--- (python/sglang/srt/server_args.py __post_init__, v0.4).
+function M.sglang_fraction(tp)
+  if tp >= 16 then return 0.79 elseif tp >= 8 then return 0.81
+  elseif tp >= 4 then return 0.85 elseif tp >= 2 then return 0.87 end
+  return 0.88
+end
+
+return M

@@ -1,0 +1,49 @@
+-- tests/lua/engines_test.lua: engine defaults by version and the predicted
+-- activation and non-torch memory of kv.deploy.
+local kv = require "kvplan"
+local check = require "check"
+local engines = require "kvplan.engines"
+local GiB = kv.units.GiB
+
+-- defaults by version, usage and GPU class (vllm/engine/arg_utils.py)
+local v1 = engines.vllm_version("0.9")
+check.eq(select(1, engines.vllm_defaults(v1, {gpu_bytes = 80 * GiB, gpu_name = "H100"})), 8192,
+         "V1 server on a big GPU")
+check.eq(select(1, engines.vllm_defaults(v1, {gpu_bytes = 80 * GiB, gpu_name = "A100-SXM4-80GB"})),
+         2048, "A100 keeps the small defaults")
+check.eq(select(1, engines.vllm_defaults(v1, {gpu_bytes = 24 * GiB, usage = "offline"})), 8192,
+         "V1 offline")
+local _, seqs = engines.vllm_defaults(engines.vllm_version("0.11"), {gpu_bytes = 80 * GiB})
+check.eq(seqs, 1024, "0.11: 1024 sequences on a big GPU")
+local v0 = engines.vllm_version("0.7.1")
+check.eq(select(1, engines.vllm_defaults(v0, {max_model_len = 10000})), 10000, "V0: max_model_len")
+check.eq(select(1, engines.vllm_defaults(v0, {max_model_len = 65536})), 2048, "V0 chunked")
+local _, s2 = engines.vllm_defaults(v1, {max_num_batched_tokens = 128})
+check.eq(s2, 128, "max_num_seqs capped at the batched tokens")
+check.error("unknown vLLM version '0.1'", function() engines.vllm_version("0.1") end)
+
+-- kv.deploy predicts what is not given and says so
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", engine_version = "0.7",
+                    max_model_len = 20000}
+check.eq(d.activation_source, "predicted", "activation predicted")
+check.eq(d.overhead_source, "predicted", "overhead predicted")
+check.eq(d.profile_tokens, 20000, "V0 profiles max_model_len tokens")
+check.eq(d.activation, 20000 * (3 * 4096 + 3 * 14336) * 2, "eager MLP peak of 20000 tokens")
+local g = kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", activation = "1 GiB", overhead = 0}
+check.eq(g.activation_source, "given", "given activation")
+check.eq(g:ledger().activation, GiB, "given activation used")
+local s = kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang"}
+check.eq(s.activation_source, "none", "SGLang keeps activations in its reserve")
+check.error("budget 'sglang' does not profile", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang", engine_version = "0.9"}
+end)
+check.error("field 'usage' must be 'server' or 'offline'", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", usage = "batch"}
+end)
+-- a model without the shape facts is not predicted, and says why
+local m = kv.model{id = "tiny", layers = 2, hidden = 64, heads = 4, kv_heads = 4, head_dim = 16,
+                   params = 1000000}
+local t = kv.deploy{model = m, gpu_memory = "1 GiB"}
+check.eq(t.activation_source, "none", "no vocab: not predicted")
+check.eq(t.prediction_note, "model 'tiny' gives no vocab", "the reason")
+print("engines: ok")

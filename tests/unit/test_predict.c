@@ -1,0 +1,128 @@
+/* test_predict.c: vLLM's profiled activation peak, by hand (predict.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+/* Llama-3.1-8B's config.json shape */
+static kvp_shape llama8b(void) {
+  kvp_shape s;
+  memset(&s, 0, sizeof s);
+  s.hidden = 4096, s.heads = 32, s.kv_heads = 8, s.head_dim = 128;
+  s.intermediate = 14336, s.vocab = 128256;
+  return s;
+}
+
+static kvp_profile v0_profile(void) {
+  kvp_profile p;
+  memset(&p, 0, sizeof p);
+  p.tokens = 2048, p.seqs = 256, p.tp = 1, p.act_bytes = 2, p.last_stage = 1, p.eager = 1;
+  return p;
+}
+
+static void dense_terms_match_a_hand_count(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  /* eager MLP: (3H + 3I) x N x 2 = 55296 x 4096 */
+  assert_int_equal(a.term[KVP_PREDICT_MLP][1], 226492416);
+  /* compiled: max(2H + 3I, 3H + I) = 51200 */
+  assert_int_equal(a.term[KVP_PREDICT_MLP][0], 209715200);
+  /* attention: 3H + (32 + 2 x 8) x 128 + 32 x 128 = 22528 */
+  assert_int_equal(a.term[KVP_PREDICT_ATTENTION][0], 92274688);
+  /* sampler: N H 2 + 256 x 128256 x (2 + 25) on the sort path */
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 16777216 + 886505472);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][0], 16777216 + 328335360);
+  assert_int_equal(a.bytes, 903282688);
+  assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
+  assert_string_equal(kvp_predict_term_name(a.largest), "sampler");
+  assert_int_equal(a.lo, 345112576);
+  assert_int_equal(a.hi, 903282688);
+}
+
+static void long_prefill_makes_the_mlp_the_peak(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  p.tokens = 20000; /* V0 without chunked prefill: N = max_model_len */
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.largest, KVP_PREDICT_MLP);
+  assert_int_equal(a.bytes, 20000LL * 55296 * 2);
+  p.eager = 0;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.bytes, 20000LL * 51200 * 2);
+}
+
+static void tp_shards_the_mlp_not_the_residual_stream(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  p.tokens = 8192, p.tp = 4, p.last_stage = 0;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_MLP][1], 8192LL * (3 * 4096 + 3 * 3584) * 2);
+  /* 8 heads, 2 KV heads per GPU */
+  assert_int_equal(a.term[KVP_PREDICT_ATTENTION][1], 8192LL * (3 * 4096 + 12 * 128 + 8 * 128) * 2);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 0); /* not the last stage */
+}
+
+static void moe_caches_are_chunked(void **state) {
+  (void)state;
+  kvp_shape s;
+  memset(&s, 0, sizeof s);
+  s.hidden = 8, s.heads = 4, s.kv_heads = 2, s.head_dim = 2, s.vocab = 10;
+  s.experts = 4, s.experts_active = 2, s.moe_intermediate = 6;
+  kvp_profile p;
+  memset(&p, 0, sizeof p);
+  p.tokens = 10, p.seqs = 1, p.tp = 2, p.act_bytes = 2, p.moe_chunk = 4, p.moe_cache13 = 1;
+  kvp_activation a;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  /* stream: N (E + 3H) 2 = 10 x 28 x 2; caches: chunk x k (max(2 x 3, 8) + 3) x 2 */
+  assert_int_equal(a.term[KVP_PREDICT_MOE][0], 560 + 4 * 22 * 2);
+  /* older: chunk x k (2 x 3 + 3 + 8) x 2 */
+  assert_int_equal(a.term[KVP_PREDICT_MOE][1], 560 + 4 * 34 * 2);
+  assert_int_equal(a.term[KVP_PREDICT_MLP][0], 0);
+  assert_int_equal(a.term[KVP_PREDICT_ATTENTION][0], 10 * 36 * 2);
+  assert_int_equal(a.bytes, 736);
+  assert_int_equal(a.largest, KVP_PREDICT_MOE);
+}
+
+static void bad_shapes_are_named(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  kvp_diag d = {{0}};
+  s.vocab = 0;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "vocab"));
+  s = llama8b();
+  s.experts = 8;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "MoE"));
+  s = llama8b();
+  p.tokens = 0;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "max_num_batched_tokens"));
+  p = v0_profile();
+  p.tokens = INT64_MAX / 4;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, &d), KVP_EOVERFLOW);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(dense_terms_match_a_hand_count),
+    cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
+    cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
+    cmocka_unit_test(moe_caches_are_chunked),
+    cmocka_unit_test(bad_shapes_are_named),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
