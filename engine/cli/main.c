@@ -21,13 +21,13 @@
 
 #include <lualib.h>
 
+#include "cli.h"
 #include "kvplan_lua.h"
 
 #ifndef KVPLAN_SCRIPTS_DIR
 #define KVPLAN_SCRIPTS_DIR "/usr/local/share/kvplan/scripts"
 #endif
 
-#define MAX_WORDS 4096
 
 /* Options of one run. */
 typedef struct options {
@@ -71,10 +71,30 @@ static int set_format(options *o, const char *v) {
   return -1;
 }
 
+/* A positive decimal integer below 2^63: digits only, no sign, no clamping
+ * (sscanf's %lld turns 99999999999999999999 into 2^63 - 1 without a word). */
+static int parse_count(const char *s, const char *end, long long *v) {
+  long long x = 0;
+  if (s == end) return -1;
+  for (; s < end; s++) {
+    if (*s < '0' || *s > '9') return -1;
+    if (x > (LLONG_MAX - (*s - '0')) / 10) return -2;
+    x = x * 10 + (*s - '0');
+  }
+  *v = x;
+  return 0;
+}
+
+/* --shard K/N with 1 <= K <= N < 2^63; the message names what is wrong. */
 static int set_shard(options *o, const char *v) {
-  char tail;
-  if (sscanf(v, "%lld/%lld%c", &o->shard_k, &o->shard_n, &tail) != 2 || o->shard_n < 1 ||
-      o->shard_k < 1 || o->shard_k > o->shard_n) {
+  const char *slash = strchr(v, '/');
+  int rk = slash ? parse_count(v, slash, &o->shard_k) : -1;
+  int rn = slash ? parse_count(slash + 1, slash + strlen(slash), &o->shard_n) : -1;
+  if (rk == -2 || rn == -2) {
+    fprintf(stderr, "kvplan: bad --shard '%s' (K and N must be below 2^63)\n", v);
+    return -1;
+  }
+  if (rk < 0 || rn < 0 || o->shard_n < 1 || o->shard_k < 1 || o->shard_k > o->shard_n) {
     fprintf(stderr, "kvplan: bad --shard '%s' (expected K/N with 1 <= K <= N)\n", v);
     return -1;
   }
@@ -145,6 +165,52 @@ static void push_args(lua_State *L, int n, char **words) {
   }
 }
 
+/* Reports written by the scripts of a batch so far: path and script, so a
+ * later script cannot overwrite an earlier one's report (set_cli passes them
+ * as cli.taken, note_written adds each script's). */
+typedef struct written {
+  char **path;
+  const char **script;
+  size_t n, cap;
+} written;
+static written taken;
+
+/* realloc that ends the program when memory is out (the command line's own
+ * small tables; scripts' memory errors are Lua errors) */
+static void *xrealloc(void *p, size_t n, size_t size) {
+  void *q = n != 0 && size > SIZE_MAX / n ? NULL : realloc(p, n * size);
+  if (q == NULL) {
+    fprintf(stderr, "kvplan: out of memory\n");
+    exit(1);
+  }
+  return q;
+}
+
+/* Add the report paths the script claimed (kvplan.report's `claimed` list)
+ * to taken, as written by script. */
+static void note_written(lua_State *L, const char *script) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "kvplan.report") == LUA_TTABLE &&
+      lua_getfield(L, -1, "claimed") == LUA_TTABLE) {
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+      if (lua_geti(L, -1, i) == LUA_TSTRING) {
+        if (taken.n == taken.cap) {
+          taken.cap = taken.cap ? 2 * taken.cap : 16;
+          taken.path = xrealloc(taken.path, taken.cap, sizeof *taken.path);
+          taken.script = xrealloc(taken.script, taken.cap, sizeof *taken.script);
+        }
+        size_t len;
+        const char *s = lua_tolstring(L, -1, &len);
+        taken.path[taken.n] = memcpy(xrealloc(NULL, len + 1, 1), s, len + 1);
+        taken.script[taken.n++] = script;
+      }
+      lua_pop(L, 1);
+    }
+  }
+  lua_settop(L, 0);
+}
+
 /* package.loaded["kvplan.cli"] = {output = FILE, outdir = DIR, name = NAME,
  * script = PATH, args = ARGS, quiet = BOOL, shard = {K, N}, format = FMT} */
 static void set_cli(lua_State *L, const options *o, const char *output, const char *name,
@@ -160,6 +226,13 @@ static void set_cli(lua_State *L, const options *o, const char *output, const ch
     lua_setfield(L, -2, "outdir");
     lua_pushstring(L, name);
     lua_setfield(L, -2, "name");
+    /* taken[path] = the script that wrote it earlier in the batch */
+    lua_createtable(L, 0, (int)(taken.n < INT_MAX ? taken.n : 0));
+    for (size_t i = 0; i < taken.n; i++) {
+      lua_pushstring(L, taken.script[i]);
+      lua_setfield(L, -2, taken.path[i]);
+    }
+    lua_setfield(L, -2, "taken");
   }
   if (o->format != NULL) {
     lua_pushstring(L, o->format);
@@ -221,6 +294,7 @@ static int run_script(const options *o, const char *script, const char *code, co
   if (label == NULL) label = script != NULL ? script : "(default scenario)";
   push_args(L, n, words);
   set_cli(L, o, output, name, label);
+  kvp_cli_running(label);
   /* arg, as lua.c sets it: arg[0] the script, arg[1..] its words */
   lua_createtable(L, n, 1);
   for (int k = 0; k < n; k++) {
@@ -252,6 +326,7 @@ static int run_script(const options *o, const char *script, const char *code, co
     status = docall(L, 0);
   }
   status = report(L, status);
+  if (o->outdir != NULL && script != NULL) note_written(L, script);
   lua_close(L); /* unfinished reports are discarded by their __gc */
   return status == LUA_OK ? 0 : 1;
 }
@@ -261,7 +336,7 @@ static int run_script(const options *o, const char *script, const char *code, co
 /* The words of a command line that are not kvplan's options. */
 typedef struct words {
   int n;
-  char *w[MAX_WORDS];
+  char **w;         /* room for argc words: no fixed limit */
   int after_dashes; /* index of the first word given after `--`, or -1 */
 } words;
 
@@ -296,10 +371,6 @@ static int parse(options *o, int argc, char **argv, int first, int where, const 
       continue;
     }
     if (out->after_dashes >= 0 || !is_option(a)) {
-      if (out->n >= MAX_WORDS) {
-        fprintf(stderr, "kvplan: more than %d arguments\n", MAX_WORDS);
-        return 2;
-      }
       out->w[out->n++] = argv[i];
       continue;
     }
@@ -530,10 +601,14 @@ static int split_line(char *line, char **out, int max) {
   }
 }
 
-static int add_job(job *jobs, int *njob, const char *word, const char *name_given, int first) {
-  if (*njob >= 256) {
-    fprintf(stderr, "kvplan: batch: more than 256 scripts\n");
-    return -1;
+/* The jobs of a batch, grown as scripts come: no fixed limit. */
+static job *jobs;
+static int jobcap;
+
+static int add_job(int *njob, const char *word, const char *name_given, int first) {
+  if (*njob == jobcap) {
+    jobcap = jobcap ? 2 * jobcap : 64;
+    jobs = xrealloc(jobs, (size_t)jobcap, sizeof *jobs);
   }
   job *j = &jobs[*njob];
   if (script_path(word, j->path, sizeof j->path) == NULL) return -1;
@@ -557,14 +632,13 @@ static int add_job(job *jobs, int *njob, const char *word, const char *name_give
  * 'NAME:' names its report), the command line's pairs before the line's. */
 static int cmd_batch(options *o, words *w, const char *cmdname) {
   (void)cmdname;
-  static job jobs[256];
-  static char *args[MAX_WORDS];
   static char text[1 << 16];
-  int njob = 0, nargs = 0, ncommon = 0;
-  char *common[MAX_WORDS];
+  int njob = 0, nargs = 0, ncommon = 0, argcap = 0;
+  char **args = NULL, **mine;
+  char **common = xrealloc(NULL, (size_t)w->n + 1, sizeof *common);
   for (int i = 0; i < w->n; i++) {
     if (strchr(w->w[i], '=') != NULL) common[ncommon++] = w->w[i];
-    else if (add_job(jobs, &njob, w->w[i], NULL, 0) < 0) return 2;
+    else if (add_job(&njob, w->w[i], NULL, 0) < 0) return 2;
   }
   if (o->manifest != NULL) {
     FILE *f = fopen(o->manifest, "r");
@@ -605,7 +679,7 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
         fclose(f);
         return 2;
       }
-      if (add_job(jobs, &njob, ws[k], name, nargs) < 0) {
+      if (add_job(&njob, ws[k], name, nargs) < 0) {
         fclose(f);
         return 2;
       }
@@ -615,7 +689,10 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
           fclose(f);
           return 2;
         }
-        if (nargs + ncommon >= MAX_WORDS) break;
+        if (nargs == argcap) {
+          argcap = argcap ? 2 * argcap : 256;
+          args = xrealloc(args, (size_t)argcap, sizeof *args);
+        }
         args[nargs++] = ws[k];
         jobs[njob - 1].n++;
       }
@@ -639,10 +716,11 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     fprintf(stderr, "kvplan: cannot create '%s': %s\n", o->outdir, strerror(errno));
     return 1;
   }
-  int failed = 0;
+  int failed = 0, most = 0;
+  for (int s = 0; s < njob; s++) most = jobs[s].n > most ? jobs[s].n : most;
+  mine = xrealloc(NULL, (size_t)(ncommon + most + 1), sizeof *mine);
   for (int s = 0; s < njob; s++) {
     char out[PATH_MAX + 300];
-    char *mine[MAX_WORDS];
     int n = 0;
     for (int i = 0; i < ncommon; i++) mine[n++] = common[i];
     for (int i = 0; i < jobs[s].n; i++) mine[n++] = args[jobs[s].first + i];
@@ -652,6 +730,9 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     failed += rc != 0;
   }
   fprintf(stderr, "kvplan: batch: %d scripts, %d ok, %d failed\n", njob, njob - failed, failed);
+  free(mine);
+  free(common);
+  free(args);
   return failed ? 1 : 0;
 }
 
@@ -671,6 +752,8 @@ int main(int argc, char **argv) {
   static words w;
   const command *cmd = NULL;
   int first = 1;
+  kvp_cli_signals();
+  w.w = xrealloc(NULL, (size_t)argc, sizeof *w.w);
   if (argc > 1)
     for (size_t i = 0; i < NCOMMANDS; i++)
       if (strcmp(argv[1], commands[i].name) == 0) {

@@ -5,37 +5,28 @@
 #define _POSIX_C_SOURCE 200809L
 #include <csv.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "afile.h"
 #include "csvw.h"
 
 #define BUFSZ (1 << 16)
 
 struct kvp_csv {
-  int fd;
+  kvp_afile *f;        /* the atomic file (afile.c) */
   int nfield;          /* fields in the current row */
   int failed;          /* errno of the first failure, 0 if none */
-  char *path, *tmp;    /* NULL for standard output */
   size_t len;
   char buf[BUFSZ];
 };
 
 static int flush(kvp_csv *w) {
-  size_t off = 0;
-  while (off < w->len) {
-    ssize_t n = write(w->fd, w->buf + off, w->len - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (!w->failed) w->failed = errno;
-      return -1;
-    }
-    off += (size_t)n;
+  if (w->len > 0 && kvp_afile_write(w->f, w->buf, w->len) < 0) {
+    if (!w->failed) w->failed = kvp_afile_error(w->f);
+    return -1;
   }
   w->len = 0;
   return 0;
@@ -84,33 +75,12 @@ kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen) {
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
-  if (path == NULL || strcmp(path, "-") == 0) {
-    w->fd = STDOUT_FILENO;
-    return w;
+  w->f = kvp_afile_open(path, err, errlen);
+  if (w->f == NULL) {
+    free(w);
+    return NULL;
   }
-  size_t n = strlen(path);
-  w->path = malloc(n + 1);
-  w->tmp = malloc(n + 16);
-  if (w->path == NULL || w->tmp == NULL) {
-    snprintf(err, errlen, "out of memory");
-    goto fail;
-  }
-  memcpy(w->path, path, n + 1);
-  snprintf(w->tmp, n + 16, "%s.tmp.XXXXXX", path);
-  w->fd = mkstemp(w->tmp);
-  if (w->fd < 0) {
-    snprintf(err, errlen, "cannot create '%s': %s", w->tmp, strerror(errno));
-    goto fail;
-  }
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(w->fd, 0666 & ~mask); /* as open(2) would have made it */
   return w;
-fail:
-  free(w->path);
-  free(w->tmp);
-  free(w);
-  return NULL;
 }
 
 int kvp_csv_needs_quotes(const char *s, size_t len) {
@@ -281,47 +251,22 @@ int kvp_csv_endrow(kvp_csv *w) {
   return put(w, "\n", 1);
 }
 
-static void release(kvp_csv *w) {
-  free(w->path);
-  free(w->tmp);
-  free(w);
-}
-
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
   int rc = 0;
   if (w->len > 0) flush(w);
-  if (w->failed) {
-    snprintf(err, errlen, "cannot write '%s': %s", w->path ? w->path : "standard output",
-             strerror(w->failed));
+  if (w->failed && kvp_afile_error(w->f) == 0) { /* a value that cannot be written (NaN) */
+    snprintf(err, errlen, "cannot write '%s': %s", kvp_afile_path(w->f), strerror(w->failed));
+    kvp_afile_discard(w->f);
     rc = -1;
+  } else {
+    rc = kvp_afile_commit(w->f, err, errlen);
   }
-  if (w->tmp == NULL) {
-    release(w);
-    return rc;
-  }
-  if (rc == 0 && fsync(w->fd) < 0 && errno != EINVAL) {
-    snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
-    rc = -1;
-  }
-  if (close(w->fd) < 0 && rc == 0) {
-    snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(errno));
-    rc = -1;
-  }
-  if (rc == 0 && rename(w->tmp, w->path) < 0) {
-    snprintf(err, errlen, "cannot rename '%s' to '%s': %s", w->tmp, w->path, strerror(errno));
-    rc = -1;
-  }
-  if (rc != 0) unlink(w->tmp);
-  release(w);
+  free(w);
   return rc;
 }
 
 void kvp_csv_discard(kvp_csv *w) {
-  if (w->tmp != NULL) {
-    close(w->fd);
-    unlink(w->tmp);
-  } else if (w->len > 0) {
-    flush(w); /* standard output: what was written stays written */
-  }
-  release(w);
+  if (w->len > 0) flush(w); /* standard output: what was written stays written */
+  kvp_afile_discard(w->f);
+  free(w);
 }

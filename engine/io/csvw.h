@@ -5,8 +5,9 @@
  * RFC 4180 quoting through libcsv (only fields holding a comma, a quote or a
  * line break are quoted), LF line ends, integers as integers, doubles either
  * at a fixed precision or in the shortest form that reads back exactly.
- * A file is written to a temporary beside it and renamed into place on
- * kvp_csv_close(): readers never see a half-written report.
+ * A file goes through the atomic writer (afile.h): a temporary beside it,
+ * renamed into place on kvp_csv_close(): readers never see a half-written
+ * report, and a failed write is an error, never a short file.
  */
 #ifndef KVP_CSVW_H
 #define KVP_CSVW_H

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afile.h"
 #include "csvw.h"
 #include "kvplan_lua.h"
 
@@ -153,6 +154,70 @@ static int l_open(lua_State *L) {
   return 1;
 }
 
+/* ---- atomic files ---------------------------------------------------------------- */
+
+#define AFILE_MT "kvplan.AtomicFile"
+
+static kvp_afile **check_afile(lua_State *L) {
+  kvp_afile **f = luaL_checkudata(L, 1, AFILE_MT);
+  if (*f == NULL) kvl_error(L, "file is already committed or discarded");
+  return f;
+}
+
+/* f:write(s, ...): append strings; a failed write is an error (the
+ * temporary is removed, the target untouched) */
+static int afile_write(lua_State *L) {
+  kvp_afile **f = check_afile(L);
+  for (int i = 2; i <= lua_gettop(L); i++) {
+    size_t len;
+    const char *s = luaL_checklstring(L, i, &len);
+    if (kvp_afile_write(*f, s, len) < 0) {
+      char err[512];
+      kvp_afile *g = *f;
+      *f = NULL;
+      kvp_afile_commit(g, err, sizeof err); /* fails: reports the write error, drops g */
+      return kvl_error(L, "%s", err);
+    }
+  }
+  return 0;
+}
+
+/* f:commit(): fsync, close and rename into place */
+static int afile_commit(lua_State *L) {
+  kvp_afile **f = check_afile(L);
+  kvp_afile *g = *f;
+  char err[512];
+  *f = NULL;
+  if (kvp_afile_commit(g, err, sizeof err) < 0) return kvl_error(L, "%s", err);
+  return 0;
+}
+
+/* f:discard(), __gc, __close: remove the temporary */
+static int afile_discard(lua_State *L) {
+  kvp_afile **f = luaL_checkudata(L, 1, AFILE_MT);
+  if (*f != NULL) {
+    kvp_afile_discard(*f);
+    *f = NULL;
+  }
+  return 0;
+}
+
+/* csv.atomic(path|nil): a file written through the atomic writer (afile.c) */
+static int l_atomic(lua_State *L) {
+  const char *path = luaL_optstring(L, 1, NULL);
+  kvp_afile **f = lua_newuserdatauv(L, sizeof *f, 0);
+  *f = NULL;
+  luaL_setmetatable(L, AFILE_MT);
+  char err[512];
+  *f = kvp_afile_open(path, err, sizeof err);
+  if (*f == NULL) return kvl_error(L, "%s", err);
+  return 1;
+}
+
+static const luaL_Reg afile_meth[] = {
+  {"write", afile_write}, {"commit", afile_commit}, {"discard", afile_discard}, {NULL, NULL}
+};
+
 /* ---- reader ------------------------------------------------------------------ */
 
 typedef struct reader {
@@ -237,7 +302,7 @@ static const luaL_Reg writer_meth[] = {
 };
 
 static const luaL_Reg funcs[] = {
-  {"open", l_open}, {"read", l_read}, {NULL, NULL}
+  {"open", l_open}, {"read", l_read}, {"atomic", l_atomic}, {NULL, NULL}
 };
 
 
@@ -248,6 +313,14 @@ int luaopen_kvplan_csv(lua_State *L) {
   lua_pushcfunction(L, writer_discard);
   lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, writer_discard);
+  lua_setfield(L, -2, "__close");
+  lua_pop(L, 1);
+  luaL_newmetatable(L, AFILE_MT);
+  luaL_newlib(L, afile_meth);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, afile_discard);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, afile_discard);
   lua_setfield(L, -2, "__close");
   lua_pop(L, 1);
   luaL_newlib(L, funcs);

@@ -46,11 +46,21 @@ function M.output_path(path, name)
   return path
 end
 
---- Mark path as written by an open report (nil: standard output).
+--- Paths claimed by this run, in order (the batch command reads them so a
+--- later script cannot overwrite them).
+M.claimed = {}
+
+--- Mark path as written by an open report (nil: standard output). Under
+--- `kvplan batch`, a path an earlier script of the batch wrote is refused.
 function M.claim(path)
   if path == nil then return end
   if used_paths[path] then util.raise("report path '%s' is already used by an open report", path) end
+  local taken = cli().taken
+  if taken ~= nil and taken[path] ~= nil then
+    util.raise("report '%s' was already written by '%s' in this batch", path, taken[path])
+  end
   used_paths[path] = true
+  M.claimed[#M.claimed + 1] = path
 end
 
 function M.release(path)

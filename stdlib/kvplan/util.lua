@@ -12,6 +12,20 @@ function M.raise(msg, ...)
   core.raise(msg)
 end
 
+--- s as it may be shown in a message: control characters as escapes
+--- ("\n", "\x1b"), and cut to max bytes (default 200) with "...".
+function M.escape(s, max)
+  s = tostring(s)
+  max = max or 200
+  local cut = #s > max
+  if cut then s = s:sub(1, max) end
+  s = s:gsub("[%c\127]", function(c)
+    if c == "\n" then return "\\n" elseif c == "\t" then return "\\t" elseif c == "\r" then return "\\r" end
+    return string.format("\\x%02x", c:byte())
+  end)
+  return cut and s .. "..." or s
+end
+
 --- Levenshtein distance, for "did you mean".
 local function distance(a, b)
   local la, lb = #a, #b

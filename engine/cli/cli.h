@@ -1,0 +1,17 @@
+/*
+ * cli.h: what the command line's files offer each other (engine/cli/).
+ * The program layer: signals, limits and the sandbox of scripts.
+ */
+#ifndef KVP_CLI_H
+#define KVP_CLI_H
+
+#include <lua.h>
+
+/* SIGINT, SIGTERM, SIGHUP: remove every open report temporary (afile.h),
+ * say what was interrupted, and die of the signal (signals.c). */
+void kvp_cli_signals(void);
+/* What is being run, for the message of an interrupted run (a static or
+ * long-lived string; NULL: nothing named). */
+void kvp_cli_running(const char *what);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * afile.c: files replaced atomically (see afile.h).
+ * Output layer: no Lua; writes files, never prints or exits.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afile.h"
+
+struct kvp_afile {
+  int fd;
+  int failed;                  /* errno of the first failure, 0 if none */
+  char *path, *tmp;            /* NULL for standard output */
+  kvp_afile *prev, *next;      /* the list of open temporaries */
+};
+
+/* Open temporaries. Changed only with the catchable signals blocked, so a
+ * handler that walks it sees a whole list. */
+static kvp_afile *open_list;
+
+static void block(sigset_t *old) {
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, old);
+}
+
+static void unblock(const sigset_t *old) { sigprocmask(SIG_SETMASK, old, NULL); }
+
+static void link_in(kvp_afile *f) {
+  f->prev = NULL;
+  f->next = open_list;
+  if (open_list) open_list->prev = f;
+  open_list = f;
+}
+
+static void unlink_out(kvp_afile *f) {
+  if (f->prev) f->prev->next = f->next;
+  else if (open_list == f) open_list = f->next;
+  if (f->next) f->next->prev = f->prev;
+  f->prev = f->next = NULL;
+}
+
+static void release(kvp_afile *f) {
+  free(f->path);
+  free(f->tmp);
+  free(f);
+}
+
+kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
+  kvp_afile *f = calloc(1, sizeof *f);
+  if (f == NULL) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  if (path == NULL || strcmp(path, "-") == 0) {
+    f->fd = STDOUT_FILENO;
+    return f;
+  }
+  size_t n = strlen(path);
+  f->path = malloc(n + 1);
+  f->tmp = malloc(n + 16);
+  if (f->path == NULL || f->tmp == NULL) {
+    snprintf(err, errlen, "out of memory");
+    release(f);
+    return NULL;
+  }
+  memcpy(f->path, path, n + 1);
+  snprintf(f->tmp, n + 16, "%s.tmp.XXXXXX", path);
+  sigset_t old;
+  block(&old);
+  f->fd = mkstemp(f->tmp);
+  int e = errno;
+  if (f->fd >= 0) link_in(f);
+  unblock(&old);
+  if (f->fd < 0) {
+    snprintf(err, errlen, "cannot create '%s': %s", f->tmp, strerror(e));
+    release(f);
+    return NULL;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(f->fd, 0666 & ~mask); /* as open(2) would have made it */
+  return f;
+}
+
+int kvp_afile_write(kvp_afile *f, const void *p, size_t n) {
+  const char *s = p;
+  if (f->failed) return -1;
+  while (n > 0) {
+    ssize_t k = write(f->fd, s, n);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      f->failed = errno;
+      return -1;
+    }
+    if (k == 0) { /* no progress and no error: treat as a full device */
+      f->failed = ENOSPC;
+      return -1;
+    }
+    s += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+const char *kvp_afile_path(const kvp_afile *f) { return f->path ? f->path : "standard output"; }
+
+int kvp_afile_error(const kvp_afile *f) { return f->failed; }
+
+/* Remove the temporary (signals blocked by the caller). */
+static void drop(kvp_afile *f) {
+  unlink_out(f);
+  unlink(f->tmp);
+}
+
+int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen) {
+  int rc = 0;
+  if (f->failed) {
+    snprintf(err, errlen, "cannot write '%s': %s", kvp_afile_path(f), strerror(f->failed));
+    rc = -1;
+  }
+  if (f->tmp == NULL) {
+    release(f);
+    return rc;
+  }
+  if (rc == 0 && fsync(f->fd) < 0 && errno != EINVAL) {
+    snprintf(err, errlen, "cannot write '%s': %s", f->path, strerror(errno));
+    rc = -1;
+  }
+  if (close(f->fd) < 0 && rc == 0) {
+    snprintf(err, errlen, "cannot write '%s': %s", f->path, strerror(errno));
+    rc = -1;
+  }
+  sigset_t old;
+  block(&old);
+  if (rc == 0 && rename(f->tmp, f->path) < 0) {
+    snprintf(err, errlen, "cannot rename '%s' to '%s': %s", f->tmp, f->path, strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0) drop(f);
+  else unlink_out(f);
+  unblock(&old);
+  if (rc == 0) { /* make the rename itself durable; a directory that cannot be synced is no error */
+    char *slash = strrchr(f->path, '/');
+    if (slash != NULL) *slash = '\0';
+    int dfd = open(slash == NULL ? "." : slash == f->path ? "/" : f->path, O_RDONLY);
+    if (dfd >= 0) {
+      fsync(dfd);
+      close(dfd);
+    }
+  }
+  release(f);
+  return rc;
+}
+
+void kvp_afile_discard(kvp_afile *f) {
+  if (f->tmp != NULL) {
+    sigset_t old;
+    block(&old);
+    close(f->fd);
+    drop(f);
+    unblock(&old);
+  }
+  release(f);
+}
+
+int kvp_afile_abandon_all(void (*each)(const char *target, void *ud), void *ud) {
+  int n = 0;
+  for (kvp_afile *f = open_list; f != NULL; f = f->next) {
+    unlink(f->tmp);
+    if (each) each(f->path, ud);
+    n++;
+  }
+  open_list = NULL;
+  return n;
+}

@@ -1,0 +1,42 @@
+/*
+ * afile.h: files replaced atomically, the one way kvplan writes a report.
+ * Output layer: no Lua; writes files, never prints or exits.
+ *
+ * kvp_afile_open makes a unique temporary beside the target (mkstemp of
+ * "PATH.tmp.XXXXXX", so it is on the same file system and never follows a
+ * planted name); every write is checked; kvp_afile_commit flushes, fsyncs,
+ * closes and renames it over PATH, so readers see the old file or the whole
+ * new one, never a part. A failure at any step removes the temporary and
+ * leaves PATH as it was. Open temporaries are kept in a list that a signal
+ * handler may walk (kvp_afile_abandon_all): SIGINT in the middle of a report
+ * removes the temporary too.
+ */
+#ifndef KVP_AFILE_H
+#define KVP_AFILE_H
+
+#include <stddef.h>
+
+typedef struct kvp_afile kvp_afile;
+
+/* path NULL or "-" is standard output (written through, never renamed).
+ * NULL on failure, reason in err. */
+kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen);
+/* Append n bytes; 0 or -1. After a failure every later write fails too and
+ * commit reports the first error. */
+int kvp_afile_write(kvp_afile *f, const void *p, size_t n);
+/* fsync, close, rename into place; frees f. 0, or -1 with the reason in err
+ * (and the target untouched). */
+int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen);
+/* Drop: close and remove the temporary; frees f. */
+void kvp_afile_discard(kvp_afile *f);
+/* The target ("standard output" for standard output). */
+const char *kvp_afile_path(const kvp_afile *f);
+/* errno of the first failed write, 0 if none. */
+int kvp_afile_error(const kvp_afile *f);
+
+/* For a signal handler: remove every open temporary. Async-signal-safe;
+ * each (also async-signal-safe, may be NULL) is told the target of every
+ * file dropped. Returns how many were dropped. */
+int kvp_afile_abandon_all(void (*each)(const char *target, void *ud), void *ud);
+
+#endif

@@ -1,0 +1,190 @@
+/* test_afile.c: the atomic writer: whole file or none, checked writes,
+ * temporaries removed on failure, on discard and by a signal handler. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "afile.h"
+
+static char dir[] = "/tmp/kvplan_test_afile_XXXXXX";
+static char path[512], other[512];
+
+static int setup(void **state) {
+  (void)state;
+  if (mkdtemp(dir) == NULL) return -1;
+  snprintf(path, sizeof path, "%s/r.csv", dir);
+  snprintf(other, sizeof other, "%s/other.txt", dir);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  unlink(path);
+  unlink(other);
+  return rmdir(dir);
+}
+
+static const char *slurp(const char *p) {
+  static char buf[4096];
+  FILE *f = fopen(p, "rb");
+  if (f == NULL) return NULL;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static void put(const char *p, const char *s) {
+  FILE *f = fopen(p, "wb");
+  fputs(s, f);
+  fclose(f);
+}
+
+/* Files in dir other than `path` and `other`: temporaries left behind. */
+static int strays(void) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    n += e->d_name[0] != '.' && strcmp(e->d_name, "r.csv") != 0 && strcmp(e->d_name, "other.txt") != 0;
+  closedir(d);
+  return n;
+}
+
+static void commit_replaces_the_file_whole(void **state) {
+  (void)state;
+  char err[256];
+  put(path, "old\n");
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  assert_non_null(f);
+  assert_int_equal(kvp_afile_write(f, "new\n", 4), 0);
+  assert_string_equal(slurp(path), "old\n"); /* not yet */
+  assert_int_equal(strays(), 1);             /* the temporary */
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  assert_string_equal(slurp(path), "new\n");
+  assert_int_equal(strays(), 0);
+}
+
+static void discard_keeps_the_old_file(void **state) {
+  (void)state;
+  char err[256];
+  put(path, "old\n");
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  kvp_afile_write(f, "half", 4);
+  kvp_afile_discard(f);
+  assert_string_equal(slurp(path), "old\n");
+  assert_int_equal(strays(), 0);
+}
+
+/* A file size limit makes write(2) fail with EFBIG, as a full disk fails
+ * with ENOSPC: the commit must report it and keep the old file. */
+static void a_failed_write_is_an_error_and_keeps_the_old_file(void **state) {
+  (void)state;
+  char err[256], block[4096];
+  memset(block, 'x', sizeof block);
+  put(path, "old\n");
+  struct rlimit old, small = {8192, 8192};
+  getrlimit(RLIMIT_FSIZE, &old);
+  small.rlim_max = old.rlim_max;
+  signal(SIGXFSZ, SIG_IGN);
+  assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  int rc = 0;
+  for (int i = 0; i < 4 && rc == 0; i++) rc = kvp_afile_write(f, block, sizeof block);
+  setrlimit(RLIMIT_FSIZE, &old);
+  assert_int_equal(rc, -1);
+  assert_int_equal(kvp_afile_write(f, "x", 1), -1); /* sticky */
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), -1);
+  assert_non_null(strstr(err, "cannot write"));
+  assert_non_null(strstr(err, "r.csv"));
+  assert_string_equal(slurp(path), "old\n");
+  assert_int_equal(strays(), 0);
+}
+
+/* A symlink planted at the target is replaced, never written through. */
+static void a_planted_symlink_is_replaced_not_followed(void **state) {
+  (void)state;
+  char err[256];
+  put(other, "precious\n");
+  unlink(path);
+  assert_int_equal(symlink(other, path), 0);
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  kvp_afile_write(f, "report\n", 7);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  assert_string_equal(slurp(other), "precious\n");
+  struct stat st;
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+  assert_string_equal(slurp(path), "report\n");
+}
+
+/* Two writers of the same target never share a temporary. */
+static void two_writers_get_two_temporaries(void **state) {
+  (void)state;
+  char err[256];
+  kvp_afile *a = kvp_afile_open(path, err, sizeof err), *b = kvp_afile_open(path, err, sizeof err);
+  kvp_afile_write(a, "aaaa\n", 5);
+  kvp_afile_write(b, "bb\n", 3);
+  assert_int_equal(strays(), 2);
+  assert_int_equal(kvp_afile_commit(a, err, sizeof err), 0);
+  assert_string_equal(slurp(path), "aaaa\n");
+  assert_int_equal(kvp_afile_commit(b, err, sizeof err), 0);
+  assert_string_equal(slurp(path), "bb\n");
+  assert_int_equal(strays(), 0);
+}
+
+static int dropped;
+static void count(const char *target, void *ud) {
+  (void)ud;
+  dropped += strstr(target, "r.csv") != NULL;
+}
+
+static void a_signal_handler_can_remove_every_temporary(void **state) {
+  (void)state;
+  char err[256];
+  put(path, "old\n");
+  kvp_afile *a = kvp_afile_open(path, err, sizeof err), *b = kvp_afile_open(path, err, sizeof err);
+  kvp_afile_write(a, "x", 1);
+  assert_int_equal(strays(), 2);
+  dropped = 0;
+  assert_int_equal(kvp_afile_abandon_all(count, NULL), 2);
+  assert_int_equal(dropped, 2);
+  assert_int_equal(strays(), 0);
+  assert_string_equal(slurp(path), "old\n");
+  /* the handler would now exit; here the writers are still freed */
+  kvp_afile_discard(a);
+  kvp_afile_discard(b);
+}
+
+static void a_missing_directory_is_a_clear_error(void **state) {
+  (void)state;
+  char err[256], p[600];
+  snprintf(p, sizeof p, "%s/no/such/dir/x.csv", dir);
+  assert_null(kvp_afile_open(p, err, sizeof err));
+  assert_non_null(strstr(err, "cannot create"));
+  assert_non_null(strstr(err, "No such file or directory"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(commit_replaces_the_file_whole),
+    cmocka_unit_test(discard_keeps_the_old_file),
+    cmocka_unit_test(a_failed_write_is_an_error_and_keeps_the_old_file),
+    cmocka_unit_test(a_planted_symlink_is_replaced_not_followed),
+    cmocka_unit_test(two_writers_get_two_temporaries),
+    cmocka_unit_test(a_signal_handler_can_remove_every_temporary),
+    cmocka_unit_test(a_missing_directory_is_a_clear_error),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
