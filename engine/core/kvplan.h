@@ -340,8 +340,14 @@ typedef struct kvp_ledger {
 } kvp_ledger;
 
 /* Evaluate a deployment. A deployment that does not fit is not an error:
- * l->fit says why, and every capacity answer is 0. */
+ * l->fit says why, and every capacity answer is 0. Writes and reads only
+ * the first kvp_ledger_size(d) bytes of *l, so a ledger that outlives the
+ * call may be allocated at that size (its stages, not KVP_MAX_PP of them);
+ * sizeof(kvp_ledger) holds any deployment. */
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+/* Bytes of a ledger holding the stages of d: the fields before `stage` and
+ * min(pp, layers) stages (0 stages when pp exceeds the layers). */
+size_t kvp_ledger_size(const kvp_deploy *d);
 /* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each
  * layer's blocks times its page bytes, plus fixed states. With optimizations:
  * the g speculative slots, eviction, KIVI's full-precision window and the

@@ -677,6 +677,11 @@ static kvp_err stage_points(kvp_ledger *l, int32_t s) {
   return KVP_OK;
 }
 
+size_t kvp_ledger_size(const kvp_deploy *d) {
+  int64_t n = d->pp >= 1 && d->pp <= d->model.layers && d->pp <= KVP_MAX_PP ? d->pp : 0;
+  return offsetof(kvp_ledger, stage) + (size_t)n * sizeof(kvp_stage);
+}
+
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   TRY(kvp_deploy_check(d, diag));
   /* stages are filled as they are evaluated: clear only what precedes them */

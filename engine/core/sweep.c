@@ -12,23 +12,55 @@
 
 static int64_t axis_len(int64_t n) { return n > 0 ? n : 1; }
 
-static void sizes(const kvp_sweep_axes *ax, int64_t size[KVP_NAXES]) {
-  size[KVP_AX_BASE] = ax->nbase;
-  size[KVP_AX_TP] = axis_len(ax->ntp);
-  size[KVP_AX_PP] = axis_len(ax->npp);
-  size[KVP_AX_KV] = axis_len(ax->nkv);
-  size[KVP_AX_WEIGHTS] = axis_len(ax->nweights);
-  size[KVP_AX_CONTEXT] = axis_len(ax->ncontext);
-  size[KVP_AX_CONCURRENCY] = axis_len(ax->nconcurrency);
+const char *kvp_field_name(kvp_field f) {
+  static const char *const names[KVP_NFIELDS] = {
+    "base", "label", "gpu memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
+    "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
+    "max_kv_tokens", "prefix", "samples", "prompt", "output"
+  };
+  return (f >= 0 && f < KVP_NFIELDS) ? names[f] : "unknown";
+}
+
+/* The internal axes: the deployment axes (an implicit BASE axis first when
+ * none is given), then tp, pp, kv and weights when given. */
+static kvp_err layout(const kvp_sweep_axes *ax, kvp_sweep_axis *out, int32_t *nout,
+                      int32_t *user0) {
+  if (ax->nbase < 0 || ax->ntp < 0 || ax->npp < 0 || ax->nkv < 0 || ax->nweights < 0 ||
+      ax->ncontext < 0 || ax->nconcurrency < 0 || ax->naxis < 0 ||
+      ax->naxis > KVP_SWEEP_MAX_AXES || (ax->naxis > 0 && ax->axis == NULL))
+    return KVP_EINVAL;
+  int32_t n = 0, nbase_axes = 0;
+  for (int32_t a = 0; a < ax->naxis; a++)
+    if (ax->axis[a].field == KVP_FIELD_BASE) nbase_axes++;
+  if (nbase_axes == 0) out[n++] = (kvp_sweep_axis){.field = KVP_FIELD_BASE, .n = ax->nbase};
+  *user0 = n;
+  for (int32_t a = 0; a < ax->naxis; a++) {
+    if (ax->axis[a].n < 1 || ax->axis[a].field < 0 || ax->axis[a].field >= KVP_NFIELDS)
+      return KVP_EINVAL;
+    out[n++] = ax->axis[a];
+  }
+  if (ax->ntp) out[n++] = (kvp_sweep_axis){.field = KVP_FIELD_TP, .n = ax->ntp, .i = ax->tp};
+  if (ax->npp) out[n++] = (kvp_sweep_axis){.field = KVP_FIELD_PP, .n = ax->npp, .i = ax->pp};
+  if (ax->nkv) out[n++] = (kvp_sweep_axis){.field = KVP_FIELD_KV, .n = ax->nkv, .fmt = ax->kv};
+  if (ax->nweights)
+    out[n++] = (kvp_sweep_axis){.field = KVP_FIELD_WEIGHTS, .n = ax->nweights, .fmt = ax->weights};
+  /* the BASE digits must enumerate exactly the given deployments */
+  int64_t prod = 1;
+  for (int32_t a = 0; a < n; a++)
+    if (out[a].field == KVP_FIELD_BASE) CHK(chk_mul(prod, out[a].n, &prod));
+  if (prod != ax->nbase) return KVP_EINVAL;
+  *nout = n;
+  return KVP_OK;
 }
 
 kvp_err kvp_sweep_total(const kvp_sweep_axes *ax, int64_t *total) {
-  int64_t size[KVP_NAXES], t = 1;
-  if (ax->nbase < 0 || ax->ntp < 0 || ax->npp < 0 || ax->nkv < 0 || ax->nweights < 0 ||
-      ax->ncontext < 0 || ax->nconcurrency < 0)
-    return KVP_EINVAL;
-  sizes(ax, size);
-  for (int a = 0; a < KVP_NAXES; a++) CHK(chk_mul(t, size[a], &t));
+  kvp_sweep_axis axis[KVP_SWEEP_MAX_AXES + 5];
+  int32_t n, user0;
+  TRY(layout(ax, axis, &n, &user0));
+  int64_t t = 1;
+  for (int32_t a = 0; a < n; a++) CHK(chk_mul(t, axis[a].n, &t));
+  CHK(chk_mul(t, axis_len(ax->ncontext), &t));
+  CHK(chk_mul(t, axis_len(ax->nconcurrency), &t));
   *total = t;
   return KVP_OK;
 }
@@ -51,33 +83,97 @@ void kvp_sweep_free(kvp_sweep *s) {
   s->conc_why = s->ctx_why = NULL;
 }
 
+/* Set the field of axis x to its value at position p. */
+static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
+  switch (x->field) {
+    case KVP_FIELD_BASE: case KVP_FIELD_NONE: case KVP_NFIELDS: break;
+    case KVP_FIELD_GPU_BYTES: d->gpu_bytes = x->i[p]; break;
+    case KVP_FIELD_TP: d->tp = x->i[p]; break;
+    case KVP_FIELD_PP: d->pp = x->i[p]; break;
+    case KVP_FIELD_KV: d->kv = x->fmt[p]; break;
+    case KVP_FIELD_WEIGHTS:
+      d->weights = x->fmt[p];
+      d->weight_bytes = 0; /* a weight format axis replaces a given checkpoint size */
+      break;
+    case KVP_FIELD_WEIGHT_BYTES: d->weight_bytes = x->i[p]; break;
+    case KVP_FIELD_UTILIZATION: d->utilization = x->f[p]; break;
+    case KVP_FIELD_ACTIVATION: d->activation_bytes = x->i[p]; break;
+    case KVP_FIELD_OVERHEAD: d->overhead_bytes = x->i[p]; break;
+    case KVP_FIELD_BLOCK: d->block = x->i[p]; break;
+    case KVP_FIELD_STEP_TOKENS: d->step_tokens = x->i[p]; break;
+    case KVP_FIELD_MAX_MODEL_LEN: d->max_model_len = x->i[p]; break;
+    case KVP_FIELD_MAX_KV_TOKENS: d->max_kv_tokens = x->i[p]; break;
+    case KVP_FIELD_PREFIX: d->prefix_tokens = x->i[p]; break;
+    case KVP_FIELD_SAMPLES: d->samples = x->i[p]; break;
+    case KVP_FIELD_PROMPT: d->prompt_tokens = x->i[p]; break;
+    case KVP_FIELD_OUTPUT: d->sample_tokens = x->i[p]; break;
+  }
+}
+
+/* The values of axis x exist for its field, and each one, set on the first
+ * deployment, passes the deployment's checks. */
+static kvp_err check_axis(const kvp_sweep_axes *ax, const kvp_sweep_axis *x, kvp_deploy *tmp,
+                          kvp_diag *d) {
+  kvp_field f = x->field;
+  if (f == KVP_FIELD_BASE || f == KVP_FIELD_NONE) return KVP_OK;
+  int need_fmt = f == KVP_FIELD_KV || f == KVP_FIELD_WEIGHTS;
+  if ((need_fmt && x->fmt == NULL) || (f == KVP_FIELD_UTILIZATION && x->f == NULL) ||
+      (!need_fmt && f != KVP_FIELD_UTILIZATION && x->i == NULL))
+    return kvp_fail(d, KVP_EINVAL, "sweep axis '%s' has no values", kvp_field_name(f));
+  for (int64_t p = 0; p < x->n; p++) {
+    if (f == KVP_FIELD_TP || f == KVP_FIELD_PP) TRY(kvp_check_count(x->i[p], 1, kvp_field_name(f), d));
+    if (need_fmt) TRY(kvp_format_check(&x->fmt[p], kvp_field_name(f), d));
+    *tmp = ax->base[0];
+    apply(tmp, x, p);
+    TRY(kvp_deploy_check(tmp, d));
+  }
+  return KVP_OK;
+}
+
 kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, int64_t end,
                        unsigned want, kvp_diag *d) {
-  memset(s, 0, offsetof(kvp_sweep, ledger));
+  memset(s, 0, offsetof(kvp_sweep, dep));
   s->ax = *ax;
   if (ax->nbase < 1) return kvp_fail(d, KVP_EINVAL, "a sweep needs at least one deployment");
-  for (int64_t i = 0; i < ax->ntp; i++) TRY(kvp_check_count(ax->tp[i], 1, "tp", d));
-  for (int64_t i = 0; i < ax->npp; i++) TRY(kvp_check_count(ax->pp[i], 1, "pp", d));
   for (int64_t i = 0; i < ax->ncontext; i++) TRY(kvp_check_count(ax->context[i], 1, "context", d));
   for (int64_t i = 0; i < ax->nconcurrency; i++)
     TRY(kvp_check_count(ax->concurrency[i], 1, "concurrency", d));
-  for (int64_t i = 0; i < ax->nkv; i++) TRY(kvp_format_check(&ax->kv[i], "kv", d));
-  for (int64_t i = 0; i < ax->nweights; i++) TRY(kvp_format_check(&ax->weights[i], "weights", d));
-  kvp_err e = kvp_sweep_total(ax, &s->total);
+  kvp_err e = layout(ax, s->axis, &s->nax, &s->user0);
+  if (e == KVP_EOVERFLOW) return kvp_fail(d, e, "the sweep has more than 2^63 deployments");
+  if (e != KVP_OK)
+    return kvp_fail(d, e, "sweep axes: at most %d, each with values, and the base deployments "
+                    "their product (%lld given)", KVP_SWEEP_MAX_AXES, (long long)ax->nbase);
+  for (int32_t a = 0; a < s->nax; a++) TRY(check_axis(ax, &s->axis[a], &s->dep, d));
+  e = kvp_sweep_total(ax, &s->total);
   if (e != KVP_OK) return kvp_fail(d, e, "the sweep has more than 2^63 rows");
   if (first < 0 || end < first || end > s->total)
     return kvp_fail(d, KVP_EINVAL, "row range [%lld, %lld) outside the sweep's %lld rows",
                     (long long)first, (long long)end, (long long)s->total);
-  sizes(ax, s->size);
+  /* digit weights of the BASE axes; which steps change nothing */
+  int64_t w = 1;
+  for (int32_t a = s->nax - 1; a >= 0; a--) {
+    if (s->axis[a].field == KVP_FIELD_BASE) {
+      s->radix[a] = w;
+      w *= s->axis[a].n;
+    }
+    int quiet = s->axis[a].field == KVP_FIELD_NONE;
+    for (int32_t b = a + 1; b < s->nax && quiet; b++) quiet = s->axis[b].n == 1;
+    s->quiet[a] = quiet;
+  }
+  int64_t size[KVP_SWEEP_MAX_AXES + 7];
+  for (int32_t a = 0; a < s->nax; a++) size[a] = s->axis[a].n;
+  size[s->nax] = axis_len(ax->ncontext);
+  size[s->nax + 1] = axis_len(ax->nconcurrency);
   s->next = first;
   s->end = end;
   s->want = want;
+  s->cur_base = -1;
   int64_t rest = first;
-  for (int a = KVP_NAXES - 1; a >= 0; a--) {
-    s->pos[a] = rest % s->size[a];
-    rest /= s->size[a];
+  for (int32_t a = s->nax + 1; a >= 0; a--) {
+    s->pos[a] = rest % size[a];
+    rest /= size[a];
   }
-  size_t nc = (size_t)s->size[KVP_AX_CONTEXT], nq = (size_t)s->size[KVP_AX_CONCURRENCY];
+  size_t nc = (size_t)size[s->nax], nq = (size_t)size[s->nax + 1];
   s->conc_cache = malloc(nc * sizeof *s->conc_cache);
   s->conc_why = malloc(nc * sizeof *s->conc_why);
   s->ctx_cache = malloc(nq * sizeof *s->ctx_cache);
@@ -91,31 +187,63 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
 
 /* Evaluate the ledger of the current deployment axes; forget the caches. */
 static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
-  const kvp_sweep_axes *ax = &s->ax;
-  kvp_deploy dep = ax->base[s->pos[KVP_AX_BASE]];
-  if (ax->ntp) dep.tp = ax->tp[s->pos[KVP_AX_TP]];
-  if (ax->npp) dep.pp = ax->pp[s->pos[KVP_AX_PP]];
-  if (ax->nkv) dep.kv = ax->kv[s->pos[KVP_AX_KV]];
-  if (ax->nweights) {
-    dep.weights = ax->weights[s->pos[KVP_AX_WEIGHTS]];
-    dep.weight_bytes = 0; /* a weight format axis replaces a given checkpoint size */
+  int64_t b = 0;
+  for (int32_t a = 0; a < s->nax; a++)
+    if (s->axis[a].field == KVP_FIELD_BASE) b += s->pos[a] * s->radix[a];
+  if (b != s->cur_base) {
+    s->dep = s->ax.base[b];
+    s->cur_base = b;
   }
-  TRY(kvp_ledger_eval(&dep, &s->ledger, d));
-  for (int64_t i = 0; i < s->size[KVP_AX_CONTEXT]; i++) s->conc_cache[i] = -1;
-  for (int64_t i = 0; i < s->size[KVP_AX_CONCURRENCY]; i++) s->ctx_cache[i] = -1;
+  for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
+  TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
+  int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
+  for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = -1;
+  for (int64_t i = 0; i < nq; i++) s->ctx_cache[i] = -1;
   s->ledger_ok = 1;
   return KVP_OK;
 }
 
+/* Advance the odometer by one row; a change of a deployment axis that sets
+ * a field needs a new ledger. */
+static void advance(kvp_sweep *s) {
+  int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
+  int32_t a = s->nax + 1;
+  if (++s->pos[a] < nq) return;
+  s->pos[a--] = 0;
+  if (++s->pos[a] < nc) return;
+  s->pos[a--] = 0;
+  for (; a >= 0; a--) {
+    if (++s->pos[a] < s->axis[a].n) {
+      if (!s->quiet[a]) s->ledger_ok = 0;
+      return;
+    }
+    s->pos[a] = 0;
+  }
+}
+
 int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   if (s->next >= s->end) return 0;
+  if (s->started) advance(s);
+  s->started = 1;
   kvp_err e;
   if (!s->ledger_ok && (e = load_ledger(s, d)) != KVP_OK) return -(int)e;
   const kvp_ledger *l = &s->ledger;
   const kvp_sweep_axes *ax = &s->ax;
-  int64_t ci = s->pos[KVP_AX_CONTEXT], qi = s->pos[KVP_AX_CONCURRENCY];
+  int64_t ci = s->pos[s->nax], qi = s->pos[s->nax + 1];
   row->index = s->next;
-  memcpy(row->pos, s->pos, sizeof row->pos);
+  memset(row->pos, 0, sizeof row->pos);
+  row->pos[KVP_AX_BASE] = s->cur_base;
+  for (int32_t a = s->user0 + ax->naxis; a < s->nax; a++) {
+    switch (s->axis[a].field) {
+      case KVP_FIELD_TP: row->pos[KVP_AX_TP] = s->pos[a]; break;
+      case KVP_FIELD_PP: row->pos[KVP_AX_PP] = s->pos[a]; break;
+      case KVP_FIELD_KV: row->pos[KVP_AX_KV] = s->pos[a]; break;
+      default: row->pos[KVP_AX_WEIGHTS] = s->pos[a]; break;
+    }
+  }
+  row->pos[KVP_AX_CONTEXT] = ci;
+  row->pos[KVP_AX_CONCURRENCY] = qi;
+  row->apos = &s->pos[s->user0];
   row->context = ax->ncontext ? ax->context[ci] : l->max_len;
   row->concurrency = ax->nconcurrency ? ax->concurrency[qi] : 1;
   row->ledger = l;
@@ -139,14 +267,6 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
     row->max_context = s->ctx_cache[qi];
     row->ctx_why = s->ctx_why[qi];
   }
-  /* advance the odometer; a change above the request axes needs a new ledger */
   s->next++;
-  for (int a = KVP_NAXES - 1; a >= 0; a--) {
-    if (++s->pos[a] < s->size[a]) {
-      if (a < KVP_AX_CONTEXT) s->ledger_ok = 0;
-      break;
-    }
-    s->pos[a] = 0;
-  }
   return 1;
 }

@@ -3,12 +3,23 @@
  * Pure computation: no Lua, no I/O. Included by kvplan.h.
  *
  * A sweep is the product of axes, outermost first:
- *   base deployment x tp x pp x kv format x weight format x context x concurrency.
- * Rows are numbered 0 .. total - 1 in that order, so any contiguous range of
- * row numbers is a deterministic slice (a shard). The ledger is evaluated once
- * per change of the deployment axes; the answers that depend on one request
- * axis only (max concurrency at a context, max context at a concurrency) are
- * cached per ledger, so a row costs one fit check and the formatting.
+ *   deployment axes (axis[0 .. naxis)) x tp x pp x kv format x weight format
+ *   x context x concurrency.
+ * A deployment axis either picks a digit of the base deployment's index
+ * (KVP_FIELD_BASE: what the caller resolved itself, e.g. the model and the
+ * optimization combination), sets one number or format of the deployment
+ * (gpu memory, utilization, max_model_len, ...), or only labels the rows
+ * (KVP_FIELD_NONE). The base deployments are the product of the BASE axes in
+ * their order (the last one varies fastest); without a BASE axis they form
+ * an implicit outermost axis. Rows are numbered 0 .. total - 1 in that order,
+ * so any contiguous range of row numbers is a deterministic slice (a shard).
+ *
+ * The ledger is evaluated once per change of the deployment axes, in place:
+ * a change of numbers only rewrites the fields on the sweep's own copy of the
+ * deployment and evaluates again (no allocation; the base is copied only
+ * when its index changes). The answers that depend on one request axis only
+ * (max concurrency at a context, max context at a concurrency) are cached
+ * per ledger, so a row costs one fit check and the formatting.
  */
 #ifndef KVP_SWEEP_H
 #define KVP_SWEEP_H
@@ -20,11 +31,49 @@ enum {
   KVP_AX_CONCURRENCY, KVP_NAXES
 };
 
-/* Axis values. An axis with n == 0 keeps each base deployment's own value
- * (counts as one position); context and concurrency default to the model's
- * max context and 1. */
+/* What a deployment axis sets. Integer fields read `i`, utilization `f`,
+ * the formats `fmt`. A weights axis also drops a given weight_bytes (the
+ * format replaces the checkpoint's size). */
+typedef enum kvp_field {
+  KVP_FIELD_BASE = 0,      /* a digit of the base deployment index */
+  KVP_FIELD_NONE,          /* changes nothing (labels of the caller's own) */
+  KVP_FIELD_GPU_BYTES,     /* gpu_bytes */
+  KVP_FIELD_TP, KVP_FIELD_PP,
+  KVP_FIELD_KV, KVP_FIELD_WEIGHTS,
+  KVP_FIELD_WEIGHT_BYTES,
+  KVP_FIELD_UTILIZATION,
+  KVP_FIELD_ACTIVATION,    /* activation_bytes */
+  KVP_FIELD_OVERHEAD,      /* overhead_bytes */
+  KVP_FIELD_BLOCK,
+  KVP_FIELD_STEP_TOKENS,   /* max_num_batched_tokens */
+  KVP_FIELD_MAX_MODEL_LEN,
+  KVP_FIELD_MAX_KV_TOKENS,
+  KVP_FIELD_PREFIX,        /* prefix_tokens */
+  KVP_FIELD_SAMPLES,
+  KVP_FIELD_PROMPT,        /* prompt_tokens */
+  KVP_FIELD_OUTPUT,        /* sample_tokens */
+  KVP_NFIELDS
+} kvp_field;
+
+/* The option name of a field ("max_model_len", "gpu memory", ...). */
+const char *kvp_field_name(kvp_field f);
+
+typedef struct kvp_sweep_axis {
+  kvp_field field;
+  int64_t n;                /* values, >= 1 */
+  const int64_t *i;         /* integer fields */
+  const double *f;          /* utilization */
+  const kvp_format *fmt;    /* kv, weights */
+} kvp_sweep_axis;
+
+#define KVP_SWEEP_MAX_AXES 32
+
+/* Axis values. tp .. concurrency with n == 0 keep each deployment's own value
+ * (counts as one position); context and concurrency default to the
+ * deployment's max_model_len and 1. */
 typedef struct kvp_sweep_axes {
   const kvp_deploy *base; int64_t nbase;
+  const kvp_sweep_axis *axis; int32_t naxis;  /* deployment axes, outermost first */
   const int64_t *tp; int64_t ntp;
   const int64_t *pp; int64_t npp;
   const kvp_format *kv; int64_t nkv;
@@ -40,7 +89,8 @@ typedef struct kvp_sweep_axes {
 
 typedef struct kvp_sweep_row {
   int64_t index;                 /* row number in the whole sweep */
-  int64_t pos[KVP_NAXES];        /* position on each axis */
+  int64_t pos[KVP_NAXES];        /* base index and position on tp .. concurrency */
+  const int64_t *apos;           /* position on each deployment axis (ax.axis order) */
   int64_t context, concurrency;
   const kvp_ledger *ledger;      /* valid until the next kvp_sweep_next */
   kvp_fit fit;
@@ -48,22 +98,32 @@ typedef struct kvp_sweep_row {
   kvp_fit conc_why, ctx_why;
 } kvp_sweep_row;
 
+/* Internal state; read only through the rows. */
 typedef struct kvp_sweep {
   kvp_sweep_axes ax;
-  int64_t size[KVP_NAXES];
+  int32_t nax;                               /* internal axes: deployment axes, tp .. weights */
+  int32_t user0;                             /* index of ax.axis[0] among them */
+  kvp_sweep_axis axis[KVP_SWEEP_MAX_AXES + 5];
+  int64_t radix[KVP_SWEEP_MAX_AXES + 5];     /* BASE axes: weight of the digit */
+  int64_t pos[KVP_SWEEP_MAX_AXES + 7];       /* internal axes, context, concurrency */
+  int32_t quiet[KVP_SWEEP_MAX_AXES + 5];     /* a step here changes no field */
   int64_t total, next, end;
-  int64_t pos[KVP_NAXES];
-  int ledger_ok;
+  int64_t cur_base;                          /* base copied into dep, -1 none */
+  int ledger_ok, started;
   unsigned want;
   int64_t *conc_cache, *ctx_cache;  /* per context / concurrency position; -1 unknown */
   kvp_fit *conc_why, *ctx_why;
+  kvp_deploy dep;                   /* the deployment of the current row */
   kvp_ledger ledger;
 } kvp_sweep;
 
-/* Rows in the product of the axes (KVP_EOVERFLOW past 2^63). */
+/* Rows in the product of the axes (KVP_EOVERFLOW past 2^63; KVP_EINVAL for a
+ * negative count, more than KVP_SWEEP_MAX_AXES deployment axes or BASE axes
+ * whose product is not nbase). */
 kvp_err kvp_sweep_total(const kvp_sweep_axes *ax, int64_t *total);
 /* Start a sweep over rows [first, end) of the product (end <= total).
- * Allocates the answer caches: release with kvp_sweep_free. */
+ * Checks every axis value against the first base deployment. Allocates the
+ * answer caches: release with kvp_sweep_free. */
 kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, int64_t end,
                        unsigned want, kvp_diag *d);
 /* Fill the next row; returns 0 when the range is done, 1 for a row, or -err. */

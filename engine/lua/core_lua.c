@@ -363,7 +363,8 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
 static int l_ledger(lua_State *L) {
   kvp_deploy d;
   kvl_check_deploy(L, 1, &d);
-  kvp_ledger *l = lua_newuserdatauv(L, sizeof *l, 0);
+  /* only the stages the deployment has: a pp 1 ledger is 7 KB, not 55 */
+  kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 0);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_ledger_eval(&d, l, &diag);
   if (e != KVP_OK) return kvl_core_error(L, e, &diag, "ledger");

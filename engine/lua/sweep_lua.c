@@ -62,6 +62,10 @@ typedef struct column {
 /* Everything the loop needs, collected from the spec table once. */
 typedef struct run {
   kvp_sweep_axes ax;
+  kvp_sweep_axis uax[KVP_SWEEP_MAX_AXES];  /* deployment axes, outermost first */
+  void *vals[KVP_SWEEP_MAX_AXES];          /* their values (int64_t or double) */
+  label *alab[KVP_SWEEP_MAX_AXES];         /* per position labels (not BASE axes) */
+  int axes;                                /* stack index of spec.axes */
   kvp_deploy *base;
   int64_t *tp, *pp, *context, *concurrency;
   kvp_format *kv, *weights;
@@ -98,6 +102,10 @@ static int holder_gc(lua_State *L) {
   free(h->r.lab);
   free(h->r.kvn);
   free(h->r.wn);
+  for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
+    free(h->r.vals[j]);
+    free(h->r.alab[j]);
+  }
   if (h->s) {
     kvp_sweep_free(h->s);
     free(h->s);
@@ -148,6 +156,85 @@ static kvp_format *format_axis(lua_State *L, int spec, const char *name, int64_t
   }
   lua_pop(L, 1);
   return v;
+}
+
+/* Deployment axes: spec.axes[j] = {name =, field =, values =, labels =,
+ * rowvals =}: field "base" (a digit of the base index; n values, labels per
+ * base), "none" (labels only) or a deployment field set in C. */
+static const struct { const char *name; kvp_field f; } field_names[] = {
+  {"base", KVP_FIELD_BASE}, {"none", KVP_FIELD_NONE}, {"gpu_bytes", KVP_FIELD_GPU_BYTES},
+  {"tp", KVP_FIELD_TP}, {"pp", KVP_FIELD_PP}, {"weight_bytes", KVP_FIELD_WEIGHT_BYTES},
+  {"utilization", KVP_FIELD_UTILIZATION}, {"activation", KVP_FIELD_ACTIVATION},
+  {"overhead", KVP_FIELD_OVERHEAD}, {"block", KVP_FIELD_BLOCK},
+  {"max_num_batched_tokens", KVP_FIELD_STEP_TOKENS}, {"max_model_len", KVP_FIELD_MAX_MODEL_LEN},
+  {"max_kv_tokens", KVP_FIELD_MAX_KV_TOKENS}, {"prefix", KVP_FIELD_PREFIX},
+  {"samples", KVP_FIELD_SAMPLES}, {"prompt", KVP_FIELD_PROMPT}, {"output", KVP_FIELD_OUTPUT},
+};
+
+static void resolve(lua_State *L, int idx, label *lb);
+
+static void read_axes(lua_State *L, int spec, run *r) {
+  if (lua_getfield(L, spec, "axes") == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  r->axes = lua_gettop(L);
+  luaL_checktype(L, r->axes, LUA_TTABLE);
+  lua_Integer n = luaL_len(L, r->axes);
+  if (n > KVP_SWEEP_MAX_AXES) kvl_error(L, "a sweep takes at most %d axes, got %I", KVP_SWEEP_MAX_AXES, n);
+  r->ax.naxis = (int32_t)n;
+  r->ax.axis = r->uax;
+  for (int j = 0; j < (int)n; j++) {
+    kvp_sweep_axis *x = &r->uax[j];
+    lua_geti(L, r->axes, j + 1);
+    int t = lua_gettop(L);
+    lua_getfield(L, t, "name");
+    const char *name = lua_tostring(L, -1);
+    lua_getfield(L, t, "field");
+    const char *f = lua_tostring(L, -1);
+    size_t k = 0;
+    while (f && k < sizeof field_names / sizeof field_names[0] && strcmp(field_names[k].name, f)) k++;
+    if (f == NULL || k == sizeof field_names / sizeof field_names[0])
+      kvl_error(L, "sweep axis '%s': unknown field '%s'", name ? name : "?", f ? f : "nil");
+    x->field = field_names[k].f;
+    x->n = kvl_int_field(L, t, "n", 0);
+    if (x->n < 1) kvl_error(L, "sweep axis '%s' is empty", name ? name : "?");
+    if (x->field != KVP_FIELD_BASE) {
+      lua_getfield(L, t, "labels");
+      r->alab[j] = xcalloc(L, (size_t)x->n, sizeof *r->alab[j]);
+      for (int64_t i = 0; i < x->n; i++) {
+        lua_geti(L, -1, i + 1);
+        resolve(L, -1, &r->alab[j][i]);
+        lua_pop(L, 1); /* the string stays alive in the labels table */
+      }
+      lua_pop(L, 1);
+    }
+    if (x->field != KVP_FIELD_BASE && x->field != KVP_FIELD_NONE) {
+      lua_getfield(L, t, "values");
+      luaL_checktype(L, -1, LUA_TTABLE);
+      if (x->field == KVP_FIELD_UTILIZATION) {
+        double *v = xcalloc(L, (size_t)x->n, sizeof *v);
+        r->vals[j] = v;
+        x->f = v;
+        for (int64_t i = 0; i < x->n; i++) {
+          lua_geti(L, -1, i + 1);
+          v[i] = kvl_tonum(L, -1, name);
+          lua_pop(L, 1);
+        }
+      } else {
+        int64_t *v = xcalloc(L, (size_t)x->n, sizeof *v);
+        r->vals[j] = v;
+        x->i = v;
+        for (int64_t i = 0; i < x->n; i++) {
+          lua_geti(L, -1, i + 1);
+          v[i] = kvl_toint(L, -1, name);
+          lua_pop(L, 1);
+        }
+      }
+      lua_pop(L, 1);
+    }
+    lua_settop(L, t - 1);
+  }
 }
 
 /* Columns: spec.columns[i] is a name; spec.precision[i] digits or nil;
@@ -218,6 +305,16 @@ static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
     lua_settable(L, -5);
   }
   lua_pop(L, 1);
+  for (int j = 0; j < r->ax.naxis; j++) { /* the axes set in C: by name */
+    if (r->uax[j].field == KVP_FIELD_BASE) continue;
+    lua_geti(L, r->axes, j + 1);
+    lua_getfield(L, -1, "name");
+    lua_getfield(L, -2, "rowvals");
+    lua_geti(L, -1, row->apos[j] + 1);
+    lua_remove(L, -2);
+    lua_settable(L, -4);
+    lua_pop(L, 1);
+  }
 #define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
   SETI("row", row->index + 1);
   SETI("tp", l->d.tp);
@@ -278,11 +375,10 @@ static void resolve_labels(lua_State *L, run *r) {
   for (int64_t b = 0; b < r->ax.nbase; b++) {
     lua_geti(L, r->labels, b + 1);
     for (int j = 1; j <= r->nlabel; j++) {
+      if (j <= r->ax.naxis && r->uax[j - 1].field != KVP_FIELD_BASE) continue;
       lua_geti(L, -1, j);
-      lua_pushvalue(L, -1);
-      lua_seti(L, -3, j); /* a float turned into a string stays referenced */
       resolve(L, -1, &r->lab[b * r->nlabel + j - 1]);
-      lua_pop(L, 1);
+      lua_pop(L, 1); /* strings stay alive in the labels table (floats come as strings) */
     }
     lua_pop(L, 1);
   }
@@ -339,7 +435,12 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
     const column *c = &r->cols[i];
     int64_t v = 0;
     switch (c->id) {
-      case C_LABEL: write_lab(w, &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1]); continue;
+      case C_LABEL:
+        if (c->label <= r->ax.naxis && r->uax[c->label - 1].field != KVP_FIELD_BASE)
+          write_lab(w, &r->alab[c->label - 1][row->apos[c->label - 1]]);
+        else
+          write_lab(w, &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1]);
+        continue;
       case C_LUA:
         lua_geti(L, cols, i + 1);
         lua_geti(L, r->funcs, i + 1);
@@ -433,6 +534,7 @@ static int l_run(lua_State *L) {
   }
   lua_pop(L, 1);
   r->ax.base = r->base;
+  read_axes(L, 1, r);
   r->ax.tp = r->tp = int_axis(L, 1, "tp", &r->ax.ntp);
   r->ax.pp = r->pp = int_axis(L, 1, "pp", &r->ax.npp);
   r->ax.context = r->context = int_axis(L, 1, "context", &r->ax.ncontext);
@@ -483,6 +585,8 @@ static int l_run(lua_State *L) {
     h->s = NULL;
     return kvl_core_error(L, e, &d, "sweep");
   }
+  if (lua_getfield(L, 1, "check") != LUA_TNIL) return 0; /* checked: write nothing */
+  lua_pop(L, 1);
 
   /* the writer: header now, rows streamed, renamed into place at the end */
   lua_getfield(L, 1, "path");

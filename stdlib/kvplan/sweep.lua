@@ -25,6 +25,7 @@ local util = require "kvplan.util"
 local units = require "kvplan.units"
 local formats = require "kvplan.formats"
 local deploy = require "kvplan.deploy"
+local gpus = require "kvplan.gpus"
 
 local M = {}
 
@@ -59,6 +60,57 @@ local function optim_name(combo)
   return optim.name(combo)
 end
 
+-- Options given as lists that the core sets on the deployment itself (its
+-- field name in sweep_core), looped in C without building a deployment.
+local c_fields = {
+  gpu_memory = "gpu_bytes", utilization = "utilization", activation = "activation",
+  overhead = "overhead", block = "block", max_num_batched_tokens = "max_num_batched_tokens",
+  max_model_len = "max_model_len", weight_bytes = "weight_bytes", max_kv_tokens = "max_kv_tokens",
+  prefix = "prefix", samples = "samples", prompt = "prompt", output = "output",
+}
+local byte_fields = {gpu_memory = true, activation = true, overhead = true, weight_bytes = true}
+
+-- Decide which axes the core loops (a.field = its field) and which are
+-- expanded here into deployments (a.field = "base"). An option list is a C
+-- axis unless an optimization combination of the sweep rewrites that option:
+-- each combination is applied once to the first options and once to the
+-- second ones (a combination that passes both through leaves the option
+-- alone). The GPU axis sets the GPU memory, or only labels the rows when a
+-- gpu_memory is given.
+local function place_axes(spec, base, axes)
+  local cand, first, second = {}, {}, {}
+  for _, a in ipairs(axes) do
+    local k = a[1]
+    if not a.var and (c_fields[k] or k == "gpu") then
+      cand[k] = true
+      first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
+    end
+  end
+  if spec.optim ~= nil and next(cand) ~= nil then
+    local optim = require "kvplan.optim"
+    for _, combo in ipairs(list(spec.optim)) do
+      for _, vals in ipairs{first, second} do
+        local opts = {}
+        for k, v in pairs(base) do opts[k] = v end
+        opts.model = list(spec.model)[1]
+        for k, v in pairs(vals) do opts[k] = v end
+        local ok, o2 = pcall(optim.apply, opts, combo)
+        for k in pairs(cand) do
+          if not ok or o2[k] ~= opts[k] then cand[k] = nil end
+        end
+        if cand.gpu and o2.gpu_memory ~= opts.gpu_memory then cand.gpu = nil end
+      end
+    end
+  end
+  local gpu_memory = spec.gpu_memory ~= nil or base.gpu_memory ~= nil
+  for _, a in ipairs(axes) do
+    if a.var then a.field = "none"
+    elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "none" or "gpu_bytes"
+    elseif cand[a[1]] then a.field = c_fields[a[1]]
+    else a.field = "base" end
+  end
+end
+
 -- Does some deployment's default depend on tp? (a budget rule whose
 -- fraction is a function of tp, unless the sweep fixes the fraction; an
 -- optimization combination may choose such a rule)
@@ -91,7 +143,8 @@ function M.new(spec)
   local base = spec.base or {}
   util.check_keys(base, deploy.fields, "sweep base")
 
-  -- Lua-level axes, in row order
+  -- Deployment axes, in row order: model, gpu, optim, the other options
+  -- given as lists (sorted by name), vars, tp when a default depends on it.
   local axes = {{"model", list(spec.model)}}
   if spec.gpu ~= nil then axes[#axes + 1] = {"gpu", list(spec.gpu)} end
   if spec.optim ~= nil then axes[#axes + 1] = {"optim", list(spec.optim)} end
@@ -111,24 +164,51 @@ function M.new(spec)
     if type(k) ~= "string" or c_axes[k] or reserved[k] or deploy.fields[k] then
       util.raise("sweep var '%s' has the name of an axis or option", tostring(k))
     end
-    axes[#axes + 1] = {k, list(vars[k]), var = true}
+    axes[#axes + 1] = {k, list(vars[k]), var = true, field = "none"}
   end
   -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
   -- resolved by kv.deploy: then tp is expanded here too (same row order).
   local tp_in_lua = spec.tp ~= nil and tp_dependent(spec, base)
   if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
+  for i = 1, #axes do
+    if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
+  end
+  place_axes(spec, base, axes)
 
-  local s = setmetatable({spec = spec, bases = {}, labels = {}, label_names = {}, row_labels = {}},
-                         Sweep)
+  local s = setmetatable({spec = spec, bases = {}, labels = {}, label_names = {}, row_labels = {},
+                          axes = {}}, Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
   local nl = #s.label_names
   s.label_names[nl + 1], s.label_names[nl + 2] = "kv", "weights"
 
-  -- expand the product of the Lua-level axes into deployments
-  local pos = {}
-  for i = 1, #axes do
-    if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
+  -- the axes set in C: values, labels, what a Lua column sees
+  for i, a in ipairs(axes) do
+    local ax = {name = a[1], field = a.field or "base", n = #a[2]}
+    if ax.field ~= "base" then
+      ax.labels, ax.rowvals, ax.values = {}, {}, ax.field ~= "none" and {} or nil
+      for p, v in ipairs(a[2]) do
+        local label = v
+        if a[1] == "gpu" then
+          label = gpus.get(v).id
+          if ax.values then ax.values[p] = gpus.get(v).visible_bytes end
+        elseif ax.values then
+          ax.values[p] = byte_fields[a[1]] and units.bytes(v, a[1]) or v
+        end
+        if type(label) == "table" then label = label.name or label.id or tostring(label) end
+        if math.type(label) == "float" then label = tostring(label) end
+        ax.labels[p] = label
+        ax.rowvals[p] = a.var and v or (a[1] == "gpu" and label or v)
+      end
+    end
+    s.axes[i] = ax
+  end
+
+  -- expand the product of the axes resolved here (field "base") into
+  -- deployments, the C axes at their first value
+  local pos, lua_axes = {}, {}
+  for i, a in ipairs(axes) do
     pos[i] = 1
+    if (a.field or "base") == "base" then lua_axes[#lua_axes + 1] = i end
   end
   while true do
     local opts, label = {}, {}
@@ -140,28 +220,30 @@ function M.new(spec)
     end
     if combo ~= nil then opts = require("kvplan.optim").apply(opts, combo) end
     local d = deploy.new(opts)
-    for i, a in ipairs(axes) do
-      local v = a[2][pos[i]]
-      if a[1] == "model" then label[i] = d.model.id
-      elseif a[1] == "gpu" then label[i] = d.gpu.id
-      elseif a[1] == "optim" then label[i] = optim_name(v)
-      elseif type(v) == "table" then label[i] = v.name or v.id or tostring(v)
-      else label[i] = v end
+    local named = {kv = d.kv.name, weights = d.weights.name}
+    for _, i in ipairs(lua_axes) do
+      local a, v, l = axes[i], axes[i][2][pos[i]], nil
+      if a[1] == "model" then l = d.model.id
+      elseif a[1] == "gpu" then l = d.gpu.id
+      elseif a[1] == "optim" then l = optim_name(v)
+      elseif type(v) == "table" then l = v.name or v.id or tostring(v)
+      else l = v end
+      named[a[1]] = a_value(a, pos[i], l)
+      label[i] = math.type(l) == "float" and tostring(l) or l
     end
     label[nl + 1], label[nl + 2] = d.kv.name, d.weights.name
-    local named = {}
-    for i, n in ipairs(s.label_names) do named[n] = a_value(axes[i], pos[i], label[i]) end
     s.bases[#s.bases + 1] = d:spec()
     s.labels[#s.labels + 1] = label
     s.row_labels[#s.row_labels + 1] = named
-    local i = #axes
-    while i >= 1 do
+    local j = #lua_axes
+    while j >= 1 do
+      local i = lua_axes[j]
       pos[i] = pos[i] + 1
       if pos[i] <= #axes[i][2] then break end
       pos[i] = 1
-      i = i - 1
+      j = j - 1
     end
-    if i == 0 then break end
+    if j == 0 then break end
   end
 
   -- C-level axes
@@ -215,12 +297,31 @@ function M.new(spec)
   if spec.filter ~= nil and type(spec.filter) ~= "function" then
     util.raise("field 'filter' must be a function, got %s", type(spec.filter))
   end
+  core.run(s:core_spec{check = true}) -- every axis value checked now, at the user's line
   return s
+end
+
+-- The table sweep_core.run reads; `extra` adds path, shard, progress or
+-- check (check every value and stop before writing).
+function Sweep:core_spec(extra)
+  local t = {
+    bases = self.bases, labels = self.labels, label_names = self.label_names, axes = self.axes,
+    tp = self.tp, pp = self.pp, context = self.context, concurrency = self.concurrency,
+    kv = self.kv, kv_names = self.kv_names, weights = self.weights,
+    weights_names = self.weights_names,
+    columns = self.columns, precision = self.precision, funcs = self.funcs,
+    row_labels = self.row_labels, filter = self.spec.filter,
+  }
+  for k, v in pairs(extra) do t[k] = v end
+  return t
 end
 
 --- Rows of the whole sweep (before any filter or shard).
 function Sweep:count()
   local n = #self.bases
+  for _, a in ipairs(self.axes) do
+    if a.field ~= "base" then n = n * a.n end
+  end
   for _, k in ipairs{"tp", "pp", "kv", "weights", "context", "concurrency"} do
     if self[k] then n = n * #self[k] end
   end
@@ -239,16 +340,8 @@ function Sweep:write(path, opts)
   local report = require "kvplan.report"
   path = report.output_path(path, opts.name)
   report.claim(path)
-  local ok, written = pcall(core.run, {
-    bases = self.bases, labels = self.labels, label_names = self.label_names,
-    tp = self.tp, pp = self.pp, context = self.context, concurrency = self.concurrency,
-    kv = self.kv, kv_names = self.kv_names, weights = self.weights,
-    weights_names = self.weights_names,
-    columns = self.columns, precision = self.precision, funcs = self.funcs,
-    row_labels = self.row_labels,
-    filter = self.spec.filter, path = path, shard = cli.shard,
-    progress = not cli.quiet,
-  })
+  local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard,
+                                                    progress = not cli.quiet})
   report.release(path)
   if not ok then error(written, 0) end
   return written

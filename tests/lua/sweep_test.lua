@@ -37,6 +37,45 @@ for i = 2, #rows, 7 do -- every 7th row
   check.eq(r[13], limit, "limit row " .. i)
 end
 
+-- numeric options given as lists are looped in C: each row equals the same
+-- deployment built alone, also when a combination rewrites one of them
+-- (budget sets utilization: that axis is then expanded in Lua)
+local combos2 = {o.none, o.budget "sglang", o.contiguous{}}
+local s2 = kv.sweep{model = {"llama-3.1-8b", "qwen3-next-80b-a3b"}, gpu = {"h100-sxm", "h200"},
+                    optim = combos2, utilization = {0.85, 0.9}, overhead = {0, "1 GiB"},
+                    max_model_len = {4096, 32768}, block = {16, 64}, activation = {"512 MiB"},
+                    vars = {v = {1, 2}}, context = {2048, 4096}, concurrency = {1, 4},
+                    columns = {"model", "gpu", "optim", "utilization", "overhead", "max_model_len",
+                               "block", "v", "context", "concurrency", "kv_budget_bytes",
+                               "kv_tokens", "max_concurrency", "max_context", "fits",
+                               {"seen", function(r) return r.gpu .. "/" .. r.overhead .. "/" .. r.v end}}}
+check.eq(s2:count(), 2 * 2 * 3 * 2 * 2 * 2 * 2 * 2 * 2 * 2, "count of C axes")
+check.eq(s2:write(path), s2:count(), "rows of C axes")
+rows = kv.csv.read(path)
+local byname2 = {}
+for _, c in ipairs(combos2) do byname2[o.name(c)] = c end
+for i = 2, #rows, 5 do
+  local r = rows[i]
+  local over = tonumber(r[5]) or r[5]
+  local d = kv.deploy{model = r[1], gpu = r[2], optim = byname2[r[3]], utilization = tonumber(r[4]),
+                      overhead = over, max_model_len = tonumber(r[6]), block = tonumber(r[7]),
+                      activation = "512 MiB"}
+  local l = d:ledger()
+  local ctx, conc = tonumber(r[9]), tonumber(r[10])
+  check.eq(tonumber(r[11]), l.kv_budget, "C axes kv_budget_bytes row " .. i)
+  check.eq(tonumber(r[12]), l.kv_tokens, "C axes kv_tokens row " .. i)
+  check.eq(tonumber(r[13]), (l:max_concurrency(ctx)), "C axes max_concurrency row " .. i)
+  check.eq(tonumber(r[14]), (l:max_context(conc)), "C axes max_context row " .. i)
+  check.eq(r[15], tostring((l:fit(ctx, conc))), "C axes fits row " .. i)
+  check.eq(r[16], r[2] .. "/" .. r[5] .. "/" .. r[8], "C axes seen by Lua row " .. i)
+end
+check.error("field 'utilization' must be in (0, 1], got 1.5", function()
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100", utilization = {0.9, 1.5},
+           columns = {"fits"}}:write(path)
+end)
+check.error("field 'block' must be an integer, got 1.5", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100", block = {16, 1.5}, columns = {"fits"}})
+
 -- a Lua column and a filter see the row
 local n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = {1024, 2048, 4096},
                    filter = function(r) return r.context > 1024 end,

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -738,8 +739,41 @@ static void eviction_and_length_points_apply_per_group(void **state) {
   assert_int_equal(n, 48); /* 32767 x 2 // 1350 */
 }
 
+/* A ledger allocated at kvp_ledger_size holds every answer: eval and the
+ * answers touch no byte beyond it (ASan checks the heap block's end). */
+static void ledger_sized_to_its_stages_answers_alike(void **state) {
+  (void)state;
+  static kvp_ledger full;
+  for (int64_t pp = 1; pp <= 3; pp++) {
+    kvp_deploy d;
+    seed_deploy(&d, 0);
+    d.pp = pp;
+    size_t size = kvp_ledger_size(&d);
+    assert_int_equal(size, offsetof(kvp_ledger, stage) + (size_t)pp * sizeof(kvp_stage));
+    kvp_ledger *l = malloc(size);
+    assert_non_null(l);
+    assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
+    assert_int_equal(kvp_ledger_eval(&d, &full, NULL), KVP_OK);
+    int64_t a, b;
+    kvp_fit f;
+    assert_int_equal(kvp_ledger_max_concurrency(l, 8192, &a, &f), KVP_OK);
+    assert_int_equal(kvp_ledger_max_concurrency(&full, 8192, &b, &f), KVP_OK);
+    assert_int_equal(a, b);
+    assert_int_equal(kvp_ledger_max_context(l, 4, &a, &f), KVP_OK);
+    assert_int_equal(kvp_ledger_max_context(&full, 4, &b, &f), KVP_OK);
+    assert_int_equal(a, b);
+    assert_int_equal(kvp_ledger_kv_tokens(l), kvp_ledger_kv_tokens(&full));
+    free(l);
+  }
+  kvp_deploy d;
+  seed_deploy(&d, 0);
+  d.pp = 81; /* more stages than layers: no stage at all */
+  assert_int_equal(kvp_ledger_size(&d), offsetof(kvp_ledger, stage));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(ledger_sized_to_its_stages_answers_alike),
     cmocka_unit_test(seed_inputs_leave_4_gib_and_one_8k_request),
     cmocka_unit_test(true_4bit_weights_fit_16_requests_of_8k),
     cmocka_unit_test(weights_too_big_say_why_never_a_negative_count),

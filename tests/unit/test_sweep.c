@@ -146,6 +146,84 @@ static void bad_axis_values_name_the_axis(void **state) {
   assert_int_equal(kvp_sweep_init(&s, &ax, 0, 0, KVP_WANT_FIT, &d), KVP_EINVAL);
 }
 
+/* Deployment axes set numbers in C: each row's ledger equals the ledger of
+ * the base with those numbers set by hand; BASE digits pick the base. */
+static void deployment_axes_set_fields_in_row_order(void **state) {
+  (void)state;
+  static const int64_t mml[] = {4096, 32768};
+  static const double util[] = {0.9, 0.95};
+  static const int64_t over[] = {0, 2 * GiB};
+  static const int64_t gpu[] = {80 * GiB, 141 * GiB};
+  kvp_sweep_axis axis[] = {
+    {.field = KVP_FIELD_BASE, .n = 2},
+    {.field = KVP_FIELD_GPU_BYTES, .n = 2, .i = gpu},
+    {.field = KVP_FIELD_NONE, .n = 3},
+    {.field = KVP_FIELD_MAX_MODEL_LEN, .n = 2, .i = mml},
+    {.field = KVP_FIELD_OVERHEAD, .n = 2, .i = over},
+    {.field = KVP_FIELD_UTILIZATION, .n = 2, .f = util},
+  };
+  kvp_sweep_axes ax = axes();
+  ax.axis = axis;
+  ax.naxis = 6;
+  int64_t total;
+  assert_int_equal(kvp_sweep_total(&ax, &total), KVP_OK);
+  assert_int_equal(total, 2 * 2 * 3 * 2 * 2 * 2 * 4 * 3 * 2);
+  static kvp_sweep s;
+  static kvp_ledger l;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, total, KVP_WANT_FIT | KVP_WANT_MAXCONC, NULL), KVP_OK);
+  int64_t n = 0;
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    int64_t q = n / 24; /* rows per deployment-axes position: tp x context x concurrency */
+    assert_int_equal(r.apos[5], q % 2);
+    assert_int_equal(r.apos[4], q / 2 % 2);
+    assert_int_equal(r.apos[3], q / 4 % 2);
+    assert_int_equal(r.apos[2], q / 8 % 3);
+    assert_int_equal(r.apos[1], q / 24 % 2);
+    assert_int_equal(r.apos[0], q / 48);
+    assert_int_equal(r.pos[KVP_AX_BASE], q / 48);
+    kvp_deploy d = base[q / 48];
+    d.gpu_bytes = gpu[q / 24 % 2];
+    d.max_model_len = mml[q / 4 % 2];
+    d.overhead_bytes = over[q / 2 % 2];
+    d.utilization = util[q % 2];
+    d.tp = tps[(n / 6) % 4];
+    assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+    assert_memory_equal(&r.ledger->d, &l.d, sizeof l.d);
+    assert_int_equal(r.ledger->usable, l.usable);
+    int64_t mc;
+    kvp_fit f;
+    assert_int_equal(kvp_ledger_max_concurrency(&l, r.context, &mc, &f), KVP_OK);
+    assert_int_equal(r.max_concurrency, mc);
+    n++;
+  }
+  assert_int_equal(n, total);
+  kvp_sweep_free(&s);
+  /* BASE digits must multiply to the deployments given */
+  axis[2].field = KVP_FIELD_BASE;
+  assert_int_equal(kvp_sweep_total(&ax, &total), KVP_EINVAL);
+}
+
+static void bad_deployment_axis_values_fail_before_any_row(void **state) {
+  (void)state;
+  static const double util[] = {0.9, 1.5};
+  static const int64_t blocks[] = {16, 0};
+  kvp_sweep_axis axis[] = {{.field = KVP_FIELD_UTILIZATION, .n = 2, .f = util}};
+  kvp_sweep_axes ax = axes();
+  ax.axis = axis;
+  ax.naxis = 1;
+  static kvp_sweep s;
+  kvp_diag d = {{0}};
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 1, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'utilization' must be in (0, 1], got 1.5");
+  axis[0] = (kvp_sweep_axis){.field = KVP_FIELD_BLOCK, .n = 2, .i = blocks};
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 1, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'block' must be an integer >= 1, got 0");
+  axis[0] = (kvp_sweep_axis){.field = KVP_FIELD_BLOCK, .n = 2, .i = NULL};
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 1, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "sweep axis 'block' has no values");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(rows_run_outermost_axis_first),
@@ -153,6 +231,8 @@ int main(void) {
     cmocka_unit_test(shards_cover_every_row_once_in_order),
     cmocka_unit_test(empty_axes_keep_each_deployments_own_value),
     cmocka_unit_test(bad_axis_values_name_the_axis),
+    cmocka_unit_test(deployment_axes_set_fields_in_row_order),
+    cmocka_unit_test(bad_deployment_axis_values_fail_before_any_row),
   };
   return cmocka_run_group_tests_name("sweep", tests, setup, NULL);
 }
