@@ -70,6 +70,24 @@ local c_fields = {
 }
 local byte_fields = {gpu_memory = true, activation = true, overhead = true, weight_bytes = true}
 
+-- What vLLM's predicted activation peak depends on (deploy.lua
+-- predict_reserved: the profiling run's tokens and sequences come from the
+-- GPU, max_model_len and max_num_batched_tokens; tp splits it). The
+-- predicted non-torch memory depends on tp.
+local activation_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
+                           max_num_batched_tokens = true}
+
+-- May kv.deploy predict `field` (activation or overhead) for some deployment
+-- of the sweep? When the sweep does not give it and the budget may be vLLM's.
+local function predicts(spec, base, field)
+  if spec[field] ~= nil or base[field] ~= nil then return false end
+  if spec.optim ~= nil then return true end
+  for _, b in ipairs(list(spec.budget or base.budget or "vllm")) do
+    if b == "vllm" then return true end
+  end
+  return false
+end
+
 -- Decide which axes the core loops (a.field = its field) and which are
 -- expanded here into deployments (a.field = "base"). An option list is a C
 -- axis unless an optimization combination of the sweep rewrites that option:
@@ -85,6 +103,10 @@ local function place_axes(spec, base, axes)
       cand[k] = true
       first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
     end
+  end
+  -- a predicted activation peak depends on these options: they stay here
+  if predicts(spec, base, "activation") then
+    for k in pairs(activation_inputs) do cand[k] = nil end
   end
   if spec.optim ~= nil and next(cand) ~= nil then
     local optim = require "kvplan.optim"
@@ -115,6 +137,7 @@ end
 -- fraction is a function of tp, unless the sweep fixes the fraction; an
 -- optimization combination may choose such a rule)
 local function tp_dependent(spec, base)
+  if predicts(spec, base, "activation") or predicts(spec, base, "overhead") then return true end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end
   if spec.optim ~= nil then return true end
   for _, b in ipairs(list(spec.budget or base.budget or "vllm")) do

@@ -69,6 +69,21 @@ for i = 2, #rows, 5 do
   check.eq(r[15], tostring((l:fit(ctx, conc))), "C axes fits row " .. i)
   check.eq(r[16], r[2] .. "/" .. r[5] .. "/" .. r[8], "C axes seen by Lua row " .. i)
 end
+-- a predicted activation peak and non-torch memory (vLLM's, when not given)
+-- depend on the GPU, max_model_len and tp: those axes then stay deployments
+kv.sweep{model = "qwen3-8b", gpu = {"h100-sxm", "l4"}, tp = {1, 2}, max_model_len = {4096, 32768},
+         columns = {"gpu", "tp", "max_model_len", "activation_bytes", "overhead_bytes",
+                    "kv_budget_bytes"}}:write(path)
+rows = kv.csv.read(path)
+check.eq(#rows, 9, "predicted rows")
+for i = 2, #rows do
+  local r = rows[i]
+  local l = kv.deploy{model = "qwen3-8b", gpu = r[1], tp = tonumber(r[2]),
+                      max_model_len = tonumber(r[3])}:ledger()
+  check.eq(tonumber(r[4]), l.activation, "predicted activation row " .. i)
+  check.eq(tonumber(r[5]), l.overhead, "predicted overhead row " .. i)
+  check.eq(tonumber(r[6]), l.kv_budget, "predicted kv_budget row " .. i)
+end
 check.error("field 'utilization' must be in (0, 1], got 1.5", function()
   kv.sweep{model = "llama-3.1-8b", gpu = "h100", utilization = {0.9, 1.5},
            columns = {"fits"}}:write(path)
