@@ -53,6 +53,7 @@ M.model_columns = {
   experts_active = "count", shared_experts = "count", moe_intermediate = "count",
   kv_lora_rank = "count", rope_dim = "count",
   tie_embeddings = "bool", weight_bytes = "bytes", layer_kinds = "layers",
+  attention_bias = "bool", dense_layers = "count", weight_formats = "classes",
 }
 
 -- ---- cells ------------------------------------------------------------------
@@ -121,6 +122,19 @@ local function convert(t, name, s, col)
     bad(col, "bad value '%s' in column '%s' (expected true or false)", s, name)
   end
   if t == "layers" then return parse_layers(s, name, col) end
+  if t == "classes" then
+    -- "experts=mxfp4 attention=bf16": weight class = format, space separated
+    local out = {}
+    for item in s:gmatch("%S+") do
+      local k, v = item:match("^([%w_]+)=([%w_%-]+)$")
+      if k == nil then
+        bad(col, "bad entry '%s' in column '%s' (expected class=format, e.g. experts=mxfp4)",
+            item, name)
+      end
+      out[k] = v
+    end
+    return out
+  end
   error("catalog_csv: column type '" .. tostring(t) .. "' of '" .. name .. "' is unknown")
 end
 

@@ -244,8 +244,16 @@ function M.new(opts)
          or formats.get(opts.kv, "kv")
   d.weights = opts.weights ~= nil and formats.get(opts.weights, "weights")
               or d.model:native_format()
+  if opts.weights == nil and d.model:mixed_format_name() then
+    -- a mixed checkpoint: the bytes come from its classes (weight_bytes)
+    local w = {}
+    for k, v in pairs(d.weights) do w[k] = v end
+    w.name = d.model:mixed_format_name()
+    d.weights = w
+  end
   d.weight_bytes = opts.weight_bytes ~= nil and units.bytes(opts.weight_bytes, "weight_bytes")
-                   or (opts.weights == nil and rawget(d.model, "weight_bytes") or nil)
+                   or (opts.weights == nil and (rawget(d.model, "weight_bytes")
+                       or (rawget(d.model, "weight_formats") and d.model:weight_size())) or nil)
   d.utilization = opts.utilization
   if d.utilization == nil then
     d.utilization = type(rule.utilization) == "function" and rule.utilization(util.count(d.tp, "tp"))

@@ -424,6 +424,8 @@ end
 
 --- The weight format of quantization_config q (field label where), and a
 --- line for the source.
+local quantized_classes
+
 local function weight_format_of(C, q, where)
   if type(q) ~= "table" then C:raise("field '%s' must be an object, got %s", where, show(q)) end
   local method = q.quant_method
@@ -470,6 +472,47 @@ local function weight_format_of(C, q, where)
   end
   C:raise("field '%s.quant_method' %s is not supported (known: awq, compressed-tensors, fp8, " ..
           "gptq, mxfp4); give opts.weight_format", where, show(q.quant_method))
+end
+
+--- Which weight classes (models.lua weight_class_params) a quantized
+--- checkpoint stores in format wf: the linear layers (attention, dense MLP,
+--- experts) except those named by modules_to_not_convert / ignore (by the
+--- last dotted component of each entry: "attn" for attention, "mlp" for
+--- both MLP classes, "expert" for experts; routers, norms, embeddings and
+--- vision modules are not linear classes here); embeddings, norms and routers stay in the
+--- model dtype, and lm_head too unless quantization_config.lm_head is true
+--- (GPTQ's option). gpt-oss's mxfp4 lists its attention, router, embeddings
+--- and head as not converted: its experts alone are MXFP4 (vLLM
+--- vllm/model_executor/layers/quantization/mxfp4.py quantizes only the
+--- fused MoE layers).
+quantized_classes = function(C, a, wf)
+  local q = C:get("quantization_config")
+  local skip = {}
+  for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers"}) do
+    local l = q[key]
+    if type(l) == "table" then
+      for _, name in ipairs(l) do
+        if type(name) == "string" then
+          -- the module is the last dotted component: "model.layers.*.mlp.router"
+          -- names a router (not a linear class), "model.layers.*.self_attn" attention
+          local last = name:lower():match("([^%.]+)$") or ""
+          if last:find("attn") then skip.attention = true end
+          if last:find("expert") then skip.experts = true end
+          if last:find("mlp") then skip.mlp, skip.experts = true, true end
+        end
+      end
+    end
+  end
+  local method = type(q.quant_method) == "string" and q.quant_method:lower() or ""
+  if method == "mxfp4" and a.moe then skip.attention, skip.mlp = true, true end
+  local out = {}
+  for _, k in ipairs({"attention", "mlp", "experts"}) do
+    if not skip[k] then out[k] = wf end
+  end
+  if q.lm_head == true then out.lm_head = wf end
+  C:fact("quantized weight classes: " .. (next(out) and table.concat(util.sorted_keys(out), ", ")
+                                          or "none"))
+  return out
 end
 
 -- ---- the parameter estimate ---------------------------------------------------
@@ -888,7 +931,12 @@ local function read_ffn(C, a)
     a.proj_bias = C:bool("mamba_proj_bias") == true
   end
   local experts = C:int({"num_local_experts", "num_experts", "n_routed_experts"}, 0)
-  if experts and experts > 1 then a.moe = moe_of(C, a, experts) end
+  if experts and experts > 1 then
+    a.moe = moe_of(C, a, experts)
+    local dense = 0
+    for i = 0, a.layers - 1 do if not a.moe.is_moe(i) then dense = dense + 1 end end
+    if dense > 0 then a.dense_layers = dense end
+  end
 end
 
 --- Parameters and weight bytes from the files beside the config when they
@@ -994,6 +1042,8 @@ function M.from_hf(path, opts)
     wf, line = weight_format_of(C, C:get("quantization_config"))
     C:fact("weight_format = " .. line)
   end
+  local wfs
+  if wf ~= nil and opts.weight_format == nil then wfs = quantized_classes(C, a, wf) end
   local id, iw = model_id(C, opts, dir)
   local t = {
     id = id, family = C.model_type, hf = type(C.root._name_or_path) == "string" and
@@ -1002,7 +1052,9 @@ function M.from_hf(path, opts)
     head_dim = a.head_dim, head_dim_v = a.head_dim_v, max_context = a.ctx,
     params = a.params, active = a.active, intermediate = a.intermediate, vocab = a.vocab,
     tie_embeddings = a.tie, dtype = a.dtype, weight_bytes = a.weight_bytes,
-    weight_source = a.weight_source, weight_format = wf, layer_kinds = kinds, notes = a.notes,
+    weight_source = a.weight_source, weight_format = wf, weight_formats = wfs,
+    attention_bias = a.o_bias or nil, dense_layers = a.dense_layers,
+    layer_kinds = kinds, notes = a.notes,
     source = string.format("from_hf %s (model_type %s; id from %s): %s", C.file,
                            C.model_type and show(C.model_type) or "absent", iw,
                            table.concat(C.facts, "; ")),

@@ -24,6 +24,7 @@ local meta = {
   notes = true, intermediate = true, vocab = true, tie_embeddings = true, experts = true,
   experts_active = true, shared_experts = true, moe_intermediate = true, dtype = true,
   mla = true, weight_bytes = true, weight_source = true, weight_format = true,
+  weight_formats = true, attention_bias = true, dense_layers = true,
 }
 local allowed = {}
 for k in pairs(arch) do allowed[k] = true end
@@ -61,6 +62,17 @@ function M.new(t)
   m.kv_heads = t.kv_heads or t.heads
   m.core = core.model(c)
   m.active = t.active or t.params
+  if t.weight_formats ~= nil then
+    if type(t.weight_formats) ~= "table" then
+      util.raise("field 'weight_formats' must be a table of class = format, got %s",
+                 type(t.weight_formats))
+    end
+    local ok = {}
+    for _, k in ipairs(M.weight_classes) do ok[k] = true end
+    util.check_keys(t.weight_formats, ok, "weight_formats")
+    for k, f in pairs(t.weight_formats) do formats.get(f, "weight_formats." .. k) end
+    m:weight_class_params() -- checked now
+  end
   return m
 end
 
@@ -68,6 +80,11 @@ end
 --- the entry gives one (a quantized checkpoint), else from its dtype.
 function Model:native_format()
   if rawget(self, "weight_format") ~= nil then return formats.get(self.weight_format, "weight_format") end
+  return self:dtype_format()
+end
+
+--- The format of the model dtype (what unquantized tensors are stored in).
+function Model:dtype_format()
   local f = dtype_format[(self.dtype or "bf16"):lower()]
   if f == nil then
     util.raise("model '%s': unknown dtype '%s'", self.id, tostring(self.dtype))
@@ -103,10 +120,99 @@ function Model:kv_bytes(n, opts)
   return total
 end
 
+-- Weight classes: a mixed-precision checkpoint stores some tensors
+-- quantized and keeps others in the model dtype (gpt-oss: MXFP4 experts,
+-- bf16 attention, embeddings and head; GPTQ/AWQ: quantized linear layers,
+-- 16-bit embeddings and head; FP8 with block scales likewise). Parameters
+-- per class, from the config shapes as transformers builds the modules:
+--   embeddings  vocab x hidden
+--   lm_head     vocab x hidden, unless tied
+--   attention   per layer q, k, v, o: hidden x (heads + 2 kv_heads) x head_dim
+--               + heads x head_dim x hidden (+ their biases with
+--               attention_bias); MLA: q (through q_lora_rank), kv_a, kv_b, o
+--   mlp         dense layers: 3 x hidden x intermediate (gate, up, down)
+--   experts     MoE layers: experts x 3 x hidden x moe_intermediate
+--   other       params minus the above: norms, routers, biases, shared
+--               experts, sinks, a vision tower
+M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "other"}
+
+--- Parameters of each weight class (a table by class name).
+function Model:weight_class_params()
+  local H, V, L = self.hidden or 0, self.vocab or 0, self.layers
+  local c = {embeddings = V * H, lm_head = self.tie_embeddings and 0 or V * H,
+             attention = 0, mlp = 0, experts = 0}
+  local mla = rawget(self, "mla")
+  if mla and self.heads then
+    -- DeepseekV2Attention (transformers modeling_deepseek_v2.py): q through
+    -- a q_lora_rank bottleneck when there is one, kv_a to the latent plus
+    -- the rope key, kv_b back to heads x (nope + v), o from heads x v
+    local nope, rope, v = mla.qk_nope_head_dim or 0, mla.rope_dim or 0, mla.v_head_dim or 0
+    local qk, n = nope + rope, self.heads
+    local q = mla.q_lora_rank and (H * mla.q_lora_rank + mla.q_lora_rank * n * qk) or H * n * qk
+    c.attention = L * (q + H * (mla.kv_lora_rank + rope) + mla.kv_lora_rank * n * (nope + v)
+                       + n * v * H)
+  elseif self.heads and self.head_dim then
+    local q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
+    local per = H * (q + 2 * kv) + q * H
+    if self.attention_bias then per = per + q + 2 * kv + H end
+    c.attention = per * L
+  end
+  if self.experts then
+    local dense = self.dense_layers or 0
+    c.experts = (L - dense) * self.experts * 3 * H * (self.moe_intermediate or 0)
+    c.mlp = dense * 3 * H * (self.intermediate or 0)
+  else
+    c.mlp = L * 3 * H * (self.intermediate or 0)
+  end
+  local sum = 0
+  for _, k in ipairs(M.weight_classes) do sum = sum + (c[k] or 0) end
+  c.other = (self.params or 0) - sum
+  if c.other < 0 then
+    util.raise("model '%s': its weight classes add up to %d parameters, more than params %d "
+               .. "(check intermediate, experts and moe_intermediate)", self.id, sum, self.params or 0)
+  end
+  return c
+end
+
+--- The name of a mixed checkpoint's formats: the dtype's format, then
+--- each other format with its classes ("bf16+experts:mxfp4"); nil when the
+--- model has no weight_formats.
+function Model:mixed_format_name()
+  local wf = rawget(self, "weight_formats")
+  if wf == nil then return nil end
+  local base = self:dtype_format().name
+  local by = {}
+  for _, k in ipairs(M.weight_classes) do
+    if wf[k] ~= nil then
+      local n = formats.get(wf[k], "weight_formats." .. k).name
+      if n ~= base then
+        by[n] = by[n] or {}
+        table.insert(by[n], k)
+      end
+    end
+  end
+  local parts = {base}
+  for _, n in ipairs(util.sorted_keys(by)) do parts[#parts + 1] = table.concat(by[n], ",") .. ":" .. n end
+  return table.concat(parts, "+")
+end
+
 --- Bytes of all weights in format f (default: the checkpoint's own size
---- when the entry records it, else params in the native format).
+--- when the entry records it; else each class in its format of
+--- weight_formats, the rest in the native format; else params in the
+--- native format).
 function Model:weight_size(f)
   if f == nil and rawget(self, "weight_bytes") then return self.weight_bytes end
+  local wf = rawget(self, "weight_formats")
+  if f == nil and wf ~= nil then
+    local c, native, total = self:weight_class_params(), self:dtype_format(), 0
+    for _, k in ipairs(M.weight_classes) do
+      local fk = wf[k] ~= nil and formats.get(wf[k], "weight_formats." .. k) or native
+      local b = formats.bytes(fk, c[k])
+      if total + b < total then util.raise("model '%s': weight bytes overflow", self.id) end
+      total = total + b
+    end
+    return total
+  end
   return formats.bytes(formats.get(f or self:native_format(), "weights"), self.params or 0)
 end
 

@@ -46,4 +46,30 @@ local m = kv.model{id = "tiny", layers = 2, hidden = 64, heads = 4, kv_heads = 4
 local t = kv.deploy{model = m, gpu_memory = "1 GiB"}
 check.eq(t.activation_source, "none", "no vocab: not predicted")
 check.eq(t.prediction_note, "model 'tiny' gives no vocab", "the reason")
-print("engines: ok")
+
+-- ---- weights by tensor class ----------------------------------------------------
+-- gpt-oss: MXFP4 experts, the rest bf16; the checkpoints' safetensors hold
+-- 13761264768 and 65248815744 tensor bytes (index metadata.total_size)
+check.eq(kv.model("gpt-oss-20b"):weight_size(), 13761264768, "gpt-oss-20b checkpoint bytes")
+check.eq(kv.model("gpt-oss-120b"):weight_size(), 65248815744, "gpt-oss-120b checkpoint bytes")
+local oss = kv.models.from_hf("tests/fixtures/hf/gpt-oss-20b")
+check.eq(oss.weight_formats.experts, "mxfp4", "from_hf: experts mxfp4")
+check.eq(oss.weight_formats.attention, nil, "modules_to_not_convert keeps attention bf16")
+check.eq(oss:weight_size(), 13761264768, "from_hf: the config alone gives the checkpoint bytes")
+local dgp = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0}
+check.eq(dgp.weights.name, "bf16+experts:mxfp4", "mixed format named by class")
+check.eq(dgp:ledger().weights, 13761264768, "the ledger weighs the classes")
+local c = kv.model("gpt-oss-20b"):weight_class_params()
+check.eq(c.experts, 24 * 32 * 3 * 2880 * 2880, "expert parameters")
+check.eq(c.embeddings, 201088 * 2880, "embeddings")
+-- a weights option still overrides the classes
+check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100", weights = "bf16"}:ledger().weights,
+         20914757184 * 2, "weights = bf16: every parameter")
+check.error("field 'weight_formats.experts': unknown format 'int5x'", function()
+  kv.model{id = "x", layers = 1, hidden = 8, heads = 1, head_dim = 8, params = 1000,
+           weight_formats = {experts = "int5x"}}
+end)
+check.error("unknown field 'expert' in weight_formats (did you mean 'experts'?)", function()
+  kv.model{id = "x", layers = 1, hidden = 8, heads = 1, head_dim = 8, params = 1000,
+           weight_formats = {expert = "mxfp4"}}
+end)

@@ -9,6 +9,10 @@
 --     which reproduces every total_size that could be checked (Llama 2/3, Mistral, Mixtral, Falcon-40B).
 --   * active (MoE): the model card's / tech report's nominal figure unless stated otherwise.
 --   * layer_kinds: cyclic pattern of runs starting at layer 0 (omitted = full attention everywhere).
+-- DeepSeek-V3's fp8 e4m3 weights: one fp32 scale per 128 x 128 block
+-- (quantization_config weight_block_size [128, 128]).
+local FP8_B128 = {name = "fp8-b128", bits = 8, group = 16384, scale = 32}
+
 return {
   ---------------------------------------------------------------- Llama (Meta)
   {
@@ -442,7 +446,9 @@ return {
     intermediate = 18432, vocab = 129280, tie_embeddings = false,
     experts = 256, experts_active = 8, shared_experts = 1, moe_intermediate = 2048,
     params = 671026419200, active = 37000000000,
-    dtype = "fp8", max_context = 163840,
+    dtype = "bf16", max_context = 163840,
+    weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128},
+    dense_layers = 3,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128 },
     notes = "weights fp8 (e4m3, 128x128 block scales; norms/embeddings bf16); MLA 576 cached elements per token per layer; first 3 layers dense FFN, 58 MoE; num_nextn_predict_layers 1",
   },
@@ -612,7 +618,9 @@ return {
     intermediate = 2880, vocab = 201088, tie_embeddings = false,
     experts = 32, experts_active = 4, moe_intermediate = 2880,
     params = 20914757184, active = 3608307264,
-    dtype = "mxfp4", max_context = 131072,
+    dtype = "bf16", max_context = 131072, attention_bias = true,
+    weight_formats = {experts = "mxfp4"},
+    weight_source = "weight classes: 24 x 32 experts x 3 x 2880 x 2880 = 19110297600 expert weights in MXFP4 (4.25 bits), the other 1804459584 parameters in bf16 = 13761264768 bytes, equal to openai/gpt-oss-20b model.safetensors.index.json metadata.total_size 13761264768 (quoted in public copies of the index; quantization_config mxfp4, modules_to_not_convert: attention, router, embeddings, lm_head)",
     layer_kinds = { {kind = "sliding", window = 128, n = 1}, {kind = "full", n = 1} },
     notes = "MoE expert weights MXFP4 (quantization_config mxfp4), attention/embeddings bf16; layer 0 sliding (layer_types), alternating; attention sinks",
   },
@@ -626,7 +634,9 @@ return {
     intermediate = 2880, vocab = 201088, tie_embeddings = false,
     experts = 128, experts_active = 4, moe_intermediate = 2880,
     params = 116829156672, active = 5132849472,
-    dtype = "mxfp4", max_context = 131072,
+    dtype = "bf16", max_context = 131072, attention_bias = true,
+    weight_formats = {experts = "mxfp4"},
+    weight_source = "weight classes: 36 x 128 experts x 3 x 2880 x 2880 = 114661785600 expert weights in MXFP4 (4.25 bits), the other 2167371072 parameters in bf16 = 65248815744 bytes, equal to the tensor bytes 65248815744 of openai/gpt-oss-120b's safetensors as inventoried in public tests (the files are 65248893184 bytes with their headers)",
     layer_kinds = { {kind = "sliding", window = 128, n = 1}, {kind = "full", n = 1} },
     notes = "MoE expert weights MXFP4, attention/embeddings bf16; layer 0 sliding, alternating",
   },
