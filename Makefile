@@ -132,7 +132,7 @@ golden-tests: $(KVPLAN)
 cli-tests: $(KVPLAN)
 	@sh tests/run_cli.sh $(KVPLAN)
 
-module-test: $(B)/kvplan.so
+module-test: $(B)/kvplan.so $(KVPLAN)
 	@sh tests/run_module.sh $(LUA) $(B)
 
 # Fault injection: failing writes through an LD_PRELOAD shim, signals

@@ -40,12 +40,9 @@
 local kv = require "kvplan"
 
 local opt = kv.options(..., {
-  model = "", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
+  model = kv.options.required "model=llama-3.1-8b", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
   weights = "native", utilization = 0.9, activation = "predicted", overhead = "predicted", block = 16,
 })
-if opt.model == "" then
-  kv.util.raise("argument 'model' is required, e.g. model=llama-3.1-8b")
-end
 local model = kv.model(opt.model)
 local context = opt.context == 0 and model.max_context or opt.context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()

@@ -38,13 +38,10 @@
 local kv = require "kvplan"
 
 local opt = kv.options(..., {
-  model = "", context = 0, concurrency = 1, gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
+  model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = 1, gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
   kv = "auto", weights = "native", utilization = 0.9, activation = "predicted",
   overhead = "predicted",
 })
-if opt.model == "" then
-  kv.util.raise("argument 'model' is required, e.g. model=llama-3.1-70b")
-end
 local model = kv.model(opt.model)
 local context = opt.context == 0 and model.max_context or opt.context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()

@@ -28,8 +28,43 @@ expect no_script 1 "kvplan: cannot open $c/none.lua: No such file or directory" 
 expect e_error 1 "kvplan: (command line):1: attempt to call a nil value (global 'nosuch')" -- -e "nosuch()"
 expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; words for the script go after '--')" -- --bogus
 expect o_no_file 2 "kvplan: option '-o' needs an argument (try 'kvplan --help')" -- -o
-expect bad_arg 1 "kvplan: $c/args.lua:3: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
-expect unknown_arg 1 "kvplan: $c/args.lua:3: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
+expect bad_arg 1 "kvplan: command line: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
+expect unknown_arg 1 "kvplan: command line: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
+expect bad_arg_model 1 "kvplan: command line: argument 'model': unknown model 'llama-3.1-70' (did you mean 'llama-3.1-70b', 'llama-3.1-8b', 'llama-3.3-70b'?)" -- \
+  fit model=llama-3.1-70 context=32768
+expect bad_arg_gpus 1 "kvplan: command line: argument 'gpus': unknown gpu 'h100x' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100'), 'h200'?)" -- \
+  fit model=llama-3.1-70b gpus=l40s,h100x
+expect bad_arg_kv 1 "kvplan: command line: argument 'kv': unknown format 'fp9' (did you mean 'fp4', 'fp8', 'fp16'?)" -- \
+  capacity model=llama-3.1-70b kv=bf16,fp9
+expect bad_tokens 1 "kvplan: command line: argument 'context': decimals are not allowed with the binary suffix in '1.5K' (did you mean '1.5k'?)" -- \
+  fit model=llama-3.1-70b context=1.5K
+# same_as NAME ARGS... -- ARGS...: two command lines give the same report
+same_as() {
+  name=$1; shift; a=""; while [ "$1" != "--" ]; do a="$a '$1'"; shift; done; shift; b=""
+  for w in "$@"; do b="$b '$w'"; done
+  if eval "\"$kvplan\" $a" > "$out/$name.a" 2> "$out/$name.err" && eval "\"$kvplan\" $b" > "$out/$name.b" &&
+     cmp -s "$out/$name.a" "$out/$name.b" && [ -s "$out/$name.a" ]; then
+    pass=$((pass + 1)); echo "ok   cli $name"
+  else fail=$((fail + 1)); echo "FAIL cli $name: $(head -n 1 "$out/$name.err")"; fi
+}
+same_as list_trimmed fit model=llama-3.1-70b "gpus=h100, l40s" -- fit model=llama-3.1-70b gpus=h100,l40s
+same_as gpu_by_spaced_alias fit model=llama-3.1-70b "gpus=H100 80GB" -- fit model=llama-3.1-70b gpus=h100-sxm
+same_as bytes_G capacity model=llama-3.1-8b gpus=l4 activation=2G overhead=512M -- capacity model=llama-3.1-8b gpus=l4 activation=2GiB overhead=512MiB
+same_as bytes_g capacity model=llama-3.1-8b gpus=l4 activation=2g -- capacity model=llama-3.1-8b gpus=l4 activation=2GB
+same_as tokens_k fit model=llama-3.1-70b context=32k concurrency=1k -- fit model=llama-3.1-70b context=32000 concurrency=1000
+same_as tokens_K fit model=llama-3.1-70b context=32K -- fit model=llama-3.1-70b context=32768
+same_as tokens_decimal fit model=llama-3.1-70b context=25.6k -- fit model=llama-3.1-70b context=25600
+same_as vllm_names capacity model=llama-3.1-70b gpus=h100-sxm tensor_parallel_size=2,4 kv_cache_dtype=fp8 gpu_memory_utilization=0.85 block_size=32 -- \
+  capacity model=llama-3.1-70b gpus=h100-sxm tp=2,4 kv=fp8 utilization=0.85 block=32
+same_as vllm_dashes capacity model=llama-3.1-70b gpus=h100-sxm tensor-parallel-size=4 -- capacity model=llama-3.1-70b gpus=h100-sxm tp=4
+expect vllm_both 1 "kvplan: command line: arguments 'tp' and 'tensor_parallel_size' are the same option" -- \
+  capacity model=llama-3.1-70b tp=2 tensor_parallel_size=4
+expect suggest_not_typed 1 "kvplan: (command line):1: unknown gpu 'H100 80G' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100-80g'), 'a100-sxm-40gb' (alias 'a100-40g')?)" -- \
+  -e "require('kvplan').gpu('H100 80G')"
+expect deploy_vllm_names 0 "" -- -e "local kv = require 'kvplan'
+  local a = kv.deploy{model = 'llama-3.1-70b', gpu = 'h100-sxm', tensor_parallel_size = 4, kv_cache_dtype = 'fp8', gpu_memory_utilization = 0.8}:ledger()
+  local b = kv.deploy{model = 'llama-3.1-70b', gpu = 'h100-sxm', tp = 4, kv = 'fp8', utilization = 0.8}:ledger()
+  assert(a.kv_tokens == b.kv_tokens and a.kv_bytes_per_token == 40960, 'vLLM names')"
 expect help 0 "" -- --help
 expect version 0 "" -- --version
 expect args_ok 0 "" -- $c/args.lua model=llama-3.1-70b context=16384

@@ -1,5 +1,7 @@
 -- stdlib/kvplan/catalog.lua: a named collection of entries (models, GPUs)
--- looked up by id or alias in any case; an unknown name lists the closest.
+-- looked up by id or alias in any case, blanks and '_' counting as '-'
+-- ("H100 80GB" finds the alias h100-80gb); an unknown name lists the
+-- closest entries, ranking ids and aliases alike.
 -- Stdlib layer.
 
 local util = require "kvplan.util"
@@ -23,11 +25,14 @@ function M.new(kind, mt, make, data)
   add = function(t)
     index()
     local e = getmetatable(t) == mt and t or make(t)
-    if by_name[e.id:lower()] then util.raise("%s '%s' is already in the catalog", kind, e.id) end
+    local key = util.norm(e.id)
+    if by_name[key] and by_name[key].id == e.id or by_name[key] and util.norm(by_name[key].id) == key then
+      util.raise("%s '%s' is already in the catalog", kind, e.id)
+    end
     list[#list + 1] = e
-    by_name[e.id:lower()] = e
+    by_name[key] = e
     for _, a in ipairs(e.aliases or {}) do
-      local k = a:lower()
+      local k = util.norm(a)
       if by_name[k] == nil then by_name[k] = e end
     end
     return e
@@ -49,14 +54,48 @@ function M.new(kind, mt, make, data)
       util.raise("field '%s' must be a name or table, got %s", kind, type(name))
     end
     index()
-    local e = by_name[name:lower()]
+    local e = by_name[util.norm(name)]
     if e then return e end
-    local ids = {}
-    for i, c in ipairs(list) do ids[i] = c.id end
-    util.raise("unknown %s '%s'%s", kind, name, util.suggest(name, ids, true))
+    util.raise("unknown %s '%s'%s", kind, name, M.suggest(name, list))
   end
 
   return add, all, get
+end
+
+--- " (did you mean 'a', 'b'?)" for an unknown name: the three entries whose
+--- id or an alias is closest (edit distance, then length; a name holding the
+--- other counts as distance 1), each shown by id, with the alias that matched.
+--- Within max(2, #name // 3) edits "did you mean", else "closest".
+function M.suggest(name, list)
+  local lname = util.norm(name)
+  local scored = {}
+  for _, e in ipairs(list) do
+    local best
+    local names = {e.id}
+    for _, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
+    for _, n in ipairs(names) do
+      local ln = util.norm(n)
+      local d = util.distance(lname, ln)
+      if ln:find(lname, 1, true) or lname:find(ln, 1, true) then d = math.min(d, 1) end
+      if ln ~= lname and (best == nil or d < best[2] or d == best[2] and #n < #best[3]) then
+        best = {e, d, n}
+      end
+    end
+    if best then scored[#scored + 1] = best end
+  end
+  table.sort(scored, function(x, y)
+    if x[2] ~= y[2] then return x[2] < y[2] end
+    if #x[3] ~= #y[3] then return #x[3] < #y[3] end
+    return x[1].id < y[1].id
+  end)
+  local out = {}
+  for i = 1, math.min(3, #scored) do
+    local e, n = scored[i][1], scored[i][3]
+    out[i] = n == e.id and ("'" .. e.id .. "'") or ("'" .. e.id .. "' (alias '" .. n .. "')")
+  end
+  if #out == 0 then return "" end
+  local near = scored[1][2] <= math.max(2, #name // 3)
+  return (near and " (did you mean " or " (closest: ") .. table.concat(out, ", ") .. (near and "?)" or ")")
 end
 
 return M

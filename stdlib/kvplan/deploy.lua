@@ -212,9 +212,46 @@ predict_reserved = function(d, opts)
   end
 end
 
+-- The serving engines' own option names, accepted for kvplan's: vLLM's
+-- EngineArgs (vllm/engine/arg_utils.py: tensor_parallel_size,
+-- pipeline_parallel_size, gpu_memory_utilization, kv_cache_dtype,
+-- block_size), SGLang's ServerArgs (python/sglang/srt/server_args.py: tp_size,
+-- pp_size, mem_fraction_static, page_size) and TensorRT-LLM's KvCacheConfig
+-- (free_gpu_memory_fraction, tokens_per_block). Dashes count as underscores.
+M.engine_names = {
+  tensor_parallel_size = "tp", pipeline_parallel_size = "pp",
+  gpu_memory_utilization = "utilization", kv_cache_dtype = "kv", block_size = "block",
+  tp_size = "tp", pp_size = "pp", mem_fraction_static = "utilization", page_size = "block",
+  free_gpu_memory_fraction = "utilization", tokens_per_block = "block",
+}
+
+--- opts with the engines' option names (M.engine_names) renamed to kvplan's;
+--- both names of one option is an error. Returns opts itself when none is used.
+function M.rename(opts, what)
+  local out
+  for k, v in pairs(opts) do
+    local canon = type(k) == "string" and M.engine_names[k:gsub("%-", "_")] or nil
+    if canon == nil and type(k) == "string" and k:find("-", 1, true) and fields[(k:gsub("%-", "_"))] then
+      canon = k:gsub("%-", "_")
+    end
+    if canon ~= nil then
+      if out == nil then
+        out = {}
+        for k2, v2 in pairs(opts) do out[k2] = v2 end
+      end
+      if opts[canon] ~= nil then
+        util.raise("%s gives both '%s' and '%s' (the same option)", what, canon, k)
+      end
+      out[k], out[canon] = nil, v
+    end
+  end
+  return out or opts
+end
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
+  opts = M.rename(opts, "deployment")
   util.check_keys(opts, fields, "deployment")
   local given = opts
   local combination
@@ -329,6 +366,7 @@ end
 --- setting given as false returns to its default: d:with{gpu_memory = false}.
 --- The deployment's optimizations are applied again to the changed options.
 function Deployment:with(changes)
+  changes = M.rename(changes, "deployment change")
   util.check_keys(changes, fields, "deployment change")
   local opts = {}
   for k, v in pairs(self.options) do opts[k] = v end

@@ -36,7 +36,8 @@ M.gpu = function(t) return M.gpus.get(t) end
 --- kv.format(name or table): a storage format.
 M.format = function(f) return M.formats.get(f) end
 --- kv.options(args, defaults): a script's key=value arguments, checked.
-M.options = require("kvplan.options").parse
+M.options = setmetatable({required = require("kvplan.options").required},
+                         {__call = function(_, ...) return require("kvplan.options").parse(...) end})
 --- kv.bytes("80 GiB") -> 85899345920
 M.bytes = M.units.bytes
 

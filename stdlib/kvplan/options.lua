@@ -2,53 +2,162 @@
 -- passes {key = "value"} to the script; options() checks the keys against
 -- the script's defaults and converts each value to its default's type.
 -- Stdlib layer.
+--
+-- Values: numbers; integers also as token counts with vLLM's suffixes
+-- (32k = 32000, 32K = 32768: units.tokens); true/false/yes/no/1/0; lists
+-- comma-separated, each item trimmed. Keys: the serving engines' own option
+-- names stand for kvplan's (tensor_parallel_size for tp, kv_cache_dtype for
+-- kv, ...: deploy.engine_names), with dashes or underscores. A bad argument
+-- given on the command line is reported as "command line: argument ...",
+-- not at the script's line; arguments called model(s), gpu(s), kv and
+-- weights are looked up in the catalogs at once, so a misspelt name is
+-- reported the same way.
 
 local util = require "kvplan.util"
+local units = require "kvplan.units"
 
 local M = {}
 
-local function convert(key, v, def)
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+local function convert(key, v, def, fail)
   local t = type(def)
+  v = trim(v)
   if t == "number" then
+    if math.type(def) == "integer" then
+      local ok, x = pcall(units.tokens, v, key)
+      if ok then return x end
+      local n = tonumber(v)
+      if n ~= nil and n == n and n - n == 0 then
+        if n == math.floor(n) and n > -2^63 and n < 2^63 then return math.tointeger(n) end
+        fail("argument '%s' must be an integer, got '%s'", key, v)
+      end
+      if v:match("^%d+%.%d*[KMGT]$") then
+        fail("%s", (tostring(x):gsub("^.-:%d+: ", "", 1):gsub("^field", "argument")))
+      end
+      fail("argument '%s' must be a number, got '%s'", key, v)
+    end
     local x = tonumber(v)
     if x == nil or x ~= x or x == math.huge or x == -math.huge then
-      util.raise("argument '%s' must be a number, got '%s'", key, v)
-    end
-    if math.type(def) == "integer" then
-      if math.type(x) == "float" and x == math.floor(x) and x > -2^63 and x < 2^63 then
-        x = math.tointeger(x)
-      end
-      if math.type(x) ~= "integer" then util.raise("argument '%s' must be an integer, got '%s'", key, v) end
+      fail("argument '%s' must be a number, got '%s'", key, v)
     end
     return x
   elseif t == "boolean" then
-    if v == "true" or v == "1" or v == "yes" then return true end
-    if v == "false" or v == "0" or v == "no" then return false end
-    util.raise("argument '%s' must be true or false, got '%s'", key, v)
+    local l = v:lower()
+    if l == "true" or l == "1" or l == "yes" then return true end
+    if l == "false" or l == "0" or l == "no" then return false end
+    fail("argument '%s' must be true or false, got '%s'", key, v)
   elseif t == "table" then -- a list: comma-separated values of the first element's type
     local out = {}
     for item in (v .. ","):gmatch("([^,]*),") do
-      if item ~= "" then out[#out + 1] = convert(key, item, def[1] or "") end
+      item = trim(item)
+      if item ~= "" then out[#out + 1] = convert(key, item, def[1] or "", fail) end
     end
     return out
   end
   return v
 end
 
---- options(args, defaults): a table with every default, overridden by args.
---- Unknown keys and values of the wrong type are errors at the user's line.
-function M.parse(args, defaults)
-  args = args or {}
+-- Catalog lookups of arguments by name: an unknown name fails here.
+local lookups = {
+  model = function(v) require("kvplan.models").get(v) end,
+  gpu = function(v) require("kvplan.gpus").get(v) end,
+  kv = function(v)
+    if v ~= "auto" then require("kvplan.formats").get(v, "kv") end
+  end,
+  weights = function(v)
+    if v ~= "native" then require("kvplan.formats").get(v, "weights") end
+  end,
+}
+lookups.models, lookups.gpus = lookups.model, lookups.gpu
+
+local function lookup(key, v, fail)
+  local f = lookups[key]
+  if f == nil then return end
+  for _, item in ipairs(type(v) == "table" and v or {v}) do
+    if type(item) == "string" and item ~= "" then
+      local ok, err = pcall(f, item)
+      if not ok then fail("argument '%s': %s", key, (tostring(err):gsub("^.-:%d+: ", "", 1):gsub("^field '[^']*': ", "", 1))) end
+    end
+  end
+end
+
+-- key=value words of a stock interpreter's `arg` (lua5.4 script.lua k=v).
+local function from_arg(words)
   local out = {}
-  for k, v in pairs(defaults) do out[k] = v end
+  for _, w in ipairs(words) do
+    local k, v = tostring(w):match("^([^=]+)=(.*)$")
+    if k then out[k] = v else out[#out + 1] = w end
+  end
+  return out
+end
+
+local Required = {}
+Required.__index = Required
+Required.__name = "kvplan.Required"
+
+--- required(example): a default that must be given, a string; the error
+--- shows the example ("model=llama-3.1-8b").
+function M.required(example)
+  return setmetatable({example = example}, Required)
+end
+
+--- options(args, defaults): a table with every default, overridden by args.
+--- Unknown keys and values of the wrong type are errors at the user's line,
+--- or named as command-line arguments when args came from the command line.
+--- Under a stock lua5.4 (require "kvplan" through kvplan.so) `...` holds
+--- the words themselves; they are read from the global `arg` then.
+function M.parse(args, defaults)
+  if type(defaults) ~= "table" then
+    util.raise("options needs a table of defaults, got %s", type(defaults))
+  end
+  local cli = package.loaded["kvplan.cli"]
+  local from_cli = cli ~= nil and rawequal(cli.args, args)
+  if args == nil or type(args) == "string" then
+    local words = rawget(_G, "arg")
+    if type(words) == "table" and (args == nil or words[1] == args) then
+      args, from_cli = from_arg(words), true
+    elseif args ~= nil then
+      args = from_arg{args}
+    end
+  end
+  args = args or {}
+  if type(args) ~= "table" then util.raise("options needs the script's arguments (...), got %s", type(args)) end
+  local fail = from_cli and function(msg, ...)
+    error("command line: " .. string.format(msg, ...), 0)
+  end or util.raise
+  local out = {}
+  for k, v in pairs(defaults) do
+    if getmetatable(v) == Required then out[k] = nil else out[k] = v end
+  end
+  local names = require("kvplan.deploy").engine_names
   for k, v in pairs(args) do
     if type(k) ~= "string" then
-      util.raise("argument '%s' is not of the form key=value", tostring(v))
+      fail("argument '%s' is not of the form key=value", tostring(v))
     end
-    if defaults[k] == nil then
-      util.raise("unknown argument '%s'%s", k, util.suggest(k, util.sorted_keys(defaults)))
+    local key = k
+    if defaults[key] == nil then
+      local u = key:gsub("%-", "_")
+      if defaults[u] ~= nil then key = u
+      elseif names[u] and defaults[names[u]] ~= nil then key = names[u] end
     end
-    out[k] = type(v) == "string" and convert(k, v, defaults[k]) or v
+    if defaults[key] == nil then
+      local cands = util.sorted_keys(defaults)
+      fail("unknown argument '%s'%s", k, util.suggest(k, cands))
+    end
+    if key ~= k and args[key] ~= nil then
+      fail("arguments '%s' and '%s' are the same option", key, k)
+    end
+    local def = defaults[key]
+    if getmetatable(def) == Required then def = "" end
+    out[key] = type(v) == "string" and convert(key, v, def, fail) or v
+    if type(v) == "string" then lookup(key, out[key], fail) end
+  end
+  for _, k in ipairs(util.sorted_keys(defaults)) do
+    local d = defaults[k]
+    if getmetatable(d) == Required and (out[k] == nil or out[k] == "") then
+      fail("argument '%s' is required, e.g. %s", k, d.example or (k .. "=..."))
+    end
   end
   return out
 end

@@ -43,16 +43,22 @@ local function distance(a, b)
 end
 M.distance = distance
 
+--- A name as lookups compare it: trimmed, lower case, blanks and '_' as '-'.
+function M.norm(name)
+  return (tostring(name):lower():gsub("^%s+", ""):gsub("%s+$", ""):gsub("[%s_]+", "-"))
+end
+
 --- Up to n names close to name (case-insensitive), best first: within an
---- edit distance of max(2, #name // 3), or holding one another.
+--- edit distance of max(2, #name // 3), or holding one another. The name
+--- typed itself is never suggested.
 function M.closest(name, names, n, any)
-  local lname, scored = name:lower(), {}
+  local lname, scored = M.norm(name), {}
   local limit = any and math.huge or math.max(2, #name // 3)
   for _, c in ipairs(names) do
-    local lc = c:lower()
+    local lc = M.norm(c)
     local d = distance(lname, lc)
     if lc:find(lname, 1, true) or lname:find(lc, 1, true) then d = math.min(d, 1) end
-    if d <= limit then scored[#scored + 1] = {c, d} end
+    if d <= limit and lc ~= lname then scored[#scored + 1] = {c, d} end
   end
   table.sort(scored, function(x, y)
     if x[2] ~= y[2] then return x[2] < y[2] end
