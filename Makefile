@@ -177,7 +177,7 @@ install: all
 	install -m 755 $(KVPLAN) $(DESTDIR)$(PREFIX)/bin/kvplan
 	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/libkvplan.a
 	install -d $(DESTDIR)$(PREFIX)/include/kvplan
-	install -m 644 engine/core/kvplan.h engine/core/optim.h engine/core/sweep.h $(DESTDIR)$(PREFIX)/include/kvplan/
+	install -m 644 engine/core/kvplan.h engine/core/optim.h engine/core/sweep.h engine/core/roofline.h engine/core/sim.h $(DESTDIR)$(PREFIX)/include/kvplan/
 	install -m 755 $(B)/kvplan.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/kvplan.so
 
 clean:

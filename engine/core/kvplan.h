@@ -437,5 +437,7 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
 
 #include "sweep.h"
 #include "optim.h"
+#include "roofline.h"
+#include "sim.h"
 
 #endif

@@ -1,0 +1,234 @@
+/*
+ * roofline.c: the roofline time of one engine step (roofline.h).
+ * Pure computation: no Lua, no I/O.
+ *
+ * Bytes of one step on one GPU of the TP group, all pipeline stages in turn:
+ *   weights   W / tp, or for a MoE W / tp x (1 - (1 - f)^T), f = active /
+ *             total parameters and T the step's tokens: the chance that a
+ *             weight is used by at least one of T tokens when each token
+ *             uses a fraction f of them (an estimate: it treats every weight
+ *             as an expert; with T = 1 it is exactly the active weights)
+ *   KV read   per scheduled sequence of context n: sum over layers of the
+ *             bytes of one token on this GPU (kvp_kv_token_bits: heads
+ *             split over tp, MLA's latent whole) x n, or x min(n, W) for a
+ *             sliding window or local chunk W, plus recurrent states
+ *   KV write  the step's tokens x the bytes of one token on all layers
+ * FLOPs on one GPU: 2 x active parameters x T / tp (a multiply-add per
+ * weight per token) plus attention: per (query, key) pair and layer
+ * 2 x heads x (head_dim + head_dim_v) (QK^T and PV), for MLA with absorbed
+ * projections 2 x heads x (2 latent + rope_dim), over tp.
+ * Tensor parallelism: two all-reduces per layer (after attention and after
+ * the MLP, Megatron-LM: Shoeybi et al., 2019) of T x hidden x 2 bytes (16-bit
+ * activations); a ring all-reduce sends 2 (tp - 1) / tp of it each way
+ * (Patarasuk and Yuan, 2009), at half the catalog's bidirectional
+ * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+#define ACT_BYTES 2.0 /* bytes of one activation element (bf16/fp16) */
+
+static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
+static double shown(double v) { return isnan(v) ? fabs(v) : v; }
+
+kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
+  if (!finite_pos(p->hbm_gbps))
+    return kvp_fail(d, KVP_EINVAL, "field 'hbm_gbps' must be a number > 0, got %g", shown(p->hbm_gbps));
+  if (!finite_pos(p->tflops))
+    return kvp_fail(d, KVP_EINVAL, "field 'tflops' must be a number > 0, got %g", shown(p->tflops));
+  if (!(isfinite(p->link_gbps) && p->link_gbps >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'link_gbps' must be a number >= 0, got %g",
+                    shown(p->link_gbps));
+  const struct { const char *name; double v; } eff[3] = {
+    {"memory", p->mem_eff}, {"compute", p->flop_eff}, {"link", p->link_eff}};
+  for (int i = 0; i < 3; i++)
+    if (!(eff[i].v > 0.0 && eff[i].v <= 1.0))
+      return kvp_fail(d, KVP_EINVAL, "efficiency '%s' must be in (0, 1], got %g", eff[i].name,
+                      shown(eff[i].v));
+  if (!(isfinite(p->link_latency_us) && p->link_latency_us >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'link_latency_us' must be a number >= 0, got %g",
+                    shown(p->link_latency_us));
+  if (!(isfinite(p->step_overhead_ms) && p->step_overhead_ms >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'step_overhead_ms' must be a number >= 0, got %g",
+                    shown(p->step_overhead_ms));
+  if (!(p->acceptance >= 0.0 && p->acceptance < 1.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'acceptance' must be in [0, 1), got %g",
+                    shown(p->acceptance));
+  if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
+                    shown(p->price_per_hour));
+  return KVP_OK;
+}
+
+/* Attention FLOPs per (query, key) pair of one layer of shape l, all heads. */
+static double attn_per_key(const kvp_layer *l, int64_t heads) {
+  switch (l->kind) {
+    case KVP_FULL:
+    case KVP_SLIDING:
+    case KVP_CHUNKED:
+      return 2.0 * (double)heads * (double)(l->head_dim + l->head_dim_v);
+    case KVP_MLA:
+      return 2.0 * (double)heads * (double)(2 * l->latent + l->rope_dim);
+    default:
+      return 0.0;
+  }
+}
+
+/* Add `layers` layers of shape l to the KV terms (same window: same term). */
+static void add_term(kvp_cost *c, int64_t window, double tok_bytes, double per_key) {
+  int32_t i = 0;
+  while (i < c->nterm && c->window[i] != window) i++;
+  if (i == c->nterm) {
+    c->window[i] = window;
+    c->kv_tok[i] = c->attn_key[i] = 0.0;
+    c->nterm++;
+  }
+  c->kv_tok[i] += tok_bytes;
+  c->attn_key[i] += per_key;
+}
+
+kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d) {
+  TRY(kvp_perf_check(p, d));
+  memset(c, 0, sizeof *c);
+  const kvp_deploy *dep = &l->d;
+  const kvp_model *m = &dep->model;
+  c->p = *p;
+  c->tp = dep->tp;
+  c->pp = dep->pp;
+  if (!chk_mul(dep->tp, dep->pp, &c->gpus))
+    return kvp_fail(d, KVP_EOVERFLOW, "tp x pp overflows");
+  if ((c->tp > 1 || c->pp > 1) && !(p->link_gbps > 0.0))
+    return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld needs the GPUs' interconnect: field "
+                    "'link_gbps' must be > 0", (long long)c->tp, (long long)c->pp);
+  c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
+  c->flops = p->tflops * 1e12 * p->flop_eff;
+  c->link = p->link_gbps / 2.0 * 1e9 * p->link_eff;
+  double tp = (double)dep->tp;
+  c->weight_bytes = (double)l->weights_total / tp;
+  double params = (double)m->params, active = (double)(m->active > 0 ? m->active : m->params);
+  c->active_frac = params > 0.0 ? fmin(1.0, active / params) : 1.0;
+  c->flops_token = 2.0 * active / tp;
+  /* KV terms by window, over every layer of the model */
+  int64_t per_spec[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
+  int64_t heads_gpu = m->heads / dep->tp > 0 ? m->heads / dep->tp : 1;
+  for (int k = 0; k < m->nspec; k++) {
+    if (per_spec[k] == 0) continue;
+    const kvp_layer *ly = &m->spec[k];
+    double n = (double)per_spec[k];
+    if (ly->kind == KVP_STATE) {
+      c->state_bytes += n * (double)l->state_bytes[k];
+      continue;
+    }
+    if (ly->kind == KVP_NONE) continue;
+    double tok = n * (double)l->token_bits[k] / 8.0;
+    int64_t w = (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) ? ly->window : 0;
+    add_term(c, w, tok, n * attn_per_key(ly, heads_gpu));
+    c->write_tok += tok;
+  }
+  if (dep->tp > 1) {
+    c->collectives = 2 * m->layers;
+    c->ar_bytes_tok = (double)c->collectives * (double)m->hidden * ACT_BYTES * 2.0 *
+                      (tp - 1.0) / tp;
+  }
+  c->pp_bytes_tok = (double)(dep->pp - 1) * (double)m->hidden * ACT_BYTES;
+  /* speculative decoding: the rates of Leviathan et al. (optim.c) */
+  c->tokens_per_step = 1.0;
+  if (dep->spec.tokens > 0) {
+    kvp_spec_rates r;
+    TRY(kvp_spec_rates_of(p->acceptance, dep->spec.tokens, &r, d));
+    c->spec_tokens = dep->spec.tokens;
+    c->tokens_per_step = r.tokens_per_step;
+    c->draft_weight_bytes = (double)dep->spec.draft_weight_bytes / tp;
+    double bytes_per_param = params > 0.0 ? (double)l->weights_total / params : 2.0;
+    c->draft_flops_token = 2.0 * c->draft_weight_bytes / (bytes_per_param > 0 ? bytes_per_param : 2.0);
+    c->draft_kv_tok = (double)l->draft_bits / 8.0;
+  }
+  return KVP_OK;
+}
+
+double kvp_cost_kv_read(const kvp_cost *c, int64_t n) {
+  double r = c->state_bytes;
+  for (int32_t i = 0; i < c->nterm; i++) {
+    int64_t keys = c->window[i] > 0 && n > c->window[i] ? c->window[i] : n;
+    r += c->kv_tok[i] * (double)keys;
+  }
+  return r;
+}
+
+/* Sum of min(i, w) for i = a + 1 .. a + k (w = 0: no cap). */
+static double keys_sum(int64_t a, int64_t k, int64_t w) {
+  double fa = (double)a, fk = (double)k;
+  if (w <= 0 || a + k <= w) return fk * fa + fk * (fk + 1.0) / 2.0;
+  if (a >= w) return fk * (double)w;
+  int64_t below = w - a; /* positions a + 1 .. w are uncapped */
+  double fb = (double)below;
+  return fb * fa + fb * (fb + 1.0) / 2.0 + (fk - fb) * (double)w;
+}
+
+double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
+  double f = 0.0;
+  for (int32_t i = 0; i < c->nterm; i++) f += c->attn_key[i] * keys_sum(start, count, c->window[i]);
+  return f;
+}
+
+void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double attn,
+                   kvp_step *out) {
+  double t = (double)tokens;
+  double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
+  out->weight_bytes = tokens > 0 ? c->weight_bytes * wfrac : 0.0;
+  out->kv_bytes = kv_read + t * c->write_tok;
+  out->flops = t * c->flops_token + attn;
+  out->mem_s = (out->weight_bytes + out->kv_bytes) / c->bw;
+  out->compute_s = out->flops / c->flops;
+  out->comm_s = 0.0;
+  if (tokens > 0 && c->collectives > 0)
+    out->comm_s += t * c->ar_bytes_tok / c->link +
+                   (double)c->collectives * c->p.link_latency_us * 1e-6;
+  if (tokens > 0 && c->pp > 1)
+    out->comm_s += t * c->pp_bytes_tok / c->link +
+                   (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
+  out->compute_bound = out->compute_s > out->mem_s;
+  out->seconds = (out->compute_bound ? out->compute_s : out->mem_s) + out->comm_s +
+                 (tokens > 0 ? c->p.step_overhead_ms * 1e-3 : 0.0);
+}
+
+double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {
+  if (c->spec_tokens == 0 || seqs == 0) return 0.0;
+  double s = (double)seqs;
+  double bytes = c->draft_weight_bytes + s * c->draft_kv_tok * (mean_context + 1.0);
+  double mem = bytes / c->bw, comp = s * c->draft_flops_token / c->flops;
+  double comm = c->collectives > 0 ? s * c->ar_bytes_tok / c->link : 0.0;
+  return (mem > comp ? mem : comp) + comm;
+}
+
+kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp_time *out) {
+  if (context < 1 || concurrency < 1) return KVP_EINVAL;
+  memset(out, 0, sizeof *out);
+  double b = (double)concurrency;
+  int64_t per = 1 + c->spec_tokens, tokens;
+  if (!chk_mul(concurrency, per, &tokens)) return KVP_EOVERFLOW;
+  kvp_step_time(c, tokens, b * kvp_cost_kv_read(c, context),
+                b * kvp_cost_attn(c, context, per), &out->decode);
+  double step = out->decode.seconds + (double)c->spec_tokens *
+                kvp_draft_time(c, concurrency, (double)context);
+  double e = c->tokens_per_step;
+  out->tpot_s = step / e;
+  out->tokens_per_s = b * e / step;
+  out->steps_per_token = 1.0 / e;
+  out->kv_writes_per_token = (double)per / e;
+  double all = out->decode.weight_bytes + out->decode.kv_bytes;
+  out->kv_read_share = all > 0.0 ? out->decode.kv_bytes / all : 0.0;
+  out->compute_bound = out->decode.compute_bound;
+  kvp_step_time(c, context, 0.0, kvp_cost_attn(c, 0, context), &out->prefill);
+  out->ttft_s = out->prefill.seconds;
+  if (c->p.price_per_hour > 0.0)
+    out->usd_per_mtok = c->p.price_per_hour * (double)c->gpus / 3600.0 / out->tokens_per_s * 1e6;
+  if (!isfinite(out->tpot_s) || !isfinite(out->tokens_per_s) || !isfinite(out->ttft_s))
+    return KVP_EOVERFLOW;
+  return KVP_OK;
+}

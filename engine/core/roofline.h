@@ -1,0 +1,119 @@
+/*
+ * roofline.h: time, not only memory: the roofline time of one engine step
+ * (roofline.c). Pure computation: no Lua, no I/O. Included by kvplan.h.
+ *
+ * A step processes `tokens` tokens (decode: one per running sequence, or
+ * g + 1 under speculative decoding; prefill: a prompt chunk) on one GPU of
+ * the TP group. It moves the weights on that GPU (the touched experts of a
+ * MoE), the KV every scheduled sequence reads and the KV it writes, and
+ * performs 2 x active parameters x tokens FLOPs plus attention, all split
+ * over tp. Its time is
+ *
+ *   max(bytes / (HBM bandwidth x mem_eff), FLOPs / (peak FLOP/s x flop_eff))
+ *     + tensor-parallel all-reduces + pipeline hand-offs + a fixed overhead
+ *
+ * Pipeline stages run one after another for one batch: the stages of a
+ * deployment hold proportional shares of the layers, so their times add up
+ * to the whole model's time at 1 / tp of each GPU's share, plus pp - 1
+ * activation transfers (pipelining of several batches is not modelled).
+ *
+ * Bound or estimate: with mem_eff = flop_eff = link_eff = 1 and no
+ * overhead the step time is a lower bound on any engine's (a roofline);
+ * with the default efficiency factors it is an estimate. Activation traffic,
+ * kernel launches, sampling and the scheduler's CPU time are not counted.
+ */
+#ifndef KVP_ROOFLINE_H
+#define KVP_ROOFLINE_H
+
+#include <stdint.h>
+
+/* One GPU kind's rates and the efficiency factors applied to them. */
+typedef struct kvp_perf {
+  double hbm_gbps;         /* HBM bandwidth of one GPU, GB/s (1e9 bytes/s) */
+  double tflops;           /* dense peak of one GPU in the compute format, TFLOP/s */
+  double link_gbps;        /* GPU-GPU interconnect, total bidirectional GB/s (0: none) */
+  double mem_eff;          /* achievable fraction of hbm_gbps, (0, 1] */
+  double flop_eff;         /* achievable fraction of tflops, (0, 1] */
+  double link_eff;         /* achievable fraction of link_gbps, (0, 1] */
+  double link_latency_us;  /* fixed time of one collective, microseconds (>= 0) */
+  double step_overhead_ms; /* fixed time of every step, milliseconds (>= 0) */
+  double acceptance;       /* speculative decoding: acceptance rate in [0, 1) */
+  double price_per_hour;   /* USD per GPU hour (0: no price) */
+} kvp_perf;
+
+#define KVP_ROOF_TERMS (KVP_MAX_SPECS + 1)
+
+/* What a step costs, per token and per sequence, on one GPU of the TP
+ * group, derived once from a ledger and a kvp_perf (kvp_cost_init). */
+typedef struct kvp_cost {
+  kvp_perf p;
+  int64_t tp, pp, gpus;
+  double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
+  double weight_bytes;        /* target weights on one GPU (whole model / tp) */
+  double active_frac;         /* active / total parameters (1: dense) */
+  double flops_token;         /* 2 x active parameters / tp */
+  int32_t nterm;              /* KV terms: (bytes per token, FLOPs per key, window) */
+  double kv_tok[KVP_ROOF_TERMS];
+  double attn_key[KVP_ROOF_TERMS]; /* attention FLOPs per (query, key) pair */
+  int64_t window[KVP_ROOF_TERMS];  /* 0: every key; else the last `window` */
+  double state_bytes;         /* fixed recurrent state read per sequence */
+  double write_tok;           /* KV bytes one token writes */
+  double ar_bytes_tok;        /* all-reduce bytes per token (ring: 2 (tp - 1) / tp) */
+  int64_t collectives;        /* all-reduces per step (2 per layer when tp > 1) */
+  double pp_bytes_tok;        /* activation bytes per token per stage hand-off */
+  /* speculative decoding (g = spec_tokens > 0) */
+  int64_t spec_tokens;
+  double tokens_per_step;     /* E = (1 - a^(g+1)) / (1 - a); 1 without */
+  double draft_weight_bytes;  /* draft weights on one GPU */
+  double draft_flops_token;   /* 2 x draft parameters / tp (estimated from bytes) */
+  double draft_kv_tok;        /* draft KV bytes per token of context */
+} kvp_cost;
+
+/* The time of one step and where it goes. */
+typedef struct kvp_step {
+  double seconds;      /* the step */
+  double mem_s;        /* bytes / effective bandwidth */
+  double compute_s;    /* FLOPs / effective FLOP/s */
+  double comm_s;       /* all-reduces and pipeline hand-offs */
+  double weight_bytes, kv_bytes, flops;
+  int compute_bound;   /* 1 when compute_s > mem_s */
+} kvp_step;
+
+/* Check a kvp_perf: rates finite and > 0 (link >= 0), efficiencies in
+ * (0, 1], latencies and price >= 0, acceptance in [0, 1). */
+kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d);
+/* Derive the per-token and per-sequence costs of an evaluated ledger. */
+kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d);
+/* KV bytes one sequence with n tokens of context reads in one step. */
+double kvp_cost_kv_read(const kvp_cost *c, int64_t n);
+/* Attention FLOPs of `count` new tokens of a sequence that already holds
+ * `start` tokens: token i (1-based position start + i) attends to
+ * start + i keys, or the last `window` of them. */
+double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count);
+/* One step of the target model: `tokens` tokens processed, `kv_read`
+ * bytes of KV read, `attn` attention FLOPs (sums over the scheduled
+ * sequences of the two functions above). */
+void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double attn,
+                   kvp_step *out);
+/* One draft pass for `seqs` sequences at mean context n (speculative). */
+double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
+
+/* The ledger's time answers at (context, concurrency). */
+typedef struct kvp_time {
+  double tpot_s;         /* time per output token of one sequence */
+  double ttft_s;         /* the context as one prompt, one prefill step */
+  double tokens_per_s;   /* output tokens per second of the GPU group */
+  double kv_read_share;  /* KV bytes / all bytes of the decode step */
+  double usd_per_mtok;   /* price x GPUs / tokens, per million (0: no price) */
+  double steps_per_token;/* target steps per output token (1 / E) */
+  double kv_writes_per_token; /* target KV positions written per output token */
+  int compute_bound;     /* the decode step */
+  kvp_step decode, prefill;
+} kvp_time;
+
+/* Decode of `concurrency` sequences at `context` tokens, each step one
+ * token each (g + 1 verified with speculative decoding, E kept on average,
+ * plus g draft passes); prefill of one prompt of `context` tokens. */
+kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp_time *out);
+
+#endif

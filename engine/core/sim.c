@@ -1,0 +1,587 @@
+/*
+ * sim.c: a serving simulator of continuous batching over the paged KV pool
+ * (sim.h). Pure computation: no Lua, no I/O.
+ *
+ * One step, as vLLM V1 schedules it (vllm-project/vllm commit 00024d31,
+ * vllm/v1/core/sched/scheduler.py Scheduler.schedule):
+ *   1. The running requests, in the order they were admitted, while the
+ *      token budget (max_num_batched_tokens) lasts: each gets the tokens it
+ *      still has to compute (a decode: 1; a prompt: the rest of it, cut to
+ *      the budget: chunked prefill). When the pool has too few free blocks
+ *      for them (kv_cache_manager.allocate_slots returns None) the newest
+ *      running request is preempted (self.running.pop()) until they fit, or
+ *      until the request itself was the one preempted. A preempted request
+ *      frees its blocks, loses its computed tokens (recompute) and goes back
+ *      to the front of the waiting queue.
+ *   2. Only if nobody was preempted: waiting requests in order, while the
+ *      budget lasts and fewer than max_num_seqs run, each admitted when its
+ *      blocks fit; the first that does not fit stops admission.
+ * A request whose computed tokens reach its tokens samples one token at the
+ * end of the step (the first one: its time to first token); a request that
+ * has all its output tokens leaves and frees its blocks.
+ *
+ * Memory: what a request of n computed tokens holds is the ledger's
+ * kvp_ledger_seq_bytes on the tightest pipeline stage (blocks per layer
+ * kind, windows, MLA, states, speculative slots; contiguous allocation:
+ * max_model_len reserved at admission), recomputed when n crosses a block.
+ * The pool is the stage's blocks less the null block.
+ * Swap (host_bytes > 0, not vLLM V1's behaviour, which recomputes): a
+ * preempted request's KV moves to host memory while it fits there and comes
+ * back on readmission; both transfers add bytes / PCIe one-way bandwidth to
+ * the step.
+ * Speculative decoding: a decoding request verifies 1 + g tokens a step and
+ * keeps k + 1 of them, k accepted drafts drawn from the seeded generator
+ * (P(k >= i) = a^i, Leviathan et al., ICML 2023), plus g draft passes.
+ * Static batching: a new batch is admitted only when the last has finished,
+ * each member reserving its final KV at admission; the batch runs until its
+ * longest member is done.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+const char *kvp_sched_name(kvp_sched s) {
+  return s == KVP_SCHED_STATIC ? "static" : s == KVP_SCHED_CONTINUOUS ? "continuous" : "unknown";
+}
+
+/* ---- workloads ----------------------------------------------------------- */
+
+kvp_err kvp_workload_make(const kvp_dist *prompt, const kvp_dist *output, int64_t n, double rate,
+                          uint64_t seed, kvp_request *out, kvp_diag *d) {
+  TRY(kvp_check_count(n, 1, "requests", d));
+  if (!(isfinite(rate) && rate >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'rate' must be a number > 0 (requests a second), got %g",
+                    isnan(rate) ? fabs(rate) : rate);
+  kvp_err e = kvp_dist_check(prompt, d);
+  if (e != KVP_OK) return e;
+  TRY(kvp_dist_check(output, d));
+  kvp_rng r;
+  kvp_rng_seed(&r, seed);
+  double t = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    TRY(kvp_dist_sample(prompt, &r, &out[i].prompt));
+    TRY(kvp_dist_sample(output, &r, &out[i].output));
+    if (rate > 0.0) t += -log(kvp_rng_unit(&r)) / rate;
+    out[i].arrival = t;
+  }
+  return KVP_OK;
+}
+
+/* ---- the simulator ------------------------------------------------------- */
+
+typedef struct sreq {
+  int64_t prompt, output, generated, computed;
+  int64_t held;     /* KV bytes in the pool */
+  int64_t cap;      /* held is valid up to this many computed tokens */
+  int64_t swapped;  /* KV bytes on the host (swap), 0 none */
+  int64_t sched;    /* tokens scheduled this step */
+  double first, finish;
+  int64_t npreempt;
+  int done;
+} sreq;
+
+typedef struct state {
+  const kvp_ledger *l;
+  const kvp_cost *c;
+  kvp_sim_config cfg;
+  sreq *r;
+  int64_t n;
+  int64_t *order;             /* requests by arrival */
+  int64_t *wq, wh, wn;        /* waiting: a ring of n, head and length */
+  int64_t *run, nrun;         /* running, in admission order */
+  int64_t *sch, nsch;         /* scheduled this step */
+  int64_t pool, free_bytes, host_free;
+  int64_t gran;               /* tokens between recomputations of held */
+  int contiguous;
+  int32_t stage;
+  kvp_rng rng;
+  double now;
+  int64_t step_preempted;
+  int64_t finished;
+  double swap_bytes;          /* moved this step */
+} state;
+
+/* KV bytes a request holds with n tokens computed (0 for none). */
+static kvp_err bytes_at(state *s, int64_t n, int64_t *bytes) {
+  if (n <= 0) {
+    *bytes = 0;
+    return KVP_OK;
+  }
+  return kvp_ledger_seq_bytes(s->l, s->stage, n, bytes);
+}
+
+/* Bytes request q needs for `upto` computed tokens (held grows, never
+ * shrinks, while the request runs). */
+static kvp_err need_for(state *s, sreq *q, int64_t upto, int64_t *need) {
+  if (upto <= q->cap && (q->held > 0 || upto == 0)) {
+    *need = q->held;
+    return KVP_OK;
+  }
+  int64_t b;
+  TRY(bytes_at(s, upto, &b));
+  *need = b > q->held ? b : q->held;
+  return KVP_OK;
+}
+
+static void set_held(state *s, sreq *q, int64_t upto, int64_t bytes) {
+  q->held = bytes;
+  q->cap = s->contiguous ? INT64_MAX : cdiv(upto, s->gran) * s->gran;
+}
+
+static void wait_front(state *s, int64_t i) {
+  s->wh = (s->wh + s->n - 1) % s->n;
+  s->wq[s->wh] = i;
+  s->wn++;
+}
+
+static void wait_back(state *s, int64_t i) {
+  s->wq[(s->wh + s->wn) % s->n] = i;
+  s->wn++;
+}
+
+static void preempt(state *s, kvp_sim *out, int64_t i) {
+  sreq *q = &s->r[i];
+  s->free_bytes += q->held;
+  if (s->cfg.host_bytes > 0 && q->held > 0 && q->held <= s->host_free) {
+    q->swapped = q->held;
+    s->host_free -= q->held;
+    s->swap_bytes += (double)q->held;
+    out->swaps++;
+  } else {
+    out->recomputed_tokens += q->computed;
+    q->computed = 0;
+  }
+  q->held = 0;
+  q->cap = 0;
+  q->npreempt++;
+  out->preemptions++;
+  s->step_preempted++;
+  wait_front(s, i);
+}
+
+/* A decode: one token pending after the prompt (or its recomputation). */
+static int decoding(const sreq *q) {
+  return q->generated > 0 && q->prompt + q->generated - q->computed == 1;
+}
+
+/* Tokens request q computes next: the rest of its prompt and outputs (a
+ * decode: 1, or 1 + g drafts to verify), cut to the budget. */
+static int64_t wanted(const state *s, const sreq *q, int64_t budget) {
+  int64_t left = q->prompt + q->generated - q->computed;
+  if (decoding(q) && s->c->spec_tokens > 0) left += s->c->spec_tokens;
+  return left < budget ? left : budget;
+}
+
+/* KV positions that `t` scheduled tokens make valid (drafts are slots the
+ * ledger already counts). */
+static int64_t kv_upto(const sreq *q, int64_t t) {
+  int64_t real = q->prompt + q->generated - q->computed;
+  return q->computed + (t < real ? t : real);
+}
+
+static kvp_err schedule_running(state *s, kvp_sim *out, int64_t *budget) {
+  for (int64_t k = 0; k < s->nrun && *budget > 0; k++) {
+    int64_t i = s->run[k];
+    sreq *q = &s->r[i];
+    if (q->done) continue;
+    int64_t t = wanted(s, q, *budget), need;
+    TRY(need_for(s, q, kv_upto(q, t), &need));
+    int self = 0;
+    while (need - q->held > s->free_bytes) {
+      int64_t v = s->run[--s->nrun];
+      preempt(s, out, v);
+      if (v == i) {
+        self = 1;
+        break;
+      }
+    }
+    if (self) break;
+    s->free_bytes -= need - q->held;
+    set_held(s, q, kv_upto(q, t), need);
+    q->sched = t;
+    s->sch[s->nsch++] = i;
+    *budget -= t;
+  }
+  return KVP_OK;
+}
+
+static kvp_err admit_waiting(state *s, int64_t *budget) {
+  while (s->wn > 0 && *budget > 0 && s->nrun < s->cfg.max_num_seqs) {
+    int64_t i = s->wq[s->wh];
+    sreq *q = &s->r[i];
+    int64_t t = wanted(s, q, *budget), need;
+    if (q->swapped > 0) {
+      q->held = q->swapped; /* its KV, back from the host */
+      q->cap = s->contiguous ? INT64_MAX : cdiv(q->computed, s->gran) * s->gran;
+    }
+    TRY(need_for(s, q, kv_upto(q, t), &need));
+    if (need > s->free_bytes) {
+      if (q->swapped > 0) q->held = 0, q->cap = 0;
+      break;
+    }
+    if (q->swapped > 0) {
+      s->swap_bytes += (double)q->swapped;
+      s->host_free += q->swapped;
+      q->swapped = 0;
+    }
+    s->wh = (s->wh + 1) % s->n;
+    s->wn--;
+    s->free_bytes -= need;
+    set_held(s, q, kv_upto(q, t), need);
+    s->run[s->nrun++] = i;
+    q->sched = t;
+    s->sch[s->nsch++] = i;
+    *budget -= t;
+  }
+  return KVP_OK;
+}
+
+/* Static batching: the next batch, as many waiting requests (in order, up
+ * to max_num_seqs) as fit with the KV of their last token reserved. */
+static kvp_err form_batch(state *s) {
+  while (s->wn > 0 && s->nrun < s->cfg.max_num_seqs) {
+    int64_t i = s->wq[s->wh];
+    sreq *q = &s->r[i];
+    int64_t need;
+    TRY(bytes_at(s, q->prompt + q->output - 1, &need));
+    if (need > s->free_bytes) break;
+    s->wh = (s->wh + 1) % s->n;
+    s->wn--;
+    s->free_bytes -= need;
+    q->held = need;
+    q->cap = INT64_MAX;
+    s->run[s->nrun++] = i;
+  }
+  return KVP_OK;
+}
+
+/* Accepted drafts of one verification of g drafts (Leviathan et al.). */
+static int64_t accepted(state *s, int64_t g) {
+  int64_t k = 0;
+  while (k < g && kvp_rng_unit(&s->rng) < s->c->p.acceptance) k++;
+  return k;
+}
+
+/* Run the scheduled requests' step: its time, then their progress. */
+static kvp_err run_step(state *s, kvp_sim *out) {
+  int64_t tokens = 0, prefill = 0, ndecode = 0;
+  double kv = 0.0, attn = 0.0, ctx = 0.0;
+  for (int64_t k = 0; k < s->nsch; k++) {
+    sreq *q = &s->r[s->sch[k]];
+    tokens += q->sched;
+    kv += kvp_cost_kv_read(s->c, q->computed);
+    attn += kvp_cost_attn(s->c, q->computed, q->sched);
+    if (decoding(q)) {
+      ndecode++;
+      ctx += (double)q->computed;
+    } else {
+      prefill += q->sched;
+    }
+  }
+  kvp_step st;
+  kvp_step_time(s->c, tokens, kv, attn, &st);
+  double dt = st.seconds;
+  if (ndecode > 0 && s->c->spec_tokens > 0)
+    dt += (double)s->c->spec_tokens * kvp_draft_time(s->c, ndecode, ctx / (double)ndecode);
+  if (s->swap_bytes > 0.0) dt += s->swap_bytes / (s->cfg.pcie_gbps / 2.0 * 1e9);
+  if (out->nsteps == out->cap) {
+    int64_t nc = out->cap ? out->cap * 2 : 1024;
+    kvp_sim_step *p = realloc(out->steps, (size_t)nc * sizeof *p);
+    if (p == NULL) return KVP_ENOMEM;
+    out->steps = p;
+    out->cap = nc;
+  }
+  int64_t used = s->pool - s->free_bytes;
+  kvp_sim_step *row = &out->steps[out->nsteps++];
+  *row = (kvp_sim_step){.start = s->now, .seconds = dt, .running = s->nrun, .waiting = s->wn,
+                        .used_bytes = used, .tokens = tokens, .prefill_tokens = prefill,
+                        .preempted = s->step_preempted, .compute_bound = st.compute_bound};
+  if (used > out->peak_bytes) out->peak_bytes = used;
+  out->usage_mean += (double)used * dt;
+  s->now += dt;
+  /* progress: tokens computed, tokens sampled, requests finished */
+  for (int64_t k = 0; k < s->nsch; k++) {
+    int64_t i = s->sch[k];
+    sreq *q = &s->r[i];
+    int64_t gain = 0;
+    if (decoding(q)) {
+      int64_t drafts = q->sched - 1;
+      gain = 1 + (drafts > 0 ? accepted(s, drafts) : 0);
+      q->computed += gain;
+    } else {
+      q->computed += q->sched;
+      if (q->computed == q->prompt + q->generated) gain = 1;
+    }
+    if (gain == 0) continue;
+    if (q->generated + gain > q->output) gain = q->output - q->generated;
+    if (q->generated == 0) q->first = s->now;
+    q->generated += gain;
+    q->computed = q->prompt + q->generated - 1;
+    if (q->generated == q->output) {
+      q->done = 1;
+      q->finish = s->now;
+      s->finished++;
+      out->output_tokens += q->output;
+      if (s->cfg.sched == KVP_SCHED_CONTINUOUS) {
+        s->free_bytes += q->held;
+        q->held = 0;
+      }
+    }
+  }
+  /* leave: continuous at once; static when the whole batch is done */
+  int64_t m = 0, alive = 0;
+  for (int64_t k = 0; k < s->nrun; k++) alive += !s->r[s->run[k]].done;
+  for (int64_t k = 0; k < s->nrun; k++) {
+    sreq *q = &s->r[s->run[k]];
+    if (!q->done) s->run[m++] = s->run[k];
+    else if (s->cfg.sched == KVP_SCHED_STATIC && alive > 0) s->run[m++] = s->run[k];
+    else if (s->cfg.sched == KVP_SCHED_STATIC) {
+      s->free_bytes += q->held;
+      q->held = 0;
+    }
+  }
+  s->nrun = m;
+  return KVP_OK;
+}
+
+/* qsort has no context argument in C11: sort indices by (arrival, index)
+ * with a small merge sort instead. */
+static void sort_order(int64_t *v, int64_t *tmp, int64_t n, const kvp_request *req) {
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = min64(lo + w, n), hi = min64(lo + 2 * w, n), a = lo, b = mid, k = lo;
+      while (a < mid && b < hi)
+        tmp[k++] = req[v[b]].arrival < req[v[a]].arrival ? v[b++] : v[a++];
+      while (a < mid) tmp[k++] = v[a++];
+      while (b < hi) tmp[k++] = v[b++];
+    }
+    memcpy(v, tmp, (size_t)n * sizeof *v);
+  }
+}
+
+void kvp_sim_free(kvp_sim *s) {
+  free(s->ttft);
+  free(s->e2e);
+  free(s->tpot);
+  free(s->npreempt);
+  free(s->steps);
+  s->ttft = s->e2e = s->tpot = NULL;
+  s->npreempt = NULL;
+  s->steps = NULL;
+  s->nsteps = s->cap = 0;
+}
+
+static void free_state(state *s) {
+  free(s->r);
+  free(s->order);
+  free(s->wq);
+  free(s->run);
+  free(s->sch);
+}
+
+/* Check every request before the run: lengths, and that each can be served
+ * alone (else the scheduler would wait for it forever). */
+static kvp_err check_requests(state *s, const kvp_request *req, int64_t n, int64_t *tokens,
+                              kvp_diag *d) {
+  *tokens = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const kvp_request *q = &req[i];
+    if (!(isfinite(q->arrival) && q->arrival >= 0.0))
+      return kvp_fail(d, KVP_EINVAL, "request %lld: arrival must be a time >= 0 s, got %g",
+                      (long long)i + 1, isnan(q->arrival) ? fabs(q->arrival) : q->arrival);
+    if (q->prompt < 1 || q->output < 1)
+      return kvp_fail(d, KVP_EINVAL, "request %lld: prompt and output must be >= 1 token, "
+                      "got %lld and %lld", (long long)i + 1, (long long)q->prompt,
+                      (long long)q->output);
+    int64_t len;
+    if (!chk_add(q->prompt, q->output, &len) || len > s->l->max_len)
+      return kvp_fail(d, KVP_EINVAL, "request %lld cannot be served: prompt %lld + output %lld "
+                      "tokens exceed max_model_len %lld", (long long)i + 1,
+                      (long long)q->prompt, (long long)q->output, (long long)s->l->max_len);
+    int64_t need;
+    TRY(bytes_at(s, len - 1, &need));
+    if (need > s->pool)
+      return kvp_fail(d, KVP_EINVAL, "request %lld cannot be served: %lld tokens need %lld "
+                      "bytes of KV per GPU, the whole pool holds %lld", (long long)i + 1,
+                      (long long)(len - 1), (long long)need, (long long)s->pool);
+    if (!chk_add(*tokens, len, tokens)) return KVP_EOVERFLOW;
+  }
+  return KVP_OK;
+}
+
+static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config *cfg,
+                     int64_t n, kvp_diag *d) {
+  memset(s, 0, sizeof *s);
+  s->l = l;
+  s->c = c;
+  s->cfg = *cfg;
+  s->n = n;
+  if (cfg->sched < 0 || cfg->sched >= KVP_NSCHEDS)
+    return kvp_fail(d, KVP_EINVAL, "unknown scheduler %d", (int)cfg->sched);
+  TRY(kvp_check_count(cfg->max_num_seqs, 1, "max_num_seqs", d));
+  TRY(kvp_check_count(cfg->max_num_batched_tokens, 1, "max_num_batched_tokens", d));
+  TRY(kvp_check_count(cfg->host_bytes, 0, "host_bytes", d));
+  TRY(kvp_check_count(cfg->max_steps, 0, "max_steps", d));
+  if (cfg->host_bytes > 0 && !(isfinite(cfg->pcie_gbps) && cfg->pcie_gbps > 0.0))
+    return kvp_fail(d, KVP_EINVAL, "swapping to host memory needs 'pcie_gbps' > 0, got %g",
+                    cfg->pcie_gbps);
+  if (c->spec_tokens + 1 > cfg->max_num_batched_tokens)
+    return kvp_fail(d, KVP_EINVAL, "max_num_batched_tokens %lld holds not one speculative "
+                    "step of %lld tokens", (long long)cfg->max_num_batched_tokens,
+                    (long long)(c->spec_tokens + 1));
+  if (l->fit.why != KVP_FITS || l->nstage == 0) {
+    char why[256];
+    kvp_fit_explain(&l->fit, why, sizeof why);
+    return kvp_fail(d, KVP_EINVAL, "the deployment does not fit: %s", why);
+  }
+  s->stage = l->tight;
+  const kvp_stage *st = &l->stage[s->stage];
+  s->contiguous = l->d.alloc == KVP_ALLOC_CONTIGUOUS;
+  if (s->contiguous) {
+    s->pool = st->kv_budget;
+  } else if (!chk_mul(st->blocks - l->null_blocks, st->block_bytes, &s->pool)) {
+    return kvp_fail(d, KVP_EOVERFLOW, "the KV pool's bytes overflow");
+  }
+  s->gran = l->hybrid ? l->min_block : l->d.block;
+  if (s->gran < 1) s->gran = 1;
+  s->free_bytes = s->pool;
+  s->host_free = cfg->host_bytes;
+  kvp_rng_seed(&s->rng, cfg->seed);
+  size_t un = (size_t)n;
+  s->r = calloc(un, sizeof *s->r);
+  s->order = malloc(un * sizeof *s->order);
+  s->wq = malloc(un * sizeof *s->wq);
+  s->run = malloc(un * sizeof *s->run);
+  s->sch = malloc(un * sizeof *s->sch);
+  if (!s->r || !s->order || !s->wq || !s->run || !s->sch) {
+    free_state(s);
+    return kvp_fail(d, KVP_ENOMEM, "out of memory for %lld requests", (long long)n);
+  }
+  return KVP_OK;
+}
+
+static kvp_err results(state *s, const kvp_request *req, kvp_sim *out) {
+  size_t un = (size_t)s->n;
+  out->ttft = malloc(un * sizeof *out->ttft);
+  out->e2e = malloc(un * sizeof *out->e2e);
+  out->tpot = malloc(un * sizeof *out->tpot);
+  out->npreempt = malloc(un * sizeof *out->npreempt);
+  if (!out->ttft || !out->e2e || !out->tpot || !out->npreempt) return KVP_ENOMEM;
+  for (int64_t i = 0; i < s->n; i++) {
+    sreq *q = &s->r[i];
+    out->npreempt[i] = q->npreempt;
+    out->ttft[i] = q->first - req[i].arrival;
+    out->e2e[i] = q->finish - req[i].arrival;
+    out->tpot[i] = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : -1.0;
+    if (q->finish > out->duration) out->duration = q->finish;
+  }
+  return KVP_OK;
+}
+
+kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config *cfg,
+                    const kvp_request *req, int64_t n, kvp_sim *out, kvp_diag *d) {
+  memset(out, 0, sizeof *out);
+  TRY(kvp_check_count(n, 1, "requests", d));
+  state s;
+  TRY(setup(&s, l, c, cfg, n, d));
+  int64_t total = 0;
+  kvp_err e = check_requests(&s, req, n, &total, d);
+  if (e != KVP_OK) {
+    free_state(&s);
+    return e;
+  }
+  int64_t bound = cfg->max_steps;
+  if (bound == 0 && !chk_mul(total, 8, &bound)) bound = INT64_MAX;
+  for (int64_t i = 0; i < n; i++) {
+    s.r[i].prompt = req[i].prompt;
+    s.r[i].output = req[i].output;
+    s.order[i] = i;
+    out->prompt_tokens += req[i].prompt;
+  }
+  sort_order(s.order, s.sch, n, req);
+  out->n = n;
+  out->pool_bytes = s.pool;
+  out->block_bytes = s.contiguous ? 0 : l->stage[s.stage].block_bytes;
+  int64_t next = 0;
+  while (s.finished < n) {
+    while (next < n && req[s.order[next]].arrival <= s.now) wait_back(&s, s.order[next++]);
+    if (s.nrun == 0 && s.wn == 0) {
+      s.now = req[s.order[next]].arrival; /* idle until the next arrival */
+      continue;
+    }
+    if (out->nsteps >= bound) {
+      e = kvp_fail(d, KVP_EINVAL, "the simulation did not finish within %lld steps (%lld of "
+                   "%lld requests done)", (long long)bound, (long long)s.finished, (long long)n);
+      goto fail;
+    }
+    int64_t budget = cfg->max_num_batched_tokens;
+    s.nsch = 0;
+    s.step_preempted = 0;
+    s.swap_bytes = 0.0;
+    if (cfg->sched == KVP_SCHED_STATIC && s.nrun == 0) e = form_batch(&s);
+    if (e == KVP_OK) e = schedule_running(&s, out, &budget);
+    if (e == KVP_OK && cfg->sched == KVP_SCHED_CONTINUOUS && s.step_preempted == 0)
+      e = admit_waiting(&s, &budget);
+    if (e != KVP_OK) goto fail;
+    if (s.nsch == 0) {
+      e = kvp_fail(d, KVP_EINVAL, "the scheduler found nothing to run with %lld waiting and "
+                   "%lld running requests", (long long)s.wn, (long long)s.nrun);
+      goto fail;
+    }
+    e = run_step(&s, out);
+    if (e != KVP_OK) goto fail;
+  }
+  e = results(&s, req, out);
+  if (e != KVP_OK) goto fail;
+  if (out->duration > 0.0) {
+    out->usage_mean = s.pool > 0 ? out->usage_mean / out->duration / (double)s.pool : 0.0;
+    out->throughput = (double)out->output_tokens / out->duration;
+    out->requests_s = (double)n / out->duration;
+  }
+  out->usage_peak = s.pool > 0 ? (double)out->peak_bytes / (double)s.pool : 0.0;
+  free_state(&s);
+  return KVP_OK;
+fail:
+  free_state(&s);
+  kvp_sim_free(out);
+  if (e == KVP_ENOMEM) return kvp_fail(d, e, "out of memory for the simulation's timeline");
+  return e;
+}
+
+/* ---- summaries ----------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double pct(const double *v, int64_t n, double q) {
+  double pos = q * (double)(n - 1);
+  int64_t lo = (int64_t)floor(pos);
+  if (lo >= n - 1) return v[n - 1];
+  double f = pos - (double)lo;
+  return v[lo] + (v[lo + 1] - v[lo]) * f;
+}
+
+void kvp_summarize(double *v, int64_t n, kvp_summary *out) {
+  memset(out, 0, sizeof *out);
+  int64_t m = 0;
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    if (v[i] >= 0.0) {
+      v[m++] = v[i];
+      sum += v[i];
+    }
+  if (m == 0) return;
+  qsort(v, (size_t)m, sizeof *v, cmp_double);
+  out->count = m;
+  out->mean = sum / (double)m;
+  out->p50 = pct(v, m, 0.50);
+  out->p90 = pct(v, m, 0.90);
+  out->p99 = pct(v, m, 0.99);
+  out->max = v[m - 1];
+}

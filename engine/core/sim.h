@@ -1,0 +1,91 @@
+/*
+ * sim.h: a serving simulator of one instance (the TP x PP group as one
+ * unit), step by step as vLLM's V1 scheduler schedules (sim.c).
+ * Pure computation: no Lua, no I/O. Included by kvplan.h.
+ */
+#ifndef KVP_SIM_H
+#define KVP_SIM_H
+
+#include <stdint.h>
+
+typedef enum kvp_sched {
+  KVP_SCHED_CONTINUOUS = 0, /* iteration-level: requests join and leave at every step */
+  KVP_SCHED_STATIC,         /* a batch is admitted when the last one has finished */
+  KVP_NSCHEDS
+} kvp_sched;
+
+const char *kvp_sched_name(kvp_sched s);
+
+/* One request of a workload. */
+typedef struct kvp_request {
+  double arrival;   /* seconds from the start */
+  int64_t prompt;   /* prompt tokens (>= 1) */
+  int64_t output;   /* tokens to generate (>= 1), all of them (no early stop) */
+} kvp_request;
+
+/* n requests with prompt and output lengths drawn from the two
+ * distributions by one generator seeded with `seed` (prompt, then output,
+ * then the arrival gap, request after request); rate > 0: Poisson arrivals
+ * at `rate` requests a second (exponential gaps), rate == 0: all at time 0
+ * (a negative or non-finite rate is an error). */
+kvp_err kvp_workload_make(const kvp_dist *prompt, const kvp_dist *output, int64_t n, double rate,
+                          uint64_t seed, kvp_request *out, kvp_diag *d);
+
+typedef struct kvp_sim_config {
+  kvp_sched sched;
+  int64_t max_num_seqs;            /* running requests at most */
+  int64_t max_num_batched_tokens;  /* tokens scheduled in one step */
+  int64_t host_bytes;              /* host memory per GPU for preempted KV (0: recompute) */
+  double pcie_gbps;                /* host link, total bidirectional GB/s (swap) */
+  uint64_t seed;                   /* speculative decoding: acceptance draws */
+  int64_t max_steps;               /* 0: a bound derived from the workload */
+} kvp_sim_config;
+
+/* One row of the timeline. */
+typedef struct kvp_sim_step {
+  double start, seconds;
+  int64_t running, waiting;   /* after the step was scheduled */
+  int64_t used_bytes;         /* KV bytes held on one GPU of the tightest stage */
+  int64_t tokens;             /* tokens processed */
+  int64_t prefill_tokens;     /* of which prompt (or recomputed) tokens */
+  int64_t preempted;          /* requests preempted while scheduling it */
+  int compute_bound;
+} kvp_sim_step;
+
+typedef struct kvp_sim {
+  int64_t n;                  /* requests */
+  double *ttft, *e2e, *tpot;  /* per request, seconds; tpot < 0 when output == 1 */
+  int64_t *npreempt;          /* per request */
+  kvp_sim_step *steps;
+  int64_t nsteps, cap;
+  int64_t pool_bytes;         /* KV bytes requests may hold */
+  int64_t block_bytes;        /* one block of the pool (paged) */
+  int64_t peak_bytes;
+  int64_t preemptions, swaps;
+  int64_t prompt_tokens, output_tokens, recomputed_tokens;
+  double duration;            /* until the last request finished */
+  double usage_mean, usage_peak; /* time-weighted mean and peak of used / pool */
+  double throughput;          /* output tokens per second */
+  double requests_s;
+} kvp_sim;
+
+/* Simulate the requests on an evaluated ledger that fits, with step times
+ * from c. A request that can never be served (longer than max_model_len, or
+ * more KV than the whole pool) is an error naming it; so is a run that does
+ * not end within max_steps. On success the caller frees out with
+ * kvp_sim_free; on failure nothing is left allocated. */
+kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config *cfg,
+                    const kvp_request *req, int64_t n, kvp_sim *out, kvp_diag *d);
+void kvp_sim_free(kvp_sim *s);
+
+/* Mean and percentiles of the n values v (ignoring negative ones), sorted
+ * in place: linear interpolation between closest ranks (numpy's default,
+ * as vLLM's benchmark reports them). All 0 when no value counts. */
+typedef struct kvp_summary {
+  double mean, p50, p90, p99, max;
+  int64_t count;
+} kvp_summary;
+
+void kvp_summarize(double *v, int64_t n, kvp_summary *out);
+
+#endif

@@ -1,0 +1,225 @@
+/* test_roofline.c: the roofline time of one step and the ledger's time answers. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+#define GiB 1073741824LL
+
+/* H100 SXM datasheet rates, every efficiency 1: the pure roofline */
+static kvp_perf h100(void) {
+  return (kvp_perf){.hbm_gbps = 3350, .tflops = 989.5, .link_gbps = 900, .mem_eff = 1,
+                    .flop_eff = 1, .link_eff = 1};
+}
+
+/* a Llama-3-8B-like shape: 32 layers, hidden 4096, 32 heads, 8 KV heads of 128 */
+static void llama8b(kvp_deploy *d, kvp_ledger *l, int64_t tp) {
+  kvp_deploy_defaults(d);
+  assert_int_equal(kvp_model_init(&d->model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d->model.params = d->model.active = 8000000000LL;
+  d->gpu_bytes = 80 * GiB;
+  d->tp = tp;
+  assert_int_equal(kvp_ledger_eval(d, l, NULL), KVP_OK);
+}
+
+static void batch_one_decode_is_weights_plus_kv_over_bandwidth(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes = 131072 bytes a token */
+  assert_true(c.write_tok == 131072.0);
+  assert_true(kvp_cost_kv_read(&c, 1000) == 131072000.0);
+  assert_int_equal(kvp_time_at(&c, 1000, 1, &t), KVP_OK);
+  double bytes = 16e9 + 131072.0 * 1000 + 131072.0; /* weights, read, write */
+  assert_true(fabs(t.tpot_s - bytes / 3.35e12) < 1e-15);
+  assert_false(t.compute_bound);
+  assert_true(fabs(t.kv_read_share - (131072.0 * 1001) / bytes) < 1e-12);
+  assert_true(fabs(t.tokens_per_s - 1.0 / t.tpot_s) < 1e-9);
+  /* one prompt of 1000 tokens: 2 x 8e9 x 1000 FLOPs + attention is compute-bound */
+  double attn = 32.0 * 2 * 32 * 256 * (1000.0 * 1001 / 2);
+  assert_true(fabs(t.ttft_s - (16e12 + attn) / 989.5e12) < 1e-15);
+  assert_true(t.prefill.compute_bound);
+}
+
+static void large_batches_turn_decode_compute_bound(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* at context 1: bytes ~ 16e9 + 2.6e5 b, FLOPs ~ 1.6e10 b: the ridge is
+   * b = 16e9 / 3.35e12 x 989.5e12 / 1.6e10 = 295 */
+  assert_int_equal(kvp_time_at(&c, 1, 256, &t), KVP_OK);
+  assert_false(t.compute_bound);
+  assert_int_equal(kvp_time_at(&c, 1, 512, &t), KVP_OK);
+  assert_true(t.compute_bound);
+  /* at context 8192 the KV read keeps it memory-bound at 512 */
+  assert_int_equal(kvp_time_at(&c, 8192, 512, &t), KVP_OK);
+  assert_false(t.compute_bound);
+  assert_true(t.kv_read_share > 0.9);
+}
+
+static void tensor_parallel_splits_bytes_and_adds_two_allreduces_a_layer(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 2);
+  kvp_perf p = h100();
+  p.link_latency_us = 5;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(c.weight_bytes == 8e9);
+  assert_int_equal(c.collectives, 64);
+  kvp_step_time(&c, 10, 0.0, 0.0, &s);
+  /* 64 all-reduces of 10 x 4096 x 2 bytes, ring factor 2 (2 - 1) / 2 = 1,
+   * at 450 GB/s one way, plus 64 x 5 us */
+  double comm = 64.0 * 10 * 4096 * 2 / 450e9 + 64 * 5e-6;
+  assert_true(fabs(s.comm_s - comm) < 1e-15);
+  assert_true(fabs(s.seconds - (s.mem_s + comm)) < 1e-15);
+  /* no interconnect: an error naming the field */
+  p.link_gbps = 0;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "link_gbps"));
+}
+
+static void moe_reads_active_weights_alone_and_all_of_them_in_a_large_batch(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  d.model.active = 1000000000LL; /* an eighth */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.weight_bytes - 2e9) < 1e-3);
+  kvp_step_time(&c, 2, 0.0, 0.0, &s);
+  assert_true(fabs(s.weight_bytes - 16e9 * (1 - 0.875 * 0.875)) < 1e-3);
+  kvp_step_time(&c, 4096, 0.0, 0.0, &s);
+  assert_true(s.weight_bytes > 16e9 * 0.999999);
+  assert_true(fabs(s.flops - 4096 * 2e9) < 1.0);
+}
+
+static void windows_cap_the_keys_read_and_attended(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 2, 64, 1, 1, 8, NULL), KVP_OK);
+  kvp_layer runs[2] = {{.kind = KVP_SLIDING, .kv_heads = 1, .head_dim = 8, .head_dim_v = 8,
+                        .window = 4},
+                       {.kind = KVP_FULL, .kv_heads = 1, .head_dim = 8, .head_dim_v = 8}};
+  int64_t counts[2] = {1, 1};
+  assert_int_equal(kvp_model_set_pattern(&d.model, runs, counts, 2, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000;
+  d.gpu_bytes = GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 32 bytes a token a layer; at 10 tokens the window layer reads 4 */
+  assert_true(kvp_cost_kv_read(&c, 10) == 32.0 * 10 + 32.0 * 4);
+  /* tokens 3..6 of a sequence holding 2: full keys 3+4+5+6 = 18, window
+   * min(i, 4) = 3+4+4+4 = 15; 32 FLOPs a key a layer */
+  assert_true(kvp_cost_attn(&c, 2, 4) == 32.0 * (18 + 15));
+  assert_true(kvp_cost_attn(&c, 0, 3) == 32.0 * (6 + 6));
+  assert_true(kvp_cost_attn(&c, 8, 2) == 32.0 * (19 + 8));
+}
+
+static void speculative_decoding_divides_steps_by_tokens_per_step(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t, base;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_time_at(&c, 2048, 8, &base), KVP_OK);
+  d.spec.tokens = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  p.acceptance = 0.5;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_time_at(&c, 2048, 8, &t), KVP_OK);
+  /* E = (1 - 0.5^3) / 0.5 = 1.75; the target writes 3 positions a step */
+  assert_true(fabs(t.steps_per_token - 1 / 1.75) < 1e-12);
+  assert_true(fabs(t.kv_writes_per_token - 3 / 1.75) < 1e-12);
+  /* no draft weights: the step costs a little more, a token much less */
+  assert_true(t.decode.seconds > base.decode.seconds);
+  assert_true(fabs(t.tpot_s - t.decode.seconds / 1.75) < 1e-15);
+  assert_true(t.tpot_s < base.tpot_s);
+}
+
+static void price_per_gpu_hour_gives_dollars_per_million_tokens(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  llama8b(&d, &l, 2);
+  kvp_perf p = h100();
+  p.price_per_hour = 3.6;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_time_at(&c, 1024, 32, &t), KVP_OK);
+  assert_true(fabs(t.usd_per_mtok - 2 * 3.6 / 3600 / t.tokens_per_s * 1e6) < 1e-12);
+}
+
+static void bad_rates_are_errors_naming_the_field(void **state) {
+  (void)state;
+  kvp_diag dg = {{0}};
+  kvp_perf p = h100();
+  p.mem_eff = 0;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "efficiency 'memory' must be in (0, 1], got 0"));
+  p = h100();
+  p.tflops = NAN;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "'tflops' must be a number > 0, got nan"));
+  p = h100();
+  p.acceptance = 1;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "acceptance"));
+  p = h100();
+  p.price_per_hour = -1;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  llama8b(&d, &l, 1);
+  p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_time_at(&c, 0, 1, &t), KVP_EINVAL);
+  assert_int_equal(kvp_time_at(&c, 1, 0, &t), KVP_EINVAL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(batch_one_decode_is_weights_plus_kv_over_bandwidth),
+    cmocka_unit_test(large_batches_turn_decode_compute_bound),
+    cmocka_unit_test(tensor_parallel_splits_bytes_and_adds_two_allreduces_a_layer),
+    cmocka_unit_test(moe_reads_active_weights_alone_and_all_of_them_in_a_large_batch),
+    cmocka_unit_test(windows_cap_the_keys_read_and_attended),
+    cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
+    cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
+    cmocka_unit_test(bad_rates_are_errors_naming_the_field),
+  };
+  return cmocka_run_group_tests_name("roofline", tests, NULL, NULL);
+}

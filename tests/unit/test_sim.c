@@ -1,0 +1,352 @@
+/* test_sim.c: the serving simulator: a hand-computed case and invariants. */
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+#define GiB 1073741824LL
+
+/* One layer, one head of 8: 32 bytes a token in bf16; block 2 (64 bytes);
+ * 1000 parameters (2000 bytes); `blocks` blocks in the pool besides the
+ * null block. Bandwidth 1 GB/s and 1 TFLOP/s: every step memory-bound. */
+static void tiny(kvp_ledger *l, kvp_cost *c, int64_t blocks) {
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000;
+  d.block = 2;
+  d.utilization = 1.0;
+  d.gpu_bytes = 2000 + (blocks + 1) * 64;
+  assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
+  assert_int_equal(l->stage[0].blocks, blocks + 1);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
+  assert_int_equal(kvp_cost_init(c, l, &p, NULL), KVP_OK);
+}
+
+static kvp_sim_config config(int64_t seqs, int64_t tokens) {
+  return (kvp_sim_config){.sched = KVP_SCHED_CONTINUOUS, .max_num_seqs = seqs,
+                          .max_num_batched_tokens = tokens, .seed = 1};
+}
+
+/* A (prompt 3, output 4), B (3, 4), C (2, 1), all at 0; 5 blocks of 2
+ * tokens; 4 tokens a step. Step by step (blocks after scheduling):
+ *   1  A prefill 3 (2 blk), B chunk 1 (1)             tokens 4, used 3; A's 1st token
+ *   2  A decode, B prefill 2 (+1), C chunk 1 (1)      tokens 4, used 5; B's 1st token
+ *   3  A needs a 3rd block, none free: C (newest) is
+ *      preempted; A decode, B decode                  tokens 2, used 5
+ *   4  B needs a 3rd block: preempting the newest
+ *      preempts B itself; A decode alone              tokens 1, used 3; A done
+ *   5  B recomputes 3 + 2 tokens: chunk of 4 (2 blk)  tokens 4, used 2
+ *   6  B last recomputed token (3 blk), C prefill 2   tokens 3, used 4; C done
+ *   7  B decode                                       tokens 1, used 3; B done */
+static void hand_computed_case_matches_step_by_step_preemption_included(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 5);
+  kvp_request req[3] = {{0, 3, 4}, {0, 3, 4}, {0, 2, 1}};
+  kvp_sim_config cfg = config(4, 4);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 7);
+  assert_int_equal(s.pool_bytes, 5 * 64);
+  const int64_t tokens[7] = {4, 4, 2, 1, 4, 3, 1};
+  const int64_t used[7] = {3, 5, 5, 3, 2, 4, 3};
+  const int64_t running[7] = {2, 3, 2, 1, 1, 2, 1};
+  const int64_t waiting[7] = {1, 0, 1, 2, 1, 0, 0};
+  const int64_t preempted[7] = {0, 0, 1, 1, 0, 0, 0};
+  for (int i = 0; i < 7; i++) {
+    assert_int_equal(s.steps[i].tokens, tokens[i]);
+    assert_int_equal(s.steps[i].used_bytes, used[i] * 64);
+    assert_int_equal(s.steps[i].running, running[i]);
+    assert_int_equal(s.steps[i].waiting, waiting[i]);
+    assert_int_equal(s.steps[i].preempted, preempted[i]);
+    assert_false(s.steps[i].compute_bound);
+  }
+  assert_int_equal(s.preemptions, 2);
+  assert_int_equal(s.recomputed_tokens, 1 + 4); /* C's 1, B's 3 + 1 */
+  assert_int_equal(s.npreempt[0], 0);
+  assert_int_equal(s.npreempt[1], 1);
+  assert_int_equal(s.npreempt[2], 1);
+  assert_int_equal(s.output_tokens, 9);
+  /* step 1: 2000 weight bytes + 4 tokens x 32 bytes written, nothing read,
+   * at 1e9 bytes/s: A's first token */
+  assert_true(fabs(s.steps[0].seconds - 2128e-9) < 1e-18);
+  assert_true(fabs(s.ttft[0] - 2128e-9) < 1e-18);
+  /* step 2 reads A's 3 tokens and B's 1: 2000 + 4 x 32 + 4 x 32 */
+  assert_true(fabs(s.steps[1].seconds - 2256e-9) < 1e-18);
+  assert_true(fabs(s.ttft[1] - (2128e-9 + 2256e-9)) < 1e-18);
+  /* A finishes with step 4, C with step 6, B with step 7 (the end) */
+  double t4 = 0, t6 = 0, t7 = 0;
+  for (int i = 0; i < 7; i++) {
+    t7 += s.steps[i].seconds;
+    if (i < 4) t4 += s.steps[i].seconds;
+    if (i < 6) t6 += s.steps[i].seconds;
+  }
+  assert_true(fabs(s.e2e[0] - t4) < 1e-18);
+  assert_true(fabs(s.e2e[2] - t6) < 1e-18);
+  assert_true(fabs(s.e2e[1] - t7) < 1e-18);
+  assert_true(fabs(s.duration - t7) < 1e-18);
+  assert_true(fabs(s.usage_peak - 1.0) < 1e-12);
+  kvp_sim_free(&s);
+}
+
+/* 8B-like model, one 80 GiB GPU, H100 rates, efficiencies as given */
+static void llama8b(kvp_ledger *l, kvp_cost *c, int64_t gpu_gib, kvp_alloc alloc) {
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.model.params = d.model.active = 8000000000LL;
+  d.model.max_context = 8192;
+  d.gpu_bytes = gpu_gib * GiB;
+  d.alloc = alloc;
+  assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
+  kvp_perf p = {.hbm_gbps = 3350, .tflops = 989.5, .link_gbps = 900, .mem_eff = 0.8,
+                .flop_eff = 0.7, .link_eff = 0.8};
+  assert_int_equal(kvp_cost_init(c, l, &p, NULL), KVP_OK);
+}
+
+static void chat(kvp_request *req, int64_t n, double rate, uint64_t seed) {
+  kvp_dist prompt = {.kind = KVP_DIST_LOGNORMAL, .lo = 1, .hi = 4096, .mu = log(1000.0), .sigma = 0.6};
+  kvp_dist output = {.kind = KVP_DIST_LOGNORMAL, .lo = 1, .hi = 2048, .mu = log(250.0), .sigma = 0.6};
+  assert_int_equal(kvp_workload_make(&prompt, &output, n, rate, seed, req, NULL), KVP_OK);
+}
+
+static void invariants_hold_on_a_chat_workload_under_pressure(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  llama8b(&l, &c, 20, KVP_ALLOC_PAGED); /* a small pool: preemptions happen */
+  enum { N = 3000 };
+  kvp_request *req = malloc(N * sizeof *req);
+  chat(req, N, 0.0, 7);
+  kvp_sim_config cfg = config(256, 2048);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, NULL), KVP_OK);
+  assert_true(s.preemptions > 0);
+  int64_t out = 0;
+  for (int64_t i = 0; i < N; i++) {
+    out += req[i].output;
+    assert_true(s.e2e[i] > 0 && s.ttft[i] > 0 && s.ttft[i] <= s.e2e[i]); /* every one finished */
+  }
+  assert_int_equal(s.output_tokens, out);
+  for (int64_t k = 0; k < s.nsteps; k++) {
+    assert_true(s.steps[k].used_bytes <= s.pool_bytes);
+    assert_true(s.steps[k].used_bytes >= 0);
+    assert_true(s.steps[k].tokens <= 2048 && s.steps[k].running <= 256);
+  }
+  assert_true(s.usage_peak <= 1.0 && s.usage_mean > 0.5);
+  /* the same seed: the same run, step for step */
+  kvp_sim s2;
+  kvp_request *req2 = malloc(N * sizeof *req2);
+  chat(req2, N, 0.0, 7);
+  assert_memory_equal(req, req2, N * sizeof *req);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req2, N, &s2, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, s2.nsteps);
+  assert_memory_equal(s.steps, s2.steps, (size_t)s.nsteps * sizeof *s.steps);
+  assert_memory_equal(s.e2e, s2.e2e, N * sizeof *s.e2e);
+  kvp_sim_free(&s2);
+  /* a different seed: a different workload */
+  chat(req2, N, 0.0, 8);
+  assert_true(memcmp(req, req2, N * sizeof *req) != 0);
+  kvp_sim_free(&s);
+  free(req);
+  free(req2);
+}
+
+static void no_preemption_when_the_pool_holds_every_request_at_its_longest(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  llama8b(&l, &c, 80, KVP_ALLOC_PAGED);
+  enum { N = 200 };
+  kvp_request req[N];
+  chat(req, N, 0.0, 3);
+  int64_t need = 0;
+  for (int i = 0; i < N; i++) {
+    int64_t b;
+    assert_int_equal(kvp_ledger_seq_bytes(&l, 0, req[i].prompt + req[i].output, &b), KVP_OK);
+    need += b;
+  }
+  kvp_sim_config cfg = config(N, 8192);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, NULL), KVP_OK);
+  assert_true(need <= s.pool_bytes);
+  assert_int_equal(s.preemptions, 0);
+  assert_int_equal(s.recomputed_tokens, 0);
+  kvp_sim_free(&s);
+}
+
+static void static_batching_never_beats_continuous(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  enum { N = 1000 };
+  kvp_request *req = malloc(N * sizeof *req);
+  const double rates[3] = {0.0, 5.0, 50.0};
+  const int64_t gib[2] = {24, 80};
+  for (int g = 0; g < 2; g++) {
+    llama8b(&l, &c, gib[g], KVP_ALLOC_PAGED);
+    for (int r = 0; r < 3; r++) {
+      chat(req, N, rates[r], 11);
+      kvp_sim cont, stat;
+      kvp_sim_config cfg = config(256, 8192);
+      assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &cont, NULL), KVP_OK);
+      cfg.sched = KVP_SCHED_STATIC;
+      assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &stat, NULL), KVP_OK);
+      assert_int_equal(stat.preemptions, 0);
+      assert_int_equal(stat.output_tokens, cont.output_tokens);
+      assert_true(stat.throughput <= cont.throughput);
+      assert_true(stat.duration >= cont.duration);
+      kvp_sim_free(&cont);
+      kvp_sim_free(&stat);
+    }
+  }
+  free(req);
+}
+
+static void contiguous_allocation_reserves_and_never_preempts(void **state) {
+  (void)state;
+  kvp_ledger lp, lc;
+  kvp_cost cp, cc;
+  kvp_sim sp, sc;
+  llama8b(&lp, &cp, 24, KVP_ALLOC_PAGED);
+  llama8b(&lc, &cc, 24, KVP_ALLOC_CONTIGUOUS);
+  enum { N = 500 };
+  kvp_request req[N];
+  chat(req, N, 0.0, 5);
+  kvp_sim_config cfg = config(256, 8192);
+  assert_int_equal(kvp_sim_run(&lp, &cp, &cfg, req, N, &sp, NULL), KVP_OK);
+  assert_int_equal(kvp_sim_run(&lc, &cc, &cfg, req, N, &sc, NULL), KVP_OK);
+  assert_int_equal(sc.preemptions, 0);
+  /* 8192 tokens reserved a request: far fewer run at once than paged */
+  int64_t most_c = 0, most_p = 0;
+  for (int64_t k = 0; k < sc.nsteps; k++) most_c = sc.steps[k].running > most_c ? sc.steps[k].running : most_c;
+  for (int64_t k = 0; k < sp.nsteps; k++) most_p = sp.steps[k].running > most_p ? sp.steps[k].running : most_p;
+  assert_true(most_c * 8192 * 131072LL <= sc.pool_bytes);
+  assert_true(most_p > 2 * most_c);
+  assert_true(sp.throughput > sc.throughput);
+  kvp_sim_free(&sp);
+  kvp_sim_free(&sc);
+}
+
+static void swap_keeps_computed_tokens_and_pays_the_transfer(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim rec, swp;
+  tiny(&l, &c, 5);
+  kvp_request req[3] = {{0, 3, 4}, {0, 3, 4}, {0, 2, 1}};
+  kvp_sim_config cfg = config(4, 4);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &rec, NULL), KVP_OK);
+  cfg.host_bytes = 1 << 20;
+  cfg.pcie_gbps = 64;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &swp, NULL), KVP_OK);
+  assert_int_equal(swp.preemptions, rec.preemptions);
+  assert_int_equal(swp.swaps, 2);
+  assert_int_equal(swp.recomputed_tokens, 0);
+  assert_true(swp.nsteps < rec.nsteps);
+  assert_int_equal(swp.output_tokens, 9);
+  kvp_sim_free(&rec);
+  kvp_sim_free(&swp);
+}
+
+static void speculative_decoding_takes_fewer_steps_for_the_same_tokens(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim base, spec;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.model.params = d.model.active = 8000000000LL;
+  d.model.max_context = 8192;
+  d.gpu_bytes = 80 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = {.hbm_gbps = 3350, .tflops = 989.5, .mem_eff = 1, .flop_eff = 1, .link_eff = 1,
+                .acceptance = 0.7};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  enum { N = 64 };
+  kvp_request req[N];
+  chat(req, N, 0.0, 9);
+  kvp_sim_config cfg = config(256, 8192);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &base, NULL), KVP_OK);
+  d.spec.tokens = 3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &spec, NULL), KVP_OK);
+  assert_int_equal(spec.output_tokens, base.output_tokens);
+  /* E = (1 - 0.7^4) / 0.3 = 2.53 tokens a step */
+  assert_true(spec.nsteps * 2 < base.nsteps);
+  assert_true(spec.duration < base.duration);
+  kvp_sim_free(&base);
+  kvp_sim_free(&spec);
+}
+
+static void bad_workloads_are_clear_errors_never_a_hang(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  kvp_diag d = {{0}};
+  tiny(&l, &c, 5);
+  kvp_sim_config cfg = config(4, 4);
+  kvp_request zero[1] = {{0, 0, 4}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, zero, 1, &s, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "request 1: prompt and output must be >= 1 token, got 0 and 4");
+  kvp_request neg[2] = {{0, 2, 2}, {0, 2, -3}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, neg, 2, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "request 2"));
+  /* 11 tokens take 6 blocks, the pool has 5 */
+  kvp_request big[1] = {{0, 8, 4}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, big, 1, &s, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "request 1 cannot be served: 11 tokens need 384 bytes of KV per "
+                             "GPU, the whole pool holds 320");
+  kvp_request late[1] = {{NAN, 2, 2}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, late, 1, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "arrival"));
+  kvp_dist fixed = {.kind = KVP_DIST_FIXED, .lo = 10};
+  kvp_request r[2];
+  assert_int_equal(kvp_workload_make(&fixed, &fixed, 2, -1.0, 1, r, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "'rate' must be a number > 0"));
+  kvp_dist bad = {.kind = KVP_DIST_FIXED, .lo = 0};
+  assert_int_equal(kvp_workload_make(&bad, &fixed, 2, 0.0, 1, r, &d), KVP_EINVAL);
+  assert_int_equal(kvp_workload_make(&fixed, &fixed, 0, 0.0, 1, r, &d), KVP_EINVAL);
+  /* a step bound too small: an error, not a hang */
+  kvp_request ok[3] = {{0, 3, 4}, {0, 3, 4}, {0, 2, 1}};
+  cfg.max_steps = 3;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, ok, 3, &s, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "the simulation did not finish within 3 steps (0 of 3 requests done)");
+}
+
+static void percentiles_interpolate_between_ranks(void **state) {
+  (void)state;
+  double v[6] = {5, 1, 4, -1, 2, 3};
+  kvp_summary s;
+  kvp_summarize(v, 6, &s);
+  assert_int_equal(s.count, 5);
+  assert_true(s.mean == 3.0 && s.p50 == 3.0 && s.max == 5.0);
+  assert_true(fabs(s.p90 - 4.6) < 1e-12);
+  assert_true(fabs(s.p99 - 4.96) < 1e-12);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(hand_computed_case_matches_step_by_step_preemption_included),
+    cmocka_unit_test(invariants_hold_on_a_chat_workload_under_pressure),
+    cmocka_unit_test(no_preemption_when_the_pool_holds_every_request_at_its_longest),
+    cmocka_unit_test(static_batching_never_beats_continuous),
+    cmocka_unit_test(contiguous_allocation_reserves_and_never_preempts),
+    cmocka_unit_test(swap_keeps_computed_tokens_and_pays_the_transfer),
+    cmocka_unit_test(speculative_decoding_takes_fewer_steps_for_the_same_tokens),
+    cmocka_unit_test(bad_workloads_are_clear_errors_never_a_hang),
+    cmocka_unit_test(percentiles_interpolate_between_ranks),
+  };
+  return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
+}
