@@ -16,6 +16,7 @@ static const luaL_Reg cmods[] = {
   {"kvplan.optim_core", luaopen_kvplan_optim_core},
   {"kvplan.json", luaopen_kvplan_json},
   {"kvplan.sweep_core", luaopen_kvplan_sweep_core},
+  {"kvplan.sim_core", luaopen_kvplan_sim_core},
   {"kvplan.predict_core", luaopen_kvplan_predict_core},
   {NULL, NULL}
 };

@@ -32,6 +32,7 @@ int luaopen_kvplan_csv(lua_State *L);
 int luaopen_kvplan_json(lua_State *L);
 int luaopen_kvplan_sweep_core(lua_State *L);
 int luaopen_kvplan_optim_core(lua_State *L);
+int luaopen_kvplan_sim_core(lua_State *L);
 int luaopen_kvplan_predict_core(lua_State *L);
 
 /* ---- helpers shared by the binding files ---------------------------------- */
@@ -63,6 +64,9 @@ void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *
 
 /* The format table at idx ({bits, group, scale, zero}), checked (core_lua.c). */
 kvp_format kvl_check_format(lua_State *L, int idx, const char *field);
+/* A length distribution table ({kind, lo, hi, mu, sigma, values}) at idx,
+ * checked; empirical values stay alive on the stack (optim_lua.c). */
+kvp_dist kvl_check_dist(lua_State *L, int idx);
 /* Fill d from the deployment table at idx, every field checked (core_lua.c). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
 

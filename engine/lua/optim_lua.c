@@ -28,8 +28,8 @@ static int64_t *length_list(lua_State *L, int idx, const char *field, int64_t *n
   return v;
 }
 
-/* The distribution table at idx; empirical values stay alive on the stack. */
-static kvp_dist check_dist(lua_State *L, int idx) {
+/* The distribution table at idx (kvplan_lua.h). */
+kvp_dist kvl_check_dist(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, dist_keys, "distribution");
@@ -70,7 +70,7 @@ static void push_list(lua_State *L, const int64_t *v, int64_t n) {
 
 /* optim_core.dist_points(dist [, k]) -> k equally likely lengths, ascending */
 static int l_dist_points(lua_State *L) {
-  kvp_dist d = check_dist(L, 1);
+  kvp_dist d = kvl_check_dist(L, 1);
   int64_t k = lua_isnoneornil(L, 2) ? KVP_LEN_POINTS : kvl_toint(L, 2, "points");
   if (k < 1 || k > KVP_LEN_POINTS)
     return kvl_error(L, "field 'points' must be 1..%d, got %I", KVP_LEN_POINTS, (lua_Integer)k);
@@ -84,7 +84,7 @@ static int l_dist_points(lua_State *L) {
 
 /* optim_core.dist_mean(dist) -> the exact mean */
 static int l_dist_mean(lua_State *L) {
-  kvp_dist d = check_dist(L, 1);
+  kvp_dist d = kvl_check_dist(L, 1);
   double mean;
   kvp_diag diag = {{0}};
   if (kvp_dist_mean(&d, &mean, &diag) != KVP_OK)
@@ -96,7 +96,7 @@ static int l_dist_mean(lua_State *L) {
 /* optim_core.dist_sample(dist, n, seed) -> n lengths drawn with the seeded
  * generator (xoshiro256**, splitmix64-seeded) */
 static int l_dist_sample(lua_State *L) {
-  kvp_dist d = check_dist(L, 1);
+  kvp_dist d = kvl_check_dist(L, 1);
   int64_t n = kvl_toint(L, 2, "n"), seed = kvl_toint(L, 3, "seed");
   if (n < 1 || n > 100000000)
     return kvl_error(L, "field 'n' must be an integer in 1..10^8, got %I", (lua_Integer)n);

@@ -53,6 +53,8 @@ local fields = {
   budget = true, name = true,
   -- the engine's profiling run (predicted activation and non-torch memory)
   engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
+  -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
+  efficiency = true, perf = true, price_per_hour = true,
   -- optimizations (kvplan.optim sets them; see each constructor)
   optim = true, max_kv_tokens = true, allocation = true, kv_recent = true, kv_full = true,
   evict = true, speculative = true, prefix = true, samples = true, prompt = true, output = true,
@@ -331,6 +333,8 @@ function M.new(opts)
     util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
                .. "like), got %s", type(d.lengths))
   end
+  require("kvplan.sim").check_options(opts)
+  d.options_time = {efficiency = opts.efficiency, perf = opts.perf, price_per_hour = opts.price_per_hour}
   d:ledger() -- check every field now, at the user's line
   return d
 end
@@ -355,6 +359,15 @@ function Deployment:spec()
     lengths = self.lengths and self.lengths:points() or nil,
   }
 end
+
+--- Step times at `context` tokens and `concurrency` sequences (kvplan.sim):
+--- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...}.
+function Deployment:time(context, concurrency)
+  return require("kvplan.sim").time(self, context, concurrency)
+end
+
+--- The GPU rates and efficiency factors the step times use (kvplan.sim).
+function Deployment:perf() return require("kvplan.sim").perf(self) end
 
 --- The evaluated ledger of one GPU (a kvplan.Ledger, computed once).
 function Deployment:ledger()

@@ -27,6 +27,9 @@ local sweep = require "kvplan.sweep"
 M.sweep = sweep.new
 M.deployments = deploy
 
+--- kv.simulate{...}: a serving simulation (see sim.lua).
+M.simulate = function(opts) return require("kvplan.sim").simulate(opts) end
+
 --- kv.deploy{...}: a Deployment (see deploy.lua).
 M.deploy = deploy.new
 --- kv.model(t or name): a Model from a table, or the catalog's by name.

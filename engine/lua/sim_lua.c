@@ -1,0 +1,313 @@
+/*
+ * sim_lua.c: the Lua binding of step times and the serving simulator:
+ * require "kvplan.sim_core" (used by stdlib/kvplan/sim.lua and deploy.lua).
+ * Binding layer: checks the tables, calls roofline.c and sim.c, writes the
+ * timeline through the CSV writer. No accounting here.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "csvw.h"
+#include "kvplan_lua.h"
+
+#define SIM_MT "kvplan.Simulation"
+
+static const char *const perf_keys[] = {
+  "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
+  "step_overhead_ms", "acceptance", "price_per_hour", NULL
+};
+
+/* The perf table at idx, checked. */
+static kvp_perf check_perf(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  kvl_check_keys(L, idx, perf_keys, "perf");
+  kvp_perf p = {
+    .hbm_gbps = kvl_num_field(L, idx, "hbm_gbps", 0.0),
+    .tflops = kvl_num_field(L, idx, "tflops", 0.0),
+    .link_gbps = kvl_num_field(L, idx, "link_gbps", 0.0),
+    .mem_eff = kvl_num_field(L, idx, "mem_eff", 1.0),
+    .flop_eff = kvl_num_field(L, idx, "flop_eff", 1.0),
+    .link_eff = kvl_num_field(L, idx, "link_eff", 1.0),
+    .link_latency_us = kvl_num_field(L, idx, "link_latency_us", 0.0),
+    .step_overhead_ms = kvl_num_field(L, idx, "step_overhead_ms", 0.0),
+    .acceptance = kvl_num_field(L, idx, "acceptance", 0.0),
+    .price_per_hour = kvl_num_field(L, idx, "price_per_hour", 0.0),
+  };
+  kvp_diag d = {{0}};
+  if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
+  return p;
+}
+
+/* Evaluate the deployment at idx and derive its costs with the perf at pidx. */
+static void cost_of(lua_State *L, int idx, int pidx, kvp_ledger *l, kvp_cost *c) {
+  kvp_deploy d;
+  kvl_check_deploy(L, idx, &d);
+  kvp_perf p = check_perf(L, pidx);
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_ledger_eval(&d, l, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "ledger");
+  e = kvp_cost_init(c, l, &p, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "step time");
+}
+
+static void setnum(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* sim_core.time(deploy, perf, context, concurrency) -> {tpot_ms, ttft_ms,
+ * tokens_per_s, bound, kv_read_share, usd_per_mtok, ...} */
+static int l_time(lua_State *L) {
+  kvp_ledger *l = lua_newuserdatauv(L, sizeof *l, 0); /* large: not on the C stack */
+  kvp_cost c;
+  cost_of(L, 1, 2, l, &c);
+  int64_t ctx = kvl_toint(L, 3, "context"), conc = kvl_toint(L, 4, "concurrency");
+  if (ctx < 1) return kvl_error(L, "field 'context' must be an integer >= 1, got %I", (lua_Integer)ctx);
+  if (conc < 1)
+    return kvl_error(L, "field 'concurrency' must be an integer >= 1, got %I", (lua_Integer)conc);
+  kvp_time t;
+  if (kvp_time_at(&c, ctx, conc, &t) != KVP_OK) return kvl_error(L, "step time overflows");
+  lua_createtable(L, 0, 12);
+  setnum(L, "tpot_ms", t.tpot_s * 1e3);
+  setnum(L, "ttft_ms", t.ttft_s * 1e3);
+  setnum(L, "tokens_per_s", t.tokens_per_s);
+  lua_pushstring(L, t.compute_bound ? "compute" : "memory");
+  lua_setfield(L, -2, "bound");
+  setnum(L, "kv_read_share", t.kv_read_share);
+  setnum(L, "usd_per_mtok", t.usd_per_mtok);
+  setnum(L, "steps_per_token", t.steps_per_token);
+  setnum(L, "kv_writes_per_token", t.kv_writes_per_token);
+  setnum(L, "step_ms", t.decode.seconds * 1e3);
+  setnum(L, "memory_ms", t.decode.mem_s * 1e3);
+  setnum(L, "compute_ms", t.decode.compute_s * 1e3);
+  setnum(L, "comm_ms", t.decode.comm_s * 1e3);
+  return 1;
+}
+
+/* ---- simulations ---------------------------------------------------------- */
+
+typedef struct simbox {
+  kvp_sim s;
+  int live;
+} simbox;
+
+static int sim_gc(lua_State *L) {
+  simbox *b = luaL_checkudata(L, 1, SIM_MT);
+  if (b->live) kvp_sim_free(&b->s);
+  b->live = 0;
+  return 0;
+}
+
+static const char *const run_keys[] = {
+  "deploy", "perf", "scheduler", "max_num_seqs", "max_num_batched_tokens", "host_bytes",
+  "pcie_gbps", "seed", "max_steps", "requests", "prompt", "output", "rate", "arrival",
+  "prompt_tokens", "output_tokens", NULL
+};
+
+/* The list at spec[name] as numbers (n of them), in a userdata left on the
+ * stack; NULL when absent. */
+static double *num_list(lua_State *L, int spec, const char *name, int64_t *n) {
+  if (lua_getfield(L, spec, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return NULL;
+  }
+  if (!lua_istable(L, -1)) kvl_error(L, "field '%s' must be a list, %s", name, kvl_got(L, -1));
+  *n = (int64_t)luaL_len(L, -1);
+  double *v = lua_newuserdatauv(L, (size_t)(*n ? *n : 1) * sizeof *v, 0);
+  for (int64_t i = 0; i < *n; i++) {
+    lua_geti(L, -2, (lua_Integer)i + 1);
+    v[i] = kvl_tonum(L, -1, name);
+    lua_pop(L, 1);
+  }
+  lua_remove(L, -2);
+  return v;
+}
+
+/* The workload: a trace (three lists) or drawn from two distributions. */
+static kvp_request *workload(lua_State *L, int spec, uint64_t seed, int64_t *n) {
+  int64_t na = 0, np = 0, no = 0;
+  double *arr = num_list(L, spec, "arrival", &na);
+  if (arr != NULL) {
+    double *pr = num_list(L, spec, "prompt_tokens", &np);
+    double *ou = num_list(L, spec, "output_tokens", &no);
+    if (pr == NULL || ou == NULL || np != na || no != na)
+      kvl_error(L, "a trace needs lists 'arrival', 'prompt_tokens' and 'output_tokens' of one length");
+    if (na < 1) kvl_error(L, "the trace holds no request");
+    kvp_request *r = lua_newuserdatauv(L, (size_t)na * sizeof *r, 0);
+    for (int64_t i = 0; i < na; i++) {
+      if (pr[i] != (double)(int64_t)pr[i] || ou[i] != (double)(int64_t)ou[i])
+        kvl_error(L, "trace request %I: token counts must be integers, got %f and %f",
+                  (lua_Integer)i + 1, pr[i], ou[i]);
+      r[i] = (kvp_request){arr[i], (int64_t)pr[i], (int64_t)ou[i]};
+    }
+    *n = na;
+    return r;
+  }
+  *n = kvl_int_field(L, spec, "requests", 0);
+  if (*n < 1 || *n > 100000000)
+    kvl_error(L, "field 'requests' must be an integer in 1..10^8, got %I", (lua_Integer)*n);
+  lua_getfield(L, spec, "prompt");
+  kvp_dist prompt = kvl_check_dist(L, -1);
+  lua_getfield(L, spec, "output");
+  kvp_dist output = kvl_check_dist(L, -1);
+  double rate = kvl_num_field(L, spec, "rate", 0.0);
+  if (lua_getfield(L, spec, "rate") != LUA_TNIL && !(rate > 0.0))
+    kvl_error(L, "field 'rate' must be a number > 0 (requests a second), got %f", rate);
+  lua_pop(L, 1);
+  kvp_request *r = lua_newuserdatauv(L, (size_t)*n * sizeof *r, 0);
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_workload_make(&prompt, &output, *n, rate, seed, r, &d);
+  if (e != KVP_OK) kvl_core_error(L, e, &d, "workload");
+  return r;
+}
+
+/* sim_core.run(spec) -> a kvplan.Simulation */
+static int l_run(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  kvl_check_keys(L, 1, run_keys, "simulation");
+  kvp_ledger *l = lua_newuserdatauv(L, sizeof *l, 0);
+  kvp_cost *c = lua_newuserdatauv(L, sizeof *c, 0);
+  lua_getfield(L, 1, "deploy");
+  lua_getfield(L, 1, "perf");
+  cost_of(L, -2, -1, l, c);
+  lua_pop(L, 2);
+  kvp_sim_config cfg = {
+    .max_num_seqs = kvl_int_field(L, 1, "max_num_seqs", 256),
+    .max_num_batched_tokens = kvl_int_field(L, 1, "max_num_batched_tokens", 2048),
+    .host_bytes = kvl_int_field(L, 1, "host_bytes", 0),
+    .pcie_gbps = kvl_num_field(L, 1, "pcie_gbps", 0.0),
+    .seed = (uint64_t)kvl_int_field(L, 1, "seed", 1),
+    .max_steps = kvl_int_field(L, 1, "max_steps", 0),
+  };
+  lua_getfield(L, 1, "scheduler");
+  const char *sched = luaL_optstring(L, -1, "continuous");
+  if (strcmp(sched, "continuous") == 0) cfg.sched = KVP_SCHED_CONTINUOUS;
+  else if (strcmp(sched, "static") == 0) cfg.sched = KVP_SCHED_STATIC;
+  else return kvl_error(L, "field 'scheduler' must be 'continuous' or 'static', got '%s'", sched);
+  lua_pop(L, 1);
+  int64_t n;
+  kvp_request *req = workload(L, 1, cfg.seed, &n);
+  simbox *b = lua_newuserdatauv(L, sizeof *b, 0);
+  memset(b, 0, sizeof *b);
+  luaL_setmetatable(L, SIM_MT);
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_sim_run(l, c, &cfg, req, n, &b->s, &d);
+  if (e != KVP_OK) return kvl_core_error(L, e, &d, "simulation");
+  b->live = 1;
+  return 1;
+}
+
+static simbox *check_sim(lua_State *L) {
+  simbox *b = luaL_checkudata(L, 1, SIM_MT);
+  if (!b->live) luaL_error(L, "the simulation was released");
+  return b;
+}
+
+/* {mean, p50, p90, p99, max} of one per-request series, in milliseconds */
+static void push_summary(lua_State *L, const double *v, int64_t n) {
+  double *copy = lua_newuserdatauv(L, (size_t)n * sizeof *copy, 0);
+  memcpy(copy, v, (size_t)n * sizeof *copy);
+  kvp_summary s;
+  kvp_summarize(copy, n, &s);
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 5);
+  setnum(L, "mean", s.mean * 1e3);
+  setnum(L, "p50", s.p50 * 1e3);
+  setnum(L, "p90", s.p90 * 1e3);
+  setnum(L, "p99", s.p99 * 1e3);
+  setnum(L, "max", s.max * 1e3);
+}
+
+/* sim:summary() -> the run's figures (names after vLLM's metrics) */
+static int sim_summary(lua_State *L) {
+  simbox *b = check_sim(L);
+  const kvp_sim *s = &b->s;
+  lua_createtable(L, 0, 20);
+#define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
+  SETI("requests", s->n);
+  SETI("steps", s->nsteps);
+  SETI("num_preemptions", s->preemptions);
+  SETI("num_swaps", s->swaps);
+  SETI("prompt_tokens", s->prompt_tokens);
+  SETI("output_tokens", s->output_tokens);
+  SETI("recomputed_tokens", s->recomputed_tokens);
+  SETI("kv_pool_bytes", s->pool_bytes);
+  SETI("kv_block_bytes", s->block_bytes);
+  SETI("kv_peak_bytes", s->peak_bytes);
+#undef SETI
+  setnum(L, "duration_s", s->duration);
+  setnum(L, "throughput_tokens_s", s->throughput);
+  setnum(L, "requests_s", s->requests_s);
+  lua_createtable(L, 0, 2);
+  setnum(L, "mean", s->usage_mean);
+  setnum(L, "peak", s->usage_peak);
+  lua_setfield(L, -2, "kv_cache_usage_perc");
+  push_summary(L, s->ttft, s->n);
+  lua_setfield(L, -2, "ttft_ms");
+  push_summary(L, s->tpot, s->n);
+  lua_setfield(L, -2, "tpot_ms");
+  push_summary(L, s->e2e, s->n);
+  lua_setfield(L, -2, "e2e_ms");
+  int64_t most = 0;
+  for (int64_t i = 0; i < s->n; i++) most = s->npreempt[i] > most ? s->npreempt[i] : most;
+  lua_pushinteger(L, (lua_Integer)most);
+  lua_setfield(L, -2, "max_preemptions_per_request");
+  return 1;
+}
+
+/* sim:timeline(path): one CSV row per step */
+static int sim_timeline(lua_State *L) {
+  simbox *b = check_sim(L);
+  const char *path = luaL_optstring(L, 2, NULL);
+  char err[512];
+  kvp_csv *w = kvp_csv_open(path, err, sizeof err);
+  if (w == NULL) return kvl_error(L, "%s", err);
+  static const char *const head[] = {
+    "step", "start_s", "step_ms", "running", "waiting", "kv_blocks_used", "kv_cache_usage_perc",
+    "tokens", "prefill_tokens", "preempted", "bound"
+  };
+  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) kvp_csv_raw(w, head[i], strlen(head[i]));
+  kvp_csv_endrow(w);
+  const kvp_sim *s = &b->s;
+  for (int64_t k = 0; k < s->nsteps; k++) {
+    const kvp_sim_step *st = &s->steps[k];
+    kvp_csv_int(w, k + 1);
+    kvp_csv_fixed(w, st->start, 6);
+    kvp_csv_fixed(w, st->seconds * 1e3, 4);
+    kvp_csv_int(w, st->running);
+    kvp_csv_int(w, st->waiting);
+    kvp_csv_int(w, s->block_bytes > 0 ? st->used_bytes / s->block_bytes : 0);
+    kvp_csv_fixed(w, s->pool_bytes > 0 ? (double)st->used_bytes / (double)s->pool_bytes : 0.0, 4);
+    kvp_csv_int(w, st->tokens);
+    kvp_csv_int(w, st->prefill_tokens);
+    kvp_csv_int(w, st->preempted);
+    kvp_csv_raw(w, st->compute_bound ? "compute" : "memory", st->compute_bound ? 7 : 6);
+    kvp_csv_endrow(w);
+  }
+  if (kvp_csv_close(w, err, sizeof err) < 0) return kvl_error(L, "%s", err);
+  lua_pushinteger(L, (lua_Integer)s->nsteps);
+  return 1;
+}
+
+static const luaL_Reg sim_meth[] = {
+  {"summary", sim_summary}, {"timeline", sim_timeline}, {NULL, NULL}
+};
+
+static const luaL_Reg funcs[] = {
+  {"time", l_time}, {"run", l_run}, {NULL, NULL}
+};
+
+int luaopen_kvplan_sim_core(lua_State *L) {
+  if (luaL_newmetatable(L, SIM_MT)) {
+    luaL_newlib(L, sim_meth);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, sim_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, sim_gc);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_pop(L, 1);
+  luaL_newlib(L, funcs);
+  return 1;
+}

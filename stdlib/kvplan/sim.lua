@@ -1,0 +1,257 @@
+-- stdlib/kvplan/sim.lua: time, not only memory: step times of a deployment
+-- (d:time) and a serving simulator of continuous batching (kv.simulate).
+-- Stdlib layer: the GPU's rates, the efficiency factors and the engine
+-- defaults are chosen here; the arithmetic is the core's
+-- (engine/core/roofline.c, engine/core/sim.c).
+--
+--   local r = kv.simulate{model = "llama-3.1-8b", gpu = "l4", requests = 1000,
+--                         prompt = kv.optim.lognormal{median = 1000, sigma = 0.5},
+--                         output = kv.optim.lognormal{median = 250, sigma = 0.5},
+--                         rate = 2, seed = 1}
+--   print(r.throughput_tokens_s, r.ttft_ms.p99, r.num_preemptions)
+--   r:timeline "steps.csv"
+
+local core = require "kvplan.sim_core"
+local util = require "kvplan.util"
+local csv = require "kvplan.csv"
+
+local M = {}
+
+-- Achievable fractions of the datasheet rates. These are estimates, not
+-- measurements of kvplan's; change them (kv.deploy{efficiency = {...}}) or
+-- set all three to 1 for the pure roofline, a lower bound on step time.
+--   memory  0.8: the middle of the 70-85 % "model bandwidth utilization"
+--           that well-optimized CUDA serving stacks reach in decode
+--           (https://www.open-source-ai.tech/glossary/model-bandwidth-utilization,
+--           which calls the band a rule of thumb; Databricks, "LLM Inference
+--           Performance Engineering: Best Practices", 2023, defines MBU)
+--   compute 0.7: large bf16/fp8 GEMMs reach about this share of the dense
+--           tensor peak; no public microbenchmark was found in kvplan's
+--           sources to pin it: an assumption, to be replaced by a
+--           measurement for the user's GPU
+--   link    0.8: the same derating applied to the interconnect (assumption)
+-- Per GPU kind: M.efficiency_by_gpu[gpu id] overrides the default.
+M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
+M.efficiency_by_gpu = {}
+
+local eff_keys = {memory = true, compute = true, link = true}
+local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
+                   step_overhead_ms = true}
+
+--- The dense peak (TFLOP/s) a deployment computes at: fp8 weights on a GPU
+--- with fp8 tensor cores use its fp8 rate, int8 weights (W8A8) its int8
+--- rate; every other format (16-bit, and weight-only int4/int8 kernels that
+--- compute in 16 bits) the bf16 rate, else the fp16 rate.
+function M.compute_tflops(gpu, weights)
+  local name = weights and weights.name or ""
+  if name:find("^fp8") and gpu.fp8_tflops then return gpu.fp8_tflops, "fp8" end
+  if name == "int8" and gpu.int8_tops then return gpu.int8_tops, "int8" end
+  if gpu.bf16_tflops then return gpu.bf16_tflops, "bf16" end
+  return gpu.fp16_tflops, "fp16"
+end
+
+--- Check a deployment's time options (kv.deploy calls it): efficiency,
+--- perf overrides, price_per_hour.
+function M.check_options(opts)
+  if opts.efficiency ~= nil then
+    if type(opts.efficiency) ~= "table" then
+      util.raise("field 'efficiency' must be a table {memory =, compute =, link =}, got %s",
+                 type(opts.efficiency))
+    end
+    util.check_keys(opts.efficiency, eff_keys, "efficiency")
+    for k, v in pairs(opts.efficiency) do
+      if type(v) ~= "number" or not (v > 0 and v <= 1) then
+        util.raise("efficiency '%s' must be in (0, 1], got %s", k, tostring(v))
+      end
+    end
+  end
+  if opts.perf ~= nil then
+    if type(opts.perf) ~= "table" then util.raise("field 'perf' must be a table, got %s", type(opts.perf)) end
+    util.check_keys(opts.perf, perf_keys, "perf")
+  end
+  local p = opts.price_per_hour
+  if p ~= nil and (type(p) ~= "number" or not (p >= 0 and p < math.huge)) then
+    util.raise("field 'price_per_hour' must be a number >= 0 (USD per GPU hour), got %s", tostring(p))
+  end
+end
+
+--- The rates the core's step time uses for deployment d (a table).
+function M.perf(d)
+  local o = d.options_time or {}
+  local g, given = d.gpu, o.perf or {}
+  local eff = {}
+  local by_gpu = M.efficiency_by_gpu[g.id] or {}
+  for k in pairs(eff_keys) do
+    eff[k] = (o.efficiency or {})[k] or by_gpu[k] or M.efficiency[k]
+  end
+  local tflops = given.tflops or M.compute_tflops(g, d.weights)
+  local hbm = given.hbm_gbps or g.hbm_gbps
+  if hbm == nil or tflops == nil then
+    util.raise("gpu '%s' has no %s in the catalog: give perf = {hbm_gbps = ..., tflops = ...}",
+               tostring(g.id or g.name or "custom"), hbm == nil and "'hbm_gbps'" or "dense tensor rate")
+  end
+  local acceptance = 0
+  if d.speculative then acceptance = d.speculative.acceptance or 0 end
+  return {hbm_gbps = hbm, tflops = tflops, link_gbps = given.link_gbps or g.interconnect_gbps or 0,
+          mem_eff = eff.memory, flop_eff = eff.compute, link_eff = eff.link,
+          link_latency_us = given.link_latency_us or 0, step_overhead_ms = given.step_overhead_ms or 0,
+          acceptance = acceptance, price_per_hour = o.price_per_hour or 0}
+end
+
+--- Step times of d at `context` tokens and `concurrency` sequences:
+--- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...}.
+function M.time(d, context, concurrency)
+  return core.time(d:spec(), M.perf(d), util.count(context, "context"),
+                   util.count(concurrency or 1, "concurrency"))
+end
+
+-- ---- workloads -------------------------------------------------------------
+
+-- A trace: CSV with columns arrival_s, prompt_tokens, output_tokens (names
+-- "arrival", "prompt", "output" also accepted), one request a row.
+local trace_names = {arrival = "arrival", arrival_s = "arrival", prompt = "prompt",
+                     prompt_tokens = "prompt", output = "output", output_tokens = "output"}
+
+function M.read_trace(path)
+  if type(path) ~= "string" then util.raise("field 'trace' must be a CSV file name, got %s", type(path)) end
+  local rows, lines = csv.read(path)
+  if rows == nil then util.raise("%s", lines) end
+  local col, out = nil, {arrival = {}, prompt_tokens = {}, output_tokens = {}}
+  for i, row in ipairs(rows) do
+    if #row == 1 and row[1] == "" then goto continue end
+    if col == nil then
+      col = {}
+      for j, name in ipairs(row) do
+        local k = trace_names[name:match("^%s*(.-)%s*$")]
+        if k then col[k] = j end
+      end
+      for _, k in ipairs{"arrival", "prompt", "output"} do
+        if col[k] == nil then
+          util.raise("%s:%d: the trace needs a column '%s'", path, lines[i], k)
+        end
+      end
+    else
+      local function num(k, int)
+        local v = tonumber(row[col[k]])
+        if v == nil or (int and v ~= v // 1) or v ~= v then
+          util.raise("%s:%d: bad %s '%s' (expected %s)", path, lines[i], k, util.escape(row[col[k]] or ""),
+                     int and "an integer" or "a number of seconds")
+        end
+        return v
+      end
+      local n = #out.arrival + 1
+      out.arrival[n], out.prompt_tokens[n], out.output_tokens[n] =
+        num("arrival"), num("prompt", true) // 1, num("output", true) // 1
+    end
+    ::continue::
+  end
+  if #out.arrival == 0 then util.raise("%s: the trace holds no request", path) end
+  return out
+end
+
+-- ---- the simulator -----------------------------------------------------------
+
+local sim_fields = {requests = true, prompt = true, output = true, rate = true, trace = true,
+                    scheduler = true, seed = true, swap = true, max_steps = true}
+
+local Result = {}
+Result.__index = Result
+Result.__name = "kvplan.SimResult"
+
+--- r:timeline(path): the per-step series as CSV (step, start_s, step_ms,
+--- running, waiting, kv_blocks_used, kv_cache_usage_perc, tokens,
+--- prefill_tokens, preempted, bound). Returns the rows written.
+function Result:timeline(path)
+  local report = require "kvplan.report"
+  path = report.output_path(path)
+  report.claim(path)
+  local ok, n = pcall(self.sim.timeline, self.sim, path)
+  report.release(path)
+  if not ok then error(n, 0) end
+  return n
+end
+
+function Result:__tostring()
+  return string.format("kvplan.SimResult (%d requests, %.1f output tokens/s)", self.requests,
+                       self.throughput_tokens_s)
+end
+
+--- kv.simulate{deployment options..., requests =, prompt =, output =,
+--- rate = | trace =, scheduler =, seed =, swap =, max_steps =}
+function M.simulate(opts)
+  if type(opts) ~= "table" then util.raise("simulate needs an options table, got %s", type(opts)) end
+  local deploy = require "kvplan.deploy"
+  local dopts, sopts = {}, {}
+  for k, v in pairs(opts) do
+    if sim_fields[k] then sopts[k] = v
+    elseif deploy.fields[k] then dopts[k] = v
+    else
+      local names = util.sorted_keys(deploy.fields)
+      for n in pairs(sim_fields) do names[#names + 1] = n end
+      util.raise("unknown simulation option '%s'%s", tostring(k), util.suggest(tostring(k), names))
+    end
+  end
+  local d = deploy.new(dopts)
+  local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sopts.scheduler or "continuous",
+                seed = util.count(sopts.seed or 1, "seed", 0)}
+  if sopts.max_steps ~= nil then spec.max_steps = util.count(sopts.max_steps, "max_steps") end
+  spec.max_num_batched_tokens, spec.max_num_seqs = M.engine_limits(d, dopts)
+  if sopts.swap then
+    if d.offload == nil or d.offload.host == 0 then
+      util.raise("field 'swap' needs host memory: give offload = {host = ...}")
+    end
+    local gpus_n = util.count(d.tp, "tp") * util.count(d.pp, "pp")
+    spec.host_bytes = d.offload.host // gpus_n
+    spec.pcie_gbps = d.offload.pcie_gbps or util.raise("field 'swap' needs offload.pcie_gbps")
+  end
+  if sopts.trace ~= nil then
+    if sopts.requests ~= nil or sopts.prompt ~= nil or sopts.output ~= nil or sopts.rate ~= nil then
+      util.raise("a trace gives arrivals and lengths: drop 'requests', 'prompt', 'output' and 'rate'")
+    end
+    local t = type(sopts.trace) == "table" and sopts.trace or M.read_trace(sopts.trace)
+    spec.arrival, spec.prompt_tokens, spec.output_tokens = t.arrival, t.prompt_tokens, t.output_tokens
+  else
+    local optim = require "kvplan.optim"
+    for _, k in ipairs{"prompt", "output"} do
+      local v = sopts[k]
+      if type(v) == "number" then v = optim.fixed(v) end
+      if getmetatable(v) ~= optim.Distribution then
+        util.raise("field '%s' must be a length distribution (kv.optim.lognormal{...}, ...) or a "
+                   .. "number of tokens, got %s", k, type(v))
+      end
+      spec[k] = v:core()
+    end
+    spec.requests = util.count(sopts.requests, "requests")
+    if sopts.rate ~= nil then
+      local r = sopts.rate
+      if type(r) ~= "number" or not (r > 0 and r < math.huge) then
+        util.raise("field 'rate' must be a number > 0 (requests a second; nil: all at once), got %s",
+                   tostring(r))
+      end
+      spec.rate = r
+    end
+  end
+  local sim = core.run(spec)
+  local r = sim:summary()
+  r.sim, r.deployment, r.scheduler = sim, d, spec.scheduler
+  r.max_num_seqs, r.max_num_batched_tokens = spec.max_num_seqs, spec.max_num_batched_tokens
+  return setmetatable(r, Result)
+end
+
+--- The engine's max_num_batched_tokens and max_num_seqs for d: given, or
+--- vLLM's defaults for its GPU (engines.lua; the OpenAI server's unless
+--- usage = "offline").
+function M.engine_limits(d, opts)
+  if d.profile_tokens and d.profile_seqs then return d.profile_tokens, d.profile_seqs end
+  local engines = require "kvplan.engines"
+  local row = engines.vllm_version(opts.engine_version)
+  return engines.vllm_defaults(row, {
+    gpu_bytes = d.gpu_bytes, gpu_name = d.gpu.name or d.gpu.id, usage = opts.usage,
+    max_model_len = opts.max_model_len or d.model.max_context,
+    max_num_batched_tokens = opts.max_num_batched_tokens and
+      util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
+    max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs"),
+  })
+end
+
+return M

@@ -1,0 +1,112 @@
+-- tests/lua/sim_test.lua: step times (d:time) and kv.simulate from Lua:
+-- options, results, determinism, traces, timelines and errors.
+local kv = require "kvplan"
+local check = require "check"
+local o = kv.optim
+
+-- step times: the roofline with every efficiency 1 is a lower bound
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1, compute = 1, link = 1}}
+local t = d:time(1, 1)
+local l = d:ledger()
+local weights = l.weights_total
+assert(math.abs(t.tpot_ms - (weights + 2 * l.kv_bytes_per_token) / 3.35e12 * 1e3) < 1e-9,
+       "batch 1 decode: weights and one token of KV over 3.35 TB/s, got " .. t.tpot_ms)
+check.eq(t.bound, "memory", "bound at batch 1")
+check.eq(d:time(1, 4096).bound, "compute", "bound at batch 4096")
+local dd = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}
+assert(dd:time(2048, 32).tpot_ms > d:time(2048, 32).tpot_ms, "default efficiency is slower")
+check.eq(dd:perf().mem_eff, 0.8, "default memory efficiency")
+check.eq(dd:perf().tflops, 989.5, "bf16 rate")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:perf().tflops, 1979, "fp8 rate")
+local priced = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", price_per_hour = 2}:time(2048, 64)
+assert(math.abs(priced.usd_per_mtok - 2 / 3600 / priced.tokens_per_s * 1e6) < 1e-9)
+check.error("efficiency 'memory' must be in (0, 1], got 1.5", kv.deploy,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1.5}})
+check.error("unknown field 'bandwidth' in perf", kv.deploy,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", perf = {bandwidth = 1}})
+check.error("field 'price_per_hour' must be a number >= 0", kv.deploy,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", price_per_hour = -1})
+check.error("has no 'hbm_gbps' in the catalog", function()
+  return kv.deploy{model = "llama-3.1-8b", gpu_memory = "80 GiB"}:time(1024, 1)
+end)
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu_memory = "80 GiB", perf = {hbm_gbps = 2000, tflops = 500}}
+           :time(1024, 1).bound, "memory", "perf overrides")
+-- speculative decoding: fewer target steps per token
+local s = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
+                    optim = o.speculative{heads = "eagle", tokens = 3, acceptance = 0.7}}:time(2048, 16)
+assert(math.abs(s.steps_per_token - 0.3 / (1 - 0.7 ^ 4)) < 1e-12)
+assert(s.tpot_ms < dd:time(2048, 16).tpot_ms)
+
+-- the simulator
+local chat = {model = "llama-3.1-8b", gpu = "l4", requests = 300, seed = 3,
+              prompt = o.lognormal{median = 1000, sigma = 0.5, max = 4096},
+              output = o.lognormal{median = 250, sigma = 0.5, max = 1024}}
+local r = kv.simulate(chat)
+for _, k in ipairs{"throughput_tokens_s", "requests_s", "num_preemptions", "steps", "duration_s"} do
+  assert(type(r[k]) == "number", k)
+end
+for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
+  local p = r[k]
+  assert(p.p50 <= p.p90 and p.p90 <= p.p99 and p.p99 <= p.max and p.mean > 0, k)
+end
+assert(r.kv_cache_usage_perc.peak <= 1 and r.kv_cache_usage_perc.mean > 0)
+check.eq(r.max_num_seqs, 256, "vLLM's default on a 24 GB GPU")
+check.eq(r.max_num_batched_tokens, 2048, "vLLM's server default on a 24 GB GPU")
+check.eq(r.requests, 300, "requests")
+-- same seed, same bytes; another seed, another run
+local dir = check.tmpdir()
+r:timeline(dir .. "/a.csv")
+kv.simulate(chat):timeline(dir .. "/b.csv")
+check.eq(check.slurp(dir .. "/a.csv"), check.slurp(dir .. "/b.csv"), "timeline of the same seed")
+assert(check.slurp(dir .. "/a.csv"):match("^step,start_s,step_ms,running,waiting,kv_blocks_used"))
+local other = {}
+for k, v in pairs(chat) do other[k] = v end
+other.seed = 4
+assert(kv.simulate(other).duration_s ~= r.duration_s, "another seed")
+-- static batching never beats continuous
+other.seed, other.scheduler = 3, "static"
+local st = kv.simulate(other)
+check.eq(st.num_preemptions, 0, "static reserves")
+assert(st.throughput_tokens_s <= r.throughput_tokens_s)
+-- a trace: arrivals and lengths from a CSV file
+local f = assert(io.open(dir .. "/trace.csv", "w"))
+f:write("arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,200,20\n1.0,50,5\n")
+f:close()
+local tr = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/trace.csv"}
+check.eq(tr.requests, 3, "trace requests")
+check.eq(tr.output_tokens, 35, "trace outputs")
+assert(tr.duration_s > 1.0, "the last request arrives at 1 s")
+-- Poisson arrivals stretch the run
+local slow = {}
+for k, v in pairs(chat) do slow[k] = v end
+slow.rate = 0.5
+assert(kv.simulate(slow).duration_s > 300 / 0.5 * 0.8)
+
+-- errors: clear, at the user's line
+local function sim_with(k, v)
+  local x = {}
+  for a, b in pairs(chat) do x[a] = b end
+  x[k] = v
+  return kv.simulate(x)
+end
+check.error("field 'rate' must be a number > 0", sim_with, "rate", 0)
+check.error("field 'rate' must be a number > 0", sim_with, "rate", -2)
+check.error("field 'requests' must be an integer >= 1, got 0", sim_with, "requests", 0)
+check.error("field 'length' must be an integer >= 1, got 0", sim_with, "prompt", 0)
+check.error("cannot be served: prompt 200000 + output", sim_with, "prompt", 200000)
+check.error("unknown simulation option 'reqests' (did you mean 'requests'?)", sim_with, "reqests", 3)
+check.error("field 'scheduler' must be 'continuous' or 'static', got 'fifo'", sim_with, "scheduler", "fifo")
+local bad = assert(io.open(dir .. "/bad.csv", "w"))
+bad:write("arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,-3,20\n")
+bad:close()
+check.error("request 2: prompt and output must be >= 1 token, got -3 and 20", kv.simulate,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/bad.csv"})
+bad = assert(io.open(dir .. "/bad2.csv", "w"))
+bad:write("arrival_s,prompt_tokens,output_tokens\n0,1e2x,10\n")
+bad:close()
+check.error("bad2.csv:2: bad prompt '1e2x' (expected an integer)", kv.simulate,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/bad2.csv"})
+check.error("a trace gives arrivals and lengths", kv.simulate,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/trace.csv", requests = 3})
+os.execute("rm -r " .. dir)
+print("sim ok")
