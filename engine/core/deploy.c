@@ -36,6 +36,33 @@ const char *kvp_alloc_name(kvp_alloc a) {
   return (a >= 0 && a < KVP_NALLOCS) ? names[a] : "unknown";
 }
 
+/* vLLM's switches and overrides: vLLM's names, vLLM's budget. */
+static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
+  const kvp_vllm *v = &d->vllm;
+  TRY(kvp_check_count(v->blocks_override, 0, "num_gpu_blocks_override", diag));
+  TRY(kvp_check_count(v->kv_cache_bytes, 0, "kv_cache_memory_bytes", diag));
+  TRY(kvp_check_count(v->max_num_seqs, 0, "max_num_seqs", diag));
+  if (v->disable_hybrid != 0 && v->disable_hybrid != 1)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'disable_hybrid_kv_cache_manager' must be true or false, got %d",
+                    (int)v->disable_hybrid);
+  for (int s = 0; s < KVP_MAX_PP; s++) {
+    TRY(kvp_check_count(v->stage_gpu_bytes[s], 0, "stage gpu memory", diag));
+    if (s >= d->pp && v->stage_gpu_bytes[s] != 0)
+      return kvp_fail(diag, KVP_EINVAL, "gpu memory given for pipeline stage %d of %lld", s + 1,
+                      (long long)d->pp);
+  }
+  const char *set = v->disable_hybrid ? "disable_hybrid_kv_cache_manager"
+                    : v->blocks_override ? "num_gpu_blocks_override"
+                    : v->kv_cache_bytes ? "kv_cache_memory_bytes" : NULL;
+  if (set != NULL && (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "
+                    "got budget '%s', allocation '%s'", set, kvp_budget_name(d->budget),
+                    kvp_alloc_name(d->alloc));
+  return KVP_OK;
+}
+
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_model_check(&d->model, diag));
   int64_t kinds[KVP_NKINDS];
@@ -60,6 +87,7 @@ kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->step_tokens, 1, "max_num_batched_tokens", diag));
   TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));
   TRY(kvp_optim_check(d, d->max_model_len ? d->max_model_len : d->model.max_context, diag));
+  TRY(check_vllm(d, diag));
   return KVP_OK;
 }
 

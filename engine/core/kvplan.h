@@ -205,6 +205,20 @@ typedef struct kvp_spec {
   int64_t draft_weight_bytes; /* all draft weights (split over tp) */
 } kvp_spec;
 
+/* vLLM's KV cache switches and overrides, by vLLM's names (engine/core/
+ * vllm_kv.c; vllm-project/vllm vllm/config/cache.py, scheduler.py,
+ * parallel.py). All zero: vLLM's defaults. Only with budget vllm. */
+typedef struct kvp_vllm {
+  int32_t disable_hybrid;     /* disable_hybrid_kv_cache_manager: sliding and chunked
+                               * layers allocated as full attention */
+  int64_t blocks_override;    /* num_gpu_blocks_override: the pool's blocks (0: sized) */
+  int64_t kv_cache_bytes;     /* kv_cache_memory_bytes: the KV budget of every GPU,
+                               * gpu_memory_utilization ignored (0: profiled) */
+  int64_t max_num_seqs;       /* the scheduler's cap on running requests (0: none) */
+  int64_t stage_gpu_bytes[KVP_MAX_PP]; /* > 0: the smallest GPU of stage s (workers with
+                                        * unequal memory); 0: gpu_bytes */
+} kvp_vllm;
+
 /* A deployment: a model on GPUs of one kind. Every field after `max_model_len`
  * is an optimization (kvplan.optim) whose zero value means off. */
 typedef struct kvp_deploy {
@@ -237,6 +251,7 @@ typedef struct kvp_deploy {
   int64_t host_bytes;         /* host memory for KV per GPU (offload) */
   int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
+  kvp_vllm vllm;              /* vLLM's switches and overrides (budget vllm only) */
 } kvp_deploy;
 
 /* ---- a deployment: defaults, names, checks (deploy.c) ------------------ */
@@ -263,8 +278,15 @@ typedef enum kvp_why {
   KVP_WHY_RESERVED,     /* weights + activation + overhead exceed it */
   KVP_WHY_NO_BLOCK,     /* the KV budget holds not even the null block */
   KVP_WHY_CONTEXT,      /* context beyond max_model_len */
-  KVP_WHY_KV            /* the requests' KV exceeds the KV budget */
+  KVP_WHY_KV,           /* the requests' KV exceeds the KV budget */
+  KVP_WHY_OVERCOMMIT,   /* num_gpu_blocks_override or kv_cache_memory_bytes ask for
+                         * more than the GPU holds beside weights and reserves */
+  KVP_WHY_SEQS,         /* more requests than vLLM's max_num_seqs */
+  KVP_NWHY
 } kvp_why;
+
+/* Short name of a reason ("none", "weights", "kv", ...). */
+const char *kvp_why_name(kvp_why w);
 
 typedef struct kvp_fit {
   kvp_why why;
@@ -284,6 +306,8 @@ typedef struct kvp_kv_type {
   int64_t block;         /* tokens per block (page unification may raise it) */
   int64_t page;          /* bytes of one layer's block at the base block (a state:
                           * its bytes), before unification and padding */
+  int32_t padded;        /* its page is padded up to the pool's page (a state, or
+                          * an attention page that does not divide it) */
 } kvp_kv_type;
 
 /* One pipeline stage as one of its GPUs sees it. */
@@ -303,6 +327,11 @@ typedef struct kvp_stage {
   int64_t reserve;       /* contiguous: bytes one sequence reserves */
   int64_t group_size;    /* vLLM hybrid: layer slots of one KV cache group on this
                           * GPU, block_bytes = page * group_size; else 0 */
+  int64_t own_blocks;    /* vLLM: the blocks this stage's budget holds (blocks is
+                          * num_gpu_blocks_override when set); the engine then
+                          * uses the fewest over all workers */
+  int64_t gpu_bytes;     /* memory of this stage's smallest GPU */
+  int64_t usable;        /* what the budget rule lets the engine use on it */
   int32_t ngroup;        /* optimized path: (spec, eviction level) groups */
   struct { int32_t spec, level; int64_t count; } group[KVP_MAX_GROUPS];
   int64_t lsum[KVP_LEN_POINTS + 1];  /* continuous: sums of request bytes at the
@@ -335,6 +364,9 @@ typedef struct kvp_ledger {
   int64_t ngroups;       /* KV cache groups of every type */
   int64_t page;          /* the unified page: one block of one layer, padded */
   int64_t min_block;     /* smallest tokens per block over the groups */
+  int32_t promoted;      /* vLLM: sliding and chunked layers allocated as full
+                          * attention (disable_hybrid_kv_cache_manager, or the
+                          * MLA + sliding fallback) */
   int32_t nstage;
   kvp_stage stage[KVP_MAX_PP];
 } kvp_ledger;
@@ -434,6 +466,54 @@ kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d)
 /* vLLM's profiled activation peak (torch_peak_increase) on one GPU. */
 kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
                                kvp_diag *d);
+
+/* ---- vLLM's KV cache manager beyond the pool (vllm_kv.c) ---------------- */
+
+/* Allocate the ledger's sliding and chunked layers as full attention
+ * (disable_hybrid_kv_cache_manager; fallback 1: the MLA + sliding fallback
+ * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
+ * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
+kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
+/* Blocks of `block` tokens one layer of shape ly may take for a request of
+ * len tokens by vLLM's max_memory_usage_bytes (a state: 1 + the speculative
+ * blocks). */
+int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block,
+                              int64_t len);
+
+/* vLLM's startup check of the KV memory (_check_enough_kv_cache_memory). */
+typedef struct kvp_vllm_start {
+  int32_t starts;         /* one request of max_model_len fits on every worker */
+  int32_t stage;          /* the worker (pipeline stage) that decides */
+  int64_t needed;         /* bytes one request of max_model_len needs there */
+  int64_t available;      /* bytes of KV memory there */
+  int64_t max_model_len;  /* vLLM's estimate of the longest max_model_len that fits
+                           * (the figure its startup error suggests), the fewest
+                           * over the workers; max_model_len when it starts */
+} kvp_vllm_start;
+/* KVP_EINVAL under another budget rule or allocation; all 0 when the
+ * deployment does not fit. */
+kvp_err kvp_vllm_check(const kvp_ledger *l, kvp_vllm_start *out);
+
+/* One worker of pipeline stage s as vLLM leaves it (get_kv_cache_configs). */
+typedef struct kvp_vllm_stage {
+  int32_t stage;
+  int64_t first, layers;  /* its layers */
+  int64_t gpu_bytes;      /* its GPU's memory (the smallest of the stage's) */
+  int64_t weights;        /* weight bytes on it */
+  int64_t kv_budget;      /* its KV memory */
+  int64_t block_bytes;    /* one block on it */
+  int64_t group_size;     /* hybrid: layer slots of a group, the tensors it holds */
+  int64_t own_blocks;     /* blocks its memory holds */
+  int64_t blocks;         /* blocks after the engine takes the fewest over workers */
+  int64_t tensors;        /* KV cache tensors it allocates */
+  int64_t tensor_bytes;   /* hybrid: bytes of each (page x blocks); else 0 */
+  int64_t pool_bytes;     /* blocks x block_bytes: what it allocates for KV */
+  int64_t unused_bytes;   /* KV memory left unallocated by the minimum */
+} kvp_vllm_stage;
+/* gpu_bytes > 0: one GPU of the stage with that much memory (workers with
+ * unequal memory; its own blocks and KV memory by vLLM's rule); 0: the
+ * stage's smallest GPU. */
+kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_vllm_stage *out);
 
 #include "sweep.h"
 #include "optim.h"

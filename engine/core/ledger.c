@@ -55,8 +55,14 @@
  *     alignment of 32 for head size 256 and the "align"/"all" modes of Mamba
  *     prefix caching are not modelled.
  *   - Unequal attention pages: the smaller ones' block sizes are multiplied
- *     up to the largest page; a page that does not divide it is an error, as
- *     in vLLM (NotImplementedError).
+ *     up to the largest page; a non-MLA page that does not divide it keeps
+ *     its block and is padded to it (vllm commit 002f10e0cfa1
+ *     unify_kv_cache_spec_page_size); an MLA page that does not is refused,
+ *     unless the others are sliding layers, which are then allocated as full
+ *     attention (vllm_kv.c, kvp_vllm_promote).
+ *   - vLLM's switches and overrides (disable_hybrid_kv_cache_manager,
+ *     num_gpu_blocks_override, kv_cache_memory_bytes, max_num_seqs, workers
+ *     with unequal memory) and the lookahead cap at max_model_len: vllm_kv.c.
  *   - group_size G = the fewest layers of a type, or the most when that is
  *     below 1.5 times the fewest; a type of c layers makes ceil(c / G)
  *     groups, group i taking its layers i, i + groups, ... (padding: the
@@ -192,6 +198,7 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED || d->kv_recent > 0 ||
       d->evict.nlevel > 0)
     return KVP_OK;
+  if (d->vllm.disable_hybrid) TRY(kvp_vllm_promote(l, 0, diag));
   int64_t per_spec[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
   for (int k = 0; k < m->nspec; k++)
@@ -246,14 +253,24 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
     kvp_kv_type *ty = &l->type[t];
     if (ty->shape.kind == KVP_STATE) {
       ty->block = l->max_len; /* mamba_block_size = max_model_len */
-    } else if (ty->page == 0 || l->page % ty->page != 0) {
-      return kvp_fail(diag, KVP_EINVAL,
-                      "vLLM cannot put %s layers with pages of %lld bytes in one pool with pages "
-                      "of %lld bytes: the page sizes must divide one another "
-                      "(unify_kv_cache_spec_page_size)",
-                      kvp_kind_name(ty->shape.kind), (long long)ty->page, (long long)l->page);
-    } else {
+      ty->padded = ty->page != l->page;
+    } else if (l->page % ty->page == 0) {
       CHK(chk_mul(d->block, l->page / ty->page, &ty->block));
+    } else if (ty->shape.kind != KVP_MLA) {
+      /* vllm 002f10e0cfa1: a non-MLA attention page that does not divide
+       * the largest keeps its block and is padded to it */
+      ty->block = d->block;
+      ty->padded = 1;
+    } else if (!l->promoted && kvp_vllm_promote(l, 1, NULL) == KVP_OK) {
+      /* MLA beside sliding layers: allocate the sliding ones as full
+       * attention (_try_get_full_allocation_fallback_groups) */
+      return plan_groups(l, spec_type, draft_type, diag);
+    } else {
+      return kvp_fail(diag, KVP_EINVAL,
+                      "vLLM cannot put MLA layers with pages of %lld bytes in one pool with pages "
+                      "of %lld bytes: an MLA page must divide the largest page "
+                      "(unify_kv_cache_spec_page_size pads only non-MLA attention pages)",
+                      (long long)ty->page, (long long)l->page);
     }
   }
   /* group size: the fewest layers of a type, or the most below 1.5 times that */
@@ -296,6 +313,7 @@ static kvp_err seq_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks,
   const kvp_deploy *d = &l->d;
   int64_t m, total = 0, g = 0, r = 0;
   CHK(chk_add(n, d->spec.tokens, &m));
+  m = min64(m, l->max_len); /* lookahead slots stop at max_model_len (allocate_slots) */
   int64_t pg = min64(d->prefix_tokens, n);
   int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
                : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
@@ -376,6 +394,8 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
   const kvp_stage *st = &l->stage[s];
   int64_t b = d->block, m, total = 0, g = 0, r = 0;
   CHK(chk_add(n, d->spec.tokens, &m));
+  /* vLLM's allocate_slots caps the lookahead slots at max_model_len */
+  if (d->budget == KVP_BUDGET_VLLM) m = min64(m, l->max_len);
   /* the prompt the samples share: given, or all but what each one generates */
   int64_t pg = min64(d->prefix_tokens, n);
   int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
@@ -568,8 +588,13 @@ static void size_pool(const kvp_ledger *l, kvp_stage *st) {
     return;
   }
   if (d->budget == KVP_BUDGET_VLLM) {
-    st->blocks = st->kv_budget > 0 ? st->kv_budget / st->block_bytes : 0;
+    st->own_blocks = st->kv_budget > 0 ? st->kv_budget / st->block_bytes : 0;
+    st->blocks = st->own_blocks;
     st->pool = st->kv_budget;
+    if (d->vllm.blocks_override > 0) { /* may_override_num_blocks */
+      st->blocks = d->vllm.blocks_override;
+      if (!chk_mul(st->blocks, st->block_bytes, &st->pool)) st->pool = INT64_MAX;
+    }
     return;
   }
   /* SGLang and TensorRT-LLM count tokens of token_bits / 8 bytes first */
@@ -583,6 +608,21 @@ static void size_pool(const kvp_ledger *l, kvp_stage *st) {
   if (!chk_mul(st->blocks, st->block_bytes, &st->pool)) st->pool = INT64_MAX;
 }
 
+/* The memory of stage s's smallest GPU and what its budget rule lets the
+ * engine use (every stage: the deployment's, unless workers differ). */
+static void stage_memory(const kvp_ledger *l, int32_t s, kvp_stage *st) {
+  const kvp_deploy *d = &l->d;
+  int64_t g = d->vllm.stage_gpu_bytes[s];
+  if (g <= 0 || g == d->gpu_bytes) {
+    st->gpu_bytes = l->total;
+    st->usable = l->usable;
+    return;
+  }
+  st->gpu_bytes = g;
+  st->usable = d->vllm.kv_cache_bytes > 0 ? g : (int64_t)floor((double)g * d->utilization);
+  if (st->usable > g) st->usable = g;
+}
+
 /* Fill stage s; its fit (weights, reserve, null block) goes to f. spec_type
  * and draft_type map layers to vLLM's KV types (hybrid ledgers). */
 static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int32_t draft_type,
@@ -592,6 +632,7 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   kvp_stage *st = &l->stage[s];
   memset(st, 0, offsetof(kvp_stage, group));
   TRY(kvp_pp_stage(m->layers, d->pp, s, &st->first, &st->layers));
+  stage_memory(l, s, st);
   for (int64_t i = st->first; i < st->first + st->layers; i++) st->count[m->layer_spec[i]]++;
   for (int k = 0; k < m->nspec; k++) {
     int64_t part;
@@ -624,10 +665,11 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
     CHK(chk_add(reserved, d->activation_bytes, &reserved));
     CHK(chk_add(reserved, d->overhead_bytes, &reserved));
   }
-  st->kv_budget = l->usable - reserved;
+  st->kv_budget = st->usable - reserved;
+  if (d->vllm.kv_cache_bytes > 0) st->kv_budget = d->vllm.kv_cache_bytes;
   switch (d->budget) {
     case KVP_BUDGET_SGLANG:
-      st->margin = max64(d->gpu_bytes - d->overhead_bytes, 0) - l->usable;
+      st->margin = max64(st->gpu_bytes - d->overhead_bytes, 0) - st->usable;
       break;
     case KVP_BUDGET_TRTLLM:
       if (st->kv_budget > 0) {
@@ -637,9 +679,17 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
       }
       break;
     default:
-      st->margin = l->total - l->usable;
+      st->margin = st->gpu_bytes - st->usable;
   }
   size_pool(l, st);
+  /* what vLLM is told to allocate beyond what it measured */
+  int64_t asked = 0, ask_need = 0;
+  if (d->vllm.kv_cache_bytes > 0) asked = d->vllm.kv_cache_bytes;
+  if (d->vllm.blocks_override > 0) asked = st->pool;
+  if (asked > 0) {
+    ask_need = sat_add(reserved, asked);
+    st->margin = st->gpu_bytes - ask_need;
+  }
   st->host_blocks = st->block_bytes > 0 ? d->host_bytes / st->block_bytes : 0;
   if (!l->plain && d->alloc == KVP_ALLOC_CONTIGUOUS) TRY(reserve_bytes(l, s, &st->reserve));
   f->stage = s;
@@ -647,14 +697,18 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
                  : d->budget == KVP_BUDGET_VLLM
                      ? (st->kv_budget < st->block_bytes || (st->block_bytes == 0 && st->kv_budget <= 0))
                      : (st->block_bytes > 0 ? st->blocks < 1 : st->kv_budget <= 0);
-  if (st->weights > l->usable) {
+  if (st->weights > st->usable) {
     f->why = KVP_WHY_WEIGHTS;
     f->need = st->weights;
-    f->have = l->usable;
-  } else if (reserved > l->usable) {
+    f->have = st->usable;
+  } else if (reserved > st->usable) {
     f->why = KVP_WHY_RESERVED;
     f->need = reserved;
-    f->have = l->usable;
+    f->have = st->usable;
+  } else if (asked > 0 && ask_need > st->gpu_bytes) {
+    f->why = KVP_WHY_OVERCOMMIT;
+    f->need = ask_need;
+    f->have = st->gpu_bytes;
   } else if (no_block) {
     f->why = KVP_WHY_NO_BLOCK;
     f->need = st->block_bytes;
@@ -698,7 +752,9 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
       l->usable = d->gpu_bytes;
       break;
     default:
-      l->usable = (int64_t)floor((double)d->gpu_bytes * d->utilization);
+      /* kv_cache_memory_bytes ignores gpu_memory_utilization */
+      l->usable = d->vllm.kv_cache_bytes > 0
+                      ? d->gpu_bytes : (int64_t)floor((double)d->gpu_bytes * d->utilization);
   }
   if (l->usable > l->total) l->usable = l->total;
   l->plain = kvp_optim_plain(d);
@@ -785,23 +841,6 @@ int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
   return t;
 }
 
-/* Blocks of one type's group that a request of max_model_len tokens may
- * take, by the spec's max_memory_usage_bytes / page_size_bytes
- * (vllm/v1/kv_cache_interface.py): full cdiv(len, block); sliding
- * cdiv(min(W - 1 + max_num_batched_tokens, len), block) + 1; chunked
- * cdiv(min(C + max_num_batched_tokens, len), block); Mamba 1 + g. */
-static int64_t max_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block) {
-  int64_t len = l->max_len, step = l->d.step_tokens;
-  switch (ly->kind) {
-    case KVP_FULL:
-    case KVP_MLA: return cdiv(len, block);
-    case KVP_SLIDING: return cdiv(min64(sat_add(ly->window - 1, step), len), block) + 1;
-    case KVP_CHUNKED: return cdiv(min64(sat_add(ly->window, step), len), block);
-    case KVP_STATE: return 1 + l->d.spec.tokens;
-    default: return 0;
-  }
-}
-
 kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *blocks,
                             int64_t *per_request) {
   if (l->d.budget != KVP_BUDGET_VLLM || l->d.alloc != KVP_ALLOC_PAGED) return KVP_EINVAL;
@@ -813,7 +852,8 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
   if (l->hybrid) {
     for (int32_t t = 0; t < l->ntype; t++) {
       int64_t part;
-      CHK(chk_mul(max_usage_blocks(l, &l->type[t].shape, l->type[t].block), l->type[t].groups,
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->type[t].shape, l->type[t].block, l->max_len),
+                  l->type[t].groups,
                   &part));
       CHK(chk_add(req, part, &req));
     }
@@ -824,7 +864,7 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
     const kvp_model *m = &l->d.model;
     for (int64_t i = 0; i < m->layers && req == 0; i++) {
       const kvp_layer *ly = &m->spec[m->layer_spec[i]];
-      if (ly->kind != KVP_STATE) req = max_usage_blocks(l, ly, l->d.block);
+      if (ly->kind != KVP_STATE) req = kvp_vllm_usage_blocks(l, ly, l->d.block, l->max_len);
     }
   }
   CHK(chk_mul(st->blocks / ngroups, min_block, tokens));
@@ -874,6 +914,12 @@ kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency
     out->have = l->max_len;
     return KVP_OK;
   }
+  if (l->d.vllm.max_num_seqs > 0 && concurrency > l->d.vllm.max_num_seqs) {
+    out->why = KVP_WHY_SEQS;
+    out->need = concurrency;
+    out->have = l->d.vllm.max_num_seqs;
+    return KVP_OK;
+  }
   for (int32_t s = 0; s < l->nstage; s++) {
     int64_t need, room = stage_room(&l->stage[s]);
     TRY(stage_need(l, s, context, concurrency, &need));
@@ -900,6 +946,7 @@ kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context, int64_t
     TRY(stage_concurrency(l, s, context, &c));
     if (c < best) best = c;
   }
+  if (l->d.vllm.max_num_seqs > 0) best = min64(best, l->d.vllm.max_num_seqs);
   *n = best;
   return KVP_OK;
 }
@@ -950,6 +997,14 @@ kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurre
 
 static double gib(int64_t b) { return (double)b / 1073741824.0; }
 
+const char *kvp_why_name(kvp_why w) {
+  static const char *const names[KVP_NWHY] = {
+    "none", "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block",
+    "context", "kv", "overcommit", "max_num_seqs"
+  };
+  return (w >= 0 && w < KVP_NWHY) ? names[w] : "unknown";
+}
+
 int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n) {
   char stage[40] = "";
   if (f->stage > 0) snprintf(stage, sizeof stage, " (pipeline stage %d)", (int)f->stage);
@@ -978,6 +1033,16 @@ int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n) {
     case KVP_WHY_CONTEXT:
       return snprintf(buf, n, "context %lld exceeds max_model_len %lld", (long long)f->need,
                       (long long)f->have);
+    case KVP_WHY_OVERCOMMIT:
+      return snprintf(buf, n,
+                      "the KV cache vLLM is told to allocate (num_gpu_blocks_override or "
+                      "kv_cache_memory_bytes) with weights, activations and overhead needs %.2f "
+                      "GiB per GPU, the GPU has %.2f GiB%s", gib(f->need), gib(f->have), stage);
+    case KVP_WHY_SEQS:
+      return snprintf(buf, n, "concurrency %lld exceeds max_num_seqs %lld", (long long)f->need,
+                      (long long)f->have);
+    case KVP_NWHY:
+      break;
     case KVP_WHY_KV:
       if (f->need == INT64_MAX)
         return snprintf(buf, n, "KV for %lld x %lld tokens exceeds any memory%s",

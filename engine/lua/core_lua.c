@@ -220,7 +220,10 @@ static const char *const deploy_keys[] = {
   "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
   /* optimizations (stdlib optim.lua; zero or absent is off) */
   "budget", "max_kv_tokens", "allocation", "kv_recent", "kv_full", "evict", "speculative",
-  "prefix", "samples", "prompt", "output", "host_bytes", "lengths", NULL
+  "prefix", "samples", "prompt", "output", "host_bytes", "lengths",
+  /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
+  "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
+  "max_num_seqs", "stage_gpu_bytes", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -332,6 +335,23 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
 }
 
+/* vLLM's switches and overrides of the deployment table at idx. */
+static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
+  kvp_vllm *v = &d->vllm;
+  int t = lua_getfield(L, idx, "disable_hybrid_kv_cache_manager");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field 'disable_hybrid_kv_cache_manager' must be a boolean, %s",
+              kvl_got(L, -1));
+  v->disable_hybrid = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  v->blocks_override = kvl_int_field(L, idx, "num_gpu_blocks_override", 0);
+  v->kv_cache_bytes = kvl_int_field(L, idx, "kv_cache_memory_bytes", 0);
+  v->max_num_seqs = kvl_int_field(L, idx, "max_num_seqs", 0);
+  if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
+    int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
+  lua_pop(L, 1);
+}
+
 /* Fill d from the deployment table at idx (the stdlib resolves names). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   luaL_checktype(L, idx, LUA_TTABLE);
@@ -354,6 +374,7 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   d->step_tokens = kvl_int_field(L, idx, "max_num_batched_tokens", d->step_tokens);
   d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
   check_optim(L, idx, d);
+  check_vllm(L, idx, d);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_deploy_check(d, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "deployment");
@@ -384,11 +405,7 @@ static void push_why(lua_State *L, const kvp_fit *f) {
 
 /* The limiting term as a short name ("weights", "kv", ...). */
 static void push_limit(lua_State *L, const kvp_fit *f) {
-  static const char *const names[] = {
-    "none", "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block",
-    "context", "kv"
-  };
-  lua_pushstring(L, names[f->why]);
+  lua_pushstring(L, kvp_why_name(f->why));
 }
 
 static int64_t check_count_arg(lua_State *L, int idx, const char *name) {
@@ -536,6 +553,49 @@ static int get_vllm_max_concurrency(lua_State *L, const kvp_ledger *l) {
   return 1;
 }
 
+/* vLLM's startup check: its estimate of the longest max_model_len that fits
+ * (0 under another budget rule), the bytes one max_model_len request needs
+ * on the deciding worker, and whether vLLM starts. */
+static int vllm_check(const kvp_ledger *l, kvp_vllm_start *c) {
+  return kvp_vllm_check(l, c) == KVP_OK;
+}
+static int get_vllm_max_model_len(lua_State *L, const kvp_ledger *l) {
+  kvp_vllm_start c;
+  lua_pushinteger(L, vllm_check(l, &c) ? c.max_model_len : 0);
+  return 1;
+}
+static int get_vllm_kv_needed(lua_State *L, const kvp_ledger *l) {
+  kvp_vllm_start c;
+  lua_pushinteger(L, vllm_check(l, &c) ? c.needed : 0);
+  return 1;
+}
+static int get_vllm_starts(lua_State *L, const kvp_ledger *l) {
+  kvp_vllm_start c;
+  lua_pushboolean(L, vllm_check(l, &c) && c.starts);
+  return 1;
+}
+
+/* The block size of each KV cache group, in group order, "/"-joined
+ * ("16/16/544"); one group: the block. */
+static int get_group_blocks(lua_State *L, const kvp_ledger *l) {
+  if (!l->hybrid) {
+    lua_pushfstring(L, "%I", (lua_Integer)l->d.block);
+    return 1;
+  }
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  int first = 1;
+  for (int32_t t = 0; t < l->ntype; t++)
+    for (int64_t g = 0; g < l->type[t].groups; g++) {
+      if (!first) luaL_addchar(&b, '/');
+      first = 0;
+      lua_pushfstring(L, "%I", (lua_Integer)l->type[t].block);
+      luaL_addvalue(&b);
+    }
+  luaL_pushresult(&b);
+  return 1;
+}
+
 /* bits / 8: an integer when whole, else the exact binary fraction */
 static int get_kv_bytes_per_token(lua_State *L, const kvp_ledger *l) {
   int64_t bits = tight(l)->token_bits;
@@ -552,7 +612,7 @@ static const struct { const char *name; getter get; } getters[] = {
   G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
   G(max_model_len), G(layers), G(kv_groups), G(vllm_kv_cache_tokens),
   G(vllm_max_concurrency), G(budget), G(allocation), G(kv_pool), G(host_blocks),
-  G(null_blocks),
+  G(null_blocks), G(vllm_max_model_len), G(vllm_kv_needed), G(vllm_starts), G(group_blocks),
 #undef G
 };
 
@@ -585,6 +645,83 @@ static int ledger_tostring(lua_State *L) {
   const kvp_ledger *l = check_ledger(L);
   lua_pushfstring(L, "kvplan.Ledger (tp %I, pp %I, %s)", (lua_Integer)l->d.tp,
                   (lua_Integer)l->d.pp, l->fit.why == KVP_FITS ? "fits" : "does not fit");
+  return 1;
+}
+
+static void set_int(lua_State *L, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, -2, k);
+}
+
+/* l:worker(stage [, gpu_bytes]) -> what one worker of the pipeline stage
+ * holds and allocates (vLLM: after the minimum over workers); gpu_bytes: a
+ * GPU of that stage with its own memory */
+static int ledger_worker(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  int64_t s = kvl_toint(L, 2, "stage");
+  int64_t g = lua_isnoneornil(L, 3) ? 0 : kvl_toint(L, 3, "gpu_bytes");
+  if (s < 1 || s > l->nstage)
+    return kvl_error(L, "field 'stage' must be 1..%d, got %I", (int)l->nstage, (lua_Integer)s);
+  if (g < 0) return kvl_error(L, "field 'gpu_bytes' must be >= 0, got %I", (lua_Integer)g);
+  kvp_vllm_stage w;
+  kvp_err e = kvp_vllm_worker(l, (int32_t)(s - 1), g, &w);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "worker");
+  lua_createtable(L, 0, 14);
+  set_int(L, "stage", s);
+  set_int(L, "first_layer", w.first + 1);
+  set_int(L, "layers", w.layers);
+  set_int(L, "gpu_bytes", w.gpu_bytes);
+  set_int(L, "weights", w.weights);
+  set_int(L, "kv_budget", w.kv_budget);
+  set_int(L, "block_bytes", w.block_bytes);
+  set_int(L, "group_size", w.group_size);
+  set_int(L, "own_blocks", w.own_blocks);
+  set_int(L, "blocks", w.blocks);
+  set_int(L, "tensors", w.tensors);
+  set_int(L, "tensor_bytes", w.tensor_bytes);
+  set_int(L, "pool_bytes", w.pool_bytes);
+  set_int(L, "unused_bytes", w.unused_bytes);
+  return 1;
+}
+
+/* l:vllm_groups() -> a list, one table per KV cache type of vLLM's hybrid
+ * manager ({kind, window, layers, groups, block, page, padded, draft}); a
+ * model of one KV type: one entry for all its layers */
+static int ledger_vllm_groups(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  if (!l->hybrid) {
+    lua_createtable(L, 1, 0);
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, "uniform");
+    lua_setfield(L, -2, "kind");
+    int64_t n = 0;
+    for (int64_t i = 0; i < l->d.model.layers; i++)
+      n += l->d.model.spec[l->d.model.layer_spec[i]].kind != KVP_NONE;
+    set_int(L, "layers", n + l->d.spec.draft_layers);
+    set_int(L, "groups", 1);
+    set_int(L, "block", l->d.block);
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "padded");
+    lua_rawseti(L, -2, 1);
+    return 1;
+  }
+  lua_createtable(L, l->ntype, 0);
+  for (int32_t t = 0; t < l->ntype; t++) {
+    const kvp_kv_type *ty = &l->type[t];
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, kvp_kind_name(ty->shape.kind));
+    lua_setfield(L, -2, "kind");
+    if (ty->shape.window) set_int(L, "window", ty->shape.window);
+    set_int(L, "layers", ty->layers);
+    set_int(L, "groups", ty->groups);
+    set_int(L, "block", ty->block);
+    set_int(L, "page", ty->page);
+    lua_pushboolean(L, ty->padded);
+    lua_setfield(L, -2, "padded");
+    lua_pushboolean(L, ty->draft_only);
+    lua_setfield(L, -2, "draft");
+    lua_rawseti(L, -2, t + 1);
+  }
   return 1;
 }
 
@@ -650,7 +787,8 @@ static const luaL_Reg model_meth[] = {
 static const luaL_Reg ledger_meth[] = {
   {"max_concurrency", ledger_max_concurrency}, {"max_context", ledger_max_context},
   {"fit", ledger_fit}, {"seq_bytes", ledger_seq_bytes},
-  {"request_bytes", ledger_request_bytes}, {NULL, NULL}
+  {"request_bytes", ledger_request_bytes}, {"worker", ledger_worker},
+  {"vllm_groups", ledger_vllm_groups}, {NULL, NULL}
 };
 
 

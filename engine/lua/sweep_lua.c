@@ -39,11 +39,6 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
 };
 #define NBUILTIN (sizeof builtin / sizeof builtin[0])
 
-static const char *const limit_names[] = {
-  "none", "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block",
-  "context", "kv"
-};
-
 /* A label value resolved once: a string (kept alive by the labels table on
  * the stack) or an integer. */
 typedef struct label {
@@ -332,7 +327,7 @@ static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
 #undef SETI
   lua_pushboolean(L, row->fit.why == KVP_FITS);
   lua_setfield(L, -2, "fits");
-  lua_pushstring(L, limit_names[row->fit.why]);
+  lua_pushstring(L, kvp_why_name(row->fit.why));
   lua_setfield(L, -2, "limit");
   if (r->kv_names) {
     lua_geti(L, r->kv_names, row->pos[KVP_AX_KV] + 1);
@@ -454,7 +449,7 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
         kvp_csv_raw(w, row->fit.why == KVP_FITS ? "true" : "false", row->fit.why == KVP_FITS ? 4 : 5);
         continue;
       case C_LIMIT: {
-        const char *s = limit_names[row->fit.why];
+        const char *s = kvp_why_name(row->fit.why);
         kvp_csv_raw(w, s, strlen(s));
         continue;
       }

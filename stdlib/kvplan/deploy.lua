@@ -59,6 +59,9 @@ local fields = {
   optim = true, max_kv_tokens = true, allocation = true, kv_recent = true, kv_full = true,
   evict = true, speculative = true, prefix = true, samples = true, prompt = true, output = true,
   offload = true, lengths = true,
+  -- vLLM's switches and overrides, by vLLM's names (engine/core/vllm_kv.c)
+  disable_hybrid_kv_cache_manager = true, num_gpu_blocks_override = true,
+  kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
 }
 M.fields = fields
 
@@ -250,6 +253,38 @@ function M.rename(opts, what)
   return out or opts
 end
 
+-- Workers with unequal memory: a list of tp x pp memories in vLLM's rank
+-- order (rank = stage x tp + tensor-parallel rank) -> the list itself, each
+-- in bytes; the core takes the smallest GPU of each stage.
+local function resolve_workers(w, d)
+  if w == nil then return nil end
+  local n = util.count(d.tp, "tp") * util.count(d.pp, "pp")
+  if type(w) ~= "table" or #w ~= n then
+    util.raise("field 'worker_gpu_memory' must list the memory of each of the %d workers "
+               .. "(tp x pp, in vLLM's rank order), got %s", n,
+               type(w) == "table" and (#w .. " values") or type(w))
+  end
+  local out = {}
+  for i, v in ipairs(w) do out[i] = units.bytes(v, "worker_gpu_memory[" .. i .. "]") end
+  return out
+end
+
+-- The smallest GPU of each pipeline stage (nil when all are the deployment's).
+local function stage_memories(d)
+  local w = d.worker_gpu_memory
+  if w == nil then return nil end
+  local out = {}
+  for s = 1, d.pp do
+    local m
+    for r = 1, d.tp do
+      local v = w[(s - 1) * d.tp + r]
+      if m == nil or v < m then m = v end
+    end
+    out[s] = m
+  end
+  return out
+end
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
@@ -328,6 +363,19 @@ function M.new(opts)
       util.raise("field 'offload.pcie_gbps' must be a number > 0, got %s", tostring(d.offload.pcie_gbps))
     end
   end
+  -- vLLM's switches and overrides
+  local hybrid_off = opts.disable_hybrid_kv_cache_manager
+  if hybrid_off ~= nil and type(hybrid_off) ~= "boolean" then
+    util.raise("field 'disable_hybrid_kv_cache_manager' must be true or false, got %s",
+               tostring(hybrid_off))
+  end
+  d.disable_hybrid_kv_cache_manager = hybrid_off
+  d.num_gpu_blocks_override = optional_count(opts.num_gpu_blocks_override,
+                                             "num_gpu_blocks_override", 1)
+  d.kv_cache_memory_bytes = opts.kv_cache_memory_bytes ~= nil
+                            and units.bytes(opts.kv_cache_memory_bytes, "kv_cache_memory_bytes")
+                            or nil
+  d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
   d.lengths = opts.lengths
   if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
     util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
@@ -357,6 +405,10 @@ function Deployment:spec()
     speculative = self.spec_core, prefix = self.prefix, samples = self.samples,
     prompt = self.prompt, output = self.output, host_bytes = host,
     lengths = self.lengths and self.lengths:points() or nil,
+    disable_hybrid_kv_cache_manager = self.disable_hybrid_kv_cache_manager,
+    num_gpu_blocks_override = self.num_gpu_blocks_override,
+    kv_cache_memory_bytes = self.kv_cache_memory_bytes, max_num_seqs = self.max_num_seqs,
+    stage_gpu_bytes = stage_memories(self),
   }
 end
 
@@ -373,6 +425,26 @@ function Deployment:perf() return require("kvplan.sim").perf(self) end
 function Deployment:ledger()
   if self._ledger == nil then self._ledger = core.ledger(self:spec()) end
   return self._ledger
+end
+
+--- Every worker (GPU) of the deployment as vLLM leaves it, in vLLM's rank
+--- order (rank = stage x tp + tensor-parallel rank): a list of tables with
+--- rank, stage, tp_rank, first_layer, layers, gpu_bytes, weights, kv_budget,
+--- block_bytes, group_size, own_blocks (what its memory holds), blocks (the
+--- fewest over all workers, which every worker uses), tensors, tensor_bytes,
+--- pool_bytes and unused_bytes.
+function Deployment:workers()
+  local l, out = self:ledger(), {}
+  local w = self.worker_gpu_memory
+  for s = 1, l.stages do
+    for r = 1, self.tp do
+      local rank = (s - 1) * self.tp + r
+      local t = l:worker(s, w and w[rank] or nil)
+      t.rank, t.tp_rank = rank - 1, r - 1
+      out[#out + 1] = t
+    end
+  end
+  return out
 end
 
 --- A copy with some options changed: d:with{tp = 4, kv = "fp8"}. An optional

@@ -646,15 +646,45 @@ static void unequal_pages_raise_the_smaller_block_or_are_refused(void **state) {
   /* 8192 tokens: the window of 4096 in 32-token blocks: cdiv(4096, 32) + 1 */
   assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
   assert_int_equal(seq, (512 + 129) * 16 * 65536LL);
-  /* a head of 96 makes pages of 49152 bytes, which do not divide 65536 */
+  /* a head of 96 makes pages of 49152 bytes, which do not divide 65536:
+   * vLLM (commit 002f10e0cfa1, unify_kv_cache_spec_page_size) keeps their
+   * 16-token block and pads the page to 65536 */
   runs[0].head_dim = runs[0].head_dim_v = 96;
   runs[0].kv_heads = 8;
   hybrid_deploy(&d, 32, 8, 128, runs, counts, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
+  assert_int_equal(l.page, 65536);
+  assert_int_equal(l.type[0].block, 16);
+  assert_int_equal(l.type[0].padded, 1);
+  assert_int_equal(l.type[1].padded, 0);
+  /* the window of 4096 in 16-token blocks: cdiv(4095 + 1, 16) + 1 = 257 */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, (512 + 257) * 16 * 65536LL);
+  /* an MLA page (576 bf16 elements, 18432 bytes) that does not divide the
+   * full layers' page is refused: only non-MLA pages are padded */
+  kvp_layer mla[2] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64},
+                      {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  hybrid_deploy(&d, 32, 8, 128, mla, counts, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK); /* MLA and full: one type */
+  assert_int_equal(l.hybrid, 0);
+  mla[1].kind = KVP_CHUNKED;
+  mla[1].window = 8192;
+  hybrid_deploy(&d, 32, 8, 128, mla, counts, 2);
   assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
   assert_string_equal(diag.msg,
-                      "vLLM cannot put sliding layers with pages of 49152 bytes in one pool with "
-                      "pages of 65536 bytes: the page sizes must divide one another "
-                      "(unify_kv_cache_spec_page_size)");
+                      "vLLM cannot put MLA layers with pages of 18432 bytes in one pool with "
+                      "pages of 65536 bytes: an MLA page must divide the largest page "
+                      "(unify_kv_cache_spec_page_size pads only non-MLA attention pages)");
+  /* beside sliding layers instead, vLLM falls back to allocating them as
+   * full attention (_try_get_full_allocation_fallback_groups): one type */
+  mla[1].kind = KVP_SLIDING;
+  mla[1].window = 4096;
+  hybrid_deploy(&d, 32, 8, 128, mla, counts, 2);
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  assert_int_equal(l.promoted, 1);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
+  assert_int_equal(seq, 512 * 16 * (18432 + 65536LL)); /* every token on every layer */
 }
 
 static void one_kv_type_and_kivi_keep_per_layer_pages(void **state) {

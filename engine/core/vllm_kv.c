@@ -1,0 +1,271 @@
+/*
+ * vllm_kv.c: what vLLM's KV cache manager decides beyond the pool's size:
+ * the switches that change how layers are allocated, the longest
+ * max_model_len its startup check accepts, and each worker's view of the
+ * pool. Pure computation: no Lua, no I/O.
+ *
+ * Sources, vllm-project/vllm at commit 002f10e0cfa1 (the newest read) unless
+ * named otherwise:
+ *   - disable_hybrid_kv_cache_manager (vllm/config/scheduler.py): vllm/v1/
+ *     core/kv_cache_utils.py unify_hybrid_kv_cache_specs and
+ *     _promote_local_kv_cache_specs: when full attention (MLA included)
+ *     sits beside sliding-window or chunked local layers, those are
+ *     allocated as full attention (blocks for every token; their compute
+ *     keeps the window); a model that still holds more than one type (Mamba
+ *     beside attention, two windows without full layers) is refused with
+ *     "Hybrid KV cache manager is disabled but failed to convert the KV
+ *     cache specs to one unified type".
+ *   - the same promotion is the fallback of get_kv_cache_groups when an MLA
+ *     page does not divide the largest page and the other layers are
+ *     regular sliding-window ones (_try_get_full_allocation_fallback_groups:
+ *     no chunked layers, no state);
+ *   - num_gpu_blocks_override (vllm/config/cache.py): may_override_num_blocks
+ *     replaces the blocks every worker computed;
+ *   - kv_cache_memory_bytes (vllm/config/cache.py, since v0.11.0): the KV
+ *     budget of every GPU, "Note that kv_cache_memory_bytes (when not-None)
+ *     ignores gpu_memory_utilization" (vllm/v1/worker/gpu_worker.py
+ *     determine_available_memory skips the profile's budget);
+ *   - max_num_seqs (vllm/config/scheduler.py): the scheduler runs at most
+ *     that many requests, whatever the KV pool holds;
+ *   - lookahead slots: KVCacheManager.allocate_slots allocates
+ *     min(computed + new + lookahead, max_model_len) token slots
+ *     (vllm/v1/core/kv_cache_manager.py), so speculative slots stop at
+ *     max_model_len (ledger.c applies it);
+ *   - the startup check and its estimate: _check_enough_kv_cache_memory
+ *     raises when one request of max_model_len needs more than a worker's
+ *     KV memory, and suggests "the estimated maximum model length", a
+ *     binary search over [1, max_model_len] of
+ *     _max_memory_usage_bytes_from_groups <= available memory
+ *     (_estimate_max_model_len_from_groups), the fewest over the workers:
+ *     per-layer specs (one KV type) sum each layer's max_memory_usage_bytes;
+ *     groups take group_size x page x the sum over groups of
+ *     cdiv(max_memory_usage_bytes, page). max_memory_usage_bytes
+ *     (vllm/v1/kv_cache_interface.py): full cdiv(len, block) pages, sliding
+ *     cdiv(min(W - 1 + max_num_batched_tokens, len), block) + 1, chunked
+ *     cdiv(min(C + max_num_batched_tokens, len), block), Mamba 1 + the
+ *     speculative blocks.
+ *   - the minimum over workers: get_kv_cache_configs sets every worker's
+ *     num_blocks to the fewest and shrinks its tensors to that many blocks.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }
+
+kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
+  kvp_model *m = &l->d.model;
+  int64_t used[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
+  int full = 0, mla = 0, sliding = 0, chunked = 0, state = 0;
+  int64_t window = -1;
+  int windows = 0; /* distinct local kinds and windows */
+  for (int k = 0; k < m->nspec; k++) {
+    if (used[k] == 0) continue;
+    const kvp_layer *ly = &m->spec[k];
+    full |= full_like(ly->kind);
+    mla |= ly->kind == KVP_MLA;
+    state |= ly->kind == KVP_STATE;
+    if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
+      sliding |= ly->kind == KVP_SLIDING;
+      chunked |= ly->kind == KVP_CHUNKED;
+      int64_t key = ly->window * 2 + (ly->kind == KVP_CHUNKED);
+      if (key != window) windows++;
+      window = key;
+    }
+  }
+  if (l->d.spec.draft_layers > 0) {
+    full = 1;
+    mla |= l->d.spec.draft.kind == KVP_MLA;
+  }
+  if (fallback) {
+    if (!(mla && sliding) || chunked || state) return KVP_EINVAL;
+  } else {
+    /* one KV type already: nothing to do */
+    int kinds = full + (windows > 0) + state;
+    if (kinds <= 1 && windows <= 1) return KVP_OK;
+    if (!full || state)
+      return kvp_fail(diag, KVP_EINVAL,
+                      "disable_hybrid_kv_cache_manager: vLLM \"failed to convert the KV cache "
+                      "specs to one unified type\": %s",
+                      state ? "recurrent states beside attention"
+                            : "local layers of two windows and no full attention layer");
+  }
+  for (int k = 0; k < m->nspec; k++) {
+    kvp_layer *ly = &m->spec[k];
+    if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
+      ly->kind = KVP_FULL;
+      ly->window = 0;
+    }
+  }
+  l->promoted = 1;
+  return KVP_OK;
+}
+
+int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block,
+                              int64_t len) {
+  int64_t step = l->d.step_tokens, w;
+  switch (ly->kind) {
+    case KVP_FULL:
+    case KVP_MLA:
+      return cdiv(len, block);
+    case KVP_SLIDING:
+      if (!chk_add(ly->window - 1, step, &w)) w = INT64_MAX;
+      return cdiv(min64(w, len), block) + 1;
+    case KVP_CHUNKED:
+      if (!chk_add(ly->window, step, &w)) w = INT64_MAX;
+      return cdiv(min64(w, len), block);
+    case KVP_STATE:
+      return 1 + l->d.spec.tokens;
+    default:
+      return 0;
+  }
+}
+
+/* Bytes vLLM's startup check wants for one request of len tokens on stage s
+ * (_max_memory_usage_bytes_from_groups); *any is 0 when the stage holds no
+ * KV cache layer. */
+static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t *bytes,
+                           int *any) {
+  const kvp_stage *st = &l->stage[s];
+  const kvp_model *m = &l->d.model;
+  int64_t total = 0, part;
+  *any = 0;
+  if (l->hybrid) {
+    /* group_size x page x the blocks of every group (empty ones included) */
+    *any = st->group_size > 0;
+    for (int32_t t = 0; t < l->ntype; t++) {
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->type[t].shape, l->type[t].block, len),
+                  l->type[t].groups, &part));
+      CHK(chk_add(total, part, &total));
+    }
+    CHK(chk_mul(total, st->block_bytes, bytes));
+    return KVP_OK;
+  }
+  /* one KV type: every layer's own max_memory_usage_bytes */
+  for (int k = 0; k < m->nspec; k++) {
+    if (st->count[k] == 0 || m->spec[k].kind == KVP_NONE) continue;
+    *any = 1;
+    int64_t one;
+    if (m->spec[k].kind == KVP_STATE) {
+      CHK(chk_mul(l->state_bytes[k], 1 + l->d.spec.tokens, &one));
+    } else {
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &m->spec[k], l->d.block, len), l->page_bytes[k],
+                  &one));
+    }
+    CHK(chk_mul(one, st->count[k], &part));
+    CHK(chk_add(total, part, &total));
+  }
+  if (s == l->nstage - 1 && l->d.spec.draft_layers > 0) {
+    *any = 1;
+    CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->d.spec.draft, l->d.block, len), l->draft_page,
+                &part));
+    CHK(chk_add(total, part, &total));
+  }
+  *bytes = total;
+  return KVP_OK;
+}
+
+kvp_err kvp_vllm_check(const kvp_ledger *l, kvp_vllm_start *out) {
+  memset(out, 0, sizeof *out);
+  if (l->d.budget != KVP_BUDGET_VLLM || l->d.alloc != KVP_ALLOC_PAGED) return KVP_EINVAL;
+  if (l->nstage == 0 || l->fit.why != KVP_FITS) return KVP_OK;
+  out->max_model_len = l->max_len;
+  out->stage = -1;
+  for (int32_t s = 0; s < l->nstage; s++) {
+    int64_t avail = l->stage[s].kv_budget, need, len;
+    int any;
+    TRY(stage_usage(l, s, l->max_len, &need, &any));
+    if (!any) continue;
+    if (avail <= 0) { /* "No available memory for the cache blocks" */
+      len = 0;
+    } else if (need <= avail) {
+      len = l->max_len;
+    } else {
+      int64_t lo = 1, hi = l->max_len, best = 0, u;
+      while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        TRY(stage_usage(l, s, mid, &u, &any));
+        if (u <= avail) {
+          best = mid;
+          lo = mid + 1;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      len = best;
+    }
+    if (out->stage < 0 || len < out->max_model_len ||
+        (len == out->max_model_len && need - avail > out->needed - out->available)) {
+      out->stage = s;
+      out->max_model_len = len;
+      out->needed = need;
+      out->available = avail;
+    }
+  }
+  if (out->stage < 0) { /* no KV cache layer on any worker: nothing to check */
+    out->stage = 0;
+    out->starts = 1;
+    return KVP_OK;
+  }
+  out->starts = 1;
+  for (int32_t s = 0; s < l->nstage; s++) {
+    int64_t need;
+    int any;
+    TRY(stage_usage(l, s, l->max_len, &need, &any));
+    if (any && (l->stage[s].kv_budget <= 0 || need > l->stage[s].kv_budget)) out->starts = 0;
+  }
+  return KVP_OK;
+}
+
+kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_vllm_stage *out) {
+  memset(out, 0, sizeof *out);
+  if (s < 0 || s >= l->nstage || gpu_bytes < 0) return KVP_EINVAL;
+  const kvp_deploy *d = &l->d;
+  const kvp_stage *st = &l->stage[s];
+  const kvp_model *m = &d->model;
+  out->stage = s;
+  out->first = st->first;
+  out->layers = st->layers;
+  out->gpu_bytes = st->gpu_bytes;
+  out->weights = st->weights;
+  out->kv_budget = st->kv_budget > 0 ? st->kv_budget : 0;
+  out->block_bytes = st->block_bytes;
+  out->group_size = st->group_size;
+  out->own_blocks = d->budget == KVP_BUDGET_VLLM ? st->own_blocks : st->blocks;
+  if (gpu_bytes > 0 && d->budget == KVP_BUDGET_VLLM) {
+    /* one GPU of the stage with its own memory: vLLM's budget rule on it */
+    int64_t budget = d->vllm.kv_cache_bytes;
+    if (budget == 0) {
+      int64_t usable = (int64_t)((double)gpu_bytes * d->utilization), reserved;
+      if (usable > gpu_bytes) usable = gpu_bytes;
+      reserved = st->weights;
+      CHK(chk_add(reserved, d->activation_bytes, &reserved));
+      CHK(chk_add(reserved, d->overhead_bytes, &reserved));
+      budget = usable - reserved;
+    }
+    out->gpu_bytes = gpu_bytes;
+    out->kv_budget = budget > 0 ? budget : 0;
+    out->own_blocks = st->block_bytes > 0 ? out->kv_budget / st->block_bytes : 0;
+  }
+  /* every worker ends with the fewest blocks of any worker */
+  int64_t fewest = INT64_MAX;
+  for (int32_t i = 0; i < l->nstage; i++)
+    if (l->stage[i].block_bytes > 0) fewest = min64(fewest, l->stage[i].blocks);
+  out->blocks = fewest == INT64_MAX || l->fit.why != KVP_FITS ? 0 : fewest;
+  if (l->hybrid) {
+    out->tensors = st->group_size;
+    CHK(chk_mul(l->page, out->blocks, &out->tensor_bytes));
+  } else {
+    for (int k = 0; k < m->nspec; k++)
+      if (m->spec[k].kind != KVP_NONE && m->spec[k].kind != KVP_STATE)
+        out->tensors += st->count[k];
+    if (s == l->nstage - 1) out->tensors += d->spec.draft_layers;
+  }
+  CHK(chk_mul(out->blocks, st->block_bytes, &out->pool_bytes));
+  out->unused_bytes = out->kv_budget > out->pool_bytes ? out->kv_budget - out->pool_bytes : 0;
+  return KVP_OK;
+}

@@ -1,0 +1,67 @@
+-- examples/vllm_options.lua: vLLM's KV cache switches and overrides, by
+-- vLLM's own option names, on two real models.
+--
+-- Shows: for Gemma-3-27B (52 sliding-window layers of 1024 tokens beside 10
+-- full ones) on one H100 and Llama-3.1-70B (80 full layers) on four, what
+-- each option changes in what vLLM decides at startup and in what fits:
+--   disable_hybrid_kv_cache_manager  sliding layers allocated as full
+--                       attention (one KV group, every token on every layer);
+--   num_gpu_blocks_override  the pool's blocks, whatever memory is left
+--                       (more than the GPU holds does not fit);
+--   kv_cache_memory_bytes    the KV memory of every GPU, ignoring
+--                       gpu_memory_utilization;
+--   max_num_seqs       the scheduler's cap on running requests;
+--   max_model_len      here 131072, beside vLLM's own check of it.
+-- Columns, per option: the block of each KV cache group (group_blocks), the
+-- pool's blocks, what vLLM logs ("GPU KV cache size", "Maximum
+-- concurrency"), vLLM's startup check (starts, and the longest
+-- max_model_len it estimates fits: the figure its error message suggests),
+-- kvplan's admission answer (the longest single request the pool admits,
+-- the null block set aside) and the requests of 8192 tokens that fit.
+--
+-- Inputs: the H100 of kvplan's GPU catalog, vLLM's budget (utilization 0.9),
+-- 1 GiB of activation peak and 1 GiB of non-torch memory per GPU, bf16 KV,
+-- max_num_batched_tokens 2048.
+--
+-- Run: build/kvplan examples/vllm_options.lua
+
+local kv = require "kvplan"
+local GiB = kv.units.GiB
+
+local models = {
+  {model = "gemma-3-27b", tp = 1},
+  {model = "llama-3.1-70b", tp = 4},
+}
+local options = {
+  {"defaults", {}},
+  {"disable_hybrid_kv_cache_manager", {disable_hybrid_kv_cache_manager = true}},
+  {"num_gpu_blocks_override=2000", {num_gpu_blocks_override = 2000}},
+  {"num_gpu_blocks_override=40000", {num_gpu_blocks_override = 40000}},
+  {"kv_cache_memory_bytes=8GiB", {kv_cache_memory_bytes = "8 GiB"}},
+  {"max_num_seqs=16", {max_num_seqs = 16}},
+}
+local context = 8192
+
+local r = kv.report{columns = {
+  "model", "tp", "option", "fits", "limit", {"kv_budget_gib", precision = 2}, "group_blocks",
+  "num_blocks", "vllm_kv_cache_tokens", {"vllm_max_concurrency", precision = 2}, "vllm_starts",
+  "vllm_max_model_len", "admitted_len", "context", "max_concurrency"}}
+
+for _, m in ipairs(models) do
+  for _, o in ipairs(options) do
+    local opts = {model = m.model, gpu = "h100", tp = m.tp, activation = "1 GiB",
+                  overhead = "1 GiB", max_model_len = 131072, max_num_batched_tokens = 2048}
+    for k, v in pairs(o[2]) do opts[k] = v end
+    local l = kv.deploy(opts):ledger()
+    r:row{
+      model = m.model, tp = m.tp, option = o[1], fits = l.fits, limit = l.limit,
+      kv_budget_gib = l.kv_budget / GiB, group_blocks = l.group_blocks, num_blocks = l.kv_blocks,
+      vllm_kv_cache_tokens = l.vllm_kv_cache_tokens,
+      vllm_max_concurrency = l.vllm_max_concurrency, vllm_starts = l.vllm_starts,
+      vllm_max_model_len = l.vllm_max_model_len, admitted_len = l:max_context(1),
+      context = context, max_concurrency = l:max_concurrency(context),
+    }
+  end
+end
+
+r:close()

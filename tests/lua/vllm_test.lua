@@ -1,0 +1,90 @@
+-- tests/lua/vllm_test.lua: vLLM's switches and overrides by vLLM's names,
+-- its startup check and each worker's view of the pool (engine/core/vllm_kv.c).
+-- Expected numbers: vllm-project/vllm tests/v1/core/test_kv_cache_utils.py at
+-- commit 002f10e0cfa1373a19a0d2756598a34b700d20e5
+-- (https://github.com/vllm-project/vllm/blob/002f10e0cfa1373a19a0d2756598a34b700d20e5/tests/v1/core/test_kv_cache_utils.py).
+local kv = require "kvplan"
+local check = require "check"
+local GiB = kv.units.GiB
+
+-- test_estimate_max_model_len: 32 layers of 32 KV heads of 128 in fp16 and
+-- 8 GiB of KV memory: vLLM refuses max_model_len 16385 and suggests 16384
+local qwen = kv.model{id = "qwen1.5-7b-kv", layers = 32, hidden = 4096, heads = 32,
+                      kv_heads = 32, head_dim = 128, params = 0, max_context = 32768}
+local d = kv.deploy{model = qwen, gpu_memory = "80 GiB", kv = "fp16", max_model_len = 16385,
+                    max_num_batched_tokens = 32768, kv_cache_memory_bytes = "8 GiB"}
+local l = d:ledger()
+check.eq(l.kv_budget, 8 * GiB, "kv_cache_memory_bytes is the KV budget")
+check.eq(l.usable, 80 * GiB, "kv_cache_memory_bytes ignores gpu_memory_utilization")
+check.eq(l.vllm_starts, false, "16385 does not start")
+check.eq(l.vllm_max_model_len, 16384, "vLLM's estimate")
+check.eq(l.vllm_kv_needed, 1025 * 16 * 524288, "one request of 16385 tokens")
+check.eq(l:max_context(1), 1023 * 16, "kvplan's admission answer keeps the null block aside")
+l = d:with{max_model_len = 16383}:ledger()
+check.eq(l.vllm_starts, true, "16383 starts")
+check.eq(l.vllm_max_model_len, 16383, "the estimate is max_model_len when it starts")
+
+-- test_get_max_concurrency_for_kv_cache_config: num_blocks 1536 of 1024 a request
+l = d:with{max_model_len = 16384, kv_cache_memory_bytes = false,
+           num_gpu_blocks_override = 1536}:ledger()
+check.eq(l.kv_blocks, 1536, "num_gpu_blocks_override")
+check.eq(l.vllm_max_concurrency, 1.5, "vLLM's maximum concurrency")
+
+-- a hybrid model: the switch puts the sliding layers in the full group
+local g = kv.deploy{model = "gemma-3-27b", gpu = "h100", activation = "1 GiB",
+                    overhead = "1 GiB", max_model_len = 32768}
+local lh = g:ledger()
+check.eq(lh.kv_groups, 7, "6 sliding groups and one full")
+check.eq(lh.group_blocks, "16/16/16/16/16/16/16", "the block of each group")
+local groups = lh:vllm_groups()
+check.eq(#groups, 2, "two KV types")
+check.eq(groups[1].kind, "sliding", "the sliding type first")
+check.eq(groups[1].groups, 6, "its groups")
+check.eq(groups[1].padded, false, "equal pages: no padding")
+local off = g:with{disable_hybrid_kv_cache_manager = true}:ledger()
+check.eq(off.kv_groups, 1, "one group")
+check.eq(off:seq_bytes(8192), 62 * 512 * 16 * 8192, "every layer holds every token")
+check.eq(off:max_concurrency(8192) < lh:max_concurrency(8192), true, "fewer requests")
+check.eq(g:with{max_num_seqs = 2}:ledger():max_concurrency(8192), 2, "max_num_seqs caps")
+local fits, why, limit = g:with{max_num_seqs = 2}:ledger():fit(8192, 3)
+check.eq(fits, false, "3 > max_num_seqs")
+check.eq(why, "concurrency 3 exceeds max_num_seqs 2", "why")
+check.eq(limit, "max_num_seqs", "limit")
+
+-- workers with unequal memory (test_get_kv_cache_configs_multiple_workers:
+-- "Use the smallest memory available"): both end with the smaller's blocks
+local two = kv.deploy{model = "llama-3.1-8b", gpu_memory = "80 GiB", tp = 2, utilization = 1,
+                      activation = 0, overhead = 0,
+                      worker_gpu_memory = {"40 GiB", "80 GiB"}}
+local w = two:workers()
+check.eq(#w, 2, "one entry a worker")
+check.eq(w[1].blocks, w[2].blocks, "the same blocks on both")
+check.eq(w[1].own_blocks, w[1].blocks, "the smaller GPU decides")
+check.eq(w[2].own_blocks > w[2].blocks, true, "the larger keeps memory unused")
+check.eq(w[2].unused_bytes, w[2].kv_budget - w[2].pool_bytes, "unused")
+check.eq(w[1].kv_budget, 40 * GiB - two:ledger().weights, "its own budget")
+check.eq(two:ledger().kv_blocks, w[1].blocks, "the ledger's pool is the smaller's")
+
+-- every pipeline stage's ledger
+local pp = kv.deploy{model = "gemma-3-27b", gpu = "h100", pp = 2, activation = "1 GiB",
+                     overhead = "1 GiB", max_model_len = 32768}
+w = pp:workers()
+check.eq(#w, 2, "two stages")
+check.eq(w[1].first_layer, 1, "stage 1 starts at layer 1")
+check.eq(w[2].first_layer, 1 + w[1].layers, "stage 2 follows")
+check.eq(w[1].layers + w[2].layers, 62, "all layers")
+check.eq(w[1].tensors, w[1].group_size, "a hybrid worker holds group_size tensors")
+check.eq(w[1].tensor_bytes * w[1].tensors, w[1].pool_bytes, "its tensors are its pool")
+
+-- bad input names the option
+check.error("field 'disable_hybrid_kv_cache_manager' must be true or false, got yes",
+            function() g:with{disable_hybrid_kv_cache_manager = "yes"} end)
+check.error("field 'num_gpu_blocks_override' must be an integer >= 1, got 0",
+            function() g:with{num_gpu_blocks_override = 0} end)
+check.error("field 'worker_gpu_memory' must list the memory of each of the 2 workers",
+            function() two:with{worker_gpu_memory = {"40 GiB"}} end)
+check.error("field 'num_gpu_blocks_override' is a vLLM option and needs budget 'vllm'",
+            function() g:with{num_gpu_blocks_override = 10, budget = "sglang"} end)
+check.error("failed to convert the KV cache specs to one unified type",
+            function() kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4,
+                                 disable_hybrid_kv_cache_manager = true} end)

@@ -1,0 +1,371 @@
+/* test_vllm_kv.c: vLLM's switches and overrides, its startup check and each
+ * worker's view of the pool.
+ *
+ * Expected numbers come from vLLM's own tests, tests/v1/core/
+ * test_kv_cache_utils.py (https://github.com/vllm-project/vllm/blob/
+ * 002f10e0cfa1373a19a0d2756598a34b700d20e5/tests/v1/core/test_kv_cache_utils.py):
+ * test_estimate_max_model_len, test_get_max_concurrency_for_kv_cache_config,
+ * test_allocate_with_lookahead, test_get_kv_cache_config_one_worker,
+ * test_get_kv_cache_configs_multiple_workers, test_get_kv_cache_configs_pp_sharding;
+ * and from vLLM's source where it has no test (named in each test). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+#define GiB 1073741824LL
+
+/* A model of `layers` layers in runs (cyclic), no weights, on a GPU whose
+ * whole memory is KV budget (utilization 1). */
+static void deploy_runs(kvp_deploy *d, int64_t layers, int64_t kv_heads, int64_t head_dim,
+                        const kvp_layer *runs, const int64_t *counts, int nruns) {
+  kvp_deploy_defaults(d);
+  assert_int_equal(kvp_model_init(&d->model, layers, 4096, 32, kv_heads, head_dim, NULL), KVP_OK);
+  if (nruns > 0)
+    assert_int_equal(kvp_model_set_pattern(&d->model, runs, counts, nruns, NULL), KVP_OK);
+  d->gpu_bytes = 80 * GiB;
+  d->utilization = 1.0;
+}
+
+/* Qwen1.5-7B's KV: 32 layers of 32 KV heads of 128, fp16: 512 KiB a token. */
+static void qwen15_7b(kvp_deploy *d, int64_t max_model_len) {
+  deploy_runs(d, 32, 32, 128, NULL, NULL, 0);
+  d->max_model_len = max_model_len;
+  d->step_tokens = 32768;
+  d->vllm.kv_cache_bytes = 8 * GiB; /* estimate_max_model_len(..., 8 * GiB_bytes) */
+}
+
+static void estimate_max_model_len_of_8_gib_is_16384(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_start c;
+  /* ("Qwen/Qwen1.5-7B", 16385, 16384): one request of 16385 tokens needs
+   * 1025 blocks of 32 x 256 KiB, more than 8 GiB; vLLM suggests 16384 */
+  qwen15_7b(&d, 16385);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 0);
+  assert_int_equal(c.max_model_len, 16384);
+  assert_int_equal(c.needed, 1025LL * 32 * 16 * 524288 / 32);
+  assert_int_equal(c.available, 8 * GiB);
+  /* ("Qwen/Qwen1.5-7B", 16383, 16383): it starts, the estimate is the length */
+  qwen15_7b(&d, 16383);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  assert_int_equal(c.max_model_len, 16383);
+  /* kvplan's admission answer for one request keeps the null block aside:
+   * 8 GiB holds 1024 blocks, 1023 usable, 16368 tokens */
+  int64_t n;
+  kvp_fit f;
+  assert_int_equal(kvp_ledger_max_context(&l, 1, &n, &f), KVP_OK);
+  assert_int_equal(n, 1023 * 16);
+  /* another budget rule has no vLLM check */
+  d.vllm.kv_cache_bytes = 0;
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_EINVAL);
+}
+
+static void max_concurrency_follows_num_blocks_override(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t tokens, blocks, per;
+  /* test_get_max_concurrency_for_kv_cache_config: max_model_len 16384,
+   * max_num_batched_tokens 1024; 32 full layers and num_blocks 1536: 1.5 */
+  qwen15_7b(&d, 16384);
+  d.step_tokens = 1024;
+  d.vllm.kv_cache_bytes = 0;
+  d.vllm.blocks_override = 1536;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.fit.why, KVP_FITS);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(blocks, 1536);
+  assert_int_equal(per, 1024); /* 1536 / 1024 = 1.5 */
+  /* 32 sliding layers of window 1024 and num_blocks 129 x 3: 3 */
+  kvp_layer sw[1] = {{.kind = KVP_SLIDING, .kv_heads = 32, .head_dim = 128, .head_dim_v = 128,
+                      .window = 1024}};
+  int64_t one[1] = {1};
+  deploy_runs(&d, 32, 32, 128, sw, one, 1);
+  d.max_model_len = 16384;
+  d.step_tokens = 1024;
+  d.vllm.blocks_override = 129 * 3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(per, 129);
+  assert_int_equal(blocks / per, 3);
+  /* 32 full + 32 sliding, num_blocks (1024 + 129) x 3: 3 */
+  kvp_layer hy[2] = {sw[0], {.kind = KVP_FULL, .kv_heads = 32, .head_dim = 128,
+                             .head_dim_v = 128}};
+  int64_t counts[2] = {1, 1};
+  deploy_runs(&d, 64, 32, 128, hy, counts, 2);
+  d.max_model_len = 16384;
+  d.step_tokens = 1024;
+  d.vllm.blocks_override = (1024 + 129) * 3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(per, 1024 + 129);
+  assert_int_equal(blocks, (1024 + 129) * 3);
+  /* the pool the requests see is the override's, whatever the budget */
+  assert_int_equal(l.stage[0].pool, (1024 + 129) * 3 * l.stage[0].block_bytes);
+  int64_t n;
+  kvp_fit f;
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 16384, &n, &f), KVP_OK);
+  assert_int_equal(n, 2); /* (3459 - the null block) // 1153 */
+}
+
+/* test_get_kv_cache_config_one_worker's layers: pages of 16 x 2 x 64 x 4 x 2
+ * = 16384 bytes (here 4 KV heads of 64 in bf16: 1024 bytes a token). */
+#define PAGE 16384LL
+
+static void one_worker(kvp_deploy *d, int64_t full, int64_t sliding, int64_t pages) {
+  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 4, .head_dim = 64, .head_dim_v = 64},
+                       {.kind = KVP_SLIDING, .kv_heads = 4, .head_dim = 64, .head_dim_v = 64,
+                        .window = 128}};
+  int64_t counts[2] = {full, sliding};
+  deploy_runs(d, full + sliding, 4, 64, runs, counts, sliding > 0 ? 2 : 1);
+  d->max_model_len = 16;
+  d->vllm.kv_cache_bytes = PAGE * pages;
+}
+
+static void worker_tensors(const kvp_ledger *l, int64_t blocks, int64_t tensors) {
+  kvp_vllm_stage w;
+  assert_int_equal(l->fit.why, KVP_FITS);
+  assert_int_equal(kvp_vllm_worker(l, 0, 0, &w), KVP_OK);
+  assert_int_equal(w.blocks, blocks);
+  assert_int_equal(w.tensors, tensors);
+}
+
+static void one_worker_groups_and_the_hybrid_switch(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_stage w;
+  /* all full, memory of 2 x 32 pages: 32 blocks, one tensor a layer */
+  one_worker(&d, 2, 0, 2 * 32);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  worker_tensors(&l, 32, 2);
+  assert_int_equal(kvp_vllm_worker(&l, 0, 0, &w), KVP_OK);
+  assert_int_equal(w.pool_bytes, 2 * 32 * PAGE);
+  /* full + sliding with disable_hybrid_kv_cache_manager: one group, 32 */
+  one_worker(&d, 1, 1, 2 * 32);
+  d.vllm.disable_hybrid = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  assert_int_equal(l.promoted, 1);
+  worker_tensors(&l, 32, 2);
+  /* the same with the hybrid manager: one tensor of 64 blocks two groups share */
+  d.vllm.disable_hybrid = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  worker_tensors(&l, 64, 1);
+  assert_int_equal(kvp_vllm_worker(&l, 0, 0, &w), KVP_OK);
+  assert_int_equal(w.tensor_bytes, 64 * PAGE);
+  /* 2 full + 4 sliding: 32 blocks, 2 tensors, 3 groups */
+  one_worker(&d, 2, 4, 2 * 32);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.ngroups, 3);
+  worker_tensors(&l, 32, 2);
+  /* 3 full + 7 sliding, padded to 3 + 9: 32 blocks, 3 tensors, 4 groups */
+  one_worker(&d, 3, 7, 3 * 32);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.ngroups, 4);
+  worker_tensors(&l, 32, 3);
+  /* 6 full + 5 sliding, padded to 6 + 6: 32 blocks, 6 tensors, 2 groups */
+  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 4, .head_dim = 64, .head_dim_v = 64},
+                       {.kind = KVP_SLIDING, .kv_heads = 4, .head_dim = 64, .head_dim_v = 64,
+                        .window = 128}};
+  int64_t counts[2] = {6, 5};
+  deploy_runs(&d, 11, 4, 64, runs, counts, 2);
+  d.max_model_len = 16;
+  d.vllm.kv_cache_bytes = 6 * 32 * PAGE;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.group_size, 6);
+  assert_int_equal(l.ngroups, 2);
+  worker_tensors(&l, 32, 6);
+  /* num_gpu_blocks_override = 16: 16 blocks, tensors of 16 pages */
+  one_worker(&d, 2, 0, 2 * 32);
+  d.vllm.blocks_override = 16;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  worker_tensors(&l, 16, 2);
+  assert_int_equal(kvp_vllm_worker(&l, 0, 0, &w), KVP_OK);
+  assert_int_equal(w.pool_bytes, 2 * 16 * PAGE);
+  assert_int_equal(w.unused_bytes, 2 * 16 * PAGE);
+}
+
+static void the_hybrid_switch_refuses_what_stays_hybrid(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_diag diag = {{0}};
+  /* Mamba beside attention: unify_hybrid_kv_cache_specs raises */
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 1, .state_bytes = 1 << 20},
+                       {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {3, 1};
+  deploy_runs(&d, 32, 8, 128, runs, counts, 2);
+  d.max_model_len = 4096;
+  d.vllm.disable_hybrid = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "failed to convert the KV cache specs to one unified type"));
+  /* chunked layers beside full ones become full attention: every token */
+  runs[0] = (kvp_layer){.kind = KVP_CHUNKED, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+                        .window = 8192};
+  deploy_runs(&d, 48, 8, 128, runs, counts, 2);
+  d.max_model_len = 65536;
+  d.vllm.disable_hybrid = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  int64_t seq;
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 65536, &seq), KVP_OK);
+  assert_int_equal(seq, 48 * 4096 * 16 * 4096LL); /* 48 layers x 4096 blocks x a page */
+  /* a vLLM switch under another budget rule is an error naming it */
+  d.budget = KVP_BUDGET_TRTLLM;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "'disable_hybrid_kv_cache_manager' is a vLLM option"));
+}
+
+static void lookahead_slots_stop_at_max_model_len(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t seq;
+  /* test_allocate_with_lookahead: block 4, 3 new tokens and 2 lookahead
+   * take ceil(5 / 4) = 2 blocks; 3 + 4 take 2 */
+  deploy_runs(&d, 1, 8, 128, NULL, NULL, 0);
+  d.block = 4;
+  d.max_model_len = 100;
+  d.spec.tokens = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  int64_t page = l.page_bytes[0];
+  assert_int_equal(page, 4 * 4096);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 3, &seq), KVP_OK);
+  assert_int_equal(seq, 2 * page);
+  d.spec.tokens = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 3, &seq), KVP_OK);
+  assert_int_equal(seq, 2 * page);
+  /* allocate_slots: min(computed + new + lookahead, max_model_len) slots,
+   * so a request at max_model_len takes 25 blocks, not 26 */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 100, &seq), KVP_OK);
+  assert_int_equal(seq, 25 * page);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 97, &seq), KVP_OK);
+  assert_int_equal(seq, 25 * page);
+}
+
+static void max_num_seqs_caps_the_requests(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t n;
+  kvp_fit f;
+  /* vllm/config/scheduler.py max_num_seqs: at most that many requests run */
+  qwen15_7b(&d, 4096);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 1024, &n, &f), KVP_OK);
+  assert_int_equal(n, 15); /* 1023 usable blocks of 8 MiB // 64 a request */
+  d.vllm.max_num_seqs = 8;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 1024, &n, &f), KVP_OK);
+  assert_int_equal(n, 8);
+  assert_int_equal(kvp_ledger_fit(&l, 1024, 9, &f), KVP_OK);
+  assert_int_equal(f.why, KVP_WHY_SEQS);
+  char buf[128];
+  kvp_fit_explain(&f, buf, sizeof buf);
+  assert_string_equal(buf, "concurrency 9 exceeds max_num_seqs 8");
+  assert_string_equal(kvp_why_name(f.why), "max_num_seqs");
+}
+
+static void workers_end_with_the_fewest_blocks(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_stage w;
+  /* test_get_kv_cache_configs_multiple_workers, "Different available
+   * memory. This is the case for TP": 2 layers on workers of 2 x 10 and
+   * 2 x 20 pages: num_blocks 10 on both, tensors of 10 pages */
+  deploy_runs(&d, 2, 4, 64, NULL, NULL, 0);
+  d.model.spec[0].head_dim_v = 64;
+  d.max_model_len = 16;
+  d.gpu_bytes = 2 * 20 * PAGE;
+  d.vllm.stage_gpu_bytes[0] = 2 * 10 * PAGE; /* the stage's smaller GPU */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_vllm_worker(&l, 0, 0, &w), KVP_OK);
+  assert_int_equal(w.own_blocks, 10);
+  assert_int_equal(w.blocks, 10);
+  assert_int_equal(w.pool_bytes, 2 * 10 * PAGE);
+  assert_int_equal(kvp_vllm_worker(&l, 0, 2 * 20 * PAGE, &w), KVP_OK); /* the larger GPU */
+  assert_int_equal(w.own_blocks, 20);
+  assert_int_equal(w.blocks, 10);
+  assert_int_equal(w.unused_bytes, 2 * 10 * PAGE);
+  /* test_get_kv_cache_configs_pp_sharding (asymmetric): max_model_len 512,
+   * one layer a stage, workers of 33 and 66 pages: 33 blocks on both */
+  deploy_runs(&d, 2, 4, 64, NULL, NULL, 0);
+  d.max_model_len = 512;
+  d.pp = 2;
+  d.gpu_bytes = 66 * PAGE;
+  d.vllm.stage_gpu_bytes[0] = 33 * PAGE;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_vllm_start c;
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1); /* each worker checks its own layers */
+  for (int32_t s = 0; s < 2; s++) {
+    assert_int_equal(kvp_vllm_worker(&l, s, 0, &w), KVP_OK);
+    assert_int_equal(w.blocks, 33);
+    assert_int_equal(w.tensors, 1);
+    assert_int_equal(w.pool_bytes, 33 * PAGE);
+  }
+  assert_int_equal(kvp_vllm_worker(&l, 1, 0, &w), KVP_OK);
+  assert_int_equal(w.own_blocks, 66);
+  assert_int_equal(w.unused_bytes, 33 * PAGE);
+}
+
+static void overrides_that_outgrow_the_gpu_do_not_fit(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  /* kv_cache_memory_bytes ignores gpu_memory_utilization: the whole GPU is
+   * usable; asking for more than it holds beside the weights is refused */
+  qwen15_7b(&d, 4096);
+  d.utilization = 0.5;
+  d.weight_bytes = 15 * GiB;
+  d.vllm.kv_cache_bytes = 60 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.fit.why, KVP_FITS);
+  assert_int_equal(l.stage[0].kv_budget, 60 * GiB);
+  assert_int_equal(l.stage[0].usable, 80 * GiB);
+  d.vllm.kv_cache_bytes = 70 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.fit.why, KVP_WHY_OVERCOMMIT);
+  assert_int_equal(l.fit.need, 85 * GiB);
+  assert_int_equal(l.fit.have, 80 * GiB);
+  /* so is an override of more blocks than the GPU holds */
+  d.vllm.kv_cache_bytes = 0;
+  d.utilization = 0.9;
+  d.vllm.blocks_override = 5000; /* 5000 x 8 MiB = 39 GiB: fits */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.fit.why, KVP_FITS);
+  d.vllm.blocks_override = 9000; /* 70.3 GiB beside 15 GiB of weights */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.fit.why, KVP_WHY_OVERCOMMIT);
+  assert_int_equal(l.fit.need, 15 * GiB + 9000 * 8388608LL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
+    cmocka_unit_test(max_concurrency_follows_num_blocks_override),
+    cmocka_unit_test(one_worker_groups_and_the_hybrid_switch),
+    cmocka_unit_test(the_hybrid_switch_refuses_what_stays_hybrid),
+    cmocka_unit_test(lookahead_slots_stop_at_max_model_len),
+    cmocka_unit_test(max_num_seqs_caps_the_requests),
+    cmocka_unit_test(workers_end_with_the_fewest_blocks),
+    cmocka_unit_test(overrides_that_outgrow_the_gpu_do_not_fit),
+  };
+  return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
+}
