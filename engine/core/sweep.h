@@ -93,6 +93,7 @@ typedef struct kvp_sweep_row {
   const int64_t *apos;           /* position on each deployment axis (ax.axis order) */
   int64_t context, concurrency;
   const kvp_ledger *ledger;      /* valid until the next kvp_sweep_next */
+  int64_t ledger_id;             /* changes whenever the ledger is evaluated anew */
   kvp_fit fit;
   int64_t max_concurrency, max_context;
   kvp_fit conc_why, ctx_why;
@@ -110,6 +111,7 @@ typedef struct kvp_sweep {
   int64_t total, next, end;
   int64_t cur_base;                          /* base copied into dep, -1 none */
   int ledger_ok, started;
+  int64_t loads;                    /* ledgers evaluated so far */
   unsigned want;
   int64_t *conc_cache, *ctx_cache;  /* per context / concurrency position; -1 unknown */
   kvp_fit *conc_why, *ctx_why;

@@ -67,6 +67,9 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field);
 /* A length distribution table ({kind, lo, hi, mu, sigma, values}) at idx,
  * checked; empirical values stay alive on the stack (optim_lua.c). */
 kvp_dist kvl_check_dist(lua_State *L, int idx);
+/* A GPU's rates for step times ({hbm_gbps, tflops, link_gbps, mem_eff, ...}),
+ * checked (sim_lua.c). */
+kvp_perf kvl_check_perf(lua_State *L, int idx);
 /* Fill d from the deployment table at idx, every field checked (core_lua.c). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
 

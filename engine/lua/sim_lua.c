@@ -17,8 +17,8 @@ static const char *const perf_keys[] = {
   "step_overhead_ms", "acceptance", "price_per_hour", NULL
 };
 
-/* The perf table at idx, checked. */
-static kvp_perf check_perf(lua_State *L, int idx) {
+/* The perf table at idx, checked (kvplan_lua.h). */
+kvp_perf kvl_check_perf(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, perf_keys, "perf");
@@ -43,7 +43,7 @@ static kvp_perf check_perf(lua_State *L, int idx) {
 static void cost_of(lua_State *L, int idx, int pidx, kvp_ledger *l, kvp_cost *c) {
   kvp_deploy d;
   kvl_check_deploy(L, idx, &d);
-  kvp_perf p = check_perf(L, pidx);
+  kvp_perf p = kvl_check_perf(L, pidx);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_ledger_eval(&d, l, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "ledger");

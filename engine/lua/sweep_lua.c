@@ -20,7 +20,8 @@ typedef enum col_id {
   C_GPU_BYTES, C_USABLE_BYTES, C_WEIGHTS_BYTES, C_ACTIVATION_BYTES, C_OVERHEAD_BYTES,
   C_KV_BUDGET_BYTES, C_GPU_GIB, C_USABLE_GIB, C_WEIGHTS_GIB, C_ACTIVATION_GIB,
   C_OVERHEAD_GIB, C_KV_BUDGET_GIB, C_KV_BYTES_PER_TOKEN, C_SEQ_BYTES, C_KV_BLOCKS,
-  C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY
+  C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY,
+  C_TPOT_MS, C_TTFT_MS, C_TOKENS_PER_S, C_BOUND, C_KV_READ_SHARE, C_USD_PER_MTOK  /* time */
 } col_id;
 
 static const struct { const char *name; col_id id; unsigned want; } builtin[] = {
@@ -36,6 +37,8 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
   {"max_concurrency", C_MAX_CONCURRENCY, KVP_WANT_MAXCONC},
   {"max_context", C_MAX_CONTEXT, KVP_WANT_MAXCTX}, {"fits", C_FITS, KVP_WANT_FIT},
   {"limit", C_LIMIT, KVP_WANT_FIT}, {"why", C_WHY, KVP_WANT_FIT},
+  {"tpot_ms", C_TPOT_MS, 0}, {"ttft_ms", C_TTFT_MS, 0}, {"tokens_per_s", C_TOKENS_PER_S, 0},
+  {"bound", C_BOUND, 0}, {"kv_read_share", C_KV_READ_SHARE, 0}, {"usd_per_mtok", C_USD_PER_MTOK, 0},
 };
 #define NBUILTIN (sizeof builtin / sizeof builtin[0])
 
@@ -75,6 +78,10 @@ typedef struct run {
   int filter;                           /* stack index of the filter, or 0 */
   int funcs;                            /* stack index of spec.funcs, or 0 */
   int needrow;                          /* Lua sees rows */
+  int time;                             /* a time column: step times per row */
+  kvp_perf *perf;                       /* per base: the GPU's rates (time columns) */
+  kvp_cost cost;                        /* of the ledger cost_id */
+  int64_t cost_id;
 } run;
 
 /* Userdata holding the run's C arrays, freed by __gc even after an error. */
@@ -97,6 +104,7 @@ static int holder_gc(lua_State *L) {
   free(h->r.lab);
   free(h->r.kvn);
   free(h->r.wn);
+  free(h->r.perf);
   for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
     free(h->r.vals[j]);
     free(h->r.alab[j]);
@@ -265,6 +273,7 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
         !(builtin[k].id == C_WEIGHTS && !r->weights_names)) {
       c->id = builtin[k].id;
       r->want |= builtin[k].want;
+      if (c->id >= C_TPOT_MS) r->time = 1;
       if (c->prec < 0 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->prec = 2;
       if (c->prec > 9 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB)
         kvl_error(L, "precision of column '%s' must be 0..9, got %d", name, c->prec);
@@ -283,6 +292,19 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
     lua_pop(L, 1);
   }
   lua_settop(L, top);
+}
+
+/* spec.perfs[i]: the rates of base i, for the time columns. */
+static void read_perfs(lua_State *L, int spec, run *r) {
+  if (lua_getfield(L, spec, "perfs") != LUA_TTABLE || luaL_len(L, -1) != r->ax.nbase)
+    kvl_error(L, "a sweep with time columns needs the GPUs' rates ('perfs')");
+  r->perf = xcalloc(L, (size_t)r->ax.nbase, sizeof *r->perf);
+  for (int64_t i = 0; i < r->ax.nbase; i++) {
+    lua_geti(L, -1, i + 1);
+    r->perf[i] = kvl_check_perf(L, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 static int64_t gib_num(int64_t v) { return v > 0 ? v : 0; }
@@ -422,6 +444,35 @@ static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col) {
   }
 }
 
+/* The step times of a row (roofline.c), from the costs of its ledger,
+ * derived once per ledger. */
+static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row,
+                       const column *c) {
+  if (r->cost_id != row->ledger_id) {
+    kvp_diag d = {{0}};
+    kvp_err e = kvp_cost_init(&r->cost, row->ledger, &r->perf[row->pos[KVP_AX_BASE]], &d);
+    if (e != KVP_OK) kvl_core_error(L, e, &d, "step time");
+    r->cost_id = row->ledger_id;
+  }
+  kvp_time t;
+  if (kvp_time_at(&r->cost, row->context, row->concurrency, &t) != KVP_OK)
+    kvl_error(L, "step time at context %I and concurrency %I overflows",
+              (lua_Integer)row->context, (lua_Integer)row->concurrency);
+  double v = 0.0;
+  int prec = 4;
+  switch (c->id) {
+    case C_BOUND:
+      kvp_csv_raw(w, t.compute_bound ? "compute" : "memory", t.compute_bound ? 7 : 6);
+      return;
+    case C_TPOT_MS: v = t.tpot_s * 1e3; break;
+    case C_TTFT_MS: v = t.ttft_s * 1e3; break;
+    case C_TOKENS_PER_S: v = t.tokens_per_s; prec = 1; break;
+    case C_KV_READ_SHARE: v = t.kv_read_share; break;
+    default: v = t.usd_per_mtok; break;
+  }
+  kvp_csv_fixed(w, v, c->prec >= 0 ? c->prec : prec);
+}
+
 static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
                       int cols) {
   const kvp_ledger *l = row->ledger;
@@ -429,6 +480,10 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
   for (int i = 0; i < r->ncol; i++) {
     const column *c = &r->cols[i];
     int64_t v = 0;
+    if (c->id >= C_TPOT_MS) {
+      write_time(L, r, w, row, c);
+      continue;
+    }
     switch (c->id) {
       case C_LABEL:
         if (c->label <= r->ax.naxis && r->uax[c->label - 1].field != KVP_FIELD_BASE)
@@ -483,6 +538,7 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
       case C_KV_TOKENS: v = kvp_ledger_kv_tokens(l); break;
       case C_MAX_CONCURRENCY: v = row->max_concurrency; break;
       case C_MAX_CONTEXT: v = row->max_context; break;
+      default: break; /* time columns: written above */
     }
     if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) kvp_csv_scaled(w, v, 30, c->prec);
     else kvp_csv_int(w, v);
@@ -556,6 +612,8 @@ static int l_run(lua_State *L) {
   int cols = lua_gettop(L);
   luaL_checktype(L, cols, LUA_TTABLE);
   read_columns(L, 1, cols, r);
+  r->cost_id = -1;
+  if (r->time) read_perfs(L, 1, r);
   resolve_labels(L, r);
 
   /* the slice: shard k of n */

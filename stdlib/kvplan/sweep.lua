@@ -29,6 +29,10 @@ local gpus = require "kvplan.gpus"
 
 local M = {}
 
+-- Columns of step times (roofline.c): they need each deployment's GPU rates.
+local time_columns = {tpot_ms = true, ttft_ms = true, tokens_per_s = true, bound = true,
+                      kv_read_share = true, usd_per_mtok = true}
+
 local Sweep = {}
 Sweep.__index = Sweep
 Sweep.__name = "kvplan.Sweep"
@@ -198,7 +202,11 @@ function M.new(spec)
   end
   place_axes(spec, base, axes)
 
-  local s = setmetatable({spec = spec, bases = {}, labels = {}, label_names = {}, row_labels = {},
+  local timed = false
+  for _, c in ipairs(type(spec.columns) == "table" and spec.columns or {}) do
+    if time_columns[type(c) == "table" and c[1] or c] then timed = true end
+  end
+  local s = setmetatable({spec = spec, bases = {}, perfs = {}, labels = {}, label_names = {}, row_labels = {},
                           axes = {}}, Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
   local nl = #s.label_names
@@ -256,6 +264,7 @@ function M.new(spec)
     end
     label[nl + 1], label[nl + 2] = d.kv.name, d.weights.name
     s.bases[#s.bases + 1] = d:spec()
+    if timed then s.perfs[#s.perfs + 1] = d:perf() end
     s.labels[#s.labels + 1] = label
     s.row_labels[#s.row_labels + 1] = named
     local j = #lua_axes
@@ -328,7 +337,7 @@ end
 -- check (check every value and stop before writing).
 function Sweep:core_spec(extra)
   local t = {
-    bases = self.bases, labels = self.labels, label_names = self.label_names, axes = self.axes,
+    bases = self.bases, perfs = self.perfs, labels = self.labels, label_names = self.label_names, axes = self.axes,
     tp = self.tp, pp = self.pp, context = self.context, concurrency = self.concurrency,
     kv = self.kv, kv_names = self.kv_names, weights = self.weights,
     weights_names = self.weights_names,

@@ -37,6 +37,32 @@ local s = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
 assert(math.abs(s.steps_per_token - 0.3 / (1 - 0.7 ^ 4)) < 1e-12)
 assert(s.tpot_ms < dd:time(2048, 16).tpot_ms)
 
+-- sweeps: the time columns computed in C equal d:time row by row
+local dir0 = check.tmpdir()
+kv.sweep{model = {"llama-3.1-8b", "qwen3-30b-a3b"}, gpu = {"h100-sxm", "l4"}, tp = {1, 2},
+         context = {1024, 32768}, concurrency = {1, 64}, price_per_hour = 2.5,
+         columns = {"model", "gpu", "tp", "context", "concurrency", "tpot_ms", "ttft_ms",
+                    "tokens_per_s", "bound", "kv_read_share", {"usd_per_mtok", precision = 6}}}
+  :write(dir0 .. "/t.csv")
+local rows = 0
+for line in io.lines(dir0 .. "/t.csv") do
+  local m, g, tp, ctx, conc, tpot, ttft, tps, bound, share, usd =
+    line:match("^([^,]+),([^,]+),(%d+),(%d+),(%d+),([^,]+),([^,]+),([^,]+),([^,]+),([^,]+),([^,]+)$")
+  if m and m ~= "model" then
+    rows = rows + 1
+    local x = kv.deploy{model = m, gpu = g, tp = tonumber(tp), price_per_hour = 2.5}
+                :time(tonumber(ctx), tonumber(conc))
+    check.eq(tpot, string.format("%.4f", x.tpot_ms), "tpot_ms " .. line)
+    check.eq(ttft, string.format("%.4f", x.ttft_ms), "ttft_ms " .. line)
+    check.eq(tps, string.format("%.1f", x.tokens_per_s), "tokens_per_s " .. line)
+    check.eq(bound, x.bound, "bound " .. line)
+    check.eq(share, string.format("%.4f", x.kv_read_share), "kv_read_share " .. line)
+    check.eq(usd, string.format("%.6f", x.usd_per_mtok), "usd_per_mtok " .. line)
+  end
+end
+check.eq(rows, 32, "sweep rows")
+os.execute("rm -r " .. dir0)
+
 -- the simulator
 local chat = {model = "llama-3.1-8b", gpu = "l4", requests = 300, seed = 3,
               prompt = o.lognormal{median = 1000, sigma = 0.5, max = 4096},
