@@ -42,6 +42,7 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(v->blocks_override, 0, "num_gpu_blocks_override", diag));
   TRY(kvp_check_count(v->kv_cache_bytes, 0, "kv_cache_memory_bytes", diag));
   TRY(kvp_check_count(v->max_num_seqs, 0, "max_num_seqs", diag));
+  TRY(kvp_check_count(v->dcp, 0, "decode_context_parallel_size", diag));
   if (v->disable_hybrid != 0 && v->disable_hybrid != 1)
     return kvp_fail(diag, KVP_EINVAL,
                     "field 'disable_hybrid_kv_cache_manager' must be true or false, got %d",
@@ -54,7 +55,8 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   }
   const char *set = v->disable_hybrid ? "disable_hybrid_kv_cache_manager"
                     : v->blocks_override ? "num_gpu_blocks_override"
-                    : v->kv_cache_bytes ? "kv_cache_memory_bytes" : NULL;
+                    : v->kv_cache_bytes ? "kv_cache_memory_bytes"
+                    : v->dcp > 1 ? "decode_context_parallel_size" : NULL;
   if (set != NULL && (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "

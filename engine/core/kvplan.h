@@ -215,6 +215,8 @@ typedef struct kvp_vllm {
   int64_t kv_cache_bytes;     /* kv_cache_memory_bytes: the KV budget of every GPU,
                                * gpu_memory_utilization ignored (0: profiled) */
   int64_t max_num_seqs;       /* the scheduler's cap on running requests (0: none) */
+  int64_t dcp;                /* decode_context_parallel_size: each block of a request
+                               * spans dcp ranks of the TP group (0, 1: off) */
   int64_t stage_gpu_bytes[KVP_MAX_PP]; /* > 0: the smallest GPU of stage s (workers with
                                         * unequal memory); 0: gpu_bytes */
 } kvp_vllm;
@@ -364,6 +366,8 @@ typedef struct kvp_ledger {
   int64_t ngroups;       /* KV cache groups of every type */
   int64_t page;          /* the unified page: one block of one layer, padded */
   int64_t min_block;     /* smallest tokens per block over the groups */
+  int64_t span;          /* tokens one block holds of a request: block x
+                          * decode_context_parallel_size (vLLM DCP), else block */
   int32_t promoted;      /* vLLM: sliding and chunked layers allocated as full
                           * attention (disable_hybrid_kv_cache_manager, or the
                           * MLA + sliding fallback) */
@@ -474,6 +478,9 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
  * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
  * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
 kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
+/* decode_context_parallel_size against tp, the heads and the layer kinds
+ * (vllm_kv.c); KVP_EINVAL naming what fails. */
+kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag);
 /* Blocks of `block` tokens one layer of shape ly may take for a request of
  * len tokens by vLLM's max_memory_usage_bytes (a state: 1 + the speculative
  * blocks). */

@@ -392,7 +392,7 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
                          int64_t *sr) {
   const kvp_deploy *d = &l->d;
   const kvp_stage *st = &l->stage[s];
-  int64_t b = d->block, m, total = 0, g = 0, r = 0;
+  int64_t b = l->span, m, total = 0, g = 0, r = 0;
   CHK(chk_add(n, d->spec.tokens, &m));
   /* vLLM's allocate_slots caps the lookahead slots at max_model_len */
   if (d->budget == KVP_BUDGET_VLLM) m = min64(m, l->max_len);
@@ -506,7 +506,7 @@ static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *byt
   for (int k = 0; k < m->nspec; k++) {
     if (st->count[k] == 0) continue;
     int64_t blocks, one, part;
-    TRY(kvp_layer_blocks(&m->spec[k], n, l->d.block, l->d.step_tokens, &blocks));
+    TRY(kvp_layer_blocks(&m->spec[k], n, l->span, l->d.step_tokens, &blocks));
     CHK(chk_mul(blocks, l->page_bytes[k], &one));
     if (n > 0) CHK(chk_add(one, l->state_bytes[k], &one));
     CHK(chk_mul(one, st->count[k], &part));
@@ -771,6 +771,14 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   if (e != KVP_OK) return e;
   /* the block vLLM uses (plan_groups raises it for Mamba states) */
   int64_t block = l->d.block;
+  l->span = block;
+  if (d->vllm.dcp > 1) {
+    /* SingleTypeKVCacheManager: block_size *= dcp_world_size; each rank
+     * holds its pages at `block` tokens (vllm_kv.c) */
+    TRY(kvp_vllm_dcp_check(l, diag));
+    if (!chk_mul(block, d->vllm.dcp, &l->span))
+      return kvp_fail(diag, KVP_EOVERFLOW, "block x decode_context_parallel_size overflows");
+  }
   for (int k = 0; k < m->nspec; k++) {
     TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &l->token_bits[k]));
     TRY(kvp_page_bytes(l->token_bits[k], block, &l->page_bytes[k]));
@@ -837,7 +845,7 @@ int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
     if (!chk_mul((st->blocks - l->null_blocks) / l->ngroups, l->min_block, &t)) return INT64_MAX;
     return t;
   }
-  if (!chk_mul(st->blocks - l->null_blocks, l->d.block, &t)) return INT64_MAX;
+  if (!chk_mul(st->blocks - l->null_blocks, l->span, &t)) return INT64_MAX;
   return t;
 }
 
@@ -848,7 +856,7 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
   if (l->fit.why != KVP_FITS || l->nstage == 0) return KVP_OK;
   const kvp_stage *st = &l->stage[l->tight];
   if (st->block_bytes == 0) return KVP_OK;
-  int64_t req = 0, ngroups = 1, min_block = l->d.block;
+  int64_t req = 0, ngroups = 1, min_block = l->span;
   if (l->hybrid) {
     for (int32_t t = 0; t < l->ntype; t++) {
       int64_t part;
@@ -864,7 +872,7 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
     const kvp_model *m = &l->d.model;
     for (int64_t i = 0; i < m->layers && req == 0; i++) {
       const kvp_layer *ly = &m->spec[m->layer_spec[i]];
-      if (ly->kind != KVP_STATE) req = kvp_vllm_usage_blocks(l, ly, l->d.block, l->max_len);
+      if (ly->kind != KVP_STATE) req = kvp_vllm_usage_blocks(l, ly, l->span, l->max_len);
     }
   }
   CHK(chk_mul(st->blocks / ngroups, min_block, tokens));

@@ -446,7 +446,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   } else if (!chk_mul(st->blocks - l->null_blocks, st->block_bytes, &s->pool)) {
     return kvp_fail(d, KVP_EOVERFLOW, "the KV pool's bytes overflow");
   }
-  s->gran = l->hybrid ? l->min_block : l->d.block;
+  s->gran = l->hybrid ? l->min_block : l->span;
   if (s->gran < 1) s->gran = 1;
   s->free_bytes = s->pool;
   s->host_free = cfg->host_bytes;

@@ -46,6 +46,21 @@
  *     speculative blocks.
  *   - the minimum over workers: get_kv_cache_configs sets every worker's
  *     num_blocks to the fewest and shrinks its tensors to that many blocks.
+ *   - decode context parallelism (decode_context_parallel_size, vllm/config/
+ *     parallel.py): the dcp ranks of a TP group that would hold copies of
+ *     the same KV heads hold different tokens instead. A block of the pool
+ *     covers block x dcp tokens of a request, `block` on each rank
+ *     (SingleTypeKVCacheManager: block_size *= dcp_world_size x
+ *     pcp_world_size), so a request of n tokens takes cdiv(n, block x dcp)
+ *     blocks of the same per-rank pages; FullAttentionSpec.
+ *     max_memory_usage_bytes counts cdiv(max_model_len, dcp) tokens and
+ *     "GPU KV cache size" is multiplied by dcp (_report_kv_cache_config).
+ *     Sliding windows refuse it (SlidingWindowSpec asserts
+ *     decode_context_parallel_size == 1). Constraints (vLLM's context
+ *     parallel guide, docs.vllm.ai/projects/ascend user_guide/feature_guide/
+ *     context_parallel): tp % dcp == 0; MLA holds one latent on every rank,
+ *     so any such dcp; GQA needs dcp copies of each head, dcp dividing
+ *     tp / kv_heads. kvplan models it for full attention and MLA layers.
  */
 #include <stddef.h>
 #include <string.h>
@@ -105,6 +120,33 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
   return KVP_OK;
 }
 
+kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
+  const kvp_deploy *d = &l->d;
+  const kvp_model *m = &d->model;
+  int64_t dcp = d->vllm.dcp, tp = d->tp;
+  if (dcp > tp || tp % dcp != 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "decode_context_parallel_size %lld must divide tensor parallel size %lld "
+                    "(its ranks are the TP group's)", (long long)dcp, (long long)tp);
+  int64_t used[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
+  for (int k = 0; k < m->nspec; k++) {
+    const kvp_layer *ly = &m->spec[k];
+    if (used[k] == 0 || ly->kind == KVP_NONE || ly->kind == KVP_MLA) continue;
+    if (ly->kind != KVP_FULL)
+      return kvp_fail(diag, KVP_EINVAL,
+                      "decode_context_parallel_size %lld with %s layers: vLLM splits the "
+                      "tokens of full attention and MLA layers only (SlidingWindowSpec asserts "
+                      "decode_context_parallel_size == 1)", (long long)dcp, kvp_kind_name(ly->kind));
+    if (ly->kv_heads >= tp || (tp / ly->kv_heads) % dcp != 0)
+      return kvp_fail(diag, KVP_EINVAL,
+                      "decode_context_parallel_size %lld needs that many copies of each of the "
+                      "%lld KV heads at tp %lld: dcp must divide tp / kv_heads",
+                      (long long)dcp, (long long)ly->kv_heads, (long long)tp);
+  }
+  return KVP_OK;
+}
+
 int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block,
                               int64_t len) {
   int64_t step = l->d.step_tokens, w;
@@ -153,7 +195,7 @@ static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t 
     if (m->spec[k].kind == KVP_STATE) {
       CHK(chk_mul(l->state_bytes[k], 1 + l->d.spec.tokens, &one));
     } else {
-      CHK(chk_mul(kvp_vllm_usage_blocks(l, &m->spec[k], l->d.block, len), l->page_bytes[k],
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &m->spec[k], l->span, len), l->page_bytes[k],
                   &one));
     }
     CHK(chk_mul(one, st->count[k], &part));
@@ -161,7 +203,7 @@ static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t 
   }
   if (s == l->nstage - 1 && l->d.spec.draft_layers > 0) {
     *any = 1;
-    CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->d.spec.draft, l->d.block, len), l->draft_page,
+    CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->d.spec.draft, l->span, len), l->draft_page,
                 &part));
     CHK(chk_add(total, part, &total));
   }

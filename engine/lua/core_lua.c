@@ -223,7 +223,7 @@ static const char *const deploy_keys[] = {
   "prefix", "samples", "prompt", "output", "host_bytes", "lengths",
   /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
   "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
-  "max_num_seqs", "stage_gpu_bytes", NULL
+  "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -347,6 +347,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->blocks_override = kvl_int_field(L, idx, "num_gpu_blocks_override", 0);
   v->kv_cache_bytes = kvl_int_field(L, idx, "kv_cache_memory_bytes", 0);
   v->max_num_seqs = kvl_int_field(L, idx, "max_num_seqs", 0);
+  v->dcp = kvl_int_field(L, idx, "decode_context_parallel_size", 0);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);

@@ -62,6 +62,7 @@ local fields = {
   -- vLLM's switches and overrides, by vLLM's names (engine/core/vllm_kv.c)
   disable_hybrid_kv_cache_manager = true, num_gpu_blocks_override = true,
   kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
+  decode_context_parallel_size = true,
 }
 M.fields = fields
 
@@ -376,6 +377,8 @@ function M.new(opts)
                             and units.bytes(opts.kv_cache_memory_bytes, "kv_cache_memory_bytes")
                             or nil
   d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
+  d.decode_context_parallel_size = optional_count(opts.decode_context_parallel_size,
+                                                  "decode_context_parallel_size", 1)
   d.lengths = opts.lengths
   if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
     util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
@@ -408,6 +411,7 @@ function Deployment:spec()
     disable_hybrid_kv_cache_manager = self.disable_hybrid_kv_cache_manager,
     num_gpu_blocks_override = self.num_gpu_blocks_override,
     kv_cache_memory_bytes = self.kv_cache_memory_bytes, max_num_seqs = self.max_num_seqs,
+    decode_context_parallel_size = self.decode_context_parallel_size,
     stage_gpu_bytes = stage_memories(self),
   }
 end

@@ -88,3 +88,15 @@ check.error("field 'num_gpu_blocks_override' is a vLLM option and needs budget '
 check.error("failed to convert the KV cache specs to one unified type",
             function() kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4,
                                  disable_hybrid_kv_cache_manager = true} end)
+
+-- decode context parallelism on an MLA model: the same pages, twice the
+-- tokens a block holds of a request
+local ds = kv.deploy{model = "deepseek-v2-lite", gpu = "h100", tp = 2, activation = "1 GiB",
+                     overhead = "1 GiB", max_model_len = 32768}
+local ds2 = ds:with{decode_context_parallel_size = 2}
+check.eq(ds2:ledger().kv_blocks, ds:ledger().kv_blocks, "the pool is unchanged")
+check.eq(ds2:ledger().vllm_kv_cache_tokens, 2 * ds:ledger().vllm_kv_cache_tokens,
+         "GPU KV cache size doubles")
+check.eq(ds2:ledger():seq_bytes(8192), ds:ledger():seq_bytes(4096), "half the blocks a request")
+check.error("decode_context_parallel_size 4 must divide tensor parallel size 2",
+            function() ds:with{decode_context_parallel_size = 4} end)

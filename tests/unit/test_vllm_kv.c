@@ -356,6 +356,57 @@ static void overrides_that_outgrow_the_gpu_do_not_fit(void **state) {
   assert_int_equal(l.fit.need, 15 * GiB + 9000 * 8388608LL);
 }
 
+static void decode_context_parallel_splits_a_requests_tokens(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_diag diag = {{0}};
+  int64_t seq, tokens, blocks, per;
+  /* two MLA layers (512 + 64 bf16 elements: 1152 bytes a token, a page of
+   * 18432) at tp 2 and decode_context_parallel_size 2, 100 blocks */
+  kvp_layer mla[1] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64}};
+  int64_t one[1] = {1};
+  deploy_runs(&d, 2, 8, 128, mla, one, 1);
+  d.tp = 2;
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 100 * 2 * 18432;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1000, &seq), KVP_OK);
+  assert_int_equal(seq, 63 * 2 * 18432); /* cdiv(1000, 16) blocks */
+  d.vllm.dcp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 100); /* the same pages on each rank */
+  /* SingleTypeKVCacheManager: block_size *= dcp: cdiv(1000, 32) blocks */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1000, &seq), KVP_OK);
+  assert_int_equal(seq, 32 * 2 * 18432);
+  /* _report_kv_cache_config multiplies the tokens by dcp; the max usage of
+   * a request counts cdiv(4096, 2) tokens: 128 blocks */
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(tokens, 100 * 16 * 2);
+  assert_int_equal(per, 128);
+  assert_int_equal(kvp_ledger_kv_tokens(&l), 99 * 32);
+  /* GQA: dcp must divide tp / kv_heads (the copies of each head) */
+  deploy_runs(&d, 2, 2, 128, NULL, NULL, 0);
+  d.tp = 8;
+  d.vllm.dcp = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK); /* 4 copies of 2 heads */
+  d.vllm.dcp = 8;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_string_equal(diag.msg, "decode_context_parallel_size 8 needs that many copies of each "
+                                "of the 2 KV heads at tp 8: dcp must divide tp / kv_heads");
+  d.vllm.dcp = 3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "must divide tensor parallel size 8"));
+  /* sliding windows refuse it */
+  kvp_layer sw[1] = {{.kind = KVP_SLIDING, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128,
+                      .window = 4096}};
+  deploy_runs(&d, 2, 2, 128, sw, one, 1);
+  d.tp = 8;
+  d.vllm.dcp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "SlidingWindowSpec asserts"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -366,6 +417,7 @@ int main(void) {
     cmocka_unit_test(max_num_seqs_caps_the_requests),
     cmocka_unit_test(workers_end_with_the_fewest_blocks),
     cmocka_unit_test(overrides_that_outgrow_the_gpu_do_not_fit),
+    cmocka_unit_test(decode_context_parallel_splits_a_requests_tokens),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
