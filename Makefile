@@ -36,7 +36,7 @@ PIC = -fPIC
 # Each layer gets only the include paths of the layers below it, so a core
 # file that includes <lua.h> or csvw.h does not compile.
 CORE_INC = -Iengine/core
-IO_INC = -Iengine/io
+IO_INC = -Iengine/io $(JANSSON_CFLAGS)
 LUA_INC = $(CORE_INC) $(IO_INC) -Iengine/lua $(LUA_CFLAGS) $(JANSSON_CFLAGS)
 CORE = $(patsubst engine/core/%.c,%,$(wildcard engine/core/*.c))
 OUTPUT = $(patsubst engine/io/%.c,%,$(wildcard engine/io/*.c))
@@ -118,7 +118,7 @@ $(B) $(B)/obj $(B)/pic $(B)/tests:
 
 # ---- tests ------------------------------------------------------------------------
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/libkvplan.a $(OUTPUT_O) | $(B)/tests
-	$(CC) $(ALL_CFLAGS) $(CORE_INC) $(IO_INC) $< $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(CMOCKA_LIBS) -lcsv -lm -o $@
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) $(IO_INC) $< $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(CMOCKA_LIBS) $(JANSSON_LIBS) -lcsv -lm -o $@
 
 unit-tests: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail

@@ -157,6 +157,60 @@ check "batch_manifest: each script got its own arguments" sh -c "
   test -s '$out/mbatch/small.csv'"
 printf 'fit model=x\nfit model=y\n' > "$out/dup.txt"
 expect batch_manifest_dup 2 "kvplan: batch: '$(cd scripts && pwd)/fit.lua' and '$(cd scripts && pwd)/fit.lua' would write the same report in '$out/b3' (name one with a first word 'NAME:')" -- batch -d "$out/b3" -m "$out/dup.txt"
+# output formats: table, JSON Lines (streamed sweeps too), Markdown
+fitargs="model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm,l40s"
+expect fmt_csv 0 "" -- fit $fitargs
+expect fmt_table 0 "" -- fit $fitargs --format table
+check "fmt_table: header, rule, one line a row, no commas between columns" sh -c "
+  [ \$(wc -l < '$out/fmt_table.out') -eq \$((\$(wc -l < '$out/fmt_csv.out') + 1)) ] &&
+  sed -n 2p '$out/fmt_table.out' | grep -Eq '^-+(  -+)+\$' &&
+  head -n 1 '$out/fmt_table.out' | grep -Eq '^model +gpu +tp +weights'"
+check "fmt_table: numbers right-aligned under their header" sh -c "
+  awk 'NR == 1 { i = index(\$0, \"max_concurrency\") + length(\"max_concurrency\") } NR > 2 { if (substr(\$0, i - 1, 1) !~ /[0-9]/) bad = 1 } END { exit bad }' '$out/fmt_table.out'"
+expect fmt_md 0 "" -- fit $fitargs -f markdown
+check "fmt_md: a Markdown table" sh -c "sed -n 2p '$out/fmt_md.out' | grep -Eq '^\\|[-:|]+\\|\$' && grep -c '^| llama-3.1-70b ' '$out/fmt_md.out' | grep -qx 8"
+expect fmt_json 0 "" -- fit $fitargs -f json
+rm -f "$out/sweep.jsonl"
+expect fmt_json_sweep 0 "" -- tests/batch/sweep.lua lua=false -o "$out/sweep.jsonl" --quiet
+"$kvplan" --quiet tests/batch/sweep.lua lua=false > "$out/sweep_json.csv"
+expect json_same_values 0 "" -- -e "
+  local json, csv = require 'kvplan.json', require 'kvplan.csv'
+  local function same(jpath, cpath)
+    local rows = csv.read(cpath)
+    local n = 0
+    for line in io.lines(jpath) do
+      n = n + 1
+      local o, r = json.decode(line, jpath), rows[n + 1]
+      for i, v in ipairs(r) do
+        local k = rows[1][i]
+        local j = o[k]
+        if j == json.null then j = '' elseif type(j) ~= 'string' then j = tostring(j) end
+        if type(o[k]) == 'number' then assert(tonumber(v) == o[k], k .. ' ' .. v) else assert(j == v, k .. ': ' .. tostring(j) .. ' ~= ' .. v) end
+      end
+    end
+    assert(n == #rows - 1 and (n > 1000 or jpath:find('fmt_json')), 'rows ' .. n .. ' ' .. #rows)
+  end
+  same('$out/fmt_json.out', '$out/fmt_csv.out')
+  same('$out/sweep.jsonl', '$out/sweep_json.csv')"
+expect report_format 0 "" -- -e "
+  local kv = require 'kvplan'
+  local r = kv.report{columns = {'a', {'b', precision = 2}}, format = 'json'}
+  r:row{a = 'x \"y\"', b = 1.5}
+  r:close()"
+check "report_format: kv.report{format = 'json'}" [ "$(cat "$out/report_format.out")" = '{"a":"x \"y\"","b":1.50}' ]
+expect report_used 0 "" -- -e "
+  local kv = require 'kvplan'
+  local r = kv.report{columns = 'used', order = {'model', 'kv', {'spec_tokens', precision = 2}, 'evicted'}}
+  r:row{model = 'm', kv = 'fp8', spec_tokens = '', evicted = ''}
+  r:row{model = 'n', kv = 'bf16', spec_tokens = 2.5, evicted = '', extra = 1}
+  r:close()"
+check "report_used: empty columns left out" [ "$(cat "$out/report_used.out")" = "model,kv,spec_tokens,extra
+m,fp8,,
+n,bf16,2.50,1" ]
+if command -v script >/dev/null 2>&1; then
+  script -qc "$kvplan fit $fitargs" /dev/null > "$out/tty_table.txt" 2>&1
+  check "a terminal gets a table by default" sh -c "head -n 1 '$out/tty_table.txt' | grep -Eq '^model +gpu ' && ! grep -q '^model,gpu' '$out/tty_table.txt'"
+fi
 # the catalogs listed by commands
 expect models_cmd 0 "" -- models llama-3.1
 check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]

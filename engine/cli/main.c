@@ -22,6 +22,8 @@
 #include <lualib.h>
 
 #include "cli.h"
+#include "csvw.h"
+#include "fmtw.h"
 #include "kvplan_lua.h"
 
 #ifndef KVPLAN_SCRIPTS_DIR
@@ -65,6 +67,7 @@ static int set_format(options *o, const char *v) {
   for (int i = 0; names[i] != NULL; i++)
     if (strcmp(v, names[i]) == 0) {
       o->format = names[i];
+      kvp_csv_default_format(kvp_fmt_named(names[i]));
       return 0;
     }
   fprintf(stderr, "kvplan: bad --format '%s' (expected csv, table, json or markdown)\n", v);
@@ -724,7 +727,10 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     int n = 0;
     for (int i = 0; i < ncommon; i++) mine[n++] = common[i];
     for (int i = 0; i < jobs[s].n; i++) mine[n++] = args[jobs[s].first + i];
-    snprintf(out, sizeof out, "%s/%s.csv", o->outdir, jobs[s].name);
+    const char *ext = o->format == NULL ? ".csv" : strcmp(o->format, "json") == 0 ? ".jsonl"
+                      : strcmp(o->format, "markdown") == 0 ? ".md"
+                      : strcmp(o->format, "table") == 0 ? ".txt" : ".csv";
+    snprintf(out, sizeof out, "%s/%s%s", o->outdir, jobs[s].name, ext);
     int rc = run_script(o, jobs[s].path, NULL, NULL, n, mine, out, jobs[s].name);
     fprintf(stderr, "kvplan: batch: %s %s\n", rc == 0 ? "ok    " : "FAILED", jobs[s].path);
     failed += rc != 0;

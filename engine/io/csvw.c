@@ -9,14 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "afile.h"
 #include "csvw.h"
+#include "fmtw.h"
 
 #define BUFSZ (1 << 16)
 
 struct kvp_csv {
   kvp_afile *f;        /* the atomic file (afile.c) */
+  kvp_fmtw *conv;      /* another format than CSV (fmtw.c), NULL for CSV */
   int nfield;          /* fields in the current row */
   int failed;          /* errno of the first failure, 0 if none */
   size_t len;
@@ -24,7 +27,12 @@ struct kvp_csv {
 };
 
 static int flush(kvp_csv *w) {
-  if (w->len > 0 && kvp_afile_write(w->f, w->buf, w->len) < 0) {
+  if (w->len > 0 && w->conv != NULL) {
+    if (kvp_fmtw_feed(w->conv, w->buf, w->len) < 0) {
+      if (!w->failed) w->failed = kvp_fmtw_error(w->conv);
+      return -1;
+    }
+  } else if (w->len > 0 && kvp_afile_write(w->f, w->buf, w->len) < 0) {
     if (!w->failed) w->failed = kvp_afile_error(w->f);
     return -1;
   }
@@ -69,18 +77,46 @@ static inline int sep(kvp_csv *w) {
   return put_slow(w, ",", 1);
 }
 
-kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen) {
+static int default_format = KVP_FMT_AUTO;
+
+void kvp_csv_default_format(int fmt) { default_format = fmt; }
+
+int kvp_csv_resolve_format(const char *path, int fmt) {
+  if (fmt != KVP_FMT_AUTO) return fmt;
+  if (default_format != KVP_FMT_AUTO) return default_format;
+  if (path == NULL || strcmp(path, "-") == 0) return isatty(STDOUT_FILENO) ? KVP_FMT_TABLE : KVP_FMT_CSV;
+  const char *dot = strrchr(path, '.');
+  if (dot != NULL && strchr(dot, '/') == NULL) {
+    if (strcmp(dot, ".json") == 0 || strcmp(dot, ".jsonl") == 0) return KVP_FMT_JSON;
+    if (strcmp(dot, ".md") == 0) return KVP_FMT_MARKDOWN;
+    if (strcmp(dot, ".txt") == 0) return KVP_FMT_TABLE;
+  }
+  return KVP_FMT_CSV;
+}
+
+kvp_csv *kvp_csv_open_as(const char *path, int fmt, char *err, size_t errlen) {
   kvp_csv *w = calloc(1, sizeof *w);
   if (w == NULL) {
     snprintf(err, errlen, "out of memory");
     return NULL;
   }
+  fmt = kvp_csv_resolve_format(path, fmt);
   w->f = kvp_afile_open(path, err, errlen);
   if (w->f == NULL) {
     free(w);
     return NULL;
   }
+  if (fmt != KVP_FMT_CSV && (w->conv = kvp_fmtw_new(fmt, w->f)) == NULL) {
+    snprintf(err, errlen, "out of memory");
+    kvp_afile_discard(w->f);
+    free(w);
+    return NULL;
+  }
   return w;
+}
+
+kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen) {
+  return kvp_csv_open_as(path, KVP_FMT_AUTO, err, errlen);
 }
 
 int kvp_csv_needs_quotes(const char *s, size_t len) {
@@ -254,6 +290,10 @@ int kvp_csv_endrow(kvp_csv *w) {
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
   int rc = 0;
   if (w->len > 0) flush(w);
+  if (w->conv != NULL) {
+    if (!w->failed && kvp_fmtw_finish(w->conv) < 0) w->failed = kvp_fmtw_error(w->conv);
+    kvp_fmtw_free(w->conv);
+  }
   if (w->failed && kvp_afile_error(w->f) == 0) { /* a value that cannot be written (NaN) */
     snprintf(err, errlen, "cannot write '%s': %s", kvp_afile_path(w->f), strerror(w->failed));
     kvp_afile_discard(w->f);
@@ -267,6 +307,7 @@ int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
 
 void kvp_csv_discard(kvp_csv *w) {
   if (w->len > 0) flush(w); /* standard output: what was written stays written */
+  kvp_fmtw_free(w->conv);
   kvp_afile_discard(w->f);
   free(w);
 }

@@ -11,6 +11,7 @@
 
 #include "afile.h"
 #include "csvw.h"
+#include "fmtw.h"
 #include "kvplan_lua.h"
 
 #define WRITER_MT "kvplan.CsvWriter"
@@ -115,10 +116,19 @@ static int writer_isopen(lua_State *L) {
   return 1;
 }
 
-/* csv.open(path|nil, columns, precisions): a writer, header written */
+/* csv.open(path|nil, columns, precisions[, format]): a writer, header
+ * written; format "csv", "table", "json", "markdown" or "auto" (fmtw.h) */
 static int l_open(lua_State *L) {
   const char *path = luaL_optstring(L, 1, NULL);
   luaL_checktype(L, 2, LUA_TTABLE);
+  int fmt = KVP_FMT_AUTO;
+  if (!lua_isnoneornil(L, 4)) {
+    fmt = kvp_fmt_named(luaL_checkstring(L, 4));
+    if (fmt < 0)
+      return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'",
+                       lua_tostring(L, 4));
+  }
+  lua_settop(L, 3);
   lua_Integer ncol = luaL_len(L, 2);
   if (ncol < 1 || ncol > MAX_COLUMNS)
     return kvl_error(L, "a report needs 1..%d columns, got %I", MAX_COLUMNS, ncol);
@@ -139,7 +149,7 @@ static int l_open(lua_State *L) {
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, WRITER_MT);
   char err[512];
-  w->w = kvp_csv_open(path, err, sizeof err);
+  w->w = kvp_csv_open_as(path, fmt, err, sizeof err);
   if (w->w == NULL) return kvl_error(L, "%s", err);
   for (int c = 1; c <= w->ncol; c++) {
     lua_geti(L, 2, c);

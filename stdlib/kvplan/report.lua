@@ -28,6 +28,13 @@ local used_paths = {}
 
 local function cli() return package.loaded["kvplan.cli"] or {} end
 
+--- The file name extension of a report in format f (batch outputs).
+function M.extension(f)
+  return ({json = ".jsonl", markdown = ".md", table = ".txt"})[f] or ".csv"
+end
+
+M.formats = {csv = true, table = true, json = true, markdown = true, auto = true}
+
 --- Where a report or sweep goes: path if given, else the batch file for
 --- `name`, else `kvplan -o FILE`; nil is standard output.
 function M.output_path(path, name)
@@ -36,7 +43,7 @@ function M.output_path(path, name)
     if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
       util.raise("report name must be letters, digits, '_', '.' or '-', got '%s'", tostring(name))
     end
-    path = c.outdir .. "/" .. c.name .. "-" .. name .. ".csv"
+    path = c.outdir .. "/" .. c.name .. "-" .. name .. M.extension(c.format)
   end
   if path == nil then path = c.output end
   if path == "-" then path = nil end
@@ -67,14 +74,8 @@ function M.release(path)
   if path ~= nil then used_paths[path] = nil end
 end
 
---- A report with the given columns: names, or {name, precision = digits}.
-function M.new(opts)
-  if type(opts) ~= "table" then util.raise("report needs an options table, got %s", type(opts)) end
-  util.check_keys(opts, {columns = true, path = true, name = true}, "report")
-  local cols = opts.columns
-  if type(cols) ~= "table" or #cols == 0 then
-    util.raise("field 'columns' must be a non-empty list of column names")
-  end
+-- Columns as names and precisions: a list of names or {name, precision = p}.
+local function parse_columns(cols)
   local names, prec, index = {}, {}, {}
   for i, c in ipairs(cols) do
     local name, p = c, nil
@@ -89,23 +90,71 @@ function M.new(opts)
     if p ~= nil then p = util.count(p, "precision of column '" .. name .. "'", 0) end
     names[i], prec[i], index[name] = name, p, i
   end
-  local path = M.output_path(opts.path, opts.name)
-  M.claim(path)
-  local shard = cli().shard
-  local r = setmetatable({names = names, index = index, path = path,
-                          silent = shard ~= nil and shard[1] ~= 1}, Report)
-  local ok, w = pcall(csv.open, path, names, prec)
+  return names, prec, index
+end
+
+-- Open the writer of report r with these columns.
+local function open_writer(r, names, prec)
+  local ok, w = pcall(csv.open, r.path, names, prec, r.format)
   if not ok then
-    M.release(path)
+    M.release(r.path)
     util.raise("%s", tostring(w):gsub("^.-:%d+: ", "", 1))
   end
   r.writer = w
+end
+
+--- A report with the given columns: names, or {name, precision = digits}.
+--- `format`: csv, table, json (JSON Lines) or markdown (default: the
+--- command line's --format, else by the file name, else a table on a
+--- terminal and CSV otherwise). `columns = "used"` keeps the rows until the
+--- report closes and writes only the columns some row fills (not nil, not
+--- ""), in the order of `order` (a columns list, e.g. kv.optim.columns(...);
+--- default: the ledger's and the optimizations' columns), then by name.
+function M.new(opts)
+  if type(opts) ~= "table" then util.raise("report needs an options table, got %s", type(opts)) end
+  util.check_keys(opts, {columns = true, path = true, name = true, format = true, order = true},
+                  "report")
+  if opts.format ~= nil and not M.formats[opts.format] then
+    util.raise("field 'format' must be csv, table, json or markdown, got %s", tostring(opts.format))
+  end
+  local cols = opts.columns
+  local used = cols == "used"
+  if not used and (type(cols) ~= "table" or #cols == 0) then
+    util.raise("field 'columns' must be a non-empty list of column names, or \"used\"")
+  end
+  if opts.order ~= nil and not used then util.raise("field 'order' goes with columns = \"used\"") end
+  local path = M.output_path(opts.path, opts.name)
+  M.claim(path)
+  local shard = cli().shard
+  local r = setmetatable({path = path, format = opts.format,
+                          silent = shard ~= nil and shard[1] ~= 1}, Report)
+  if used then
+    local order = opts.order
+    if order == nil then
+      order = {}
+      for _, c in ipairs(M.ledger_columns) do order[#order + 1] = c end
+      for _, c in ipairs(require("kvplan.optim").row_columns) do order[#order + 1] = c end
+    end
+    r.order, r.kept = {parse_columns(order)}, {}
+  else
+    r.names, r.prec, r.index = parse_columns(cols)
+    open_writer(r, r.names, r.prec)
+  end
   open_reports[#open_reports + 1] = r
   return r
 end
 
 --- Write one row: a table keyed by column name; every column must be there.
 function Report:row(t)
+  if self.closed then util.raise("report is already closed") end
+  if self.kept then
+    if not self.silent then
+      local copy = {}
+      for k, v in pairs(t) do copy[k] = v end
+      self.kept[#self.kept + 1] = copy
+    end
+    return
+  end
   if not self.writer:isopen() then util.raise("report is already closed") end
   if self.silent then return end
   local vals = {}
@@ -120,6 +169,39 @@ function Report:row(t)
   self.writer:row(vals)
 end
 
+-- columns = "used": the columns some kept row fills, and the writer.
+local function write_kept(r)
+  local filled = {}
+  for _, row in ipairs(r.kept) do
+    for k, v in pairs(row) do
+      if v ~= nil and v ~= "" then filled[k] = true end
+    end
+  end
+  local onames, oprec = r.order[1], r.order[2]
+  local names, prec, seen = {}, {}, {}
+  for i, n in ipairs(onames) do
+    if filled[n] then names[#names + 1], prec[#names + 1], seen[n] = n, oprec[i], true end
+  end
+  for _, k in ipairs(util.sorted_keys(filled)) do
+    if not seen[k] then
+      if type(k) ~= "string" then util.raise("row has a value for a column named %s", tostring(k)) end
+      names[#names + 1] = k
+    end
+  end
+  if #names == 0 then names[1] = "(no columns)" end
+  r.names = names
+  open_writer(r, names, prec)
+  for _, row in ipairs(r.kept) do
+    local vals = {}
+    for i, n in ipairs(names) do
+      local v = row[n]
+      vals[i] = v == nil and "" or v
+    end
+    r.writer:row(vals)
+  end
+  r.kept = nil
+end
+
 local function forget(r)
   for i, o in ipairs(open_reports) do
     if o == r then table.remove(open_reports, i) break end
@@ -129,14 +211,19 @@ end
 
 --- Commit the report: flush and rename the file into place.
 function Report:close()
+  if self.closed then return end
   forget(self)
+  self.closed = true
+  if self.kept then write_kept(self) end
   if self.writer:isopen() then self.writer:close() end
 end
 
 --- Drop the report: nothing is written to its path.
 function Report:discard()
+  if self.closed then return end
   forget(self)
-  self.writer:discard()
+  self.closed = true
+  if self.writer then self.writer:discard() end
 end
 
 Report.__close = Report.discard

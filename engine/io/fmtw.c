@@ -1,0 +1,305 @@
+/*
+ * fmtw.c: report formats other than CSV (see fmtw.h).
+ * Output layer: no Lua; writes through the atomic writer, never prints or exits.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmtw.h"
+
+/* A growable byte buffer. */
+typedef struct buf {
+  char *p;
+  size_t len, cap;
+} buf;
+
+static int grow(buf *b, size_t n) {
+  if (b->cap - b->len >= n) return 0;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap - b->len < n) {
+    if (cap > ((size_t)-1) / 2) return -1;
+    cap *= 2;
+  }
+  char *p = realloc(b->p, cap);
+  if (p == NULL) return -1;
+  b->p = p;
+  b->cap = cap;
+  return 0;
+}
+
+static int add(buf *b, const char *s, size_t n) {
+  if (grow(b, n) < 0) return -1;
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  return 0;
+}
+
+struct kvp_fmtw {
+  int fmt, failed;
+  kvp_afile *f;
+  struct csv_parser parser;
+  buf row;                 /* the fields of the current row, each NUL-ended */
+  size_t nfield;
+  size_t ncol;             /* columns of the header (0 before it ends) */
+  char **keys;             /* JSON: the header's names, encoded */
+  buf cells;               /* tables: every cell, NUL-ended, row after row */
+  size_t nrows;            /* tables: rows kept, the header included */
+  buf out;                 /* JSON: the line being built */
+};
+
+int kvp_fmt_named(const char *name) {
+  static const char *const names[] = {"auto", "csv", "table", "json", "markdown"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(name, names[i]) == 0) return i;
+  return -1;
+}
+
+int kvp_fmt_is_number(const char *s, size_t len) {
+  size_t i = 0;
+  if (i < len && s[i] == '-') i++;
+  if (i >= len || s[i] < '0' || s[i] > '9') return 0;
+  if (s[i] == '0') i++;
+  else while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+  if (i < len && s[i] == '.') {
+    i++;
+    if (i >= len || s[i] < '0' || s[i] > '9') return 0;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+  }
+  if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+    i++;
+    if (i < len && (s[i] == '+' || s[i] == '-')) i++;
+    if (i >= len || s[i] < '0' || s[i] > '9') return 0;
+    while (i < len && s[i] >= '0' && s[i] <= '9') i++;
+  }
+  return i == len;
+}
+
+static void fail(kvp_fmtw *c, int err) {
+  if (!c->failed) c->failed = err;
+}
+
+kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f) {
+  kvp_fmtw *c = calloc(1, sizeof *c);
+  if (c == NULL) return NULL;
+  if (csv_init(&c->parser, CSV_APPEND_NULL) != 0) {
+    free(c);
+    return NULL;
+  }
+  c->fmt = fmt;
+  c->f = f;
+  return c;
+}
+
+/* A string as a JSON string (jansson's encoder), appended to b. */
+static int add_json_string(buf *b, const char *s, size_t len) {
+  json_t *j = json_stringn_nocheck(s, len);
+  if (j == NULL) return -1;
+  char *t = json_dumps(j, JSON_ENCODE_ANY);
+  json_decref(j);
+  if (t == NULL) return -1;
+  int rc = add(b, t, strlen(t));
+  free(t);
+  return rc;
+}
+
+static int json_row(kvp_fmtw *c) {
+  const char *p = c->row.p;
+  c->out.len = 0;
+  if (add(&c->out, "{", 1) < 0) return -1;
+  for (size_t i = 0; i < c->nfield && i < c->ncol; i++) {
+    size_t len = strlen(p);
+    if (i > 0 && add(&c->out, ",", 1) < 0) return -1;
+    if (add(&c->out, c->keys[i], strlen(c->keys[i])) < 0 || add(&c->out, ":", 1) < 0) return -1;
+    int rc;
+    if (len == 0) rc = add(&c->out, "null", 4);
+    else if (strcmp(p, "true") == 0 || strcmp(p, "false") == 0 || kvp_fmt_is_number(p, len))
+      rc = add(&c->out, p, len);
+    else rc = add_json_string(&c->out, p, len);
+    if (rc < 0) return -1;
+    p += len + 1;
+  }
+  if (add(&c->out, "}\n", 2) < 0) return -1;
+  return kvp_afile_write(c->f, c->out.p, c->out.len) < 0 ? -2 : 0;
+}
+
+static void on_field(void *s, size_t len, void *data) {
+  kvp_fmtw *c = data;
+  if (c->failed) return;
+  if (add(&c->row, s ? s : "", len) < 0 || add(&c->row, "", 1) < 0) fail(c, ENOMEM);
+  c->nfield++;
+}
+
+static void on_row(int term, void *data) {
+  (void)term;
+  kvp_fmtw *c = data;
+  if (c->failed) goto done;
+  if (c->ncol == 0) { /* the header */
+    c->ncol = c->nfield;
+    if (c->fmt == KVP_FMT_JSON) {
+      c->keys = calloc(c->ncol ? c->ncol : 1, sizeof *c->keys);
+      if (c->keys == NULL) { fail(c, ENOMEM); goto done; }
+      const char *p = c->row.p;
+      for (size_t i = 0; i < c->ncol; i++) {
+        buf k = {0};
+        size_t len = strlen(p);
+        if (add_json_string(&k, p, len) < 0 || add(&k, "", 1) < 0) { free(k.p); fail(c, ENOMEM); goto done; }
+        c->keys[i] = k.p;
+        p += len + 1;
+      }
+      goto done;
+    }
+  }
+  if (c->fmt == KVP_FMT_JSON) {
+    int rc = json_row(c);
+    if (rc == -1) fail(c, ENOMEM);
+    if (rc == -2) fail(c, kvp_afile_error(c->f) ? kvp_afile_error(c->f) : EIO);
+  } else { /* tables: keep ncol cells, missing ones empty */
+    const char *p = c->row.p;
+    for (size_t i = 0; i < c->ncol; i++) {
+      size_t len = i < c->nfield ? strlen(p) : 0;
+      if (add(&c->cells, i < c->nfield ? p : "", len) < 0 || add(&c->cells, "", 1) < 0) {
+        fail(c, ENOMEM);
+        break;
+      }
+      if (i < c->nfield) p += len + 1;
+    }
+    c->nrows++;
+  }
+done:
+  c->row.len = 0;
+  c->nfield = 0;
+}
+
+int kvp_fmtw_feed(kvp_fmtw *c, const char *b, size_t n) {
+  if (c->failed) return -1;
+  if (csv_parse(&c->parser, b, n, on_field, on_row, c) != n) fail(c, EINVAL);
+  return c->failed ? -1 : 0;
+}
+
+/* Display width of a UTF-8 string: its characters (continuation bytes
+ * not counted). */
+static size_t width(const char *s) {
+  size_t w = 0;
+  for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
+  return w;
+}
+
+static int pad(buf *b, size_t n) {
+  while (n-- > 0)
+    if (add(b, " ", 1) < 0) return -1;
+  return 0;
+}
+
+/* One cell into b: line breaks become spaces; in Markdown '|' is escaped. */
+static int cell(buf *b, const char *s, int md) {
+  for (; *s; s++) {
+    int rc;
+    if (*s == '\n' || *s == '\r') rc = add(b, " ", 1);
+    else if (md && *s == '|') rc = add(b, "\\|", 2);
+    else rc = add(b, s, 1);
+    if (rc < 0) return -1;
+  }
+  return 0;
+}
+
+static size_t cell_width(const char *s, int md) {
+  size_t w = width(s);
+  if (md)
+    for (; *s; s++) w += *s == '|';
+  return w;
+}
+
+static int write_table(kvp_fmtw *c) {
+  size_t ncol = c->ncol;
+  if (ncol == 0 || c->nrows == 0) return 0;
+  int md = c->fmt == KVP_FMT_MARKDOWN;
+  const char **at = malloc(sizeof *at * ncol * c->nrows);
+  size_t *w = calloc(ncol, sizeof *w);
+  int *num = calloc(ncol, sizeof *num);
+  buf line = {0};
+  int rc = -1;
+  if (at == NULL || w == NULL || num == NULL) goto out;
+  const char *p = c->cells.p;
+  for (size_t i = 0; i < ncol * c->nrows; i++) {
+    at[i] = p;
+    p += strlen(p) + 1;
+  }
+  for (size_t j = 0; j < ncol; j++) {
+    num[j] = c->nrows > 1;
+    for (size_t r = 0; r < c->nrows; r++) {
+      const char *s = at[r * ncol + j];
+      size_t cw = cell_width(s, md);
+      if (cw > w[j]) w[j] = cw;
+      if (r > 0 && s[0] != '\0' && !kvp_fmt_is_number(s, strlen(s))) num[j] = 0;
+    }
+    if (md && w[j] < 3) w[j] = 3;
+  }
+  for (size_t r = 0; r < c->nrows; r++) {
+    line.len = 0;
+    for (size_t j = 0; j < ncol; j++) {
+      const char *s = at[r * ncol + j];
+      size_t gap = w[j] - cell_width(s, md);
+      int right = num[j];
+      if (md && add(&line, j == 0 ? "| " : " | ", j == 0 ? 2 : 3) < 0) goto out;
+      if (!md && j > 0 && add(&line, "  ", 2) < 0) goto out;
+      if (right && pad(&line, gap) < 0) goto out;
+      if (cell(&line, s, md) < 0) goto out;
+      if (!right && (md || j + 1 < ncol) && pad(&line, gap) < 0) goto out;
+    }
+    if (md && add(&line, " |", 2) < 0) goto out;
+    while (!md && line.len > 0 && line.p[line.len - 1] == ' ') line.len--;
+    if (add(&line, "\n", 1) < 0) goto out;
+    if (r == 0) { /* the rule under the header */
+      for (size_t j = 0; j < ncol; j++) {
+        if (md) {
+          if (add(&line, "|", 1) < 0) goto out;
+          for (size_t k = 0; k < w[j] + 2; k++)
+            if (add(&line, k == w[j] + 1 && num[j] ? ":" : "-", 1) < 0) goto out;
+        } else {
+          if (j > 0 && add(&line, "  ", 2) < 0) goto out;
+          for (size_t k = 0; k < w[j]; k++)
+            if (add(&line, "-", 1) < 0) goto out;
+        }
+      }
+      if (add(&line, md ? "|\n" : "\n", md ? 2 : 1) < 0) goto out;
+    }
+    if (kvp_afile_write(c->f, line.p, line.len) < 0) {
+      rc = -2;
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  if (rc == -1) fail(c, ENOMEM);
+  if (rc == -2) fail(c, kvp_afile_error(c->f) ? kvp_afile_error(c->f) : EIO);
+  free(at);
+  free(w);
+  free(num);
+  free(line.p);
+  return rc < 0 ? -1 : 0;
+}
+
+int kvp_fmtw_finish(kvp_fmtw *c) {
+  if (c->failed) return -1;
+  csv_fini(&c->parser, on_field, on_row, c);
+  if (c->failed) return -1;
+  if (c->fmt == KVP_FMT_TABLE || c->fmt == KVP_FMT_MARKDOWN) return write_table(c);
+  return 0;
+}
+
+int kvp_fmtw_error(const kvp_fmtw *c) { return c->failed; }
+
+void kvp_fmtw_free(kvp_fmtw *c) {
+  if (c == NULL) return;
+  csv_free(&c->parser);
+  if (c->keys != NULL)
+    for (size_t i = 0; i < c->ncol; i++) free(c->keys[i]);
+  free(c->keys);
+  free(c->row.p);
+  free(c->cells.p);
+  free(c->out.p);
+  free(c);
+}

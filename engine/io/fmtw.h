@@ -1,0 +1,44 @@
+/*
+ * fmtw.h: report formats other than CSV.
+ * Output layer: no Lua; writes through the atomic writer, never prints or exits.
+ *
+ * The CSV writer (csvw.c) produces CSV bytes; for another format it hands
+ * them here instead of to its file. The first row is the header.
+ *   KVP_FMT_JSON      JSON Lines: one object a row, streamed as rows end;
+ *                     keys and strings encoded by jansson; a cell that is a
+ *                     JSON number is written as the CSV has it (fixed
+ *                     precision kept), true/false as booleans, an empty
+ *                     cell as null.
+ *   KVP_FMT_TABLE     an aligned text table for terminals: columns padded
+ *                     to their widest cell (UTF-8 characters), numeric
+ *                     columns right-aligned, the header underlined.
+ *   KVP_FMT_MARKDOWN  a GitHub-flavoured Markdown table, '|' escaped,
+ *                     numeric columns right-aligned.
+ * Tables are aligned, so they are kept in memory until the report ends.
+ */
+#ifndef KVP_FMTW_H
+#define KVP_FMTW_H
+
+#include <stddef.h>
+
+#include "afile.h"
+
+enum { KVP_FMT_AUTO = 0, KVP_FMT_CSV, KVP_FMT_TABLE, KVP_FMT_JSON, KVP_FMT_MARKDOWN };
+
+typedef struct kvp_fmtw kvp_fmtw;
+
+/* A converter to format fmt (TABLE, JSON or MARKDOWN) writing to f; NULL
+ * when out of memory. */
+kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f);
+/* CSV bytes, any split; 0, or -1 with an errno kept for kvp_fmtw_error. */
+int kvp_fmtw_feed(kvp_fmtw *c, const char *buf, size_t n);
+/* The end of the report: write what is kept (tables); 0 or -1. */
+int kvp_fmtw_finish(kvp_fmtw *c);
+int kvp_fmtw_error(const kvp_fmtw *c);
+void kvp_fmtw_free(kvp_fmtw *c);
+/* "csv", "table", "json", "markdown", "auto" -> KVP_FMT_*, -1 if none. */
+int kvp_fmt_named(const char *name);
+/* 1 when s[0..len) is a JSON number (the numbers the CSV writer makes). */
+int kvp_fmt_is_number(const char *s, size_t len);
+
+#endif
