@@ -58,7 +58,7 @@ UNIT_BIN = $(UNIT:%=$(B)/tests/test_%)
 KVPLAN = $(B)/kvplan
 
 .PHONY: all run test check bench install clean deps test-only unit-tests lua-tests \
-        golden-tests cli-tests module-test fault-tests
+        golden-tests cli-tests module-test fault-tests validate-tests
 
 all: deps $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
 
@@ -129,6 +129,9 @@ lua-tests: $(KVPLAN)
 golden-tests: $(KVPLAN)
 	@sh tests/run_golden.sh $(KVPLAN)
 
+validate-tests: $(KVPLAN)
+	@sh tests/run_validate.sh $(KVPLAN)
+
 cli-tests: $(KVPLAN)
 	@sh tests/run_cli.sh $(KVPLAN)
 
@@ -144,7 +147,7 @@ $(B)/fault_shim.so: tests/fault/shim.c | $(B)
 fault-tests: $(KVPLAN) $(SHIM)
 	@sh tests/fault/run.sh $(KVPLAN) $(SHIM)
 
-test-only: unit-tests lua-tests golden-tests cli-tests module-test fault-tests
+test-only: unit-tests lua-tests golden-tests cli-tests module-test fault-tests validate-tests
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -158,7 +161,7 @@ check: deps
 	  LDFLAGS="$(LDFLAGS) $(SAN)" $(B)/asan/kvplan $(B)/asan/libkvplan.a
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
-	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests
+	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests validate-tests
 
 run: deps
 	@$(MAKE) --no-print-directory $(KVPLAN)

@@ -484,6 +484,8 @@ static const command commands[] = {
    "KV cache tokens and maximum concurrency per GPU, TP and KV format"},
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts"},
   {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts"},
+  {"validate", F_RUN, cmd_lua, "validate LOG... [config=DIR] [summary=1]",
+   "check kvplan against vLLM/SGLang startup logs, one row per figure"},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
    "run scripts, each report to OUTDIR/NAME.csv"},
   {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...", "join shard outputs, one header"},

@@ -41,6 +41,8 @@ M.format = function(f) return M.formats.get(f) end
 --- kv.options(args, defaults): a script's key=value arguments, checked.
 M.options = setmetatable({required = require("kvplan.options").required},
                          {__call = function(_, ...) return require("kvplan.options").parse(...) end})
+--- kv.validate(text [, opts]): kvplan against an engine startup log (validate.lua).
+M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end
 --- kv.bytes("80 GiB") -> 85899345920
 M.bytes = M.units.bytes
 

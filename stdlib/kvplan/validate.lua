@@ -1,0 +1,519 @@
+-- stdlib/kvplan/validate.lua: check kvplan against engine startup logs.
+-- Stdlib layer: a log parser, the two checks and the report shape; the
+-- arithmetic is the ledger's and the predictor's (kvplan.deploy,
+-- kvplan.engines).
+--
+--   kv.validate(text [, opts]) -> rows, facts
+--   kvplan validate LOG... [config=DIR] [summary=1]
+--
+-- A log is the text an engine prints at startup, optionally opened by
+-- header lines "# key: value" that say what the log does not: source (the
+-- URL it was copied from), engine, version, model (a catalog id), gpu (a
+-- catalog id), tp, note. Every figure the log states is predicted two ways:
+--
+--   exact    given the KV memory the engine itself reports, the tokens,
+--            blocks and concurrency must follow by the ledger's rules; the
+--            logged GiB are rounded to their printed digits, so kvplan is
+--            evaluated at both ends of that rounding and "exact" means the
+--            logged figure lies between the two answers.
+--   predict  from the GPU, the model and the flags alone (kv.deploy with the
+--            predicted activation and non-torch memory, engines.lua): the
+--            weights, activation peak, non-torch memory, KV memory, tokens.
+--
+-- One row per figure: kvplan's value, the log's, the relative error, and
+-- where each input came from: "log" (printed by the engine), "header" (the
+-- thread the log was copied from, e.g. the GPU), "default" (the engine
+-- version's default), "catalog". A figure the log does not state is not
+-- checked; an input the prediction needs and nothing states is reported as
+-- missing, never guessed. A truncated log gives the rows it can.
+
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+
+local M = {}
+
+local GiB = units.GiB
+
+-- ---- numbers as printed ----------------------------------------------------------
+
+--- A printed decimal figure: its value and the two ends of its rounding
+--- interval, in the unit it was printed in (mid, lo, hi as numbers).
+local function figure(s)
+  if s == nil then return nil end
+  s = s:gsub(",", "")
+  local sign, int, frac = s:match("^(%-?)(%d+)%.?(%d*)$")
+  if int == nil then return nil end
+  local v = tonumber(s)
+  local half = 0.5 / 10 ^ #frac
+  return {mid = v, lo = v - half, hi = v + half, text = s}
+end
+M.figure = figure
+
+local function int(s)
+  if s == nil then return nil end
+  return math.tointeger(tonumber((s:gsub(",", ""))))
+end
+
+-- ---- parsing -----------------------------------------------------------------------
+
+-- The first capture of the last line matching any pattern (later lines win:
+-- a retried start prints the figures again).
+local function last(text, patterns)
+  local found
+  for _, p in ipairs(patterns) do
+    for a, b, c, d in text:gmatch(p) do
+      found = {a, b, c, d}
+    end
+    if found then return table.unpack(found) end
+  end
+  return nil
+end
+
+-- Flags of a command line or an engine-args dump, by their spellings.
+local function flag(text, names)
+  for _, n in ipairs(names) do
+    local v = last(text, {"%-%-" .. n:gsub("%-", "%%-") .. "[= ]+['\"]?([%w%._/%-]+)",
+                          "[%s{,(]'?" .. n:gsub("%-", "_") .. "'?[=:]%s*['\"]?([%w%._/%-]+)"})
+    if v then return v end
+  end
+  return nil
+end
+
+local function bool_flag(text, name)
+  local pat = "%-%-" .. name:gsub("%-", "%%-")
+  if text:find(pat .. "[%s\n]") or text:find(pat .. "$") then return true end
+  local v = flag(text, {name})
+  if v == nil then return nil end
+  return v == "True" or v == "true" or v == "1"
+end
+
+--- The facts of a startup log: a table of parsed fields (strings as
+--- printed; see the header comment). Never raises on a partial log.
+function M.parse(text)
+  if type(text) ~= "string" then util.raise("validate: a log must be a string, got %s", type(text)) end
+  local f = {header = {}}
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    local k, v = line:match("^#%s*([%w_]+):%s*(.-)%s*$")
+    if k then f.header[k] = v else lines[#lines + 1] = line end
+  end
+  local body = table.concat(lines, "\n")
+  -- engine and version
+  if body:find("sglang") or body:find("KV Cache is allocated") or body:find("mem_fraction_static") then
+    f.engine = "sglang"
+  elseif body:find("vllm") or body:find("vLLM") or body:find("GPU KV cache size")
+         or body:find("GPU blocks") or body:find("CUDA blocks") then
+    f.engine = "vllm"
+  end
+  f.engine = f.header.engine or f.engine
+  f.version = last(body, {"vLLM API server version v?([%d%.]+[%w%.]*)", "LLM engine %(v([%d%.]+[%w%.]*)%)",
+                          "vLLM version:? v?([%d%.]+[%w%.]*)", "sglang==([%d%.]+)",
+                          "utils%.py:%d+%][^\n]-version (%d+%.%d+[%.%d]*)"})
+  f.version_source = f.version and "log"
+  if f.header.version and not f.version then f.version, f.version_source = f.header.version, "header" end
+  f.v1 = body:find("V1 LLM engine") or body:find("Available KV cache memory")
+         or body:find("GPU KV cache size") or body:find("Model loading took")
+  f.v0 = body:find("V0 LLM engine") or body:find("# GPU blocks") or body:find("# CUDA blocks")
+         or body:find("GPU blocks:") or body:find("Loading model weights took")
+  -- engine arguments (command line, config dump, non-default args)
+  f.model = last(body, {"model='([^']+)'", "model_path='([^']+)'", "vllm serve%s+([^%s\\]+)",
+                        "%-%-model%-path%s+([^%s\\]+)", "%-%-model[= ]+([^%s\\]+)",
+                        "model=\"([^\"]+)\"", "LLM%(model=['\"]([^'\"]+)"})
+  f.tp = int(flag(body, {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size", "tp"})
+              or last(body, {"%s%-tp[= ]+(%d+)"}))
+  f.pp = int(flag(body, {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"}))
+  f.dtype = flag(body, {"dtype"})
+  f.kv_cache_dtype = flag(body, {"kv-cache-dtype", "kv_cache_dtype"})
+  f.quantization = flag(body, {"quantization"}) or f.header.quantization
+  f.block = int(flag(body, {"block-size", "block_size", "page-size", "page_size"}))
+  f.max_model_len = int(last(body, {"max_seq_len=(%d+)"})) or
+                    int(flag(body, {"max-model-len", "max_model_len", "context-length", "context_length"}))
+  f.max_model_len = f.max_model_len or int(f.header.max_model_len)
+  f.max_num_batched_tokens = int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"}))
+  f.max_num_seqs = int(flag(body, {"max-num-seqs", "max_num_seqs"}))
+  f.enforce_eager = bool_flag(body, "enforce-eager") or bool_flag(body, "enforce_eager")
+  f.utilization = figure(last(body, {"gpu_memory_utilization%s*%(([%d.]+)%)",
+                                     "gpu_memory_utilization=([%d.]+)", "gpu_memory_utilization%s+([%d.]+)"})
+                         or flag(body, {"gpu-memory-utilization", "gpu_memory_utilization"}))
+  f.mem_fraction_static = figure(flag(body, {"mem-fraction-static", "mem_fraction_static"}))
+  if body:find("LLM%(") then f.usage = "offline" elseif body:find("serve") or body:find("api_server") then
+    f.usage = "server"
+  end
+  -- vLLM figures
+  f.weights = figure(last(body, {"Loading model weights took ([%d.]+) GB", "Model loading took ([%d.]+) GiB",
+                                 "model weights take%s*([%d.]+)%s*GiB", "weights memory: ([%d.]+) ?GiB"}))
+  f.total = figure(last(body, {"total_gpu_memory[%s=(]*([%d.]+)%s*GiB"}))
+  f.non_torch = figure(last(body, {"non_torch_memory takes ([%d.]+)%s*GiB", "non_torch_memory[%s=]*([%d.]+)%s*GiB",
+                                   "non%-torch forward increase memory: ([%d.]+) ?GiB"}))
+  f.activation = figure(last(body, {"PyTorch activation peak memory takes ([%d.]+)%s*GiB",
+                                    "PyTorch activation peak memory%s+([%d.]+)%s*GiB",
+                                    "torch peak memory increase: ([%d.]+) ?GiB"}))
+  f.peak_torch = figure(last(body, {"peak_torch_memory=([%d.]+)GiB"}))
+  f.kv_memory = figure(last(body, {"Available KV cache memory: (%-?[%d.]+) GiB",
+                                   "available_kv_cache_memory%s+(%-?[%d.]+)%s*GiB",
+                                   "reserved for KV Cache is (%-?[%d.]+) ?GiB", "kv_cache_size=(%-?[%d.]+)GiB"}))
+  f.blocks = int(last(body, {"# GPU blocks: ([%d,]+)", "# CUDA blocks: ([%d,]+)", "GPU blocks: ([%d,]+)",
+                             "# cuda blocks: ([%d,]+)"}))
+  f.kv_tokens = int(last(body, {"GPU KV cache size: ([%d,]+) tokens"}))
+  local cl, cx = last(body, {"Maximum concurrency for ([%d,]+) tokens per request: ([%d.]+)x"})
+  if cl then f.concurrency_len, f.concurrency = int(cl), figure(cx) end
+  local rl, rt = last(body, {"max seq len %((%d+)%) is larger than the maximum number of tokens that can be stored in KV cache %((%d+)%)"})
+  if rl then f.refused, f.refused_len, f.refused_tokens = true, int(rl), int(rt) end
+  local el = last(body, {"estimated maximum model length is (%d+)"})
+  if el then f.refused, f.estimated_len = true, int(el) end
+  if body:find("larger than the available KV cache memory") then f.refused = true end
+  -- SGLang figures
+  local sw = last(body, {"Load weight end[^\n]-mem usage=([%d.]+) GB"})
+  if sw then
+    f.weights = figure(sw)
+    f.avail_after_load = figure(last(body, {"Load weight end[^\n]-avail mem=([%d.]+) GB"}))
+  end
+  local st, sk, sv = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), K size: ([%d.]+) GB, V size: ([%d.]+) GB"})
+  if st then f.sg_tokens, f.sg_k, f.sg_v = int(st), figure(sk), figure(sv) end
+  f.max_total_num_tokens = int(last(body, {"max_total_num_tokens=(%d+)"}))
+  return f
+end
+
+-- ---- the deployment a log describes ----------------------------------------------
+
+local function catalog_model(kv, name)
+  if name == nil then return nil end
+  local ok, m = pcall(kv.models.get, name)
+  if ok then return m end
+  local base = name:gsub("/+$", ""):match("([^/]+)$") or name
+  local tries = {base, base:gsub("%-Instruct.*$", ""), base:gsub("%-[Cc]hat.*$", ""),
+                 base:gsub("%-AWQ.*$", ""):gsub("%-GPTQ.*$", ""):gsub("%-FP8.*$", ""):gsub("%-Instruct$", ""),
+                 (base:gsub("^Meta%-", ""))}
+  for _, t in ipairs(tries) do
+    ok, m = pcall(kv.models.get, t)
+    if ok then return m end
+    ok, m = pcall(kv.models.get, t:lower())
+    if ok then return m end
+  end
+  return nil
+end
+
+-- The checkpoint's weight classes from the log's quantization flag (or its
+-- name): GPTQ/AWQ int4 (group 128) and FP8 quantize the linear layers.
+local function quantized_model(kv, m, f)
+  local q = (f.quantization or ""):lower()
+  local name = (f.model or ""):lower()
+  if q == "none" or q == "" then
+    if name:find("awq") then q = "awq" elseif name:find("gptq") then q = "gptq"
+    elseif name:find("fp8") then q = "fp8" end
+  end
+  local wf
+  if q:find("awq") then wf = "int4-g128"
+  elseif q:find("gptq") then wf = name:find("int8") and "int8-g128" or "int4-g128-sym"
+  elseif q:find("fp8") then wf = "fp8" end
+  if wf == nil or rawget(m, "weight_formats") then return m, nil end
+  local t = {}
+  for k, v in pairs(m) do if k ~= "core" and k ~= "weight_bytes" then t[k] = v end end
+  t.weight_formats = {attention = wf, mlp = wf, experts = wf}
+  t.weight_format = nil
+  return kv.model(t), q
+end
+
+local function version_row(engines, f)
+  local v = f.version
+  if f.engine ~= "vllm" then return nil end
+  if v == nil then return nil end
+  local minor = v:match("^(%d+%.%d+)")
+  if minor == "0.7" and f.v1 and not f.v0 then v = "0.7-v1" end
+  local ok, row, name = pcall(engines.vllm_version, v)
+  if not ok then return nil end
+  return row, name
+end
+
+-- ---- the checks ---------------------------------------------------------------------
+
+local function relerr(k, l)
+  if l == nil or k == nil then return nil end
+  if l == 0 then return k == 0 and 0 or nil end
+  return (k - l) / math.abs(l)
+end
+
+--- Rows for one log: see the header comment. opts: name (the file), config
+--- (a Hugging Face directory for a model not in the catalog).
+function M.check(text, opts)
+  opts = opts or {}
+  local kv = require "kvplan"
+  local engines = require "kvplan.engines"
+  local f = M.parse(text)
+  local rows = {}
+  local name = opts.name or "log"
+  local function row(r)
+    r.log = name
+    r.engine = f.engine or "unknown"
+    r.version = f.version or ""
+    for _, c in ipairs(M.columns) do
+      local k = type(c) == "table" and c[1] or c
+      if r[k] == nil then r[k] = "" end
+    end
+    rows[#rows + 1] = r
+  end
+  if f.engine == nil then
+    row{figure = "log", mode = "parse", status = "missing: no engine (no vLLM or SGLang line)"}
+    return rows, f
+  end
+  -- inputs and where they came from
+  local src = {}
+  local m
+  if opts.config then
+    m = kv.models.from_hf(opts.config)
+    src.model = "config"
+  else
+    m = catalog_model(kv, f.header.model) or catalog_model(kv, f.model)
+    src.model = f.header.model and "header" or "log"
+  end
+  if m == nil then
+    row{figure = "model", mode = "parse", status = string.format(
+      "missing: model '%s' is not in the catalog (give config=DIR)", tostring(f.header.model or f.model))}
+    return rows, f
+  end
+  local qfmt
+  m, qfmt = quantized_model(kv, m, f)
+  local tp = f.tp or int(f.header.tp) or 1
+  src.tp = f.tp and "log" or (f.header.tp and "header" or "default")
+  local pp = f.pp or int(f.header.pp) or 1
+  local kvfmt = (f.kv_cache_dtype == nil or f.kv_cache_dtype == "auto") and "auto" or f.kv_cache_dtype
+  if kvfmt:find("fp8") then kvfmt = "fp8" end
+  local block = f.block or (f.engine == "sglang" and 1 or 16)
+  local max_len = f.concurrency_len or f.refused_len or f.max_model_len
+  src.max_model_len = max_len and "log" or "model"
+  local function inputs(extra)
+    local t = {}
+    for _, k in ipairs(util.sorted_keys(src)) do t[#t + 1] = k .. "=" .. src[k] end
+    if extra then t[#t + 1] = extra end
+    return table.concat(t, " ")
+  end
+  local base = {model = m, tp = tp, pp = pp, kv = kvfmt, block = block, max_model_len = max_len}
+
+  -- exact: the engine's own KV memory in, tokens, blocks, concurrency out
+  if f.engine == "vllm" and f.kv_memory then
+    local function at(e)
+      local o = {}
+      for k, v in pairs(base) do o[k] = v end
+      -- the logged KV memory is the whole budget: no weights, nothing reserved
+      local b = math.floor(f.kv_memory[e] * GiB)
+      if b < 1 then b = 1 end
+      -- (one byte of weights: weight_bytes 0 would mean "from the model")
+      o.gpu_memory, o.utilization, o.activation, o.overhead, o.weight_bytes = b + 1, 1, 0, 0, 1
+      local ok, d = pcall(kv.deploy, o)
+      if not ok then return nil, d end
+      return d:ledger()
+    end
+    local lo, elo = at("lo")
+    local mid = at("mid")
+    local hi = at("hi")
+    if lo == nil or mid == nil or hi == nil then
+      row{figure = "kv_tokens", mode = "exact", status = "error: " .. tostring(elo)}
+    else
+      local v0 = f.v0 and not f.v1
+      local function tokens(l)
+        if v0 then return l.kv_blocks * block end
+        return l.vllm_kv_cache_tokens
+      end
+      local logged = f.kv_tokens or (f.blocks and f.blocks * block)
+      if logged then
+        local ok = logged >= tokens(lo) and logged <= tokens(hi)
+        row{figure = f.kv_tokens and "kv_tokens" or "kv_blocks_x_block", mode = "exact",
+            logged = logged, kvplan = tokens(mid), range = tokens(lo) .. "-" .. tokens(hi),
+            rel_error = relerr(tokens(mid), logged), status = ok and "exact" or "differs",
+            inputs = inputs("kv_memory=log")}
+      end
+      if f.concurrency and max_len then
+        local function conc(l)
+          if v0 then return l.kv_blocks * block / max_len end
+          return l.vllm_max_concurrency
+        end
+        local lo_c = math.floor(conc(lo) * 100 + 0.5) / 100
+        local hi_c = math.floor(conc(hi) * 100 + 0.5) / 100
+        local ok = f.concurrency.mid >= lo_c - 1e-9 and f.concurrency.mid <= hi_c + 1e-9
+        row{figure = "max_concurrency", mode = "exact", logged = f.concurrency.mid,
+            kvplan = math.floor(conc(mid) * 100 + 0.5) / 100,
+            range = string.format("%.2f-%.2f", lo_c, hi_c),
+            rel_error = relerr(conc(mid), f.concurrency.mid), status = ok and "exact" or "differs",
+            inputs = inputs("kv_memory=log")}
+      end
+    end
+  elseif f.engine == "sglang" and f.sg_tokens and f.sg_k then
+    local d = kv.deploy{model = m, tp = tp, pp = pp, kv = kvfmt, gpu_memory = GiB, activation = 0,
+                        overhead = 0, budget = "sglang", utilization = 1}
+    local per = d.model:kv_bytes_per_token(d.kv, tp) -- K and V, all layers
+    local k = f.sg_tokens * per / 2 / GiB
+    local ok = k >= f.sg_k.lo and k <= f.sg_k.hi
+    row{figure = "k_size_gib", mode = "exact", logged = f.sg_k.mid, kvplan = k,
+        rel_error = relerr(k, f.sg_k.mid), status = ok and "exact" or "differs",
+        inputs = inputs("tokens=log")}
+  end
+
+  -- predict: GPU, model and flags alone
+  local gpu_id = f.header.gpu
+  local popts = {}
+  for k, v in pairs(base) do popts[k] = v end
+  if f.total then
+    popts.gpu_memory = f.total.mid * GiB // 1
+    src.gpu = "log"
+    if gpu_id then popts.gpu = gpu_id end
+  elseif gpu_id then
+    popts.gpu = gpu_id
+    src.gpu = "header"
+  else
+    row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
+        status = "missing: the GPU (neither the log nor its header names it)", inputs = inputs()}
+    return rows, f
+  end
+  if f.engine == "vllm" then
+    local vrow, vname = version_row(engines, f)
+    if vrow == nil then
+      row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
+          status = "missing: the vLLM version (" .. tostring(f.version) .. " is not modelled)",
+          inputs = inputs()}
+      return rows, f
+    end
+    popts.engine_version = vname
+    src.version = f.version_source
+    popts.utilization = f.utilization and f.utilization.mid or 0.9
+    src.utilization = f.utilization and "log" or "default"
+    popts.max_num_batched_tokens = f.max_num_batched_tokens
+    popts.max_num_seqs = f.max_num_seqs
+    popts.enforce_eager = f.enforce_eager
+    popts.usage = f.usage
+    if f.max_model_len == nil and max_len == nil then src.max_model_len = "model" end
+  else
+    popts.budget = "sglang"
+    popts.utilization = f.mem_fraction_static and f.mem_fraction_static.mid or nil
+    src.utilization = f.mem_fraction_static and "log" or "default"
+  end
+  if popts.gpu then
+    local ok, g = pcall(kv.gpu, popts.gpu)
+    if not ok then
+      row{figure = "kv_memory_gib", mode = "predict", status = "missing: unknown GPU '" .. popts.gpu .. "'"}
+      return rows, f
+    end
+  end
+  local ok, d = pcall(kv.deploy, popts)
+  if not ok then
+    row{figure = "kv_memory_gib", mode = "predict", status = "error: " .. tostring(d), inputs = inputs()}
+    return rows, f
+  end
+  local l = d:ledger()
+  local pin = inputs((qfmt and ("weights=" .. qfmt .. " (log)") or "weights=catalog")
+                     .. " activation=" .. d.activation_source .. " overhead=" .. d.overhead_source)
+  local function pred(figname, k, logged)
+    if logged == nil then return end
+    row{figure = figname, mode = "predict", logged = logged, kvplan = k,
+        rel_error = relerr(k, logged), status = "predicted", inputs = pin}
+  end
+  local signed = l.usable - l.weights - l.activation - l.overhead
+  if f.engine == "vllm" then
+    pred("weights_gib", l.weights / GiB, f.weights and f.weights.mid)
+    local act = f.activation and f.activation.mid
+    if act == nil and f.peak_torch and f.weights then
+      -- 0.6.4 prints the torch peak with the weights in it
+      act = math.floor((f.peak_torch.mid - f.weights.mid) * 1e4 + 0.5) / 1e4
+    end
+    pred("activation_gib", l.activation / GiB, act)
+    pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
+    pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
+    if f.kv_tokens then pred("kv_tokens", l.vllm_kv_cache_tokens, f.kv_tokens)
+    elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
+    -- the engine's refusal: max_model_len beyond what the KV cache holds
+    -- no block at all is a refusal too (V0: "No available memory for the
+    -- cache blocks"; V1: "No available memory for the cache blocks")
+    local none = f.blocks == 0 or (f.kv_memory and f.kv_memory.mid <= 0)
+    local logged_refusal = (f.refused or none) and "refuses" or
+      ((f.kv_tokens or f.blocks or f.concurrency) and "starts" or nil)
+    if logged_refusal then
+      local held = f.v0 and not f.v1 and l.kv_blocks * block or l.vllm_kv_cache_tokens
+      local k = (l.max_model_len > held) and "refuses" or "starts"
+      row{figure = "starts", mode = "predict", logged = logged_refusal, kvplan = k,
+          status = k == logged_refusal and "agrees" or "differs", inputs = pin}
+    end
+  else
+    pred("weights_gib", l.weights / GiB, f.weights and f.weights.mid)
+    local kvb = l.kv_budget
+    if f.sg_tokens then
+      local per = d.model:kv_bytes_per_token(d.kv, tp)
+      pred("kv_tokens", kvb // per, f.sg_tokens)
+    elseif f.max_total_num_tokens then
+      local per = d.model:kv_bytes_per_token(d.kv, tp)
+      pred("kv_tokens", kvb // per, f.max_total_num_tokens)
+    end
+  end
+  return rows, f
+end
+
+M.columns = {"log", "engine", "version", "figure", "mode", "logged", {"kvplan", precision = 4},
+             "range", {"rel_error", precision = 4}, "status", "inputs"}
+
+--- Median and worst absolute relative error of the prediction rows, by
+--- figure (rows from M.check over many logs), for the calibration-free rows
+--- (logs whose name starts with "calib" are left out).
+function M.summary(rows)
+  local by = {}
+  for _, r in ipairs(rows) do
+    if r.mode == "predict" and type(r.rel_error) == "number" and not tostring(r.log):match("calib[^/]*$") then
+      by[r.figure] = by[r.figure] or {}
+      table.insert(by[r.figure], math.abs(r.rel_error))
+    end
+  end
+  local out = {}
+  for _, k in ipairs(util.sorted_keys(by)) do
+    local v = by[k]
+    table.sort(v)
+    local n = #v
+    local med = n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
+    out[#out + 1] = {figure = k, n = n, median_abs_error = med, worst_abs_error = v[n]}
+  end
+  local exact, total = 0, 0
+  for _, r in ipairs(rows) do
+    if r.mode == "exact" then
+      total = total + 1
+      if r.status == "exact" then exact = exact + 1 end
+    end
+  end
+  out[#out + 1] = {figure = "exact_accounting", n = total, median_abs_error = nil,
+                   worst_abs_error = nil, exact = exact}
+  return out
+end
+
+--- kvplan validate LOG... [config=DIR] [summary=1]
+function M.command(args)
+  local files, config, summary = {}, nil, false
+  for k, v in pairs(args or {}) do
+    if math.type(k) == "integer" then files[k] = v
+    elseif k == "config" then config = v
+    elseif k == "summary" then summary = v == 1 or v == true or v == "1" or v == "true"
+    else util.raise("kvplan validate: unknown argument '%s' (expected LOG files, config=DIR, summary=1)", k) end
+  end
+  if #files == 0 then util.raise("kvplan validate needs at least one LOG file") end
+  local all = {}
+  for _, path in ipairs(files) do
+    local fh, err = io.open(path, "rb")
+    if fh == nil then util.raise("kvplan validate: cannot open '%s': %s", path, err) end
+    local text = fh:read("a")
+    fh:close()
+    local rows = M.check(text, {name = path, config = config})
+    for _, r in ipairs(rows) do all[#all + 1] = r end
+  end
+  local report = require "kvplan.report"
+  if summary then
+    local r = report{columns = {"figure", "n", {"median_abs_error", precision = 4},
+                                {"worst_abs_error", precision = 4}, "exact"}}
+    for _, s in ipairs(M.summary(all)) do
+      for _, k in ipairs({"median_abs_error", "worst_abs_error", "exact"}) do
+        if s[k] == nil then s[k] = "" end
+      end
+      r:row(s)
+    end
+    r:close()
+  else
+    local r = report{columns = M.columns}
+    for _, row in ipairs(all) do r:row(row) end
+    r:close()
+  end
+end
+
+return M

@@ -1,0 +1,119 @@
+-- tests/lua/validate_test.lua: the startup-log parser and the two checks of
+-- kv.validate on every supported log shape, truncated and partial logs.
+local kv = require "kvplan"
+local check = require "check"
+local validate = require "kvplan.validate"
+
+local function rows_by(rows)
+  local t = {}
+  for _, r in ipairs(rows) do t[r.figure .. "/" .. r.mode] = r end
+  return t
+end
+
+-- V0 0.7 profile lines
+local v0 = [[
+Initializing a V0 LLM engine (v0.7.1) with config: model='Qwen/Qwen2.5-32B-Instruct', dtype=torch.bfloat16, max_seq_len=10000, tensor_parallel_size=2, kv_cache_dtype=auto
+Loading model weights took 30.7098 GB
+the current vLLM instance can use total_gpu_memory (44.42GiB) x gpu_memory_utilization (0.90) = 39.98GiB
+model weights take 30.71GiB; non_torch_memory takes 0.30GiB; PyTorch activation peak memory takes 1.26GiB; the rest of the memory reserved for KV Cache is 7.71GiB.
+# CUDA blocks: 3947, # CPU blocks: 2048
+]]
+local f = validate.parse(v0)
+check.eq(f.engine, "vllm", "engine")
+check.eq(f.version, "0.7.1", "version")
+check.eq(f.tp, 2, "tp from the config line")
+check.eq(f.max_model_len, 10000, "max_seq_len")
+check.eq(f.kv_memory.mid, 7.71, "KV memory")
+check.eq(f.kv_memory.lo, 7.705, "its rounding interval")
+check.eq(f.blocks, 3947, "CUDA blocks")
+check.eq(f.activation.mid, 1.26, "activation")
+check.eq(f.total.mid, 44.42, "total GPU memory")
+local r = rows_by(kv.validate(v0))
+check.eq(r["kv_blocks_x_block/exact"].status, "exact", "V0 blocks follow from the KV memory")
+check.eq(r["kv_memory_gib/predict"].status, "predicted", "V0 predicted from the logged total")
+check.eq(r["weights_gib/predict"].inputs:find("gpu=log", 1, true) ~= nil, true, "inputs say where")
+
+-- V1: KV memory, tokens, concurrency with thousands separators
+local v1 = [[
+(APIServer pid=1) INFO [api_server.py:1] vLLM API server version 0.10.1
+vllm serve Qwen/Qwen3-14B --max-model-len 32768
+[gpu_worker.py:298] Available KV cache memory: 6.51 GiB
+[kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens
+[kv_cache_utils.py:868] Maximum concurrency for 32,768 tokens per request: 1.30x
+]]
+f = validate.parse(v1)
+check.eq(f.kv_tokens, 42656, "tokens with commas")
+check.eq(f.concurrency_len, 32768, "concurrency length")
+check.eq(f.version, "0.10.1", "API server version")
+r = rows_by(kv.validate(v1))
+check.eq(r["kv_tokens/exact"].status, "exact", "V1 tokens exact")
+check.eq(r["max_concurrency/exact"].status, "exact", "V1 concurrency exact")
+check.eq(r["kv_memory_gib/predict"].status:find("missing: the GPU", 1, true) ~= nil, true,
+         "no GPU: the prediction is missing, not guessed")
+-- the header names the GPU
+r = rows_by(kv.validate("# gpu: h100-sxm\n" .. v1))
+check.eq(r["kv_memory_gib/predict"].status, "predicted", "GPU from the header")
+check.eq(r["kv_memory_gib/predict"].inputs:find("gpu=header", 1, true) ~= nil, true, "header input")
+
+-- refusal lines
+local refuse = [[
+Loading model weights took 14.9888 GB
+Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB peak_torch_memory=17.98GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=2.89GiB gpu_memory_utilization=0.90
+# GPU blocks: 1478, # CPU blocks: 2048
+The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV cache (23648).
+]]
+f = validate.parse(refuse)
+check.eq(f.refused, true, "refusal")
+check.eq(f.refused_len, 29000, "the refused length")
+check.eq(f.refused_tokens, 23648, "the tokens it states")
+r = rows_by(kv.validate("# model: llama-3.1-8b\n# version: 0.6.4\n" .. refuse))
+check.eq(r["starts/predict"].logged, "refuses", "logged refusal")
+check.eq(r["starts/predict"].kvplan, "refuses", "kvplan says it refuses too")
+
+-- SGLang
+local sg = [[
+python3 -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B-FP8 --tp 4 --mem-fraction-static 0.93
+[2025-07-22 10:00:00 TP0] Load weight end. type=Qwen3MoeForCausalLM, dtype=torch.bfloat16, avail mem=20.12 GB, mem usage=55.02 GB.
+[2025-07-22 10:00:01 TP0] KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB
+]]
+f = validate.parse(sg)
+check.eq(f.engine, "sglang", "sglang")
+check.eq(f.tp, 4, "--tp")
+check.eq(f.sg_tokens, 367404, "#tokens")
+check.eq(f.weights.mid, 55.02, "mem usage")
+check.eq(f.mem_fraction_static.mid, 0.93, "mem_fraction_static")
+r = rows_by(kv.validate(sg))
+check.eq(r["k_size_gib/exact"].status, "exact", "K size follows from the tokens")
+
+-- truncated and partial logs: rows for what is there, never an error
+check.eq(#kv.validate(""), 1, "empty: one row")
+check.eq(kv.validate("")[1].status, "missing: no engine (no vLLM or SGLang line)", "empty log")
+check.eq(#kv.validate("garbage\n\0\255 binary"), 1, "garbage")
+local cut = v1:sub(1, 120) -- ends mid-line, before any figure
+r = kv.validate("# model: qwen3-14b\n" .. cut)
+check.eq(#r, 1, "a cut log gives its one row")
+r = kv.validate("vllm serve nonexistent/model-x\nAvailable KV cache memory: 1.00 GiB\n")
+check.eq(r[1].status, "missing: model 'nonexistent/model-x' is not in the catalog (give config=DIR)",
+         "unknown model")
+r = rows_by(kv.validate("# model: qwen3-14b\n# gpu: no-such-gpu\nvLLM API server version 0.10.1\n"
+                        .. "Available KV cache memory: 6.51 GiB\n"))
+check.eq(r["kv_memory_gib/predict"].status, "missing: unknown GPU 'no-such-gpu'", "unknown GPU")
+r = rows_by(kv.validate("# model: qwen3-14b\n# gpu: h100\nvLLM API server version 0.1.0\n"
+                        .. "Available KV cache memory: 6.51 GiB\n"))
+check.eq(r["kv_memory_gib/predict"].status, "missing: the vLLM version (0.1.0 is not modelled)",
+         "unmodelled version")
+check.error("validate: a log must be a string, got nil", function() kv.validate(nil) end)
+
+-- the summary leaves calibration logs out
+local s = validate.summary{
+  {log = "a.log", mode = "predict", figure = "kv_memory_gib", rel_error = 0.1},
+  {log = "b.log", mode = "predict", figure = "kv_memory_gib", rel_error = -0.3},
+  {log = "x/calib-c.log", mode = "predict", figure = "kv_memory_gib", rel_error = 5},
+  {log = "a.log", mode = "exact", figure = "kv_tokens", status = "exact"},
+}
+check.eq(s[1].figure, "kv_memory_gib", "by figure")
+check.eq(s[1].n, 2, "calibration left out")
+check.eq(math.abs(s[1].median_abs_error - 0.2) < 1e-12, true, "median")
+check.eq(s[1].worst_abs_error, 0.3, "worst")
+check.eq(s[2].figure, "exact_accounting", "exact rows last")
+check.eq(s[2].exact, 1, "exact rows")

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/run_validate.sh: kvplan validate on the corpus of public startup logs
+# (tests/validation/*.log). Fails when any row changes (tests/golden/
+# validate.csv: an exact case that stops being exact changes its row), or
+# when a prediction figure gets worse than tests/validation/LIMITS, the
+# figures the README states.
+# Usage: sh tests/run_validate.sh build/kvplan
+kvplan=$1
+out=$(dirname "$kvplan")/golden
+mkdir -p "$out"
+fail=0
+if "$kvplan" validate tests/validation/*.log > "$out/validate.csv" 2> "$out/validate.err" &&
+   diff -u tests/golden/validate.csv "$out/validate.csv"; then
+  echo "ok   validate: every row as in tests/golden/validate.csv"
+else
+  fail=1; echo "FAIL validate: rows differ from tests/golden/validate.csv"; cat "$out/validate.err"
+fi
+if ! "$kvplan" validate tests/validation/*.log summary=1 > "$out/validate_summary.csv" 2>&1; then
+  fail=1; echo "FAIL validate summary"; cat "$out/validate_summary.csv"
+fi
+# LIMITS: "figure median worst" (fractions) or "exact N" (exact rows at least)
+while read -r fig med worst; do
+  case $fig in ''|'#'*) continue ;; esac
+  line=$(grep "^$fig," "$out/validate_summary.csv")
+  if [ -z "$line" ]; then fail=1; echo "FAIL validate: no summary for $fig"; continue; fi
+  if [ "$fig" = exact_accounting ]; then
+    got=$(echo "$line" | cut -d, -f5)
+    if [ "$got" -lt "$med" ]; then fail=1; echo "FAIL validate: $got exact rows, README states $med"
+    else echo "ok   validate: $got exact rows (>= $med)"; fi
+    continue
+  fi
+  m=$(echo "$line" | cut -d, -f3); w=$(echo "$line" | cut -d, -f4)
+  if awk -v m="$m" -v w="$w" -v M="$med" -v W="$worst" 'BEGIN { exit !(m <= M && w <= W) }'; then
+    echo "ok   validate: $fig median $m (<= $med), worst $w (<= $worst)"
+  else
+    fail=1; echo "FAIL validate: $fig median $m worst $w, README states $med / $worst"
+  fi
+done < tests/validation/LIMITS
+exit $fail
