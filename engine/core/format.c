@@ -23,6 +23,9 @@ kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d) {
       f->zero_bits < 0 || f->zero_bits > KVP_FORMAT_MAX_BITS)
     return kvp_fail(d, KVP_EINVAL, "field '%s': scale and zero bits must be 0..%d, got %d and %d",
                     field, KVP_FORMAT_MAX_BITS, (int)f->scale_bits, (int)f->zero_bits);
+  if (f->rope_bits < 0 || f->rope_bits > KVP_FORMAT_MAX_BITS)
+    return kvp_fail(d, KVP_EINVAL, "field '%s': rope bits must be 0..%d, got %d", field,
+                    KVP_FORMAT_MAX_BITS, (int)f->rope_bits);
   if (f->group == 0 && (f->scale_bits != 0 || f->zero_bits != 0))
     return kvp_fail(d, KVP_EINVAL, "field '%s': scale or zero bits need a group size", field);
   return KVP_OK;

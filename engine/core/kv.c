@@ -6,6 +6,16 @@
  *   full, sliding, chunked  kv_heads_per_gpu * (head_dim + head_dim_v) elements
  *   MLA                     kv_lora_rank + qk_rope_head_dim elements, no factor 2,
  *                           the whole latent on every tensor-parallel rank
+ *                           (kv_cache_dtype fp8_ds_mla: the latent in fp8 with
+ *                           an fp32 scale per 128, the rope in bf16: 656 bytes,
+ *                           MLAAttentionSpec.real_page_size_bytes, vllm
+ *                           001cabc1be16), plus an indexer's keys when the model
+ *                           has one: index_head_dim fp8 bytes and an fp32 scale
+ *                           per 128 (DeepseekV32IndexerCache: head size
+ *                           128 + 128 / 128 * 4 = 132 uint8 for DeepSeek-V3.2,
+ *                           vLLM tests/v1/core/test_kv_cache_utils.py
+ *                           new_indexer_mla_spec at 002f10e0cfa1), whatever
+ *                           the KV format, also whole on every rank
  *   state                   none per token: a fixed state per sequence
  * Group scales of the KV format never span a head row (one head's K or V).
  */
@@ -34,9 +44,22 @@ kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
       return KVP_OK;
     }
     case KVP_MLA: {
-      int64_t n;
-      CHK(chk_add(l->latent, l->rope_dim, &n));
-      return kvp_format_bits(kv, n, n, bits);
+      int64_t n, idx = 0;
+      if (kv->rope_bits > 0) {
+        int64_t rope;
+        TRY(kvp_format_bits(kv, l->latent, l->latent, bits));
+        CHK(chk_mul(l->rope_dim, kv->rope_bits, &rope));
+        CHK(chk_add(*bits, rope, bits));
+      } else {
+        CHK(chk_add(l->latent, l->rope_dim, &n));
+        TRY(kvp_format_bits(kv, n, n, bits));
+      }
+      if (l->index_dim > 0) {
+        CHK(chk_add(l->index_dim, l->index_dim / 128 * 4, &idx));
+        CHK(chk_mul(idx, 8, &idx));
+        CHK(chk_add(*bits, idx, bits));
+      }
+      return KVP_OK;
     }
     default:
       *bits = 0;

@@ -43,6 +43,8 @@ typedef struct kvp_format {
   int32_t group;
   int32_t scale_bits;
   int32_t zero_bits;
+  int32_t rope_bits;  /* MLA: bits of each rope element, stored apart from the latent
+                       * and its groups (vLLM fp8_ds_mla: bf16); 0: in the format */
 } kvp_format;
 
 #define KVP_FORMAT_MAX_BITS 64
@@ -81,6 +83,9 @@ typedef struct kvp_layer {
   int64_t latent;       /* MLA: kv_lora_rank */
   int64_t rope_dim;     /* MLA: qk_rope_head_dim */
   int64_t state_bytes;  /* state: bytes per sequence, whole layer, TP 1 */
+  int64_t index_dim;    /* MLA: head dim of a sparse-attention indexer whose keys are
+                         * cached beside the latent (DeepSeek-V3.2 index_head_dim;
+                         * kv.c); 0: none */
 } kvp_layer;
 
 #define KVP_MAX_LAYERS 1024

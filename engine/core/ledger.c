@@ -152,7 +152,8 @@ static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }
  * head sizes and latent, and the same heads (or state bytes) per GPU. */
 static int same_spec(const kvp_layer *a, const kvp_layer *b, int64_t tp) {
   if (a->kind != b->kind || a->window != b->window || a->head_dim != b->head_dim ||
-      a->head_dim_v != b->head_dim_v || a->latent != b->latent || a->rope_dim != b->rope_dim)
+      a->head_dim_v != b->head_dim_v || a->latent != b->latent || a->rope_dim != b->rope_dim ||
+      a->index_dim != b->index_dim)
     return 0;
   if (a->kind == KVP_STATE)
     return a->state_bytes / a->kv_heads * kvp_kv_heads_per_gpu(a->kv_heads, tp) ==

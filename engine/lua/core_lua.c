@@ -12,7 +12,7 @@
 
 /* ---- conversions --------------------------------------------------------- */
 
-static const char *const format_keys[] = {"bits", "group", "scale", "zero", "name", NULL};
+static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope", "name", NULL};
 
 /* The format table at idx ({bits=, group=, scale=, zero=}); field names the
  * option it came from. */
@@ -25,6 +25,7 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
   f.group = (int32_t)kvl_int_field(L, idx, "group", 0);
   f.scale_bits = (int32_t)kvl_int_field(L, idx, "scale", 0);
   f.zero_bits = (int32_t)kvl_int_field(L, idx, "zero", 0);
+  f.rope_bits = (int32_t)kvl_int_field(L, idx, "rope", 0);
   kvp_diag d = {{0}};
   kvp_err e = kvp_format_check(&f, field, &d);
   if (e != KVP_OK) kvl_core_error(L, e, &d, field);
@@ -75,7 +76,7 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
   if (kind == KVP_STATE) out->kv_heads = kvl_int_field(L, idx, "state_heads", 1);
   /* keep shapes comparable: zero what the kind does not use */
   if (kind != KVP_SLIDING && kind != KVP_CHUNKED) out->window = 0;
-  if (kind != KVP_MLA) out->latent = out->rope_dim = 0;
+  if (kind != KVP_MLA) out->latent = out->rope_dim = out->index_dim = 0;
   if (kind == KVP_MLA || kind == KVP_STATE || kind == KVP_NONE)
     out->head_dim = out->head_dim_v = 0;
   if (kind == KVP_MLA || kind == KVP_NONE) out->kv_heads = 0;
@@ -84,7 +85,7 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
 
 static const char *const model_keys[] = {
   "layers", "hidden", "heads", "kv_heads", "head_dim", "head_dim_v", "params", "active",
-  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", NULL
+  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", "index_head_dim", NULL
 };
 
 /* core.model(t): a Model from architecture fields (see stdlib models.lua). */
@@ -106,6 +107,10 @@ static int l_model(lua_State *L) {
   kvp_layer base = m->spec[0];
   base.latent = kvl_int_field(L, 1, "kv_lora_rank", 0);
   base.rope_dim = kvl_int_field(L, 1, "rope_dim", 0);
+  base.index_dim = kvl_int_field(L, 1, "index_head_dim", 0);
+  if (base.index_dim < 0 || (base.index_dim > 0 && base.latent == 0))
+    return kvl_error(L, "field 'index_head_dim' needs MLA (kv_lora_rank) and must be >= 0, got %I",
+                     (lua_Integer)base.index_dim);
   if (base.latent > 0 && lua_getfield(L, 1, "layer_kinds") == LUA_TNIL) {
     lua_pop(L, 1); /* MLA on every layer */
     m->spec[0] = base;
@@ -203,6 +208,7 @@ static int model_layer(lua_State *L) {
   const struct { const char *k; int64_t v; } f[] = {
     {"kv_heads", l->kv_heads}, {"head_dim", l->head_dim}, {"head_dim_v", l->head_dim_v},
     {"window", l->window}, {"kv_lora_rank", l->latent}, {"rope_dim", l->rope_dim},
+    {"index_head_dim", l->index_dim},
     {"state_bytes", l->state_bytes}
   };
   for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)

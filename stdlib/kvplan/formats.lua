@@ -34,6 +34,12 @@ M.table = {
   ["int4-g64"] = {bits = 4, group = 64, scale = 16, zero = 4,
                   note = "fp16 scale and 4-bit zero per 64"},
   ["int8-g128"] = {bits = 8, group = 128, scale = 16, note = "fp16 scale per 128"},
+  -- vLLM kv_cache_dtype fp8_ds_mla (FlashMLA sparse, DeepSeek-V3.2): the 512
+  -- latent elements in fp8 with an fp32 scale per 128, the 64 rope elements
+  -- in bf16: 656 bytes a token (vllm/v1/kv_cache_interface.py
+  -- MLAAttentionSpec.real_page_size_bytes, vllm commit 001cabc1be16)
+  fp8_ds_mla = {bits = 8, group = 128, scale = 32, rope = 16,
+                note = "MLA: fp8 latent, fp32 scale per 128, bf16 rope (vLLM fp8_ds_mla)"},
 }
 
 --- Every known name, sorted.
@@ -41,7 +47,7 @@ function M.names() return util.sorted_keys(M.table) end
 
 local function make(name, t)
   return {name = name, bits = t.bits, group = t.group or 0, scale = t.scale or 0,
-          zero = t.zero or 0}
+          zero = t.zero or 0, rope = t.rope or 0}
 end
 
 --- A format from a name ("int4-g128", "int3-g64-sym", "fp8") or a table
@@ -50,7 +56,7 @@ function M.get(v, field)
   field = field or "format"
   if type(v) == "table" then
     util.check_keys(v, {name = true, bits = true, group = true, scale = true, zero = true,
-                        note = true}, "format")
+                        rope = true, note = true}, "format")
     local f = make(v.name or "custom", v)
     core.format_bits(f) -- checks every field
     return f

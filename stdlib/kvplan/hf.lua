@@ -812,10 +812,17 @@ local function read_shape(C, a)
   if lora then
     local rope, nope = C:int("qk_rope_head_dim", 0, true), C:int("qk_nope_head_dim", 0, true)
     local v = C:int("v_head_dim", 1, true)
-    a.mla = {kv_lora = lora, rope = rope, nope = nope, v = v, q_lora = C:int("q_lora_rank")}
+    a.mla = {kv_lora = lora, rope = rope, nope = nope, v = v, q_lora = C:int("q_lora_rank"),
+             index = C:int("index_head_dim")}
     a.head_dim, a.head_dim_v = nope + rope, v
     C:fact(string.format("MLA: kv_lora_rank %d + qk_rope_head_dim %d cached per token and layer",
                          lora, rope))
+    if a.mla.index then
+      -- vLLM DeepseekV32IndexerCache: the indexer's keys, fp8 with an fp32
+      -- scale per 128, cached beside the latent on every layer
+      C:fact(string.format("sparse-attention indexer: index_head_dim %d keys cached per token "
+                           .. "and layer", a.mla.index))
+    end
   else
     local hd, hw = C:int("head_dim")
     if not hd then
@@ -1061,7 +1068,7 @@ function M.from_hf(path, opts)
   }
   if a.mla then
     t.mla = {kv_lora_rank = a.mla.kv_lora, rope_dim = a.mla.rope, q_lora_rank = a.mla.q_lora,
-             qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v}
+             qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v, index_head_dim = a.mla.index}
   end
   if a.moe then
     t.experts, t.experts_active = a.moe.experts, a.moe.active

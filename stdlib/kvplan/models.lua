@@ -54,6 +54,8 @@ function M.new(t)
   if t.mla then
     if type(t.mla) ~= "table" then util.raise("field 'mla' must be a table, got %s", type(t.mla)) end
     c.kv_lora_rank, c.rope_dim = t.mla.kv_lora_rank, t.mla.rope_dim or 0
+    -- a sparse-attention indexer's keys cached beside the latent (DeepSeek-V3.2)
+    c.index_head_dim = t.mla.index_head_dim
     if c.kv_lora_rank == nil then util.raise("field 'mla.kv_lora_rank' is missing") end
   end
   local m = setmetatable({}, Model)

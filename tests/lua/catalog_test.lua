@@ -52,6 +52,10 @@ local function expected_kv(m, tp)
       bytes = math.max(1, h // tp) * (dk + dv) * B
     elseif kind == "mla" then
       bytes = ((r.kv_lora_rank or mla.kv_lora_rank) + (r.rope_dim or mla.rope_dim or 0)) * B
+      -- a sparse-attention indexer's keys: fp8 plus an fp32 scale per 128,
+      -- whatever the KV format (vLLM DeepseekV32IndexerCache)
+      local idx = mla.index_head_dim
+      if idx then bytes = bytes + idx + idx // 128 * 4 end
     elseif kind == "state" or kind == "none" then
       bytes = 0
     else
@@ -76,7 +80,10 @@ for _, m in ipairs(models) do
   check.eq(m:kv_bytes_per_token("bf16"), expected_kv(m, 1), m.id .. " bf16 per token")
   check.eq(m:kv_bytes_per_token("bf16", 8), expected_kv(m, 8), m.id .. " bf16 per token at tp 8")
   -- fp8 is exactly half of bf16 for every kind (1 byte per element)
-  check.eq(m:kv_bytes_per_token("fp8") * 2, m:kv_bytes_per_token("bf16"), m.id .. " fp8")
+  local idx = m.mla and m.mla.index_head_dim
+  local fixed = idx and m.layers * (idx + idx // 128 * 4) or 0
+  check.eq((m:kv_bytes_per_token("fp8") - fixed) * 2, m:kv_bytes_per_token("bf16") - fixed,
+           m.id .. " fp8")
 end
 
 -- The issue's anchors. Llama: each rank holds max(1, 8 // tp) of the 8 KV
@@ -240,7 +247,7 @@ for _, list in ipairs{{models, kv.model}, {gpus, kv.gpu}} do
     end
   end
 end
-check.error("catalog_test.lua:244: unknown model 'llama-3-70' (did you mean 'llama-2-7b', 'llama-2-70b', 'llama-3.3-70b' (alias 'llama3.3-70b')?)",
+check.error("catalog_test.lua:251: unknown model 'llama-3-70' (did you mean 'llama-2-7b', 'llama-2-70b', 'llama-3.3-70b' (alias 'llama3.3-70b')?)",
             function() kv.model("llama-3-70") end)
 check.error("unknown model 'zzzzzz' (closest: 'phi-4' (alias 'phi4'), 'gpt-3-175b' (alias 'gpt-3'), 'opt-66b' (alias 'opt66b'))", kv.model, "zzzzzz")
 check.error("unknown gpu 'h10' (did you mean 'a10', 'h20', 'h100-sxm' (alias 'h100')?)", kv.gpu, "h10")

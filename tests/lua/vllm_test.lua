@@ -100,3 +100,11 @@ check.eq(ds2:ledger().vllm_kv_cache_tokens, 2 * ds:ledger().vllm_kv_cache_tokens
 check.eq(ds2:ledger():seq_bytes(8192), ds:ledger():seq_bytes(4096), "half the blocks a request")
 check.error("decode_context_parallel_size 4 must divide tensor parallel size 2",
             function() ds:with{decode_context_parallel_size = 4} end)
+
+-- DeepSeek-V3.2: the indexer's keys beside the latent, and vLLM's fp8_ds_mla
+local v32 = kv.deploy{model = "deepseek-v3.2", gpu = "h200", tp = 8, activation = "4 GiB",
+                      overhead = "2 GiB", block = 64}
+check.eq(v32:ledger().kv_bytes_per_token, 61 * (1152 + 132), "bf16 latent + indexer keys")
+check.eq(v32:with{kv = "fp8_ds_mla"}:ledger().kv_bytes_per_token, 61 * (656 + 132),
+         "fp8_ds_mla latent + indexer keys")
+check.eq(v32:ledger():vllm_groups()[1].kind, "uniform", "MLA and indexer: one KV type")

@@ -8,9 +8,9 @@
 
 #include "kvplan.h"
 
-static const kvp_format bf16 = {16, 0, 0, 0};
-static const kvp_format int4 = {4, 0, 0, 0};
-static const kvp_format int4_g128 = {4, 128, 16, 4}; /* GPTQ/AWQ asymmetric */
+static const kvp_format bf16 = {16, 0, 0, 0, 0};
+static const kvp_format int4 = {4, 0, 0, 0, 0};
+static const kvp_format int4_g128 = {4, 128, 16, 4, 0}; /* GPTQ/AWQ asymmetric */
 
 static void bf16_tensor_is_two_bytes_an_element(void **state) {
   (void)state;
@@ -22,7 +22,7 @@ static void bf16_tensor_is_two_bytes_an_element(void **state) {
 static void int4_g128_costs_4156_millibits(void **state) {
   (void)state;
   assert_int_equal(kvp_format_millibits(&int4_g128), 4156);
-  kvp_format sym = {4, 128, 16, 0};
+  kvp_format sym = {4, 128, 16, 0, 0};
   assert_int_equal(kvp_format_millibits(&sym), 4125);
 }
 
@@ -65,7 +65,7 @@ static void overflow_is_an_error_not_a_wrapped_count(void **state) {
 static void check_rejects_impossible_formats(void **state) {
   (void)state;
   kvp_diag d = {{0}};
-  kvp_format zero = {0, 0, 0, 0}, neg = {4, -1, 0, 0}, lone = {4, 0, 16, 0};
+  kvp_format zero = {0, 0, 0, 0, 0}, neg = {4, -1, 0, 0, 0}, lone = {4, 0, 16, 0, 0};
   assert_int_equal(kvp_format_check(&zero, "kv", &d), KVP_EINVAL);
   assert_string_equal(d.msg, "field 'kv': bits must be 1..64, got 0");
   assert_int_equal(kvp_format_check(&neg, "kv", &d), KVP_EINVAL);

@@ -8,8 +8,8 @@
 
 #include "kvplan.h"
 
-static const kvp_format bf16 = {16, 0, 0, 0};
-static const kvp_format fp8 = {8, 0, 0, 0};
+static const kvp_format bf16 = {16, 0, 0, 0, 0};
+static const kvp_format fp8 = {8, 0, 0, 0, 0};
 
 /* per-token bytes of the whole model at tp */
 static int64_t token_bytes(const kvp_model *m, const kvp_format *f, int64_t tp) {
@@ -79,7 +79,7 @@ static void mla_latent_sits_whole_on_every_tp_rank(void **state) {
 
 static void window_larger_than_context_holds_the_whole_context(void **state) {
   (void)state;
-  kvp_layer l = {KVP_SLIDING, 8, 128, 128, 4096, 0, 0, 0};
+  kvp_layer l = {KVP_SLIDING, 8, 128, 128, 4096, 0, 0, 0, 0};
   assert_int_equal(kvp_kv_tokens_held(&l, 1000), 1000);
   assert_int_equal(kvp_kv_tokens_held(&l, 100000), 4096);
   kvp_layer none = {0};
@@ -143,8 +143,8 @@ static void pipeline_stages_split_layers_as_vllm(void **state) {
 
 static void int4_g32_kv_adds_scale_and_zero_per_head_row(void **state) {
   (void)state;
-  kvp_format f = {4, 32, 16, 4};
-  kvp_layer l = {KVP_FULL, 8, 128, 128, 0, 0, 0, 0};
+  kvp_format f = {4, 32, 16, 4, 0};
+  kvp_layer l = {KVP_FULL, 8, 128, 128, 0, 0, 0, 0, 0};
   int64_t bits;
   assert_int_equal(kvp_kv_token_bits(&l, &f, 1, &bits), KVP_OK);
   /* 8 heads x (K + V) x (128 x 4 + 4 groups x 20) */
@@ -163,6 +163,29 @@ static void huge_sequences_overflow_cleanly(void **state) {
   assert_int_equal(b, 0);
 }
 
+/* DeepSeek-V3.2 MLA per token and layer: 576 bf16 elements (1152 bytes), or
+ * vLLM's fp8_ds_mla, 656 bytes (vllm/v1/kv_cache_interface.py
+ * MLAAttentionSpec.real_page_size_bytes at
+ * https://github.com/vllm-project/vllm/blob/001cabc1be16a59a70d720ed61a13b678c060a18/vllm/v1/kv_cache_interface.py);
+ * its indexer adds 132 uint8 bytes whatever the format (new_indexer_mla_spec
+ * in tests/v1/core/test_kv_cache_utils.py at
+ * https://github.com/vllm-project/vllm/blob/002f10e0cfa1373a19a0d2756598a34b700d20e5/tests/v1/core/test_kv_cache_utils.py). */
+static void mla_fp8_ds_mla_and_the_indexer_cache(void **state) {
+  (void)state;
+  kvp_layer l = {.kind = KVP_MLA, .latent = 512, .rope_dim = 64};
+  kvp_format bf16 = {16, 0, 0, 0, 0}, ds = {8, 128, 32, 0, 16};
+  int64_t bits;
+  assert_int_equal(kvp_kv_token_bits(&l, &bf16, 8, &bits), KVP_OK);
+  assert_int_equal(bits, 1152 * 8);
+  assert_int_equal(kvp_kv_token_bits(&l, &ds, 8, &bits), KVP_OK);
+  assert_int_equal(bits, 656 * 8);
+  l.index_dim = 128;
+  assert_int_equal(kvp_kv_token_bits(&l, &bf16, 8, &bits), KVP_OK);
+  assert_int_equal(bits, (1152 + 132) * 8);
+  assert_int_equal(kvp_kv_token_bits(&l, &ds, 1, &bits), KVP_OK);
+  assert_int_equal(bits, (656 + 132) * 8);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(llama_3_1_8b_caches_131072_bytes_a_token),
@@ -176,6 +199,7 @@ int main(void) {
     cmocka_unit_test(pipeline_stages_split_layers_as_vllm),
     cmocka_unit_test(int4_g32_kv_adds_scale_and_zero_per_head_row),
     cmocka_unit_test(huge_sequences_overflow_cleanly),
+    cmocka_unit_test(mla_fp8_ds_mla_and_the_indexer_cache),
   };
   return cmocka_run_group_tests_name("kv", tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ static void a_sequence_takes_ceil_n_over_block_blocks(void **state) {
 
 static void sliding_layer_holds_its_window_plus_one_straddled_block(void **state) {
   (void)state;
-  kvp_layer l = {KVP_SLIDING, 8, 128, 128, 4096, 0, 0, 0};
+  kvp_layer l = {KVP_SLIDING, 8, 128, 128, 4096, 0, 0, 0, 0};
   int64_t b;
   assert_int_equal(kvp_layer_blocks(&l, 4096, 16, 1, &b), KVP_OK);
   assert_int_equal(b, 256);
@@ -35,7 +35,7 @@ static void sliding_layer_holds_its_window_plus_one_straddled_block(void **state
 
 static void chunked_layer_holds_one_chunk_and_the_step(void **state) {
   (void)state;
-  kvp_layer l = {KVP_CHUNKED, 8, 128, 128, 8192, 0, 0, 0};
+  kvp_layer l = {KVP_CHUNKED, 8, 128, 128, 8192, 0, 0, 0, 0};
   int64_t b;
   assert_int_equal(kvp_layer_blocks(&l, 100000, 16, 1, &b), KVP_OK);
   assert_int_equal(b, 513); /* cdiv(8193, 16) */
@@ -45,7 +45,7 @@ static void chunked_layer_holds_one_chunk_and_the_step(void **state) {
 
 static void states_and_empty_layers_take_no_blocks(void **state) {
   (void)state;
-  kvp_layer s = {KVP_STATE, 1, 0, 0, 0, 0, 0, 1000};
+  kvp_layer s = {KVP_STATE, 1, 0, 0, 0, 0, 0, 1000, 0};
   int64_t b;
   assert_int_equal(kvp_layer_blocks(&s, 100000, 16, 1, &b), KVP_OK);
   assert_int_equal(b, 0);

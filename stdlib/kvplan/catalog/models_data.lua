@@ -452,6 +452,23 @@ return {
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128 },
     notes = "weights fp8 (e4m3, 128x128 block scales; norms/embeddings bf16); MLA 576 cached elements per token per layer; first 3 layers dense FFN, 58 MoE; num_nextn_predict_layers 1",
   },
+  {
+    id = "deepseek-v3.2",
+    aliases = {"deepseek-ai/DeepSeek-V3.2-Exp", "deepseek-ai/DeepSeek-V3.2", "deepseek-v3.2-exp"},
+    hf = "deepseek-ai/DeepSeek-V3.2-Exp",
+    source = "DeepSeek-V3 architecture (entry deepseek-v3) plus the DeepSeek-V3.2 sparse-attention indexer fields of its config (model_type deepseek_v32, index_n_heads 64, index_head_dim 128, index_topk 2048; n_layers 61, dim 7168, q_lora_rank 1536, kv_lora_rank 512, qk_rope_head_dim 64 as in the V3.2 inference config reproduced in a public run script); params = DeepSeek-V3's 671026419200 + 61 indexers of wq_b 1536 x 64*128, wk 7168 x 128, k_norm 2 x 128 and weights_proj 7168 x 64 (DeepSeek-V3.2 inference/model.py Indexer) = 671877944064; active 37B as V3",
+    family = "deepseek_v3",
+    layers = 61, hidden = 7168, heads = 128, kv_heads = 128, head_dim = 192,
+    intermediate = 18432, vocab = 129280, tie_embeddings = false,
+    experts = 256, experts_active = 8, shared_experts = 1, moe_intermediate = 2048,
+    params = 671877944064, active = 37000000000,
+    dtype = "bf16", max_context = 163840,
+    weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128},
+    dense_layers = 3,
+    mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128,
+            index_head_dim = 128 },
+    notes = "DeepSeek Sparse Attention: besides the MLA latent every layer caches the indexer's 128 keys in fp8 with an fp32 scale (132 bytes a token, vLLM DeepseekV32IndexerCache); vLLM's kv_cache_dtype fp8_ds_mla stores the latent in 656 bytes a token (kv format fp8_ds_mla)",
+  },
   ---------------------------------------------------------------- Gemma 2 / Gemma 3 (Google)
   {
     id = "gemma-2-9b",
