@@ -5,7 +5,8 @@
 #      computed with seed 000's Python functions and Python's csv module;
 #   2. the same sweep against a hand-written C loop with printf (whose output
 #      must be byte-identical to kvplan's);
-#   3. peak memory of a 20,800,000-row sweep against the 2,080,000-row one.
+#   3. peak memory of a 20,800,000-row sweep against the 2,080,000-row one;
+#   4. the serving simulator on 100,000 requests (tests/bench/simulate.lua).
 # Usage: sh tests/bench/run.sh build/kvplan
 set -e
 kvplan=$1
@@ -46,3 +47,6 @@ m2=$( { /usr/bin/time -f "%M" "$kvplan" --quiet tests/bench/sweep.lua > /dev/nul
 m20=$( { /usr/bin/time -f "%M" "$kvplan" --quiet tests/bench/sweep.lua contexts=2500 > /dev/null; } 2>&1 | tail -n 1)
 echo "peak memory: $m2 KB for 2,080,000 rows, $m20 KB for 20,800,000 rows:" \
      "ratio $(echo "scale=3; $m20 / $m2" | bc) (target <= 1.10)"
+
+# 4. the serving simulator: 100,000 chat-like requests (target < 1 s on one core)
+"$kvplan" tests/bench/simulate.lua | sed 's/^/simulator: /; s/$/ (target < 1 s)/'
