@@ -191,7 +191,11 @@ function M.simulate(opts)
       util.raise("unknown simulation option '%s'%s", tostring(k), util.suggest(tostring(k), names))
     end
   end
+  -- max_num_seqs sizes vLLM's profiling run too; other engines take it here only
+  local seqs = dopts.max_num_seqs
+  if dopts.budget ~= nil and dopts.budget ~= "vllm" then dopts.max_num_seqs = nil end
   local d = deploy.new(dopts)
+  dopts.max_num_seqs = seqs
   local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sopts.scheduler or "continuous",
                 seed = util.count(sopts.seed or 1, "seed", 0)}
   if sopts.max_steps ~= nil then spec.max_steps = util.count(sopts.max_steps, "max_steps") end

@@ -1,0 +1,74 @@
+-- tests/validation/throughput/run.lua: kvplan's time model against published
+-- serving benchmarks (benchmarks.csv beside this file; README section
+-- "Step times and the serving simulator" states the result).
+--
+-- For each benchmark: the deployment it names (model, GPU, tp, weight and KV
+-- formats, budget rule and fraction), its workload (fixed prompt and output
+-- lengths, that many requests queued at once) and its limits (max_num_seqs:
+-- the engine's or the client's max concurrency; max_num_batched_tokens),
+-- then two predictions of the output tokens per second:
+--   roofline   decode alone at the largest batch that fits and the mean
+--              context (prompt + output / 2): d:time(...).tokens_per_s. No
+--              prefill, no scheduling: an optimistic figure by construction.
+--   simulator  kv.simulate on the same workload: prefill, chunking, the pool,
+--              preemption, the tail of the run.
+-- Errors are (predicted - measured) / measured in percent. Nothing here is
+-- fitted: the efficiency factors are kvplan.sim's defaults, chosen before
+-- this corpus was assembled.
+--
+-- Run: build/kvplan tests/validation/throughput/run.lua [out=results.csv]
+
+local kv = require "kvplan"
+local csv = require "kvplan.csv"
+local args = kv.options(..., {out = "", corpus = "tests/validation/throughput/benchmarks.csv"})
+
+local rows, lines = csv.read(args.corpus)
+if rows == nil then error(lines, 0) end
+local head = {}
+for j, name in ipairs(rows[1]) do head[name] = j end
+
+local r = kv.report{path = args.out ~= "" and args.out or nil, columns = {
+  "id", "engine", "model", "gpu", "tp", "prompt", "output", "batch", "measured_output_tok_s",
+  {"roofline_tok_s", precision = 0}, {"roofline_err_pct", precision = 1},
+  {"sim_tok_s", precision = 0}, {"sim_err_pct", precision = 1}, "sim_preemptions"}}
+
+local function median(v)
+  table.sort(v)
+  local n = #v
+  if n % 2 == 1 then return v[(n + 1) // 2] end
+  return (v[n // 2] + v[n // 2 + 1]) / 2
+end
+
+local abs_roof, abs_sim, over_roof, over_sim = {}, {}, 0, 0
+for i = 2, #rows do
+  local c = function(k) return rows[i][head[k]] end
+  local n = function(k) return tonumber(c(k)) end
+  local opts = {model = c("model"), gpu = c("gpu"), tp = n("tp"), pp = n("pp"), weights = c("weights"),
+                kv = c("kv"), budget = c("budget"), utilization = n("utilization"),
+                max_num_seqs = c("budget") == "vllm" and n("max_num_seqs") or nil,
+                max_num_batched_tokens = n("max_num_batched_tokens")}
+  local d = kv.deploy(opts)
+  local prompt, output = n("prompt"), n("output")
+  local fit = d:ledger():max_concurrency(prompt + output)
+  local batch = math.min(fit, n("max_num_seqs"))
+  local roof = d:time(prompt + output // 2, batch).tokens_per_s
+  local sopts = {requests = n("requests"), prompt = prompt, output = output, seed = 1}
+  for k, v in pairs(opts) do sopts[k] = v end
+  sopts.max_num_seqs = n("max_num_seqs")
+  local s = kv.simulate(sopts)
+  local m = n("measured_output_tok_s")
+  local er, es = 100 * (roof - m) / m, 100 * (s.throughput_tokens_s - m) / m
+  abs_roof[#abs_roof + 1], abs_sim[#abs_sim + 1] = math.abs(er), math.abs(es)
+  if er > 0 then over_roof = over_roof + 1 end
+  if es > 0 then over_sim = over_sim + 1 end
+  r:row{id = c("id"), engine = c("engine"), model = c("model"), gpu = c("gpu"), tp = n("tp"),
+        prompt = prompt, output = output, batch = batch, measured_output_tok_s = m,
+        roofline_tok_s = roof, roofline_err_pct = er, sim_tok_s = s.throughput_tokens_s,
+        sim_err_pct = es, sim_preemptions = s.num_preemptions}
+end
+r:close()
+local summary = string.format("%d benchmarks: median |error| roofline %.1f %% (above the "
+  .. "measurement in %d), simulator %.1f %% (above in %d)", #abs_roof, median(abs_roof), over_roof,
+  median(abs_sim), over_sim)
+io.stderr:write(summary, "\n")
+return summary
