@@ -142,7 +142,7 @@ expect negative_word 0 "" -- -e "io.write((...)[1])" -5
 check "negative_word is a word, not an option" [ "$(cat "$out/negative_word.out")" = "-5" ]
 expect d_not_run 2 "kvplan: option '-d' is not for 'kvplan' (try 'kvplan --help')" -- -d x tests/cli/args.lua
 expect help_lists 0 "" -- --help
-for w in fit capacity models gpus batch merge --format --shard "ready scripts:" "man kvplan"; do
+for w in fit capacity ledger best models gpus batch merge --format --shard "ready scripts:" "man kvplan"; do
   grep -q -e "$w" "$out/help_lists.out" || { fail=$((fail + 1)); echo "FAIL cli --help does not mention $w"; }
 done
 # ready scripts by name
@@ -211,6 +211,52 @@ if command -v script >/dev/null 2>&1; then
   script -qc "$kvplan fit $fitargs" /dev/null > "$out/tty_table.txt" 2>&1
   check "a terminal gets a table by default" sh -c "head -n 1 '$out/tty_table.txt' | grep -Eq '^model +gpu ' && ! grep -q '^model,gpu' '$out/tty_table.txt'"
 fi
+# kvplan best: the acceptance shape: TP 8 x PP 2 or better, in a table
+expect best_table 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 --format table
+check "best: rank 1 is h100-sxm tp 4 x pp 3 (12 GPUs, better than tp 8 x pp 2)" sh -c "
+  sed -n 3p '$out/best_table.out' | grep -Eq '^ +1  h100-sxm +4 +3 +12  bf16 +bf16 +67 .* best: fewest GPUs'"
+expect best_all 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 all=true
+check "best all=true: tp 8 x pp 2 serves, lost on GPU count; tp 8 x pp 1 does not serve" sh -c "
+  grep -Eq '^[0-9]+,h100-sxm,8,2,16,bf16,bf16,95,.*,\"needs 16 GPUs, h100-sxm tp 4 x pp 3 needs 12\"\$' '$out/best_all.out' &&
+  grep -Eq '^,h100-sxm,8,1,8,bf16,bf16,[0-9]+,.*,\"KV for 64 x 32768 tokens needs' '$out/best_all.out'"
+expect best_tp_sizes 0 "" -- -e "
+  local kv = require 'kvplan'
+  local b = require 'kvplan.best'
+  assert(table.concat(b.tp_sizes(kv.model 'llama-2-13b', 64), ',') == '1,2,4,5,8,10,20,40')
+  assert(table.concat(b.tp_sizes(kv.model 'llama-3.1-70b', 64), ',') == '1,2,4,8,16,32,64')
+  local r = kv.best{model = 'llama-2-13b', context = 4096, concurrency = 100, gpus = {'l4'}, kv = {'fp16'}, pp = {1}}
+  local five = false
+  for _, c in ipairs(r) do five = five or c.tp == 5 end
+  assert(five, 'tp 5 searched')"
+expect best_cost 0 "" -- best model=llama-3.1-70b context=32k concurrency=16 gpus=h100-sxm,h200,l40s,a100-80gb rank=cost prices=tests/fixtures/csv/prices.csv
+check "best rank=cost: cheapest per hour first, unpriced GPUs say why" sh -c "
+  sed -n 2p '$out/best_cost.out' | grep -Eq '^1,l40s,' &&
+  grep -q 'no price_per_hour for gpu .a100-sxm-80gb.' '$out/best_cost.out' &&
+  grep -Eq '^[0-9]+,h200,.*costs [0-9.]+/h \\([0-9]+ GPUs\\), l40s tp' '$out/best_cost.out'"
+expect best_conc 0 "" -- best model=llama-3.1-8b context=8k concurrency=8 gpus=l4,h100 rank=concurrency
+check "best rank=concurrency: most requests per GPU first" sh -c "
+  awk -F, 'NR > 1 && \$1 != \"\" { if (prev != \"\" && \$9 + 0 > prev + 0) bad = 1; prev = \$9 } END { exit bad }' '$out/best_conc.out'"
+expect best_gcd 0 "" -- best model=llama-3.1-8b context=8k concurrency=8
+check "best over all GPUs plans the MI250X as one GCD" sh -c "grep -q ',mi250x-gcd,' '$out/best_gcd.out' && ! grep -q ',mi250x,' '$out/best_gcd.out'"
+expect best_module 1 "kvplan: command line: argument 'gpus': gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
+  best model=llama-3.1-8b gpus=mi250x
+# kvplan ledger: the items of one GPU add up to its memory
+expect ledger_cmd 0 "" -- ledger model=llama-3.1-70b gpu=h100-sxm,l40s tp=4,8 pp=1,3 kv=bf16 context=32k concurrency=64
+check "ledger: weights, kv_used, kv_free, activation, overhead, margin add up to the GPU" sh -c "
+  '$kvplan' -e \"local kv = require 'kvplan'
+    local rows = require('kvplan.csv').read('$out/ledger_cmd.out')
+    local sum, n = {}, 0
+    for i = 2, #rows do
+      local r = rows[i]
+      if r[10] ~= 'kv_short' then sum[r[1]] = (sum[r[1]] or 0) + tonumber(r[11]) end
+    end
+    for dep, s in pairs(sum) do
+      n = n + 1
+      local g = kv.gpu(dep:match('^(%S+)')).visible_bytes / 2^30
+      assert(math.abs(s - g) < 0.05, dep .. ': ' .. s .. ' vs ' .. g)
+    end
+    assert(n == 8, n)\""
+check "ledger: a deployment that does not fit says by how much" grep -q ',kv_short,[0-9.]*,[0-9.]*,"does not fit: KV for 64 x 32000 tokens needs' "$out/ledger_cmd.out"
 # the catalogs listed by commands
 expect models_cmd 0 "" -- models llama-3.1
 check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]

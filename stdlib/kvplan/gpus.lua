@@ -71,6 +71,10 @@ function M.check_plannable(g)
   return g
 end
 
+--- Prices per GPU-hour from a CSV file (columns gpu, price_per_hour) set on
+--- the catalog's GPUs (see best.lua).
+function M.load_prices(path) return require("kvplan.best").load_prices(path) end
+
 --- Add the GPUs of a CSV file to the catalog (see catalog_csv.lua).
 function M.load_csv(path) return require("kvplan.catalog_csv").load_gpus(path) end
 

@@ -43,6 +43,8 @@ M.options = setmetatable({required = require("kvplan.options").required},
                          {__call = function(_, ...) return require("kvplan.options").parse(...) end})
 --- kv.validate(text [, opts]): kvplan against an engine startup log (validate.lua).
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end
+--- kv.best{model, context, concurrency, ...}: ranked deployments (best.lua).
+M.best = function(spec) return require("kvplan.best").search(spec) end
 --- kv.bytes("80 GiB") -> 85899345920
 M.bytes = M.units.bytes
 

@@ -20,6 +20,10 @@ local M = {}
 
 local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
 
+local Required = {}
+Required.__index = Required
+Required.__name = "kvplan.Required"
+
 local function convert(key, v, def, fail)
   local t = type(def)
   v = trim(v)
@@ -49,9 +53,11 @@ local function convert(key, v, def, fail)
     fail("argument '%s' must be true or false, got '%s'", key, v)
   elseif t == "table" then -- a list: comma-separated values of the first element's type
     local out = {}
+    local d1 = def[1]
+    if getmetatable(d1) == Required then d1 = "" end
     for item in (v .. ","):gmatch("([^,]*),") do
       item = trim(item)
-      if item ~= "" then out[#out + 1] = convert(key, item, def[1] or "", fail) end
+      if item ~= "" then out[#out + 1] = convert(key, item, d1 or "", fail) end
     end
     return out
   end
@@ -61,7 +67,10 @@ end
 -- Catalog lookups of arguments by name: an unknown name fails here.
 local lookups = {
   model = function(v) require("kvplan.models").get(v) end,
-  gpu = function(v) require("kvplan.gpus").get(v) end,
+  gpu = function(v)
+    local gpus = require "kvplan.gpus"
+    gpus.check_plannable(gpus.get(v))
+  end,
   kv = function(v)
     if v ~= "auto" then require("kvplan.formats").get(v, "kv") end
   end,
@@ -92,12 +101,9 @@ local function from_arg(words)
   return out
 end
 
-local Required = {}
-Required.__index = Required
-Required.__name = "kvplan.Required"
-
 --- required(example): a default that must be given, a string; the error
---- shows the example ("model=llama-3.1-8b").
+--- shows the example ("model=llama-3.1-8b"). {required(...)} is a list of
+--- at least one string.
 function M.required(example)
   return setmetatable({example = example}, Required)
 end
@@ -127,8 +133,13 @@ function M.parse(args, defaults)
     error("command line: " .. string.format(msg, ...), 0)
   end or util.raise
   local out = {}
+  local function is_required(d)
+    return getmetatable(d) == Required or type(d) == "table" and getmetatable(d[1]) == Required
+  end
   for k, v in pairs(defaults) do
-    if getmetatable(v) == Required then out[k] = nil else out[k] = v end
+    if getmetatable(v) == Required then out[k] = nil
+    elseif is_required(v) then out[k] = {}
+    else out[k] = v end
   end
   local names = require("kvplan.deploy").engine_names
   for k, v in pairs(args) do
@@ -155,7 +166,8 @@ function M.parse(args, defaults)
   end
   for _, k in ipairs(util.sorted_keys(defaults)) do
     local d = defaults[k]
-    if getmetatable(d) == Required and (out[k] == nil or out[k] == "") then
+    if is_required(d) and (out[k] == nil or out[k] == "" or type(out[k]) == "table" and #out[k] == 0) then
+      d = getmetatable(d) == Required and d or d[1]
       fail("argument '%s' is required, e.g. %s", k, d.example or (k .. "=..."))
     end
   end

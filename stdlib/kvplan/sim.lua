@@ -95,7 +95,7 @@ function M.perf(d)
   return {hbm_gbps = hbm, tflops = tflops, link_gbps = given.link_gbps or g.interconnect_gbps or 0,
           mem_eff = eff.memory, flop_eff = eff.compute, link_eff = eff.link,
           link_latency_us = given.link_latency_us or 0, step_overhead_ms = given.step_overhead_ms or 0,
-          acceptance = acceptance, price_per_hour = o.price_per_hour or 0}
+          acceptance = acceptance, price_per_hour = o.price_per_hour or g.price_per_hour or 0}
 end
 
 --- Step times of d at `context` tokens and `concurrency` sequences:

@@ -1,0 +1,103 @@
+-- scripts/ledger.lua: where the memory of a deployment goes, per GPU: the
+-- weights, the KV cache the requests take and what is left of it, the
+-- activation peak, the non-torch overhead and the margin the engine holds
+-- back (1 - utilization), each in GiB and as a share of the GPU. With
+-- lists, one ledger a deployment (GPU x tp x pp x weights x KV format), in
+-- the long form a stacked bar chart wants:
+--   kvplan ledger model=llama-3.1-70b gpu=h100-sxm,h200 tp=4,8 -o ledger.csv
+--   kvplan plot ledger.csv x=deployment y=gib_per_gpu by=item kind=stacked -o ledger.png
+--
+-- Run:  kvplan ledger model=llama-3.1-70b gpu=h100-sxm tp=4 pp=3 kv=bf16 context=32k concurrency=64
+--
+-- Arguments (key=value; lists are comma-separated):
+--   model        catalog id or alias (required; `kvplan models` lists them)
+--   gpu          GPU ids or aliases (required; `kvplan gpus` lists them)
+--   tp, pp       tensor-parallel sizes and pipeline stages (default 1)
+--   weights      weight formats (default native: the checkpoint's own)
+--   kv           KV cache formats (default auto: the model's activation dtype)
+--   context      tokens per request (default 0: the model's max_context)
+--   concurrency  requests of `context` tokens at once (default 1)
+--   utilization  fraction of the GPU the engine may use (default 0.9, vLLM's
+--                gpu_memory_utilization)
+--   activation, overhead   per GPU, e.g. 2.3GiB (default: predicted, as
+--                kv.deploy does; read measured values from vLLM's startup log)
+--
+-- Output: one row an item of each deployment, for one GPU of the tightest
+-- pipeline stage (the one that decides):
+--   deployment   "GPU tp T x pp P, weights W, kv K"
+--   model, gpu, tp, pp, weights, kv, context, concurrency,
+--   item         weights, kv_used (the requests' KV in whole blocks), kv_free
+--                (the rest of the KV budget), kv_short (KV the requests need
+--                beyond the budget, when they do not fit), activation,
+--                overhead (non-torch memory), margin (held back by utilization)
+--   gib_per_gpu  the item's GiB on one GPU; share_pct  its share of the GPU
+--   note         where the number comes from
+-- The items add up to the GPU's memory (kv_short, which is not there, aside).
+
+local kv = require "kvplan"
+
+local opt = kv.options(..., {
+  model = kv.options.required "model=llama-3.1-70b", gpu = {kv.options.required "gpu=h100-sxm"},
+  tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = 1,
+  utilization = 0.9, activation = "predicted", overhead = "predicted",
+})
+local model = kv.model(opt.model)
+local context = opt.context == 0 and model.max_context or opt.context
+local GiB = kv.units.GiB
+
+local rows = {}
+for _, g in ipairs(opt.gpu) do
+  for _, tp in ipairs(opt.tp) do
+    for _, pp in ipairs(opt.pp) do
+      for _, wf in ipairs(opt.weights) do
+        for _, kf in ipairs(opt.kv) do
+          local d = kv.deploy{
+            model = model, gpu = g, tp = tp, pp = pp, kv = kf,
+            weights = wf ~= "native" and wf or nil, utilization = opt.utilization,
+            activation = opt.activation ~= "predicted" and opt.activation or nil,
+            overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
+          }
+          local l = d:ledger()
+          local label = string.format("%s tp %d x pp %d, weights %s, kv %s", d.gpu.id, tp, pp,
+                                      d.weights.name, d.kv.name)
+          local own, shared = l:request_bytes(context)
+          local need = own * opt.concurrency + shared
+          local fits, why = l:fit(context, opt.concurrency)
+          local function item(name, bytes, note)
+            rows[#rows + 1] = {
+              deployment = label, model = model.id, gpu = d.gpu.id, tp = tp, pp = pp,
+              weights = d.weights.name, kv = d.kv.name, context = context,
+              concurrency = opt.concurrency, item = name, gib_per_gpu = bytes / GiB,
+              share_pct = 100 * bytes / l.total, note = note,
+            }
+          end
+          local layers = pp > 1 and string.format(", the tightest of %d stages", pp) or ""
+          item("weights", l.weights, string.format("%s weights / tp %d%s", d.weights.name, tp, layers))
+          if fits and l.weights + l.activation + l.overhead <= l.usable then
+            item("kv_used", need, string.format("%d x %d tokens, %s, blocks of %d", opt.concurrency,
+                                                context, d.kv.name, l.block))
+            item("kv_free", l.kv_budget - need,
+                 string.format("room for %d more requests of %d tokens",
+                               l:max_concurrency(context) - opt.concurrency, context))
+          else
+            item("kv_used", math.min(need, l.kv_budget), "the whole KV budget")
+            item("kv_short", math.max(0, need - l.kv_budget), "does not fit: " .. (why or ""))
+          end
+          item("activation", l.activation, d.activation_source == "given" and "given"
+               or "vLLM's profiling-run peak, " .. (d.activation_source or "predicted"))
+          item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), "
+               .. (d.overhead_source or "given"))
+          item("margin", l.total - l.usable,
+               string.format("held back by utilization %.2f", opt.utilization))
+        end
+      end
+    end
+  end
+end
+
+local r = kv.report{columns = {
+  "deployment", "model", "gpu", "tp", "pp", "weights", "kv", "context", "concurrency", "item",
+  {"gib_per_gpu", precision = 2}, {"share_pct", precision = 1}, "note",
+}}
+for _, row in ipairs(rows) do r:row(row) end
+r:close()

@@ -1,0 +1,268 @@
+-- stdlib/kvplan/best.lua: the cheapest deployments that serve a request
+-- shape, kv.best{...} (and `kvplan best`, scripts/best.lua).
+-- Stdlib layer: a search over deployments; every number is a ledger's.
+--
+--   local ranked = kv.best{model = "llama-3.1-70b", context = 32768, concurrency = 64,
+--                          gpus = {"h100-sxm"}, kv = {"bf16"}}
+--   print(ranked[1].tp, ranked[1].pp)   --> 8   2
+--
+-- The search covers GPU x tp x pp x weight format x KV format:
+--   gpu      the given GPUs, default every plannable one (kv.gpus.all(): a
+--            module of several devices, such as the MI250X, is planned as
+--            one of its devices)
+--   tp       every size the heads allow, not only powers of two: tp divides
+--            the attention heads, and tp and the KV heads divide one another
+--            (vLLM's and SGLang's checks; the ledger refuses the rest)
+--   pp       1, 2, 3, ... while tp x pp <= max_gpus and pp <= layers
+-- A candidate serves the shape when `concurrency` requests of `context`
+-- tokens fit its KV cache (ledger:fit), and, with a throughput target,
+-- when its decode throughput at that concurrency (d:time) reaches it.
+-- Ranking (rank = ...):
+--   gpus         fewest GPUs, then fewest pipeline stages (each adds a
+--                pipeline bubble), then the most concurrent requests
+--   cost         lowest price per hour: GPUs x the GPU's price_per_hour
+--                (a catalog column users fill, kv.gpus.load_prices(csv));
+--                GPUs without a price are not ranked and say so
+--   concurrency  the most requests of `context` tokens per GPU
+-- Every other candidate gets `why`: what it lost on against the winner, or
+-- why it does not serve the shape.
+
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+
+local M = {}
+
+local spec_fields = {
+  model = true, context = true, concurrency = true, gpus = true, weights = true, kv = true,
+  tp = true, pp = true, max_gpus = true, rank = true, tokens_per_s = true, base = true,
+}
+
+M.ranks = {gpus = true, cost = true, concurrency = true}
+
+--- The tensor-parallel sizes the model's heads allow, up to max.
+function M.tp_sizes(model, max)
+  local heads, kvh = model.heads, model.kv_heads or model.heads
+  local out = {}
+  for tp = 1, math.min(max, heads) do
+    if heads % tp == 0 and (kvh % tp == 0 or tp % kvh == 0) then out[#out + 1] = tp end
+  end
+  return out
+end
+
+local function list(v, field)
+  if v == nil then return nil end
+  if type(v) ~= "table" then v = {v} end
+  for i, x in ipairs(v) do
+    if type(x) ~= "string" and type(x) ~= "table" and type(x) ~= "number" then
+      util.raise("field '%s' item %d must be a name, got %s", field, i, type(x))
+    end
+  end
+  return v
+end
+
+local function fmt_num(x)
+  if math.type(x) == "integer" then return tostring(x) end
+  return string.format("%.2f", x)
+end
+
+-- Order of candidates under a rank: a < b.
+local orders = {
+  gpus = function(a, b)
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    if a.pp ~= b.pp then return a.pp < b.pp end
+    if a.max_concurrency ~= b.max_concurrency then return a.max_concurrency > b.max_concurrency end
+    return nil
+  end,
+  cost = function(a, b)
+    if a.cost_per_hour ~= b.cost_per_hour then return a.cost_per_hour < b.cost_per_hour end
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    if a.pp ~= b.pp then return a.pp < b.pp end
+    return nil
+  end,
+  concurrency = function(a, b)
+    if a.per_gpu ~= b.per_gpu then return a.per_gpu > b.per_gpu end
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    if a.pp ~= b.pp then return a.pp < b.pp end
+    return nil
+  end,
+}
+
+local function tie(a, b)
+  if a.gpu ~= b.gpu then return a.gpu < b.gpu end
+  if a.weights ~= b.weights then return a.weights < b.weights end
+  if a.kv ~= b.kv then return a.kv < b.kv end
+  return a.tp < b.tp
+end
+
+-- Why candidate c lost against the winner w under rank.
+local function lost(c, w, rank)
+  local win = string.format("%s tp %d x pp %d", w.gpu, w.tp, w.pp)
+  if rank == "cost" then
+    if c.cost_per_hour ~= w.cost_per_hour then
+      return string.format("costs %s/h (%d GPUs), %s costs %s/h", fmt_num(c.cost_per_hour), c.gpus,
+                           win, fmt_num(w.cost_per_hour))
+    end
+  elseif rank == "concurrency" then
+    if c.per_gpu ~= w.per_gpu then
+      return string.format("%.2f requests per GPU, %s serves %.2f", c.per_gpu, win, w.per_gpu)
+    end
+  end
+  if c.gpus ~= w.gpus then
+    return string.format("needs %d GPUs, %s needs %d", c.gpus, win, w.gpus)
+  end
+  if c.pp ~= w.pp then
+    return string.format("%d pipeline stages, %s has %d", c.pp, win, w.pp)
+  end
+  if c.max_concurrency ~= w.max_concurrency then
+    return string.format("holds %d requests, %s holds %d", c.max_concurrency, win, w.max_concurrency)
+  end
+  return "ties with " .. win
+end
+
+--- kv.best(spec): every candidate, ranked: a list of tables {rank (nil when
+--- it does not serve the shape), gpu, tp, pp, gpus, weights, kv, fits,
+--- limit, max_concurrency, per_gpu, cost_per_hour (nil without a price),
+--- tokens_per_s (with a target), why ("" for rank 1)}, servers first in
+--- rank order, then the rest. spec: model, context, concurrency, gpus,
+--- weights, kv, tp, pp (lists; defaults above), max_gpus (64), rank
+--- ("gpus"), tokens_per_s (a decode throughput target, 0: none), base (other
+--- deployment options, e.g. {utilization = 0.85}).
+function M.search(spec)
+  if type(spec) ~= "table" then util.raise("best needs a table, got %s", type(spec)) end
+  util.check_keys(spec, spec_fields, "best")
+  local kv = require "kvplan"
+  if spec.model == nil then util.raise("best needs a 'model'") end
+  local model = kv.model(spec.model)
+  local context = util.count(spec.context or model.max_context, "context")
+  local concurrency = util.count(spec.concurrency or 1, "concurrency")
+  local max_gpus = util.count(spec.max_gpus or 64, "max_gpus")
+  local rank = spec.rank or "gpus"
+  if not M.ranks[rank] then
+    util.raise("field 'rank' must be gpus, cost or concurrency, got '%s'", tostring(rank))
+  end
+  local target = spec.tokens_per_s or 0
+  if type(target) ~= "number" or target < 0 or target ~= target then
+    util.raise("field 'tokens_per_s' must be a number >= 0, got %s", tostring(target))
+  end
+  local gpus = list(spec.gpus, "gpus") or kv.gpus.all()
+  if #gpus == 0 then gpus = kv.gpus.all() end
+  local weights = list(spec.weights, "weights") or {"native"}
+  local kvs = list(spec.kv, "kv") or {"auto"}
+  local tps = list(spec.tp, "tp")
+  if tps == nil or #tps == 0 then tps = M.tp_sizes(model, max_gpus) end
+  local pps = list(spec.pp, "pp")
+  local base = spec.base or {}
+  if type(base) ~= "table" then util.raise("field 'base' must be a table of deployment options") end
+
+  local all = {}
+  for _, g in ipairs(gpus) do
+    local gpu = kv.gpus.check_plannable(kv.gpu(g))
+    for _, wf in ipairs(weights) do
+      for _, kf in ipairs(kvs) do
+        for _, tp in ipairs(tps) do
+          tp = util.count(tp, "tp")
+          local pplist = pps
+          if pplist == nil or #pplist == 0 then
+            pplist = {}
+            for pp = 1, math.min(model.layers, max_gpus // tp) do pplist[#pplist + 1] = pp end
+          end
+          for _, pp in ipairs(pplist) do
+            pp = util.count(pp, "pp")
+            local opts = {}
+            for k, v in pairs(base) do opts[k] = v end
+            opts.model, opts.gpu, opts.tp, opts.pp = model, gpu, tp, pp
+            opts.weights = wf ~= "native" and wf or nil
+            opts.kv = kf
+            local d = kv.deploy(opts)
+            local l = d:ledger()
+            local fits, why, limit = l:fit(context, concurrency)
+            local maxc = l:max_concurrency(context)
+            local c = {
+              gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = d.weights.name,
+              kv = d.kv.name, fits = fits, limit = limit, max_concurrency = maxc,
+              per_gpu = maxc / (tp * pp), weights_gib = units.gib(l.weights),
+              kv_budget_gib = units.gib(l.kv_budget), why = why or "", deployment = d,
+            }
+            if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * tp * pp end
+            if fits and target > 0 then
+              local ok, t = pcall(d.time, d, context, concurrency)
+              if not ok then
+                c.fits, c.why = false, "no throughput: " .. tostring(t):gsub("^.-:%d+: ", "", 1)
+              else
+                c.tokens_per_s = t.tokens_per_s
+                if t.tokens_per_s < target then
+                  c.fits = false
+                  c.why = string.format("decodes %.0f tokens/s at %d requests, target %s",
+                                        t.tokens_per_s, concurrency, fmt_num(target))
+                end
+              end
+            end
+            if c.fits and rank == "cost" and c.cost_per_hour == nil then
+              c.fits = false
+              c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)",
+                                    gpu.id)
+            end
+            all[#all + 1] = c
+          end
+        end
+      end
+    end
+  end
+  local order = orders[rank]
+  local servers, rest = {}, {}
+  for _, c in ipairs(all) do
+    if c.fits then servers[#servers + 1] = c else rest[#rest + 1] = c end
+  end
+  table.sort(servers, function(a, b)
+    local o = order(a, b)
+    if o ~= nil then return o end
+    return tie(a, b)
+  end)
+  table.sort(rest, function(a, b)
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    return tie(a, b)
+  end)
+  for i, c in ipairs(servers) do
+    c.rank = i
+    c.why = i == 1 and "" or lost(c, servers[1], rank)
+  end
+  for _, c in ipairs(rest) do servers[#servers + 1] = c end
+  return servers, {model = model, context = context, concurrency = concurrency, rank = rank}
+end
+
+--- Prices per GPU-hour from a CSV file with columns gpu (or id) and
+--- price_per_hour: set on the catalog's GPUs (by id or alias). Returns the
+--- number of GPUs priced.
+function M.load_prices(path)
+  local csv = require "kvplan.csv"
+  local gpus = require "kvplan.gpus"
+  local rows, lines = csv.read(path)
+  if rows == nil then util.raise("%s", lines) end
+  if #rows == 0 then util.raise("%s: empty file (expected columns gpu, price_per_hour)", path) end
+  local col = {}
+  for i, name in ipairs(rows[1]) do col[util.norm(name)] = i end
+  local gcol = col["gpu"] or col["id"]
+  local pcol = col["price-per-hour"]
+  if gcol == nil or pcol == nil then
+    util.raise("%s:%d: expected columns 'gpu' and 'price_per_hour', got '%s'", path, lines[1],
+               table.concat(rows[1], ","))
+  end
+  local n = 0
+  for r = 2, #rows do
+    local name, p = rows[r][gcol], rows[r][pcol]
+    if name ~= nil and name ~= "" then
+      local ok, g = pcall(gpus.get, name)
+      if not ok then util.raise("%s:%d: %s", path, lines[r], tostring(g):gsub("^.-:%d+: ", "", 1)) end
+      local x = tonumber(p or "")
+      if x == nil or x ~= x or x < 0 or x == math.huge then
+        util.raise("%s:%d: price_per_hour of '%s' must be a number >= 0, got '%s'", path, lines[r],
+                   name, tostring(p))
+      end
+      g.price_per_hour = x
+      n = n + 1
+    end
+  end
+  return n
+end
+
+return M
