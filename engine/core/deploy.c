@@ -43,6 +43,15 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(v->kv_cache_bytes, 0, "kv_cache_memory_bytes", diag));
   TRY(kvp_check_count(v->max_num_seqs, 0, "max_num_seqs", diag));
   TRY(kvp_check_count(v->dcp, 0, "decode_context_parallel_size", diag));
+  TRY(kvp_check_count(v->dp, 0, "data_parallel_size", diag));
+  TRY(kvp_check_count(v->experts, 0, "experts", diag));
+  TRY(kvp_check_count(v->expert_bytes, 0, "expert bytes", diag));
+  if (v->ep != 0 && v->ep != 1)
+    return kvp_fail(diag, KVP_EINVAL, "field 'enable_expert_parallel' must be true or false, got %d",
+                    (int)v->ep);
+  if ((v->ep || v->expert_bytes > 0) && v->experts < 1)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'enable_expert_parallel' needs a MoE model (routed experts), got none");
   if (v->disable_hybrid != 0 && v->disable_hybrid != 1)
     return kvp_fail(diag, KVP_EINVAL,
                     "field 'disable_hybrid_kv_cache_manager' must be true or false, got %d",
@@ -56,7 +65,9 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   const char *set = v->disable_hybrid ? "disable_hybrid_kv_cache_manager"
                     : v->blocks_override ? "num_gpu_blocks_override"
                     : v->kv_cache_bytes ? "kv_cache_memory_bytes"
-                    : v->dcp > 1 ? "decode_context_parallel_size" : NULL;
+                    : v->dcp > 1 ? "decode_context_parallel_size"
+                    : v->dp > 1 ? "data_parallel_size"
+                    : v->ep ? "enable_expert_parallel" : NULL;
   if (set != NULL && (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "

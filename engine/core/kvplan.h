@@ -222,6 +222,11 @@ typedef struct kvp_vllm {
   int64_t max_num_seqs;       /* the scheduler's cap on running requests (0: none) */
   int64_t dcp;                /* decode_context_parallel_size: each block of a request
                                * spans dcp ranks of the TP group (0, 1: off) */
+  int64_t dp;                 /* data_parallel_size: engines of tp x pp GPUs, each with
+                               * its own KV pool and requests (0, 1: one) */
+  int32_t ep;                 /* enable_expert_parallel: whole experts per GPU */
+  int64_t experts;            /* routed experts per MoE layer (dp > 1 or ep) */
+  int64_t expert_bytes;       /* bytes of all routed experts, within the weights */
   int64_t stage_gpu_bytes[KVP_MAX_PP]; /* > 0: the smallest GPU of stage s (workers with
                                         * unequal memory); 0: gpu_bytes */
 } kvp_vllm;
@@ -483,6 +488,9 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
  * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
  * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
 kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
+/* Weight bytes on one GPU of stage st: its layers' share over tp, the
+ * routed experts over dp x tp under data or expert parallelism. */
+kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t *bytes);
 /* decode_context_parallel_size against tp, the heads and the layer kinds
  * (vllm_kv.c); KVP_EINVAL naming what fails. */
 kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag);

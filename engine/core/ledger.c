@@ -651,11 +651,9 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   } else if (!l->plain && stage_groups(l, st) != KVP_OK) {
     return KVP_EINVAL;
   }
-  /* weights of the stage's layers, split over tp; rounded up once */
-  int64_t wl;
-  CHK(chk_mul(l->weights_total / m->layers, st->layers, &wl));
-  CHK(chk_add(wl, (l->weights_total % m->layers) * st->layers / m->layers, &wl));
-  st->weights = cdiv(wl, d->tp);
+  /* weights of the stage's layers, split over tp; rounded up once. MoE
+   * under data or expert parallelism: the routed experts apart (vllm_kv.c) */
+  TRY(kvp_vllm_stage_weights(l, st, &st->weights));
   if (holds_draft(l, s)) {
     CHK(chk_add(st->token_bits, l->draft_bits, &st->token_bits));
     if (!l->hybrid) CHK(chk_add(st->block_bytes, l->draft_page, &st->block_bytes));

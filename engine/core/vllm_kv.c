@@ -61,6 +61,17 @@
  *     context_parallel): tp % dcp == 0; MLA holds one latent on every rank,
  *     so any such dcp; GQA needs dcp copies of each head, dcp dividing
  *     tp / kv_heads. kvplan models it for full attention and MLA layers.
+ *   - data and expert parallelism (data_parallel_size, enable_expert_parallel,
+ *     vllm/config/parallel.py; vllm/model_executor/layers/fused_moe/config.py
+ *     FusedMoEParallelConfig.make): dp engines of tp x pp GPUs, each with
+ *     its own scheduler, requests and KV pool, attention and dense layers
+ *     whole in every engine (split over its tp). The routed experts of MoE
+ *     layers are cut across all dp x tp GPUs of a stage
+ *     (flatten_tp_across_dp): split like tensor parallelism without expert
+ *     parallelism, whole experts with it (ep_size = dp x tp; the fullest
+ *     GPU holds ceil(experts / ep_size)). KV per GPU is the engine's: the
+ *     ledger's answers are per engine, dp engines serve dp times the
+ *     requests.
  */
 #include <stddef.h>
 #include <string.h>
@@ -144,6 +155,35 @@ kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
                       "%lld KV heads at tp %lld: dcp must divide tp / kv_heads",
                       (long long)dcp, (long long)ly->kv_heads, (long long)tp);
   }
+  return KVP_OK;
+}
+
+kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t *bytes) {
+  const kvp_deploy *d = &l->d;
+  int64_t layers = d->model.layers, w = l->weights_total, e = 0, wl, el;
+  int split = (d->vllm.dp > 1 || d->vllm.ep) && d->vllm.experts > 0;
+  if (split) {
+    e = min64(d->vllm.expert_bytes, w);
+    w -= e;
+  }
+  /* the stage's share of the layers, rounded up once */
+  CHK(chk_mul(w / layers, st->layers, &wl));
+  CHK(chk_add(wl, (w % layers) * st->layers / layers, &wl));
+  *bytes = cdiv(wl, d->tp);
+  if (!split) return KVP_OK;
+  CHK(chk_mul(e / layers, st->layers, &el));
+  CHK(chk_add(el, (e % layers) * st->layers / layers, &el));
+  int64_t gpus, part;
+  CHK(chk_mul(d->tp, d->vllm.dp > 1 ? d->vllm.dp : 1, &gpus));
+  if (d->vllm.ep) {
+    /* whole experts: the fullest GPU holds ceil(experts / ep_size) */
+    int64_t mine = cdiv(d->vllm.experts, gpus);
+    part = (int64_t)(((unsigned __int128)el * (uint64_t)mine + (uint64_t)d->vllm.experts - 1) /
+                     (uint64_t)d->vllm.experts);
+  } else {
+    part = cdiv(el, gpus);
+  }
+  CHK(chk_add(*bytes, part, bytes));
   return KVP_OK;
 }
 

@@ -229,7 +229,8 @@ static const char *const deploy_keys[] = {
   "prefix", "samples", "prompt", "output", "host_bytes", "lengths",
   /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
   "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
-  "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", NULL
+  "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "data_parallel_size",
+  "enable_expert_parallel", "moe_experts", "expert_bytes", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -354,6 +355,14 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->kv_cache_bytes = kvl_int_field(L, idx, "kv_cache_memory_bytes", 0);
   v->max_num_seqs = kvl_int_field(L, idx, "max_num_seqs", 0);
   v->dcp = kvl_int_field(L, idx, "decode_context_parallel_size", 0);
+  v->dp = kvl_int_field(L, idx, "data_parallel_size", 0);
+  t = lua_getfield(L, idx, "enable_expert_parallel");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field 'enable_expert_parallel' must be a boolean, %s", kvl_got(L, -1));
+  v->ep = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  v->experts = kvl_int_field(L, idx, "moe_experts", 0);
+  v->expert_bytes = kvl_int_field(L, idx, "expert_bytes", 0);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);
@@ -537,6 +546,7 @@ GETTER(allocation, lua_pushstring(L, kvp_alloc_name(l->d.alloc)))
 GETTER(kv_pool, lua_pushinteger(L, nonneg(tight(l)->pool)))
 GETTER(host_blocks, lua_pushinteger(L, tight(l)->host_blocks))
 GETTER(null_blocks, lua_pushinteger(L, l->null_blocks))
+GETTER(data_parallel_size, lua_pushinteger(L, l->d.vllm.dp > 1 ? l->d.vllm.dp : 1))
 #undef GETTER
 
 /* vLLM's KV cache groups (1 for a model of one KV type) */
@@ -619,7 +629,7 @@ static const struct { const char *name; getter get; } getters[] = {
   G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
   G(max_model_len), G(layers), G(kv_groups), G(vllm_kv_cache_tokens),
   G(vllm_max_concurrency), G(budget), G(allocation), G(kv_pool), G(host_blocks),
-  G(null_blocks), G(vllm_max_model_len), G(vllm_kv_needed), G(vllm_starts), G(group_blocks),
+  G(null_blocks), G(data_parallel_size), G(vllm_max_model_len), G(vllm_kv_needed), G(vllm_starts), G(group_blocks),
 #undef G
 };
 

@@ -62,7 +62,7 @@ local fields = {
   -- vLLM's switches and overrides, by vLLM's names (engine/core/vllm_kv.c)
   disable_hybrid_kv_cache_manager = true, num_gpu_blocks_override = true,
   kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
-  decode_context_parallel_size = true,
+  decode_context_parallel_size = true, data_parallel_size = true, enable_expert_parallel = true,
 }
 M.fields = fields
 
@@ -270,6 +270,30 @@ local function resolve_workers(w, d)
   return out
 end
 
+-- Data and expert parallelism (vLLM data_parallel_size, enable_expert_parallel):
+-- the routed experts' bytes, which the core cuts across dp x tp GPUs
+-- (engine/core/vllm_kv.c), in the experts' own format.
+local function resolve_moe_parallel(d, opts)
+  local ep = opts.enable_expert_parallel
+  if ep ~= nil and type(ep) ~= "boolean" then
+    util.raise("field 'enable_expert_parallel' must be true or false, got %s", tostring(ep))
+  end
+  d.enable_expert_parallel = ep
+  d.data_parallel_size = optional_count(opts.data_parallel_size, "data_parallel_size", 1)
+  if not (ep or (d.data_parallel_size or 1) > 1) then return end
+  local m = d.model
+  if not m.experts then
+    if ep then util.raise("field 'enable_expert_parallel' needs a MoE model, '%s' has no experts", m.id) end
+    return
+  end
+  local wf = rawget(m, "weight_formats")
+  local f = opts.weights ~= nil and d.weights
+            or (wf and wf.experts and formats.get(wf.experts, "weight_formats.experts"))
+            or m:dtype_format()
+  d.moe_experts = m.experts
+  d.expert_bytes = formats.bytes(f, m:weight_class_params().experts)
+end
+
 -- The smallest GPU of each pipeline stage (nil when all are the deployment's).
 local function stage_memories(d)
   local w = d.worker_gpu_memory
@@ -379,6 +403,7 @@ function M.new(opts)
   d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
   d.decode_context_parallel_size = optional_count(opts.decode_context_parallel_size,
                                                   "decode_context_parallel_size", 1)
+  resolve_moe_parallel(d, opts)
   d.lengths = opts.lengths
   if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
     util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
@@ -412,6 +437,9 @@ function Deployment:spec()
     num_gpu_blocks_override = self.num_gpu_blocks_override,
     kv_cache_memory_bytes = self.kv_cache_memory_bytes, max_num_seqs = self.max_num_seqs,
     decode_context_parallel_size = self.decode_context_parallel_size,
+    data_parallel_size = self.data_parallel_size,
+    enable_expert_parallel = self.enable_expert_parallel, moe_experts = self.moe_experts,
+    expert_bytes = self.expert_bytes,
     stage_gpu_bytes = stage_memories(self),
   }
 end

@@ -108,3 +108,23 @@ check.eq(v32:ledger().kv_bytes_per_token, 61 * (1152 + 132), "bf16 latent + inde
 check.eq(v32:with{kv = "fp8_ds_mla"}:ledger().kv_bytes_per_token, 61 * (656 + 132),
          "fp8_ds_mla latent + indexer keys")
 check.eq(v32:ledger():vllm_groups()[1].kind, "uniform", "MLA and indexer: one KV type")
+
+-- DeepSeek-V3 on 8 H200: tp 8, or 8 data-parallel engines with expert parallelism
+local tp8 = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8, activation = "4 GiB",
+                      overhead = "2 GiB", max_model_len = 32768}
+local dp8 = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 1, data_parallel_size = 8,
+                      enable_expert_parallel = true, activation = "4 GiB", overhead = "2 GiB",
+                      max_model_len = 32768}
+local c = tp8.model:weight_class_params()
+local fp8 = kv.formats.get({name = "fp8-b128", bits = 8, group = 16384, scale = 32})
+local experts = kv.formats.bytes(fp8, c.experts)
+local total = tp8:ledger().weights_total
+check.eq(dp8:ledger().data_parallel_size, 8, "8 engines")
+-- the fullest GPU holds 256 / 8 = 32 experts of every MoE layer; the rest whole
+check.eq(dp8:ledger().weights, (total - experts) + experts // 8, "weights per GPU under DP + EP")
+check.eq(tp8:ledger().weights, (total + 7) // 8, "weights per GPU under TP 8")
+-- the latent is whole on every rank either way: the KV bytes a token are the same
+check.eq(dp8:ledger().kv_bytes_per_token, tp8:ledger().kv_bytes_per_token, "MLA per GPU")
+check.error("field 'enable_expert_parallel' needs a MoE model",
+            function() kv.deploy{model = "llama-3.1-8b", gpu = "h100",
+                                 enable_expert_parallel = true} end)

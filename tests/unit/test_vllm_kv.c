@@ -407,6 +407,42 @@ static void decode_context_parallel_splits_a_requests_tokens(void **state) {
   assert_non_null(strstr(diag.msg, "SlidingWindowSpec asserts"));
 }
 
+static void data_and_expert_parallel_cut_the_experts(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  /* 100 GiB of weights, 80 of them 10 routed experts a layer, tp 2: vLLM's
+   * FusedMoEParallelConfig.make cuts the experts across dp x tp GPUs
+   * (flatten_tp_across_dp), the rest splits over tp in every engine */
+  deploy_runs(&d, 4, 8, 128, NULL, NULL, 0);
+  d.gpu_bytes = 141 * GiB;
+  d.tp = 2;
+  d.weight_bytes = 100 * GiB;
+  d.vllm.experts = 10;
+  d.vllm.expert_bytes = 80 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 50 * GiB); /* no dp, no ep: as before */
+  d.vllm.dp = 2; /* experts split like TP over 4 GPUs */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 10 * GiB + 20 * GiB);
+  d.vllm.ep = 1; /* whole experts: ceil(10 / 4) = 3 on the fullest GPU */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 10 * GiB + 24 * GiB);
+  d.vllm.dp = 1; /* tp + ep: ep_size = 2, 5 experts each */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 10 * GiB + 40 * GiB);
+  /* the KV pool is the engine's: the same per GPU whatever dp */
+  d.vllm.ep = 0;
+  d.vllm.dp = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].kv_budget, (int64_t)(141 * GiB) - 10 * GiB - 10 * GiB);
+  d.vllm.experts = 0;
+  d.vllm.ep = 1;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "needs a MoE model"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -418,6 +454,7 @@ int main(void) {
     cmocka_unit_test(workers_end_with_the_fewest_blocks),
     cmocka_unit_test(overrides_that_outgrow_the_gpu_do_not_fit),
     cmocka_unit_test(decode_context_parallel_splits_a_requests_tokens),
+    cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
