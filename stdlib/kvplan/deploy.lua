@@ -53,6 +53,7 @@ local fields = {
   budget = true, name = true,
   -- the engine's profiling run (predicted activation and non-torch memory)
   engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
+  flashinfer_sampler = true,
   -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
   efficiency = true, perf = true, price_per_hour = true,
   -- optimizations (kvplan.optim sets them; see each constructor)
@@ -188,7 +189,16 @@ predict_reserved = function(d, opts)
                  .. "budget '%s' does not profile", d.budget)
     end
     if d.activation == nil then d.activation, d.activation_source = 0, "none" end
-    if d.overhead == nil then d.overhead, d.overhead_source = 0, "none" end
+    if d.overhead == nil then
+      if d.budget == "sglang" then
+        -- SGLang's total is the free memory before loading: the CUDA
+        -- context and the distributed init are gone already (engines.lua)
+        local point, lo, hi = engines.sglang_overhead(util.count(d.tp, "tp"))
+        d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
+      else
+        d.overhead, d.overhead_source = 0, "none"
+      end
+    end
     return
   end
   local row, version = engines.vllm_version(opts.engine_version)
@@ -205,6 +215,7 @@ predict_reserved = function(d, opts)
   if d.activation == nil then
     local a, why = engines.vllm_activation(d.model, row, {
       tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
+      flashinfer_sampler = opts.flashinfer_sampler,
     })
     if a then
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a

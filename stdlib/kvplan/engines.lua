@@ -195,6 +195,17 @@ function M.vllm_activation(m, row, o)
   return pcore.activation(s)
 end
 
+--- What SGLang's budget leaves out of the GPU's total, per GPU: point,
+--- lo, hi. profile_max_num_token (python/sglang/srt/model_executor/
+--- model_runner_kv_cache_mixin.py) takes rest = free after loading - free
+--- before loading x (1 - mem_fraction_static), so the memory used before the
+--- weights load (CUDA context, the distributed init's buffers) is outside
+--- the fraction: the context's range of M.non_torch.context.
+function M.sglang_overhead(tp)
+  local c = M.non_torch.context
+  return math.floor(c.point), math.floor(c.lo), math.floor(c.hi)
+end
+
 --- SGLang's default mem_fraction_static by tensor-parallel size
 --- (python/sglang/srt/server_args.py __post_init__, v0.4).
 function M.sglang_fraction(tp)

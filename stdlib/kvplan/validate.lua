@@ -123,7 +123,7 @@ function M.parse(text)
               or last(body, {"%s%-tp[= ]+(%d+)"}))
   f.pp = int(flag(body, {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"}))
   f.dtype = flag(body, {"dtype"})
-  f.kv_cache_dtype = flag(body, {"kv-cache-dtype", "kv_cache_dtype"})
+  f.kv_cache_dtype = flag(body, {"kv-cache-dtype", "kv_cache_dtype"}) or f.header.kv_cache_dtype
   f.quantization = flag(body, {"quantization"}) or f.header.quantization
   f.block = int(flag(body, {"block-size", "block_size", "page-size", "page_size"}))
   f.max_model_len = int(last(body, {"max_seq_len=(%d+)"})) or
@@ -132,6 +132,13 @@ function M.parse(text)
   f.max_num_batched_tokens = int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"}))
   f.max_num_seqs = int(flag(body, {"max-num-seqs", "max_num_seqs"}))
   f.enforce_eager = bool_flag(body, "enforce-eager") or bool_flag(body, "enforce_eager")
+  f.max_num_batched_tokens = f.max_num_batched_tokens or
+    int(last(body, {"Chunked prefill is enabled with max_num_batched_tokens=(%d+)"}))
+  -- the V1 sampler says which top-k/top-p path it takes
+  if body:find("Using FlashInfer for top%-p & top%-k sampling") then f.flashinfer_sampler = true
+  elseif body:find("Falling back to the PyTorch%-native implementation of top%-p & top%-k") then
+    f.flashinfer_sampler = false
+  end
   f.utilization = figure(last(body, {"gpu_memory_utilization%s*%(([%d.]+)%)",
                                      "gpu_memory_utilization=([%d.]+)", "gpu_memory_utilization%s+([%d.]+)"})
                          or flag(body, {"gpu-memory-utilization", "gpu_memory_utilization"}))
@@ -159,6 +166,8 @@ function M.parse(text)
   if cl then f.concurrency_len, f.concurrency = int(cl), figure(cx) end
   local rl, rt = last(body, {"max seq len %((%d+)%) is larger than the maximum number of tokens that can be stored in KV cache %((%d+)%)"})
   if rl then f.refused, f.refused_len, f.refused_tokens = true, int(rl), int(rt) end
+  local ne, na = last(body, {"%(([%d.]+) GiB KV cache is needed, which is larger than the available KV cache memory %(([%d.]+) GiB%)"})
+  if na then f.kv_memory, f.kv_needed = f.kv_memory or figure(na), figure(ne) end
   local el = last(body, {"estimated maximum model length is (%d+)"})
   if el then f.refused, f.estimated_len = true, int(el) end
   if body:find("larger than the available KV cache memory") then f.refused = true end
@@ -287,7 +296,10 @@ function M.check(text, opts)
     if extra then t[#t + 1] = extra end
     return table.concat(t, " ")
   end
-  local base = {model = m, tp = tp, pp = pp, kv = kvfmt, block = block, max_model_len = max_len}
+  -- max_num_batched_tokens bounds what a sliding-window layer holds
+  -- (SlidingWindowSpec); the log's value, else the version's default below
+  local base = {model = m, tp = tp, pp = pp, kv = kvfmt, block = block, max_model_len = max_len,
+                max_num_batched_tokens = f.max_num_batched_tokens}
 
   -- exact: the engine's own KV memory in, tokens, blocks, concurrency out
   if f.engine == "vllm" and f.kv_memory then
@@ -320,6 +332,27 @@ function M.check(text, opts)
         row{figure = f.kv_tokens and "kv_tokens" or "kv_blocks_x_block", mode = "exact",
             logged = logged, kvplan = tokens(mid), range = tokens(lo) .. "-" .. tokens(hi),
             rel_error = relerr(tokens(mid), logged), status = ok and "exact" or "differs",
+            inputs = inputs("kv_memory=log")}
+      end
+      if f.kv_needed and max_len then
+        -- the KV memory one request of max_model_len needs, in whole blocks
+        local n = (max_len + block - 1) // block * block
+        local fmt = kvfmt == "auto" and m:auto_kv_format() or kv.format(kvfmt)
+        local need = m:kv_bytes(n, {kv = fmt, tp = tp}) / GiB
+        local ok = need >= f.kv_needed.lo and need <= f.kv_needed.hi
+        row{figure = "kv_needed_gib", mode = "exact", logged = f.kv_needed.mid, kvplan = need,
+            rel_error = relerr(need, f.kv_needed.mid), status = ok and "exact" or "differs",
+            inputs = inputs("max_model_len=log")}
+      end
+      if f.estimated_len then
+        -- vLLM's estimate: the longest request whose blocks fit the KV memory
+        -- (kv_cache_utils.py estimate_max_model_len: a binary search over
+        -- max_memory_usage_bytes), for layers of one kind whole blocks
+        local function est(l) return l.kv_blocks * block end
+        local ok = f.estimated_len >= est(lo) and f.estimated_len <= est(hi)
+        row{figure = "estimated_max_model_len", mode = "exact", logged = f.estimated_len,
+            kvplan = est(mid), range = est(lo) .. "-" .. est(hi),
+            rel_error = relerr(est(mid), f.estimated_len), status = ok and "exact" or "differs",
             inputs = inputs("kv_memory=log")}
       end
       if f.concurrency and max_len then
@@ -364,6 +397,10 @@ function M.check(text, opts)
         status = "missing: the GPU (neither the log nor its header names it)", inputs = inputs()}
     return rows, f
   end
+  if popts.gpu and not pcall(kv.gpu, popts.gpu) then
+    row{figure = "kv_memory_gib", mode = "predict", status = "missing: unknown GPU '" .. popts.gpu .. "'"}
+    return rows, f
+  end
   if f.engine == "vllm" then
     local vrow, vname = version_row(engines, f)
     if vrow == nil then
@@ -376,22 +413,23 @@ function M.check(text, opts)
     src.version = f.version_source
     popts.utilization = f.utilization and f.utilization.mid or 0.9
     src.utilization = f.utilization and "log" or "default"
-    popts.max_num_batched_tokens = f.max_num_batched_tokens
     popts.max_num_seqs = f.max_num_seqs
+    popts.usage = f.usage
+    -- the version's default also bounds the sliding windows' blocks
+    if popts.max_num_batched_tokens == nil then
+      local g = popts.gpu and kv.gpu(popts.gpu)
+      popts.max_num_batched_tokens = engines.vllm_defaults(vrow, {
+        gpu_bytes = popts.gpu_memory or (g and g.visible_bytes), gpu_name = g and (g.name or g.id),
+        usage = f.usage, max_model_len = max_len or m.max_context, max_num_seqs = f.max_num_seqs})
+    end
     popts.enforce_eager = f.enforce_eager
+    popts.flashinfer_sampler = f.flashinfer_sampler
     popts.usage = f.usage
     if f.max_model_len == nil and max_len == nil then src.max_model_len = "model" end
   else
     popts.budget = "sglang"
     popts.utilization = f.mem_fraction_static and f.mem_fraction_static.mid or nil
     src.utilization = f.mem_fraction_static and "log" or "default"
-  end
-  if popts.gpu then
-    local ok, g = pcall(kv.gpu, popts.gpu)
-    if not ok then
-      row{figure = "kv_memory_gib", mode = "predict", status = "missing: unknown GPU '" .. popts.gpu .. "'"}
-      return rows, f
-    end
   end
   local ok, d = pcall(kv.deploy, popts)
   if not ok then
