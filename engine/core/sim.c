@@ -81,6 +81,8 @@ typedef struct sreq {
   int64_t sched;    /* tokens scheduled this step */
   double first, finish;
   int64_t npreempt;
+  int64_t skip;     /* prompt tokens the prefix cache serves (whole blocks) */
+  int64_t shared;   /* their bytes, held once in the pool */
   int done;
 } sreq;
 
@@ -96,6 +98,7 @@ typedef struct state {
   int64_t *sch, nsch;         /* scheduled this step */
   int64_t pool, free_bytes, host_free;
   int64_t gran;               /* tokens between recomputations of held */
+  int64_t prefix;             /* shared prefix in whole blocks (0: none) */
   int contiguous;
   int32_t stage;
   kvp_rng rng;
@@ -105,13 +108,25 @@ typedef struct state {
   double swap_bytes;          /* moved this step */
 } state;
 
-/* KV bytes a request holds with n tokens computed (0 for none). */
-static kvp_err bytes_at(state *s, int64_t n, int64_t *bytes) {
+/* KV bytes a request holds with n tokens computed (0 for none), its
+ * share of the cached prefix not counted. */
+static kvp_err bytes_at(state *s, const sreq *q, int64_t n, int64_t *bytes) {
   if (n <= 0) {
     *bytes = 0;
     return KVP_OK;
   }
-  return kvp_ledger_seq_bytes(s->l, s->stage, n, bytes);
+  TRY(kvp_ledger_seq_bytes(s->l, s->stage, n, bytes));
+  *bytes = *bytes > q->shared ? *bytes - q->shared : 0;
+  return KVP_OK;
+}
+
+/* A request admitted without its cached prefix computed starts after it. */
+static void prefix_hit(state *s, sreq *q, kvp_sim *out) {
+  (void)s;
+  if (q->swapped == 0 && q->computed < q->skip) {
+    out->cached_tokens += q->skip - q->computed;
+    q->computed = q->skip;
+  }
 }
 
 /* Bytes request q needs for `upto` computed tokens (held grows, never
@@ -122,7 +137,7 @@ static kvp_err need_for(state *s, sreq *q, int64_t upto, int64_t *need) {
     return KVP_OK;
   }
   int64_t b;
-  TRY(bytes_at(s, upto, &b));
+  TRY(bytes_at(s, q, upto, &b));
   *need = b > q->held ? b : q->held;
   return KVP_OK;
 }
@@ -152,7 +167,7 @@ static void preempt(state *s, kvp_sim *out, int64_t i) {
     s->swap_bytes += (double)q->held;
     out->swaps++;
   } else {
-    out->recomputed_tokens += q->computed;
+    if (q->computed > q->skip) out->recomputed_tokens += q->computed - q->skip;
     q->computed = 0;
   }
   q->held = 0;
@@ -209,10 +224,12 @@ static kvp_err schedule_running(state *s, kvp_sim *out, int64_t *budget) {
   return KVP_OK;
 }
 
-static kvp_err admit_waiting(state *s, int64_t *budget) {
+static kvp_err admit_waiting(state *s, kvp_sim *out, int64_t *budget) {
   while (s->wn > 0 && *budget > 0 && s->nrun < s->cfg.max_num_seqs) {
     int64_t i = s->wq[s->wh];
     sreq *q = &s->r[i];
+    int64_t before = q->computed;
+    prefix_hit(s, q, out);
     int64_t t = wanted(s, q, *budget), need;
     if (q->swapped > 0) {
       q->held = q->swapped; /* its KV, back from the host */
@@ -221,6 +238,8 @@ static kvp_err admit_waiting(state *s, int64_t *budget) {
     TRY(need_for(s, q, kv_upto(q, t), &need));
     if (need > s->free_bytes) {
       if (q->swapped > 0) q->held = 0, q->cap = 0;
+      out->cached_tokens -= q->computed - before; /* not admitted after all */
+      q->computed = before;
       break;
     }
     if (q->swapped > 0) {
@@ -242,13 +261,14 @@ static kvp_err admit_waiting(state *s, int64_t *budget) {
 
 /* Static batching: the next batch, as many waiting requests (in order, up
  * to max_num_seqs) as fit with the KV of their last token reserved. */
-static kvp_err form_batch(state *s) {
+static kvp_err form_batch(state *s, kvp_sim *out) {
   while (s->wn > 0 && s->nrun < s->cfg.max_num_seqs) {
     int64_t i = s->wq[s->wh];
     sreq *q = &s->r[i];
     int64_t need;
-    TRY(bytes_at(s, q->prompt + q->output - 1, &need));
+    TRY(bytes_at(s, q, q->prompt + q->output - 1, &need));
     if (need > s->free_bytes) break;
+    prefix_hit(s, q, out);
     s->wh = (s->wh + 1) % s->n;
     s->wn--;
     s->free_bytes -= need;
@@ -402,8 +422,13 @@ static kvp_err check_requests(state *s, const kvp_request *req, int64_t n, int64
       return kvp_fail(d, KVP_EINVAL, "request %lld cannot be served: prompt %lld + output %lld "
                       "tokens exceed max_model_len %lld", (long long)i + 1,
                       (long long)q->prompt, (long long)q->output, (long long)s->l->max_len);
+    sreq *r = &s->r[i];
+    r->prompt = q->prompt;
+    r->output = q->output;
+    r->skip = min64(s->prefix, (q->prompt - 1) / s->gran * s->gran);
+    if (r->skip > 0) TRY(kvp_ledger_seq_bytes(s->l, s->stage, r->skip, &r->shared));
     int64_t need;
-    TRY(bytes_at(s, len - 1, &need));
+    TRY(bytes_at(s, r, len - 1, &need));
     if (need > s->pool)
       return kvp_fail(d, KVP_EINVAL, "request %lld cannot be served: %lld tokens need %lld "
                       "bytes of KV per GPU, the whole pool holds %lld", (long long)i + 1,
@@ -448,6 +473,18 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   }
   s->gran = l->hybrid ? l->min_block : l->span;
   if (s->gran < 1) s->gran = 1;
+  /* a shared prefix (kv.optim.prefix): its whole blocks are cached once,
+   * warm from the start (vLLM's automatic prefix caching hashes full blocks) */
+  if (!s->contiguous && l->d.prefix_tokens >= s->gran) {
+    int64_t b;
+    s->prefix = l->d.prefix_tokens / s->gran * s->gran;
+    TRY(kvp_ledger_seq_bytes(l, s->stage, s->prefix, &b));
+    if (b >= s->pool)
+      return kvp_fail(d, KVP_EINVAL, "the shared prefix of %lld tokens (%lld bytes) leaves no "
+                      "room in the KV pool of %lld bytes", (long long)s->prefix, (long long)b,
+                      (long long)s->pool);
+    s->pool -= b;
+  }
   s->free_bytes = s->pool;
   s->host_free = cfg->host_bytes;
   kvp_rng_seed(&s->rng, cfg->seed);
@@ -522,10 +559,10 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     s.nsch = 0;
     s.step_preempted = 0;
     s.swap_bytes = 0.0;
-    if (cfg->sched == KVP_SCHED_STATIC && s.nrun == 0) e = form_batch(&s);
+    if (cfg->sched == KVP_SCHED_STATIC && s.nrun == 0) e = form_batch(&s, out);
     if (e == KVP_OK) e = schedule_running(&s, out, &budget);
     if (e == KVP_OK && cfg->sched == KVP_SCHED_CONTINUOUS && s.step_preempted == 0)
-      e = admit_waiting(&s, &budget);
+      e = admit_waiting(&s, out, &budget);
     if (e != KVP_OK) goto fail;
     if (s.nsch == 0) {
       e = kvp_fail(d, KVP_EINVAL, "the scheduler found nothing to run with %lld waiting and "

@@ -58,11 +58,12 @@ typedef struct kvp_sim {
   int64_t *npreempt;          /* per request */
   kvp_sim_step *steps;
   int64_t nsteps, cap;
-  int64_t pool_bytes;         /* KV bytes requests may hold */
+  int64_t pool_bytes;         /* KV bytes requests may hold (a shared prefix set aside) */
   int64_t block_bytes;        /* one block of the pool (paged) */
   int64_t peak_bytes;
   int64_t preemptions, swaps;
   int64_t prompt_tokens, output_tokens, recomputed_tokens;
+  int64_t cached_tokens;       /* prompt tokens the shared prefix's cache served */
   double duration;            /* until the last request finished */
   double usage_mean, usage_peak; /* time-weighted mean and peak of used / pool */
   double throughput;          /* output tokens per second */

@@ -232,6 +232,7 @@ static int sim_summary(lua_State *L) {
   SETI("prompt_tokens", s->prompt_tokens);
   SETI("output_tokens", s->output_tokens);
   SETI("recomputed_tokens", s->recomputed_tokens);
+  SETI("prefix_cache_hits", s->cached_tokens);
   SETI("kv_pool_bytes", s->pool_bytes);
   SETI("kv_block_bytes", s->block_bytes);
   SETI("kv_peak_bytes", s->peak_bytes);

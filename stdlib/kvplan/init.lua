@@ -29,6 +29,8 @@ M.deployments = deploy
 
 --- kv.simulate{...}: a serving simulation (see sim.lua).
 M.simulate = function(opts) return require("kvplan.sim").simulate(opts) end
+--- kv.simulations{...}: simulations over axes, one report row each (see sim.lua).
+M.simulations = function(spec) return require("kvplan.sim").sweep(spec) end
 
 --- kv.deploy{...}: a Deployment (see deploy.lua).
 M.deploy = deploy.new

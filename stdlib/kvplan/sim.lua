@@ -242,6 +242,120 @@ function M.simulate(opts)
   return setmetatable(r, Result)
 end
 
+-- ---- sweeps of simulations -------------------------------------------------
+
+-- Result figures as report columns: name -> function(result).
+local figures = {
+  {"throughput_tokens_s", function(r) return r.throughput_tokens_s end, 1},
+  {"requests_s", function(r) return r.requests_s end, 3},
+  {"duration_s", function(r) return r.duration_s end, 3},
+  {"steps", function(r) return r.steps end},
+  {"num_preemptions", function(r) return r.num_preemptions end},
+  {"recomputed_tokens", function(r) return r.recomputed_tokens end},
+  {"prefix_cache_hits", function(r) return r.prefix_cache_hits end},
+  {"kv_cache_usage_mean", function(r) return r.kv_cache_usage_perc.mean end, 4},
+  {"kv_cache_usage_peak", function(r) return r.kv_cache_usage_perc.peak end, 4},
+}
+for _, m in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
+  for _, q in ipairs{"mean", "p50", "p90", "p99", "max"} do
+    figures[#figures + 1] = {m .. "_" .. q, function(r) return r[m][q] end, 3}
+  end
+end
+local figure_of = {}
+for _, f in ipairs(figures) do figure_of[f[1]] = f end
+M.figures = figure_of
+
+local function is_list(v)
+  return type(v) == "table" and getmetatable(v) == nil and v[1] ~= nil
+end
+
+local function label(k, v)
+  if k == "optim" then return require("kvplan.optim").name(v) end
+  if type(v) == "table" then return v.name or v.id or tostring(v) end
+  return v
+end
+
+local Sims = {}
+Sims.__index = Sims
+Sims.__name = "kvplan.Simulations"
+
+--- kv.simulations{options of kv.simulate, any of them a list (an axis),
+--- columns = {...}}: one simulation per combination of the axes (the
+--- first-listed of model, gpu, optim, then the other axes sorted by name),
+--- one report row each. Columns: the axes and the figures of M.figures
+--- (default: the axes and every figure).
+function M.sweep(spec)
+  if type(spec) ~= "table" then util.raise("simulations needs a table of options, got %s", type(spec)) end
+  local axes, fixed = {}, {}
+  local order = {model = 1, gpu = 2, optim = 3}
+  for k, v in pairs(spec) do
+    if k ~= "columns" then
+      if is_list(v) then axes[#axes + 1] = k else fixed[k] = v end
+    end
+  end
+  table.sort(axes, function(a, b)
+    local x, y = order[a] or 4, order[b] or 4
+    if x ~= y then return x < y end
+    return a < b
+  end)
+  local cols = spec.columns
+  if cols == nil then
+    cols = {}
+    for _, a in ipairs(axes) do cols[#cols + 1] = a end
+    for _, f in ipairs(figures) do cols[#cols + 1] = f[1] end
+  end
+  local is_axis = {}
+  for _, a in ipairs(axes) do is_axis[a] = true end
+  for _, c in ipairs(cols) do
+    local name = type(c) == "table" and c[1] or c
+    if not is_axis[name] and not figure_of[name] then
+      local names = util.sorted_keys(figure_of)
+      for _, a in ipairs(axes) do names[#names + 1] = a end
+      util.raise("unknown simulation column '%s'%s", tostring(name), util.suggest(tostring(name), names))
+    end
+  end
+  return setmetatable({axes = axes, fixed = fixed, spec = spec, columns = cols}, Sims)
+end
+
+--- Run every simulation and write the rows (path as kv.report's); returns
+--- the rows written.
+function Sims:write(path, opts)
+  local cols = {}
+  for i, c in ipairs(self.columns) do
+    local name = type(c) == "table" and c[1] or c
+    local f = figure_of[name]
+    cols[i] = (type(c) == "table" or f == nil or f[3] == nil) and c or {name, precision = f[3]}
+  end
+  local r = require("kvplan.report").new{columns = cols, path = path, name = opts and opts.name}
+  local pos, n = {}, 0
+  for i = 1, #self.axes do pos[i] = 1 end
+  while true do
+    local o, row = {}, {}
+    for k, v in pairs(self.fixed) do o[k] = v end
+    for i, a in ipairs(self.axes) do
+      local v = self.spec[a][pos[i]]
+      o[a], row[a] = v, label(a, v)
+    end
+    local res = M.simulate(o)
+    for _, c in ipairs(self.columns) do
+      local name = type(c) == "table" and c[1] or c
+      if figure_of[name] then row[name] = figure_of[name][2](res) end
+    end
+    r:row(row)
+    n = n + 1
+    local i = #self.axes
+    while i >= 1 do
+      pos[i] = pos[i] + 1
+      if pos[i] <= #self.spec[self.axes[i]] then break end
+      pos[i] = 1
+      i = i - 1
+    end
+    if i == 0 then break end
+  end
+  r:close()
+  return n
+end
+
 --- The engine's max_num_batched_tokens and max_num_seqs for d: given, or
 --- vLLM's defaults for its GPU (engines.lua; the OpenAI server's unless
 --- usage = "offline").

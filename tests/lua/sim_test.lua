@@ -94,6 +94,14 @@ other.seed, other.scheduler = 3, "static"
 local st = kv.simulate(other)
 check.eq(st.num_preemptions, 0, "static reserves")
 assert(st.throughput_tokens_s <= r.throughput_tokens_s)
+-- a shared prefix: cached once, its tokens not computed again
+local pre = {}
+for k, v in pairs(chat) do pre[k] = v end
+pre.optim = o.prefix{tokens = 512}
+local rp = kv.simulate(pre)
+assert(rp.prefix_cache_hits >= 300 * 480, "prefix hits " .. rp.prefix_cache_hits)
+assert(rp.throughput_tokens_s > r.throughput_tokens_s, "a cached prefix serves faster")
+check.eq(r.prefix_cache_hits, 0, "no prefix, no hits")
 -- a trace: arrivals and lengths from a CSV file
 local f = assert(io.open(dir .. "/trace.csv", "w"))
 f:write("arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,200,20\n1.0,50,5\n")
@@ -107,6 +115,19 @@ local slow = {}
 for k, v in pairs(chat) do slow[k] = v end
 slow.rate = 0.5
 assert(kv.simulate(slow).duration_s > 300 / 0.5 * 0.8)
+
+-- simulations over axes: one row each, equal to the single simulations
+local sweep_out = dir .. "/sims.csv"
+local rows_written = kv.simulations{model = "llama-3.1-8b", gpu = "l4", requests = 300, seed = 3,
+  prompt = chat.prompt, output = chat.output, scheduler = {"static", "continuous"},
+  columns = {"scheduler", "throughput_tokens_s", "num_preemptions"}}:write(sweep_out)
+check.eq(rows_written, 2, "simulation rows")
+check.eq(check.slurp(sweep_out), string.format("scheduler,throughput_tokens_s,num_preemptions\n"
+  .. "static,%.1f,0\ncontinuous,%.1f,%d\n", st.throughput_tokens_s, r.throughput_tokens_s,
+  r.num_preemptions), "simulation sweep")
+check.error("unknown simulation column 'ttft_p99'", kv.simulations,
+            {model = "llama-3.1-8b", gpu = "l4", requests = 3, prompt = 10, output = 10,
+             columns = {"ttft_p99"}})
 
 -- errors: clear, at the user's line
 local function sim_with(k, v)

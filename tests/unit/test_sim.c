@@ -325,6 +325,39 @@ static void bad_workloads_are_clear_errors_never_a_hang(void **state) {
   assert_string_equal(d.msg, "the simulation did not finish within 3 steps (0 of 3 requests done)");
 }
 
+/* A prefix of 5 tokens: its 2 whole blocks (4 tokens) are cached once, out
+ * of the pool; requests of 7-token prompts compute 3 tokens each, and a
+ * 3-token prompt keeps its last token to compute (only 1 whole block hit). */
+static void a_shared_prefix_is_cached_once_and_not_recomputed(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000;
+  d.block = 2;
+  d.utilization = 1.0;
+  d.gpu_bytes = 2000 + 11 * 64;
+  d.prefix_tokens = 5;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_request req[3] = {{0, 7, 2}, {0, 7, 2}, {0, 3, 1}};
+  kvp_sim_config cfg = config(8, 64);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.pool_bytes, 8 * 64); /* 10 usable blocks less the prefix's 2 */
+  assert_int_equal(s.cached_tokens, 4 + 4 + 2);
+  /* step 1: 3 + 3 + 1 prompt tokens; each 7-token request holds blocks 3 and 4 */
+  assert_int_equal(s.steps[0].tokens, 7);
+  assert_int_equal(s.steps[0].prefill_tokens, 7);
+  assert_int_equal(s.steps[0].used_bytes, (2 + 2 + 1) * 64);
+  assert_int_equal(s.nsteps, 2);
+  assert_int_equal(s.output_tokens, 5);
+  kvp_sim_free(&s);
+}
+
 static void percentiles_interpolate_between_ranks(void **state) {
   (void)state;
   double v[6] = {5, 1, 4, -1, 2, 3};
@@ -346,6 +379,7 @@ int main(void) {
     cmocka_unit_test(swap_keeps_computed_tokens_and_pays_the_transfer),
     cmocka_unit_test(speculative_decoding_takes_fewer_steps_for_the_same_tokens),
     cmocka_unit_test(bad_workloads_are_clear_errors_never_a_hang),
+    cmocka_unit_test(a_shared_prefix_is_cached_once_and_not_recomputed),
     cmocka_unit_test(percentiles_interpolate_between_ranks),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
