@@ -221,6 +221,8 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   out->tokens_per_s = b * e / step;
   out->steps_per_token = 1.0 / e;
   out->kv_writes_per_token = (double)per / e;
+  out->kv_write_bytes_per_token = (c->write_tok * (double)per +
+                                   c->draft_kv_tok * (double)c->spec_tokens) / e;
   double all = out->decode.weight_bytes + out->decode.kv_bytes;
   out->kv_read_share = all > 0.0 ? out->decode.kv_bytes / all : 0.0;
   out->compute_bound = out->decode.compute_bound;

@@ -107,6 +107,7 @@ typedef struct kvp_time {
   double usd_per_mtok;   /* price x GPUs / tokens, per million (0: no price) */
   double steps_per_token;/* target steps per output token (1 / E) */
   double kv_writes_per_token; /* target KV positions written per output token */
+  double kv_write_bytes_per_token; /* KV bytes written per output token, draft's included */
   int compute_bound;     /* the decode step */
   kvp_step decode, prefill;
 } kvp_time;

@@ -78,6 +78,7 @@ static int l_time(lua_State *L) {
   setnum(L, "usd_per_mtok", t.usd_per_mtok);
   setnum(L, "steps_per_token", t.steps_per_token);
   setnum(L, "kv_writes_per_token", t.kv_writes_per_token);
+  setnum(L, "kv_write_bytes_per_token", t.kv_write_bytes_per_token);
   setnum(L, "step_ms", t.decode.seconds * 1e3);
   setnum(L, "memory_ms", t.decode.mem_s * 1e3);
   setnum(L, "compute_ms", t.decode.compute_s * 1e3);

@@ -21,7 +21,8 @@ typedef enum col_id {
   C_KV_BUDGET_BYTES, C_GPU_GIB, C_USABLE_GIB, C_WEIGHTS_GIB, C_ACTIVATION_GIB,
   C_OVERHEAD_GIB, C_KV_BUDGET_GIB, C_KV_BYTES_PER_TOKEN, C_SEQ_BYTES, C_KV_BLOCKS,
   C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY,
-  C_TPOT_MS, C_TTFT_MS, C_TOKENS_PER_S, C_BOUND, C_KV_READ_SHARE, C_USD_PER_MTOK  /* time */
+  C_TPOT_MS, C_TTFT_MS, C_TOKENS_PER_S, C_BOUND, C_KV_READ_SHARE, C_USD_PER_MTOK,  /* time */
+  C_STEPS_PER_TOKEN, C_KV_WRITE_BYTES_PER_TOKEN
 } col_id;
 
 static const struct { const char *name; col_id id; unsigned want; } builtin[] = {
@@ -39,6 +40,7 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
   {"limit", C_LIMIT, KVP_WANT_FIT}, {"why", C_WHY, KVP_WANT_FIT},
   {"tpot_ms", C_TPOT_MS, 0}, {"ttft_ms", C_TTFT_MS, 0}, {"tokens_per_s", C_TOKENS_PER_S, 0},
   {"bound", C_BOUND, 0}, {"kv_read_share", C_KV_READ_SHARE, 0}, {"usd_per_mtok", C_USD_PER_MTOK, 0},
+  {"steps_per_token", C_STEPS_PER_TOKEN, 0}, {"kv_write_bytes_per_token", C_KV_WRITE_BYTES_PER_TOKEN, 0},
 };
 #define NBUILTIN (sizeof builtin / sizeof builtin[0])
 
@@ -468,6 +470,8 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
     case C_TTFT_MS: v = t.ttft_s * 1e3; break;
     case C_TOKENS_PER_S: v = t.tokens_per_s; prec = 1; break;
     case C_KV_READ_SHARE: v = t.kv_read_share; break;
+    case C_STEPS_PER_TOKEN: v = t.steps_per_token; break;
+    case C_KV_WRITE_BYTES_PER_TOKEN: v = t.kv_write_bytes_per_token; prec = 1; break;
     default: v = t.usd_per_mtok; break;
   }
   kvp_csv_fixed(w, v, c->prec >= 0 ? c->prec : prec);

@@ -31,7 +31,8 @@ local M = {}
 
 -- Columns of step times (roofline.c): they need each deployment's GPU rates.
 local time_columns = {tpot_ms = true, ttft_ms = true, tokens_per_s = true, bound = true,
-                      kv_read_share = true, usd_per_mtok = true}
+                      kv_read_share = true, usd_per_mtok = true, steps_per_token = true,
+                      kv_write_bytes_per_token = true}
 
 local Sweep = {}
 Sweep.__index = Sweep

@@ -36,6 +36,22 @@ local s = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
                     optim = o.speculative{heads = "eagle", tokens = 3, acceptance = 0.7}}:time(2048, 16)
 assert(math.abs(s.steps_per_token - 0.3 / (1 - 0.7 ^ 4)) < 1e-12)
 assert(s.tpot_ms < dd:time(2048, 16).tpot_ms)
+local specd = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
+                        optim = o.speculative{draft = "llama-3.2-1b", tokens = 3, acceptance = 0.7}}
+local st3 = specd:time(2048, 16)
+-- target: 4 positions a step; draft: 3 positions of its own KV a step; per E tokens
+local e = (1 - 0.7 ^ 4) / 0.3
+local draft_tok = kv.deploy{model = "llama-3.2-1b", gpu = "h100-sxm"}:ledger().kv_bytes_per_token
+assert(math.abs(st3.kv_write_bytes_per_token - (4 * dd:ledger().kv_bytes_per_token
+       + 3 * draft_tok) / e) < 1e-6 * st3.kv_write_bytes_per_token,
+       "kv_write_bytes_per_token " .. st3.kv_write_bytes_per_token)
+local dsp = check.tmpdir()
+kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", optim = o.speculative{draft = "llama-3.2-1b", tokens = 3, acceptance = 0.7},
+         context = 2048, concurrency = 16,
+         columns = {"steps_per_token", "kv_write_bytes_per_token"}}:write(dsp .. "/s.csv")
+check.eq(check.slurp(dsp .. "/s.csv"), string.format("steps_per_token,kv_write_bytes_per_token\n%.4f,%.1f\n",
+         st3.steps_per_token, st3.kv_write_bytes_per_token), "speculative sweep columns")
+os.execute("rm -r " .. dsp)
 
 -- sweeps: the time columns computed in C equal d:time row by row
 local dir0 = check.tmpdir()

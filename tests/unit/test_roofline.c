@@ -161,6 +161,8 @@ static void speculative_decoding_divides_steps_by_tokens_per_step(void **state) 
   /* E = (1 - 0.5^3) / 0.5 = 1.75; the target writes 3 positions a step */
   assert_true(fabs(t.steps_per_token - 1 / 1.75) < 1e-12);
   assert_true(fabs(t.kv_writes_per_token - 3 / 1.75) < 1e-12);
+  /* 3 positions of 131072 bytes a step, no draft KV (no draft layers) */
+  assert_true(fabs(t.kv_write_bytes_per_token - 3 * 131072.0 / 1.75) < 1e-6);
   /* no draft weights: the step costs a little more, a token much less */
   assert_true(t.decode.seconds > base.decode.seconds);
   assert_true(fabs(t.tpot_s - t.decode.seconds / 1.75) < 1e-15);
