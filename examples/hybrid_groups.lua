@@ -88,7 +88,9 @@ local function ideal(d, list)
   local block_bytes, ones = 0, {}
   for i, e in ipairs(list) do
     ones[i] = one_layer(d, e.shape)
-    block_bytes = block_bytes + e.count * ones[i].block_bytes
+    -- a state is no page of the ideal pool (vLLM pages the states of a
+    -- model of recurrent layers alone, as this one-layer ledger is)
+    if e.shape.kind ~= "state" then block_bytes = block_bytes + e.count * ones[i].block_bytes end
   end
   local budget = d:ledger().kv_budget
   local blocks = budget // block_bytes

@@ -80,8 +80,12 @@ kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_model_check(&d->model, diag));
   int64_t kinds[KVP_NKINDS];
   kvp_model_kind_counts(&d->model, kinds);
-  if (kinds[KVP_NONE] == d->model.layers)
-    return kvp_fail(diag, KVP_EINVAL, "model has no layer that holds KV or state");
+  /* attention-free: vLLM keeps one null block and no KV (vllm_kv.c) */
+  if (kinds[KVP_NONE] == d->model.layers &&
+      (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
+    return kvp_fail(diag, KVP_EINVAL,
+                    "model has no layer that holds KV or state: kvplan answers such "
+                    "attention-free models under budget 'vllm' with paged allocation");
   TRY(kvp_check_count(d->gpu_bytes, 1, "gpu memory", diag));
   TRY(kvp_check_count(d->tp, 1, "tp", diag));
   TRY(kvp_check_count(d->pp, 1, "pp", diag));

@@ -365,6 +365,9 @@ typedef struct kvp_ledger {
   int64_t draft_page;    /* a block on all draft layers */
   int64_t null_blocks;   /* blocks the pool keeps out of use (vLLM's null block) */
   int32_t plain;         /* no optimization changes what a sequence holds */
+  int32_t state_pages;   /* vLLM, only recurrent layers (Mamba models): each state is
+                          * a page of the pool, 1 + g a request (MambaSpec) */
+  int32_t attention_free;/* no layer holds KV or state: vLLM's one null block */
   int32_t tight;         /* the stage with the fewest blocks (reported) */
   kvp_fit fit;           /* whether the deployment itself fits, and why not */
   /* vLLM's hybrid KV cache manager (budget vllm, paged, layers of more than
@@ -488,6 +491,9 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
  * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
  * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
 kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
+/* 1 when vLLM pages the model's states (budget vllm, paged, recurrent
+ * layers alone); the ledger then sets state_pages. */
+int kvp_vllm_state_only(const kvp_ledger *l);
 /* Weight bytes on one GPU of stage st: its layers' share over tp, the
  * routed experts over dp x tp under data or expert parallelism. */
 kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t *bytes);

@@ -434,7 +434,8 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
         break; /* windows drop old blocks: nothing shared */
       }
       case KVP_STATE:
-        one = n > 0 ? l->state_bytes[k] : 0;
+        /* vLLM pages a Mamba model's states: one and one per draft token */
+        one = n > 0 ? l->state_bytes[k] * (l->state_pages ? 1 + d->spec.tokens : 1) : 0;
         break;
       default:
         break;
@@ -584,7 +585,9 @@ static int64_t stage_room(const kvp_stage *st) {
 static void size_pool(const kvp_ledger *l, kvp_stage *st) {
   const kvp_deploy *d = &l->d;
   if (st->block_bytes == 0) {
-    st->blocks = 0;
+    /* attention-free under vLLM: one block, the null block */
+    st->blocks = l->attention_free ? 1 : 0;
+    st->own_blocks = st->blocks;
     st->pool = st->kv_budget;
     return;
   }
@@ -693,6 +696,7 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   if (!l->plain && d->alloc == KVP_ALLOC_CONTIGUOUS) TRY(reserve_bytes(l, s, &st->reserve));
   f->stage = s;
   int no_block = d->alloc == KVP_ALLOC_CONTIGUOUS ? st->kv_budget <= 0
+                 : l->attention_free ? 0 /* no KV, no memory check */
                  : d->budget == KVP_BUDGET_VLLM
                      ? (st->kv_budget < st->block_bytes || (st->block_bytes == 0 && st->kv_budget <= 0))
                      : (st->block_bytes > 0 ? st->blocks < 1 : st->kv_budget <= 0);
@@ -778,10 +782,19 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
     if (!chk_mul(block, d->vllm.dcp, &l->span))
       return kvp_fail(diag, KVP_EOVERFLOW, "block x decode_context_parallel_size overflows");
   }
+  l->state_pages = kvp_vllm_state_only(l);
+  {
+    int64_t kinds[KVP_NKINDS];
+    kvp_model_kind_counts(m, kinds);
+    l->attention_free = kinds[KVP_NONE] == m->layers && d->spec.draft_layers == 0;
+  }
   for (int k = 0; k < m->nspec; k++) {
     TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &l->token_bits[k]));
     TRY(kvp_page_bytes(l->token_bits[k], block, &l->page_bytes[k]));
     TRY(kvp_kv_state_bytes(&m->spec[k], d->tp, &l->state_bytes[k]));
+    /* a model of recurrent layers alone: vLLM pages their states (MambaSpec,
+     * one group of per-layer pages), the pool keeps its null block */
+    if (l->state_pages && m->spec[k].kind == KVP_STATE) l->page_bytes[k] = l->state_bytes[k];
     if (d->kv_recent > 0) {
       TRY(kvp_kv_token_bits(&m->spec[k], &d->kv_full, d->tp, &l->full_bits[k]));
       TRY(kvp_page_bytes(l->full_bits[k], block, &l->page_full[k]));
@@ -844,7 +857,8 @@ int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
     if (!chk_mul((st->blocks - l->null_blocks) / l->ngroups, l->min_block, &t)) return INT64_MAX;
     return t;
   }
-  if (!chk_mul(st->blocks - l->null_blocks, l->span, &t)) return INT64_MAX;
+  if (!chk_mul(st->blocks - l->null_blocks, l->state_pages ? l->max_len : l->span, &t))
+    return INT64_MAX;
   return t;
 }
 
@@ -869,6 +883,10 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
   } else {
     /* one type: every paged layer needs the same blocks; take the first */
     const kvp_model *m = &l->d.model;
+    if (l->state_pages) { /* MambaSpec: 1 + g pages, block_size max_model_len */
+      req = 1 + l->d.spec.tokens;
+      min_block = l->max_len;
+    }
     for (int64_t i = 0; i < m->layers && req == 0; i++) {
       const kvp_layer *ly = &m->spec[m->layer_spec[i]];
       if (ly->kind != KVP_STATE) req = kvp_vllm_usage_blocks(l, ly, l->span, l->max_len);
@@ -889,6 +907,10 @@ static kvp_err stage_concurrency(const kvp_ledger *l, int32_t s, int64_t n, int6
   CHK(chk_mul(st->block_bytes, l->null_blocks, &null));
   int64_t room = stage_room(st);
   if (room != INT64_MAX) room -= null + shared;
+  if (l->attention_free) { /* no KV: the KV cache limits nothing */
+    *c = INT64_MAX;
+    return KVP_OK;
+  }
   if (room <= 0 || sum == 0) {
     *c = (room > 0) ? INT64_MAX : 0; /* a stage without KV layers limits nothing */
     return KVP_OK;
@@ -927,7 +949,7 @@ kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency
     out->have = l->d.vllm.max_num_seqs;
     return KVP_OK;
   }
-  for (int32_t s = 0; s < l->nstage; s++) {
+  for (int32_t s = 0; s < l->nstage && !l->attention_free; s++) {
     int64_t need, room = stage_room(&l->stage[s]);
     TRY(stage_need(l, s, context, concurrency, &need));
     if (need > room) {

@@ -61,6 +61,15 @@
  *     context_parallel): tp % dcp == 0; MLA holds one latent on every rank,
  *     so any such dcp; GQA needs dcp copies of each head, dcp dividing
  *     tp / kv_heads. kvplan models it for full attention and MLA layers.
+ *   - models of recurrent layers alone (Mamba, Mamba2): one KV type of
+ *     MambaSpec pages, the page the state's bytes (page_size_bytes: the
+ *     sum of its shapes' bytes), num_blocks = budget // the pages of all
+ *     layers, the null block kept, a request taking 1 + the speculative
+ *     blocks (max_memory_usage_bytes, mamba_cache_mode "none"), block size
+ *     max_model_len (MambaModelConfig), which "GPU KV cache size" counts.
+ *     A model without any KV layer is attention-free: no groups, one block
+ *     (get_kv_cache_config_from_groups), no memory check; nothing in the KV
+ *     cache limits its requests.
  *   - data and expert parallelism (data_parallel_size, enable_expert_parallel,
  *     vllm/config/parallel.py; vllm/model_executor/layers/fused_moe/config.py
  *     FusedMoEParallelConfig.make): dp engines of tp x pp GPUs, each with
@@ -185,6 +194,15 @@ kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t
   }
   CHK(chk_add(*bytes, part, bytes));
   return KVP_OK;
+}
+
+int kvp_vllm_state_only(const kvp_ledger *l) {
+  const kvp_deploy *d = &l->d;
+  if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED || d->spec.draft_layers > 0)
+    return 0;
+  int64_t kinds[KVP_NKINDS];
+  kvp_model_kind_counts(&d->model, kinds);
+  return kinds[KVP_STATE] > 0 && kinds[KVP_STATE] + kinds[KVP_NONE] == d->model.layers;
 }
 
 int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block,

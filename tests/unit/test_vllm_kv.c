@@ -443,6 +443,56 @@ static void data_and_expert_parallel_cut_the_experts(void **state) {
   assert_non_null(strstr(diag.msg, "needs a MoE model"));
 }
 
+static void attention_free_and_state_only_models(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t n, tokens, blocks, per, seq;
+  kvp_fit f;
+  /* test_get_kv_cache_configs_attention_free: no KV spec, num_blocks 1, no
+   * tensors; nothing in the KV cache limits the requests */
+  kvp_layer none[1] = {{.kind = KVP_NONE}};
+  int64_t one[1] = {1};
+  deploy_runs(&d, 4, 8, 128, none, one, 1);
+  d.max_model_len = 4096;
+  d.weight_bytes = 80 * GiB; /* even with no memory left for KV */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.fit.why, KVP_FITS);
+  assert_int_equal(l.stage[0].blocks, 1);
+  assert_int_equal(kvp_ledger_kv_tokens(&l), 0);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
+  assert_int_equal(n, INT64_MAX);
+  d.vllm.max_num_seqs = 256;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
+  assert_int_equal(n, 256);
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_EINVAL);
+  /* recurrent layers alone: MambaSpec pages of the state's bytes, one KV
+   * type, the null block kept, 1 + g pages a request, block max_model_len */
+  kvp_layer mamba[1] = {{.kind = KVP_STATE, .kv_heads = 8, .state_bytes = 1 << 20}};
+  deploy_runs(&d, 4, 8, 128, mamba, one, 1);
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 4 * (1 << 20) * 100LL; /* 100 pages of 4 layers */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.state_pages, 1);
+  assert_int_equal(l.stage[0].block_bytes, 4 << 20);
+  assert_int_equal(l.stage[0].blocks, 100);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
+  assert_int_equal(n, 99);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(tokens, 100 * 4096); /* num_blocks x mamba_block_size */
+  assert_int_equal(per, 1);
+  d.spec.tokens = 2; /* num_speculative_blocks */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 100, &seq), KVP_OK);
+  assert_int_equal(seq, 3 * (4 << 20));
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
+  assert_int_equal(n, 33);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(per, 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -455,6 +505,7 @@ int main(void) {
     cmocka_unit_test(overrides_that_outgrow_the_gpu_do_not_fit),
     cmocka_unit_test(decode_context_parallel_splits_a_requests_tokens),
     cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
+    cmocka_unit_test(attention_free_and_state_only_models),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
