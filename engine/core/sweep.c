@@ -197,6 +197,7 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
   TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
   s->loads++;
+  s->gen++;
   int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
   for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = -1;
   for (int64_t i = 0; i < nq; i++) s->ctx_cache[i] = -1;
@@ -249,6 +250,7 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   row->concurrency = ax->nconcurrency ? ax->concurrency[qi] : 1;
   row->ledger = l;
   row->ledger_id = s->loads;
+  row->gen = s->gen;
   if (s->want & KVP_WANT_FIT) {
     e = kvp_ledger_fit(l, row->context, row->concurrency, &row->fit);
     if (e != KVP_OK) return -(int)e;

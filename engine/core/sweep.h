@@ -94,6 +94,7 @@ typedef struct kvp_sweep_row {
   int64_t context, concurrency;
   const kvp_ledger *ledger;      /* valid until the next kvp_sweep_next */
   int64_t ledger_id;             /* changes whenever the ledger is evaluated anew */
+  uint64_t gen;                  /* changes whenever the ledger is evaluated again */
   kvp_fit fit;
   int64_t max_concurrency, max_context;
   kvp_fit conc_why, ctx_why;
@@ -110,6 +111,7 @@ typedef struct kvp_sweep {
   int32_t quiet[KVP_SWEEP_MAX_AXES + 5];     /* a step here changes no field */
   int64_t total, next, end;
   int64_t cur_base;                          /* base copied into dep, -1 none */
+  uint64_t gen;                              /* ledger evaluations so far */
   int ledger_ok, started;
   int64_t loads;                    /* ledgers evaluated so far */
   unsigned want;

@@ -49,14 +49,24 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
 typedef struct label {
   const char *s;
   size_t len;
-  int64_t i;
-  int isint, quote;
+  int quote;
+  char num[24];       /* an integer's digits (s points here) */
 } label;
+
+/* What a column's text depends on: the columns of the deployment (and of
+ * its context or concurrency) are formatted once and copied while the
+ * ledger stays (a deployment's rows differ in their request axes only). */
+enum { DEP_ROW, DEP_LEDGER, DEP_CTX, DEP_CONC };
 
 typedef struct column {
   col_id id;
   int prec;           /* digits for floats and GiB columns */
   int label;          /* C_LABEL: index in the labels of a base */
+  int dep;            /* DEP_*: when the cached text below is still valid */
+  uint64_t gen;       /* the text's ledger, context and concurrency positions */
+  int64_t ci, qi;
+  size_t len;
+  char txt[48];
 } column;
 
 /* Everything the loop needs, collected from the spec table once. */
@@ -161,6 +171,18 @@ static kvp_format *format_axis(lua_State *L, int spec, const char *name, int64_t
   }
   lua_pop(L, 1);
   return v;
+}
+
+/* The dependency of a built-in column's text. */
+static int column_dep(col_id id) {
+  switch (id) {
+    case C_ROW: case C_FITS: case C_LIMIT: case C_WHY: case C_LABEL: case C_LUA: case C_KV:
+    case C_WEIGHTS:
+      return DEP_ROW;
+    case C_CONTEXT: case C_SEQ_BYTES: case C_MAX_CONCURRENCY: return DEP_CTX;
+    case C_CONCURRENCY: case C_MAX_CONTEXT: return DEP_CONC;
+    default: return DEP_LEDGER;
+  }
 }
 
 /* Deployment axes: spec.axes[j] = {name =, field =, values =, labels =,
@@ -274,6 +296,7 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
     if (k < NBUILTIN && !(builtin[k].id == C_KV && !r->kv_names) &&
         !(builtin[k].id == C_WEIGHTS && !r->weights_names)) {
       c->id = builtin[k].id;
+      c->dep = column_dep(c->id);
       r->want |= builtin[k].want;
       if (c->id >= C_TPOT_MS) r->time = 1;
       if (c->prec < 0 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->prec = 2;
@@ -375,8 +398,8 @@ static void call_lua(lua_State *L, int fn, int rowidx, const char *what) {
  * string when it is a float) into lb. */
 static void resolve(lua_State *L, int idx, label *lb) {
   if (lua_isinteger(L, idx)) {
-    lb->isint = 1;
-    lb->i = (int64_t)lua_tointeger(L, idx);
+    lb->len = kvp_fmt_int(lb->num, (int64_t)lua_tointeger(L, idx));
+    lb->s = lb->num;
   } else {
     lb->s = lua_tolstring(L, idx, &lb->len);
     if (lb->s == NULL) lb->s = "", lb->len = 0;
@@ -416,8 +439,7 @@ static void resolve_labels(lua_State *L, run *r) {
 }
 
 static void write_lab(kvp_csv *w, const label *lb) {
-  if (lb->isint) kvp_csv_int(w, lb->i);
-  else if (lb->quote) kvp_csv_str(w, lb->s, lb->len);
+  if (lb->quote) kvp_csv_str(w, lb->s, lb->len);
   else kvp_csv_raw(w, lb->s, lb->len);
 }
 
@@ -481,8 +503,21 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
                       int cols) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
+  int64_t ci = row->pos[KVP_AX_CONTEXT], qi = row->pos[KVP_AX_CONCURRENCY];
   for (int i = 0; i < r->ncol; i++) {
-    const column *c = &r->cols[i];
+    column *c = &r->cols[i];
+    if (c->dep != DEP_ROW) {
+      uint64_t g = c->dep == DEP_CONC && c->id == C_CONCURRENCY ? 0 : row->gen;
+      int64_t kc = c->dep == DEP_CTX ? ci : 0, kq = c->dep == DEP_CONC ? qi : 0;
+      if (c->len > 0 && c->gen == g && c->ci == kc && c->qi == kq) {
+        kvp_csv_raw(w, c->txt, c->len);
+        continue;
+      }
+      c->gen = g;
+      c->ci = kc;
+      c->qi = kq;
+      c->len = 0;
+    }
     int64_t v = 0;
     if (c->id >= C_TPOT_MS) {
       write_time(L, r, w, row, c);
@@ -520,8 +555,8 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
       }
       case C_KV_BYTES_PER_TOKEN: {
         int64_t bits = st ? st->token_bits : 0;
-        if (bits % 8 == 0) kvp_csv_int(w, bits / 8);
-        else kvp_csv_double(w, (double)bits / 8.0);
+        c->len = bits % 8 == 0 ? kvp_fmt_int(c->txt, bits / 8) : kvp_fmt_double(c->txt, (double)bits / 8.0);
+        kvp_csv_raw(w, c->txt, c->len);
         continue;
       }
       case C_SEQ_BYTES:
@@ -544,8 +579,9 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
       case C_MAX_CONTEXT: v = row->max_context; break;
       default: break; /* time columns: written above */
     }
-    if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) kvp_csv_scaled(w, v, 30, c->prec);
-    else kvp_csv_int(w, v);
+    if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->len = kvp_fmt_scaled(c->txt, v, 30, c->prec);
+    else c->len = kvp_fmt_int(c->txt, v);
+    kvp_csv_raw(w, c->txt, c->len);
   }
   kvp_csv_endrow(w);
 }
