@@ -427,6 +427,11 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
 /* Does `concurrency` requests of `context` tokens fit? */
 kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
                        kvp_fit *out);
+/* The largest concurrency at which kvp_ledger_fit(l, context, c) fits:
+ * requests of `context` tokens fit exactly when c <= *limit (0: none fits;
+ * INT64_MAX: any number). For answering many concurrencies at one context
+ * (sweeps) without evaluating the request's bytes again. */
+kvp_err kvp_ledger_fit_limit(const kvp_ledger *l, int64_t context, int64_t *limit);
 /* Most concurrent requests of `context` tokens (0 when none fits). */
 kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context,
                                    int64_t *n, kvp_fit *why);

@@ -129,6 +129,9 @@ static kvp_why check_tp(const kvp_deploy *d, int64_t *need, int64_t *have) {
 /* floor(a * b / c) or its ceiling (up), for a, b >= 0 and c > 0, in 128
  * bits; INT64_MAX when the quotient does not fit. */
 static int64_t mul_div(int64_t a, int64_t b, int64_t c, int up) {
+  int64_t p64;
+  if (!__builtin_mul_overflow(a, b, &p64)) /* the common case: no 128-bit division */
+    return p64 / c + (up && p64 % c != 0);
   unsigned __int128 p = (unsigned __int128)(uint64_t)a * (uint64_t)b;
   unsigned __int128 q = p / (uint64_t)c + (up && p % (uint64_t)c != 0);
   return q > (unsigned __int128)INT64_MAX ? INT64_MAX : (int64_t)q;
@@ -741,9 +744,10 @@ size_t kvp_ledger_size(const kvp_deploy *d) {
 
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   TRY(kvp_deploy_check(d, diag));
-  /* stages are filled as they are evaluated: clear only what precedes them */
-  memset(l, 0, offsetof(kvp_ledger, stage));
+  /* stages are filled as they are evaluated: clear only what lies between
+   * the deployment (copied whole) and them */
   l->d = *d;
+  memset((char *)l + sizeof l->d, 0, offsetof(kvp_ledger, stage) - sizeof l->d);
   const kvp_model *m = &l->d.model;
   l->total = d->gpu_bytes;
   switch (d->budget) {
@@ -960,6 +964,29 @@ kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency
       return KVP_OK;
     }
   }
+  return KVP_OK;
+}
+
+kvp_err kvp_ledger_fit_limit(const kvp_ledger *l, int64_t context, int64_t *limit) {
+  if (context < 1) return KVP_EINVAL;
+  *limit = 0;
+  if (l->fit.why != KVP_FITS || context > l->max_len) return KVP_OK;
+  int64_t lim = INT64_MAX;
+  for (int32_t s = 0; s < l->nstage && lim > 0; s++) {
+    /* stage_need(c) = sat(ceil(sum * c / points) + shared + null) <= room */
+    int64_t own, shared, sum, points, null, room = stage_room(&l->stage[s]);
+    TRY(kvp_ledger_request_bytes(l, s, context, &own, &shared, &sum, &points));
+    if (!chk_mul(l->stage[s].block_bytes, l->null_blocks, &null)) null = INT64_MAX;
+    int64_t fixed = sat_add(shared, null);
+    if (room == INT64_MAX) continue;   /* even a saturated need fits */
+    if (fixed > room) {
+      lim = 0;
+      break;
+    }
+    /* ceil(sum * c / points) <= rest  <=>  c <= floor(rest * points / sum) */
+    if (sum > 0) lim = min64(lim, mul_div(room - fixed, points, sum, 0));
+  }
+  *limit = lim;
   return KVP_OK;
 }
 

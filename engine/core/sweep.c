@@ -76,10 +76,11 @@ kvp_err kvp_sweep_shard(int64_t total, int64_t k, int64_t n, int64_t *first, int
 
 void kvp_sweep_free(kvp_sweep *s) {
   free(s->conc_cache);
+  free(s->fit_cache);
   free(s->ctx_cache);
   free(s->conc_why);
   free(s->ctx_why);
-  s->conc_cache = s->ctx_cache = NULL;
+  s->conc_cache = s->ctx_cache = s->fit_cache = NULL;
   s->conc_why = s->ctx_why = NULL;
 }
 
@@ -168,6 +169,7 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
   s->end = end;
   s->want = want;
   s->cur_base = -1;
+  s->gen = 1;
   int64_t rest = first;
   for (int32_t a = s->nax + 1; a >= 0; a--) {
     s->pos[a] = rest % size[a];
@@ -175,10 +177,11 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
   }
   size_t nc = (size_t)size[s->nax], nq = (size_t)size[s->nax + 1];
   s->conc_cache = malloc(nc * sizeof *s->conc_cache);
+  s->fit_cache = malloc(nc * sizeof *s->fit_cache);
   s->conc_why = malloc(nc * sizeof *s->conc_why);
   s->ctx_cache = malloc(nq * sizeof *s->ctx_cache);
   s->ctx_why = malloc(nq * sizeof *s->ctx_why);
-  if (!s->conc_cache || !s->conc_why || !s->ctx_cache || !s->ctx_why) {
+  if (!s->conc_cache || !s->fit_cache || !s->conc_why || !s->ctx_cache || !s->ctx_why) {
     kvp_sweep_free(s);
     return kvp_fail(d, KVP_ENOMEM, "out of memory for the sweep's caches");
   }
@@ -197,9 +200,8 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
   TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
   s->loads++;
-  s->gen++;
   int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
-  for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = -1;
+  for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = s->fit_cache[i] = -1;
   for (int64_t i = 0; i < nq; i++) s->ctx_cache[i] = -1;
   s->ledger_ok = 1;
   return KVP_OK;
@@ -217,6 +219,7 @@ static void advance(kvp_sweep *s) {
   for (; a >= 0; a--) {
     if (++s->pos[a] < s->axis[a].n) {
       if (!s->quiet[a]) s->ledger_ok = 0;
+      s->gen++;
       return;
     }
     s->pos[a] = 0;
@@ -252,8 +255,21 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   row->ledger_id = s->loads;
   row->gen = s->gen;
   if (s->want & KVP_WANT_FIT) {
-    e = kvp_ledger_fit(l, row->context, row->concurrency, &row->fit);
-    if (e != KVP_OK) return -(int)e;
+    /* a row that fits needs no evaluation of its bytes: the largest
+     * concurrency that fits at this context is kept per context */
+    if (s->fit_cache[ci] < 0 &&
+        (e = kvp_ledger_fit_limit(l, row->context, &s->fit_cache[ci])) != KVP_OK)
+      return -(int)e;
+    if (row->concurrency <= s->fit_cache[ci] || l->fit.why != KVP_FITS) {
+      row->fit = l->fit; /* what kvp_ledger_fit answers */
+      row->fit.context = row->context;
+      row->fit.concurrency = row->concurrency;
+    } else if (!(s->want & KVP_WANT_FIT_NEED) && row->context <= l->max_len) {
+      row->fit = (kvp_fit){.why = KVP_WHY_KV, .stage = -1, .context = row->context,
+                           .concurrency = row->concurrency};
+    } else if ((e = kvp_ledger_fit(l, row->context, row->concurrency, &row->fit)) != KVP_OK) {
+      return -(int)e;
+    }
   }
   if (s->want & KVP_WANT_MAXCONC) {
     if (s->conc_cache[ci] < 0) {

@@ -86,6 +86,9 @@ typedef struct kvp_sweep_axes {
 #define KVP_WANT_FIT      1u  /* fits at (context, concurrency) and why not */
 #define KVP_WANT_MAXCONC  2u  /* max concurrency at context */
 #define KVP_WANT_MAXCTX   4u  /* max context at concurrency */
+#define KVP_WANT_FIT_NEED 8u  /* with KVP_WANT_FIT: the stage, need and have of a row
+                               * that fails on its KV (else why = KVP_WHY_KV, stage
+                               * -1, need and have 0: evaluated only when asked) */
 
 typedef struct kvp_sweep_row {
   int64_t index;                 /* row number in the whole sweep */
@@ -94,7 +97,7 @@ typedef struct kvp_sweep_row {
   int64_t context, concurrency;
   const kvp_ledger *ledger;      /* valid until the next kvp_sweep_next */
   int64_t ledger_id;             /* changes whenever the ledger is evaluated anew */
-  uint64_t gen;                  /* changes whenever the ledger is evaluated again */
+  uint64_t gen;                  /* changes whenever a deployment axis moves */
   kvp_fit fit;
   int64_t max_concurrency, max_context;
   kvp_fit conc_why, ctx_why;
@@ -111,11 +114,12 @@ typedef struct kvp_sweep {
   int32_t quiet[KVP_SWEEP_MAX_AXES + 5];     /* a step here changes no field */
   int64_t total, next, end;
   int64_t cur_base;                          /* base copied into dep, -1 none */
-  uint64_t gen;                              /* ledger evaluations so far */
+  uint64_t gen;                              /* moves of the deployment axes so far */
   int ledger_ok, started;
   int64_t loads;                    /* ledgers evaluated so far */
   unsigned want;
   int64_t *conc_cache, *ctx_cache;  /* per context / concurrency position; -1 unknown */
+  int64_t *fit_cache;               /* per context: kvp_ledger_fit_limit; -1 unknown */
   kvp_fit *conc_why, *ctx_why;
   kvp_deploy dep;                   /* the deployment of the current row */
   kvp_ledger ledger;

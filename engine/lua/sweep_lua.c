@@ -37,7 +37,7 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
   {"seq_bytes", C_SEQ_BYTES, 0}, {"kv_blocks", C_KV_BLOCKS, 0}, {"kv_tokens", C_KV_TOKENS, 0},
   {"max_concurrency", C_MAX_CONCURRENCY, KVP_WANT_MAXCONC},
   {"max_context", C_MAX_CONTEXT, KVP_WANT_MAXCTX}, {"fits", C_FITS, KVP_WANT_FIT},
-  {"limit", C_LIMIT, KVP_WANT_FIT}, {"why", C_WHY, KVP_WANT_FIT},
+  {"limit", C_LIMIT, KVP_WANT_FIT}, {"why", C_WHY, KVP_WANT_FIT | KVP_WANT_FIT_NEED},
   {"tpot_ms", C_TPOT_MS, 0}, {"ttft_ms", C_TTFT_MS, 0}, {"tokens_per_s", C_TOKENS_PER_S, 0},
   {"bound", C_BOUND, 0}, {"kv_read_share", C_KV_READ_SHARE, 0}, {"usd_per_mtok", C_USD_PER_MTOK, 0},
   {"steps_per_token", C_STEPS_PER_TOKEN, 0}, {"kv_write_bytes_per_token", C_KV_WRITE_BYTES_PER_TOKEN, 0},
@@ -53,21 +53,31 @@ typedef struct label {
   char num[24];       /* an integer's digits (s points here) */
 } label;
 
-/* What a column's text depends on: the columns of the deployment (and of
- * its context or concurrency) are formatted once and copied while the
- * ledger stays (a deployment's rows differ in their request axes only). */
-enum { DEP_ROW, DEP_LEDGER, DEP_CTX, DEP_CONC };
+/* What a column's text depends on. The columns of the deployment (and of
+ * its context) are formatted once per deployment and context: runs of them
+ * form a segment whose text is copied to the following rows while neither
+ * changes (a deployment's rows differ in their request axes only). A new
+ * built-in column says here what it depends on. */
+enum { DEP_ROW, DEP_LEDGER, DEP_CTX };
 
 typedef struct column {
   col_id id;
   int prec;           /* digits for floats and GiB columns */
   int label;          /* C_LABEL: index in the labels of a base */
-  int dep;            /* DEP_*: when the cached text below is still valid */
-  uint64_t gen;       /* the text's ledger, context and concurrency positions */
-  int64_t ci, qi;
-  size_t len;
-  char txt[48];
+  int dep;            /* DEP_* */
 } column;
+
+/* Consecutive columns written together: one column of DEP_ROW, or a run of
+ * DEP_LEDGER and DEP_CTX columns whose text is kept. */
+typedef struct segment {
+  int first, count;
+  int dep;            /* DEP_ROW, or the widest dependency of the run */
+  int valid;
+  uint64_t gen;       /* the text's deployment position and context */
+  int64_t ci;
+  char *txt;
+  size_t len, cap;
+} segment;
 
 /* Everything the loop needs, collected from the spec table once. */
 typedef struct run {
@@ -81,9 +91,12 @@ typedef struct run {
   kvp_format *kv, *weights;
   column *cols;
   int ncol;
+  segment *segs;
+  int nseg;
   label *lab;       /* [base * nlabel + label - 1] */
   int nlabel;
   label *kvn, *wn;  /* names along the kv and weights axes */
+  label *concn;     /* the concurrency values' digits */
   unsigned want;
   int labels, kv_names, weights_names;  /* stack indices of name tables */
   int row_labels;                       /* per base: {axis name = value} */
@@ -94,6 +107,9 @@ typedef struct run {
   kvp_perf *perf;                       /* per base: the GPU's rates (time columns) */
   kvp_cost cost;                        /* of the ledger cost_id */
   int64_t cost_id;
+  int rowmt;                            /* stack index of the rows' metatable */
+  const void *cur_tab;                  /* the row table Lua sees now, or NULL */
+  const kvp_sweep_row *cur;             /* its row */
 } run;
 
 /* Userdata holding the run's C arrays, freed by __gc even after an error. */
@@ -113,10 +129,13 @@ static int holder_gc(lua_State *L) {
   free(h->r.kv);
   free(h->r.weights);
   free(h->r.cols);
+  free(h->r.perf);
+  for (int j = 0; h->r.segs && j < h->r.nseg; j++) free(h->r.segs[j].txt);
+  free(h->r.segs);
   free(h->r.lab);
   free(h->r.kvn);
   free(h->r.wn);
-  free(h->r.perf);
+  free(h->r.concn);
   for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
     free(h->r.vals[j]);
     free(h->r.alab[j]);
@@ -176,12 +195,12 @@ static kvp_format *format_axis(lua_State *L, int spec, const char *name, int64_t
 /* The dependency of a built-in column's text. */
 static int column_dep(col_id id) {
   switch (id) {
-    case C_ROW: case C_FITS: case C_LIMIT: case C_WHY: case C_LABEL: case C_LUA: case C_KV:
-    case C_WEIGHTS:
+    case C_ROW: case C_FITS: case C_LIMIT: case C_WHY: case C_LUA: case C_CONCURRENCY:
+    case C_MAX_CONTEXT: case C_TPOT_MS: case C_TTFT_MS: case C_TOKENS_PER_S: case C_BOUND:
+    case C_KV_READ_SHARE: case C_USD_PER_MTOK:
       return DEP_ROW;
     case C_CONTEXT: case C_SEQ_BYTES: case C_MAX_CONCURRENCY: return DEP_CTX;
-    case C_CONCURRENCY: case C_MAX_CONTEXT: return DEP_CONC;
-    default: return DEP_LEDGER;
+    default: return DEP_LEDGER; /* labels, kv and weights included */
   }
 }
 
@@ -285,8 +304,9 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
     lua_pop(L, 1);
     if (r->funcs && lua_geti(L, r->funcs, i + 1) == LUA_TFUNCTION) {
       c->id = C_LUA;
+      c->dep = DEP_ROW;
       r->needrow = 1;
-      r->want = KVP_WANT_FIT | KVP_WANT_MAXCONC | KVP_WANT_MAXCTX;
+      r->want |= KVP_WANT_FIT | KVP_WANT_MAXCONC;
       lua_pop(L, 2);
       continue;
     }
@@ -297,8 +317,8 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
         !(builtin[k].id == C_WEIGHTS && !r->weights_names)) {
       c->id = builtin[k].id;
       c->dep = column_dep(c->id);
-      r->want |= builtin[k].want;
       if (c->id >= C_TPOT_MS) r->time = 1;
+      r->want |= builtin[k].want;
       if (c->prec < 0 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->prec = 2;
       if (c->prec > 9 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB)
         kvl_error(L, "precision of column '%s' must be 0..9, got %d", name, c->prec);
@@ -312,11 +332,34 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
       }
       if (j > n) kvl_error(L, "unknown sweep column '%s'", name);
       c->id = C_LABEL;
+      c->dep = DEP_LEDGER;
       c->label = j;
     }
     lua_pop(L, 1);
   }
   lua_settop(L, top);
+}
+
+static int64_t gib_num(int64_t v) { return v > 0 ? v : 0; }
+
+/* __index of a row table (upvalue 1: the run's holder): the answers that
+ * cost a search are computed when a filter or column reads them, once per
+ * row: max_context (a bisection over the context). */
+static int row_index(lua_State *L) {
+  run *r = lua_touserdata(L, lua_upvalueindex(1)); /* the holder starts with its run */
+  const char *k = lua_tostring(L, 2);
+  if (k == NULL || strcmp(k, "max_context") != 0) return 0;
+  if (r->cur == NULL || lua_topointer(L, 1) != r->cur_tab)
+    return kvl_error(L, "row.max_context is known only while the sweep calls a filter or "
+                        "column with that row");
+  int64_t n;
+  kvp_fit f;
+  kvp_err e = kvp_ledger_max_context(r->cur->ledger, r->cur->concurrency, &n, &f);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
+  lua_pushinteger(L, (lua_Integer)n);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, 1, "max_context"); /* once per row */
+  return 1;
 }
 
 /* spec.perfs[i]: the rates of base i, for the time columns. */
@@ -332,13 +375,16 @@ static void read_perfs(lua_State *L, int spec, run *r) {
   lua_pop(L, 1);
 }
 
-static int64_t gib_num(int64_t v) { return v > 0 ? v : 0; }
-
-/* Push the current row as a Lua table (the slow path). */
+/* Push the current row as a Lua table (the slow path): built once per row,
+ * seen by the filter and then by the Lua columns. */
 static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
   lua_createtable(L, 0, 24);
+  lua_pushvalue(L, r->rowmt);
+  lua_setmetatable(L, -2);
+  r->cur_tab = lua_topointer(L, -1);
+  r->cur = row;
   lua_geti(L, r->row_labels, row->pos[KVP_AX_BASE] + 1);
   lua_pushnil(L);
   while (lua_next(L, -2)) { /* copy the base's labels, by axis name */
@@ -370,7 +416,6 @@ static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
   SETI("kv_blocks", l->fit.why == KVP_FITS && st ? st->blocks : 0);
   SETI("kv_tokens", kvp_ledger_kv_tokens(l));
   SETI("max_concurrency", row->max_concurrency);
-  SETI("max_context", row->max_context);
 #undef SETI
   lua_pushboolean(L, row->fit.why == KVP_FITS);
   lua_setfield(L, -2, "fits");
@@ -438,11 +483,6 @@ static void resolve_labels(lua_State *L, run *r) {
   }
 }
 
-static void write_lab(kvp_csv *w, const label *lb) {
-  if (lb->quote) kvp_csv_str(w, lb->s, lb->len);
-  else kvp_csv_raw(w, lb->s, lb->len);
-}
-
 static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col) {
   switch (lua_type(L, idx)) {
     case LUA_TNUMBER:
@@ -499,89 +539,158 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
   kvp_csv_fixed(w, v, c->prec >= 0 ? c->prec : prec);
 }
 
-static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
-                      int cols) {
+/* Append n bytes to the segment's text. */
+static void seg_put(lua_State *L, segment *g, const char *p, size_t n) {
+  if (g->len + n + 1 > g->cap) {
+    size_t cap = g->cap ? g->cap : 256;
+    while (cap < g->len + n + 1) cap *= 2;
+    char *t = realloc(g->txt, cap);
+    if (t == NULL) kvl_error(L, "out of memory for the sweep");
+    g->txt = t;
+    g->cap = cap;
+  }
+  memcpy(g->txt + g->len, p, n);
+  g->len += n;
+}
+
+/* A label, quoted when it holds a comma, a quote or a line break. */
+static void seg_label(lua_State *L, segment *g, const label *lb) {
+  if (!lb->quote) {
+    seg_put(L, g, lb->s, lb->len);
+    return;
+  }
+  seg_put(L, g, "\"", 1);
+  for (size_t k = 0; k < lb->len; k++) {
+    if (lb->s[k] == '"') seg_put(L, g, "\"", 1);
+    seg_put(L, g, &lb->s[k], 1);
+  }
+  seg_put(L, g, "\"", 1);
+}
+
+static const label *label_of(const run *r, const column *c, const kvp_sweep_row *row) {
+  if (c->id == C_KV) return &r->kvn[row->pos[KVP_AX_KV]];
+  if (c->id == C_WEIGHTS) return &r->wn[row->pos[KVP_AX_WEIGHTS]];
+  if (c->label <= r->ax.naxis && r->uax[c->label - 1].field != KVP_FIELD_BASE)
+    return &r->alab[c->label - 1][row->apos[c->label - 1]];
+  return &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1];
+}
+
+/* The text of a numeric built-in column into buf (48 bytes). */
+static size_t number_text(const column *c, const kvp_sweep_row *row, char *buf) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
-  int64_t ci = row->pos[KVP_AX_CONTEXT], qi = row->pos[KVP_AX_CONCURRENCY];
-  for (int i = 0; i < r->ncol; i++) {
-    column *c = &r->cols[i];
-    if (c->dep != DEP_ROW) {
-      uint64_t g = c->dep == DEP_CONC && c->id == C_CONCURRENCY ? 0 : row->gen;
-      int64_t kc = c->dep == DEP_CTX ? ci : 0, kq = c->dep == DEP_CONC ? qi : 0;
-      if (c->len > 0 && c->gen == g && c->ci == kc && c->qi == kq) {
-        kvp_csv_raw(w, c->txt, c->len);
-        continue;
-      }
-      c->gen = g;
-      c->ci = kc;
-      c->qi = kq;
-      c->len = 0;
+  int64_t v = 0;
+  switch (c->id) {
+    case C_KV_BYTES_PER_TOKEN: {
+      int64_t bits = st ? st->token_bits : 0;
+      return bits % 8 == 0 ? kvp_fmt_int(buf, bits / 8) : kvp_fmt_double(buf, (double)bits / 8.0);
     }
-    int64_t v = 0;
+    case C_SEQ_BYTES:
+      if (st == NULL || kvp_ledger_seq_bytes(l, l->tight, row->context, &v) != KVP_OK) v = 0;
+      break;
+    case C_ROW: v = row->index + 1; break;
+    case C_TP: v = l->d.tp; break;
+    case C_PP: v = l->d.pp; break;
+    case C_CONTEXT: v = row->context; break;
+    case C_CONCURRENCY: v = row->concurrency; break;
+    case C_GPU_BYTES: case C_GPU_GIB: v = l->total; break;
+    case C_USABLE_BYTES: case C_USABLE_GIB: v = l->usable; break;
+    case C_WEIGHTS_BYTES: case C_WEIGHTS_GIB: v = st ? st->weights : 0; break;
+    case C_ACTIVATION_BYTES: case C_ACTIVATION_GIB: v = l->d.activation_bytes; break;
+    case C_OVERHEAD_BYTES: case C_OVERHEAD_GIB: v = l->d.overhead_bytes; break;
+    case C_KV_BUDGET_BYTES: case C_KV_BUDGET_GIB: v = st ? gib_num(st->kv_budget) : 0; break;
+    case C_KV_BLOCKS: v = (l->fit.why == KVP_FITS && st) ? st->blocks : 0; break;
+    case C_KV_TOKENS: v = kvp_ledger_kv_tokens(l); break;
+    case C_MAX_CONCURRENCY: v = row->max_concurrency; break;
+    case C_MAX_CONTEXT: v = row->max_context; break;
+    default: break;
+  }
+  if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) return kvp_fmt_scaled(buf, v, 30, c->prec);
+  return kvp_fmt_int(buf, v);
+}
+
+/* Group the columns into segments (after read_columns). */
+static void plan_segments(lua_State *L, run *r) {
+  r->segs = xcalloc(L, (size_t)r->ncol, sizeof *r->segs);
+  r->nseg = 0;
+  for (int i = 0; i < r->ncol; i++) {
+    segment *g = r->nseg > 0 ? &r->segs[r->nseg - 1] : NULL;
+    int dep = r->cols[i].dep;
+    if (dep != DEP_ROW && g != NULL && g->dep != DEP_ROW) {
+      g->count++;
+      if (dep > g->dep) g->dep = dep;
+      continue;
+    }
+    g = &r->segs[r->nseg++];
+    g->first = i;
+    g->count = 1;
+    g->dep = dep;
+  }
+}
+
+static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
+                      int cols) {
+  int64_t ci = row->pos[KVP_AX_CONTEXT];
+  for (int j = 0; j < r->nseg; j++) {
+    segment *g = &r->segs[j];
+    if (g->dep != DEP_ROW) {
+      int64_t kc = g->dep == DEP_CTX ? ci : 0;
+      if (!g->valid || g->gen != row->gen || g->ci != kc) {
+        char buf[48];
+        g->len = 0;
+        for (int i = g->first; i < g->first + g->count; i++) {
+          const column *c = &r->cols[i];
+          if (i > g->first) seg_put(L, g, ",", 1);
+          if (c->id == C_LABEL || c->id == C_KV || c->id == C_WEIGHTS) seg_label(L, g, label_of(r, c, row));
+          else seg_put(L, g, buf, number_text(c, row, buf));
+        }
+        g->valid = 1;
+        g->gen = row->gen;
+        g->ci = kc;
+      }
+      kvp_csv_raw(w, g->txt, g->len);
+      continue;
+    }
+    int i = g->first;
+    const column *c = &r->cols[i];
     if (c->id >= C_TPOT_MS) {
       write_time(L, r, w, row, c);
       continue;
     }
     switch (c->id) {
-      case C_LABEL:
-        if (c->label <= r->ax.naxis && r->uax[c->label - 1].field != KVP_FIELD_BASE)
-          write_lab(w, &r->alab[c->label - 1][row->apos[c->label - 1]]);
-        else
-          write_lab(w, &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1]);
-        continue;
       case C_LUA:
         lua_geti(L, cols, i + 1);
         lua_geti(L, r->funcs, i + 1);
         call_lua(L, lua_gettop(L), rowidx, lua_tostring(L, -2));
         write_value(L, w, lua_gettop(L), lua_tostring(L, -3));
         lua_pop(L, 3);
-        continue;
-      case C_KV: write_lab(w, &r->kvn[row->pos[KVP_AX_KV]]); continue;
-      case C_WEIGHTS: write_lab(w, &r->wn[row->pos[KVP_AX_WEIGHTS]]); continue;
+        break;
       case C_FITS:
         kvp_csv_raw(w, row->fit.why == KVP_FITS ? "true" : "false", row->fit.why == KVP_FITS ? 4 : 5);
-        continue;
+        break;
       case C_LIMIT: {
         const char *s = kvp_why_name(row->fit.why);
         kvp_csv_raw(w, s, strlen(s));
-        continue;
+        break;
       }
       case C_WHY: {
         char buf[256];
         int n = kvp_fit_explain(&row->fit, buf, sizeof buf);
         kvp_csv_str(w, buf, n < 0 ? 0 : (size_t)n);
-        continue;
-      }
-      case C_KV_BYTES_PER_TOKEN: {
-        int64_t bits = st ? st->token_bits : 0;
-        c->len = bits % 8 == 0 ? kvp_fmt_int(c->txt, bits / 8) : kvp_fmt_double(c->txt, (double)bits / 8.0);
-        kvp_csv_raw(w, c->txt, c->len);
-        continue;
-      }
-      case C_SEQ_BYTES:
-        if (st == NULL || kvp_ledger_seq_bytes(l, l->tight, row->context, &v) != KVP_OK) v = 0;
         break;
-      case C_ROW: v = row->index + 1; break;
-      case C_TP: v = l->d.tp; break;
-      case C_PP: v = l->d.pp; break;
-      case C_CONTEXT: v = row->context; break;
-      case C_CONCURRENCY: v = row->concurrency; break;
-      case C_GPU_BYTES: case C_GPU_GIB: v = l->total; break;
-      case C_USABLE_BYTES: case C_USABLE_GIB: v = l->usable; break;
-      case C_WEIGHTS_BYTES: case C_WEIGHTS_GIB: v = st ? st->weights : 0; break;
-      case C_ACTIVATION_BYTES: case C_ACTIVATION_GIB: v = l->d.activation_bytes; break;
-      case C_OVERHEAD_BYTES: case C_OVERHEAD_GIB: v = l->d.overhead_bytes; break;
-      case C_KV_BUDGET_BYTES: case C_KV_BUDGET_GIB: v = st ? gib_num(st->kv_budget) : 0; break;
-      case C_KV_BLOCKS: v = (l->fit.why == KVP_FITS && st) ? st->blocks : 0; break;
-      case C_KV_TOKENS: v = kvp_ledger_kv_tokens(l); break;
-      case C_MAX_CONCURRENCY: v = row->max_concurrency; break;
-      case C_MAX_CONTEXT: v = row->max_context; break;
-      default: break; /* time columns: written above */
+      }
+      case C_CONCURRENCY:
+        if (r->concn) {
+          const label *lb = &r->concn[row->pos[KVP_AX_CONCURRENCY]];
+          kvp_csv_raw(w, lb->s, lb->len);
+          break;
+        }
+        /* fall through */
+      default: {
+        char buf[48];
+        kvp_csv_raw(w, buf, number_text(c, row, buf));
+      }
     }
-    if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->len = kvp_fmt_scaled(c->txt, v, 30, c->prec);
-    else c->len = kvp_fmt_int(c->txt, v);
-    kvp_csv_raw(w, c->txt, c->len);
   }
   kvp_csv_endrow(w);
 }
@@ -630,6 +739,13 @@ static int l_run(lua_State *L) {
   r->ax.pp = r->pp = int_axis(L, 1, "pp", &r->ax.npp);
   r->ax.context = r->context = int_axis(L, 1, "context", &r->ax.ncontext);
   r->ax.concurrency = r->concurrency = int_axis(L, 1, "concurrency", &r->ax.nconcurrency);
+  if (r->ax.nconcurrency > 0) {
+    r->concn = xcalloc(L, (size_t)r->ax.nconcurrency, sizeof *r->concn);
+    for (int64_t i = 0; i < r->ax.nconcurrency; i++) {
+      r->concn[i].len = kvp_fmt_int(r->concn[i].num, r->concurrency[i]);
+      r->concn[i].s = r->concn[i].num;
+    }
+  }
   r->ax.kv = r->kv = format_axis(L, 1, "kv", &r->ax.nkv);
   r->ax.weights = r->weights = format_axis(L, 1, "weights", &r->ax.nweights);
 
@@ -646,8 +762,14 @@ static int l_run(lua_State *L) {
   r->filter = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
   if (r->filter) {
     r->needrow = 1;
-    r->want = KVP_WANT_FIT | KVP_WANT_MAXCONC | KVP_WANT_MAXCTX;
+    r->want |= KVP_WANT_FIT | KVP_WANT_MAXCONC;
   }
+  /* the rows' metatable: answers computed when read (row_index) */
+  lua_createtable(L, 0, 1);
+  lua_pushvalue(L, 2); /* the holder */
+  lua_pushcclosure(L, row_index, 1);
+  lua_setfield(L, -2, "__index");
+  r->rowmt = lua_gettop(L);
   lua_getfield(L, 1, "columns");
   int cols = lua_gettop(L);
   luaL_checktype(L, cols, LUA_TTABLE);
@@ -655,6 +777,7 @@ static int l_run(lua_State *L) {
   r->cost_id = -1;
   if (r->time) read_perfs(L, 1, r);
   resolve_labels(L, r);
+  plan_segments(L, r);
 
   /* the slice: shard k of n */
   int64_t first = 0, end = 0, k = 1, n = 1, total;
@@ -712,14 +835,19 @@ static int l_run(lua_State *L) {
       if (r->filter) {
         call_lua(L, r->filter, rowidx, "sweep filter");
         int keep = lua_toboolean(L, -1);
-        lua_settop(L, top);
-        if (!keep) continue;
-        push_row(L, r, &row);
-        rowidx = lua_gettop(L);
+        lua_pop(L, 1);
+        if (!keep) {
+          r->cur = NULL;
+          lua_settop(L, top);
+          continue;
+        }
       }
     }
     write_row(L, r, h->w, &row, rowidx, cols);
-    lua_settop(L, top);
+    if (r->needrow) {
+      r->cur = NULL;
+      lua_settop(L, top);
+    }
     written++;
     if (show && (row.index & 0xffff) == 0 && now() - last > 0.25) {
       last = now();

@@ -1,55 +1,153 @@
 """tests/bench/seed_baseline.py: the Python baseline of `make bench`.
 
-The same sweep as sweep.lua (models x GPUs x tp x context x concurrency),
-computed with seed 000's own functions (kv_cache_bytes and memory_budget,
-copied from 000_570d0a9d6d24205b.txt) and written with Python's csv module,
-with the same columns at the same precision. Reads the facts kvplan wrote.
+Seed 000's Python functions (kv_cache_bytes and memory_budget, written as in
+the seed), extended only as far as each shape needs to compute exactly what
+kvplan computes, so that the two CSV files can be compared byte for byte:
+
+  * integers instead of floats: bytes are exact, every tensor rounded up
+    to whole bytes once (kvplan's kvp_format_bytes), usable memory
+    floor(utilization * total) (vLLM's gpu_memory_utilization);
+  * storage formats with group scales and zero points: bits(n elements in
+    rows of `row`) = n * bits + n / row * ceil(row / group) * (scale + zero);
+  * vLLM's rule as kvplan applies it (shapes b and d): KV in blocks of 16
+    tokens, one null block kept out of the pool, KV heads replicated when tp
+    exceeds them, tp must divide the heads; (shape a) the seed's own rule:
+    each request reserves its whole sequence length contiguously;
+  * GiB columns printed with Python's "%.2f" (exact binary value, rounded
+    half to even: what kvplan prints).
+
+Usage: python3 seed_baseline.py SHAPE INPUTS > out.csv (INPUTS: the facts
+kvplan wrote with inputs=FILE).
 """
 import csv
+import math
 import sys
 
-
-def kv_cache_bytes(n_layers, n_kv_heads, head_dim, seq_len, batch, dtype_bytes=2):
-    """KV Cache footprint for a single generation (current seq_len only)."""
-    per_token_per_layer = 2 * n_kv_heads * head_dim * dtype_bytes  # one K + one V
-    return n_layers * per_token_per_layer * seq_len * batch
+GiB = 2 ** 30
 
 
-def memory_budget(model_gb, kv_gb_per_req, max_concurrent, total_gb, safety=0.05):
-    usable = total_gb * (1 - safety)
-    reserved = model_gb + 2.0            # weights + CUDA context/temp buffers
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def format_bits(n, row, fmt):
+    """Bits of n elements stored in `fmt` (bits, group, scale, zero)."""
+    bits, group, scale, zero = fmt
+    b = n * bits
+    if group > 0:
+        groups = cdiv(n, group) if row == 0 else (n // row) * cdiv(row, group)
+        b += groups * (scale + zero)
+    return b
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, head_dim, head_dim_v, seq_len, batch, kv_fmt):
+    """KV Cache footprint for a single generation (current seq_len only):
+    the seed's function, each layer's K and V rows in kv_fmt, rounded up to
+    whole bytes once per layer."""
+    per_token_per_layer = (format_bits(n_kv_heads * head_dim, head_dim, kv_fmt) +
+                           format_bits(n_kv_heads * head_dim_v, head_dim_v, kv_fmt))  # bits
+    return n_layers * cdiv(per_token_per_layer * seq_len, 8) * batch
+
+
+def memory_budget(weights, kv_per_req, max_concurrent, total, utilization=0.95,
+                  overhead=2 * GiB):
+    """The seed's function in bytes: usable = floor(utilization * total),
+    reserved = weights + CUDA context/temp buffers; returns the requests that
+    fit (0 when nothing is left), the KV budget and whether max_concurrent
+    requests fit."""
+    usable = min(math.floor(total * utilization), total)
+    reserved = weights + overhead
     budget_for_kv = usable - reserved
-    max_requests = int(budget_for_kv // kv_gb_per_req)
-    return max_requests, budget_for_kv
+    if weights > usable or reserved > usable or budget_for_kv <= 0:
+        return 0, budget_for_kv, False
+    max_requests = budget_for_kv // kv_per_req
+    return max_requests, budget_for_kv, max_concurrent * kv_per_req <= budget_for_kv
 
 
-def main(path):
-    models, gpus, contexts = [], [], 0
+def read(path):
+    facts = {"model": [], "gpu": [], "kv": [], "weights": []}
     with open(path) as f:
         for line in f:
             w = line.split()
-            if w[0] == "model":
-                models.append((w[1],) + tuple(int(x) for x in w[2:]))
-            elif w[0] == "gpu":
-                gpus.append((w[1], int(w[2])))
-            elif w[0] == "contexts":
-                contexts = int(w[1])
-    out = csv.writer(sys.stdout, lineterminator="\n")
-    out.writerow(["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
-                  "kv_budget_gib", "max_concurrency", "fits"])
-    for (mid, layers, heads, kvh, hd, params, maxctx) in models:
-        for (gid, total) in gpus:
+            if w[0] in ("model", "gpu", "kv", "weights"):
+                facts[w[0]].append((w[1],) + tuple(int(x) for x in w[2:]))
+            else:
+                facts[w[0]] = [int(x) for x in w[1:]]
+    return facts
+
+
+def gib(v):
+    return "%.2f" % (max(v, 0) / GiB)
+
+
+def shape_a(facts, out):
+    """Seed-shaped: models x GPUs x sequence lengths x KV x weight formats x
+    concurrency, each request reserving its sequence length."""
+    out.writerow(["model", "gpu", "max_model_len", "kv", "weights", "concurrency", "weights_gib",
+                  "kv_budget_gib", "seq_bytes", "max_concurrency", "fits"])
+    for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
+        for (gid, total) in facts["gpu"]:
+            for seq_len in facts["lens"]:
+                for (kname, *kfmt) in facts["kv"]:
+                    kv_per_req = kv_cache_bytes(layers, kvh, hd, hdv, seq_len, 1, kfmt)
+                    for (wname, *wfmt) in facts["weights"]:
+                        weights = cdiv(format_bits(params, 0, wfmt), 8)
+                        for conc in facts["conc"]:
+                            n, budget, fits = memory_budget(weights, kv_per_req, conc, total)
+                            out.writerow([mid, gid, seq_len, kname, wname, conc, gib(weights),
+                                          gib(budget), kv_per_req, n,
+                                          "true" if fits else "false"])
+
+
+def vllm_b(layers, heads, kvh, hd, params, total, tp, util=0.9):
+    """One deployment under vLLM's rule as kvplan applies it (bf16 KV and
+    weights, paged in blocks of 16 with a null block, nothing reserved):
+    KV bytes per token, the KV budget, one block's bytes, whether the
+    deployment fits at all."""
+    h = max(1, kvh // tp)                       # KV heads replicated past tp
+    per_tok = kv_cache_bytes(layers, h, hd, hd, 1, 1, (16, 0, 0, 0))
+    block = 16 * per_tok
+    usable = min(math.floor(total * util), total)
+    weights = cdiv(params * 2, tp)
+    ok_tp = heads % tp == 0 and (kvh % tp == 0 if tp <= kvh else tp % kvh == 0)
+    budget = usable - weights
+    return per_tok, budget, block, ok_tp and weights <= usable and budget >= block
+
+
+def shape_b(facts, out, lua=False):
+    """Many C-axis rows: models x GPUs x tp x context x concurrency; with lua
+    (shape d) a filter and a computed column."""
+    header = ["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
+              "kv_budget_gib", "max_concurrency", "fits"]
+    out.writerow(header + (["budget_per_request"] if lua else []))
+    for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
+        for (gid, total) in facts["gpu"]:
             for tp in (1, 2, 4, 8):
-                h = max(1, kvh // tp)
-                per_tok = kv_cache_bytes(layers, h, hd, 1, 1)
-                for c in range(1, contexts + 1):
+                per_tok, budget, block, ok = vllm_b(layers, heads, kvh, hd, params, total, tp)
+                for c in range(1, facts["contexts"][0] + 1):
                     ctx = 512 * c
-                    kv_gb = kv_cache_bytes(layers, h, hd, ctx, 1) / 2**30
+                    seq = cdiv(ctx, 16) * block
+                    live = ok and ctx <= maxctx
+                    maxc = (budget - block) // seq if live else 0
+                    if lua and maxc < 1:
+                        continue
                     for conc in (1, 2, 4, 8, 16, 32, 64, 128):
-                        n, budget = memory_budget(params * 2 / tp / 2**30, kv_gb, conc, total / 2**30)
-                        out.writerow([mid, gid, tp, ctx, conc, per_tok, "%.2f" % max(budget, 0.0),
-                                      max(n, 0), "true" if n >= conc else "false"])
+                        fits = live and conc * seq + block <= budget
+                        row = [mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
+                               "true" if fits else "false"]
+                        if lua:
+                            row.append(max(budget, 0) // conc)
+                        out.writerow(row)
+
+
+def main(shape, path):
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    facts = read(path)
+    if shape == "d":
+        shape_b(facts, out, lua=True)
+    else:
+        {"a": shape_a, "b": shape_b}[shape](facts, out)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])

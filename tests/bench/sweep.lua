@@ -1,9 +1,13 @@
--- tests/bench/sweep.lua: the benchmark sweep: dense full-attention models x
--- GPUs x tp x context x concurrency, bf16 weights and KV, vLLM budget at 0.9.
--- Arguments: contexts=N (context values 512, 1024, ... N * 512), inputs=FILE
--- (write the model and GPU facts for the baselines there and stop).
+-- tests/bench/sweep.lua: shapes (b) and (d) of `make bench`: dense
+-- full-attention models x GPUs x tp x context x concurrency, bf16 weights
+-- and KV, vLLM's budget at 0.9 with no activation or overhead reserved (given
+-- as 0, so nothing is predicted): many rows per deployment, all on C axes.
+-- With lua=true (shape d) a Lua filter keeps the rows where at least one
+-- request fits and a Lua column adds the KV budget per request.
+-- Arguments: contexts=N (context values 512, 1024, ... N * 512), lua=true,
+-- inputs=FILE (write the model and GPU facts for the baselines there and stop).
 local kv = require "kvplan"
-local o = kv.options(..., {contexts = 250, inputs = ""})
+local o = kv.options(..., {contexts = 250, inputs = "", lua = false})
 
 local models = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
                 "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "qwen2.5-7b", "qwen2.5-72b"}
@@ -16,8 +20,8 @@ if o.inputs ~= "" then
   local f = assert(io.open(o.inputs, "w"))
   for _, id in ipairs(models) do
     local m = kv.model(id)
-    f:write(string.format("model %s %d %d %d %d %d %d\n", m.id, m.layers, m.heads, m.kv_heads,
-                          m.head_dim, m.params, m.max_context))
+    f:write(string.format("model %s %d %d %d %d %d %d %d\n", m.id, m.layers, m.heads, m.kv_heads,
+                          m.head_dim, m:layer(1).head_dim_v, m.params, m.max_context))
   end
   for _, id in ipairs(gpus) do
     f:write(string.format("gpu %s %d\n", id, kv.gpu(id).visible_bytes))
@@ -29,8 +33,14 @@ end
 
 local ctx = {}
 for i = 1, o.contexts do ctx[i] = 512 * i end
+local columns = {"model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
+                 "kv_budget_gib", "max_concurrency", "fits"}
+local filter
+if o.lua then
+  columns[#columns + 1] = {"budget_per_request", function(r) return r.kv_budget_bytes // r.concurrency end}
+  filter = function(r) return r.max_concurrency >= 1 end
+end
 kv.sweep{model = models, gpu = gpus, tp = {1, 2, 4, 8}, context = ctx,
          concurrency = {1, 2, 4, 8, 16, 32, 64, 128},
-         kv = "bf16", weights = "bf16", base = {utilization = 0.9},
-         columns = {"model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
-                    "kv_budget_gib", "max_concurrency", "fits"}}:write()
+         kv = "bf16", weights = "bf16", base = {utilization = 0.9, activation = 0, overhead = 0},
+         columns = columns, filter = filter}:write()

@@ -98,6 +98,25 @@ local n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = {1024, 20
 check.eq(n, 2, "filtered rows")
 check.eq(check.slurp(path), "context,half\n2048,1024\n4096,2048\n", "Lua column")
 
+-- max_context is computed when a filter or column reads it, once a row, and
+-- the row table a filter saw is the one the columns see
+local seen, kept = {}, nil
+n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", concurrency = {1, 64, 100000},
+             filter = function(r) seen[#seen + 1] = r; return r.max_context > 0 end,
+             columns = {"concurrency", "max_context",
+                        {"same", function(r) kept = r; return tostring(r == seen[#seen]) end},
+                        {"ctx", function(r) return r.max_context end}}}:write(path)
+check.eq(n, 2, "rows kept by max_context")
+local l8 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:ledger()
+check.eq(check.slurp(path), string.format("concurrency,max_context,same,ctx\n1,%d,true,%d\n64,%d,true,%d\n",
+         l8:max_context(1), l8:max_context(1), l8:max_context(64), l8:max_context(64)), "lazy max_context")
+check.eq(kept.max_context, l8:max_context(64), "a row keeps the max_context it computed")
+kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", filter = function(r) kept = r; return true end,
+         columns = {"fits"}}:write(path)
+check.error("row.max_context is known only while the sweep calls a filter or column", function()
+  return kept.max_context
+end)
+
 -- vars: the script's own axes, and the row's labels by name
 kv.sweep{model = {"llama-3.1-8b", "qwen3-8b"}, gpu = "l4", context = {4096, 8192},
          vars = {share = {0.25, 0.5}},

@@ -801,8 +801,51 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
   assert_int_equal(kvp_ledger_size(&d), offsetof(kvp_ledger, stage));
 }
 
+/* kvp_ledger_fit_limit agrees with kvp_ledger_fit at every concurrency,
+ * whatever the rule, allocation, stages, sharing, lengths or offload. */
+static void fit_limit_agrees_with_fit(void **state) {
+  (void)state;
+  static kvp_ledger l;
+  for (int variant = 0; variant < 9; variant++) {
+    kvp_deploy d;
+    seed_deploy(&d, 0);
+    d.weights = (kvp_format){4, 128, 16, 4};
+    d.max_model_len = 32768;
+    switch (variant) {
+      case 1: d.pp = 3; break;
+      case 2: d.alloc = KVP_ALLOC_CONTIGUOUS; break;
+      case 3: d.prefix_tokens = 1000; d.samples = 4; d.sample_tokens = 300; break;
+      case 4: d.nlen = 3; d.len[0] = 100; d.len[1] = 2000; d.len[2] = 9000; break;
+      case 5: d.host_bytes = 8 * GiB; break;
+      case 6: d.budget = KVP_BUDGET_SGLANG; d.block = 1; break;
+      case 7: d.budget = KVP_BUDGET_TRTLLM; d.block = 64; d.max_kv_tokens = 50000; break;
+      case 8: d.host_bytes = INT64_MAX / 2; break; /* room saturates */
+      default: break;
+    }
+    assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+    static const int64_t ctxs[] = {1, 15, 16, 17, 1000, 4096, 8192, 32768, 32769};
+    for (size_t i = 0; i < sizeof ctxs / sizeof ctxs[0]; i++) {
+      int64_t lim;
+      assert_int_equal(kvp_ledger_fit_limit(&l, ctxs[i], &lim), KVP_OK);
+      for (int64_t c = 1; c <= 400; c += (c < 50 ? 1 : 37)) {
+        kvp_fit f;
+        assert_int_equal(kvp_ledger_fit(&l, ctxs[i], c, &f), KVP_OK);
+        assert_int_equal(f.why == KVP_FITS, c <= lim);
+      }
+      if (lim > 0 && lim < INT64_MAX) { /* the boundary itself */
+        kvp_fit f;
+        assert_int_equal(kvp_ledger_fit(&l, ctxs[i], lim, &f), KVP_OK);
+        assert_int_equal(f.why, KVP_FITS);
+        assert_int_equal(kvp_ledger_fit(&l, ctxs[i], lim + 1, &f), KVP_OK);
+        assert_int_not_equal(f.why, KVP_FITS);
+      }
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(fit_limit_agrees_with_fit),
     cmocka_unit_test(ledger_sized_to_its_stages_answers_alike),
     cmocka_unit_test(seed_inputs_leave_4_gib_and_one_8k_request),
     cmocka_unit_test(true_4bit_weights_fit_16_requests_of_8k),
