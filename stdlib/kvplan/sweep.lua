@@ -99,8 +99,8 @@ end
 -- each combination is applied once to the first options and once to the
 -- second ones (a combination that passes both through leaves the option
 -- alone). The GPU axis sets the GPU memory, or only labels the rows when a
--- gpu_memory is given.
-local function place_axes(spec, base, axes)
+-- gpu_memory is given. With time columns the GPU stays a deployment (its rates).
+local function place_axes(spec, base, axes, timed)
   local cand, first, second = {}, {}, {}
   for _, a in ipairs(axes) do
     local k = a[1]
@@ -113,6 +113,8 @@ local function place_axes(spec, base, axes)
   if predicts(spec, base, "activation") then
     for k in pairs(activation_inputs) do cand[k] = nil end
   end
+  -- step times take each base deployment's GPU rates (kvplan.sim perf)
+  if timed then cand.gpu = nil end
   if spec.optim ~= nil and next(cand) ~= nil then
     local optim = require "kvplan.optim"
     for _, combo in ipairs(list(spec.optim)) do
@@ -201,12 +203,11 @@ function M.new(spec)
   for i = 1, #axes do
     if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
   end
-  place_axes(spec, base, axes)
-
   local timed = false
   for _, c in ipairs(type(spec.columns) == "table" and spec.columns or {}) do
     if time_columns[type(c) == "table" and c[1] or c] then timed = true end
   end
+  place_axes(spec, base, axes, timed)
   local s = setmetatable({spec = spec, bases = {}, perfs = {}, labels = {}, label_names = {}, row_labels = {},
                           axes = {}}, Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end

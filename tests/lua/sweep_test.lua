@@ -84,6 +84,14 @@ for i = 2, #rows do
   check.eq(tonumber(r[5]), l.overhead, "predicted overhead row " .. i)
   check.eq(tonumber(r[6]), l.kv_budget, "predicted kv_budget row " .. i)
 end
+-- step times take each GPU's rates: the GPU axis stays a deployment then
+kv.sweep{model = "llama-3.1-8b", gpu = {"h100-sxm", "l4"}, base = {activation = 0, overhead = 0},
+         context = 2048, concurrency = 4, columns = {"gpu", "tpot_ms"}}:write(path)
+rows = kv.csv.read(path)
+for i = 2, 3 do
+  local d = kv.deploy{model = "llama-3.1-8b", gpu = rows[i][1], activation = 0, overhead = 0}
+  check.eq(rows[i][2], string.format("%.4f", d:time(2048, 4).tpot_ms), "tpot_ms on " .. rows[i][1])
+end
 check.error("field 'utilization' must be in (0, 1], got 1.5", function()
   kv.sweep{model = "llama-3.1-8b", gpu = "h100", utilization = {0.9, 1.5},
            columns = {"fits"}}:write(path)
