@@ -194,10 +194,10 @@ static kvp_format *format_axis(lua_State *L, int spec, const char *name, int64_t
 
 /* The dependency of a built-in column's text. */
 static int column_dep(col_id id) {
+  if (id >= C_TPOT_MS) return DEP_ROW; /* step times: of the row's context and concurrency */
   switch (id) {
     case C_ROW: case C_FITS: case C_LIMIT: case C_WHY: case C_LUA: case C_CONCURRENCY:
-    case C_MAX_CONTEXT: case C_TPOT_MS: case C_TTFT_MS: case C_TOKENS_PER_S: case C_BOUND:
-    case C_KV_READ_SHARE: case C_USD_PER_MTOK:
+    case C_MAX_CONTEXT:
       return DEP_ROW;
     case C_CONTEXT: case C_SEQ_BYTES: case C_MAX_CONCURRENCY: return DEP_CTX;
     default: return DEP_LEDGER; /* labels, kv and weights included */
