@@ -27,9 +27,9 @@
 --   deployment   "GPU tp T x pp P, weights W, kv K"
 --   model, gpu, tp, pp, weights, kv, context, concurrency,
 --   item         weights, kv_used (the requests' KV in whole blocks), kv_free
---                (the rest of the KV budget), kv_short (KV the requests need
---                beyond the budget, when they do not fit), activation,
---                overhead (non-torch memory), margin (held back by utilization)
+--                (the rest of the KV budget), activation, overhead (non-torch
+--                memory), margin (held back by utilization), kv_short (KV the
+--                requests need beyond the budget; 0 when they fit)
 --   gib_per_gpu  the item's GiB on one GPU; share_pct  its share of the GPU
 --   note         where the number comes from
 -- The items add up to the GPU's memory (kv_short, which is not there, aside).
@@ -60,35 +60,14 @@ for _, g in ipairs(opt.gpu) do
           local l = d:ledger()
           local label = string.format("%s tp %d x pp %d, weights %s, kv %s", d.gpu.id, tp, pp,
                                       d.weights.name, d.kv.name)
-          local own, shared = l:request_bytes(context)
-          local need = own * opt.concurrency + shared
-          local fits, why = l:fit(context, opt.concurrency)
-          local function item(name, bytes, note)
+          for _, it in ipairs(kv.report.ledger_items(d, context, opt.concurrency)) do
             rows[#rows + 1] = {
               deployment = label, model = model.id, gpu = d.gpu.id, tp = tp, pp = pp,
               weights = d.weights.name, kv = d.kv.name, context = context,
-              concurrency = opt.concurrency, item = name, gib_per_gpu = bytes / GiB,
-              share_pct = 100 * bytes / l.total, note = note,
+              concurrency = opt.concurrency, item = it.item, gib_per_gpu = it.bytes / GiB,
+              share_pct = 100 * it.bytes / l.total, note = it.note,
             }
           end
-          local layers = pp > 1 and string.format(", the tightest of %d stages", pp) or ""
-          item("weights", l.weights, string.format("%s weights / tp %d%s", d.weights.name, tp, layers))
-          if fits and l.weights + l.activation + l.overhead <= l.usable then
-            item("kv_used", need, string.format("%d x %d tokens, %s, blocks of %d", opt.concurrency,
-                                                context, d.kv.name, l.block))
-            item("kv_free", l.kv_budget - need,
-                 string.format("room for %d more requests of %d tokens",
-                               l:max_concurrency(context) - opt.concurrency, context))
-          else
-            item("kv_used", math.min(need, l.kv_budget), "the whole KV budget")
-            item("kv_short", math.max(0, need - l.kv_budget), "does not fit: " .. (why or ""))
-          end
-          item("activation", l.activation, d.activation_source == "given" and "given"
-               or "vLLM's profiling-run peak, " .. (d.activation_source or "predicted"))
-          item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), "
-               .. (d.overhead_source or "given"))
-          item("margin", l.total - l.usable,
-               string.format("held back by utilization %.2f", opt.utilization))
         end
       end
     end

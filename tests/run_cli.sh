@@ -142,7 +142,7 @@ expect negative_word 0 "" -- -e "io.write((...)[1])" -5
 check "negative_word is a word, not an option" [ "$(cat "$out/negative_word.out")" = "-5" ]
 expect d_not_run 2 "kvplan: option '-d' is not for 'kvplan' (try 'kvplan --help')" -- -d x tests/cli/args.lua
 expect help_lists 0 "" -- --help
-for w in fit capacity ledger best models gpus batch merge --format --shard "ready scripts:" "man kvplan"; do
+for w in fit capacity ledger best models gpus plot batch merge --format --shard "ready scripts:" "man kvplan"; do
   grep -q -e "$w" "$out/help_lists.out" || { fail=$((fail + 1)); echo "FAIL cli --help does not mention $w"; }
 done
 # ready scripts by name
@@ -257,6 +257,33 @@ check "ledger: weights, kv_used, kv_free, activation, overhead, margin add up to
     end
     assert(n == 8, n)\""
 check "ledger: a deployment that does not fit says by how much" grep -q ',kv_short,[0-9.]*,[0-9.]*,"does not fit: KV for 64 x 32000 tokens needs' "$out/ledger_cmd.out"
+# charts by gnuplot: PNGs of the requested size with a picture in them
+blank() { # blank.png of W x H: the same terminal with nothing drawn
+  gnuplot -e "set terminal pngcairo size $1,$2; set output '$out/blank_$1x$2.png'; unset border; unset tics; unset key; plot [0:1][0:1] NaN"
+}
+if command -v gnuplot >/dev/null 2>&1; then
+  blank 900 500; blank 640 400
+  rm -f "$out/cap.png" "$out/ledger.png" "$out/bars.png" "$out/bars.svg"
+  expect plot_capacity 0 "" -- examples/capacity_curve.lua chart="$out/cap.png"
+  expect png_capacity 0 "" -- tests/cli/png_check.lua path="$out/cap.png" width=900 height=500 blank="$out/blank_900x500.png"
+  expect plot_ledger 0 "" -- examples/ledger_bars.lua chart="$out/ledger.png"
+  expect png_ledger 0 "" -- tests/cli/png_check.lua path="$out/ledger.png" width=900 height=500 blank="$out/blank_900x500.png"
+  "$kvplan" capacity model=llama-3.1-8b gpus=h100,l40s kv=bf16,fp8 > "$out/cap_report.csv"
+  expect plot_cmd 0 "" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency by=kv kind=bar -o "$out/bars.png" width=640 height=400
+  expect png_cmd 0 "" -- tests/cli/png_check.lua path="$out/bars.png" width=640 height=400 blank="$out/blank_640x400.png"
+  expect plot_svg 0 "" -- plot "$out/cap_report.csv" x=gpu y=kv_tokens by=kv kind=bar width=640 height=400 -o "$out/bars.svg"
+  check "plot_svg: an SVG of the requested size" sh -c "grep -q '<svg' '$out/bars.svg' && grep -q 'width=\"640\"' '$out/bars.svg' && grep -q 'height=\"400\"' '$out/bars.svg'"
+  expect plot_bad_column 1 "kvplan: $out/cap_report.csv has no column 'max_conc' (did you mean 'max_concurrency'?)" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_conc -o "$out/x.png"
+  expect plot_bad_ext 1 "kvplan: field 'output' must name a .png or .svg file, got '$out/x.gif'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.gif"
+  expect plot_no_o 1 "kvplan: kvplan plot needs -o CHART.png or -o CHART.svg" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency
+  expect plot_line_text 1 "kvplan: $out/cap_report.csv:2: column 'gpu' holds 'h100-sxm', not a number" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
+  check "failed plots leave no file" sh -c "! ls '$out' | grep -q '^x\\.'"
+else
+  fail=$((fail + 1)); echo "FAIL cli plots: gnuplot missing (make deps installs gnuplot-nox)"
+fi
 # the catalogs listed by commands
 expect models_cmd 0 "" -- models llama-3.1
 check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]

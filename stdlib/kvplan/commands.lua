@@ -99,4 +99,29 @@ end
 --- startup logs (validate.lua).
 function M.validate(args) return require("kvplan.validate").command(args) end
 
+--- kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked
+--- width=W height=H title=T logx= logy=] -o CHART.png|svg
+function M.plot(args)
+  local words, opts = {}, {}
+  for k, v in pairs(args or {}) do
+    if math.type(k) == "integer" then words[k] = v else opts[k] = v end
+  end
+  if #words ~= 1 then
+    util.raise("usage: kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg")
+  end
+  local o = options.parse(opts, {
+    x = options.required "x=context", y = options.required "y=max_concurrency", by = "",
+    kind = "line", width = 800, height = 500, title = "", xlabel = "", ylabel = "",
+    logx = false, logy = false,
+  })
+  local c = package.loaded["kvplan.cli"] or {}
+  if c.output == nil then util.raise("kvplan plot needs -o CHART.png or -o CHART.svg") end
+  require("kvplan.plot").plot{
+    data = words[1], x = o.x, y = o.y, by = o.by ~= "" and o.by or nil, kind = o.kind,
+    output = c.output, width = o.width, height = o.height,
+    title = o.title ~= "" and o.title or nil, xlabel = o.xlabel ~= "" and o.xlabel or nil,
+    ylabel = o.ylabel ~= "" and o.ylabel or nil, logx = o.logx, logy = o.logy,
+  }
+end
+
 return M

@@ -47,6 +47,8 @@ M.options = setmetatable({required = require("kvplan.options").required},
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end
 --- kv.best{model, context, concurrency, ...}: ranked deployments (best.lua).
 M.best = function(spec) return require("kvplan.best").search(spec) end
+--- kv.plot{data, x, y, by, kind, output, ...}: a chart by gnuplot (plot.lua).
+M.plot = function(spec) return require("kvplan.plot").plot(spec) end
 --- kv.bytes("80 GiB") -> 85899345920
 M.bytes = M.units.bytes
 

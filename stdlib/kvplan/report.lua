@@ -266,6 +266,37 @@ function M.ledger_row(d, context, concurrency)
   }
 end
 
+--- Where the memory of one GPU of deployment d goes with `concurrency`
+--- requests of `context` tokens (the tightest pipeline stage): a list of
+--- {item, bytes, note} for weights, kv_used, kv_free, activation, overhead,
+--- margin (1 - utilization) and kv_short (what the requests need beyond the
+--- KV budget, 0 when they fit). All but kv_short add up to the GPU's memory.
+function M.ledger_items(d, context, concurrency)
+  local l = d:ledger()
+  context = util.count(context or l.max_model_len, "context")
+  concurrency = util.count(concurrency or 1, "concurrency")
+  local out = {}
+  local function item(name, bytes, note) out[#out + 1] = {item = name, bytes = bytes, note = note} end
+  local own, shared = l:request_bytes(context)
+  local need = own * concurrency + shared
+  local fits, why = l:fit(context, concurrency)
+  local stages = d.pp > 1 and string.format(", the tightest of %d stages", d.pp) or ""
+  item("weights", l.weights, string.format("%s weights / tp %d%s", d.weights.name, d.tp, stages))
+  local used = fits and need or math.max(0, math.min(need, l.kv_budget))
+  item("kv_used", used, fits and string.format("%d x %d tokens, %s, blocks of %d", concurrency, context,
+                                               d.kv.name, l.block) or "the whole KV budget")
+  item("kv_free", fits and l.kv_budget - need or 0, fits and string.format(
+       "room for %d more requests of %d tokens", l:max_concurrency(context) - concurrency, context)
+       or "none")
+  item("activation", l.activation, d.activation_source == "given" and "given"
+       or "vLLM's profiling-run peak, " .. (d.activation_source or "predicted"))
+  item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), " .. (d.overhead_source or "given"))
+  item("margin", l.total - l.usable, string.format("held back by utilization %.2f", d.utilization or 0.9))
+  item("kv_short", fits and 0 or math.max(0, need - math.max(0, l.kv_budget)),
+       fits and "fits" or "does not fit: " .. (why or ""))
+  return out
+end
+
 setmetatable(M, {__call = function(_, opts) return M.new(opts) end})
 
 return M
