@@ -15,9 +15,10 @@
 /* One layer, one head of 8: 32 bytes a token in bf16; block 2 (64 bytes);
  * 1000 parameters (2000 bytes); `blocks` blocks in the pool besides the
  * null block. Bandwidth 1 GB/s and 1 TFLOP/s: every step memory-bound. */
-static void tiny(kvp_ledger *l, kvp_cost *c, int64_t blocks) {
+static void tiny_prefix(kvp_ledger *l, kvp_cost *c, int64_t blocks, int64_t prefix) {
   kvp_deploy d;
   kvp_deploy_defaults(&d);
+  d.prefix_tokens = prefix;
   assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
   d.model.params = d.model.active = 1000;
   d.block = 2;
@@ -28,6 +29,8 @@ static void tiny(kvp_ledger *l, kvp_cost *c, int64_t blocks) {
   kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
   assert_int_equal(kvp_cost_init(c, l, &p, NULL), KVP_OK);
 }
+
+static void tiny(kvp_ledger *l, kvp_cost *c, int64_t blocks) { tiny_prefix(l, c, blocks, 0); }
 
 static kvp_sim_config config(int64_t seqs, int64_t tokens) {
   return (kvp_sim_config){.sched = KVP_SCHED_CONTINUOUS, .max_num_seqs = seqs,
@@ -330,20 +333,10 @@ static void bad_workloads_are_clear_errors_never_a_hang(void **state) {
  * 3-token prompt keeps its last token to compute (only 1 whole block hit). */
 static void a_shared_prefix_is_cached_once_and_not_recomputed(void **state) {
   (void)state;
-  kvp_deploy d;
   kvp_ledger l;
   kvp_cost c;
   kvp_sim s;
-  kvp_deploy_defaults(&d);
-  assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
-  d.model.params = d.model.active = 1000;
-  d.block = 2;
-  d.utilization = 1.0;
-  d.gpu_bytes = 2000 + 11 * 64;
-  d.prefix_tokens = 5;
-  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
-  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
-  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  tiny_prefix(&l, &c, 10, 5);
   kvp_request req[3] = {{0, 7, 2}, {0, 7, 2}, {0, 3, 1}};
   kvp_sim_config cfg = config(8, 64);
   assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
