@@ -58,7 +58,7 @@ UNIT_BIN = $(UNIT:%=$(B)/tests/test_%)
 KVPLAN = $(B)/kvplan
 
 .PHONY: all run test check bench install clean deps test-only unit-tests lua-tests \
-        golden-tests cli-tests module-test fault-tests validate-tests
+        golden-tests cli-tests module-test install-test fault-tests validate-tests
 
 all: deps $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
 
@@ -147,7 +147,7 @@ $(B)/fault_shim.so: tests/fault/shim.c | $(B)
 fault-tests: $(KVPLAN) $(SHIM)
 	@sh tests/fault/run.sh $(KVPLAN) $(SHIM)
 
-test-only: unit-tests lua-tests golden-tests cli-tests module-test fault-tests validate-tests
+test-only: unit-tests lua-tests golden-tests cli-tests module-test install-test fault-tests validate-tests
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -174,14 +174,31 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@sh tests/bench/run.sh $(KVPLAN)
 
+# Installs the binary, the Lua module (lua5.4: require "kvplan"), the C
+# library and headers, the ready scripts where the binary finds them
+# (PREFIX/share/kvplan/scripts, found beside bin/), the manual page and the
+# documentation with the examples (PREFIX/share/doc/kvplan).
+DOC = $(DESTDIR)$(PREFIX)/share/doc/kvplan
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
-	  $(DESTDIR)$(PREFIX)/lib/lua/5.4
+	  $(DESTDIR)$(PREFIX)/lib/lua/5.4 $(DESTDIR)$(PREFIX)/include/kvplan \
+	  $(DESTDIR)$(PREFIX)/share/kvplan/scripts $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DOC)/examples $(DOC)/docs
 	install -m 755 $(KVPLAN) $(DESTDIR)$(PREFIX)/bin/kvplan
 	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/libkvplan.a
-	install -d $(DESTDIR)$(PREFIX)/include/kvplan
-	install -m 644 engine/core/kvplan.h engine/core/optim.h engine/core/sweep.h engine/core/roofline.h engine/core/sim.h $(DESTDIR)$(PREFIX)/include/kvplan/
+	install -m 644 $(wildcard engine/core/*.h) $(DESTDIR)$(PREFIX)/include/kvplan/
 	install -m 755 $(B)/kvplan.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/kvplan.so
+	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/kvplan/scripts/
+	install -m 644 docs/kvplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
+	install -m 644 README.md SCRIPTING.md LICENSE $(DOC)/
+	install -m 644 examples/*.lua $(DOC)/examples/
+	install -m 644 $(wildcard docs/*.png docs/*.md) $(DOC)/docs/
+
+# make install into a scratch DESTDIR, then run the installed kvplan
+install-test:
+	@rm -rf $(B)/inst
+	@$(MAKE) --no-print-directory -s install DESTDIR=$(CURDIR)/$(B)/inst PREFIX=/usr/local B=$(B) >/dev/null
+	@sh tests/run_install.sh $(B)/inst/usr/local
 
 clean:
 	rm -rf $(B)

@@ -112,8 +112,8 @@ static const optdef opts[] = {
   {"manifest", 'm', "FILE", F_BATCH, set_manifest,
    "batch: run the lines 'SCRIPT key=value ...' of FILE"},
   {"format", 'f', "FMT", F_RUN | F_BATCH, set_format,
-   "csv, table, json (JSON Lines) or markdown; default: table\n"
-   "                   on a terminal, csv otherwise"},
+   "csv, table, json (JSON Lines) or markdown; default:\n"
+   "a table on a terminal, else by the file name (.jsonl, .md,\n.txt), else csv"},
   {"shard", 0, "K/N", F_RUN | F_BATCH, set_shard, "write only the K-th of N equal slices of every sweep"},
   {"quiet", 'q', NULL, F_ALL, set_quiet, "no progress line on stderr"},
   {"traceback", 0, NULL, F_ALL, set_traceback, "add a Lua traceback to error messages"},
@@ -516,10 +516,15 @@ static void usage(FILE *f) {
     else
       snprintf(left, sizeof left, "    --%s%s%s", opts[i].name, opts[i].arg ? " " : "",
                opts[i].arg ? opts[i].arg : "");
-    fprintf(f, "  %-17s %s\n", left, opts[i].help);
+    fprintf(f, "  %-22s ", left);
+    for (const char *h = opts[i].help; *h; h++) { /* continuation lines under the text */
+      fputc(*h, f);
+      if (*h == '\n') fprintf(f, "%25s", "");
+    }
+    fputc('\n', f);
   }
-  fputs("  -h, --help        show this help\n"
-        "  -v, --version     show the version\n"
+  fputs("  -h, --help             show this help\n"
+        "  -v, --version          show the version\n"
         "\nkey=value pairs reach the script as a table (its first argument, '...');\n"
         "sizes take units (80GiB, 2G), token counts suffixes (32k = 32000, 32K = 32768).\n"
         "batch goes on past a failing script, prints a summary and exits 1 if any\n"

@@ -1,0 +1,30 @@
+#!/bin/sh
+# tests/run_install.sh: what `make install` put under PREFIX works: the binary
+# finds its ready scripts, the manual page reads, the docs and examples are
+# there, lua5.4 loads the module.
+# Usage: sh tests/run_install.sh DESTDIR/PREFIX
+p=$1
+pass=0; fail=0
+check() {
+  name=$1; shift
+  if "$@" > /dev/null 2>&1; then pass=$((pass + 1)); echo "ok   install $name"
+  else fail=$((fail + 1)); echo "FAIL install $name"; fi
+}
+for f in bin/kvplan lib/lua/5.4/kvplan.so lib/libkvplan.a include/kvplan/kvplan.h \
+         share/kvplan/scripts/fit.lua share/kvplan/scripts/capacity.lua share/kvplan/scripts/ledger.lua \
+         share/kvplan/scripts/best.lua share/man/man1/kvplan.1 share/doc/kvplan/README.md \
+         share/doc/kvplan/SCRIPTING.md share/doc/kvplan/examples/capacity_curve.lua \
+         share/doc/kvplan/docs/capacity_curve.png; do
+  check "$f" test -s "$p/$f"
+done
+# the installed binary, run from elsewhere, finds the installed scripts
+check "kvplan fit from the installed scripts" sh -c "cd /tmp && env -u KVPLAN_SCRIPTS '$PWD/$p/bin/kvplan' fit model=llama-3.1-8b gpus=l4 | grep -q '^llama-3.1-8b,l4,'"
+check "--help names the installed scripts" sh -c "'$p/bin/kvplan' --help | grep -q 'ready scripts: .*$p/share/kvplan/scripts'"
+if command -v man >/dev/null 2>&1; then
+  check "man page renders without warnings" sh -c "[ -z \"\$(man --warnings -l '$p/share/man/man1/kvplan.1' 2>&1 >/dev/null)\" ] && MANWIDTH=80 man -l '$p/share/man/man1/kvplan.1' | grep -q 'kvplan best'"
+fi
+if command -v lua5.4 >/dev/null 2>&1; then
+  check "lua5.4 loads the installed module" lua5.4 -e "package.cpath = '$p/lib/lua/5.4/?.so;' .. package.cpath; assert(require('kvplan').model('llama-3.1-8b'))"
+fi
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
