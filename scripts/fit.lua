@@ -29,7 +29,9 @@
 --   model, gpu, tp, weights, kv, context, concurrency,
 --   fits             true when `concurrency` requests of `context` tokens fit
 --   limit            the limiting term: none, weights, reserved, no_block,
---                    kv, context, tp_heads, tp_kv_heads, pp_layers
+--                    kv, context, tp_heads, tp_kv_heads, pp_layers, starts
+--                    (vLLM would refuse to start: max_model_len does not fit
+--                    its KV cache)
 --   max_concurrency  requests of `context` tokens that fit (0: none)
 --   max_context      longest context for `concurrency` requests (0: none)
 --   weights_gib      weights per GPU; kv_budget_gib: memory left for the KV cache
@@ -60,6 +62,7 @@ for _, g in ipairs(list) do
     }
     local row = kv.report.ledger_row(d, context, opt.concurrency)
     local _, _, limit = d:ledger():fit(row.context, row.concurrency)
+    if limit == "none" and not d:starts() then limit = "starts" end
     rows[#rows + 1] = {
       model = row.model, gpu = row.gpu, tp = row.tp, weights = row.weights, kv = row.kv,
       context = row.context, concurrency = row.concurrency, fits = row.fits, limit = limit,

@@ -490,6 +490,26 @@ function Deployment:workers()
   return out
 end
 
+--- Would the engine start? vLLM (budget vllm, paged) refuses to start when
+--- one request of max_model_len needs more KV cache than it has
+--- (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, the
+--- ledger's vllm_starts and vllm_max_model_len). Returns true, or
+--- false and the reason with the length vLLM would estimate instead. A
+--- deployment that does not fit at all (weights, no block) does not start
+--- either: false and the ledger's reason.
+function Deployment:starts()
+  local l = self:ledger()
+  if not l.fits then return false, l.why end
+  if self.budget ~= "vllm" or (self.allocation ~= nil and self.allocation ~= "paged") then
+    return true, ""
+  end
+  if l.vllm_starts then return true, "" end
+  return false, string.format(
+    "vLLM refuses to start: one request of max_model_len %d tokens needs %.2f GiB of KV "
+    .. "cache, %.2f GiB available (vLLM's estimated maximum model length is %d)",
+    l.max_model_len, units.gib(l.vllm_kv_needed), units.gib(l.kv_budget), l.vllm_max_model_len)
+end
+
 --- A copy with some options changed: d:with{tp = 4, kv = "fp8"}. An optional
 --- setting given as false returns to its default: d:with{gpu_memory = false}.
 --- The deployment's optimizations are applied again to the changed options.

@@ -253,6 +253,9 @@ function M.ledger_row(d, context, concurrency)
   context = util.count(context or l.max_model_len, "context")
   concurrency = util.count(concurrency or 1, "concurrency")
   local fits, why = l:fit(context, concurrency)
+  -- an engine that refuses to start serves nothing (deploy.lua starts)
+  local starts, refusal = d:starts()
+  if fits and not starts then fits, why = false, refusal end
   local maxc = l:max_concurrency(context)
   local maxl = l:max_context(concurrency)
   return {

@@ -73,3 +73,18 @@ check.error("unknown field 'expert' in weight_formats (did you mean 'experts'?)"
   kv.model{id = "x", layers = 1, hidden = 8, heads = 1, head_dim = 8, params = 1000,
            weight_formats = {expert = "mxfp4"}}
 end)
+
+-- ---- the engine refuses to start ---------------------------------------------------
+-- Llama-3.1-8B on an RTX 3090 at max_model_len 29000 (vLLM 0.6.4, the log of
+-- vllm-project/vllm#10517: 0.82x, refused); the measured reserves given
+local refused = kv.deploy{model = "llama-3.1-8b", gpu_memory = kv.bytes("23.58 GiB"),
+                          weight_bytes = kv.bytes("14.9888 GiB"), activation = kv.bytes("2.99 GiB"),
+                          overhead = kv.bytes("0.35 GiB"), max_model_len = 29000}
+local ok, why = refused:starts()
+check.eq(ok, false, "29000 tokens do not fit: vLLM refuses")
+check.eq(why:find("vLLM refuses to start: one request of max_model_len 29000 tokens", 1, true), 1,
+         "the reason")
+check.eq(kv.report.ledger_row(refused, 1024, 1).fits, false, "fits never hides a refusal")
+check.eq(select(1, refused:with{max_model_len = 20000}:starts()), true, "20000 tokens start")
+check.eq(select(1, kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang"}:starts()),
+         true, "other budgets: starts when it fits")
