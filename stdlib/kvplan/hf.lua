@@ -72,6 +72,10 @@ local families = {
              attn_layer_period = 8, attn_layer_offset = 4, expert_layer_period = 2,
              expert_layer_offset = 1, mamba_d_state = 16, mamba_d_conv = 4, mamba_expand = 2,
              mamba_conv_bias = true, mamba_proj_bias = false}},
+  -- NemotronHConfig: hybrid_override_pattern gives each layer's block, M a
+  -- Mamba2 mixer, * attention, - an MLP (relu2, not gated), E a MoE MLP;
+  -- one norm a block
+  nemotron_h = {tie = false, hybrid = "mamba2", norms = 1, class = "NemotronHConfig"},
   -- Llama4TextConfig: chunked local attention on the RoPE layers
   -- (no_rope_layers[i] == 1, default every layer but each 4th)
   llama4_text = {tie = false, moe = "llama4", chunked = true, class = "Llama4TextConfig",
@@ -237,6 +241,19 @@ local function kinds_of(C, a)
     local every, w = C:int("full_attention_interval", 1, true)
     for i = 0, n - 1 do kinds[i + 1] = (i + 1) % every == 0 and "full" or "state" end
     how = w .. ": full attention when (i+1) % " .. every .. " == 0, linear attention elsewhere"
+  elseif fam.hybrid == "mamba2" then
+    local p, w = C:str("hybrid_override_pattern")
+    if p == nil then C:raise("missing field '%s'", C:label("hybrid_override_pattern")) end
+    if #p ~= n then C:raise("field '%s' has %d characters, expected %d (num_hidden_layers)", w, #p, n) end
+    local map = {M = "state", ["*"] = "full", ["-"] = "none", E = "none"}
+    for i = 1, n do
+      local k = map[p:sub(i, i)]
+      if k == nil then
+        C:raise("field '%s' character %d is %s, expected one of M * - E", w, i, show(p:sub(i, i)))
+      end
+      kinds[i] = k
+    end
+    how = w .. ": M Mamba2, * attention, - and E MLP only (no KV)"
   elseif fam.hybrid == "mamba" then
     local period, w1 = C:int("attn_layer_period", 1, true)
     local offset, w2 = C:int("attn_layer_offset", 0, true)
@@ -326,6 +343,14 @@ local function state_of(C, a)
     return {kind = "state", state_bytes = bytes, state_heads = nk,
             note = string.format("Gated DeltaNet: conv %d x %d + recurrent %d x %d x %d elements",
                                  kernel - 1, 2 * nk * dk + nv * dv, nv, dk, dv)}
+  elseif C.fam.hybrid == "mamba2" then
+    local m = {heads = C:int("mamba_num_heads", 1, true), head_dim = C:int("mamba_head_dim", 1, true),
+               state = C:int("ssm_state_size", 1, true),
+               groups = C:int({"n_groups", "mamba_num_groups"}, 1, true),
+               conv_kernel = C:int("conv_kernel", 1, true)}
+    a.mamba2 = m
+    local bytes, parts, note = models.mamba2_state(m, a.dtype_bytes, ssm_bytes, C.file)
+    return {kind = "state", state_bytes = bytes, state_heads = parts, note = note}
   elseif C.fam.hybrid == "mamba" then
     local expand, dconv = C:int("mamba_expand", 1, true), C:int("mamba_d_conv", 1, true)
     local dstate = C:int("mamba_d_state", 1, true)
@@ -358,6 +383,8 @@ local function pattern_of(C, a, kinds)
     elseif k == "state" then
       state = state or state_of(C, a)
       shapes[i] = state
+    elseif k == "none" then
+      shapes[i] = {kind = "none"}
     else
       shapes[i] = {kind = "full"}
     end
@@ -581,6 +608,18 @@ local function linear_params(C, a)
     return mul(F, h, 2 * kdim + 2 * vdim) + mul(F, h, 2 * l.nv) + mul(F, 2 * kdim + vdim, l.kernel)
            + 2 * l.nv + l.dv + mul(F, vdim, h)
   end
+  if a.mamba2 then
+    -- NemotronHMamba2Mixer: in_proj to 2 inner + 2 groups x state + heads,
+    -- a depthwise conv over inner + 2 groups x state, dt_bias, A_log, D,
+    -- a gated RMSNorm over inner, out_proj
+    local m = a.mamba2
+    local inner, cd = m.heads * m.head_dim, m.heads * m.head_dim + 2 * m.groups * m.state
+    local n = mul(F, h, 2 * inner + 2 * m.groups * m.state + m.heads) + mul(F, cd, m.conv_kernel)
+              + 3 * m.heads + inner + mul(F, inner, h)
+    if a.conv_bias then n = n + cd end
+    if a.proj_bias then n = n + 2 * inner + 2 * m.groups * m.state + m.heads + h end
+    return n
+  end
   local m = a.mamba
   local rank = a.dt_rank
   local n = mul(F, h, 2 * m.inner) + mul(F, m.inner, m.d_conv)
@@ -601,10 +640,17 @@ local function estimate(C, a)
   for i = 0, a.layers - 1 do
     local kind = a.kinds[i + 1]
     local n = kind == "state" and linear_params(C, a) or attention_params(C, a)
+    if C.fam.hybrid == "mamba2" then
+      -- one mixer a block: Mamba2, attention, or an MLP (up and down, relu2)
+      n = kind == "state" and linear_params(C, a) or kind == "full" and attention_params(C, a)
+          or 2 * mul(F, h, a.intermediate)
+    end
     local norms = (C.fam.norms or 2) * h
     if C.fam.falcon then norms = (a.new_arch and 2 or 1) * 2 * h end
     n = n + norms
-    if a.moe and a.moe.is_moe(i) then
+    if C.fam.hybrid == "mamba2" then
+      -- no other FFN in the block
+    elseif a.moe and a.moe.is_moe(i) then
       local e = a.moe
       local per_expert = 3 * mul(F, h, e.inter) + (C.fam.expert_bias and 2 * e.inter + h or 0)
       n = n + mul(F, h, e.experts) + (C.fam.router_bias and e.experts or 0)
@@ -932,6 +978,12 @@ local function read_ffn(C, a)
   a.intermediate, a.dense_intermediate = inter, inter
   C:fact("intermediate = " .. iw)
   if fam.moe == "llama4" then a.dense_intermediate = C:int("intermediate_size_mlp") or inter end
+  if fam.hybrid == "mamba2" then
+    a.conv_bias = C:bool("use_conv_bias") ~= false
+    a.proj_bias = C:bool("use_bias") == true
+    C:fact(string.format("Mamba2 conv bias %s (use_conv_bias), projection bias %s (use_bias)",
+                         tostring(a.conv_bias), tostring(a.proj_bias)))
+  end
   if fam.hybrid == "mamba" then
     a.dt_rank = C:int("mamba_dt_rank") or (a.hidden + 15) // 16 -- JambaConfig "auto"
     a.conv_bias = C:bool("mamba_conv_bias") ~= false

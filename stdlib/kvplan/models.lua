@@ -45,12 +45,64 @@ local dtype_format = {
   mxfp4 = "mxfp4",
 }
 
+--- The per-sequence state of one Mamba2 layer from its shapes, as vLLM
+--- sizes it (vllm/model_executor/layers/mamba/mamba_utils.py
+--- MambaStateShapeCalculator.mamba2_state_shape; MambaSpec.page_size_bytes
+--- sums each shape's elements times its dtype's bytes):
+---   conv state     (conv_kernel - 1) x (heads x head_dim + 2 x groups x state)
+---   temporal (SSM) heads x head_dim x state
+--- m = {heads, head_dim, state, groups, conv_kernel}; conv_bytes and ssm_bytes
+--- the dtypes' bytes (the model dtype, vLLM mamba_cache_dtype "auto"; the SSM
+--- state in mamba_ssm_cache_dtype when the config names one). Returns the
+--- bytes at TP 1 and the parts TP splits them into (the groups: heads and
+--- groups are sharded together; kvplan replicates beyond them).
+function M.mamba2_state(m, conv_bytes, ssm_bytes, what)
+  for _, k in ipairs({"heads", "head_dim", "state", "groups", "conv_kernel"}) do
+    util.count(m[k], what .. "." .. k, 1)
+  end
+  local inner = m.heads * m.head_dim
+  local conv = (m.conv_kernel - 1) * (inner + 2 * m.groups * m.state)
+  local ssm = m.heads * m.head_dim * m.state
+  return conv * conv_bytes + ssm * ssm_bytes, m.groups,
+         string.format("Mamba2: conv %d x %d + SSM %d x %d x %d elements", m.conv_kernel - 1,
+                       inner + 2 * m.groups * m.state, m.heads, m.head_dim, m.state)
+end
+
+local dtype_bytes = {bf16 = 2, bfloat16 = 2, fp16 = 2, float16 = 2, fp32 = 4, float32 = 4}
+
+-- layer_kinds runs that give Mamba2 shapes (`mamba2 = {...}`) get their
+-- state_bytes and state_heads computed (M.mamba2_state).
+local function resolve_runs(t)
+  local runs = t.layer_kinds
+  if type(runs) ~= "table" then return runs end
+  local out, changed = {}, false
+  for i, r in ipairs(runs) do
+    if type(r) == "table" and r.mamba2 ~= nil then
+      local m = r.mamba2
+      if type(m) ~= "table" then
+        util.raise("field 'layer_kinds[%d].mamba2' must be a table, got %s", i, type(m))
+      end
+      local b = dtype_bytes[(t.dtype or "bf16"):lower()] or 2
+      local sb = m.ssm_dtype and dtype_bytes[m.ssm_dtype:lower()] or b
+      local c = {}
+      for k, v in pairs(r) do if k ~= "mamba2" then c[k] = v end end
+      c.kind = "state"
+      c.state_bytes, c.state_heads, c.note = M.mamba2_state(m, b, sb, "layer_kinds[" .. i .. "].mamba2")
+      out[i], changed = c, true
+    else
+      out[i] = r
+    end
+  end
+  return changed and out or runs
+end
+
 --- A Model from a table of architecture facts.
 function M.new(t)
   if type(t) ~= "table" then util.raise("a model must be a table, got %s", type(t)) end
   util.check_keys(t, allowed, "model" .. (t.id and (" '" .. tostring(t.id) .. "'") or ""))
   local c = {}
   for k in pairs(arch) do c[k] = t[k] end
+  c.layer_kinds = resolve_runs(t)
   if t.mla then
     if type(t.mla) ~= "table" then util.raise("field 'mla' must be a table, got %s", type(t.mla)) end
     c.kv_lora_rank, c.rope_dim = t.mla.kv_lora_rank, t.mla.rope_dim or 0

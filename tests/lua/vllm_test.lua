@@ -128,3 +128,21 @@ check.eq(dp8:ledger().kv_bytes_per_token, tp8:ledger().kv_bytes_per_token, "MLA 
 check.error("field 'enable_expert_parallel' needs a MoE model",
             function() kv.deploy{model = "llama-3.1-8b", gpu = "h100",
                                  enable_expert_parallel = true} end)
+
+-- Mamba2 states from the config's shapes (vLLM MambaStateShapeCalculator.
+-- mamba2_state_shape: conv (conv_kernel - 1) x (heads x head_dim + 2 groups x
+-- state), SSM heads x head_dim x state, bf16): NVIDIA-Nemotron-Nano-9B-v2
+local nem = kv.deploy{model = "nemotron-nano-9b-v2", gpu = "h100", activation = "1 GiB",
+                      overhead = "1 GiB", max_model_len = 131072}
+local state = 3 * (128 * 80 + 2 * 8 * 128) * 2 + 128 * 80 * 128 * 2
+check.eq(nem.model:layer(1).state_bytes, state, "a Mamba2 state: 2695168 bytes")
+check.eq(nem.model:layer(2).kind, "none", "an MLP-only block holds no KV")
+-- HybridAttentionMambaModelConfig: block = 16 ceil(state / (16 x 4096 bytes a token))
+local nl = nem:ledger()
+check.eq(nl.block, 16 * ((state + 16 * 4096 - 1) // (16 * 4096)), "block raised to 672")
+-- 27 Mamba + 4 attention layers: group size 4, 7 Mamba groups and 1 attention group
+check.eq(nl.kv_groups, 8, "groups")
+check.eq(nl.group_blocks, "131072/131072/131072/131072/131072/131072/131072/672",
+         "Mamba groups' block is max_model_len")
+check.eq(nl:vllm_groups()[1].padded, true, "the state page is padded to the attention page")
+check.eq(nl:request_bytes(1), 8 * nl.block_bytes, "a request's first token: a block in every group")

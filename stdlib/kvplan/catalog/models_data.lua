@@ -11,6 +11,9 @@
 --   * layer_kinds: cyclic pattern of runs starting at layer 0 (omitted = full attention everywhere).
 -- DeepSeek-V3's fp8 e4m3 weights: one fp32 scale per 128 x 128 block
 -- (quantization_config weight_block_size [128, 128]).
+-- NVIDIA-Nemotron-Nano-9B-v2's Mamba2 mixer (config.json mamba_num_heads, mamba_head_dim,
+-- ssm_state_size, n_groups, conv_kernel)
+local MAMBA2 = {heads = 128, head_dim = 80, state = 128, groups = 8, conv_kernel = 4}
 local FP8_B128 = {name = "fp8-b128", bits = 8, group = 16384, scale = 32}
 
 return {
@@ -468,6 +471,40 @@ return {
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128,
             index_head_dim = 128 },
     notes = "DeepSeek Sparse Attention: besides the MLA latent every layer caches the indexer's 128 keys in fp8 with an fp32 scale (132 bytes a token, vLLM DeepseekV32IndexerCache); vLLM's kv_cache_dtype fp8_ds_mla stores the latent in 656 bytes a token (kv format fp8_ds_mla)",
+  },
+  ---------------------------------------------------------------- Nemotron-H (NVIDIA)
+  {
+    id = "nemotron-nano-9b-v2",
+    aliases = {"nvidia/NVIDIA-Nemotron-Nano-9B-v2", "nemotron-nano-9b"},
+    hf = "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
+    source = "config.json fields of NVIDIA-Nemotron-Nano-9B-v2 (model_type nemotron_h) as quoted in a public test module (num_hidden_layers 56, hidden_size 4480, intermediate_size 15680, 40 heads, 8 KV heads, head_dim 128, vocab 131072, hybrid_override_pattern M-M-M-MM-M-M-M*-M-M-M*-M-M-M-M*-M-M-M-M*-M-MM-M-M-M-M-M-, ssm_state_size 128, conv_kernel 4, 8 groups, mamba_num_heads 128, mamba_head_dim 80); max_position_embeddings 131072 and tie_word_embeddings false from the model card (128K context); params = from_hf's estimate from those shapes (tests/fixtures/hf/nemotron-nano-9b-v2): 8888227328, the card's 8.89B",
+    family = "nemotron_h",
+    layers = 56, hidden = 4480, heads = 40, kv_heads = 8, head_dim = 128,
+    intermediate = 15680, vocab = 131072, tie_embeddings = false,
+    params = 8888227328, dtype = "bf16", max_context = 131072,
+    -- M Mamba2 (state from its shapes, models.lua mamba2_state), * attention, - MLP only
+    layer_kinds = {
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}, {kind = "state", mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", n = 2, mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}, {kind = "state", mamba2 = MAMBA2}, {kind = "full"}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}, {kind = "state", mamba2 = MAMBA2}, {kind = "full"}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}, {kind = "state", mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "full"}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}, {kind = "state", mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "full"}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", n = 2, mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}, {kind = "state", mamba2 = MAMBA2}, {kind = "none"},
+      {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
+      {kind = "none"}
+    },
+    notes = "27 Mamba2 layers (state: conv 3 x 12288 + SSM 128 x 80 x 128 elements, 2695168 bf16 bytes), 4 attention layers, 25 MLP-only layers",
   },
   ---------------------------------------------------------------- Gemma 2 / Gemma 3 (Google)
   {
