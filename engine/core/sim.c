@@ -79,6 +79,7 @@ typedef struct sreq {
   int64_t cap;      /* held is valid up to this many computed tokens */
   int64_t swapped;  /* KV bytes on the host (swap), 0 none */
   int64_t sched;    /* tokens scheduled this step */
+  double sent;      /* when it reached the engine: its arrival, or later under max_concurrency */
   double first, finish;
   int64_t npreempt;
   int64_t skip;     /* prompt tokens the prefix cache serves (whole blocks) */
@@ -121,8 +122,7 @@ static kvp_err bytes_at(state *s, const sreq *q, int64_t n, int64_t *bytes) {
 }
 
 /* A request admitted without its cached prefix computed starts after it. */
-static void prefix_hit(state *s, sreq *q, kvp_sim *out) {
-  (void)s;
+static void prefix_hit(sreq *q, kvp_sim *out) {
   if (q->swapped == 0 && q->computed < q->skip) {
     out->cached_tokens += q->skip - q->computed;
     q->computed = q->skip;
@@ -229,7 +229,7 @@ static kvp_err admit_waiting(state *s, kvp_sim *out, int64_t *budget) {
     int64_t i = s->wq[s->wh];
     sreq *q = &s->r[i];
     int64_t before = q->computed;
-    prefix_hit(s, q, out);
+    prefix_hit(q, out);
     int64_t t = wanted(s, q, *budget), need;
     if (q->swapped > 0) {
       q->held = q->swapped; /* its KV, back from the host */
@@ -268,7 +268,7 @@ static kvp_err form_batch(state *s, kvp_sim *out) {
     int64_t need;
     TRY(bytes_at(s, q, q->prompt + q->output - 1, &need));
     if (need > s->free_bytes) break;
-    prefix_hit(s, q, out);
+    prefix_hit(q, out);
     s->wh = (s->wh + 1) % s->n;
     s->wn--;
     s->free_bytes -= need;
@@ -451,6 +451,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   TRY(kvp_check_count(cfg->max_num_batched_tokens, 1, "max_num_batched_tokens", d));
   TRY(kvp_check_count(cfg->host_bytes, 0, "host_bytes", d));
   TRY(kvp_check_count(cfg->max_steps, 0, "max_steps", d));
+  TRY(kvp_check_count(cfg->max_concurrency, 0, "max_concurrency", d));
   if (cfg->host_bytes > 0 && !(isfinite(cfg->pcie_gbps) && cfg->pcie_gbps > 0.0))
     return kvp_fail(d, KVP_EINVAL, "swapping to host memory needs 'pcie_gbps' > 0, got %g",
                     cfg->pcie_gbps);
@@ -501,7 +502,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   return KVP_OK;
 }
 
-static kvp_err results(state *s, const kvp_request *req, kvp_sim *out) {
+static kvp_err results(state *s, kvp_sim *out) {
   size_t un = (size_t)s->n;
   out->ttft = malloc(un * sizeof *out->ttft);
   out->e2e = malloc(un * sizeof *out->e2e);
@@ -511,8 +512,8 @@ static kvp_err results(state *s, const kvp_request *req, kvp_sim *out) {
   for (int64_t i = 0; i < s->n; i++) {
     sreq *q = &s->r[i];
     out->npreempt[i] = q->npreempt;
-    out->ttft[i] = q->first - req[i].arrival;
-    out->e2e[i] = q->finish - req[i].arrival;
+    out->ttft[i] = q->first - q->sent;
+    out->e2e[i] = q->finish - q->sent;
     out->tpot[i] = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : -1.0;
     if (q->finish > out->duration) out->duration = q->finish;
   }
@@ -532,10 +533,10 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     return e;
   }
   int64_t bound = cfg->max_steps;
-  if (bound == 0 && !chk_mul(total, 8, &bound)) bound = INT64_MAX;
+  /* every step computes at least one token: 64 x the workload's tokens
+   * leaves room for heavy recomputation and still ends */
+  if (bound == 0 && !chk_mul(total, 64, &bound)) bound = INT64_MAX;
   for (int64_t i = 0; i < n; i++) {
-    s.r[i].prompt = req[i].prompt;
-    s.r[i].output = req[i].output;
     s.order[i] = i;
     out->prompt_tokens += req[i].prompt;
   }
@@ -545,7 +546,12 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
   out->block_bytes = s.contiguous ? 0 : l->stage[s.stage].block_bytes;
   int64_t next = 0;
   while (s.finished < n) {
-    while (next < n && req[s.order[next]].arrival <= s.now) wait_back(&s, s.order[next++]);
+    /* arrivals; a client with max_concurrency sends only while fewer are in flight */
+    while (next < n && req[s.order[next]].arrival <= s.now &&
+           (cfg->max_concurrency == 0 || next - s.finished < cfg->max_concurrency)) {
+      s.r[s.order[next]].sent = s.now > req[s.order[next]].arrival ? s.now : req[s.order[next]].arrival;
+      wait_back(&s, s.order[next++]);
+    }
     if (s.nrun == 0 && s.wn == 0) {
       s.now = req[s.order[next]].arrival; /* idle until the next arrival */
       continue;
@@ -572,7 +578,7 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     e = run_step(&s, out);
     if (e != KVP_OK) goto fail;
   }
-  e = results(&s, req, out);
+  e = results(&s, out);
   if (e != KVP_OK) goto fail;
   if (out->duration > 0.0) {
     out->usage_mean = s.pool > 0 ? out->usage_mean / out->duration / (double)s.pool : 0.0;

@@ -39,6 +39,10 @@ typedef struct kvp_sim_config {
   double pcie_gbps;                /* host link, total bidirectional GB/s (swap) */
   uint64_t seed;                   /* speculative decoding: acceptance draws */
   int64_t max_steps;               /* 0: a bound derived from the workload */
+  int64_t max_concurrency;         /* a client that keeps at most this many requests in
+                                    * flight, sending the next when one finishes (vLLM's
+                                    * benchmark --max-concurrency); 0: no limit. Latencies
+                                    * count from when a request is sent */
 } kvp_sim_config;
 
 /* One row of the timeline. */
@@ -54,7 +58,8 @@ typedef struct kvp_sim_step {
 
 typedef struct kvp_sim {
   int64_t n;                  /* requests */
-  double *ttft, *e2e, *tpot;  /* per request, seconds; tpot < 0 when output == 1 */
+  double *ttft, *e2e, *tpot;  /* per request, seconds from when it was sent; tpot < 0
+                               * when output == 1 */
   int64_t *npreempt;          /* per request */
   kvp_sim_step *steps;
   int64_t nsteps, cap;

@@ -103,7 +103,7 @@ static int sim_gc(lua_State *L) {
 static const char *const run_keys[] = {
   "deploy", "perf", "scheduler", "max_num_seqs", "max_num_batched_tokens", "host_bytes",
   "pcie_gbps", "seed", "max_steps", "requests", "prompt", "output", "rate", "arrival",
-  "prompt_tokens", "output_tokens", NULL
+  "prompt_tokens", "output_tokens", "max_concurrency", NULL
 };
 
 /* The list at spec[name] as numbers (n of them), in a userdata left on the
@@ -180,6 +180,7 @@ static int l_run(lua_State *L) {
     .pcie_gbps = kvl_num_field(L, 1, "pcie_gbps", 0.0),
     .seed = (uint64_t)kvl_int_field(L, 1, "seed", 1),
     .max_steps = kvl_int_field(L, 1, "max_steps", 0),
+    .max_concurrency = kvl_int_field(L, 1, "max_concurrency", 0),
   };
   lua_getfield(L, 1, "scheduler");
   const char *sched = luaL_optstring(L, -1, "continuous");

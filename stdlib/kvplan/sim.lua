@@ -152,7 +152,8 @@ end
 -- ---- the simulator -----------------------------------------------------------
 
 local sim_fields = {requests = true, prompt = true, output = true, rate = true, trace = true,
-                    scheduler = true, seed = true, swap = true, max_steps = true}
+                    scheduler = true, seed = true, swap = true, max_steps = true,
+                    max_concurrency = true}
 
 local Result = {}
 Result.__index = Result
@@ -177,7 +178,7 @@ function Result:__tostring()
 end
 
 --- kv.simulate{deployment options..., requests =, prompt =, output =,
---- rate = | trace =, scheduler =, seed =, swap =, max_steps =}
+--- rate = | trace =, scheduler =, seed =, swap =, max_steps =, max_concurrency =}
 function M.simulate(opts)
   if type(opts) ~= "table" then util.raise("simulate needs an options table, got %s", type(opts)) end
   local deploy = require "kvplan.deploy"
@@ -199,6 +200,9 @@ function M.simulate(opts)
   local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sopts.scheduler or "continuous",
                 seed = util.count(sopts.seed or 1, "seed", 0)}
   if sopts.max_steps ~= nil then spec.max_steps = util.count(sopts.max_steps, "max_steps") end
+  if sopts.max_concurrency ~= nil then
+    spec.max_concurrency = util.count(sopts.max_concurrency, "max_concurrency")
+  end
   spec.max_num_batched_tokens, spec.max_num_seqs = M.engine_limits(d, dopts)
   if sopts.swap then
     if d.offload == nil or d.offload.host == 0 then

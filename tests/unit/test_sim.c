@@ -351,6 +351,33 @@ static void a_shared_prefix_is_cached_once_and_not_recomputed(void **state) {
   kvp_sim_free(&s);
 }
 
+/* A client holding one request in flight: they run one after another, and
+ * each one's latencies count from when it was sent, not queued. */
+static void a_client_max_concurrency_sends_the_next_when_one_finishes(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 5);
+  kvp_request req[3] = {{0, 3, 2}, {0, 3, 2}, {0, 3, 2}};
+  kvp_sim_config cfg = config(4, 4);
+  cfg.max_concurrency = 1;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 6); /* a prefill and a decode each */
+  for (int64_t k = 0; k < s.nsteps; k++) {
+    assert_int_equal(s.steps[k].running, 1);
+    assert_int_equal(s.steps[k].waiting, 0);
+  }
+  /* the same prefill, the same time to first token */
+  assert_true(fabs(s.ttft[0] - s.ttft[1]) < 1e-15 && fabs(s.ttft[1] - s.ttft[2]) < 1e-15);
+  assert_true(fabs(s.e2e[2] - (s.steps[4].seconds + s.steps[5].seconds)) < 1e-15);
+  kvp_sim_free(&s);
+  kvp_diag d = {{0}};
+  cfg.max_concurrency = -1;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'max_concurrency' must be an integer >= 0, got -1");
+}
+
 static void percentiles_interpolate_between_ranks(void **state) {
   (void)state;
   double v[6] = {5, 1, 4, -1, 2, 3};
@@ -373,6 +400,7 @@ int main(void) {
     cmocka_unit_test(speculative_decoding_takes_fewer_steps_for_the_same_tokens),
     cmocka_unit_test(bad_workloads_are_clear_errors_never_a_hang),
     cmocka_unit_test(a_shared_prefix_is_cached_once_and_not_recomputed),
+    cmocka_unit_test(a_client_max_concurrency_sends_the_next_when_one_finishes),
     cmocka_unit_test(percentiles_interpolate_between_ranks),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

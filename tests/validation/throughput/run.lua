@@ -4,14 +4,15 @@
 --
 -- For each benchmark: the deployment it names (model, GPU, tp, weight and KV
 -- formats, budget rule and fraction), its workload (fixed prompt and output
--- lengths, that many requests queued at once) and its limits (max_num_seqs:
--- the engine's or the client's max concurrency; max_num_batched_tokens),
+-- lengths, that many requests queued at once) and its limits (max_num_seqs,
+-- max_num_batched_tokens; the client's max_concurrency where it had one),
 -- then two predictions of the output tokens per second:
 --   roofline   decode alone at the largest batch that fits and the mean
 --              context (prompt + output / 2): d:time(...).tokens_per_s. No
 --              prefill, no scheduling: an optimistic figure by construction.
 --   simulator  kv.simulate on the same workload: prefill, chunking, the pool,
---              preemption, the tail of the run.
+--              preemption, the tail of the run; also its mean time to first
+--              token where the source measured one.
 -- Errors are (predicted - measured) / measured in percent. Nothing here is
 -- fitted: the efficiency factors are kvplan.sim's defaults, chosen before
 -- this corpus was assembled.
@@ -30,7 +31,8 @@ for j, name in ipairs(rows[1]) do head[name] = j end
 local r = kv.report{path = args.out ~= "" and args.out or nil, columns = {
   "id", "engine", "model", "gpu", "tp", "prompt", "output", "batch", "measured_output_tok_s",
   {"roofline_tok_s", precision = 0}, {"roofline_err_pct", precision = 1},
-  {"sim_tok_s", precision = 0}, {"sim_err_pct", precision = 1}, "sim_preemptions"}}
+  {"sim_tok_s", precision = 0}, {"sim_err_pct", precision = 1}, "sim_preemptions",
+  "measured_ttft_mean_ms", {"sim_ttft_mean_ms", precision = 1}, {"ttft_err_pct", precision = 1}}}
 
 local function median(v)
   table.sort(v)
@@ -39,7 +41,7 @@ local function median(v)
   return (v[n // 2] + v[n // 2 + 1]) / 2
 end
 
-local abs_roof, abs_sim, over_roof, over_sim = {}, {}, 0, 0
+local abs_roof, abs_sim, over_roof, over_sim, abs_ttft = {}, {}, 0, 0, {}
 for i = 2, #rows do
   local c = function(k) return rows[i][head[k]] end
   local n = function(k) return tonumber(c(k)) end
@@ -50,25 +52,32 @@ for i = 2, #rows do
   local d = kv.deploy(opts)
   local prompt, output = n("prompt"), n("output")
   local fit = d:ledger():max_concurrency(prompt + output)
-  local batch = math.min(fit, n("max_num_seqs"))
+  local client = n("max_concurrency")
+  local batch = math.min(fit, n("max_num_seqs"), client or math.huge)
   local roof = d:time(prompt + output // 2, batch).tokens_per_s
   local sopts = {requests = n("requests"), prompt = prompt, output = output, seed = 1}
   for k, v in pairs(opts) do sopts[k] = v end
-  sopts.max_num_seqs = n("max_num_seqs")
+  sopts.max_num_seqs, sopts.max_concurrency = n("max_num_seqs"), client
   local s = kv.simulate(sopts)
   local m = n("measured_output_tok_s")
   local er, es = 100 * (roof - m) / m, 100 * (s.throughput_tokens_s - m) / m
   abs_roof[#abs_roof + 1], abs_sim[#abs_sim + 1] = math.abs(er), math.abs(es)
   if er > 0 then over_roof = over_roof + 1 end
   if es > 0 then over_sim = over_sim + 1 end
+  local mt = n("measured_ttft_mean_ms")
+  if mt then abs_ttft[#abs_ttft + 1] = math.abs(100 * (s.ttft_ms.mean - mt) / mt) end
   r:row{id = c("id"), engine = c("engine"), model = c("model"), gpu = c("gpu"), tp = n("tp"),
         prompt = prompt, output = output, batch = batch, measured_output_tok_s = m,
         roofline_tok_s = roof, roofline_err_pct = er, sim_tok_s = s.throughput_tokens_s,
-        sim_err_pct = es, sim_preemptions = s.num_preemptions}
+        sim_err_pct = es, sim_preemptions = s.num_preemptions,
+        measured_ttft_mean_ms = c("measured_ttft_mean_ms"),
+        sim_ttft_mean_ms = n("measured_ttft_mean_ms") and s.ttft_ms.mean or "",
+        ttft_err_pct = n("measured_ttft_mean_ms") and
+          100 * (s.ttft_ms.mean - n("measured_ttft_mean_ms")) / n("measured_ttft_mean_ms") or ""}
 end
 r:close()
 local summary = string.format("%d benchmarks: median |error| roofline %.1f %% (above the "
-  .. "measurement in %d), simulator %.1f %% (above in %d)", #abs_roof, median(abs_roof), over_roof,
-  median(abs_sim), over_sim)
+  .. "measurement in %d), simulator %.1f %% (above in %d); mean TTFT of %d: median |error| %.1f %%",
+  #abs_roof, median(abs_roof), over_roof, median(abs_sim), over_sim, #abs_ttft, median(abs_ttft))
 io.stderr:write(summary, "\n")
 return summary
