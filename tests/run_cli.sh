@@ -284,6 +284,10 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   fail=$((fail + 1)); echo "FAIL cli plots: gnuplot missing (make deps installs gnuplot-nox)"
 fi
+# sweeps: Lua column precision, row.kv_bytes_per_token, optimization columns
+expect sweep_columns 0 "" -- tests/cli/sweep_columns.lua
+expect sweep_precision_range 1 "kvplan: (command line):1: precision of column 'x' must be 0..17, got 18" -- \
+  -e "require('kvplan').sweep{model = 'llama-3.1-8b', gpu = 'l4', columns = {{'x', function() return 1 end, precision = 18}}}"
 # the catalogs listed by commands
 expect models_cmd 0 "" -- models llama-3.1
 check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]

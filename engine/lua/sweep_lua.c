@@ -342,16 +342,30 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
 
 static int64_t gib_num(int64_t v) { return v > 0 ? v : 0; }
 
-/* __index of a row table (upvalue 1: the run's holder): the answers that
- * cost a search are computed when a filter or column reads them, once per
- * row: max_context (a bisection over the context). */
+/* __index of a row table (upvalue 1: the run's holder): answers computed
+ * only when a filter or column reads them, once per row: max_context (a
+ * bisection over the context), kv_bytes_per_token, activation_bytes,
+ * overhead_bytes. */
 static int row_index(lua_State *L) {
   run *r = lua_touserdata(L, lua_upvalueindex(1)); /* the holder starts with its run */
   const char *k = lua_tostring(L, 2);
-  if (k == NULL || strcmp(k, "max_context") != 0) return 0;
+  int lazy = k != NULL && (strcmp(k, "kv_bytes_per_token") == 0 || strcmp(k, "activation_bytes") == 0 ||
+                           strcmp(k, "overhead_bytes") == 0);
+  if (k == NULL || (!lazy && strcmp(k, "max_context") != 0)) return 0;
   if (r->cur == NULL || lua_topointer(L, 1) != r->cur_tab)
-    return kvl_error(L, "row.max_context is known only while the sweep calls a filter or "
-                        "column with that row");
+    return kvl_error(L, "row.%s is known only while the sweep calls a filter or "
+                        "column with that row", k);
+  if (lazy) {
+    const kvp_ledger *l = r->cur->ledger;
+    const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
+    if (k[0] == 'a') lua_pushinteger(L, (lua_Integer)l->d.activation_bytes);
+    else if (k[0] == 'o') lua_pushinteger(L, (lua_Integer)l->d.overhead_bytes);
+    else if (st == NULL || st->token_bits % 8 == 0) lua_pushinteger(L, st ? (lua_Integer)(st->token_bits / 8) : 0);
+    else lua_pushnumber(L, (double)st->token_bits / 8.0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 1, k); /* once per row */
+    return 1;
+  }
   int64_t n;
   kvp_fit f;
   kvp_err e = kvp_ledger_max_context(r->cur->ledger, r->cur->concurrency, &n, &f);
@@ -483,7 +497,8 @@ static void resolve_labels(lua_State *L, run *r) {
   }
 }
 
-static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col) {
+/* A Lua column's value; prec >= 0: a float at that many digits. */
+static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col, int prec) {
   switch (lua_type(L, idx)) {
     case LUA_TNUMBER:
       if (lua_isinteger(L, idx)) {
@@ -491,7 +506,8 @@ static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col) {
       } else {
         double v = lua_tonumber(L, idx);
         if (v != v || v - v != 0) kvl_error(L, "column '%s' has no finite value (%s)", col, kvl_got(L, idx));
-        kvp_csv_double(w, v);
+        if (prec >= 0) kvp_csv_fixed(w, v, prec);
+        else kvp_csv_double(w, v);
       }
       break;
     case LUA_TBOOLEAN:
@@ -662,7 +678,7 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
         lua_geti(L, cols, i + 1);
         lua_geti(L, r->funcs, i + 1);
         call_lua(L, lua_gettop(L), rowidx, lua_tostring(L, -2));
-        write_value(L, w, lua_gettop(L), lua_tostring(L, -3));
+        write_value(L, w, lua_gettop(L), lua_tostring(L, -3), c->prec);
         lua_pop(L, 3);
         break;
       case C_FITS:

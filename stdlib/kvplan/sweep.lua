@@ -238,6 +238,7 @@ function M.new(spec)
 
   -- expand the product of the axes resolved here (field "base") into
   -- deployments, the C axes at their first value
+  s.deployments = {}
   local pos, lua_axes = {}, {}
   for i, a in ipairs(axes) do
     pos[i] = 1
@@ -253,7 +254,8 @@ function M.new(spec)
     end
     if combo ~= nil then opts = require("kvplan.optim").apply(opts, combo) end
     local d = deploy.new(opts)
-    local named = {kv = d.kv.name, weights = d.weights.name}
+    local named = {kv = d.kv.name, weights = d.weights.name, _base = #s.bases + 1}
+    s.deployments[#s.bases + 1] = {d, combo}
     for _, i in ipairs(lua_axes) do
       local a, v, l = axes[i], axes[i][2][pos[i]], nil
       if a[1] == "model" then l = d.model.id
@@ -319,6 +321,10 @@ function M.new(spec)
     if seen[name] then util.raise("column '%s' appears twice", name) end
     seen[name] = true
     if fn == nil and not builtins[name] and not labels[name] then
+      fn = s:optim_column(name)
+      if fn ~= nil and p == nil then p = 4 end
+    end
+    if fn == nil and not builtins[name] and not labels[name] then
       local names = util.sorted_keys(builtins)
       for n in pairs(labels) do names[#names + 1] = n end
       util.raise("unknown sweep column '%s'%s", name, util.suggest(name, names))
@@ -326,13 +332,64 @@ function M.new(spec)
     if fn ~= nil and (builtins[name] or labels[name]) then
       util.raise("Lua column '%s' has the name of a built-in column", name)
     end
-    s.columns[i], s.precision[i], s.funcs[i] = name, p and util.count(p, "precision", 0) or nil, fn
+    if p ~= nil then
+      p = util.count(p, "precision of column '" .. name .. "'", 0)
+      if p > 17 then util.raise("precision of column '%s' must be 0..17, got %d", name, p) end
+    end
+    s.columns[i], s.precision[i], s.funcs[i] = name, p, fn
   end
   if spec.filter ~= nil and type(spec.filter) ~= "function" then
     util.raise("field 'filter' must be a function, got %s", type(spec.filter))
   end
   core.run(s:core_spec{check = true}) -- every axis value checked now, at the user's line
   return s
+end
+
+-- An optimization's own column (the `columns` of a member of the sweep's
+-- optim combinations), as a Lua column: the member's function with the row,
+-- the ledger and the deployment of the row (its base deployment with the
+-- row's tp, pp, formats and C-axis values); "" in rows of combinations
+-- without it. nil when no combination has the column.
+function Sweep:optim_column(name)
+  if self.spec.optim == nil then return nil end
+  local optim = require "kvplan.optim"
+  local found = false
+  for _, combo in ipairs(list(self.spec.optim)) do
+    for _, m in ipairs(optim.combine(combo).members) do
+      if (m.columns or {})[name] then found = true end
+    end
+  end
+  if not found then return nil end
+  local c_names = {}
+  for _, ax in ipairs(self.axes) do
+    if ax.field ~= "base" and ax.field ~= "none" and deploy.fields[ax.name] then
+      c_names[#c_names + 1] = ax.name
+    end
+  end
+  local cache = {}
+  return function(row)
+    local d0, combo = table.unpack(self.deployments[row._base])
+    local f
+    for _, m in ipairs(combo and optim.combine(combo).members or {}) do f = f or (m.columns or {})[name] end
+    if f == nil then return "" end
+    local changes, key = {}, {row._base}
+    local function set(k, v, now)
+      if v ~= nil and v ~= now then changes[k] = v end
+      key[#key + 1] = tostring(v)
+    end
+    set("tp", row.tp, d0.tp)
+    set("pp", row.pp, d0.pp)
+    set("kv", row.kv, d0.kv.name)
+    set("weights", row.weights, d0.weights.name)
+    for _, k in ipairs(c_names) do set(k, row[k], d0.options[k]) end
+    local k = table.concat(key, "|")
+    local d = cache[k]
+    if d == nil then
+      d = next(changes) and d0:with(changes) or d0
+      cache[k] = d
+    end
+    return f(row, d:ledger(), d)
+  end
 end
 
 -- The table sweep_core.run reads; `extra` adds path, shard, progress or
