@@ -94,6 +94,25 @@ static void moe_caches_are_chunked(void **state) {
   assert_int_equal(a.largest, KVP_PREDICT_MOE);
 }
 
+static void mla_attention_holds_the_latent_whole(void **state) {
+  (void)state;
+  kvp_shape s;
+  memset(&s, 0, sizeof s);
+  s.hidden = 8, s.heads = 4, s.kv_heads = 4, s.head_dim = 4, s.vocab = 10, s.intermediate = 2;
+  s.mla_latent = 6, s.mla_rope = 2;
+  kvp_profile p;
+  memset(&p, 0, sizeof p);
+  p.tokens = 10, p.seqs = 1, p.tp = 2, p.act_bytes = 2;
+  kvp_activation a;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  /* 3H + q heads x (nope + rope) + the latent and its rope key + q x head:
+   * 24 + 2 x 4 + 8 + 2 x 4 = 48 elements a token, the latent not split */
+  assert_int_equal(a.term[KVP_PREDICT_ATTENTION][0], 10 * 48 * 2);
+  p.tp = 4;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_ATTENTION][0], 10 * (24 + 4 + 8 + 4) * 2);
+}
+
 static void bad_shapes_are_named(void **state) {
   (void)state;
   kvp_shape s = llama8b();
@@ -122,6 +141,7 @@ int main(void) {
     cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
     cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
     cmocka_unit_test(moe_caches_are_chunked),
+    cmocka_unit_test(mla_attention_holds_the_latent_whole),
     cmocka_unit_test(bad_shapes_are_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
