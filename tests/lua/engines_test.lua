@@ -88,3 +88,31 @@ check.eq(kv.report.ledger_row(refused, 1024, 1).fits, false, "fits never hides a
 check.eq(select(1, refused:with{max_model_len = 20000}:starts()), true, "20000 tokens start")
 check.eq(select(1, kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang"}:starts()),
          true, "other budgets: starts when it fits")
+
+-- quantization_config -> weight classes (config alone, no safetensors beside it)
+local tmp = check.tmpdir()
+local base = check.slurp("tests/fixtures/hf/tiny-gptq/config.json")
+local function quant(q)
+  local path = tmp .. "/config.json"
+  local fh = assert(io.open(path, "wb"))
+  fh:write((base:gsub('"quantization_config": %b{}', '"quantization_config": ' .. q)))
+  fh:close()
+  return kv.models.from_hf(path)
+end
+local gq = quant('{"quant_method": "gptq", "bits": 4, "group_size": 32, "sym": true}')
+check.eq(table.concat(kv.util.sorted_keys(gq.weight_formats), ","), "attention,experts,mlp",
+         "GPTQ quantizes the linear layers")
+-- 1024 + 1024 embeddings and head in fp16 (2 bytes), 3072 attention and 6144 MLP weights at
+-- 4 bits + an fp16 scale per 32 (4.5 bits), 96 norm weights in fp16
+check.eq(gq:weight_size(), 2048 + 2048 + 3072 * 9 // 16 + 6144 * 9 // 16 + 192, "by class")
+local head = quant('{"quant_method": "gptq", "bits": 4, "group_size": 32, "sym": true, "lm_head": true}')
+check.eq(head.weight_formats.lm_head.name, "int4-g32-sym", "GPTQ lm_head: true quantizes the head")
+local skip = quant('{"quant_method": "awq", "bits": 4, "group_size": 32, "zero_point": true, ' ..
+                   '"modules_to_not_convert": ["visual", "model.layers.0.self_attn"]}')
+check.eq(skip.weight_formats.attention, nil, "modules_to_not_convert keeps attention in fp16")
+check.eq(skip.weight_formats.mlp.name, "int4-g32", "the MLP stays quantized")
+local ign = quant('{"quant_method": "fp8", "weight_block_size": [128, 128], "ignore": ["lm_head", "model.layers.0.mlp"]}')
+check.eq(ign.weight_formats.mlp, nil, "an ignored MLP stays in the dtype")
+check.eq(ign.weight_formats.attention.name, "fp8-b128x128", "block-scaled FP8 attention")
+os.remove(tmp .. "/config.json")
+os.remove(tmp)
