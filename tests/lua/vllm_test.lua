@@ -146,3 +146,17 @@ check.eq(nl.group_blocks, "131072/131072/131072/131072/131072/131072/131072/672"
          "Mamba groups' block is max_model_len")
 check.eq(nl:vllm_groups()[1].padded, true, "the state page is padded to the attention page")
 check.eq(nl:request_bytes(1), 8 * nl.block_bytes, "a request's first token: a block in every group")
+
+-- a speculative head's layers join the KV types: gpt-oss-20b + EAGLE is 12
+-- sliding + 13 full layers, padded to group size 13, "(13 sw, 13 full)
+-- instead of (12 sw, 24 full)" (vllm/v1/core/kv_cache_utils.py
+-- _get_kv_cache_groups_uniform_page_size at 002f10e0cfa1)
+local oss = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = "1 GiB",
+                      overhead = "1 GiB", max_model_len = 32768,
+                      speculative = {tokens = 3, heads = "eagle"}}
+local ol = oss:ledger()
+local types = ol:vllm_groups()
+check.eq(#types, 2, "sliding and full")
+check.eq(types[1].layers + types[2].layers, 25, "24 target layers and the head's")
+check.eq(ol.kv_groups, 2, "one group each")
+check.eq(ol.block_bytes // (16 * 8 * 64 * 2 * 2), 13, "13 layer slots a block")
