@@ -27,9 +27,10 @@
 --
 -- Output: one CSV row per GPU, TP and KV format, in the order given:
 --   model, gpu, tp, weights, kv,
---   kv_bytes_per_token  KV bytes one token adds on one GPU (all layers)
---   weights_gib         weights per GPU
---   kv_budget_gib       memory per GPU left for the KV cache
+--   kv_bytes_per_token_per_gpu  KV bytes one token adds on one GPU (all
+--                       its layers)
+--   weights_gib_per_gpu    weights on one GPU
+--   kv_budget_gib_per_gpu  memory one GPU leaves for the KV cache
 --   kv_tokens           tokens the KV cache holds (whole blocks, the null
 --                       block set aside; 0 when the model does not fit)
 --   context, max_concurrency  requests of `context` tokens that fit at once
@@ -66,8 +67,8 @@ for _, g in ipairs(list) do
       local n, why, limit = l:max_concurrency(context)
       rows[#rows + 1] = {
         model = model.id, gpu = gpu.id, tp = tp, weights = d.weights.name, kv = d.kv.name,
-        kv_bytes_per_token = l.kv_bytes_per_token, weights_gib = kv.units.gib(l.weights),
-        kv_budget_gib = kv.units.gib(l.kv_budget), kv_tokens = l.kv_tokens, context = context,
+        kv_bytes_per_token_per_gpu = l.kv_bytes_per_token,
+        weights_gib_per_gpu = kv.units.gib(l.weights), kv_budget_gib_per_gpu = kv.units.gib(l.kv_budget), kv_tokens = l.kv_tokens, context = context,
         max_concurrency = n, limit = limit, why = why,
       }
     end
@@ -75,8 +76,8 @@ for _, g in ipairs(list) do
 end
 
 local r = kv.report{columns = {
-  "model", "gpu", "tp", "weights", "kv", "kv_bytes_per_token", {"weights_gib", precision = 2},
-  {"kv_budget_gib", precision = 2}, "kv_tokens", "context", "max_concurrency", "limit", "why",
+  "model", "gpu", "tp", "weights", "kv", "kv_bytes_per_token_per_gpu", {"weights_gib_per_gpu", precision = 2},
+  {"kv_budget_gib_per_gpu", precision = 2}, "kv_tokens", "context", "max_concurrency", "limit", "why",
 }}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()

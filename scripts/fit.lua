@@ -34,7 +34,8 @@
 --                    its KV cache)
 --   max_concurrency  requests of `context` tokens that fit (0: none)
 --   max_context      longest context for `concurrency` requests (0: none)
---   weights_gib      weights per GPU; kv_budget_gib: memory left for the KV cache
+--   weights_gib_per_gpu    weights on one GPU
+--   kv_budget_gib_per_gpu  memory one GPU leaves for the KV cache
 --   why              the reason in words, empty when it fits
 
 local kv = require "kvplan"
@@ -67,15 +68,16 @@ for _, g in ipairs(list) do
       model = row.model, gpu = row.gpu, tp = row.tp, weights = row.weights, kv = row.kv,
       context = row.context, concurrency = row.concurrency, fits = row.fits, limit = limit,
       max_concurrency = row.max_concurrency, max_context = row.max_context,
-      weights_gib = row.weights_gib, kv_budget_gib = row.kv_budget_gib, why = row.why,
+      weights_gib_per_gpu = row.weights_gib, kv_budget_gib_per_gpu = row.kv_budget_gib,
+      why = row.why,
     }
   end
 end
 
 local r = kv.report{columns = {
   "model", "gpu", "tp", "weights", "kv", "context", "concurrency", "fits", "limit",
-  "max_concurrency", "max_context", {"weights_gib", precision = 2},
-  {"kv_budget_gib", precision = 2}, "why",
+  "max_concurrency", "max_context", {"weights_gib_per_gpu", precision = 2},
+  {"kv_budget_gib_per_gpu", precision = 2}, "why",
 }}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()
