@@ -21,10 +21,10 @@
  *     no chunked layers, no state);
  *   - num_gpu_blocks_override (vllm/config/cache.py): may_override_num_blocks
  *     replaces the blocks every worker computed;
- *   - kv_cache_memory_bytes (vllm/config/cache.py, since v0.11.0): the KV
- *     budget of every GPU, "Note that kv_cache_memory_bytes (when not-None)
- *     ignores gpu_memory_utilization" (vllm/v1/worker/gpu_worker.py
- *     determine_available_memory skips the profile's budget);
+ *   - kv_cache_memory_bytes (vllm/config/cache.py; present at 001cabc1be16,
+ *     absent from older releases): the KV budget of every GPU; when set,
+ *     gpu_memory_utilization plays no part (its CacheConfig documentation;
+ *     vllm/v1/worker/gpu_worker.py determine_available_memory returns it);
  *   - max_num_seqs (vllm/config/scheduler.py): the scheduler runs at most
  *     that many requests, whatever the KV pool holds;
  *   - lookahead slots: KVCacheManager.allocate_slots allocates
