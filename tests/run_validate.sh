@@ -36,4 +36,28 @@ while read -r fig med worst; do
     fail=1; echo "FAIL validate: $fig median $m worst $w, README states $med / $worst"
   fi
 done < tests/validation/LIMITS
+# a model from a Hugging Face directory instead of the catalog
+if "$kvplan" validate tests/validation/vllm-pr17122-llama8b-l40s.log \
+     config=tests/fixtures/hf/llama-3.1-8b > "$out/validate_config.csv" 2>&1 &&
+   grep -q "model=config" "$out/validate_config.csv" &&
+   grep -q ",weights_gib,predict,14.9889,14.9575," "$out/validate_config.csv"; then
+  echo "ok   validate: config=DIR"
+else
+  fail=1; echo "FAIL validate: config=DIR"; cat "$out/validate_config.csv"
+fi
+# the command's errors: status 1 and one clear line
+err() { # WANT ARGS...
+  want=$1; shift
+  "$kvplan" validate "$@" > /dev/null 2> "$out/validate_err.txt"; got=$?
+  if [ "$got" -eq 1 ] && [ "$(head -n 1 "$out/validate_err.txt")" = "$want" ]; then
+    echo "ok   validate: $want"
+  else
+    fail=1; echo "FAIL validate: status $got, $(head -n 1 "$out/validate_err.txt") (wanted $want)"
+  fi
+}
+err "kvplan: validate: no LOG file given (kvplan validate LOG... [config=DIR] [summary=1])"
+err "kvplan: validate: cannot open tests/validation/none.log: No such file or directory" \
+  tests/validation/none.log
+err "kvplan: validate: unknown argument 'bogus' (expected LOG files, config=DIR, summary=1)" \
+  tests/validation/LIMITS bogus=1
 exit $fail

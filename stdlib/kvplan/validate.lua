@@ -437,7 +437,8 @@ function M.check(text, opts)
     return rows, f
   end
   local l = d:ledger()
-  local pin = inputs((qfmt and ("weights=" .. qfmt .. " (log)") or "weights=catalog")
+  local pin = inputs((qfmt and ("weights=" .. qfmt .. " (log)")
+                      or ("weights=" .. (src.model == "config" and "config" or "catalog")))
                      .. " activation=" .. d.activation_source .. " overhead=" .. d.overhead_source)
   local function pred(figname, k, logged)
     if logged == nil then return end
@@ -524,13 +525,13 @@ function M.command(args)
     if math.type(k) == "integer" then files[k] = v
     elseif k == "config" then config = v
     elseif k == "summary" then summary = v == 1 or v == true or v == "1" or v == "true"
-    else util.raise("kvplan validate: unknown argument '%s' (expected LOG files, config=DIR, summary=1)", k) end
+    else util.raise("validate: unknown argument '%s' (expected LOG files, config=DIR, summary=1)", k) end
   end
-  if #files == 0 then util.raise("kvplan validate needs at least one LOG file") end
+  if #files == 0 then util.raise("validate: no LOG file given (kvplan validate LOG... [config=DIR] [summary=1])") end
   local all = {}
   for _, path in ipairs(files) do
     local fh, err = io.open(path, "rb")
-    if fh == nil then util.raise("kvplan validate: cannot open '%s': %s", path, err) end
+    if fh == nil then util.raise("validate: cannot open %s", err) end
     local text = fh:read("a")
     fh:close()
     local rows = M.check(text, {name = path, config = config})
