@@ -486,6 +486,8 @@ static const command commands[] = {
    "where one deployment's memory goes, per GPU"},
   {"best", F_RUN, cmd_ready, "best model=M context=N concurrency=N [gpus=G,... rank=gpus|cost|concurrency]",
    "the cheapest deployments over GPU x TP x PP x formats"},
+  {"simulate", F_RUN, cmd_ready, "simulate model=M gpu=G [requests=N prompt=N output=N rate=R]",
+   "serve a workload step by step: throughput, latencies, preemptions"},
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts"},
   {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts"},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
