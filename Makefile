@@ -144,6 +144,11 @@ module-test: $(B)/kvplan.so $(KVPLAN)
 SHIM = $(B)/fault_shim.so
 $(B)/fault_shim.so: tests/fault/shim.c | $(B)
 	$(CC) $(ALL_CFLAGS) -D_GNU_SOURCE -shared $(PIC) $< -o $@ -ldl
+.PHONY: guard-tests
+test-only: guard-tests
+guard-tests: $(KVPLAN)
+	@sh tests/run_guard.sh $(KVPLAN)
+
 fault-tests: $(KVPLAN) $(SHIM)
 	@sh tests/fault/run.sh $(KVPLAN) $(SHIM)
 
@@ -161,7 +166,7 @@ check: deps
 	  LDFLAGS="$(LDFLAGS) $(SAN)" $(B)/asan/kvplan $(B)/asan/libkvplan.a
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
-	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests validate-tests
+	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests validate-tests guard-tests
 
 run: deps
 	@$(MAKE) --no-print-directory $(KVPLAN)

@@ -144,8 +144,9 @@ static int docall(lua_State *L, int nargs) {
 
 static int report(lua_State *L, int status) {
   if (status != LUA_OK) {
-    fprintf(stderr, "kvplan: %s\n", lua_tostring(L, -1));
-    fflush(stderr);
+    size_t len;
+    const char *msg = lua_tolstring(L, -1, &len);
+    kvp_cli_print_error(msg ? msg : "(no message)", msg ? len : 12);
     lua_pop(L, 1);
   }
   return status;
@@ -652,8 +653,9 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
   (void)cmdname;
   static char text[1 << 16];
   int njob = 0, nargs = 0, ncommon = 0, argcap = 0;
-  char **args = NULL, **mine;
-  char **common = xrealloc(NULL, (size_t)w->n + 1, sizeof *common);
+  /* static: reachable until exit on every early return */
+  static char **args, **mine, **common;
+  common = xrealloc(NULL, (size_t)w->n + 1, sizeof *common);
   for (int i = 0; i < w->n; i++) {
     if (strchr(w->w[i], '=') != NULL) common[ncommon++] = w->w[i];
     else if (add_job(&njob, w->w[i], NULL, 0) < 0) return 2;

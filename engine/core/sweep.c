@@ -65,12 +65,30 @@ kvp_err kvp_sweep_total(const kvp_sweep_axes *ax, int64_t *total) {
   return KVP_OK;
 }
 
+/* floor(a * b / c) for 0 <= a, b <= c, c > 0, without the 128-bit product:
+ * long multiplication over the bits of b, keeping quotient and remainder
+ * (r < c <= 2^63, so 2r and r + a stay below 2^64). */
+static int64_t muldiv(int64_t a, int64_t b, int64_t c) {
+  uint64_t q = 0, r = 0, ua = (uint64_t)a, uc = (uint64_t)c;
+  for (int i = 62; i >= 0; i--) {
+    q <<= 1;
+    r <<= 1;
+    if (r >= uc) q++, r -= uc;
+    if (((uint64_t)b >> i) & 1) {
+      r += ua;
+      while (r >= uc) q++, r -= uc;
+    }
+  }
+  return (int64_t)q;
+}
+
 kvp_err kvp_sweep_shard(int64_t total, int64_t k, int64_t n, int64_t *first, int64_t *end) {
   if (total < 0 || n < 1 || k < 1 || k > n) return KVP_EINVAL;
-  /* total * k / n without overflow: split total = q * n + r */
+  /* total * k / n without overflow: split total = q * n + r, then
+   * q * k <= total and r * k / n by muldiv (r * k itself may pass 2^63) */
   int64_t q = total / n, r = total % n;
-  *first = q * (k - 1) + r * (k - 1) / n;
-  *end = q * k + r * k / n;
+  *first = q * (k - 1) + muldiv(r, k - 1, n);
+  *end = q * k + muldiv(r, k, n);
   return KVP_OK;
 }
 

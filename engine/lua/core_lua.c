@@ -3,6 +3,7 @@
  * Binding layer: checks arguments, calls the core, turns kvp_err into a Lua
  * error. No accounting here: every number comes from the core.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "kvplan_lua.h"
@@ -396,6 +397,92 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "deployment");
 }
 
+/* ---- overflow: which input? --------------------------------------------------- */
+
+/* The inputs an overflow can come from, by the names users give them, and
+ * a value that cannot overflow anything (the default, or off). */
+static const struct {
+  const char *name;
+  size_t off;      /* offset of the int64_t in kvp_deploy */
+  int64_t neutral;
+} inputs[] = {
+  {"block", offsetof(kvp_deploy, block), 16},
+  {"overhead", offsetof(kvp_deploy, overhead_bytes), 0},
+  {"activation", offsetof(kvp_deploy, activation_bytes), 0},
+  {"max_model_len", offsetof(kvp_deploy, max_model_len), 1},
+  {"max_num_batched_tokens", offsetof(kvp_deploy, step_tokens), 1},
+  {"weight_bytes", offsetof(kvp_deploy, weight_bytes), 0},
+  {"gpu_memory", offsetof(kvp_deploy, gpu_bytes), (int64_t)1 << 30},
+  {"max_kv_tokens", offsetof(kvp_deploy, max_kv_tokens), 0},
+  {"prefix_tokens", offsetof(kvp_deploy, prefix_tokens), 0},
+  {"host_bytes", offsetof(kvp_deploy, host_bytes), 0},
+  {"params", offsetof(kvp_deploy, model.params), 1},
+  {"max_context", offsetof(kvp_deploy, model.max_context), 1},
+};
+
+/* Does the question (the ledger, then max_context at arg when want is 1,
+ * max_concurrency when 2) overflow for deployment d? */
+static int overflows(const kvp_deploy *d, int want, int64_t arg) {
+  kvp_ledger *l = malloc(kvp_ledger_size(d));
+  if (l == NULL) return 1;
+  kvp_diag diag = {{0}};
+  int64_t n;
+  kvp_fit f;
+  kvp_err e = kvp_ledger_eval(d, l, &diag);
+  if (e == KVP_OK && want == 1) e = kvp_ledger_max_context(l, arg, &n, &f);
+  if (e == KVP_OK && want == 2) e = kvp_ledger_max_concurrency(l, arg, &n, &f);
+  free(l);
+  return e == KVP_EOVERFLOW;
+}
+
+/* Raise the error of a failed ledger question; an overflow names the inputs
+ * that cause it ("arithmetic overflow" alone says nothing the user can act
+ * on): the largest inputs are set to a neutral value one after another,
+ * largest first, until the question is answerable; those are named with
+ * their values. */
+static int ledger_error(lua_State *L, kvp_err e, const kvp_diag *diag, const char *what,
+                        const kvp_deploy *d, int want, int64_t arg) {
+  if (e != KVP_EOVERFLOW) return kvl_core_error(L, e, diag, what);
+  enum { N = sizeof inputs / sizeof inputs[0] };
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (diag != NULL && diag->msg[0] != '\0') luaL_addstring(&b, diag->msg);
+  else lua_pushfstring(L, "%s: arithmetic overflow past 2^63", what), luaL_addvalue(&b);
+  int done[N] = {0}, named = 0, fixed = 0;
+  kvp_deploy t = *d;
+  for (;;) {
+    int best = -1;
+    int64_t bv = 0;
+    for (int i = 0; i < (int)N; i++) {
+      int64_t v = *(int64_t *)(void *)((char *)&t + inputs[i].off);
+      if (!done[i] && v > inputs[i].neutral && v > bv) best = i, bv = v;
+    }
+    if (best < 0) break;
+    done[best] = 1;
+    *(int64_t *)(void *)((char *)&t + inputs[best].off) = inputs[best].neutral;
+    lua_pushfstring(L, "%s field '%s' = %I", named++ ? "," : ": caused by", inputs[best].name,
+                    (lua_Integer)bv);
+    luaL_addvalue(&b);
+    if (!overflows(&t, want, arg)) {
+      fixed = 1;
+      break;
+    }
+  }
+  if (!fixed) {
+    luaL_buffsub(&b, (size_t)luaL_bufflen(&b)); /* nothing named does it alone: say the question */
+    if (diag != NULL && diag->msg[0] != '\0') luaL_addstring(&b, diag->msg);
+    else lua_pushfstring(L, "%s: arithmetic overflow past 2^63", what), luaL_addvalue(&b);
+    if (want) {
+      lua_pushfstring(L, " at %s %I", want == 1 ? "concurrency" : "context", (lua_Integer)arg);
+      luaL_addvalue(&b);
+    }
+  } else {
+    luaL_addstring(&b, " (too large to count in 64 bits)");
+  }
+  luaL_pushresult(&b);
+  return kvl_error(L, "%s", lua_tostring(L, -1));
+}
+
 /* core.ledger(t): evaluate a deployment */
 static int l_ledger(lua_State *L) {
   kvp_deploy d;
@@ -404,7 +491,7 @@ static int l_ledger(lua_State *L) {
   kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 0);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_ledger_eval(&d, l, &diag);
-  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "ledger");
+  if (e != KVP_OK) return ledger_error(L, e, &diag, "ledger", &d, 0, 0);
   luaL_setmetatable(L, LEDGER_MT);
   return 1;
 }
@@ -436,8 +523,9 @@ static int ledger_max_concurrency(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   int64_t n;
   kvp_fit f;
-  kvp_err e = kvp_ledger_max_concurrency(l, check_count_arg(L, 2, "context"), &n, &f);
-  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_concurrency");
+  int64_t ctx = check_count_arg(L, 2, "context");
+  kvp_err e = kvp_ledger_max_concurrency(l, ctx, &n, &f);
+  if (e != KVP_OK) return ledger_error(L, e, NULL, "max_concurrency", &l->d, 2, ctx);
   lua_pushinteger(L, (lua_Integer)n);
   push_why(L, &f);
   push_limit(L, &f);
@@ -449,8 +537,9 @@ static int ledger_max_context(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   int64_t n;
   kvp_fit f;
-  kvp_err e = kvp_ledger_max_context(l, check_count_arg(L, 2, "concurrency"), &n, &f);
-  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
+  int64_t conc = check_count_arg(L, 2, "concurrency");
+  kvp_err e = kvp_ledger_max_context(l, conc, &n, &f);
+  if (e != KVP_OK) return ledger_error(L, e, NULL, "max_context", &l->d, 1, conc);
   lua_pushinteger(L, (lua_Integer)n);
   push_why(L, &f);
   push_limit(L, &f);
@@ -781,7 +870,11 @@ static int l_format_bits(lua_State *L) {
 
 /* core.raise(msg): error at the user's line (for the stdlib) */
 static int l_raise(lua_State *L) {
-  return kvl_error(L, "%s", luaL_checkstring(L, 1));
+  luaL_checkstring(L, 1);
+  kvl_where(L);
+  lua_pushvalue(L, 1); /* the whole string: "%s" would stop at a NUL */
+  lua_concat(L, 2);
+  return lua_error(L);
 }
 
 /* core.where(): "file:line: " of the user's line, or "" */
@@ -833,5 +926,7 @@ int luaopen_kvplan_core(lua_State *L) {
   lua_setfield(L, -2, "ledger_fields");
   lua_pushliteral(L, KVPLAN_VERSION);
   lua_setfield(L, -2, "version");
+  lua_pushinteger(L, KVP_MAX_LAYERS);
+  lua_setfield(L, -2, "max_layers");
   return 1;
 }

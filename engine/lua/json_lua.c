@@ -8,6 +8,8 @@
  *   json.safetensors_files(dir)      -> {"a.safetensors", ...} | nil, message
  *   json.null                        the value of a JSON null (a light userdata)
  *
+ * A key twice in one object is an error (jansson's JSON_REJECT_DUPLICATES):
+ * which of the two a reader takes differs between parsers.
  * Objects become tables, arrays sequences (1-based), integers Lua integers,
  * reals floats, null json.null (so that [1, null, 3] keeps its length).
  */
@@ -109,7 +111,7 @@ static int l_decode(lua_State *L) {
   const char *name = luaL_optstring(L, 2, "json");
   json_t **box = new_box(L);
   json_error_t err;
-  *box = json_loadb(text, len, JSON_DECODE_ANY, &err);
+  *box = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
   if (*box == NULL) return kvl_error(L, "%s:%d:%d: %s", name, err.line, err.column, err.text);
   push_document(L, box);
   return 1;
@@ -179,7 +181,7 @@ static int l_safetensors_header(lua_State *L) {
                      ioerr ? " (read error)" : " (the file shrank)");
   json_t **box = new_box(L);
   json_error_t err;
-  *box = json_loadb(buf, (size_t)n, 0, &err);
+  *box = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &err);
   if (*box == NULL)
     return kvl_error(L, "%s: bad safetensors header at byte %d: %s", path, err.position + 8,
                      err.text);

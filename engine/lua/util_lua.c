@@ -3,6 +3,7 @@
  * Binding layer: checks arguments, converts, raises Lua errors. No accounting.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -45,8 +46,26 @@ const char *kvl_got(lua_State *L, int idx) {
         if (isinf(v)) return lua_pushstring(L, v > 0 ? "got inf" : "got -inf");
         return lua_pushfstring(L, "got %f", v);
       }
-    case LUA_TSTRING:
-      return lua_pushfstring(L, "got string '%s'", lua_tostring(L, idx));
+    case LUA_TSTRING: { /* every byte up to 200, control characters escaped */
+      size_t len;
+      const char *s = lua_tolstring(L, idx, &len);
+      luaL_Buffer b;
+      luaL_buffinit(L, &b);
+      luaL_addstring(&b, "got string '");
+      for (size_t i = 0; i < len && i < 200; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && c != '\\') {
+          luaL_addchar(&b, (char)c);
+        } else {
+          char esc[8];
+          snprintf(esc, sizeof esc, c == '\\' ? "\\\\" : "\\x%02x", c);
+          luaL_addstring(&b, esc);
+        }
+      }
+      luaL_addstring(&b, len > 200 ? "'..." : "'");
+      luaL_pushresult(&b);
+      return lua_tostring(L, -1);
+    }
     default:
       return lua_pushfstring(L, "got %s", luaL_typename(L, idx));
   }

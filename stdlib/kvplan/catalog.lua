@@ -29,12 +29,17 @@ function M.new(kind, mt, make, data)
     if by_name[key] and by_name[key].id == e.id or by_name[key] and util.norm(by_name[key].id) == key then
       util.raise("%s '%s' is already in the catalog", kind, e.id)
     end
+    -- an alias names one entry: one that already names another is an error,
+    -- never a name that silently finds the older entry
+    for _, a in ipairs(e.aliases or {}) do
+      local other = by_name[util.norm(a)]
+      if other ~= nil and other ~= e then
+        util.raise("%s '%s': alias '%s' already names %s '%s'", kind, e.id, a, kind, other.id)
+      end
+    end
     list[#list + 1] = e
     by_name[key] = e
-    for _, a in ipairs(e.aliases or {}) do
-      local k = util.norm(a)
-      if by_name[k] == nil then by_name[k] = e end
-    end
+    for _, a in ipairs(e.aliases or {}) do by_name[util.norm(a)] = e end
     return e
   end
 

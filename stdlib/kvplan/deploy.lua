@@ -337,6 +337,9 @@ function M.new(opts)
   if opts.gpu == nil and opts.gpu_memory == nil then
     util.raise("deployment needs a 'gpu' (or 'gpu_memory')")
   end
+  if opts.gpu_memory ~= nil and units.bytes(opts.gpu_memory, "gpu_memory") < 1 then
+    util.raise("field 'gpu_memory' must be > 0 bytes, got %s", util.escape(tostring(opts.gpu_memory)))
+  end
   local d = setmetatable({options = given, optim = combination}, Deployment)
   d.model = models.get(opts.model)
   d.gpu = opts.gpu ~= nil and gpus.check_plannable(gpus.get(opts.gpu)) or gpus.new{memory = opts.gpu_memory}

@@ -13,6 +13,7 @@
 -- get_total_num_kv_heads, get_hf_config_sliding_window); where a family's
 -- rule is its own, the class is named at the rule.
 
+local core = require "kvplan.core"
 local formats = require "kvplan.formats"
 local json = require "kvplan.json"
 local models = require "kvplan.models"
@@ -725,6 +726,9 @@ local function add_header(path, acc)
     if st_int[t.dtype] then acc.packed = true end
     ::continue::
   end
+  if next(header) == nil or (next(header) == "__metadata__" and next(header, "__metadata__") == nil) then
+    util.raise("%s: the safetensors header lists no tensors (expected the checkpoint's weights)", path)
+  end
   acc.files = acc.files + 1
   return true
 end
@@ -759,6 +763,12 @@ local function read_files(dir, C)
         local f = index.weight_map[k]
         if type(f) ~= "string" then
           util.raise("%s: field 'weight_map.%s' must be a file name, got %s", ipath, k, show(f))
+        end
+        -- a shard is a file of this directory (or below it): an absolute path
+        -- or a '..' would read files the model does not own
+        if f == "" or f:sub(1, 1) == "/" or ("/" .. f .. "/"):find("/%.%./") or f:find("%z") then
+          util.raise("%s: field 'weight_map.%s' must name a file inside the model directory, got %s",
+                     ipath, util.escape(k), show(util.escape(f)))
         end
         if not seen[f] then seen[f] = true shards[#shards + 1] = f end
       end
@@ -838,6 +848,11 @@ end
 local function read_shape(C, a)
   local fam, w = C.fam, nil
   a.layers, w = C:int("num_hidden_layers", 1, true)
+  -- before any per-layer work: 1e12 layers must fail now, not after minutes
+  if a.layers > core.max_layers then
+    C:raise("field '%s' must be at most %d (the layers kvplan plans), got %d", w, core.max_layers,
+            a.layers)
+  end
   C:fact("layers = " .. w)
   a.hidden, w = C:int("hidden_size", 1, true)
   C:fact("hidden = " .. w)

@@ -115,6 +115,15 @@ function M.new(t)
   m.id = t.id or t.name or "custom"
   m.kv_heads = t.kv_heads or t.heads
   m.core = core.model(c)
+  -- what the core cannot see: the head counts against each other and hidden
+  if m.kv_heads > t.heads then
+    util.raise("model '%s': field 'kv_heads' (%d) must be at most field 'heads' (%d)", m.id,
+               m.kv_heads, t.heads)
+  end
+  if t.head_dim == nil and t.hidden % t.heads ~= 0 then
+    util.raise("model '%s': field 'heads' (%d) does not divide field 'hidden' (%d); give " ..
+               "'head_dim' when the heads are not hidden / heads wide", m.id, t.heads, t.hidden)
+  end
   m.active = t.active or t.params
   if t.weight_formats ~= nil then
     if type(t.weight_formats) ~= "table" then

@@ -172,6 +172,18 @@ function M.new(spec)
   end
   local base = spec.base or {}
   util.check_keys(base, deploy.fields, "sweep base")
+  -- an empty list is an axis with no value: no rows, never "the default"
+  local function empty(v) return type(v) == "table" and getmetatable(v) == nil and next(v) == nil end
+  for _, k in ipairs(util.sorted_keys(spec)) do
+    if not (k == "base" or k == "vars" or k == "columns") and empty(spec[k]) then
+      util.raise("sweep axis '%s' is empty (expected at least one value)", k)
+    end
+  end
+  for _, k in ipairs(util.sorted_keys(type(spec.vars) == "table" and spec.vars or {})) do
+    if empty(spec.vars[k]) then
+      util.raise("sweep var '%s' is empty (expected at least one value)", tostring(k))
+    end
+  end
 
   -- Deployment axes, in row order: model, gpu, optim, the other options
   -- given as lists (sorted by name), vars, tp when a default depends on it.
@@ -410,11 +422,17 @@ end
 --- Rows of the whole sweep (before any filter or shard).
 function Sweep:count()
   local n = #self.bases
+  local function times(m)
+    if m > 0 and n > math.maxinteger // m then
+      util.raise("the sweep has more than 2^63 rows (%d x %d and more)", n, m)
+    end
+    n = n * m
+  end
   for _, a in ipairs(self.axes) do
-    if a.field ~= "base" then n = n * a.n end
+    if a.field ~= "base" then times(a.n) end
   end
   for _, k in ipairs{"tp", "pp", "kv", "weights", "context", "concurrency"} do
-    if self[k] then n = n * #self[k] end
+    if self[k] then times(#self[k]) end
   end
   return n
 end

@@ -46,7 +46,10 @@ function M.bytes(v, field)
   if type(v) ~= "string" then
     util.raise("field '%s' must be bytes or a string like '80 GiB', got %s", field, type(v))
   end
-  local num, unit = v:match("^%s*([%d%.eE+]+)%s*(%a*)%s*$")
+  -- a size is short: past 64 bytes it is not one (and the pattern below
+  -- would backtrack over a long run of 'e's)
+  local num, unit
+  if #v <= 64 then num, unit = v:match("^%s*([%d%.eE+]+)%s*(%a*)%s*$") end
   local x = tonumber(num or "")
   local f = letter[unit or ""] or factor[(unit or ""):upper()] or (unit == "" and 1) or nil
   if x == nil or f == nil or x ~= x or x == math.huge then

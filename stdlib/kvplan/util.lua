@@ -52,11 +52,14 @@ end
 --- edit distance of max(2, #name // 3), or holding one another. The name
 --- typed itself is never suggested.
 function M.closest(name, names, n, any)
-  local lname, scored = M.norm(name), {}
-  local limit = any and math.huge or math.max(2, #name // 3)
+  -- names are compared by their first 64 bytes: a megabyte cell costs what
+  -- a short name does (the distance is quadratic in the lengths)
+  local lname, scored = M.norm(name:sub(1, 64)), {}
+  local limit = any and math.huge or math.max(2, #lname // 3)
   for _, c in ipairs(names) do
-    local lc = M.norm(c)
-    local d = distance(lname, lc)
+    local lc = M.norm(c:sub(1, 64))
+    -- the distance is at least the difference of the lengths
+    local d = math.abs(#lc - #lname) > limit and math.huge or distance(lname, lc)
     if lc:find(lname, 1, true) or lname:find(lc, 1, true) then d = math.min(d, 1) end
     if d <= limit and lc ~= lname then scored[#scored + 1] = {c, d} end
   end
@@ -112,7 +115,7 @@ function M.count(v, field, min)
     v = math.tointeger(v)
   end
   if math.type(v) ~= "integer" or v < min then
-    local got = type(v) == "string" and ("string '" .. v .. "'") or tostring(v)
+    local got = type(v) == "string" and ("string '" .. M.escape(v) .. "'") or tostring(v)
     if v ~= v then got = "nan" end
     M.raise("field '%s' must be an integer >= %d, got %s", field, min, got)
   end

@@ -87,6 +87,35 @@ static void cached_answers_equal_fresh_ledger_answers(void **state) {
   kvp_sweep_free(&s);
 }
 
+/* Huge N and K: r * k passes 2^63 in the naive formula (UBSan caught it);
+ * the shards still meet end to end and the last one ends at the total. */
+static void shards_of_huge_counts_do_not_overflow(void **state) {
+  (void)state;
+  const int64_t totals[] = {INT64_MAX, INT64_MAX - 1, (int64_t)1 << 62, 99999999999};
+  const int64_t ns[] = {INT64_MAX, INT64_MAX - 1, ((int64_t)1 << 62) + 12345, 3000000019};
+  for (size_t t = 0; t < sizeof totals / sizeof totals[0]; t++)
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+      int64_t n = ns[i], prev_end = 0, first, end;
+      const int64_t ks[] = {1, 2, n / 3, n / 2, n - 1, n};
+      for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
+        assert_int_equal(kvp_sweep_shard(totals[t], ks[j], n, &first, &end), KVP_OK);
+        assert_true(first >= 0 && first <= end && end <= totals[t]);
+        if (j == 0) assert_int_equal(first, 0);
+        if (j > 0 && ks[j] == ks[j - 1] + 1) assert_int_equal(first, prev_end);
+        prev_end = end;
+      }
+      assert_int_equal(end, totals[t]);
+    }
+  /* against the exact 128-bit quotient */
+  int64_t first, end;
+  assert_int_equal(kvp_sweep_shard(INT64_MAX, INT64_MAX - 1, INT64_MAX, &first, &end), KVP_OK);
+  assert_int_equal(first, INT64_MAX - 2);
+  assert_int_equal(end, INT64_MAX - 1);
+  assert_int_equal(kvp_sweep_shard(10, 7, INT64_MAX, &first, &end), KVP_OK);
+  assert_int_equal(first, 0);
+  assert_int_equal(end, 0);
+}
+
 static void shards_cover_every_row_once_in_order(void **state) {
   (void)state;
   int64_t first, end, prev = 0;
@@ -229,6 +258,7 @@ int main(void) {
     cmocka_unit_test(rows_run_outermost_axis_first),
     cmocka_unit_test(cached_answers_equal_fresh_ledger_answers),
     cmocka_unit_test(shards_cover_every_row_once_in_order),
+    cmocka_unit_test(shards_of_huge_counts_do_not_overflow),
     cmocka_unit_test(empty_axes_keep_each_deployments_own_value),
     cmocka_unit_test(bad_axis_values_name_the_axis),
     cmocka_unit_test(deployment_axes_set_fields_in_row_order),
