@@ -61,7 +61,7 @@ function M.new(kind, mt, make, data)
     index()
     local e = by_name[util.norm(name)]
     if e then return e end
-    util.raise("unknown %s '%s'%s", kind, name, M.suggest(name, list))
+    util.raise("unknown %s '%s'%s", kind, util.escape(name), M.suggest(name, list))
   end
 
   return add, all, get
@@ -72,14 +72,16 @@ end
 --- other counts as distance 1), each shown by id, with the alias that matched.
 --- Within max(2, #name // 3) edits "did you mean", else "closest".
 function M.suggest(name, list)
-  local lname = util.norm(name)
+  -- compared by their first 64 bytes: the distance is quadratic in the
+  -- lengths, and a megabyte name must not take minutes
+  local lname = util.norm(name:sub(1, 64))
   local scored = {}
   for _, e in ipairs(list) do
     local best
     local names = {e.id}
     for _, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
     for _, n in ipairs(names) do
-      local ln = util.norm(n)
+      local ln = util.norm(n:sub(1, 64))
       local d = util.distance(lname, ln)
       if ln:find(lname, 1, true) or lname:find(ln, 1, true) then d = math.min(d, 1) end
       if ln ~= lname and (best == nil or d < best[2] or d == best[2] and #n < #best[3]) then
