@@ -172,7 +172,7 @@ run: deps
 	@$(MAKE) --no-print-directory $(KVPLAN)
 	@$(KVPLAN)
 
-# The benchmark also needs python3 (the seed's baseline), GNU time and bc.
+# The benchmark also needs python3 (the article's Python functions as a baseline), GNU time and bc.
 BENCH_PKGS = python3 time bc
 bench: deps
 	@$(MAKE) --no-print-directory DEB_PKGS="$(BENCH_PKGS)" deps

@@ -78,8 +78,8 @@ expect o_failed 1 "kvplan: $c/fail_after_rows.lua:5: stopped on purpose" -- -o "
 if [ ! -e "$out/o.csv" ] && [ -z "$(ls "$out" | grep 'o.csv.tmp')" ]; then
   pass=$((pass + 1)); echo "ok   cli o_failed leaves no file"
 else fail=$((fail + 1)); echo "FAIL cli o_failed left a file"; fi
-expect o_ok 0 "" -- -o "$out/o.csv" examples/seed_ledger.lua
-if cmp -s "$out/o.csv" tests/golden/seed_ledger.csv && [ ! -s "$out/o_ok.out" ]; then
+expect o_ok 0 "" -- -o "$out/o.csv" examples/recompute_article_ledger.lua
+if cmp -s "$out/o.csv" tests/golden/recompute_article_ledger.csv && [ ! -s "$out/o_ok.out" ]; then
   pass=$((pass + 1)); echo "ok   cli o_ok writes the report to the file"
 else fail=$((fail + 1)); echo "FAIL cli o_ok"; fi
 # kvplan batch: good reports written, the failure named, status 1, no partial file
@@ -132,8 +132,8 @@ check() {
 rm -f "$out/after.csv"
 expect o_after_script 0 "" -- tests/batch/sweep.lua lua=false -o "$out/after.csv" --quiet
 check "o_after_script writes the file" test -s "$out/after.csv" -a ! -s "$out/o_after_script.out"
-expect eq_option 0 "" -- examples/seed_ledger.lua --output="$out/eq.csv"
-check "eq_option writes the file" cmp -s "$out/eq.csv" tests/golden/seed_ledger.csv
+expect eq_option 0 "" -- examples/recompute_article_ledger.lua --output="$out/eq.csv"
+check "eq_option writes the file" cmp -s "$out/eq.csv" tests/golden/recompute_article_ledger.csv
 expect bad_option_after 2 "kvplan: unknown option '--frobnicate' (try 'kvplan --help'; words for the script go after '--')" -- \
   tests/cli/args.lua model=llama-3.1-8b --frobnicate
 expect dashdash 0 "" -- -e "local a = ...; io.write(a[1], ' ', a[2], ' ', a.k)" -- -o --x k=v

@@ -2,7 +2,7 @@
  * kv.c: KV cache bytes per token, per sequence and per pipeline stage.
  * Pure computation: no Lua, no I/O.
  *
- * Per layer and token (ANCHORS.md section 1, vLLM vllm/v1/kv_cache_interface.py):
+ * Per layer and token (vLLM vllm/v1/kv_cache_interface.py):
  *   full, sliding, chunked  kv_heads_per_gpu * (head_dim + head_dim_v) elements
  *   MLA                     kv_lora_rank + qk_rope_head_dim elements, no factor 2,
  *                           the whole latent on every tensor-parallel rank

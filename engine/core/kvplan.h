@@ -171,7 +171,7 @@ kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
 #define KVP_MAX_KV_TYPES (KVP_MAX_SPECS + 1) /* vLLM KV cache types: shapes and the draft's */
 #define KVP_PPM 1000000         /* ratios given in millionths */
 
-/* How an engine sizes its KV pool (ANCHORS.md section 4; ledger.c). */
+/* How an engine sizes its KV pool (ledger.c has the rules and their sources). */
 typedef enum kvp_budget {
   KVP_BUDGET_VLLM = 0,  /* util * total - weights - activation - overhead; a null block */
   KVP_BUDGET_SGLANG,    /* f * (total - overhead) - weights; tokens down to whole pages */

@@ -2,11 +2,11 @@
  * ledger.c: the memory ledger of one GPU and the capacity answers.
  * Pure computation: no Lua, no I/O.
  *
- * Budget rules (ANCHORS.md section 4), f = d->utilization:
+ * Budget rules, f = d->utilization:
  *   vllm    usable    = floor(f * visible memory)
  *           kv_budget = usable - weights on this GPU - activation peak - overhead
  *           (vllm/v1/worker/gpu_worker.py); the pool keeps one null block
- *           (vllm/v1/core/block_pool.py). Seed 000's rule "total * (1 -
+ *           (vllm/v1/core/block_pool.py). The rule of thumb "total * (1 -
  *           safety) - weights - 2 GB" is this with f = 1 - safety and
  *           overhead = 2 GB.
  *   sglang  usable    = floor(f * (visible - overhead)), f = mem_fraction_static

@@ -2,7 +2,8 @@
  * model.c: the architecture description and its validation.
  * Pure computation: no Lua, no I/O.
  *
- * Layers are runs of layer kinds (ANCHORS.md section 1): a model holds a few
+ * Layers are runs of layer kinds (vLLM's KV cache specs,
+ * vllm/v1/kv_cache_interface.py): a model holds a few
  * distinct layer shapes and, per layer, the index of its shape.
  */
 #include <stdio.h>

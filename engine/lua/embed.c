@@ -1,6 +1,6 @@
 /*
  * embed.c: build tool that turns stdlib/ .lua files into a C source of byte
- * arrays, so the stdlib lives inside the binary (STYLE.md section 5).
+ * arrays, so the stdlib lives inside the binary.
  * Usage: embed OUT.c ROOT FILE...   (ROOT is the prefix cut from each path:
  * "stdlib/kvplan/units.lua" becomes module "kvplan.units" with chunk name
  * "@stdlib/kvplan/units.lua"; "init.lua" names the package itself).

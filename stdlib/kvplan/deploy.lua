@@ -28,7 +28,7 @@ M.Deployment = Deployment
 local sglang_fraction = engines.sglang_fraction
 
 -- Budget rules: how much of the GPU an engine lets the KV cache have
--- (engine/core/ledger.c has the formulas; ANCHORS.md section 4).
+-- (engine/core/ledger.c has the formulas and their sources).
 --   vllm    gpu_memory_utilization * total - weights - activation peak -
 --           non-torch memory (vllm/v1/worker/gpu_worker.py); block 16
 --           (vllm/config/cache.py).

@@ -493,7 +493,7 @@ function M.budget(t)
   local name = "budget-" .. rule .. (f and ("-" .. fmt_num(f)) or "") .. (mt and ("-max" .. mt) or "")
   return M.define{
     name = name, phase = "budget", exclusive = "budget rule", doc = engine_doc[rule],
-    source = "ANCHORS.md section 4; engine/core/ledger.c", params = {rule = rule, fraction = f},
+    source = "vLLM vllm/v1/worker/gpu_worker.py; SGLang python/sglang/srt/model_executor/model_runner.py; TensorRT-LLM docs/source/reference/memory.md (rules in engine/core/ledger.c)", params = {rule = rule, fraction = f},
     apply = function(o)
       o.budget, o.utilization, o.max_kv_tokens = rule, f, mt
       return o
@@ -543,7 +543,7 @@ function M.kv_quant(f)
     name = "kv-" .. fmt.name, phase = "format", exclusive = "KV format",
     doc = string.format("KV elements stored as %s (%.4g bits each, group scales included)",
                         fmt.name, formats.bits(fmt)),
-    source = "ANCHORS.md sections 1 and 5 (fp8 halves bf16; group formats add "
+    source = "vLLM kv_cache_dtype (vllm/config/cache.py; fp8 halves bf16); group formats add "
              .. "(scale + zero) / group bits)",
     lossy = "quantization",
     apply = function(o)

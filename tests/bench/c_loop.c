@@ -32,7 +32,7 @@ static int64_t format_bits(int64_t n, int64_t row, const format *f) {
 
 static double gib(int64_t v) { return (double)(v > 0 ? v : 0) / 1073741824.0; }
 
-/* shape a: the seed's rule, contiguous reservation of the sequence length */
+/* shape a: the article's rule, contiguous reservation of the sequence length */
 static void shape_a(void) {
   printf("model,gpu,max_model_len,kv,weights,concurrency,weights_gib,kv_budget_gib,seq_bytes,"
          "max_concurrency,fits\n");

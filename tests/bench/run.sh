@@ -2,7 +2,8 @@
 # tests/bench/run.sh: `make bench`: kvplan's sweep speed and memory, each
 # figure beside its baseline measured in the same run, as a ratio.
 #   1. a sweep of 2,080,000 rows written as CSV, against the same sweep
-#      computed with seed 000's Python functions and Python's csv module;
+#      computed with the Python functions of the article that
+#      examples/recompute_article_ledger.lua checks, and Python's csv module;
 #   2. the same sweep against a hand-written C loop with printf (whose output
 #      must be byte-identical to kvplan's);
 #   3. peak memory of a 20,800,000-row sweep against the 2,080,000-row one;
@@ -36,9 +37,9 @@ cmp -s "$out/kvplan.csv" "$out/c_loop.csv" || { echo "bench: kvplan and the C lo
 rate() { echo "scale=2; $1 / $2 / 1000000" | bc; }
 ratio() { echo "scale=1; $1 / $2" | bc; }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-echo "rows: $n (kvplan and C loop byte-identical; Python: same columns, seed formula)"
+echo "rows: $n (kvplan and C loop byte-identical; Python: same columns, the article's formula)"
 printf '%-44s %8s s  %7s M rows/s\n' "kvplan sweep" "$tk" "$(rate "$n" "$tk")"
-printf '%-44s %8s s  %7s M rows/s\n' "seed 000 Python functions + csv module" "$tp" "$(rate "$n" "$tp")"
+printf '%-44s %8s s  %7s M rows/s\n' "article's Python functions + csv module" "$tp" "$(rate "$n" "$tp")"
 printf '%-44s %8s s  %7s M rows/s\n' "hand-written C loop + printf" "$tc" "$(rate "$n" "$tc")"
 echo "speed vs Python: $(ratio "$tp" "$tk")x (target >= 30x)"
 echo "speed vs C printf loop: $(ratio "$tc" "$tk")x (target >= 1x)"

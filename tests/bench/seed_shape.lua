@@ -1,5 +1,6 @@
--- tests/bench/seed_shape.lua: shape (a) of `make bench`, the seed-shaped
--- sweep: seed 000's rule (utilization 0.95, i.e. 5 % safety; 2 GiB overhead;
+-- tests/bench/seed_shape.lua: shape (a) of `make bench`, the article-shaped
+-- sweep: the rule of the article that examples/recompute_article_ledger.lua
+-- checks (utilization 0.95, i.e. 5 % safety; 2 GiB overhead;
 -- no activation term; each request reserves its whole sequence length,
 -- contiguously) over every catalog model of full-attention layers only x 20
 -- GPUs x `lens` sequence lengths (max_model_len 1024, 2048, ...) x 3 KV

@@ -65,12 +65,12 @@ else bad "merge concurrent" "status $r1 $r2"; fi
 if [ -n "$shim" ] && [ -f "$shim" ]; then
   w=$out/w; mkdir -p "$w"
   echo "old report" > "$w/r.csv"
-  "$kvplan" examples/seed_ledger.lua > "$w/full.csv"
+  "$kvplan" examples/recompute_article_ledger.lua > "$w/full.csv"
   size=$(wc -c < "$w/full.csv")
   # every byte count from 0 up to the whole report, in steps
   n=0; step=$((size / 40 + 1)); badn=""
   while [ $n -le $((size + step)) ]; do
-    KVPLAN_FAULT_WRITE=$n LD_PRELOAD=$shim "$kvplan" -o "$w/r.csv" examples/seed_ledger.lua \
+    KVPLAN_FAULT_WRITE=$n LD_PRELOAD=$shim "$kvplan" -o "$w/r.csv" examples/recompute_article_ledger.lua \
       2> "$w/err" > /dev/null
     rc=$?; points=$((points + 1))
     if [ $n -lt "$size" ]; then

@@ -23,7 +23,7 @@ unique_ids(models, "model")
 unique_ids(gpus, "gpu")
 
 -- ---- per-token KV bytes, computed from the entry's fields ------------------------
--- Per layer and token (ANCHORS.md section 1; TP from section 2):
+-- Per layer and token (vLLM kv_cache_interface.py; TP: vLLM get_num_kv_heads):
 --   full / sliding / chunked  kv_heads_per_gpu * (head_dim + head_dim_v) * b,
 --                             kv_heads_per_gpu = max(1, kv_heads // tp)
 --   mla                       (kv_lora_rank + rope_dim) * b on every rank

@@ -5,7 +5,7 @@ local check = require "check"
 local o = kv.optim
 local GiB = kv.units.GiB
 
--- seed 000's 70B-class model, true 4-bit weights, one 80 GiB card, 5 % safety,
+-- the 70B-class model of examples/recompute_article_ledger.lua, true 4-bit weights, one 80 GiB card, 5 % safety,
 -- 2 GiB overhead: 43089707476 bytes left for KV (test_ledger.c)
 local seed70 = kv.model{id = "seed-000-70b", layers = 80, hidden = 8192, heads = 64,
                         kv_heads = 8, head_dim = 128, params = 70000000000, dtype = "bf16"}

@@ -31,7 +31,7 @@ static void llama_3_1_8b_caches_131072_bytes_a_token(void **state) {
 }
 
 static void llama_2_70b_caches_less_than_llama_2_7b(void **state) {
-  (void)state; /* seed 002: GQA's 8 KV heads */
+  (void)state; /* the chapter's claim: GQA's 8 KV heads */
   kvp_model m7, m70;
   assert_int_equal(kvp_model_init(&m7, 32, 4096, 32, 32, 128, NULL), KVP_OK);
   assert_int_equal(kvp_model_init(&m70, 80, 8192, 64, 8, 128, NULL), KVP_OK);
@@ -40,7 +40,7 @@ static void llama_2_70b_caches_less_than_llama_2_7b(void **state) {
 }
 
 static void seed_70b_sequence_is_2_5_gib_at_8k_and_40_gib_at_128k(void **state) {
-  (void)state; /* seed 000 claims 12.6 and 201.3: its own formula gives these */
+  (void)state; /* the article claims 12.6 and 201.3: its own formula gives these */
   kvp_model m;
   int64_t b;
   assert_int_equal(kvp_model_init(&m, 80, 8192, 64, 8, 128, NULL), KVP_OK);

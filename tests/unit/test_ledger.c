@@ -11,7 +11,7 @@
 
 #define GiB 1073741824LL
 
-/* seed 000's 70B-class model on one 80 GiB card, 5 % safety, 2 GiB overhead */
+/* the 70B-class model of examples/recompute_article_ledger.lua on one 80 GiB card, 5 % safety, 2 GiB overhead */
 static void seed_deploy(kvp_deploy *d, int64_t weight_bytes) {
   kvp_deploy_defaults(d);
   assert_int_equal(kvp_model_init(&d->model, 80, 8192, 64, 8, 128, NULL), KVP_OK);
