@@ -44,6 +44,11 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(v->max_num_seqs, 0, "max_num_seqs", diag));
   TRY(kvp_check_count(v->dcp, 0, "decode_context_parallel_size", diag));
   TRY(kvp_check_count(v->dp, 0, "data_parallel_size", diag));
+  TRY(kvp_check_count(v->stride_align, 0, "block_stride_alignment", diag));
+  if (v->stride_align > 0 && !kvp_optim_plain(d))
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'block_stride_alignment' with optimizations (eviction, speculative "
+                    "decoding, sharing, KIVI, length points) is not modelled");
   TRY(kvp_check_count(v->experts, 0, "experts", diag));
   TRY(kvp_check_count(v->expert_bytes, 0, "expert bytes", diag));
   if (v->ep != 0 && v->ep != 1)
@@ -67,7 +72,8 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
                     : v->kv_cache_bytes ? "kv_cache_memory_bytes"
                     : v->dcp > 1 ? "decode_context_parallel_size"
                     : v->dp > 1 ? "data_parallel_size"
-                    : v->ep ? "enable_expert_parallel" : NULL;
+                    : v->ep ? "enable_expert_parallel"
+                    : v->stride_align ? "block_stride_alignment" : NULL;
   if (set != NULL && (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "

@@ -227,6 +227,8 @@ typedef struct kvp_vllm {
   int32_t ep;                 /* enable_expert_parallel: whole experts per GPU */
   int64_t experts;            /* routed experts per MoE layer (dp > 1 or ep) */
   int64_t expert_bytes;       /* bytes of all routed experts, within the weights */
+  int64_t stride_align;       /* block_stride_alignment of the MLA attention backend:
+                               * bytes a block is rounded up to (0: none) */
   int64_t stage_gpu_bytes[KVP_MAX_PP]; /* > 0: the smallest GPU of stage s (workers with
                                         * unequal memory); 0: gpu_bytes */
 } kvp_vllm;
@@ -342,6 +344,8 @@ typedef struct kvp_stage {
   int64_t own_blocks;    /* vLLM: the blocks this stage's budget holds (blocks is
                           * num_gpu_blocks_override when set); the engine then
                           * uses the fewest over all workers */
+  int64_t aligned;       /* vLLM MLA backends: block_bytes rounded up to the
+                          * block stride alignment (0: not rounded) */
   int64_t gpu_bytes;     /* memory of this stage's smallest GPU */
   int64_t usable;        /* what the budget rule lets the engine use on it */
   int32_t ngroup;        /* optimized path: (spec, eviction level) groups */
@@ -499,6 +503,9 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
 /* 1 when vLLM pages the model's states (budget vllm, paged, recurrent
  * layers alone); the ledger then sets state_pages. */
 int kvp_vllm_state_only(const kvp_ledger *l);
+/* Round stage st's block bytes up to the MLA backend's block stride
+ * alignment when the stage holds MLA layers (sets st->aligned). */
+kvp_err kvp_vllm_align_block(const kvp_ledger *l, kvp_stage *st);
 /* Weight bytes on one GPU of stage st: its layers' share over tp, the
  * routed experts over dp x tp under data or expert parallelism. */
 kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t *bytes);

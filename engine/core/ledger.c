@@ -508,6 +508,13 @@ static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *byt
   const kvp_model *m = &l->d.model;
   const kvp_stage *st = &l->stage[s];
   int64_t total = 0;
+  if (st->aligned) {
+    /* one KV type of full and MLA layers: every layer takes the same blocks,
+     * each block the stage's rounded block bytes */
+    int64_t blocks = cdiv(n, l->span);
+    CHK(chk_mul(blocks, st->block_bytes, bytes));
+    return KVP_OK;
+  }
   for (int k = 0; k < m->nspec; k++) {
     if (st->count[k] == 0) continue;
     int64_t blocks, one, part;
@@ -657,6 +664,7 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   } else if (!l->plain && stage_groups(l, st) != KVP_OK) {
     return KVP_EINVAL;
   }
+  TRY(kvp_vllm_align_block(l, st));
   /* weights of the stage's layers, split over tp; rounded up once. MoE
    * under data or expert parallelism: the routed experts apart (vllm_kv.c) */
   TRY(kvp_vllm_stage_weights(l, st, &st->weights));

@@ -61,6 +61,13 @@
  *     context_parallel): tp % dcp == 0; MLA holds one latent on every rank,
  *     so any such dcp; GQA needs dcp copies of each head, dcp dividing
  *     tp / kv_heads. kvplan models it for full attention and MLA layers.
+ *   - MLA attention backends that address blocks by a fixed stride report a
+ *     block_stride_alignment (MLAAttentionSpec); the pool's bytes a block
+ *     are rounded up to the lcm of those alignments
+ *     (_get_kv_cache_bytes_per_block at 002f10e0cfa1). kvplan takes it as
+ *     the option block_stride_alignment (the backend's value, bytes) on
+ *     stages that hold MLA layers; it needs full and MLA layers alone or
+ *     vLLM's hybrid groups, and no optimization.
  *   - models of recurrent layers alone (Mamba, Mamba2): one KV type of
  *     MambaSpec pages, the page the state's bytes (page_size_bytes: the
  *     sum of its shapes' bytes), num_blocks = budget // the pages of all
@@ -164,6 +171,20 @@ kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
                       "%lld KV heads at tp %lld: dcp must divide tp / kv_heads",
                       (long long)dcp, (long long)ly->kv_heads, (long long)tp);
   }
+  return KVP_OK;
+}
+
+kvp_err kvp_vllm_align_block(const kvp_ledger *l, kvp_stage *st) {
+  const kvp_deploy *d = &l->d;
+  int64_t a = d->vllm.stride_align;
+  st->aligned = 0;
+  if (a <= 0 || st->block_bytes == 0) return KVP_OK;
+  int mla = 0;
+  for (int k = 0; k < d->model.nspec; k++) mla |= st->count[k] > 0 && d->model.spec[k].kind == KVP_MLA;
+  if (!mla) return KVP_OK;
+  int64_t r = st->block_bytes % a;
+  if (r != 0) CHK(chk_add(st->block_bytes, a - r, &st->block_bytes));
+  st->aligned = !l->hybrid;
   return KVP_OK;
 }
 

@@ -231,7 +231,7 @@ static const char *const deploy_keys[] = {
   /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
   "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
   "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "data_parallel_size",
-  "enable_expert_parallel", "moe_experts", "expert_bytes", NULL
+  "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -364,6 +364,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
   v->experts = kvl_int_field(L, idx, "moe_experts", 0);
   v->expert_bytes = kvl_int_field(L, idx, "expert_bytes", 0);
+  v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);

@@ -64,6 +64,7 @@ local fields = {
   disable_hybrid_kv_cache_manager = true, num_gpu_blocks_override = true,
   kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
   decode_context_parallel_size = true, data_parallel_size = true, enable_expert_parallel = true,
+  block_stride_alignment = true,
 }
 M.fields = fields
 
@@ -418,6 +419,9 @@ function M.new(opts)
   d.decode_context_parallel_size = optional_count(opts.decode_context_parallel_size,
                                                   "decode_context_parallel_size", 1)
   resolve_moe_parallel(d, opts)
+  d.block_stride_alignment = opts.block_stride_alignment ~= nil
+                             and units.bytes(opts.block_stride_alignment, "block_stride_alignment")
+                             or nil
   d.lengths = opts.lengths
   if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
     util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
@@ -453,7 +457,7 @@ function Deployment:spec()
     decode_context_parallel_size = self.decode_context_parallel_size,
     data_parallel_size = self.data_parallel_size,
     enable_expert_parallel = self.enable_expert_parallel, moe_experts = self.moe_experts,
-    expert_bytes = self.expert_bytes,
+    expert_bytes = self.expert_bytes, block_stride_alignment = self.block_stride_alignment,
     stage_gpu_bytes = stage_memories(self),
   }
 end

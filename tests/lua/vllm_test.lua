@@ -160,3 +160,13 @@ check.eq(#types, 2, "sliding and full")
 check.eq(types[1].layers + types[2].layers, 25, "24 target layers and the head's")
 check.eq(ol.kv_groups, 2, "one group each")
 check.eq(ol.block_bytes // (16 * 8 * 64 * 2 * 2), 13, "13 layer slots a block")
+
+-- an MLA backend's block stride alignment (option block_stride_alignment):
+-- DeepSeek-V3.2 in fp8_ds_mla at tp 8 has blocks of 61 x 64 x (656 + 132)
+-- bytes; 512-byte alignment rounds each up
+local ds32 = kv.deploy{model = "deepseek-v3.2", gpu = "h200", tp = 8, kv = "fp8_ds_mla",
+                       block = 64, activation = "4 GiB", overhead = "2 GiB"}
+local raw = 61 * 64 * (656 + 132)
+check.eq(ds32:ledger().block_bytes, raw, "unaligned block")
+check.eq(ds32:with{block_stride_alignment = 512}:ledger().block_bytes, (raw + 511) // 512 * 512,
+         "aligned block")

@@ -493,6 +493,48 @@ static void attention_free_and_state_only_models(void **state) {
   assert_int_equal(per, 3);
 }
 
+static void mla_block_stride_alignment_rounds_the_block(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t seq;
+  /* three MLA layers in fp8_ds_mla (656 bytes a token), block 16: pages of
+   * 10496, a block of 31488 bytes; a backend's 512-byte block stride
+   * alignment rounds it up to 31744 (_get_kv_cache_bytes_per_block:
+   * round_up(bytes_per_block, lcm of the MLA specs' block_stride_alignment),
+   * vllm/v1/core/kv_cache_utils.py at 002f10e0cfa1) */
+  kvp_layer mla[1] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64}};
+  int64_t one[1] = {1};
+  deploy_runs(&d, 3, 8, 128, mla, one, 1);
+  d.kv = (kvp_format){8, 128, 32, 0, 16};
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 31488 * 100;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].block_bytes, 31488);
+  assert_int_equal(l.stage[0].blocks, 100);
+  d.vllm.stride_align = 512;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].block_bytes, 31744);
+  assert_int_equal(l.stage[0].blocks, 99);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 17, &seq), KVP_OK);
+  assert_int_equal(seq, 2 * 31744);
+  int64_t n;
+  kvp_fit f;
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
+  assert_int_equal(n, 0); /* 98 usable blocks, 256 a request */
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 1024, &n, &f), KVP_OK);
+  assert_int_equal(n, 1); /* 98 // 64 */
+  /* layers other than MLA are not rounded */
+  deploy_runs(&d, 3, 8, 128, NULL, NULL, 0);
+  d.vllm.stride_align = 100000;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].block_bytes, 3 * 16 * 4096);
+  d.spec.tokens = 1;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "block_stride_alignment"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -506,6 +548,7 @@ int main(void) {
     cmocka_unit_test(decode_context_parallel_splits_a_requests_tokens),
     cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
     cmocka_unit_test(attention_free_and_state_only_models),
+    cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
