@@ -209,7 +209,7 @@ m,fp8,,
 n,bf16,2.50,1" ]
 if command -v script >/dev/null 2>&1; then
   script -qc "$kvplan fit $fitargs" /dev/null > "$out/tty_table.txt" 2>&1
-  check "a terminal gets a table by default" sh -c "head -n 1 '$out/tty_table.txt' | grep -Eq '^model +gpu ' && ! grep -q '^model,gpu' '$out/tty_table.txt'"
+  check "a terminal gets a table by default" sh -c "grep -aEq 'model +gpu +tp +weights' '$out/tty_table.txt' && ! grep -aq 'model,gpu' '$out/tty_table.txt'"
 fi
 # kvplan best: the acceptance shape: TP 8 x PP 2 or better, in a table
 expect best_table 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 --format table
