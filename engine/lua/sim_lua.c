@@ -4,6 +4,7 @@
  * Binding layer: checks the tables, calls roofline.c and sim.c, writes the
  * timeline through the CSV writer. No accounting here.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,7 +138,8 @@ static kvp_request *workload(lua_State *L, int spec, uint64_t seed, int64_t *n) 
     if (na < 1) kvl_error(L, "the trace holds no request");
     kvp_request *r = lua_newuserdatauv(L, (size_t)na * sizeof *r, 0);
     for (int64_t i = 0; i < na; i++) {
-      if (pr[i] != (double)(int64_t)pr[i] || ou[i] != (double)(int64_t)ou[i])
+      if (!(fabs(pr[i]) <= 0x1p62 && fabs(ou[i]) <= 0x1p62) ||
+          pr[i] != (double)(int64_t)pr[i] || ou[i] != (double)(int64_t)ou[i])
         kvl_error(L, "trace request %I: token counts must be integers, got %f and %f",
                   (lua_Integer)i + 1, pr[i], ou[i]);
       r[i] = (kvp_request){arr[i], (int64_t)pr[i], (int64_t)ou[i]};

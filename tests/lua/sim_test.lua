@@ -169,6 +169,9 @@ bad:write("arrival_s,prompt_tokens,output_tokens\n0,1e2x,10\n")
 bad:close()
 check.error("bad2.csv:2: bad prompt '1e2x' (expected an integer)", kv.simulate,
             {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/bad2.csv"})
+check.error("trace request 1: token counts must be integers", kv.simulate,
+            {model = "llama-3.1-8b", gpu = "h100-sxm",
+             trace = {arrival = {0}, prompt_tokens = {1e30}, output_tokens = {5}}})
 check.error("a trace gives arrivals and lengths", kv.simulate,
             {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/trace.csv", requests = 3})
 os.execute("rm -r " .. dir)
