@@ -52,7 +52,7 @@ local fields = {
   overhead = true, block = true, max_num_batched_tokens = true, max_model_len = true,
   budget = true, name = true,
   -- the engine's profiling run (predicted activation and non-torch memory)
-  engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
+  engine = true, engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
   flashinfer_sampler = true,
   -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
   efficiency = true, perf = true, price_per_hour = true,
@@ -346,7 +346,13 @@ function M.new(opts)
   d.gpu = opts.gpu ~= nil and gpus.check_plannable(gpus.get(opts.gpu)) or gpus.new{memory = opts.gpu_memory}
   d.gpu_bytes = opts.gpu_memory ~= nil and units.bytes(opts.gpu_memory, "gpu_memory")
                 or d.gpu.visible_bytes
-  d.budget = opts.budget or "vllm"
+  -- `engine` names the engine whose budget rule and defaults apply (the
+  -- same names as `budget`; engine_version picks its release)
+  if opts.engine ~= nil and opts.budget ~= nil and opts.engine ~= opts.budget then
+    util.raise("fields 'engine' ('%s') and 'budget' ('%s') disagree: give one",
+               tostring(opts.engine), tostring(opts.budget))
+  end
+  d.budget = opts.engine or opts.budget or "vllm"
   local rule = M.budgets[d.budget]
   if rule == nil then
     util.raise("unknown budget rule '%s'%s", tostring(d.budget),

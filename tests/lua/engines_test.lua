@@ -116,3 +116,9 @@ check.eq(ign.weight_formats.mlp, nil, "an ignored MLP stays in the dtype")
 check.eq(ign.weight_formats.attention.name, "fp8-b128x128", "block-scaled FP8 attention")
 os.remove(tmp .. "/config.json")
 os.remove(tmp)
+
+-- engine names the budget rule too
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang"}.budget, "sglang", "engine")
+check.error("fields 'engine' ('sglang') and 'budget' ('vllm') disagree", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", budget = "vllm"}
+end)
