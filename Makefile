@@ -159,12 +159,13 @@ test: deps
 	@$(MAKE) --no-print-directory test-only
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer. The
-# module test loads the library into a stock lua5.4 and is skipped there.
+# module test loads the library into a stock lua5.4 and is skipped there. The
+# binary lives in $(B)/asan, where the ready scripts are not beside it.
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check: deps
 	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
 	  LDFLAGS="$(LDFLAGS) $(SAN)" $(B)/asan/kvplan $(B)/asan/libkvplan.a
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 KVPLAN_SCRIPTS=$(CURDIR)/scripts \
 	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
 	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests validate-tests guard-tests
 
