@@ -92,6 +92,10 @@ kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
     return kvp_fail(diag, KVP_EINVAL,
                     "model has no layer that holds KV or state: kvplan answers such "
                     "attention-free models under budget 'vllm' with paged allocation");
+  return kvp_deploy_check_numbers(d, diag);
+}
+
+kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->gpu_bytes, 1, "gpu memory", diag));
   TRY(kvp_check_count(d->tp, 1, "tp", diag));
   TRY(kvp_check_count(d->pp, 1, "pp", diag));

@@ -274,6 +274,10 @@ typedef struct kvp_deploy {
  * step_tokens 1, nothing reserved. model and gpu_bytes are the caller's. */
 void kvp_deploy_defaults(kvp_deploy *d);
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag);
+/* kvp_deploy_check but for the model's own checks and the ones that depend
+ * on the model, budget rule and allocation only: for a deployment that
+ * passed kvp_deploy_check and then changed numbers (a sweep's axes). */
+kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag);
 /* Total weight bytes: weight_bytes if set, else params in the weight format. */
 kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
 /* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */
@@ -398,6 +402,10 @@ typedef struct kvp_ledger {
  * call may be allocated at that size (its stages, not KVP_MAX_PP of them);
  * sizeof(kvp_ledger) holds any deployment. */
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+/* kvp_ledger_eval of a deployment whose model, budget rule and allocation
+ * passed kvp_deploy_check (kvp_deploy_check_numbers checks the rest): a
+ * sweep's change of numbers, without walking the model's layers again. */
+kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
 /* Bytes of a ledger holding the stages of d: the fields before `stage` and
  * min(pp, layers) stages (0 stages when pp exceeds the layers). */
 size_t kvp_ledger_size(const kvp_deploy *d);

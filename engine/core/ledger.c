@@ -750,8 +750,19 @@ size_t kvp_ledger_size(const kvp_deploy *d) {
   return offsetof(kvp_ledger, stage) + (size_t)n * sizeof(kvp_stage);
 }
 
+static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   TRY(kvp_deploy_check(d, diag));
+  return eval_checked(d, l, diag);
+}
+
+kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
+  TRY(kvp_deploy_check_numbers(d, diag));
+  return eval_checked(d, l, diag);
+}
+
+static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   /* stages are filled as they are evaluated: clear only what lies between
    * the deployment (copied whole) and them */
   l->d = *d;

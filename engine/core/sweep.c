@@ -193,6 +193,10 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
     s->pos[a] = rest % size[a];
     rest /= size[a];
   }
+  s->nc = size[s->nax];
+  s->nq = size[s->nax + 1];
+  s->ci = s->pos[s->nax];
+  s->qi = s->pos[s->nax + 1];
   size_t nc = (size_t)size[s->nax], nq = (size_t)size[s->nax + 1];
   s->conc_cache = malloc(nc * sizeof *s->conc_cache);
   s->fit_cache = malloc(nc * sizeof *s->fit_cache);
@@ -211,12 +215,15 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   int64_t b = 0;
   for (int32_t a = 0; a < s->nax; a++)
     if (s->axis[a].field == KVP_FIELD_BASE) b += s->pos[a] * s->radix[a];
-  if (b != s->cur_base) {
+  int fresh = b != s->cur_base;
+  if (fresh) {
     s->dep = s->ax.base[b];
     s->cur_base = b;
   }
   for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
-  TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
+  /* the model, budget rule and allocation are the base's: checked once */
+  if (fresh) TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
+  else TRY(kvp_ledger_eval_numbers(&s->dep, &s->ledger, d));
   s->loads++;
   int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
   for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = s->fit_cache[i] = -1;
@@ -228,13 +235,11 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
 /* Advance the odometer by one row; a change of a deployment axis that sets
  * a field needs a new ledger. */
 static void advance(kvp_sweep *s) {
-  int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
-  int32_t a = s->nax + 1;
-  if (++s->pos[a] < nq) return;
-  s->pos[a--] = 0;
-  if (++s->pos[a] < nc) return;
-  s->pos[a--] = 0;
-  for (; a >= 0; a--) {
+  if (++s->qi < s->nq) return;
+  s->qi = 0;
+  if (++s->ci < s->nc) return;
+  s->ci = 0;
+  for (int32_t a = s->nax - 1; a >= 0; a--) {
     if (++s->pos[a] < s->axis[a].n) {
       if (!s->quiet[a]) s->ledger_ok = 0;
       s->gen++;
@@ -244,29 +249,35 @@ static void advance(kvp_sweep *s) {
   }
 }
 
-int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
-  if (s->next >= s->end) return 0;
-  if (s->started) advance(s);
-  s->started = 1;
-  kvp_err e;
-  if (!s->ledger_ok && (e = load_ledger(s, d)) != KVP_OK) return -(int)e;
-  const kvp_ledger *l = &s->ledger;
-  const kvp_sweep_axes *ax = &s->ax;
-  int64_t ci = s->pos[s->nax], qi = s->pos[s->nax + 1];
-  row->index = s->next;
-  memset(row->pos, 0, sizeof row->pos);
-  row->pos[KVP_AX_BASE] = s->cur_base;
-  for (int32_t a = s->user0 + ax->naxis; a < s->nax; a++) {
+/* The positions a row reports that change with the deployment axes only. */
+static void row_positions(kvp_sweep *s) {
+  memset(s->rowpos, 0, sizeof s->rowpos);
+  s->rowpos[KVP_AX_BASE] = s->cur_base;
+  for (int32_t a = s->user0 + s->ax.naxis; a < s->nax; a++) {
     switch (s->axis[a].field) {
-      case KVP_FIELD_TP: row->pos[KVP_AX_TP] = s->pos[a]; break;
-      case KVP_FIELD_PP: row->pos[KVP_AX_PP] = s->pos[a]; break;
-      case KVP_FIELD_KV: row->pos[KVP_AX_KV] = s->pos[a]; break;
-      default: row->pos[KVP_AX_WEIGHTS] = s->pos[a]; break;
+      case KVP_FIELD_TP: s->rowpos[KVP_AX_TP] = s->pos[a]; break;
+      case KVP_FIELD_PP: s->rowpos[KVP_AX_PP] = s->pos[a]; break;
+      case KVP_FIELD_KV: s->rowpos[KVP_AX_KV] = s->pos[a]; break;
+      default: s->rowpos[KVP_AX_WEIGHTS] = s->pos[a]; break;
     }
   }
+  memcpy(s->apos, &s->pos[s->user0], sizeof s->apos);
+  s->row_gen = s->gen;
+}
+
+int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
+  if (s->next >= s->end) return 0;
+  kvp_err e;
+  if (!s->ledger_ok && (e = load_ledger(s, d)) != KVP_OK) return -(int)e;
+  if (s->row_gen != s->gen) row_positions(s);
+  const kvp_ledger *l = &s->ledger;
+  const kvp_sweep_axes *ax = &s->ax;
+  int64_t ci = s->ci, qi = s->qi;
+  row->index = s->next;
+  memcpy(row->pos, s->rowpos, sizeof row->pos);
   row->pos[KVP_AX_CONTEXT] = ci;
   row->pos[KVP_AX_CONCURRENCY] = qi;
-  row->apos = &s->pos[s->user0];
+  row->apos = s->apos;
   row->context = ax->ncontext ? ax->context[ci] : l->max_len;
   row->concurrency = ax->nconcurrency ? ax->concurrency[qi] : 1;
   row->ledger = l;
@@ -306,5 +317,6 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
     row->ctx_why = s->ctx_why[qi];
   }
   s->next++;
+  advance(s); /* now: the next call reads the positions long after this store */
   return 1;
 }

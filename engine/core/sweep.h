@@ -115,7 +115,11 @@ typedef struct kvp_sweep {
   int64_t total, next, end;
   int64_t cur_base;                          /* base copied into dep, -1 none */
   uint64_t gen;                              /* moves of the deployment axes so far */
-  int ledger_ok, started;
+  int ledger_ok;
+  int64_t ci, qi, nc, nq;                    /* context and concurrency: position, size */
+  uint64_t row_gen;                          /* rowpos and apos are of this gen */
+  int64_t rowpos[KVP_NAXES];                 /* a row's pos but context and concurrency */
+  int64_t apos[KVP_SWEEP_MAX_AXES];          /* a row's positions on the deployment axes */
   int64_t loads;                    /* ledgers evaluated so far */
   unsigned want;
   int64_t *conc_cache, *ctx_cache;  /* per context / concurrency position; -1 unknown */

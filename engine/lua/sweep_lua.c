@@ -68,7 +68,7 @@ typedef struct column {
 } column;
 
 /* Consecutive columns written together: one column of DEP_ROW, or a run of
- * DEP_LEDGER and DEP_CTX columns whose text is kept. */
+ * columns of one dependency (DEP_LEDGER, DEP_CTX) whose text is kept. */
 typedef struct segment {
   int first, count;
   int dep;            /* DEP_ROW, or the widest dependency of the run */
@@ -93,6 +93,16 @@ typedef struct run {
   int ncol;
   segment *segs;
   int nseg;
+  int fast;           /* every column built in and short: write_row_fast */
+  segment *chunks;    /* fast path: runs of kept segments (first, count: segments) */
+  int nchunk;
+  int *items;         /* the row: chunk k (>= 0) or column -i - 1 of the row itself */
+  int nitem, nfield;
+  int tpl_valid;
+  uint64_t tpl_gen;
+  int64_t tpl_ci;
+  char *rowbuf;
+  size_t rowcap;
   label *lab;       /* [base * nlabel + label - 1] */
   int nlabel;
   label *kvn, *wn;  /* names along the kv and weights axes */
@@ -132,6 +142,10 @@ static int holder_gc(lua_State *L) {
   free(h->r.perf);
   for (int j = 0; h->r.segs && j < h->r.nseg; j++) free(h->r.segs[j].txt);
   free(h->r.segs);
+  free(h->r.rowbuf);
+  for (int j = 0; h->r.chunks && j < h->r.nchunk; j++) free(h->r.chunks[j].txt);
+  free(h->r.chunks);
+  free(h->r.items);
   free(h->r.lab);
   free(h->r.kvn);
   free(h->r.wn);
@@ -555,11 +569,26 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
   kvp_csv_fixed(w, v, c->prec >= 0 ? c->prec : prec);
 }
 
+/* Bytes a buffer keeps beyond its text, so that copy_short may copy whole
+ * 16-byte chunks. */
+#define SLACK 32
+
+/* Copy n bytes from src (readable up to n rounded up to 16) to dst
+ * (writable as far): short fields in whole chunks, no call. */
+static inline char *copy_short(char *dst, const char *src, size_t n) {
+  if (n > 64) {
+    memcpy(dst, src, n);
+    return dst + n;
+  }
+  for (size_t k = 0; k < n; k += 16) memcpy(dst + k, src + k, 16);
+  return dst + n;
+}
+
 /* Append n bytes to the segment's text. */
 static void seg_put(lua_State *L, segment *g, const char *p, size_t n) {
-  if (g->len + n + 1 > g->cap) {
+  if (g->len + n + SLACK > g->cap) { /* SLACK: copy_short may read past the end */
     size_t cap = g->cap ? g->cap : 256;
-    while (cap < g->len + n + 1) cap *= 2;
+    while (cap < g->len + n + SLACK) cap *= 2;
     char *t = realloc(g->txt, cap);
     if (t == NULL) kvl_error(L, "out of memory for the sweep");
     g->txt = t;
@@ -632,9 +661,8 @@ static void plan_segments(lua_State *L, run *r) {
   for (int i = 0; i < r->ncol; i++) {
     segment *g = r->nseg > 0 ? &r->segs[r->nseg - 1] : NULL;
     int dep = r->cols[i].dep;
-    if (dep != DEP_ROW && g != NULL && g->dep != DEP_ROW) {
+    if (dep != DEP_ROW && g != NULL && g->dep == dep) {
       g->count++;
-      if (dep > g->dep) g->dep = dep;
       continue;
     }
     g = &r->segs[r->nseg++];
@@ -642,28 +670,133 @@ static void plan_segments(lua_State *L, run *r) {
     g->count = 1;
     g->dep = dep;
   }
+  r->fast = 1;
+  for (int i = 0; i < r->ncol; i++) {
+    col_id id = r->cols[i].id;
+    if (id == C_LUA || id == C_WHY || id >= C_TPOT_MS) r->fast = 0;
+  }
+  /* the fast path's template: chunks of consecutive kept segments */
+  r->chunks = xcalloc(L, (size_t)r->nseg, sizeof *r->chunks);
+  r->items = xcalloc(L, (size_t)r->nseg, sizeof *r->items);
+  for (int j = 0; j < r->nseg; j++) {
+    if (r->segs[j].dep == DEP_ROW) {
+      r->items[r->nitem++] = -r->segs[j].first - 1;
+      r->nfield++;
+    } else if (j > 0 && r->segs[j - 1].dep != DEP_ROW) {
+      r->chunks[r->nchunk - 1].count++;
+    } else {
+      r->chunks[r->nchunk].first = j;
+      r->chunks[r->nchunk].count = 1;
+      r->items[r->nitem++] = r->nchunk++;
+    }
+  }
+}
+
+/* Refresh the kept text of a segment for this row if its deployment or
+ * context changed. */
+static void seg_rebuild(lua_State *L, run *r, segment *g, const kvp_sweep_row *row, int64_t kc) {
+  char buf[48];
+  g->len = 0;
+  for (int i = g->first; i < g->first + g->count; i++) {
+    const column *c = &r->cols[i];
+    if (i > g->first) seg_put(L, g, ",", 1);
+    if (c->id == C_LABEL || c->id == C_KV || c->id == C_WEIGHTS) seg_label(L, g, label_of(r, c, row));
+    else seg_put(L, g, buf, number_text(c, row, buf));
+  }
+  g->valid = 1;
+  g->gen = row->gen;
+  g->ci = kc;
+}
+
+#define SEG_REFRESH(L, r, g, row)                                                   \
+  do {                                                                              \
+    int64_t kc_ = (g)->dep == DEP_CTX ? (row)->pos[KVP_AX_CONTEXT] : 0;             \
+    if (!(g)->valid || (g)->gen != (row)->gen || (g)->ci != kc_) seg_rebuild(L, r, g, row, kc_); \
+  } while (0)
+
+/* One field of the row itself (fast path) at p; returns the end. */
+static inline char *row_field(const run *r, const column *c, const kvp_sweep_row *row, char *p) {
+  switch (c->id) {
+    case C_FITS:
+      if (row->fit.why == KVP_FITS) {
+        memcpy(p, "true", 4);
+        return p + 4;
+      }
+      memcpy(p, "false", 5);
+      return p + 5;
+    case C_LIMIT: {
+      const char *lim = kvp_why_name(row->fit.why);
+      size_t n = strlen(lim);
+      memcpy(p, lim, n);
+      return p + n;
+    }
+    case C_CONCURRENCY:
+      if (r->concn) {
+        const label *lb = &r->concn[row->pos[KVP_AX_CONCURRENCY]];
+        memcpy(p, lb->s, 24); /* num[24]: always readable */
+        return p + lb->len;
+      }
+      /* fall through */
+    default:
+      return p + number_text(c, row, p);
+  }
+}
+
+/* The pure C path (no Lua, step-time or why column): a row is a template
+ * of chunks (the kept text of consecutive deployment and context columns,
+ * joined once per deployment and context) and the few fields of the row
+ * itself, assembled in one buffer and handed to the writer at once. */
+static void write_row_fast(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row) {
+  int64_t ci = row->pos[KVP_AX_CONTEXT];
+  if (!r->tpl_valid || r->tpl_gen != row->gen || r->tpl_ci != ci) {
+    size_t need = SLACK + 2;
+    for (int k = 0; k < r->nchunk; k++) {
+      segment *ch = &r->chunks[k];
+      ch->len = 0;
+      for (int j = ch->first; j < ch->first + ch->count; j++) {
+        segment *g = &r->segs[j];
+        SEG_REFRESH(L, r, g, row);
+        if (j > ch->first) seg_put(L, ch, ",", 1);
+        seg_put(L, ch, g->txt, g->len);
+      }
+      need += ch->len + 1;
+    }
+    need += (size_t)r->nfield * 49;
+    if (need > r->rowcap) {
+      char *t = realloc(r->rowbuf, need * 2);
+      if (t == NULL) kvl_error(L, "out of memory for the sweep");
+      r->rowbuf = t;
+      r->rowcap = need * 2;
+    }
+    r->tpl_valid = 1;
+    r->tpl_gen = row->gen;
+    r->tpl_ci = ci;
+  }
+  char *p = r->rowbuf;
+  for (int k = 0; k < r->nitem; k++) {
+    int it = r->items[k];
+    if (k > 0) *p++ = ',';
+    if (it >= 0) {
+      const segment *ch = &r->chunks[it];
+      p = copy_short(p, ch->txt, ch->len);
+    } else {
+      p = row_field(r, &r->cols[-it - 1], row, p);
+    }
+  }
+  kvp_csv_raw(w, r->rowbuf, (size_t)(p - r->rowbuf));
+  kvp_csv_endrow(w);
 }
 
 static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
                       int cols) {
-  int64_t ci = row->pos[KVP_AX_CONTEXT];
+  if (r->fast) {
+    write_row_fast(L, r, w, row);
+    return;
+  }
   for (int j = 0; j < r->nseg; j++) {
     segment *g = &r->segs[j];
     if (g->dep != DEP_ROW) {
-      int64_t kc = g->dep == DEP_CTX ? ci : 0;
-      if (!g->valid || g->gen != row->gen || g->ci != kc) {
-        char buf[48];
-        g->len = 0;
-        for (int i = g->first; i < g->first + g->count; i++) {
-          const column *c = &r->cols[i];
-          if (i > g->first) seg_put(L, g, ",", 1);
-          if (c->id == C_LABEL || c->id == C_KV || c->id == C_WEIGHTS) seg_label(L, g, label_of(r, c, row));
-          else seg_put(L, g, buf, number_text(c, row, buf));
-        }
-        g->valid = 1;
-        g->gen = row->gen;
-        g->ci = kc;
-      }
+      SEG_REFRESH(L, r, g, row);
       kvp_csv_raw(w, g->txt, g->len);
       continue;
     }

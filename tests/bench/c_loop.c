@@ -93,12 +93,146 @@ static void shape_b(int lua) {
       }
 }
 
+/* shape c: optimization combinations over hybrid and MLA models (the rules
+ * in seed_baseline.py deployment_c) */
+typedef struct { char kind[12]; int64_t window, kvh, hd, hdv, rank, rope, count; } shape;
+typedef struct {
+  char id[64];
+  int64_t heads, weights;
+  format kv;
+  shape sh[8];
+  int nsh;
+} cmodel;
+static cmodel cm[16];
+static int ncm;
+static char combos[16][64];
+static int ncombo;
+
+static int64_t token_bits(const shape *l, int64_t tp, const format *f) {
+  if (strcmp(l->kind, "mla") == 0) return format_bits(l->rank + l->rope, l->rank + l->rope, f);
+  int64_t h = l->kvh / tp > 1 ? l->kvh / tp : 1;
+  return format_bits(h * l->hd, l->hd, f) + format_bits(h * l->hdv, l->hdv, f);
+}
+
+static int64_t window_blocks(int64_t w, int64_t n, int64_t block) {
+  return n <= w ? cdiv(n, block) : cdiv(w, block) + 1; /* span W - 1 + 1 */
+}
+
+static void shape_c(void) {
+  static const format fp8 = {"fp8", 8, 0, 0, 0};
+  const int64_t max_len = 8192, overhead = 1073741824LL;
+  printf("model,gpu,optim,tp,context,concurrency,kv_budget_gib,max_concurrency,fits\n");
+  for (int i = 0; i < ncm; i++)
+    for (int j = 0; j < ng; j++)
+      for (int c = 0; c < ncombo; c++)
+        for (int64_t tp = 1; tp <= 2; tp++) {
+          const cmodel *x = &cm[i];
+          int sglang = strstr(combos[c], "budget-sglang") != NULL;
+          int contiguous = strstr(combos[c], "contiguous") != NULL;
+          const format *f = strstr(combos[c], "kv-fp8") ? &fp8 : &x->kv;
+          int64_t block = sglang ? 1 : 16, usable, page[8], groups[8], block_bytes = 0;
+          if (sglang) {
+            int64_t free_ = g[j].bytes - overhead > 0 ? g[j].bytes - overhead : 0;
+            usable = (int64_t)floor((double)free_ * (tp < 2 ? 0.88 : 0.87));
+          } else {
+            usable = (int64_t)floor((double)g[j].bytes * 0.9);
+          }
+          if (usable > g[j].bytes) usable = g[j].bytes;
+          int64_t weights = cdiv(x->weights, tp), reserved = sglang ? weights : weights + overhead;
+          int64_t budget = usable - reserved;
+          int ok = x->heads % tp == 0, classes = 0, full_seen = 0, win_seen[8], nwin = 0;
+          for (int k = 0; k < x->nsh; k++) {
+            const shape *l = &x->sh[k];
+            if ((strcmp(l->kind, "full") == 0 || strcmp(l->kind, "sliding") == 0) &&
+                !(tp <= l->kvh ? l->kvh % tp == 0 : tp % l->kvh == 0))
+              ok = 0;
+            page[k] = cdiv(block * token_bits(l, tp, f), 8);
+            if (strcmp(l->kind, "sliding") != 0) {
+              if (!full_seen) classes++;
+              full_seen = 1;
+            } else {
+              int seen = 0;
+              for (int q = 0; q < nwin; q++) seen |= win_seen[q] == l->window;
+              if (!seen) {
+                win_seen[nwin++] = (int)l->window;
+                classes++;
+              }
+            }
+          }
+          int hybrid = !sglang && !contiguous && classes > 1;
+          if (hybrid) {
+            int64_t fewest = INT64_MAX, most = 0, gs = 0, pg = 0;
+            for (int k = 0; k < x->nsh; k++) {
+              if (x->sh[k].count < fewest) fewest = x->sh[k].count;
+              if (x->sh[k].count > most) most = x->sh[k].count;
+            }
+            int64_t size = 2 * most < 3 * fewest ? most : fewest;
+            for (int k = 0; k < x->nsh; k++) {
+              groups[k] = cdiv(x->sh[k].count, size);
+              if (cdiv(x->sh[k].count, groups[k]) > gs) gs = cdiv(x->sh[k].count, groups[k]);
+              if (page[k] > pg) pg = page[k];
+            }
+            block_bytes = pg * gs;
+          } else {
+            for (int k = 0; k < x->nsh; k++) block_bytes += page[k] * x->sh[k].count;
+          }
+          int64_t null = !sglang && !contiguous ? block_bytes : 0, room;
+          int no_block;
+          if (sglang) {
+            int64_t bits = 0;
+            for (int k = 0; k < x->nsh; k++) bits += token_bits(&x->sh[k], tp, f) * x->sh[k].count;
+            int64_t blocks = budget > 0 ? budget * 8 / bits : 0;
+            room = blocks * block_bytes;
+            no_block = blocks < 1;
+          } else {
+            room = budget;
+            no_block = contiguous ? budget <= 0 : budget < block_bytes;
+          }
+          int fits_all = ok && weights <= usable && reserved <= usable && !no_block;
+          for (int q = 0; q < nlen; q++) {
+            int64_t n = lens[q], seq = 0;
+            for (int k = 0; k < x->nsh; k++) {
+              const shape *l = &x->sh[k];
+              int sliding = strcmp(l->kind, "sliding") == 0;
+              if (hybrid) {
+                seq += (sliding ? window_blocks(l->window, n, block) : cdiv(n, block)) * groups[k];
+              } else if (contiguous) {
+                int64_t t = sliding && l->window < max_len ? l->window : max_len;
+                seq += cdiv(t * token_bits(l, tp, f), 8) * l->count;
+              } else {
+                seq += (sliding ? window_blocks(l->window, n, block) : cdiv(n, block)) * page[k] *
+                       l->count;
+              }
+            }
+            if (hybrid) seq *= block_bytes;
+            int live = fits_all && n <= max_len && seq + null <= room;
+            int64_t maxc = live ? (room - null) / seq : 0;
+            for (int r = 0; r < nconc; r++)
+              printf("%s,%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%.2f,%" PRId64 ",%s\n", x->id,
+                     g[j].id, combos[c], tp, n, concs[r], gib(budget), maxc,
+                     live && concs[r] * seq + null <= room ? "true" : "false");
+          }
+        }
+}
+
 static int read_inputs(const char *path) {
   FILE *f = fopen(path, "r");
   if (!f) return -1;
   char kind[16];
   while (fscanf(f, "%15s", kind) == 1) {
-    if (strcmp(kind, "model") == 0 && nm < 128) {
+    if (strcmp(kind, "cmodel") == 0 && ncm < 16) {
+      cmodel *x = &cm[ncm++];
+      if (fscanf(f, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64,
+                 x->id, &x->heads, &x->weights, &x->kv.bits, &x->kv.group, &x->kv.scale,
+                 &x->kv.zero) != 7) return -1;
+    } else if (strcmp(kind, "shape") == 0 && ncm > 0 && cm[ncm - 1].nsh < 8) {
+      shape *l = &cm[ncm - 1].sh[cm[ncm - 1].nsh++];
+      if (fscanf(f, "%11s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+                 " %" SCNd64, l->kind, &l->window, &l->kvh, &l->hd, &l->hdv, &l->rank, &l->rope,
+                 &l->count) != 8) return -1;
+    } else if (strcmp(kind, "combo") == 0 && ncombo < 16) {
+      if (fscanf(f, "%63s", combos[ncombo++]) != 1) return -1;
+    } else if (strcmp(kind, "model") == 0 && nm < 128) {
       model *x = &m[nm++];
       if (fscanf(f, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
                  " %" SCNd64, x->id, &x->layers, &x->heads, &x->kvh, &x->hd, &x->hdv, &x->params,
@@ -110,9 +244,10 @@ static int read_inputs(const char *path) {
       format *x = kind[0] == 'k' ? &kvf[nkv++] : &wf[nw++];
       if (fscanf(f, "%31s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64, x->name, &x->bits,
                  &x->group, &x->scale, &x->zero) != 5) return -1;
-    } else if (strcmp(kind, "lens") == 0 || strcmp(kind, "conc") == 0) {
-      int64_t *v = kind[0] == 'l' ? lens : concs;
-      int *n = kind[0] == 'l' ? &nlen : &nconc, cap = kind[0] == 'l' ? 4096 : 64, c;
+    } else if (strcmp(kind, "lens") == 0 || strcmp(kind, "ctx") == 0 || strcmp(kind, "conc") == 0) {
+      int isconc = strcmp(kind, "conc") == 0; /* lens and ctx: the length axis */
+      int64_t *v = isconc ? concs : lens;
+      int *n = isconc ? &nconc : &nlen, cap = isconc ? 64 : 4096, c;
       while ((c = fgetc(f)) != '\n' && c != EOF)
         if (c != ' ' && *n < cap) {
           ungetc(c, f);
@@ -130,11 +265,12 @@ static int read_inputs(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 3 || read_inputs(argv[2]) < 0) {
-    fprintf(stderr, "usage: c_loop a|b|d INPUTS (unreadable or malformed inputs)\n");
+    fprintf(stderr, "usage: c_loop a|b|c|d INPUTS (unreadable or malformed inputs)\n");
     return 2;
   }
   if (strcmp(argv[1], "a") == 0) shape_a();
   else if (strcmp(argv[1], "b") == 0) shape_b(0);
+  else if (strcmp(argv[1], "c") == 0) shape_c();
   else if (strcmp(argv[1], "d") == 0) shape_b(1);
   else return 2;
   return 0;

@@ -13,6 +13,17 @@ kvplan computes, so that the two CSV files can be compared byte for byte:
     tokens, one null block kept out of the pool, KV heads replicated when tp
     exceeds them, tp must divide the heads; (shape a) the seed's own rule:
     each request reserves its whole sequence length contiguously;
+  * shape c, optimization combinations over hybrid and MLA models: vLLM's
+    hybrid KV cache manager for models of sliding-window and full layers
+    (layers of one KV spec form a type; group size = the fewest layers of a
+    type, or the most when below 1.5 times the fewest; a block is one page
+    in each of the group-size tensors of the GPU; a request takes, in each
+    group, ceil(n / 16) blocks (full) or the blocks of its window's last
+    W tokens plus one (sliding)), per-layer pages for MLA; fp8 KV;
+    contiguous allocation (each request reserves max_model_len, windows
+    capped); SGLang's budget (mem_fraction_static 0.88 at tp 1, 0.87 at
+    tp 2, of the memory less the overhead, minus the weights; tokens of one
+    page each, no null block);
   * GiB columns printed with Python's "%.2f" (exact binary value, rounded
     half to even: what kvplan prints).
 
@@ -140,8 +151,121 @@ def shape_b(facts, out, lua=False):
                         out.writerow(row)
 
 
+def read_c(path):
+    facts = {"model": [], "gpu": [], "combo": [], "ctx": [], "conc": []}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "cmodel":
+                facts["model"].append({"id": w[1], "shapes": {}, "heads": int(w[2]),
+                                       "weights": int(w[3]), "kv": tuple(int(x) for x in w[4:8])})
+            elif w[0] == "shape":   # kind window kv_heads head_dim head_dim_v rank rope count
+                layer = (w[1],) + tuple(int(x) for x in w[2:8])
+                facts["model"][-1]["shapes"][layer] = int(w[8])
+            elif w[0] == "gpu":
+                facts["gpu"].append((w[1], int(w[2])))
+            elif w[0] == "combo":
+                facts["combo"].append(w[1])
+            else:
+                facts[w[0]] = [int(x) for x in w[1:]]
+    return facts
+
+
+def token_bits(layer, tp, fmt):
+    """Bits one token adds to one layer on one GPU."""
+    kind, window, kvh, hd, hdv, rank, rope = layer
+    if kind == "mla":
+        return format_bits(rank + rope, rank + rope, fmt)   # the latent, on every rank
+    h = max(1, kvh // tp)
+    return format_bits(h * hd, hd, fmt) + format_bits(h * hdv, hdv, fmt)
+
+
+def window_blocks(window, n, block, step=1):
+    """Blocks of a sliding-window layer for n tokens (vLLM SlidingWindowSpec)."""
+    span = window - 1 + step
+    return cdiv(n, block) if n <= span else cdiv(span, block) + 1
+
+
+def deployment_c(m, total, combo, tp, max_len=8192, overhead=GiB):
+    """One deployment of shape c: (kv budget, request bytes at n, null bytes,
+    room, fits at all)."""
+    sglang, contiguous = "budget-sglang" in combo, "contiguous" in combo
+    fmt = (8, 0, 0, 0) if "kv-fp8" in combo else m["kv"]
+    block = 1 if sglang else 16
+    shapes = m["shapes"]                          # one KV spec: its layers
+    if sglang:
+        util = 0.88 if tp < 2 else 0.87
+        usable = min(math.floor(max(total - overhead, 0) * util), total)
+    else:
+        usable = min(math.floor(total * 0.9), total)
+    weights = cdiv(m["weights"], tp)
+    reserved = weights if sglang else weights + overhead
+    budget = usable - reserved
+    ok = m["heads"] % tp == 0
+    for (kind, window, kvh, *_) in shapes:
+        if kind in ("full", "sliding") and not (kvh % tp == 0 if tp <= kvh else tp % kvh == 0):
+            ok = False
+    pages = {l: cdiv(block * token_bits(l, tp, fmt), 8) for l in shapes}
+    hybrid = not sglang and not contiguous and len({(l[0] == "mla" or l[0] == "full", l[1])
+                                                     for l in shapes}) > 1
+    if hybrid:                                    # vLLM's KV cache groups
+        fewest, most = min(shapes.values()), max(shapes.values())
+        size = most if 2 * most < 3 * fewest else fewest
+        groups = {l: cdiv(c, size) for l, c in shapes.items()}
+        page = max(pages.values())
+        block_bytes = page * max(cdiv(c, groups[l]) for l, c in shapes.items())
+
+        def own(n):
+            blocks = 0
+            for l in shapes:
+                k = cdiv(n, block) if l[0] != "sliding" else window_blocks(l[1], n, block)
+                blocks += k * groups[l]
+            return blocks * block_bytes
+    else:
+        block_bytes = sum(pages[l] * c for l, c in shapes.items())
+
+        def own(n):
+            if contiguous:                        # max_model_len reserved, windows capped
+                return sum(cdiv((min(max_len, l[1]) if l[0] == "sliding" else max_len) *
+                                token_bits(l, tp, fmt), 8) * c for l, c in shapes.items())
+            return sum((cdiv(n, block) if l[0] != "sliding" else window_blocks(l[1], n, block)) *
+                       pages[l] * c for l, c in shapes.items())
+    null = block_bytes if not sglang and not contiguous else 0
+    if sglang:                                    # whole pages of the tokens that fit
+        bits = sum(token_bits(l, tp, fmt) * c for l, c in shapes.items())
+        blocks = (budget * 8) // bits if budget > 0 else 0
+        room, no_block = blocks * block_bytes, blocks < 1
+    else:
+        room = budget
+        no_block = budget <= 0 if contiguous else budget < block_bytes
+    fits = ok and weights <= usable and reserved <= usable and not no_block
+    return budget, own, null, room, fits
+
+
+def shape_c(facts, out):
+    """Optimization combinations over hybrid and MLA models."""
+    out.writerow(["model", "gpu", "optim", "tp", "context", "concurrency", "kv_budget_gib",
+                  "max_concurrency", "fits"])
+    for m in facts["model"]:
+        for (gid, total) in facts["gpu"]:
+            for combo in facts["combo"]:
+                for tp in (1, 2):
+                    budget, own, null, room, ok = deployment_c(m, total, combo, tp)
+                    for ctx in facts["ctx"]:
+                        seq = own(ctx)
+                        live = ok and ctx <= 8192 and seq + null <= room
+                        maxc = (room - null) // seq if live else 0
+                        for conc in facts["conc"]:
+                            fits = live and conc * seq + null <= room
+                            out.writerow([m["id"], gid, combo, tp, ctx, conc, gib(budget), maxc,
+                                          "true" if fits else "false"])
+
+
 def main(shape, path):
     out = csv.writer(sys.stdout, lineterminator="\n")
+    if shape == "c":
+        shape_c(read_c(path), out)
+        return
     facts = read(path)
     if shape == "d":
         shape_b(facts, out, lua=True)
