@@ -1,7 +1,7 @@
 /*
  * tests/bench/c_loop.c: the hand-written baseline of `make bench`: each
  * shape computed with the formulas kvplan applies to it (see
- * seed_baseline.py for the rules), written with printf. Its output must be
+ * article_baseline.py for the rules), written with printf. Its output must be
  * byte-identical to kvplan's. Usage: c_loop SHAPE INPUTS (the facts kvplan
  * wrote with inputs=FILE).
  */
@@ -94,7 +94,7 @@ static void shape_b(int lua) {
 }
 
 /* shape c: optimization combinations over hybrid and MLA models (the rules
- * in seed_baseline.py deployment_c) */
+ * in article_baseline.py deployment_c) */
 typedef struct { char kind[12]; int64_t window, kvh, hd, hdv, rank, rope, count; } shape;
 typedef struct {
   char id[64];

@@ -1,8 +1,9 @@
-"""tests/bench/seed_baseline.py: the Python baseline of `make bench`.
+"""tests/bench/article_baseline.py: the Python baseline of `make bench`.
 
-Seed 000's Python functions (kv_cache_bytes and memory_budget, written as in
-the seed), extended only as far as each shape needs to compute exactly what
-kvplan computes, so that the two CSV files can be compared byte for byte:
+The Python functions of the article that examples/recompute_article_ledger.lua
+checks (kv_cache_bytes and memory_budget, written as in the article),
+extended only as far as each shape needs to compute exactly what kvplan
+computes, so that the two CSV files can be compared byte for byte:
 
   * integers instead of floats: bytes are exact, every tensor rounded up
     to whole bytes once (kvplan's kvp_format_bytes), usable memory
@@ -11,7 +12,7 @@ kvplan computes, so that the two CSV files can be compared byte for byte:
     rows of `row`) = n * bits + n / row * ceil(row / group) * (scale + zero);
   * vLLM's rule as kvplan applies it (shapes b and d): KV in blocks of 16
     tokens, one null block kept out of the pool, KV heads replicated when tp
-    exceeds them, tp must divide the heads; (shape a) the seed's own rule:
+    exceeds them, tp must divide the heads; (shape a) the article's own rule:
     each request reserves its whole sequence length contiguously;
   * shape c, optimization combinations over hybrid and MLA models: vLLM's
     hybrid KV cache manager for models of sliding-window and full layers
@@ -27,7 +28,7 @@ kvplan computes, so that the two CSV files can be compared byte for byte:
   * GiB columns printed with Python's "%.2f" (exact binary value, rounded
     half to even: what kvplan prints).
 
-Usage: python3 seed_baseline.py SHAPE INPUTS > out.csv (INPUTS: the facts
+Usage: python3 article_baseline.py SHAPE INPUTS > out.csv (INPUTS: the facts
 kvplan wrote with inputs=FILE).
 """
 import csv
@@ -53,7 +54,7 @@ def format_bits(n, row, fmt):
 
 def kv_cache_bytes(n_layers, n_kv_heads, head_dim, head_dim_v, seq_len, batch, kv_fmt):
     """KV Cache footprint for a single generation (current seq_len only):
-    the seed's function, each layer's K and V rows in kv_fmt, rounded up to
+    the article's function, each layer's K and V rows in kv_fmt, rounded up to
     whole bytes once per layer."""
     per_token_per_layer = (format_bits(n_kv_heads * head_dim, head_dim, kv_fmt) +
                            format_bits(n_kv_heads * head_dim_v, head_dim_v, kv_fmt))  # bits
@@ -62,7 +63,7 @@ def kv_cache_bytes(n_layers, n_kv_heads, head_dim, head_dim_v, seq_len, batch, k
 
 def memory_budget(weights, kv_per_req, max_concurrent, total, utilization=0.95,
                   overhead=2 * GiB):
-    """The seed's function in bytes: usable = floor(utilization * total),
+    """The article's function in bytes: usable = floor(utilization * total),
     reserved = weights + CUDA context/temp buffers; returns the requests that
     fit (0 when nothing is left), the KV budget and whether max_concurrent
     requests fit."""
@@ -92,7 +93,7 @@ def gib(v):
 
 
 def shape_a(facts, out):
-    """Seed-shaped: models x GPUs x sequence lengths x KV x weight formats x
+    """Article-shaped: models x GPUs x sequence lengths x KV x weight formats x
     concurrency, each request reserving its sequence length."""
     out.writerow(["model", "gpu", "max_model_len", "kv", "weights", "concurrency", "weights_gib",
                   "kv_budget_gib", "seq_bytes", "max_concurrency", "fits"])

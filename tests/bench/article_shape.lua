@@ -1,4 +1,4 @@
--- tests/bench/seed_shape.lua: shape (a) of `make bench`, the article-shaped
+-- tests/bench/article_shape.lua: shape (a) of `make bench`, the article-shaped
 -- sweep: the rule of the article that examples/recompute_article_ledger.lua
 -- checks (utilization 0.95, i.e. 5 % safety; 2 GiB overhead;
 -- no activation term; each request reserves its whole sequence length,
