@@ -32,6 +32,10 @@
  * Speculative decoding: a decoding request verifies 1 + g tokens a step and
  * keeps k + 1 of them, k accepted drafts drawn from the seeded generator
  * (P(k >= i) = a^i, Leviathan et al., ICML 2023), plus g draft passes.
+ * No-evict (TensorRT-LLM's default capacity scheduler policy
+ * GUARANTEED_NO_EVICT, docs "Useful Runtime Options"): continuous, but a
+ * waiting request is admitted only when the KV of its prompt and all its
+ * output fits beside what the running ones have reserved; none is preempted.
  * Static batching: a new batch is admitted only when the last has finished,
  * each member reserving its final KV at admission; the batch runs until its
  * longest member is done.
@@ -45,7 +49,8 @@
 #include "diag.h"
 
 const char *kvp_sched_name(kvp_sched s) {
-  return s == KVP_SCHED_STATIC ? "static" : s == KVP_SCHED_CONTINUOUS ? "continuous" : "unknown";
+  static const char *const names[KVP_NSCHEDS] = {"continuous", "static", "no_evict"};
+  return (s >= 0 && s < KVP_NSCHEDS) ? names[s] : "unknown";
 }
 
 /* ---- workloads ----------------------------------------------------------- */
@@ -235,7 +240,9 @@ static kvp_err admit_waiting(state *s, kvp_sim *out, int64_t *budget) {
       q->held = q->swapped; /* its KV, back from the host */
       q->cap = s->contiguous ? INT64_MAX : cdiv(q->computed, s->gran) * s->gran;
     }
-    TRY(need_for(s, q, kv_upto(q, t), &need));
+    int whole = s->cfg.sched == KVP_SCHED_NO_EVICT;
+    if (whole) TRY(bytes_at(s, q, q->prompt + q->output - 1, &need)); /* reserved now */
+    else TRY(need_for(s, q, kv_upto(q, t), &need));
     if (need > s->free_bytes) {
       if (q->swapped > 0) q->held = 0, q->cap = 0;
       out->cached_tokens -= q->computed - before; /* not admitted after all */
@@ -251,6 +258,7 @@ static kvp_err admit_waiting(state *s, kvp_sim *out, int64_t *budget) {
     s->wn--;
     s->free_bytes -= need;
     set_held(s, q, kv_upto(q, t), need);
+    if (whole) q->cap = INT64_MAX;
     s->run[s->nrun++] = i;
     q->sched = t;
     s->sch[s->nsch++] = i;
@@ -346,7 +354,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
       q->finish = s->now;
       s->finished++;
       out->output_tokens += q->output;
-      if (s->cfg.sched == KVP_SCHED_CONTINUOUS) {
+      if (s->cfg.sched != KVP_SCHED_STATIC) {
         s->free_bytes += q->held;
         q->held = 0;
       }
@@ -567,7 +575,7 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     s.swap_bytes = 0.0;
     if (cfg->sched == KVP_SCHED_STATIC && s.nrun == 0) e = form_batch(&s, out);
     if (e == KVP_OK) e = schedule_running(&s, out, &budget);
-    if (e == KVP_OK && cfg->sched == KVP_SCHED_CONTINUOUS && s.step_preempted == 0)
+    if (e == KVP_OK && cfg->sched != KVP_SCHED_STATIC && s.step_preempted == 0)
       e = admit_waiting(&s, out, &budget);
     if (e != KVP_OK) goto fail;
     if (s.nsch == 0) {

@@ -11,6 +11,9 @@
 typedef enum kvp_sched {
   KVP_SCHED_CONTINUOUS = 0, /* iteration-level: requests join and leave at every step */
   KVP_SCHED_STATIC,         /* a batch is admitted when the last one has finished */
+  KVP_SCHED_NO_EVICT,       /* continuous, but a request is admitted only when the KV of
+                             * its whole length fits, so none is ever preempted
+                             * (TensorRT-LLM's default GUARANTEED_NO_EVICT) */
   KVP_NSCHEDS
 } kvp_sched;
 

@@ -188,7 +188,9 @@ static int l_run(lua_State *L) {
   const char *sched = luaL_optstring(L, -1, "continuous");
   if (strcmp(sched, "continuous") == 0) cfg.sched = KVP_SCHED_CONTINUOUS;
   else if (strcmp(sched, "static") == 0) cfg.sched = KVP_SCHED_STATIC;
-  else return kvl_error(L, "field 'scheduler' must be 'continuous' or 'static', got '%s'", sched);
+  else if (strcmp(sched, "no_evict") == 0) cfg.sched = KVP_SCHED_NO_EVICT;
+  else return kvl_error(L, "field 'scheduler' must be 'continuous', 'no_evict' or 'static', got '%s'",
+                        sched);
   lua_pop(L, 1);
   int64_t n;
   kvp_request *req = workload(L, 1, cfg.seed, &n);

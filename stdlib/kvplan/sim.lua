@@ -197,7 +197,10 @@ function M.simulate(opts)
   if dopts.budget ~= nil and dopts.budget ~= "vllm" then dopts.max_num_seqs = nil end
   local d = deploy.new(dopts)
   dopts.max_num_seqs = seqs
-  local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sopts.scheduler or "continuous",
+  -- each engine's own default: vLLM preempts, TensorRT-LLM admits only what
+  -- it can finish (GUARANTEED_NO_EVICT)
+  local sched = sopts.scheduler or (d.budget == "trtllm" and "no_evict" or "continuous")
+  local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sched,
                 seed = util.count(sopts.seed or 1, "seed", 0)}
   if sopts.max_steps ~= nil then spec.max_steps = util.count(sopts.max_steps, "max_steps") end
   if sopts.max_concurrency ~= nil then

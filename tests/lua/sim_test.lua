@@ -158,7 +158,13 @@ check.error("field 'requests' must be an integer >= 1, got 0", sim_with, "reques
 check.error("field 'length' must be an integer >= 1, got 0", sim_with, "prompt", 0)
 check.error("cannot be served: prompt 200000 + output", sim_with, "prompt", 200000)
 check.error("unknown simulation option 'reqests' (did you mean 'requests'?)", sim_with, "reqests", 3)
-check.error("field 'scheduler' must be 'continuous' or 'static', got 'fifo'", sim_with, "scheduler", "fifo")
+check.error("field 'scheduler' must be 'continuous', 'no_evict' or 'static', got 'fifo'", sim_with, "scheduler", "fifo")
+local trt = {}
+for k, v in pairs(chat) do trt[k] = v end
+trt.budget = "trtllm"
+local rt = kv.simulate(trt)
+check.eq(rt.scheduler, "no_evict", "TensorRT-LLM's default scheduler")
+check.eq(rt.num_preemptions, 0, "no eviction")
 local bad = assert(io.open(dir .. "/bad.csv", "w"))
 bad:write("arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,-3,20\n")
 bad:close()

@@ -214,6 +214,28 @@ static void static_batching_never_beats_continuous(void **state) {
   free(req);
 }
 
+static void no_evict_admits_only_what_it_can_finish(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  llama8b(&l, &c, 20, KVP_ALLOC_PAGED);
+  enum { N = 2000 };
+  kvp_request *req = malloc(N * sizeof *req);
+  chat(req, N, 0.0, 7);
+  kvp_sim_config cfg = config(256, 2048);
+  cfg.sched = KVP_SCHED_NO_EVICT;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, NULL), KVP_OK);
+  assert_int_equal(s.preemptions, 0);
+  int64_t out = 0;
+  for (int64_t i = 0; i < N; i++) out += req[i].output;
+  assert_int_equal(s.output_tokens, out);
+  for (int64_t k = 0; k < s.nsteps; k++) assert_true(s.steps[k].used_bytes <= s.pool_bytes);
+  assert_string_equal(kvp_sched_name(KVP_SCHED_NO_EVICT), "no_evict");
+  kvp_sim_free(&s);
+  free(req);
+}
+
 static void contiguous_allocation_reserves_and_never_preempts(void **state) {
   (void)state;
   kvp_ledger lp, lc;
@@ -395,6 +417,7 @@ int main(void) {
     cmocka_unit_test(invariants_hold_on_a_chat_workload_under_pressure),
     cmocka_unit_test(no_preemption_when_the_pool_holds_every_request_at_its_longest),
     cmocka_unit_test(static_batching_never_beats_continuous),
+    cmocka_unit_test(no_evict_admits_only_what_it_can_finish),
     cmocka_unit_test(contiguous_allocation_reserves_and_never_preempts),
     cmocka_unit_test(swap_keeps_computed_tokens_and_pays_the_transfer),
     cmocka_unit_test(speculative_decoding_takes_fewer_steps_for_the_same_tokens),
