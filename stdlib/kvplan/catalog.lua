@@ -10,7 +10,8 @@ local M = {}
 
 --- A catalog of `kind` ("model", "gpu") whose entries are made by make(t)
 --- and are of metatable mt; `data` names the module of built-in entries,
---- loaded on first use. Returns add, all, get.
+--- loaded on first use. Returns add, all, get, find (find(name): the entry
+--- or nil, one hash lookup: no suggestions are computed).
 function M.new(kind, mt, make, data)
   local list, by_name
 
@@ -64,7 +65,13 @@ function M.new(kind, mt, make, data)
     util.raise("unknown %s '%s'%s", kind, util.escape(name), M.suggest(name, list))
   end
 
-  return add, all, get
+  local function find(name)
+    if type(name) ~= "string" then return nil end
+    index()
+    return by_name[util.norm(name)]
+  end
+
+  return add, all, get, find
 end
 
 --- " (did you mean 'a', 'b'?)" for an unknown name: the three entries whose

@@ -326,7 +326,8 @@ local function add_all(h, built, catalog, what)
       util.raise("%s:%d:%d: %s '%s' is already defined on line %d", h.path, b.line, h.col.id,
                  what, id, prev)
     end
-    if pcall(catalog.get, id) then
+    -- one hash lookup each (a failed get would compute suggestions: quadratic)
+    if catalog.find(id) then
       util.raise("%s:%d:%d: %s '%s' is already in the catalog", h.path, b.line, h.col.id, what, id)
     end
     seen[id:lower()] = b.line
@@ -337,8 +338,8 @@ local function add_all(h, built, catalog, what)
         util.raise("%s:%d:%d: alias '%s' of %s '%s' already names an entry on line %d", h.path,
                    b.line, acol, a, what, id, seen[k])
       end
-      local ok, other = pcall(catalog.get, a)
-      if ok and other ~= nil then
+      local other = catalog.find(a)
+      if other ~= nil then
         util.raise("%s:%d:%d: alias '%s' of %s '%s' already names %s '%s' in the catalog", h.path,
                    b.line, acol, a, what, id, what, other.id)
       end

@@ -47,11 +47,12 @@ end
 function GPU:__tostring() return "kvplan.GPU '" .. self.id .. "'" end
 
 --- M.add(t): add a GPU to the catalog under its id and aliases;
---- M.all(): every catalogued GPU; M.get(name): by id or alias, any case.
+--- M.all(): every catalogued GPU; M.get(name): by id or alias, any case;
+--- M.find(name): the same or nil (a hash lookup, no suggestions).
 --- M.all(true) also lists entries that are not planned as one device (a
 --- module of several, `plan_as` names the device to plan with).
 local all
-M.add, all, M.get = require("kvplan.catalog").new("gpu", GPU, function(t) return M.new(t) end,
+M.add, all, M.get, M.find = require("kvplan.catalog").new("gpu", GPU, function(t) return M.new(t) end,
                                                  "kvplan.catalog.gpus_data")
 function M.all(everything)
   local out = {}

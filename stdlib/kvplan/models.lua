@@ -286,8 +286,9 @@ function Model:__tostring() return "kvplan.Model '" .. self.id .. "'" end
 -- ---- the catalog ----------------------------------------------------------
 
 --- M.add(t): add a model to the catalog under its id and aliases;
---- M.all(): every catalogued model; M.get(name): by id or alias, any case.
-M.add, M.all, M.get = require("kvplan.catalog").new("model", Model, function(t) return M.new(t) end,
+--- M.all(): every catalogued model; M.get(name): by id or alias, any case;
+--- M.find(name): the same or nil (a hash lookup, no suggestions).
+M.add, M.all, M.get, M.find = require("kvplan.catalog").new("model", Model, function(t) return M.new(t) end,
                                                    "kvplan.catalog.models_data")
 
 --- A Model from a Hugging Face model directory or config.json (local files

@@ -291,9 +291,31 @@ function Dist:core()
   return {kind = self.kind, lo = self.lo, hi = self.hi, mu = self.mu, sigma = self.sigma,
           values = self.values}
 end
+-- Representative points already computed, by distribution and k: an
+-- empirical distribution of a million values is sorted and reduced once,
+-- not once per deployment that uses it (a distribution is not changed after
+-- it is made). Weak keys: a distribution no longer used is collected.
+local points_memo = setmetatable({}, {__mode = "k"})
+
 --- k (default 32) equally likely representative lengths, ascending: the
---- means of k equal-probability strata, integrated exactly (optim.c).
-function Dist:points(k) return oc.dist_points(self:core(), k) end
+--- means of k equal-probability strata, integrated exactly (optim.c);
+--- computed once per distribution and k.
+function Dist:points(k)
+  local memo = points_memo[self]
+  if memo == nil then
+    memo = {}
+    points_memo[self] = memo
+  end
+  local key = k or 0
+  local p = memo[key]
+  if p == nil then
+    p = oc.dist_points(self:core(), k)
+    memo[key] = p
+  end
+  local out = {}
+  for i, v in ipairs(p) do out[i] = v end
+  return out
+end
 --- The exact mean length.
 function Dist:mean() return oc.dist_mean(self:core()) end
 --- n lengths drawn with the seeded generator (xoshiro256**): the same seed
@@ -431,7 +453,9 @@ function M.empirical(t)
   end
   if type(values) ~= "table" or #values == 0 then util.raise("field 'values' must be a non-empty list") end
   local v = {}
-  for i, x in ipairs(values) do v[i] = int(x, "values[" .. i .. "]") end
+  for i, x in ipairs(values) do -- the field's name is built only for an error
+    v[i] = math.type(x) == "integer" and x or int(x, "values[" .. i .. "]")
+  end
   return dist({kind = "empirical", values = v}, t.name or ("empirical-" .. #v))
 end
 

@@ -245,3 +245,25 @@ check.eq(kv.gpu("bom-gpu").visible_bytes, GiB, "BOM file values")
 for i = 1, n do os.remove(tmp .. "/c" .. i .. ".csv") end
 os.remove(tmp)
 print("catalog_csv: ok")
+
+-- ---- loading is linear: each new id is one hash lookup, and "did you mean"
+-- suggestions (an edit distance against every entry) are computed only for
+-- an error ----------------------------------------------------------------------
+do
+  local util = require "kvplan.util"
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write("id,layers,hidden,heads,kv_heads,params,max_context\n")
+  for i = 1, 300 do f:write(string.format("linear-test-%d,32,4096,32,8,8000000000,131072\n", i)) end
+  f:close()
+  local distance, calls = util.distance, 0
+  util.distance = function(...) calls = calls + 1; return distance(...) end
+  local ok, added = pcall(kv.models.load_csv, path)
+  util.distance = distance
+  os.remove(path)
+  assert(ok, added)
+  check.eq(#added, 300, "models added")
+  check.eq(calls, 0, "edit distances computed while loading good rows")
+  check.eq(kv.models.find("LINEAR-TEST-7").id, "linear-test-7", "find by id, any case")
+  check.eq(kv.models.find("no-such-model"), nil, "find: nil, no error")
+end

@@ -237,3 +237,26 @@ check.error("field 'allocation' must be paged or contiguous, got string 'pagd'",
 check.error("unknown field 'foo' in the options optimization 'x' returned", o.apply,
             {model = "llama-3.1-8b"}, {{name = "x", phase = "model",
                                         apply = function(t) t.foo = 1 return t end}})
+
+-- an empirical distribution is reduced to its points once, whatever the
+-- deployments that use it (optim_core.dist_points called once per k)
+do
+  local oc = require "kvplan.optim_core"
+  local real, calls = oc.dist_points, 0
+  oc.dist_points = function(...) calls = calls + 1; return real(...) end
+  local vals = {}
+  for i = 1, 5000 do vals[i] = (i * 7919) % 30000 + 1 end
+  local e = kv.optim.empirical{values = vals}
+  local first = e:points()
+  for _, gpu in ipairs{"h100-sxm", "h200", "l4"} do
+    kv.deploy{model = "llama-3.1-8b", gpu = gpu, max_model_len = 32768,
+              optim = kv.optim.continuous{lengths = e}}
+  end
+  local again = e:points()
+  oc.dist_points = real
+  assert(calls == 1, "points computed " .. calls .. " times")
+  assert(#first == 32 and #again == 32, "32 points")
+  for i = 1, 32 do assert(first[i] == again[i], "same points") end
+  again[1] = -1
+  assert(e:points()[1] == first[1], "a caller's copy does not change the kept points")
+end
