@@ -13,6 +13,10 @@ DESTDIR =
 B = build
 LUA = lua5.4
 
+# kvplan counts the C allocations of its own objects against --max-memory
+# (engine/cli/limits.c): the linker sends them through __wrap_malloc etc.
+MEMWRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+
 # Debian packages the build and tests need: GNU parallel runs the README's
 # sharding recipe in the CLI tests; gnuplot (no X) draws `kvplan plot` charts.
 DEB_PKGS = liblua5.4-dev libcsv-dev libcmocka-dev libjansson-dev pkg-config lua5.4 \
@@ -107,7 +111,7 @@ $(B)/libkvplan.a: $(CORE_O)
 	rm -f $@ && ar rcs $@ $^
 
 $(KVPLAN): $(CLI:%=$(B)/obj/%.o) $(BIND_O) $(OUTPUT_O) $(B)/libkvplan.a
-	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LUA_LIBS) $(JANSSON_LIBS) -lcsv -lm -o $@
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LUA_LIBS) $(JANSSON_LIBS) -lcsv -lm $(MEMWRAP) -o $@
 
 # require "kvplan" from a stock lua5.4: the interpreter provides the Lua symbols.
 $(B)/kvplan.so: $(PIC_O)

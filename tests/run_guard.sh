@@ -48,5 +48,84 @@ printf 'id,layers,hidden,heads\n"a\033[31mred",2,8,3\n' > "$out/esc.csv"
 expect csv_escape 1 "kvplan: (command line):1: $out/esc.csv:2:4: model 'a\\x1b[31mred': field 'heads' (3) does not divide field 'hidden' (8); give 'head_dim' when the heads are not hidden / heads wide" -- \
   -e "require('kvplan').models.load_csv('$out/esc.csv')"
 
+
+# ---- limits ---------------------------------------------------------------------
+expect mem_lua 1 "kvplan: memory limit exceeded (--max-memory 20971520 bytes)" -- \
+  --max-memory 20M -e 'local t = {} for i = 1, 1e8 do t[i] = i end'
+expect mem_string 1 "kvplan: memory limit exceeded (--max-memory 16777216 bytes)" -- \
+  --max-memory 16MiB -e 'local s = ("x"):rep(1e8)'
+# C allocations count too: a sweep's axis arrays (calloc in the binding)
+expect mem_c 1 "kvplan: memory limit exceeded (--max-memory 8388608 bytes)" -- \
+  --max-memory 8M -e 'local c = {} for i = 1, 2e5 do c[i] = i end
+    require("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c,
+      columns = {"context"}}:write("/dev/null")'
+expect mem_bad 2 "kvplan: bad --max-memory 'lots' (expected a size such as 512M, 2G or 2GiB)" -- --max-memory lots -e ''
+expect time_lua 1 "kvplan: time limit exceeded (--timeout 0.3 s)" -- --timeout 0.3 -e 'while true do end'
+expect time_bad 2 "kvplan: bad --timeout '-1' (expected seconds > 0, such as 30 or 0.5)" -- --timeout -1 -e ''
+# a sweep past --max-rows refuses before it writes: no file
+printf 'local c = {} for i = 1, 1024 do c[i] = i end\nrequire("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c, tp = c, columns = {"tp"}}:write()\n' > "$out/big.lua"
+expect rows_default 1 "kvplan: $out/big.lua:2: the sweep would write 1073741824 rows, more than --max-rows 1000000000 (raise it, or 0 for no limit)" -- \
+  -o "$out/big.csv" "$out/big.lua"
+expect rows_limit 1 "kvplan: $out/big.lua:2: the sweep would write 1073741824 rows, more than --max-rows 5 (raise it, or 0 for no limit)" -- \
+  --max-rows 5 -o "$out/big.csv" "$out/big.lua"
+if [ ! -e "$out/big.csv" ]; then pass=$((pass + 1)); echo "ok   guard rows: no file written"
+else fail=$((fail + 1)); echo "FAIL guard rows wrote a file"; fi
+expect rows_shard 0 "" -- --max-rows 2 --shard 1/1000000000 "$out/big.lua"
+# batch: the limits apply to each script; the others still run
+printf 'local t = {} for i = 1, 1e8 do t[i] = i end\n' > "$out/hog.lua"
+"$kvplan" batch --max-memory 20M --timeout 5 -d "$out/b" "$out/hog.lua" tests/batch/good_a.lua 2> "$out/batch.err"
+if [ $? -eq 1 ] && grep -q "^kvplan: memory limit exceeded" "$out/batch.err" && [ -s "$out/b/good_a.csv" ] &&
+   grep -q "batch: 2 scripts, 1 ok, 1 failed" "$out/batch.err"; then
+  pass=$((pass + 1)); echo "ok   guard batch applies the limits per script"
+else fail=$((fail + 1)); echo "FAIL guard batch limits: $(cat "$out/batch.err")"; fi
+
+# ---- binary chunks ------------------------------------------------------------------
+"$kvplan" -e 'local f = assert(io.open(arg[1], "wb")) f:write(string.dump(function() print("ran") end)) f:close()' "$out/chunk.luac"
+expect binary 1 "kvplan: '$out/chunk.luac' is a precompiled (binary) chunk: refused, as Lua does not verify bytecode (--allow-binary accepts it)" -- "$out/chunk.luac"
+expect binary_load 0 "" -- -e 'assert(select(2, load(string.dump(function() end))):find("binary chunk"))'
+expect binary_allowed 0 "" -- --allow-binary "$out/chunk.luac"
+
+# ---- the sandbox --------------------------------------------------------------------
+sb=$out/sb; mkdir -p "$sb/data" "$sb/out"
+cp tests/guard/probe.lua "$sb/probe.lua"
+printf 'id,layers,hidden,heads\nm1,2,8,2\n' > "$sb/data/m.csv"
+printf 'id,layers,hidden,heads\nm2,2,8,2\n' > "$out/arg.csv"
+ln -sf /etc/passwd "$sb/link"
+probe() { # NAME ALLOWED(true|false) WANT-IN-OUTPUT -- extra args
+  name=$1; allowed=$2; want=$3; shift 4
+  "$kvplan" --sandbox "$sb/probe.lua" t="$name" "$@" > "$out/p.out" 2>&1
+  if grep -q "^$name	$allowed" "$out/p.out" && grep -qF -- "$want" "$out/p.out"; then
+    pass=$((pass + 1)); echo "ok   guard sandbox $name"
+  else fail=$((fail + 1)); echo "FAIL guard sandbox $name: $(head -c 300 "$out/p.out")"; fi
+}
+probe exec false "attempt to call a nil value (field 'execute')" --
+probe popen false "attempt to call a nil value (field 'popen')" --
+probe remove false "attempt to call a nil value (field 'remove')" --
+probe loadlib false "attempt to call a nil value (field 'loadlib')" --
+probe debug false "attempt to index a nil value (global 'debug')" --
+probe cmod false "module 'lfs' not found" --
+probe binary true "attempt to load a binary chunk (mode is 't')" --
+probe readout false "sandbox: cannot read '/etc/passwd'" --
+probe lines false "sandbox: cannot read '/etc/passwd'" --
+probe csvout false "sandbox: cannot read '/etc/passwd'" --
+probe hfout false "sandbox: cannot read '/etc/config.json'" --
+probe symlink false "sandbox: cannot read '$sb/link'" --
+probe escape false "sandbox: cannot read '$sb/../../../etc/passwd'" --
+probe readbeside true "m1,2,8,2" --
+probe csvarg true "1" -- path="$out/arg.csv"
+probe writeout false "sandbox: cannot write '$out/evil.txt' (only under the output directory: give -o FILE or -d OUTDIR)" -- evil="$out/evil.txt"
+probe report false "sandbox: cannot write '$out/evil.txt' (only under the output directory $(cd "$sb/out" && pwd -P))" -- -o "$sb/out/r.csv" evil="$out/evil.txt"
+probe sweep false "sandbox: cannot write '$out/evil.txt'" -- evil="$out/evil.txt"
+probe writeok true "wrote" -- -o "$sb/out/r.csv" out="$sb/out/w.txt"
+probe reportok true "reported" -- -o "$sb/out/r2.csv"
+if [ ! -e "$out/evil.txt" ] && [ "$(cat "$sb/out/r2.csv")" = "a
+1" ]; then pass=$((pass + 1)); echo "ok   guard sandbox wrote only the output"
+else fail=$((fail + 1)); echo "FAIL guard sandbox files"; fi
+# without --sandbox the same script may do what it likes (the default mode
+# is for scripts you trust)
+"$kvplan" "$sb/probe.lua" t=readout > "$out/p.out" 2>&1
+if grep -q "^readout	true" "$out/p.out"; then pass=$((pass + 1)); echo "ok   guard no sandbox by default"
+else fail=$((fail + 1)); echo "FAIL guard default mode: $(head -c 200 "$out/p.out")"; fi
+
 echo "guard: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <lua.h>
+
 /* SIGINT, SIGTERM, SIGHUP: remove every open report temporary (afile.h),
  * say what was interrupted, and die of the signal (signals.c). */
 void kvp_cli_signals(void);
@@ -17,5 +19,31 @@ void kvp_cli_running(const char *what);
 /* Print "kvplan: MSG" on stderr: every byte of msg (NULs too), control
  * characters escaped, long messages cut (message.c). */
 void kvp_cli_print_error(const char *msg, size_t len);
+
+/* ---- limits and the sandbox (limits.c) ---- */
+/* A Lua state whose allocator counts against --max-memory (with the C
+ * allocations made for it) and fails the KVPLAN_FAULT_ALLOC-th allocation. */
+lua_State *kvp_cli_newstate(void);
+/* After luaL_openlibs and the stdlib: text chunks only, the --timeout hook,
+ * the --sandbox restrictions. */
+void kvp_cli_guard(lua_State *L);
+void kvp_cli_disarm(void);
+/* 1 when the memory cap refused an allocation, 2 when the fault hook did. */
+int kvp_cli_memory_hit(void);
+long long kvp_cli_max_memory(void);
+long long kvp_cli_max_rows(void);
+const char *kvp_cli_chunk_mode(void);
+int kvp_cli_sandboxed(void);
+int kvp_cli_set_max_memory(const char *v);
+int kvp_cli_set_timeout(const char *v);
+int kvp_cli_set_max_rows(const char *v);
+void kvp_cli_set_sandbox(void);
+void kvp_cli_set_allow_binary(void);
+/* Sandbox roots: a path from the command line, the directory of a path,
+ * the output (the directory of -o FILE, or -d OUTDIR). */
+void kvp_cli_sandbox_reset(void);
+void kvp_cli_allow_read(const char *path);
+void kvp_cli_allow_read_dir_of(const char *path);
+void kvp_cli_allow_write(const char *output, const char *outdir);
 
 #endif

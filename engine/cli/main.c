@@ -60,6 +60,17 @@ static int set_output(options *o, const char *v) { o->output = v; return 0; }
 static int set_outdir(options *o, const char *v) { o->outdir = v; return 0; }
 static int set_manifest(options *o, const char *v) { o->manifest = v; return 0; }
 static int set_quiet(options *o, const char *v) { (void)v; o->quiet = 1; return 0; }
+/* limits and the sandbox: limits.c keeps them */
+static int set_max_memory(options *o, const char *v) { (void)o; return kvp_cli_set_max_memory(v); }
+static int set_timeout(options *o, const char *v) { (void)o; return kvp_cli_set_timeout(v); }
+static int set_max_rows(options *o, const char *v) { (void)o; return kvp_cli_set_max_rows(v); }
+static int set_sandbox(options *o, const char *v) { (void)o; (void)v; kvp_cli_set_sandbox(); return 0; }
+static int set_allow_binary(options *o, const char *v) {
+  (void)o;
+  (void)v;
+  kvp_cli_set_allow_binary();
+  return 0;
+}
 static int set_traceback(options *o, const char *v) { (void)o; (void)v; traceback = 1; return 0; }
 
 static int set_format(options *o, const char *v) {
@@ -117,6 +128,16 @@ static const optdef opts[] = {
   {"shard", 0, "K/N", F_RUN | F_BATCH, set_shard, "write only the K-th of N equal slices of every sweep"},
   {"quiet", 'q', NULL, F_ALL, set_quiet, "no progress line on stderr"},
   {"traceback", 0, NULL, F_ALL, set_traceback, "add a Lua traceback to error messages"},
+  {"max-memory", 0, "SIZE", F_ALL, set_max_memory,
+   "stop a script past SIZE bytes of memory (512M, 2G)"},
+  {"timeout", 0, "SECONDS", F_ALL, set_timeout, "stop a script after SECONDS of wall time"},
+  {"max-rows", 0, "N", F_RUN | F_BATCH, set_max_rows,
+   "refuse a sweep of more than N rows (default 1e9;\n0: no limit)"},
+  {"sandbox", 0, NULL, F_RUN | F_BATCH, set_sandbox,
+   "for scripts you did not write: no processes,\nfiles read only beside the script and from the\n"
+   "command line, written only to the output"},
+  {"allow-binary", 0, NULL, F_RUN | F_BATCH, set_allow_binary,
+   "accept precompiled Lua chunks (unsafe)"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 
@@ -146,7 +167,12 @@ static int report(lua_State *L, int status) {
   if (status != LUA_OK) {
     size_t len;
     const char *msg = lua_tolstring(L, -1, &len);
-    kvp_cli_print_error(msg ? msg : "(no message)", msg ? len : 12);
+    if (kvp_cli_memory_hit() == 1) { /* the cap, not the machine */
+      fprintf(stderr, "kvplan: memory limit exceeded (--max-memory %lld bytes)\n",
+              kvp_cli_max_memory());
+    } else {
+      kvp_cli_print_error(msg ? msg : "(no message)", msg ? len : 12);
+    }
     lua_pop(L, 1);
   }
   return status;
@@ -244,6 +270,8 @@ static void set_cli(lua_State *L, const options *o, const char *output, const ch
   }
   lua_pushboolean(L, o->quiet);
   lua_setfield(L, -2, "quiet");
+  lua_pushinteger(L, kvp_cli_max_rows());
+  lua_setfield(L, -2, "max_rows");
   if (o->shard_n > 0) {
     lua_createtable(L, 2, 0);
     lua_pushinteger(L, o->shard_k);
@@ -283,52 +311,89 @@ static void add_script_dir(lua_State *L, const char *script) {
   lua_pop(L, 1);
 }
 
-/* Run one script (NULL: the default scenario; code: that code, labelled
- * `label`) in a fresh state with words[0..n) as its arguments. 0 or 1. */
-static int run_script(const options *o, const char *script, const char *code, const char *label,
-                      int n, char **words, const char *output, const char *name) {
-  lua_State *L = luaL_newstate();
-  if (L == NULL) {
-    fprintf(stderr, "kvplan: cannot create the Lua state: out of memory\n");
-    return 1;
-  }
+/* What setup needs to prepare a run. */
+typedef struct run_args {
+  const options *o;
+  const char *script, *code, *label, *output, *name;
+  int n;
+  char **words;
+} run_args;
+
+/* In protected mode (an allocation may fail anywhere): the libraries, the
+ * stdlib, the arguments, the guards; returns the chunk and its argument. */
+static int setup(lua_State *L) {
+  const run_args *a = lua_touserdata(L, 1);
+  lua_pop(L, 1);
   luaL_openlibs(L);
   kvp_preload(L);
-  if (script != NULL && code == NULL) add_script_dir(L, script);
-  if (label == NULL) label = script != NULL ? script : "(default scenario)";
-  push_args(L, n, words);
-  set_cli(L, o, output, name, label);
-  kvp_cli_running(label);
+  if (a->script != NULL && a->code == NULL) add_script_dir(L, a->script);
+  push_args(L, a->n, a->words);
+  set_cli(L, a->o, a->output, a->name, a->label);
   /* arg, as lua.c sets it: arg[0] the script, arg[1..] its words */
-  lua_createtable(L, n, 1);
-  for (int k = 0; k < n; k++) {
-    lua_pushstring(L, words[k]);
+  lua_createtable(L, a->n, 1);
+  for (int k = 0; k < a->n; k++) {
+    lua_pushstring(L, a->words[k]);
     lua_rawseti(L, -2, k + 1);
   }
-  lua_pushstring(L, label);
+  lua_pushstring(L, a->label);
   lua_rawseti(L, -2, 0);
   lua_setglobal(L, "arg");
-
+  kvp_cli_guard(L);
   int status;
-  if (code != NULL) {
-    lua_pushfstring(L, "=%s", label);
-    status = luaL_loadbuffer(L, code, strlen(code), lua_tostring(L, -1));
+  if (a->code != NULL) {
+    lua_pushfstring(L, "=%s", a->label);
+    status = luaL_loadbuffer(L, a->code, strlen(a->code), lua_tostring(L, -1));
     lua_remove(L, -2);
-  } else if (script != NULL) {
-    status = luaL_loadfile(L, script);
+  } else if (a->script != NULL) {
+    status = luaL_loadfilex(L, a->script, kvp_cli_chunk_mode());
+    if (status != LUA_OK && strstr(lua_tostring(L, -1), "attempt to load a binary chunk"))
+      return luaL_error(L, "'%s' is a precompiled (binary) chunk: refused, as Lua does not "
+                        "verify bytecode (--allow-binary accepts it)", a->script);
   } else {
     static const char def[] = "return require('kvplan.default')(...)";
     status = luaL_loadbuffer(L, def, sizeof def - 1, "=(default scenario)");
   }
-  if (status == LUA_OK) {
-    lua_pushvalue(L, -2); /* the args table */
-    lua_remove(L, -3);
-    status = docall(L, 1);
+  if (status != LUA_OK) return lua_error(L);
+  lua_insert(L, -2); /* chunk, args */
+  return 2;
+}
+
+/* The sandbox's roots for one run: the script's directory, every word that
+ * names an existing file or directory (key=value values too), the output. */
+static void sandbox_roots(const char *script, int n, char **words, const char *output) {
+  if (!kvp_cli_sandboxed()) return;
+  kvp_cli_sandbox_reset();
+  if (script != NULL) kvp_cli_allow_read_dir_of(script);
+  for (int k = 0; k < n; k++) {
+    const char *eq = strchr(words[k], '=');
+    kvp_cli_allow_read(eq ? eq + 1 : words[k]);
   }
+  kvp_cli_allow_write(output, NULL);
+}
+
+/* Run one script (NULL: the default scenario; code: that code, labelled
+ * `label`) in a fresh state with words[0..n) as its arguments. 0 or 1. */
+static int run_script(const options *o, const char *script, const char *code, const char *label,
+                      int n, char **words, const char *output, const char *name) {
+  lua_State *L = kvp_cli_newstate();
+  if (L == NULL) {
+    fprintf(stderr, "kvplan: cannot create the Lua state: out of memory\n");
+    return 1;
+  }
+  if (label == NULL) label = script != NULL ? script : "(default scenario)";
+  kvp_cli_running(label);
+  sandbox_roots(script, n, words, output);
+  if (kvp_cli_sandboxed() && o->outdir != NULL) kvp_cli_allow_write(NULL, o->outdir);
+  run_args a = {o, script, code, label, output, name, n, words};
+  lua_pushcfunction(L, setup);
+  lua_pushlightuserdata(L, &a);
+  int status = lua_pcall(L, 1, 2, 0);
+  if (status == LUA_OK) status = docall(L, 1);
   if (status == LUA_OK) {
     lua_pushcfunction(L, finish_reports);
     status = docall(L, 0);
   }
+  kvp_cli_disarm();
   status = report(L, status);
   if (o->outdir != NULL && script != NULL) note_written(L, script);
   lua_close(L); /* unfinished reports are discarded by their __gc */

@@ -149,6 +149,7 @@ static int l_open(lua_State *L) {
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, WRITER_MT);
   char err[512];
+  kvl_check_file(L, path, "w");
   w->w = kvp_csv_open_as(path, fmt, err, sizeof err);
   if (w->w == NULL) return kvl_error(L, "%s", err);
   for (int c = 1; c <= w->ncol; c++) {
@@ -219,6 +220,7 @@ static int l_atomic(lua_State *L) {
   *f = NULL;
   luaL_setmetatable(L, AFILE_MT);
   char err[512];
+  kvl_check_file(L, path, "w");
   *f = kvp_afile_open(path, err, sizeof err);
   if (*f == NULL) return kvl_error(L, "%s", err);
   return 1;
@@ -269,6 +271,7 @@ static void on_row(int c, void *data) {
  * strings; lines[i] the line where row i starts (for error messages). */
 static int l_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
+  kvl_check_file(L, path, "r");
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
     luaL_pushfail(L);

@@ -144,6 +144,7 @@ static int l_safetensors_header(lua_State *L) {
   FILE **fb = lua_newuserdatauv(L, sizeof *fb, 0); /* closed by the GC on any error */
   *fb = NULL;
   luaL_setmetatable(L, FILE_BOX_MT);
+  kvl_check_file(L, path, "r");
   *fb = fopen(path, "rb");
   if (*fb == NULL) return push_fail(L, "cannot open '%s': %s", path, errno);
   struct stat st;
@@ -200,6 +201,7 @@ static int cmp_str(const void *a, const void *b) {
  * dir, or nil, message when dir cannot be listed (not a directory). */
 static int l_safetensors_files(lua_State *L) {
   const char *dir = luaL_checkstring(L, 1);
+  kvl_check_file(L, dir, "r");
   DIR *d = opendir(dir);
   if (d == NULL) return push_fail(L, "cannot list '%s': %s", dir, errno);
   lua_newtable(L);

@@ -41,6 +41,13 @@ int luaopen_kvplan_predict_core(lua_State *L);
  * not the embedded stdlib ("@stdlib/..."), so every error points at the
  * line of the user's script that caused it. */
 void kvl_where(lua_State *L);
+/* The registry key of the program's file access check (the sandbox): a
+ * function (path, mode) -> true | nil, message. Absent: every path is
+ * allowed (a stock lua5.4 loading kvplan.so, kvplan without --sandbox). */
+#define KVL_FILE_CHECK "kvplan.file_check"
+/* Raise unless the program allows opening path ("r" read, "w" write);
+ * NULL and "-" (standard output) always pass. */
+void kvl_check_file(lua_State *L, const char *path, const char *mode);
 /* Raise a formatted error located at the user's line. */
 int kvl_error(lua_State *L, const char *fmt, ...);
 /* Raise the error of a failed core call: the diag message if any. */

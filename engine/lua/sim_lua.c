@@ -268,6 +268,7 @@ static int sim_timeline(lua_State *L) {
   simbox *b = check_sim(L);
   const char *path = luaL_optstring(L, 2, NULL);
   char err[512];
+  kvl_check_file(L, path, "w");
   kvp_csv *w = kvp_csv_open(path, err, sizeof err);
   if (w == NULL) return kvl_error(L, "%s", err);
   static const char *const head[] = {

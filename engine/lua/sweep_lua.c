@@ -957,6 +957,7 @@ static int l_run(lua_State *L) {
   lua_getfield(L, 1, "path");
   const char *path = lua_tostring(L, -1);
   char err[512];
+  kvl_check_file(L, path, "w");
   h->w = kvp_csv_open(path, err, sizeof err);
   if (h->w == NULL) return kvl_error(L, "%s", err);
   for (int i = 0; i < r->ncol; i++) {

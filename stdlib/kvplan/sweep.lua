@@ -448,6 +448,20 @@ function Sweep:write(path, opts)
   local cli = package.loaded["kvplan.cli"] or {}
   local report = require "kvplan.report"
   path = report.output_path(path, opts.name)
+  -- a sweep of 2^40 rows must not start writing terabytes: refuse before
+  -- the first row past `kvplan --max-rows N` (default 1e9; 0: no limit)
+  local limit = cli.max_rows or 0
+  if limit > 0 then
+    local rows = self:count()
+    if cli.shard then
+      local first, last = core.shard(rows, cli.shard[1], cli.shard[2])
+      rows = last - first
+    end
+    if rows > limit then
+      util.raise("the sweep would write %d rows, more than --max-rows %d (raise it, or 0 for no limit)",
+                 rows, limit)
+    end
+  end
   report.claim(path)
   local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard,
                                                     progress = not cli.quiet})
