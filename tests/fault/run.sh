@@ -130,7 +130,7 @@ fi
 # allocations; a sweep with a Lua column: more) each run ends with status
 # 0 or 1, a message, and the old file or the whole new one.
 a=$out/alloc; mkdir -p "$a"
-for case in "examples/seed_ledger.lua:20000:197" "tests/batch/sweep.lua lua=true:60000:1999"; do
+for case in "examples/recompute_article_ledger.lua:20000:197" "tests/batch/sweep.lua lua=true:60000:1999"; do
   script=${case%%:*}; rest=${case#*:}; top=${rest%%:*}; step=${rest#*:}
   echo "old" > "$a/r.csv"
   # shellcheck disable=SC2086
