@@ -491,20 +491,27 @@ M.columns = {"log", "engine", "version", "figure", "mode", "logged", {"kvplan", 
 --- figure (rows from M.check over many logs), for the calibration-free rows
 --- (logs whose name starts with "calib" are left out).
 function M.summary(rows)
-  local by = {}
+  local by, diff = {}, {}
   for _, r in ipairs(rows) do
     if r.mode == "predict" and type(r.rel_error) == "number" and not tostring(r.log):match("calib[^/]*$") then
       by[r.figure] = by[r.figure] or {}
+      diff[r.figure] = diff[r.figure] or {}
       table.insert(by[r.figure], math.abs(r.rel_error))
+      if type(r.kvplan) == "number" and type(r.logged) == "number" then
+        table.insert(diff[r.figure], math.abs(r.kvplan - r.logged))
+      end
     end
+  end
+  local function median(v)
+    table.sort(v)
+    local n = #v
+    return n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
   end
   local out = {}
   for _, k in ipairs(util.sorted_keys(by)) do
-    local v = by[k]
-    table.sort(v)
-    local n = #v
-    local med = n % 2 == 1 and v[(n + 1) // 2] or (v[n // 2] + v[n // 2 + 1]) / 2
-    out[#out + 1] = {figure = k, n = n, median_abs_error = med, worst_abs_error = v[n]}
+    local v, d = by[k], diff[k]
+    out[#out + 1] = {figure = k, n = #v, median_abs_error = median(v), worst_abs_error = v[#v],
+                     median_abs_diff = #d > 0 and median(d) or nil, worst_abs_diff = d[#d]}
   end
   local exact, total = 0, 0
   for _, r in ipairs(rows) do
@@ -539,10 +546,14 @@ function M.command(args)
   end
   local report = require "kvplan.report"
   if summary then
+    -- errors relative to the logged figure, and differences in its unit
+    -- (GiB, tokens): a small logged figure makes a large relative error
     local r = report{columns = {"figure", "n", {"median_abs_error", precision = 4},
-                                {"worst_abs_error", precision = 4}, "exact"}}
+                                {"worst_abs_error", precision = 4}, "exact",
+                                {"median_abs_diff", precision = 4}, {"worst_abs_diff", precision = 4}}}
     for _, s in ipairs(M.summary(all)) do
-      for _, k in ipairs({"median_abs_error", "worst_abs_error", "exact"}) do
+      for _, k in ipairs({"median_abs_error", "worst_abs_error", "exact", "median_abs_diff",
+                          "worst_abs_diff"}) do
         if s[k] == nil then s[k] = "" end
       end
       r:row(s)
