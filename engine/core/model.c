@@ -129,7 +129,13 @@ kvp_err kvp_model_check(const kvp_model *m, kvp_diag *d) {
     return kvp_fail(d, KVP_EINVAL, "field 'layers' must be at most %d, got %lld",
                     KVP_MAX_LAYERS, (long long)m->layers);
   TRY(kvp_check_count(m->hidden, 1, "hidden", d));
-  TRY(kvp_check_count(m->heads, 1, "heads", d));
+  /* a model without attention layers (Mamba) has no attention heads */
+  int attention = 0;
+  for (int64_t i = 0; i < m->layers && i < KVP_MAX_LAYERS; i++) {
+    kvp_kind k = m->layer_spec[i] < m->nspec ? m->spec[m->layer_spec[i]].kind : KVP_FULL;
+    attention |= k != KVP_STATE && k != KVP_NONE;
+  }
+  TRY(kvp_check_count(m->heads, attention ? 1 : 0, "heads", d));
   TRY(kvp_check_count(m->params, 0, "params", d));
   TRY(kvp_check_count(m->active, 0, "active", d));
   if (m->active > m->params)

@@ -98,9 +98,13 @@ static int l_model(lua_State *L) {
   int64_t head_dim = kvl_int_field(L, 1, "head_dim", heads > 0 ? hidden / heads : 0);
   kvp_model *m = lua_newuserdatauv(L, sizeof *m, 0);
   kvp_diag d = {{0}};
-  kvp_err e = kvp_model_init(m, kvl_int_field(L, 1, "layers", 0), hidden, heads,
-                             kvl_int_field(L, 1, "kv_heads", heads), head_dim, &d);
+  int64_t kv_heads = kvl_int_field(L, 1, "kv_heads", heads);
+  /* heads 0: a model without attention (its layer_kinds hold states and
+   * MLP-only blocks); kvp_model_check refuses it with an attention layer */
+  kvp_err e = kvp_model_init(m, kvl_int_field(L, 1, "layers", 0), hidden, heads ? heads : 1,
+                             heads ? kv_heads : 1, heads ? head_dim : 1, &d);
   if (e != KVP_OK) return kvl_core_error(L, e, &d, "model");
+  m->heads = heads;
   m->spec[0].head_dim_v = kvl_int_field(L, 1, "head_dim_v", head_dim);
   m->params = kvl_int_field(L, 1, "params", 0);
   m->active = kvl_int_field(L, 1, "active", m->params);

@@ -146,6 +146,10 @@ function M.shape(m)
   for _, k in ipairs(need) do
     if m[k] == nil then return nil, "model '" .. m.id .. "' gives no " .. k end
   end
+  if m.heads == 0 then
+    return nil, "model '" .. m.id .. "' has no attention layers (Mamba): the activation model "
+                .. "covers transformer blocks"
+  end
   if m.experts == nil and m.intermediate == nil then
     return nil, "model '" .. m.id .. "' gives no intermediate size"
   end

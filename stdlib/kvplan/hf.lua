@@ -77,6 +77,11 @@ local families = {
   -- Mamba2 mixer, * attention, - an MLP (relu2, not gated), E a MoE MLP;
   -- one norm a block
   nemotron_h = {tie = false, hybrid = "mamba2", norms = 1, class = "NemotronHConfig"},
+  -- MambaConfig / FalconMambaConfig: a Mamba1 mixer in every block, no
+  -- attention; the mixer is intermediate_size wide (vLLM mamba1_state_shape
+  -- reads it), time_step_rank the dt projection's rank
+  mamba = {tie = true, hybrid = "mamba1", norms = 1, class = "MambaConfig"},
+  falcon_mamba = {tie = false, hybrid = "mamba1", norms = 1, class = "FalconMambaConfig"},
   -- Llama4TextConfig: chunked local attention on the RoPE layers
   -- (no_rope_layers[i] == 1, default every layer but each 4th)
   llama4_text = {tie = false, moe = "llama4", chunked = true, class = "Llama4TextConfig",
@@ -242,10 +247,15 @@ local function kinds_of(C, a)
     local every, w = C:int("full_attention_interval", 1, true)
     for i = 0, n - 1 do kinds[i + 1] = (i + 1) % every == 0 and "full" or "state" end
     how = w .. ": full attention when (i+1) % " .. every .. " == 0, linear attention elsewhere"
+  elseif fam.hybrid == "mamba1" then
+    for i = 1, n do kinds[i] = "state" end
+    how = "Mamba1 mixer on every layer (" .. fam.class .. ")"
   elseif fam.hybrid == "mamba2" then
     local p, w = C:str("hybrid_override_pattern")
     if p == nil then C:raise("missing field '%s'", C:label("hybrid_override_pattern")) end
-    if #p ~= n then C:raise("field '%s' has %d characters, expected %d (num_hidden_layers)", w, #p, n) end
+    if #p ~= n then
+      C:raise("field '%s' has %d characters, expected %d (num_hidden_layers)", w, #p, n)
+    end
     local map = {M = "state", ["*"] = "full", ["-"] = "none", E = "none"}
     for i = 1, n do
       local k = map[p:sub(i, i)]
@@ -345,12 +355,20 @@ local function state_of(C, a)
             note = string.format("Gated DeltaNet: conv %d x %d + recurrent %d x %d x %d elements",
                                  kernel - 1, 2 * nk * dk + nv * dv, nv, dk, dv)}
   elseif C.fam.hybrid == "mamba2" then
-    local m = {heads = C:int("mamba_num_heads", 1, true), head_dim = C:int("mamba_head_dim", 1, true),
+    local m = {heads = C:int("mamba_num_heads", 1, true),
+               head_dim = C:int("mamba_head_dim", 1, true),
                state = C:int("ssm_state_size", 1, true),
                groups = C:int({"n_groups", "mamba_num_groups"}, 1, true),
                conv_kernel = C:int("conv_kernel", 1, true)}
     a.mamba2 = m
     local bytes, parts, note = models.mamba2_state(m, a.dtype_bytes, ssm_bytes, C.file)
+    return {kind = "state", state_bytes = bytes, state_heads = parts, note = note}
+  elseif C.fam.hybrid == "mamba1" then
+    local inner = C:int("intermediate_size", 1, true)
+    local m = {inner = inner, state = C:int("state_size", 1, true),
+               conv_kernel = C:int("conv_kernel", 1, true)}
+    a.mamba = {inner = inner, d_conv = m.conv_kernel, d_state = m.state}
+    local bytes, parts, note = models.mamba1_state(m, a.dtype_bytes, ssm_bytes, C.file)
     return {kind = "state", state_bytes = bytes, state_heads = parts, note = note}
   elseif C.fam.hybrid == "mamba" then
     local expand, dconv = C:int("mamba_expand", 1, true), C:int("mamba_d_conv", 1, true)
@@ -626,7 +644,9 @@ local function linear_params(C, a)
   local n = mul(F, h, 2 * m.inner) + mul(F, m.inner, m.d_conv)
             + mul(F, m.inner, rank + 2 * m.d_state)
             + mul(F, rank, m.inner) + m.inner + mul(F, m.inner, m.d_state) + m.inner
-            + mul(F, m.inner, h) + rank + 2 * m.d_state
+            + mul(F, m.inner, h)
+  -- Jamba's dt, B and C layernorms carry weights; Falcon-Mamba's do not
+  if C.fam.hybrid == "mamba" then n = n + rank + 2 * m.d_state end
   if a.conv_bias then n = n + m.inner end
   if a.proj_bias then n = n + 2 * m.inner + h end
   return n
@@ -649,7 +669,7 @@ local function estimate(C, a)
     local norms = (C.fam.norms or 2) * h
     if C.fam.falcon then norms = (a.new_arch and 2 or 1) * 2 * h end
     n = n + norms
-    if C.fam.hybrid == "mamba2" then
+    if C.fam.hybrid == "mamba2" or C.fam.hybrid == "mamba1" then
       -- no other FFN in the block
     elseif a.moe and a.moe.is_moe(i) then
       local e = a.moe
@@ -857,44 +877,50 @@ local function read_shape(C, a)
   a.hidden, w = C:int("hidden_size", 1, true)
   C:fact("hidden = " .. w)
   C.hidden = a.hidden
-  a.heads, w = C:int("num_attention_heads", 1, true)
-  C:fact("heads = " .. w)
-  local old_falcon = fam.falcon and C:bool("new_decoder_architecture") ~= true
-  if old_falcon and C:bool("multi_query") == true then
-    a.kv_heads = 1
-    C:fact("kv_heads = 1 (multi_query true, old decoder)")
+  if fam.hybrid == "mamba1" then
+    -- no attention: no heads, nothing cached per token
+    a.heads, a.kv_heads, a.head_dim = 0, 0, 0
+    C:fact("heads = 0 (Mamba: no attention layers)")
   else
-    local kv, kw = C:int({"n_head_kv", "num_kv_heads", "num_key_value_heads",
-                          "multi_query_group_num"})
-    a.kv_heads = kv or a.heads
-    C:fact("kv_heads = " .. (kw or "num_attention_heads (no num_key_value_heads: MHA)"))
-  end
-  local lora = C:int("kv_lora_rank") -- vLLM is_deepseek_mla: kv_lora_rank set
-  if lora then
-    local rope, nope = C:int("qk_rope_head_dim", 0, true), C:int("qk_nope_head_dim", 0, true)
-    local v = C:int("v_head_dim", 1, true)
-    a.mla = {kv_lora = lora, rope = rope, nope = nope, v = v, q_lora = C:int("q_lora_rank"),
-             index = C:int("index_head_dim")}
-    a.head_dim, a.head_dim_v = nope + rope, v
-    C:fact(string.format("MLA: kv_lora_rank %d + qk_rope_head_dim %d cached per token and layer",
-                         lora, rope))
-    if a.mla.index then
-      -- vLLM DeepseekV32IndexerCache: the indexer's keys, fp8 with an fp32
-      -- scale per 128, cached beside the latent on every layer
-      C:fact(string.format("sparse-attention indexer: index_head_dim %d keys cached per token "
-                           .. "and layer", a.mla.index))
+    a.heads, w = C:int("num_attention_heads", 1, true)
+    C:fact("heads = " .. w)
+    local old_falcon = fam.falcon and C:bool("new_decoder_architecture") ~= true
+    if old_falcon and C:bool("multi_query") == true then
+      a.kv_heads = 1
+      C:fact("kv_heads = 1 (multi_query true, old decoder)")
+    else
+      local kv, kw = C:int({"n_head_kv", "num_kv_heads", "num_key_value_heads",
+                            "multi_query_group_num"})
+      a.kv_heads = kv or a.heads
+      C:fact("kv_heads = " .. (kw or "num_attention_heads (no num_key_value_heads: MHA)"))
     end
-  else
-    local hd, hw = C:int("head_dim")
-    if not hd then
-      if a.hidden % a.heads ~= 0 then
-        C:raise("no field 'head_dim' and hidden_size %d is not a multiple of " ..
-                "num_attention_heads %d", a.hidden, a.heads)
+    local lora = C:int("kv_lora_rank") -- vLLM is_deepseek_mla: kv_lora_rank set
+    if lora then
+      local rope, nope = C:int("qk_rope_head_dim", 0, true), C:int("qk_nope_head_dim", 0, true)
+      local v = C:int("v_head_dim", 1, true)
+      a.mla = {kv_lora = lora, rope = rope, nope = nope, v = v, q_lora = C:int("q_lora_rank"),
+               index = C:int("index_head_dim")}
+      a.head_dim, a.head_dim_v = nope + rope, v
+      C:fact(string.format("MLA: kv_lora_rank %d + qk_rope_head_dim %d cached per token and layer",
+                           lora, rope))
+      if a.mla.index then
+        -- vLLM DeepseekV32IndexerCache: the indexer's keys, fp8 with an fp32
+        -- scale per 128, cached beside the latent on every layer
+        C:fact(string.format("sparse-attention indexer: index_head_dim %d keys cached per token "
+                             .. "and layer", a.mla.index))
       end
-      hd, hw = a.hidden // a.heads, "hidden_size / num_attention_heads (no head_dim)"
+    else
+      local hd, hw = C:int("head_dim")
+      if not hd then
+        if a.hidden % a.heads ~= 0 then
+          C:raise("no field 'head_dim' and hidden_size %d is not a multiple of " ..
+                  "num_attention_heads %d", a.hidden, a.heads)
+        end
+        hd, hw = a.hidden // a.heads, "hidden_size / num_attention_heads (no head_dim)"
+      end
+      a.head_dim = hd
+      C:fact("head_dim = " .. hw)
     end
-    a.head_dim = hd
-    C:fact("head_dim = " .. hw)
   end
   a.vocab, w = C:int({"vocab_size", "padded_vocab_size"}, 1, true)
   C:fact("vocab = " .. w)
@@ -907,6 +933,11 @@ local function read_shape(C, a)
   C:fact("tie_embeddings = " .. tw)
   a.ctx, w = C:int({"max_position_embeddings", "n_positions", "max_seq_len", "seq_length"})
   if a.ctx then C:fact("max_context = " .. w) end
+  if not a.ctx and fam.hybrid == "mamba1" then
+    -- vLLM's _get_and_verify_max_len assumes 2048 when no length key is given
+    a.ctx = 2048
+    C:fact("max_context = 2048 (no length key: vLLM assumes 2048)")
+  end
   local dt, dw = C:str("torch_dtype")
   if not dt then dt, dw = C:str("dtype") end
   if dt then
@@ -993,6 +1024,13 @@ local function read_ffn(C, a)
   a.intermediate, a.dense_intermediate = inter, inter
   C:fact("intermediate = " .. iw)
   if fam.moe == "llama4" then a.dense_intermediate = C:int("intermediate_size_mlp") or inter end
+  if fam.hybrid == "mamba1" then
+    local rank, rw = C:int("time_step_rank")
+    a.dt_rank = rank or (a.hidden + 15) // 16 -- MambaConfig "auto"
+    a.conv_bias = C:bool("use_conv_bias") ~= false
+    a.proj_bias = C:bool("use_bias") == true
+    C:fact("dt rank = " .. (rw or "ceil(hidden_size / 16) (time_step_rank auto)"))
+  end
   if fam.hybrid == "mamba2" then
     a.conv_bias = C:bool("use_conv_bias") ~= false
     a.proj_bias = C:bool("use_bias") == true

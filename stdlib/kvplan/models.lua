@@ -68,6 +68,18 @@ function M.mamba2_state(m, conv_bytes, ssm_bytes, what)
                        inner + 2 * m.groups * m.state, m.heads, m.head_dim, m.state)
 end
 
+--- The same for one Mamba1 layer (mamba1_state_shape): conv state
+--- intermediate x (conv_kernel - 1), SSM state intermediate x state elements;
+--- m = {inner, state, conv_kernel}; TP splits the intermediate channels.
+function M.mamba1_state(m, conv_bytes, ssm_bytes, what)
+  for _, k in ipairs({"inner", "state", "conv_kernel"}) do
+    util.count(m[k], what .. "." .. k, 1)
+  end
+  return m.inner * (m.conv_kernel - 1) * conv_bytes + m.inner * m.state * ssm_bytes, m.inner,
+         string.format("Mamba: conv %d x %d + SSM %d x %d elements", m.inner, m.conv_kernel - 1,
+                       m.inner, m.state)
+end
+
 local dtype_bytes = {bf16 = 2, bfloat16 = 2, fp16 = 2, float16 = 2, fp32 = 4, float32 = 4}
 
 -- layer_kinds runs that give Mamba2 shapes (`mamba2 = {...}`) get their
@@ -77,17 +89,19 @@ local function resolve_runs(t)
   if type(runs) ~= "table" then return runs end
   local out, changed = {}, false
   for i, r in ipairs(runs) do
-    if type(r) == "table" and r.mamba2 ~= nil then
-      local m = r.mamba2
+    local key = type(r) == "table" and (r.mamba2 ~= nil and "mamba2" or r.mamba1 ~= nil and "mamba1")
+    if key then
+      local m = r[key]
       if type(m) ~= "table" then
-        util.raise("field 'layer_kinds[%d].mamba2' must be a table, got %s", i, type(m))
+        util.raise("field 'layer_kinds[%d].%s' must be a table, got %s", i, key, type(m))
       end
       local b = dtype_bytes[(t.dtype or "bf16"):lower()] or 2
       local sb = m.ssm_dtype and dtype_bytes[m.ssm_dtype:lower()] or b
       local c = {}
-      for k, v in pairs(r) do if k ~= "mamba2" then c[k] = v end end
+      for k, v in pairs(r) do if k ~= key then c[k] = v end end
       c.kind = "state"
-      c.state_bytes, c.state_heads, c.note = M.mamba2_state(m, b, sb, "layer_kinds[" .. i .. "].mamba2")
+      c.state_bytes, c.state_heads, c.note = M[key .. "_state"](m, b, sb,
+                                                               "layer_kinds[" .. i .. "]." .. key)
       out[i], changed = c, true
     else
       out[i] = r

@@ -52,6 +52,7 @@ local fixtures = {
   {"phi-3-mini", "phi-3-mini-4k"}, {"falcon-40b", "falcon-40b"}, {"falcon-7b", "falcon-7b"},
   {"gpt-oss-20b", "gpt-oss-20b"}, {"qwen3-next-80b-a3b", "qwen3-next-80b-a3b"},
   {"llama-4-scout", "llama-4-scout-17b-16e"}, {"nemotron-nano-9b-v2", "nemotron-nano-9b-v2"},
+  {"falcon-mamba-7b", "falcon-mamba-7b"},
 }
 for _, f in ipairs(fixtures) do
   local m, c = from_hf(FIX .. f[1]), kv.model(f[2])
@@ -251,8 +252,8 @@ err("string-heads", FIX .. "string-heads/config.json: field 'num_attention_heads
     "positive integer, got 'x'")
 err("unknown-type", FIX .. "unknown-type/config.json: unknown model_type 'mystery' and no field " ..
     "'num_hidden_layers' to read it by (known: RefinedWeb, RefinedWebModel, deepseek_v2, " ..
-    "deepseek_v3, falcon, gemma, gemma2, gemma3_text, gpt_oss, jamba, llama, llama4_text, " ..
-    "mistral, mixtral, nemotron_h, phi3, qwen2, qwen3, qwen3_moe, qwen3_next)")
+    "deepseek_v3, falcon, falcon_mamba, gemma, gemma2, gemma3_text, gpt_oss, jamba, llama, " ..
+    "llama4_text, mamba, mistral, mixtral, nemotron_h, phi3, qwen2, qwen3, qwen3_moe, qwen3_next)")
 err("bad-index", FIX .. "bad-index/model.safetensors.index.json: field 'metadata.total_size' " ..
     "must be a non-negative integer, got '16 GB'")
 err("truncated-safetensors", FIX .. "truncated-safetensors/model.safetensors: safetensors header " ..

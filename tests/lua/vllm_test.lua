@@ -170,3 +170,18 @@ local raw = 61 * 64 * (656 + 132)
 check.eq(ds32:ledger().block_bytes, raw, "unaligned block")
 check.eq(ds32:with{block_stride_alignment = 512}:ledger().block_bytes, (raw + 511) // 512 * 512,
          "aligned block")
+
+-- a model of Mamba layers alone (Falcon-Mamba-7B, from its config.json): no
+-- attention heads; vLLM pages the states (MambaSpec: page = the state's
+-- bytes, mamba1_state_shape conv 8192 x 3 + SSM 8192 x 16 bf16), keeps the
+-- null block, and logs num_blocks x max_model_len tokens
+local fm = kv.deploy{model = "falcon-mamba-7b", gpu = "h100", activation = "1 GiB",
+                     overhead = "1 GiB"}
+local fl = fm:ledger()
+local fstate = (8192 * 3 + 8192 * 16) * 2
+check.eq(fm.model.heads, 0, "no attention heads")
+check.eq(fl.block_bytes, 64 * fstate, "a block: one state of every layer")
+check.eq(fl.kv_blocks, fl.kv_budget // (64 * fstate), "num_blocks")
+check.eq(fl:max_concurrency(2048), fl.kv_blocks - 1, "one block a request, the null block kept")
+check.eq(fl.vllm_kv_cache_tokens, fl.kv_blocks * 2048, "GPU KV cache size: blocks x max_model_len")
+check.eq(fm:with{tp = 2}:ledger().block_bytes, 64 * fstate // 2, "TP splits the channels")

@@ -506,6 +506,21 @@ return {
     },
     notes = "27 Mamba2 layers (state: conv 3 x 12288 + SSM 128 x 80 x 128 elements, 2695168 bf16 bytes), 4 attention layers, 25 MLP-only layers",
   },
+  ---------------------------------------------------------------- Falcon-Mamba (TII)
+  {
+    id = "falcon-mamba-7b",
+    aliases = {"tiiuae/falcon-mamba-7b", "tiiuae/falcon-mamba-7b-instruct"},
+    hf = "tiiuae/falcon-mamba-7b",
+    source = "tiiuae/falcon-mamba-7b config.json as reproduced in public test and benchmark code (model_type falcon_mamba, num_hidden_layers 64, hidden_size 4096, intermediate_size 8192, state_size 16, conv_kernel 4, time_step_rank 256, use_conv_bias true, use_bias false, vocab 65024, tie_word_embeddings false, bfloat16; no max_position_embeddings); params = from_hf's estimate from those shapes (tests/fixtures/hf/falcon-mamba-7b): 7272665088, the card's 7.27B",
+    family = "falcon_mamba",
+    layers = 64, hidden = 4096, heads = 0, kv_heads = 0, head_dim = 0,
+    intermediate = 8192, vocab = 65024, tie_embeddings = false,
+    params = 7272665088, dtype = "bf16",
+    max_context = 2048, -- no length key in config.json: vLLM assumes 2048 (_get_and_verify_max_len)
+    -- a Mamba1 mixer in every block: its state from the shapes (models.lua mamba1_state)
+    layer_kinds = {{kind = "state", mamba1 = {inner = 8192, state = 16, conv_kernel = 4}}},
+    notes = "attention-free: every layer a Mamba1 state of conv 8192 x 3 + SSM 8192 x 16 elements (311296 bf16 bytes); nothing cached per token",
+  },
   ---------------------------------------------------------------- Gemma 2 / Gemma 3 (Google)
   {
     id = "gemma-2-9b",
