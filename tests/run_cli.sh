@@ -5,6 +5,8 @@ kvplan=$1
 out=$(dirname "$kvplan")/cli
 mkdir -p "$out"
 pass=0; fail=0
+# the ready scripts of this tree, wherever the binary was built (build/asan too)
+KVPLAN_SCRIPTS=${KVPLAN_SCRIPTS:-$(pwd)/scripts}; export KVPLAN_SCRIPTS
 # expect NAME STATUS STDERR-LINE -- ARGS...: exit status and the first stderr line
 expect() {
   name=$1; status=$2; want=$3; shift 4

@@ -3,6 +3,8 @@
 # and compute the same per-token bytes as the binary.
 # Usage: sh tests/run_module.sh lua5.4 build
 lua=$1; dir=$2
+# the ready scripts of this tree, wherever the binary was built (build/asan too)
+KVPLAN_SCRIPTS=${KVPLAN_SCRIPTS:-$(pwd)/scripts}; export KVPLAN_SCRIPTS
 if ! command -v "$lua" >/dev/null 2>&1; then
   echo "module: 0 passed, 1 failed ($lua not found: apt-get install lua5.4)"; exit 1
 fi

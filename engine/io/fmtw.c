@@ -88,6 +88,7 @@ kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f) {
     free(c);
     return NULL;
   }
+  csv_set_blk_size(&c->parser, 1 << 16); /* long cells: few reallocs */
   c->fmt = fmt;
   c->f = f;
   return c;

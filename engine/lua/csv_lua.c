@@ -280,6 +280,9 @@ static int l_read(lua_State *L) {
   }
   struct csv_parser p;
   csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
+  /* libcsv grows a field's buffer by blk_size bytes a time (128 by
+   * default): a megabyte cell would be thousands of reallocs */
+  csv_set_blk_size(&p, 1 << 16);
   lua_newtable(L);
   lua_newtable(L);
   reader r = {L, lua_gettop(L) - 1, lua_gettop(L), 0, 0, 1, 1, 0};
