@@ -126,12 +126,10 @@ def vllm_b(layers, heads, kvh, hd, params, total, tp, util=0.9):
     return per_tok, budget, block, ok_tp and weights <= usable and budget >= block
 
 
-def shape_b(facts, out, lua=False):
-    """Many C-axis rows: models x GPUs x tp x context x concurrency; with lua
-    (shape d) a filter and a computed column."""
-    header = ["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
-              "kv_budget_gib", "max_concurrency", "fits"]
-    out.writerow(header + (["budget_per_request"] if lua else []))
+def shape_b(facts, out):
+    """Many C-axis rows: models x GPUs x tp x context x concurrency."""
+    out.writerow(["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
+                  "kv_budget_gib", "max_concurrency", "fits"])
     for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
         for (gid, total) in facts["gpu"]:
             for tp in (1, 2, 4, 8):
@@ -141,15 +139,39 @@ def shape_b(facts, out, lua=False):
                     seq = cdiv(ctx, 16) * block
                     live = ok and ctx <= maxctx
                     maxc = (budget - block) // seq if live else 0
-                    if lua and maxc < 1:
-                        continue
                     for conc in (1, 2, 4, 8, 16, 32, 64, 128):
                         fits = live and conc * seq + block <= budget
-                        row = [mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
-                               "true" if fits else "false"]
-                        if lua:
-                            row.append(max(budget, 0) // conc)
-                        out.writerow(row)
+                        out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
+                                      "true" if fits else "false"])
+
+
+def shape_d(facts, out):
+    """Shape b with what the kvplan script does in Lua, done the same way in
+    Python: each row is a record (a dict) that a filter function sees, and a
+    column function computes a value from it."""
+    keep = lambda r: r["max_concurrency"] >= 1                            # the filter
+    budget_per_request = lambda r: r["kv_budget_bytes"] // r["concurrency"]  # the column
+    out.writerow(["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
+                  "kv_budget_gib", "max_concurrency", "fits", "budget_per_request"])
+    for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
+        for (gid, total) in facts["gpu"]:
+            for tp in (1, 2, 4, 8):
+                per_tok, budget, block, ok = vllm_b(layers, heads, kvh, hd, params, total, tp)
+                for c in range(1, facts["contexts"][0] + 1):
+                    ctx = 512 * c
+                    seq = cdiv(ctx, 16) * block
+                    live = ok and ctx <= maxctx
+                    maxc = (budget - block) // seq if live else 0
+                    for conc in (1, 2, 4, 8, 16, 32, 64, 128):
+                        fits = live and conc * seq + block <= budget
+                        row = {"model": mid, "gpu": gid, "tp": tp, "context": ctx,
+                               "concurrency": conc, "kv_bytes_per_token": per_tok,
+                               "kv_budget_bytes": max(budget, 0), "max_concurrency": maxc,
+                               "fits": fits}
+                        if not keep(row):
+                            continue
+                        out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
+                                      "true" if fits else "false", budget_per_request(row)])
 
 
 def read_c(path):
@@ -267,11 +289,7 @@ def main(shape, path):
     if shape == "c":
         shape_c(read_c(path), out)
         return
-    facts = read(path)
-    if shape == "d":
-        shape_b(facts, out, lua=True)
-    else:
-        {"a": shape_a, "b": shape_b}[shape](facts, out)
+    {"a": shape_a, "b": shape_b, "d": shape_d}[shape](read(path), out)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,12 @@
 -- combinations (none, fp8 KV, contiguous allocation, SGLang's budget and
 -- their pairs) over hybrid models (Gemma 2 and 3, gpt-oss: sliding-window
 -- and full layers in vLLM's KV cache groups) and MLA models (DeepSeek-V2-Lite,
--- V3) x 10 GPUs x tp 1, 2 x contexts x concurrency. Activation 0 and 1 GiB
+-- V3) x 10 GPUs x tp 1, 2 x 128 contexts x concurrency 1..16. Activation 0 and 1 GiB
 -- overhead given (nothing predicted), max_model_len 8192.
--- Arguments: contexts=N (128, 256, ... N * 128, at most 64), inputs=FILE
+-- Arguments: contexts=N (64, 128, ... N * 64, at most 128), inputs=FILE
 -- (write the facts the baselines read there and stop).
 local kv = require "kvplan"
-local o = kv.options(..., {contexts = 64, inputs = ""})
+local o = kv.options(..., {contexts = 128, inputs = ""})
 local opt = kv.optim
 
 local models = {"gemma-2-9b", "gemma-3-27b", "gpt-oss-20b", "deepseek-v2-lite", "deepseek-v3"}
@@ -18,8 +18,9 @@ end
 local combos = {opt.none, opt.kv_quant "fp8", opt.contiguous{}, {opt.kv_quant "fp8", opt.contiguous{}},
                 opt.budget "sglang", {opt.budget "sglang", opt.kv_quant "fp8"}}
 local ctx = {}
-for i = 1, math.min(o.contexts, 64) do ctx[i] = 128 * i end
-local conc = {1, 2, 4, 8, 16, 32, 64, 128}
+for i = 1, math.min(o.contexts, 128) do ctx[i] = 64 * i end
+local conc = {}
+for i = 1, 16 do conc[i] = i end
 local base = {activation = 0, overhead = "1 GiB", max_model_len = 8192}
 
 if o.inputs ~= "" then
