@@ -36,6 +36,7 @@
 --   max_concurrency        requests of `context` tokens the deployment holds
 --   requests_per_gpu       max_concurrency / gpus
 --   cost_per_hour          gpus x price_per_hour (empty without prices)
+--   tokens_per_s           decode throughput at `concurrency` (with a target)
 --   weights_gib_per_gpu, kv_budget_gib_per_gpu   one GPU of the tightest stage
 --   why                    what it lost on against rank 1, or why it does
 --                          not serve the shape
@@ -64,7 +65,8 @@ local function add(c, why)
   rows[#rows + 1] = {
     rank = c.rank or "", gpu = c.gpu, tp = c.tp, pp = c.pp, gpus = c.gpus, weights = c.weights,
     kv = c.kv, max_concurrency = c.max_concurrency, requests_per_gpu = c.per_gpu,
-    cost_per_hour = c.cost_per_hour or "", weights_gib_per_gpu = c.weights_gib,
+    cost_per_hour = c.cost_per_hour or "", tokens_per_s = c.tokens_per_s or "",
+    weights_gib_per_gpu = c.weights_gib,
     kv_budget_gib_per_gpu = c.kv_budget_gib, why = why or c.why,
   }
 end
@@ -104,6 +106,7 @@ end
 local r = kv.report{columns = {
   "rank", "gpu", "tp", "pp", "gpus", "weights", "kv", "max_concurrency",
   {"requests_per_gpu", precision = 2}, {"cost_per_hour", precision = 2},
+  {"tokens_per_s", precision = 0},
   {"weights_gib_per_gpu", precision = 2}, {"kv_budget_gib_per_gpu", precision = 2}, "why",
 }}
 for _, row in ipairs(rows) do r:row(row) end

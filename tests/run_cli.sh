@@ -238,6 +238,10 @@ check "best rank=cost: cheapest per hour first, unpriced GPUs say why" sh -c "
 expect best_conc 0 "" -- best model=llama-3.1-8b context=8k concurrency=8 gpus=l4,h100 rank=concurrency
 check "best rank=concurrency: most requests per GPU first" sh -c "
   awk -F, 'NR > 1 && \$1 != \"\" { if (prev != \"\" && \$9 + 0 > prev + 0) bad = 1; prev = \$9 } END { exit bad }' '$out/best_conc.out'"
+expect best_tput 0 "" -- best model=llama-3.1-8b context=8k concurrency=32 gpus=h100-sxm tokens_per_s=3000 all=true
+check "best tokens_per_s: ranked rows reach the target, tp 1 lost on throughput" sh -c "
+  awk -F, 'NR > 1 && \$1 != \"\" { n++; if (\$11 + 0 < 3000) bad = 1 } END { exit bad || n == 0 }' '$out/best_tput.out' &&
+  grep -Eq '^,h100-sxm,1,1,1,.*\"?decodes [0-9]+ tokens/s at 32 requests, target 3000' '$out/best_tput.out'"
 expect best_gcd 0 "" -- best model=llama-3.1-8b context=8k concurrency=8
 check "best over all GPUs plans the MI250X as one GCD" sh -c "grep -q ',mi250x-gcd,' '$out/best_gcd.out' && ! grep -q ',mi250x,' '$out/best_gcd.out'"
 expect best_module 1 "kvplan: command line: argument 'gpus': gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
