@@ -377,6 +377,7 @@ kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_v
   for (int32_t i = 0; i < l->nstage; i++)
     if (l->stage[i].block_bytes > 0) fewest = min64(fewest, l->stage[i].blocks);
   out->blocks = fewest == INT64_MAX || l->fit.why != KVP_FITS ? 0 : fewest;
+  if (l->attention_free && l->fit.why == KVP_FITS) out->blocks = 1; /* the null block */
   if (l->hybrid) {
     out->tensors = st->group_size;
     CHK(chk_mul(l->page, out->blocks, &out->tensor_bytes));

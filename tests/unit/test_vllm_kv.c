@@ -460,6 +460,11 @@ static void attention_free_and_state_only_models(void **state) {
   assert_int_equal(l.fit.why, KVP_FITS);
   assert_int_equal(l.stage[0].blocks, 1);
   assert_int_equal(kvp_ledger_kv_tokens(&l), 0);
+  kvp_vllm_stage w;
+  assert_int_equal(kvp_vllm_worker(&l, 0, 0, &w), KVP_OK);
+  assert_int_equal(w.blocks, 1);
+  assert_int_equal(w.tensors, 0);
+  assert_int_equal(w.pool_bytes, 0);
   assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
   assert_int_equal(n, INT64_MAX);
   d.vllm.max_num_seqs = 256;
