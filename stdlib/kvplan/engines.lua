@@ -48,6 +48,12 @@ M.vllm = {
   -- release that moved it is not pinned here)
   ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false},
+  -- assumed from 0.20 on (the release is not pinned): "GPU KV cache size" is
+  -- int(max_concurrency x max_model_len) (kv_cache_utils.py
+  -- _report_kv_cache_config of the releases that support DeepSeek-V4),
+  -- where older releases print num_blocks // groups x the smallest block
+  ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              context_counted = false, tokens_from_concurrency = true},
 }
 M.vllm_latest = "0.11"
 
@@ -208,6 +214,17 @@ end
 function M.sglang_overhead(tp)
   local c = M.non_torch.context
   return math.floor(c.point), math.floor(c.lo), math.floor(c.hi)
+end
+
+--- The "GPU KV cache size" a vLLM release prints for ledger l: older
+--- releases num_blocks // groups x the smallest block (l.vllm_kv_cache_tokens),
+--- newer ones int(max_concurrency x max_model_len), which counts what a
+--- request holds in windowed groups.
+function M.vllm_log_tokens(row, l)
+  if row.tokens_from_concurrency then
+    return math.floor(l.vllm_max_concurrency * l.max_model_len)
+  end
+  return l.vllm_kv_cache_tokens
 end
 
 --- SGLang's default mem_fraction_static by tensor-parallel size

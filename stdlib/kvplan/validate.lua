@@ -322,8 +322,10 @@ function M.check(text, opts)
       row{figure = "kv_tokens", mode = "exact", status = "error: " .. tostring(elo)}
     else
       local v0 = f.v0 and not f.v1
+      local vrow = version_row(engines, f)
       local function tokens(l)
         if v0 then return l.kv_blocks * block end
+        if vrow then return engines.vllm_log_tokens(vrow, l) end
         return l.vllm_kv_cache_tokens
       end
       local logged = f.kv_tokens or (f.blocks and f.blocks * block)
@@ -397,12 +399,14 @@ function M.check(text, opts)
         status = "missing: the GPU (neither the log nor its header names it)", inputs = inputs()}
     return rows, f
   end
+  local vrow -- the vLLM release's row of engines.vllm
   if popts.gpu and not pcall(kv.gpu, popts.gpu) then
     row{figure = "kv_memory_gib", mode = "predict", status = "missing: unknown GPU '" .. popts.gpu .. "'"}
     return rows, f
   end
   if f.engine == "vllm" then
-    local vrow, vname = version_row(engines, f)
+    local vname
+    vrow, vname = version_row(engines, f)
     if vrow == nil then
       row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
           status = "missing: the vLLM version (" .. tostring(f.version) .. " is not modelled)",
@@ -456,7 +460,7 @@ function M.check(text, opts)
     pred("activation_gib", l.activation / GiB, act)
     pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
     pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
-    if f.kv_tokens then pred("kv_tokens", l.vllm_kv_cache_tokens, f.kv_tokens)
+    if f.kv_tokens then pred("kv_tokens", engines.vllm_log_tokens(vrow, l), f.kv_tokens)
     elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
     -- the engine's refusal: max_model_len beyond what the KV cache holds
     -- no block at all is a refusal too (V0: "No available memory for the

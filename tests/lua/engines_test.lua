@@ -122,3 +122,15 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang"}.budg
 check.error("fields 'engine' ('sglang') and 'budget' ('vllm') disagree", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", budget = "vllm"}
 end)
+
+-- what "GPU KV cache size" prints, by release
+local r20 = engines.vllm_version("0.26.1")
+check.eq(engines.vllm_version("0.26.1") == engines.vllm["0.20"], true, "0.26 maps to the 0.20 row")
+local lg = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+                     max_model_len = 8192}:ledger()
+check.eq(engines.vllm_log_tokens(r20, lg), math.floor(lg.vllm_max_concurrency * 8192),
+         "newer releases: concurrency x max_model_len")
+check.eq(engines.vllm_log_tokens(engines.vllm["0.11"], lg), lg.vllm_kv_cache_tokens,
+         "older releases: blocks per group x block")
+check.eq(engines.vllm_log_tokens(r20, lg) > lg.vllm_kv_cache_tokens, true,
+         "sliding windows hold less than their share: more tokens by concurrency")
