@@ -704,7 +704,26 @@ local st_int = {BOOL = true, U8 = true, I8 = true, I16 = true, U16 = true, I32 =
 local st_float = {BF16 = "bf16", F16 = "fp16", F32 = "fp32"}
 
 --- Sum one safetensors file's tensors into acc: elements, bytes, packed.
+--- The header is read as a stream first (json.safetensors_scan keeps only
+--- the sums: memory follows the tensors' count, not the header's size); a
+--- header it does not take as plainly well formed is read whole and checked
+--- here, tensor by tensor, for the exact error.
 local function add_header(path, acc)
+  local sums, sdata = json.safetensors_scan(path, st_bits)
+  if sums == nil then return nil, sdata end
+  if sums then
+    if sums.tensors == 0 then
+      util.raise("%s: the safetensors header lists no tensors (expected the checkpoint's weights)", path)
+    end
+    acc.elements = acc.elements + sums.elements
+    acc.bytes = acc.bytes + sums.bytes
+    for dtype, b in pairs(sums.by_dtype) do
+      acc.by_dtype[dtype] = (acc.by_dtype[dtype] or 0) + b
+      if st_int[dtype] then acc.packed = true end
+    end
+    acc.files = acc.files + 1
+    return true
+  end
   local header, data = json.safetensors_header(path)
   if header == nil then return nil, data end
   for _, name in ipairs(util.sorted_keys(header)) do

@@ -286,6 +286,50 @@ header_error('{"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 6]}}', "
 header_error('{"w": {"dtype": "Q4", "shape": [4], "data_offsets": [0, 2]}}', "12",
              "tensor 'w' has unknown dtype 'Q4'")
 header_error('[1, 2]', "", "the safetensors header must be a JSON object")
+header_error('{"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]}, ' ..
+             '"w": {"dtype": "BF16", "shape": [4], "data_offsets": [0, 8]}}', "12345678",
+             "bad safetensors header at byte 74: duplicate object key near '\"w\"'")
+
+-- the header read as a stream keeps sums only; what it does not take as plainly
+-- well formed it leaves to the whole read (false), which says what is wrong
+do
+  local bits = {BF16 = 16, F32 = 32}
+  local path = FIX .. "tiny-llama/model.safetensors"
+  local sums, data = json.safetensors_scan(path, {BF16 = 16, F32 = 32, F16 = 16})
+  local whole, data2 = json.safetensors_header(path)
+  assert(sums, "tiny-llama's header is plain")
+  check.eq(data, data2, "data bytes")
+  local n, el, by = 0, 0, 0
+  for name, t in pairs(whole) do
+    if name ~= "__metadata__" then
+      local c = 1
+      for _, d in ipairs(t.shape) do c = c * d end
+      n, el, by = n + 1, el + c, by + t.data_offsets[2] - t.data_offsets[1]
+    end
+  end
+  check.eq(sums.tensors, n, "tensors")
+  check.eq(sums.elements, el, "elements")
+  check.eq(sums.bytes, by, "bytes")
+  local d = tmp .. "/scan.safetensors"
+  local function scan(h, tail) put(d, string.pack("<I8", #h) .. h .. (tail or "")) return json.safetensors_scan(d, bits) end
+  local plain = '{"__metadata__": {"format": "pt"}, "a.w": {"dtype": "F32", "shape": [2, 3], ' ..
+                '"data_offsets": [0, 24]}, "b": {"dtype": "BF16", "shape": [], "data_offsets": [24, 26]}}   '
+  local s1 = scan(plain, string.rep("x", 26))
+  check.eq(s1 and s1.tensors, 2, "plain header scanned")
+  check.eq(s1.elements, 7, "elements of a [2, 3] and a scalar")
+  check.eq(s1.by_dtype.F32, 24, "bytes by dtype")
+  for _, odd in ipairs{
+    '{"a\\u0041": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}',   -- an escape
+    '{"a": {"dtype": "F32", "shape": [1.0], "data_offsets": [0, 4]}}',        -- a real
+    '{"a": {"dtype": "F64", "shape": [1], "data_offsets": [0, 4]}}',          -- unknown dtype
+    '{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 8]}}',          -- span
+    '{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}, "a": {}}', -- a name twice
+    '{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}} x',        -- trailing bytes
+  } do
+    check.eq(scan(odd, "1234"), false, "left to the whole read: " .. odd)
+  end
+  os.remove(d)
+end
 local short = tmp .. "/short"
 os.execute("mkdir -p " .. short)
 put(short .. "/config.json", base)
