@@ -68,7 +68,7 @@ for _, g in ipairs(list) do
       model = row.model, gpu = row.gpu, tp = row.tp, weights = row.weights, kv = row.kv,
       context = row.context, concurrency = row.concurrency, fits = row.fits, limit = limit,
       max_concurrency = row.max_concurrency, max_context = row.max_context,
-      weights_gib_per_gpu = row.weights_gib, kv_budget_gib_per_gpu = row.kv_budget_gib,
+      weights_gib_per_gpu = row.weights_gib_per_gpu, kv_budget_gib_per_gpu = row.kv_budget_gib_per_gpu,
       why = row.why,
     }
   end

@@ -290,6 +290,12 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
   fail=$((fail + 1)); echo "FAIL cli plots: gnuplot missing (make deps installs gnuplot-nox)"
 fi
+# per-GPU columns say so: ready scripts, ledger rows, sweep columns by those names
+check "per-GPU column names" sh -c "
+  '$kvplan' fit model=llama-3.1-8b gpus=l4 | head -n 1 | grep -q ',weights_gib_per_gpu,kv_budget_gib_per_gpu,' &&
+  '$kvplan' capacity model=llama-3.1-8b gpus=l4 | head -n 1 | grep -q ',kv_bytes_per_token_per_gpu,weights_gib_per_gpu,kv_budget_gib_per_gpu,' &&
+  '$kvplan' | head -n 1 | grep -q ',weights_gib_per_gpu,activation_gib_per_gpu,overhead_gib_per_gpu,kv_budget_gib_per_gpu,kv_bytes_per_token_per_gpu,' &&
+  '$kvplan' -e \"require('kvplan').sweep{model = 'llama-3.1-8b', gpu = 'l4', columns = {'weights_gib_per_gpu', 'weights_gib', 'kv_bytes_per_token_per_gpu'}}:write()\" | cmp -s - tests/cli/per_gpu_sweep.csv"
 # sweeps: Lua column precision, row.kv_bytes_per_token, optimization columns
 expect sweep_columns 0 "" -- tests/cli/sweep_columns.lua
 expect sweep_precision_range 1 "kvplan: (command line):1: precision of column 'x' must be 0..17, got 18" -- \

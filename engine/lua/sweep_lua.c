@@ -41,6 +41,13 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
   {"tpot_ms", C_TPOT_MS, 0}, {"ttft_ms", C_TTFT_MS, 0}, {"tokens_per_s", C_TOKENS_PER_S, 0},
   {"bound", C_BOUND, 0}, {"kv_read_share", C_KV_READ_SHARE, 0}, {"usd_per_mtok", C_USD_PER_MTOK, 0},
   {"steps_per_token", C_STEPS_PER_TOKEN, 0}, {"kv_write_bytes_per_token", C_KV_WRITE_BYTES_PER_TOKEN, 0},
+  /* the same columns by names that say they are for one GPU (as reports name them) */
+  {"usable_bytes_per_gpu", C_USABLE_BYTES, 0}, {"weights_bytes_per_gpu", C_WEIGHTS_BYTES, 0},
+  {"activation_bytes_per_gpu", C_ACTIVATION_BYTES, 0}, {"overhead_bytes_per_gpu", C_OVERHEAD_BYTES, 0},
+  {"kv_budget_bytes_per_gpu", C_KV_BUDGET_BYTES, 0}, {"usable_gib_per_gpu", C_USABLE_GIB, 0},
+  {"weights_gib_per_gpu", C_WEIGHTS_GIB, 0}, {"activation_gib_per_gpu", C_ACTIVATION_GIB, 0},
+  {"overhead_gib_per_gpu", C_OVERHEAD_GIB, 0}, {"kv_budget_gib_per_gpu", C_KV_BUDGET_GIB, 0},
+  {"kv_bytes_per_token_per_gpu", C_KV_BYTES_PER_TOKEN, 0},
 };
 #define NBUILTIN (sizeof builtin / sizeof builtin[0])
 

@@ -240,8 +240,9 @@ local function gib(c) return {c, precision = 2} end
 --- The standard columns of a ledger row.
 M.ledger_columns = {
   "model", "gpu", "tp", "pp", "weights", "kv", "context", "concurrency",
-  gib "gpu_gib", gib "usable_gib", gib "weights_gib", gib "activation_gib",
-  gib "overhead_gib", gib "kv_budget_gib", "kv_bytes_per_token", "kv_blocks", "kv_tokens",
+  gib "gpu_gib", gib "usable_gib_per_gpu", gib "weights_gib_per_gpu", gib "activation_gib_per_gpu",
+  gib "overhead_gib_per_gpu", gib "kv_budget_gib_per_gpu", "kv_bytes_per_token_per_gpu",
+  "kv_blocks", "kv_tokens",
   "max_concurrency", "max_context", "fits", "why",
 }
 
@@ -261,10 +262,10 @@ function M.ledger_row(d, context, concurrency)
   return {
     model = d.model.id, gpu = d.gpu.id, tp = d.tp, pp = d.pp, weights = d.weights.name,
     kv = d.kv.name, context = context, concurrency = concurrency,
-    gpu_gib = units.gib(l.total), usable_gib = units.gib(l.usable),
-    weights_gib = units.gib(l.weights), activation_gib = units.gib(l.activation),
-    overhead_gib = units.gib(l.overhead), kv_budget_gib = units.gib(l.kv_budget),
-    kv_bytes_per_token = l.kv_bytes_per_token, kv_blocks = l.kv_blocks, kv_tokens = l.kv_tokens,
+    gpu_gib = units.gib(l.total), usable_gib_per_gpu = units.gib(l.usable),
+    weights_gib_per_gpu = units.gib(l.weights), activation_gib_per_gpu = units.gib(l.activation),
+    overhead_gib_per_gpu = units.gib(l.overhead), kv_budget_gib_per_gpu = units.gib(l.kv_budget),
+    kv_bytes_per_token_per_gpu = l.kv_bytes_per_token, kv_blocks = l.kv_blocks, kv_tokens = l.kv_tokens,
     max_concurrency = maxc, max_context = maxl, fits = fits, why = why,
   }
 end
