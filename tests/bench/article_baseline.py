@@ -126,10 +126,9 @@ def vllm_b(layers, heads, kvh, hd, params, total, tp, util=0.9):
     return per_tok, budget, block, ok_tp and weights <= usable and budget >= block
 
 
-def shape_b(facts, out):
-    """Many C-axis rows: models x GPUs x tp x context x concurrency."""
-    out.writerow(["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
-                  "kv_budget_gib", "max_concurrency", "fits"])
+def rows_b(facts):
+    """The rows of shape b: (model, gpu, tp, context, concurrency, KV bytes a
+    token, KV budget, max concurrency, fits)."""
     for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
         for (gid, total) in facts["gpu"]:
             for tp in (1, 2, 4, 8):
@@ -140,9 +139,20 @@ def shape_b(facts, out):
                     live = ok and ctx <= maxctx
                     maxc = (budget - block) // seq if live else 0
                     for conc in (1, 2, 4, 8, 16, 32, 64, 128):
-                        fits = live and conc * seq + block <= budget
-                        out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
-                                      "true" if fits else "false"])
+                        yield (mid, gid, tp, ctx, conc, per_tok, budget, maxc,
+                               live and conc * seq + block <= budget)
+
+
+HEADER_B = ["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
+            "kv_budget_gib", "max_concurrency", "fits"]
+
+
+def shape_b(facts, out):
+    """Many C-axis rows: models x GPUs x tp x context x concurrency."""
+    out.writerow(HEADER_B)
+    for (mid, gid, tp, ctx, conc, per_tok, budget, maxc, fits) in rows_b(facts):
+        out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
+                      "true" if fits else "false"])
 
 
 def shape_d(facts, out):
@@ -151,27 +161,15 @@ def shape_d(facts, out):
     column function computes a value from it."""
     keep = lambda r: r["max_concurrency"] >= 1                            # the filter
     budget_per_request = lambda r: r["kv_budget_bytes"] // r["concurrency"]  # the column
-    out.writerow(["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",
-                  "kv_budget_gib", "max_concurrency", "fits", "budget_per_request"])
-    for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
-        for (gid, total) in facts["gpu"]:
-            for tp in (1, 2, 4, 8):
-                per_tok, budget, block, ok = vllm_b(layers, heads, kvh, hd, params, total, tp)
-                for c in range(1, facts["contexts"][0] + 1):
-                    ctx = 512 * c
-                    seq = cdiv(ctx, 16) * block
-                    live = ok and ctx <= maxctx
-                    maxc = (budget - block) // seq if live else 0
-                    for conc in (1, 2, 4, 8, 16, 32, 64, 128):
-                        fits = live and conc * seq + block <= budget
-                        row = {"model": mid, "gpu": gid, "tp": tp, "context": ctx,
-                               "concurrency": conc, "kv_bytes_per_token": per_tok,
-                               "kv_budget_bytes": max(budget, 0), "max_concurrency": maxc,
-                               "fits": fits}
-                        if not keep(row):
-                            continue
-                        out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
-                                      "true" if fits else "false", budget_per_request(row)])
+    out.writerow(HEADER_B + ["budget_per_request"])
+    for (mid, gid, tp, ctx, conc, per_tok, budget, maxc, fits) in rows_b(facts):
+        row = {"model": mid, "gpu": gid, "tp": tp, "context": ctx, "concurrency": conc,
+               "kv_bytes_per_token": per_tok, "kv_budget_bytes": max(budget, 0),
+               "max_concurrency": maxc, "fits": fits}
+        if not keep(row):
+            continue
+        out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
+                      "true" if fits else "false", budget_per_request(row)])
 
 
 def read_c(path):

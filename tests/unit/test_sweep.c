@@ -253,6 +253,39 @@ static void bad_deployment_axis_values_fail_before_any_row(void **state) {
   assert_string_equal(d.msg, "sweep axis 'block' has no values");
 }
 
+/* A label axis (KVP_FIELD_NONE) innermost of the deployment axes changes no
+ * field: its steps keep the ledger; a numeric axis evaluates it again. */
+static void label_axes_keep_the_ledger(void **state) {
+  (void)state;
+  static const int64_t over[] = {0, GiB};
+  kvp_sweep_axis axis[] = {
+    {.field = KVP_FIELD_OVERHEAD, .n = 2, .i = over},
+    {.field = KVP_FIELD_NONE, .n = 3},
+  };
+  kvp_sweep_axes ax = {0};
+  ax.base = base;
+  ax.nbase = 1;
+  ax.axis = axis;
+  ax.naxis = 2;
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 6, KVP_WANT_FIT, NULL), KVP_OK);
+  int64_t ids[6];
+  uint64_t gens[6];
+  for (int i = 0; i < 6; i++) {
+    assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+    ids[i] = r.ledger_id;
+    gens[i] = r.gen;
+    assert_int_equal(r.apos[1], i % 3);
+    assert_int_equal(r.ledger->d.overhead_bytes, over[i / 3]);
+  }
+  assert_int_equal(ids[0], ids[2]);       /* label steps: one evaluation */
+  assert_int_not_equal(ids[2], ids[3]);   /* overhead step: a new one */
+  assert_int_not_equal(gens[0], gens[1]); /* but every step is a new position */
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 0);
+  kvp_sweep_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(rows_run_outermost_axis_first),
@@ -263,6 +296,7 @@ int main(void) {
     cmocka_unit_test(bad_axis_values_name_the_axis),
     cmocka_unit_test(deployment_axes_set_fields_in_row_order),
     cmocka_unit_test(bad_deployment_axis_values_fail_before_any_row),
+    cmocka_unit_test(label_axes_keep_the_ledger),
   };
   return cmocka_run_group_tests_name("sweep", tests, setup, NULL);
 }
