@@ -194,6 +194,9 @@ expect json_same_values 0 "" -- -e "
   end
   same('$out/fmt_json.out', '$out/fmt_csv.out')
   same('$out/sweep.jsonl', '$out/sweep_json.csv')"
+expect sweep_format 0 "" -- -e "require('kvplan').sweep{model = 'llama-3.1-8b', gpu = {'l4', 'h100'}, columns = {'gpu', 'fits'}}:write{format = 'json'}"
+check "sweep_format: s:write{format = 'json'}" [ "$(cat "$out/sweep_format.out")" = '{"gpu":"l4","fits":false}
+{"gpu":"h100-sxm","fits":true}' ]
 expect report_format 0 "" -- -e "
   local kv = require 'kvplan'
   local r = kv.report{columns = {'a', {'b', precision = 2}}, format = 'json'}

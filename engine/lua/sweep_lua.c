@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "csvw.h"
+#include "fmtw.h"
 #include "kvplan_lua.h"
 
 /* Built-in columns. */
@@ -965,7 +966,11 @@ static int l_run(lua_State *L) {
   const char *path = lua_tostring(L, -1);
   char err[512];
   kvl_check_file(L, path, "w");
-  h->w = kvp_csv_open(path, err, sizeof err);
+  int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown (fmtw.h) */
+  if (lua_getfield(L, 1, "format") == LUA_TSTRING && (fmt = kvp_fmt_named(lua_tostring(L, -1))) < 0)
+    return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  h->w = kvp_csv_open_as(path, fmt, err, sizeof err);
   if (h->w == NULL) return kvl_error(L, "%s", err);
   for (int i = 0; i < r->ncol; i++) {
     lua_geti(L, cols, i + 1);

@@ -444,7 +444,10 @@ end
 function Sweep:write(path, opts)
   if type(path) == "table" then path, opts = nil, path end
   opts = opts or {}
-  util.check_keys(opts, {name = true}, "sweep write options")
+  util.check_keys(opts, {name = true, format = true}, "sweep write options")
+  if opts.format ~= nil and not require("kvplan.report").formats[opts.format] then
+    util.raise("field 'format' must be csv, table, json or markdown, got %s", tostring(opts.format))
+  end
   local cli = package.loaded["kvplan.cli"] or {}
   local report = require "kvplan.report"
   path = report.output_path(path, opts.name)
@@ -464,7 +467,7 @@ function Sweep:write(path, opts)
   end
   report.claim(path)
   local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard,
-                                                    progress = not cli.quiet})
+                                                    progress = not cli.quiet, format = opts.format})
   report.release(path)
   if not ok then error(written, 0) end
   return written
