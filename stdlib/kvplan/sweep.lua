@@ -234,8 +234,9 @@ function M.new(spec)
       for p, v in ipairs(a[2]) do
         local label = v
         if a[1] == "gpu" then
-          label = gpus.get(v).id
-          if ax.values then ax.values[p] = gpus.get(v).visible_bytes end
+          local g = gpus.check_plannable(gpus.get(v)) -- as kv.deploy takes it
+          label = g.id
+          if ax.values then ax.values[p] = g.visible_bytes end
         elseif ax.values then
           ax.values[p] = byte_fields[a[1]] and units.bytes(v, a[1]) or v
         end

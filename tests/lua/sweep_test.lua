@@ -96,6 +96,9 @@ check.error("field 'utilization' must be in (0, 1], got 1.5", function()
   kv.sweep{model = "llama-3.1-8b", gpu = "h100", utilization = {0.9, 1.5},
            columns = {"fits"}}:write(path)
 end)
+check.error("gpu 'mi250x' is a module the runtime shows as several devices; plan with " ..
+            "'mi250x-gcd'", kv.sweep, {model = "llama-3.1-8b", gpu = {"h100-sxm", "mi250x"},
+                                       base = {activation = 0, overhead = 0}, columns = {"gpu"}})
 check.error("field 'block' must be an integer, got 1.5", kv.sweep,
             {model = "llama-3.1-8b", gpu = "h100", block = {16, 1.5}, columns = {"fits"}})
 
