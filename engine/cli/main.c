@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -566,6 +567,8 @@ static const command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+static int compare_names(const void *a, const void *b) { return strcmp(a, b); }
+
 static void usage(FILE *f) {
   fputs("usage: kvplan [options] [SCRIPT.lua] [key=value ...] [-- words for the script]\n"
         "       kvplan COMMAND [options] [key=value ...]\n"
@@ -600,6 +603,23 @@ static void usage(FILE *f) {
         "a bad command line exits with status 2.\n", f);
   const char *dir = scripts_dir();
   fprintf(f, "\nready scripts: %s\n", dir ? dir : "(not found; set KVPLAN_SCRIPTS)");
+  DIR *dp = dir ? opendir(dir) : NULL;
+  if (dp != NULL) { /* their names, sorted: kvplan NAME runs DIR/NAME.lua */
+    char names[64][64];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL && n < 64) {
+      size_t len = strlen(e->d_name);
+      if (len > 4 && len < 64 && strcmp(e->d_name + len - 4, ".lua") == 0) {
+        snprintf(names[n], sizeof names[n], "%.*s", (int)(len - 4), e->d_name);
+        n++;
+      }
+    }
+    closedir(dp);
+    qsort(names, (size_t)n, sizeof names[0], compare_names);
+    fputs("  ", f);
+    for (int i = 0; i < n; i++) fprintf(f, "%s%s", names[i], i + 1 < n ? ", " : "\n");
+  }
   fputs("reference: 'man kvplan', README.md and SCRIPTING.md (installed under\n"
         "share/doc/kvplan), examples under share/doc/kvplan/examples.\n", f);
 }
