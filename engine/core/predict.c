@@ -49,6 +49,12 @@
  *     takes a softmax 4, a boolean mask 1 and scatters back 4
  *     (hi: c = b + 25). The dummy run asks for top-k and top-p.
  *
+ * Every term has a low and a high end as above; the profile's settings pick
+ * one per term (eager: the MLP's high end; moe_cache13: the MoE's low end;
+ * flashinfer_sampler: the sampler's low end; attention has one), and the
+ * prediction is the largest picked term. lo and hi are the largest term at
+ * either end.
+ *
  * The forward covers one pipeline stage's layers; the sampler only the last
  * stage. What is not modelled: the encoder profiling of multimodal models,
  * LoRA, speculative decoding's dummy drafter run, attention backends'
