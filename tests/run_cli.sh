@@ -317,6 +317,13 @@ expect module_deploy 1 "kvplan: (command line):1: gpu 'mi250x' is a module the r
   -e "require('kvplan').deploy{model = 'llama-3.1-8b', gpu = 'mi250x'}"
 expect all_plannable 0 "" -- -e "for _, g in ipairs(require('kvplan').gpus.all()) do io.write(g.id, ' ') end"
 check "all GPUs: the MI250X GCD, not the module" sh -c "grep -q ' mi250x-gcd ' '$out/all_plannable.out' && ! grep -q ' mi250x ' '$out/all_plannable.out'"
+# merge joins JSON Lines parts too (no header), and refuses a mix
+for k in 1 2 3; do "$kvplan" --quiet --shard $k/3 tests/batch/sweep.lua -o "$out/jpart$k.jsonl" || exit 1; done
+"$kvplan" --quiet tests/batch/sweep.lua -o "$out/jwhole.jsonl"
+expect merge_json 0 "" -- merge -o "$out/jall.jsonl" "$out/jpart1.jsonl" "$out/jpart2.jsonl" "$out/jpart3.jsonl"
+check "merge_json: the parts joined equal the whole sweep" cmp -s "$out/jall.jsonl" "$out/jwhole.jsonl"
+expect merge_mixed 1 "kvplan: '$out/whole.csv' is CSV but '$out/jpart1.jsonl' is JSON Lines: merge parts of one format" -- \
+  merge -o "$out/jmix.jsonl" "$out/jpart1.jsonl" "$out/whole.csv"
 # the README's GNU parallel and Slurm recipes, run as written
 bindir=$(cd "$(dirname "$kvplan")" && pwd)
 rdir="$out/recipes"; rm -rf "$rdir"; mkdir -p "$rdir"; cp tests/batch/sweep.lua "$rdir/sweep.lua"

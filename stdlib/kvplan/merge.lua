@@ -3,7 +3,9 @@
 -- part must have the same header), then each part's rows in the order given.
 -- Stdlib layer. The joined file goes through the atomic writer (a unique
 -- temporary beside FILE, every write checked, renamed into place at the
--- end), so a failed or interrupted merge leaves FILE as it was.
+-- end), so a failed or interrupted merge leaves FILE as it was. Parts in
+-- JSON Lines (`--format json`, or *.jsonl) have no header: their lines are
+-- joined as they are, every part in JSON Lines or none.
 
 local csv = require "kvplan.csv"
 local util = require "kvplan.util"
@@ -21,14 +23,22 @@ function M.run(args)
   local out = cli.output
   if out == nil or #parts == 0 then util.raise("merge needs -o FILE and at least one part") end
   local w <close> = csv.atomic(out)
-  local header
+  local header, json
   for _, p in ipairs(parts) do
     local f <close>, ferr = io.open(p, "rb")
     if not f then util.raise("%s", ferr) end
     local h = f:read("L")
     if h == nil then util.raise("'%s' is empty: every part starts with the CSV header", p) end
     local line = h:gsub("\r?\n$", "")
-    if header == nil then
+    local is_json = line:sub(1, 1) == "{"
+    if json == nil then json = is_json end
+    if is_json ~= json then
+      util.raise("'%s' is %s but '%s' is %s: merge parts of one format", p,
+                 is_json and "JSON Lines" or "CSV", parts[1], json and "JSON Lines" or "CSV")
+    end
+    if json then
+      w:write(line, "\n")
+    elseif header == nil then
       header = line
       w:write(line, "\n")
     elseif line ~= header then
