@@ -219,7 +219,8 @@ typedef struct kvp_vllm {
   int64_t blocks_override;    /* num_gpu_blocks_override: the pool's blocks (0: sized) */
   int64_t kv_cache_bytes;     /* kv_cache_memory_bytes: the KV budget of every GPU,
                                * gpu_memory_utilization ignored (0: profiled) */
-  int64_t max_num_seqs;       /* the scheduler's cap on running requests (0: none) */
+  int64_t max_num_seqs;       /* the scheduler's cap on running requests (0: none; the
+                               * stdlib passes vLLM's default when engine = "vllm") */
   int64_t dcp;                /* decode_context_parallel_size: each block of a request
                                * spans dcp ranks of the TP group (0, 1: off) */
   int64_t dp;                 /* data_parallel_size: engines of tp x pp GPUs, each with
@@ -444,7 +445,10 @@ kvp_err kvp_ledger_fit(const kvp_ledger *l, int64_t context, int64_t concurrency
  * INT64_MAX: any number). For answering many concurrencies at one context
  * (sweeps) without evaluating the request's bytes again. */
 kvp_err kvp_ledger_fit_limit(const kvp_ledger *l, int64_t context, int64_t *limit);
-/* Most concurrent requests of `context` tokens (0 when none fits). */
+/* Most concurrent requests of `context` tokens (0 when none fits). When
+ * vLLM's max_num_seqs is below what the KV cache holds, the answer is
+ * max_num_seqs and `why` says so (KVP_WHY_SEQS, need = what the KV cache
+ * holds or INT64_MAX, concurrency 0); else why is the fit of one request. */
 kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context,
                                    int64_t *n, kvp_fit *why);
 /* Longest context (<= max_len) at which `concurrency` requests fit; 0 if none. */

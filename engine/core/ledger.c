@@ -1005,6 +1005,7 @@ kvp_err kvp_ledger_fit_limit(const kvp_ledger *l, int64_t context, int64_t *limi
     /* ceil(sum * c / points) <= rest  <=>  c <= floor(rest * points / sum) */
     if (sum > 0) lim = min64(lim, mul_div(room - fixed, points, sum, 0));
   }
+  if (l->d.vllm.max_num_seqs > 0) lim = min64(lim, l->d.vllm.max_num_seqs);
   *limit = lim;
   return KVP_OK;
 }
@@ -1021,7 +1022,16 @@ kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context, int64_t
     TRY(stage_concurrency(l, s, context, &c));
     if (c < best) best = c;
   }
-  if (l->d.vllm.max_num_seqs > 0) best = min64(best, l->d.vllm.max_num_seqs);
+  if (l->d.vllm.max_num_seqs > 0 && best > l->d.vllm.max_num_seqs) {
+    /* vLLM's scheduler runs at most max_num_seqs requests: the answer is
+     * that cap, reported as the limit, with what the KV cache would hold
+     * (INT64_MAX: any number); concurrency 0 marks a cap on an answer */
+    why->why = KVP_WHY_SEQS;
+    why->need = best;
+    why->have = l->d.vllm.max_num_seqs;
+    why->concurrency = 0;
+    best = l->d.vllm.max_num_seqs;
+  }
   *n = best;
   return KVP_OK;
 }
@@ -1114,6 +1124,12 @@ int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n) {
                       "kv_cache_memory_bytes) with weights, activations and overhead needs %.2f "
                       "GiB per GPU, the GPU has %.2f GiB%s", gib(f->need), gib(f->have), stage);
     case KVP_WHY_SEQS:
+      if (f->concurrency == 0 && f->need == INT64_MAX)
+        return snprintf(buf, n, "vLLM's scheduler runs at most max_num_seqs %lld requests (the "
+                        "KV cache holds any number)", (long long)f->have);
+      if (f->concurrency == 0)
+        return snprintf(buf, n, "vLLM's scheduler runs at most max_num_seqs %lld requests (the "
+                        "KV cache holds %lld)", (long long)f->have, (long long)f->need);
       return snprintf(buf, n, "concurrency %lld exceeds max_num_seqs %lld", (long long)f->need,
                       (long long)f->have);
     case KVP_NWHY:

@@ -293,7 +293,8 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
       row->fit = l->fit; /* what kvp_ledger_fit answers */
       row->fit.context = row->context;
       row->fit.concurrency = row->concurrency;
-    } else if (!(s->want & KVP_WANT_FIT_NEED) && row->context <= l->max_len) {
+    } else if (!(s->want & KVP_WANT_FIT_NEED) && row->context <= l->max_len &&
+               (l->d.vllm.max_num_seqs == 0 || row->concurrency <= l->d.vllm.max_num_seqs)) {
       row->fit = (kvp_fit){.why = KVP_WHY_KV, .stage = -1, .context = row->context,
                            .concurrency = row->concurrency};
     } else if ((e = kvp_ledger_fit(l, row->context, row->concurrency, &row->fit)) != KVP_OK) {

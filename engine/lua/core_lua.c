@@ -523,7 +523,8 @@ static int64_t check_count_arg(lua_State *L, int idx, const char *name) {
   return v;
 }
 
-/* l:max_concurrency(context) -> n, why, limit (why is "" when n > 0) */
+/* l:max_concurrency(context) -> n, why, limit (why is "" when n > 0, unless
+ * max_num_seqs caps n: limit "max_num_seqs") */
 static int ledger_max_concurrency(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   int64_t n;

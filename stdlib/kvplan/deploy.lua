@@ -213,6 +213,17 @@ predict_reserved = function(d, opts)
       util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
     max_num_seqs = d.max_num_seqs,
   })
+  -- vLLM's scheduler never runs more than max_num_seqs requests (vllm/v1/
+  -- core/sched/scheduler.py: schedule() stops taking waiting requests at
+  -- len(self.running) == self.max_num_running_reqs): a deployment that
+  -- names the engine (engine = "vllm", or an engine_version) has its
+  -- default cap its concurrency answers, limit "max_num_seqs"; the budget
+  -- rule alone (budget = "vllm", the default) sizes memory and caps nothing
+  if d.max_num_seqs then
+    d.max_num_seqs_source = "given"
+  elseif opts.engine == "vllm" or opts.engine_version ~= nil then
+    d.max_num_seqs_default, d.max_num_seqs_source = d.profile_seqs, "default"
+  end
   if d.activation == nil then
     local a, why = engines.vllm_activation(d.model, row, {
       tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
@@ -459,7 +470,7 @@ function Deployment:spec()
     lengths = self.lengths and self.lengths:points() or nil,
     disable_hybrid_kv_cache_manager = self.disable_hybrid_kv_cache_manager,
     num_gpu_blocks_override = self.num_gpu_blocks_override,
-    kv_cache_memory_bytes = self.kv_cache_memory_bytes, max_num_seqs = self.max_num_seqs,
+    kv_cache_memory_bytes = self.kv_cache_memory_bytes, max_num_seqs = self.max_num_seqs or self.max_num_seqs_default,
     decode_context_parallel_size = self.decode_context_parallel_size,
     data_parallel_size = self.data_parallel_size,
     enable_expert_parallel = self.enable_expert_parallel, moe_experts = self.moe_experts,

@@ -93,6 +93,17 @@ local function predicts(spec, base, field)
   return false
 end
 
+-- May some deployment of the sweep take vLLM's default max_num_seqs? When
+-- it names the engine (engine = "vllm" or an engine_version) and gives none.
+local function seqs_default(spec, base)
+  if spec.max_num_seqs ~= nil or base.max_num_seqs ~= nil then return false end
+  if spec.engine_version ~= nil or base.engine_version ~= nil then return true end
+  for _, e in ipairs(list(spec.engine or base.engine or {})) do
+    if e == "vllm" then return true end
+  end
+  return false
+end
+
 -- Decide which axes the core loops (a.field = its field) and which are
 -- expanded here into deployments (a.field = "base"). An option list is a C
 -- axis unless an optimization combination of the sweep rewrites that option:
@@ -109,8 +120,10 @@ local function place_axes(spec, base, axes, timed)
       first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
     end
   end
-  -- a predicted activation peak depends on these options: they stay here
-  if predicts(spec, base, "activation") then
+  -- a predicted activation peak depends on these options: they stay here;
+  -- so does vLLM's default max_num_seqs, which caps concurrency answers when
+  -- the deployment names the engine (deploy.lua predict_reserved)
+  if predicts(spec, base, "activation") or seqs_default(spec, base) then
     for k in pairs(activation_inputs) do cand[k] = nil end
   end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)

@@ -51,6 +51,52 @@ check.eq(fits, false, "3 > max_num_seqs")
 check.eq(why, "concurrency 3 exceeds max_num_seqs 2", "why")
 check.eq(limit, "max_num_seqs", "limit")
 
+-- vLLM's default max_num_seqs (vllm/engine/arg_utils.py get_batch_defaults;
+-- stdlib/kvplan/engines.lua) caps the concurrency answers of a deployment
+-- that names the engine: the scheduler never runs more (vllm/v1/core/sched/
+-- scheduler.py Scheduler.schedule: no waiting request is taken once
+-- len(self.running) == max_num_running_reqs)
+local small = {model = "llama-3.1-8b", activation = "1 GiB", overhead = "1 GiB"}
+local function with(t, extra)
+  local o = {}
+  for k, v in pairs(t) do o[k] = v end
+  for k, v in pairs(extra) do o[k] = v end
+  return kv.deploy(o)
+end
+local plain = with(small, {gpu = "a100-sxm-80gb"}):ledger()
+local kv_only = plain:max_concurrency(512)
+check.eq(kv_only > 256, true, "the budget rule alone caps nothing")
+local named = with(small, {gpu = "a100-sxm-80gb", engine = "vllm"}):ledger()
+local n, nwhy, nlimit = named:max_concurrency(512)
+check.eq(n, 256, "an A100: the server's 256 sequences")
+check.eq(nlimit, "max_num_seqs", "reported as the limit")
+check.eq(nwhy, string.format("vLLM's scheduler runs at most max_num_seqs 256 requests (the KV "
+                             .. "cache holds %d)", kv_only), "and what the KV cache holds")
+check.eq(select(3, named:max_concurrency(131072)), "none", "below the cap: the KV decides")
+check.eq(select(3, named:fit(512, 257)), "max_num_seqs", "257 requests do not run")
+check.eq(with(small, {gpu = "h100", engine = "vllm"}):ledger():max_concurrency(128), 1024,
+         "a GPU of >= 70 GiB but an A100 at 0.11: 1024")
+check.eq(with(small, {gpu = "h100", engine_version = "0.9"}):ledger():max_concurrency(128), 256,
+         "0.9 on the same GPU: 256 (an engine_version names vLLM)")
+check.eq(with(small, {gpu = "h100", engine = "vllm", max_num_batched_tokens = 128})
+           :ledger():max_concurrency(128), 128, "capped at max_num_batched_tokens")
+check.eq(with(small, {gpu = "h100", engine = "vllm", max_num_seqs = 2000}):ledger()
+           :max_concurrency(128) > 1024, true, "a given max_num_seqs replaces the default")
+-- sweeps: the GPU axis stays a deployment (its default), the rows in C
+local path = os.tmpname()
+kv.sweep{model = "llama-3.1-8b", gpu = {"a100-sxm-80gb", "h100"}, context = 128,
+         concurrency = {256, 257, 1025},
+         base = {engine = "vllm", activation = "1 GiB", overhead = "1 GiB"},
+         columns = {"gpu", "concurrency", "max_concurrency", "fits", "limit"}}:write(path)
+local f = assert(io.open(path))
+local text = f:read("a")
+f:close()
+os.remove(path)
+check.eq(text, "gpu,concurrency,max_concurrency,fits,limit\n"
+         .. "a100-sxm-80gb,256,256,true,none\na100-sxm-80gb,257,256,false,max_num_seqs\n"
+         .. "a100-sxm-80gb,1025,256,false,max_num_seqs\nh100-sxm,256,1024,true,none\n"
+         .. "h100-sxm,257,1024,true,none\nh100-sxm,1025,1024,false,max_num_seqs\n", "sweep rows")
+
 -- workers with unequal memory (test_get_kv_cache_configs_multiple_workers:
 -- "Use the smallest memory available"): both end with the smaller's blocks
 local two = kv.deploy{model = "llama-3.1-8b", gpu_memory = "80 GiB", tp = 2, utilization = 1,
