@@ -172,6 +172,74 @@ check: deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 KVPLAN_SCRIPTS=$(CURDIR)/scripts \
 	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
 	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests validate-tests guard-tests
+	@$(MAKE) --no-print-directory check-more
+
+# make check, continued: the fuzz corpus replayed under the sanitizers; the
+# module test with the sanitized kvplan.so in a stock lua5.4 (the sanitizer
+# runtime preloaded, as it must come first); valgrind's memcheck over the Lua
+# tests and examples with the plain build.
+CHECK_PKGS = valgrind
+.PHONY: check-more valgrind-tests
+check-more:
+	@$(MAKE) --no-print-directory DEB_PKGS="$(CHECK_PKGS)" deps
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
+	  LDFLAGS="$(LDFLAGS) $(SAN)" fuzz-replay $(B)/asan/kvplan.so
+	@ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \
+	  $(MAKE) --no-print-directory B=$(B)/asan module-test
+	@$(MAKE) --no-print-directory all valgrind-tests
+valgrind-tests: $(KVPLAN)
+	@sh tests/run_valgrind.sh $(KVPLAN)
+
+# ---- fuzzing ---------------------------------------------------------------------
+# libFuzzer targets (tests/fuzz/fuzz_*.lua through tests/fuzz/harness.c):
+# config.json and safetensors headers, CSV catalogs, key=value arguments,
+# startup logs. `make fuzz` builds them with clang (Debian: clang,
+# libclang-rt-14-dev) under ASan+UBSan and runs each for FUZZ_TIME seconds;
+# `make test` replays tests/fuzz/corpus/TARGET/ (every input that ever
+# failed, and the seeds) through the same entry built by $(CC).
+FUZZ = hf csv args log
+FUZZ_TIME = 60
+FUZZ_CC = clang
+FUZZ_PKGS = clang libclang-rt-14-dev
+FUZZ_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+# a target's chunk as a C string: backslashes and quotes escaped, one line a line
+$(B)/fuzz_%.h: tests/fuzz/fuzz_%.lua | $(B)
+	{ echo 'static const char target[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+$(B)/replay_%: tests/fuzz/harness.c $(B)/fuzz_%.h $(BIND_O) $(OUTPUT_O) $(B)/libkvplan.a
+	$(CC) $(ALL_CFLAGS) $(LUA_INC) -I$(B) -DKVP_REPLAY -DTARGET_LUA='"fuzz_$*.h"' $< $(BIND_O) \
+	  $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(LUA_LIBS) $(JANSSON_LIBS) -lcsv -lm -o $@
+
+$(B)/fuzzer_%: tests/fuzz/harness.c $(B)/fuzz_%.h $(BIND_O) $(OUTPUT_O) $(B)/libkvplan.a
+	$(CC) $(ALL_CFLAGS) $(LUA_INC) -I$(B) -DTARGET_LUA='"fuzz_$*.h"' -fsanitize=fuzzer $< $(BIND_O) \
+	  $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(LUA_LIBS) $(JANSSON_LIBS) -lcsv -lm -o $@
+
+.PHONY: fuzz fuzz-replay
+test-only: fuzz-replay
+fuzz-replay: $(FUZZ:%=$(B)/replay_%)
+	@fail=0; for t in $(FUZZ); do \
+	  if n=$$($(B)/replay_$$t tests/fuzz/corpus/$$t 2>/dev/null); then echo "ok   fuzz corpus $$t: $$n"; \
+	  else echo "FAIL fuzz corpus $$t"; fail=1; fi; done; \
+	echo "fuzz corpus: $$fail failed"; exit $$fail
+
+fuzz: deps
+	@$(MAKE) --no-print-directory DEB_PKGS="$(FUZZ_PKGS)" deps
+	@$(MAKE) --no-print-directory B=$(B)/fuzz CC=$(FUZZ_CC) \
+	  CFLAGS="$(CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" LDFLAGS="$(LDFLAGS) $(FUZZ_FLAGS)" \
+	  $(FUZZ:%=$(B)/fuzz/fuzzer_%)
+	@for t in $(FUZZ); do \
+	  mkdir -p $(B)/fuzz/work/$$t $(B)/fuzz/found/$$t; \
+	  echo "kvplan: fuzzing $$t for $(FUZZ_TIME) s"; \
+	  $(B)/fuzz/fuzzer_$$t -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -artifact_prefix=$(B)/fuzz/found/$$t/ -print_final_stats=1 \
+	    $(B)/fuzz/work/$$t tests/fuzz/corpus/$$t 2> $(B)/fuzz/$$t.log; rc=$$?; \
+	  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" $(B)/fuzz/$$t.log; \
+	  if [ $$rc -ne 0 ]; then echo "kvplan: fuzz $$t found a failure: $(B)/fuzz/found/$$t/ (log $(B)/fuzz/$$t.log);"; \
+	    echo "  fix it, then keep the input: cp $(B)/fuzz/found/$$t/* tests/fuzz/corpus/$$t/"; exit 1; fi; \
+	done
 
 run: deps
 	@$(MAKE) --no-print-directory $(KVPLAN)
