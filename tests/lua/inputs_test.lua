@@ -32,7 +32,7 @@ local t = seconds(function()
   check.error("huge/config.json: field 'num_hidden_layers' must be at most 1024 (the layers kvplan plans), got 1000000000000",
               kv.models.from_hf, d)
 end)
-assert(t < 1, "1e12 layers took " .. t .. " s")
+assert(t < 5, "1e12 layers took " .. t .. " s")
 d = model_dir("slide", "20000", ',"sliding_window":4,"model_type":"gemma2","head_dim":4')
 check.error("field 'num_hidden_layers' must be at most 1024", kv.models.from_hf, d)
 
@@ -82,26 +82,38 @@ put(dir .. "/alias2.csv", "id,aliases,layers,hidden,heads\na3,Llama-3.1-8B,2,8,2
 check.error("alias2.csv:2:2: alias 'Llama-3.1-8B' of model 'a3' already names model 'llama-3.1-8b' in the catalog",
             kv.models.load_csv, dir .. "/alias2.csv")
 
--- a megabyte cell: the "did you mean" search and the message stay small
+-- a megabyte cell: the "did you mean" search and the message stay small.
+-- Times are compared with reading the same bytes as a valid text cell
+-- (sanitizers and valgrind slow both alike): before the fixes these took
+-- minutes (a quadratic edit distance) and seconds (a backtracking pattern).
 local big = ("x"):rep(1 << 20)
+local nid = 0
+local function baseline(cell)
+  nid = nid + 1
+  put(dir .. "/base.csv", "id,layers,hidden,heads,notes\nbase" .. nid .. ",2,8,2," .. cell .. "\n")
+  return seconds(function() assert(kv.models.load_csv(dir .. "/base.csv")) end)
+end
+local function fast(t, base, what) assert(t < 5 * base + 0.5, what .. " took " .. t .. " s (a valid cell " .. base .. " s)") end
+local base = baseline(big)
 put(dir .. "/bigcell.csv", "id,layers,hidden,heads,layer_kinds\nm,2,8,2," .. big .. "\n")
 t = seconds(function() check.error("unknown kind", kv.models.load_csv, dir .. "/bigcell.csv") end)
-assert(t < 2, "a 1 MB cell took " .. t .. " s")
+fast(t, base, "a 1 MB cell")
 put(dir .. "/bighead.csv", big .. ",id\n")
 t = seconds(function() check.error("unknown column", kv.models.load_csv, dir .. "/bighead.csv") end)
-assert(t < 2, "a 1 MB column name took " .. t .. " s")
+fast(t, base, "a 1 MB column name")
 t = seconds(function() check.error("unknown model", kv.model, big) end)
-assert(t < 2, "a 1 MB model name took " .. t .. " s")
+fast(t, base, "a 1 MB model name")
 
 -- a 16K-digit number: read in linear time (a backtracking pattern took seconds)
 local digits = ("9"):rep(16384)
 for _, cell in ipairs{digits .. "x", digits, digits .. ".5x", ("1e"):rep(8000)} do
+  base = baseline(("y"):rep(#cell))
   put(dir .. "/num.csv", "id,layers,hidden,heads,weight_bytes\nm,2,8," .. cell .. ",1\n")
   t = seconds(function() check.error("bad number", kv.models.load_csv, dir .. "/num.csv") end)
-  assert(t < 0.5, "a 16K-digit cell took " .. t .. " s")
+  fast(t, base, "a 16K-digit cell")
   put(dir .. "/num.csv", "id,layers,hidden,heads,weight_bytes\nm,2,8,2," .. cell .. "\n")
   t = seconds(function() check.error("bad number", kv.models.load_csv, dir .. "/num.csv") end)
-  assert(t < 0.5, "a 16K-character bytes cell took " .. t .. " s")
+  fast(t, base, "a 16K-character bytes cell")
 end
 
 -- overflow errors name the field and its value
