@@ -142,8 +142,30 @@ static void optimization_fields_are_checked_against_the_context(void **state) {
   assert_string_equal(diag.msg, "field 'lengths' must be sorted ascending (point 2)");
 }
 
+/* kvp_deploy_check_numbers checks every field but the model's (a sweep's
+ * change of numbers): a bad number is caught, a bad model is not its job. */
+static void numbers_are_checked_without_the_model(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_diag diag = {{0}};
+  seventy_b(&d);
+  assert_int_equal(kvp_deploy_check_numbers(&d, &diag), KVP_OK);
+  d.utilization = 1.5;
+  assert_int_equal(kvp_deploy_check_numbers(&d, &diag), KVP_EINVAL);
+  assert_string_equal(diag.msg, "field 'utilization' must be in (0, 1], got 1.5");
+  d.utilization = 0.9;
+  d.block = 0;
+  assert_int_equal(kvp_deploy_check_numbers(&d, &diag), KVP_EINVAL);
+  assert_string_equal(diag.msg, "field 'block' must be an integer >= 1, got 0");
+  d.block = 16;
+  d.model.hidden = 0; /* the model's own checks are kvp_deploy_check's */
+  assert_int_equal(kvp_deploy_check_numbers(&d, &diag), KVP_OK);
+  assert_int_equal(kvp_deploy_check(&d, &diag), KVP_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(numbers_are_checked_without_the_model),
     cmocka_unit_test(defaults_are_vllms_and_check_clean),
     cmocka_unit_test(names_of_budget_rules_and_allocations),
     cmocka_unit_test(weight_bytes_are_given_or_params_in_the_format),

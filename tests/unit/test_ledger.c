@@ -809,7 +809,7 @@ static void fit_limit_agrees_with_fit(void **state) {
   for (int variant = 0; variant < 9; variant++) {
     kvp_deploy d;
     seed_deploy(&d, 0);
-    d.weights = (kvp_format){4, 128, 16, 4};
+    d.weights = (kvp_format){.bits = 4, .group = 128, .scale_bits = 16, .zero_bits = 4};
     d.max_model_len = 32768;
     switch (variant) {
       case 1: d.pp = 3; break;
@@ -843,8 +843,29 @@ static void fit_limit_agrees_with_fit(void **state) {
   }
 }
 
+/* kvp_ledger_eval_numbers answers what kvp_ledger_eval answers. */
+static void eval_numbers_equals_eval(void **state) {
+  (void)state;
+  static kvp_ledger a, b;
+  kvp_deploy d;
+  seed_deploy(&d, 0);
+  for (int i = 0; i < 4; i++) {
+    d.overhead_bytes = i * GiB;
+    d.max_model_len = 4096 << i;
+    d.tp = 1 << (i % 3);
+    assert_int_equal(kvp_ledger_eval(&d, &a, NULL), KVP_OK);
+    assert_int_equal(kvp_ledger_eval_numbers(&d, &b, NULL), KVP_OK);
+    assert_memory_equal(&a, &b, kvp_ledger_size(&d));
+  }
+  kvp_diag diag = {{0}};
+  d.utilization = 0;
+  assert_int_equal(kvp_ledger_eval_numbers(&d, &b, &diag), KVP_EINVAL);
+  assert_string_equal(diag.msg, "field 'utilization' must be in (0, 1], got 0");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test(eval_numbers_equals_eval),
     cmocka_unit_test(fit_limit_agrees_with_fit),
     cmocka_unit_test(ledger_sized_to_its_stages_answers_alike),
     cmocka_unit_test(seed_inputs_leave_4_gib_and_one_8k_request),
