@@ -21,6 +21,13 @@ done
 check "kvplan fit from the installed scripts" sh -c "cd /tmp && env -u KVPLAN_SCRIPTS '$PWD/$p/bin/kvplan' fit model=llama-3.1-8b gpus=l4 | grep -q '^llama-3.1-8b,l4,'"
 check "--help names the installed scripts" sh -c "'$p/bin/kvplan' --help | grep -q 'ready scripts: .*$p/share/kvplan/scripts'"
 if command -v man >/dev/null 2>&1; then
+  # every option and command --help lists is in the manual page
+  MANWIDTH=200 man -l "$p/share/man/man1/kvplan.1" 2>/dev/null > "$p/../man.txt"
+  missing=""
+  for w in $("$p/bin/kvplan" --help | grep -Eo '^ +(-[a-z], )?--[a-z-]+|^  [a-z]+ ' | grep -Eo -- '--[a-z-]+|[a-z][a-z]+'); do
+    grep -q -- "$w" "$p/../man.txt" || missing="$missing $w"
+  done
+  check "the manual page has every option and command of --help${missing:+ (missing:$missing)}" [ -z "$missing" ]
   check "man page renders without warnings" sh -c "[ -z \"\$(man --warnings -l '$p/share/man/man1/kvplan.1' 2>&1 >/dev/null)\" ] && MANWIDTH=80 man -l '$p/share/man/man1/kvplan.1' | grep -q 'kvplan best'"
 fi
 if command -v lua5.4 >/dev/null 2>&1; then
