@@ -21,6 +21,11 @@
 --                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
 --   overhead     non-torch memory per GPU: CUDA context, NCCL (default
 --                predicted, as kv.deploy does)
+--   time         yes: add the step times of `concurrency` requests at
+--                `context` tokens (tpot_ms, ttft_ms, tokens_per_s, bound,
+--                kv_read_share, usd_per_mtok; see scripts/ledger.lua)
+--   price_per_hour  USD per GPU hour for usd_per_mtok (default 0: the GPU
+--                catalog's price where it has one); a price turns time on
 -- Measured values from vLLM's startup log ("non_torch_memory takes X GiB;
 -- PyTorch activation peak memory takes Y GiB") replace the predictions, e.g.
 -- activation=2.3GiB.
@@ -43,8 +48,9 @@ local kv = require "kvplan"
 local opt = kv.options(..., {
   model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = 1, gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
   kv = "auto", weights = "native", utilization = 0.9, activation = "predicted",
-  overhead = "predicted",
+  overhead = "predicted", time = false, price_per_hour = 0,
 })
+local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
 local context = opt.context == 0 and model.max_context or opt.context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
@@ -60,6 +66,7 @@ for _, g in ipairs(list) do
       weights = opt.weights ~= "native" and opt.weights or nil,
       utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
         overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
+      price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
     }
     local row = kv.report.ledger_row(d, context, opt.concurrency)
     local _, _, limit = d:ledger():fit(row.context, row.concurrency)
@@ -71,13 +78,18 @@ for _, g in ipairs(list) do
       weights_gib_per_gpu = row.weights_gib_per_gpu, kv_budget_gib_per_gpu = row.kv_budget_gib_per_gpu,
       why = row.why,
     }
+    if with_time then kv.report.time_fields(d, row.context, row.concurrency, rows[#rows]) end
   end
 end
 
-local r = kv.report{columns = {
+local columns = {
   "model", "gpu", "tp", "weights", "kv", "context", "concurrency", "fits", "limit",
   "max_concurrency", "max_context", {"weights_gib_per_gpu", precision = 2},
   {"kv_budget_gib_per_gpu", precision = 2}, "why",
-}}
+}
+if with_time then
+  for _, c in ipairs(kv.report.time_columns) do columns[#columns + 1] = c end
+end
+local r = kv.report{columns = columns}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()

@@ -21,6 +21,10 @@
 --                gpu_memory_utilization)
 --   activation, overhead   per GPU, e.g. 2.3GiB (default: predicted, as
 --                kv.deploy does; read measured values from vLLM's startup log)
+--   time         yes: add the step times of `concurrency` requests at
+--                `context` tokens to every row (default no; see below)
+--   price_per_hour  USD per GPU hour for usd_per_mtok (default 0: the GPU
+--                catalog's price where it has one); a price turns time on
 --
 -- Output: one row an item of each deployment, for one GPU of the tightest
 -- pipeline stage (the one that decides):
@@ -33,14 +37,26 @@
 --   gib_per_gpu  the item's GiB on one GPU; share_pct  its share of the GPU
 --   note         where the number comes from
 -- The items add up to the GPU's memory (kv_short, which is not there, aside).
+-- With time=yes, per deployment (the same on each of its rows; README "Step
+-- times and the serving simulator" has the formulas and the efficiency factors):
+--   tpot_ms      time per output token of one decode step of `concurrency`
+--                sequences at `context` tokens
+--   ttft_ms      prefill of `context` tokens as one prompt
+--   tokens_per_s output tokens a second of the GPU group at that batch
+--   bound        memory or compute (the decode step's roofline)
+--   kv_read_share  fraction of the decode step's bytes that are KV
+--   usd_per_mtok price x GPUs / tokens_per_s, per million tokens ("" without
+--                a price)
 
 local kv = require "kvplan"
 
 local opt = kv.options(..., {
   model = kv.options.required "model=llama-3.1-70b", gpu = {kv.options.required "gpu=h100-sxm"},
   tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = 1,
-  utilization = 0.9, activation = "predicted", overhead = "predicted",
+  utilization = 0.9, activation = "predicted", overhead = "predicted", time = false,
+  price_per_hour = 0,
 })
+local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
 local context = opt.context == 0 and model.max_context or opt.context
 local GiB = kv.units.GiB
@@ -56,17 +72,21 @@ for _, g in ipairs(opt.gpu) do
             weights = wf ~= "native" and wf or nil, utilization = opt.utilization,
             activation = opt.activation ~= "predicted" and opt.activation or nil,
             overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
+            price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
           }
+          local times = with_time and kv.report.time_fields(d, context, opt.concurrency) or {}
           local l = d:ledger()
           local label = string.format("%s tp %d x pp %d, weights %s, kv %s", d.gpu.id, tp, pp,
                                       d.weights.name, d.kv.name)
           for _, it in ipairs(kv.report.ledger_items(d, context, opt.concurrency)) do
-            rows[#rows + 1] = {
+            local row = {
               deployment = label, model = model.id, gpu = d.gpu.id, tp = tp, pp = pp,
               weights = d.weights.name, kv = d.kv.name, context = context,
               concurrency = opt.concurrency, item = it.item, gib_per_gpu = it.bytes / GiB,
               share_pct = 100 * it.bytes / l.total, note = it.note,
             }
+            for k, v in pairs(times) do row[k] = v end
+            rows[#rows + 1] = row
           end
         end
       end
@@ -74,9 +94,13 @@ for _, g in ipairs(opt.gpu) do
   end
 end
 
-local r = kv.report{columns = {
+local columns = {
   "deployment", "model", "gpu", "tp", "pp", "weights", "kv", "context", "concurrency", "item",
   {"gib_per_gpu", precision = 2}, {"share_pct", precision = 1}, "note",
-}}
+}
+if with_time then
+  for _, c in ipairs(kv.report.time_columns) do columns[#columns + 1] = c end
+end
+local r = kv.report{columns = columns}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()

@@ -266,6 +266,32 @@ check "ledger: weights, kv_used, kv_free, activation, overhead, margin add up to
     end
     assert(n == 8, n)\""
 check "ledger: a deployment that does not fit says by how much" grep -q ',kv_short,[0-9.]*,[0-9.]*,"does not fit: KV for 64 x 32000 tokens needs' "$out/ledger_cmd.out"
+# time=yes / price_per_hour add the step-time columns after the memory ones, the same
+# numbers d:time gives; without them the columns are the memory ones only
+expect ledger_time 0 "" -- ledger model=llama-3.1-8b gpu=h100-sxm,l4 context=4096 concurrency=16 price_per_hour=2
+expect fit_time 0 "" -- fit model=llama-3.1-8b gpus=h100-sxm tp=1,2 context=4096 concurrency=16 time=yes
+check "ledger, fit: time columns equal d:time at (context, concurrency)" sh -c "
+  '$kvplan' -e \"local kv = require 'kvplan'
+    local csv = require 'kvplan.csv'
+    for _, f in ipairs{'$out/ledger_time.out', '$out/fit_time.out'} do
+      local rows = csv.read(f)
+      local h = {}
+      for j, n in ipairs(rows[1]) do h[n] = j end
+      assert(h.tpot_ms and h.usd_per_mtok == #rows[1], f)
+      for i = 2, #rows do
+        local r = rows[i]
+        local d = kv.deploy{model = 'llama-3.1-8b', gpu = r[h.gpu], tp = tonumber(r[h.tp]),
+                            price_per_hour = f:find('ledger') and 2 or nil}
+        local t = d:time(4096, 16)
+        assert(math.abs(tonumber(r[h.tpot_ms]) - t.tpot_ms) < 1e-3, f .. ' tpot ' .. i)
+        assert(math.abs(tonumber(r[h.tokens_per_s]) - t.tokens_per_s) < 0.1, f .. ' tok/s ' .. i)
+        assert(r[h.bound] == t.bound, f .. ' bound ' .. i)
+        if f:find('ledger') then
+          assert(math.abs(tonumber(r[h.usd_per_mtok]) - t.usd_per_mtok) < 1e-4, f .. ' usd ' .. i)
+        end
+      end
+    end\""
+check "ledger without time has no time columns" sh -c "! grep -q tpot_ms '$out/ledger_cmd.out'"
 # charts by gnuplot: PNGs of the requested size with a picture in them
 blank() { # blank.png of W x H: the same terminal with nothing drawn
   gnuplot -e "set terminal pngcairo size $1,$2; set output '$out/blank_$1x$2.png'; unset border; unset tics; unset key; plot [0:1][0:1] NaN"

@@ -488,16 +488,24 @@ static int ledger_error(lua_State *L, kvp_err e, const kvp_diag *diag, const cha
   return kvl_error(L, "%s", lua_tostring(L, -1));
 }
 
-/* core.ledger(t): evaluate a deployment */
+/* core.ledger(t [, rates]): evaluate a deployment. rates: the perf table
+ * its step times use (l:time), or a string saying why it has none. */
 static int l_ledger(lua_State *L) {
   kvp_deploy d;
   kvl_check_deploy(L, 1, &d);
+  int rates = lua_type(L, 2);
+  if (rates != LUA_TNONE && rates != LUA_TNIL && rates != LUA_TTABLE && rates != LUA_TSTRING)
+    return kvl_error(L, "core.ledger: rates must be a table or a string, got %s", kvl_got(L, 2));
   /* only the stages the deployment has: a pp 1 ledger is 7 KB, not 55 */
-  kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 0);
+  kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 1);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_ledger_eval(&d, l, &diag);
   if (e != KVP_OK) return ledger_error(L, e, &diag, "ledger", &d, 0, 0);
   luaL_setmetatable(L, LEDGER_MT);
+  if (rates == LUA_TTABLE || rates == LUA_TSTRING) {
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, -2, 1);
+  }
   return 1;
 }
 
@@ -883,6 +891,19 @@ static int l_raise(lua_State *L) {
   return lua_error(L);
 }
 
+/* l:time(context, concurrency) -> the step times d:time gives, from the
+ * GPU rates kv.deploy attached to the ledger */
+static int ledger_time(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  int t = lua_getiuservalue(L, 1, 1);
+  if (t == LUA_TSTRING) return kvl_error(L, "%s", lua_tostring(L, -1));
+  if (t != LUA_TTABLE)
+    return kvl_error(L, "this ledger has no GPU rates for step times: take it from kv.deploy "
+                     "(d:ledger())");
+  kvp_perf p = kvl_check_perf(L, -1);
+  return kvl_time_of(L, l, &p, 2, 3);
+}
+
 /* core.where(): "file:line: " of the user's line, or "" */
 static int l_where(lua_State *L) {
   kvl_where(L);
@@ -904,7 +925,7 @@ static const luaL_Reg ledger_meth[] = {
   {"max_concurrency", ledger_max_concurrency}, {"max_context", ledger_max_context},
   {"fit", ledger_fit}, {"seq_bytes", ledger_seq_bytes},
   {"request_bytes", ledger_request_bytes}, {"worker", ledger_worker},
-  {"vllm_groups", ledger_vllm_groups}, {NULL, NULL}
+  {"vllm_groups", ledger_vllm_groups}, {"time", ledger_time}, {NULL, NULL}
 };
 
 

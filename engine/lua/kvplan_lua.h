@@ -77,6 +77,11 @@ kvp_dist kvl_check_dist(lua_State *L, int idx);
 /* A GPU's rates for step times ({hbm_gbps, tflops, link_gbps, mem_eff, ...}),
  * checked (sim_lua.c). */
 kvp_perf kvl_check_perf(lua_State *L, int idx);
+/* Push step times as the table d:time returns (sim_lua.c). */
+void kvl_push_time(lua_State *L, const kvp_time *t);
+/* Push the step times of ledger l under perf p at the context and
+ * concurrency at stack positions cidx, nidx (errors raise). */
+int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx);
 /* Fill d from the deployment table at idx, every field checked (core_lua.c). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
 

@@ -57,34 +57,53 @@ static void setnum(lua_State *L, const char *k, double v) {
   lua_setfield(L, -2, k);
 }
 
-/* sim_core.time(deploy, perf, context, concurrency) -> {tpot_ms, ttft_ms,
- * tokens_per_s, bound, kv_read_share, usd_per_mtok, ...} */
-static int l_time(lua_State *L) {
-  kvp_ledger *l = lua_newuserdatauv(L, sizeof *l, 0); /* large: not on the C stack */
-  kvp_cost c;
-  cost_of(L, 1, 2, l, &c);
-  int64_t ctx = kvl_toint(L, 3, "context"), conc = kvl_toint(L, 4, "concurrency");
+/* Push the step times t as a table (kvplan_lua.h). */
+void kvl_push_time(lua_State *L, const kvp_time *t) {
+  lua_createtable(L, 0, 13);
+  setnum(L, "tpot_ms", t->tpot_s * 1e3);
+  setnum(L, "ttft_ms", t->ttft_s * 1e3);
+  setnum(L, "tokens_per_s", t->tokens_per_s);
+  lua_pushstring(L, t->compute_bound ? "compute" : "memory");
+  lua_setfield(L, -2, "bound");
+  setnum(L, "kv_read_share", t->kv_read_share);
+  setnum(L, "usd_per_mtok", t->usd_per_mtok);
+  setnum(L, "steps_per_token", t->steps_per_token);
+  setnum(L, "kv_writes_per_token", t->kv_writes_per_token);
+  setnum(L, "kv_write_bytes_per_token", t->kv_write_bytes_per_token);
+  setnum(L, "step_ms", t->decode.seconds * 1e3);
+  setnum(L, "memory_ms", t->decode.mem_s * 1e3);
+  setnum(L, "compute_ms", t->decode.compute_s * 1e3);
+  setnum(L, "comm_ms", t->decode.comm_s * 1e3);
+}
+
+/* The step times of ledger l under perf p at (context, concurrency) at the
+ * given stack positions, pushed as a table (kvplan_lua.h). */
+int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx) {
+  int64_t ctx = kvl_toint(L, cidx, "context"), conc = kvl_toint(L, nidx, "concurrency");
   if (ctx < 1) return kvl_error(L, "field 'context' must be an integer >= 1, got %I", (lua_Integer)ctx);
   if (conc < 1)
     return kvl_error(L, "field 'concurrency' must be an integer >= 1, got %I", (lua_Integer)conc);
+  kvp_cost c;
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_cost_init(&c, l, p, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "step time");
   kvp_time t;
   if (kvp_time_at(&c, ctx, conc, &t) != KVP_OK) return kvl_error(L, "step time overflows");
-  lua_createtable(L, 0, 12);
-  setnum(L, "tpot_ms", t.tpot_s * 1e3);
-  setnum(L, "ttft_ms", t.ttft_s * 1e3);
-  setnum(L, "tokens_per_s", t.tokens_per_s);
-  lua_pushstring(L, t.compute_bound ? "compute" : "memory");
-  lua_setfield(L, -2, "bound");
-  setnum(L, "kv_read_share", t.kv_read_share);
-  setnum(L, "usd_per_mtok", t.usd_per_mtok);
-  setnum(L, "steps_per_token", t.steps_per_token);
-  setnum(L, "kv_writes_per_token", t.kv_writes_per_token);
-  setnum(L, "kv_write_bytes_per_token", t.kv_write_bytes_per_token);
-  setnum(L, "step_ms", t.decode.seconds * 1e3);
-  setnum(L, "memory_ms", t.decode.mem_s * 1e3);
-  setnum(L, "compute_ms", t.decode.compute_s * 1e3);
-  setnum(L, "comm_ms", t.decode.comm_s * 1e3);
+  kvl_push_time(L, &t);
   return 1;
+}
+
+/* sim_core.time(deploy, perf, context, concurrency) -> {tpot_ms, ttft_ms,
+ * tokens_per_s, bound, kv_read_share, usd_per_mtok, ...} */
+static int l_time(lua_State *L) {
+  kvp_deploy d;
+  kvl_check_deploy(L, 1, &d);
+  kvp_perf p = kvl_check_perf(L, 2);
+  kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 0); /* large: not on the C stack */
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_ledger_eval(&d, l, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "ledger");
+  return kvl_time_of(L, l, &p, 3, 4);
 }
 
 /* ---- simulations ---------------------------------------------------------- */

@@ -490,7 +490,10 @@ function Deployment:perf() return require("kvplan.sim").perf(self) end
 
 --- The evaluated ledger of one GPU (a kvplan.Ledger, computed once).
 function Deployment:ledger()
-  if self._ledger == nil then self._ledger = core.ledger(self:spec()) end
+  if self._ledger == nil then
+    local rates, why = require("kvplan.sim").rates(self) -- for l:time
+    self._ledger = core.ledger(self:spec(), rates or why)
+  end
   return self._ledger
 end
 

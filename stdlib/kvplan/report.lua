@@ -270,6 +270,24 @@ function M.ledger_row(d, context, concurrency)
   }
 end
 
+--- The step-time columns a ledger row may add (d:time, engine/core/roofline.c).
+M.time_columns = {
+  {"tpot_ms", precision = 3}, {"ttft_ms", precision = 2}, {"tokens_per_s", precision = 1},
+  "bound", {"kv_read_share", precision = 4}, {"usd_per_mtok", precision = 4},
+}
+
+--- The step times of deployment d at `concurrency` requests of `context`
+--- tokens as the fields of M.time_columns, added to `row` when given:
+--- usd_per_mtok is "" without a price (price_per_hour, or the catalog's).
+function M.time_fields(d, context, concurrency, row)
+  row = row or {}
+  local t = d:ledger():time(context, concurrency)
+  row.tpot_ms, row.ttft_ms, row.tokens_per_s = t.tpot_ms, t.ttft_ms, t.tokens_per_s
+  row.bound, row.kv_read_share = t.bound, t.kv_read_share
+  row.usd_per_mtok = t.usd_per_mtok > 0 and t.usd_per_mtok or ""
+  return row
+end
+
 --- Where the memory of one GPU of deployment d goes with `concurrency`
 --- requests of `context` tokens (the tightest pipeline stage): a list of
 --- {item, bytes, note} for weights, kv_used, kv_free, activation, overhead,

@@ -82,8 +82,9 @@ function M.check_options(opts)
   end
 end
 
---- The rates the core's step time uses for deployment d (a table).
-function M.perf(d)
+--- The rates the core's step time uses for deployment d (a table), or nil
+--- and why when the GPU lacks them.
+function M.rates(d)
   local o = d.options_time or {}
   local g, given = d.gpu, o.perf or {}
   local eff = {}
@@ -94,8 +95,9 @@ function M.perf(d)
   local tflops = given.tflops or M.compute_tflops(g, d.weights)
   local hbm = given.hbm_gbps or g.hbm_gbps
   if hbm == nil or tflops == nil then
-    util.raise("gpu '%s' has no %s in the catalog: give perf = {hbm_gbps = ..., tflops = ...}",
-               tostring(g.id or g.name or "custom"), hbm == nil and "'hbm_gbps'" or "dense tensor rate")
+    return nil, string.format("gpu '%s' has no %s in the catalog: give perf = {hbm_gbps = ..., "
+      .. "tflops = ...}", tostring(g.id or g.name or "custom"),
+      hbm == nil and "'hbm_gbps'" or "dense tensor rate")
   end
   local acceptance = 0
   if d.speculative then acceptance = d.speculative.acceptance or 0 end
@@ -104,6 +106,13 @@ function M.perf(d)
           link_latency_us = given.link_latency_us or M.link_latency_us,
           step_overhead_ms = given.step_overhead_ms or 0,
           acceptance = acceptance, price_per_hour = o.price_per_hour or g.price_per_hour or 0}
+end
+
+--- The rates of deployment d (M.rates); an error when the GPU lacks them.
+function M.perf(d)
+  local p, why = M.rates(d)
+  if p == nil then util.raise("%s", why) end
+  return p
 end
 
 --- Step times of d at `context` tokens and `concurrency` sequences:

@@ -18,7 +18,20 @@ assert(dd:time(2048, 32).tpot_ms > d:time(2048, 32).tpot_ms, "default efficiency
 check.eq(dd:perf().mem_eff, 0.8, "default memory efficiency")
 check.eq(dd:perf().tflops, 989.5, "bf16 rate")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:perf().tflops, 1979, "fp8 rate")
-local priced = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", price_per_hour = 2}:time(2048, 64)
+-- the ledger object gives the same step times as its deployment
+local pd = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", price_per_hour = 2}
+local lt, dt = pd:ledger():time(2048, 64), pd:time(2048, 64)
+for k, v in pairs(dt) do check.eq(lt[k], v, "ledger:time " .. k) end
+local row = kv.report.time_fields(pd, 2048, 64)
+check.eq(row.tpot_ms, dt.tpot_ms, "time_fields tpot_ms")
+check.eq(row.usd_per_mtok, dt.usd_per_mtok, "time_fields usd_per_mtok")
+check.eq(kv.report.time_fields(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}, 2048, 64)
+           .usd_per_mtok, "", "no price: no usd_per_mtok")
+check.error("field 'context' must be an integer >= 1, got 0", function() return pd:ledger():time(0, 1) end)
+check.error("has no 'hbm_gbps' in the catalog", function()
+  return kv.deploy{model = "llama-3.1-8b", gpu_memory = "80 GiB"}:ledger():time(1024, 1)
+end)
+local priced = pd:time(2048, 64)
 assert(math.abs(priced.usd_per_mtok - 2 / 3600 / priced.tokens_per_s * 1e6) < 1e-9)
 check.error("efficiency 'memory' must be in (0, 1], got 1.5", kv.deploy,
             {model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1.5}})
