@@ -17,22 +17,40 @@ local csv = require "kvplan.csv"
 
 local M = {}
 
--- Achievable fractions of the datasheet rates. These are estimates, not
--- measurements of kvplan's; change them (kv.deploy{efficiency = {...}}) or
--- set all three to 1 for the pure roofline, a lower bound on step time.
---   memory  0.8: the middle of the 70-85 % "model bandwidth utilization"
---           that well-optimized CUDA serving stacks reach in decode
---           (https://www.open-source-ai.tech/glossary/model-bandwidth-utilization,
---           which calls the band a rule of thumb; Databricks, "LLM Inference
---           Performance Engineering: Best Practices", 2023, defines MBU)
---   compute 0.7: large bf16/fp8 GEMMs reach about this share of the dense
---           tensor peak; no public microbenchmark was found in kvplan's
---           sources to pin it: an assumption, to be replaced by a
---           measurement for the user's GPU
---   link    0.8: the same derating applied to the interconnect (assumption)
--- Per GPU kind: M.efficiency_by_gpu[gpu id] overrides the default.
+-- Achievable fractions of the datasheet rates. Change them
+-- (kv.deploy{efficiency = {...}}) or set all three to 1 for the pure
+-- roofline, a lower bound on step time. The defaults, for a GPU without an
+-- entry in M.efficiency_by_gpu:
+--   memory  0.8: a documented rule of thumb, not a measurement: the middle
+--           of the 70-85 % "model bandwidth utilization" that optimized CUDA
+--           serving stacks reach in decode
+--           (https://www.open-source-ai.tech/glossary/model-bandwidth-utilization;
+--           MBU as Databricks defines it, "LLM Inference Performance
+--           Engineering: Best Practices", 2023)
+--   compute 0.7: an assumption, no published measurement behind it
+--   link    0.8: an assumption, the memory derating applied to the link
 M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
-M.efficiency_by_gpu = {}
+
+-- Per GPU kind, from published microbenchmarks; compute may be a number or
+-- a table by the rate the deployment computes at (M.compute_tflops: fp8,
+-- int8, bf16, fp16); what an entry lacks falls back to M.efficiency.
+--   h100-sxm  DeepGEMM's published FP8 GEMM table (deepseek-ai/DeepGEMM
+--             README.md, "Performance", first release, February 2025: the
+--             shapes of DeepSeek-V3 inference on an H800 SXM, the H100 SXM's
+--             export variant with the same SMs, clocks, FP8 peak and 3.35 TB/s
+--             HBM3). memory 0.69: the median of its 12 decode-sized dense
+--             rows (M = 64 and 128 tokens, 1509-2668 GB/s, median 2298.5
+--             GB/s) over 3350 GB/s. compute fp8 0.53: the median of its 6
+--             prefill-sized dense rows (M = 4096, 590-1358 TFLOPS, median
+--             1041.5) over 1979 TFLOPS. DeepGEMM scales FP8 per 128-element
+--             block, whose promotion costs cycles; per-tensor-scaled FP8 GEMMs
+--             may run faster.
+--   h200      compute fp8 0.53, the same GH100 SMs and FP8 peak as above; no
+--             published measurement of its HBM3e found: memory the default.
+M.efficiency_by_gpu = {
+  ["h100-sxm"] = {memory = 0.69, compute = {fp8 = 0.53}},
+  ["h200"] = {compute = {fp8 = 0.53}},
+}
 
 -- Fixed time of one tensor-parallel all-reduce (and of one pipeline hand-off),
 -- microseconds: vLLM's custom all-reduce on H100 takes 8.5-11.8 us for
@@ -89,10 +107,13 @@ function M.rates(d)
   local g, given = d.gpu, o.perf or {}
   local eff = {}
   local by_gpu = M.efficiency_by_gpu[g.id] or {}
+  local peak, rate = M.compute_tflops(g, d.weights)
   for k in pairs(eff_keys) do
-    eff[k] = (o.efficiency or {})[k] or by_gpu[k] or M.efficiency[k]
+    local own = by_gpu[k]
+    if type(own) == "table" then own = own[rate] end
+    eff[k] = (o.efficiency or {})[k] or own or M.efficiency[k]
   end
-  local tflops = given.tflops or M.compute_tflops(g, d.weights)
+  local tflops = given.tflops or peak
   local hbm = given.hbm_gbps or g.hbm_gbps
   if hbm == nil or tflops == nil then
     return nil, string.format("gpu '%s' has no %s in the catalog: give perf = {hbm_gbps = ..., "

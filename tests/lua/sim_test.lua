@@ -15,7 +15,13 @@ check.eq(t.bound, "memory", "bound at batch 1")
 check.eq(d:time(1, 4096).bound, "compute", "bound at batch 4096")
 local dd = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}
 assert(dd:time(2048, 32).tpot_ms > d:time(2048, 32).tpot_ms, "default efficiency is slower")
-check.eq(dd:perf().mem_eff, 0.8, "default memory efficiency")
+check.eq(dd:perf().mem_eff, 0.69, "H100 memory efficiency (DeepGEMM's table)")
+check.eq(dd:perf().flop_eff, 0.7, "H100 bf16: no published factor, the default")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:perf().flop_eff, 0.53,
+         "H100 fp8 compute efficiency (DeepGEMM's table)")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l4"}:perf().mem_eff, 0.8, "default memory efficiency")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 0.9}}:perf().mem_eff,
+         0.9, "the user's efficiency wins")
 check.eq(dd:perf().tflops, 989.5, "bf16 rate")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:perf().tflops, 1979, "fp8 rate")
 -- the ledger object gives the same step times as its deployment

@@ -13,9 +13,18 @@
 --   simulator  kv.simulate on the same workload: prefill, chunking, the pool,
 --              preemption, the tail of the run; also its mean time to first
 --              token where the source measured one.
+-- Output lengths: output_stop "fixed" means every request generates `output`
+-- tokens (trtllm-bench's synthetic requests); "eos" means the client did not
+-- set ignore_eos (vllm bench serve's --ignore-eos is off unless given,
+-- vllm-project/vllm vllm/benchmarks/serve.py, add_cli_args), so a request
+-- stops at the model's end-of-sequence token or at `output`. The source
+-- gives the mean it got: output tokens/s over requests/s (about 100 of the
+-- 128 asked for). The lengths are then min(G, output) with G geometric
+-- (a constant chance of EOS at each token, an assumption: the source gives
+-- only the mean) of that mean, 1000 quantiles as an empirical distribution.
 -- Errors are (predicted - measured) / measured in percent. Nothing here is
--- fitted: the efficiency factors are kvplan.sim's defaults, chosen before
--- this corpus was assembled.
+-- fitted: the efficiency factors are kvplan.sim's (its per-GPU table from
+-- published microbenchmarks, else its documented defaults).
 --
 -- Run: build/kvplan tests/validation/throughput/run.lua [out=results.csv]
 
@@ -41,6 +50,26 @@ local function median(v)
   return (v[n // 2] + v[n // 2 + 1]) / 2
 end
 
+-- The lengths min(G, cap), G geometric on 1, 2, ... with P(G > k) = (1 - q)^k,
+-- whose mean sum_{k<cap} (1 - q)^k = (1 - (1 - q)^cap) / q is `mean`.
+local function eos_lengths(mean, cap)
+  if not (mean > 1 and mean < cap) then
+    error(string.format("mean output %.2f must be in (1, %d)", mean, cap), 0)
+  end
+  local function m(q) return (1 - (1 - q) ^ cap) / q end
+  local lo, hi = 1e-12, 1 - 1e-12 -- m falls from cap to 1 as q rises
+  for _ = 1, 200 do
+    local mid = (lo + hi) / 2
+    if m(mid) > mean then lo = mid else hi = mid end
+  end
+  local q, v = (lo + hi) / 2, {}
+  for i = 1, 1000 do
+    local u = (i - 0.5) / 1000
+    v[i] = math.min(cap, math.max(1, math.ceil(math.log(1 - u) / math.log(1 - q))))
+  end
+  return v
+end
+
 local abs_roof, abs_sim, over_roof, over_sim, abs_ttft = {}, {}, 0, 0, {}
 for i = 2, #rows do
   local c = function(k) return rows[i][head[k]] end
@@ -55,7 +84,14 @@ for i = 2, #rows do
   local client = n("max_concurrency")
   local batch = math.min(fit, n("max_num_seqs"), client or math.huge)
   local roof = d:time(prompt + output // 2, batch).tokens_per_s
-  local sopts = {requests = n("requests"), prompt = prompt, output = output, seed = 1}
+  local sim_output = output
+  if c("output_stop") == "eos" then
+    sim_output = kv.optim.empirical(eos_lengths(n("measured_output_tok_s") /
+                                                n("measured_requests_s"), output))
+  elseif c("output_stop") ~= "fixed" then
+    error(string.format("%s: output_stop must be fixed or eos, got '%s'", c("id"), c("output_stop")), 0)
+  end
+  local sopts = {requests = n("requests"), prompt = prompt, output = sim_output, seed = 1}
   for k, v in pairs(opts) do sopts[k] = v end
   sopts.max_num_seqs, sopts.max_concurrency = n("max_num_seqs"), client
   local s = kv.simulate(sopts)
