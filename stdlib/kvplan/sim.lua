@@ -263,7 +263,7 @@ function M.simulate(opts)
     local optim = require "kvplan.optim"
     for _, k in ipairs{"prompt", "output"} do
       local v = sopts[k]
-      if type(v) == "number" then v = optim.fixed(v) end
+      if type(v) == "number" then v = optim.fixed(util.count(v, k)) end
       if getmetatable(v) ~= optim.Distribution then
         util.raise("field '%s' must be a length distribution (kv.optim.lognormal{...}, ...) or a "
                    .. "number of tokens, got %s", k, type(v))

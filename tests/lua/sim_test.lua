@@ -174,8 +174,9 @@ end
 check.error("field 'rate' must be a number > 0", sim_with, "rate", 0)
 check.error("field 'rate' must be a number > 0", sim_with, "rate", -2)
 check.error("field 'requests' must be an integer >= 1, got 0", sim_with, "requests", 0)
-check.error("field 'length' must be an integer >= 1, got 0", sim_with, "prompt", 0)
 check.error("cannot be served: prompt 200000 + output", sim_with, "prompt", 200000)
+check.error("field 'prompt' must be an integer >= 1, got 0", sim_with, "prompt", 0)
+check.error("field 'output' must be an integer >= 1, got -5", sim_with, "output", -5)
 check.error("unknown simulation option 'reqests' (did you mean 'requests'?)", sim_with, "reqests", 3)
 check.error("field 'scheduler' must be 'continuous', 'no_evict' or 'static', got 'fifo'", sim_with, "scheduler", "fifo")
 local trt = {}
