@@ -50,6 +50,38 @@ local function median(v)
   return (v[n // 2] + v[n // 2 + 1]) / 2
 end
 
+-- trtllm-bench's own limits when the command gives none (the performance
+-- overview's commands give none): NVIDIA/TensorRT-LLM
+-- tensorrt_llm/bench/build/tuning.py, calc_engine_setting and
+-- finetune_setting. KV bytes a token over the TP group: 2 x layers x
+-- max(tp, kv_heads) x head_size x 1 byte (FP8 KV); the engine: parameters x
+-- 1 byte (FP8); the rest of the GPUs' memory (get_device_memory, taken here
+-- as the memory CUDA reports: the catalog's visible_bytes) x the KV fraction
+-- holds kv_max requests of prompt + output tokens; then
+--   bs = min(kv_max, 4096) / pp, tokens = min(bs x (1 + prompt / output), 32768)
+--   max_batch_size = max(64, 32 ceil(bs / 32)) below 256, 128 ceil(bs / 128)
+--                    below 1024, else 256 ceil(bs / 256)
+--   max_num_tokens = max(2048, 256 ceil(t / 256)) below 4096, 512 ceil(t / 512)
+--                    below 8192, else 1024 ceil(t / 1024)
+local function trtllm_bench_limits(model, gpu, tp, pp, prompt, output, fraction)
+  local GiB = 2 ^ 30
+  local per_token = 2 * model.layers * math.max(tp, model.kv_heads) * model.head_dim / GiB
+  local engine = model.params / GiB
+  local available = gpu.visible_bytes / GiB * tp * pp - engine
+  local kv_max = available * fraction / (per_token * (prompt + output))
+  local bs = math.min(kv_max, 4096) / pp
+  local t = math.min(bs * (1 + prompt / output), 32768)
+  local max_bs
+  if bs < 256 then max_bs = math.max(64, 32 * math.ceil(bs / 32))
+  elseif bs < 1024 then max_bs = 128 * math.ceil(bs / 128)
+  else max_bs = 256 * math.ceil(bs / 256) end
+  local max_tokens
+  if t < 4096 then max_tokens = math.max(2048, 256 * math.ceil(t / 256))
+  elseif t < 8192 then max_tokens = 512 * math.ceil(t / 512)
+  else max_tokens = 1024 * math.ceil(t / 1024) end
+  return math.tointeger(max_bs), math.tointeger(max_tokens)
+end
+
 -- The lengths min(G, cap), G geometric on 1, 2, ... with P(G > k) = (1 - q)^k,
 -- whose mean sum_{k<cap} (1 - q)^k = (1 - (1 - q)^cap) / q is `mean`.
 local function eos_lengths(mean, cap)
@@ -74,15 +106,20 @@ local abs_roof, abs_sim, over_roof, over_sim, abs_ttft = {}, {}, 0, 0, {}
 for i = 2, #rows do
   local c = function(k) return rows[i][head[k]] end
   local n = function(k) return tonumber(c(k)) end
+  local max_seqs, max_tokens = n("max_num_seqs"), n("max_num_batched_tokens")
+  if c("max_num_seqs") == "trtllm-bench" then
+    max_seqs, max_tokens = trtllm_bench_limits(kv.model(c("model")), kv.gpu(c("gpu")), n("tp"),
+                                               n("pp"), n("prompt"), n("output"), n("utilization"))
+  end
   local opts = {model = c("model"), gpu = c("gpu"), tp = n("tp"), pp = n("pp"), weights = c("weights"),
                 kv = c("kv"), budget = c("budget"), utilization = n("utilization"),
-                max_num_seqs = c("budget") == "vllm" and n("max_num_seqs") or nil,
-                max_num_batched_tokens = n("max_num_batched_tokens")}
+                max_num_seqs = c("budget") == "vllm" and max_seqs or nil,
+                max_num_batched_tokens = max_tokens}
   local d = kv.deploy(opts)
   local prompt, output = n("prompt"), n("output")
   local fit = d:ledger():max_concurrency(prompt + output)
   local client = n("max_concurrency")
-  local batch = math.min(fit, n("max_num_seqs"), client or math.huge)
+  local batch = math.min(fit, max_seqs, client or math.huge)
   local roof = d:time(prompt + output // 2, batch).tokens_per_s
   local sim_output = output
   if c("output_stop") == "eos" then
@@ -93,7 +130,7 @@ for i = 2, #rows do
   end
   local sopts = {requests = n("requests"), prompt = prompt, output = sim_output, seed = 1}
   for k, v in pairs(opts) do sopts[k] = v end
-  sopts.max_num_seqs, sopts.max_concurrency = n("max_num_seqs"), client
+  sopts.max_num_seqs, sopts.max_concurrency = max_seqs, client
   local s = kv.simulate(sopts)
   local m = n("measured_output_tok_s")
   local er, es = 100 * (roof - m) / m, 100 * (s.throughput_tokens_s - m) / m
