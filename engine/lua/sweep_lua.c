@@ -126,6 +126,9 @@ typedef struct run {
   kvp_cost cost;                        /* of the ledger cost_id */
   int64_t cost_id;
   int rowmt;                            /* stack index of the rows' metatable */
+  int rowfn;                            /* stack index of the row constructor (make_rowfn) */
+  int tpl;                              /* stack index of the deployment's fields */
+  uint64_t rowtpl_gen;                  /* the deployment position tpl holds, 0 none */
   const void *cur_tab;                  /* the row table Lua sees now, or NULL */
   const kvp_sweep_row *cur;             /* its row */
 } run;
@@ -411,19 +414,15 @@ static void read_perfs(lua_State *L, int spec, run *r) {
   lua_pop(L, 1);
 }
 
-/* Push the current row as a Lua table (the slow path): built once per row,
- * seen by the filter and then by the Lua columns. */
-static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
+/* The fields of a row that change with the deployment axes only, by name,
+ * in a table kept at r->tpl while they do not change. */
+static void deployment_fields(lua_State *L, run *r, const kvp_sweep_row *row) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
-  lua_createtable(L, 0, 24);
-  lua_pushvalue(L, r->rowmt);
-  lua_setmetatable(L, -2);
-  r->cur_tab = lua_topointer(L, -1);
-  r->cur = row;
+  lua_createtable(L, 0, 16);
   lua_geti(L, r->row_labels, row->pos[KVP_AX_BASE] + 1);
   lua_pushnil(L);
-  while (lua_next(L, -2)) { /* copy the base's labels, by axis name */
+  while (lua_next(L, -2)) { /* the base's labels, by axis name */
     lua_pushvalue(L, -2);
     lua_insert(L, -2);
     lua_settable(L, -5);
@@ -440,31 +439,114 @@ static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
     lua_pop(L, 1);
   }
 #define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
-  SETI("row", row->index + 1);
   SETI("tp", l->d.tp);
   SETI("pp", l->d.pp);
-  SETI("context", row->context);
-  SETI("concurrency", row->concurrency);
   SETI("gpu_bytes", l->total);
   SETI("usable_bytes", l->usable);
   SETI("weights_bytes", st ? st->weights : 0);
   SETI("kv_budget_bytes", st ? gib_num(st->kv_budget) : 0);
   SETI("kv_blocks", l->fit.why == KVP_FITS && st ? st->blocks : 0);
   SETI("kv_tokens", kvp_ledger_kv_tokens(l));
-  SETI("max_concurrency", row->max_concurrency);
 #undef SETI
+  lua_replace(L, r->tpl);
+  r->rowtpl_gen = row->gen;
+}
+
+/* The row constructor: a Lua function compiled once per sweep that builds
+ * a row's table in one constructor from the deployment's fields and the
+ * row's own (a table constructor presizes the table and sets constant keys
+ * without the C API's per-field work). Keys: every name the deployment
+ * fields hold, then the built-ins, later ones winning as before. */
+/* Append text to a growing C string (make_rowfn's code). */
+static void code_add(lua_State *L, char **code, size_t *len, size_t *cap, const char *t, size_t n) {
+  if (*len + n + 1 > *cap) {
+    size_t c = *cap ? *cap : 1024;
+    while (c < *len + n + 1) c *= 2;
+    char *p = realloc(*code, c);
+    if (p == NULL) {
+      free(*code);
+      *code = NULL;
+      kvl_error(L, "out of memory for the sweep");
+    }
+    *code = p;
+    *cap = c;
+  }
+  memcpy(*code + *len, t, n);
+  *len += n;
+  (*code)[*len] = '\0';
+}
+
+static void make_rowfn(lua_State *L, run *r, const kvp_sweep_row *row) {
+  deployment_fields(L, r, row);
+  static const char *const own[] = {"tp", "pp", "gpu_bytes", "usable_bytes", "weights_bytes",
+                                    "kv_budget_bytes", "kv_blocks", "kv_tokens", "row", "context",
+                                    "concurrency", "max_concurrency", "fits", "limit", "kv",
+                                    "weights", NULL};
+  static const char head[] =
+    "local setmetatable, mt = setmetatable, ...\n"
+    "return function(t, row, context, concurrency, mc, fits, limit, kv, weights)\n"
+    "return setmetatable({";
+  static const char tail[] =
+    "tp = t.tp, pp = t.pp, gpu_bytes = t.gpu_bytes, usable_bytes = t.usable_bytes, "
+    "weights_bytes = t.weights_bytes, kv_budget_bytes = t.kv_budget_bytes, "
+    "kv_blocks = t.kv_blocks, kv_tokens = t.kv_tokens, row = row, context = context, "
+    "concurrency = concurrency, max_concurrency = mc, fits = fits, limit = limit, "
+    "kv = kv, weights = weights}, mt)\nend\n";
+  /* the deployment's other field names as Lua string literals: letters and
+   * digits as they are, every other byte as a decimal escape */
+  char *code = NULL;
+  size_t len = 0, cap = 0;
+  code_add(L, &code, &len, &cap, head, sizeof head - 1);
+  lua_pushnil(L);
+  while (lua_next(L, r->tpl)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING) continue;
+    size_t kn;
+    const char *k = lua_tolstring(L, -1, &kn);
+    int is_own = 0;
+    for (int i = 0; own[i]; i++) is_own |= strcmp(own[i], k) == 0;
+    if (is_own) continue;
+    for (int pass = 0; pass < 2; pass++) {
+      code_add(L, &code, &len, &cap, pass ? "] = t[\"" : "[\"", pass ? 7 : 2);
+      for (size_t i = 0; i < kn; i++) {
+        unsigned char c = (unsigned char)k[i];
+        char e[8];
+        int en = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
+                 ? snprintf(e, sizeof e, "%c", c) : snprintf(e, sizeof e, "\\%03u", c);
+        code_add(L, &code, &len, &cap, e, (size_t)en);
+      }
+      code_add(L, &code, &len, &cap, "\"", 1);
+    }
+    code_add(L, &code, &len, &cap, "], ", 3);
+  }
+  code_add(L, &code, &len, &cap, tail, sizeof tail - 1);
+  int rc = luaL_loadbuffer(L, code, len, "=sweep rows");
+  free(code);
+  if (rc != LUA_OK) kvl_error(L, "sweep: the row constructor: %s", lua_tostring(L, -1));
+  lua_pushvalue(L, r->rowmt);
+  lua_call(L, 1, 1);
+  lua_replace(L, r->rowfn);
+}
+
+/* Push the current row as a Lua table (the slow path): built once per row,
+ * seen by the filter and then by the Lua columns. */
+static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
+  if (r->rowtpl_gen != row->gen) deployment_fields(L, r, row);
+  lua_pushvalue(L, r->rowfn);
+  lua_pushvalue(L, r->tpl);
+  lua_pushinteger(L, (lua_Integer)(row->index + 1));
+  lua_pushinteger(L, (lua_Integer)row->context);
+  lua_pushinteger(L, (lua_Integer)row->concurrency);
+  lua_pushinteger(L, (lua_Integer)row->max_concurrency);
   lua_pushboolean(L, row->fit.why == KVP_FITS);
-  lua_setfield(L, -2, "fits");
   lua_pushstring(L, kvp_why_name(row->fit.why));
-  lua_setfield(L, -2, "limit");
-  if (r->kv_names) {
-    lua_geti(L, r->kv_names, row->pos[KVP_AX_KV] + 1);
-    lua_setfield(L, -2, "kv");
-  }
-  if (r->weights_names) {
-    lua_geti(L, r->weights_names, row->pos[KVP_AX_WEIGHTS] + 1);
-    lua_setfield(L, -2, "weights");
-  }
+  if (r->kv_names) lua_geti(L, r->kv_names, row->pos[KVP_AX_KV] + 1);
+  else lua_getfield(L, r->tpl, "kv");
+  if (r->weights_names) lua_geti(L, r->weights_names, row->pos[KVP_AX_WEIGHTS] + 1);
+  else lua_getfield(L, r->tpl, "weights");
+  lua_call(L, 9, 1);
+  r->cur_tab = lua_topointer(L, -1);
+  r->cur = row;
 }
 
 /* Call the function at fn with the row table at rowidx; one result. */
@@ -927,6 +1009,10 @@ static int l_run(lua_State *L) {
   lua_pushcclosure(L, row_index, 1);
   lua_setfield(L, -2, "__index");
   r->rowmt = lua_gettop(L);
+  lua_pushnil(L);
+  r->rowfn = lua_gettop(L);
+  lua_pushnil(L);
+  r->tpl = lua_gettop(L);
   lua_getfield(L, 1, "columns");
   int cols = lua_gettop(L);
   luaL_checktype(L, cols, LUA_TTABLE);
@@ -992,6 +1078,7 @@ static int l_run(lua_State *L) {
   while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
     int rowidx = 0;
     if (r->needrow) {
+      if (lua_isnil(L, r->rowfn)) make_rowfn(L, r, &row);
       push_row(L, r, &row);
       rowidx = lua_gettop(L);
       if (r->filter) {

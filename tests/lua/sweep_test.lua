@@ -128,6 +128,11 @@ check.error("row.max_context is known only while the sweep calls a filter or col
   return kept.max_context
 end)
 
+-- a var of any name reaches the row (the row constructor quotes it)
+kv.sweep{model = "llama-3.1-8b", gpu = "l4", vars = {['odd "name"\n'] = {7}},
+         columns = {{"v", function(r) return r['odd "name"\n'] * 2 end}}}:write(path)
+check.eq(check.slurp(path), "v\n14\n", "odd var name")
+
 -- vars: the script's own axes, and the row's labels by name
 kv.sweep{model = {"llama-3.1-8b", "qwen3-8b"}, gpu = "l4", context = {4096, 8192},
          vars = {share = {0.25, 0.5}},
