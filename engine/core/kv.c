@@ -34,7 +34,8 @@ kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
   switch (l->kind) {
     case KVP_FULL:
     case KVP_SLIDING:
-    case KVP_CHUNKED: {
+    case KVP_CHUNKED:
+    case KVP_CROSS: {
       int64_t h = kvp_kv_heads_per_gpu(l->kv_heads, tp), nk, nv, bk, bv;
       CHK(chk_mul(h, l->head_dim, &nk));
       CHK(chk_mul(h, l->head_dim_v, &nv));
@@ -84,6 +85,7 @@ int64_t kvp_kv_tokens_held(const kvp_layer *l, int64_t n) {
     case KVP_MLA: return n;
     case KVP_SLIDING:
     case KVP_CHUNKED: return min64(n, l->window);
+    case KVP_CROSS: return n > 0 ? l->window : 0; /* the encoder's tokens, from the start */
     default: return 0;
   }
 }

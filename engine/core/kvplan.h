@@ -68,6 +68,9 @@ typedef enum kvp_kind {
   KVP_MLA,        /* latent attention: (latent + rope_dim) elements a token */
   KVP_STATE,      /* recurrent layer: a fixed state per sequence */
   KVP_NONE,       /* holds no KV */
+  KVP_CROSS,      /* cross-attention of an encoder-decoder model: K and V of the
+                   * `window` encoder tokens, cached once per request whatever
+                   * its length (vLLM CrossAttentionSpec) */
   KVP_NKINDS
 } kvp_kind;
 
@@ -79,7 +82,8 @@ typedef struct kvp_layer {
   int64_t kv_heads;     /* attention: KV heads; state: TP-shardable heads (>= 1) */
   int64_t head_dim;     /* K head dimension */
   int64_t head_dim_v;   /* V head dimension (often = head_dim) */
-  int64_t window;       /* sliding window W or local chunk C, tokens */
+  int64_t window;       /* sliding window W or local chunk C, tokens; cross-attention:
+                         * the encoder tokens a request caches */
   int64_t latent;       /* MLA: kv_lora_rank */
   int64_t rope_dim;     /* MLA: qk_rope_head_dim */
   int64_t state_bytes;  /* state: bytes per sequence, whole layer, TP 1 */

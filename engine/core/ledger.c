@@ -116,7 +116,9 @@ static kvp_why check_tp(const kvp_deploy *d, int64_t *need, int64_t *have) {
   }
   for (int s = 0; s < m->nspec; s++) {
     const kvp_layer *l = &m->spec[s];
-    if (l->kind != KVP_FULL && l->kind != KVP_SLIDING && l->kind != KVP_CHUNKED) continue;
+    if (l->kind != KVP_FULL && l->kind != KVP_SLIDING && l->kind != KVP_CHUNKED &&
+        l->kind != KVP_CROSS)
+      continue;
     if (d->tp <= l->kv_heads ? l->kv_heads % d->tp != 0 : d->tp % l->kv_heads != 0) {
       *need = l->kv_heads;
       *have = d->tp;
@@ -339,8 +341,9 @@ static kvp_err seq_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks,
       }
       case KVP_SLIDING:
       case KVP_CHUNKED:
+      case KVP_CROSS:
         TRY(kvp_layer_blocks(&ty->shape, m, ty->block, d->step_tokens, &k));
-        break; /* windows drop old blocks: nothing shared */
+        break; /* windows drop old blocks, encoder states are the request's: nothing shared */
       case KVP_STATE:
         k = n > 0 ? 1 + d->spec.tokens : 0; /* the state and one per draft token */
         break;
@@ -427,10 +430,11 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
         break;
       }
       case KVP_SLIDING:
-      case KVP_CHUNKED: {
+      case KVP_CHUNKED:
+      case KVP_CROSS: {
         int64_t blocks, bf = 0, x;
         TRY(kvp_layer_blocks(ly, m, b, d->step_tokens, &blocks));
-        if (d->kv_recent > 0) bf = min64(blocks, cdiv(min64(m, d->kv_recent), b));
+        if (d->kv_recent > 0 && ly->kind != KVP_CROSS) bf = min64(blocks, cdiv(min64(m, d->kv_recent), b));
         CHK(chk_mul(blocks - bf, l->page_bytes[k], &one));
         CHK(chk_mul(bf, l->page_full[k], &x));
         CHK(chk_add(one, x, &one));

@@ -14,7 +14,7 @@
 #include "diag.h"
 
 static const char *const kind_names[KVP_NKINDS] = {
-  "full", "sliding", "chunked", "mla", "state", "none"
+  "full", "sliding", "chunked", "mla", "state", "none", "cross"
 };
 
 const char *kvp_kind_name(kvp_kind k) {
@@ -48,6 +48,7 @@ static kvp_err check_layer(const kvp_layer *l, const char *what, kvp_diag *d) {
   switch (l->kind) {
     case KVP_SLIDING:
     case KVP_CHUNKED:
+    case KVP_CROSS:
       if (l->window < 1)
         return kvp_fail(d, KVP_EINVAL, "field '%s.window' must be an integer >= 1, got %lld",
                         what, (long long)l->window);

@@ -44,6 +44,12 @@ kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block, int64_t s
       *blocks = cdiv(min64(span, n), block);
       return KVP_OK;
     }
+    case KVP_CROSS:
+      /* vllm CrossAttentionManager: the encoder's tokens, allocated when the
+       * request starts (CrossAttentionSpec.max_memory_usage_bytes:
+       * cdiv(max_num_encoder_input_tokens, block)) */
+      *blocks = n > 0 ? cdiv(l->window, block) : 0;
+      return KVP_OK;
     default:
       *blocks = 0;
       return KVP_OK;

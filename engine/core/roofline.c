@@ -126,6 +126,11 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     }
     if (ly->kind == KVP_NONE) continue;
     double tok = n * (double)l->token_bits[k] / 8.0;
+    if (ly->kind == KVP_CROSS) {
+      /* the encoder's K and V, written once at prefill, read whole every step */
+      c->state_bytes += tok * (double)ly->window;
+      continue;
+    }
     int64_t w = (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) ? ly->window : 0;
     add_term(c, w, tok, n * attn_per_key(ly, heads_gpu));
     c->write_tok += tok;

@@ -56,7 +56,8 @@ typedef struct kvp_cost {
   double kv_tok[KVP_ROOF_TERMS];
   double attn_key[KVP_ROOF_TERMS]; /* attention FLOPs per (query, key) pair */
   int64_t window[KVP_ROOF_TERMS];  /* 0: every key; else the last `window` */
-  double state_bytes;         /* fixed recurrent state read per sequence */
+  double state_bytes;         /* fixed read per sequence: recurrent states and
+                               * cross-attention caches of the encoder's tokens */
   double write_tok;           /* KV bytes one token writes */
   double ar_bytes_tok;        /* all-reduce bytes per token (ring: 2 (tp - 1) / tp) */
   int64_t collectives;        /* all-reduces per step (2 per layer when tp > 1) */

@@ -102,7 +102,7 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
   kvp_model *m = &l->d.model;
   int64_t used[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
-  int full = 0, mla = 0, sliding = 0, chunked = 0, state = 0;
+  int full = 0, mla = 0, sliding = 0, chunked = 0, state = 0, cross = 0;
   int64_t window = -1;
   int windows = 0; /* distinct local kinds and windows */
   for (int k = 0; k < m->nspec; k++) {
@@ -111,6 +111,7 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
     full |= full_like(ly->kind);
     mla |= ly->kind == KVP_MLA;
     state |= ly->kind == KVP_STATE;
+    cross |= ly->kind == KVP_CROSS;
     if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
       sliding |= ly->kind == KVP_SLIDING;
       chunked |= ly->kind == KVP_CHUNKED;
@@ -124,17 +125,18 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
     mla |= l->d.spec.draft.kind == KVP_MLA;
   }
   if (fallback) {
-    if (!(mla && sliding) || chunked || state) return KVP_EINVAL;
+    if (!(mla && sliding) || chunked || state || cross) return KVP_EINVAL;
   } else {
     /* one KV type already: nothing to do */
-    int kinds = full + (windows > 0) + state;
+    int kinds = full + (windows > 0) + state + cross;
     if (kinds <= 1 && windows <= 1) return KVP_OK;
-    if (!full || state)
+    if (!full || state || cross)
       return kvp_fail(diag, KVP_EINVAL,
                       "disable_hybrid_kv_cache_manager: vLLM \"failed to convert the KV cache "
                       "specs to one unified type\": %s",
                       state ? "recurrent states beside attention"
-                            : "local layers of two windows and no full attention layer");
+                      : cross ? "cross-attention layers (CrossAttentionSpec) beside self-attention"
+                              : "local layers of two windows and no full attention layer");
   }
   for (int k = 0; k < m->nspec; k++) {
     kvp_layer *ly = &m->spec[k];
@@ -241,6 +243,8 @@ int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t 
       return cdiv(min64(w, len), block);
     case KVP_STATE:
       return 1 + l->d.spec.tokens;
+    case KVP_CROSS: /* cdiv(max_num_encoder_input_tokens, block) */
+      return cdiv(ly->window, block);
     default:
       return 0;
   }

@@ -41,7 +41,7 @@ static kvp_format opt_format(lua_State *L, int idx, const char *field, kvp_forma
 
 static const char *const kind_keys[] = {
   "kind", "n", "window", "kv_heads", "head_dim", "head_dim_v", "kv_lora_rank",
-  "rope_dim", "state_bytes", "state_heads", "note", NULL
+  "rope_dim", "state_bytes", "state_heads", "encoder_tokens", "note", NULL
 };
 
 static kvp_kind check_kind(lua_State *L, int idx, const char *what) {
@@ -71,12 +71,14 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
   out->head_dim_v = kvl_int_field(L, idx, "head_dim_v",
                                   kvl_int_field(L, idx, "head_dim", base->head_dim_v));
   out->window = kvl_int_field(L, idx, "window", 0);
+  /* cross-attention: the encoder tokens a request caches */
+  if (kind == KVP_CROSS) out->window = kvl_int_field(L, idx, "encoder_tokens", out->window);
   out->latent = kvl_int_field(L, idx, "kv_lora_rank", base->latent);
   out->rope_dim = kvl_int_field(L, idx, "rope_dim", base->rope_dim);
   out->state_bytes = kvl_int_field(L, idx, "state_bytes", 0);
   if (kind == KVP_STATE) out->kv_heads = kvl_int_field(L, idx, "state_heads", 1);
   /* keep shapes comparable: zero what the kind does not use */
-  if (kind != KVP_SLIDING && kind != KVP_CHUNKED) out->window = 0;
+  if (kind != KVP_SLIDING && kind != KVP_CHUNKED && kind != KVP_CROSS) out->window = 0;
   if (kind != KVP_MLA) out->latent = out->rope_dim = out->index_dim = 0;
   if (kind == KVP_MLA || kind == KVP_STATE || kind == KVP_NONE)
     out->head_dim = out->head_dim_v = 0;

@@ -24,7 +24,7 @@ unique_ids(gpus, "gpu")
 
 -- ---- per-token KV bytes, computed from the entry's fields ------------------------
 -- Per layer and token (vLLM kv_cache_interface.py; TP: vLLM get_num_kv_heads):
---   full / sliding / chunked  kv_heads_per_gpu * (head_dim + head_dim_v) * b,
+--   full / sliding / chunked / cross  kv_heads_per_gpu * (head_dim + head_dim_v) * b,
 --                             kv_heads_per_gpu = max(1, kv_heads // tp)
 --   mla                       (kv_lora_rank + rope_dim) * b on every rank
 --   state / none              0 (a state is per sequence, not per token)
@@ -45,7 +45,7 @@ local function expected_kv(m, tp)
   for i, r in ipairs(runs) do
     local kind = r.kind
     local bytes
-    if kind == "full" or kind == "sliding" or kind == "chunked" then
+    if kind == "full" or kind == "sliding" or kind == "chunked" or kind == "cross" then
       local h = r.kv_heads or kv_heads
       local dk = r.head_dim or head_dim
       local dv = r.head_dim_v or r.head_dim or head_dim_v

@@ -231,3 +231,34 @@ check.eq(fl.kv_blocks, fl.kv_budget // (64 * fstate), "num_blocks")
 check.eq(fl:max_concurrency(2048), fl.kv_blocks - 1, "one block a request, the null block kept")
 check.eq(fl.vllm_kv_cache_tokens, fl.kv_blocks * 2048, "GPU KV cache size: blocks x max_model_len")
 check.eq(fm:with{tp = 2}:ledger().block_bytes, 64 * fstate // 2, "TP splits the channels")
+
+-- Cache specs of vllm/v1/kv_cache_interface.py at commit
+-- 001cabc1be16a59a70d720ed61a13b678c060a18 beyond attention and Mamba:
+-- CrossAttentionSpec (max_memory_usage_bytes = cdiv(max_num_encoder_input_tokens,
+-- block) x page, "e.g., 1500 for Whisper") and EncoderOnlyAttentionSpec
+-- (max_memory_usage_bytes 0: no cache), on catalog models from their config.json.
+local whisper = kv.deploy{model = "openai/whisper-large-v3", gpu = "l4", activation = "1 GiB",
+                          overhead = "0.5 GiB"}
+local lw = whisper:ledger()
+local wg = lw:vllm_groups()
+check.eq(#wg, 2, "self- and cross-attention are two KV types")
+check.eq(wg[2].kind, "cross", "the cross type")
+check.eq(wg[2].window, 1500, "it caches the encoder's 1500 tokens")
+check.eq(lw.block_bytes, 32 * 2 * 16 * 20 * 64 * 2, "a block: 32 layer slots of 80 KiB pages")
+check.eq(lw:seq_bytes(1), (1 + 94) * lw.block_bytes, "one token already holds the encoder's blocks")
+check.eq(lw:seq_bytes(448), (28 + 94) * lw.block_bytes, "max_target_positions 448")
+check.eq(lw.vllm_kv_needed, 122 * lw.block_bytes, "vLLM's startup check counts the same")
+check.eq(lw:max_concurrency(448), (lw.kv_blocks - 1) // 122, "requests of 448 tokens")
+check.error("CrossAttentionSpec", function()
+  whisper:with{disable_hybrid_kv_cache_manager = true}:ledger()
+end)
+-- an encoder-only embedding model (BertModel): no cache, one null block
+local bge = kv.deploy{model = "BAAI/bge-large-en-v1.5", gpu = "l4", engine = "vllm",
+                      activation = "1 GiB", overhead = "0.5 GiB"}
+local lb = bge:ledger()
+check.eq(lb.kv_blocks, 1, "vLLM's null block only")
+check.eq(lb:seq_bytes(512), 0, "nothing cached per request")
+check.eq(lb.vllm_starts, true, "no memory check to fail")
+local bn, _, blimit = lb:max_concurrency(512)
+check.eq(bn, 256, "requests limited by max_num_seqs alone (an L4: 256)")
+check.eq(blimit, "max_num_seqs", "reported as the limit")

@@ -279,6 +279,76 @@ static void max_num_seqs_caps_the_requests(void **state) {
   kvp_fit_explain(&f, buf, sizeof buf);
   assert_string_equal(buf, "concurrency 9 exceeds max_num_seqs 8");
   assert_string_equal(kvp_why_name(f.why), "max_num_seqs");
+  /* the cap on the answer is reported with what the KV cache holds, and the
+   * sweeps' fit limit stops at it */
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 1024, &n, &f), KVP_OK);
+  assert_int_equal(f.why, KVP_WHY_SEQS);
+  assert_int_equal(f.need, 15);
+  kvp_fit_explain(&f, buf, sizeof buf);
+  assert_string_equal(buf, "vLLM's scheduler runs at most max_num_seqs 8 requests (the KV cache "
+                           "holds 15)");
+  assert_int_equal(kvp_ledger_fit_limit(&l, 1024, &n), KVP_OK);
+  assert_int_equal(n, 8);
+  /* below the KV's answer the cap is not the limit */
+  d.vllm.max_num_seqs = 20;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 1024, &n, &f), KVP_OK);
+  assert_int_equal(n, 15);
+  assert_int_equal(f.why, KVP_FITS);
+}
+
+/* Cross-attention (encoder-decoder models): vllm/v1/kv_cache_interface.py
+ * at 001cabc1be16a59a70d720ed61a13b678c060a18, CrossAttentionSpec:
+ * page_size_bytes = 2 x block x kv_heads x head_size x dtype bytes (the
+ * AttentionSpec page), max_memory_usage_bytes = cdiv(max_num_encoder_input_
+ * tokens, block) x page; CrossAttentionManager allocates the encoder's
+ * tokens when the request starts and shares nothing. is_uniform_type puts
+ * cross-attention apart from full attention, so a decoder of self- and
+ * cross-attention layers is two KV types. Shapes: Whisper large-v3's
+ * decoder (20 heads of 64, fp16, 32 layers of each, 1500 encoder tokens). */
+static void cross_attention_caches_the_encoder_once(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_start c;
+  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64},
+                       {.kind = KVP_CROSS, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64,
+                        .window = 1500}};
+  int64_t counts[2] = {1, 1};
+  deploy_runs(&d, 64, 20, 64, runs, counts, 2);
+  d.kv = (kvp_format){.bits = 16};
+  d.max_model_len = 448;
+  d.gpu_bytes = 6300LL * 32 * 81920; /* 6300 blocks of 32 pages of 80 KiB */
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(l.ntype, 2);
+  assert_int_equal(l.page, 2 * 16 * 20 * 64 * 2); /* 81920 */
+  assert_int_equal(l.group_size, 32);
+  assert_int_equal(l.ngroups, 2);
+  assert_int_equal(l.stage[0].blocks, 6300);
+  int64_t one, full;
+  /* a request of one token already holds the encoder's 94 blocks */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1, &one), KVP_OK);
+  assert_int_equal(one, (1 + 94) * 32LL * 81920);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 448, &full), KVP_OK);
+  assert_int_equal(full, (28 + 94) * 32LL * 81920);
+  /* the startup check: cdiv(448, 16) + cdiv(1500, 16) blocks per group */
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  assert_int_equal(c.needed, 122LL * 32 * 81920);
+  int64_t tokens, blocks, per;
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(per, 122);
+  assert_int_equal(tokens, 6300 / 2 * 16);
+  int64_t n;
+  kvp_fit f;
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 448, &n, &f), KVP_OK);
+  assert_int_equal(n, 6299 / 122); /* the null block aside */
+  /* the switch cannot make one type of them */
+  d.vllm.disable_hybrid = 1;
+  kvp_diag diag;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "CrossAttentionSpec"));
 }
 
 static void workers_end_with_the_fewest_blocks(void **state) {
@@ -554,6 +624,7 @@ int main(void) {
     cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
     cmocka_unit_test(attention_free_and_state_only_models),
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
+    cmocka_unit_test(cross_attention_caches_the_encoder_once),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }

@@ -521,6 +521,42 @@ return {
     layer_kinds = {{kind = "state", mamba1 = {inner = 8192, state = 16, conv_kernel = 4}}},
     notes = "attention-free: every layer a Mamba1 state of conv 8192 x 3 + SSM 8192 x 16 elements (311296 bf16 bytes); nothing cached per token",
   },
+  ---------------------------------------------------------------- Whisper (OpenAI): encoder-decoder
+  {
+    id = "whisper-large-v3",
+    aliases = {"openai/whisper-large-v3"},
+    hf = "openai/whisper-large-v3",
+    source = "openai/whisper-large-v3 config.json (snapshot 06f233fe06e7) as transformers prints it in public distil-whisper training code: model_type whisper, is_encoder_decoder true, d_model 1280, encoder_layers 32, decoder_layers 32, encoder/decoder_attention_heads 20, encoder/decoder_ffn_dim 5120, max_source_positions 1500, max_target_positions 448, num_mel_bins 128, vocab_size 51866, float16; params = the shapes' count (encoder convs, positions, 32 layers; decoder embeddings tied to proj_out, positions, 32 layers of self- and cross-attention): 1543490560, the card's 1.55B",
+    family = "whisper",
+    -- the decoder's KV cache layers as vLLM names them: each of the 32
+    -- decoder layers has a self-attention (FullAttentionSpec) and a
+    -- cross-attention (CrossAttentionSpec) module; the encoder's 32
+    -- self-attention layers hold no cache (EncoderOnlyAttention) and are
+    -- weights only (in params)
+    layers = 64, hidden = 1280, heads = 20, kv_heads = 20, head_dim = 64,
+    intermediate = 5120, vocab = 51866, tie_embeddings = true,
+    params = 1543490560, dtype = "fp16",
+    max_context = 448, -- max_target_positions: the decoder's longest sequence
+    layer_kinds = {{kind = "full", n = 1}, {kind = "cross", encoder_tokens = 1500, n = 1}},
+    notes = "encoder-decoder: 32 decoder self-attention layers (full) and 32 cross-attention layers that cache the encoder's 1500 tokens (30 s of audio) once per request, whatever its length",
+  },
+  ---------------------------------------------------------------- BGE (BAAI): encoder-only embeddings
+  {
+    id = "bge-large-en-v1.5",
+    aliases = {"BAAI/bge-large-en-v1.5"},
+    hf = "BAAI/bge-large-en-v1.5",
+    source = "BAAI/bge-large-en-v1.5 config.json as pinned byte for byte in public test code (architectures BertModel, model_type bert, hidden_size 1024, num_hidden_layers 24, num_attention_heads 16, intermediate_size 4096, max_position_embeddings 512, type_vocab_size 2, vocab_size 30522, torch_dtype float32); params = the shapes' count (word, position and token-type embeddings, 24 layers, pooler): 335141888, the card's 335M",
+    family = "bert",
+    layers = 24, hidden = 1024, heads = 16, kv_heads = 16, head_dim = 64,
+    intermediate = 4096, vocab = 30522, tie_embeddings = false,
+    params = 335141888, dtype = "fp32", max_context = 512,
+    -- bidirectional attention over the whole input in one pass: vLLM's
+    -- EncoderOnlyAttention layers need no KV cache (EncoderOnlyAttentionSpec,
+    -- max_memory_usage_bytes 0), so the model is attention-free to the KV
+    -- cache manager
+    layer_kinds = {{kind = "none", n = 1}},
+    notes = "encoder-only embedding model: no KV cache at all (vLLM keeps its one null block); requests are limited by max_num_seqs and compute, not memory",
+  },
   ---------------------------------------------------------------- Gemma 2 / Gemma 3 (Google)
   {
     id = "gemma-2-9b",
