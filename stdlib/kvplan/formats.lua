@@ -22,6 +22,10 @@ M.table = {
   -- a group at least as long as a head row means one scale per row.
   fp8_per_token_head = {bits = 8, group = 1 << 30, scale = 32,
                         note = "fp8 with an fp32 scale per token and head (vLLM)"},
+  -- the same for int8 (KVQuantMode.INT8_PER_TOKEN_HEAD; AttentionSpec.
+  -- page_size_bytes adds 2 x block x kv_heads x 4 bytes, vllm 001cabc1be16)
+  int8_per_token_head = {bits = 8, group = 1 << 30, scale = 32,
+                         note = "int8 with an fp32 scale per token and head (vLLM)"},
   int8      = {bits = 8, note = "int8, per-tensor or per-channel scale"},
   int4      = {bits = 4, note = "4 bits flat, scales not counted"},
   fp4       = {bits = 4, note = "fp4 e2m1 flat, scales not counted"},

@@ -262,3 +262,7 @@ check.eq(lb.vllm_starts, true, "no memory check to fail")
 local bn, _, blimit = lb:max_concurrency(512)
 check.eq(bn, 256, "requests limited by max_num_seqs alone (an L4: 256)")
 check.eq(blimit, "max_num_seqs", "reported as the limit")
+-- int8_per_token_head: AttentionSpec.page_size_bytes adds 2 x block x kv_heads
+-- x 4 bytes to the int8 page (001cabc1be16): Llama-3.1-8B (8 KV heads of 128)
+check.eq(kv.model("llama-3.1-8b"):kv_bytes_per_token("int8_per_token_head"),
+         32 * (2 * 8 * 128 + 2 * 8 * 4), "one fp32 scale per token, head, K and V")
