@@ -59,6 +59,12 @@ expect mem_c 1 "kvplan: memory limit exceeded (--max-memory 8388608 bytes)" -- \
   --max-memory 8M -e 'local c = {} for i = 1, 2e5 do c[i] = i end
     require("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c,
       columns = {"context"}}:write("/dev/null")'
+# the CSV parser's buffer counts too: a 30 MB cell under a 40 MB cap
+printf 'id,layers,hidden,heads,notes\nm,2,8,2,' > "$out/bigcell.csv"
+head -c 30000000 /dev/zero | tr '\0' x >> "$out/bigcell.csv"
+expect mem_csv 1 "kvplan: memory limit exceeded (--max-memory 41943040 bytes)" -- \
+  --max-memory 40M -e "require('kvplan').models.load_csv('$out/bigcell.csv')"
+rm -f "$out/bigcell.csv"
 expect mem_bad 2 "kvplan: bad --max-memory 'lots' (expected a size such as 512M, 2G or 2GiB)" -- --max-memory lots -e ''
 expect time_lua 1 "kvplan: time limit exceeded (--timeout 0.3 s)" -- --timeout 0.3 -e 'while true do end'
 expect time_bad 2 "kvplan: bad --timeout '-1' (expected seconds > 0, such as 30 or 0.5)" -- --timeout -1 -e ''

@@ -280,6 +280,10 @@ static int l_read(lua_State *L) {
   }
   struct csv_parser p;
   csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
+  /* the parser's field buffer through this file's realloc and free, which
+   * the kvplan binary counts against --max-memory (engine/cli/limits.c) */
+  csv_set_realloc_func(&p, realloc);
+  csv_set_free_func(&p, free);
   /* libcsv grows a field's buffer by blk_size bytes a time (128 by
    * default): a megabyte cell would be thousands of reallocs */
   csv_set_blk_size(&p, 1 << 16);
