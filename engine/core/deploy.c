@@ -49,6 +49,13 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
     return kvp_fail(diag, KVP_EINVAL,
                     "field 'block_stride_alignment' with optimizations (eviction, speculative "
                     "decoding, sharing, KIVI, length points) is not modelled");
+  if (v->mamba_mode < KVP_MAMBA_NONE || v->mamba_mode > KVP_MAMBA_ALL)
+    return kvp_fail(diag, KVP_EINVAL, "field 'mamba_cache_mode' must be none, align or all");
+  TRY(kvp_check_count(v->mamba_chunk, 0, "mamba_block_size", diag));
+  if (v->mamba_mode == KVP_MAMBA_ALL && v->mamba_chunk < 1)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "mamba_cache_mode 'all' aligns the block to the Mamba chunk: give "
+                    "mamba_block_size (vLLM's --mamba-block-size, or the config's chunk_size)");
   TRY(kvp_check_count(v->experts, 0, "experts", diag));
   TRY(kvp_check_count(v->expert_bytes, 0, "expert bytes", diag));
   if (v->ep != 0 && v->ep != 1)
@@ -73,7 +80,8 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
                     : v->dcp > 1 ? "decode_context_parallel_size"
                     : v->dp > 1 ? "data_parallel_size"
                     : v->ep ? "enable_expert_parallel"
-                    : v->stride_align ? "block_stride_alignment" : NULL;
+                    : v->stride_align ? "block_stride_alignment"
+                    : v->mamba_mode ? "mamba_cache_mode" : NULL;
   if (set != NULL && (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "

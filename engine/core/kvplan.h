@@ -236,7 +236,15 @@ typedef struct kvp_vllm {
                                * bytes a block is rounded up to (0: none) */
   int64_t stage_gpu_bytes[KVP_MAX_PP]; /* > 0: the smallest GPU of stage s (workers with
                                         * unequal memory); 0: gpu_bytes */
+  int32_t mamba_mode;         /* mamba_cache_mode of a model of attention and Mamba layers:
+                               * KVP_MAMBA_NONE (one state a request), KVP_MAMBA_ALIGN
+                               * (the state at block boundaries kept for prefix caching:
+                               * 2 a request), KVP_MAMBA_ALL (a state every block) */
+  int64_t mamba_chunk;        /* mamba_cache_mode all: the chunk the block aligns to
+                               * (vLLM mamba_block_size, else the model's chunk_size) */
 } kvp_vllm;
+
+enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };
 
 /* A deployment: a model on GPUs of one kind. Every field after `max_model_len`
  * is an optimization (kvplan.optim) whose zero value means off. */

@@ -236,12 +236,25 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
       a1_bits = bits[t];
     }
   }
+  int64_t mamba_block = l->max_len; /* mamba_cache_mode none: max_model_len */
   if (state > 0) {
     int64_t one, align = l->type[a1].shape.kind == KVP_MLA ? 64 : 16, span, need;
     TRY(kvp_page_bytes(a1_bits, 1, &one));
-    CHK(chk_mul(align, one, &span));
-    CHK(chk_mul(align, cdiv(state, span), &need));
+    if (d->vllm.mamba_mode == KVP_MAMBA_ALL) {
+      /* _align_hybrid_block_size, mamba_cache_mode "all": the fewest whole
+       * chunks of lcm(chunk, kernel alignment) whose attention tokens hold
+       * a state; the Mamba block is that many tokens */
+      int64_t a = align, b = d->vllm.mamba_chunk, chunk;
+      while (b != 0) { int64_t r = a % b; a = b; b = r; }
+      CHK(chk_mul(align / a, d->vllm.mamba_chunk, &chunk));
+      CHK(chk_mul(chunk, cdiv(cdiv(state, one), chunk), &need));
+      mamba_block = need;
+    } else {
+      CHK(chk_mul(align, one, &span));
+      CHK(chk_mul(align, cdiv(state, span), &need));
+    }
     if (d->block < need) d->block = need;
+    if (d->vllm.mamba_mode == KVP_MAMBA_ALIGN) mamba_block = d->block;
   }
   /* pages at that block; the largest is the pool's page */
   l->page = 0;
@@ -258,7 +271,7 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   for (int32_t t = 0; t < l->ntype; t++) {
     kvp_kv_type *ty = &l->type[t];
     if (ty->shape.kind == KVP_STATE) {
-      ty->block = l->max_len; /* mamba_block_size = max_model_len */
+      ty->block = mamba_block; /* mamba_block_size: max_model_len unless prefix caching */
       ty->padded = ty->page != l->page;
     } else if (l->page % ty->page == 0) {
       CHK(chk_mul(d->block, l->page / ty->page, &ty->block));
@@ -345,7 +358,10 @@ static kvp_err seq_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks,
         TRY(kvp_layer_blocks(&ty->shape, m, ty->block, d->step_tokens, &k));
         break; /* windows drop old blocks, encoder states are the request's: nothing shared */
       case KVP_STATE:
-        k = n > 0 ? 1 + d->spec.tokens : 0; /* the state and one per draft token */
+        /* the state and one per draft token; mamba_cache_mode align keeps the
+         * state of the last block boundary too, all a state every block
+         * (MambaSpec.max_memory_usage_bytes) */
+        k = n == 0 ? 0 : kvp_vllm_usage_blocks(l, &ty->shape, ty->block, n);
         break;
       default:
         break;
@@ -810,6 +826,11 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
       return kvp_fail(diag, KVP_EOVERFLOW, "block x decode_context_parallel_size overflows");
   }
   l->state_pages = kvp_vllm_state_only(l);
+  if (l->state_pages && d->vllm.mamba_mode != KVP_MAMBA_NONE)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "mamba_cache_mode '%s' is modelled for models of attention and Mamba layers; "
+                    "this model has Mamba layers alone",
+                    d->vllm.mamba_mode == KVP_MAMBA_ALL ? "all" : "align");
   {
     int64_t kinds[KVP_NKINDS];
     kvp_model_kind_counts(m, kinds);

@@ -242,7 +242,11 @@ int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t 
       if (!chk_add(ly->window, step, &w)) w = INT64_MAX;
       return cdiv(min64(w, len), block);
     case KVP_STATE:
-      return 1 + l->d.spec.tokens;
+      /* MambaSpec.max_memory_usage_bytes by mamba_cache_mode (kv_cache_interface.py
+       * at 001cabc1be16): none 1 + the speculative blocks, align 2 + them, all
+       * cdiv(max_model_len, block) (+ them in later revisions; kvplan adds them) */
+      if (l->d.vllm.mamba_mode == KVP_MAMBA_ALL) return cdiv(len, block) + l->d.spec.tokens;
+      return (l->d.vllm.mamba_mode == KVP_MAMBA_ALIGN ? 2 : 1) + l->d.spec.tokens;
     case KVP_CROSS: /* cdiv(max_num_encoder_input_tokens, block) */
       return cdiv(ly->window, block);
     default:

@@ -237,7 +237,8 @@ static const char *const deploy_keys[] = {
   /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
   "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
   "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "data_parallel_size",
-  "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment", NULL
+  "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
+  "mamba_cache_mode", "mamba_block_size", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -371,6 +372,18 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->experts = kvl_int_field(L, idx, "moe_experts", 0);
   v->expert_bytes = kvl_int_field(L, idx, "expert_bytes", 0);
   v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
+  if (lua_getfield(L, idx, "mamba_cache_mode") != LUA_TNIL) {
+    static const char *const modes[] = {"none", "align", "all"};
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int found = -1;
+    for (int i = 0; s && i < 3; i++)
+      if (strcmp(s, modes[i]) == 0) found = i;
+    if (found < 0)
+      kvl_error(L, "field 'mamba_cache_mode' must be 'none', 'align' or 'all', %s", kvl_got(L, -1));
+    v->mamba_mode = found;
+  }
+  lua_pop(L, 1);
+  v->mamba_chunk = kvl_int_field(L, idx, "mamba_block_size", 0);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);

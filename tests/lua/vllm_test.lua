@@ -266,3 +266,36 @@ check.eq(blimit, "max_num_seqs", "reported as the limit")
 -- x 4 bytes to the int8 page (001cabc1be16): Llama-3.1-8B (8 KV heads of 128)
 check.eq(kv.model("llama-3.1-8b"):kv_bytes_per_token("int8_per_token_head"),
          32 * (2 * 8 * 128 + 2 * 8 * 4), "one fp32 scale per token, head, K and V")
+
+-- mamba_cache_mode (vLLM prefix caching of hybrid Mamba models):
+-- MambaSpec.max_memory_usage_bytes at 001cabc1be16 (none 1 + spec, align
+-- 2 + spec, all cdiv(max_model_len, block) pages) and _align_hybrid_block_size
+-- (vllm/platforms/interface.py; earlier HybridAttentionMambaModelConfig):
+-- "all" raises the attention block to chunk x cdiv(ceil(state / one token's
+-- attention page), chunk), chunk = lcm(mamba chunk, kernel alignment 16),
+-- and uses it as the Mamba block; "align" uses the attention block.
+-- Nemotron-Nano-9B-v2: a state of 2695168 bytes, attention 4096 bytes a
+-- token: block 16 x ceil(2695168 / 65536) = 672; "all" at chunk 128: 768.
+local function nemo(extra)
+  local o = {model = "nemotron-nano-9b-v2", gpu = "h100", activation = "1 GiB",
+             overhead = "1 GiB", max_model_len = 32768}
+  for k, v in pairs(extra) do o[k] = v end
+  return kv.deploy(o):ledger()
+end
+local none, align, all = nemo{}, nemo{mamba_cache_mode = "align"},
+                         nemo{mamba_cache_mode = "all", mamba_block_size = 128}
+check.eq(none.group_blocks, "32768/32768/32768/32768/32768/32768/32768/672", "none: Mamba block max_model_len")
+check.eq(align.group_blocks, "672/672/672/672/672/672/672/672", "align: the attention block")
+check.eq(all.group_blocks, "768/768/768/768/768/768/768/768", "all: 128 x ceil(658 / 128)")
+check.eq(all.block_bytes, 4 * 768 * 4096, "4 layer slots of the raised page")
+-- 27 Mamba layers in 7 groups of 4 slots, 4 attention layers in one
+check.eq(none:seq_bytes(32768) // none.block_bytes, 7 * 1 + 49, "none: one state a group")
+check.eq(align:seq_bytes(32768) // align.block_bytes, 7 * 2 + 49, "align: two")
+check.eq(all:seq_bytes(32768) // all.block_bytes, 7 * 43 + 43, "all: a state every block")
+check.eq(align.vllm_kv_needed, 63 * align.block_bytes, "vLLM's startup check agrees")
+check.error("Mamba layers alone", function()
+  kv.deploy{model = "falcon-mamba-7b", gpu = "h100", mamba_cache_mode = "align"}:ledger()
+end)
+check.error("give mamba_block_size", function()
+  kv.deploy{model = "nemotron-nano-9b-v2", gpu = "h100", mamba_cache_mode = "all"}
+end)
