@@ -67,6 +67,15 @@ expect mem_csv 1 "kvplan: memory limit exceeded (--max-memory 41943040 bytes)" -
 rm -f "$out/bigcell.csv"
 expect mem_bad 2 "kvplan: bad --max-memory 'lots' (expected a size such as 512M, 2G or 2GiB)" -- --max-memory lots -e ''
 expect time_lua 1 "kvplan: time limit exceeded (--timeout 0.3 s)" -- --timeout 0.3 -e 'while true do end'
+# a sweep's loop in C stops at the deadline too, and a batch goes on
+printf 'local c = {} for i = 1, 100000 do c[i] = i end\nrequire("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c, columns = {"context", "concurrency", "fits"}}:write()\n' > "$out/long.lua"
+expect time_sweep 1 "kvplan: $out/long.lua:2: time limit exceeded (--timeout 0.5 s)" -- \
+  --timeout 0.5 --max-rows 0 --quiet -o "$out/long.csv" "$out/long.lua"
+"$kvplan" batch --timeout 0.5 --max-rows 0 --quiet -d "$out/bt" "$out/long.lua" tests/batch/good_a.lua 2> "$out/bt.err"
+if [ $? -eq 1 ] && grep -q "time limit exceeded" "$out/bt.err" && [ -s "$out/bt/good_a.csv" ] && [ ! -e "$out/long.csv" ] &&
+   [ ! -e "$out/bt/long.csv" ] && [ -z "$(ls "$out" "$out/bt" | grep '\.tmp\.')" ]; then
+  pass=$((pass + 1)); echo "ok   guard time limit per script in a batch, no partial file"
+else fail=$((fail + 1)); echo "FAIL guard batch timeout: $(cat "$out/bt.err")"; fi
 expect time_bad 2 "kvplan: bad --timeout '-1' (expected seconds > 0, such as 30 or 0.5)" -- --timeout -1 -e ''
 # a sweep past --max-rows refuses before it writes: no file
 printf 'local c = {} for i = 1, 1024 do c[i] = i end\nrequire("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c, tp = c, columns = {"tp"}}:write()\n' > "$out/big.lua"

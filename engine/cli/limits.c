@@ -11,9 +11,10 @@
  *                      time (-Wl,--wrap; see the Makefile) and jansson's
  *                      allocator (json_set_alloc_funcs).
  *   --timeout SECONDS  wall time, checked every 10000 Lua instructions by a
- *                      count hook; a loop in C (a sweep without Lua columns)
- *                      is stopped by SIGALRM one second later: the report's
- *                      temporary is removed and kvplan exits with status 1.
+ *                      count hook; at the deadline SIGALRM also stops a
+ *                      sweep's C loop (kvl_poll); any other loop in C still
+ *                      running two seconds later is ended: the reports'
+ *                      temporaries are removed and kvplan exits with status 1.
  *   --max-rows N       a sweep that would write more rows refuses before it
  *                      writes one (default 1e9; 0: no limit).
  *   --sandbox          for scripts you did not write: no os.execute, io.popen,
@@ -37,7 +38,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,16 +231,26 @@ static double now(void) {
 
 static void time_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  if (now() >= deadline)
-    luaL_error(L, "time limit exceeded (--timeout %f s)", lim.timeout);
+  if (kvl_stop || now() >= deadline) luaL_error(L, "time limit exceeded (--timeout %f s)", lim.timeout);
 }
 
-/* The script is in C past its deadline (a long sweep): drop the reports
- * being written and exit, as a signal would. */
+static char stop_msg[96];
+
+/* At the deadline: the bindings' loops stop at their next kvl_poll (and
+ * Lua at its next count hook); two seconds later a script still in C (a
+ * loop that does not poll) is ended: the reports being written are dropped
+ * and kvplan exits, as a signal would. */
 static void on_alarm(int sig) {
   (void)sig;
+  if (!alarmed) {
+    alarmed = 1;
+    kvl_stop = 1;
+    struct itimerval grace = {{0, 0}, {2, 0}};
+    setitimer(ITIMER_REAL, &grace, NULL);
+    return;
+  }
   static const char msg[] = "kvplan: time limit exceeded (--timeout): stopped in the engine\n";
-  if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) alarmed = 1;
+  if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) alarmed = 2;
   kvp_afile_abandon_all(NULL, NULL);
   _exit(1);
 }
@@ -245,15 +258,25 @@ static void on_alarm(int sig) {
 static void arm_timer(void) {
   if (lim.timeout <= 0) return;
   deadline = now() + lim.timeout;
+  alarmed = 0;
+  kvl_stop = 0;
+  snprintf(stop_msg, sizeof stop_msg, "time limit exceeded (--timeout %g s)", lim.timeout);
+  kvl_stop_message = stop_msg;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;
   sigaction(SIGALRM, &sa, NULL);
-  alarm((unsigned)lim.timeout + 2); /* the hook's error comes first when Lua runs */
+  double whole = floor(lim.timeout);
+  struct itimerval at = {{0, 0}, {(time_t)whole, (suseconds_t)((lim.timeout - whole) * 1e6)}};
+  if (at.it_value.tv_sec == 0 && at.it_value.tv_usec == 0) at.it_value.tv_usec = 1;
+  setitimer(ITIMER_REAL, &at, NULL);
 }
 
 void kvp_cli_disarm(void) {
-  if (lim.timeout > 0) alarm(0);
+  if (lim.timeout <= 0) return;
+  struct itimerval off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &off, NULL);
+  kvl_stop = 0;
 }
 
 /* ---- the sandbox ------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 
 #include <lua.h>
 #include <lauxlib.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "kvplan.h"
@@ -48,6 +49,12 @@ void kvl_where(lua_State *L);
 /* Raise unless the program allows opening path ("r" read, "w" write);
  * NULL and "-" (standard output) always pass. */
 void kvl_check_file(lua_State *L, const char *path, const char *mode);
+/* Set by the program (from a signal handler: a time limit) to stop the
+ * bindings' long C loops: kvl_poll raises kvl_stop_message at the next
+ * check. */
+extern volatile sig_atomic_t kvl_stop;
+extern const char *kvl_stop_message;
+void kvl_poll(lua_State *L);
 /* Raise a formatted error located at the user's line. */
 int kvl_error(lua_State *L, const char *fmt, ...);
 /* Raise the error of a failed core call: the diag message if any. */

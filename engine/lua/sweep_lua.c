@@ -1098,6 +1098,7 @@ static int l_run(lua_State *L) {
       lua_settop(L, top);
     }
     written++;
+    if ((row.index & 0xfff) == 0) kvl_poll(L); /* a time limit reached in this loop */
     if (show && (row.index & 0xffff) == 0 && now() - last > 0.25) {
       last = now();
       progress(row.index + 1 - first, end - first, start, 0);

@@ -21,6 +21,13 @@ void kvl_where(lua_State *L) {
   lua_pushliteral(L, "");
 }
 
+volatile sig_atomic_t kvl_stop;
+const char *kvl_stop_message = "stopped";
+
+void kvl_poll(lua_State *L) {
+  if (kvl_stop) kvl_error(L, "%s", kvl_stop_message);
+}
+
 void kvl_check_file(lua_State *L, const char *path, const char *mode) {
   if (path == NULL || strcmp(path, "-") == 0) return;
   if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_FILE_CHECK) != LUA_TFUNCTION) {
