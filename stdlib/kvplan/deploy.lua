@@ -53,7 +53,7 @@ local fields = {
   budget = true, name = true,
   -- the engine's profiling run (predicted activation and non-torch memory)
   engine = true, engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
-  flashinfer_sampler = true,
+  flashinfer_sampler = true, mxfp4_backend = true,
   -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
   efficiency = true, perf = true, price_per_hour = true,
   -- optimizations (kvplan.optim sets them; see each constructor)
@@ -177,6 +177,34 @@ end
 -- d.overhead_source say which: "given", "predicted", or "none" (not
 -- predicted: another budget rule, or a model without the shape facts; 0 is
 -- used and d.prediction_note says why).
+-- Weights as vLLM loads them: MXFP4 experts repacked by the MoE kernel
+-- vLLM picks on the GPU (engines.mxfp4_expert_bytes: padded sizes, fp32
+-- biases, swizzled scales). Only for a checkpoint weighed from the model
+-- (no weights or weight_bytes given) and experts on every GPU of the TP
+-- group (not with data or expert parallelism). d.weights_source says
+-- "checkpoint" or "loaded (<backend>)", d.mxfp4_backend the kernel.
+local function loaded_weights(d, opts, tp)
+  local wf = rawget(d.model, "weight_formats")
+  local mx = wf and wf.experts and formats.get(wf.experts, "weight_formats.experts").name == "mxfp4"
+  if opts.mxfp4_backend ~= nil and not mx then
+    util.raise("field 'mxfp4_backend' needs a model with MXFP4 experts, '%s' has none", d.model.id)
+  end
+  if not mx or opts.weights ~= nil or opts.weight_bytes ~= nil or d.weight_bytes == nil then return end
+  d.weights_source = "checkpoint"
+  if opts.enable_expert_parallel or (opts.data_parallel_size or 1) > 1 then
+    d.weights_note = "MXFP4 repacking not modelled with data or expert parallelism"
+    return
+  end
+  local backend, why = opts.mxfp4_backend, nil
+  if backend == nil then backend, why = engines.mxfp4_backend(d.gpu.id and d.gpu or nil) end
+  local ckpt, loaded = engines.mxfp4_expert_bytes(d.model, backend, tp)
+  d.mxfp4_backend, d.weights_note = backend, why
+  if loaded ~= ckpt then
+    d.weight_bytes = d.weight_bytes + (loaded - ckpt) * tp
+    d.weights_source = "loaded (" .. backend .. ")"
+  end
+end
+
 predict_reserved = function(d, opts)
   d.activation_source, d.overhead_source = "given", "given"
   if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
@@ -224,6 +252,7 @@ predict_reserved = function(d, opts)
   elseif opts.engine == "vllm" or opts.engine_version ~= nil then
     d.max_num_seqs_default, d.max_num_seqs_source = d.profile_seqs, "default"
   end
+  loaded_weights(d, opts, tp)
   if d.activation == nil then
     local a, why = engines.vllm_activation(d.model, row, {
       tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,

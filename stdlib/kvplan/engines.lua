@@ -205,6 +205,113 @@ function M.vllm_activation(m, row, o)
   return pcore.activation(s)
 end
 
+-- ---- MXFP4 experts as vLLM loads them -----------------------------------
+--
+-- vLLM's "Model loading took X GiB" is the torch allocator's memory after
+-- the load minus before it (gpu_model_runner.py load_model under
+-- DeviceMemoryProfiler; CudaPlatform.get_current_memory_usage empties the
+-- cache and reads max_memory_allocated after resetting the peak: what is
+-- resident, vllm/platforms/cuda.py). For MXFP4 MoE layers that is the
+-- layout the chosen kernel repacks the experts into, not the checkpoint's
+-- (vllm/model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod,
+-- read at vllm-project/vllm 007d50058a06):
+--   create_weights pads the per-partition intermediate size I_p and the
+--   hidden size H to the kernel's alignment:
+--     marlin       I_p to 128, H to 256 ("n % 256 == 0 and k % 128 == 0")
+--     flashinfer   SM100 (TRT-LLM gen): both to 256; its biases become
+--                  fp32 (w13_bias.to(torch.float32), stacked as new params)
+--     flashinfer_sm90  SM90 CUTLASS (VLLM_USE_FLASHINFER_MOE_MXFP4_BF16):
+--                  both to 128, biases bf16
+--     triton       I_p to 64; process_weights_after_loading turns the
+--                  biases to fp32, swizzles values and scales into the
+--                  Hopper layouts of triton_kernels and keeps the
+--                  checkpoint's scale parameters registered on the layer
+--                  (only w13_weight / w2_weight are deleted)
+--   per expert: w13 2 I' x H' / 2 bytes of packed FP4, w2 H' x I' / 2,
+--   one uint8 scale per 32 values (w13 2 I' x H' / 32, w2 H' x I' / 32),
+--   bf16 biases 2 I' + H'. Marlin's repack (marlin_utils_fp4.py
+--   prepare_moe_fp4_layer_for_marlin, mxfp4_marlin_process_scales) keeps
+--   the byte counts: int4 tiles and float8_e8m0 scales.
+--   Triton's Hopper layouts (triton-lang/triton python/triton_kernels,
+--   tensor_details/layout_details: the HopperMXValueLayout with op_idx
+--   pads the value tiles to 16 x 32 elements, kvplan rounds both to 32;
+--   HopperMXScaleLayout pads the scale rows to 2 x num_warps x 2 x 8 = 256
+--   with vLLM's 8 warps and the scale columns to 2). Newer triton_kernels
+--   pad values to 64 x 256 (_padded_shape): not modelled, the package's
+--   version is not pinned by vLLM's wheel.
+-- Which backend runs (get_mxfp4_backend, no environment variables set):
+--   compute capability 10.x with FlashInfer: flashinfer; 9.0: triton when
+--   the triton_kernels package is installed and torch >= 2.8, else marlin;
+--   below 9.0 and 11+: marlin. Whether triton_kernels is installed is not
+--   in the flags: kvplan assumes marlin on 9.0 unless told
+--   (mxfp4_backend = "triton", or a log's "Using Triton backend").
+-- Compute capabilities: NVIDIA's CUDA GPUs list
+-- (https://developer.nvidia.com/cuda-gpus).
+M.compute_capability = {
+  ["v100-sxm2-16gb"] = 7.0, ["v100-sxm2-32gb"] = 7.0, t4 = 7.5, a10 = 8.6, a10g = 8.6,
+  ["rtx-3090"] = 8.6, ["rtx-a6000"] = 8.6, ["a100-sxm-40gb"] = 8.0, ["a100-sxm-80gb"] = 8.0,
+  l4 = 8.9, ["rtx-4090"] = 8.9, l40 = 8.9, l40s = 8.9, ["rtx-6000-ada"] = 8.9,
+  ["h100-sxm"] = 9.0, ["h100-pcie"] = 9.0, ["h100-nvl"] = 9.0, h20 = 9.0, ["gh200-96gb"] = 9.0,
+  h200 = 9.0, ["rtx-5090"] = 12.0, b200 = 10.0, gb200 = 10.0,
+}
+
+M.mxfp4_backends = {
+  marlin = {inter = 128, hidden = 256},
+  triton = {inter = 64, hidden = 1, fp32_bias = true, tile = 32, scale_rows = 256,
+            keeps_scales = true},
+  flashinfer = {inter = 256, hidden = 256, fp32_bias = true},
+  flashinfer_sm90 = {inter = 128, hidden = 128},
+  checkpoint = {inter = 1, hidden = 1},
+}
+
+--- The MXFP4 MoE backend vLLM picks on a GPU (a catalog GPU or nil):
+--- name, and a reason when it is an assumption.
+function M.mxfp4_backend(gpu)
+  local cc = gpu and M.compute_capability[gpu.id]
+  if cc == nil then
+    return "checkpoint", "no compute capability known for the GPU: the checkpoint's layout is used"
+  end
+  if cc >= 10 and cc < 11 then return "flashinfer" end
+  if cc == 9.0 then
+    return "marlin", "on compute capability 9.0 vLLM takes Triton when triton_kernels is installed, "
+                     .. "else Marlin: Marlin assumed (mxfp4_backend = \"triton\" to change it)"
+  end
+  return "marlin"
+end
+
+local function round_up(x, a) return (x + a - 1) // a * a end
+
+--- Bytes of one GPU's MXFP4 expert tensors of model m, in the checkpoint's
+--- layout and as backend b loads them (two integers).
+function M.mxfp4_expert_bytes(m, backend, tp)
+  local b = M.mxfp4_backends[backend]
+  if b == nil then
+    util.raise("unknown mxfp4_backend '%s'%s", tostring(backend),
+               util.suggest(tostring(backend), util.sorted_keys(M.mxfp4_backends)))
+  end
+  local E, H = m.experts, m.hidden
+  local Ip = (m.moe_intermediate + tp - 1) // tp
+  local L = m.layers - (m.dense_layers or 0)
+  local function bytes(I, Hh, opt)
+    local vals, scales, bias
+    if opt.tile then
+      local t = opt.tile
+      vals = round_up(Hh // 2, t) * round_up(2 * I, t) + round_up(I // 2, t) * round_up(Hh, t)
+      scales = round_up(2 * I, opt.scale_rows) * round_up(Hh // 32, 2)
+               + round_up(Hh, opt.scale_rows) * round_up(I // 32, 2)
+      if opt.keeps_scales then scales = scales + (2 * I * Hh + Hh * I) // 32 end
+    else
+      vals = (2 * I * Hh + Hh * I) // 2
+      scales = (2 * I * Hh + Hh * I) // 32
+    end
+    bias = (2 * I + Hh) * (opt.fp32_bias and 4 or 2)
+    return L * E * (vals + scales + bias)
+  end
+  local ckpt = bytes(Ip, H, {})
+  local loaded = bytes(round_up(Ip, b.inter), round_up(H, b.hidden), b)
+  return ckpt, loaded
+end
+
 --- What SGLang's budget leaves out of the GPU's total, per GPU: point,
 --- lo, hi. profile_max_num_token (python/sglang/srt/model_executor/
 --- model_runner_kv_cache_mixin.py) takes rest = free after loading - free

@@ -134,6 +134,14 @@ function M.parse(text)
   f.enforce_eager = bool_flag(body, "enforce-eager") or bool_flag(body, "enforce_eager")
   f.max_num_batched_tokens = f.max_num_batched_tokens or
     int(last(body, {"Chunked prefill is enabled with max_num_batched_tokens=(%d+)"}))
+  -- the MXFP4 MoE kernel vLLM picked (mxfp4.py get_mxfp4_backend's log
+  -- lines; Marlin also warns from marlin_utils_fp4.py)
+  if body:find("Using Triton backend") then f.mxfp4_backend = "triton"
+  elseif body:find("Using Marlin backend") or body:find("leveraging the Marlin kernel") then
+    f.mxfp4_backend = "marlin"
+  elseif body:find("Using FlashInfer MXFP4 BF16 backend for SM90") then f.mxfp4_backend = "flashinfer_sm90"
+  elseif body:find("Using FlashInfer MXFP4") then f.mxfp4_backend = "flashinfer"
+  end
   -- the V1 sampler says which top-k/top-p path it takes
   if body:find("Using FlashInfer for top%-p & top%-k sampling") then f.flashinfer_sampler = true
   elseif body:find("Falling back to the PyTorch%-native implementation of top%-p & top%-k") then
@@ -400,6 +408,7 @@ function M.check(text, opts)
     return rows, f
   end
   local vrow -- the vLLM release's row of engines.vllm
+  local mx_src -- "log" when the log names the MXFP4 MoE kernel
   if popts.gpu and not pcall(kv.gpu, popts.gpu) then
     row{figure = "kv_memory_gib", mode = "predict", status = "missing: unknown GPU '" .. popts.gpu .. "'"}
     return rows, f
@@ -429,6 +438,10 @@ function M.check(text, opts)
     popts.enforce_eager = f.enforce_eager
     popts.flashinfer_sampler = f.flashinfer_sampler
     popts.usage = f.usage
+    if f.mxfp4_backend and not base.weight_bytes and not base.weights then
+      local wf = rawget(m, "weight_formats")
+      if wf and wf.experts == "mxfp4" then popts.mxfp4_backend, mx_src = f.mxfp4_backend, "log" end
+    end
     if f.max_model_len == nil and max_len == nil then src.max_model_len = "model" end
   else
     popts.budget = "sglang"
@@ -443,6 +456,8 @@ function M.check(text, opts)
   local l = d:ledger()
   local pin = inputs((qfmt and ("weights=" .. qfmt .. " (log)")
                       or ("weights=" .. (src.model == "config" and "config" or "catalog")))
+                     .. (d.mxfp4_backend and (" mxfp4_backend=" .. d.mxfp4_backend .. " ("
+                                              .. (mx_src or "default") .. ")") or "")
                      .. " activation=" .. d.activation_source .. " overhead=" .. d.overhead_source)
   local function pred(figname, k, logged)
     if logged == nil then return end

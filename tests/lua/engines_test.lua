@@ -56,9 +56,37 @@ local oss = kv.models.from_hf("tests/fixtures/hf/gpt-oss-20b")
 check.eq(oss.weight_formats.experts, "mxfp4", "from_hf: experts mxfp4")
 check.eq(oss.weight_formats.attention, nil, "modules_to_not_convert keeps attention bf16")
 check.eq(oss:weight_size(), 13761264768, "from_hf: the config alone gives the checkpoint bytes")
-local dgp = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0}
+local dgp = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+                      mxfp4_backend = "checkpoint"}
 check.eq(dgp.weights.name, "bf16+experts:mxfp4", "mixed format named by class")
 check.eq(dgp:ledger().weights, 13761264768, "the ledger weighs the classes")
+-- as vLLM loads them (engines.mxfp4_expert_bytes), by hand for gpt-oss-20b
+-- (24 layers x 32 experts, H = I = 2880): per expert the checkpoint holds
+-- 1440 x 5760 + 1440 x 2880 packed bytes, 777600 scales, 2 x 8640 bias
+-- bytes = 13236480; Marlin pads I to 2944 and H to 3072:
+-- 2944 x 3072 x 3 / 2 + 2944 x 3072 x 3 / 32 + 2 x (5888 + 3072) = 14431744
+local mar = kv.deploy{model = "gpt-oss-20b", gpu = "a100-80gb", activation = 0, overhead = 0}
+check.eq(mar.mxfp4_backend, "marlin", "A100 (capability 8.0): Marlin")
+check.eq(mar.weights_source, "loaded (marlin)", "weights as loaded")
+check.eq(mar:ledger().weights, 13761264768 + 24 * 32 * (14431744 - 13236480), "Marlin's padded experts")
+-- Triton on Hopper: values unpadded (multiples of 32), swizzled scales with
+-- rows to 256 (5888 x 90 + 3072 x 90), the checkpoint's 777600 scales kept,
+-- fp32 biases 4 x 8640: 12441600 + 529920 + 276480 + 777600 + 34560
+local tri = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+                      mxfp4_backend = "triton"}
+check.eq(tri:ledger().weights, 13761264768 + 24 * 32 * (14060160 - 13236480), "Triton's layout")
+-- TP 4: I_p = 720 pads to 768 under Marlin, per GPU
+local ckpt4, marlin4 = require("kvplan.engines").mxfp4_expert_bytes(kv.model("gpt-oss-20b"), "marlin", 4)
+check.eq(ckpt4, 24 * 32 * (3 * 720 * 2880 // 2 + 3 * 720 * 2880 // 32 + 2 * (1440 + 2880)), "TP 4 checkpoint")
+check.eq(marlin4, 24 * 32 * (3 * 768 * 3072 // 2 + 3 * 768 * 3072 // 32 + 2 * (1536 + 3072)), "TP 4 Marlin")
+check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100", weight_bytes = 1000}.weight_bytes, 1000,
+         "given weight bytes are not repacked")
+check.error("unknown mxfp4_backend 'marlinn' (did you mean 'marlin'?)", function()
+  kv.deploy{model = "gpt-oss-20b", gpu = "h100", mxfp4_backend = "marlinn"}
+end)
+check.error("field 'mxfp4_backend' needs a model with MXFP4 experts, 'llama-3.1-8b' has none", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", mxfp4_backend = "marlin"}
+end)
 local c = kv.model("gpt-oss-20b"):weight_class_params()
 check.eq(c.experts, 24 * 32 * 3 * 2880 * 2880, "expert parameters")
 check.eq(c.embeddings, 201088 * 2880, "embeddings")
