@@ -45,6 +45,23 @@ if "$kvplan" validate tests/validation/vllm-pr17122-llama8b-l40s.log \
 else
   fail=1; echo "FAIL validate: config=DIR"; cat "$out/validate_config.csv"
 fi
+# the same as an option, --config DIR and --config=DIR, anywhere on the line
+for form in "--config tests/fixtures/hf/llama-3.1-8b" "--config=tests/fixtures/hf/llama-3.1-8b"; do
+  # shellcheck disable=SC2086
+  if "$kvplan" validate $form tests/validation/vllm-pr17122-llama8b-l40s.log \
+       > "$out/validate_config2.csv" 2>&1 && cmp -s "$out/validate_config.csv" "$out/validate_config2.csv"; then
+    echo "ok   validate: $form"
+  else
+    fail=1; echo "FAIL validate: $form"; cat "$out/validate_config2.csv"
+  fi
+done
+if "$kvplan" fit --config x model=llama-3.1-8b > /dev/null 2> "$out/config_err.txt"; then
+  fail=1; echo "FAIL validate: --config taken by fit"
+elif grep -q "option '--config' is not for 'fit'" "$out/config_err.txt"; then
+  echo "ok   validate: --config is validate's option only"
+else
+  fail=1; echo "FAIL validate: --config on fit: $(cat "$out/config_err.txt")"
+fi
 # the command's errors: status 1 and one clear line
 err() { # WANT ARGS...
   want=$1; shift
@@ -55,9 +72,9 @@ err() { # WANT ARGS...
     fail=1; echo "FAIL validate: status $got, $(head -n 1 "$out/validate_err.txt") (wanted $want)"
   fi
 }
-err "kvplan: validate: no LOG file given (kvplan validate LOG... [config=DIR] [summary=1])"
+err "kvplan: validate: no LOG file given (kvplan validate LOG... [--config DIR] [summary=1])"
 err "kvplan: validate: cannot open tests/validation/none.log: No such file or directory" \
   tests/validation/none.log
-err "kvplan: validate: unknown argument 'bogus' (expected LOG files, config=DIR, summary=1)" \
+err "kvplan: validate: unknown argument 'bogus' (expected LOG files, --config DIR or config=DIR, summary=1)" \
   tests/validation/LIMITS bogus=1
 exit $fail

@@ -34,7 +34,7 @@
 
 /* Options of one run. */
 typedef struct options {
-  const char *code, *output, *outdir, *manifest, *format;
+  const char *code, *output, *outdir, *manifest, *format, *config;
   int quiet;
   long long shard_k, shard_n;
 } options;
@@ -44,7 +44,7 @@ static int traceback = 0;
 /* ---- the option table ------------------------------------------------------ */
 
 /* Where an option applies (a command's `takes` mask). */
-enum { F_RUN = 1, F_BATCH = 2, F_MERGE = 4, F_ALL = 7 };
+enum { F_RUN = 1, F_BATCH = 2, F_MERGE = 4, F_ALL = 7, F_VALIDATE = 8 };
 
 typedef struct optdef {
   const char *name;  /* long name, without the dashes */
@@ -58,6 +58,7 @@ typedef struct optdef {
 
 static int set_code(options *o, const char *v) { o->code = v; return 0; }
 static int set_output(options *o, const char *v) { o->output = v; return 0; }
+static int set_config(options *o, const char *v) { o->config = v; return 0; }
 static int set_outdir(options *o, const char *v) { o->outdir = v; return 0; }
 static int set_manifest(options *o, const char *v) { o->manifest = v; return 0; }
 static int set_quiet(options *o, const char *v) { (void)v; o->quiet = 1; return 0; }
@@ -127,6 +128,8 @@ static const optdef opts[] = {
    "csv, table, json (JSON Lines) or markdown; default:\n"
    "a table on a terminal, else by the file name (.jsonl, .md,\n.txt), else csv"},
   {"shard", 0, "K/N", F_RUN | F_BATCH, set_shard, "write only the K-th of N equal slices of every sweep"},
+  {"config", 0, "DIR", F_VALIDATE, set_config,
+   "validate: the model from a Hugging Face directory (as config=DIR)"},
   {"quiet", 'q', NULL, F_ALL, set_quiet, "no progress line on stderr"},
   {"traceback", 0, NULL, F_ALL, set_traceback, "add a Lua traceback to error messages"},
   {"max-memory", 0, "SIZE", F_ALL, set_max_memory,
@@ -559,7 +562,7 @@ static const command commands[] = {
   {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts"},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
    "draw a report as a chart with gnuplot"},
-  {"validate", F_RUN, cmd_lua, "validate LOG... [config=DIR] [summary=1]",
+  {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
    "check kvplan against vLLM/SGLang startup logs, one row per figure"},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
    "run scripts, each report to OUTDIR/NAME.csv"},
@@ -660,7 +663,18 @@ static int cmd_lua(options *o, words *w, const char *name) {
     fprintf(stderr, "kvplan: option '-e' is not for '%s'\n", name);
     return 2;
   }
-  return run_script(o, NULL, code, label, w->n, w->w, o->output, NULL);
+  char *config = NULL;
+  if (o->config != NULL) {
+    /* --config DIR reaches the command as its word config=DIR; the option
+     * took at least one argv slot, so w->w has room for the word */
+    size_t len = strlen(o->config) + sizeof "config=";
+    config = xrealloc(NULL, len, 1);
+    snprintf(config, len, "config=%s", o->config);
+    w->w[w->n++] = config;
+  }
+  int rc = run_script(o, NULL, code, label, w->n, w->w, o->output, NULL);
+  free(config);
+  return rc;
 }
 
 static const char *script_path(const char *w, char *buf, size_t len) {

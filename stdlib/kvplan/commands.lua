@@ -95,7 +95,7 @@ function M.gpus(args)
   r:close()
 end
 
---- kvplan validate LOG... [config=DIR] [summary=1]: kvplan against engine
+--- kvplan validate LOG... [--config DIR] [summary=1]: kvplan against engine
 --- startup logs (validate.lua).
 function M.validate(args) return require("kvplan.validate").command(args) end
 

@@ -31,9 +31,15 @@ local GiB = units.GiB
 --   context_counted non-torch = all used GPU memory - torch's (V1
 --               gpu_worker.py determine_available_memory at 0012cf691b7e):
 --               the CUDA context and other processes count too
+--   chunked_tokens V0's max_num_batched_tokens with chunked prefill: 512 in
+--               the 0.6 releases (vllm/config.py SchedulerConfig.__init__ at
+--               v0.6.0: "the values that have the best balance between ITL
+--               and TTFT on A100"), 2048 once _DEFAULT_MAX_NUM_BATCHED_TOKENS
+--               replaced it (0.7 modelled; 0.6.5 and 0.6.6 are not told
+--               apart from 0.6.0-0.6.4 here)
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false},
+             context_counted = false, chunked_tokens = 512},
   ["0.7"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
              context_counted = false},
   ["0.7-v1"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
@@ -89,7 +95,7 @@ end
 
 -- vLLM's defaults for max_num_batched_tokens and max_num_seqs.
 --   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): max_num_seqs 256;
---     max_num_batched_tokens 2048 with chunked prefill, else
+--     max_num_batched_tokens the row's chunked_tokens with chunked prefill, else
 --     max(max_model_len, 2048); chunked prefill is turned on by itself only
 --     for max_model_len > 32768 (arg_utils.py create_engine_config).
 --   V1 (vllm/engine/arg_utils.py _set_default_args / get_batch_defaults):
@@ -103,7 +109,7 @@ function M.vllm_defaults(row, o)
     seqs = 256
     local chunked = o.chunked_prefill
     if chunked == nil then chunked = (o.max_model_len or 0) > 32768 end
-    tokens = chunked and 2048 or math.max(o.max_model_len or 2048, 2048)
+    tokens = chunked and (row.chunked_tokens or 2048) or math.max(o.max_model_len or 2048, 2048)
   else
     local big = (o.gpu_bytes or 0) >= 70 * GiB and not tostring(o.gpu_name or ""):lower():find("a100")
     local offline = o.usage == "offline"

@@ -4,7 +4,7 @@
 -- kvplan.engines).
 --
 --   kv.validate(text [, opts]) -> rows, facts
---   kvplan validate LOG... [config=DIR] [summary=1]
+--   kvplan validate LOG... [--config DIR] [summary=1]
 --
 -- A log is the text an engine prints at startup, optionally opened by
 -- header lines "# key: value" that say what the log does not: source (the
@@ -544,16 +544,16 @@ function M.summary(rows)
   return out
 end
 
---- kvplan validate LOG... [config=DIR] [summary=1]
+--- kvplan validate LOG... [--config DIR] [summary=1]
 function M.command(args)
   local files, config, summary = {}, nil, false
   for k, v in pairs(args or {}) do
     if math.type(k) == "integer" then files[k] = v
     elseif k == "config" then config = v
     elseif k == "summary" then summary = v == 1 or v == true or v == "1" or v == "true"
-    else util.raise("validate: unknown argument '%s' (expected LOG files, config=DIR, summary=1)", k) end
+    else util.raise("validate: unknown argument '%s' (expected LOG files, --config DIR or config=DIR, summary=1)", k) end
   end
-  if #files == 0 then util.raise("validate: no LOG file given (kvplan validate LOG... [config=DIR] [summary=1])") end
+  if #files == 0 then util.raise("validate: no LOG file given (kvplan validate LOG... [--config DIR] [summary=1])") end
   local all = {}
   for _, path in ipairs(files) do
     local fh, err = io.open(path, "rb")
