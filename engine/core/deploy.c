@@ -43,6 +43,7 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(v->kv_cache_bytes, 0, "kv_cache_memory_bytes", diag));
   TRY(kvp_check_count(v->max_num_seqs, 0, "max_num_seqs", diag));
   TRY(kvp_check_count(v->dcp, 0, "decode_context_parallel_size", diag));
+  TRY(kvp_check_count(v->pcp, 0, "prefill_context_parallel_size", diag));
   TRY(kvp_check_count(v->dp, 0, "data_parallel_size", diag));
   TRY(kvp_check_count(v->stride_align, 0, "block_stride_alignment", diag));
   if (v->stride_align > 0 && !kvp_optim_plain(d))
@@ -78,6 +79,7 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
                     : v->blocks_override ? "num_gpu_blocks_override"
                     : v->kv_cache_bytes ? "kv_cache_memory_bytes"
                     : v->dcp > 1 ? "decode_context_parallel_size"
+                    : v->pcp > 1 ? "prefill_context_parallel_size"
                     : v->dp > 1 ? "data_parallel_size"
                     : v->ep ? "enable_expert_parallel"
                     : v->stride_align ? "block_stride_alignment"

@@ -227,6 +227,8 @@ typedef struct kvp_vllm {
                                * stdlib passes vLLM's default when engine = "vllm") */
   int64_t dcp;                /* decode_context_parallel_size: each block of a request
                                * spans dcp ranks of the TP group (0, 1: off) */
+  int64_t pcp;                /* prefill_context_parallel_size: pcp more ranks of tp x pp
+                               * GPUs, each holding 1 / pcp of a request's tokens (0, 1: off) */
   int64_t dp;                 /* data_parallel_size: engines of tp x pp GPUs, each with
                                * its own KV pool and requests (0, 1: one) */
   int32_t ep;                 /* enable_expert_parallel: whole experts per GPU */

@@ -818,12 +818,15 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
   /* the block vLLM uses (plan_groups raises it for Mamba states) */
   int64_t block = l->d.block;
   l->span = block;
-  if (d->vllm.dcp > 1) {
-    /* SingleTypeKVCacheManager: block_size *= dcp_world_size; each rank
+  if (d->vllm.dcp > 1 || d->vllm.pcp > 1) {
+    /* SingleTypeKVCacheManager: block_size *= dcp_world_size x pcp_world_size; each rank
      * holds its pages at `block` tokens (vllm_kv.c) */
     TRY(kvp_vllm_dcp_check(l, diag));
-    if (!chk_mul(block, d->vllm.dcp, &l->span))
-      return kvp_fail(diag, KVP_EOVERFLOW, "block x decode_context_parallel_size overflows");
+    if (!chk_mul(block, d->vllm.dcp > 1 ? d->vllm.dcp : 1, &l->span) ||
+        !chk_mul(l->span, d->vllm.pcp > 1 ? d->vllm.pcp : 1, &l->span))
+      return kvp_fail(diag, KVP_EOVERFLOW,
+                      "block x decode_context_parallel_size x prefill_context_parallel_size "
+                      "overflows");
   }
   l->state_pages = kvp_vllm_state_only(l);
   if (l->state_pages && d->vllm.mamba_mode != KVP_MAMBA_NONE)

@@ -56,7 +56,16 @@
  *     max_memory_usage_bytes counts cdiv(max_model_len, dcp) tokens and
  *     "GPU KV cache size" is multiplied by dcp (_report_kv_cache_config).
  *     Sliding windows refuse it (SlidingWindowSpec asserts
- *     decode_context_parallel_size == 1). Constraints (vLLM's context
+ *     decode_context_parallel_size == 1). Prefill context parallelism
+ *     (prefill_context_parallel_size, vllm/config/parallel.py) adds pcp
+ *     ranks of tp x pp GPUs each (the world grows to tp x pp x pcp; vLLM's
+ *     RFC vllm-project/vllm#25749 and the vllm-ascend context parallel
+ *     design) that shard the KV along the sequence like dcp: block_size *=
+ *     dcp x pcp, max_memory_usage_bytes counts cdiv(max_model_len, dcp x pcp)
+ *     tokens (kv_cache_interface.py at 001cabc1be16), "GPU KV cache size" is
+ *     multiplied by pcp x dcp (_report_kv_cache_config). Weights are whole
+ *     on every pcp rank (its tp share); kvplan's answers are per engine of
+ *     tp x pp x pcp GPUs, full attention and MLA layers only. Constraints (vLLM's context
  *     parallel guide, docs.vllm.ai/projects/ascend user_guide/feature_guide/
  *     context_parallel): tp % dcp == 0; MLA holds one latent on every rank,
  *     so any such dcp; GQA needs dcp copies of each head, dcp dividing
@@ -152,7 +161,9 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
 kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
   const kvp_deploy *d = &l->d;
   const kvp_model *m = &d->model;
-  int64_t dcp = d->vllm.dcp, tp = d->tp;
+  int64_t dcp = d->vllm.dcp > 1 ? d->vllm.dcp : 1, tp = d->tp;
+  const char *opt = dcp > 1 ? "decode_context_parallel_size" : "prefill_context_parallel_size";
+  int64_t size = dcp > 1 ? dcp : d->vllm.pcp;
   if (dcp > tp || tp % dcp != 0)
     return kvp_fail(diag, KVP_EINVAL,
                     "decode_context_parallel_size %lld must divide tensor parallel size %lld "
@@ -164,10 +175,11 @@ kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
     if (used[k] == 0 || ly->kind == KVP_NONE || ly->kind == KVP_MLA) continue;
     if (ly->kind != KVP_FULL)
       return kvp_fail(diag, KVP_EINVAL,
-                      "decode_context_parallel_size %lld with %s layers: vLLM splits the "
-                      "tokens of full attention and MLA layers only (SlidingWindowSpec asserts "
-                      "decode_context_parallel_size == 1)", (long long)dcp, kvp_kind_name(ly->kind));
-    if (ly->kv_heads >= tp || (tp / ly->kv_heads) % dcp != 0)
+                      "%s %lld with %s layers: vLLM splits the tokens of full attention and "
+                      "MLA layers only (FullAttentionSpec.max_memory_usage_bytes; "
+                      "SlidingWindowSpec asserts decode_context_parallel_size == 1)", opt,
+                      (long long)size, kvp_kind_name(ly->kind));
+    if (dcp > 1 && (ly->kv_heads >= tp || (tp / ly->kv_heads) % dcp != 0))
       return kvp_fail(diag, KVP_EINVAL,
                       "decode_context_parallel_size %lld needs that many copies of each of the "
                       "%lld KV heads at tp %lld: dcp must divide tp / kv_heads",

@@ -238,7 +238,7 @@ static const char *const deploy_keys[] = {
   "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
   "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "data_parallel_size",
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
-  "mamba_cache_mode", "mamba_block_size", NULL
+  "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -363,6 +363,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->kv_cache_bytes = kvl_int_field(L, idx, "kv_cache_memory_bytes", 0);
   v->max_num_seqs = kvl_int_field(L, idx, "max_num_seqs", 0);
   v->dcp = kvl_int_field(L, idx, "decode_context_parallel_size", 0);
+  v->pcp = kvl_int_field(L, idx, "prefill_context_parallel_size", 0);
   v->dp = kvl_int_field(L, idx, "data_parallel_size", 0);
   t = lua_getfield(L, idx, "enable_expert_parallel");
   if (t != LUA_TNIL && t != LUA_TBOOLEAN)

@@ -65,6 +65,7 @@ local fields = {
   kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
   decode_context_parallel_size = true, data_parallel_size = true, enable_expert_parallel = true,
   block_stride_alignment = true, mamba_cache_mode = true, mamba_block_size = true,
+  prefill_context_parallel_size = true,
 }
 M.fields = fields
 
@@ -468,6 +469,8 @@ function M.new(opts)
   d.block_stride_alignment = opts.block_stride_alignment ~= nil
                              and units.bytes(opts.block_stride_alignment, "block_stride_alignment")
                              or nil
+  d.prefill_context_parallel_size = optional_count(opts.prefill_context_parallel_size,
+                                                   "prefill_context_parallel_size", 1)
   d.mamba_cache_mode = opts.mamba_cache_mode
   d.mamba_block_size = optional_count(opts.mamba_block_size, "mamba_block_size", 1)
   d.lengths = opts.lengths
@@ -507,6 +510,7 @@ function Deployment:spec()
     enable_expert_parallel = self.enable_expert_parallel, moe_experts = self.moe_experts,
     expert_bytes = self.expert_bytes, block_stride_alignment = self.block_stride_alignment,
     mamba_cache_mode = self.mamba_cache_mode, mamba_block_size = self.mamba_block_size,
+    prefill_context_parallel_size = self.prefill_context_parallel_size,
     stage_gpu_bytes = stage_memories(self),
   }
 end

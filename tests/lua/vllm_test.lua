@@ -299,3 +299,24 @@ end)
 check.error("give mamba_block_size", function()
   kv.deploy{model = "nemotron-nano-9b-v2", gpu = "h100", mamba_cache_mode = "all"}
 end)
+
+-- prefill_context_parallel_size: pcp ranks shard a request's KV along the
+-- sequence like dcp (kv_cache_interface.py at 001cabc1be16:
+-- FullAttentionSpec.max_memory_usage_bytes counts cdiv(max_model_len,
+-- dcp x pcp) tokens; _report_kv_cache_config multiplies "GPU KV cache size"
+-- by pcp x dcp). Llama-3.1-8B at pcp 2: the same blocks per GPU, each of a
+-- request's blocks spans 32 tokens
+local function l8(extra)
+  local o = {model = "llama-3.1-8b", gpu = "h100", activation = "1 GiB", overhead = "1 GiB",
+             max_model_len = 32768}
+  for k, v in pairs(extra) do o[k] = v end
+  return kv.deploy(o):ledger()
+end
+local p1, p2 = l8{}, l8{prefill_context_parallel_size = 2}
+check.eq(p2.kv_blocks, p1.kv_blocks, "the same pool on every GPU")
+check.eq(p2:seq_bytes(32768), p1:seq_bytes(32768) // 2, "half a request's KV a rank")
+check.eq(p2.vllm_kv_cache_tokens, p1.vllm_kv_cache_tokens * 2, "GPU KV cache size x pcp")
+check.eq(p2.vllm_kv_needed, 1024 * 32 * 16 * 4096, "cdiv(32768, 2) tokens in the check")
+check.error("prefill_context_parallel_size 2 with sliding layers", function()
+  kv.deploy{model = "gemma-3-27b", gpu = "h100", prefill_context_parallel_size = 2}
+end)
