@@ -70,8 +70,9 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
                     "field 'disable_hybrid_kv_cache_manager' must be true or false, got %d",
                     (int)v->disable_hybrid);
   for (int s = 0; s < KVP_MAX_PP; s++) {
+    if (v->stage_gpu_bytes[s] == 0) continue; /* unset: nothing to check (sweeps check often) */
     TRY(kvp_check_count(v->stage_gpu_bytes[s], 0, "stage gpu memory", diag));
-    if (s >= d->pp && v->stage_gpu_bytes[s] != 0)
+    if (s >= d->pp)
       return kvp_fail(diag, KVP_EINVAL, "gpu memory given for pipeline stage %d of %lld", s + 1,
                       (long long)d->pp);
   }
