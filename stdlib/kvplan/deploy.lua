@@ -65,7 +65,7 @@ local fields = {
   kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
   decode_context_parallel_size = true, data_parallel_size = true, enable_expert_parallel = true,
   block_stride_alignment = true, mamba_cache_mode = true, mamba_block_size = true,
-  prefill_context_parallel_size = true,
+  prefill_context_parallel_size = true, allow_chunked_local_attn_with_hybrid_kv_cache = true,
 }
 M.fields = fields
 
@@ -248,10 +248,30 @@ predict_reserved = function(d, opts)
   -- names the engine (engine = "vllm", or an engine_version) has its
   -- default cap its concurrency answers, limit "max_num_seqs"; the budget
   -- rule alone (budget = "vllm", the default) sizes memory and caps nothing
+  local named = opts.engine == "vllm" or opts.engine_version ~= nil
   if d.max_num_seqs then
     d.max_num_seqs_source = "given"
-  elseif opts.engine == "vllm" or opts.engine_version ~= nil then
+  elseif named then
     d.max_num_seqs_default, d.max_num_seqs_source = d.profile_seqs, "default"
+  end
+  -- vllm/config/vllm.py: chunked local attention turns the hybrid KV cache
+  -- manager off when EAGLE drafts, and, in the releases whose row says
+  -- chunked_hybrid = false, unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_
+  -- KV_CACHE is set (option allow_chunked_local_attn_with_hybrid_kv_cache);
+  -- like max_num_seqs, applied when the deployment names the engine
+  local allow = opts.allow_chunked_local_attn_with_hybrid_kv_cache
+  if allow ~= nil and type(allow) ~= "boolean" then
+    util.raise("field 'allow_chunked_local_attn_with_hybrid_kv_cache' must be true or false, got %s",
+               tostring(allow))
+  end
+  if named and opts.disable_hybrid_kv_cache_manager == nil and row.chunked_hybrid ~= nil
+     and (d.model:kinds().chunked or 0) > 0 then
+    local eagle = type(opts.speculative) == "table" and opts.speculative.heads == "eagle"
+    if eagle or (row.chunked_hybrid == false and not allow) then
+      d.hybrid_off_reason = eagle and "chunked local attention with EAGLE"
+        or ("chunked local attention in vLLM " .. version
+            .. " without VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE")
+    end
   end
   loaded_weights(d, opts, tp)
   if d.activation == nil then
@@ -457,6 +477,7 @@ function M.new(opts)
                tostring(hybrid_off))
   end
   d.disable_hybrid_kv_cache_manager = hybrid_off
+  if hybrid_off == nil and d.hybrid_off_reason then d.disable_hybrid_kv_cache_manager = true end
   d.num_gpu_blocks_override = optional_count(opts.num_gpu_blocks_override,
                                              "num_gpu_blocks_override", 1)
   d.kv_cache_memory_bytes = opts.kv_cache_memory_bytes ~= nil

@@ -28,6 +28,13 @@ local GiB = units.GiB
 --               as non-torch memory (V0 worker.py init_device; V1 before the
 --               "take memory snapshot after NCCL is initialized" change,
 --               gpu_worker.py init_device at 35d5cda)
+--   chunked_hybrid the hybrid KV cache manager groups chunked local
+--               attention layers by default (false: vllm/config/vllm.py turns
+--               it off for them unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_
+--               HYBRID_KV_CACHE is set: vllm-project/vllm#21761, merged
+--               2025-07-28, first released in 0.10.1, so the 0.10 row stands
+--               for 0.10.1 on; #29627 turned the default on again, assumed
+--               here before 0.20); nil: not modelled for the version
 --   context_counted non-torch = all used GPU memory - torch's (V1
 --               gpu_worker.py determine_available_memory at 0012cf691b7e):
 --               the CUDA context and other processes count too
@@ -49,17 +56,17 @@ M.vllm = {
   ["0.9"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = true, nccl_counted = true,
              context_counted = false},
   ["0.10"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = true,
-              context_counted = false},
+              context_counted = false, chunked_hybrid = false},
   -- assumed from 0.11 on: the snapshot after the distributed init (the
   -- release that moved it is not pinned here)
   ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
-              context_counted = false},
+              context_counted = false, chunked_hybrid = false},
   -- assumed from 0.20 on (the release is not pinned): "GPU KV cache size" is
   -- int(max_concurrency x max_model_len) (kv_cache_utils.py
   -- _report_kv_cache_config of the releases that support DeepSeek-V4),
   -- where older releases print num_blocks // groups x the smallest block
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
-              context_counted = false, tokens_from_concurrency = true},
+              context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true},
 }
 M.vllm_latest = "0.11"
 

@@ -320,3 +320,26 @@ check.eq(p2.vllm_kv_needed, 1024 * 32 * 16 * 4096, "cdiv(32768, 2) tokens in the
 check.error("prefill_context_parallel_size 2 with sliding layers", function()
   kv.deploy{model = "gemma-3-27b", gpu = "h100", prefill_context_parallel_size = 2}
 end)
+
+-- chunked local attention and the hybrid manager (vllm/config/vllm.py;
+-- vllm-project/vllm#21761, merged 2025-07-28: off unless
+-- VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE; #29627 on again):
+-- Llama-4-Scout under a deployment that names vLLM 0.11 is one KV type
+local function scout(extra)
+  local o = {model = "llama-4-scout", gpu = "h100", tp = 4, activation = "1 GiB",
+             overhead = "1 GiB", max_model_len = 32768}
+  for k, v in pairs(extra) do o[k] = v end
+  return kv.deploy(o)
+end
+local s0, s11 = scout{}, scout{engine = "vllm", engine_version = "0.11"}
+check.eq(s0:ledger().kv_groups, 4, "the budget rule alone: vLLM's groups (12 full, 3 x 12 chunked)")
+check.eq(s11:ledger().kv_groups, 1, "0.11 by default: all layers full attention")
+check.eq(s11:ledger():max_concurrency(32768),
+         scout{disable_hybrid_kv_cache_manager = true}:ledger():max_concurrency(32768),
+         "the same as the switch")
+check.eq(s11.hybrid_off_reason ~= nil, true, "the deployment says why")
+check.eq(scout{engine = "vllm", allow_chunked_local_attn_with_hybrid_kv_cache = true}:ledger().kv_groups,
+         4, "the environment variable keeps the groups")
+check.eq(scout{engine_version = "0.20"}:ledger().kv_groups, 4, "later releases group them again")
+check.eq(scout{engine = "vllm", engine_version = "0.20", speculative = {tokens = 2, heads = "eagle"}}
+           .hybrid_off_reason, "chunked local attention with EAGLE", "EAGLE turns it off in any")
