@@ -39,6 +39,14 @@
  * Static batching: a new batch is admitted only when the last has finished,
  * each member reserving its final KV at admission; the batch runs until its
  * longest member is done.
+ * A client with max_concurrency (vllm bench serve --max-concurrency) sends
+ * the next request when one finishes, that is after the step's output has
+ * reached it; the engine does not wait for it: vLLM V1's engine loop
+ * (vllm/v1/engine/core.py, EngineCore.run_busy_loop) takes what is in its
+ * input queue and runs the next step at once, blocking for input only when
+ * it has no request. So a request sent at the end of step k is scheduled
+ * from step k + 2 while the engine is busy, at once when it is idle; its
+ * latencies count from the end of step k.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -84,7 +92,9 @@ typedef struct sreq {
   int64_t cap;      /* held is valid up to this many computed tokens */
   int64_t swapped;  /* KV bytes on the host (swap), 0 none */
   int64_t sched;    /* tokens scheduled this step */
-  double sent;      /* when it reached the engine: its arrival, or later under max_concurrency */
+  double sent;      /* when the client sent it: its arrival, or later under max_concurrency;
+                     * latencies count from here (vllm bench serve starts its clock
+                     * before the request goes out), waits for a step to end included */
   double first, finish;
   int64_t npreempt;
   int64_t skip;     /* prompt tokens the prefix cache serves (whole blocks) */
@@ -102,6 +112,7 @@ typedef struct state {
   int64_t *wq, wh, wn;        /* waiting: a ring of n, head and length */
   int64_t *run, nrun;         /* running, in admission order */
   int64_t *sch, nsch;         /* scheduled this step */
+  int64_t *transit, ntransit; /* sent by the client, not yet at the engine */
   int64_t pool, free_bytes, host_free;
   int64_t gran;               /* tokens between recomputations of held */
   int64_t prefix;             /* shared prefix in whole blocks (0: none) */
@@ -409,6 +420,7 @@ static void free_state(state *s) {
   free(s->wq);
   free(s->run);
   free(s->sch);
+  free(s->transit);
 }
 
 /* Check every request before the run: lengths, and that each can be served
@@ -503,7 +515,8 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   s->wq = malloc(un * sizeof *s->wq);
   s->run = malloc(un * sizeof *s->run);
   s->sch = malloc(un * sizeof *s->sch);
-  if (!s->r || !s->order || !s->wq || !s->run || !s->sch) {
+  s->transit = malloc(un * sizeof *s->transit);
+  if (!s->r || !s->order || !s->wq || !s->run || !s->sch || !s->transit) {
     free_state(s);
     return kvp_fail(d, KVP_ENOMEM, "out of memory for %lld requests", (long long)n);
   }
@@ -552,16 +565,34 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
   out->n = n;
   out->pool_bytes = s.pool;
   out->block_bytes = s.contiguous ? 0 : l->stage[s.stage].block_bytes;
-  int64_t next = 0;
+  int64_t next = 0, fin_at_start = 0; /* requests finished when the last step began */
+  double step_start = -1.0;           /* when it began (-1: none yet) */
   while (s.finished < n) {
-    /* arrivals; a client with max_concurrency sends only while fewer are in flight */
+    /* what the client sent at the end of the step before reaches the engine now */
+    for (int64_t k = 0; k < s.ntransit; k++) wait_back(&s, s.transit[k]);
+    s.ntransit = 0;
+    /* arrivals; a client with max_concurrency sends only while fewer are in
+     * flight. One that arrived during the last step while a slot was free
+     * went at once; one it held back goes now that one finished: in transit */
     while (next < n && req[s.order[next]].arrival <= s.now &&
            (cfg->max_concurrency == 0 || next - s.finished < cfg->max_concurrency)) {
-      s.r[s.order[next]].sent = s.now > req[s.order[next]].arrival ? s.now : req[s.order[next]].arrival;
-      wait_back(&s, s.order[next++]);
+      int64_t i = s.order[next];
+      int held = cfg->max_concurrency > 0 &&
+                 !(req[i].arrival > step_start && next - fin_at_start < cfg->max_concurrency);
+      next++;
+      if (held) {
+        s.r[i].sent = s.now;
+        s.transit[s.ntransit++] = i;
+      } else {
+        s.r[i].sent = req[i].arrival;
+        wait_back(&s, i);
+      }
     }
     if (s.nrun == 0 && s.wn == 0) {
+      if (s.ntransit > 0) continue; /* an idle engine takes them at once */
       s.now = req[s.order[next]].arrival; /* idle until the next arrival */
+      step_start = -1.0;                  /* no step runs: every slot is free */
+      fin_at_start = s.finished;
       continue;
     }
     if (out->nsteps >= bound) {
@@ -583,6 +614,8 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
                    "%lld running requests", (long long)s.wn, (long long)s.nrun);
       goto fail;
     }
+    step_start = s.now;
+    fin_at_start = s.finished;
     e = run_step(&s, out);
     if (e != KVP_OK) goto fail;
   }

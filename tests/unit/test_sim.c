@@ -375,6 +375,8 @@ static void a_shared_prefix_is_cached_once_and_not_recomputed(void **state) {
 
 /* A client holding one request in flight: they run one after another, and
  * each one's latencies count from when it was sent, not queued. */
+/* One in flight: the engine is idle when the client sends the next request,
+ * so it runs at once. */
 static void a_client_max_concurrency_sends_the_next_when_one_finishes(void **state) {
   (void)state;
   kvp_ledger l;
@@ -393,6 +395,21 @@ static void a_client_max_concurrency_sends_the_next_when_one_finishes(void **sta
   /* the same prefill, the same time to first token */
   assert_true(fabs(s.ttft[0] - s.ttft[1]) < 1e-15 && fabs(s.ttft[1] - s.ttft[2]) < 1e-15);
   assert_true(fabs(s.e2e[2] - (s.steps[4].seconds + s.steps[5].seconds)) < 1e-15);
+  kvp_sim_free(&s);
+  /* two in flight: A (output 1) finishes with step 1, when B still runs; the
+   * client sends C then, after step 2 has begun: C is prefilled in step 3
+   * and its time to first token is steps 2 and 3 */
+  kvp_request three[3] = {{0, 3, 1}, {0, 3, 4}, {0, 3, 1}};
+  kvp_sim_config two = config(4, 16);
+  two.max_concurrency = 2;
+  tiny(&l, &c, 50);
+  assert_int_equal(kvp_sim_run(&l, &c, &two, three, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.steps[0].tokens, 6); /* A and B prefill */
+  assert_int_equal(s.steps[1].tokens, 1); /* B decodes; C is on its way */
+  assert_int_equal(s.steps[1].waiting, 0);
+  assert_int_equal(s.steps[2].tokens, 4); /* C prefills beside B's decode */
+  assert_true(fabs(s.ttft[2] - (s.steps[1].seconds + s.steps[2].seconds)) < 1e-15);
+  assert_true(fabs(s.e2e[0] - s.steps[0].seconds) < 1e-15);
   kvp_sim_free(&s);
   kvp_diag d = {{0}};
   cfg.max_concurrency = -1;
