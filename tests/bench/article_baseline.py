@@ -24,7 +24,9 @@ computes, so that the two CSV files can be compared byte for byte:
     contiguous allocation (each request reserves max_model_len, windows
     capped); SGLang's budget (mem_fraction_static 0.88 at tp 1, 0.87 at
     tp 2, of the memory less the overhead, minus the weights; tokens of one
-    page each, no null block);
+    page each, no null block); the weights on one GPU are facts kvplan writes
+    (per engine and tp: vLLM loads gpt-oss's MXFP4 experts repacked), like
+    the model shapes;
   * GiB columns printed with Python's "%.2f" (exact binary value, rounded
     half to even: what kvplan prints).
 
@@ -177,9 +179,12 @@ def read_c(path):
     with open(path) as f:
         for line in f:
             w = line.split()
-            if w[0] == "cmodel":
+            if w[0] == "cmodel":   # id heads, weights on a GPU (vLLM tp 1, 2; SGLang tp 1, 2), kv
                 facts["model"].append({"id": w[1], "shapes": {}, "heads": int(w[2]),
-                                       "weights": int(w[3]), "kv": tuple(int(x) for x in w[4:8])})
+                                       "weights": {("vllm", 1): int(w[3]), ("vllm", 2): int(w[4]),
+                                                   ("sglang", 1): int(w[5]),
+                                                   ("sglang", 2): int(w[6])},
+                                       "kv": tuple(int(x) for x in w[7:11])})
             elif w[0] == "shape":   # kind window kv_heads head_dim head_dim_v rank rope count
                 layer = (w[1],) + tuple(int(x) for x in w[2:8])
                 facts["model"][-1]["shapes"][layer] = int(w[8])
@@ -219,7 +224,7 @@ def deployment_c(m, total, combo, tp, max_len=8192, overhead=GiB):
         usable = min(math.floor(max(total - overhead, 0) * util), total)
     else:
         usable = min(math.floor(total * 0.9), total)
-    weights = cdiv(m["weights"], tp)
+    weights = m["weights"][("sglang" if sglang else "vllm", tp)]  # on one GPU: a fact
     reserved = weights if sglang else weights + overhead
     budget = usable - reserved
     ok = m["heads"] % tp == 0

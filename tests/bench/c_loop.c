@@ -98,7 +98,7 @@ static void shape_b(int lua) {
 typedef struct { char kind[12]; int64_t window, kvh, hd, hdv, rank, rope, count; } shape;
 typedef struct {
   char id[64];
-  int64_t heads, weights;
+  int64_t heads, weights[2][3]; /* on one GPU: [vLLM, SGLang][tp 1, 2] */
   format kv;
   shape sh[8];
   int nsh;
@@ -138,7 +138,7 @@ static void shape_c(void) {
             usable = (int64_t)floor((double)g[j].bytes * 0.9);
           }
           if (usable > g[j].bytes) usable = g[j].bytes;
-          int64_t weights = cdiv(x->weights, tp), reserved = sglang ? weights : weights + overhead;
+          int64_t weights = x->weights[sglang][tp], reserved = sglang ? weights : weights + overhead;
           int64_t budget = usable - reserved;
           int ok = x->heads % tp == 0, classes = 0, full_seen = 0, win_seen[8], nwin = 0;
           for (int k = 0; k < x->nsh; k++) {
@@ -222,9 +222,10 @@ static int read_inputs(const char *path) {
   while (fscanf(f, "%15s", kind) == 1) {
     if (strcmp(kind, "cmodel") == 0 && ncm < 16) {
       cmodel *x = &cm[ncm++];
-      if (fscanf(f, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64,
-                 x->id, &x->heads, &x->weights, &x->kv.bits, &x->kv.group, &x->kv.scale,
-                 &x->kv.zero) != 7) return -1;
+      if (fscanf(f, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+                 " %" SCNd64 " %" SCNd64 " %" SCNd64, x->id, &x->heads, &x->weights[0][1],
+                 &x->weights[0][2], &x->weights[1][1], &x->weights[1][2], &x->kv.bits,
+                 &x->kv.group, &x->kv.scale, &x->kv.zero) != 10) return -1;
     } else if (strcmp(kind, "shape") == 0 && ncm > 0 && cm[ncm - 1].nsh < 8) {
       shape *l = &cm[ncm - 1].sh[cm[ncm - 1].nsh++];
       if (fscanf(f, "%11s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64

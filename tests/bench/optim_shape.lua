@@ -29,8 +29,18 @@ if o.inputs ~= "" then
     local d = kv.deploy{model = id, gpu = gpus[1], activation = 0, overhead = "1 GiB",
                         max_model_len = 8192}
     local m, k = d.model, d.kv
-    f:write(string.format("cmodel %s %d %d %d %d %d %d\n", m.id, m.heads, d:ledger().weights_total,
-                          k.bits, k.group, k.scale, k.zero))
+    -- weights on one GPU under vLLM's and SGLang's rules at tp 1 and 2 as kvplan
+    -- gives them (vLLM's loading of MXFP4 experts for gpt-oss included): facts
+    -- the baselines take as they are
+    local w = {}
+    for _, budget in ipairs{"vllm", "sglang"} do
+      for tp = 1, 2 do
+        w[#w + 1] = kv.deploy{model = id, gpu = gpus[1], activation = 0, overhead = "1 GiB",
+                              max_model_len = 8192, tp = tp, budget = budget}:ledger().weights
+      end
+    end
+    f:write(string.format("cmodel %s %d %d %d %d %d %d %d %d %d\n", m.id, m.heads, w[1], w[2],
+                          w[3], w[4], k.bits, k.group, k.scale, k.zero))
     local shapes, order = {}, {} -- distinct layer shapes in order, with their counts
     for i = 1, m.layers do
       local l = m:layer(i)
