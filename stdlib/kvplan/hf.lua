@@ -28,6 +28,7 @@ local null = json.null
 -- other class defaults that real checkpoints rely on (a file that omits
 -- anything else gets a "missing field" error, never a silent default).
 -- `class` names the transformers class those defaults come from.
+local not_decoders -- model_types from_hf refuses (below)
 local families = {
   llama = {tie = false},
   -- MistralConfig(sliding_window=4096): an absent key means a 4096 window,
@@ -848,6 +849,16 @@ end
 
 --- The config reader of path (a directory or a config.json), and the
 --- directory the checkpoint files sit in.
+local encoder_only = {"an encoder-only model (no KV cache in vLLM)",
+                      "describe it with layer_kinds = {{kind = \"none\"}} (catalog "
+                      .. "bge-large-en-v1.5 is one)"}
+local encoder_decoder = {"an encoder-decoder model",
+                         "describe its decoder with full and cross layer kinds (catalog "
+                         .. "whisper-large-v3 is one)"}
+not_decoders = {bert = encoder_only, roberta = encoder_only, ["xlm-roberta"] = encoder_only,
+                distilbert = encoder_only, electra = encoder_only, nomic_bert = encoder_only,
+                modernbert = encoder_only, whisper = encoder_decoder, t5 = encoder_decoder,
+                mt5 = encoder_decoder, bart = encoder_decoder, mbart = encoder_decoder}
 local function open_config(path)
   local dir, file = split_path(path)
   local root, err = read_json(file)
@@ -866,6 +877,14 @@ local function open_config(path)
   end
   if mt ~= nil and type(mt) ~= "string" then
     util.raise("%s: field 'model_type' must be a string, got %s", file, show(mt))
+  end
+  -- encoder-only and encoder-decoder models are no decoders: read as one they
+  -- would get a KV cache vLLM never allocates (EncoderOnlyAttentionSpec: none)
+  -- or miss the cross-attention cache (CrossAttentionSpec)
+  local other = not_decoders[mt]
+  if other then
+    util.raise("%s: model_type %s is %s; from_hf reads decoder-only models: %s", file, show(mt),
+               other[1], other[2])
   end
   local fam = families[mt] or {tie = false, name = mt, unknown = true}
   local C = setmetatable({file = file, root = root, scopes = scopes, fam = fam, model_type = mt,

@@ -254,6 +254,9 @@ err("unknown-type", FIX .. "unknown-type/config.json: unknown model_type 'myster
     "'num_hidden_layers' to read it by (known: RefinedWeb, RefinedWebModel, deepseek_v2, " ..
     "deepseek_v3, falcon, falcon_mamba, gemma, gemma2, gemma3_text, gpt_oss, jamba, llama, " ..
     "llama4_text, mamba, mistral, mixtral, nemotron_h, phi3, qwen2, qwen3, qwen3_moe, qwen3_next)")
+err("bge-large-en-v1.5", FIX .. "bge-large-en-v1.5/config.json: model_type 'bert' is an " ..
+    "encoder-only model (no KV cache in vLLM); from_hf reads decoder-only models: describe it " ..
+    "with layer_kinds = {{kind = \"none\"}} (catalog bge-large-en-v1.5 is one)")
 err("bad-index", FIX .. "bad-index/model.safetensors.index.json: field 'metadata.total_size' " ..
     "must be a non-negative integer, got '16 GB'")
 err("truncated-safetensors", FIX .. "truncated-safetensors/model.safetensors: safetensors header " ..
