@@ -11,7 +11,11 @@
 --   kv_cache_memory_bytes    the KV memory of every GPU, ignoring
 --                       gpu_memory_utilization;
 --   max_num_seqs       the scheduler's cap on running requests;
---   max_model_len      here 131072, beside vLLM's own check of it.
+--   max_model_len      here 131072, beside vLLM's own check of it;
+-- then, on models that have the layers they concern, cross-attention
+-- (Whisper), mamba_cache_mode (Nemotron-H), prefill_context_parallel_size,
+-- the release default for chunked local attention (Llama 4) and a model
+-- with no KV cache at all (BGE) under vLLM's default max_num_seqs.
 -- Columns, per option: the block of each KV cache group (group_blocks), the
 -- pool's blocks, what vLLM logs ("GPU KV cache size", "Maximum
 -- concurrency"), vLLM's startup check (starts, and the longest
@@ -62,6 +66,55 @@ for _, m in ipairs(models) do
       context = context, max_concurrency = l:max_concurrency(context),
     }
   end
+end
+
+-- Options of other models: what vLLM's newer KV cache kinds and modes change
+-- (each row a model that has the layers the option concerns; max_model_len
+-- the model's own, context a request that fits it):
+--   Whisper large-v3     cross-attention layers cache the encoder's 1500
+--                        tokens once per request (CrossAttentionSpec);
+--   Nemotron-Nano-9B-v2  mamba_cache_mode align / all (prefix caching of
+--                        Mamba states; all at mamba_block_size 128);
+--   Llama-3.1-70B        prefill_context_parallel_size 2 (KV sharded over
+--                        two ranks of 4 GPUs);
+--   Llama-4-Scout        engine_version 0.11: chunked local attention
+--                        allocated as full attention unless
+--                        allow_chunked_local_attn_with_hybrid_kv_cache;
+--   BGE-large            an encoder-only embedding model: no KV cache, the
+--                        requests capped by vLLM's default max_num_seqs when
+--                        the deployment names the engine.
+local more = {
+  {"whisper-large-v3", 1, "defaults", {}, 448},
+  {"nemotron-nano-9b-v2", 1, "defaults", {max_model_len = 131072}, context},
+  {"nemotron-nano-9b-v2", 1, "mamba_cache_mode=align", {max_model_len = 131072,
+                                                        mamba_cache_mode = "align"}, context},
+  {"nemotron-nano-9b-v2", 1, "mamba_cache_mode=all", {max_model_len = 131072,
+                                                      mamba_cache_mode = "all",
+                                                      mamba_block_size = 128}, context},
+  {"llama-3.1-70b", 4, "prefill_context_parallel_size=2", {max_model_len = 131072,
+                                                          prefill_context_parallel_size = 2},
+   context},
+  {"llama-4-scout", 4, "defaults", {max_model_len = 131072}, 32768},
+  {"llama-4-scout", 4, "engine_version=0.11", {max_model_len = 131072, engine_version = "0.11"},
+   32768},
+  {"llama-4-scout", 4, "engine_version=0.11+allow_chunked", {max_model_len = 131072,
+   engine_version = "0.11", allow_chunked_local_attn_with_hybrid_kv_cache = true}, 32768},
+  {"bge-large-en-v1.5", 1, "defaults", {}, 512},
+  {"bge-large-en-v1.5", 1, "engine=vllm", {engine = "vllm"}, 512},
+}
+for _, x in ipairs(more) do
+  local opts = {model = x[1], gpu = "h100", tp = x[2], activation = "1 GiB", overhead = "1 GiB",
+                max_num_batched_tokens = 2048}
+  for k, v in pairs(x[4]) do opts[k] = v end
+  local l = kv.deploy(opts):ledger()
+  r:row{
+    model = x[1], tp = x[2], option = x[3], fits = l.fits, limit = l.limit,
+    kv_budget_gib = l.kv_budget / GiB, group_blocks = l.group_blocks, num_blocks = l.kv_blocks,
+    vllm_kv_cache_tokens = l.vllm_kv_cache_tokens,
+    vllm_max_concurrency = l.vllm_max_concurrency, vllm_starts = l.vllm_starts,
+    vllm_max_model_len = l.vllm_max_model_len, admitted_len = l:max_context(1),
+    context = x[5], max_concurrency = l:max_concurrency(x[5]),
+  }
 end
 
 r:close()
