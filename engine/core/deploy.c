@@ -75,6 +75,10 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
     if (s >= d->pp)
       return kvp_fail(diag, KVP_EINVAL, "gpu memory given for pipeline stage %d of %lld", s + 1,
                       (long long)d->pp);
+    TRY(kvp_check_count(v->stage_activation_bytes[s], 0, "stage activation", diag));
+    if (s >= d->pp && v->stage_activation_bytes[s] != 0)
+      return kvp_fail(diag, KVP_EINVAL, "activation given for pipeline stage %d of %lld", s + 1,
+                      (long long)d->pp);
   }
   const char *set = v->disable_hybrid ? "disable_hybrid_kv_cache_manager"
                     : v->blocks_override ? "num_gpu_blocks_override"

@@ -238,6 +238,9 @@ typedef struct kvp_vllm {
                                * bytes a block is rounded up to (0: none) */
   int64_t stage_gpu_bytes[KVP_MAX_PP]; /* > 0: the smallest GPU of stage s (workers with
                                         * unequal memory); 0: gpu_bytes */
+  int64_t stage_activation_bytes[KVP_MAX_PP]; /* > 0: stage s's own activation peak (under
+                                               * PP only the last stage samples); 0:
+                                               * activation_bytes */
   int32_t mamba_mode;         /* mamba_cache_mode of a model of attention and Mamba layers:
                                * KVP_MAMBA_NONE (one state a request), KVP_MAMBA_ALIGN
                                * (the state at block boundaries kept for prefix caching:

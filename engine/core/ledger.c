@@ -695,7 +695,9 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   }
   int64_t reserved = st->weights;
   if (d->budget != KVP_BUDGET_SGLANG) {
-    CHK(chk_add(reserved, d->activation_bytes, &reserved));
+    const int64_t act = d->vllm.stage_activation_bytes[s] > 0 ? d->vllm.stage_activation_bytes[s]
+                                                              : d->activation_bytes;
+    CHK(chk_add(reserved, act, &reserved));
     CHK(chk_add(reserved, d->overhead_bytes, &reserved));
   }
   st->kv_budget = st->usable - reserved;

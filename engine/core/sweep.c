@@ -108,7 +108,11 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
     case KVP_FIELD_BASE: case KVP_FIELD_NONE: case KVP_NFIELDS: break;
     case KVP_FIELD_GPU_BYTES: d->gpu_bytes = x->i[p]; break;
     case KVP_FIELD_TP: d->tp = x->i[p]; break;
-    case KVP_FIELD_PP: d->pp = x->i[p]; break;
+    case KVP_FIELD_PP:
+      d->pp = x->i[p];
+      /* per-stage activation peaks belong to the base's stages */
+      memset(d->vllm.stage_activation_bytes, 0, sizeof d->vllm.stage_activation_bytes);
+      break;
     case KVP_FIELD_KV: d->kv = x->fmt[p]; break;
     case KVP_FIELD_WEIGHTS:
       d->weights = x->fmt[p];
@@ -116,7 +120,10 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
       break;
     case KVP_FIELD_WEIGHT_BYTES: d->weight_bytes = x->i[p]; break;
     case KVP_FIELD_UTILIZATION: d->utilization = x->f[p]; break;
-    case KVP_FIELD_ACTIVATION: d->activation_bytes = x->i[p]; break;
+    case KVP_FIELD_ACTIVATION:
+      d->activation_bytes = x->i[p];
+      memset(d->vllm.stage_activation_bytes, 0, sizeof d->vllm.stage_activation_bytes);
+      break;
     case KVP_FIELD_OVERHEAD: d->overhead_bytes = x->i[p]; break;
     case KVP_FIELD_BLOCK: d->block = x->i[p]; break;
     case KVP_FIELD_STEP_TOKENS: d->step_tokens = x->i[p]; break;

@@ -236,7 +236,8 @@ static const char *const deploy_keys[] = {
   "prefix", "samples", "prompt", "output", "host_bytes", "lengths",
   /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
   "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
-  "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "data_parallel_size",
+  "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "stage_activation_bytes",
+  "data_parallel_size",
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size", NULL
 };
@@ -387,6 +388,9 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->mamba_chunk = kvl_int_field(L, idx, "mamba_block_size", 0);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "stage_activation_bytes") != LUA_TNIL)
+    int_list(L, "stage_activation_bytes", v->stage_activation_bytes, KVP_MAX_PP);
   lua_pop(L, 1);
 }
 
@@ -642,7 +646,9 @@ GETTER(safety, lua_pushinteger(L, l->d.budget == KVP_BUDGET_VLLM ? l->total - l-
                                                                    : tight(l)->margin))
 GETTER(weights, lua_pushinteger(L, tight(l)->weights))
 GETTER(weights_total, lua_pushinteger(L, l->weights_total))
-GETTER(activation, lua_pushinteger(L, l->d.activation_bytes))
+GETTER(activation, lua_pushinteger(L, l->d.vllm.stage_activation_bytes[l->tight] > 0
+                                           ? l->d.vllm.stage_activation_bytes[l->tight]
+                                           : l->d.activation_bytes))
 GETTER(overhead, lua_pushinteger(L, l->d.overhead_bytes))
 GETTER(kv_budget, lua_pushinteger(L, nonneg(tight(l)->kv_budget)))
 GETTER(kv_token_bits, lua_pushinteger(L, tight(l)->token_bits))

@@ -281,6 +281,20 @@ predict_reserved = function(d, opts)
     })
     if a then
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
+      -- under pipeline parallelism every stage profiles its own layers and
+      -- only the last one samples (gpu_model_runner.py profile_run:
+      -- _dummy_sampler_run on get_pp_group().is_last_rank): the other
+      -- stages reserve the forward alone
+      local pp = util.count(d.pp, "pp")
+      if pp > 1 then
+        local first = engines.vllm_activation(d.model, row, {
+          tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
+          flashinfer_sampler = opts.flashinfer_sampler, last_stage = false,
+        })
+        d.stage_activation = {}
+        for s = 1, pp - 1 do d.stage_activation[s] = math.max(first.bytes, 1) end
+        d.stage_activation[pp] = a.bytes
+      end
     else
       d.activation, d.activation_source, d.prediction_note = 0, "none", why
     end
@@ -533,6 +547,7 @@ function Deployment:spec()
     mamba_cache_mode = self.mamba_cache_mode, mamba_block_size = self.mamba_block_size,
     prefill_context_parallel_size = self.prefill_context_parallel_size,
     stage_gpu_bytes = stage_memories(self),
+    stage_activation_bytes = self.stage_activation,
   }
 end
 

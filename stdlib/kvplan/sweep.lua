@@ -80,7 +80,7 @@ local byte_fields = {gpu_memory = true, activation = true, overhead = true, weig
 -- GPU, max_model_len and max_num_batched_tokens; tp splits it). The
 -- predicted non-torch memory depends on tp.
 local activation_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
-                           max_num_batched_tokens = true}
+                           max_num_batched_tokens = true, pp = true}
 
 -- May kv.deploy predict `field` (activation or overhead) for some deployment
 -- of the sweep? When the sweep does not give it and the budget may be vLLM's.

@@ -162,3 +162,21 @@ check.eq(engines.vllm_log_tokens(engines.vllm["0.11"], lg), lg.vllm_kv_cache_tok
          "older releases: blocks per group x block")
 check.eq(engines.vllm_log_tokens(r20, lg) > lg.vllm_kv_cache_tokens, true,
          "sliding windows hold less than their share: more tokens by concurrency")
+
+-- ---- pipeline stages profile their own layers; the last one samples -------
+do
+  local pp = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100", tp = 4, pp = 2, engine_version = "0.10"}
+  local engines = require "kvplan.engines"
+  local row = engines.vllm_version("0.10")
+  local fwd = engines.vllm_activation(pp.model, row, {tp = 4, tokens = pp.profile_tokens,
+                                                     seqs = pp.profile_seqs, last_stage = false})
+  check.eq(pp.stage_activation[1], fwd.bytes, "stage 1: the forward alone")
+  check.eq(pp.stage_activation[2], pp.activation, "the last stage: the sampler too")
+  check.eq(pp.stage_activation[2] > pp.stage_activation[1], true, "the sampler is the larger term here")
+  local l = pp:ledger()
+  check.eq(l:worker(1).kv_budget - l:worker(2).kv_budget, pp.stage_activation[2] - pp.stage_activation[1],
+           "stage budgets differ by their activation peaks (same weights per stage here)")
+  check.eq(l.activation, pp.activation, "the ledger's activation is the tight stage's")
+  local given = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100", tp = 4, pp = 2, activation = "1 GiB"}
+  check.eq(given.stage_activation, nil, "a given activation applies to every stage")
+end
