@@ -24,12 +24,24 @@
 #include TARGET_LUA /* static const char target[] = "..." */
 
 static char scratch[] = "/tmp/kvplan-fuzz-XXXXXX";
+static int made;
+
+/* libFuzzer ends with exit() at -max_total_time: remove the scratch then */
+static void cleanup(void) {
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
+  if (made && system(cmd) != 0) fprintf(stderr, "kvplan fuzz: cannot remove %s\n", scratch);
+  made = 0;
+}
 
 static void init(void) {
-  if (scratch[sizeof scratch - 2] == 'X' && mkdtemp(scratch) == NULL) {
+  if (made) return;
+  if (mkdtemp(scratch) == NULL) {
     perror("kvplan fuzz: mkdtemp");
     abort();
   }
+  made = 1;
+  atexit(cleanup);
 }
 
 /* One state for up to 500 inputs (loading the stdlib per input would make
@@ -110,9 +122,6 @@ int main(int argc, char **argv) {
     closedir(d);
   }
   drop_state();
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
-  if (scratch[sizeof scratch - 2] != 'X' && system(cmd) != 0) rc = 1;
   printf("%d inputs\n", count);
   return rc;
 }
