@@ -141,7 +141,7 @@ end
 
 -- ---- layer kinds --------------------------------------------------------------
 
-local kinds = {"full", "sliding", "chunked", "mla", "state", "none"}
+local kinds = {"full", "sliding", "chunked", "mla", "state", "none", "cross"}
 local kind_set = {}
 for _, k in ipairs(kinds) do kind_set[k] = true end
 -- Keys a run may set in parentheses (those of a layer_kinds run in models.lua).
@@ -199,10 +199,12 @@ function parse_layers(s, name, col)
       if size == "" then fail(i, "no size after ':'%s", syntax) end
       if kind == "sliding" or kind == "chunked" then
         run.window = int(i, "window", size, 1)
+      elseif kind == "cross" then -- the encoder tokens a request caches
+        run.encoder_tokens = int(i, "encoder tokens", size, 1)
       elseif kind == "state" then
         run.state_bytes = size_bytes(i, "state bytes", size)
       else
-        fail(i, "a %s run takes no ':%s' (only sliding, chunked and state runs have a size)",
+        fail(i, "a %s run takes no ':%s' (only sliding, chunked, cross and state runs have a size)",
              kind, size)
       end
     end
