@@ -214,7 +214,9 @@ predict_reserved = function(d, opts)
     util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
   end
   if d.budget ~= "vllm" then
-    if opts.engine_version ~= nil or opts.max_num_seqs ~= nil then
+    if d.budget == "sglang" and opts.engine_version ~= nil and opts.max_num_seqs == nil then
+      -- checked in M.new (engines.sglang_version)
+    elseif opts.engine_version ~= nil or opts.max_num_seqs ~= nil then
       util.raise("fields 'engine_version' and 'max_num_seqs' describe vLLM's profiling; "
                  .. "budget '%s' does not profile", d.budget)
     end
@@ -450,6 +452,16 @@ function M.new(opts)
                    or (opts.weights == nil and (rawget(d.model, "weight_bytes")
                        or (rawget(d.model, "weight_formats") and d.model:weight_size())) or nil)
   d.utilization = opts.utilization
+  if d.budget == "sglang" and opts.engine_version ~= nil then
+    -- SGLang's release picks its defaults (engines.sglang_version)
+    local srow, sv = engines.sglang_version(opts.engine_version)
+    d.engine_version = sv
+    if srow.rule == "memory" then
+      d.sglang_defaults = engines.sglang_defaults(d.gpu_bytes, util.count(d.tp, "tp"),
+                                                  util.count(d.pp or 1, "pp"))
+      if d.utilization == nil then d.utilization = d.sglang_defaults.mem_fraction_static end
+    end
+  end
   if d.utilization == nil then
     d.utilization = type(rule.utilization) == "function" and rule.utilization(util.count(d.tp, "tp"))
                     or rule.utilization

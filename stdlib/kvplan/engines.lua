@@ -348,11 +348,73 @@ function M.vllm_log_tokens(row, l)
 end
 
 --- SGLang's default mem_fraction_static by tensor-parallel size
---- (python/sglang/srt/server_args.py __post_init__, v0.4).
+--- (python/sglang/srt/server_args.py __post_init__, v0.4): the rule of a
+--- deployment under budget "sglang" that names no engine_version.
 function M.sglang_fraction(tp)
   if tp >= 16 then return 0.79 elseif tp >= 8 then return 0.81
   elseif tp >= 4 then return 0.85 elseif tp >= 2 then return 0.87 end
   return 0.88
+end
+
+-- SGLang releases modelled: "0.4" takes mem_fraction_static by tp (above);
+-- "0.5" sizes chunked_prefill_size, cuda_graph_max_bs and
+-- mem_fraction_static from the GPU's memory (ServerArgs.
+-- _handle_gpu_memory_settings, the heuristic of sgl-project/sglang#10975,
+-- October 2025; the 0.5.x release that first shipped it is not pinned here:
+-- assumed from 0.5 on).
+M.sglang = {["0.4"] = {rule = "tp"}, ["0.5"] = {rule = "memory"}}
+M.sglang_latest = "0.5"
+
+--- The row of an SGLang version ("0.4", "0.5.2", "latest") and its name.
+function M.sglang_version(v)
+  if v == nil or v == "latest" then v = M.sglang_latest end
+  if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
+  local x, y = v:match("^v?(%d+)%.(%d+)")
+  local key = x and (x .. "." .. y)
+  if key and M.sglang[key] then return M.sglang[key], key end
+  if key and (tonumber(x) > 0 or tonumber(y) > 5) then return M.sglang[M.sglang_latest], M.sglang_latest end
+  util.raise("unknown SGLang version '%s' (modelled: %s)", v, table.concat(util.sorted_keys(M.sglang), ", "))
+end
+
+--- SGLang's memory defaults on a GPU of gpu_bytes (its total memory, read
+--- in MiB as SGLang's get_device_memory_capacity reports it; kvplan has the
+--- memory the runtime reports, a few hundred MiB under nvidia-smi's total)
+--- with tp x pp ranks, as ServerArgs._handle_gpu_memory_settings sets them
+--- when not given (sizes in MiB):
+---   GPU memory  < 20 GiB: chunked_prefill_size 2048, cuda_graph_max_bs 8
+---               < 35 GiB: 2048, 24 (tp < 4) or 80
+---               < 60 GiB: 4096, 32 or 160
+---               < 160 GiB: 8192, 256 or 512
+---               else: 16384, 512
+---   reserved = 512 + 1.5 max(chunked_prefill_size, 2048) + 2 cuda_graph_max_bs
+---              + 1024 tp pp / 8, at least 10240 on a GPU above 60 GiB
+---   mem_fraction_static = round((memory - reserved) / memory, 3)
+--- and the CUDA-graph batch sizes 1, 2, 4, 8, 12, 16..256 by 8, 272..496 by
+--- 16, 512.. by 32 up to cuda_graph_max_bs (_generate_cuda_graph_batch_sizes).
+--- o: chunked_prefill_size, cuda_graph_max_bs (given values).
+function M.sglang_defaults(gpu_bytes, tp, pp, o)
+  o = o or {}
+  local mib = gpu_bytes / (1024 * 1024)
+  local chunk, bs
+  if mib < 20 * 1024 then chunk, bs = 2048, 8
+  elseif mib < 35 * 1024 then chunk, bs = 2048, tp < 4 and 24 or 80
+  elseif mib < 60 * 1024 then chunk, bs = 4096, tp < 4 and 32 or 160
+  elseif mib < 160 * 1024 then chunk, bs = 8192, tp < 4 and 256 or 512
+  else chunk, bs = 16384, 512 end
+  chunk = o.chunked_prefill_size or chunk
+  bs = o.cuda_graph_max_bs or bs
+  local reserved = 512 + (chunk > 0 and math.max(chunk, 2048) * 1.5 or 2048 * 1.5) + bs * 2
+                   + tp * pp / 8 * 1024
+  if mib > 60 * 1024 then reserved = math.max(reserved, 10 * 1024) end
+  local frac = math.floor((mib - reserved) / mib * 1000 + 0.5) / 1000
+  local graphs = {1, 2, 4, 8, 12}
+  for b = 16, 256, 8 do graphs[#graphs + 1] = b end
+  for b = 272, 511, 16 do graphs[#graphs + 1] = b end
+  for b = 512, bs, 32 do graphs[#graphs + 1] = b end
+  local out = {}
+  for _, b in ipairs(graphs) do if b <= bs then out[#out + 1] = b end end
+  return {chunked_prefill_size = chunk, cuda_graph_max_bs = bs, cuda_graph_bs = out,
+          mem_fraction_static = frac, reserved_mib = reserved}
 end
 
 return M

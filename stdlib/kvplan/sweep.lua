@@ -104,6 +104,19 @@ local function seqs_default(spec, base)
   return false
 end
 
+-- May SGLang's memory heuristic set some deployment's fraction? When the
+-- sweep may take budget sglang with an engine_version and no utilization
+-- (engines.sglang_defaults: it depends on the GPU's memory, tp and pp).
+local function sglang_memory(spec, base)
+  if spec.utilization ~= nil or base.utilization ~= nil then return false end
+  if spec.engine_version == nil and base.engine_version == nil then return false end
+  if spec.optim ~= nil then return true end
+  for _, b in ipairs(list(spec.budget or spec.engine or base.budget or base.engine or "vllm")) do
+    if b == "sglang" then return true end
+  end
+  return false
+end
+
 -- Decide which axes the core loops (a.field = its field) and which are
 -- expanded here into deployments (a.field = "base"). An option list is a C
 -- axis unless an optimization combination of the sweep rewrites that option:
@@ -123,7 +136,7 @@ local function place_axes(spec, base, axes, timed)
   -- a predicted activation peak depends on these options: they stay here;
   -- so does vLLM's default max_num_seqs, which caps concurrency answers when
   -- the deployment names the engine (deploy.lua predict_reserved)
-  if predicts(spec, base, "activation") or seqs_default(spec, base) then
+  if predicts(spec, base, "activation") or seqs_default(spec, base) or sglang_memory(spec, base) then
     for k in pairs(activation_inputs) do cand[k] = nil end
   end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)

@@ -150,7 +150,10 @@ function M.parse(text)
   f.utilization = figure(last(body, {"gpu_memory_utilization%s*%(([%d.]+)%)",
                                      "gpu_memory_utilization=([%d.]+)", "gpu_memory_utilization%s+([%d.]+)"})
                          or flag(body, {"gpu-memory-utilization", "gpu_memory_utilization"}))
-  f.mem_fraction_static = figure(flag(body, {"mem-fraction-static", "mem_fraction_static"}))
+  f.mem_fraction_static = figure(flag(body, {"mem-fraction-static", "mem_fraction_static"})
+                                 or last(body, {"mem_fraction_static%s+([%d.]+)"}))
+  -- given on SGLang's command line, or resolved by the server (its default)
+  f.fraction_given = body:find("%-%-mem%-fraction%-static") ~= nil
   if body:find("LLM%(") then f.usage = "offline" elseif body:find("serve") or body:find("api_server") then
     f.usage = "server"
   end
@@ -389,6 +392,28 @@ function M.check(text, opts)
     row{figure = "k_size_gib", mode = "exact", logged = f.sg_k.mid, kvplan = k,
         rel_error = relerr(k, f.sg_k.mid), status = ok and "exact" or "differs",
         inputs = inputs("tokens=log")}
+  end
+
+  -- SGLang's default mem_fraction_static, when the server chose it: the
+  -- release's rule (engines.sglang_version) from the GPU's memory (the log's
+  -- weights + memory free after loading, else the GPU named), tp and pp
+  if f.engine == "sglang" and f.mem_fraction_static and not f.fraction_given then
+    local ok, srow, sv = pcall(engines.sglang_version, f.version)
+    local total = f.weights and f.avail_after_load and (f.weights.mid + f.avail_after_load.mid) * GiB
+    local tsrc = total and "log"
+    if total == nil and f.header.gpu and pcall(kv.gpu, f.header.gpu) then
+      total, tsrc = kv.gpu(f.header.gpu).visible_bytes, "header"
+    end
+    if not ok then
+      row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
+          status = "missing: the SGLang version (" .. tostring(f.version) .. " is not modelled)"}
+    elseif srow.rule == "tp" or total then
+      local k = srow.rule == "tp" and engines.sglang_fraction(tp)
+                or engines.sglang_defaults(total, tp, pp).mem_fraction_static
+      row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
+          kvplan = k, rel_error = relerr(k, f.mem_fraction_static.mid), status = "predicted",
+          inputs = inputs("sglang_rule=" .. sv .. (srow.rule == "memory" and (" gpu_memory=" .. tsrc) or ""))}
+    end
   end
 
   -- predict: GPU, model and flags alone

@@ -35,7 +35,38 @@ check.eq(g:ledger().activation, GiB, "given activation used")
 local s = kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang"}
 check.eq(s.activation_source, "none", "SGLang keeps activations in its reserve")
 check.error("budget 'sglang' does not profile", function()
-  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang", engine_version = "0.9"}
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang", max_num_seqs = 8}
+end)
+check.error("budget 'trtllm' does not profile", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.9"}
+end)
+
+-- SGLang's defaults by release: 0.4 by tp, 0.5 by the GPU's memory
+-- (ServerArgs._handle_gpu_memory_settings), by hand: an H100 (79.19 GiB =
+-- 81090 MiB as the runtime reports it), tp 1: chunked_prefill_size 8192,
+-- cuda_graph_max_bs 256, reserved 512 + 12288 + 512 + 128 = 13440 MiB (above
+-- the 10240 floor), (81090 - 13440) / 81090 = 0.834
+local e = require "kvplan.engines"
+local h = kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.5"}
+check.eq(h.sglang_defaults.chunked_prefill_size, 8192, "H100: 8k chunks")
+check.eq(h.sglang_defaults.cuda_graph_max_bs, 256, "H100 tp 1: 256 graphs at most")
+check.eq(h.sglang_defaults.reserved_mib, 13440, "reserved MiB")
+check.eq(h.utilization, 0.834, "mem_fraction_static")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.4.3"}.utilization,
+         0.88, "0.4: by tp")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang"}.utilization, 0.88,
+         "no version: the 0.4 rule")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.5",
+                   utilization = 0.7}.utilization, 0.7, "a given fraction wins")
+-- a 24 GB GPU at tp 4: 2048 tokens, 80 graphs, 512 + 3072 + 160 + 512 = 4256 MiB reserved,
+-- no floor below 60 GiB
+local l4 = e.sglang_defaults(24 * GiB, 4, 1)
+check.eq(l4.reserved_mib, 4256, "L4-sized tp 4 reserve")
+check.eq(l4.mem_fraction_static, 0.827, "fraction: (24576 - 4256) / 24576")
+check.eq(table.concat(l4.cuda_graph_bs, ","), "1,2,4,8,12,16,24,32,40,48,56,64,72,80", "graph sizes")
+check.eq(#e.sglang_defaults(192 * GiB, 8, 1).cuda_graph_bs, 52, "512 graphs: 5 + 31 + 15 + 1 sizes")
+check.error("unknown SGLang version '0.3'", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.3"}
 end)
 check.error("field 'usage' must be 'server' or 'offline'", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", usage = "batch"}
