@@ -247,6 +247,9 @@ typedef struct kvp_vllm {
                                * 2 a request), KVP_MAMBA_ALL (a state every block) */
   int64_t mamba_chunk;        /* mamba_cache_mode all: the chunk the block aligns to
                                * (vLLM mamba_block_size, else the model's chunk_size) */
+  int32_t log_tokens_mode;    /* what "GPU KV cache size" prints: 0 num_blocks // groups x
+                               * block; 1 int(max concurrency x max_model_len) (the
+                               * releases that derive it from the concurrency figure) */
 } kvp_vllm;
 
 enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };

@@ -239,7 +239,8 @@ static const char *const deploy_keys[] = {
   "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "stage_activation_bytes",
   "data_parallel_size",
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
-  "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size", NULL
+  "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
+  "vllm_log_tokens_from_concurrency", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -386,6 +387,9 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   }
   lua_pop(L, 1);
   v->mamba_chunk = kvl_int_field(L, idx, "mamba_block_size", 0);
+  if (lua_getfield(L, idx, "vllm_log_tokens_from_concurrency") != LUA_TNIL)
+    v->log_tokens_mode = lua_toboolean(L, -1) ? 1 : 0;
+  lua_pop(L, 1);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);
@@ -684,7 +688,12 @@ static int get_kv_groups(lua_State *L, const kvp_ledger *l) {
  * max_model_len tokens per request: X" (0 under another budget rule). */
 static int get_vllm_kv_cache_tokens(lua_State *L, const kvp_ledger *l) {
   int64_t tokens, blocks, per;
-  lua_pushinteger(L, kvp_ledger_vllm_log(l, &tokens, &blocks, &per) == KVP_OK ? tokens : 0);
+  if (kvp_ledger_vllm_log(l, &tokens, &blocks, &per) != KVP_OK) tokens = 0;
+  else if (l->d.vllm.log_tokens_mode == 1 && per > 0)
+    /* the release prints int(max_concurrency x max_model_len) (engines.lua
+     * vllm_log_tokens): max_concurrency = blocks / per, as logged */
+    tokens = (int64_t)((double)blocks / (double)per * (double)l->max_len);
+  lua_pushinteger(L, tokens);
   return 1;
 }
 

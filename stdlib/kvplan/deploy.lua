@@ -235,6 +235,9 @@ predict_reserved = function(d, opts)
   end
   local row, version = engines.vllm_version(opts.engine_version)
   d.engine_version = version
+  -- what the release prints as "GPU KV cache size" (the ledger's
+  -- vllm_kv_cache_tokens follows it; engines.vllm_log_tokens)
+  d.vllm_log_tokens_from_concurrency = row.tokens_from_concurrency or nil
   local tp = util.count(d.tp, "tp")
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   d.profile_tokens, d.profile_seqs = engines.vllm_defaults(row, {
@@ -557,6 +560,7 @@ function Deployment:spec()
     enable_expert_parallel = self.enable_expert_parallel, moe_experts = self.moe_experts,
     expert_bytes = self.expert_bytes, block_stride_alignment = self.block_stride_alignment,
     mamba_cache_mode = self.mamba_cache_mode, mamba_block_size = self.mamba_block_size,
+    vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency,
     prefill_context_parallel_size = self.prefill_context_parallel_size,
     stage_gpu_bytes = stage_memories(self),
     stage_activation_bytes = self.stage_activation,

@@ -211,3 +211,14 @@ do
   local given = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100", tp = 4, pp = 2, activation = "1 GiB"}
   check.eq(given.stage_activation, nil, "a given activation applies to every stage")
 end
+
+-- ---- "GPU KV cache size" as the release prints it -------------------------
+do
+  local old = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.11", max_model_len = 32768}:ledger()
+  local new = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.20", max_model_len = 32768}:ledger()
+  check.eq(new.vllm_max_concurrency, old.vllm_max_concurrency, "the same pool and concurrency")
+  check.eq(new.vllm_kv_cache_tokens, math.floor(new.vllm_max_concurrency * 32768),
+           "0.20: int(max concurrency x max_model_len)")
+  check.eq(old.vllm_kv_cache_tokens < new.vllm_kv_cache_tokens, true,
+           "older releases count blocks per group: fewer tokens for a sliding-window model")
+end
