@@ -21,6 +21,12 @@
 --                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
 --   overhead     non-torch memory per GPU: CUDA context, NCCL (default
 --                predicted, as kv.deploy does)
+--   engine       vllm: the engine itself, not only its memory rule: its
+--                default max_num_seqs caps max_concurrency (limit
+--                max_num_seqs) and its release's KV defaults apply
+--                (default: none, the memory rule alone)
+--   version      the vLLM release (engine_version: 0.10, 0.11, ...; implies
+--                engine=vllm)
 -- Measured values from vLLM's startup log ("non_torch_memory takes X GiB;
 -- PyTorch activation peak memory takes Y GiB") replace the predictions, e.g.
 -- activation=2.3GiB.
@@ -35,7 +41,8 @@
 --                       block set aside; 0 when the model does not fit)
 --   context, max_concurrency  requests of `context` tokens that fit at once
 --   limit               none when one request fits, else what stops it
---                       (weights, reserved, no_block, context, kv, tp_heads, ...)
+--                       (weights, reserved, no_block, context, kv, tp_heads, ...),
+--                       or max_num_seqs when vLLM's scheduler caps the answer
 --   why                 the reason in words, empty when one request fits
 
 local kv = require "kvplan"
@@ -43,7 +50,11 @@ local kv = require "kvplan"
 local opt = kv.options(..., {
   model = kv.options.required "model=llama-3.1-8b", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
   weights = "native", utilization = 0.9, activation = "predicted", overhead = "predicted", block = 16,
+  engine = "", version = "",
 })
+if opt.engine ~= "" and opt.engine ~= "vllm" then
+  kv.util.raise("argument 'engine' must be vllm (or absent), got '%s'", opt.engine)
+end
 local model = kv.model(opt.model)
 local context = opt.context == 0 and model.max_context or opt.context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
@@ -61,7 +72,8 @@ for _, g in ipairs(list) do
         weights = opt.weights ~= "native" and opt.weights or nil,
         utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
         overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
-        block = opt.block,
+        block = opt.block, engine = opt.engine ~= "" and opt.engine or nil,
+        engine_version = opt.version ~= "" and opt.version or nil,
       }
       local l = d:ledger()
       local n, why, limit = l:max_concurrency(context)
