@@ -126,7 +126,7 @@ function M.parse(text)
   f.kv_cache_dtype = flag(body, {"kv-cache-dtype", "kv_cache_dtype"}) or f.header.kv_cache_dtype
   f.quantization = flag(body, {"quantization"}) or f.header.quantization
   f.block = int(flag(body, {"block-size", "block_size", "page-size", "page_size"}))
-  f.max_model_len = int(last(body, {"max_seq_len=(%d+)"})) or
+  f.max_model_len = int(last(body, {"max_seq_len=(%d+)", "max seq len %((%d+)%)"})) or
                     int(flag(body, {"max-model-len", "max_model_len", "context-length", "context_length"}))
   f.max_model_len = f.max_model_len or int(f.header.max_model_len)
   f.max_num_batched_tokens = int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"}))

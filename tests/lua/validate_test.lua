@@ -117,3 +117,48 @@ check.eq(math.abs(s[1].median_abs_error - 0.2) < 1e-12, true, "median")
 check.eq(s[1].worst_abs_error, 0.3, "worst")
 check.eq(s[2].figure, "exact_accounting", "exact rows last")
 check.eq(s[2].exact, 1, "exact rows")
+
+-- V1's refusal names the max seq len and the KV one request needs (MLA:
+-- DeepSeek-V2-Lite's 27 layers x 576 latent values x 2 bytes per token)
+local mla = [[
+# engine: vllm
+# model: deepseek-v2-lite
+ERROR 04-02 12:33:23 [core.py:380] ValueError: To serve at least one request with the models's max seq len (32768), (0.95 GiB KV cache is needed, which is larger than the available KV cache memory (0.93 GiB). Try increasing `gpu_memory_utilization`.
+]]
+f = validate.parse(mla)
+check.eq(f.max_model_len, 32768, "max seq len from the refusal")
+check.eq(f.kv_needed.mid, 0.95, "KV needed")
+r = rows_by(kv.validate(mla))
+check.eq(r["kv_needed_gib/exact"].status, "exact", "MLA KV needed exact")
+check.eq(r["kv_needed_gib/exact"].kvplan, 32768 * 27 * 576 * 2 / 2^30, "by hand")
+
+-- the MXFP4 kernel named by the log picks the loaded weights
+local tri = [[
+# engine: vllm
+# model: gpt-oss-120b
+# gpu: h100-sxm
+# version: 0.14.1
+(EngineCore_DP0 pid=1) INFO 01-27 00:31:44 [mxfp4.py:165] Using Triton backend
+(EngineCore_DP0 pid=1) INFO 01-27 00:31:59 [gpu_model_runner.py:3905] Model loading took 64.38 GiB memory and 14.38 seconds
+]]
+f = validate.parse(tri)
+check.eq(f.mxfp4_backend, "triton", "Triton backend line")
+r = rows_by(kv.validate(tri))
+check.eq(r["weights_gib/predict"].inputs:find("mxfp4_backend=triton (log)", 1, true) ~= nil, true,
+         "the row says the backend came from the log")
+check.eq(validate.parse("WARNING [marlin_utils_fp4.py:196] ... leveraging the Marlin kernel.").mxfp4_backend,
+         "marlin", "Marlin's warning")
+
+-- SGLang's resolved mem_fraction_static (not on the command line) is predicted
+local sg = [[
+# model: qwen3-30b-a3b
+[2026-07-15 13:14:53] Load weight end. elapsed=19.09 s, type=Qwen3MoeForCausalLM, avail mem=230.20 GB, mem usage=56.98 GB.
+self.server_args.mem_fraction_static 0.911
+[2026-07-15 13:14:54] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 1669816, K size: 76.44 GB, V size: 76.44 GB
+]]
+f = validate.parse(sg)
+check.eq(f.fraction_given, false, "not given on a command line")
+r = rows_by(kv.validate(sg))
+check.eq(r["mem_fraction_static/predict"].kvplan, 0.911, "SGLang's memory rule on 287 GiB")
+f = validate.parse("python3 -m sglang.launch_server --model-path x --mem-fraction-static 0.93\nKV Cache is allocated. #tokens: 1, K size: 0.01 GB, V size: 0.01 GB")
+check.eq(f.fraction_given, true, "given on the command line: no prediction row")
