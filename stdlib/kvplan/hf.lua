@@ -857,7 +857,7 @@ local encoder_decoder = {"an encoder-decoder model",
                          .. "whisper-large-v3 is one)"}
 not_decoders = {bert = encoder_only, roberta = encoder_only, ["xlm-roberta"] = encoder_only,
                 distilbert = encoder_only, electra = encoder_only, nomic_bert = encoder_only,
-                modernbert = encoder_only, whisper = encoder_decoder, t5 = encoder_decoder,
+                modernbert = encoder_only, t5 = encoder_decoder,
                 mt5 = encoder_decoder, bart = encoder_decoder, mbart = encoder_decoder}
 local function open_config(path)
   local dir, file = split_path(path)
@@ -889,7 +889,7 @@ local function open_config(path)
   local fam = families[mt] or {tie = false, name = mt, unknown = true}
   local C = setmetatable({file = file, root = root, scopes = scopes, fam = fam, model_type = mt,
                           facts = {}}, Cfg)
-  if fam.unknown then
+  if fam.unknown and mt ~= "whisper" then -- Whisper: from_hf reads it apart
     for _, f in ipairs{"num_hidden_layers", "hidden_size", "num_attention_heads"} do
       if not C:int(f) then
         C:raise("unknown model_type %s and no field '%s' to read it by (known: %s)",
@@ -1163,6 +1163,58 @@ local function model_id(C, opts, dir)
   return basename(d), "directory name"
 end
 
+-- Whisper (transformers WhisperConfig; vLLM vllm/model_executor/models/
+-- whisper.py): the decoder's KV cache layers as vLLM names them, a
+-- self-attention (full) and a cross-attention layer per decoder layer, the
+-- cross layers caching the encoder's max_source_positions tokens (the input
+-- is always padded to them, vllm-project/vllm#23664); the encoder's layers
+-- hold no cache. Parameters from the shapes (modeling_whisper.py): encoder
+-- conv1 (num_mel_bins x d_model x 3 + d_model), conv2 (d_model^2 x 3 +
+-- d_model), positions (max_source_positions x d_model), layers of
+-- self-attention (4 d^2 + 3 d: q, v and o biased), 2 LayerNorms and an MLP
+-- (2 d x ffn + ffn + d), a final LayerNorm; decoder token embeddings (tied
+-- to proj_out), positions (max_target_positions x d), layers with a second
+-- attention block and a third LayerNorm, a final LayerNorm.
+local function whisper_model(C, opts, dir)
+  local function int(f) local v = C:int(f, 1, true) C:fact(f .. " = " .. v) return v end
+  local d, heads = int("d_model"), int("decoder_attention_heads")
+  local dec, enc = int("decoder_layers"), int("encoder_layers")
+  local dffn, effn = int("decoder_ffn_dim"), int("encoder_ffn_dim")
+  local src, tgt = int("max_source_positions"), int("max_target_positions")
+  local vocab, mels = int("vocab_size"), int("num_mel_bins")
+  if 2 * dec > core.max_layers then
+    C:raise("field 'decoder_layers' must be at most %d (two KV layers each), got %d",
+            core.max_layers // 2, dec)
+  end
+  if d % heads ~= 0 then
+    C:raise("d_model %d is not a multiple of decoder_attention_heads %d", d, heads)
+  end
+  local att = 4 * d * d + 3 * d
+  local params = mels * d * 3 + d + d * d * 3 + d + src * d
+                 + enc * (att + 4 * d + 2 * d * effn + effn + d) + 2 * d
+                 + vocab * d + tgt * d + dec * (2 * att + 6 * d + 2 * d * dffn + dffn + d) + 2 * d
+  C:fact("params = estimate from the shapes (encoder, decoder, tied proj_out)")
+  local dt = C:str("torch_dtype") or C:str("dtype")
+  local dtype = dt and dtype_names[dt:lower()]
+  if dt and not dtype then
+    C:raise("field 'torch_dtype' must be one of bfloat16, float16, float32, got %s", show(dt))
+  end
+  local id, iw = model_id(C, opts, dir)
+  return models.new{
+    id = id, family = "whisper",
+    hf = type(C.root._name_or_path) == "string" and C.root._name_or_path or nil,
+    layers = 2 * dec, hidden = d, heads = heads, kv_heads = heads, head_dim = d // heads,
+    max_context = tgt, params = params, active = params, intermediate = dffn, vocab = vocab,
+    tie_embeddings = true, dtype = dtype or "bf16",
+    layer_kinds = {{kind = "full", n = 1}, {kind = "cross", encoder_tokens = src, n = 1}},
+    notes = string.format("encoder-decoder: %d decoder self-attention and %d cross-attention " ..
+                          "layers caching the encoder's %d tokens; %d encoder layers (no cache)",
+                          dec, dec, src, enc),
+    source = string.format("from_hf %s (model_type 'whisper'; id from %s): %s", C.file, iw,
+                           table.concat(C.facts, "; ")),
+  }
+end
+
 --- A Model from a Hugging Face model directory or config.json. opts: id
 --- (the model's name), weight_format (overrides quantization_config).
 function M.from_hf(path, opts)
@@ -1175,6 +1227,7 @@ function M.from_hf(path, opts)
   end
   util.check_keys(opts, {id = true, weight_format = true}, "from_hf options")
   local C, dir = open_config(path)
+  if C.model_type == "whisper" then return whisper_model(C, opts, dir) end
   local a = {}
   read_shape(C, a)
   local kinds = read_kinds(C, a)

@@ -360,3 +360,16 @@ for _, p in ipairs{tmp .. "/config.json", fcfg, sh .. "/config.json",
                    sh, short .. "/config.json", short .. "/model.safetensors", short, tmp} do
   os.remove(p)
 end
+
+-- Whisper (encoder-decoder): the decoder's self- and cross-attention layers,
+-- the encoder's 1500 tokens, parameters from the shapes, as the catalog has them
+do
+  local w, c = from_hf(FIX .. "whisper-large-v3"), kv.model("whisper-large-v3")
+  check.eq(w.layers, 64, "32 self- and 32 cross-attention layers")
+  check.eq(w:layer(2).kind, "cross", "cross-attention second")
+  check.eq(w:layer(2).window, 1500, "max_source_positions")
+  check.eq(w.params, c.params, "params from the shapes: 1543490560")
+  check.eq(w:kv_bytes_per_token(), c:kv_bytes_per_token(), "KV bytes per token slot")
+  check.eq(w.dtype, "fp16", "torch_dtype float16")
+  check.eq(w.max_context, 448, "max_target_positions")
+end
