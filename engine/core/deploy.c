@@ -69,7 +69,9 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
     return kvp_fail(diag, KVP_EINVAL,
                     "field 'disable_hybrid_kv_cache_manager' must be true or false, got %d",
                     (int)v->disable_hybrid);
-  for (int s = 0; s < KVP_MAX_PP; s++) {
+  static const int64_t unset[KVP_MAX_PP];
+  int any_stage = memcmp(v->stage_gpu_bytes, unset, sizeof unset) != 0; /* usually none */
+  for (int s = 0; s < KVP_MAX_PP && any_stage; s++) {
     if (v->stage_gpu_bytes[s] == 0) continue; /* unset: nothing to check (sweeps check often) */
     TRY(kvp_check_count(v->stage_gpu_bytes[s], 0, "stage gpu memory", diag));
     if (s >= d->pp)

@@ -29,9 +29,7 @@ kvp_err kvp_fail(kvp_diag *d, kvp_err e, const char *fmt, ...) {
   return e;
 }
 
-kvp_err kvp_check_count(int64_t v, int64_t min, const char *field, kvp_diag *d) {
-  if (v < min)
-    return kvp_fail(d, KVP_EINVAL, "field '%s' must be an integer >= %lld, got %lld",
-                    field, (long long)min, (long long)v);
-  return KVP_OK;
+kvp_err kvp_check_count_fail(int64_t v, int64_t min, const char *field, kvp_diag *d) {
+  return kvp_fail(d, KVP_EINVAL, "field '%s' must be an integer >= %lld, got %lld", field,
+                  (long long)min, (long long)v);
 }

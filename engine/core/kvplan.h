@@ -413,6 +413,8 @@ typedef struct kvp_ledger {
   int32_t promoted;      /* vLLM: sliding and chunked layers allocated as full
                           * attention (disable_hybrid_kv_cache_manager, or the
                           * MLA + sliding fallback) */
+  int32_t adjusted;      /* the evaluation changed d (block raised, layers
+                          * promoted): d is no longer what was given */
   int32_t nstage;
   kvp_stage stage[KVP_MAX_PP];
 } kvp_ledger;
@@ -427,6 +429,10 @@ kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
  * passed kvp_deploy_check (kvp_deploy_check_numbers checks the rest): a
  * sweep's change of numbers, without walking the model's layers again. */
 kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+/* kvp_ledger_eval_numbers of l's own deployment l->d, which the caller
+ * changed in numbers only since l was evaluated (a sweep's next deployment,
+ * without copying it): KVP_EINVAL when that evaluation adjusted l->d. */
+kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag);
 /* Bytes of a ledger holding the stages of d: the fields before `stage` and
  * min(pp, layers) stages (0 stages when pp exceeds the layers). */
 size_t kvp_ledger_size(const kvp_deploy *d);

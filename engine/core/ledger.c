@@ -206,7 +206,9 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
     return KVP_OK;
   if (d->vllm.disable_hybrid) TRY(kvp_vllm_promote(l, 0, diag));
   int64_t per_spec[KVP_MAX_SPECS] = {0};
-  for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
+  if (m->nspec == 1) per_spec[0] = m->layers; /* one layer shape: no walk */
+  else
+    for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
   for (int k = 0; k < m->nspec; k++)
     if (per_spec[k] > 0 && m->spec[k].kind != KVP_NONE)
       spec_type[k] = (int8_t)add_type(l, &m->spec[k], per_spec[k], 0);
@@ -253,7 +255,10 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
       CHK(chk_mul(align, one, &span));
       CHK(chk_mul(align, cdiv(state, span), &need));
     }
-    if (d->block < need) d->block = need;
+    if (d->block < need) {
+      d->block = need;
+      l->adjusted = 1;
+    }
     if (d->vllm.mamba_mode == KVP_MAMBA_ALIGN) mamba_block = d->block;
   }
   /* pages at that block; the largest is the pool's page */
@@ -390,6 +395,14 @@ static kvp_err seq_grouped(const kvp_ledger *l, int32_t s, int64_t n, int64_t *s
 static kvp_err stage_groups(const kvp_ledger *l, kvp_stage *st) {
   const kvp_deploy *d = &l->d;
   st->ngroup = 0;
+  if (d->model.nspec == 1 && d->evict.nlevel == 0 && st->layers > 0) {
+    /* one layer shape, no eviction levels: one group of every layer */
+    st->group[0].spec = 0;
+    st->group[0].level = 0;
+    st->group[0].count = st->layers;
+    st->ngroup = 1;
+    return KVP_OK;
+  }
   for (int64_t i = st->first; i < st->first + st->layers; i++) {
     int32_t k = d->model.layer_spec[i], lv = 0;
     kvp_kind kind = d->model.spec[k].kind;
@@ -667,7 +680,9 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   memset(st, 0, offsetof(kvp_stage, group));
   TRY(kvp_pp_stage(m->layers, d->pp, s, &st->first, &st->layers));
   stage_memory(l, s, st);
-  for (int64_t i = st->first; i < st->first + st->layers; i++) st->count[m->layer_spec[i]]++;
+  if (m->nspec == 1) st->count[0] = st->layers; /* one layer shape: no walk */
+  else
+    for (int64_t i = st->first; i < st->first + st->layers; i++) st->count[m->layer_spec[i]]++;
   for (int k = 0; k < m->nspec; k++) {
     int64_t part;
     CHK(chk_mul(l->token_bits[k], st->count[k], &part));
@@ -784,10 +799,16 @@ kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *di
   return eval_checked(d, l, diag);
 }
 
+kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag) {
+  if (l->adjusted) return KVP_EINVAL;
+  TRY(kvp_deploy_check_numbers(&l->d, diag));
+  return eval_checked(&l->d, l, diag);
+}
+
 static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   /* stages are filled as they are evaluated: clear only what lies between
-   * the deployment (copied whole) and them */
-  l->d = *d;
+   * the deployment (copied whole, unless it is l's own) and them */
+  if (d != &l->d) l->d = *d;
   memset((char *)l + sizeof l->d, 0, offsetof(kvp_ledger, stage) - sizeof l->d);
   const kvp_model *m = &l->d.model;
   l->total = d->gpu_bytes;

@@ -156,5 +156,9 @@ kvp_err kvp_model_check(const kvp_model *m, kvp_diag *d) {
 
 void kvp_model_kind_counts(const kvp_model *m, int64_t counts[KVP_NKINDS]) {
   for (int k = 0; k < KVP_NKINDS; k++) counts[k] = 0;
+  if (m->nspec == 1) { /* one layer shape: no walk (a sweep asks once per deployment) */
+    counts[m->spec[0].kind] = m->layers;
+    return;
+  }
   for (int64_t i = 0; i < m->layers; i++) counts[m->spec[m->layer_spec[i]].kind]++;
 }

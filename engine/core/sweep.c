@@ -227,10 +227,17 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
     s->dep = s->ax.base[b];
     s->cur_base = b;
   }
-  for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
-  /* the model, budget rule and allocation are the base's: checked once */
-  if (fresh) TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
-  else TRY(kvp_ledger_eval_numbers(&s->dep, &s->ledger, d));
+  if (!fresh && !s->ledger.adjusted) {
+    /* the ledger's deployment is the last one as given: change its numbers
+     * in place (no copy of the deployment) */
+    for (int32_t a = 0; a < s->nax; a++) apply(&s->ledger.d, &s->axis[a], s->pos[a]);
+    TRY(kvp_ledger_eval_own_numbers(&s->ledger, d));
+  } else {
+    for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
+    /* the model, budget rule and allocation are the base's: checked once */
+    if (fresh) TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
+    else TRY(kvp_ledger_eval_numbers(&s->dep, &s->ledger, d));
+  }
   s->loads++;
   int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
   for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = s->fit_cache[i] = -1;

@@ -109,6 +109,7 @@ static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }
 
 kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
   kvp_model *m = &l->d.model;
+  l->adjusted = 1; /* it may change the layers' kinds in l->d */
   int64_t used[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
   int full = 0, mla = 0, sliding = 0, chunked = 0, state = 0, cross = 0;

@@ -287,6 +287,17 @@ int kvp_csv_endrow(kvp_csv *w) {
   return put(w, "\n", 1);
 }
 
+char *kvp_csv_row_begin(kvp_csv *w, size_t n) {
+  if (n > BUFSZ / 2 || w->nfield != 0 || room(w, n + 1) < 0) return NULL;
+  return w->buf + w->len;
+}
+
+int kvp_csv_row_end(kvp_csv *w, size_t used) {
+  w->len += used;
+  w->buf[w->len++] = '\n'; /* kvp_csv_row_begin kept room for it */
+  return 0;
+}
+
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
   int rc = 0;
   if (w->len > 0) flush(w);

@@ -41,6 +41,12 @@ int kvp_csv_double(kvp_csv *w, double v);                /* shortest exact */
  * printf would round the same quotient (GiB columns: shift 30). */
 int kvp_csv_scaled(kvp_csv *w, int64_t num, int shift, int precision);
 int kvp_csv_endrow(kvp_csv *w);
+/* A whole row of at most n bytes (n <= 32768) written in place, its fields
+ * and commas already CSV text: room for n bytes in the writer's buffer, or
+ * NULL after a write error (a row must not be open). kvp_csv_row_end then
+ * takes the `used` bytes written there and ends the row. */
+char *kvp_csv_row_begin(kvp_csv *w, size_t n);
+int kvp_csv_row_end(kvp_csv *w, size_t used);
 /* Flush, sync and rename into place; frees w. 0 or -1 with err. */
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen);
 /* Drop the report: remove the temporary file; frees w. */

@@ -68,11 +68,22 @@ typedef struct label {
  * built-in column says here what it depends on. */
 enum { DEP_ROW, DEP_LEDGER, DEP_CTX };
 
+/* The last texts of a GiB column, by value (direct-mapped): a sweep's
+ * deployments repeat few weights and budgets, and exact GiB formatting costs
+ * more than the lookup. */
+#define GIB_MEMO 64
+typedef struct gib_memo {
+  int64_t v[GIB_MEMO];
+  uint8_t len[GIB_MEMO]; /* 0: empty */
+  char txt[GIB_MEMO][40];
+} gib_memo;
+
 typedef struct column {
   col_id id;
   int prec;           /* digits for floats and GiB columns */
   int label;          /* C_LABEL: index in the labels of a base */
   int dep;            /* DEP_* */
+  gib_memo *memo;     /* GiB columns of the deployment: texts by value */
 } column;
 
 /* Consecutive columns written together: one column of DEP_ROW, or a run of
@@ -149,6 +160,7 @@ static int holder_gc(lua_State *L) {
   free(h->r.concurrency);
   free(h->r.kv);
   free(h->r.weights);
+  for (int i = 0; h->r.cols && i < h->r.ncol; i++) free(h->r.cols[i].memo);
   free(h->r.cols);
   free(h->r.perf);
   for (int j = 0; h->r.segs && j < h->r.nseg; j++) free(h->r.segs[j].txt);
@@ -659,31 +671,32 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
   kvp_csv_fixed(w, v, c->prec >= 0 ? c->prec : prec);
 }
 
-/* Bytes a buffer keeps beyond its text, so that copy_short may copy whole
- * 16-byte chunks. */
-#define SLACK 32
+/* Bytes a buffer keeps beyond its text, so that copy_short may copy a
+ * whole 64- or 128-byte block. */
+#define SLACK 128
 
-/* Copy n bytes from src (readable up to n rounded up to 16) to dst
- * (writable as far): short fields in whole chunks, no call. */
+/* Copy n bytes from src (readable up to n rounded up to 64, or 128) to dst
+ * (writable as far): short fields in one fixed-size copy, no call. */
 static inline char *copy_short(char *dst, const char *src, size_t n) {
-  if (n > 64) {
-    memcpy(dst, src, n);
-    return dst + n;
-  }
-  for (size_t k = 0; k < n; k += 16) memcpy(dst + k, src + k, 16);
+  if (n <= 64) memcpy(dst, src, 64);
+  else if (n <= 128) memcpy(dst, src, 128);
+  else memcpy(dst, src, n);
   return dst + n;
 }
 
+/* Room for n more bytes of the segment's text. */
+static void seg_grow(lua_State *L, segment *g, size_t n) {
+  size_t cap = g->cap ? g->cap : 256;
+  while (cap < g->len + n + SLACK) cap *= 2;
+  char *t = realloc(g->txt, cap);
+  if (t == NULL) kvl_error(L, "out of memory for the sweep");
+  g->txt = t;
+  g->cap = cap;
+}
+
 /* Append n bytes to the segment's text. */
-static void seg_put(lua_State *L, segment *g, const char *p, size_t n) {
-  if (g->len + n + SLACK > g->cap) { /* SLACK: copy_short may read past the end */
-    size_t cap = g->cap ? g->cap : 256;
-    while (cap < g->len + n + SLACK) cap *= 2;
-    char *t = realloc(g->txt, cap);
-    if (t == NULL) kvl_error(L, "out of memory for the sweep");
-    g->txt = t;
-    g->cap = cap;
-  }
+static inline void seg_put(lua_State *L, segment *g, const char *p, size_t n) {
+  if (g->len + n + SLACK > g->cap) seg_grow(L, g, n); /* SLACK: copy_short may read past the end */
   memcpy(g->txt + g->len, p, n);
   g->len += n;
 }
@@ -740,7 +753,22 @@ static size_t number_text(const column *c, const kvp_sweep_row *row, char *buf) 
     case C_MAX_CONTEXT: v = row->max_context; break;
     default: break;
   }
-  if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) return kvp_fmt_scaled(buf, v, 30, c->prec);
+  if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) {
+    gib_memo *mm = c->memo;
+    if (mm == NULL) return kvp_fmt_scaled(buf, v, 30, c->prec);
+    uint64_t u = (uint64_t)v;
+    size_t k = (size_t)((u ^ (u >> 17) ^ (u >> 31)) % GIB_MEMO);
+    if (mm->len[k] == 0 || mm->v[k] != v) {
+      size_t n = kvp_fmt_scaled(buf, v, 30, c->prec);
+      if (n >= sizeof mm->txt[k]) return n;
+      memcpy(mm->txt[k], buf, n);
+      mm->len[k] = (uint8_t)n;
+      mm->v[k] = v;
+      return n;
+    }
+    memcpy(buf, mm->txt[k], mm->len[k]);
+    return mm->len[k];
+  }
   return kvp_fmt_int(buf, v);
 }
 
@@ -760,6 +788,10 @@ static void plan_segments(lua_State *L, run *r) {
     g->count = 1;
     g->dep = dep;
   }
+  for (int i = 0; i < r->ncol; i++)
+    if (r->cols[i].id >= C_GPU_GIB && r->cols[i].id <= C_KV_BUDGET_GIB && r->cols[i].dep != DEP_ROW &&
+        r->cols[i].prec <= 17)
+      r->cols[i].memo = xcalloc(L, 1, sizeof *r->cols[i].memo);
   r->fast = 1;
   for (int i = 0; i < r->ncol; i++) {
     col_id id = r->cols[i].id;
@@ -862,7 +894,10 @@ static void write_row_fast(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row
     r->tpl_gen = row->gen;
     r->tpl_ci = ci;
   }
-  char *p = r->rowbuf;
+  /* in the writer's buffer when it has room (rowcap covers the row and the
+   * chunks' slack), else in rowbuf */
+  char *p0 = r->rowcap <= 32768 ? kvp_csv_row_begin(w, r->rowcap) : NULL;
+  char *p = p0 ? p0 : r->rowbuf;
   for (int k = 0; k < r->nitem; k++) {
     int it = r->items[k];
     if (k > 0) *p++ = ',';
@@ -872,6 +907,10 @@ static void write_row_fast(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row
     } else {
       p = row_field(r, &r->cols[-it - 1], row, p);
     }
+  }
+  if (p0) {
+    kvp_csv_row_end(w, (size_t)(p - p0));
+    return;
   }
   kvp_csv_raw(w, r->rowbuf, (size_t)(p - r->rowbuf));
   kvp_csv_endrow(w);
