@@ -110,6 +110,8 @@ int kvp_afile_write(kvp_afile *f, const void *p, size_t n) {
   return 0;
 }
 
+const char *kvp_afile_temp(const kvp_afile *f) { return f->tmp; }
+
 const char *kvp_afile_path(const kvp_afile *f) { return f->path ? f->path : "standard output"; }
 
 int kvp_afile_error(const kvp_afile *f) { return f->failed; }

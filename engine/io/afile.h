@@ -29,6 +29,10 @@ int kvp_afile_write(kvp_afile *f, const void *p, size_t n);
 int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen);
 /* Drop: close and remove the temporary; frees f. */
 void kvp_afile_discard(kvp_afile *f);
+/* The temporary's path (NULL for standard output), for a program that
+ * writes the file itself (gnuplot): it rewrites that file in place, and
+ * kvp_afile_commit renames it as usual. */
+const char *kvp_afile_temp(const kvp_afile *f);
 /* The target ("standard output" for standard output). */
 const char *kvp_afile_path(const kvp_afile *f);
 /* errno of the first failed write, 0 if none. */

@@ -193,6 +193,15 @@ static int afile_write(lua_State *L) {
   return 0;
 }
 
+/* f:temp(): the temporary's path, for a program that writes the file itself */
+static int afile_temp(lua_State *L) {
+  kvp_afile **f = check_afile(L);
+  const char *t = kvp_afile_temp(*f);
+  if (t == NULL) return kvl_error(L, "standard output has no temporary file");
+  lua_pushstring(L, t);
+  return 1;
+}
+
 /* f:commit(): fsync, close and rename into place */
 static int afile_commit(lua_State *L) {
   kvp_afile **f = check_afile(L);
@@ -227,7 +236,8 @@ static int l_atomic(lua_State *L) {
 }
 
 static const luaL_Reg afile_meth[] = {
-  {"write", afile_write}, {"commit", afile_commit}, {"discard", afile_discard}, {NULL, NULL}
+  {"write", afile_write}, {"commit", afile_commit}, {"discard", afile_discard},
+  {"temp", afile_temp}, {NULL, NULL}
 };
 
 /* ---- reader ------------------------------------------------------------------ */

@@ -130,7 +130,10 @@ function M.plot(spec)
 
   local g = {}
   local function add(...) g[#g + 1] = string.format(...) end
-  local tmp = out .. ".tmp"
+  -- gnuplot writes the atomic writer's temporary (a unique mkstemp name
+  -- beside out, removed on error or signal), which is then renamed over out
+  local file <close> = require("kvplan.csv").atomic(out)
+  local tmp = file:temp()
   if ext == "png" then
     add("set terminal pngcairo noenhanced size %d,%d", width, height)
   else
@@ -200,17 +203,12 @@ function M.plot(spec)
   if f then f:close() end
   os.remove(errf)
   if not ok then
-    os.remove(tmp)
     if code == 127 then
       util.raise("cannot draw '%s': gnuplot is not installed (Debian: apt-get install gnuplot-nox)", out)
     end
     util.raise("cannot draw '%s': gnuplot failed: %s", out, (err:gsub("%s+$", ""):gsub("\n", " ")))
   end
-  local moved, why = os.rename(tmp, out)
-  if not moved then
-    os.remove(tmp)
-    util.raise("cannot write '%s': %s", out, tostring(why))
-  end
+  file:commit()
   return out
 end
 

@@ -64,6 +64,20 @@ if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && { cmp -s "$m/race.csv" "$m/big1.csv" || cmp
   ok "merge: two concurrent merges of one output leave one of them whole"
 else bad "merge concurrent" "status $r1 $r2"; fi
 
+# kvplan plot: gnuplot writes the atomic writer's temporary, not a fixed
+# OUT.tmp that a planted symlink could redirect
+if command -v gnuplot >/dev/null 2>&1; then
+  printf 'gpu,n\na,1\nb,2\n' > "$m/chart.csv"
+  echo precious > "$m/victim2"
+  ln -sf victim2 "$m/chart.svg.tmp"
+  "$kvplan" plot "$m/chart.csv" x=gpu y=n kind=bar -o "$m/chart.svg" 2> "$m/plot.err"
+  if [ $? -eq 0 ] && [ "$(cat "$m/victim2")" = precious ] && grep -q '<svg' "$m/chart.svg" &&
+     [ -z "$(ls "$m" | grep 'chart.svg.tmp.')" ]; then
+    ok "plot: a planted symlink is not written through, no temporary left"
+  else bad "plot symlink" "$(cat "$m/plot.err")"; fi
+  rm -f "$m/chart.svg.tmp"
+fi
+
 # ---- failing writes (shim) -----------------------------------------------------
 if [ -n "$shim" ] && [ -f "$shim" ]; then
   w=$out/w; mkdir -p "$w"
