@@ -114,10 +114,12 @@ expect batch_same_name 2 "kvplan: batch: 'tests/batch/sweep.lua' and './tests/ba
 expect bad_shard 2 "kvplan: bad --shard '3/2' (expected K/N with 1 <= K <= N)" -- --shard 3/2 tests/batch/sweep.lua
 expect merge_headers 1 "kvplan: '$out/batch/good_b-gpus.csv' has another header than '$out/batch/good_a.csv': gpu" -- \
   merge -o "$out/m.csv" "$out/batch/good_a.csv" "$out/batch/good_b-gpus.csv"
-# progress: a line on a terminal's stderr, none with --quiet or off a terminal
+# progress: a line on a terminal's stderr, none with --quiet or off a terminal. script(1)
+# gets /dev/null as input: else it forwards whatever the caller's stdin holds to the
+# pseudo-terminal, whose echo (NUL bytes as ^@) would land in the captured output.
 if command -v script >/dev/null 2>&1; then
-  script -qc "$kvplan tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null > "$out/tty.txt" 2>&1
-  script -qc "$kvplan --quiet tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null > "$out/tty_quiet.txt" 2>&1
+  script -qc "$kvplan tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null < /dev/null > "$out/tty.txt" 2>&1
+  script -qc "$kvplan --quiet tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null < /dev/null > "$out/tty_quiet.txt" 2>&1
   "$kvplan" tests/bench/sweep.lua contexts=600 > /dev/null 2> "$out/notty.txt"
   if grep -q "sweep: 4992000/4992000 rows (100 %)" "$out/tty.txt" && [ ! -s "$out/tty_quiet.txt" ] &&
      [ ! -s "$out/notty.txt" ]; then
@@ -213,7 +215,7 @@ check "report_used: empty columns left out" [ "$(cat "$out/report_used.out")" = 
 m,fp8,,
 n,bf16,2.50,1" ]
 if command -v script >/dev/null 2>&1; then
-  script -qc "$kvplan fit $fitargs" /dev/null > "$out/tty_table.txt" 2>&1
+  script -qc "$kvplan fit $fitargs" /dev/null < /dev/null > "$out/tty_table.txt" 2>&1
   check "a terminal gets a table by default" sh -c "grep -aEq 'model +gpu +tp +weights' '$out/tty_table.txt' && ! grep -aq 'model,gpu' '$out/tty_table.txt'"
 fi
 # kvplan best: the acceptance shape: TP 8 x PP 2 or better, in a table
