@@ -28,7 +28,24 @@ kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d) {
                     KVP_FORMAT_MAX_BITS, (int)f->rope_bits);
   if (f->group == 0 && (f->scale_bits != 0 || f->zero_bits != 0))
     return kvp_fail(d, KVP_EINVAL, "field '%s': scale or zero bits need a group size", field);
+  if ((f->tq_key_bits != 0 || f->tq_value_bits != 0) &&
+      (f->tq_key_bits < 1 || f->tq_key_bits > 8 || f->tq_value_bits < 1 || f->tq_value_bits > 8))
+    return kvp_fail(d, KVP_EINVAL,
+                    "field '%s': TurboQuant key and value bits must both be 1..8, got %d and %d",
+                    field, (int)f->tq_key_bits, (int)f->tq_value_bits);
   return KVP_OK;
+}
+
+/* vLLM TurboQuantConfig (vllm/model_executor/layers/quantization/turboquant/
+ * config.py at 1471680b2471): a key is head_dim fp8 bytes (key bits 8) or
+ * ceil(head_dim x bits / 8) index bytes and a 2-byte fp16 norm; a value
+ * ceil(head_dim x bits / 8) bytes and an fp16 scale and zero (4 bytes); the
+ * slot (key then value) rounded up to an even number of bytes. */
+int64_t kvp_format_tq_slot(const kvp_format *f, int64_t head_dim) {
+  if (f->tq_key_bits <= 0 || head_dim <= 0 || head_dim > (INT64_MAX / 16)) return 0;
+  int64_t key = f->tq_key_bits == 8 ? head_dim : cdiv(head_dim * f->tq_key_bits, 8) + 2;
+  int64_t s = key + cdiv(head_dim * f->tq_value_bits, 8) + 4;
+  return s + s % 2;
 }
 
 kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bits) {
@@ -59,6 +76,9 @@ kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *b
 }
 
 int64_t kvp_format_millibits(const kvp_format *f) {
+  /* TurboQuant: the mean of key and value bits, the per-vector norms and
+   * scales left out (they depend on the head size) */
+  if (f->tq_key_bits > 0) return ((int64_t)f->tq_key_bits + f->tq_value_bits) * 500;
   int64_t mb = (int64_t)f->bits * 1000;
   if (f->group > 0)
     mb += ((int64_t)f->scale_bits + f->zero_bits) * 1000 / f->group;

@@ -18,6 +18,10 @@
  *                           the KV format, also whole on every rank
  *   state                   none per token: a fixed state per sequence
  * Group scales of the KV format never span a head row (one head's K or V).
+ * TurboQuant formats (vLLM TQFullAttentionSpec.real_page_size_bytes at
+ * 001cabc1be16: block x kv_heads x tq_slot_size): kv_heads_per_gpu slots of
+ * kvp_format_tq_slot(head_dim) bytes a token (vLLM passes head_size as
+ * head_size_v); a layer kept in the model dtype (kv_auto) 16 bits an element.
  */
 #include "kvplan.h"
 #include "checked.h"
@@ -37,6 +41,15 @@ kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
     case KVP_CHUNKED:
     case KVP_CROSS: {
       int64_t h = kvp_kv_heads_per_gpu(l->kv_heads, tp), nk, nv, bk, bv;
+      const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0};
+      if (kv->tq_key_bits > 0 && l->kv_auto) kv = &bf16;
+      if (kv->tq_key_bits > 0) {
+        int64_t slot = kvp_format_tq_slot(kv, l->head_dim);
+        if (slot <= 0) return KVP_EINVAL;
+        CHK(chk_mul(h, slot, bits));
+        CHK(chk_mul(*bits, 8, bits));
+        return KVP_OK;
+      }
       CHK(chk_mul(h, l->head_dim, &nk));
       CHK(chk_mul(h, l->head_dim_v, &nv));
       TRY(kvp_format_bits(kv, nk, l->head_dim, &bk));
@@ -46,6 +59,7 @@ kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
     }
     case KVP_MLA: {
       int64_t n, idx = 0;
+      if (kv->tq_key_bits > 0) return KVP_EINVAL; /* TurboQuant pages full attention only */
       if (kv->rope_bits > 0) {
         int64_t rope;
         TRY(kvp_format_bits(kv, l->latent, l->latent, bits));

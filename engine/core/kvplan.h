@@ -45,6 +45,10 @@ typedef struct kvp_format {
   int32_t zero_bits;
   int32_t rope_bits;  /* MLA: bits of each rope element, stored apart from the latent
                        * and its groups (vLLM fp8_ds_mla: bf16); 0: in the format */
+  int32_t tq_key_bits;   /* vLLM TurboQuant (kv_cache_dtype turboquant_*): key bits
+                          * (8: fp8 keys; 3-4: Lloyd-Max indices and an fp16 norm);
+                          * 0: not TurboQuant */
+  int32_t tq_value_bits; /* TurboQuant value bits (uniform, fp16 scale and zero) */
 } kvp_format;
 
 #define KVP_FORMAT_MAX_BITS 64
@@ -55,6 +59,9 @@ kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d);
 kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bits);
 /* Bytes of a tensor of n elements, rounded up once: ceil(bits / 8). */
 kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *bytes);
+/* Bytes of one TurboQuant slot (one token's K and V of one head of head_dim):
+ * vLLM TurboQuantConfig.slot_size_aligned. 0 if f is not TurboQuant. */
+int64_t kvp_format_tq_slot(const kvp_format *f, int64_t head_dim);
 /* Effective bits per element in millibits (4156 for int4 g128 + fp16 scale
  * + 4-bit zero), for display. */
 int64_t kvp_format_millibits(const kvp_format *f);
@@ -90,6 +97,9 @@ typedef struct kvp_layer {
   int64_t index_dim;    /* MLA: head dim of a sparse-attention indexer whose keys are
                          * cached beside the latent (DeepSeek-V3.2 index_head_dim;
                          * kv.c); 0: none */
+  int64_t kv_auto;      /* 1: the layer keeps the model dtype (16 bits) under a
+                         * TurboQuant KV format (vLLM kv_cache_dtype_skip_layers,
+                         * set by kvp_vllm_turboquant); 0: the KV format */
 } kvp_layer;
 
 #define KVP_MAX_LAYERS 1024
@@ -550,6 +560,11 @@ kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t
 /* decode_context_parallel_size against tp, the heads and the layer kinds
  * (vllm_kv.c); KVP_EINVAL naming what fails. */
 kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag);
+/* TurboQuant KV formats: checks the layers hold full attention (or states)
+ * only, and on a model without recurrent layers keeps the first and last
+ * min(2, layers / 2) layers in the model dtype (kv_auto), as vLLM's boundary
+ * protection does. May change l->d.model (sets l->adjusted). */
+kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag);
 /* Blocks of `block` tokens one layer of shape ly may take for a request of
  * len tokens by vLLM's max_memory_usage_bytes (a state: 1 + the speculative
  * blocks). */

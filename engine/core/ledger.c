@@ -833,6 +833,7 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
                                    (long long)m->params);
   l->max_len = d->max_model_len ? d->max_model_len
                                 : (m->max_context ? m->max_context : CONTEXT_CAP);
+  TRY(kvp_vllm_turboquant(l, diag));
   int8_t spec_type[KVP_MAX_SPECS];
   int32_t draft_type;
   e = plan_groups(l, spec_type, &draft_type, diag);

@@ -84,7 +84,8 @@ static int same_layer(const kvp_layer *a, const kvp_layer *b) {
   return a->kind == b->kind && a->kv_heads == b->kv_heads && a->head_dim == b->head_dim &&
          a->head_dim_v == b->head_dim_v && a->window == b->window &&
          a->latent == b->latent && a->rope_dim == b->rope_dim &&
-         a->state_bytes == b->state_bytes && a->index_dim == b->index_dim;
+         a->state_bytes == b->state_bytes && a->index_dim == b->index_dim &&
+         a->kv_auto == b->kv_auto;
 }
 
 kvp_err kvp_model_set_pattern(kvp_model *m, const kvp_layer *runs, const int64_t *counts,

@@ -97,6 +97,18 @@
  *     GPU holds ceil(experts / ep_size)). KV per GPU is the engine's: the
  *     ledger's answers are per engine, dp engines serve dp times the
  *     requests.
+ *   - TurboQuant KV formats (kv_cache_dtype turboquant_k8v4, _4bit_nc,
+ *     _k3v4_nc, _3bit_nc; vllm/model_executor/layers/quantization/
+ *     turboquant/config.py at 1471680b2471): Attention.get_kv_cache_spec
+ *     returns TQFullAttentionSpec for full attention layers, a page of
+ *     block x kv_heads x slot_size_aligned bytes (kv.c). Dense models keep
+ *     their first and last min(2, layers / 2) layers unquantized
+ *     (TurboQuantConfig.get_boundary_skip_layers, merged into
+ *     kv_cache_dtype_skip_layers: those layers' KV in the model dtype, 16
+ *     bits); hybrid models (recurrent layers) keep none. The layers stay one
+ *     KV type of FullAttentionSpec pages (UniformTypeKVCacheSpecs when the
+ *     pages differ). kvplan refuses TurboQuant beside sliding, chunked,
+ *     cross or MLA layers and with a draft model: not modelled.
  */
 #include <stddef.h>
 #include <string.h>
@@ -410,5 +422,60 @@ kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_v
   }
   CHK(chk_mul(out->blocks, st->block_bytes, &out->pool_bytes));
   out->unused_bytes = out->kv_budget > out->pool_bytes ? out->kv_budget - out->pool_bytes : 0;
+  return KVP_OK;
+}
+
+static int same_shape(const kvp_layer *a, const kvp_layer *b) {
+  return a->kind == b->kind && a->kv_heads == b->kv_heads && a->head_dim == b->head_dim &&
+         a->head_dim_v == b->head_dim_v && a->window == b->window && a->latent == b->latent &&
+         a->rope_dim == b->rope_dim && a->state_bytes == b->state_bytes &&
+         a->index_dim == b->index_dim && a->kv_auto == b->kv_auto;
+}
+
+kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
+  kvp_deploy *d = &l->d;
+  kvp_model *m = &d->model;
+  if (d->kv.tq_key_bits <= 0) return KVP_OK;
+  if (d->budget != KVP_BUDGET_VLLM)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "TurboQuant KV formats are vLLM's (kv_cache_dtype turboquant_*): "
+                    "budget must be 'vllm'");
+  if (d->spec.draft_layers > 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "TurboQuant KV format with a draft model: not modelled");
+  int64_t used[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
+  int state = 0;
+  for (int k = 0; k < m->nspec; k++) {
+    kvp_kind kind = m->spec[k].kind;
+    if (used[k] == 0 || kind == KVP_FULL || kind == KVP_NONE) continue;
+    if (kind == KVP_STATE) {
+      state = 1;
+      continue;
+    }
+    return kvp_fail(diag, KVP_EINVAL,
+                    "TurboQuant KV format with %s layers: vLLM returns TQFullAttentionSpec "
+                    "for full attention layers; other kinds are not modelled",
+                    kvp_kind_name(kind));
+  }
+  if (state) return KVP_OK; /* hybrid: get_boundary_skip_layers returns [] */
+  int64_t n = m->layers / 2 < 2 ? m->layers / 2 : 2;
+  for (int64_t i = 0; i < m->layers; i++) {
+    if (i >= n && i < m->layers - n) continue;
+    kvp_layer ly = m->spec[m->layer_spec[i]];
+    if (ly.kind != KVP_FULL || ly.kv_auto) continue;
+    ly.kv_auto = 1;
+    int s = 0;
+    while (s < m->nspec && !same_shape(&m->spec[s], &ly)) s++;
+    if (s == m->nspec) {
+      if (m->nspec >= KVP_MAX_SPECS)
+        return kvp_fail(diag, KVP_EINVAL,
+                        "TurboQuant boundary layers need more than %d layer shapes",
+                        KVP_MAX_SPECS);
+      m->spec[m->nspec++] = ly;
+    }
+    m->layer_spec[i] = (uint8_t)s;
+    l->adjusted = 1;
+  }
   return KVP_OK;
 }

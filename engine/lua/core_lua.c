@@ -13,7 +13,8 @@
 
 /* ---- conversions --------------------------------------------------------- */
 
-static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope", "name", NULL};
+static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope",
+                                          "tq_key", "tq_value", "name", NULL};
 
 /* The format table at idx ({bits=, group=, scale=, zero=}); field names the
  * option it came from. */
@@ -27,6 +28,8 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
   f.scale_bits = (int32_t)kvl_int_field(L, idx, "scale", 0);
   f.zero_bits = (int32_t)kvl_int_field(L, idx, "zero", 0);
   f.rope_bits = (int32_t)kvl_int_field(L, idx, "rope", 0);
+  f.tq_key_bits = (int32_t)kvl_int_field(L, idx, "tq_key", 0);
+  f.tq_value_bits = (int32_t)kvl_int_field(L, idx, "tq_value", 0);
   kvp_diag d = {{0}};
   kvp_err e = kvp_format_check(&f, field, &d);
   if (e != KVP_OK) kvl_core_error(L, e, &d, field);

@@ -26,6 +26,18 @@ M.table = {
   -- page_size_bytes adds 2 x block x kv_heads x 4 bytes, vllm 001cabc1be16)
   int8_per_token_head = {bits = 8, group = 1 << 30, scale = 32,
                          note = "int8 with an fp32 scale per token and head (vLLM)"},
+  -- vLLM TurboQuant presets (turboquant/config.py TQ_PRESETS at 1471680b2471):
+  -- a packed uint8 slot per token and head, its bytes from tq_key/tq_value bits
+  -- and the head size (kvp_format_tq_slot); dense models keep their first and
+  -- last two layers in the model dtype (boundary protection)
+  turboquant_k8v4 = {bits = 8, tq_key = 8, tq_value = 4,
+                     note = "TurboQuant: fp8 keys, 4-bit values (vLLM)"},
+  turboquant_4bit_nc = {bits = 8, tq_key = 4, tq_value = 4,
+                        note = "TurboQuant: 4-bit MSE keys, 4-bit values (vLLM)"},
+  turboquant_k3v4_nc = {bits = 8, tq_key = 3, tq_value = 4,
+                        note = "TurboQuant: 3-bit MSE keys, 4-bit values (vLLM)"},
+  turboquant_3bit_nc = {bits = 8, tq_key = 3, tq_value = 3,
+                        note = "TurboQuant: 3-bit MSE keys, 3-bit values (vLLM)"},
   int8      = {bits = 8, note = "int8, per-tensor or per-channel scale"},
   int4      = {bits = 4, note = "4 bits flat, scales not counted"},
   fp4       = {bits = 4, note = "fp4 e2m1 flat, scales not counted"},
@@ -51,7 +63,7 @@ function M.names() return util.sorted_keys(M.table) end
 
 local function make(name, t)
   return {name = name, bits = t.bits, group = t.group or 0, scale = t.scale or 0,
-          zero = t.zero or 0, rope = t.rope or 0}
+          zero = t.zero or 0, rope = t.rope or 0, tq_key = t.tq_key, tq_value = t.tq_value}
 end
 
 --- A format from a name ("int4-g128", "int3-g64-sym", "fp8") or a table
@@ -60,7 +72,7 @@ function M.get(v, field)
   field = field or "format"
   if type(v) == "table" then
     util.check_keys(v, {name = true, bits = true, group = true, scale = true, zero = true,
-                        rope = true, note = true}, "format")
+                        rope = true, tq_key = true, tq_value = true, note = true}, "format")
     local f = make(v.name or "custom", v)
     core.format_bits(f) -- checks every field
     return f

@@ -343,3 +343,23 @@ check.eq(scout{engine = "vllm", allow_chunked_local_attn_with_hybrid_kv_cache = 
 check.eq(scout{engine_version = "0.20"}:ledger().kv_groups, 4, "later releases group them again")
 check.eq(scout{engine = "vllm", engine_version = "0.20", speculative = {tokens = 2, heads = "eagle"}}
            .hybrid_off_reason, "chunked local attention with EAGLE", "EAGLE turns it off in any")
+
+-- TurboQuant KV formats (vLLM turboquant/config.py at 1471680b2471, TQ_PRESETS
+-- and slot_size_aligned; TQFullAttentionSpec page block x kv_heads x slot):
+-- Llama-3.1-8B (8 KV heads of 128) in turboquant_k8v4, 196 bytes a slot; vLLM
+-- keeps layers 0, 1, 30, 31 in bf16 (get_boundary_skip_layers, merged into
+-- kv_cache_dtype_skip_layers by create_engine_config)
+do
+  local m8 = kv.model("llama-3.1-8b")
+  check.eq(m8:kv_bytes_per_token("turboquant_k8v4"), 32 * 8 * 196, "every layer's slots")
+  check.eq(m8:kv_bytes_per_token("turboquant_3bit_nc"), 32 * 8 * 102, "3-bit keys and values")
+  local lt = kv.deploy{model = "llama-3.1-8b", gpu = "h100", kv = "turboquant_k8v4",
+                       max_model_len = 8192}:ledger()
+  check.eq(lt.kv_bytes_per_token, 28 * 8 * 196 + 4 * 8 * 2 * 128 * 2,
+           "the four boundary layers keep bf16")
+  local lb = kv.deploy{model = "llama-3.1-8b", gpu = "h100", max_model_len = 8192}:ledger()
+  check.eq(lt.kv_tokens > 2 * lb.kv_tokens, true, "more than twice the tokens of bf16")
+  check.error("TurboQuant KV format with mla layers", function()
+    kv.deploy{model = "deepseek-v2-lite", gpu = "h100", kv = "turboquant_k8v4"}:ledger()
+  end)
+end

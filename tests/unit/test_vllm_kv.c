@@ -581,7 +581,7 @@ static void mla_block_stride_alignment_rounds_the_block(void **state) {
   kvp_layer mla[1] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64}};
   int64_t one[1] = {1};
   deploy_runs(&d, 3, 8, 128, mla, one, 1);
-  d.kv = (kvp_format){8, 128, 32, 0, 16};
+  d.kv = (kvp_format){8, 128, 32, 0, 16, 0, 0};
   d.max_model_len = 4096;
   d.vllm.kv_cache_bytes = 31488 * 100;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
@@ -610,6 +610,79 @@ static void mla_block_stride_alignment_rounds_the_block(void **state) {
   assert_non_null(strstr(diag.msg, "block_stride_alignment"));
 }
 
+/* TurboQuant KV formats (vllm-project/vllm at 1471680b24719d9d3b2fe1235878196142af89cc,
+ * https://github.com/vllm-project/vllm/blob/1471680b24719d9d3b2fe1235878196142af89cc/
+ * vllm/model_executor/layers/quantization/turboquant/config.py TQ_PRESETS,
+ * key_packed_size, value_packed_size, slot_size_aligned; get_boundary_skip_layers;
+ * TQFullAttentionSpec.real_page_size_bytes in vllm/v1/kv_cache_interface.py at
+ * 001cabc1be16): head 128, k8v4 128 + (64 + 4) = 196 bytes a slot, 4bit_nc
+ * (64 + 2) + 68 = 134, k3v4_nc (48 + 2) + 68 = 118, 3bit_nc 50 + (48 + 4) = 102;
+ * head 96, 3bit_nc (36 + 2) + (36 + 4) = 78; head 80, k3v4_nc (30 + 2) + (40 + 4)
+ * = 76; head 100, 3bit_nc (38 + 2) + (38 + 4) = 82; head 99, k8v4 99 + (50 + 4)
+ * = 153, rounded up to 154. A dense model keeps layers 0, 1, L-2, L-1 in the
+ * model dtype; a model of attention and Mamba layers none. */
+static void turboquant_slots_and_boundary_layers(void **state) {
+  (void)state;
+  kvp_format k8v4 = {8, 0, 0, 0, 0, 8, 4}, b4 = {8, 0, 0, 0, 0, 4, 4};
+  kvp_format k3v4 = {8, 0, 0, 0, 0, 3, 4}, b3 = {8, 0, 0, 0, 0, 3, 3};
+  assert_int_equal(kvp_format_tq_slot(&k8v4, 128), 196);
+  assert_int_equal(kvp_format_tq_slot(&b4, 128), 134);
+  assert_int_equal(kvp_format_tq_slot(&k3v4, 128), 118);
+  assert_int_equal(kvp_format_tq_slot(&b3, 128), 102);
+  assert_int_equal(kvp_format_tq_slot(&b3, 96), 78);
+  assert_int_equal(kvp_format_tq_slot(&k3v4, 80), 76);
+  assert_int_equal(kvp_format_tq_slot(&b3, 100), 82);
+  assert_int_equal(kvp_format_tq_slot(&k8v4, 99), 154);
+  kvp_format bad = {8, 0, 0, 0, 0, 3, 0};
+  assert_int_equal(kvp_format_check(&bad, "kv", NULL), KVP_EINVAL);
+
+  /* 32 layers of 8 KV heads of 128 (Llama-3.1-8B's shape), turboquant_k8v4 at
+   * tp 1: 28 layers of 8 x 196 bytes a token and 4 of 8 x 2 x 128 x 2 */
+  kvp_deploy d;
+  kvp_ledger l;
+  deploy_runs(&d, 32, 8, 128, NULL, NULL, 0);
+  d.kv = k8v4;
+  d.max_model_len = 8192;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].block_bytes, 16 * (28 * 8 * 196 + 4 * 8 * 512));
+  int64_t n_auto = 0;
+  for (int64_t i = 0; i < 32; i++) {
+    int a = (int)l.d.model.spec[l.d.model.layer_spec[i]].kv_auto;
+    n_auto += a;
+    assert_int_equal(a, i < 2 || i >= 30);
+  }
+  assert_int_equal(n_auto, 4);
+  /* three layers: min(2, 3 / 2) = 1 at each end */
+  deploy_runs(&d, 3, 8, 128, NULL, NULL, 0);
+  d.kv = b3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].block_bytes, 16 * (8 * 102 + 2 * 8 * 512));
+  /* attention beside Mamba states: no boundary layers */
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 8, .state_bytes = 1 << 20},
+                       {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {3, 1};
+  deploy_runs(&d, 8, 8, 128, runs, counts, 2);
+  d.kv = k3v4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  for (int64_t i = 0; i < 8; i++)
+    assert_int_equal(l.d.model.spec[l.d.model.layer_spec[i]].kv_auto, 0);
+  /* refused beside sliding layers, and under another engine's budget */
+  kvp_layer sw[2] = {{.kind = KVP_SLIDING, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+                      .window = 1024},
+                     {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t swc[2] = {5, 1};
+  deploy_runs(&d, 12, 8, 128, sw, swc, 2);
+  d.kv = k8v4;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "sliding"));
+  deploy_runs(&d, 32, 8, 128, NULL, NULL, 0);
+  d.kv = k8v4;
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "vllm"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -625,6 +698,7 @@ int main(void) {
     cmocka_unit_test(attention_free_and_state_only_models),
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
     cmocka_unit_test(cross_attention_caches_the_encoder_once),
+    cmocka_unit_test(turboquant_slots_and_boundary_layers),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
