@@ -335,3 +335,20 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   advance(s); /* now: the next call reads the positions long after this store */
   return 1;
 }
+
+int64_t kvp_sweep_skip(kvp_sweep *s, const kvp_sweep_row *row, int whole) {
+  if (s->next >= s->end || s->gen != row->gen) return 0; /* past the row's deployment */
+  int64_t rest;
+  if (whole) {
+    rest = (s->nc - s->ci - 1) * s->nq + (s->nq - s->qi);
+    s->ci = s->nc - 1;
+  } else {
+    if (s->ci != row->pos[KVP_AX_CONTEXT]) return 0; /* past the row's context */
+    rest = s->nq - s->qi;
+  }
+  if (rest > s->end - s->next) rest = s->end - s->next;
+  s->next += rest;
+  s->qi = s->nq - 1;
+  advance(s); /* to the first row after them */
+  return rest;
+}

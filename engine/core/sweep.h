@@ -140,6 +140,12 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
                        unsigned want, kvp_diag *d);
 /* Fill the next row; returns 0 when the range is done, 1 for a row, or -err. */
 int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d);
+/* Skip the rows that follow `row` (the row kvp_sweep_next just returned) in
+ * its context (whole = 0: the rest of its concurrency values) or in its
+ * deployment (whole = 1: every context and concurrency left), without
+ * evaluating them: a filter that rejects a row for a reason of its context
+ * or deployment rejects them all. Returns the rows skipped. */
+int64_t kvp_sweep_skip(kvp_sweep *s, const kvp_sweep_row *row, int whole);
 void kvp_sweep_free(kvp_sweep *s);
 /* Row k of N equal contiguous shards of total rows: [first, end). */
 kvp_err kvp_sweep_shard(int64_t total, int64_t k, int64_t n, int64_t *first, int64_t *end);

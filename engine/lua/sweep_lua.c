@@ -86,6 +86,16 @@ typedef struct column {
   gib_memo *memo;     /* GiB columns of the deployment: texts by value */
 } column;
 
+/* A condition of a declarative filter (sweep.lua M.filter_rules): the
+ * column's value (fits: 1 or 0; limit: the why code) against v. */
+enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
+typedef struct rule {
+  col_id id;
+  int op;
+  int dep;  /* DEP_*: what the value depends on (rules sorted by it) */
+  int64_t v;
+} rule;
+
 /* Consecutive columns written together: one column of DEP_ROW, or a run of
  * columns of one dependency (DEP_LEDGER, DEP_CTX) whose text is kept. */
 typedef struct segment {
@@ -130,6 +140,9 @@ typedef struct run {
   int labels, kv_names, weights_names;  /* stack indices of name tables */
   int row_labels;                       /* per base: {axis name = value} */
   int filter;                           /* stack index of the filter, or 0 */
+  rule *rules;                          /* a declarative filter, evaluated in C */
+  int nrule;
+  int64_t rejected;                     /* its rejections (time limit polls) */
   int funcs;                            /* stack index of spec.funcs, or 0 */
   int needrow;                          /* Lua sees rows */
   int time;                             /* a time column: step times per row */
@@ -162,6 +175,7 @@ static int holder_gc(lua_State *L) {
   free(h->r.weights);
   for (int i = 0; h->r.cols && i < h->r.ncol; i++) free(h->r.cols[i].memo);
   free(h->r.cols);
+  free(h->r.rules);
   free(h->r.perf);
   for (int j = 0; h->r.segs && j < h->r.nseg; j++) free(h->r.segs[j].txt);
   free(h->r.segs);
@@ -723,16 +737,12 @@ static const label *label_of(const run *r, const column *c, const kvp_sweep_row 
   return &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1];
 }
 
-/* The text of a numeric built-in column into buf (48 bytes). */
-static size_t number_text(const column *c, const kvp_sweep_row *row, char *buf) {
+/* The value of an integer built-in column (bytes for the GiB columns). */
+static int64_t number_value(col_id id, const kvp_sweep_row *row) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
   int64_t v = 0;
-  switch (c->id) {
-    case C_KV_BYTES_PER_TOKEN: {
-      int64_t bits = st ? st->token_bits : 0;
-      return bits % 8 == 0 ? kvp_fmt_int(buf, bits / 8) : kvp_fmt_double(buf, (double)bits / 8.0);
-    }
+  switch (id) {
     case C_SEQ_BYTES:
       if (st == NULL || kvp_ledger_seq_bytes(l, l->tight, row->context, &v) != KVP_OK) v = 0;
       break;
@@ -753,6 +763,17 @@ static size_t number_text(const column *c, const kvp_sweep_row *row, char *buf) 
     case C_MAX_CONTEXT: v = row->max_context; break;
     default: break;
   }
+  return v;
+}
+
+/* The text of a numeric built-in column into buf (48 bytes). */
+static size_t number_text(const column *c, const kvp_sweep_row *row, char *buf) {
+  if (c->id == C_KV_BYTES_PER_TOKEN) {
+    const kvp_ledger *l = row->ledger;
+    int64_t bits = l->nstage ? l->stage[l->tight].token_bits : 0;
+    return bits % 8 == 0 ? kvp_fmt_int(buf, bits / 8) : kvp_fmt_double(buf, (double)bits / 8.0);
+  }
+  int64_t v = number_value(c->id, row);
   if (c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) {
     gib_memo *mm = c->memo;
     if (mm == NULL) return kvp_fmt_scaled(buf, v, 30, c->prec);
@@ -973,6 +994,81 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
   kvp_csv_endrow(w);
 }
 
+/* spec.rules: {{column, op, value}, ...} as sweep.lua checked them. */
+static void read_rules(lua_State *L, int idx, run *r) {
+  static const char *const ops[] = {"==", "~=", "<", "<=", ">", ">="};
+  r->nrule = (int)luaL_len(L, idx);
+  r->rules = xcalloc(L, (size_t)r->nrule, sizeof *r->rules);
+  for (int i = 0; i < r->nrule; i++) {
+    rule *u = &r->rules[i];
+    lua_geti(L, idx, i + 1);
+    lua_geti(L, -1, 1);
+    lua_geti(L, -2, 2);
+    lua_geti(L, -3, 3);
+    const char *name = lua_tostring(L, -3), *op = lua_tostring(L, -2);
+    size_t k = 0;
+    while (name && k < NBUILTIN && strcmp(builtin[k].name, name) != 0) k++;
+    if (name == NULL || k == NBUILTIN) kvl_error(L, "filter: unknown column '%s'", name ? name : "?");
+    u->id = builtin[k].id;
+    r->want |= builtin[k].want;
+    u->op = -1;
+    for (int j = 0; op && j < (int)(sizeof ops / sizeof ops[0]); j++)
+      if (strcmp(ops[j], op) == 0) u->op = j;
+    if (u->op < 0) kvl_error(L, "filter: unknown operator '%s'", op ? op : "?");
+    if (u->id == C_LIMIT) {
+      const char *want = lua_tostring(L, -1);
+      u->v = -1;
+      for (int w = 0; want && w < KVP_NWHY; w++)
+        if (strcmp(kvp_why_name((kvp_why)w), want) == 0) u->v = w;
+      if (u->v < 0) {
+        char names[256] = "";
+        for (int w = 0; w < KVP_NWHY; w++) {
+          if (w) strncat(names, ", ", sizeof names - strlen(names) - 1);
+          strncat(names, kvp_why_name((kvp_why)w), sizeof names - strlen(names) - 1);
+        }
+        kvl_error(L, "filter: limit '%s' is not one of %s", want ? want : "?", names);
+      }
+    } else {
+      u->v = kvl_toint(L, -1, "filter value");
+    }
+    u->dep = column_dep(u->id);
+    lua_pop(L, 4);
+  }
+  /* conditions of the deployment first, then of the context, then of the
+   * row: a failure of the first kinds skips the rows that share it */
+  for (int i = 1; i < r->nrule; i++)
+    for (int j = i; j > 0 && r->rules[j - 1].dep > r->rules[j].dep; j--) {
+      rule t = r->rules[j];
+      r->rules[j] = r->rules[j - 1];
+      r->rules[j - 1] = t;
+    }
+}
+
+/* Whether the row meets every condition of the declarative filter; else
+ * what the first condition it fails depends on (*dep). */
+static int rules_keep(const run *r, const kvp_sweep_row *row, int *dep) {
+  for (int i = 0; i < r->nrule; i++) {
+    const rule *u = &r->rules[i];
+    int64_t v = u->id == C_FITS    ? row->fit.why == KVP_FITS
+                : u->id == C_LIMIT ? (int64_t)row->fit.why
+                                   : number_value(u->id, row);
+    int ok;
+    switch (u->op) {
+      case OP_EQ: ok = v == u->v; break;
+      case OP_NE: ok = v != u->v; break;
+      case OP_LT: ok = v < u->v; break;
+      case OP_LE: ok = v <= u->v; break;
+      case OP_GT: ok = v > u->v; break;
+      default: ok = v >= u->v; break;
+    }
+    if (!ok) {
+      *dep = u->dep;
+      return 0;
+    }
+  }
+  return 1;
+}
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -1056,6 +1152,8 @@ static int l_run(lua_State *L) {
   int cols = lua_gettop(L);
   luaL_checktype(L, cols, LUA_TTABLE);
   read_columns(L, 1, cols, r);
+  if (lua_getfield(L, 1, "rules") == LUA_TTABLE) read_rules(L, lua_gettop(L), r);
+  lua_pop(L, 1);
   r->cost_id = -1;
   if (r->time) read_perfs(L, 1, r);
   resolve_labels(L, r);
@@ -1116,6 +1214,13 @@ static int l_run(lua_State *L) {
   int top = lua_gettop(L);
   while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
     int rowidx = 0;
+    int dep;
+    if (r->nrule > 0 && !rules_keep(r, &row, &dep)) {
+      /* the rows sharing what failed fail too: not evaluated */
+      if (dep != DEP_ROW) kvp_sweep_skip(h->s, &row, dep == DEP_LEDGER);
+      if ((++r->rejected & 0xfff) == 0) kvl_poll(L); /* a filter that keeps few rows */
+      continue;
+    }
     if (r->needrow) {
       if (lua_isnil(L, r->rowfn)) make_rowfn(L, r, &row);
       push_row(L, r, &row);

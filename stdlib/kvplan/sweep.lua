@@ -42,6 +42,70 @@ local c_axes = {tp = true, pp = true, kv = true, weights = true, context = true,
 local reserved = {columns = true, filter = true, base = true, model = true, gpu = true, optim = true,
                   vars = true}
 
+-- Declarative filters: {column = condition, ...}, every condition met. The
+-- columns are the built-in integer columns, `fits` and `limit`; a condition
+-- is a value (equal to it) or {op, value} with op one of == ~= < <= > >=.
+-- The core evaluates them per row without calling Lua.
+local filter_columns = {}
+for _, n in ipairs{"row", "tp", "pp", "context", "concurrency", "gpu_bytes", "usable_bytes",
+                   "weights_bytes", "activation_bytes", "overhead_bytes", "kv_budget_bytes",
+                   "seq_bytes", "kv_blocks", "kv_tokens", "max_concurrency", "max_context",
+                   "usable_bytes_per_gpu", "weights_bytes_per_gpu", "activation_bytes_per_gpu",
+                   "overhead_bytes_per_gpu", "kv_budget_bytes_per_gpu"} do
+  filter_columns[n] = "integer"
+end
+filter_columns.fits, filter_columns.limit = "boolean", "string"
+local filter_ops = {["=="] = true, ["~="] = true, ["<"] = true, ["<="] = true, [">"] = true,
+                    [">="] = true}
+
+--- The core's rules of a declarative filter: {{column, op, value}, ...}
+--- (sorted by column; fits as 1 or 0), each condition checked here.
+function M.filter_rules(filter)
+  if getmetatable(filter) ~= nil or filter[1] ~= nil then
+    util.raise("field 'filter' must be a function or a table {column = condition, ...}")
+  end
+  local names = {}
+  for k in pairs(filter) do
+    if type(k) ~= "string" or filter_columns[k] == nil then
+      local known = {}
+      for n in pairs(filter_columns) do known[#known + 1] = n end
+      table.sort(known)
+      util.raise("filter: unknown column '%s' (a filter table takes %s; use a function for others)",
+                 tostring(k), table.concat(known, ", "))
+    end
+    names[#names + 1] = k
+  end
+  table.sort(names)
+  local rules = {}
+  for _, name in ipairs(names) do
+    local cond, kind = filter[name], filter_columns[name]
+    local op, v = "==", cond
+    if type(cond) == "table" then
+      op, v = cond[1], cond[2]
+      if not filter_ops[op] or #cond ~= 2 then
+        util.raise("filter: condition of '%s' must be a value or {op, value} with op one of "
+                   .. "==, ~=, <, <=, >, >=, got {%s, %s}", name, tostring(cond[1]), tostring(cond[2]))
+      end
+    end
+    if kind == "integer" then
+      if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2^63 then v = math.tointeger(v) end
+      if math.type(v) ~= "integer" then
+        util.raise("filter: '%s' takes an integer, got %s", name, tostring(v))
+      end
+    elseif kind == "boolean" then
+      if type(v) ~= "boolean" or (op ~= "==" and op ~= "~=") then
+        util.raise("filter: 'fits' takes true or false (or {\"==\"|\"~=\", true|false}), got %s",
+                   tostring(v))
+      end
+      v = v and 1 or 0
+    elseif type(v) ~= "string" or (op ~= "==" and op ~= "~=") then
+      util.raise("filter: 'limit' takes a limit's name (or {\"==\"|\"~=\", name}), got %s", tostring(v))
+    end
+    rules[#rules + 1] = {name, op, v}
+  end
+  return rules
+end
+
 local function list(v)
   if type(v) == "table" and getmetatable(v) == nil and v[1] ~= nil then return v end
   return {v}
@@ -377,8 +441,11 @@ function M.new(spec)
     end
     s.columns[i], s.precision[i], s.funcs[i] = name, p, fn
   end
-  if spec.filter ~= nil and type(spec.filter) ~= "function" then
-    util.raise("field 'filter' must be a function, got %s", type(spec.filter))
+  if type(spec.filter) == "table" then
+    s.rules = M.filter_rules(spec.filter)
+  elseif spec.filter ~= nil and type(spec.filter) ~= "function" then
+    util.raise("field 'filter' must be a function or a table of conditions, got %s",
+               type(spec.filter))
   end
   core.run(s:core_spec{check = true}) -- every axis value checked now, at the user's line
   return s
@@ -440,7 +507,8 @@ function Sweep:core_spec(extra)
     kv = self.kv, kv_names = self.kv_names, weights = self.weights,
     weights_names = self.weights_names,
     columns = self.columns, precision = self.precision, funcs = self.funcs,
-    row_labels = self.row_labels, filter = self.spec.filter,
+    row_labels = self.row_labels, rules = self.rules,
+    filter = type(self.spec.filter) == "function" and self.spec.filter or nil,
   }
   for k, v in pairs(extra) do t[k] = v end
   return t

@@ -174,6 +174,16 @@ def shape_d(facts, out):
                       "true" if fits else "false", budget_per_request(row)])
 
 
+def shape_d2(facts, out):
+    """Shape b with the filter of shape d given as data (kvplan's declarative
+    filter, evaluated in C): in Python, the same condition in the loop."""
+    out.writerow(HEADER_B)
+    for (mid, gid, tp, ctx, conc, per_tok, budget, maxc, fits) in rows_b(facts):
+        if maxc >= 1:
+            out.writerow([mid, gid, tp, ctx, conc, per_tok, gib(budget), maxc,
+                          "true" if fits else "false"])
+
+
 def read_c(path):
     facts = {"model": [], "gpu": [], "combo": [], "ctx": [], "conc": []}
     with open(path) as f:
@@ -292,7 +302,7 @@ def main(shape, path):
     if shape == "c":
         shape_c(read_c(path), out)
         return
-    {"a": shape_a, "b": shape_b, "d": shape_d}[shape](read(path), out)
+    {"a": shape_a, "b": shape_b, "d": shape_d, "d2": shape_d2}[shape](read(path), out)
 
 
 if __name__ == "__main__":

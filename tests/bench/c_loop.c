@@ -59,12 +59,12 @@ static void shape_a(void) {
 }
 
 /* shape b: vLLM's rule, paged KV with a null block, KV heads replicated
- * under tp; shape d (lua): a filter (at least one request fits) and the KV
- * budget per request as a column */
+ * under tp; shape d (lua 1): a filter (at least one request fits) and the KV
+ * budget per request as a column; shape d2 (lua 2): the filter alone */
 static void shape_b(int lua) {
   static const int64_t tps[] = {1, 2, 4, 8}, cc[] = {1, 2, 4, 8, 16, 32, 64, 128};
   printf("model,gpu,tp,context,concurrency,kv_bytes_per_token,kv_budget_gib,max_concurrency,fits%s\n",
-         lua ? ",budget_per_request" : "");
+         lua == 1 ? ",budget_per_request" : "");
   for (int i = 0; i < nm; i++)
     for (int j = 0; j < ng; j++)
       for (int t = 0; t < 4; t++) {
@@ -86,7 +86,7 @@ static void shape_b(int lua) {
             printf("%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.2f,%" PRId64 ",%s",
                    m[i].id, g[j].id, tp, ctx, conc, per_tok, gib(budget), maxc,
                    fits ? "true" : "false");
-            if (lua) printf(",%" PRId64, (budget > 0 ? budget : 0) / conc);
+            if (lua == 1) printf(",%" PRId64, (budget > 0 ? budget : 0) / conc);
             printf("\n");
           }
         }
@@ -266,13 +266,14 @@ static int read_inputs(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 3 || read_inputs(argv[2]) < 0) {
-    fprintf(stderr, "usage: c_loop a|b|c|d INPUTS (unreadable or malformed inputs)\n");
+    fprintf(stderr, "usage: c_loop a|b|c|d|d2 INPUTS (unreadable or malformed inputs)\n");
     return 2;
   }
   if (strcmp(argv[1], "a") == 0) shape_a();
   else if (strcmp(argv[1], "b") == 0) shape_b(0);
   else if (strcmp(argv[1], "c") == 0) shape_c();
   else if (strcmp(argv[1], "d") == 0) shape_b(1);
+  else if (strcmp(argv[1], "d2") == 0) shape_b(2); /* the filter alone */
   else return 2;
   return 0;
 }

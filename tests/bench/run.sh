@@ -8,7 +8,9 @@
 #       rows each);
 #   (b) many rows on C axes (models x GPUs x tp x context x concurrency);
 #   (c) optimization combinations over hybrid and MLA models;
-#   (d) (b) with a Lua filter and a Lua column;
+#   (d) (b) with a Lua filter and a Lua column (Lua called per row), and
+#   (d2) the same filter declarative ({max_concurrency = {">=", 1}}, evaluated
+#        in C), without the Lua column;
 # then the serving simulator on 100,000 requests (tests/bench/simulate.lua).
 # Baselines: the article's Python functions made exact (article_baseline.py) and a
 # hand-written C loop with printf (c_loop.c); on (b) also a hand-tuned
@@ -76,7 +78,8 @@ if [ "$frac" -ge 50 ]; then f="target >= 50 %"; else f="target >= 50 %: MISSED";
 printf '    %-34s %8s s (%s s)  kvplan at %s %% of it (%s)\n' "hand-tuned CSV writer (the limit)" \
        "$(cpu "$tf")" "$(wall "$tf")" "$frac" "$f"
 bench_shape "optimization combinations, hybrid and MLA models" c tests/bench/optim_shape.lua
-bench_shape "Lua filter and Lua column" d tests/bench/sweep.lua contexts=125 lua=true
+bench_shape "Lua filter and Lua column (Lua per row)" d tests/bench/sweep.lua contexts=125 lua=true
+bench_shape "the same filter declarative (in C)" d2 tests/bench/sweep.lua contexts=125 decl=true
 
 # peak memory: 10x the deployments (a), 10x the rows (b)
 peak() { { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -n 1; }

@@ -128,6 +128,45 @@ check.error("row.max_context is known only while the sweep calls a filter or col
   return kept.max_context
 end)
 
+-- a declarative filter (evaluated in C, no row table) keeps exactly the rows
+-- and bytes that the same conditions written as a Lua function keep
+local fspec = {model = {"llama-3.1-8b", "llama-3.1-70b"}, gpu = {"h100-sxm", "l4"}, tp = {1, 2, 4},
+               context = {8192, 131072}, concurrency = {1, 8, 64},
+               columns = {"model", "gpu", "tp", "context", "concurrency", "max_concurrency", "fits",
+                          "limit"}}
+local function with(t)
+  local c = {}
+  for k, v in pairs(fspec) do c[k] = v end
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+local fcases = {
+  {{fits = true, max_concurrency = {">=", 4}}, function(r) return r.fits and r.max_concurrency >= 4 end},
+  {{fits = false, limit = "kv"}, function(r) return not r.fits and r.limit == "kv" end},
+  {{tp = {"~=", 2}, context = 8192.0, kv_budget_bytes = {">", 0}},
+   function(r) return r.tp ~= 2 and r.context == 8192 and r.kv_budget_bytes > 0 end},
+  {{limit = {"~=", "none"}, concurrency = {"<", 64}},
+   function(r) return r.limit ~= "none" and r.concurrency < 64 end},
+  {{max_context = {"<=", 100000}, row = {">", 3}}, function(r) return r.max_context <= 100000 and r.row > 3 end},
+}
+local all = kv.sweep(fspec):count()
+for i, c in ipairs(fcases) do
+  local a = kv.sweep(with{filter = c[1]}):write(path)
+  local text = check.slurp(path)
+  local b = kv.sweep(with{filter = c[2]}):write(path)
+  check.eq(text, check.slurp(path), "declarative filter " .. i .. " as its Lua function")
+  check.eq(a, b, "rows kept by declarative filter " .. i)
+  assert(a > 0 and a < all, "declarative filter " .. i .. " keeps some rows, not all")
+end
+check.error("filter: unknown column 'colour' (a filter table takes", kv.sweep, with{filter = {colour = 1}})
+check.error("filter: 'tp' takes an integer, got 1.5", kv.sweep, with{filter = {tp = 1.5}})
+check.error("filter: limit 'memory' is not one of none, tp_heads,", kv.sweep, with{filter = {limit = "memory"}})
+check.error("filter: condition of 'tp' must be a value or {op, value}", kv.sweep,
+            with{filter = {tp = {"=>", 2}}})
+check.error("filter: 'fits' takes true or false", kv.sweep, with{filter = {fits = {">", true}}})
+check.error("field 'filter' must be a function or a table of conditions, got string", kv.sweep,
+            with{filter = "fits"})
+
 -- a var of any name reaches the row (the row constructor quotes it)
 kv.sweep{model = "llama-3.1-8b", gpu = "l4", vars = {['odd "name"\n'] = {7}},
          columns = {{"v", function(r) return r['odd "name"\n'] * 2 end}}}:write(path)

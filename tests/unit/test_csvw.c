@@ -101,6 +101,37 @@ static void report_appears_only_when_closed(void **state) {
   unlink(path);
 }
 
+/* A row written in place: the writer's buffer, then the row's end; never
+ * while a row is open, and across many buffers' worth of rows. */
+static void rows_written_in_place(void **state) {
+  (void)state;
+  char path[256], err[256];
+  snprintf(path, sizeof path, "%s/p.csv", dir);
+  kvp_csv *w = kvp_csv_open(path, err, sizeof err);
+  assert_non_null(w);
+  kvp_csv_str(w, "a", 1);
+  assert_null(kvp_csv_row_begin(w, 16)); /* a row is open */
+  kvp_csv_endrow(w);
+  for (int i = 0; i < 20000; i++) {
+    char *p = kvp_csv_row_begin(w, 64);
+    assert_non_null(p);
+    memcpy(p, "x,12", 4);
+    kvp_csv_row_end(w, 4);
+  }
+  kvp_csv_int(w, 7);
+  kvp_csv_endrow(w);
+  assert_int_equal(kvp_csv_close(w, err, sizeof err), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char t[2 + 20000 * 5 + 2 + 1];
+  size_t n = fread(t, 1, sizeof t, f);
+  fclose(f);
+  assert_int_equal(n, sizeof t - 1); /* every row, nothing more */
+  assert_memory_equal(t, "a\nx,12\nx,12\n", 12);
+  assert_memory_equal(t + n - 7, "x,12\n7\n", 7);
+  unlink(path);
+}
+
 static void discarded_report_leaves_no_file(void **state) {
   (void)state;
   char path[256], err[256];
@@ -123,6 +154,7 @@ static void unwritable_directory_is_a_clear_error(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(integers_print_exactly_at_both_ends),
+    cmocka_unit_test(rows_written_in_place),
     cmocka_unit_test(doubles_print_in_the_shortest_form_that_reads_back),
     cmocka_unit_test(fixed_precision_never_prints_negative_zero_or_nan),
     cmocka_unit_test(report_appears_only_when_closed),

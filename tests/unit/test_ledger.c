@@ -594,6 +594,9 @@ static void mamba_states_raise_the_block_and_take_one_padded_page(void **state) 
   assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
   assert_int_equal(tokens, 3212 / 4 * 544); /* 436832 */
   assert_int_equal(per, 482 + 3);           /* cdiv(262144, 544) + 3 states */
+  /* the raised block is not what was given: no evaluation in place */
+  assert_int_equal(l.adjusted, 1);
+  assert_int_equal(kvp_ledger_eval_own_numbers(&l, NULL), KVP_EINVAL);
   /* MTP-style speculation: 2 draft tokens take 2 more state blocks each */
   d.spec.tokens = 2;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
@@ -855,6 +858,17 @@ static void eval_numbers_equals_eval(void **state) {
     d.tp = 1 << (i % 3);
     assert_int_equal(kvp_ledger_eval(&d, &a, NULL), KVP_OK);
     assert_int_equal(kvp_ledger_eval_numbers(&d, &b, NULL), KVP_OK);
+    assert_memory_equal(&a, &b, kvp_ledger_size(&d));
+  }
+  /* in place: b's own deployment changed in numbers answers as a new one */
+  assert_int_equal(kvp_ledger_eval(&d, &b, NULL), KVP_OK);
+  assert_int_equal(b.adjusted, 0);
+  for (int i = 0; i < 4; i++) {
+    d.overhead_bytes = b.d.overhead_bytes = (i + 1) * GiB;
+    d.max_model_len = b.d.max_model_len = 2048 << i;
+    d.pp = b.d.pp = 1 + i % 2;
+    assert_int_equal(kvp_ledger_eval(&d, &a, NULL), KVP_OK);
+    assert_int_equal(kvp_ledger_eval_own_numbers(&b, NULL), KVP_OK);
     assert_memory_equal(&a, &b, kvp_ledger_size(&d));
   }
   kvp_diag diag = {{0}};
