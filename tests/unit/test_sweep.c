@@ -142,6 +142,38 @@ static void shards_cover_every_row_once_in_order(void **state) {
   kvp_sweep_free(&s);
 }
 
+/* Skipping the rest of a row's context or deployment lands on the row after
+ * them, with that row's own ledger and positions; a shard's end still holds. */
+static void skips_land_on_the_next_context_or_deployment(void **state) {
+  (void)state;
+  kvp_sweep_axes ax = axes(); /* 6 rows a deployment (tp), 2 a context */
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 7, 20, KVP_WANT_FIT | KVP_WANT_MAXCONC, NULL), KVP_OK);
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.index, 7);
+  assert_int_equal(kvp_sweep_skip(&s, &r, 0), 0); /* the last of its context */
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.index, 8);
+  assert_int_equal(kvp_sweep_skip(&s, &r, 0), 1); /* row 9 */
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.index, 10);
+  assert_int_equal(r.context, ctxs[2]);
+  assert_int_equal(r.concurrency, concs[0]);
+  assert_int_equal(kvp_sweep_skip(&s, &r, 1), 1); /* row 11 */
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.index, 12);
+  assert_int_equal(r.ledger->d.tp, tps[2]);
+  assert_int_equal(kvp_sweep_skip(&s, &r, 1), 5); /* rows 13-17 */
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 1);
+  assert_int_equal(r.index, 18);
+  assert_int_equal(r.ledger->d.tp, tps[3]);
+  assert_int_equal(r.context, ctxs[0]);
+  assert_int_equal(kvp_sweep_skip(&s, &r, 1), 1); /* row 19: the shard ends at 20 */
+  assert_int_equal(kvp_sweep_next(&s, &r, NULL), 0);
+  kvp_sweep_free(&s);
+}
+
 static void empty_axes_keep_each_deployments_own_value(void **state) {
   (void)state;
   kvp_sweep_axes ax = {0};
@@ -289,6 +321,7 @@ static void label_axes_keep_the_ledger(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(rows_run_outermost_axis_first),
+    cmocka_unit_test(skips_land_on_the_next_context_or_deployment),
     cmocka_unit_test(cached_answers_equal_fresh_ledger_answers),
     cmocka_unit_test(shards_cover_every_row_once_in_order),
     cmocka_unit_test(shards_of_huge_counts_do_not_overflow),
