@@ -100,6 +100,9 @@ typedef struct kvp_layer {
   int64_t kv_auto;      /* 1: the layer keeps the model dtype (16 bits) under a
                          * TurboQuant KV format (vLLM kv_cache_dtype_skip_layers,
                          * set by kvp_vllm_turboquant); 0: the KV format */
+  int64_t sink;         /* full attention: static sink tokens (vLLM sink_len,
+                         * SinkFullAttentionSpec): their blocks are taken from the
+                         * pool once per KV cache group of such layers; 0: none */
 } kvp_layer;
 
 #define KVP_MAX_LAYERS 1024
@@ -402,7 +405,8 @@ typedef struct kvp_ledger {
   int64_t page_full[KVP_MAX_SPECS];    /* KIVI: one full-precision block */
   int64_t draft_bits;    /* a token on all draft layers (speculative) */
   int64_t draft_page;    /* a block on all draft layers */
-  int64_t null_blocks;   /* blocks the pool keeps out of use (vLLM's null block) */
+  int64_t null_blocks;   /* blocks the pool keeps out of use (vLLM's null block, and the
+                          * blocks of static attention sinks) */
   int32_t plain;         /* no optimization changes what a sequence holds */
   int32_t state_pages;   /* vLLM, only recurrent layers (Mamba models): each state is
                           * a page of the pool, 1 + g a request (MambaSpec) */
@@ -565,6 +569,9 @@ kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag);
  * min(2, layers / 2) layers in the model dtype (kv_auto), as vLLM's boundary
  * protection does. May change l->d.model (sets l->adjusted). */
 kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag);
+/* Blocks the sink managers take from the pool (SinkFullAttentionManager):
+ * sink / block for every KV cache group of layers with static sinks. */
+kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *diag);
 /* Blocks of `block` tokens one layer of shape ly may take for a request of
  * len tokens by vLLM's max_memory_usage_bytes (a state: 1 + the speculative
  * blocks). */

@@ -158,7 +158,7 @@ static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }
 static int same_spec(const kvp_layer *a, const kvp_layer *b, int64_t tp) {
   if (a->kind != b->kind || a->window != b->window || a->head_dim != b->head_dim ||
       a->head_dim_v != b->head_dim_v || a->latent != b->latent || a->rope_dim != b->rope_dim ||
-      a->index_dim != b->index_dim)
+      a->index_dim != b->index_dim || a->kv_auto != b->kv_auto || a->sink != b->sink)
     return 0;
   if (a->kind == KVP_STATE)
     return a->state_bytes / a->kv_heads * kvp_kv_heads_per_gpu(a->kv_heads, tp) ==
@@ -851,6 +851,13 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
       return kvp_fail(diag, KVP_EOVERFLOW,
                       "block x decode_context_parallel_size x prefill_context_parallel_size "
                       "overflows");
+  }
+  {
+    /* static attention sinks: their blocks leave the pool beside the null block */
+    int64_t sink;
+    TRY(kvp_vllm_sink_blocks(l, &sink, diag));
+    if (!chk_add(l->null_blocks, sink, &l->null_blocks))
+      return kvp_fail(diag, KVP_EOVERFLOW, "sink blocks overflow");
   }
   l->state_pages = kvp_vllm_state_only(l);
   if (l->state_pages && d->vllm.mamba_mode != KVP_MAMBA_NONE)

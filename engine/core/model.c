@@ -54,6 +54,9 @@ static kvp_err check_layer(const kvp_layer *l, const char *what, kvp_diag *d) {
                         what, (long long)l->window);
       /* fall through */
     case KVP_FULL:
+      if (l->sink < 0)
+        return kvp_fail(d, KVP_EINVAL, "field '%s.sink_len' must be >= 0, got %lld", what,
+                        (long long)l->sink);
       if (l->kv_heads < 1 || l->head_dim < 1 || l->head_dim_v < 1)
         return kvp_fail(d, KVP_EINVAL,
                         "field '%s': kv_heads, head_dim and head_dim_v must be >= 1, got %lld, %lld and %lld",
@@ -85,7 +88,7 @@ static int same_layer(const kvp_layer *a, const kvp_layer *b) {
          a->head_dim_v == b->head_dim_v && a->window == b->window &&
          a->latent == b->latent && a->rope_dim == b->rope_dim &&
          a->state_bytes == b->state_bytes && a->index_dim == b->index_dim &&
-         a->kv_auto == b->kv_auto;
+         a->kv_auto == b->kv_auto && a->sink == b->sink;
 }
 
 kvp_err kvp_model_set_pattern(kvp_model *m, const kvp_layer *runs, const int64_t *counts,

@@ -109,6 +109,17 @@
  *     KV type of FullAttentionSpec pages (UniformTypeKVCacheSpecs when the
  *     pages differ). kvplan refuses TurboQuant beside sliding, chunked,
  *     cross or MLA layers and with a draft model: not modelled.
+ *   - static attention sinks (SinkFullAttentionSpec, vllm/v1/kv_cache_interface.py
+ *     at 001cabc1be16; StaticSinkAttention, vllm/model_executor/layers/
+ *     attention/static_sink_attention.py; openPangu's param_sink_number):
+ *     full-attention pages, but the group's manager (SinkFullAttentionManager,
+ *     vllm/v1/core/single_type_kv_cache_manager.py) asserts sink_len is a
+ *     positive multiple of its block and takes sink_len / block blocks from the
+ *     pool's free queue once, when it is built, right after the null block
+ *     (the sink's slots are block .. block + sink_len - 1). Every group of such
+ *     layers takes its own; the startup check (max_memory_usage_bytes,
+ *     FullAttentionSpec's) counts no sink, nor does "GPU KV cache size"
+ *     (all blocks); the requests share what is left.
  */
 #include <stddef.h>
 #include <string.h>
@@ -429,7 +440,7 @@ static int same_shape(const kvp_layer *a, const kvp_layer *b) {
   return a->kind == b->kind && a->kv_heads == b->kv_heads && a->head_dim == b->head_dim &&
          a->head_dim_v == b->head_dim_v && a->window == b->window && a->latent == b->latent &&
          a->rope_dim == b->rope_dim && a->state_bytes == b->state_bytes &&
-         a->index_dim == b->index_dim && a->kv_auto == b->kv_auto;
+         a->index_dim == b->index_dim && a->kv_auto == b->kv_auto && a->sink == b->sink;
 }
 
 kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
@@ -477,5 +488,49 @@ kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
     m->layer_spec[i] = (uint8_t)s;
     l->adjusted = 1;
   }
+  return KVP_OK;
+}
+
+kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *diag) {
+  const kvp_model *m = &l->d.model;
+  *blocks = 0;
+  int64_t used[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
+  int64_t sink = 0;
+  int plain = 0;
+  for (int k = 0; k < m->nspec; k++) {
+    const kvp_layer *ly = &m->spec[k];
+    if (used[k] == 0 || ly->kind != KVP_FULL) continue;
+    if (ly->sink == 0) plain = 1;
+    else if (sink != 0 && sink != ly->sink)
+      return kvp_fail(diag, KVP_EINVAL,
+                      "sink_len %lld and %lld in one model: not modelled", (long long)sink,
+                      (long long)ly->sink);
+    else sink = ly->sink;
+  }
+  if (sink == 0) return KVP_OK;
+  if (l->d.budget != KVP_BUDGET_VLLM || l->d.alloc != KVP_ALLOC_PAGED)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "sink_len %lld: static attention sinks are modelled under vLLM's paged "
+                    "budget (SinkFullAttentionSpec)", (long long)sink);
+  if (plain || l->d.spec.draft_layers > 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "sink_len %lld beside full attention layers without sinks: not modelled",
+                    (long long)sink);
+  int64_t groups = 1, block = l->span;
+  if (l->hybrid) {
+    groups = 0;
+    for (int32_t t = 0; t < l->ntype; t++)
+      if (l->type[t].shape.kind == KVP_FULL && l->type[t].shape.sink > 0) {
+        groups += l->type[t].groups;
+        block = l->type[t].block * (l->span / l->d.block);
+      }
+  }
+  if (sink % block != 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "sink_len %lld must be a multiple of the block of %lld tokens "
+                    "(SinkFullAttentionManager asserts sink_len %% block_size == 0)",
+                    (long long)sink, (long long)block);
+  CHK(chk_mul(groups, sink / block, blocks));
   return KVP_OK;
 }

@@ -44,7 +44,7 @@ static kvp_format opt_format(lua_State *L, int idx, const char *field, kvp_forma
 
 static const char *const kind_keys[] = {
   "kind", "n", "window", "kv_heads", "head_dim", "head_dim_v", "kv_lora_rank",
-  "rope_dim", "state_bytes", "state_heads", "encoder_tokens", "note", NULL
+  "rope_dim", "state_bytes", "state_heads", "encoder_tokens", "sink_len", "note", NULL
 };
 
 static kvp_kind check_kind(lua_State *L, int idx, const char *what) {
@@ -87,6 +87,7 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
     out->head_dim = out->head_dim_v = 0;
   if (kind == KVP_MLA || kind == KVP_NONE) out->kv_heads = 0;
   if (kind != KVP_STATE) out->state_bytes = 0;
+  out->sink = kind == KVP_FULL ? kvl_int_field(L, idx, "sink_len", 0) : 0;
 }
 
 static const char *const model_keys[] = {

@@ -363,3 +363,25 @@ do
     kv.deploy{model = "deepseek-v2-lite", gpu = "h100", kv = "turboquant_k8v4"}:ledger()
   end)
 end
+
+-- Static attention sinks (SinkFullAttentionManager at vllm 001cabc1be16 takes
+-- sink_len / block blocks from the pool once; the check and the log count none):
+-- 4 layers of 2 KV heads of 64, bf16, sink_len 64 at block 16: 4 blocks beside
+-- the null block
+do
+  local function tiny(sink)
+    return kv.model{id = "sinky", layers = 4, hidden = 256, heads = 4, kv_heads = 2,
+                    head_dim = 64, params = 1000000,
+                    layer_kinds = {{kind = "full", sink_len = sink}}}
+  end
+  local ls = kv.deploy{model = tiny(64), gpu_memory = "1 GiB", kv_cache_memory_bytes = 4096 * 16384,
+                       max_model_len = 1024}:ledger()
+  local lp = kv.deploy{model = tiny(nil), gpu_memory = "1 GiB", kv_cache_memory_bytes = 4096 * 16384,
+                       max_model_len = 1024}:ledger()
+  check.eq(ls.null_blocks, 5, "the null block and 64 / 16 sink blocks")
+  check.eq(lp.kv_tokens - ls.kv_tokens, 64, "the sink's tokens leave the pool")
+  check.eq(ls.vllm_kv_cache_tokens, lp.vllm_kv_cache_tokens, "vLLM's log counts every block")
+  check.error("multiple of the block of 16", function()
+    kv.deploy{model = tiny(8), gpu_memory = "1 GiB", kv_cache_memory_bytes = 4096 * 16384}:ledger()
+  end)
+end

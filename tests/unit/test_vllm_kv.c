@@ -683,6 +683,49 @@ static void turboquant_slots_and_boundary_layers(void **state) {
   assert_non_null(strstr(diag.msg, "vllm"));
 }
 
+/* Static attention sinks (https://github.com/vllm-project/vllm/blob/
+ * 001cabc1be16a59a70d720ed61a13b678c060a18/vllm/v1/core/single_type_kv_cache_manager.py
+ * SinkFullAttentionManager.__init__: assert sink_len % block_size == 0, then
+ * free_block_queue.popleft_n(sink_len // block_size); SinkFullAttentionSpec in
+ * vllm/v1/kv_cache_interface.py keeps FullAttentionSpec's pages and
+ * max_memory_usage_bytes). 8 layers of 8 KV heads of 128 (K 192, V 128 as
+ * openPangu's qk_nope_dim + qk_rope_dim and v_channels), bf16, sink_len 32 at
+ * block 16: a page of 16 x 8 x (192 + 128) x 2 = 81920 bytes a layer; 1000
+ * blocks of memory keep the null block and 2 sink blocks out of use: 997 x 16
+ * tokens; vLLM's log counts the 1000 blocks. */
+static void static_sinks_take_blocks_once(void **state) {
+  (void)state;
+  kvp_layer sink[1] = {{.kind = KVP_FULL, .kv_heads = 8, .head_dim = 192, .head_dim_v = 128,
+                        .sink = 32}};
+  int64_t one[1] = {1};
+  kvp_deploy d;
+  kvp_ledger l;
+  deploy_runs(&d, 8, 8, 128, sink, one, 1);
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 1000LL * 8 * 81920;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].block_bytes, 8 * 81920);
+  assert_int_equal(l.stage[0].blocks, 1000);
+  assert_int_equal(l.null_blocks, 3);
+  assert_int_equal(kvp_ledger_kv_tokens(&l), 997 * 16);
+  int64_t tokens, blocks, per;
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(tokens, 1000 * 16);
+  assert_int_equal(per, 4096 / 16); /* no sink in max_memory_usage_bytes */
+  /* a sink that is not whole blocks is refused, as vLLM asserts */
+  sink[0].sink = 24;
+  deploy_runs(&d, 8, 8, 128, sink, one, 1);
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "multiple of the block of 16"));
+  /* block 32: one sink block */
+  sink[0].sink = 32;
+  deploy_runs(&d, 8, 8, 128, sink, one, 1);
+  d.block = 32;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.null_blocks, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -699,6 +742,7 @@ int main(void) {
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
     cmocka_unit_test(cross_attention_caches_the_encoder_once),
     cmocka_unit_test(turboquant_slots_and_boundary_layers),
+    cmocka_unit_test(static_sinks_take_blocks_once),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
