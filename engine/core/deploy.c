@@ -53,7 +53,11 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   if (v->mamba_mode < KVP_MAMBA_NONE || v->mamba_mode > KVP_MAMBA_ALL)
     return kvp_fail(diag, KVP_EINVAL, "field 'mamba_cache_mode' must be none, align or all");
   TRY(kvp_check_count(v->mamba_chunk, 0, "mamba_block_size", diag));
-  if (v->mamba_mode == KVP_MAMBA_ALL && v->mamba_chunk < 1)
+  int64_t kinds[KVP_NKINDS];
+  kvp_model_kind_counts(&d->model, kinds);
+  /* a model of Mamba layers alone takes the cache's block (MambaModelConfig) */
+  int attention = kinds[KVP_STATE] + kinds[KVP_NONE] < d->model.layers;
+  if (v->mamba_mode == KVP_MAMBA_ALL && v->mamba_chunk < 1 && attention)
     return kvp_fail(diag, KVP_EINVAL,
                     "mamba_cache_mode 'all' aligns the block to the Mamba chunk: give "
                     "mamba_block_size (vLLM's --mamba-block-size, or the config's chunk_size)");

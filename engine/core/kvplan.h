@@ -572,6 +572,10 @@ kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag);
 /* Blocks the sink managers take from the pool (SinkFullAttentionManager):
  * sink / block for every KV cache group of layers with static sinks. */
 kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *diag);
+/* Tokens of a MambaSpec block of a model of recurrent layers alone:
+ * max_model_len without prefix caching (mamba_cache_mode none), else
+ * mamba_block_size (the option, or the cache's block). */
+int64_t kvp_vllm_state_block(const kvp_ledger *l);
 /* Blocks of `block` tokens one layer of shape ly may take for a request of
  * len tokens by vLLM's max_memory_usage_bytes (a state: 1 + the speculative
  * blocks). */

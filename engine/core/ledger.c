@@ -470,8 +470,12 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
         break; /* windows drop old blocks: nothing shared */
       }
       case KVP_STATE:
-        /* vLLM pages a Mamba model's states: one and one per draft token */
-        one = n > 0 ? l->state_bytes[k] * (l->state_pages ? 1 + d->spec.tokens : 1) : 0;
+        /* vLLM pages a Mamba model's states: one and one per draft token, two with
+         * mamba_cache_mode align, one every block with all (kvp_vllm_usage_blocks) */
+        if (n > 0 && l->state_pages)
+          CHK(chk_mul(l->state_bytes[k],
+                      kvp_vllm_usage_blocks(l, ly, kvp_vllm_state_block(l), n), &one));
+        else one = n > 0 ? l->state_bytes[k] : 0;
         break;
       default:
         break;
@@ -514,7 +518,10 @@ static kvp_err reserve_bytes(const kvp_ledger *l, int32_t s, int64_t *bytes) {
       t = kvp_evict_held(&d->evict, m, st->group[i].level);
     else
       t = kvp_kv_tokens_held(ly, m);
-    if (ly->kind == KVP_STATE) {
+    if (ly->kind == KVP_STATE && l->state_pages) {
+      CHK(chk_mul(l->state_bytes[k],
+                  kvp_vllm_usage_blocks(l, ly, kvp_vllm_state_block(l), l->max_len), &one));
+    } else if (ly->kind == KVP_STATE) {
       one = l->state_bytes[k];
     } else {
       int64_t tf = d->kv_recent > 0 ? min64(t, d->kv_recent) : 0, bq, bf;
@@ -553,7 +560,13 @@ static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *byt
     int64_t blocks, one, part;
     TRY(kvp_layer_blocks(&m->spec[k], n, l->span, l->d.step_tokens, &blocks));
     CHK(chk_mul(blocks, l->page_bytes[k], &one));
-    if (n > 0) CHK(chk_add(one, l->state_bytes[k], &one));
+    if (n > 0 && l->state_pages && m->spec[k].kind == KVP_STATE) {
+      /* paged states by mamba_cache_mode (kvp_vllm_usage_blocks) */
+      CHK(chk_mul(l->state_bytes[k],
+                  kvp_vllm_usage_blocks(l, &m->spec[k], kvp_vllm_state_block(l), n), &one));
+    } else if (n > 0) {
+      CHK(chk_add(one, l->state_bytes[k], &one));
+    }
     CHK(chk_mul(one, st->count[k], &part));
     CHK(chk_add(total, part, &total));
   }
@@ -860,11 +873,6 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
       return kvp_fail(diag, KVP_EOVERFLOW, "sink blocks overflow");
   }
   l->state_pages = kvp_vllm_state_only(l);
-  if (l->state_pages && d->vllm.mamba_mode != KVP_MAMBA_NONE)
-    return kvp_fail(diag, KVP_EINVAL,
-                    "mamba_cache_mode '%s' is modelled for models of attention and Mamba layers; "
-                    "this model has Mamba layers alone",
-                    d->vllm.mamba_mode == KVP_MAMBA_ALL ? "all" : "align");
   {
     int64_t kinds[KVP_NKINDS];
     kvp_model_kind_counts(m, kinds);
@@ -939,7 +947,8 @@ int64_t kvp_ledger_kv_tokens(const kvp_ledger *l) {
     if (!chk_mul((st->blocks - l->null_blocks) / l->ngroups, l->min_block, &t)) return INT64_MAX;
     return t;
   }
-  if (!chk_mul(st->blocks - l->null_blocks, l->state_pages ? l->max_len : l->span, &t))
+  if (!chk_mul(st->blocks - l->null_blocks, l->state_pages ? kvp_vllm_state_block(l) : l->span,
+               &t))
     return INT64_MAX;
   return t;
 }
@@ -965,9 +974,11 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
   } else {
     /* one type: every paged layer needs the same blocks; take the first */
     const kvp_model *m = &l->d.model;
-    if (l->state_pages) { /* MambaSpec: 1 + g pages, block_size max_model_len */
-      req = 1 + l->d.spec.tokens;
-      min_block = l->max_len;
+    if (l->state_pages) { /* MambaSpec pages of block_size mamba_block_size */
+      min_block = kvp_vllm_state_block(l);
+      for (int k = 0; k < m->nspec && req == 0; k++)
+        if (m->spec[k].kind == KVP_STATE)
+          req = kvp_vllm_usage_blocks(l, &m->spec[k], min_block, l->max_len);
     }
     for (int64_t i = 0; i < m->layers && req == 0; i++) {
       const kvp_layer *ly = &m->spec[m->layer_spec[i]];

@@ -77,6 +77,15 @@
  *     the option block_stride_alignment (the backend's value, bytes) on
  *     stages that hold MLA layers; it needs full and MLA layers alone or
  *     vLLM's hybrid groups, and no optimization.
+ *   - models of recurrent layers alone (Mamba, Mamba2) with mamba_cache_mode
+ *     align or all (prefix caching; MambaModelConfig.verify_and_update_config,
+ *     vllm/model_executor/models/config.py): mamba_block_size is the user's,
+ *     else the cache's block_size (16), and MambaSpec pages of that block:
+ *     align keeps 2 + the speculative states a request, all one state every
+ *     block (cdiv(n, block), MambaSpec.max_memory_usage_bytes), "GPU KV cache
+ *     size" counts that block a page. vLLM turns all into align for
+ *     architectures without supports_mamba_prefix_caching; kvplan takes the
+ *     mode it is given.
  *   - models of recurrent layers alone (Mamba, Mamba2): one KV type of
  *     MambaSpec pages, the page the state's bytes (page_size_bytes: the
  *     sum of its shapes' bytes), num_blocks = budget // the pages of all
@@ -316,7 +325,8 @@ static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t 
     *any = 1;
     int64_t one;
     if (m->spec[k].kind == KVP_STATE) {
-      CHK(chk_mul(l->state_bytes[k], 1 + l->d.spec.tokens, &one));
+      CHK(chk_mul(l->state_bytes[k],
+                  kvp_vllm_usage_blocks(l, &m->spec[k], kvp_vllm_state_block(l), len), &one));
     } else {
       CHK(chk_mul(kvp_vllm_usage_blocks(l, &m->spec[k], l->span, len), l->page_bytes[k],
                   &one));
@@ -533,4 +543,9 @@ kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *dia
                     (long long)sink, (long long)block);
   CHK(chk_mul(groups, sink / block, blocks));
   return KVP_OK;
+}
+
+int64_t kvp_vllm_state_block(const kvp_ledger *l) {
+  if (l->d.vllm.mamba_mode == KVP_MAMBA_NONE) return l->max_len;
+  return l->d.vllm.mamba_chunk > 0 ? l->d.vllm.mamba_chunk : l->d.block;
 }

@@ -726,6 +726,53 @@ static void static_sinks_take_blocks_once(void **state) {
   assert_int_equal(l.null_blocks, 2);
 }
 
+/* mamba_cache_mode align and all for a model of Mamba layers alone
+ * (vllm/model_executor/models/config.py MambaModelConfig.verify_and_update_config,
+ * in a revision read without its commit: with prefix caching mamba_block_size
+ * defaults to the cache's block_size; https://github.com/vllm-project/vllm/blob/
+ * 001cabc1be16a59a70d720ed61a13b678c060a18/vllm/v1/kv_cache_interface.py
+ * MambaSpec.max_memory_usage_bytes: align 2 +
+ * the speculative pages, all cdiv(max_model_len, block) pages). 4 layers of a
+ * 1 MiB state, 100 pages of memory, block 16, max_model_len 4096. */
+static void mamba_alone_align_and_all(void **state) {
+  (void)state;
+  kvp_layer mamba[1] = {{.kind = KVP_STATE, .kv_heads = 8, .state_bytes = 1 << 20}};
+  int64_t one[1] = {1}, n, tokens, blocks, per, seq;
+  kvp_fit f;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_start c;
+  deploy_runs(&d, 4, 8, 128, mamba, one, 1);
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 4 * (1 << 20) * 100LL;
+  d.vllm.mamba_mode = KVP_MAMBA_ALIGN;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 4096, &n, &f), KVP_OK);
+  assert_int_equal(n, 99 / 2); /* 2 pages a request */
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(tokens, 100 * 16); /* num_blocks x mamba_block_size (16) */
+  assert_int_equal(per, 2);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  /* all: a state every 16 tokens; 4096 tokens want 256 pages, more than 100 */
+  d.vllm.mamba_mode = KVP_MAMBA_ALL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 100, &seq), KVP_OK);
+  assert_int_equal(seq, 7 * 4 * (1 << 20)); /* cdiv(100, 16) states a layer */
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 0);
+  assert_int_equal(c.needed, 256LL * 4 * (1 << 20));
+  assert_int_equal(c.max_model_len, 1600); /* 100 pages x 16 */
+  /* mamba_block_size 64: 64 pages */
+  d.vllm.mamba_chunk = 64;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(tokens, 100 * 64);
+  assert_int_equal(per, 64);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -743,6 +790,7 @@ int main(void) {
     cmocka_unit_test(cross_attention_caches_the_encoder_once),
     cmocka_unit_test(turboquant_slots_and_boundary_layers),
     cmocka_unit_test(static_sinks_take_blocks_once),
+    cmocka_unit_test(mamba_alone_align_and_all),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
