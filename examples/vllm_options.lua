@@ -14,8 +14,11 @@
 --   max_model_len      here 131072, beside vLLM's own check of it;
 -- then, on models that have the layers they concern, cross-attention
 -- (Whisper), mamba_cache_mode (Nemotron-H), prefill_context_parallel_size,
--- the release default for chunked local attention (Llama 4) and a model
--- with no KV cache at all (BGE) under vLLM's default max_num_seqs.
+-- the release default for chunked local attention (Llama 4), a model
+-- with no KV cache at all (BGE) under vLLM's default max_num_seqs, prefix
+-- caching of a model of Mamba layers alone (Falcon-Mamba, mamba_cache_mode
+-- align: two states a request, blocks of 16 tokens) and TurboQuant KV
+-- formats (Llama-3.1-8B: packed slots, its first and last two layers in bf16).
 -- Columns, per option: the block of each KV cache group (group_blocks), the
 -- pool's blocks, what vLLM logs ("GPU KV cache size", "Maximum
 -- concurrency"), vLLM's startup check (starts, and the longest
@@ -101,6 +104,12 @@ local more = {
    engine_version = "0.11", allow_chunked_local_attn_with_hybrid_kv_cache = true}, 32768},
   {"bge-large-en-v1.5", 1, "defaults", {}, 512},
   {"bge-large-en-v1.5", 1, "engine=vllm", {engine = "vllm"}, 512},
+  {"falcon-mamba-7b", 1, "mamba_cache_mode=align", {max_model_len = 131072,
+                                                    mamba_cache_mode = "align"}, context},
+  {"llama-3.1-8b", 1, "kv_cache_dtype=turboquant_k8v4", {max_model_len = 131072,
+                                                         kv = "turboquant_k8v4"}, context},
+  {"llama-3.1-8b", 1, "kv_cache_dtype=turboquant_3bit_nc", {max_model_len = 131072,
+                                                            kv = "turboquant_3bit_nc"}, context},
 }
 for _, x in ipairs(more) do
   local opts = {model = x[1], gpu = "h100", tp = x[2], activation = "1 GiB", overhead = "1 GiB",
