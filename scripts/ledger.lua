@@ -37,8 +37,8 @@
 --   gib_per_gpu  the item's GiB on one GPU; share_pct  its share of the GPU
 --   note         where the number comes from
 -- The items add up to the GPU's memory (kv_short, which is not there, aside).
--- With time=yes, per deployment (the same on each of its rows; README "Step
--- times and the serving simulator" has the formulas and the efficiency factors):
+-- With time=yes, per deployment (the same on each of its rows; docs/time.md
+-- "Step times and the serving simulator" has the formulas and the efficiency factors):
 --   tpot_ms      time per output token of one decode step of `concurrency`
 --                sequences at `context` tokens
 --   ttft_ms      prefill of `context` tokens as one prompt

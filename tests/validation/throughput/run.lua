@@ -1,5 +1,5 @@
 -- tests/validation/throughput/run.lua: kvplan's time model against published
--- serving benchmarks (benchmarks.csv beside this file; README section
+-- serving benchmarks (benchmarks.csv beside this file; docs/time.md,
 -- "Step times and the serving simulator" states the result).
 --
 -- For each benchmark: the deployment it names (model, GPU, tp, weight and KV
