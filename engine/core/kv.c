@@ -21,7 +21,8 @@
  * TurboQuant formats (vLLM TQFullAttentionSpec.real_page_size_bytes at
  * 001cabc1be16: block x kv_heads x tq_slot_size): kv_heads_per_gpu slots of
  * kvp_format_tq_slot(head_dim) bytes a token (vLLM passes head_size as
- * head_size_v); a layer kept in the model dtype (kv_auto) 16 bits an element.
+ * head_size_v); a layer kept in the model dtype (kv_auto: TurboQuant's boundary
+ * layers, vLLM's HiddenStateCacheSpec) 16 bits an element, any kind.
  */
 #include "kvplan.h"
 #include "checked.h"
@@ -35,14 +36,16 @@ int64_t kvp_kv_heads_per_gpu(int64_t kv_heads, int64_t tp) {
 kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
                           int64_t *bits) {
   if (tp < 1) return KVP_EINVAL;
+  /* a layer kept in the model dtype whatever the KV format (TurboQuant's
+   * boundary layers, the hidden-state cache of extract_hidden_states) */
+  const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0};
+  if (l->kv_auto) kv = &bf16;
   switch (l->kind) {
     case KVP_FULL:
     case KVP_SLIDING:
     case KVP_CHUNKED:
     case KVP_CROSS: {
       int64_t h = kvp_kv_heads_per_gpu(l->kv_heads, tp), nk, nv, bk, bv;
-      const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0};
-      if (kv->tq_key_bits > 0 && l->kv_auto) kv = &bf16;
       if (kv->tq_key_bits > 0) {
         int64_t slot = kvp_format_tq_slot(kv, l->head_dim);
         if (slot <= 0) return KVP_EINVAL;

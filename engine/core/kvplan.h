@@ -97,9 +97,10 @@ typedef struct kvp_layer {
   int64_t index_dim;    /* MLA: head dim of a sparse-attention indexer whose keys are
                          * cached beside the latent (DeepSeek-V3.2 index_head_dim;
                          * kv.c); 0: none */
-  int64_t kv_auto;      /* 1: the layer keeps the model dtype (16 bits) under a
-                         * TurboQuant KV format (vLLM kv_cache_dtype_skip_layers,
-                         * set by kvp_vllm_turboquant); 0: the KV format */
+  int64_t kv_auto;      /* 1: the layer keeps the model dtype (16 bits) whatever the
+                         * KV format (vLLM kv_cache_dtype_skip_layers under
+                         * TurboQuant, set by kvp_vllm_turboquant; the hidden-state
+                         * cache of extract_hidden_states); 0: the KV format */
   int64_t sink;         /* full attention: static sink tokens (vLLM sink_len,
                          * SinkFullAttentionSpec): their blocks are taken from the
                          * pool once per KV cache group of such layers; 0: none */

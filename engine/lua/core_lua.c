@@ -299,7 +299,7 @@ static const char *const evict_keys[] = {"sinks", "recent", "keep_ppm", "layers"
 static const char *const spec_keys[] = {"tokens", "draft_layers", "draft", "draft_weight_bytes",
                                         NULL};
 static const char *const draft_keys[] = {"kind", "kv_heads", "head_dim", "head_dim_v",
-                                         "kv_lora_rank", "rope_dim", NULL};
+                                         "kv_lora_rank", "rope_dim", "kv_auto", NULL};
 
 /* The optimization fields of the deployment table at idx. */
 static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
@@ -342,6 +342,7 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
       ly->head_dim_v = kvl_int_field(L, -1, "head_dim_v", ly->head_dim);
       ly->latent = kvl_int_field(L, -1, "kv_lora_rank", 0);
       ly->rope_dim = kvl_int_field(L, -1, "rope_dim", 0);
+      ly->kv_auto = kvl_int_field(L, -1, "kv_auto", 0) != 0;
       lua_pop(L, 1);
     }
     lua_pop(L, 1);

@@ -71,7 +71,7 @@ M.fields = fields
 
 local evict_fields = {sinks = true, recent = true, keep = true, layers = true}
 local spec_fields = {tokens = true, acceptance = true, draft = true, heads = true, layers = true,
-                     weights = true, weight_bytes = true}
+                     weights = true, weight_bytes = true, hidden_states = true}
 local offload_fields = {host = true, pcie_gbps = true}
 
 local function optional_count(v, field, min)
@@ -149,9 +149,27 @@ local function resolve_spec(s, d)
     local shape, n = draft_shape(dm)
     out.draft, out.draft_layers = shape, n
     out.draft_weight_bytes = wb or dm:weight_size(s.weights and formats.get(s.weights, "weights"))
+  elseif s.heads == "extract_hidden_states" then
+    -- vLLM's extract_hidden_states method (vllm/model_executor/models/
+    -- extract_hidden_states.py at 055e47c28003): no draft weights, one
+    -- cache-only layer whose HiddenStateCacheSpec (an MLAAttentionSpec) pages
+    -- hidden_states (len(eagle_aux_hidden_state_layer_ids)) x hidden elements a
+    -- token in the model dtype whatever the KV format, whole on every TP rank;
+    -- num_speculative_tokens must be 1 (ExtractHiddenStatesProposer)
+    if out.tokens ~= 1 then
+      util.raise("field 'speculative.tokens' must be 1 with heads 'extract_hidden_states' "
+                 .. "(vLLM asserts num_speculative_tokens == 1), got %d", out.tokens)
+    end
+    local n = util.count(s.hidden_states, "speculative.hidden_states", 1)
+    local hidden = d.model.hidden
+    if not hidden then util.raise("model '%s' gives no hidden size", d.model.id) end
+    out.draft = {kind = "mla", kv_lora_rank = n * hidden, rope_dim = 0, kv_auto = 1}
+    out.draft_layers = 1
+    out.draft_weight_bytes = 0
   elseif s.heads ~= nil then
     if s.heads ~= "eagle" and s.heads ~= "mtp" then
-      util.raise("field 'speculative.heads' must be 'eagle' or 'mtp', got %s", tostring(s.heads))
+      util.raise("field 'speculative.heads' must be 'eagle', 'mtp' or 'extract_hidden_states', "
+                 .. "got %s", tostring(s.heads))
     end
     local n = util.count(s.layers or 1, "speculative.layers")
     local m = d.model

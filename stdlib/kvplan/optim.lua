@@ -759,12 +759,14 @@ function M.layer_budgets(t)
 end
 
 --- kv.optim.speculative{draft = "llama-3.2-1b", tokens = 4, acceptance = 0.7}
---- or {heads = "eagle" | "mtp", layers = 1, tokens = 4, acceptance = 0.8}:
+--- or {heads = "eagle" | "mtp", layers = 1, tokens = 4, acceptance = 0.8}
+--- or {heads = "extract_hidden_states", hidden_states = 3, tokens = 1, ...}:
 --- the draft's weights and KV, g = tokens extra KV slots per sequence, and
 --- the rates of Leviathan et al. (ICML 2023) as columns.
 function M.speculative(t)
   t = opts_of(t or {}, {draft = true, heads = true, layers = true, tokens = true,
-                        acceptance = true, weights = true, weight_bytes = true}, "speculative")
+                        acceptance = true, weights = true, weight_bytes = true,
+                        hidden_states = true}, "speculative")
   local g = count(t, "tokens", 1)
   if type(t.acceptance) ~= "number" then
     util.raise("field 'acceptance' must be a number in [0, 1), got %s", tostring(t.acceptance))
@@ -779,7 +781,8 @@ function M.speculative(t)
     who = "lookup" -- drafts without a model (n-gram, prompt lookup)
   end
   local s = {tokens = g, acceptance = t.acceptance, draft = t.draft, heads = t.heads,
-             layers = t.layers, weights = t.weights, weight_bytes = t.weight_bytes}
+             layers = t.layers, weights = t.weights, weight_bytes = t.weight_bytes,
+             hidden_states = t.hidden_states}
   return M.define{
     name = string.format("spec-%s-g%d-a%s", who, g, fmt_num(t.acceptance)), phase = "speculative",
     exclusive = "speculative decoding",

@@ -404,3 +404,30 @@ do
     kv.deploy{model = tiny(8), gpu_memory = "1 GiB", kv_cache_memory_bytes = 4096 * 16384}:ledger()
   end)
 end
+
+-- vLLM's extract_hidden_states method (vllm/model_executor/models/
+-- extract_hidden_states.py at 055e47c28003156421365af985d676fc921cb075,
+-- https://github.com/vllm-project/vllm/blob/055e47c28003156421365af985d676fc921cb075/vllm/model_executor/models/extract_hidden_states.py):
+-- one cache-only layer, HiddenStateCacheSpec (an MLAAttentionSpec: block x
+-- num_kv_heads x head_size x dtype, no factor 2) with num_kv_heads =
+-- len(eagle_aux_hidden_state_layer_ids) and head_size = hidden, in the model
+-- dtype even under a quantized KV cache; one group with the target's full
+-- layers (UniformTypeKVCacheSpecs). Llama-3.1-8B, 3 hidden states of 4096:
+-- 24576 bytes a token beside its 131072 (65536 in fp8)
+do
+  local function hs(extra)
+    local o = {model = "llama-3.1-8b", gpu = "h100", max_model_len = 8192,
+               speculative = {heads = "extract_hidden_states", hidden_states = 3, tokens = 1}}
+    for k, v in pairs(extra or {}) do o[k] = v end
+    return kv.deploy(o):ledger()
+  end
+  local h, h8 = hs(), hs{kv = "fp8"}
+  check.eq(h.kv_bytes_per_token, 131072 + 3 * 4096 * 2, "the hidden states beside the KV")
+  check.eq(h8.block_bytes, 16 * (65536 + 3 * 4096 * 2), "hidden states stay bf16 under fp8 KV")
+  check.eq(h.kv_groups, 1, "one KV cache group")
+  check.eq(h.vllm_kv_needed, 512 * h.block_bytes, "vLLM's check: 512 blocks of 8192 tokens")
+  check.error("must be 1", function()
+    kv.deploy{model = "llama-3.1-8b", gpu = "h100",
+              speculative = {heads = "extract_hidden_states", hidden_states = 3, tokens = 2}}
+  end)
+end
