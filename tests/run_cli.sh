@@ -149,6 +149,9 @@ expect help_lists 0 "" -- --help
 for w in fit capacity ledger best models gpus plot batch merge --format --shard "ready scripts:" "man kvplan"; do
   grep -q -e "$w" "$out/help_lists.out" || { fail=$((fail + 1)); echo "FAIL cli --help does not mention $w"; }
 done
+# a command after kvplan's options
+expect cmd_after_options 0 "" -- --quiet -f csv fit model=llama-3.1-8b gpus=l4
+check "cmd_after_options: kvplan --quiet -f csv fit ... runs fit" grep -q '^llama-3.1-8b,l4,1,' "$out/cmd_after_options.out"
 # ready scripts by name
 expect fit_cmd 0 "" -- fit model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm
 check "fit_cmd runs scripts/fit.lua" sh -c "'$kvplan' scripts/fit.lua model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm | cmp -s - '$out/fit_cmd.out'"
@@ -317,6 +320,8 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect plot_no_o 1 "kvplan: kvplan plot needs -o CHART.png or -o CHART.svg" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency
   expect plot_line_text 1 "kvplan: $out/cap_report.csv:2: column 'gpu' holds 'h100-sxm', not a number" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
+  expect plot_sandbox 1 "kvplan: cannot draw '$out/x.png': charts run gnuplot, a separate program, which --sandbox forbids" -- \
+    --sandbox plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
   check "failed plots leave no file" sh -c "! ls '$out' | grep -q '^x\\.'"
 else
   fail=$((fail + 1)); echo "FAIL cli plots: gnuplot missing (make deps installs gnuplot-nox)"

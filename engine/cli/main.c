@@ -876,12 +876,22 @@ int main(int argc, char **argv) {
   int first = 1;
   kvp_cli_signals();
   w.w = xrealloc(NULL, (size_t)argc, sizeof *w.w);
-  if (argc > 1)
+  /* the command: the first word that is not an option or an option's value
+   * (kvplan --quiet fit ...); it is taken out of argv */
+  int at = 1;
+  while (at < argc && strcmp(argv[at], "--") != 0 && is_option(argv[at])) {
+    const char *a = argv[at];
+    const optdef *d = a[1] == '-' ? (strchr(a, '=') ? NULL : find_long(a + 2, strlen(a + 2)))
+                                  : (a[2] == '\0' ? find_short(a[1]) : NULL);
+    at += d != NULL && d->arg != NULL ? 2 : 1;
+  }
+  if (at < argc)
     for (size_t i = 0; i < NCOMMANDS; i++)
-      if (strcmp(argv[1], commands[i].name) == 0) {
-        cmd = &commands[i];
-        first = 2;
-      }
+      if (strcmp(argv[at], commands[i].name) == 0) cmd = &commands[i];
+  if (cmd != NULL) {
+    for (int i = at; i + 1 < argc; i++) argv[i] = argv[i + 1];
+    argc--;
+  }
   for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);

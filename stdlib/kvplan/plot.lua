@@ -193,6 +193,9 @@ function M.plot(spec)
   end
   add("set output")
 
+  if type(io.popen) ~= "function" or type(os.tmpname) ~= "function" then
+    util.raise("cannot draw '%s': charts run gnuplot, a separate program, which --sandbox forbids", out)
+  end
   local errf = os.tmpname()
   local p = io.popen("gnuplot 2> " .. sh(errf), "w")
   if p == nil then util.raise("cannot run gnuplot") end
