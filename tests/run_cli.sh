@@ -321,7 +321,7 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect plot_line_text 1 "kvplan: $out/cap_report.csv:2: column 'gpu' holds 'h100-sxm', not a number" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
   expect plot_sandbox 1 "kvplan: cannot draw '$out/x.png': charts run gnuplot, a separate program, which --sandbox forbids" -- \
-    --sandbox plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
+    --sandbox plot "$out/cap_report.csv" x=gpu y=max_concurrency kind=bar -o "$out/x.png"
   check "failed plots leave no file" sh -c "! ls '$out' | grep -q '^x\\.'"
 else
   fail=$((fail + 1)); echo "FAIL cli plots: gnuplot missing (make deps installs gnuplot-nox)"
