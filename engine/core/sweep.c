@@ -224,7 +224,8 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
     if (s->axis[a].field == KVP_FIELD_BASE) b += s->pos[a] * s->radix[a];
   int fresh = b != s->cur_base;
   if (fresh) {
-    s->dep = s->ax.base[b];
+    if (s->ax.fetch != NULL) TRY(s->ax.fetch(s->ax.fetch_ctx, b, &s->dep, d));
+    else s->dep = s->ax.base[b];
     s->cur_base = b;
   }
   if (!fresh && !s->ledger.adjusted) {

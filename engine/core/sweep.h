@@ -73,6 +73,12 @@ typedef struct kvp_sweep_axis {
  * deployment's max_model_len and 1. */
 typedef struct kvp_sweep_axes {
   const kvp_deploy *base; int64_t nbase;
+  /* Optional: the base deployments made when their rows start. With fetch
+   * set, base holds base 0 only (the axis values are checked against it)
+   * and fetch(fetch_ctx, b, out, d) writes base b into out once, when the
+   * rows reach it: nothing of the other bases is held. */
+  kvp_err (*fetch)(void *fetch_ctx, int64_t b, kvp_deploy *out, kvp_diag *d);
+  void *fetch_ctx;
   const kvp_sweep_axis *axis; int32_t naxis;  /* deployment axes, outermost first */
   const int64_t *tp; int64_t ntp;
   const int64_t *pp; int64_t npp;

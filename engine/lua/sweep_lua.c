@@ -115,7 +115,11 @@ typedef struct run {
   void *vals[KVP_SWEEP_MAX_AXES];          /* their values (int64_t or double) */
   label *alab[KVP_SWEEP_MAX_AXES];         /* per position labels (not BASE axes) */
   int axes;                                /* stack index of spec.axes */
-  kvp_deploy *base;
+  kvp_deploy *base;   /* base 0 (the axis values' check) and the current base */
+  lua_State *L;       /* fetch_base's */
+  int basefn;         /* stack index of spec.base: base b's table, made when its rows start */
+  int entry;          /* stack index of the current base's table */
+  int64_t entry_b;    /* its index, -1 none */
   int64_t *tp, *pp, *context, *concurrency;
   kvp_format *kv, *weights;
   column *cols;
@@ -132,13 +136,12 @@ typedef struct run {
   int64_t tpl_ci;
   char *rowbuf;
   size_t rowcap;
-  label *lab;       /* [base * nlabel + label - 1] */
+  label *lab;       /* the current base's: [label - 1] */
   int nlabel;
   label *kvn, *wn;  /* names along the kv and weights axes */
   label *concn;     /* the concurrency values' digits */
   unsigned want;
-  int labels, kv_names, weights_names;  /* stack indices of name tables */
-  int row_labels;                       /* per base: {axis name = value} */
+  int kv_names, weights_names;          /* stack indices of name tables */
   int filter;                           /* stack index of the filter, or 0 */
   rule *rules;                          /* a declarative filter, evaluated in C */
   int nrule;
@@ -146,7 +149,7 @@ typedef struct run {
   int funcs;                            /* stack index of spec.funcs, or 0 */
   int needrow;                          /* Lua sees rows */
   int time;                             /* a time column: step times per row */
-  kvp_perf *perf;                       /* per base: the GPU's rates (time columns) */
+  kvp_perf *perf;                       /* the current base's GPU's rates (time columns) */
   kvp_cost cost;                        /* of the ledger cost_id */
   int64_t cost_id;
   int rowmt;                            /* stack index of the rows' metatable */
@@ -427,26 +430,13 @@ static int row_index(lua_State *L) {
   return 1;
 }
 
-/* spec.perfs[i]: the rates of base i, for the time columns. */
-static void read_perfs(lua_State *L, int spec, run *r) {
-  if (lua_getfield(L, spec, "perfs") != LUA_TTABLE || luaL_len(L, -1) != r->ax.nbase)
-    kvl_error(L, "a sweep with time columns needs the GPUs' rates ('perfs')");
-  r->perf = xcalloc(L, (size_t)r->ax.nbase, sizeof *r->perf);
-  for (int64_t i = 0; i < r->ax.nbase; i++) {
-    lua_geti(L, -1, i + 1);
-    r->perf[i] = kvl_check_perf(L, lua_gettop(L));
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-}
-
 /* The fields of a row that change with the deployment axes only, by name,
  * in a table kept at r->tpl while they do not change. */
 static void deployment_fields(lua_State *L, run *r, const kvp_sweep_row *row) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
   lua_createtable(L, 0, 16);
-  lua_geti(L, r->row_labels, row->pos[KVP_AX_BASE] + 1);
+  lua_getfield(L, r->entry, "named");
   lua_pushnil(L);
   while (lua_next(L, -2)) { /* the base's labels, by axis name */
     lua_pushvalue(L, -2);
@@ -596,23 +586,68 @@ static void resolve(lua_State *L, int idx, label *lb) {
   }
 }
 
-/* Resolve every label of every base, and the kv and weights axis names. The
- * strings stay alive in the tables, which stay on the stack for the run. */
+/* Make base b the current one (spec.base(b + 1), kept at r->entry while its
+ * rows are written, then dropped for the GC): its deployment into
+ * r->base[1], its labels into r->lab (the strings stay alive in its table),
+ * its GPU's rates. */
+static void load_entry(lua_State *L, run *r, int64_t b) {
+  lua_pushvalue(L, r->basefn);
+  lua_pushinteger(L, (lua_Integer)(b + 1));
+  lua_call(L, 1, 1);
+  if (!lua_istable(L, -1)) kvl_error(L, "sweep: base %I is not a table", (lua_Integer)(b + 1));
+  lua_replace(L, r->entry);
+  r->entry_b = b;
+  /* its deployment, checked once and kept in its table (a base visited
+   * again, under a C axis outside its own, is not checked again) */
+  if (lua_getfield(L, r->entry, "_deploy") == LUA_TUSERDATA) {
+    r->base[1] = *(const kvp_deploy *)lua_touserdata(L, -1);
+  } else {
+    lua_getfield(L, r->entry, "spec");
+    kvl_check_deploy(L, lua_gettop(L), &r->base[1]);
+    *(kvp_deploy *)lua_newuserdatauv(L, sizeof(kvp_deploy), 0) = r->base[1];
+    lua_setfield(L, r->entry, "_deploy");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, r->entry, "label");
+  luaL_checktype(L, -1, LUA_TTABLE);
+  for (int j = 1; j <= r->nlabel; j++) {
+    if (j <= r->ax.naxis && r->uax[j - 1].field != KVP_FIELD_BASE) continue;
+    lua_geti(L, -1, j);
+    resolve(L, -1, &r->lab[j - 1]);
+    lua_pop(L, 1); /* strings stay alive in the label table (floats come as strings) */
+  }
+  lua_pop(L, 1);
+  if (r->time) {
+    lua_getfield(L, r->entry, "perf");
+    r->perf[0] = kvl_check_perf(L, lua_gettop(L));
+    lua_pop(L, 1);
+  }
+  /* the previous base's tables are garbage now (unless its group keeps
+   * it, sweep.lua): Lua's collector reclaims them as it goes; a step here
+   * per base would cost more than the rows of a small base */
+}
+
+/* The core's fetch: base b when its rows start. */
+static kvp_err fetch_base(void *ctx, int64_t b, kvp_deploy *out, kvp_diag *d) {
+  (void)d;
+  run *r = ctx;
+  if (b != r->entry_b) load_entry(r->L, r, b);
+  *out = r->base[1];
+  return KVP_OK;
+}
+
+/* Resolve the label columns' count and base 1, and the kv and weights axis
+ * names. The strings stay alive in the tables, which stay on the stack for
+ * the run. */
 static void resolve_labels(lua_State *L, run *r) {
   r->nlabel = 0;
   for (int i = 0; i < r->ncol; i++)
     if (r->cols[i].id == C_LABEL && r->cols[i].label > r->nlabel) r->nlabel = r->cols[i].label;
-  r->lab = xcalloc(L, (size_t)(r->ax.nbase * (r->nlabel ? r->nlabel : 1)), sizeof *r->lab);
-  for (int64_t b = 0; b < r->ax.nbase; b++) {
-    lua_geti(L, r->labels, b + 1);
-    for (int j = 1; j <= r->nlabel; j++) {
-      if (j <= r->ax.naxis && r->uax[j - 1].field != KVP_FIELD_BASE) continue;
-      lua_geti(L, -1, j);
-      resolve(L, -1, &r->lab[b * r->nlabel + j - 1]);
-      lua_pop(L, 1); /* strings stay alive in the labels table (floats come as strings) */
-    }
-    lua_pop(L, 1);
-  }
+  r->lab = xcalloc(L, (size_t)(r->nlabel ? r->nlabel : 1), sizeof *r->lab);
+  r->perf = xcalloc(L, 1, sizeof *r->perf);
+  load_entry(L, r, 0);
+  r->base[0] = r->base[1];
   label **dst[2] = {&r->kvn, &r->wn};
   int src[2] = {r->kv_names, r->weights_names};
   for (int k = 0; k < 2; k++) {
@@ -660,7 +695,7 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
                        const column *c) {
   if (r->cost_id != row->ledger_id) {
     kvp_diag d = {{0}};
-    kvp_err e = kvp_cost_init(&r->cost, row->ledger, &r->perf[row->pos[KVP_AX_BASE]], &d);
+    kvp_err e = kvp_cost_init(&r->cost, row->ledger, r->perf, &d);
     if (e != KVP_OK) kvl_core_error(L, e, &d, "step time");
     r->cost_id = row->ledger_id;
   }
@@ -734,7 +769,7 @@ static const label *label_of(const run *r, const column *c, const kvp_sweep_row 
   if (c->id == C_WEIGHTS) return &r->wn[row->pos[KVP_AX_WEIGHTS]];
   if (c->label <= r->ax.naxis && r->uax[c->label - 1].field != KVP_FIELD_BASE)
     return &r->alab[c->label - 1][row->apos[c->label - 1]];
-  return &r->lab[row->pos[KVP_AX_BASE] * r->nlabel + c->label - 1];
+  return &r->lab[c->label - 1];
 }
 
 /* The value of an integer built-in column (bytes for the GiB columns). */
@@ -1097,17 +1132,20 @@ static int l_run(lua_State *L) {
   run *r = &h->r;
 
   /* base deployments */
-  lua_getfield(L, 1, "bases");
-  luaL_checktype(L, -1, LUA_TTABLE);
-  r->ax.nbase = (int64_t)luaL_len(L, -1);
-  r->base = xcalloc(L, (size_t)r->ax.nbase, sizeof *r->base);
-  for (int64_t i = 0; i < r->ax.nbase; i++) {
-    lua_geti(L, -1, i + 1);
-    kvl_check_deploy(L, lua_gettop(L), &r->base[i]);
-    lua_pop(L, 1);
-  }
+  lua_getfield(L, 1, "nbase");
+  r->ax.nbase = kvl_toint(L, -1, "nbase");
   lua_pop(L, 1);
+  lua_getfield(L, 1, "base");
+  luaL_checktype(L, -1, LUA_TFUNCTION);
+  r->basefn = lua_gettop(L);
+  lua_pushnil(L);
+  r->entry = lua_gettop(L);
+  r->entry_b = -1;
+  r->L = L;
+  r->base = xcalloc(L, 2, sizeof *r->base);
   r->ax.base = r->base;
+  r->ax.fetch = fetch_base;
+  r->ax.fetch_ctx = r;
   read_axes(L, 1, r);
   r->ax.tp = r->tp = int_axis(L, 1, "tp", &r->ax.ntp);
   r->ax.pp = r->pp = int_axis(L, 1, "pp", &r->ax.npp);
@@ -1123,12 +1161,6 @@ static int l_run(lua_State *L) {
   r->ax.kv = r->kv = format_axis(L, 1, "kv", &r->ax.nkv);
   r->ax.weights = r->weights = format_axis(L, 1, "weights", &r->ax.nweights);
 
-  lua_getfield(L, 1, "labels");
-  r->labels = lua_gettop(L);
-  luaL_checktype(L, r->labels, LUA_TTABLE);
-  lua_getfield(L, 1, "row_labels");
-  r->row_labels = lua_gettop(L);
-  luaL_checktype(L, r->row_labels, LUA_TTABLE);
   r->kv_names = lua_getfield(L, 1, "kv_names") == LUA_TTABLE ? lua_gettop(L) : 0;
   r->weights_names = lua_getfield(L, 1, "weights_names") == LUA_TTABLE ? lua_gettop(L) : 0;
   r->funcs = lua_getfield(L, 1, "funcs") == LUA_TTABLE ? lua_gettop(L) : 0;
@@ -1155,7 +1187,6 @@ static int l_run(lua_State *L) {
   if (lua_getfield(L, 1, "rules") == LUA_TTABLE) read_rules(L, lua_gettop(L), r);
   lua_pop(L, 1);
   r->cost_id = -1;
-  if (r->time) read_perfs(L, 1, r);
   resolve_labels(L, r);
   plan_segments(L, r);
 

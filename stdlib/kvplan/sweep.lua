@@ -15,6 +15,10 @@
 -- filters, printable as columns), then tp, pp, kv, weights, context,
 -- concurrency. The first group is expanded here into
 -- deployments (one kv.deploy each); the second is looped over in C.
+-- Memory: each deployment built here is built when its rows start and
+-- dropped once they are written (sweep_core.run asks for it), so 10x the
+-- models holds no more than 1x; its model and GPU are looked up when the
+-- sweep is made, its other checks come when it is built (at :write).
 -- Speed: the C path writes millions of rows a second. A `filter` or a Lua
 -- column calls Lua for every row (a table per row and a call): expect
 -- roughly 10x fewer rows a second on that path (about a million a second
@@ -26,6 +30,7 @@ local units = require "kvplan.units"
 local formats = require "kvplan.formats"
 local deploy = require "kvplan.deploy"
 local gpus = require "kvplan.gpus"
+local models = require "kvplan.models"
 
 local M = {}
 
@@ -310,8 +315,7 @@ function M.new(spec)
     if time_columns[type(c) == "table" and c[1] or c] then timed = true end
   end
   place_axes(spec, base, axes, timed)
-  local s = setmetatable({spec = spec, bases = {}, perfs = {}, labels = {}, label_names = {}, row_labels = {},
-                          axes = {}}, Sweep)
+  local s = setmetatable({spec = spec, label_names = {}, axes = {}}, Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
   local nl = #s.label_names
   s.label_names[nl + 1], s.label_names[nl + 2] = "kv", "weights"
@@ -339,16 +343,30 @@ function M.new(spec)
     s.axes[i] = ax
   end
 
-  -- expand the product of the axes resolved here (field "base") into
-  -- deployments, the C axes at their first value
-  s.deployments = {}
-  local pos, lua_axes = {}, {}
+  -- the base deployments: the product of the axes resolved here (field
+  -- "base"), the C axes at their first value, base b (1-based) at digits of
+  -- b - 1 in row order. Each is built when its rows start (sweep_core.run
+  -- calls s.base) and dropped once they are written: 10x the deployments
+  -- hold no more memory than 1x.
+  local lua_axes = {}
   for i, a in ipairs(axes) do
-    pos[i] = 1
     if (a.field or "base") == "base" then lua_axes[#lua_axes + 1] = i end
   end
-  while true do
-    local opts, label = {}, {}
+  local nbase = 1
+  for _, i in ipairs(lua_axes) do
+    local n = #axes[i][2]
+    if nbase > math.maxinteger // n then util.raise("the sweep has more than 2^63 deployments") end
+    nbase = nbase * n
+  end
+  local function deployment(b)
+    local pos, r = {}, b - 1
+    for i = 1, #axes do pos[i] = 1 end
+    for j = #lua_axes, 1, -1 do
+      local i = lua_axes[j]
+      local n = #axes[i][2]
+      pos[i], r = r % n + 1, r // n
+    end
+    local opts = {}
     for k, v in pairs(base) do opts[k] = v end
     local combo
     for i, a in ipairs(axes) do
@@ -356,9 +374,13 @@ function M.new(spec)
       if a[1] == "optim" then combo = v elseif not a.var then opts[a[1]] = v end
     end
     if combo ~= nil then opts = require("kvplan.optim").apply(opts, combo) end
-    local d = deploy.new(opts)
-    local named = {kv = d.kv.name, weights = d.weights.name, _base = #s.bases + 1}
-    s.deployments[#s.bases + 1] = {d, combo}
+    return deploy.new(opts), combo, pos
+  end
+  -- base b: its deployment, the core's table of it, its labels by label
+  -- column and by axis name (what a Lua column sees), its GPU's rates
+  local function build(b)
+    local d, combo, pos = deployment(b)
+    local named, label = {kv = d.kv.name, weights = d.weights.name, _base = b}, {}
     for _, i in ipairs(lua_axes) do
       local a, v, l = axes[i], axes[i][2][pos[i]], nil
       if a[1] == "model" then l = d.model.id
@@ -370,19 +392,43 @@ function M.new(spec)
       label[i] = math.type(l) == "float" and tostring(l) or l
     end
     label[nl + 1], label[nl + 2] = d.kv.name, d.weights.name
-    s.bases[#s.bases + 1] = d:spec()
-    if timed then s.perfs[#s.perfs + 1] = d:perf() end
-    s.labels[#s.labels + 1] = label
-    s.row_labels[#s.row_labels + 1] = named
-    local j = #lua_axes
-    while j >= 1 do
-      local i = lua_axes[j]
-      pos[i] = pos[i] + 1
-      if pos[i] <= #axes[i][2] then break end
-      pos[i] = 1
-      j = j - 1
+    return {spec = d:spec(), perf = timed and d:perf() or nil, label = label, named = named, d = d,
+            combo = combo, b = b}
+  end
+  -- A C axis outside some of these axes (the GPU's memory before the optim
+  -- axis, say) visits each base once per value: the bases of one value of
+  -- the axes outside it are kept until the rows leave them, no longer.
+  local group, inside = 1, false
+  for _, a in ipairs(axes) do
+    if (a.field or "base") ~= "base" and #a[2] > 1 then inside = true
+    elseif inside and (a.field or "base") == "base" then group = group * #a[2] end
+  end
+  local kept, kept_group, built = {}, nil, 0
+  -- the models and GPUs of the bases named now, at the user's line, as
+  -- kv.deploy takes them (a deployment's other checks come when it is built)
+  for _, a in ipairs(axes) do
+    if (a.field or "base") == "base" and (a[1] == "model" or a[1] == "gpu") then
+      for _, v in ipairs(a[2]) do
+        if a[1] == "model" then models.get(v) else gpus.check_plannable(gpus.get(v)) end
+      end
     end
-    if j == 0 then break end
+  end
+  s.nbase = nbase
+  s.base = function(b)
+    local g = (b - 1) // group
+    if g ~= kept_group then kept, kept_group = {}, g end
+    local e = kept[b]
+    if e == nil then
+      -- the bases dropped so far are garbage: a step of the collector every
+      -- 16 bases keeps the heap near its size at the first ones (about 5 us
+      -- a base; Lua's own pace lets it grow by a few hundred KB first)
+      built = built + 1
+      if built % 16 == 0 then collectgarbage("step", 0) end
+      e = build(b)
+      kept[b] = e
+    end
+    s.cur = e -- the base whose rows are written now (optim columns read it)
+    return e
   end
 
   -- C-level axes
@@ -472,9 +518,12 @@ function Sweep:optim_column(name)
       c_names[#c_names + 1] = ax.name
     end
   end
-  local cache = {}
+  local cache, cached = {}, nil
   return function(row)
-    local d0, combo = table.unpack(self.deployments[row._base])
+    local cur = self.cur
+    if cur == nil or cur.b ~= row._base then cur = self.base(row._base) end
+    if cached ~= row._base then cache, cached = {}, row._base end -- one base's at a time
+    local d0, combo = cur.d, cur.combo
     local f
     for _, m in ipairs(combo and optim.combine(combo).members or {}) do f = f or (m.columns or {})[name] end
     if f == nil then return "" end
@@ -502,12 +551,12 @@ end
 -- check (check every value and stop before writing).
 function Sweep:core_spec(extra)
   local t = {
-    bases = self.bases, perfs = self.perfs, labels = self.labels, label_names = self.label_names, axes = self.axes,
+    nbase = self.nbase, base = self.base, label_names = self.label_names, axes = self.axes,
     tp = self.tp, pp = self.pp, context = self.context, concurrency = self.concurrency,
     kv = self.kv, kv_names = self.kv_names, weights = self.weights,
     weights_names = self.weights_names,
     columns = self.columns, precision = self.precision, funcs = self.funcs,
-    row_labels = self.row_labels, rules = self.rules,
+    rules = self.rules,
     filter = type(self.spec.filter) == "function" and self.spec.filter or nil,
   }
   for k, v in pairs(extra) do t[k] = v end
@@ -516,7 +565,7 @@ end
 
 --- Rows of the whole sweep (before any filter or shard).
 function Sweep:count()
-  local n = #self.bases
+  local n = self.nbase
   local function times(m)
     if m > 0 and n > math.maxinteger // m then
       util.raise("the sweep has more than 2^63 rows (%d x %d and more)", n, m)

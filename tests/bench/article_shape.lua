@@ -5,14 +5,19 @@
 -- contiguously) over every catalog model of full-attention layers only x 20
 -- GPUs x `lens` sequence lengths (max_model_len 1024, 2048, ...) x 3 KV
 -- formats x 3 weight formats x concurrency 1..16: many deployments, few rows
--- each. Arguments: lens=N, inputs=FILE (write the facts the baselines read
--- there and stop).
+-- each. Arguments: lens=N, models=N (the model list N times over: N times
+-- the deployments built in Lua, for the peak memory line), inputs=FILE
+-- (write the facts the baselines read there and stop).
 local kv = require "kvplan"
-local o = kv.options(..., {lens = 10, inputs = ""})
+local o = kv.options(..., {lens = 10, models = 1, inputs = ""})
 
 local models = {}
 for _, m in ipairs(kv.models.all()) do
   if m.core:kinds().full == m.layers and m.params then models[#models + 1] = m.id end
+end
+local nmodel = #models
+for _ = 2, o.models do
+  for i = 1, nmodel do models[#models + 1] = models[i] end
 end
 local gpus = {}
 for _, g in ipairs(kv.gpus.all()) do

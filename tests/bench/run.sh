@@ -19,7 +19,8 @@
 # fails loudly otherwise. Every side is timed the same way: best of N runs
 # (BENCH_N, default 3) of its CPU seconds (user + system: what the program
 # itself used, robust to the other jobs of a shared machine), wall-clock
-# seconds beside. Peak memory at 10x the deployments and at 10x the rows.
+# seconds beside. Peak memory at 10x the deployments (C axis), 10x the
+# models (deployments built in Lua) and 10x the rows.
 # Usage: sh tests/bench/run.sh build/kvplan
 set -e
 kvplan=$1
@@ -81,7 +82,7 @@ bench_shape "optimization combinations, hybrid and MLA models" c tests/bench/opt
 bench_shape "Lua filter and Lua column (Lua per row)" d tests/bench/sweep.lua contexts=125 lua=true
 bench_shape "the same filter declarative (in C)" d2 tests/bench/sweep.lua contexts=125 decl=true
 
-# peak memory: 10x the deployments (a), 10x the rows (b)
+# peak memory: 10x the deployments (a), 10x the models (a), 10x the rows (b)
 peak() { { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -n 1; }
 mem() {
   ratio=$(python3 -c "print('%.3f' % ($3 / $2))")
@@ -92,6 +93,9 @@ mem() {
 mem "(a) 10x deployments (10 -> 100 sequence lengths)" \
     "$(peak "$kvplan" --quiet tests/bench/article_shape.lua lens=10)" \
     "$(peak "$kvplan" --quiet tests/bench/article_shape.lua lens=100)"
+mem "(a) 10x models (the model list 10 times: 10x the deployments built in Lua)" \
+    "$(peak "$kvplan" --quiet tests/bench/article_shape.lua models=1)" \
+    "$(peak "$kvplan" --quiet tests/bench/article_shape.lua models=10)"
 mem "(b) 10x rows (1.04 M -> 10.4 M)" \
     "$(peak "$kvplan" --quiet tests/bench/sweep.lua contexts=125)" \
     "$(peak "$kvplan" --quiet tests/bench/sweep.lua contexts=1250)"

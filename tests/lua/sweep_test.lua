@@ -202,5 +202,61 @@ check.error("column 'bad' has no finite value (got nan)", function()
            columns = {{"bad", function() return 0 / 0 end}}}:write(path)
 end)
 assert(check.slurp(path):find("^model,share,context,shared,label\n"), "a failed sweep leaves the old file")
+
+-- the deployments built in Lua are built when their rows start and dropped
+-- once they are written: while a row is written, the only one alive is the
+-- row's own (a weak table sees the others collected); with the GPU's memory
+-- as a C axis outside the optim axis, the bases of one GPU are kept while
+-- its rows are written, no longer
+do
+  local deploy = require "kvplan.deploy"
+  local made, alive = 0, setmetatable({}, {__mode = "k"})
+  local new = deploy.new
+  deploy.new = function(opts)
+    local d = new(opts)
+    made = made + 1
+    alive[d] = true
+    return d
+  end
+  local function live()
+    collectgarbage()
+    collectgarbage()
+    local n = 0
+    for _ in pairs(alive) do n = n + 1 end
+    return n
+  end
+  local most, calls = 0, 0
+  local ok, err = pcall(function()
+    local s = kv.sweep{model = {"llama-3.1-8b", "gemma-2-9b", "qwen2.5-7b", "llama-3.1-70b"}, gpu = "h100-sxm",
+                       concurrency = {1, 2},
+                       columns = {"model", "concurrency", {"live", function()
+                         calls = calls + 1
+                         local n = live()
+                         if n > most then most = n end
+                         return n
+                       end}}}
+    check.eq(made, 1, "kv.sweep builds the first deployment only (its check)")
+    s:write(path)
+    check.eq(made, 4, "each deployment built once, when its rows start (the first kept from the check)")
+    check.eq(calls, 8, "the column saw every row")
+    check.eq(most, 1, "one deployment alive while a row is written")
+    made, most = 0, 0
+    s = kv.sweep{model = {"llama-3.1-8b", "gemma-2-9b"}, gpu = {"h100-sxm", "l4"},
+                 optim = {o.none, o.kv_quant "fp8"}, base = {activation = 0, overhead = "1 GiB"},
+                 columns = {"model", "gpu", "optim", {"live", function()
+                   local n = live()
+                   if n > most then most = n end
+                   return n
+                 end}}}
+    s:write(path)
+    -- the GPU axis is looped in C outside the optim axis: a model's two
+    -- combinations are built once, kept for its two GPUs, then dropped
+    check.eq(made, 4, "each deployment built once")
+    check.eq(most, 2, "the bases of one model alive, no others")
+  end)
+  deploy.new = new
+  if not ok then error(err, 0) end
+end
+
 os.remove(path)
 os.remove(dir)

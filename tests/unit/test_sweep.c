@@ -63,6 +63,59 @@ static void rows_run_outermost_axis_first(void **state) {
   kvp_sweep_free(&s);
 }
 
+/* fetch: base b made on demand; records the order it was asked in. */
+static int64_t fetched[8];
+static int nfetched;
+static kvp_err fetch_base(void *ctx, int64_t b, kvp_deploy *out, kvp_diag *d) {
+  (void)ctx;
+  (void)d;
+  if (nfetched < 8) fetched[nfetched] = b;
+  nfetched++;
+  *out = base[b];
+  return b == 1 && ctx != NULL ? KVP_EINVAL : KVP_OK;
+}
+
+static void fetched_bases_come_once_each_when_their_rows_start(void **state) {
+  (void)state;
+  kvp_sweep_axes ax = axes();
+  ax.base = &base[0]; /* base 0 only: the axis values' check */
+  ax.fetch = fetch_base;
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  nfetched = 0;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 48, KVP_WANT_FIT | KVP_WANT_MAXCONC, NULL), KVP_OK);
+  assert_int_equal(nfetched, 0); /* nothing made before the rows */
+  int64_t n = 0;
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    assert_int_equal(nfetched, 1 + n / 24); /* base b made when its first row starts */
+    assert_int_equal(r.ledger->d.gpu_bytes, base[n / 24].gpu_bytes);
+    n++;
+  }
+  assert_int_equal(n, 48);
+  assert_int_equal(nfetched, 2);
+  assert_int_equal(fetched[0], 0);
+  assert_int_equal(fetched[1], 1);
+  kvp_sweep_free(&s);
+  /* a shard starting inside base 1 makes base 1 only */
+  nfetched = 0;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 30, 48, KVP_WANT_FIT, NULL), KVP_OK);
+  while (kvp_sweep_next(&s, &r, NULL) == 1) assert_int_equal(r.pos[KVP_AX_BASE], 1);
+  assert_int_equal(nfetched, 1);
+  assert_int_equal(fetched[0], 1);
+  kvp_sweep_free(&s);
+  /* a failing fetch stops the sweep with its error */
+  int flag;
+  ax.fetch_ctx = &flag;
+  nfetched = 0;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 48, KVP_WANT_FIT, NULL), KVP_OK);
+  int got;
+  n = 0;
+  while ((got = kvp_sweep_next(&s, &r, NULL)) == 1) n++;
+  assert_int_equal(n, 24);
+  assert_int_equal(got, -KVP_EINVAL);
+  kvp_sweep_free(&s);
+}
+
 static void cached_answers_equal_fresh_ledger_answers(void **state) {
   (void)state;
   kvp_sweep_axes ax = axes();
@@ -330,6 +383,7 @@ int main(void) {
     cmocka_unit_test(deployment_axes_set_fields_in_row_order),
     cmocka_unit_test(bad_deployment_axis_values_fail_before_any_row),
     cmocka_unit_test(label_axes_keep_the_ledger),
+    cmocka_unit_test(fetched_bases_come_once_each_when_their_rows_start),
   };
   return cmocka_run_group_tests_name("sweep", tests, setup, NULL);
 }
