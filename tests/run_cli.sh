@@ -224,10 +224,10 @@ fi
 # kvplan best: the acceptance shape: TP 8 x PP 2 or better, in a table
 expect best_table 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 --format table
 check "best: rank 1 is h100-sxm tp 4 x pp 3 (12 GPUs, better than tp 8 x pp 2)" sh -c "
-  sed -n 3p '$out/best_table.out' | grep -Eq '^ +1  h100-sxm +4 +3 +12  bf16 +bf16 +70 .* best: fewest GPUs'"
+  sed -n 3p '$out/best_table.out' | grep -Eq '^ +1  h100-sxm +4 +3 +12  bf16 +bf16 +68 .* best: fewest GPUs'"
 expect best_all 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 all=true
 check "best all=true: tp 8 x pp 2 serves, lost on GPU count; tp 8 x pp 1 does not serve" sh -c "
-  grep -Eq '^[0-9]+,h100-sxm,8,2,16,bf16,bf16,95,.*,\"needs 16 GPUs, h100-sxm tp 4 x pp 3 needs 12\"\$' '$out/best_all.out' &&
+  grep -Eq '^[0-9]+,h100-sxm,8,2,16,bf16,bf16,92,.*,\"needs 16 GPUs, h100-sxm tp 4 x pp 3 needs 12\"\$' '$out/best_all.out' &&
   grep -Eq '^,h100-sxm,8,1,8,bf16,bf16,[0-9]+,.*,\"KV for 64 x 32768 tokens needs' '$out/best_all.out'"
 expect best_tp_sizes 0 "" -- -e "
   local kv = require 'kvplan'

@@ -45,9 +45,30 @@
  *   sampler (vllm/v1/sample/sampler.py, ops/topk_topp_sampler.py): the
  *     model-dtype logits b, their fp32 copy 4, and either FlashInfer's fused
  *     top-k/top-p sampling, which adds the fp32 probabilities 4 (lo: c = b + 8),
- *     or the PyTorch path, which sorts the logits (values 4, int64 indices 8),
- *     takes a softmax 4, a boolean mask 1 and scatters back 4
- *     (hi: c = b + 25). The dummy run asks for top-k and top-p.
+ *     or the PyTorch path (apply_top_k_top_p), which sorts the logits. The
+ *     dummy run asks for top-k and top-p. The path's peak is the larger of
+ *     two moments (hi): the scatter back, with the sorted values 4, int64
+ *     indices 8, the top-k and top-p boolean masks 1 + 1, the softmax 4 and
+ *     the scattered result 4 live (c = b + 26); and the sort itself, where
+ *     the fp32 logits, the sort's outputs (values 4, indices 8) and the
+ *     sort's own temporaries are live (c = b + 16, plus the temporaries).
+ *     The temporaries are PyTorch's (aten/src/ATen/native/cuda/
+ *     SortStable.cu, launch_stable_sort_kernel; the vocabulary is above the
+ *     4096 of the in-place small sort) and CUB's (a radix sort that may not
+ *     overwrite its input allocates alternate key and value buffers of the
+ *     input's size: cub/device/dispatch/dispatch_radix_sort.cuh, "bytes
+ *     needed for 3rd keys/values buffer"). Per sorted element, by the
+ *     number g of rows sorted in one batch (a batch holds at most
+ *     INT_MAX / V rows):
+ *       g >= 128: segmented_sort_pairs: reverse indices 8 + CUB's alternate
+ *                 fp32 keys 4 and int64 values 8: t = 20;
+ *       2 <= g < 128: segmented_sort_pairs_by_full_sort: two int2 index-and-
+ *                 segment arrays 8 + 8, the radix sort's own key output 4
+ *                 and CUB's alternate keys 4 and int2 values 8: t = 32;
+ *       g == 1 or V >= 1,000,000: segmented_sort_large_segments sorts one
+ *                 row at a time: V int64 indices + one row's CUB buffers,
+ *                 8 V + 12 V in all.
+ *     So the sort moment holds S V (b + 16) + g V t (or 20 V).
  *
  * Every term has a low and a high end as above; the profile's settings pick
  * one per term (eager: the MLP's high end; moe_cache13: the MoE's low end;
@@ -110,6 +131,25 @@ static int mul3(int64_t a, int64_t b, int64_t c, int64_t *r) {
   return chk_mul(a, b, &t) && chk_mul(t, c, r);
 }
 
+/* Bytes live at the peak of the PyTorch sort path of the sampler for S rows
+ * of V logits of b bytes each: the larger of the sort and the scatter
+ * moments (see the header comment). */
+static int sort_path_bytes(int64_t S, int64_t V, int64_t b, int64_t *r) {
+  const int64_t int_max = 2147483647;
+  int64_t scatter, sort, temps;
+  if (!mul3(S, V, b + 26, &scatter) || !mul3(S, V, b + 16, &sort)) return 0;
+  /* rows sorted per batch: launch_stable_sort_kernel batches INT_MAX elements */
+  const int64_t g = V > int_max ? 1 : min64(S, int_max / V);
+  if (g == 1 || V >= 1000000) {
+    if (!chk_mul(V, 20, &temps)) return 0;
+  } else {
+    if (!mul3(g, V, g >= 128 ? 20 : 32, &temps)) return 0;
+  }
+  if (!chk_add(sort, temps, &sort)) return 0;
+  *r = max64(sort, scatter);
+  return 1;
+}
+
 /* Elements per token of the layer terms, [0] the low end, [1] the high. */
 static void per_token(const kvp_shape *s, const kvp_profile *p, int64_t mlp[2], int64_t *attn,
                       int64_t moe[2]) {
@@ -159,10 +199,12 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
       CHK(chk_add(stream, caches, &a->term[KVP_PREDICT_MOE][e]));
     }
     if (p->last_stage) {
-      const int64_t c = e == 0 ? b + 8 : b + 25;
       int64_t hid, logits;
       CHK(mul3(N, H, b, &hid));
-      CHK(mul3(S, s->vocab, c, &logits));
+      if (e == 0)
+        CHK(mul3(S, s->vocab, b + 8, &logits));
+      else
+        CHK(sort_path_bytes(S, s->vocab, b, &logits));
       CHK(chk_add(hid, logits, &a->term[KVP_PREDICT_SAMPLER][e]));
     }
   }

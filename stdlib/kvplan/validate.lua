@@ -23,9 +23,15 @@
 -- One row per figure: kvplan's value, the log's, the relative error, and
 -- where each input came from: "log" (printed by the engine), "header" (the
 -- thread the log was copied from, e.g. the GPU), "default" (the engine
--- version's default), "catalog". A figure the log does not state is not
--- checked; an input the prediction needs and nothing states is reported as
--- missing, never guessed. A truncated log gives the rows it can.
+-- version's default, where the log shows the command line or engine
+-- arguments without the flag), "assumed" (the default again, but the log
+-- shows no command line or arguments: the flag may have been given),
+-- "catalog". A figure the log does not state is not checked; an input the
+-- prediction needs and nothing states is reported as missing, never
+-- guessed; a KV figure of a deployment with a KV connector (LMCache, ...)
+-- is reported as missing, its buffers not being modelled. A truncated log
+-- gives the rows it can. summary() gives each figure over all rows and,
+-- where some rows rest on assumed inputs, "<figure>_stated" without them.
 
 local util = require "kvplan.util"
 local units = require "kvplan.units"
@@ -115,7 +121,17 @@ function M.parse(text)
          or body:find("GPU KV cache size") or body:find("Model loading took")
   f.v0 = body:find("V0 LLM engine") or body:find("# GPU blocks") or body:find("# CUDA blocks")
          or body:find("GPU blocks:") or body:find("Loading model weights took")
-  -- engine arguments (command line, config dump, non-default args)
+  -- engine arguments (command line, config dump, non-default args); whether
+  -- the log shows any: without them an engine default is an assumption
+  for _, p in ipairs({"vllm serve", "%-m vllm", "model='", "non%-default args", "LLM%(model",
+                      "%-%-model", "launch_server", "ServerArgs%("}) do
+    if body:find(p) then f.args_seen = true break end
+  end
+  -- a KV connector (LMCache, NIXL, ...) allocates buffers of its own
+  f.kv_connector = body:match("[\"']kv_connector[\"']%s*:%s*[\"']([%w_]+)")
+  if f.kv_connector == nil and (body:find("%-%-kv%-transfer%-config") or body:find("kv_transfer_config=[{K]")) then
+    f.kv_connector = "named in kv_transfer_config"
+  end
   f.model = last(body, {"model='([^']+)'", "model_path='([^']+)'", "vllm serve%s+([^%s\\]+)",
                         "%-%-model%-path%s+([^%s\\]+)", "%-%-model[= ]+([^%s\\]+)",
                         "model=\"([^\"]+)\"", "LLM%(model=['\"]([^'\"]+)"})
@@ -294,7 +310,7 @@ function M.check(text, opts)
   local qfmt
   m, qfmt = quantized_model(kv, m, f)
   local tp = f.tp or int(f.header.tp) or 1
-  src.tp = f.tp and "log" or (f.header.tp and "header" or "default")
+  src.tp = f.tp and "log" or (f.header.tp and "header" or (f.args_seen and "default" or "assumed"))
   local pp = f.pp or int(f.header.pp) or 1
   local kvfmt = (f.kv_cache_dtype == nil or f.kv_cache_dtype == "auto") and "auto" or f.kv_cache_dtype
   if kvfmt:find("fp8") then kvfmt = "fp8" end
@@ -450,7 +466,7 @@ function M.check(text, opts)
     popts.engine_version = vname
     src.version = f.version_source
     popts.utilization = f.utilization and f.utilization.mid or 0.9
-    src.utilization = f.utilization and "log" or "default"
+    src.utilization = f.utilization and "log" or (f.args_seen and "default" or "assumed")
     popts.max_num_seqs = f.max_num_seqs
     popts.usage = f.usage
     -- the version's default also bounds the sliding windows' blocks
@@ -484,12 +500,39 @@ function M.check(text, opts)
                      .. (d.mxfp4_backend and (" mxfp4_backend=" .. d.mxfp4_backend .. " ("
                                               .. (mx_src or "default") .. ")") or "")
                      .. " activation=" .. d.activation_source .. " overhead=" .. d.overhead_source)
+  -- the KV pool is what is left after everything else: a connector's own
+  -- buffers (not modelled) make it unpredictable, the weights are not
+  local after_rest = {kv_memory_gib = true, kv_tokens = true, kv_blocks_x_block = true}
   local function pred(figname, k, logged)
     if logged == nil then return end
+    if f.kv_connector and after_rest[figname] then
+      row{figure = figname, mode = "predict", logged = logged, kvplan = k,
+          status = "missing: the memory of the KV connector (" .. f.kv_connector
+                   .. ") is not modelled", inputs = pin}
+      return
+    end
     row{figure = figname, mode = "predict", logged = logged, kvplan = k,
         rel_error = relerr(k, logged), status = "predicted", inputs = pin}
   end
   local signed = l.usable - l.weights - l.activation - l.overhead
+  local rank_act = l.activation
+  local rank = int(f.header.rank)
+  if f.engine == "vllm" and rank and rank > 0 and not vrow.v1 and (d.tp or 1) > 1
+     and d.activation_source == "predicted" then
+    -- V0 gathers the logits to the driver (rank 0) alone (LogitsProcessor.
+    -- _gather_logits: tensor_model_parallel_gather; V1 all-gathers), so the
+    -- other ranks profile no sampler: a figure quoted from such a rank is
+    -- the forward's. The engine keeps the fewest blocks over its ranks, so
+    -- tokens and refusals remain rank 0's.
+    local a = engines.vllm_activation(d.model, vrow, {
+      tp = d.tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = popts.enforce_eager,
+      flashinfer_sampler = popts.flashinfer_sampler, last_stage = false})
+    if a then
+      rank_act = a.bytes
+      signed = l.usable - l.weights - rank_act - l.overhead
+      pin = pin .. " rank=header"
+    end
+  end
   if f.engine == "vllm" then
     pred("weights_gib", l.weights / GiB, f.weights and f.weights.mid)
     local act = f.activation and f.activation.mid
@@ -497,7 +540,7 @@ function M.check(text, opts)
       -- 0.6.4 prints the torch peak with the weights in it
       act = math.floor((f.peak_torch.mid - f.weights.mid) * 1e4 + 0.5) / 1e4
     end
-    pred("activation_gib", l.activation / GiB, act)
+    pred("activation_gib", rank_act / GiB, act)
     pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
     pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
     if f.kv_tokens then pred("kv_tokens", engines.vllm_log_tokens(vrow, l), f.kv_tokens)
@@ -536,14 +579,27 @@ M.columns = {"log", "engine", "version", "figure", "mode", "logged", {"kvplan", 
 --- (logs whose name starts with "calib" are left out).
 function M.summary(rows)
   local by, diff = {}, {}
+  local function add(fig, r)
+    by[fig] = by[fig] or {}
+    diff[fig] = diff[fig] or {}
+    table.insert(by[fig], math.abs(r.rel_error))
+    if type(r.kvplan) == "number" and type(r.logged) == "number" then
+      table.insert(diff[fig], math.abs(r.kvplan - r.logged))
+    end
+  end
+  -- "<figure>_stated": the rows none of whose inputs is an assumed default
+  -- (a log that shows no command line or engine arguments)
+  local assumed = {}
   for _, r in ipairs(rows) do
     if r.mode == "predict" and type(r.rel_error) == "number" and not tostring(r.log):match("calib[^/]*$") then
-      by[r.figure] = by[r.figure] or {}
-      diff[r.figure] = diff[r.figure] or {}
-      table.insert(by[r.figure], math.abs(r.rel_error))
-      if type(r.kvplan) == "number" and type(r.logged) == "number" then
-        table.insert(diff[r.figure], math.abs(r.kvplan - r.logged))
-      end
+      add(r.figure, r)
+      if tostring(r.inputs):find("=assumed") then assumed[r.figure] = true end
+    end
+  end
+  for _, r in ipairs(rows) do
+    if r.mode == "predict" and type(r.rel_error) == "number" and assumed[r.figure]
+       and not tostring(r.log):match("calib[^/]*$") and not tostring(r.inputs):find("=assumed") then
+      add(r.figure .. "_stated", r)
     end
   end
   local function median(v)

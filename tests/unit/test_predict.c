@@ -17,6 +17,8 @@ static kvp_shape llama8b(void) {
   return s;
 }
 
+static int64_t max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+
 static kvp_profile v0_profile(void) {
   kvp_profile p;
   memset(&p, 0, sizeof p);
@@ -36,14 +38,44 @@ static void dense_terms_match_a_hand_count(void **state) {
   assert_int_equal(a.term[KVP_PREDICT_MLP][0], 209715200);
   /* attention: 3H + (32 + 2 x 8) x 128 + 32 x 128 = 22528 */
   assert_int_equal(a.term[KVP_PREDICT_ATTENTION][0], 92274688);
-  /* sampler: N H 2 + 256 x 128256 x (2 + 25) on the sort path */
-  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 16777216 + 886505472);
+  /* sampler on the sort path: N H 2 + the sort moment, 256 x 128256 logits
+   * x (2 + 16) + 256 rows >= 128 sorted at once x 128256 x 20 temporaries
+   * (591003648 + 656670720), above the scatter's x (2 + 26) = 919339008 */
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 16777216 + 1247674368);
+  /* FlashInfer: x (2 + 8) */
   assert_int_equal(a.term[KVP_PREDICT_SAMPLER][0], 16777216 + 328335360);
-  assert_int_equal(a.bytes, 903282688);
+  assert_int_equal(a.bytes, 1264451584);
   assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
   assert_string_equal(kvp_predict_term_name(a.largest), "sampler");
   assert_int_equal(a.lo, 345112576);
-  assert_int_equal(a.hi, 903282688);
+  assert_int_equal(a.hi, 1264451584);
+}
+
+/* The sort's temporaries follow PyTorch's three strategies by rows sorted. */
+static void sort_temporaries_follow_the_rows_sorted(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  const int64_t V = 128256, hid = 2048LL * 4096 * 2;
+  /* 64 rows: by full sort, 32 bytes of temporaries per logit */
+  p.seqs = 64;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], hid + 64 * V * (18 + 32));
+  /* one row: sorted alone, 20 bytes per logit of that row; the scatter's
+   * 28 bytes per logit are then the larger moment */
+  p.seqs = 1;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], hid + max_i64(V * 18 + V * 20, V * 28));
+  /* a batch holds at most INT_MAX / V rows: 16384 rows sort 16743 at most */
+  p.seqs = 16384, p.tokens = 16384;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1],
+                   16384LL * 4096 * 2 + 16384 * V * 18 + 16384 * V * 20);
+  s.vocab = 200000, p.seqs = 20000, p.tokens = 20000;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1],
+                   20000LL * 4096 * 2 + 20000LL * 200000 * 18 + 10737LL * 200000 * 20);
 }
 
 static void long_prefill_makes_the_mlp_the_peak(void **state) {
@@ -138,6 +170,7 @@ static void bad_shapes_are_named(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
+    cmocka_unit_test(sort_temporaries_follow_the_rows_sorted),
     cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
     cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
     cmocka_unit_test(moe_caches_are_chunked),
