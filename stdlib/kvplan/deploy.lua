@@ -54,6 +54,8 @@ local fields = {
   -- the engine's profiling run (predicted activation and non-torch memory)
   engine = true, engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
   flashinfer_sampler = true, mxfp4_backend = true,
+  -- TensorRT-LLM's backend ("pytorch" or "tensorrt") and its startup switch
+  backend = true, fail_fast_on_attention_window_too_large = true,
   -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
   efficiency = true, perf = true, price_per_hour = true,
   -- optimizations (kvplan.optim sets them; see each constructor)
@@ -224,12 +226,79 @@ local function loaded_weights(d, opts, tp)
   end
 end
 
+-- TensorRT-LLM named as the engine (engine = "trtllm" or an engine_version
+-- under its budget): its release's backend, tokens per block, the dummy run
+-- of max_num_tokens and the non-torch memory (engines.lua, "TensorRT-LLM").
+local function predict_trtllm(d, opts)
+  if opts.max_num_seqs ~= nil then
+    util.raise("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dummy run is "
+               .. "max_num_tokens (max_num_batched_tokens) tokens")
+  end
+  local row, version = engines.trtllm_version(opts.engine_version)
+  d.engine_version = version
+  local backend = opts.backend or row.backend
+  if backend ~= "pytorch" and backend ~= "tensorrt" then
+    util.raise("field 'backend' must be 'pytorch' or 'tensorrt', got %s", tostring(backend))
+  end
+  d.trtllm_backend = backend
+  if opts.block == nil then d.block = engines.trtllm_tokens_per_block[backend] end
+  local tp = util.count(d.tp, "tp")
+  d.profile_tokens = opts.max_num_batched_tokens
+                     and util.count(opts.max_num_batched_tokens, "max_num_batched_tokens")
+                     or engines.trtllm_defaults.max_num_tokens
+  if d.activation == nil and backend == "tensorrt" then
+    d.activation, d.activation_source = 0, "none"
+    d.prediction_note = "TensorRT-LLM's engine path: the activation memory is the TensorRT "
+                        .. "engine's, sized by its builder; give 'activation'"
+  elseif d.activation == nil then
+    local function act(last)
+      return engines.trtllm_activation(d.model, {
+        tp = tp, tokens = d.profile_tokens, last_stage = last,
+        max_seq_len = opts.max_model_len or d.model.max_context})
+    end
+    local a, why = act(true)
+    if a then
+      d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
+      d.profile_seqs = a.requests
+      local pp = util.count(d.pp, "pp")
+      if pp > 1 then
+        -- every stage runs the dummy requests through its own layers; the
+        -- sampler runs on the last one
+        local first = act(false)
+        d.stage_activation = {}
+        for st = 1, pp - 1 do d.stage_activation[st] = math.max(first.bytes, 1) end
+        d.stage_activation[pp] = a.bytes
+      end
+    else
+      d.activation, d.activation_source, d.prediction_note = 0, "none", why
+    end
+  end
+  if d.overhead == nil then
+    local point, lo, hi = engines.trtllm_non_torch(tp)
+    d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
+  end
+end
+
 predict_reserved = function(d, opts)
   d.activation_source, d.overhead_source = "given", "given"
   if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
   if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
   if opts.usage ~= nil and opts.usage ~= "server" and opts.usage ~= "offline" then
     util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
+  end
+  local ff = opts.fail_fast_on_attention_window_too_large
+  if ff ~= nil and type(ff) ~= "boolean" then
+    util.raise("field 'fail_fast_on_attention_window_too_large' must be true or false, got %s",
+               tostring(ff))
+  end
+  if (ff ~= nil or opts.backend ~= nil) and d.budget ~= "trtllm" then
+    util.raise("fields 'backend' and 'fail_fast_on_attention_window_too_large' are "
+               .. "TensorRT-LLM's; budget '%s' has neither", d.budget)
+  end
+  d.fail_fast_on_attention_window_too_large = ff
+  if d.budget == "trtllm" and (opts.engine == "trtllm" or opts.engine_version ~= nil
+                               or opts.backend ~= nil) then
+    return predict_trtllm(d, opts)
   end
   if d.budget ~= "vllm" then
     if d.budget == "sglang" and opts.engine_version ~= nil and opts.max_num_seqs == nil then
@@ -333,12 +402,17 @@ end
 -- pipeline_parallel_size, gpu_memory_utilization, kv_cache_dtype,
 -- block_size), SGLang's ServerArgs (python/sglang/srt/server_args.py: tp_size,
 -- pp_size, mem_fraction_static, page_size) and TensorRT-LLM's KvCacheConfig
--- (free_gpu_memory_fraction, tokens_per_block). Dashes count as underscores.
+-- (free_gpu_memory_fraction, tokens_per_block; trtllm-serve's
+-- kv_cache_free_gpu_memory_fraction and max_num_tokens). Dashes count as
+-- underscores.
 M.engine_names = {
   tensor_parallel_size = "tp", pipeline_parallel_size = "pp",
   gpu_memory_utilization = "utilization", kv_cache_dtype = "kv", block_size = "block",
   tp_size = "tp", pp_size = "pp", mem_fraction_static = "utilization", page_size = "block",
   free_gpu_memory_fraction = "utilization", tokens_per_block = "block",
+  -- trtllm-serve's and trtllm-bench's spellings
+  kv_cache_free_gpu_memory_fraction = "utilization", kv_cache_free_gpu_mem_fraction = "utilization",
+  max_num_tokens = "max_num_batched_tokens",
 }
 
 --- opts with the engines' option names (M.engine_names) renamed to kvplan's;
@@ -623,15 +697,103 @@ function Deployment:workers()
   return out
 end
 
+-- SGLang's startup refusals (sgl-project/sglang python/sglang/srt/
+-- model_executor/model_runner.py init_memory_pool, and the newer
+-- pool_configurator.py MemoryPoolConfig: max_total_num_tokens, rounded down
+-- to the page size, <= 0 raises "Not enough memory. Please try to increase
+-- --mem-fraction-static."; managers/tp_worker.py TpModelWorker: max_req_len
+-- = min(context_len - 1, max_total_num_tokens - 1), max_req_input_len =
+-- max_req_len - 5, and "Memory pool size is too small" unless both are > 0).
+-- A context_len beyond the pool is no refusal: requests are cut to
+-- max_req_input_len tokens.
+local function sglang_starts(d, l)
+  local lim = l.limit
+  if not l.fits and lim ~= "weights" and lim ~= "reserved" and lim ~= "no_block" then
+    return false, l.why
+  end
+  local tokens = l.fits and l.kv_tokens or 0
+  if tokens <= 0 then
+    return false, string.format(
+      "SGLang refuses to start (\"Not enough memory. Please try to increase "
+      .. "--mem-fraction-static.\"): mem_fraction_static %.3f of %.2f GiB leaves %.2f GiB "
+      .. "after %.2f GiB of weights, no KV token of %d bytes", d.utilization,
+      units.gib(d.gpu_bytes), units.gib(l.usable - l.weights), units.gib(l.weights),
+      l.kv_bytes_per_token)
+  end
+  local max_req_len = math.min(l.max_model_len - 1, tokens - 1)
+  if max_req_len - 5 <= 0 then
+    return false, string.format(
+      "SGLang refuses to start (\"Memory pool size is too small\"): a pool of %d tokens "
+      .. "leaves max_req_input_len = min(context_len - 1, %d - 1) - 5 = %d", tokens, tokens,
+      max_req_len - 5)
+  end
+  if l.max_model_len - 1 > tokens - 1 then
+    return true, string.format("SGLang starts and cuts requests to max_req_len %d tokens "
+                               .. "(max_total_num_tokens %d - 1 < context_len %d - 1)",
+                               max_req_len, tokens, l.max_model_len)
+  end
+  return true, ""
+end
+
+-- TensorRT-LLM's startup (PyTorch backend: tensorrt_llm/_torch/pyexecutor/
+-- resource_manager.py KVCacheManager: blocks_in_primary_pool = max_tokens //
+-- tokens_per_block, get_max_atten_window_upper_bound asserts "Impossible to
+-- fit in any sequence in kvCache" when no block is left, and a max_seq_len
+-- beyond blocks x tokens_per_block is reduced to it with a warning; the
+-- engine path: cpp/tensorrt_llm/batch_manager/trtGptModelInflightBatching.cpp
+-- clampWindowSizesToFitAtLeastOneSequence reduces maxAttentionWindow and
+-- maxSequenceLen the same way, and throws instead under
+-- fail_fast_on_attention_window_too_large). max_tokens = floor(kv budget /
+-- bytes per token), capped by max_tokens (max_kv_tokens).
+local function trtllm_starts(d, l)
+  if not l.fits and l.limit ~= "no_block" then return false, l.why end
+  local per = l.kv_bytes_per_token
+  local tokens = per > 0 and math.max(l.kv_budget, 0) // per or 0
+  if d.max_kv_tokens and d.max_kv_tokens > 0 then tokens = math.min(tokens, d.max_kv_tokens) end
+  local block = l.block
+  local blocks = tokens // block
+  if blocks < 1 then
+    return false, string.format(
+      "TensorRT-LLM refuses to start (\"Impossible to fit in any sequence in kvCache\"): "
+      .. "%.2f GiB of KV memory holds %d tokens, less than one block of %d",
+      units.gib(math.max(l.kv_budget, 0)), tokens, block)
+  end
+  local window = blocks * block
+  if l.max_model_len > window then
+    if d.fail_fast_on_attention_window_too_large then
+      return false, string.format(
+        "TensorRT-LLM refuses to start (\"Attention window too large to fit even a single "
+        .. "sequence in the KV cache. Failing fast rather than attempting an adjustment of the "
+        .. "window sizes.\"): max_seq_len %d, %d blocks of %d tokens hold %d",
+        l.max_model_len, blocks, block, window)
+    end
+    return true, string.format(
+      "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen reduced to %d "
+      .. "(%d blocks of %d tokens; max_seq_len %d does not fit one sequence)",
+      window, blocks, block, l.max_model_len)
+  end
+  return true, ""
+end
+
 --- Would the engine start? vLLM (budget vllm, paged) refuses to start when
 --- one request of max_model_len needs more KV cache than it has
 --- (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, the
---- ledger's vllm_starts and vllm_max_model_len). Returns true, or
---- false and the reason with the length vLLM would estimate instead. A
---- deployment that does not fit at all (weights, no block) does not start
---- either: false and the ledger's reason.
+--- ledger's vllm_starts and vllm_max_model_len); SGLang when its pool holds
+--- no token or too few for one request (sglang_starts), TensorRT-LLM when no
+--- block is left or, under fail_fast_on_attention_window_too_large, one
+--- sequence of max_seq_len does not fit (trtllm_starts). Returns true and ""
+--- (or a note when the engine starts with a smaller limit than asked), or
+--- false and the engine's error in words. A deployment that does not fit at
+--- all (weights, no block) does not start either: false and the ledger's
+--- reason.
 function Deployment:starts()
   local l = self:ledger()
+  if self.budget == "sglang" and (self.allocation == nil or self.allocation == "paged") then
+    return sglang_starts(self, l)
+  end
+  if self.budget == "trtllm" and (self.allocation == nil or self.allocation == "paged") then
+    return trtllm_starts(self, l)
+  end
   if not l.fits then return false, l.why end
   if self.budget ~= "vllm" or (self.allocation ~= nil and self.allocation ~= "paged") then
     return true, ""

@@ -417,4 +417,106 @@ function M.sglang_defaults(gpu_bytes, tp, pp, o)
           mem_fraction_static = frac, reserved_mib = reserved}
 end
 
+-- ---- TensorRT-LLM ------------------------------------------------------------
+--
+-- What TensorRT-LLM's KV budget subtracts, per backend (read in the public
+-- NVIDIA/TensorRT-LLM sources, 2025-2026 main; the release each part first
+-- shipped in is stated where known):
+--   pytorch   the default backend from 1.0 (trtllm-serve --backend, the LLM
+--             API). tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator:
+--             _create_dummy_context_requests makes context requests of
+--             min(max_seq_len - 1, max_num_tokens) tokens until they hold
+--             max_num_tokens in all, each asking for one output token (no
+--             sampling parameters: greedy); estimate_max_tokens runs them
+--             after reset_peak_memory_stats and takes peak_memory = the
+--             torch allocator's peak (the weights in it) + what the device
+--             uses outside torch afterwards ("e.g., NCCL and CUDA graphs";
+--             total - free counts the CUDA context too), and _cal_max_tokens
+--             keeps (total - peak + the estimation run's own KV cache) x
+--             free_gpu_memory_fraction (0.9 when unset,
+--             _get_free_gpu_memory_fraction), in tokens of
+--             _get_cache_size_per_token, capped by kv_cache_config.max_tokens.
+--             The pool is max_tokens // tokens_per_block blocks
+--             (resource_manager.py KVCacheManager.calculate_max_num_blocks),
+--             tokens_per_block 32 (llm_args.py KvCacheConfig).
+--   tensorrt  the engine path (the default before 1.0): cpp/tensorrt_llm/
+--             batch_manager/kvCacheManager.cpp BaseKVCacheManager::
+--             calculateFreeMemBytes takes free_gpu_memory_fraction of the
+--             memory free once the engine is loaded (its weights, the
+--             execution context's activation memory that TensorRT's builder
+--             sized for max_num_tokens, the runtime buffers, the CUDA
+--             context), and calculateMaxNumBlocks ceil(tokens /
+--             tokens_per_block) blocks of 64 tokens (the engine's build
+--             default). The activation term is TensorRT's own and is not
+--             predicted: give `activation`.
+-- Either way the ledger's trtllm rule is kv = f x (total - weights -
+-- activation - non-torch), the same as the code's.
+M.trtllm = {
+  -- releases before 1.0 (0.x): the TensorRT engine by default
+  ["0.21"] = {backend = "tensorrt"},
+  -- 1.0 and later: the PyTorch backend by default
+  ["1.0"] = {backend = "pytorch"},
+}
+M.trtllm_latest = "1.0"
+M.trtllm_tokens_per_block = {pytorch = 32, tensorrt = 64}
+-- max_num_tokens and max_batch_size default to BuildConfig's (tensorrt_llm/
+-- builder.py: 8192 and 2048) in trtllm-serve and the LLM API; kvplan takes
+-- them as the issue text and TensorRT-LLM's docs state them (not re-read at a
+-- pinned commit)
+M.trtllm_defaults = {max_num_tokens = 8192, max_batch_size = 2048, fraction = 0.9}
+
+--- The row of a TensorRT-LLM version ("0.21.0", "1.0", "1.2.0rc1",
+--- "latest") and its name: 0.x is the engine-path row, 1.x and later 1.0's.
+function M.trtllm_version(v)
+  if v == nil or v == "latest" then v = M.trtllm_latest end
+  if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
+  local x = v:match("^v?(%d+)%.%d+")
+  if x == nil then
+    util.raise("unknown TensorRT-LLM version '%s' (modelled: 0.x before 1.0, 1.0 and later)", v)
+  end
+  local key = tonumber(x) >= 1 and "1.0" or "0.21"
+  return M.trtllm[key], key
+end
+
+--- TensorRT-LLM's PyTorch-backend activation peak on one GPU of the last
+--- pipeline stage: the dummy context requests' forward of max_num_tokens
+--- tokens through the layer model of predict.c, eager (the backend runs
+--- without torch.compile unless torch_compile_config is set, and the
+--- context requests run outside CUDA graphs), the MoE term at its high end
+--- (TensorRT-LLM's fused MoE kernels are its own: the range covers both
+--- ends), and the greedy sampler on the last token of each request, R =
+--- ceil(N / min(max_seq_len - 1, N)) rows of the vocabulary at c = b + 8
+--- (the logits, an fp32 copy and its softmax: an upper bound of a greedy
+--- step). o: tp, tokens, max_seq_len, last_stage. Returns the model's table
+--- (with .requests) or nil and a reason. An estimate: no public TensorRT-LLM
+--- log with the inputs was found to check it.
+function M.trtllm_activation(m, o)
+  local s, why = M.shape(m)
+  if s == nil then return nil, why end
+  local N = o.tokens
+  local len = math.max(1, math.min((o.max_seq_len or N + 1) - 1, N))
+  s.tokens, s.seqs, s.tp = N, (N + len - 1) // len, o.tp or 1
+  s.act_bytes = act_bytes(m)
+  s.last_stage = o.last_stage ~= false
+  s.eager, s.moe_cache13, s.flashinfer_sampler, s.moe_chunk = true, false, true, 0
+  local a, err = pcore.activation(s)
+  if a == nil then return nil, err end
+  a.requests = s.seqs
+  return a
+end
+
+--- Non-torch memory TensorRT-LLM's PyTorch backend subtracts, per GPU:
+--- point, lo, hi. The code counts everything the device uses outside torch
+--- after the dummy run (total - free - torch's), the CUDA context included:
+--- the composition of vLLM's context_counted releases (M.non_torch: tp1 or
+--- tpn plus context). The constants are vLLM's calibration logs' (no
+--- TensorRT-LLM log states the figure), and the CUDA graphs TensorRT-LLM
+--- captured before the estimation are outside this range when their pool
+--- is not torch's: an assumption, stated in docs/predictions.md.
+function M.trtllm_non_torch(tp)
+  local t = tp > 1 and M.non_torch.tpn or M.non_torch.tp1
+  local c = M.non_torch.context
+  return math.floor(t.point + c.point), math.floor(t.lo + c.lo), math.floor(t.hi + c.hi)
+end
+
 return M

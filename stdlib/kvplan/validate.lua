@@ -303,8 +303,11 @@ function M.check(text, opts)
     src.model = f.header.model and "header" or "log"
   end
   if m == nil then
-    row{figure = "model", mode = "parse", status = string.format(
-      "missing: model '%s' is not in the catalog (give config=DIR)", tostring(f.header.model or f.model))}
+    local named = f.header.model or f.model
+    row{figure = "model", mode = "parse", status = named and string.format(
+      "missing: model '%s' is not in the catalog (give config=DIR)", named)
+      or "missing: the log names no model (no --model, 'vllm serve MODEL' or model='...' line; "
+         .. "give a '# model: ID' header or config=DIR)"}
     return rows, f
   end
   local qfmt

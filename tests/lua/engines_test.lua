@@ -37,9 +37,54 @@ check.eq(s.activation_source, "none", "SGLang keeps activations in its reserve")
 check.error("budget 'sglang' does not profile", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang", max_num_seqs = 8}
 end)
-check.error("budget 'trtllm' does not profile", function()
-  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.9"}
+check.error("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dummy run", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.9",
+            max_num_seqs = 8}
 end)
+check.error("unknown TensorRT-LLM version 'one'", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", engine_version = "one"}
+end)
+check.error("field 'backend' must be 'pytorch' or 'tensorrt', got onnx", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", backend = "onnx"}
+end)
+check.error("fields 'backend' and 'fail_fast_on_attention_window_too_large' are TensorRT-LLM's",
+            function() kv.deploy{model = "llama-3.1-8b", gpu = "h100", backend = "pytorch"} end)
+
+-- TensorRT-LLM's PyTorch backend (1.0 on): the dummy context requests of
+-- max_num_tokens = 8192 tokens, by hand for Llama-3.1-8B (H 4096, I 14336,
+-- V 128256, bf16) at max_seq_len 131072: one request of 8192 tokens; eager
+-- MLP 8192 x (3 x 4096 + 3 x 14336) x 2 = 905969664 bytes (the largest
+-- term), compiled end 8192 x max(2H + 3I, 3H + I) x 2 = 838860800
+local t = kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm"}
+check.eq(t.engine_version, "1.0", "latest TensorRT-LLM row")
+check.eq(t.trtllm_backend, "pytorch", "1.0: the PyTorch backend")
+check.eq(t.block, 32, "KvCacheConfig.tokens_per_block 32")
+check.eq(t.profile_tokens, 8192, "max_num_tokens 8192")
+check.eq(t.profile_seqs, 1, "one dummy request of 8192 tokens")
+check.eq(t.activation, 905969664, "eager MLP of 8192 tokens")
+check.eq(t.activation_range.lo, 838860800, "compiled end")
+check.eq(t.activation_source, "predicted", "predicted")
+check.eq(t.overhead, math.floor(0.19 * GiB + 0.4 * GiB), "non-torch: tp 1 + the CUDA context")
+local tl = t:ledger()
+check.eq(tl.kv_budget, math.floor(0.9 * (t.gpu_bytes - tl.weights - tl.activation - tl.overhead)),
+         "f x (total - weights - activation - non-torch)")
+-- max_seq_len 2048: requests of 2047 tokens, ceil(8192 / 2047) = 5 of them;
+-- the sampler term 8192 x 4096 x 2 + 5 x 128256 x (2 + 8)
+local t2 = kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", max_model_len = 2048}
+check.eq(t2.profile_seqs, 5, "five dummy requests")
+check.eq(t2.activation_range.terms.sampler.bytes, 8192 * 4096 * 2 + 5 * 128256 * 10, "greedy sampler")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", max_num_tokens = 4096}
+           .activation, 905969664 // 2, "trtllm-serve's max_num_tokens")
+-- the engine path (before 1.0): 64-token blocks, the engine's activation not predicted
+local te = kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", engine_version = "0.21.0"}
+check.eq(te.trtllm_backend, "tensorrt", "0.x: the TensorRT engine")
+check.eq(te.block, 64, "64 tokens a block")
+check.eq(te.activation_source, "none", "TensorRT's activation is the builder's")
+check.eq(te.overhead_source, "predicted", "non-torch still predicted")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", engine_version = "0.21",
+                   backend = "pytorch"}.activation, 905969664, "backend chosen by name")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm"}.activation_source, "none",
+         "the budget rule alone predicts nothing")
 
 -- SGLang's defaults by release: 0.4 by tp, 0.5 by the GPU's memory
 -- (ServerArgs._handle_gpu_memory_settings), by hand: an H100 (79.19 GiB =
@@ -147,6 +192,56 @@ check.eq(kv.report.ledger_row(refused, 1024, 1).fits, false, "fits never hides a
 check.eq(select(1, refused:with{max_model_len = 20000}:starts()), true, "20000 tokens start")
 check.eq(select(1, kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang"}:starts()),
          true, "other budgets: starts when it fits")
+
+-- SGLang: no token in the pool (model_runner.py / pool_configurator.py)
+local sg = kv.deploy{model = "llama-3.1-70b", gpu = "h100", engine = "sglang"}
+ok, why = sg:starts()
+check.eq(ok, false, "70B in bf16 on one H100: SGLang refuses")
+check.eq(why:find('SGLang refuses to start ("Not enough memory. Please try to increase '
+                  .. '--mem-fraction-static."): mem_fraction_static 0.880', 1, true), 1, "SGLang's error")
+-- a pool of 5 tokens: max_req_input_len = min(context_len - 1, 4) - 5 < 1 (tp_worker.py);
+-- Llama-3.1-8B holds 131072 bytes a token, page 1
+local function sg_pool(n)
+  return kv.deploy{model = "llama-3.1-8b", gpu_memory = n * 131072 + 1, weight_bytes = 1,
+                   engine = "sglang", utilization = 1, overhead = 0}
+end
+ok, why = sg_pool(5):starts()
+check.eq(ok, false, "5 tokens: too small")
+check.eq(why, 'SGLang refuses to start ("Memory pool size is too small"): a pool of 5 tokens '
+         .. "leaves max_req_input_len = min(context_len - 1, 5 - 1) - 5 = -1", "the assertion")
+check.eq(kv.report.ledger_row(sg_pool(5), 1, 1).fits, false, "report rows say so")
+ok, why = sg_pool(7):starts()
+check.eq(ok, true, "7 tokens: max_req_input_len 1")
+check.eq(why, "SGLang starts and cuts requests to max_req_len 6 tokens (max_total_num_tokens 7 - 1 "
+         .. "< context_len 131072 - 1)", "no refusal, a cut")
+-- TensorRT-LLM (PyTorch backend): max_tokens = floor(0.9 x 4 MiB / 131072) = 28 < one
+-- block of 32: "Impossible to fit in any sequence in kvCache"
+local function trt(mib, o)
+  local opts = {model = "llama-3.1-8b", gpu_memory = mib * 1048576 + 1, weight_bytes = 1,
+                engine = "trtllm", activation = 0, overhead = 0}
+  for k, v in pairs(o or {}) do opts[k] = v end
+  return kv.deploy(opts)
+end
+ok, why = trt(4):starts()
+check.eq(ok, false, "28 tokens: no block")
+check.eq(why, 'TensorRT-LLM refuses to start ("Impossible to fit in any sequence in kvCache"): '
+         .. "0.00 GiB of KV memory holds 28 tokens, less than one block of 32", "TensorRT-LLM's assertion")
+check.eq(kv.report.ledger_row(trt(4), 16, 1).fits, false, "report rows say so")
+-- 0.9 x 5 MiB holds 36 tokens, one block: max_seq_len is cut to 32, or refused under fail-fast
+ok, why = trt(5):starts()
+check.eq(ok, true, "one block: starts")
+check.eq(why, "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen reduced to 32 (1 "
+         .. "blocks of 32 tokens; max_seq_len 131072 does not fit one sequence)", "the warning")
+ok, why = trt(5, {fail_fast_on_attention_window_too_large = true}):starts()
+check.eq(ok, false, "fail fast")
+check.eq(why:find('TensorRT-LLM refuses to start ("Attention window too large to fit even a single '
+                  .. 'sequence in the KV cache.', 1, true), 1, "the fail-fast error")
+check.eq(kv.report.ledger_row(trt(5, {fail_fast_on_attention_window_too_large = true}), 16, 1).fits,
+         false, "fits never hides it")
+check.eq(select(1, trt(5, {fail_fast_on_attention_window_too_large = true, max_model_len = 32})
+                     :starts()), true, "32 tokens fit one block")
+-- max_tokens caps the pool: 16 tokens is no block
+check.eq(select(1, trt(5, {max_kv_tokens = 16}):starts()), false, "max_tokens below a block")
 
 -- quantization_config -> weight classes (config alone, no safetensors beside it)
 local tmp = check.tmpdir()

@@ -95,6 +95,11 @@ check.eq(#r, 1, "a cut log gives its one row")
 r = kv.validate("vllm serve nonexistent/model-x\nAvailable KV cache memory: 1.00 GiB\n")
 check.eq(r[1].status, "missing: model 'nonexistent/model-x' is not in the catalog (give config=DIR)",
          "unknown model")
+-- a log that names no model says so (it once said "model 'nil'")
+r = kv.validate("INFO worker.py: GPU KV cache size: 1,024 tokens\nAvailable KV cache memory: 1.00 GiB\n")
+check.eq(r[1].status, "missing: the log names no model (no --model, 'vllm serve MODEL' or "
+         .. "model='...' line; give a '# model: ID' header or config=DIR)", "no model named")
+check.eq(r[1].status:find("nil", 1, true), nil, "never 'nil'")
 r = rows_by(kv.validate("# model: qwen3-14b\n# gpu: no-such-gpu\nvLLM API server version 0.10.1\n"
                         .. "Available KV cache memory: 6.51 GiB\n"))
 check.eq(r["kv_memory_gib/predict"].status, "missing: unknown GPU 'no-such-gpu'", "unknown GPU")
