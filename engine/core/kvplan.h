@@ -530,7 +530,7 @@ typedef struct kvp_profile {
 } kvp_profile;
 
 enum { KVP_PREDICT_MLP = 0, KVP_PREDICT_ATTENTION, KVP_PREDICT_MOE, KVP_PREDICT_SAMPLER,
-       KVP_PREDICT_NTERMS };
+       KVP_PREDICT_ENCODER, KVP_PREDICT_NTERMS };
 
 typedef struct kvp_activation {
   int64_t term[KVP_PREDICT_NTERMS][2]; /* each term's low and high end, bytes */
@@ -538,6 +538,8 @@ typedef struct kvp_activation {
   int64_t lo, hi;                      /* the peak over terms at either end */
   int64_t bytes;                       /* the prediction: max of bytes_of */
   int32_t largest;                     /* the term that sets it */
+  int64_t encoder_kept;                /* encoder inputs and outputs live through the
+                                          decoder's terms (kvp_predict_add_encoder) */
 } kvp_activation;
 
 const char *kvp_predict_term_name(int term);
@@ -545,6 +547,43 @@ kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d)
 /* vLLM's profiled activation peak (torch_peak_increase) on one GPU. */
 kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
                                kvp_diag *d);
+
+/* A vision tower (config.json vision_config) and the item vLLM's profiling
+ * run encodes: one image of the largest feature size. */
+typedef struct kvp_vision {
+  int64_t hidden, intermediate;  /* the tower's width and MLP width */
+  int32_t gated;                 /* 1: gate_up + act-and-mul (SwiGLU), 0: fc1, act, fc2 */
+  int64_t proj_hidden;           /* the projector's inner width per output token */
+  int64_t out_hidden;            /* the projector's output: the decoder's hidden size */
+  int64_t merge;                 /* patches merged into one output token (1: none) */
+  int64_t patch_values;          /* pixel values of one patch (channels x frames x p x p) */
+  int64_t patches;               /* patches of one item, through every tower block */
+  int64_t tokens;                /* embeddings of one item the decoder receives */
+} kvp_vision;
+
+/* The encoder's dummy batch: items, the model dtype's bytes, the bytes of a
+ * pixel value as the processor hands it over. */
+typedef struct kvp_encoder_run {
+  int64_t items;
+  int32_t act_bytes, pixel_bytes;
+} kvp_encoder_run;
+
+typedef struct kvp_encoder {
+  int64_t block[2];   /* bytes of the tower's largest per-patch term, [lo, hi] */
+  int64_t merger;     /* the projector's per-patch bytes */
+  int64_t inputs;     /* pixel values as handed over, kept by profile_run */
+  int64_t cast;       /* their copy in the model dtype during the tower's run */
+  int64_t outputs;    /* the embeddings kept in the encoder cache */
+  int64_t peak[2];    /* the encoder forward's peak, [lo, hi] */
+  int64_t kept;       /* inputs + outputs: live while the decoder runs */
+} kvp_encoder;
+
+/* vLLM's encoder profiling (gpu_model_runner.py profile_run). */
+kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_encoder *e,
+                            kvp_diag *d);
+/* Fold an encoder run into a decoder prediction: the encoder term, and the
+ * kept bytes under every decoder term (the peak of the whole profile_run). */
+kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_diag *d);
 
 /* ---- vLLM's KV cache manager beyond the pool (vllm_kv.c) ---------------- */
 

@@ -77,8 +77,8 @@
  * either end.
  *
  * The forward covers one pipeline stage's layers; the sampler only the last
- * stage. What is not modelled: the encoder profiling of multimodal models,
- * LoRA, speculative decoding's dummy drafter run, attention backends'
+ * stage. Multimodal models add the encoder's dummy batch (below,
+ * kvp_predict_encoder). What is not modelled: LoRA, speculative decoding's dummy drafter run, attention backends'
  * workspaces (FlashInfer's 128-512 MiB buffer is allocated before profiling
  * in recent releases). The answer is an estimate with a range [lo, hi].
  */
@@ -90,7 +90,8 @@
 #include "diag.h"
 
 const char *kvp_predict_term_name(int term) {
-  static const char *const names[KVP_PREDICT_NTERMS] = {"mlp", "attention", "moe", "sampler"};
+  static const char *const names[KVP_PREDICT_NTERMS] = {"mlp", "attention", "moe", "sampler",
+                                                                "encoder"};
   return (term >= 0 && term < KVP_PREDICT_NTERMS) ? names[term] : "unknown";
 }
 
@@ -220,5 +221,124 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
     }
   }
   a->bytes = point;
+  return KVP_OK;
+}
+
+/*
+ * The encoder's dummy batch (vLLM V1 gpu_model_runner.py profile_run, read
+ * at vllm-project/vllm 000fc94b754f): before the decoder's dummy forward,
+ * profile_run builds _get_mm_dummy_batch(modality, max_mm_items_per_batch)
+ * and runs self.model.embed_multimodal on it, then stores every output in
+ * self.encoder_cache; the local batched_dummy_mm_inputs and the cache are
+ * dropped only after _dummy_run and the sampler (encoder_cache.clear() at
+ * the end). The torch peak of the whole run is therefore
+ *
+ *   max(encoder forward, kept + the decoder's peak)
+ *   kept = inputs + outputs
+ *
+ * with, for K items of P patches and T output tokens each (b the model
+ * dtype's bytes, p the pixel values' bytes as the processor hands them over):
+ *
+ *   inputs  = K P V p        V pixel values a patch (channels x temporal
+ *                            patch x patch x patch)
+ *   cast    = K P V b        the tower's pixel_values.type(dtype) copy, when
+ *                            p != b, alive during the tower's run
+ *   outputs = K T O b        O the projector's output (the decoder's hidden)
+ *   forward = inputs + cast + K P max(block, merger) b
+ *
+ * Per patch, in elements (H the tower's width, I its MLP width; the tower
+ * runs eagerly: vLLM compiles it only with compile_mm_encoder; read in
+ * vllm/model_executor/models/qwen2_5_vl.py Qwen2_5_VisionBlock.forward,
+ * Qwen2_5_VisionAttention.forward, Qwen2_5_VisionPatchMerger.forward at
+ * vllm-project/vllm 002d181a55a0):
+ *   MLP, gated: the block's input and the attention's output stay bound in
+ *     the frame, the fused norm's residual sum and normed input, gate_up 2I,
+ *     the activation I and down's output H: 5H + 3I (hi); a fused in-place
+ *     norm keeps 3H + 3I (lo). Not gated (fc1, act, fc2: CLIP/SigLIP):
+ *     2I in place of 3I.
+ *   attention: the input H, qkv 3H, q and k concatenated 2H and rotated 2H,
+ *     the attention's output H and the projection's H: 10H (hi); without
+ *     the rotary copies 7H (lo). No score matrix: the tower's attention is
+ *     FlashAttention / xFormers / per-item SDPA (memory-efficient kernels).
+ *   merger: the tower's output and its norm 2H, the projector's inner
+ *     width before and after its activation 2W/m, its output O/m (W the
+ *     inner width per output token, m the patches merged into one).
+ * block = max(MLP, attention) at each end; the forward's [lo, hi] follow it.
+ * An estimate: allocator rounding and small tensors (rotary tables, window
+ * indices, cu_seqlens) are left out.
+ */
+kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_encoder *e,
+                            kvp_diag *d) {
+  memset(e, 0, sizeof *e);
+  TRY(kvp_check_count(v->hidden, 1, "vision hidden", d));
+  TRY(kvp_check_count(v->intermediate, 1, "vision intermediate", d));
+  TRY(kvp_check_count(v->proj_hidden, 0, "vision projector width", d));
+  TRY(kvp_check_count(v->out_hidden, 1, "vision output hidden", d));
+  TRY(kvp_check_count(v->merge, 1, "vision merge", d));
+  TRY(kvp_check_count(v->patch_values, 1, "pixel values a patch", d));
+  TRY(kvp_check_count(v->patches, 1, "patches an item", d));
+  TRY(kvp_check_count(v->tokens, 1, "tokens an item", d));
+  TRY(kvp_check_count(r->items, 1, "encoder items", d));
+  if (r->act_bytes < 1 || r->act_bytes > 8)
+    return kvp_fail(d, KVP_EINVAL, "field 'act_bytes' must be 1..8, got %d", (int)r->act_bytes);
+  if (r->pixel_bytes < 1 || r->pixel_bytes > 8)
+    return kvp_fail(d, KVP_EINVAL, "field 'pixel_bytes' must be 1..8, got %d",
+                    (int)r->pixel_bytes);
+  if (v->tokens > v->patches)
+    return kvp_fail(d, KVP_EINVAL, "an item gives %lld tokens from %lld patches: at most one "
+                    "token a patch", (long long)v->tokens, (long long)v->patches);
+  const int64_t H = v->hidden, I = v->intermediate, b = r->act_bytes;
+  int64_t mlp[2], attn[2], per[2], merger, patches;
+  const int64_t inner = v->gated ? 3 * I : 2 * I;
+  CHK(chk_add(3 * H, inner, &mlp[0]) && chk_add(5 * H, inner, &mlp[1]));
+  attn[0] = 7 * H, attn[1] = 10 * H;
+  merger = 2 * H + cdiv(2 * v->proj_hidden, v->merge) + cdiv(v->out_hidden, v->merge);
+  CHK(chk_mul(r->items, v->patches, &patches));
+  for (int x = 0; x < 2; x++) {
+    per[x] = max64(mlp[x], attn[x]);
+    CHK(mul3(patches, per[x], b, &e->block[x]));
+  }
+  CHK(mul3(patches, merger, b, &e->merger));
+  CHK(mul3(patches, v->patch_values, r->pixel_bytes, &e->inputs));
+  if (r->pixel_bytes != r->act_bytes) CHK(mul3(patches, v->patch_values, b, &e->cast));
+  int64_t tokens;
+  CHK(chk_mul(r->items, v->tokens, &tokens));
+  CHK(mul3(tokens, v->out_hidden, b, &e->outputs));
+  for (int x = 0; x < 2; x++) {
+    int64_t t;
+    CHK(chk_add(e->inputs, e->cast, &t));
+    CHK(chk_add(t, max64(e->block[x], e->merger), &e->peak[x]));
+  }
+  CHK(chk_add(e->inputs, e->outputs, &e->kept));
+  return KVP_OK;
+}
+
+kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_diag *d) {
+  (void)d;
+  int64_t dec_lo = 0, dec_hi = 0, dec = 0;
+  int32_t dec_largest = a->largest;
+  for (int t = 0; t < KVP_PREDICT_NTERMS; t++) {
+    if (t == KVP_PREDICT_ENCODER) continue;
+    dec_lo = max64(dec_lo, a->term[t][0]);
+    dec_hi = max64(dec_hi, a->term[t][1]);
+    if (a->bytes_of[t] > dec) dec = a->bytes_of[t], dec_largest = t;
+  }
+  a->term[KVP_PREDICT_ENCODER][0] = e->peak[0];
+  a->term[KVP_PREDICT_ENCODER][1] = e->peak[1];
+  /* the tower runs eagerly: its high end */
+  a->bytes_of[KVP_PREDICT_ENCODER] = e->peak[1];
+  a->encoder_kept = e->kept;
+  CHK(chk_add(dec_lo, e->kept, &dec_lo));
+  CHK(chk_add(dec_hi, e->kept, &dec_hi));
+  CHK(chk_add(dec, e->kept, &dec));
+  a->lo = max64(dec_lo, e->peak[0]);
+  a->hi = max64(dec_hi, e->peak[1]);
+  if (e->peak[1] > dec) {
+    a->bytes = e->peak[1];
+    a->largest = KVP_PREDICT_ENCODER;
+  } else {
+    a->bytes = dec;
+    a->largest = dec_largest;
+  }
   return KVP_OK;
 }

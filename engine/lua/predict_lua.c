@@ -12,7 +12,12 @@ static const char *const keys[] = {
   "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "experts",
   "experts_active", "moe_intermediate", "shared_intermediate", "dense_layers",
   "kv_lora_rank", "rope_dim", "tokens", "seqs", "tp", "act_bytes", "last_stage", "eager",
-  "moe_cache13", "flashinfer_sampler", "moe_chunk", NULL
+  "moe_cache13", "flashinfer_sampler", "moe_chunk", "vision", NULL
+};
+
+static const char *const vision_keys[] = {
+  "hidden", "intermediate", "gated", "proj_hidden", "out_hidden", "merge", "patch_values",
+  "patches", "tokens", "items", "pixel_bytes", NULL
 };
 
 static int32_t flag(lua_State *L, int idx, const char *name) {
@@ -21,8 +26,51 @@ static int32_t flag(lua_State *L, int idx, const char *name) {
   return (int32_t)v;
 }
 
-/* predict_core.activation{shape and profile fields} -> {bytes, lo, hi,
- * largest, terms = {name = {lo, hi, bytes}}} */
+static void setint(lua_State *L, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, -2, k);
+}
+
+/* The encoder run of field 'vision' (a table at idx): folded into a, its
+ * parts pushed as a table. */
+static void encoder_run(lua_State *L, int idx, int32_t act_bytes, kvp_activation *a) {
+  kvl_check_keys(L, idx, vision_keys, "vision tower");
+  kvp_vision v;
+  kvp_encoder_run r;
+  memset(&v, 0, sizeof v);
+  memset(&r, 0, sizeof r);
+  v.hidden = kvl_int_field(L, idx, "hidden", 0);
+  v.intermediate = kvl_int_field(L, idx, "intermediate", 0);
+  v.gated = flag(L, idx, "gated");
+  v.proj_hidden = kvl_int_field(L, idx, "proj_hidden", 0);
+  v.out_hidden = kvl_int_field(L, idx, "out_hidden", 0);
+  v.merge = kvl_int_field(L, idx, "merge", 1);
+  v.patch_values = kvl_int_field(L, idx, "patch_values", 0);
+  v.patches = kvl_int_field(L, idx, "patches", 0);
+  v.tokens = kvl_int_field(L, idx, "tokens", 0);
+  r.items = kvl_int_field(L, idx, "items", 0);
+  r.act_bytes = act_bytes;
+  r.pixel_bytes = (int32_t)kvl_int_field(L, idx, "pixel_bytes", 4);
+  kvp_encoder e;
+  kvp_diag diag = {{0}};
+  kvp_err err = kvp_predict_encoder(&v, &r, &e, &diag);
+  if (err == KVP_OK) err = kvp_predict_add_encoder(a, &e, &diag);
+  if (err != KVP_OK) kvl_core_error(L, err, &diag, "encoder model");
+  lua_createtable(L, 0, 9);
+  setint(L, "block_lo", e.block[0]);
+  setint(L, "block_hi", e.block[1]);
+  setint(L, "merger", e.merger);
+  setint(L, "inputs", e.inputs);
+  setint(L, "cast", e.cast);
+  setint(L, "outputs", e.outputs);
+  setint(L, "peak_lo", e.peak[0]);
+  setint(L, "peak_hi", e.peak[1]);
+  setint(L, "kept", e.kept);
+}
+
+/* predict_core.activation{shape and profile fields, vision = {...}} ->
+ * {bytes, lo, hi, largest, terms = {name = {lo, hi, bytes}}, encoder_kept,
+ * encoder = {parts} when a vision tower is given} */
 static int l_activation(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   kvl_check_keys(L, 1, keys, "activation model");
@@ -56,7 +104,17 @@ static int l_activation(lua_State *L) {
   kvp_diag diag = {{0}};
   kvp_err e = kvp_predict_activation(&s, &p, &a, &diag);
   if (e != KVP_OK) return kvl_core_error(L, e, &diag, "activation model");
-  lua_createtable(L, 0, 5);
+  int has_vision = lua_getfield(L, 1, "vision") != LUA_TNIL;
+  if (has_vision) {
+    luaL_argexpected(L, lua_istable(L, -1), 1, "field 'vision' a table");
+    encoder_run(L, lua_gettop(L), p.act_bytes, &a); /* pushes the parts */
+  }
+  lua_createtable(L, 0, 7);
+  if (has_vision) {
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "encoder");
+  }
+  setint(L, "encoder_kept", a.encoder_kept);
   lua_pushinteger(L, (lua_Integer)a.bytes);
   lua_setfield(L, -2, "bytes");
   lua_pushinteger(L, (lua_Integer)a.lo);

@@ -54,6 +54,7 @@ M.model_columns = {
   kv_lora_rank = "count", rope_dim = "count",
   tie_embeddings = "bool", weight_bytes = "bytes", layer_kinds = "layers",
   attention_bias = "bool", dense_layers = "count", weight_formats = "classes",
+  vision = "pairs",
 }
 
 -- ---- cells ------------------------------------------------------------------
@@ -133,6 +134,23 @@ local function convert(t, name, s, col)
             item, name)
       end
       out[k] = v
+    end
+    return out
+  end
+  if t == "pairs" then
+    -- "hidden=1280 intermediate=3420 gated=true ...": key = integer, true,
+    -- false or a word, space separated (the model's vision tower; models.lua
+    -- checks the keys and values)
+    local out = {}
+    for item in s:gmatch("%S+") do
+      local k, v = item:match("^([%w_]+)=([%w_%-%.]+)$")
+      if k == nil then
+        bad(col, "bad entry '%s' in column '%s' (expected key=value, e.g. hidden=1280)", item, name)
+      end
+      local n = whole(unsigned(v))
+      if n ~= nil then out[k] = n
+      elseif v == "true" or v == "false" then out[k] = v == "true"
+      else out[k] = v end
     end
     return out
   end

@@ -53,7 +53,8 @@ local fields = {
   budget = true, name = true,
   -- the engine's profiling run (predicted activation and non-torch memory)
   engine = true, engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
-  flashinfer_sampler = true, mxfp4_backend = true,
+  flashinfer_sampler = true, mxfp4_backend = true, limit_mm_per_prompt = true,
+  skip_mm_profiling = true,
   -- TensorRT-LLM's backend ("pytorch" or "tensorrt") and its startup switch
   backend = true, fail_fast_on_attention_window_too_large = true,
   -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
@@ -367,10 +368,26 @@ predict_reserved = function(d, opts)
   end
   loaded_weights(d, opts, tp)
   if d.activation == nil then
-    local a, why = engines.vllm_activation(d.model, row, {
-      tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
-      flashinfer_sampler = opts.flashinfer_sampler,
-    })
+    -- a vision tower's dummy batch (engines.vision_run): limit_mm_per_prompt
+    -- (one integer for the image modality) and skip_mm_profiling as vLLM
+    -- names them
+    local limit = opts.limit_mm_per_prompt and util.count(opts.limit_mm_per_prompt,
+                                                          "limit_mm_per_prompt", 0)
+    local skip = opts.skip_mm_profiling
+    if skip ~= nil and type(skip) ~= "boolean" then
+      util.raise("field 'skip_mm_profiling' must be true or false, got %s", tostring(skip))
+    end
+    local mm = {max_model_len = opts.max_model_len or d.model.max_context,
+                limit_mm_per_prompt = limit, mm = not skip and limit ~= 0}
+    local function predict(last)
+      return engines.vllm_activation(d.model, row, {
+        tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
+        flashinfer_sampler = opts.flashinfer_sampler, last_stage = last,
+        max_model_len = mm.max_model_len, limit_mm_per_prompt = mm.limit_mm_per_prompt,
+        mm = mm.mm,
+      })
+    end
+    local a, why = predict(nil)
     if a then
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
       -- under pipeline parallelism every stage profiles its own layers and
@@ -379,10 +396,7 @@ predict_reserved = function(d, opts)
       -- stages reserve the forward alone
       local pp = util.count(d.pp, "pp")
       if pp > 1 then
-        local first = engines.vllm_activation(d.model, row, {
-          tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
-          flashinfer_sampler = opts.flashinfer_sampler, last_stage = false,
-        })
+        local first = predict(false)
         d.stage_activation = {}
         for s = 1, pp - 1 do d.stage_activation[s] = math.max(first.bytes, 1) end
         d.stage_activation[pp] = a.bytes

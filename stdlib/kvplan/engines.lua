@@ -200,9 +200,94 @@ local function act_bytes(m)
   return 2
 end
 
+-- ---- vision towers: the encoder's dummy batch ----------------------------
+--
+-- A model with a vision tower (`vision` in its entry, from config.json's
+-- vision_config) is profiled by vLLM with a batch of dummy images before the
+-- decoder's dummy forward (gpu_model_runner.py profile_run at vllm-project/
+-- vllm 000fc94b754f). What one item of that batch is:
+--   max_pixels (Qwen2-VL, Qwen2.5-VL: preprocessor_config.json's max_pixels,
+--     12845056 in the released checkpoints): vLLM's
+--     get_image_size_with_most_features resizes a 9999999-pixel square with
+--     the processor's smart_resize, to a side of floor(sqrt(max_pixels) /
+--     (patch x merge)) x patch x merge; the tower sees (side / patch)^2
+--     patches of one frame group, the decoder (side / patch)^2 / merge^2
+--     tokens (3584 px: 65536 patches, 16384 tokens).
+--   image_size (CLIP/SigLIP towers of LLaVA): (image_size / patch)^2 patches
+--     (+1 with a class token), the same number of tokens without it (LLaVA's
+--     vision_feature_select_strategy "default" drops it) over merge^2.
+-- Pixel values of a patch: in_channels x temporal_patch x patch^2.
+function M.vision_item(v)
+  local patch, merge = v.patch, v.merge or 1
+  local grid
+  if v.max_pixels then
+    local factor = patch * merge
+    local side = math.max(factor, math.floor(math.sqrt(v.max_pixels) / factor) * factor)
+    grid = side // patch
+  elseif v.image_size then
+    grid = v.image_size // patch
+  else
+    return nil, "the vision tower gives neither max_pixels nor image_size"
+  end
+  local cells = grid * grid
+  return {patches = cells + (v.class_token and 1 or 0), tokens = cells // (merge * merge),
+          patch_values = (v.in_channels or 3) * (v.temporal_patch or 1) * patch * patch}
+end
+
+-- How many items vLLM's encoder dummy batch holds, by engine.
+--   V1 (vllm/multimodal/encoder_budget.py MultiModalBudget._get_max_items
+--   and vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget, at
+--   vllm-project/vllm 042a4d3ee43e and 003ad86e237c): the encoder budget is
+--   min(max_num_batched_encoder_embeds, encoder_cache_size), both
+--   max_num_batched_tokens by default and at least one item's T tokens;
+--   items = max(1, min(budget // T, max_num_seqs x max(1, min(limit,
+--   max_model_len // T)))), max_num_seqs capped at max_num_batched_tokens // T
+--   without chunked prefill (V1 chunks by default). limit is
+--   limit_mm_per_prompt (999 a modality when unset: an assumption read from
+--   vLLM's MultiModalConfig, not pinned to a commit here).
+--   V0 (vllm/worker/model_runner.py profile_run): max_num_seqs sequences
+--   capped at max_num_batched_tokens // T (at least 1), each with one item
+--   (V0's limit_mm_per_prompt default).
+-- Older V1 releases may count the budget's items with cdiv (not pinned).
+function M.encoder_items(row, T, o)
+  local N = o.tokens
+  if not row.v1 then return math.max(1, math.min(o.seqs, N // T)) end
+  local budget = math.max(N, T)
+  local limit = o.limit_mm_per_prompt or 999
+  local per_prompt = math.max(1, math.min(limit, (o.max_model_len or T) // T))
+  local reqs = o.seqs
+  if o.chunked_prefill == false then reqs = math.min(reqs, N // T) end
+  return math.max(1, math.min(budget // T, reqs * per_prompt))
+end
+
+--- The encoder model's inputs for model m (nil when it has no vision tower;
+--- nil and a reason when the tower lacks a field). o as vllm_activation's.
+function M.vision_run(m, row, o)
+  local v = rawget(m, "vision")
+  if v == nil or o.mm == false then return nil end
+  for _, k in ipairs{"hidden", "intermediate", "patch", "out_hidden"} do
+    if v[k] == nil then return nil, "model '" .. m.id .. "': vision tower gives no " .. k end
+  end
+  local item, why = M.vision_item(v)
+  if item == nil then return nil, "model '" .. m.id .. "': " .. why end
+  local merge = v.merge or 1
+  return {
+    hidden = v.hidden, intermediate = v.intermediate, gated = v.gated or false,
+    proj_hidden = v.proj_hidden or 0, out_hidden = v.out_hidden, merge = merge * merge,
+    patch_values = item.patch_values, patches = item.patches, tokens = item.tokens,
+    items = M.encoder_items(row, item.tokens, o),
+    -- the processor's pixel_values are float32 (transformers image
+    -- processors); the tower casts them to the model dtype
+    pixel_bytes = o.pixel_bytes or 4,
+  }
+end
+
 --- vLLM's activation peak on one GPU of the last pipeline stage. o: tp,
---- tokens, seqs, eager, flashinfer_sampler, last_stage. Returns the model's
---- table (bytes, lo, hi, largest, terms) or nil and a reason.
+--- tokens, seqs, eager, flashinfer_sampler, last_stage, and for models with
+--- a vision tower max_model_len, limit_mm_per_prompt, chunked_prefill, mm
+--- (false: no encoder run, vLLM's skip_mm_profiling or a text-only launch).
+--- Returns the model's table (bytes, lo, hi, largest, terms, encoder_kept,
+--- encoder) or nil and a reason.
 function M.vllm_activation(m, row, o)
   local s, why = M.shape(m)
   if s == nil then return nil, why end
@@ -215,6 +300,16 @@ function M.vllm_activation(m, row, o)
   -- PyTorch sort path is the default
   s.flashinfer_sampler = o.flashinfer_sampler or false
   s.moe_chunk = 32768 -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
+  -- the encoder's dummy batch: profile_run runs it on every GPU whose
+  -- runner supports multimodal inputs (every pipeline stage builds the
+  -- tower); under tp the MLP's width is split like the decoder's, the
+  -- residual stream, attention and pixel values are counted whole
+  local vis, vwhy = M.vision_run(m, row, o)
+  if vwhy then return nil, vwhy end
+  if vis then
+    vis.intermediate = (vis.intermediate + s.tp - 1) // s.tp
+    s.vision = vis
+  end
   return pcore.activation(s)
 end
 

@@ -89,13 +89,27 @@ local families = {
                  defaults = {no_rope_layer_interval = 4, interleave_moe_layer_step = 1,
                              attention_chunk_size = 8192}},
 }
+-- Qwen2-VL / Qwen2.5-VL (Qwen2VLConfig, Qwen2_5_VLConfig): a Qwen2 decoder,
+-- its fields at the top level (or under text_config, model_type
+-- qwen2*_vl_text, in the files newer transformers write, whose
+-- text_config.torch_dtype can say float32 beside a bfloat16 checkpoint: the
+-- top level's dtype is read first), and a vision tower under vision_config
+-- (read_vision)
+for _, n in ipairs{"qwen2_5_vl", "qwen2_vl"} do
+  for _, suffix in ipairs{"", "_text"} do
+    families[n .. suffix] = {tie = false, qkv_bias = true, swa_flag = true,
+                             class = n == "qwen2_vl" and "Qwen2VLConfig" or "Qwen2_5_VLConfig",
+                             defaults = {max_window_layers = 28}, vision = n, root_dtype = true}
+  end
+end
 families.RefinedWeb = families.falcon      -- the first Falcon releases' model_type
 families.RefinedWebModel = families.falcon
 families.gemma = {tie = true}
 for name, f in pairs(families) do f.name = name end
 
 -- Multimodal wrappers whose language model sits under text_config.
-local wrappers = {gemma3 = "gemma3_text", llama4 = "llama4_text"}
+local wrappers = {gemma3 = "gemma3_text", llama4 = "llama4_text", qwen2_5_vl = "qwen2_5_vl_text",
+                  qwen2_vl = "qwen2_vl_text"}
 
 -- Field aliases of older configs (transformers attribute_map / FalconConfig).
 local aliases = {
@@ -976,8 +990,13 @@ local function read_shape(C, a)
     a.ctx = 2048
     C:fact("max_context = 2048 (no length key: vLLM assumes 2048)")
   end
-  local dt, dw = C:str("torch_dtype")
-  if not dt then dt, dw = C:str("dtype") end
+  local dt, dw
+  if fam.root_dtype and type(C.root.torch_dtype) == "string" then
+    dt, dw = C.root.torch_dtype, "torch_dtype"
+  else
+    dt, dw = C:str("torch_dtype")
+    if not dt then dt, dw = C:str("dtype") end
+  end
   if dt then
     a.dtype, a.dtype_from, a.dtype_raw = dtype_names[dt:lower()], dw, dt
     if not a.dtype then
@@ -1092,8 +1111,87 @@ end
 --- Parameters and weight bytes from the files beside the config when they
 --- tell (index or headers), else the estimate. Fills a.params, a.active,
 --- a.weight_bytes, a.weight_source, a.notes (and a.dtype from the headers).
+-- ---- vision towers ---------------------------------------------------------
+-- vision_config of the families whose tower kvplan models (families[..].vision),
+-- as vLLM builds it (vllm/model_executor/models/qwen2_5_vl.py
+-- Qwen2_5_VisionTransformer, qwen2_vl.py Qwen2VisionTransformer):
+--   qwen2_5_vl  hidden_size, intermediate_size (gated SiLU MLP, RMSNorm),
+--               depth, num_heads, patch_size, temporal_patch_size,
+--               in_channels / in_chans, spatial_merge_size, out_hidden_size
+--   qwen2_vl    embed_dim, mlp_ratio x embed_dim (fc1, QuickGELU, fc2;
+--               LayerNorm), depth, num_heads, patch_size, temporal_patch_size,
+--               in_chans, spatial_merge_size, hidden_size (the output)
+-- Parameters from those shapes: a bias-free patch embedding, per block two
+-- norms, qkv and proj with biases, the MLP with biases; the merger's norm,
+-- Linear(merge^2 x hidden, merge^2 x hidden), Linear(.., out) with biases.
+-- max_pixels: preprocessor_config.json beside config.json (max_pixels, or
+-- size.longest_edge), else 12845056, the value of the released Qwen2-VL and
+-- Qwen2.5-VL preprocessor configs (recorded as an assumption).
+local function read_vision(C, a, dir)
+  local vc = C.root.vision_config
+  if vc == nil or vc == null then return end
+  if type(vc) ~= "table" then C:raise("field 'vision_config' must be an object, got %s", show(vc)) end
+  local kind = C.fam.vision
+  if not kind then
+    C:fact("vision_config present: the tower of model_type " .. show(C.model_type) ..
+           " is not modelled (its weights count as 'other', no encoder profiling)")
+    return
+  end
+  local function int(name, default, alias)
+    local v, where = vc[name], "vision_config." .. name
+    if v == nil and alias then v, where = vc[alias], "vision_config." .. alias end
+    if v == nil or v == null then
+      if default == nil then C:raise("missing field 'vision_config.%s'", name) end
+      return default
+    end
+    local i = math.type(v) == "integer" and v or (math.type(v) == "float" and math.tointeger(v))
+    if not i or i < 1 then C:raise("field '%s' must be a positive integer, got %s", where, show(v)) end
+    return i
+  end
+  local v = {model_type = kind}
+  if kind == "qwen2_5_vl" then
+    v.hidden, v.intermediate, v.gated = int("hidden_size"), int("intermediate_size"), true
+    v.out_hidden = int("out_hidden_size")
+    v.in_channels = int("in_channels", 3, "in_chans")
+  else
+    v.hidden = int("embed_dim")
+    v.intermediate, v.gated = v.hidden * int("mlp_ratio", 4), false
+    v.out_hidden = int("hidden_size")
+    v.in_channels = int("in_chans", 3, "in_channels")
+  end
+  v.layers, v.heads, v.patch = int("depth"), int("num_heads"), int("patch_size", 14)
+  v.temporal_patch, v.merge = int("temporal_patch_size", 2), int("spatial_merge_size", 2)
+  local H, I, m2 = v.hidden, v.intermediate, v.merge * v.merge
+  v.proj_hidden = m2 * H
+  local norm = kind == "qwen2_5_vl" and H or 2 * H -- RMSNorm weight; LayerNorm weight and bias
+  local mlp = v.gated and (2 * (mul(C.file, H, I) + I) + mul(C.file, I, H) + H)
+              or (mul(C.file, H, I) + I + mul(C.file, I, H) + H)
+  local block = 2 * norm + mul(C.file, H, 3 * H) + 3 * H + mul(C.file, H, H) + H + mlp
+  v.params = mul(C.file, v.in_channels * v.temporal_patch * v.patch * v.patch, H)
+             + mul(C.file, block, v.layers) + norm + mul(C.file, m2 * H, m2 * H) + m2 * H
+             + mul(C.file, m2 * H, v.out_hidden) + v.out_hidden
+  local pp = read_json(dir .. "/preprocessor_config.json")
+  local mp = pp and (pp.max_pixels or (type(pp.size) == "table" and pp.size.longest_edge))
+  if mp ~= nil then
+    if math.type(mp) ~= "integer" or mp < 1 then
+      C:raise("preprocessor_config.json: field 'max_pixels' must be a positive integer, got %s",
+              show(mp))
+    end
+    v.max_pixels = mp
+    C:fact("vision max_pixels = preprocessor_config.json")
+  else
+    v.max_pixels = 12845056
+    C:fact("vision max_pixels = 12845056 (no preprocessor_config.json: the released " ..
+           "Qwen2/2.5-VL value assumed)")
+  end
+  C:fact(string.format("vision = vision_config (%s tower: %d blocks of %d, MLP %d, %d parameters " ..
+                       "from the shapes)", kind, v.layers, H, I, v.params))
+  a.vision = v
+end
+
 local function read_weights(C, a, dir)
   local params, inactive = estimate(C, a)
+  if a.vision then params = params + a.vision.params end
   local files = read_files(dir, C)
   local quantized = C:get("quantization_config") ~= nil
   local h, ix, counted = files.headers, files.index, nil
@@ -1232,6 +1330,7 @@ function M.from_hf(path, opts)
   read_shape(C, a)
   local kinds = read_kinds(C, a)
   read_ffn(C, a)
+  read_vision(C, a, dir)
   read_weights(C, a, dir)
   if not a.dtype then a.dtype, a.dtype_from = "bf16", "no torch_dtype: bf16 assumed" end
   C:fact("dtype = " .. a.dtype_from)
@@ -1257,7 +1356,7 @@ function M.from_hf(path, opts)
     tie_embeddings = a.tie, dtype = a.dtype, weight_bytes = a.weight_bytes,
     weight_source = a.weight_source, weight_format = wf, weight_formats = wfs,
     attention_bias = a.o_bias or nil, dense_layers = a.dense_layers,
-    layer_kinds = kinds, notes = a.notes,
+    layer_kinds = kinds, notes = a.notes, vision = a.vision,
     source = string.format("from_hf %s (model_type %s; id from %s): %s", C.file,
                            C.model_type and show(C.model_type) or "absent", iw,
                            table.concat(C.facts, "; ")),

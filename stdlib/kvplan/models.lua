@@ -24,8 +24,19 @@ local meta = {
   notes = true, intermediate = true, vocab = true, tie_embeddings = true, experts = true,
   experts_active = true, shared_experts = true, moe_intermediate = true, dtype = true,
   mla = true, weight_bytes = true, weight_source = true, weight_format = true,
-  weight_formats = true, attention_bias = true, dense_layers = true,
+  weight_formats = true, attention_bias = true, dense_layers = true, vision = true,
 }
+
+-- A vision tower (config.json vision_config; engines.lua vision_item and
+-- vision_run read it): widths, depth, patching, the projector, the largest
+-- image vLLM profiles with, and its parameters.
+local vision_fields = {
+  hidden = true, intermediate = true, layers = true, heads = true, patch = true,
+  temporal_patch = true, in_channels = true, merge = true, out_hidden = true, gated = true,
+  proj_hidden = true, max_pixels = true, image_size = true, class_token = true, params = true,
+  model_type = true,
+}
+M.vision_fields = vision_fields
 local allowed = {}
 for k in pairs(arch) do allowed[k] = true end
 for k in pairs(meta) do allowed[k] = true end
@@ -139,6 +150,23 @@ function M.new(t)
                "'head_dim' when the heads are not hidden / heads wide", m.id, t.heads, t.hidden)
   end
   m.active = t.active or t.params
+  if t.vision ~= nil then
+    if type(t.vision) ~= "table" then
+      util.raise("model '%s': field 'vision' must be a table, got %s", m.id, type(t.vision))
+    end
+    util.check_keys(t.vision, vision_fields, "model '" .. m.id .. "' vision")
+    for _, k in ipairs{"hidden", "intermediate", "patch", "out_hidden"} do
+      util.count(t.vision[k], "vision." .. k, 1)
+    end
+    for _, k in ipairs{"layers", "heads", "temporal_patch", "in_channels", "merge", "max_pixels",
+                       "image_size", "params"} do
+      if t.vision[k] ~= nil then util.count(t.vision[k], "vision." .. k, 1) end
+    end
+    if t.vision.proj_hidden ~= nil then util.count(t.vision.proj_hidden, "vision.proj_hidden", 0) end
+    if (t.vision.max_pixels == nil) == (t.vision.image_size == nil) then
+      util.raise("model '%s': field 'vision' needs one of max_pixels or image_size", m.id)
+    end
+  end
   if t.weight_formats ~= nil then
     if type(t.weight_formats) ~= "table" then
       util.raise("field 'weight_formats' must be a table of class = format, got %s",
@@ -210,14 +238,16 @@ end
 --   mlp         dense layers: 3 x hidden x intermediate (gate, up, down)
 --   experts     MoE layers: experts x 3 x hidden x moe_intermediate
 --   other       params minus the above: norms, routers, biases, shared
---               experts, sinks, a vision tower
-M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "other"}
+--               experts, sinks (and a vision tower without vision.params)
+--   vision      the vision tower and its projector: vision.params
+M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "vision", "other"}
 
 --- Parameters of each weight class (a table by class name).
 function Model:weight_class_params()
   local H, V, L = self.hidden or 0, self.vocab or 0, self.layers
+  local vis = rawget(self, "vision")
   local c = {embeddings = V * H, lm_head = self.tie_embeddings and 0 or V * H,
-             attention = 0, mlp = 0, experts = 0}
+             attention = 0, mlp = 0, experts = 0, vision = vis and vis.params or 0}
   local mla = rawget(self, "mla")
   if mla and self.heads then
     -- DeepseekV2Attention (transformers modeling_deepseek_v2.py): q through

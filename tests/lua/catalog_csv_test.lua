@@ -281,3 +281,29 @@ do
   check.eq(m:layer(2).window, 1500, "its encoder tokens")
   check.eq(m:kinds().cross, 32, "every other layer")
 end
+-- a vision tower: key=value pairs in the vision column
+do
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write("id,layers,hidden,heads,kv_heads,params,max_context,vision\n")
+  f:write("csv-vl,28,3584,28,4,8292166656,128000,\"hidden=1280 intermediate=3420 gated=true " ..
+          "patch=14 merge=2 temporal_patch=2 out_hidden=3584 proj_hidden=5120 " ..
+          "max_pixels=12845056 params=676550144 model_type=qwen2_5_vl\"\n")
+  f:write("csv-vl-bad,28,3584,28,4,8292166656,128000,\"hidden:1280\"\n")
+  f:close()
+  check.error(path .. ":3:8: bad entry 'hidden:1280' in column 'vision' (expected key=value",
+              kv.models.load_csv, path)
+  f = assert(io.open(path, "w"))
+  f:write("id,layers,hidden,heads,kv_heads,params,max_context,vision\n")
+  f:write("csv-vl,28,3584,28,4,8292166656,128000,\"hidden=1280 intermediate=3420 gated=true " ..
+          "patch=14 merge=2 temporal_patch=2 out_hidden=3584 proj_hidden=5120 " ..
+          "max_pixels=12845056 params=676550144 model_type=qwen2_5_vl\"\n")
+  f:close()
+  kv.models.load_csv(path)
+  os.remove(path)
+  local m = kv.model("csv-vl")
+  check.eq(m.vision.gated, true, "a boolean value")
+  check.eq(m.vision.max_pixels, 12845056, "an integer value")
+  check.eq(m.vision.model_type, "qwen2_5_vl", "a word")
+  check.eq(m:weight_class_params().vision, 676550144, "the tower's weight class")
+end

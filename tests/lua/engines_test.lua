@@ -317,3 +317,65 @@ do
   check.eq(old.vllm_kv_cache_tokens < new.vllm_kv_cache_tokens, true,
            "older releases count blocks per group: fewer tokens for a sliding-window model")
 end
+
+-- ---- the vision encoder's dummy batch (engines.vision_item, encoder_items) -
+do
+  local m = kv.model("qwen2.5-vl-7b")
+  -- the largest image: a 3584-pixel square, 256 x 256 patches of 14, merged by 2 x 2
+  local item = engines.vision_item(m.vision)
+  check.eq(item.patches, 65536, "max_pixels 12845056: 65536 patches")
+  check.eq(item.tokens, 16384, "16384 tokens for the decoder")
+  check.eq(item.patch_values, 3 * 2 * 14 * 14, "pixel values of a patch")
+  local clip = engines.vision_item{patch = 14, image_size = 336, class_token = true}
+  check.eq(clip.patches, 577, "CLIP ViT-L/336: 576 patches and the class token")
+  check.eq(clip.tokens, 576, "the class token is not handed to the decoder")
+  -- V1: budget max(N, T) // T items, capped by max_num_seqs x items a prompt
+  local v1r = engines.vllm_version("0.10")
+  check.eq(engines.encoder_items(v1r, 16384, {tokens = 8192, seqs = 256, max_model_len = 32768}), 1,
+           "one image when it is larger than the batch")
+  check.eq(engines.encoder_items(v1r, 576, {tokens = 8192, seqs = 256, max_model_len = 4096}), 14,
+           "8192 // 576 items")
+  check.eq(engines.encoder_items(v1r, 576, {tokens = 8192, seqs = 2, max_model_len = 4096,
+                                            limit_mm_per_prompt = 1}), 2,
+           "max_num_seqs x limit_mm_per_prompt caps them")
+  check.eq(engines.encoder_items(engines.vllm_version("0.7"), 576, {tokens = 8192, seqs = 4}), 4,
+           "V0: max_num_seqs sequences of one item, at most N // T")
+
+  -- kv.deploy: the encoder term and the kept outputs in the prediction
+  local d = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",
+                      max_model_len = 32768}
+  local a = d.activation_range
+  local e = a.encoder
+  -- one item: 65536 patches x max(5 x 1280 + 3 x 3420, 10 x 1280) x 2 bytes
+  check.eq(e.block_hi, 65536 * 16660 * 2, "the tower's gated MLP sets its peak")
+  check.eq(e.inputs, 65536 * 1176 * 4, "fp32 pixel values kept")
+  check.eq(e.outputs, 16384 * 3584 * 2, "16384 embeddings of 3584 kept")
+  check.eq(e.peak_hi, e.inputs + e.cast + e.block_hi, "the encoder forward's peak")
+  check.eq(a.terms.encoder.bytes, e.peak_hi, "the encoder term")
+  check.eq(a.encoder_kept, e.inputs + e.outputs, "kept through the decoder run")
+  local text = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",
+                         max_model_len = 32768, skip_mm_profiling = true}
+  check.eq(text.activation_range.encoder, nil, "skip_mm_profiling: no encoder run")
+  check.eq(text.activation_range.terms.encoder.bytes, 0, "no encoder term")
+  check.eq(d.activation, math.max(e.peak_hi, text.activation + e.kept),
+           "the peak: the encoder's, or the decoder's with the kept outputs")
+  local none = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",
+                         max_model_len = 32768, limit_mm_per_prompt = 0}
+  check.eq(none.activation, text.activation, "limit_mm_per_prompt = 0: no image, no encoder run")
+  check.error("field 'skip_mm_profiling' must be true or false", function()
+    kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", skip_mm_profiling = "yes"}
+  end)
+  -- the vision tower is a weight class of its own
+  local c = m:weight_class_params()
+  check.eq(c.vision, 676550144, "vision tower parameters")
+  check.eq(c.embeddings + c.lm_head + c.attention + c.mlp + c.vision + c.other, m.params,
+           "the classes add up")
+  check.error("vision.hidden", function()
+    kv.model{id = "bad", layers = 2, hidden = 8, heads = 2, params = 100,
+             vision = {intermediate = 4, patch = 14, out_hidden = 8, max_pixels = 100}}
+  end)
+  check.error("needs one of max_pixels or image_size", function()
+    kv.model{id = "bad", layers = 2, hidden = 8, heads = 2, params = 100,
+             vision = {hidden = 4, intermediate = 4, patch = 14, out_hidden = 8}}
+  end)
+end

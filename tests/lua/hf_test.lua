@@ -253,7 +253,7 @@ err("string-heads", FIX .. "string-heads/config.json: field 'num_attention_heads
 err("unknown-type", FIX .. "unknown-type/config.json: unknown model_type 'mystery' and no field " ..
     "'num_hidden_layers' to read it by (known: RefinedWeb, RefinedWebModel, deepseek_v2, " ..
     "deepseek_v3, falcon, falcon_mamba, gemma, gemma2, gemma3_text, gpt_oss, jamba, llama, " ..
-    "llama4_text, mamba, mistral, mixtral, nemotron_h, phi3, qwen2, qwen3, qwen3_moe, qwen3_next)")
+    "llama4_text, mamba, mistral, mixtral, nemotron_h, phi3, qwen2, qwen2_5_vl, qwen2_5_vl_text, qwen2_vl, qwen2_vl_text, qwen3, qwen3_moe, qwen3_next)")
 err("bge-large-en-v1.5", FIX .. "bge-large-en-v1.5/config.json: model_type 'bert' is an " ..
     "encoder-only model (no KV cache in vLLM); from_hf reads decoder-only models: describe it " ..
     "with layer_kinds = {{kind = \"none\"}} (catalog bge-large-en-v1.5 is one)")
@@ -372,4 +372,50 @@ do
   check.eq(w:kv_bytes_per_token(), c:kv_bytes_per_token(), "KV bytes per token slot")
   check.eq(w.dtype, "fp16", "torch_dtype float16")
   check.eq(w.max_context, 448, "max_target_positions")
+end
+
+-- Qwen2.5-VL in transformers' newer layout: the decoder under text_config
+-- (whose torch_dtype says float32 beside a bfloat16 checkpoint), the tower
+-- under vision_config; the catalog entry's counts from the same shapes
+do
+  local dir = check.tmpdir()
+  local fh = assert(io.open(dir .. "/config.json", "wb"))
+  fh:write([[{
+  "architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl",
+  "text_config": {"hidden_size": 3584, "intermediate_size": 18944,
+    "max_position_embeddings": 128000, "max_window_layers": 28, "model_type": "qwen2_5_vl_text",
+    "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "torch_dtype": "float32", "use_sliding_window": false, "sliding_window": null,
+    "vocab_size": 152064},
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "in_channels": 3,
+    "intermediate_size": 3420, "model_type": "qwen2_5_vl", "num_heads": 16,
+    "out_hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
+    "window_size": 112},
+  "vocab_size": 152064}]])
+  fh:close()
+  local m = from_hf(dir)
+  local c = kv.model("qwen2.5-vl-7b")
+  check.eq(m.params, c.params, "decoder + vision tower from the shapes")
+  check.eq(m.vision.params, c.vision.params, "the tower's parameters")
+  check.eq(m.dtype, "bf16", "the top level's torch_dtype, not text_config's float32")
+  check.eq(m.vision.max_pixels, 12845056, "no preprocessor_config.json: the released value")
+  check.eq(m:kv_bytes_per_token(), c:kv_bytes_per_token(), "KV bytes per token")
+  fh = assert(io.open(dir .. "/preprocessor_config.json", "wb"))
+  fh:write('{"max_pixels": 1003520, "min_pixels": 3136}')
+  fh:close()
+  m = from_hf(dir)
+  check.eq(m.vision.max_pixels, 1003520, "max_pixels from preprocessor_config.json")
+  -- smart_resize of a square: floor(sqrt(1003520) / 28) x 28 = 980 pixels a side
+  check.eq(require("kvplan.engines").vision_item(m.vision).tokens, 35 * 35,
+           "1003520 pixels: a 980-pixel square, 1225 tokens")
+  fh = assert(io.open(dir .. "/config.json", "wb"))
+  fh:write('{"model_type": "qwen2_5_vl", "hidden_size": 64, "num_hidden_layers": 2, ' ..
+           '"num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, ' ..
+           '"max_position_embeddings": 1024, "vision_config": {"hidden_size": 32}}')
+  fh:close()
+  check.error("missing field 'vision_config.intermediate_size'", function() from_hf(dir) end)
+  os.remove(dir .. "/config.json")
+  os.remove(dir .. "/preprocessor_config.json")
+  os.remove(dir)
 end

@@ -105,15 +105,26 @@ static void tp_shards_the_mlp_not_the_residual_stream(void **state) {
   assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 0); /* not the last stage */
 }
 
-static void moe_caches_are_chunked(void **state) {
-  (void)state;
+/* a tiny MoE shape and its profile: 10 tokens, caches chunked by 4 */
+static kvp_shape tiny_moe(void) {
   kvp_shape s;
   memset(&s, 0, sizeof s);
   s.hidden = 8, s.heads = 4, s.kv_heads = 2, s.head_dim = 2, s.vocab = 10;
   s.experts = 4, s.experts_active = 2, s.moe_intermediate = 6;
+  return s;
+}
+
+static kvp_profile tiny_moe_profile(void) {
   kvp_profile p;
   memset(&p, 0, sizeof p);
   p.tokens = 10, p.seqs = 1, p.tp = 2, p.act_bytes = 2, p.moe_chunk = 4, p.moe_cache13 = 1;
+  return p;
+}
+
+static void moe_caches_are_chunked(void **state) {
+  (void)state;
+  kvp_shape s = tiny_moe();
+  kvp_profile p = tiny_moe_profile();
   kvp_activation a;
   assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
   /* stream: N (E + 3H) 2 = 10 x 28 x 2; caches: chunk x k (max(2 x 3, 8) + 3) x 2 */
@@ -167,6 +178,107 @@ static void bad_shapes_are_named(void **state) {
   assert_int_equal(kvp_predict_activation(&s, &p, &a, &d), KVP_EOVERFLOW);
 }
 
+/* a tiny tower: 2 items of 16 patches, 4 tokens each, 6 pixel values a patch */
+static kvp_vision tiny_tower(void) {
+  kvp_vision v;
+  memset(&v, 0, sizeof v);
+  v.hidden = 8, v.intermediate = 12, v.gated = 1, v.proj_hidden = 32, v.out_hidden = 16;
+  v.merge = 4, v.patch_values = 6, v.patches = 16, v.tokens = 4;
+  return v;
+}
+
+static void encoder_run_matches_a_hand_count(void **state) {
+  (void)state;
+  kvp_vision v = tiny_tower();
+  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder e;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  /* 32 patches; MLP 3H + 3I = 60 (lo), 5H + 3I = 76 (hi); attention 7H = 56,
+   * 10H = 80: the block is 60 and 80 elements a patch, 2 bytes each */
+  assert_int_equal(e.block[0], 32 * 60 * 2);
+  assert_int_equal(e.block[1], 32 * 80 * 2);
+  /* merger: 2H + 2 x 32 / 4 + 16 / 4 = 36 */
+  assert_int_equal(e.merger, 32 * 36 * 2);
+  assert_int_equal(e.inputs, 32 * 6 * 4);  /* fp32 pixel values */
+  assert_int_equal(e.cast, 32 * 6 * 2);    /* their bf16 copy */
+  assert_int_equal(e.outputs, 2 * 4 * 16 * 2);
+  assert_int_equal(e.peak[0], 768 + 384 + 3840);
+  assert_int_equal(e.peak[1], 768 + 384 + 5120);
+  assert_int_equal(e.kept, 768 + 256);
+  /* pixel values already in the model dtype: no copy */
+  r.pixel_bytes = 2;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(e.cast, 0);
+  assert_int_equal(e.peak[1], 384 + 5120);
+  /* an ungated MLP (fc1, act, fc2): 5H + 2I = 64 < attention's 80 */
+  v.gated = 0;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(e.block[1], 32 * 80 * 2);
+  assert_int_equal(e.block[0], 32 * 56 * 2); /* max(3H + 2I = 48, 7H = 56) */
+}
+
+static void kept_encoder_outputs_add_to_the_decoder_peak(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  kvp_vision v = tiny_tower();
+  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder e;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_ENCODER][1], 0);
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_add_encoder(&a, &e, NULL), KVP_OK);
+  /* the sampler still sets the peak, with the kept 1024 bytes under it */
+  assert_int_equal(a.bytes, 903282688 + 1024);
+  assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
+  assert_int_equal(a.encoder_kept, 1024);
+  assert_int_equal(a.lo, 345112576 + 1024);
+  assert_int_equal(a.hi, 903282688 + 1024);
+  assert_int_equal(a.term[KVP_PREDICT_ENCODER][0], 4992);
+  assert_int_equal(a.bytes_of[KVP_PREDICT_ENCODER], 6272);
+  assert_string_equal(kvp_predict_term_name(KVP_PREDICT_ENCODER), "encoder");
+}
+
+static void a_big_encoder_batch_sets_the_peak(void **state) {
+  (void)state;
+  kvp_shape s = tiny_moe();
+  kvp_profile p = tiny_moe_profile();
+  kvp_activation a;
+  kvp_vision v = tiny_tower();
+  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder e;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.bytes, 736);
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_add_encoder(&a, &e, NULL), KVP_OK);
+  /* 6272 against 736 + 1024 */
+  assert_int_equal(a.bytes, 6272);
+  assert_int_equal(a.largest, KVP_PREDICT_ENCODER);
+  assert_int_equal(a.hi, 6272);
+  assert_int_equal(a.lo, 4992);
+}
+
+static void bad_towers_are_named(void **state) {
+  (void)state;
+  kvp_vision v = tiny_tower();
+  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder e;
+  kvp_diag d = {{0}};
+  v.tokens = 17;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "17 tokens from 16 patches"));
+  v = tiny_tower();
+  r.items = 0;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "encoder items"));
+  r.items = 2, r.pixel_bytes = 0;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "pixel_bytes"));
+  r.pixel_bytes = 4, v.patches = INT64_MAX / 2, v.tokens = 1;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, &d), KVP_EOVERFLOW);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
@@ -176,6 +288,10 @@ int main(void) {
     cmocka_unit_test(moe_caches_are_chunked),
     cmocka_unit_test(mla_attention_holds_the_latent_whole),
     cmocka_unit_test(bad_shapes_are_named),
+    cmocka_unit_test(encoder_run_matches_a_hand_count),
+    cmocka_unit_test(kept_encoder_outputs_add_to_the_decoder_peak),
+    cmocka_unit_test(a_big_encoder_batch_sets_the_peak),
+    cmocka_unit_test(bad_towers_are_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -793,4 +793,44 @@ return {
     dtype = "fp16", max_context = 131072,
     notes = "MHA (64 KV heads); config max_position_embeddings 8192 vs documented 128k context",
   },
+  ---------------------------------------------------------------- vision-language (Qwen)
+  -- vision: the tower of config.json vision_config (Qwen2_5_VisionTransformer
+  -- in vLLM's qwen2_5_vl.py): RMSNorm blocks with a gated SiLU MLP
+  -- (gate_up, down), a patch merger of spatial_merge_size^2 = 4 patches
+  -- (ln_q, Linear(4 x 1280, 5120), GELU, Linear(5120, out_hidden_size));
+  -- max_pixels from preprocessor_config.json (12845056: Qwen2VLImageProcessor
+  -- as the Qwen2/2.5-VL checkpoints configure it). Tower parameters from the
+  -- shapes: patch embed 3 x 2 x 14 x 14 x 1280 (no bias), 32 blocks of 2
+  -- norms, qkv and proj with biases, gate/up/down with biases, the merger.
+  {
+    id = "qwen2.5-vl-7b",
+    aliases = {"Qwen/Qwen2.5-VL-7B-Instruct", "qwen2.5-vl-7b-instruct", "Qwen/Qwen2.5-VL-7B"},
+    hf = "Qwen/Qwen2.5-VL-7B-Instruct",
+    source = "config.json of Qwen/Qwen2.5-VL-7B-Instruct in its transformers-4.53 form as copied in kohya-ss/sd-scripts library/hunyuan_image_text_encoder.py at 5149be5a8708 (QWEN2_5_VL_CONFIG_JSON: text_config hidden 3584, 28 layers, 28 heads, 4 KV heads, intermediate 18944, vocab 152064, max_position_embeddings 128000, tie_word_embeddings false, torch_dtype bfloat16; vision_config depth 32, hidden_size 1280, intermediate_size 3420, num_heads 16, patch_size 14, temporal_patch_size 2, spatial_merge_size 2, out_hidden_size 3584, hidden_act silu); max_pixels 12845056 from the Qwen2.5-VL preprocessor_config.json as quoted in public code; head_dim = hidden/heads; params computed from config shapes: decoder 7615616512 (= the qwen2.5-7b entry) + vision tower 676550144 = 8292166656",
+    family = "qwen2",
+    layers = 28, hidden = 3584, heads = 28, kv_heads = 4, head_dim = 128,
+    intermediate = 18944, vocab = 152064, tie_embeddings = false,
+    params = 8292166656, active = 8292166656,
+    dtype = "bf16", max_context = 128000,
+    vision = {model_type = "qwen2_5_vl", hidden = 1280, intermediate = 3420, layers = 32,
+              heads = 16, patch = 14, temporal_patch = 2, in_channels = 3, merge = 2,
+              out_hidden = 3584, gated = true, proj_hidden = 5120, max_pixels = 12845056,
+              params = 676550144},
+    notes = "vision tower: 65536 patches and 16384 tokens for the largest image vLLM profiles with",
+  },
+  {
+    id = "qwen2.5-vl-3b",
+    aliases = {"Qwen/Qwen2.5-VL-3B-Instruct", "qwen2.5-vl-3b-instruct", "Qwen/Qwen2.5-VL-3B"},
+    hf = "Qwen/Qwen2.5-VL-3B-Instruct",
+    source = "NOT read from the repo's config.json text: the Qwen2.5-VL-3B-Instruct config as reproduced in public code (a test fixture quoting 'Real Qwen2.5-VL-3B config.json from HuggingFace Hub' and a Qwen2_5_VLConfig default of the 3B shape: hidden 2048, 36 layers, 16 heads, 2 KV heads, intermediate 11008, vocab 151936, max_position_embeddings 128000, tie_word_embeddings true, bfloat16; vision_config as the 7B's with out_hidden_size 2048); max_pixels 12845056 (Qwen2.5-VL preprocessor_config.json); head_dim = hidden/heads; params computed from config shapes: decoder 3085938688 + vision tower 668684288 = 3754622976",
+    family = "qwen2",
+    layers = 36, hidden = 2048, heads = 16, kv_heads = 2, head_dim = 128,
+    intermediate = 11008, vocab = 151936, tie_embeddings = true,
+    params = 3754622976, active = 3754622976,
+    dtype = "bf16", max_context = 128000,
+    vision = {model_type = "qwen2_5_vl", hidden = 1280, intermediate = 3420, layers = 32,
+              heads = 16, patch = 14, temporal_patch = 2, in_channels = 3, merge = 2,
+              out_hidden = 2048, gated = true, proj_hidden = 5120, max_pixels = 12845056,
+              params = 668684288},
+  },
 }
