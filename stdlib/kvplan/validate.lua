@@ -79,7 +79,9 @@ end
 local function flag(text, names)
   for _, n in ipairs(names) do
     local v = last(text, {"%-%-" .. n:gsub("%-", "%%-") .. "[= ]+['\"]?([%w%._/%-]+)",
-                          "[%s{,(]'?" .. n:gsub("%-", "_") .. "'?[=:]%s*['\"]?([%w%._/%-]+)"})
+                          "[%s{,(]'?" .. n:gsub("%-", "_") .. "'?[=:]%s*['\"]?([%w%._/%-]+)",
+                          -- a configuration listed as "name: value"
+                          "%f[%w%-]" .. n:gsub("%-", "%%-") .. ":%s+([%w%._/]+)"})
     if v then return v end
   end
   return nil
@@ -103,7 +105,8 @@ function M.parse(text)
     local k, v = line:match("^#%s*([%w_]+):%s*(.-)%s*$")
     if k then f.header[k] = v else lines[#lines + 1] = line end
   end
-  local body = table.concat(lines, "\n")
+  -- a log quoted in Markdown: its emphasis is not the log's
+  local body = table.concat(lines, "\n"):gsub("%*%*", "")
   -- engine and version
   if body:find("sglang") or body:find("KV Cache is allocated") or body:find("mem_fraction_static") then
     f.engine = "sglang"
@@ -124,7 +127,7 @@ function M.parse(text)
   -- engine arguments (command line, config dump, non-default args); whether
   -- the log shows any: without them an engine default is an assumption
   for _, p in ipairs({"vllm serve", "%-m vllm", "model='", "non%-default args", "LLM%(model",
-                      "%-%-model", "launch_server", "ServerArgs%("}) do
+                      "%-%-model", "launch_server", "ServerArgs%(", "%-%-%a[%w%-]+[= ]", "tensor%-parallel%-size:"}) do
     if body:find(p) then f.args_seen = true break end
   end
   -- a KV connector (LMCache, NIXL, ...) allocates buffers of its own
@@ -174,14 +177,16 @@ function M.parse(text)
     f.usage = "server"
   end
   -- vLLM figures
-  f.weights = figure(last(body, {"Loading model weights took ([%d.]+) GB", "Model loading took ([%d.]+) GiB",
+  f.weights = figure(last(body, {"Loading model weights took ([%d.]+) GB", "Model loading took:? ([%d.]+) GiB",
                                  "model weights take%s*([%d.]+)%s*GiB", "weights memory: ([%d.]+) ?GiB"}))
   f.total = figure(last(body, {"total_gpu_memory[%s=(]*([%d.]+)%s*GiB"}))
   f.non_torch = figure(last(body, {"non_torch_memory takes ([%d.]+)%s*GiB", "non_torch_memory[%s=]*([%d.]+)%s*GiB",
-                                   "non%-torch forward increase memory: ([%d.]+) ?GiB"}))
+                                   "non%-torch forward increase memory: ([%d.]+) ?GiB",
+                                   "Non%-torch memory: ([%d.]+) ?GiB"}))
   f.activation = figure(last(body, {"PyTorch activation peak memory takes ([%d.]+)%s*GiB",
                                     "PyTorch activation peak memory%s+([%d.]+)%s*GiB",
-                                    "torch peak memory increase: ([%d.]+) ?GiB"}))
+                                    "torch peak memory increase: ([%d.]+) ?GiB",
+                                    "Peak activation memory: ([%d.]+) ?GiB"}))
   f.peak_torch = figure(last(body, {"peak_torch_memory=([%d.]+)GiB"}))
   f.kv_memory = figure(last(body, {"Available KV cache memory: (%-?[%d.]+) GiB",
                                    "available_kv_cache_memory%s+(%-?[%d.]+)%s*GiB",
