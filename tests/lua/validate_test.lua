@@ -167,3 +167,80 @@ r = rows_by(kv.validate(sg))
 check.eq(r["mem_fraction_static/predict"].kvplan, 0.911, "SGLang's memory rule on 287 GiB")
 f = validate.parse("python3 -m sglang.launch_server --model-path x --mem-fraction-static 0.93\nKV Cache is allocated. #tokens: 1, K size: 0.01 GB, V size: 0.01 GB")
 check.eq(f.fraction_given, true, "given on the command line: no prediction row")
+
+-- figures quoted in Markdown ("name: value" configuration lines, emphasis)
+local quoted = [[
+# engine: vllm
+# version: 0.13
+# model: llama-3.1-8b
+# gpu: h100-sxm
+All tests use `--enable-prefix-caching --block-size=128`.
+- **tensor-parallel-size:** 2
+- **gpu-memory-utilization:** 0.85
+- **max-model-len:** 16000
+- **Model loading took:** 7.51 GiB memory
+- **Peak activation memory:** 4.76 GiB
+- **Non-torch memory:** 0.54 GiB
+- **Available KV cache memory:** 30.1 GiB
+]]
+f = validate.parse(quoted)
+check.eq(f.tp, 2, "tp listed as name: value")
+check.eq(f.utilization.mid, 0.85, "utilization listed")
+check.eq(f.max_model_len, 16000, "max-model-len listed")
+check.eq(f.block, 128, "block size from the flags")
+check.eq(f.weights.mid, 7.51, "weights quoted")
+check.eq(f.activation.mid, 4.76, "activation quoted")
+check.eq(f.non_torch.mid, 0.54, "non-torch quoted")
+check.eq(f.kv_memory.mid, 30.1, "KV memory quoted")
+check.eq(f.args_seen, true, "a listed configuration counts as the engine's arguments")
+r = rows_by(kv.validate(quoted))
+check.eq(r["kv_memory_gib/predict"].inputs:find("utilization=log", 1, true) ~= nil, true, "utilization from the log")
+
+-- no command line: the defaults a prediction uses are assumed, and the
+-- summary gives each figure without those rows too
+local bare = [[
+# engine: vllm
+# version: 0.10
+# model: llama-3.1-8b
+# gpu: h100-sxm
+INFO 08-20 18:04:10 [gpu_model_runner.py:2007] Model loading took 14.99 GiB and 12.8 seconds
+INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: 51.02 GiB
+]]
+f = validate.parse(bare)
+check.eq(f.args_seen, nil, "no command line")
+local rows = kv.validate(bare)
+r = rows_by(rows)
+check.eq(r["kv_memory_gib/predict"].inputs:find("utilization=assumed", 1, true) ~= nil, true, "assumed utilization")
+local all = {}
+for _, x in ipairs(rows) do all[#all + 1] = x end
+for _, x in ipairs(kv.validate(quoted)) do all[#all + 1] = x end
+local s = {}
+for _, x in ipairs(validate.summary(all)) do s[x.figure] = x end
+check.eq(s.kv_memory_gib.n, 2, "both rows in the figure")
+check.eq(s.kv_memory_gib_stated.n, 1, "the assumed row left out of the stated figure")
+
+-- a KV connector: the KV rows are missing, the weights still predicted
+local conn = bare:gsub("INFO 08%-20 18:04:10", "vllm serve m --kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'\nINFO 08-20 18:04:10")
+f = validate.parse(conn)
+check.eq(f.kv_connector, "LMCacheConnectorV1", "the connector named")
+r = rows_by(kv.validate(conn))
+check.eq(r["kv_memory_gib/predict"].status, "missing: the memory of the KV connector (LMCacheConnectorV1) is not modelled", "connector row")
+check.eq(type(r["kv_memory_gib/predict"].rel_error) ~= "number", true, "no error figure for it")
+check.eq(r["weights_gib/predict"].status, "predicted", "weights still predicted")
+
+-- V0 with tp: a figure quoted from a rank other than the driver has no sampler
+local v0rank = [[
+# engine: vllm
+# version: 0.7
+# model: llama-3.1-8b
+# gpu: h100-sxm
+# rank: 1
+vllm serve m --tensor-parallel-size 2 --max-model-len 8192
+(VllmWorkerProcess pid=1786) INFO 02-11 07:40:45 model_runner.py:1115] Loading model weights took 7.5 GB
+model weights take 7.50GiB; non_torch_memory takes 0.25GiB; PyTorch activation peak memory takes 0.19GiB; the rest of the memory reserved for KV Cache is 63.0GiB.
+]]
+local r1 = rows_by(kv.validate(v0rank))
+local r0 = rows_by(kv.validate((v0rank:gsub("# rank: 1\n", ""))))
+check.eq(r1["activation_gib/predict"].kvplan < r0["activation_gib/predict"].kvplan, true, "rank 1 profiles no sampler")
+check.eq(r1["kv_memory_gib/predict"].kvplan > r0["kv_memory_gib/predict"].kvplan, true, "so it keeps more KV memory")
+check.eq(r1["kv_memory_gib/predict"].inputs:find("rank=header", 1, true) ~= nil, true, "the rank named")
