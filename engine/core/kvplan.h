@@ -180,6 +180,70 @@ kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
 /* Bytes of one block (page) of one layer: ceil(block * token_bits / 8). */
 kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
 
+/* ---- the inputs of vLLM's profiled reserves (predict.c) ---------------- */
+
+/* The shape facts the activation model reads beyond kvp_model (config.json). */
+typedef struct kvp_shape {
+  int64_t hidden, heads, kv_heads, head_dim;
+  int64_t intermediate;        /* dense MLP width (0: none) */
+  int64_t vocab;
+  int64_t experts, experts_active, moe_intermediate;  /* MoE (0: dense) */
+  int64_t shared_intermediate; /* shared experts' MLP width (0: none) */
+  int64_t dense_layers;        /* dense MLP layers of a MoE model (first_k_dense) */
+  int64_t mla_latent, mla_rope;/* MLA: kv_lora_rank, qk_rope_head_dim (0: not MLA) */
+} kvp_shape;
+
+/* The engine's profiling run on one GPU. */
+typedef struct kvp_profile {
+  int64_t tokens;              /* max_num_batched_tokens of the dummy forward */
+  int64_t seqs;                /* max_num_seqs: sampler rows (capped at tokens) */
+  int64_t tp;
+  int32_t act_bytes;           /* activation dtype bytes (bf16/fp16: 2) */
+  int32_t last_stage;          /* 1: this GPU runs the sampler (last PP stage) */
+  int32_t eager;               /* 1: eager PyTorch (V0, enforce_eager), 0: compiled */
+  int32_t moe_cache13;         /* 1: fused MoE shares cache1 and cache3 */
+  int32_t flashinfer_sampler;  /* 1: FlashInfer top-k/top-p, 0: the sort path */
+  int64_t moe_chunk;           /* fused MoE chunk tokens (0: no chunking) */
+} kvp_profile;
+
+/* A range of bytes: the low end, the point estimate, the high end. Doubles:
+ * the stdlib's constants are fractions of a GiB (engines.lua non_torch). */
+typedef struct kvp_range { double lo, point, hi; } kvp_range;
+
+/* The non-torch memory rule's constants (stdlib/kvplan/engines.lua
+ * non_torch): per GPU at tp 1, at tp > 1 when the version's snapshot counts
+ * NCCL's buffers, and the CUDA context when it counts the context (and
+ * what SGLang's budget leaves out of the fraction). */
+typedef struct kvp_non_torch {
+  kvp_range tp1, tpn, context;
+} kvp_non_torch;
+
+/* What engine a predicted non-torch memory follows. */
+enum { KVP_NT_NONE = 0, KVP_NT_VLLM, KVP_NT_SGLANG };
+
+/* How a deployment's activation peak, non-torch memory and vLLM's default
+ * max_num_seqs were predicted, kept so that a sweep that changes an input
+ * (GPU memory, tp, pp, max_model_len, max_num_batched_tokens, max_num_seqs)
+ * predicts them again in C (kvp_predict_deploy). All zero: as given. The
+ * ledger does not read it. */
+typedef struct kvp_predict_rule {
+  int32_t activation;       /* 1: activation_bytes (and the stages' peaks) predicted */
+  int32_t overhead;         /* KVP_NT_*: overhead_bytes predicted for that engine */
+  int32_t seqs_cap;         /* 1: vllm.max_num_seqs is vLLM's default (engine named) */
+  int32_t seqs_given;       /* 1: vllm.max_num_seqs was given (the profile takes it) */
+  int32_t tokens_given;     /* 1: step_tokens was given (max_num_batched_tokens) */
+  int32_t v1;               /* the V1 engine's defaults, else V0's */
+  int32_t offline;          /* usage "offline" (the LLM class), else the server's */
+  int32_t gpu_a100;         /* the GPU's name says A100 (no big-GPU defaults) */
+  int32_t nccl_counted;     /* the version counts NCCL's buffers at tp > 1 */
+  int32_t context_counted;  /* the version counts the CUDA context */
+  int64_t chunked_tokens;   /* V0: max_num_batched_tokens with chunked prefill */
+  int64_t big_seqs;         /* V1: max_num_seqs on a GPU of >= 70 GiB, not an A100 */
+  kvp_shape shape;          /* the model's (engines.shape) */
+  kvp_profile profile;      /* act_bytes, eager, moe_cache13, flashinfer_sampler,
+                             * moe_chunk (tokens, seqs, tp, last_stage set per call) */
+} kvp_predict_rule;
+
 /* ---- the ledger of one GPU (ledger.c) ---------------------------------- */
 
 #define KVP_MAX_PP 64
@@ -301,6 +365,7 @@ typedef struct kvp_deploy {
   int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
   kvp_vllm vllm;              /* vLLM's switches and overrides (budget vllm only) */
+  kvp_predict_rule predict;   /* how activation and overhead were predicted (sweeps) */
 } kvp_deploy;
 
 /* ---- a deployment: defaults, names, checks (deploy.c) ------------------ */
@@ -505,29 +570,6 @@ int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n);
 
 /* ---- predictions: what an engine's profiler measures (predict.c) ------- */
 
-/* The shape facts the activation model reads beyond kvp_model (config.json). */
-typedef struct kvp_shape {
-  int64_t hidden, heads, kv_heads, head_dim;
-  int64_t intermediate;        /* dense MLP width (0: none) */
-  int64_t vocab;
-  int64_t experts, experts_active, moe_intermediate;  /* MoE (0: dense) */
-  int64_t shared_intermediate; /* shared experts' MLP width (0: none) */
-  int64_t dense_layers;        /* dense MLP layers of a MoE model (first_k_dense) */
-  int64_t mla_latent, mla_rope;/* MLA: kv_lora_rank, qk_rope_head_dim (0: not MLA) */
-} kvp_shape;
-
-/* The engine's profiling run on one GPU. */
-typedef struct kvp_profile {
-  int64_t tokens;              /* max_num_batched_tokens of the dummy forward */
-  int64_t seqs;                /* max_num_seqs: sampler rows (capped at tokens) */
-  int64_t tp;
-  int32_t act_bytes;           /* activation dtype bytes (bf16/fp16: 2) */
-  int32_t last_stage;          /* 1: this GPU runs the sampler (last PP stage) */
-  int32_t eager;               /* 1: eager PyTorch (V0, enforce_eager), 0: compiled */
-  int32_t moe_cache13;         /* 1: fused MoE shares cache1 and cache3 */
-  int32_t flashinfer_sampler;  /* 1: FlashInfer top-k/top-p, 0: the sort path */
-  int64_t moe_chunk;           /* fused MoE chunk tokens (0: no chunking) */
-} kvp_profile;
 
 enum { KVP_PREDICT_MLP = 0, KVP_PREDICT_ATTENTION, KVP_PREDICT_MOE, KVP_PREDICT_SAMPLER,
        KVP_PREDICT_ENCODER, KVP_PREDICT_NTERMS };
@@ -547,6 +589,23 @@ kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d)
 /* vLLM's profiled activation peak (torch_peak_increase) on one GPU. */
 kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
                                kvp_diag *d);
+/* The rule's constants are finite, 0 <= lo <= point <= hi < 2^53. */
+kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d);
+/* Predicted non-torch memory of one GPU (engine KVP_NT_VLLM or
+ * KVP_NT_SGLANG), out = {point, lo, hi}, bytes rounded down. */
+kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, int nccl_counted,
+                              int context_counted, int64_t out[3], kvp_diag *d);
+/* vLLM's max_num_batched_tokens and max_num_seqs of the profiling run for
+ * rule r on a GPU of gpu_bytes, max_model_len mml (0: unknown), the given
+ * tokens and seqs (0: not given). */
+void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int64_t mml,
+                               int64_t tokens, int64_t seqs, int64_t *out_tokens,
+                               int64_t *out_seqs);
+/* Predict d's activation peak (and each pipeline stage's), non-torch memory
+ * and default max_num_seqs again from d->predict and d's numbers, as the
+ * stdlib's kv.deploy does (deploy.lua predict_reserved). nt: the non-torch
+ * constants (needed when d->predict.overhead). */
+kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag);
 
 /* A vision tower (config.json vision_config) and the item vLLM's profiling
  * run encodes: one image of the largest feature size. */

@@ -82,6 +82,7 @@
  * workspaces (FlashInfer's 128-512 MiB buffer is allocated before profiling
  * in recent releases). The answer is an estimate with a range [lo, hi].
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -339,6 +340,136 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
   } else {
     a->bytes = dec;
     a->largest = dec_largest;
+  }
+  return KVP_OK;
+}
+
+/* ---- non-torch memory and the profile's defaults ------------------------
+ *
+ * Non-torch memory is what vLLM's budget subtracts besides the weights and
+ * the activation peak: memory the torch allocator does not own (V1
+ * gpu_worker.py determine_available_memory, memory_profiling's
+ * non_torch_increase). Which buffers it counts follows the version's
+ * snapshot: NCCL's and custom all-reduce's buffers at tp > 1 when the
+ * snapshot precedes the distributed init, the CUDA context when non-torch
+ * is all used memory minus torch's. Their sizes depend on the driver, the
+ * topology and NCCL: no engine file states them, so the constants are the
+ * stdlib's (engines.lua non_torch, with the public logs they come from);
+ * this is the rule that combines them. SGLang's budget leaves the memory
+ * used before the weights load outside its fraction (profile_max_num_token,
+ * python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py): the
+ * context's range.
+ */
+
+static int range_ok(const kvp_range *r) {
+  const double max = 9007199254740992.0; /* 2^53: exact in a double */
+  return r->lo >= 0 && r->lo <= r->point && r->point <= r->hi && r->hi < max;
+}
+
+kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d) {
+  if (nt == NULL) return kvp_fail(d, KVP_EINVAL, "the non-torch memory rule has no constants");
+  const struct { const kvp_range *r; const char *name; } rs[] = {
+    {&nt->tp1, "tp1"}, {&nt->tpn, "tpn"}, {&nt->context, "context"}};
+  for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+    if (!range_ok(rs[i].r))
+      return kvp_fail(d, KVP_EINVAL,
+                      "non_torch.%s must have 0 <= lo <= point <= hi < 2^53 bytes, got %g, %g, %g",
+                      rs[i].name, rs[i].r->lo, rs[i].r->point, rs[i].r->hi);
+  return KVP_OK;
+}
+
+kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, int nccl_counted,
+                              int context_counted, int64_t out[3], kvp_diag *d) {
+  TRY(kvp_non_torch_check(nt, d));
+  TRY(kvp_check_count(tp, 1, "tp", d));
+  kvp_range r;
+  if (engine == KVP_NT_SGLANG) {
+    r = nt->context;
+  } else if (engine == KVP_NT_VLLM) {
+    r = tp > 1 && nccl_counted ? nt->tpn : nt->tp1;
+    if (context_counted) {
+      /* summed as doubles, as the stdlib summed its constants */
+      r.lo += nt->context.lo;
+      r.point += nt->context.point;
+      r.hi += nt->context.hi;
+    }
+  } else {
+    return kvp_fail(d, KVP_EINVAL, "non-torch memory: unknown engine %d", engine);
+  }
+  out[0] = (int64_t)floor(r.point);
+  out[1] = (int64_t)floor(r.lo);
+  out[2] = (int64_t)floor(r.hi);
+  return KVP_OK;
+}
+
+/* vLLM's defaults for max_num_batched_tokens and max_num_seqs (the sources
+ * are in stdlib/kvplan/engines.lua vllm_defaults, whose rule this is):
+ *   V0 (vllm/config.py SchedulerConfig): 256 sequences; tokens the
+ *     version's chunked_tokens with chunked prefill, which turns itself on
+ *     past max_model_len 32768 (arg_utils.py create_engine_config), else
+ *     max(max_model_len, 2048);
+ *   V1 (vllm/engine/arg_utils.py _set_default_args): offline / server
+ *     8192 / 2048 tokens and 256 sequences; on a GPU of >= 70 GiB that is
+ *     not an A100, 16384 / 8192 and the version's big_seqs;
+ * a given value wins; max_num_seqs is capped at max_num_batched_tokens. */
+void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int64_t mml,
+                               int64_t tokens, int64_t seqs, int64_t *out_tokens,
+                               int64_t *out_seqs) {
+  int64_t t, q;
+  if (!r->v1) {
+    q = 256;
+    t = mml > 32768 ? (r->chunked_tokens > 0 ? r->chunked_tokens : 2048) : max64(mml, 2048);
+  } else if (gpu_bytes >= ((int64_t)70 << 30) && !r->gpu_a100) {
+    t = r->offline ? 16384 : 8192;
+    q = r->big_seqs;
+  } else {
+    t = r->offline ? 8192 : 2048;
+    q = 256;
+  }
+  if (tokens > 0) t = tokens;
+  *out_tokens = t;
+  *out_seqs = seqs > 0 ? seqs : min64(q, t);
+}
+
+kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag) {
+  const kvp_predict_rule *r = &d->predict;
+  if (r->activation || r->seqs_cap) {
+    int64_t tokens, seqs;
+    const int64_t mml = d->max_model_len > 0 ? d->max_model_len : d->model.max_context;
+    kvp_predict_vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
+                              r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
+    if (r->seqs_cap) d->vllm.max_num_seqs = seqs;
+    if (r->activation) {
+      kvp_profile p = r->profile;
+      p.tokens = tokens;
+      p.seqs = seqs;
+      p.tp = d->tp;
+      p.last_stage = 1;
+      kvp_activation a;
+      TRY(kvp_predict_activation(&r->shape, &p, &a, diag));
+      d->activation_bytes = a.bytes;
+      memset(d->vllm.stage_activation_bytes, 0, sizeof d->vllm.stage_activation_bytes);
+      if (d->pp > 1) {
+        /* every stage profiles its own layers, only the last one samples
+         * (gpu_model_runner.py profile_run: _dummy_sampler_run on the last
+         * rank): the other stages reserve the forward alone */
+        if (d->pp > KVP_MAX_PP)
+          return kvp_fail(diag, KVP_EINVAL, "field 'pp' must be at most %d, got %lld", KVP_MAX_PP,
+                          (long long)d->pp);
+        kvp_activation f;
+        p.last_stage = 0;
+        TRY(kvp_predict_activation(&r->shape, &p, &f, diag));
+        for (int64_t s = 0; s < d->pp - 1; s++)
+          d->vllm.stage_activation_bytes[s] = max64(f.bytes, 1);
+        d->vllm.stage_activation_bytes[d->pp - 1] = a.bytes;
+      }
+    }
+  }
+  if (r->overhead != KVP_NT_NONE) {
+    int64_t o[3];
+    TRY(kvp_predict_non_torch(nt, r->overhead, d->tp, r->nccl_counted, r->context_counted, o,
+                              diag));
+    d->overhead_bytes = o[0];
   }
   return KVP_OK;
 }

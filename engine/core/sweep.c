@@ -16,7 +16,7 @@ const char *kvp_field_name(kvp_field f) {
   static const char *const names[KVP_NFIELDS] = {
     "base", "label", "gpu memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
     "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
-    "max_kv_tokens", "prefix", "samples", "prompt", "output"
+    "max_kv_tokens", "prefix", "samples", "prompt", "output", "max_num_seqs"
   };
   return (f >= 0 && f < KVP_NFIELDS) ? names[f] : "unknown";
 }
@@ -106,7 +106,10 @@ void kvp_sweep_free(kvp_sweep *s) {
 static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
   switch (x->field) {
     case KVP_FIELD_BASE: case KVP_FIELD_NONE: case KVP_NFIELDS: break;
-    case KVP_FIELD_GPU_BYTES: d->gpu_bytes = x->i[p]; break;
+    case KVP_FIELD_GPU_BYTES:
+      d->gpu_bytes = x->i[p];
+      if (x->gpu_a100 != NULL) d->predict.gpu_a100 = x->gpu_a100[p];
+      break;
     case KVP_FIELD_TP: d->tp = x->i[p]; break;
     case KVP_FIELD_PP:
       d->pp = x->i[p];
@@ -133,7 +136,14 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
     case KVP_FIELD_SAMPLES: d->samples = x->i[p]; break;
     case KVP_FIELD_PROMPT: d->prompt_tokens = x->i[p]; break;
     case KVP_FIELD_OUTPUT: d->sample_tokens = x->i[p]; break;
+    case KVP_FIELD_MAX_NUM_SEQS: d->vllm.max_num_seqs = x->i[p]; break;
   }
+}
+
+/* A deployment with a predict rule: its predicted numbers again, for the
+ * numbers the axes set. */
+static int predicted(const kvp_deploy *d) {
+  return d->predict.activation || d->predict.overhead != KVP_NT_NONE || d->predict.seqs_cap;
 }
 
 /* The values of axis x exist for its field, and each one, set on the first
@@ -151,6 +161,7 @@ static kvp_err check_axis(const kvp_sweep_axes *ax, const kvp_sweep_axis *x, kvp
     if (need_fmt) TRY(kvp_format_check(&x->fmt[p], kvp_field_name(f), d));
     *tmp = ax->base[0];
     apply(tmp, x, p);
+    if (predicted(tmp)) TRY(kvp_predict_deploy(tmp, ax->non_torch, d));
     TRY(kvp_deploy_check(tmp, d));
   }
   return KVP_OK;
@@ -232,9 +243,11 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
     /* the ledger's deployment is the last one as given: change its numbers
      * in place (no copy of the deployment) */
     for (int32_t a = 0; a < s->nax; a++) apply(&s->ledger.d, &s->axis[a], s->pos[a]);
+    if (predicted(&s->ledger.d)) TRY(kvp_predict_deploy(&s->ledger.d, s->ax.non_torch, d));
     TRY(kvp_ledger_eval_own_numbers(&s->ledger, d));
   } else {
     for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
+    if (predicted(&s->dep)) TRY(kvp_predict_deploy(&s->dep, s->ax.non_torch, d));
     /* the model, budget rule and allocation are the base's: checked once */
     if (fresh) TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
     else TRY(kvp_ledger_eval_numbers(&s->dep, &s->ledger, d));

@@ -14,6 +14,11 @@
  * an implicit outermost axis. Rows are numbered 0 .. total - 1 in that order,
  * so any contiguous range of row numbers is a deterministic slice (a shard).
  *
+ * A deployment whose activation peak, non-torch memory or max_num_seqs were
+ * predicted (its predict rule, kvplan.h) has them predicted again in C
+ * whenever the axes change their inputs (kvp_predict_deploy): such axes stay
+ * numbers looped here, not deployments the caller builds.
+ *
  * The ledger is evaluated once per change of the deployment axes, in place:
  * a change of numbers only rewrites the fields on the sweep's own copy of the
  * deployment and evaluates again (no allocation; the base is copied only
@@ -52,6 +57,7 @@ typedef enum kvp_field {
   KVP_FIELD_SAMPLES,
   KVP_FIELD_PROMPT,        /* prompt_tokens */
   KVP_FIELD_OUTPUT,        /* sample_tokens */
+  KVP_FIELD_MAX_NUM_SEQS,  /* vllm.max_num_seqs */
   KVP_NFIELDS
 } kvp_field;
 
@@ -64,6 +70,8 @@ typedef struct kvp_sweep_axis {
   const int64_t *i;         /* integer fields */
   const double *f;          /* utilization */
   const kvp_format *fmt;    /* kv, weights */
+  const int32_t *gpu_a100;  /* optional, gpu memory: 1 where the GPU is an A100 (the
+                             * deployment's predict.gpu_a100: vLLM's defaults) */
 } kvp_sweep_axis;
 
 #define KVP_SWEEP_MAX_AXES 32
@@ -86,6 +94,9 @@ typedef struct kvp_sweep_axes {
   const kvp_format *weights; int64_t nweights;
   const int64_t *context; int64_t ncontext;
   const int64_t *concurrency; int64_t nconcurrency;
+  /* The non-torch memory rule's constants, for the deployments whose
+   * predict rule predicts their overhead (NULL: none does). */
+  const kvp_non_torch *non_torch;
 } kvp_sweep_axes;
 
 /* What a row needs computed (bit mask). */

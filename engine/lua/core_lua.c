@@ -244,7 +244,9 @@ static const char *const deploy_keys[] = {
   "data_parallel_size",
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
-  "vllm_log_tokens_from_concurrency", NULL
+  "vllm_log_tokens_from_concurrency",
+  /* how activation and overhead were predicted (sweeps predict them again) */
+  "predict", NULL
 };
 
 /* The name at idx among names[0..n), else an error listing them. */
@@ -426,6 +428,8 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
   check_optim(L, idx, d);
   check_vllm(L, idx, d);
+  if (lua_getfield(L, idx, "predict") != LUA_TNIL) kvl_check_predict(L, lua_gettop(L), &d->predict);
+  lua_pop(L, 1);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_deploy_check(d, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "deployment");

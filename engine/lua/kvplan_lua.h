@@ -91,5 +91,10 @@ void kvl_push_time(lua_State *L, const kvp_time *t);
 int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx);
 /* Fill d from the deployment table at idx, every field checked (core_lua.c). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
+/* The non-torch memory rule's constants from the table at idx
+ * (engines.lua non_torch: {tp1 =, tpn =, context = {lo, point, hi}}). */
+void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt);
+/* A deployment's predict rule from the table at idx (deploy.lua). */
+void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r);
 
 #endif

@@ -71,35 +71,41 @@ static void encoder_run(lua_State *L, int idx, int32_t act_bytes, kvp_activation
 /* predict_core.activation{shape and profile fields, vision = {...}} ->
  * {bytes, lo, hi, largest, terms = {name = {lo, hi, bytes}}, encoder_kept,
  * encoder = {parts} when a vision tower is given} */
+/* The shape and profile fields of the table at idx (tokens, seqs, tp as
+ * given, 0 / 1 when absent; a vision tower is read by encoder_run). */
+static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
+  kvl_check_keys(L, idx, keys, "activation model");
+  memset(s, 0, sizeof *s);
+  memset(p, 0, sizeof *p);
+  s->hidden = kvl_int_field(L, idx, "hidden", 0);
+  s->heads = kvl_int_field(L, idx, "heads", 0);
+  s->kv_heads = kvl_int_field(L, idx, "kv_heads", s->heads);
+  s->head_dim = kvl_int_field(L, idx, "head_dim", 0);
+  s->intermediate = kvl_int_field(L, idx, "intermediate", 0);
+  s->vocab = kvl_int_field(L, idx, "vocab", 0);
+  s->experts = kvl_int_field(L, idx, "experts", 0);
+  s->experts_active = kvl_int_field(L, idx, "experts_active", 0);
+  s->moe_intermediate = kvl_int_field(L, idx, "moe_intermediate", 0);
+  s->shared_intermediate = kvl_int_field(L, idx, "shared_intermediate", 0);
+  s->dense_layers = kvl_int_field(L, idx, "dense_layers", 0);
+  s->mla_latent = kvl_int_field(L, idx, "kv_lora_rank", 0);
+  s->mla_rope = kvl_int_field(L, idx, "rope_dim", 0);
+  p->tokens = kvl_int_field(L, idx, "tokens", 0);
+  p->seqs = kvl_int_field(L, idx, "seqs", 0);
+  p->tp = kvl_int_field(L, idx, "tp", 1);
+  p->act_bytes = (int32_t)kvl_int_field(L, idx, "act_bytes", 2);
+  p->moe_chunk = kvl_int_field(L, idx, "moe_chunk", 0);
+  p->last_stage = flag(L, idx, "last_stage");
+  p->eager = flag(L, idx, "eager");
+  p->moe_cache13 = flag(L, idx, "moe_cache13");
+  p->flashinfer_sampler = flag(L, idx, "flashinfer_sampler");
+}
+
 static int l_activation(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
-  kvl_check_keys(L, 1, keys, "activation model");
   kvp_shape s;
   kvp_profile p;
-  memset(&s, 0, sizeof s);
-  memset(&p, 0, sizeof p);
-  s.hidden = kvl_int_field(L, 1, "hidden", 0);
-  s.heads = kvl_int_field(L, 1, "heads", 0);
-  s.kv_heads = kvl_int_field(L, 1, "kv_heads", s.heads);
-  s.head_dim = kvl_int_field(L, 1, "head_dim", 0);
-  s.intermediate = kvl_int_field(L, 1, "intermediate", 0);
-  s.vocab = kvl_int_field(L, 1, "vocab", 0);
-  s.experts = kvl_int_field(L, 1, "experts", 0);
-  s.experts_active = kvl_int_field(L, 1, "experts_active", 0);
-  s.moe_intermediate = kvl_int_field(L, 1, "moe_intermediate", 0);
-  s.shared_intermediate = kvl_int_field(L, 1, "shared_intermediate", 0);
-  s.dense_layers = kvl_int_field(L, 1, "dense_layers", 0);
-  s.mla_latent = kvl_int_field(L, 1, "kv_lora_rank", 0);
-  s.mla_rope = kvl_int_field(L, 1, "rope_dim", 0);
-  p.tokens = kvl_int_field(L, 1, "tokens", 0);
-  p.seqs = kvl_int_field(L, 1, "seqs", 0);
-  p.tp = kvl_int_field(L, 1, "tp", 1);
-  p.act_bytes = (int32_t)kvl_int_field(L, 1, "act_bytes", 2);
-  p.moe_chunk = kvl_int_field(L, 1, "moe_chunk", 0);
-  p.last_stage = flag(L, 1, "last_stage");
-  p.eager = flag(L, 1, "eager");
-  p.moe_cache13 = flag(L, 1, "moe_cache13");
-  p.flashinfer_sampler = flag(L, 1, "flashinfer_sampler");
+  read_shape(L, 1, &s, &p);
   kvp_activation a;
   kvp_diag diag = {{0}};
   kvp_err e = kvp_predict_activation(&s, &p, &a, &diag);
@@ -138,7 +144,90 @@ static int l_activation(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"activation", l_activation}, {NULL, NULL}};
+static double range_field(lua_State *L, int idx, const char *name, const char *what) {
+  if (lua_getfield(L, idx, name) != LUA_TNUMBER)
+    kvl_error(L, "non_torch.%s.%s must be a number of bytes, %s", what, name, kvl_got(L, -1));
+  double v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  struct { const char *name; kvp_range *r; } rs[] = {
+    {"tp1", &nt->tp1}, {"tpn", &nt->tpn}, {"context", &nt->context}};
+  for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
+    if (lua_getfield(L, idx, rs[i].name) != LUA_TTABLE)
+      kvl_error(L, "non_torch.%s must be a table {lo =, point =, hi =}, %s", rs[i].name,
+                kvl_got(L, -1));
+    rs[i].r->lo = range_field(L, -1, "lo", rs[i].name);
+    rs[i].r->point = range_field(L, -1, "point", rs[i].name);
+    rs[i].r->hi = range_field(L, -1, "hi", rs[i].name);
+    lua_pop(L, 1);
+  }
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_non_torch_check(nt, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "non_torch");
+}
+
+static const char *const rule_keys[] = {
+  "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
+  "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape", NULL
+};
+
+void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  kvl_check_keys(L, idx, rule_keys, "predict rule");
+  memset(r, 0, sizeof *r);
+  r->activation = flag(L, idx, "activation");
+  r->seqs_cap = flag(L, idx, "seqs_cap");
+  r->seqs_given = flag(L, idx, "seqs_given");
+  r->tokens_given = flag(L, idx, "tokens_given");
+  r->v1 = flag(L, idx, "v1");
+  r->offline = flag(L, idx, "offline");
+  r->gpu_a100 = flag(L, idx, "gpu_a100");
+  r->nccl_counted = flag(L, idx, "nccl_counted");
+  r->context_counted = flag(L, idx, "context_counted");
+  r->chunked_tokens = kvl_int_field(L, idx, "chunked_tokens", 0);
+  r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
+  if (lua_getfield(L, idx, "overhead") != LUA_TNIL) {
+    const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    if (strcmp(e, "vllm") == 0) r->overhead = KVP_NT_VLLM;
+    else if (strcmp(e, "sglang") == 0) r->overhead = KVP_NT_SGLANG;
+    else kvl_error(L, "predict rule: field 'overhead' must be 'vllm' or 'sglang', %s", kvl_got(L, -1));
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "shape") == LUA_TTABLE) {
+    read_shape(L, lua_gettop(L), &r->shape, &r->profile);
+  } else if (r->activation) {
+    kvl_error(L, "predict rule: a predicted activation needs the model's 'shape'");
+  }
+  lua_pop(L, 1);
+}
+
+/* predict_core.non_torch(constants, engine, tp, nccl_counted, context_counted)
+ * -> point, lo, hi: the non-torch memory of one GPU (engine "vllm" or
+ * "sglang"). */
+static int l_non_torch(lua_State *L) {
+  kvp_non_torch nt;
+  kvl_check_non_torch(L, 1, &nt);
+  const char *e = luaL_checkstring(L, 2);
+  int engine = strcmp(e, "vllm") == 0 ? KVP_NT_VLLM : strcmp(e, "sglang") == 0 ? KVP_NT_SGLANG : -1;
+  if (engine < 0) return kvl_error(L, "non-torch memory: engine must be 'vllm' or 'sglang', got '%s'", e);
+  int64_t tp = kvl_toint(L, 3, "tp");
+  int64_t out[3];
+  kvp_diag diag = {{0}};
+  kvp_err err = kvp_predict_non_torch(&nt, engine, tp, lua_toboolean(L, 4), lua_toboolean(L, 5), out,
+                                      &diag);
+  if (err != KVP_OK) return kvl_core_error(L, err, &diag, "non-torch memory");
+  for (int i = 0; i < 3; i++) lua_pushinteger(L, (lua_Integer)out[i]);
+  return 3;
+}
+
+static const luaL_Reg funcs[] = {{"activation", l_activation}, {"non_torch", l_non_torch},
+                                 {NULL, NULL}};
 
 int luaopen_kvplan_predict_core(lua_State *L) {
   luaL_newlib(L, funcs);

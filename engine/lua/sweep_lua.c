@@ -113,6 +113,8 @@ typedef struct run {
   kvp_sweep_axes ax;
   kvp_sweep_axis uax[KVP_SWEEP_MAX_AXES];  /* deployment axes, outermost first */
   void *vals[KVP_SWEEP_MAX_AXES];          /* their values (int64_t or double) */
+  int32_t *a100[KVP_SWEEP_MAX_AXES];       /* the gpu memory axis: which GPUs are A100s */
+  kvp_non_torch non_torch;                 /* the non-torch rule's constants (spec.non_torch) */
   label *alab[KVP_SWEEP_MAX_AXES];         /* per position labels (not BASE axes) */
   int axes;                                /* stack index of spec.axes */
   kvp_deploy *base;   /* base 0 (the axis values' check) and the current base */
@@ -192,6 +194,7 @@ static int holder_gc(lua_State *L) {
   free(h->r.concn);
   for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
     free(h->r.vals[j]);
+    free(h->r.a100[j]);
     free(h->r.alab[j]);
   }
   if (h->s) {
@@ -269,6 +272,7 @@ static const struct { const char *name; kvp_field f; } field_names[] = {
   {"max_num_batched_tokens", KVP_FIELD_STEP_TOKENS}, {"max_model_len", KVP_FIELD_MAX_MODEL_LEN},
   {"max_kv_tokens", KVP_FIELD_MAX_KV_TOKENS}, {"prefix", KVP_FIELD_PREFIX},
   {"samples", KVP_FIELD_SAMPLES}, {"prompt", KVP_FIELD_PROMPT}, {"output", KVP_FIELD_OUTPUT},
+  {"max_num_seqs", KVP_FIELD_MAX_NUM_SEQS},
 };
 
 static void resolve(lua_State *L, int idx, label *lb);
@@ -332,6 +336,17 @@ static void read_axes(lua_State *L, int spec, run *r) {
         }
       }
       lua_pop(L, 1);
+    }
+    /* the GPUs' names for vLLM's defaults (a predicted activation peak) */
+    if (x->field == KVP_FIELD_GPU_BYTES && lua_getfield(L, t, "a100") == LUA_TTABLE) {
+      int32_t *v = xcalloc(L, (size_t)x->n, sizeof *v);
+      r->a100[j] = v;
+      x->gpu_a100 = v;
+      for (int64_t i = 0; i < x->n; i++) {
+        lua_geti(L, -1, i + 1);
+        v[i] = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+      }
     }
     lua_settop(L, t - 1);
   }
@@ -1147,6 +1162,11 @@ static int l_run(lua_State *L) {
   r->ax.fetch = fetch_base;
   r->ax.fetch_ctx = r;
   read_axes(L, 1, r);
+  if (lua_getfield(L, 1, "non_torch") != LUA_TNIL) {
+    kvl_check_non_torch(L, lua_gettop(L), &r->non_torch);
+    r->ax.non_torch = &r->non_torch;
+  }
+  lua_pop(L, 1);
   r->ax.tp = r->tp = int_axis(L, 1, "tp", &r->ax.ntp);
   r->ax.pp = r->pp = int_axis(L, 1, "pp", &r->ax.npp);
   r->ax.context = r->context = int_axis(L, 1, "context", &r->ax.ncontext);

@@ -315,6 +315,7 @@ predict_reserved = function(d, opts)
         -- context and the distributed init are gone already (engines.lua)
         local point, lo, hi = engines.sglang_overhead(util.count(d.tp, "tp"))
         d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
+        d.predict_rule = {overhead = "sglang"}
       else
         d.overhead, d.overhead_source = 0, "none"
       end
@@ -367,6 +368,16 @@ predict_reserved = function(d, opts)
     end
   end
   loaded_weights(d, opts, tp)
+  -- how the numbers below are predicted, for sweeps that change their
+  -- inputs in C (engine/core/predict.c kvp_predict_deploy, the same rule)
+  local rule = {
+    v1 = row.v1, offline = opts.usage == "offline", gpu_a100 = engines.names_a100(d.gpu.name or d.gpu.id),
+    nccl_counted = row.nccl_counted, context_counted = row.context_counted,
+    chunked_tokens = row.chunked_tokens, big_seqs = row.big_seqs,
+    tokens_given = opts.max_num_batched_tokens ~= nil, seqs_given = d.max_num_seqs ~= nil,
+    seqs_cap = d.max_num_seqs_source == "default",
+  }
+  d.predict_rule = rule
   if d.activation == nil then
     -- a vision tower's dummy batch (engines.vision_run): limit_mm_per_prompt
     -- (one integer for the image modality) and skip_mm_profiling as vLLM
@@ -390,6 +401,13 @@ predict_reserved = function(d, opts)
     local a, why = predict(nil)
     if a then
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
+      -- the core's rule has no encoder run: a vision tower's peak stays
+      -- kv.deploy's (sweeps keep its inputs as deployments built in Lua)
+      if a.encoder == nil then
+        rule.activation = true
+        rule.shape = engines.vllm_profile_shape(d.model, row, {
+          eager = opts.enforce_eager, flashinfer_sampler = opts.flashinfer_sampler})
+      end
       -- under pipeline parallelism every stage profiles its own layers and
       -- only the last one samples (gpu_model_runner.py profile_run:
       -- _dummy_sampler_run on get_pp_group().is_last_rank): the other
@@ -408,6 +426,7 @@ predict_reserved = function(d, opts)
   if d.overhead == nil then
     local point, lo, hi = engines.vllm_non_torch(row, tp)
     d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
+    rule.overhead = "vllm"
   end
 end
 

@@ -100,7 +100,13 @@ function M.vllm_version(v)
   return row, v
 end
 
--- vLLM's defaults for max_num_batched_tokens and max_num_seqs.
+--- Does a GPU's name say A100 (vLLM's big-GPU defaults leave it out)?
+function M.names_a100(name)
+  return tostring(name or ""):lower():find("a100", 1, true) ~= nil
+end
+
+-- vLLM's defaults for max_num_batched_tokens and max_num_seqs (the core's
+-- kvp_predict_vllm_defaults follows the same rule for sweeps).
 --   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): max_num_seqs 256;
 --     max_num_batched_tokens the row's chunked_tokens with chunked prefill, else
 --     max(max_model_len, 2048); chunked prefill is turned on by itself only
@@ -118,7 +124,7 @@ function M.vllm_defaults(row, o)
     if chunked == nil then chunked = (o.max_model_len or 0) > 32768 end
     tokens = chunked and (row.chunked_tokens or 2048) or math.max(o.max_model_len or 2048, 2048)
   else
-    local big = (o.gpu_bytes or 0) >= 70 * GiB and not tostring(o.gpu_name or ""):lower():find("a100")
+    local big = (o.gpu_bytes or 0) >= 70 * GiB and not M.names_a100(o.gpu_name)
     local offline = o.usage == "offline"
     if big then
       tokens, seqs = offline and 16384 or 8192, row.big_seqs
@@ -148,14 +154,11 @@ M.non_torch = {
 }
 
 --- Predicted non-torch memory of one GPU: point, lo, hi (bytes, integers).
+--- The rule is the core's (engine/core/predict.c kvp_predict_non_torch): tp1,
+--- or tpn at tp > 1 when the version counts NCCL, plus the context when it
+--- counts the context; each end rounded down.
 function M.vllm_non_torch(row, tp)
-  local t = tp > 1 and row.nccl_counted and M.non_torch.tpn or M.non_torch.tp1
-  local lo, point, hi = t.lo, t.point, t.hi
-  if row.context_counted then
-    local c = M.non_torch.context
-    lo, point, hi = lo + c.lo, point + c.point, hi + c.hi
-  end
-  return math.floor(point), math.floor(lo), math.floor(hi)
+  return pcore.non_torch(M.non_torch, "vllm", tp, row.nccl_counted, row.context_counted)
 end
 
 --- The activation model's inputs from a Model (nil and a reason when the
@@ -282,6 +285,25 @@ function M.vision_run(m, row, o)
   }
 end
 
+--- The activation model's inputs but the run's tokens, sequences, tp and
+--- vision tower: the shape and what the version and options pick (o: eager,
+--- flashinfer_sampler), or nil and a reason. A sweep hands it to the core
+--- once per deployment (the predict rule) and the core predicts the peak
+--- again whenever an axis changes the run (engine/core/predict.c
+--- kvp_predict_deploy).
+function M.vllm_profile_shape(m, row, o)
+  local s, why = M.shape(m)
+  if s == nil then return nil, why end
+  s.act_bytes = act_bytes(m)
+  s.eager = o.eager or row.eager
+  s.moe_cache13 = row.moe_cache13
+  -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
+  -- PyTorch sort path is the default
+  s.flashinfer_sampler = o.flashinfer_sampler or false
+  s.moe_chunk = 32768 -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
+  return s
+end
+
 --- vLLM's activation peak on one GPU of the last pipeline stage. o: tp,
 --- tokens, seqs, eager, flashinfer_sampler, last_stage, and for models with
 --- a vision tower max_model_len, limit_mm_per_prompt, chunked_prefill, mm
@@ -289,17 +311,10 @@ end
 --- Returns the model's table (bytes, lo, hi, largest, terms, encoder_kept,
 --- encoder) or nil and a reason.
 function M.vllm_activation(m, row, o)
-  local s, why = M.shape(m)
+  local s, why = M.vllm_profile_shape(m, row, o)
   if s == nil then return nil, why end
   s.tokens, s.seqs, s.tp = o.tokens, o.seqs, o.tp or 1
-  s.act_bytes = act_bytes(m)
   s.last_stage = o.last_stage ~= false
-  s.eager = o.eager or row.eager
-  s.moe_cache13 = row.moe_cache13
-  -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
-  -- PyTorch sort path is the default
-  s.flashinfer_sampler = o.flashinfer_sampler or false
-  s.moe_chunk = 32768 -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
   -- the encoder's dummy batch: profile_run runs it on every GPU whose
   -- runner supports multimodal inputs (every pipeline stage builds the
   -- tower); under tp the MLP's width is split like the decoder's, the
@@ -427,8 +442,7 @@ end
 --- weights load (CUDA context, the distributed init's buffers) is outside
 --- the fraction: the context's range of M.non_torch.context.
 function M.sglang_overhead(tp)
-  local c = M.non_torch.context
-  return math.floor(c.point), math.floor(c.lo), math.floor(c.hi)
+  return pcore.non_torch(M.non_torch, "sglang", tp)
 end
 
 --- The "GPU KV cache size" a vLLM release prints for ledger l: older
@@ -609,9 +623,8 @@ end
 --- captured before the estimation are outside this range when their pool
 --- is not torch's: an assumption, stated in docs/predictions.md.
 function M.trtllm_non_torch(tp)
-  local t = tp > 1 and M.non_torch.tpn or M.non_torch.tp1
-  local c = M.non_torch.context
-  return math.floor(t.point + c.point), math.floor(t.lo + c.lo), math.floor(t.hi + c.hi)
+  -- the core's rule with NCCL and the context counted
+  return pcore.non_torch(M.non_torch, "vllm", tp, true, true)
 end
 
 return M

@@ -31,6 +31,7 @@ local formats = require "kvplan.formats"
 local deploy = require "kvplan.deploy"
 local gpus = require "kvplan.gpus"
 local models = require "kvplan.models"
+local engines = require "kvplan.engines"
 
 local M = {}
 
@@ -141,15 +142,36 @@ local c_fields = {
   overhead = "overhead", block = "block", max_num_batched_tokens = "max_num_batched_tokens",
   max_model_len = "max_model_len", weight_bytes = "weight_bytes", max_kv_tokens = "max_kv_tokens",
   prefix = "prefix", samples = "samples", prompt = "prompt", output = "output",
+  max_num_seqs = "max_num_seqs",
 }
 local byte_fields = {gpu_memory = true, activation = true, overhead = true, weight_bytes = true}
 
--- What vLLM's predicted activation peak depends on (deploy.lua
--- predict_reserved: the profiling run's tokens and sequences come from the
--- GPU, max_model_len and max_num_batched_tokens; tp splits it). The
--- predicted non-torch memory depends on tp.
-local activation_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
-                           max_num_batched_tokens = true, pp = true}
+-- What SGLang's memory heuristic depends on (engines.sglang_defaults: the
+-- GPU's memory, tp and pp): with it, these options stay deployments built
+-- here. vLLM's predicted activation peak, non-torch memory and default
+-- max_num_seqs depend on the GPU, max_model_len, max_num_batched_tokens,
+-- max_num_seqs, tp and pp too, but the core predicts them again per
+-- deployment of its axes (each base's predict rule, engine/core/predict.c
+-- kvp_predict_deploy), so those stay C axes.
+local sglang_inputs = {gpu = true, gpu_memory = true}
+
+-- Test hook: true builds every deployment here (every option list and tp
+-- expanded in Lua, kv.deploy per deployment), the path the C axes must
+-- match byte for byte (tests/lua/sweep_predict_test.lua).
+M.lua_only = false
+
+-- Does a model of the sweep have MXFP4 experts, whose loaded size depends on
+-- the GPU (the MoE kernel) and tp (deploy.lua loaded_weights)?
+local function mxfp4_models(spec)
+  for _, v in ipairs(list(spec.model)) do
+    local m = models.get(v)
+    local wf = rawget(m, "weight_formats")
+    if wf and wf.experts and formats.get(wf.experts, "weight_formats.experts").name == "mxfp4" then
+      return true
+    end
+  end
+  return false
+end
 
 -- May kv.deploy predict `field` (activation or overhead) for some deployment
 -- of the sweep? When the sweep does not give it and the budget may be vLLM's.
@@ -202,12 +224,19 @@ local function place_axes(spec, base, axes, timed)
       first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
     end
   end
-  -- a predicted activation peak depends on these options: they stay here;
-  -- so does vLLM's default max_num_seqs, which caps concurrency answers when
-  -- the deployment names the engine (deploy.lua predict_reserved)
-  if predicts(spec, base, "activation") or seqs_default(spec, base) or sglang_memory(spec, base) then
-    for k in pairs(activation_inputs) do cand[k] = nil end
+  -- SGLang's fraction from the GPU's memory is kv.deploy's: these stay here
+  if sglang_memory(spec, base) then
+    for k in pairs(sglang_inputs) do cand[k] = nil end
   end
+  -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
+  -- defaults read the GPU's name, so the GPU stays here when they are used
+  local gpu_memory = spec.gpu_memory ~= nil or base.gpu_memory ~= nil
+  if gpu_memory and (predicts(spec, base, "activation") or seqs_default(spec, base)) then
+    cand.gpu = nil
+  end
+  -- MXFP4 experts are weighed as the GPU's kernel loads them
+  if mxfp4_models(spec) then cand.gpu = nil end
+  if M.lua_only then cand = {} end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)
   if timed then cand.gpu = nil end
   if spec.optim ~= nil and next(cand) ~= nil then
@@ -226,7 +255,6 @@ local function place_axes(spec, base, axes, timed)
       end
     end
   end
-  local gpu_memory = spec.gpu_memory ~= nil or base.gpu_memory ~= nil
   for _, a in ipairs(axes) do
     if a.var then a.field = "none"
     elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "none" or "gpu_bytes"
@@ -235,16 +263,22 @@ local function place_axes(spec, base, axes, timed)
   end
 end
 
--- Does some deployment's default depend on tp? (a budget rule whose
--- fraction is a function of tp, unless the sweep fixes the fraction; an
--- optimization combination may choose such a rule)
+-- Does some deployment's default depend on tp in a way the core does not
+-- predict? (a budget rule whose fraction is a function of tp, unless the
+-- sweep fixes the fraction, named by budget or engine; an optimization
+-- combination may choose such a rule; SGLang's memory heuristic; MXFP4
+-- experts as loaded.) vLLM's predicted activation peak and non-torch memory
+-- follow tp in C.
 local function tp_dependent(spec, base)
-  if predicts(spec, base, "activation") or predicts(spec, base, "overhead") then return true end
+  if M.lua_only or mxfp4_models(spec) then return true end
+  if sglang_memory(spec, base) then return true end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end
   if spec.optim ~= nil then return true end
-  for _, b in ipairs(list(spec.budget or base.budget or "vllm")) do
-    local rule = deploy.budgets[b]
-    if rule and type(rule.utilization) == "function" then return true end
+  for _, field in ipairs{"budget", "engine"} do
+    for _, b in ipairs(list(spec[field] or base[field] or "vllm")) do
+      local rule = deploy.budgets[b]
+      if rule and type(rule.utilization) == "function" then return true end
+    end
   end
   return false
 end
@@ -330,7 +364,11 @@ function M.new(spec)
         if a[1] == "gpu" then
           local g = gpus.check_plannable(gpus.get(v)) -- as kv.deploy takes it
           label = g.id
-          if ax.values then ax.values[p] = g.visible_bytes end
+          if ax.values then
+            ax.values[p] = g.visible_bytes
+            ax.a100 = ax.a100 or {}
+            ax.a100[p] = engines.names_a100(g.name or g.id) -- vLLM's defaults read it
+          end
         elseif ax.values then
           ax.values[p] = byte_fields[a[1]] and units.bytes(v, a[1]) or v
         end
@@ -392,7 +430,10 @@ function M.new(spec)
       label[i] = math.type(l) == "float" and tostring(l) or l
     end
     label[nl + 1], label[nl + 2] = d.kv.name, d.weights.name
-    return {spec = d:spec(), perf = timed and d:perf() or nil, label = label, named = named, d = d,
+    local spec = d:spec()
+    -- the core predicts again along its axes (not on the test hook's path)
+    if not M.lua_only then spec.predict = d.predict_rule end
+    return {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
             combo = combo, b = b}
   end
   -- A C axis outside some of these axes (the GPU's memory before the optim
@@ -558,6 +599,7 @@ function Sweep:core_spec(extra)
     columns = self.columns, precision = self.precision, funcs = self.funcs,
     rules = self.rules,
     filter = type(self.spec.filter) == "function" and self.spec.filter or nil,
+    non_torch = engines.non_torch, -- the predict rules' constants
   }
   for k, v in pairs(extra) do t[k] = v end
   return t

@@ -281,6 +281,185 @@ static void bad_towers_are_named(void **state) {
   assert_int_equal(kvp_predict_encoder(&v, &r, &e, &d), KVP_EOVERFLOW);
 }
 
+#define GiB 1073741824.0
+
+/* engines.lua's constants at the time of writing */
+static kvp_non_torch constants(void) {
+  kvp_non_torch nt = {{0, 0.19 * GiB, 0.5 * GiB}, {0.1 * GiB, 0.30 * GiB, 1.0 * GiB},
+                      {0.25 * GiB, 0.4 * GiB, 0.6 * GiB}};
+  return nt;
+}
+
+static void non_torch_follows_what_the_version_counts(void **state) {
+  (void)state;
+  kvp_non_torch nt = constants();
+  int64_t o[3];
+  /* tp 1: tp1's range, rounded down */
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 1, 1, 0, o, NULL), KVP_OK);
+  assert_int_equal(o[0], 204010946); /* floor(0.19 x 2^30 = 204010946.56) */
+  assert_int_equal(o[1], 0);
+  assert_int_equal(o[2], 536870912);
+  /* tp 2 with NCCL counted: tpn; without: tp1 again */
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 2, 1, 0, o, NULL), KVP_OK);
+  assert_int_equal(o[0], 322122547); /* floor(0.3 x 2^30 = 322122547.2) */
+  assert_int_equal(o[1], 107374182);
+  assert_int_equal(o[2], 1073741824);
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 8, 0, 0, o, NULL), KVP_OK);
+  assert_int_equal(o[0], 204010946);
+  /* the CUDA context counted: the sums, each rounded down once */
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 1, 1, 1, o, NULL), KVP_OK);
+  assert_int_equal(o[0], 633507676); /* floor((0.19 + 0.4) x 2^30 = 633507676.16) */
+  assert_int_equal(o[1], 268435456);
+  assert_int_equal(o[2], 1181116006);
+  /* SGLang: the context's range whatever tp */
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_SGLANG, 4, 1, 1, o, NULL), KVP_OK);
+  assert_int_equal(o[0], 429496729);
+  /* bad constants and inputs are named */
+  kvp_diag d = {{0}};
+  nt.tpn.point = 2 * GiB; /* past its high end */
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 2, 1, 0, o, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.tpn"));
+  nt = constants();
+  nt.context.lo = -1;
+  assert_int_equal(kvp_non_torch_check(&nt, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.context"));
+  nt = constants();
+  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 0, 1, 0, o, &d), KVP_EINVAL);
+  assert_int_equal(kvp_predict_non_torch(&nt, 7, 1, 1, 0, o, &d), KVP_EINVAL);
+  assert_int_equal(kvp_predict_non_torch(NULL, KVP_NT_VLLM, 1, 1, 0, o, &d), KVP_EINVAL);
+}
+
+static void vllm_defaults_by_engine_gpu_and_length(void **state) {
+  (void)state;
+  kvp_predict_rule r;
+  memset(&r, 0, sizeof r);
+  int64_t t, q;
+  const int64_t h100 = 85 * (int64_t)GiB, l4 = 22 * (int64_t)GiB;
+  /* V0: max(max_model_len, 2048) tokens, 256 sequences; chunked past 32768 */
+  r.chunked_tokens = 512;
+  kvp_predict_vllm_defaults(&r, h100, 20000, 0, 0, &t, &q);
+  assert_int_equal(t, 20000);
+  assert_int_equal(q, 256);
+  kvp_predict_vllm_defaults(&r, h100, 1024, 0, 0, &t, &q);
+  assert_int_equal(t, 2048);
+  kvp_predict_vllm_defaults(&r, h100, 0, 0, 0, &t, &q); /* unknown length */
+  assert_int_equal(t, 2048);
+  kvp_predict_vllm_defaults(&r, h100, 65536, 0, 0, &t, &q);
+  assert_int_equal(t, 512);
+  r.chunked_tokens = 0;
+  kvp_predict_vllm_defaults(&r, h100, 65536, 0, 0, &t, &q);
+  assert_int_equal(t, 2048);
+  /* V1: the server's 2048 / 256, or 8192 / big_seqs on a big GPU but an A100 */
+  r.v1 = 1;
+  r.big_seqs = 1024;
+  kvp_predict_vllm_defaults(&r, l4, 65536, 0, 0, &t, &q);
+  assert_int_equal(t, 2048);
+  assert_int_equal(q, 256);
+  kvp_predict_vllm_defaults(&r, h100, 4096, 0, 0, &t, &q);
+  assert_int_equal(t, 8192);
+  assert_int_equal(q, 1024);
+  r.gpu_a100 = 1;
+  kvp_predict_vllm_defaults(&r, h100, 4096, 0, 0, &t, &q);
+  assert_int_equal(t, 2048);
+  r.gpu_a100 = 0;
+  r.offline = 1;
+  kvp_predict_vllm_defaults(&r, h100, 4096, 0, 0, &t, &q);
+  assert_int_equal(t, 16384);
+  /* given values win; sequences capped at the tokens */
+  kvp_predict_vllm_defaults(&r, h100, 4096, 512, 0, &t, &q);
+  assert_int_equal(t, 512);
+  assert_int_equal(q, 512);
+  kvp_predict_vllm_defaults(&r, h100, 4096, 512, 4096, &t, &q);
+  assert_int_equal(q, 4096);
+}
+
+/* Llama-3.1-8B on one H100 under V1's defaults: 8192 tokens, 1024 sequences */
+static kvp_deploy predicted_deploy(void) {
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.model.max_context = 131072;
+  d.gpu_bytes = 85 * (int64_t)GiB;
+  d.predict.activation = 1;
+  d.predict.overhead = KVP_NT_VLLM;
+  d.predict.v1 = 1;
+  d.predict.big_seqs = 1024;
+  d.predict.shape = llama8b();
+  d.predict.profile.act_bytes = 2;
+  d.predict.profile.moe_chunk = 32768;
+  return d;
+}
+
+static void deploy_predictions_follow_its_numbers(void **state) {
+  (void)state;
+  kvp_non_torch nt = constants();
+  kvp_deploy d = predicted_deploy();
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  /* kvp_predict_activation with V1's big-GPU defaults, 8192 tokens and 1024
+   * sequences, compiled, the sort path */
+  kvp_profile p0 = d.predict.profile;
+  p0.tokens = 8192, p0.seqs = 1024, p0.tp = 1, p0.last_stage = 1;
+  kvp_activation a0;
+  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p0, &a0, NULL), KVP_OK);
+  assert_int_equal(d.activation_bytes, a0.bytes);
+  assert_int_equal(d.overhead_bytes, 204010946);
+  assert_int_equal(d.vllm.max_num_seqs, 0); /* the engine not named: no cap */
+  assert_int_equal(d.vllm.stage_activation_bytes[0], 0);
+  /* the same call as kvp_predict_activation with the defaults */
+  kvp_profile p = d.predict.profile;
+  p.tokens = 8192, p.seqs = 1024, p.tp = 2, p.last_stage = 1;
+  kvp_activation a;
+  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &a, NULL), KVP_OK);
+  d.tp = 2;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(d.activation_bytes, a.bytes);
+  assert_int_equal(d.overhead_bytes, 204010946); /* NCCL not counted */
+  d.predict.nccl_counted = 1;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(d.overhead_bytes, 322122547);
+  /* pipeline stages: the last samples, the others reserve the forward */
+  d.pp = 3;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  p.last_stage = 0;
+  kvp_activation f;
+  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &f, NULL), KVP_OK);
+  assert_int_equal(d.vllm.stage_activation_bytes[0], f.bytes);
+  assert_int_equal(d.vllm.stage_activation_bytes[1], f.bytes);
+  assert_int_equal(d.vllm.stage_activation_bytes[2], a.bytes);
+  assert_int_equal(d.vllm.stage_activation_bytes[3], 0);
+  assert_true(f.bytes < a.bytes);
+  d.pp = 1;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(d.vllm.stage_activation_bytes[2], 0);
+  /* the engine named: its default caps the requests; a given one is kept */
+  d.predict.seqs_cap = 1;
+  d.gpu_bytes = 22 * (int64_t)GiB;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(d.vllm.max_num_seqs, 256);
+  d.predict.seqs_cap = 0;
+  d.predict.seqs_given = 1;
+  d.vllm.max_num_seqs = 8;
+  d.predict.tokens_given = 1;
+  d.step_tokens = 100;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(d.vllm.max_num_seqs, 8);
+  p.tokens = 100, p.seqs = 8, p.tp = d.tp, p.last_stage = 1;
+  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &a, NULL), KVP_OK);
+  assert_int_equal(d.activation_bytes, a.bytes);
+  /* nothing predicted: the numbers stay as given */
+  kvp_deploy g = predicted_deploy();
+  memset(&g.predict, 0, sizeof g.predict);
+  g.activation_bytes = 5, g.overhead_bytes = 7;
+  assert_int_equal(kvp_predict_deploy(&g, NULL, NULL), KVP_OK);
+  assert_int_equal(g.activation_bytes, 5);
+  assert_int_equal(g.overhead_bytes, 7);
+  /* an overhead to predict needs the constants */
+  kvp_diag diag = {{0}};
+  kvp_deploy h = predicted_deploy();
+  assert_int_equal(kvp_predict_deploy(&h, NULL, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "non-torch"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
@@ -294,6 +473,9 @@ int main(void) {
     cmocka_unit_test(kept_encoder_outputs_add_to_the_decoder_peak),
     cmocka_unit_test(a_big_encoder_batch_sets_the_peak),
     cmocka_unit_test(bad_towers_are_named),
+    cmocka_unit_test(non_torch_follows_what_the_version_counts),
+    cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
+    cmocka_unit_test(deploy_predictions_follow_its_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

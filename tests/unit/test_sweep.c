@@ -371,6 +371,68 @@ static void label_axes_keep_the_ledger(void **state) {
   kvp_sweep_free(&s);
 }
 
+/* A base whose activation and overhead were predicted: the sweep predicts
+ * them again for each GPU memory (A100 or not) and tp, as one deployment
+ * with those numbers would have them. */
+static void predicted_reserves_follow_the_axes(void **state) {
+  (void)state;
+  static kvp_deploy b;
+  b = base[0];
+  b.predict.activation = 1;
+  b.predict.overhead = KVP_NT_VLLM;
+  b.predict.nccl_counted = 1;
+  b.predict.seqs_cap = 1;
+  b.predict.v1 = 1;
+  b.predict.big_seqs = 1024;
+  b.predict.shape = (kvp_shape){.hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128,
+                                .intermediate = 28672, .vocab = 128256};
+  b.predict.profile.act_bytes = 2;
+  const kvp_non_torch nt = {{0, 0.19 * GiB, 0.5 * GiB}, {0.1 * GiB, 0.3 * GiB, 1.0 * GiB},
+                            {0.25 * GiB, 0.4 * GiB, 0.6 * GiB}};
+  static const int64_t mem[] = {80 * GiB, 80 * GiB, 40 * GiB};
+  static const int32_t a100[] = {0, 1, 0};
+  static const int64_t tp2[] = {1, 2};
+  kvp_sweep_axis gpu = {.field = KVP_FIELD_GPU_BYTES, .n = 3, .i = mem, .gpu_a100 = a100};
+  kvp_sweep_axes ax = {0};
+  ax.base = &b;
+  ax.nbase = 1;
+  ax.axis = &gpu;
+  ax.naxis = 1;
+  ax.tp = tp2;
+  ax.ntp = 2;
+  ax.non_torch = &nt;
+  static kvp_sweep s;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 6, KVP_WANT_MAXCONC, NULL), KVP_OK);
+  int64_t n = 0, seen[6];
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    kvp_deploy want = b;
+    want.gpu_bytes = mem[n / 2];
+    want.predict.gpu_a100 = a100[n / 2];
+    want.tp = tp2[n % 2];
+    assert_int_equal(kvp_predict_deploy(&want, &nt, NULL), KVP_OK);
+    assert_int_equal(r.ledger->d.activation_bytes, want.activation_bytes);
+    assert_int_equal(r.ledger->d.overhead_bytes, want.overhead_bytes);
+    assert_int_equal(r.ledger->d.vllm.max_num_seqs, want.vllm.max_num_seqs);
+    seen[n] = want.activation_bytes;
+    n++;
+  }
+  assert_int_equal(n, 6);
+  kvp_sweep_free(&s);
+  /* the H100-sized GPU takes the big defaults, the A100 of the same memory
+   * and the small GPU do not (the sampler, over the whole vocabulary, sets
+   * the peak at both tp) */
+  assert_true(seen[0] != seen[2]);
+  assert_int_equal(seen[2], seen[4]);
+  assert_int_equal(seen[1], seen[0]);
+  /* without the constants the first deployment fails, naming them */
+  ax.non_torch = NULL;
+  kvp_diag d = {{0}};
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 6, 0, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non-torch"));
+  kvp_sweep_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(rows_run_outermost_axis_first),
@@ -384,6 +446,7 @@ int main(void) {
     cmocka_unit_test(bad_deployment_axis_values_fail_before_any_row),
     cmocka_unit_test(label_axes_keep_the_ledger),
     cmocka_unit_test(fetched_bases_come_once_each_when_their_rows_start),
+    cmocka_unit_test(predicted_reserves_follow_the_axes),
   };
   return cmocka_run_group_tests_name("sweep", tests, setup, NULL);
 }

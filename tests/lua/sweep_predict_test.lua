@@ -1,0 +1,141 @@
+-- tests/lua/sweep_predict_test.lua: a sweep whose activation peak, non-torch
+-- memory and vLLM's default max_num_seqs are predicted keeps the GPU,
+-- max_model_len, max_num_batched_tokens, max_num_seqs and tp as C axes (the
+-- core predicts them again, engine/core/predict.c kvp_predict_deploy), and
+-- writes byte for byte what kv.deploy per deployment gives.
+local kv = require "kvplan"
+local check = require "check"
+local sweep = require "kvplan.sweep"
+
+local dir = check.tmpdir()
+
+-- the same sweep written twice: its own axes, then every deployment built
+-- by kv.deploy (sweep.lua's test hook); the two files must be identical
+local function both_ways(spec, what)
+  local fast, slow = dir .. "/fast.csv", dir .. "/slow.csv"
+  local s = kv.sweep(spec)
+  local n = s:write(fast)
+  sweep.lua_only = true
+  local ok, err = pcall(function()
+    local s2 = kv.sweep(spec)
+    check.eq(s2.nbase, s2:count() // (#(spec.context or {1}) * #(spec.concurrency or {1})
+                                        * #(spec.kv or {1}) * #(spec.pp or {1})),
+             what .. ": the reference builds every deployment")
+    check.eq(s2:write(slow), n, what .. ": rows")
+  end)
+  sweep.lua_only = false
+  if not ok then error(err, 0) end
+  local a, b = check.slurp(fast), check.slurp(slow)
+  if a ~= b then
+    local la, lb, i = {}, {}, 0
+    for l in a:gmatch("[^\n]+") do la[#la + 1] = l end
+    for l in b:gmatch("[^\n]+") do lb[#lb + 1] = l end
+    repeat i = i + 1 until la[i] ~= lb[i]
+    error(string.format("%s: line %d differs:\n  C axes:    %s\n  kv.deploy: %s", what, i,
+                        tostring(la[i]), tostring(lb[i])))
+  end
+  os.remove(fast)
+  os.remove(slow)
+  return s
+end
+
+local cols = {"model", "gpu", "tp", "context", "concurrency", "gpu_bytes", "activation_bytes",
+              "overhead_bytes", "kv_budget_bytes", "kv_tokens", "max_concurrency", "max_context",
+              "fits", "limit"}
+
+-- vLLM's budget, nothing given: dense, GQA, MoE and MLA models on GPUs that
+-- take the big-GPU defaults (H100, H200), an A100 of 80 GB that does not,
+-- and small ones; tp splits the activation; non-torch memory by tp
+local s = both_ways({
+  model = {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v2-lite", "mistral-7b-v0.3"},
+  gpu = {"h100-sxm", "a100-sxm-80gb", "l4", "h200"},
+  max_model_len = {4096, 40000}, tp = {1, 2, 4}, context = {1024, 4096}, concurrency = {1, 64},
+  columns = cols,
+}, "vLLM defaults")
+-- the C axes: one deployment per model
+check.eq(s.nbase, 4, "one base deployment per model")
+for _, a in ipairs(s.axes) do
+  if a.name ~= "model" then check.eq(a.field ~= "base", true, a.name .. " is a C axis") end
+end
+check.eq(s.tp ~= nil, true, "tp is a C axis")
+
+-- the engine named (its default max_num_seqs caps concurrency), V0 and V1
+-- releases (V0: chunked prefill past 32768 tokens), offline usage, the
+-- step tokens and sequences given as lists
+both_ways({
+  model = {"llama-3.1-8b", "mixtral-8x7b"}, gpu = {"h100-sxm", "a100-sxm-40gb"},
+  engine = "vllm", engine_version = {"0.6", "0.7-v1", "0.11"}, usage = {"server", "offline"},
+  max_model_len = {8192, 65536}, tp = {1, 2}, concurrency = {1, 300, 2000},
+  columns = {"model", "gpu", "engine_version", "usage", "max_model_len", "tp", "concurrency",
+             "activation_bytes", "overhead_bytes", "max_concurrency", "fits", "limit"},
+}, "engine named")
+both_ways({
+  model = "qwen3-8b", gpu = {"h100-sxm", "l40s"}, engine = "vllm",
+  max_num_batched_tokens = {512, 8192, 32768}, max_num_seqs = {16, 1024}, tp = {1, 2},
+  concurrency = {8, 512, 4096},
+  columns = {"gpu", "max_num_batched_tokens", "max_num_seqs", "tp", "concurrency",
+             "activation_bytes", "overhead_bytes", "max_concurrency", "fits", "limit"},
+}, "tokens and seqs given")
+-- the V1 releases that counted the CUDA context (0.7-v1) and NCCL (0.8)
+both_ways({
+  model = "llama-3.1-70b", gpu = {"h100-sxm", "h20"}, engine_version = {"0.7-v1", "0.8", "0.11"},
+  tp = {1, 2, 4, 8}, enforce_eager = {false, true}, flashinfer_sampler = {false, true},
+  columns = {"gpu", "engine_version", "tp", "enforce_eager", "flashinfer_sampler",
+             "activation_bytes", "overhead_bytes", "kv_budget_bytes", "fits"},
+}, "versions and switches")
+-- SGLang's budget (its overhead from the context's range), budgets side by side
+both_ways({
+  model = {"llama-3.1-8b", "gemma-2-9b"}, gpu = {"h100-sxm", "l4"}, budget = {"vllm", "sglang"},
+  utilization = 0.85, tp = {1, 2}, max_model_len = {8192, 32768},
+  columns = {"model", "gpu", "budget", "tp", "max_model_len", "activation_bytes",
+             "overhead_bytes", "kv_budget_bytes", "kv_tokens"},
+}, "SGLang beside vLLM")
+-- a model without the activation model's facts (Mamba): nothing predicted
+-- but the non-torch memory
+both_ways({
+  model = {"falcon-mamba-7b", "qwen2.5-7b"}, gpu = {"h100-sxm", "l4"}, tp = {1, 2},
+  max_model_len = {4096, 16384},
+  columns = {"model", "gpu", "tp", "max_model_len", "activation_bytes", "overhead_bytes",
+             "kv_budget_bytes"},
+}, "no shape")
+
+-- pipeline parallelism: every stage but the last reserves the forward
+-- alone; each row equals kv.deploy's ledger with the row's tp and pp
+local path = dir .. "/pp.csv"
+local sp = kv.sweep{model = {"llama-3.1-70b", "qwen3-30b-a3b"}, gpu = {"h100-sxm", "a100-sxm-80gb"},
+                    max_model_len = {8192, 65536}, tp = {1, 2}, pp = {1, 2, 4},
+                    columns = {"model", "gpu", "max_model_len", "tp", "pp", "usable_bytes",
+                               "activation_bytes", "kv_budget_bytes", "kv_tokens"}}
+check.eq(sp.nbase, 2, "pp: one base deployment per model")
+sp:write(path)
+local rows = kv.csv.read(path)
+check.eq(#rows, 2 * 2 * 2 * 2 * 3 + 1, "pp rows")
+for i = 2, #rows do
+  local r = rows[i]
+  local d = kv.deploy{model = r[1], gpu = r[2], max_model_len = tonumber(r[3]), tp = tonumber(r[4]),
+                      pp = tonumber(r[5])}
+  local l = d:ledger()
+  check.eq(tonumber(r[6]), l.usable, "usable_bytes, pp row " .. i)
+  check.eq(tonumber(r[7]), l.activation, "activation_bytes, pp row " .. i)
+  check.eq(tonumber(r[8]), l.kv_budget, "kv_budget_bytes, pp row " .. i)
+  check.eq(tonumber(r[9]), l.kv_tokens, "kv_tokens, pp row " .. i)
+end
+os.remove(path)
+
+-- the non-torch rule's constants stay the stdlib's: a changed table changes
+-- both paths alike, a bad one is named
+local engines = require "kvplan.engines"
+local saved = engines.non_torch.tpn
+engines.non_torch.tpn = {lo = 0, point = 1.5 * 2^30, hi = 2 * 2^30}
+local ok, err = pcall(both_ways, {model = "llama-3.1-8b", gpu = "h100-sxm", tp = {1, 2, 4},
+                                  columns = {"tp", "overhead_bytes"}}, "changed constants")
+engines.non_torch.tpn = {lo = 0, point = 3 * 2^30, hi = 2 * 2^30}
+local ok2, err2 = pcall(kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", tp = 2, engine_version = "0.10"})
+engines.non_torch.tpn = saved
+if not ok then error(err, 0) end
+check.eq(ok2, false, "a rule whose point is past its high end fails")
+check.eq(tostring(err2):find("non_torch.tpn must have 0 <= lo <= point <= hi", 1, true) ~= nil, true,
+         "the bad constant is named: " .. tostring(err2))
+
+os.remove(dir)
+print("sweep_predict: ok")
