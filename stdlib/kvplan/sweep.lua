@@ -154,6 +154,10 @@ local byte_fields = {gpu_memory = true, activation = true, overhead = true, weig
 -- deployment of its axes (each base's predict rule, engine/core/predict.c
 -- kvp_predict_deploy), so those stay C axes.
 local sglang_inputs = {gpu = true, gpu_memory = true}
+-- What TensorRT-LLM's predicted dry run depends on besides tp and pp
+-- (deploy.lua predict_trtllm), kept here with them.
+local trtllm_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
+                       max_num_batched_tokens = true}
 
 -- Test hook: true builds every deployment here (every option list and tp
 -- expanded in Lua, kv.deploy per deployment), the path the C axes must
@@ -195,6 +199,30 @@ local function seqs_default(spec, base)
   return false
 end
 
+-- May kv.deploy predict TensorRT-LLM's dry run for some deployment? When
+-- the engine may be "trtllm", or the budget trtllm (or an optimization's)
+-- with an engine_version or backend, and activation or overhead is not
+-- given (deploy.lua predict_trtllm: tp, pp, the GPU, max_model_len and
+-- max_num_batched_tokens size it; the core has no rule of it, so those stay
+-- deployments built here).
+local function trtllm_predicts(spec, base)
+  if (spec.activation ~= nil or base.activation ~= nil)
+     and (spec.overhead ~= nil or base.overhead ~= nil) then
+    return false
+  end
+  for _, e in ipairs(list(spec.engine or base.engine or {})) do
+    if e == "trtllm" then return true end
+  end
+  local versioned = spec.engine_version ~= nil or base.engine_version ~= nil
+                    or spec.backend ~= nil or base.backend ~= nil
+  if not versioned then return false end
+  if spec.optim ~= nil then return true end
+  for _, b in ipairs(list(spec.budget or base.budget or {})) do
+    if b == "trtllm" then return true end
+  end
+  return false
+end
+
 -- May SGLang's memory heuristic set some deployment's fraction? When the
 -- sweep may take budget sglang with an engine_version and no utilization
 -- (engines.sglang_defaults: it depends on the GPU's memory, tp and pp).
@@ -227,6 +255,9 @@ local function place_axes(spec, base, axes, timed)
   -- SGLang's fraction from the GPU's memory is kv.deploy's: these stay here
   if sglang_memory(spec, base) then
     for k in pairs(sglang_inputs) do cand[k] = nil end
+  end
+  if trtllm_predicts(spec, base) then
+    for k in pairs(trtllm_inputs) do cand[k] = nil end
   end
   -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
   -- defaults read the GPU's name, so the GPU stays here when they are used
@@ -271,7 +302,7 @@ end
 -- follow tp in C.
 local function tp_dependent(spec, base)
   if M.lua_only or mxfp4_models(spec) then return true end
-  if sglang_memory(spec, base) then return true end
+  if sglang_memory(spec, base) or trtllm_predicts(spec, base) then return true end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end
   if spec.optim ~= nil then return true end
   for _, field in ipairs{"budget", "engine"} do

@@ -90,6 +90,14 @@ both_ways({
   columns = {"model", "gpu", "budget", "tp", "max_model_len", "activation_bytes",
              "overhead_bytes", "kv_budget_bytes", "kv_tokens"},
 }, "SGLang beside vLLM")
+-- TensorRT-LLM's dry run (kv.deploy's own prediction, built in Lua per
+-- deployment) beside vLLM's in one sweep
+both_ways({
+  model = {"llama-3.1-8b", "qwen3-30b-a3b"}, gpu = {"h100-sxm", "l40s"}, engine = {"vllm", "trtllm"},
+  tp = {1, 2}, max_model_len = {8192, 32768}, max_num_batched_tokens = {2048, 8192},
+  columns = {"model", "gpu", "engine", "tp", "max_model_len", "max_num_batched_tokens",
+             "activation_bytes", "overhead_bytes", "kv_budget_bytes", "kv_tokens"},
+}, "TensorRT-LLM beside vLLM")
 -- a model without the activation model's facts (Mamba): nothing predicted
 -- but the non-torch memory
 both_ways({
