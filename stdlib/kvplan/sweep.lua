@@ -157,7 +157,7 @@ local sglang_inputs = {gpu = true, gpu_memory = true}
 -- What TensorRT-LLM's predicted dry run depends on besides tp and pp
 -- (deploy.lua predict_trtllm), kept here with them.
 local trtllm_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
-                       max_num_batched_tokens = true}
+                       max_num_batched_tokens = true, max_num_seqs = true}
 
 -- Test hook: true builds every deployment here (every option list and tp
 -- expanded in Lua, kv.deploy per deployment), the path the C axes must
@@ -223,6 +223,18 @@ local function trtllm_predicts(spec, base)
   return false
 end
 
+-- Does a model of the sweep have a vision tower whose encoder run vLLM's
+-- profile counts when the activation is predicted (engines.vision_run: its
+-- items follow max_num_batched_tokens, max_num_seqs and max_model_len)? The
+-- core's rule has no encoder run: those inputs stay deployments built here.
+local function vision_predicts(spec, base)
+  if not predicts(spec, base, "activation") then return false end
+  for _, v in ipairs(list(spec.model)) do
+    if rawget(models.get(v), "vision") ~= nil then return true end
+  end
+  return false
+end
+
 -- May SGLang's memory heuristic set some deployment's fraction? When the
 -- sweep may take budget sglang with an engine_version and no utilization
 -- (engines.sglang_defaults: it depends on the GPU's memory, tp and pp).
@@ -256,7 +268,7 @@ local function place_axes(spec, base, axes, timed)
   if sglang_memory(spec, base) then
     for k in pairs(sglang_inputs) do cand[k] = nil end
   end
-  if trtllm_predicts(spec, base) then
+  if trtllm_predicts(spec, base) or vision_predicts(spec, base) then
     for k in pairs(trtllm_inputs) do cand[k] = nil end
   end
   -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
@@ -302,7 +314,9 @@ end
 -- follow tp in C.
 local function tp_dependent(spec, base)
   if M.lua_only or mxfp4_models(spec) then return true end
-  if sglang_memory(spec, base) or trtllm_predicts(spec, base) then return true end
+  if sglang_memory(spec, base) or trtllm_predicts(spec, base) or vision_predicts(spec, base) then
+    return true
+  end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end
   if spec.optim ~= nil then return true end
   for _, field in ipairs{"budget", "engine"} do

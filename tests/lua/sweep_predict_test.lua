@@ -98,6 +98,13 @@ both_ways({
   columns = {"model", "gpu", "engine", "tp", "max_model_len", "max_num_batched_tokens",
              "activation_bytes", "overhead_bytes", "kv_budget_bytes", "kv_tokens"},
 }, "TensorRT-LLM beside vLLM")
+-- a vision tower's encoder run (kv.deploy's, built in Lua per deployment)
+both_ways({
+  model = {"qwen2.5-vl-7b", "llama-3.1-8b"}, gpu = {"h100-sxm", "l40s"}, tp = {1, 2},
+  max_model_len = {8192, 32768}, max_num_seqs = {4, 256},
+  columns = {"model", "gpu", "tp", "max_model_len", "max_num_seqs", "activation_bytes",
+             "overhead_bytes", "kv_budget_bytes"},
+}, "vision tower")
 -- a model without the activation model's facts (Mamba): nothing predicted
 -- but the non-torch memory
 both_ways({
