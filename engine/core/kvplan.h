@@ -621,10 +621,12 @@ typedef struct kvp_vision {
 } kvp_vision;
 
 /* The encoder's dummy batch: items, the model dtype's bytes, the bytes of a
- * pixel value as the processor hands it over. */
+ * pixel value as the processor hands it over, and the tower calls the items
+ * are split over (0 or 1: one call; V0 calls it once a modality). */
 typedef struct kvp_encoder_run {
   int64_t items;
   int32_t act_bytes, pixel_bytes;
+  int64_t calls;
 } kvp_encoder_run;
 
 typedef struct kvp_encoder {

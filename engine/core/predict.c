@@ -247,6 +247,10 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
  *   outputs = K T O b        O the projector's output (the decoder's hidden)
  *   forward = inputs + cast + K P max(block, merger) b
  *
+ * When the items go through the tower in c calls (V0: one a modality, in
+ * turn), block, merger and cast are those of one call's cdiv(K, c) items and
+ * the outputs of the calls before it, (c - 1) / c of them, are held too.
+ *
  * Per patch, in elements (H the tower's width, I its MLP width; the tower
  * runs eagerly: vLLM compiles it only with compile_mm_encoder; read in
  * vllm/model_executor/models/qwen2_5_vl.py Qwen2_5_VisionBlock.forward,
@@ -280,6 +284,8 @@ kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_e
   TRY(kvp_check_count(v->patches, 1, "patches an item", d));
   TRY(kvp_check_count(v->tokens, 1, "tokens an item", d));
   TRY(kvp_check_count(r->items, 1, "encoder items", d));
+  TRY(kvp_check_count(r->calls, 0, "encoder calls", d));
+  const int64_t calls = r->calls > 0 ? min64(r->calls, r->items) : 1;
   if (r->act_bytes < 1 || r->act_bytes > 8)
     return kvp_fail(d, KVP_EINVAL, "field 'act_bytes' must be 1..8, got %d", (int)r->act_bytes);
   if (r->pixel_bytes < 1 || r->pixel_bytes > 8)
@@ -294,20 +300,23 @@ kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_e
   CHK(chk_add(3 * H, inner, &mlp[0]) && chk_add(5 * H, inner, &mlp[1]));
   attn[0] = 7 * H, attn[1] = 10 * H;
   merger = 2 * H + cdiv(2 * v->proj_hidden, v->merge) + cdiv(v->out_hidden, v->merge);
-  CHK(chk_mul(r->items, v->patches, &patches));
+  CHK(chk_mul(cdiv(r->items, calls), v->patches, &patches));
   for (int x = 0; x < 2; x++) {
     per[x] = max64(mlp[x], attn[x]);
     CHK(mul3(patches, per[x], b, &e->block[x]));
   }
   CHK(mul3(patches, merger, b, &e->merger));
-  CHK(mul3(patches, v->patch_values, r->pixel_bytes, &e->inputs));
+  int64_t all_patches, tokens, earlier = 0;
+  CHK(chk_mul(r->items, v->patches, &all_patches));
+  CHK(mul3(all_patches, v->patch_values, r->pixel_bytes, &e->inputs));
   if (r->pixel_bytes != r->act_bytes) CHK(mul3(patches, v->patch_values, b, &e->cast));
-  int64_t tokens;
   CHK(chk_mul(r->items, v->tokens, &tokens));
   CHK(mul3(tokens, v->out_hidden, b, &e->outputs));
+  if (calls > 1) CHK(mul3(r->items - cdiv(r->items, calls), v->tokens, v->out_hidden, &earlier) &&
+                     chk_mul(earlier, b, &earlier));
   for (int x = 0; x < 2; x++) {
     int64_t t;
-    CHK(chk_add(e->inputs, e->cast, &t));
+    CHK(chk_add(e->inputs, e->cast, &t) && chk_add(t, earlier, &t));
     CHK(chk_add(t, max64(e->block[x], e->merger), &e->peak[x]));
   }
   CHK(chk_add(e->inputs, e->outputs, &e->kept));

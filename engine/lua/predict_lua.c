@@ -17,7 +17,7 @@ static const char *const keys[] = {
 
 static const char *const vision_keys[] = {
   "hidden", "intermediate", "gated", "proj_hidden", "out_hidden", "merge", "patch_values",
-  "patches", "tokens", "items", "pixel_bytes", NULL
+  "patches", "tokens", "items", "pixel_bytes", "calls", NULL
 };
 
 static int32_t flag(lua_State *L, int idx, const char *name) {
@@ -51,6 +51,7 @@ static void encoder_run(lua_State *L, int idx, int32_t act_bytes, kvp_activation
   r.items = kvl_int_field(L, idx, "items", 0);
   r.act_bytes = act_bytes;
   r.pixel_bytes = (int32_t)kvl_int_field(L, idx, "pixel_bytes", 4);
+  r.calls = kvl_int_field(L, idx, "calls", 1);
   kvp_encoder e;
   kvp_diag diag = {{0}};
   kvp_err err = kvp_predict_encoder(&v, &r, &e, &diag);

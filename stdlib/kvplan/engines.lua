@@ -248,13 +248,24 @@ end
 --   without chunked prefill (V1 chunks by default). limit is
 --   limit_mm_per_prompt (999 a modality when unset: an assumption read from
 --   vLLM's MultiModalConfig, not pinned to a commit here).
---   V0 (vllm/worker/model_runner.py profile_run): max_num_seqs sequences
---   capped at max_num_batched_tokens // T (at least 1), each with one item
---   (V0's limit_mm_per_prompt default).
+--   V0 (vllm/worker/model_runner.py profile_run; vllm/multimodal/
+--   profiling.py MultiModalProfiler.get_decoder_dummy_data, read at a
+--   V0-era vLLM): every dummy sequence carries limit_mm_per_prompt items of
+--   every modality (1 each by default: Qwen2/2.5-VL log "{'image': 16384,
+--   'video': 16384}"), M tokens in all; max_num_seqs is capped at
+--   max_num_batched_tokens // M (at least 1), and a sequence shorter than
+--   its items is not cut: the decoder's dummy forward runs seqs x max(N //
+--   seqs, M) tokens and the sampler seqs rows. o.modalities: modalities
+--   (1 or 2). Returns the items and, for V0, the decoder's tokens and rows.
 -- Older V1 releases may count the budget's items with cdiv (not pinned).
 function M.encoder_items(row, T, o)
   local N = o.tokens
-  if not row.v1 then return math.max(1, math.min(o.seqs, N // T)) end
+  if not row.v1 then
+    local M_ = T * (o.limit_mm_per_prompt or 1) * (o.modalities or 1)
+    local seqs = math.max(1, math.min(o.seqs, N // M_))
+    return seqs * (o.limit_mm_per_prompt or 1) * (o.modalities or 1), seqs * math.max(N // seqs, M_),
+           seqs
+  end
   local budget = math.max(N, T)
   local limit = o.limit_mm_per_prompt or 999
   local per_prompt = math.max(1, math.min(limit, (o.max_model_len or T) // T))
@@ -264,7 +275,8 @@ function M.encoder_items(row, T, o)
 end
 
 --- The encoder model's inputs for model m (nil when it has no vision tower;
---- nil and a reason when the tower lacks a field). o as vllm_activation's.
+--- nil and a reason when the tower lacks a field), and under V0 the decoder
+--- dummy run's tokens and rows. o as vllm_activation's.
 function M.vision_run(m, row, o)
   local v = rawget(m, "vision")
   if v == nil or o.mm == false then return nil end
@@ -274,15 +286,23 @@ function M.vision_run(m, row, o)
   local item, why = M.vision_item(v)
   if item == nil then return nil, "model '" .. m.id .. "': " .. why end
   local merge = v.merge or 1
+  -- V1 profiles one modality, the one of the most tokens an item; V0 every
+  -- modality, a tower call each (videos of Qwen2/2.5-VL: as many tokens as
+  -- the largest image, `video` in the entry)
+  local mods = (not row.v1 and v.video) and 2 or 1
+  local items, dec_tokens, dec_seqs = M.encoder_items(row, item.tokens, {
+    tokens = o.tokens, seqs = o.seqs, max_model_len = o.max_model_len,
+    limit_mm_per_prompt = o.limit_mm_per_prompt, chunked_prefill = o.chunked_prefill,
+    modalities = mods})
   return {
     hidden = v.hidden, intermediate = v.intermediate, gated = v.gated or false,
     proj_hidden = v.proj_hidden or 0, out_hidden = v.out_hidden, merge = merge * merge,
     patch_values = item.patch_values, patches = item.patches, tokens = item.tokens,
-    items = M.encoder_items(row, item.tokens, o),
+    items = items, calls = mods,
     -- the processor's pixel_values are float32 (transformers image
     -- processors); the tower casts them to the model dtype
     pixel_bytes = o.pixel_bytes or 4,
-  }
+  }, dec_tokens, dec_seqs
 end
 
 --- The activation model's inputs but the run's tokens, sequences, tp and
@@ -319,13 +339,17 @@ function M.vllm_activation(m, row, o)
   -- runner supports multimodal inputs (every pipeline stage builds the
   -- tower); under tp the MLP's width is split like the decoder's, the
   -- residual stream, attention and pixel values are counted whole
-  local vis, vwhy = M.vision_run(m, row, o)
-  if vwhy then return nil, vwhy end
+  local vis, dec_tokens, dec_seqs = M.vision_run(m, row, o)
+  if vis == nil and dec_tokens then return nil, dec_tokens end -- the reason
   if vis then
     vis.intermediate = (vis.intermediate + s.tp - 1) // s.tp
     s.vision = vis
+    -- V0: the dummy sequences hold their items whole (encoder_items)
+    if dec_tokens then s.tokens, s.seqs = dec_tokens, dec_seqs end
   end
-  return pcore.activation(s)
+  local a = pcore.activation(s)
+  if vis then a.encoder.items, a.encoder.decoder_tokens = vis.items, s.tokens end
+  return a
 end
 
 -- ---- MXFP4 experts as vLLM loads them -----------------------------------

@@ -1148,7 +1148,9 @@ local function read_vision(C, a, dir)
     if not i or i < 1 then C:raise("field '%s' must be a positive integer, got %s", where, show(v)) end
     return i
   end
-  local v = {model_type = kind}
+  -- both families take videos through the same tower (their processors'
+  -- videos: as many tokens as the largest image)
+  local v = {model_type = kind, video = true}
   if kind == "qwen2_5_vl" then
     v.hidden, v.intermediate, v.gated = int("hidden_size"), int("intermediate_size"), true
     v.out_hidden = int("out_hidden_size")

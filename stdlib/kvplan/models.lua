@@ -34,7 +34,7 @@ local vision_fields = {
   hidden = true, intermediate = true, layers = true, heads = true, patch = true,
   temporal_patch = true, in_channels = true, merge = true, out_hidden = true, gated = true,
   proj_hidden = true, max_pixels = true, image_size = true, class_token = true, params = true,
-  model_type = true,
+  model_type = true, video = true,
 }
 M.vision_fields = vision_fields
 local allowed = {}

@@ -338,8 +338,26 @@ do
   check.eq(engines.encoder_items(v1r, 576, {tokens = 8192, seqs = 2, max_model_len = 4096,
                                             limit_mm_per_prompt = 1}), 2,
            "max_num_seqs x limit_mm_per_prompt caps them")
-  check.eq(engines.encoder_items(engines.vllm_version("0.7"), 576, {tokens = 8192, seqs = 4}), 4,
+  local v0 = engines.vllm_version("0.7")
+  check.eq(engines.encoder_items(v0, 576, {tokens = 8192, seqs = 4}), 4,
            "V0: max_num_seqs sequences of one item, at most N // T")
+  -- V0, an image and a video of 16384 tokens a sequence: one sequence of 32768
+  local k, dec, rows = engines.encoder_items(v0, 16384, {tokens = 8192, seqs = 256, modalities = 2})
+  check.eq(k, 2, "V0: an item of each modality")
+  check.eq(dec, 32768, "V0: the dummy sequence holds its items whole")
+  check.eq(rows, 1, "V0: max_num_seqs capped at 1")
+  local old = kv.deploy{model = "qwen2.5-vl-7b", gpu = "rtx-3090", engine_version = "0.7",
+                        max_model_len = 8192}
+  local oa = old.activation_range
+  check.eq(oa.encoder.items, 2, "V0 deploy: image and video")
+  check.eq(oa.encoder.decoder_tokens, 32768, "V0 deploy: the decoder runs 32768 tokens")
+  check.eq(oa.terms.mlp.bytes, 32768 * (3 * 3584 + 3 * 18944) * 2, "V0's eager MLP over them")
+  check.eq(oa.largest, "mlp", "the decoder, with the kept inputs and outputs, sets V0's peak")
+  check.eq(oa.bytes, oa.terms.mlp.bytes + oa.encoder_kept, "V0: kept under the MLP")
+  -- the two items go through the tower in turn: one item's block, the first's outputs held
+  check.eq(oa.encoder.block_hi, 65536 * 16660 * 2, "one call's block")
+  check.eq(oa.encoder.peak_hi, oa.encoder.inputs + oa.encoder.cast + oa.encoder.outputs // 2
+           + oa.encoder.block_hi, "V0: the video's call holds the image's outputs")
 
   -- kv.deploy: the encoder term and the kept outputs in the prediction
   local d = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",

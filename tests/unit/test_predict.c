@@ -190,7 +190,7 @@ static kvp_vision tiny_tower(void) {
 static void encoder_run_matches_a_hand_count(void **state) {
   (void)state;
   kvp_vision v = tiny_tower();
-  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder_run r = {2, 2, 4, 1};
   kvp_encoder e;
   assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
   /* 32 patches; MLP 3H + 3I = 60 (lo), 5H + 3I = 76 (hi); attention 7H = 56,
@@ -217,13 +217,32 @@ static void encoder_run_matches_a_hand_count(void **state) {
   assert_int_equal(e.block[0], 32 * 56 * 2); /* max(3H + 2I = 48, 7H = 56) */
 }
 
+static void items_in_turn_hold_the_earlier_outputs(void **state) {
+  (void)state;
+  kvp_vision v = tiny_tower();
+  kvp_encoder_run r = {2, 2, 4, 2}; /* V0: one call a modality */
+  kvp_encoder e;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  /* one call: 16 patches; the first call's 4 tokens x 16 held */
+  assert_int_equal(e.block[1], 16 * 80 * 2);
+  assert_int_equal(e.cast, 16 * 6 * 2);
+  assert_int_equal(e.inputs, 32 * 6 * 4);     /* every item's pixels */
+  assert_int_equal(e.outputs, 2 * 4 * 16 * 2); /* every item's embeddings */
+  assert_int_equal(e.peak[1], 768 + 192 + 4 * 16 * 2 + 2560);
+  assert_int_equal(e.peak[0], 768 + 192 + 4 * 16 * 2 + 16 * 60 * 2);
+  assert_int_equal(e.kept, 768 + 256);
+  r.calls = 5; /* more calls than items: one item a call */
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(e.peak[1], 768 + 192 + 4 * 16 * 2 + 2560);
+}
+
 static void kept_encoder_outputs_add_to_the_decoder_peak(void **state) {
   (void)state;
   kvp_shape s = llama8b();
   kvp_profile p = v0_profile();
   kvp_activation a;
   kvp_vision v = tiny_tower();
-  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder_run r = {2, 2, 4, 1};
   kvp_encoder e;
   assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
   assert_int_equal(a.term[KVP_PREDICT_ENCODER][1], 0);
@@ -248,7 +267,7 @@ static void a_big_encoder_batch_sets_the_peak(void **state) {
   kvp_profile p = tiny_moe_profile();
   kvp_activation a;
   kvp_vision v = tiny_tower();
-  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder_run r = {2, 2, 4, 1};
   kvp_encoder e;
   assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
   assert_int_equal(a.bytes, 736);
@@ -264,7 +283,7 @@ static void a_big_encoder_batch_sets_the_peak(void **state) {
 static void bad_towers_are_named(void **state) {
   (void)state;
   kvp_vision v = tiny_tower();
-  kvp_encoder_run r = {2, 2, 4};
+  kvp_encoder_run r = {2, 2, 4, 1};
   kvp_encoder e;
   kvp_diag d = {{0}};
   v.tokens = 17;
@@ -470,6 +489,7 @@ int main(void) {
     cmocka_unit_test(mla_attention_holds_the_latent_whole),
     cmocka_unit_test(bad_shapes_are_named),
     cmocka_unit_test(encoder_run_matches_a_hand_count),
+    cmocka_unit_test(items_in_turn_hold_the_earlier_outputs),
     cmocka_unit_test(kept_encoder_outputs_add_to_the_decoder_peak),
     cmocka_unit_test(a_big_encoder_batch_sets_the_peak),
     cmocka_unit_test(bad_towers_are_named),

@@ -799,7 +799,9 @@ return {
   -- (gate_up, down), a patch merger of spatial_merge_size^2 = 4 patches
   -- (ln_q, Linear(4 x 1280, 5120), GELU, Linear(5120, out_hidden_size));
   -- max_pixels from preprocessor_config.json (12845056: Qwen2VLImageProcessor
-  -- as the Qwen2/2.5-VL checkpoints configure it). Tower parameters from the
+  -- as the Qwen2/2.5-VL checkpoints configure it; video = true: videos as large
+-- as the largest image, 16384 tokens each, vLLM's "{'image': 16384, 'video':
+-- 16384}" profiling warning for Qwen2.5-VL-7B). Tower parameters from the
   -- shapes: patch embed 3 x 2 x 14 x 14 x 1280 (no bias), 32 blocks of 2
   -- norms, qkv and proj with biases, gate/up/down with biases, the merger.
   {
@@ -815,7 +817,7 @@ return {
     vision = {model_type = "qwen2_5_vl", hidden = 1280, intermediate = 3420, layers = 32,
               heads = 16, patch = 14, temporal_patch = 2, in_channels = 3, merge = 2,
               out_hidden = 3584, gated = true, proj_hidden = 5120, max_pixels = 12845056,
-              params = 676550144},
+              params = 676550144, video = true},
     notes = "vision tower: 65536 patches and 16384 tokens for the largest image vLLM profiles with",
   },
   {
@@ -831,6 +833,6 @@ return {
     vision = {model_type = "qwen2_5_vl", hidden = 1280, intermediate = 3420, layers = 32,
               heads = 16, patch = 14, temporal_patch = 2, in_channels = 3, merge = 2,
               out_hidden = 2048, gated = true, proj_hidden = 5120, max_pixels = 12845056,
-              params = 668684288},
+              params = 668684288, video = true},
   },
 }
