@@ -84,6 +84,7 @@ typedef struct column {
   int label;          /* C_LABEL: index in the labels of a base */
   int dep;            /* DEP_* */
   gib_memo *memo;     /* GiB columns of the deployment: texts by value */
+  int lua;            /* C_LUA: index in run.luatxt */
 } column;
 
 /* A condition of a declarative filter (sweep.lua M.filter_rules): the
@@ -138,6 +139,10 @@ typedef struct run {
   int64_t tpl_ci;
   char *rowbuf;
   size_t rowcap;
+  size_t tpl_need;    /* the row's room but its Lua columns' */
+  segment *luatxt;    /* the texts of the Lua columns of the row (column.lua) */
+  int nlua;
+  size_t luaneed;     /* their room in the row */
   label *lab;       /* the current base's: [label - 1] */
   int nlabel;
   label *kvn, *wn;  /* names along the kv and weights axes */
@@ -154,11 +159,20 @@ typedef struct run {
   kvp_perf *perf;                       /* the current base's GPU's rates (time columns) */
   kvp_cost cost;                        /* of the ledger cost_id */
   int64_t cost_id;
-  int rowmt;                            /* stack index of the rows' metatable */
-  int rowfn;                            /* stack index of the row constructor (make_rowfn) */
-  int tpl;                              /* stack index of the deployment's fields */
-  uint64_t rowtpl_gen;                  /* the deployment position tpl holds, 0 none */
-  const void *cur_tab;                  /* the row table Lua sees now, or NULL */
+  int rowtab;                           /* stack index of the row table (make_rowtab) */
+  int key0, why0;                       /* stack indices of its keys and the limits' names */
+  int dirty;                            /* stack index of the keys a script added to it */
+  int fn0;                              /* stack index of the first Lua column's function */
+  int row_eager;                        /* an axis named "row": the built-in set per row */
+  lua_Integer ndirty;                   /* how many */
+  uint32_t rowvalid;                    /* RK_* fields whose rowlast is in the table */
+  int64_t rowlast[16];                  /* the values set (RK_N of them) */
+  int rowgen_valid;
+  uint64_t rowgen;                      /* the deployment position the table holds */
+  int64_t rowapos[KVP_SWEEP_MAX_AXES];  /* its positions on the axes set in C */
+  int64_t named_b;                      /* the base whose labels it holds, -1 none */
+  int64_t mctx, mctx_index;             /* max_context of row mctx_index (row_index) */
+  const void *cur_tab;                  /* the row table */
   const kvp_sweep_row *cur;             /* its row */
 } run;
 
@@ -188,6 +202,8 @@ static int holder_gc(lua_State *L) {
   for (int j = 0; h->r.chunks && j < h->r.nchunk; j++) free(h->r.chunks[j].txt);
   free(h->r.chunks);
   free(h->r.items);
+  for (int j = 0; h->r.luatxt && j < h->r.nlua; j++) free(h->r.luatxt[j].txt);
+  free(h->r.luatxt);
   free(h->r.lab);
   free(h->r.kvn);
   free(h->r.wn);
@@ -374,6 +390,7 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
     if (r->funcs && lua_geti(L, r->funcs, i + 1) == LUA_TFUNCTION) {
       c->id = C_LUA;
       c->dep = DEP_ROW;
+      c->lua = r->nlua++;
       r->needrow = 1;
       r->want |= KVP_WANT_FIT | KVP_WANT_MAXCONC;
       lua_pop(L, 2);
@@ -411,19 +428,42 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
 
 static int64_t gib_num(int64_t v) { return v > 0 ? v : 0; }
 
-/* __index of a row table (upvalue 1: the run's holder): answers computed
- * only when a filter or column reads them, once per row: max_context (a
- * bisection over the context), kv_bytes_per_token, activation_bytes,
- * overhead_bytes. */
+/* The row table a filter or Lua column sees: one table for the whole sweep
+ * (r->rowtab), its fields updated in place when their value changes, from
+ * keys interned once (r->key0 + RK_*): most rows differ from the previous
+ * one in row and concurrency only, so a row costs a few raw sets and no
+ * allocation. The built-in fields, in the order they win over axis names. */
+enum {
+  RK_TP, RK_PP, RK_GPU_BYTES, RK_USABLE, RK_WBYTES, RK_KVBUDGET, RK_KVBLOCKS, RK_KVTOKENS, /* ledger */
+  RK_ROW, RK_CONTEXT, RK_CONCURRENCY, RK_MAXCONC, RK_FITS, RK_LIMIT, RK_KV, RK_WEIGHTS,   /* row */
+  RK_N
+};
+_Static_assert(RK_N <= 16, "run.rowlast holds RK_N fields");
+static const char *const row_keys[RK_N] = {
+  "tp", "pp", "gpu_bytes", "usable_bytes", "weights_bytes", "kv_budget_bytes", "kv_blocks",
+  "kv_tokens", "row", "context", "concurrency", "max_concurrency", "fits", "limit", "kv", "weights",
+};
+
+/* __index of the row table (upvalue 1: the run's holder): answers computed
+ * only when a filter or column reads them: max_context (a bisection over
+ * the context, once per row, kept in C), kv_bytes_per_token,
+ * activation_bytes, overhead_bytes, and row (the one field that changes on
+ * every row, rarely read). Nothing is stored in the table: it holds the
+ * next row's fields soon. */
 static int row_index(lua_State *L) {
   run *r = lua_touserdata(L, lua_upvalueindex(1)); /* the holder starts with its run */
   const char *k = lua_tostring(L, 2);
   int lazy = k != NULL && (strcmp(k, "kv_bytes_per_token") == 0 || strcmp(k, "activation_bytes") == 0 ||
                            strcmp(k, "overhead_bytes") == 0);
-  if (k == NULL || (!lazy && strcmp(k, "max_context") != 0)) return 0;
+  int row = k != NULL && strcmp(k, "row") == 0;
+  if (k == NULL || (!lazy && !row && strcmp(k, "max_context") != 0)) return 0;
   if (r->cur == NULL || lua_topointer(L, 1) != r->cur_tab)
     return kvl_error(L, "row.%s is known only while the sweep calls a filter or "
                         "column with that row", k);
+  if (row) {
+    lua_pushinteger(L, (lua_Integer)(r->cur->index + 1));
+    return 1;
+  }
   if (lazy) {
     const kvp_ledger *l = r->cur->ledger;
     const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
@@ -431,161 +471,185 @@ static int row_index(lua_State *L) {
     else if (k[0] == 'o') lua_pushinteger(L, (lua_Integer)l->d.overhead_bytes);
     else if (st == NULL || st->token_bits % 8 == 0) lua_pushinteger(L, st ? (lua_Integer)(st->token_bits / 8) : 0);
     else lua_pushnumber(L, (double)st->token_bits / 8.0);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, 1, k); /* once per row */
     return 1;
   }
-  int64_t n;
-  kvp_fit f;
-  kvp_err e = kvp_ledger_max_context(r->cur->ledger, r->cur->concurrency, &n, &f);
-  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
-  lua_pushinteger(L, (lua_Integer)n);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, 1, "max_context"); /* once per row */
+  if (r->mctx_index != r->cur->index) {
+    kvp_fit f;
+    kvp_err e = kvp_ledger_max_context(r->cur->ledger, r->cur->concurrency, &r->mctx, &f);
+    if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
+    r->mctx_index = r->cur->index;
+  }
+  lua_pushinteger(L, (lua_Integer)r->mctx);
   return 1;
 }
 
-/* The fields of a row that change with the deployment axes only, by name,
- * in a table kept at r->tpl while they do not change. */
-static void deployment_fields(lua_State *L, run *r, const kvp_sweep_row *row) {
+/* __newindex of the row table (upvalues: the holder, the list of keys a
+ * script added): a key a filter or column adds lasts for its row only (the
+ * next row starts without it, as a fresh table would). */
+static int row_newindex(lua_State *L) {
+  run *r = lua_touserdata(L, lua_upvalueindex(1));
+  lua_settop(L, 3);
+  if (lua_isnil(L, 3)) return 0; /* the key is absent: nothing to remove */
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_rawset(L, 1); /* a nil or NaN key raises here, as in any table */
+  lua_pushvalue(L, 2);
+  lua_rawseti(L, lua_upvalueindex(2), ++r->ndirty);
+  return 0;
+}
+
+/* rowtab[key RK_k] = the value on top of the stack (popped). */
+static inline void row_set(lua_State *L, const run *r, int k) {
+  lua_pushvalue(L, r->key0 + k);
+  lua_insert(L, -2);
+  lua_rawset(L, r->rowtab);
+}
+
+/* An integer field, set when its value changed (or was invalidated). */
+static inline void row_seti(lua_State *L, run *r, int k, int64_t v) {
+  if ((r->rowvalid >> k & 1u) && r->rowlast[k] == v) return;
+  r->rowlast[k] = v;
+  r->rowvalid |= 1u << k;
+  lua_pushvalue(L, r->key0 + k);
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_rawset(L, r->rowtab);
+}
+
+/* The fields that change with the deployment axes only, when they moved:
+ * the base's labels by axis name (when the base changed), the axes set in
+ * C by name (those that moved), then the ledger's fields. Every built-in
+ * field is set again after them (they win over an axis of the same name). */
+static void row_deployment(lua_State *L, run *r, const kvp_sweep_row *row) {
   const kvp_ledger *l = row->ledger;
   const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
-  lua_createtable(L, 0, 16);
-  lua_getfield(L, r->entry, "named");
-  lua_pushnil(L);
-  while (lua_next(L, -2)) { /* the base's labels, by axis name */
-    lua_pushvalue(L, -2);
-    lua_insert(L, -2);
-    lua_settable(L, -5);
+  if (r->named_b != r->entry_b) {
+    lua_getfield(L, r->entry, "named");
+    lua_pushnil(L);
+    while (lua_next(L, -2)) { /* the base's labels, by axis name */
+      lua_pushvalue(L, -2);
+      lua_insert(L, -2);
+      lua_rawset(L, r->rowtab);
+    }
+    lua_pop(L, 1);
+    r->named_b = r->entry_b;
   }
-  lua_pop(L, 1);
   for (int j = 0; j < r->ax.naxis; j++) { /* the axes set in C: by name */
-    if (r->uax[j].field == KVP_FIELD_BASE) continue;
+    if (r->uax[j].field == KVP_FIELD_BASE || (r->rowgen_valid && r->rowapos[j] == row->apos[j])) continue;
+    r->rowapos[j] = row->apos[j];
     lua_geti(L, r->axes, j + 1);
     lua_getfield(L, -1, "name");
     lua_getfield(L, -2, "rowvals");
     lua_geti(L, -1, row->apos[j] + 1);
     lua_remove(L, -2);
-    lua_settable(L, -4);
+    lua_rawset(L, r->rowtab);
     lua_pop(L, 1);
   }
-#define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
-  SETI("tp", l->d.tp);
-  SETI("pp", l->d.pp);
-  SETI("gpu_bytes", l->total);
-  SETI("usable_bytes", l->usable);
-  SETI("weights_bytes", st ? st->weights : 0);
-  SETI("kv_budget_bytes", st ? gib_num(st->kv_budget) : 0);
-  SETI("kv_blocks", l->fit.why == KVP_FITS && st ? st->blocks : 0);
-  SETI("kv_tokens", kvp_ledger_kv_tokens(l));
-#undef SETI
-  lua_replace(L, r->tpl);
-  r->rowtpl_gen = row->gen;
+  r->rowvalid = 0;
+  row_seti(L, r, RK_TP, l->d.tp);
+  row_seti(L, r, RK_PP, l->d.pp);
+  row_seti(L, r, RK_GPU_BYTES, l->total);
+  row_seti(L, r, RK_USABLE, l->usable);
+  row_seti(L, r, RK_WBYTES, st ? st->weights : 0);
+  row_seti(L, r, RK_KVBUDGET, st ? gib_num(st->kv_budget) : 0);
+  row_seti(L, r, RK_KVBLOCKS, l->fit.why == KVP_FITS && st ? st->blocks : 0);
+  row_seti(L, r, RK_KVTOKENS, kvp_ledger_kv_tokens(l));
+  r->rowgen = row->gen;
+  r->rowgen_valid = 1;
 }
 
-/* The row constructor: a Lua function compiled once per sweep that builds
- * a row's table in one constructor from the deployment's fields and the
- * row's own (a table constructor presizes the table and sets constant keys
- * without the C API's per-field work). Keys: every name the deployment
- * fields hold, then the built-ins, later ones winning as before. */
-/* Append text to a growing C string (make_rowfn's code). */
-static void code_add(lua_State *L, char **code, size_t *len, size_t *cap, const char *t, size_t n) {
-  if (*len + n + 1 > *cap) {
-    size_t c = *cap ? *cap : 1024;
-    while (c < *len + n + 1) c *= 2;
-    char *p = realloc(*code, c);
-    if (p == NULL) {
-      free(*code);
-      *code = NULL;
-      kvl_error(L, "out of memory for the sweep");
-    }
-    *code = p;
-    *cap = c;
-  }
-  memcpy(*code + *len, t, n);
-  *len += n;
-  (*code)[*len] = '\0';
-}
-
-static void make_rowfn(lua_State *L, run *r, const kvp_sweep_row *row) {
-  deployment_fields(L, r, row);
-  static const char *const own[] = {"tp", "pp", "gpu_bytes", "usable_bytes", "weights_bytes",
-                                    "kv_budget_bytes", "kv_blocks", "kv_tokens", "row", "context",
-                                    "concurrency", "max_concurrency", "fits", "limit", "kv",
-                                    "weights", NULL};
-  static const char head[] =
-    "local setmetatable, mt = setmetatable, ...\n"
-    "return function(t, row, context, concurrency, mc, fits, limit, kv, weights)\n"
-    "return setmetatable({";
-  static const char tail[] =
-    "tp = t.tp, pp = t.pp, gpu_bytes = t.gpu_bytes, usable_bytes = t.usable_bytes, "
-    "weights_bytes = t.weights_bytes, kv_budget_bytes = t.kv_budget_bytes, "
-    "kv_blocks = t.kv_blocks, kv_tokens = t.kv_tokens, row = row, context = context, "
-    "concurrency = concurrency, max_concurrency = mc, fits = fits, limit = limit, "
-    "kv = kv, weights = weights}, mt)\nend\n";
-  /* the deployment's other field names as Lua string literals: letters and
-   * digits as they are, every other byte as a decimal escape */
-  char *code = NULL;
-  size_t len = 0, cap = 0;
-  code_add(L, &code, &len, &cap, head, sizeof head - 1);
-  lua_pushnil(L);
-  while (lua_next(L, r->tpl)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) != LUA_TSTRING) continue;
-    size_t kn;
-    const char *k = lua_tolstring(L, -1, &kn);
-    int is_own = 0;
-    for (int i = 0; own[i]; i++) is_own |= strcmp(own[i], k) == 0;
-    if (is_own) continue;
-    for (int pass = 0; pass < 2; pass++) {
-      code_add(L, &code, &len, &cap, pass ? "] = t[\"" : "[\"", pass ? 7 : 2);
-      for (size_t i = 0; i < kn; i++) {
-        unsigned char c = (unsigned char)k[i];
-        char e[8];
-        int en = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'
-                 ? snprintf(e, sizeof e, "%c", c) : snprintf(e, sizeof e, "\\%03u", c);
-        code_add(L, &code, &len, &cap, e, (size_t)en);
-      }
-      code_add(L, &code, &len, &cap, "\"", 1);
-    }
-    code_add(L, &code, &len, &cap, "], ", 3);
-  }
-  code_add(L, &code, &len, &cap, tail, sizeof tail - 1);
-  int rc = luaL_loadbuffer(L, code, len, "=sweep rows");
-  free(code);
-  if (rc != LUA_OK) kvl_error(L, "sweep: the row constructor: %s", lua_tostring(L, -1));
-  lua_pushvalue(L, r->rowmt);
-  lua_call(L, 1, 1);
-  lua_replace(L, r->rowfn);
-}
-
-/* Push the current row as a Lua table (the slow path): built once per row,
- * seen by the filter and then by the Lua columns. */
+/* Make the row table hold this row (the slow path): its fields that
+ * changed since the previous row, seen by the filter and then by the Lua
+ * columns; the keys a script added to the previous row removed. */
 static void push_row(lua_State *L, run *r, const kvp_sweep_row *row) {
-  if (r->rowtpl_gen != row->gen) deployment_fields(L, r, row);
-  lua_pushvalue(L, r->rowfn);
-  lua_pushvalue(L, r->tpl);
-  lua_pushinteger(L, (lua_Integer)(row->index + 1));
-  lua_pushinteger(L, (lua_Integer)row->context);
-  lua_pushinteger(L, (lua_Integer)row->concurrency);
-  lua_pushinteger(L, (lua_Integer)row->max_concurrency);
-  lua_pushboolean(L, row->fit.why == KVP_FITS);
-  lua_pushstring(L, kvp_why_name(row->fit.why));
-  if (r->kv_names) lua_geti(L, r->kv_names, row->pos[KVP_AX_KV] + 1);
-  else lua_getfield(L, r->tpl, "kv");
-  if (r->weights_names) lua_geti(L, r->weights_names, row->pos[KVP_AX_WEIGHTS] + 1);
-  else lua_getfield(L, r->tpl, "weights");
-  lua_call(L, 9, 1);
-  r->cur_tab = lua_topointer(L, -1);
+  if (r->ndirty > 0) {
+    for (lua_Integer i = 1; i <= r->ndirty; i++) {
+      lua_rawgeti(L, r->dirty, i);
+      lua_pushnil(L);
+      lua_rawset(L, r->rowtab);
+    }
+    r->ndirty = 0;
+  }
+  if (!r->rowgen_valid || r->rowgen != row->gen) row_deployment(L, r, row);
+  if (r->row_eager) {
+    lua_pushvalue(L, r->key0 + RK_ROW);
+    lua_pushinteger(L, (lua_Integer)(row->index + 1));
+    lua_rawset(L, r->rowtab);
+  }
+  row_seti(L, r, RK_CONTEXT, row->context);
+  row_seti(L, r, RK_CONCURRENCY, row->concurrency);
+  row_seti(L, r, RK_MAXCONC, row->max_concurrency);
+  int64_t why = (int64_t)row->fit.why;
+  if (!(r->rowvalid >> RK_FITS & 1u) || r->rowlast[RK_FITS] != why) {
+    r->rowlast[RK_FITS] = why;
+    r->rowvalid |= 1u << RK_FITS;
+    lua_pushboolean(L, row->fit.why == KVP_FITS);
+    row_set(L, r, RK_FITS);
+    lua_pushvalue(L, r->why0 + (int)why);
+    row_set(L, r, RK_LIMIT);
+  }
+  if (r->kv_names && (!(r->rowvalid >> RK_KV & 1u) || r->rowlast[RK_KV] != row->pos[KVP_AX_KV])) {
+    r->rowlast[RK_KV] = row->pos[KVP_AX_KV];
+    r->rowvalid |= 1u << RK_KV;
+    lua_rawgeti(L, r->kv_names, row->pos[KVP_AX_KV] + 1);
+    row_set(L, r, RK_KV);
+  }
+  if (r->weights_names &&
+      (!(r->rowvalid >> RK_WEIGHTS & 1u) || r->rowlast[RK_WEIGHTS] != row->pos[KVP_AX_WEIGHTS])) {
+    r->rowlast[RK_WEIGHTS] = row->pos[KVP_AX_WEIGHTS];
+    r->rowvalid |= 1u << RK_WEIGHTS;
+    lua_rawgeti(L, r->weights_names, row->pos[KVP_AX_WEIGHTS] + 1);
+    row_set(L, r, RK_WEIGHTS);
+  }
   r->cur = row;
 }
 
-/* Call the function at fn with the row table at rowidx; one result. */
-static void call_lua(lua_State *L, int fn, int rowidx, const char *what) {
+/* The row table, its metatable and the interned keys, on the stack for the
+ * run (after the holder at index 2). */
+static void make_rowtab(lua_State *L, run *r) {
+  luaL_checkstack(L, RK_N + KVP_NWHY + 8, "sweep");
+  lua_newtable(L);
+  r->dirty = lua_gettop(L);
+  lua_createtable(L, 0, 2); /* the rows' metatable */
+  lua_pushvalue(L, 2);      /* the holder */
+  lua_pushcclosure(L, row_index, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, r->dirty);
+  lua_pushcclosure(L, row_newindex, 2);
+  lua_setfield(L, -2, "__newindex");
+  lua_createtable(L, 0, RK_N + 8);
+  lua_insert(L, -2);
+  lua_setmetatable(L, -2);
+  r->rowtab = lua_gettop(L);
+  r->cur_tab = lua_topointer(L, -1);
+  r->key0 = r->rowtab + 1;
+  for (int k = 0; k < RK_N; k++) lua_pushstring(L, row_keys[k]);
+  r->why0 = lua_gettop(L) + 1;
+  for (int w = 0; w < KVP_NWHY; w++) lua_pushstring(L, kvp_why_name((kvp_why)w));
+  luaL_checkstack(L, r->nlua + 4, "sweep");
+  r->fn0 = lua_gettop(L) + 1; /* the Lua columns' functions, in order */
+  for (int i = 0; i < r->ncol; i++)
+    if (r->cols[i].id == C_LUA) lua_rawgeti(L, r->funcs, i + 1);
+  /* row is computed when read, unless an axis of that name would hide it */
+  for (int j = 1; j <= r->ax.naxis; j++) {
+    lua_geti(L, r->axes, j);
+    lua_getfield(L, -1, "name");
+    if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "row") == 0) r->row_eager = 1;
+    lua_pop(L, 2);
+  }
+  r->named_b = -1;
+  r->mctx_index = -1;
+}
+
+/* Call the function at fn with the row table at rowidx; one result. An
+ * error names the filter, or the column at cols[col + 1]. */
+static void call_lua(lua_State *L, int fn, int rowidx, int cols, int col) {
   lua_pushvalue(L, fn);
   lua_pushvalue(L, rowidx);
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK)
-    kvl_error(L, "%s: %s", what, lua_tostring(L, -1));
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) return;
+  if (cols == 0) kvl_error(L, "sweep filter: %s", lua_tostring(L, -1));
+  lua_geti(L, cols, col + 1);
+  kvl_error(L, "%s: %s", lua_tostring(L, -1), lua_tostring(L, -2));
 }
 
 /* Resolve the value at idx (a string or number, converted in place to a
@@ -677,33 +741,6 @@ static void resolve_labels(lua_State *L, run *r) {
   }
 }
 
-/* A Lua column's value; prec >= 0: a float at that many digits. */
-static void write_value(lua_State *L, kvp_csv *w, int idx, const char *col, int prec) {
-  switch (lua_type(L, idx)) {
-    case LUA_TNUMBER:
-      if (lua_isinteger(L, idx)) {
-        kvp_csv_int(w, (int64_t)lua_tointeger(L, idx));
-      } else {
-        double v = lua_tonumber(L, idx);
-        if (v != v || v - v != 0) kvl_error(L, "column '%s' has no finite value (%s)", col, kvl_got(L, idx));
-        if (prec >= 0) kvp_csv_fixed(w, v, prec);
-        else kvp_csv_double(w, v);
-      }
-      break;
-    case LUA_TBOOLEAN:
-      kvp_csv_str(w, lua_toboolean(L, idx) ? "true" : "false", lua_toboolean(L, idx) ? 4 : 5);
-      break;
-    case LUA_TSTRING: {
-      size_t len;
-      const char *s = lua_tolstring(L, idx, &len);
-      kvp_csv_str(w, s, len);
-      break;
-    }
-    default:
-      kvl_error(L, "column '%s' must be a number, string or boolean, %s", col, kvl_got(L, idx));
-  }
-}
-
 /* The step times of a row (roofline.c), from the costs of its ledger,
  * derived once per ledger. */
 static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row,
@@ -777,6 +814,51 @@ static void seg_label(lua_State *L, segment *g, const label *lb) {
     seg_put(L, g, &lb->s[k], 1);
   }
   seg_put(L, g, "\"", 1);
+}
+
+/* The CSV text of the value at idx returned by the Lua column cols[col + 1]
+ * into g (quoted when it needs to be); prec >= 0: a float at that many
+ * digits. */
+static void lua_value_text(lua_State *L, segment *g, int idx, int cols, int col, int prec) {
+  char buf[400];
+  g->len = 0;
+  switch (lua_type(L, idx)) {
+    case LUA_TNUMBER: {
+      if (lua_isinteger(L, idx)) { /* a float of integer value stays a float */
+        seg_put(L, g, buf, kvp_fmt_int(buf, (int64_t)lua_tointeger(L, idx)));
+        return;
+      }
+      double v = lua_tonumber(L, idx);
+      if (v != v || v - v != 0) break;
+      if (prec < 0) {
+        seg_put(L, g, buf, kvp_fmt_double(buf, v));
+        return;
+      }
+      int n = kvp_fmt_fixed(buf, sizeof buf, v, prec);
+      if (n < 0) break;
+      seg_put(L, g, buf, (size_t)n);
+      return;
+    }
+    case LUA_TBOOLEAN:
+      if (lua_toboolean(L, idx)) seg_put(L, g, "true", 4);
+      else seg_put(L, g, "false", 5);
+      return;
+    case LUA_TSTRING: {
+      label lb = {0};
+      lb.s = lua_tolstring(L, idx, &lb.len);
+      lb.quote = kvp_csv_needs_quotes(lb.s, lb.len);
+      seg_label(L, g, &lb);
+      return;
+    }
+    default: {
+      lua_geti(L, cols, col + 1);
+      const char *name = lua_tostring(L, -1);
+      kvl_error(L, "column '%s' must be a number, string or boolean, %s", name, kvl_got(L, idx));
+    }
+  }
+  lua_geti(L, cols, col + 1);
+  const char *name = lua_tostring(L, -1);
+  kvl_error(L, "column '%s' has no finite value (%s)", name, kvl_got(L, idx));
 }
 
 static const label *label_of(const run *r, const column *c, const kvp_sweep_row *row) {
@@ -866,9 +948,10 @@ static void plan_segments(lua_State *L, run *r) {
   r->fast = 1;
   for (int i = 0; i < r->ncol; i++) {
     col_id id = r->cols[i].id;
-    if (id == C_LUA || id == C_WHY || id >= C_TPOT_MS) r->fast = 0;
+    if (id == C_WHY || id >= C_TPOT_MS) r->fast = 0;
   }
   /* the fast path's template: chunks of consecutive kept segments */
+  r->luatxt = xcalloc(L, (size_t)r->nlua, sizeof *r->luatxt);
   r->chunks = xcalloc(L, (size_t)r->nseg, sizeof *r->chunks);
   r->items = xcalloc(L, (size_t)r->nseg, sizeof *r->items);
   for (int j = 0; j < r->nseg; j++) {
@@ -923,6 +1006,10 @@ static inline char *row_field(const run *r, const column *c, const kvp_sweep_row
       memcpy(p, lim, n);
       return p + n;
     }
+    case C_LUA: {
+      const segment *g = &r->luatxt[c->lua];
+      return copy_short(p, g->txt, g->len); /* lua_columns made it */
+    }
     case C_CONCURRENCY:
       if (r->concn) {
         const label *lb = &r->concn[row->pos[KVP_AX_CONCURRENCY]];
@@ -955,15 +1042,17 @@ static void write_row_fast(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row
       need += ch->len + 1;
     }
     need += (size_t)r->nfield * 49;
-    if (need > r->rowcap) {
-      char *t = realloc(r->rowbuf, need * 2);
-      if (t == NULL) kvl_error(L, "out of memory for the sweep");
-      r->rowbuf = t;
-      r->rowcap = need * 2;
-    }
+    r->tpl_need = need;
     r->tpl_valid = 1;
     r->tpl_gen = row->gen;
     r->tpl_ci = ci;
+  }
+  if (r->tpl_need + r->luaneed > r->rowcap) {
+    size_t need = r->tpl_need + r->luaneed;
+    char *t = realloc(r->rowbuf, need * 2);
+    if (t == NULL) kvl_error(L, "out of memory for the sweep");
+    r->rowbuf = t;
+    r->rowcap = need * 2;
   }
   /* in the writer's buffer when it has room (rowcap covers the row and the
    * chunks' slack), else in rowbuf */
@@ -987,9 +1076,26 @@ static void write_row_fast(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row
   kvp_csv_endrow(w);
 }
 
+/* The Lua columns of the row, called in column order, their texts into
+ * r->luatxt (write_row_fast copies them). */
+static void lua_columns(lua_State *L, run *r, int rowidx, int cols) {
+  size_t need = 0;
+  for (int i = 0; i < r->ncol; i++) {
+    const column *c = &r->cols[i];
+    if (c->id != C_LUA) continue;
+    segment *g = &r->luatxt[c->lua];
+    call_lua(L, r->fn0 + c->lua, rowidx, cols, i);
+    lua_value_text(L, g, lua_gettop(L), cols, i, c->prec);
+    lua_pop(L, 1);
+    need += g->len + 1;
+  }
+  r->luaneed = need;
+}
+
 static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
                       int cols) {
   if (r->fast) {
+    if (r->nlua > 0) lua_columns(L, r, rowidx, cols);
     write_row_fast(L, r, w, row);
     return;
   }
@@ -1007,13 +1113,14 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
       continue;
     }
     switch (c->id) {
-      case C_LUA:
-        lua_geti(L, cols, i + 1);
-        lua_geti(L, r->funcs, i + 1);
-        call_lua(L, lua_gettop(L), rowidx, lua_tostring(L, -2));
-        write_value(L, w, lua_gettop(L), lua_tostring(L, -3), c->prec);
-        lua_pop(L, 3);
+      case C_LUA: {
+        segment *lt = &r->luatxt[c->lua];
+        call_lua(L, r->fn0 + c->lua, rowidx, cols, i);
+        lua_value_text(L, lt, lua_gettop(L), cols, i, c->prec);
+        lua_pop(L, 1);
+        kvp_csv_raw(w, lt->txt, lt->len);
         break;
+      }
       case C_FITS:
         kvp_csv_raw(w, row->fit.why == KVP_FITS ? "true" : "false", row->fit.why == KVP_FITS ? 4 : 5);
         break;
@@ -1190,20 +1297,11 @@ static int l_run(lua_State *L) {
     r->needrow = 1;
     r->want |= KVP_WANT_FIT | KVP_WANT_MAXCONC;
   }
-  /* the rows' metatable: answers computed when read (row_index) */
-  lua_createtable(L, 0, 1);
-  lua_pushvalue(L, 2); /* the holder */
-  lua_pushcclosure(L, row_index, 1);
-  lua_setfield(L, -2, "__index");
-  r->rowmt = lua_gettop(L);
-  lua_pushnil(L);
-  r->rowfn = lua_gettop(L);
-  lua_pushnil(L);
-  r->tpl = lua_gettop(L);
   lua_getfield(L, 1, "columns");
   int cols = lua_gettop(L);
   luaL_checktype(L, cols, LUA_TTABLE);
   read_columns(L, 1, cols, r);
+  if (r->needrow) make_rowtab(L, r);
   if (lua_getfield(L, 1, "rules") == LUA_TTABLE) read_rules(L, lua_gettop(L), r);
   lua_pop(L, 1);
   r->cost_id = -1;
@@ -1273,11 +1371,10 @@ static int l_run(lua_State *L) {
       continue;
     }
     if (r->needrow) {
-      if (lua_isnil(L, r->rowfn)) make_rowfn(L, r, &row);
       push_row(L, r, &row);
-      rowidx = lua_gettop(L);
+      rowidx = r->rowtab;
       if (r->filter) {
-        call_lua(L, r->filter, rowidx, "sweep filter");
+        call_lua(L, r->filter, rowidx, 0, 0);
         int keep = lua_toboolean(L, -1);
         lua_pop(L, 1);
         if (!keep) {

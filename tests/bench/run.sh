@@ -11,6 +11,8 @@
 #   (d) (b) with a Lua filter and a Lua column (Lua called per row), and
 #   (d2) the same filter declarative ({max_concurrency = {">=", 1}}, evaluated
 #        in C), without the Lua column;
+#   the floor of a Lua call per row: (b) with a filter that does nothing, and
+#        lua_pcall of an empty function alone (lua_call.c);
 # then the serving simulator on 100,000 requests (tests/bench/simulate.lua).
 # Baselines: the article's Python functions made exact (article_baseline.py) and a
 # hand-written C loop with printf (c_loop.c); on (b) also a hand-tuned
@@ -29,6 +31,7 @@ n=${BENCH_N:-3}
 mkdir -p "$out"
 cc -O2 -o "$out/c_loop" tests/bench/c_loop.c -lm
 cc -O2 -o "$out/c_fast" tests/bench/c_fast.c -lm
+cc -O2 $(pkg-config --cflags lua5.4) -o "$out/lua_call" tests/bench/lua_call.c $(pkg-config --libs lua5.4)
 rm -f "$out/missed" # one line per missed target (ratio runs in a subshell)
 
 # time N OUTFILE cmd...: "cpu wall" (best of N)
@@ -81,6 +84,15 @@ printf '    %-34s %8s s (%s s)  kvplan at %s %% of it (%s)\n' "hand-tuned CSV wr
 bench_shape "optimization combinations, hybrid and MLA models" c tests/bench/optim_shape.lua
 bench_shape "Lua filter and Lua column (Lua per row)" d tests/bench/sweep.lua contexts=125 lua=true
 bench_shape "the same filter declarative (in C)" d2 tests/bench/sweep.lua contexts=125 decl=true
+# the floor of shape (d): a Lua call per row, whatever the call does
+tb=$(tm "$out/b-kvplan.csv" "$kvplan" --quiet tests/bench/sweep.lua contexts=125)
+te=$(tm "$out/e-kvplan.csv" "$kvplan" --quiet tests/bench/sweep.lua contexts=125 empty=true)
+same "$out/b-kvplan.csv" "$out/e-kvplan.csv" "(b) with an empty filter"
+echo "the floor of a Lua call per row: (b) $(rows "$out/b-kvplan.csv") rows with filter = function() return true end"
+printf '    %-34s %8s s (%s s)\n' "kvplan, no filter" "$(cpu "$tb")" "$(wall "$tb")"
+printf '    %-34s %8s s (%s s)  %s ns a row for the call\n' "kvplan, empty Lua filter" "$(cpu "$te")" \
+       "$(wall "$te")" "$(python3 -c "print('%.0f' % (($(cpu "$te") - $(cpu "$tb")) * 1e9 / $(rows "$out/b-kvplan.csv")))")"
+echo "    $("$out/lua_call")"
 
 # peak memory: 10x the deployments (a), 10x the models (a), 10x the rows (b)
 peak() { { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -n 1; }

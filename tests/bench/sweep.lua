@@ -5,11 +5,13 @@
 -- With lua=true (shape d) a Lua filter keeps the rows where at least one
 -- request fits and a Lua column adds the KV budget per request; with
 -- decl=true (shape d2) the same filter is declarative, {max_concurrency =
--- {">=", 1}}, evaluated in C (no Lua column).
--- Arguments: contexts=N (context values 512, 1024, ... N * 512), lua=true, decl=true,
+-- {">=", 1}}, evaluated in C (no Lua column); with empty=true (the floor of
+-- a Lua call per row) a filter that reads nothing and keeps every row.
+-- Arguments: contexts=N (context values 512, 1024, ... N * 512), lua=true, decl=true, empty=true,
 -- inputs=FILE (write the model and GPU facts for the baselines there and stop).
 local kv = require "kvplan"
-local o = kv.options(..., {contexts = 250, inputs = "", lua = false, decl = false})
+local o = kv.options(..., {contexts = 250, inputs = "", lua = false, decl = false,
+                             empty = false})
 
 local models = {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b",
                 "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "qwen2.5-7b", "qwen2.5-72b"}
@@ -43,6 +45,8 @@ if o.lua then
   filter = function(r) return r.max_concurrency >= 1 end
 elseif o.decl then
   filter = {max_concurrency = {">=", 1}}
+elseif o.empty then
+  filter = function() return true end
 end
 kv.sweep{model = models, gpu = gpus, tp = {1, 2, 4, 8}, context = ctx,
          concurrency = {1, 2, 4, 8, 16, 32, 64, 128},

@@ -110,18 +110,48 @@ check.eq(n, 2, "filtered rows")
 check.eq(check.slurp(path), "context,half\n2048,1024\n4096,2048\n", "Lua column")
 
 -- max_context is computed when a filter or column reads it, once a row, and
--- the row table a filter saw is the one the columns see
-local seen, kept = {}, nil
+-- the row table a filter saw is the one the columns see: one table for the
+-- whole sweep, its fields updated in place; a script keeps a copy of what it
+-- reads
+local seen, kept, copies = {}, nil, {}
 n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", concurrency = {1, 64, 100000},
              filter = function(r) seen[#seen + 1] = r; return r.max_context > 0 end,
              columns = {"concurrency", "max_context",
                         {"same", function(r) kept = r; return tostring(r == seen[#seen]) end},
-                        {"ctx", function(r) return r.max_context end}}}:write(path)
+                        {"ctx", function(r)
+                           copies[#copies + 1] = {r.concurrency, r.max_context}
+                           return r.max_context
+                         end}}}:write(path)
 check.eq(n, 2, "rows kept by max_context")
 local l8 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:ledger()
 check.eq(check.slurp(path), string.format("concurrency,max_context,same,ctx\n1,%d,true,%d\n64,%d,true,%d\n",
          l8:max_context(1), l8:max_context(1), l8:max_context(64), l8:max_context(64)), "lazy max_context")
-check.eq(kept.max_context, l8:max_context(64), "a row keeps the max_context it computed")
+check.eq(#seen, 3, "the filter saw every row")
+check.eq(seen[1] == seen[3] and kept == seen[1], true, "one row table for the whole sweep")
+check.eq(copies[1][1], 1, "a copy keeps its row's concurrency")
+check.eq(copies[2][2], l8:max_context(64), "a copy keeps the max_context it read")
+check.eq(kept.concurrency, 100000, "after the sweep the row table holds its last row")
+check.eq(rawget(kept, "max_context"), nil, "max_context is not stored in the row table")
+
+-- a key a filter or column adds to the row lasts for that row only, as it
+-- would in a table of its own; a field the sweep sets changes with the rows
+n = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", kv = {"bf16", "fp8"}, context = {1024, 1000000},
+             concurrency = {1, 2},
+             filter = function(r)
+               if r.concurrency == 2 then r.mark = r.kv .. "/" .. r.context end
+               return true
+             end,
+             columns = {"kv", "context", "concurrency", "fits", "limit",
+                        {"mark", function(r) return tostring(r.mark) end},
+                        {"seen", function(r) return r.kv .. "," .. tostring(r.fits) .. "," .. r.limit end}}}:write(path)
+check.eq(n, 8, "rows with marks")
+for i, row in ipairs(kv.csv.read(path)) do
+  if i > 1 then
+    local mark = row[3] == "2" and row[1] .. "/" .. row[2] or "nil"
+    check.eq(row[6], mark, "a key added to row " .. (i - 1) .. " lasts for that row only")
+    check.eq(row[7], row[1] .. "," .. row[4] .. "," .. row[5], "the fields of row " .. (i - 1))
+  end
+end
 kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", filter = function(r) kept = r; return true end,
          columns = {"fits"}}:write(path)
 check.error("row.max_context is known only while the sweep calls a filter or column", function()
@@ -202,6 +232,47 @@ check.error("column 'bad' has no finite value (got nan)", function()
            columns = {{"bad", function() return 0 / 0 end}}}:write(path)
 end)
 assert(check.slurp(path):find("^model,share,context,shared,label\n"), "a failed sweep leaves the old file")
+check.error("column 'tbl' must be a number, string or boolean, got table", function()
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100", columns = {{"tbl", function() return {} end}}}:write(path)
+end)
+check.error("sweep filter: tests/lua/sweep_test.lua:", function()
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100", filter = function(r) return r.nothing.x end,
+           columns = {"fits"}}:write(path)
+end)
+check.error("cols: tests/lua/sweep_test.lua:", function()
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100", columns = {{"cols", function() error("no") end}}}:write(path)
+end)
+
+-- a Lua column's value as CSV text, whatever the row's path (the columns
+-- built in C only, or with `why`, written field by field): integers, floats
+-- (shortest exact form, or at a precision), booleans, strings
+-- quoted when they hold a comma, a quote or a line break, long strings
+do
+  local long, longer = string.rep("x", 3000), string.rep("y,", 20000)
+  local values = {7, 2.0, 1 / 3, true, false, "plain", 'a "q", b', "line\nbreak", long, longer}
+  local want = {"7", "2", "0.3333333333333333", "true", "false", "plain", '"a ""q"", b"',
+                '"line\nbreak"', long, '"' .. longer .. '"'}
+  for _, extra in ipairs{{}, {"why"}} do
+    local cols = {"concurrency"}
+    for i = 1, #values do
+      cols[#cols + 1] = {"v" .. i, function(r) if r.concurrency == 1 then return values[i] end return i end}
+    end
+    cols[#cols + 1] = {"p", function() return 2.0 end, precision = 3}
+    for _, c in ipairs(extra) do cols[#cols + 1] = c end
+    kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", concurrency = {1, 2}, columns = cols}:write(path)
+    local text = check.slurp(path)
+    local lines = {}
+    for i = 2, #values + 1 do lines[#lines + 1] = tostring(i - 1) end
+    local head = {"concurrency"}
+    for i = 1, #values do head[#head + 1] = "v" .. i end
+    head[#head + 1] = "p"
+    for _, c in ipairs(extra) do head[#head + 1] = c end
+    local first = table.concat(head, ",") .. "\n1," .. table.concat(want, ",") .. ",2.000"
+    assert(text:sub(1, #first) == first, "Lua column texts" .. (extra[1] and " with why" or ""))
+    local second = "\n2," .. table.concat(lines, ",") .. ",2.000"
+    assert(text:find(second, #first, true), "Lua column texts, second row")
+  end
+end
 
 -- the deployments built in Lua are built when their rows start and dropped
 -- once they are written: while a row is written, the only one alive is the
