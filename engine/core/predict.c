@@ -69,6 +69,17 @@
  *                 row at a time: V int64 indices + one row's CUB buffers,
  *                 8 V + 12 V in all.
  *     So the sort moment holds S V (b + 16) + g V t (or 20 V).
+ *     V0 (0.6-0.8, read in the public code index, commit not pinned:
+ *     vllm/worker/model_runner.py profile_run with
+ *     SamplingParams(top_p=0.99, top_k=vocab - 1) on max_num_seqs dummy
+ *     prompts; vllm/model_executor/layers/sampler.py Sampler.forward, which
+ *     casts the logits to fp32 before _apply_top_k_top_p) sorts the same
+ *     way; its cumsum is not in place and it scatters into a new tensor, so
+ *     its scatter moment holds b + 30 per logit, still below the sort
+ *     moment (b + 36 at g >= 128, b + 48 below, 38 V for one row), and the
+ *     probabilities, log-probabilities and exponential draws that follow
+ *     (b + 16) are below it too: V0's rows take the same term. Its dummy
+ *     sampling runs on the driver rank only (kvplan validate's 'rank').
  *
  * Every term has a low and a high end as above; the profile's settings pick
  * one per term (eager: the MLP's high end; moe_cache13: the MoE's low end;

@@ -78,6 +78,26 @@ static void sort_temporaries_follow_the_rows_sorted(void **state) {
                    20000LL * 4096 * 2 + 20000LL * 200000 * 18 + 10737LL * 200000 * 20);
 }
 
+/* V0's profile_run (vLLM 0.6, vllm-project/vllm#10511's H100 log: 8192
+ * tokens over 256 dummy prompts, 1.26 GiB logged): the sampler's sort
+ * moment, 8192 x 4096 x 2 + 256 x 128256 x (2 + 16) + 256 x 128256 x 20 =
+ * 1314783232 bytes (1.2245 GiB), is the peak over the eager MLP's 8192 x
+ * 55296 x 2 = 905969664; V0's scatter moment (b + 30 per logit: fp32
+ * logits, sorted values and indices, two masks, softmax, its cumsum and the
+ * scattered result) stays below the sort's b + 36. */
+static void v0_dummy_sampler_peaks_at_the_sort(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  p.tokens = 8192;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_MLP][1], 905969664);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 1314783232);
+  assert_int_equal(a.bytes, 1314783232);
+  assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
+}
+
 static void long_prefill_makes_the_mlp_the_peak(void **state) {
   (void)state;
   kvp_shape s = llama8b();
@@ -483,6 +503,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
     cmocka_unit_test(sort_temporaries_follow_the_rows_sorted),
+    cmocka_unit_test(v0_dummy_sampler_peaks_at_the_sort),
     cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
     cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
     cmocka_unit_test(moe_caches_are_chunked),
