@@ -67,10 +67,13 @@ end
 local function last(text, patterns)
   local found
   for _, p in ipairs(patterns) do
-    for a, b, c, d in text:gmatch(p) do
-      found = {a, b, c, d}
+    local it = text:gmatch(p)
+    while true do
+      local caps = table.pack(it())
+      if caps[1] == nil then break end
+      found = caps
     end
-    if found then return table.unpack(found) end
+    if found then return table.unpack(found, 1, found.n) end
   end
   return nil
 end
@@ -108,7 +111,10 @@ function M.parse(text)
   -- a log quoted in Markdown: its emphasis is not the log's
   local body = table.concat(lines, "\n"):gsub("%*%*", "")
   -- engine and version
-  if body:find("sglang") or body:find("KV Cache is allocated") or body:find("mem_fraction_static") then
+  if body:find("TensorRT%-LLM") or body:find("%[TRT%-LLM%]") or body:find("in paged kv cache")
+     or body:find("in paged KV cache") or body:find("Estimated max tokens in KV cache") then
+    f.engine = "trtllm"
+  elseif body:find("sglang") or body:find("KV Cache is allocated") or body:find("mem_fraction_static") then
     f.engine = "sglang"
   elseif body:find("vllm") or body:find("vLLM") or body:find("GPU KV cache size")
          or body:find("GPU blocks") or body:find("CUDA blocks") then
@@ -117,7 +123,8 @@ function M.parse(text)
   f.engine = f.header.engine or f.engine
   f.version = last(body, {"vLLM API server version v?([%d%.]+[%w%.]*)", "LLM engine %(v([%d%.]+[%w%.]*)%)",
                           "vLLM version:? v?([%d%.]+[%w%.]*)", "sglang==([%d%.]+)",
-                          "utils%.py:%d+%][^\n]-version (%d+%.%d+[%.%d]*)"})
+                          "utils%.py:%d+%][^\n]-version (%d+%.%d+[%.%d]*)",
+                          "TensorRT%-LLM version:? v?(%d+%.%d+[%.%w]*)"})
   f.version_source = f.version and "log"
   if f.header.version and not f.version then f.version, f.version_source = f.header.version, "header" end
   f.v1 = body:find("V1 LLM engine") or body:find("Available KV cache memory")
@@ -146,7 +153,8 @@ function M.parse(text)
   f.quantization = flag(body, {"quantization"}) or f.header.quantization
   f.block = int(flag(body, {"block-size", "block_size", "page-size", "page_size"}))
   f.max_model_len = int(last(body, {"max_seq_len=(%d+)", "max seq len %((%d+)%)"})) or
-                    int(flag(body, {"max-model-len", "max_model_len", "context-length", "context_length"}))
+                    int(flag(body, {"max-model-len", "max_model_len", "context-length", "context_length",
+                                    "max_seq_len"}))
   f.max_model_len = f.max_model_len or int(f.header.max_model_len)
   f.max_num_batched_tokens = int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"}))
   f.max_num_seqs = int(flag(body, {"max-num-seqs", "max_num_seqs"}))
@@ -212,7 +220,63 @@ function M.parse(text)
   local st, sk, sv = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), K size: ([%d.]+) GB, V size: ([%d.]+) GB"})
   if st then f.sg_tokens, f.sg_k, f.sg_v = int(st), figure(sk), figure(sv) end
   f.max_total_num_tokens = int(last(body, {"max_total_num_tokens=(%d+)"}))
+  if f.engine == "trtllm" then M.parse_trtllm(body, f) end
   return f
+end
+
+--- TensorRT-LLM's startup lines into f (the PyTorch backend's
+--- tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator.estimate_max_tokens
+--- and _cal_max_tokens; the engine path's cpp/tensorrt_llm/batch_manager/
+--- kvCacheManager.cpp calculateFreeMemBytes and calculateMaxNumBlocks, and
+--- its "[MemUsageChange] Allocated ... for max tokens in paged KV cache").
+function M.parse_trtllm(body, f)
+  f.weights = nil
+  f.max_num_batched_tokens = f.max_num_batched_tokens or int(flag(body, {"max_num_tokens", "max-num-tokens"}))
+  f.trt_fraction = figure(flag(body, {"kv_cache_free_gpu_memory_fraction", "kv_cache_free_gpu_mem_fraction",
+                                      "free_gpu_memory_fraction", "kv-cache-free-gpu-memory-fraction"}))
+  local backend = flag(body, {"backend"})
+  if backend == "pytorch" or backend == "tensorrt" then f.trt_backend = backend end
+  -- PyTorch backend: weights (with the estimation's small KV cache), the
+  -- dummy run's activation, what is outside torch, the budget and its tokens
+  f.trt_weights_kv = figure(last(body, {"Memory used after loading model weights %(inside torch%) in memory "
+                                        .. "usage profiling: ([%d.]+) ?GiB"}))
+  f.activation = figure(last(body, {"Memory dynamically allocated during inference %(inside torch%) in "
+                                    .. "memory usage profiling: ([%d.]+) ?GiB"}))
+  f.non_torch = figure(last(body, {"Memory used outside torch %(e%.g%., NCCL and CUDA graphs%) in memory "
+                                   .. "usage profiling: ([%d.]+) ?GiB"}))
+  local peak, kvm, frac, size, total = last(body, {
+    "Peak memory during memory usage profiling %(torch %+ non%-torch%): ([%d.]+) ?GiB, available KV "
+    .. "cache memory when calculating max tokens: (%-?[%d.]+) ?GiB, fraction is set ([%d.]+), kv size "
+    .. "is (%d+)%. device total memory ([%d.]+) ?GiB"})
+  if peak then
+    f.trt_peak, f.kv_memory, f.trt_kv_size, f.total = figure(peak), figure(kvm), int(size), figure(total)
+    f.trt_fraction = figure(frac)
+    f.trt_backend = f.trt_backend or "pytorch"
+  end
+  f.trt_tmp_kv = figure(last(body, {"tmp kv_mem ([%d.]+) ?GiB"}))
+  if f.trt_weights_kv and f.trt_tmp_kv then
+    -- "after loading model weights" counts the estimation's KV cache too
+    local w = math.floor((f.trt_weights_kv.mid - f.trt_tmp_kv.mid) * 1e4 + 0.5) / 1e4
+    f.weights = {mid = w, lo = f.trt_weights_kv.lo - f.trt_tmp_kv.hi, hi = f.trt_weights_kv.hi - f.trt_tmp_kv.lo}
+  end
+  f.kv_tokens = int(last(body, {"Estimated max tokens in KV cache ?: ?(%d+)"}))
+  if f.kv_tokens or f.trt_weights_kv then f.trt_backend = f.trt_backend or "pytorch" end
+  -- engine path: the free memory it takes the fraction of, blocks, tokens
+  local t, a = last(body, {"Memory usage when calculating max tokens in paged kv cache: total: ([%d.]+) ?GiB, "
+                           .. "available: ([%d.]+) ?GiB"})
+  if t then f.total, f.trt_free = figure(t), figure(a) end
+  f.blocks = int(last(body, {"Number of blocks in KV cache primary pool: (%d+)", "%.primaryBlocks=(%d+)"}))
+  f.trt_tokens_per_block = int(last(body, {"Number of tokens per block: (%d+)"}))
+  local ag, at = last(body, {"%[MemUsageChange%] Allocated ([%d.]+) ?GiB for max tokens in paged KV cache %((%d+)%)"})
+  if ag then f.trt_alloc, f.trt_alloc_tokens = figure(ag), int(at) end
+  if f.trt_free and not f.trt_backend then f.trt_backend = "tensorrt" end
+  -- refusals and the cut (resource_manager.py, trtGptModelInflightBatching.cpp)
+  if body:find("Impossible to fit in any sequence in kvCache") or body:find("Impossibe to fit in any sequence")
+     or body:find("Attention window too large to fit even a single sequence") then
+    f.refused = true
+  end
+  f.trt_reduced = int(last(body, {"They are reduced to (%d+)", "they are reduced to (%d+)",
+                                  "maxSequenceLen is reduced to maxAttentionWindow: (%d+)"}))
 end
 
 -- ---- the deployment a log describes ----------------------------------------------
@@ -294,7 +358,7 @@ function M.check(text, opts)
     rows[#rows + 1] = r
   end
   if f.engine == nil then
-    row{figure = "log", mode = "parse", status = "missing: no engine (no vLLM or SGLang line)"}
+    row{figure = "log", mode = "parse", status = "missing: no engine (no vLLM, SGLang or TensorRT-LLM line)"}
     return rows, f
   end
   -- inputs and where they came from
@@ -335,6 +399,12 @@ function M.check(text, opts)
   -- (SlidingWindowSpec); the log's value, else the version's default below
   local base = {model = m, tp = tp, pp = pp, kv = kvfmt, block = block, max_model_len = max_len,
                 max_num_batched_tokens = f.max_num_batched_tokens}
+
+  if f.engine == "trtllm" then
+    M.check_trtllm(f, m, {tp = tp, pp = pp, kv = kvfmt, max_model_len = max_len, src = src,
+                          row = row, inputs = inputs, relerr = relerr})
+    return rows, f
+  end
 
   -- exact: the engine's own KV memory in, tokens, blocks, concurrency out
   if f.engine == "vllm" and f.kv_memory then
@@ -577,6 +647,112 @@ function M.check(text, opts)
     end
   end
   return rows, f
+end
+
+--- The rows of a TensorRT-LLM log (M.parse_trtllm's facts f, model m). c:
+--- tp, pp, kv, max_model_len, src, and check's row, inputs and relerr.
+---   exact    the per-token KV size the PyTorch backend prints ("kv size
+---            is S") against kvplan's; its "Estimated max tokens in KV
+---            cache" from the available KV memory it prints (floor(K / S),
+---            _cal_max_tokens); the engine path's blocks from the free memory
+---            it prints x the fraction (ceil(floor(A f / S) / tokens per
+---            block), calculateMaxNumBlocks) and the GiB it allocates.
+---   predict  kv.deploy{engine = "trtllm"} from the GPU, model and flags.
+function M.check_trtllm(f, m, c)
+  local kv = require "kvplan"
+  local engines = require "kvplan.engines"
+  local row, inputs, relerr, src = c.row, c.inputs, c.relerr, c.src
+  local backend = f.trt_backend or "pytorch"
+  local tpb = f.trt_tokens_per_block or engines.trtllm_tokens_per_block[backend]
+  src.backend = f.trt_backend and "log" or "default"
+  local okd, probe = pcall(kv.deploy, {model = m, tp = c.tp, pp = c.pp, kv = c.kv, gpu_memory = GiB,
+                                       activation = 0, overhead = 0, weight_bytes = 1, budget = "trtllm"})
+  if not okd then
+    row{figure = "kv_size_per_token", mode = "exact", status = "error: " .. tostring(probe)}
+    return
+  end
+  local per = probe:ledger().kv_bytes_per_token
+  if f.trt_kv_size then
+    row{figure = "kv_size_per_token", mode = "exact", logged = f.trt_kv_size, kvplan = per,
+        rel_error = relerr(per, f.trt_kv_size), status = per == f.trt_kv_size and "exact" or "differs",
+        inputs = inputs()}
+  end
+  if f.kv_memory and f.kv_tokens and per > 0 then
+    local function tok(e) return math.max(math.floor(f.kv_memory[e] * GiB) // per, 0) end
+    local ok = f.kv_tokens >= tok("lo") and f.kv_tokens <= tok("hi")
+    row{figure = "kv_tokens", mode = "exact", logged = f.kv_tokens, kvplan = tok("mid"),
+        range = tok("lo") .. "-" .. tok("hi"), rel_error = relerr(tok("mid"), f.kv_tokens),
+        status = ok and "exact" or "differs", inputs = inputs("kv_memory=log")}
+  end
+  local frac = f.trt_fraction and f.trt_fraction.mid or engines.trtllm_defaults.fraction
+  local fsrc = f.trt_fraction and "log" or "default"
+  if f.trt_free and (f.blocks or f.trt_alloc_tokens) and per > 0 then
+    local function blocks(e)
+      local t = math.floor(f.trt_free[e] * GiB * frac) // per
+      return (t + tpb - 1) // tpb
+    end
+    local logged = f.blocks or f.trt_alloc_tokens // tpb
+    local ok = logged >= blocks("lo") and logged <= blocks("hi")
+    row{figure = "kv_blocks", mode = "exact", logged = logged, kvplan = blocks("mid"),
+        range = blocks("lo") .. "-" .. blocks("hi"), rel_error = relerr(blocks("mid"), logged),
+        status = ok and "exact" or "differs",
+        inputs = inputs("free_memory=log fraction=" .. fsrc .. " tokens_per_block="
+                        .. (f.trt_tokens_per_block and "log" or "default"))}
+    if f.trt_alloc then
+      local g = logged * tpb * per / GiB
+      row{figure = "kv_allocated_gib", mode = "exact", logged = f.trt_alloc.mid, kvplan = g,
+          rel_error = relerr(g, f.trt_alloc.mid),
+          status = (g >= f.trt_alloc.lo and g <= f.trt_alloc.hi) and "exact" or "differs",
+          inputs = inputs("blocks=log")}
+    end
+  end
+  -- predict: GPU, model and flags alone
+  local popts = {model = m, tp = c.tp, pp = c.pp, kv = c.kv, max_model_len = c.max_model_len,
+                 engine = "trtllm", backend = backend, utilization = frac,
+                 max_num_batched_tokens = f.max_num_batched_tokens}
+  local okv = f.version and pcall(engines.trtllm_version, f.version)
+  if okv then popts.engine_version, src.version = f.version, f.version_source end
+  src.fraction = fsrc
+  if f.total then
+    popts.gpu_memory, src.gpu = f.total.mid * GiB // 1, "log"
+    if f.header.gpu and pcall(kv.gpu, f.header.gpu) then popts.gpu = f.header.gpu end
+  elseif f.header.gpu and pcall(kv.gpu, f.header.gpu) then
+    popts.gpu, src.gpu = f.header.gpu, "header"
+  else
+    row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
+        status = "missing: the GPU (neither the log nor its header names a known one)", inputs = inputs()}
+    return
+  end
+  local ok, d = pcall(kv.deploy, popts)
+  if not ok then
+    row{figure = "kv_memory_gib", mode = "predict", status = "error: " .. tostring(d), inputs = inputs()}
+    return
+  end
+  local l = d:ledger()
+  local pin = inputs("weights=" .. (src.model == "config" and "config" or "catalog") .. " activation="
+                     .. d.activation_source .. " overhead=" .. d.overhead_source)
+  local function pred(figname, k, logged)
+    if logged == nil then return end
+    row{figure = figname, mode = "predict", logged = logged, kvplan = k,
+        rel_error = relerr(k, logged), status = "predicted", inputs = pin}
+  end
+  pred("weights_gib", l.weights / GiB, f.weights and f.weights.mid)
+  pred("activation_gib", l.activation / GiB, f.activation and f.activation.mid)
+  pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
+  if d.activation_source == "none" and (f.kv_memory or f.kv_tokens or f.blocks) then
+    row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
+        status = "missing: the activation (" .. tostring(d.prediction_note) .. ")", inputs = pin}
+  else
+    pred("kv_memory_gib", l.kv_budget / GiB, f.kv_memory and f.kv_memory.mid)
+    if per > 0 then pred("kv_tokens", math.max(l.kv_budget, 0) // per, f.kv_tokens) end
+    pred("kv_blocks", math.max(l.kv_budget, 0) // per // tpb, f.blocks)
+  end
+  local logged_start = f.refused and "refuses" or ((f.kv_tokens or f.blocks) and "starts" or nil)
+  if logged_start and d.activation_source ~= "none" then
+    local k = d:starts() and "starts" or "refuses"
+    row{figure = "starts", mode = "predict", logged = logged_start, kvplan = k,
+        status = k == logged_start and "agrees" or "differs", inputs = pin}
+  end
 end
 
 M.columns = {"log", "engine", "version", "figure", "mode", "logged", {"kvplan", precision = 4},

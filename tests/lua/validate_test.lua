@@ -87,7 +87,7 @@ check.eq(r["k_size_gib/exact"].status, "exact", "K size follows from the tokens"
 
 -- truncated and partial logs: rows for what is there, never an error
 check.eq(#kv.validate(""), 1, "empty: one row")
-check.eq(kv.validate("")[1].status, "missing: no engine (no vLLM or SGLang line)", "empty log")
+check.eq(kv.validate("")[1].status, "missing: no engine (no vLLM, SGLang or TensorRT-LLM line)", "empty log")
 check.eq(#kv.validate("garbage\n\0\255 binary"), 1, "garbage")
 local cut = v1:sub(1, 120) -- ends mid-line, before any figure
 r = kv.validate("# model: qwen3-14b\n" .. cut)
@@ -108,6 +108,94 @@ r = rows_by(kv.validate("# model: qwen3-14b\n# gpu: h100\nvLLM API server versio
 check.eq(r["kv_memory_gib/predict"].status, "missing: the vLLM version (0.1.0 is not modelled)",
          "unmodelled version")
 check.error("validate: a log must be a string, got nil", function() kv.validate(nil) end)
+
+-- TensorRT-LLM, PyTorch backend: lines in the format of tensorrt_llm/_torch/
+-- pyexecutor/_util.py (estimate_max_tokens, _cal_max_tokens), with figures
+-- made consistent by hand (no public log with its inputs was found):
+-- floor(55.40 GiB / 131072) = 453836.8 -> 453836, and 55.395 / 55.405 GiB
+-- give 453795 / 453877
+local trt = [[
+# model: llama-3.1-8b
+# gpu: h100
+trtllm-serve meta-llama/Llama-3.1-8B-Instruct --backend pytorch --max_seq_len 8192 --kv_cache_free_gpu_memory_fraction 0.9
+[TensorRT-LLM] TensorRT-LLM version: 1.0.0
+[TensorRT-LLM][INFO] Memory used after loading model weights (inside torch) in memory usage profiling: 15.01 GiB
+[TensorRT-LLM][INFO] Memory dynamically allocated during inference (inside torch) in memory usage profiling: 0.90 GiB
+[TensorRT-LLM][INFO] Memory used outside torch (e.g., NCCL and CUDA graphs) in memory usage profiling: 0.70 GiB
+[TensorRT-LLM][INFO] Peak memory during memory usage profiling (torch + non-torch): 16.61 GiB, available KV cache memory when calculating max tokens: 55.40 GiB, fraction is set 0.9, kv size is 131072. device total memory 79.11 GiB, , tmp kv_mem 0.05 GiB
+[TensorRT-LLM][INFO] Estimated max tokens in KV cache : 453836
+]]
+f = validate.parse(trt)
+check.eq(f.engine, "trtllm", "TensorRT-LLM")
+check.eq(f.version, "1.0.0", "its version line")
+check.eq(f.trt_backend, "pytorch", "--backend")
+check.eq(f.max_model_len, 8192, "--max_seq_len")
+check.eq(f.trt_fraction.mid, 0.9, "fraction")
+check.eq(f.trt_kv_size, 131072, "kv size")
+check.eq(f.total.mid, 79.11, "device total memory (a fifth capture)")
+check.eq(f.weights.mid, 14.96, "weights: the torch memory after loading minus the estimation's KV cache")
+check.eq(f.activation.mid, 0.9, "activation")
+check.eq(f.non_torch.mid, 0.7, "outside torch")
+check.eq(f.kv_tokens, 453836, "estimated max tokens")
+r = rows_by(kv.validate(trt))
+check.eq(r["kv_size_per_token/exact"].status, "exact", "per-token KV size")
+check.eq(r["kv_tokens/exact"].status, "exact", "tokens from the KV memory")
+check.eq(r["kv_tokens/exact"].range, "453795-453877", "over the rounding of 55.40")
+check.eq(r["kv_memory_gib/predict"].status, "predicted", "predicted from the GPU and model")
+check.eq(r["starts/predict"].status, "agrees", "starts")
+check.eq(r["activation_gib/predict"].inputs:find("activation=predicted", 1, true) ~= nil, true,
+         "the dry run predicted")
+-- a wrong per-token size is caught: Llama-3.1-8B in fp8 would print 65536
+r = rows_by(kv.validate((trt:gsub("kv size is 131072", "kv size is 65536"))))
+check.eq(r["kv_size_per_token/exact"].status, "differs", "a different KV size differs")
+
+-- the engine path: cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp's lines
+-- as a public deployment guide quotes them (its model is not named there;
+-- one of 262144 bytes a token, as Qwen2.5-32B in fp16, fits them): 0.9 x
+-- 1.42 GiB -> floor(1372208742.4 / 262144) = 5234 tokens, ceil(5234 / 64) =
+-- 82 blocks, 82 x 64 x 262144 bytes = 1.28 GiB allocated
+local eng = [[
+[TensorRT-LLM][INFO] Memory usage when calculating max tokens in paged kv cache: total: 22.18 GiB, available: 1.42 GiB
+[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 82
+[TensorRT-LLM][WARNING] maxAttentionWindow and maxSequenceLen are too large for at least one sequence to fit in kvCache. they are reduced to 5185
+[TensorRT-LLM][INFO] Number of tokens per block: 64.
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 1.28 GiB for max tokens in paged KV cache (5248).
+]]
+f = validate.parse(eng)
+check.eq(f.engine, "trtllm", "engine path")
+check.eq(f.trt_backend, "tensorrt", "the free-memory line is the engine path's")
+check.eq(f.trt_free.mid, 1.42, "available")
+check.eq(f.blocks, 82, "primary blocks")
+check.eq(f.trt_tokens_per_block, 64, "tokens per block")
+check.eq(f.trt_alloc_tokens, 5248, "allocated tokens")
+check.eq(f.trt_reduced, 5185, "the cut")
+check.eq(kv.validate(eng)[1].status:find("missing: the log names no model", 1, true), 1,
+         "no model named: said so")
+r = rows_by(kv.validate("# model: qwen2.5-32b\n" .. eng))
+check.eq(r["kv_blocks/exact"].status, "exact", "blocks from the free memory x 0.9")
+check.eq(r["kv_blocks/exact"].kvplan, 82, "82 blocks")
+check.eq(r["kv_allocated_gib/exact"].status, "exact", "1.28 GiB allocated")
+check.eq(r["kv_memory_gib/predict"].status:find("missing: the activation", 1, true), 1,
+         "the engine's activation is not predicted")
+check.eq(r["starts/predict"], nil, "no start predicted without the activation")
+-- truncated and partial TensorRT-LLM logs: the rows they can give, never an error
+local cut_trt = trt:sub(1, trt:find("Peak memory") + 30) -- ends mid-line
+r = rows_by(kv.validate(cut_trt))
+check.eq(r["kv_tokens/exact"], nil, "cut before the budget line: no exact row")
+check.eq(r["kv_memory_gib/predict"], nil, "nor a KV memory to compare")
+check.eq(r["activation_gib/predict"].status, "predicted", "the activation before the cut is checked")
+r = rows_by(kv.validate((cut_trt:gsub("# gpu: h100\n", ""))))
+check.eq(r["kv_memory_gib/predict"].status, "missing: the GPU (neither the log nor its header names a known one)",
+         "no GPU named, no device total: missing")
+r = rows_by(kv.validate(eng:sub(1, 60)))
+check.eq(#kv.validate(eng:sub(1, 60)), 1, "a cut engine log: one row")
+r = rows_by(kv.validate("# model: llama-3.1-8b\n# gpu: h100\n[TensorRT-LLM] Estimated max tokens in KV cache : 1000\n"))
+check.eq(r["kv_tokens/predict"].logged, 1000, "tokens alone: predicted, no exact row")
+check.eq(r["kv_tokens/exact"], nil, "no KV memory: no exact row")
+r = rows_by(kv.validate("# model: llama-3.1-8b\n# gpu: h100\n[TensorRT-LLM][ERROR] AssertionError: "
+                        .. "Impossible to fit in any sequence in kvCache\n"))
+check.eq(r["starts/predict"].logged, "refuses", "the refusal parsed")
+check.eq(r["starts/predict"].status, "differs", "an H100 holds Llama-3.1-8B: kvplan says it starts")
 
 -- the summary leaves calibration logs out
 local s = validate.summary{
