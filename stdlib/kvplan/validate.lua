@@ -259,8 +259,14 @@ function M.parse_trtllm(body, f)
     local w = math.floor((f.trt_weights_kv.mid - f.trt_tmp_kv.mid) * 1e4 + 0.5) / 1e4
     f.weights = {mid = w, lo = f.trt_weights_kv.lo - f.trt_tmp_kv.hi, hi = f.trt_weights_kv.hi - f.trt_tmp_kv.lo}
   end
-  f.kv_tokens = int(last(body, {"Estimated max tokens in KV cache ?: ?(%d+)"}))
-  if f.kv_tokens or f.trt_weights_kv then f.trt_backend = f.trt_backend or "pytorch" end
+  -- the PyTorch backend's estimate; releases of 2023 printed the engine
+  -- path's tokens before rounding up to blocks as "Using N tokens in paged
+  -- KV cache" (NVIDIA/TensorRT-LLM#224)
+  f.kv_tokens = int(last(body, {"Estimated max tokens in KV cache ?: ?(%d+)",
+                                "Using (%d+) tokens in paged KV cache"}))
+  if body:find("Estimated max tokens in KV cache") or f.trt_weights_kv then
+    f.trt_backend = f.trt_backend or "pytorch"
+  end
   -- engine path: the free memory it takes the fraction of, blocks, tokens
   local t, a = last(body, {"Memory usage when calculating max tokens in paged kv cache: total: ([%d.]+) ?GiB, "
                            .. "available: ([%d.]+) ?GiB"})
@@ -662,7 +668,9 @@ function M.check_trtllm(f, m, c)
   local kv = require "kvplan"
   local engines = require "kvplan.engines"
   local row, inputs, relerr, src = c.row, c.inputs, c.relerr, c.src
-  local backend = f.trt_backend or "pytorch"
+  -- the backend the log shows, else its release's default (1.0 on: PyTorch)
+  local okr, vrow = pcall(engines.trtllm_version, f.version)
+  local backend = f.trt_backend or (okr and vrow.backend) or "pytorch"
   local tpb = f.trt_tokens_per_block or engines.trtllm_tokens_per_block[backend]
   src.backend = f.trt_backend and "log" or "default"
   local okd, probe = pcall(kv.deploy, {model = m, tp = c.tp, pp = c.pp, kv = c.kv, gpu_memory = GiB,
@@ -710,8 +718,7 @@ function M.check_trtllm(f, m, c)
   local popts = {model = m, tp = c.tp, pp = c.pp, kv = c.kv, max_model_len = c.max_model_len,
                  engine = "trtllm", backend = backend, utilization = frac,
                  max_num_batched_tokens = f.max_num_batched_tokens}
-  local okv = f.version and pcall(engines.trtllm_version, f.version)
-  if okv then popts.engine_version, src.version = f.version, f.version_source end
+  if okr and f.version then popts.engine_version, src.version = f.version, f.version_source end
   src.fraction = fsrc
   if f.total then
     popts.gpu_memory, src.gpu = f.total.mid * GiB // 1, "log"

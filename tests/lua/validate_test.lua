@@ -178,6 +178,11 @@ check.eq(r["kv_allocated_gib/exact"].status, "exact", "1.28 GiB allocated")
 check.eq(r["kv_memory_gib/predict"].status:find("missing: the activation", 1, true), 1,
          "the engine's activation is not predicted")
 check.eq(r["starts/predict"], nil, "no start predicted without the activation")
+-- 2023's engine path printed its tokens before block rounding (NVIDIA/TensorRT-LLM#224)
+f = validate.parse("[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.\n")
+check.eq(f.engine, "trtllm", "an old TensorRT-LLM line")
+check.eq(f.kv_tokens, 10718, "its tokens")
+check.eq(f.trt_backend, nil, "no backend named or implied")
 -- truncated and partial TensorRT-LLM logs: the rows they can give, never an error
 local cut_trt = trt:sub(1, trt:find("Peak memory") + 30) -- ends mid-line
 r = rows_by(kv.validate(cut_trt))
