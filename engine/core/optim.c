@@ -403,3 +403,83 @@ kvp_err kvp_evict_set_layers(kvp_evict *e, const int64_t *budgets, int64_t n, kv
   for (int j = 0; j < KVP_MAX_EVICT_LEVELS; j++) e->level[j] = j < nl ? lv[j] : 0;
   return KVP_OK;
 }
+
+/* ---- combinations resolved once for a sweep -------------------------------- */
+
+uint32_t kvp_combo_bit(const char *name) {
+  static const struct { const char *name; uint32_t bit; } bits[] = {
+    {"kv", KVP_COMBO_KV}, {"allocation", KVP_COMBO_ALLOC}, {"block", KVP_COMBO_BLOCK},
+    {"kivi", KVP_COMBO_KIVI}, {"sinks", KVP_COMBO_SINKS}, {"recent", KVP_COMBO_RECENT},
+    {"keep", KVP_COMBO_KEEP}, {"prefix", KVP_COMBO_PREFIX}, {"samples", KVP_COMBO_SAMPLES},
+    {"speculative", KVP_COMBO_SPEC}, {"lengths", KVP_COMBO_LENGTHS},
+  };
+  for (size_t i = 0; name != NULL && i < sizeof bits / sizeof bits[0]; i++)
+    if (strcmp(bits[i].name, name) == 0) return bits[i].bit;
+  return 0;
+}
+
+kvp_err kvp_combo_take(kvp_combo *c, uint32_t set, const kvp_deploy *d, kvp_diag *diag) {
+  if (set & ~KVP_COMBO_ALL)
+    return kvp_fail(diag, KVP_EINVAL, "optimization combination: unknown field bits 0x%x",
+                    (unsigned)(set & ~KVP_COMBO_ALL));
+  memset(c, 0, sizeof *c);
+  c->set = set;
+  c->kv = d->kv;
+  c->kv_full = d->kv_full;
+  c->alloc = d->alloc;
+  c->block = d->block;
+  c->kv_recent = d->kv_recent;
+  c->sinks = d->evict.sinks;
+  c->recent = d->evict.recent;
+  c->keep_ppm = d->evict.keep_ppm;
+  c->prefix_tokens = d->prefix_tokens;
+  c->samples = d->samples;
+  c->prompt_tokens = d->prompt_tokens;
+  c->sample_tokens = d->sample_tokens;
+  c->spec = d->spec;
+  c->nlen = d->nlen;
+  if (d->nlen > 0 && d->nlen <= KVP_LEN_POINTS)
+    memcpy(c->len, d->len, (size_t)d->nlen * sizeof c->len[0]);
+  return kvp_combo_check(c, diag);
+}
+
+kvp_err kvp_combo_check(const kvp_combo *c, kvp_diag *diag) {
+  if (c->set & ~KVP_COMBO_ALL)
+    return kvp_fail(diag, KVP_EINVAL, "optimization combination: unknown field bits 0x%x",
+                    (unsigned)(c->set & ~KVP_COMBO_ALL));
+  if (c->set & KVP_COMBO_KV) TRY(kvp_format_check(&c->kv, "kv", diag));
+  if (c->set & KVP_COMBO_KIVI) TRY(kvp_format_check(&c->kv_full, "kv_full", diag));
+  if ((c->set & KVP_COMBO_ALLOC) && (c->alloc < 0 || c->alloc >= KVP_NALLOCS))
+    return kvp_fail(diag, KVP_EINVAL, "field 'allocation' must be paged or contiguous, got %d",
+                    (int)c->alloc);
+  if ((c->set & KVP_COMBO_LENGTHS) && (c->nlen < 0 || c->nlen > KVP_LEN_POINTS))
+    return kvp_fail(diag, KVP_EINVAL, "field 'lengths' takes 0..%d points, got %d",
+                    KVP_LEN_POINTS, (int)c->nlen);
+  return KVP_OK;
+}
+
+void kvp_combo_apply(const kvp_combo *c, kvp_deploy *d) {
+  uint32_t s = c->set;
+  if (s & KVP_COMBO_KV) d->kv = c->kv;
+  if (s & KVP_COMBO_ALLOC) d->alloc = c->alloc;
+  if (s & KVP_COMBO_BLOCK) d->block = c->block;
+  if (s & KVP_COMBO_KIVI) {
+    d->kv_recent = c->kv_recent;
+    d->kv_full = c->kv_full;
+  }
+  if (s & KVP_COMBO_SINKS) d->evict.sinks = c->sinks;
+  if (s & KVP_COMBO_RECENT) d->evict.recent = c->recent;
+  if (s & KVP_COMBO_KEEP) d->evict.keep_ppm = c->keep_ppm;
+  if (s & KVP_COMBO_PREFIX) d->prefix_tokens = c->prefix_tokens;
+  if (s & KVP_COMBO_SAMPLES) {
+    d->samples = c->samples;
+    d->prompt_tokens = c->prompt_tokens;
+    d->sample_tokens = c->sample_tokens;
+  }
+  if (s & KVP_COMBO_SPEC) d->spec = c->spec;
+  if (s & KVP_COMBO_LENGTHS) {
+    d->nlen = c->nlen;
+    memset(d->len, 0, sizeof d->len);
+    if (c->nlen > 0) memcpy(d->len, c->len, (size_t)c->nlen * sizeof d->len[0]);
+  }
+}

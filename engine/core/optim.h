@@ -128,4 +128,58 @@ kvp_err kvp_optim_check(const kvp_deploy *d, int64_t max_len, kvp_diag *diag);
 /* Does any field change what a sequence holds (not just the pool size)? */
 int kvp_optim_plain(const kvp_deploy *d);
 
+/* ---- combinations resolved once for a sweep ----------------------------- */
+
+/* What a combination of built-in optimizations sets on a deployment, resolved
+ * once per combination (stdlib/kvplan/sweep.lua builds the deployment of the
+ * sweep's first base with it, and kvp_combo_take keeps the fields its members
+ * set) and applied in C to every deployment of a sweep's optim axis (sweep.c,
+ * KVP_FIELD_OPTIM): the combination's deployment on any base is that base
+ * with these fields, the rest the base's own. Eviction's three numbers are
+ * separate bits, as kv.optim merges an eviction into the one given. Only
+ * optimizations whose effect does not depend on the model, the GPU or the
+ * other options qualify (kv.optim says which); the others build each
+ * deployment in Lua. */
+enum {
+  KVP_COMBO_KV = 1u << 0,       /* kv */
+  KVP_COMBO_ALLOC = 1u << 1,    /* alloc */
+  KVP_COMBO_BLOCK = 1u << 2,    /* block */
+  KVP_COMBO_KIVI = 1u << 3,     /* kv_recent, kv_full */
+  KVP_COMBO_SINKS = 1u << 4,    /* evict.sinks */
+  KVP_COMBO_RECENT = 1u << 5,   /* evict.recent */
+  KVP_COMBO_KEEP = 1u << 6,     /* evict.keep_ppm */
+  KVP_COMBO_PREFIX = 1u << 7,   /* prefix_tokens */
+  KVP_COMBO_SAMPLES = 1u << 8,  /* samples, prompt_tokens, sample_tokens */
+  KVP_COMBO_SPEC = 1u << 9,     /* spec (a draft model: its shape and weights) */
+  KVP_COMBO_LENGTHS = 1u << 10, /* nlen, len */
+  KVP_COMBO_ALL = (1u << 11) - 1u
+};
+
+typedef struct kvp_combo {
+  uint32_t set;              /* KVP_COMBO_* bits: the fields written */
+  kvp_format kv, kv_full;
+  kvp_alloc alloc;
+  int64_t block, kv_recent;
+  int64_t sinks, recent;
+  int32_t keep_ppm;
+  int32_t nlen;
+  int64_t prefix_tokens, samples, prompt_tokens, sample_tokens;
+  kvp_spec spec;
+  int64_t len[KVP_LEN_POINTS];
+} kvp_combo;
+
+/* The bit of a field group by its name ("kv", "allocation", "block", "kivi",
+ * "sinks", "recent", "keep", "prefix", "samples", "speculative", "lengths");
+ * 0 for another name. */
+uint32_t kvp_combo_bit(const char *name);
+/* c = the fields of `set` as deployment d has them (d: a deployment built
+ * with the combination). KVP_EINVAL for a bit outside KVP_COMBO_ALL. */
+kvp_err kvp_combo_take(kvp_combo *c, uint32_t set, const kvp_deploy *d, kvp_diag *diag);
+/* KVP_EINVAL, naming the field, for unknown bits, an invalid format or
+ * allocation, or more length points than KVP_LEN_POINTS (the rest of a
+ * deployment's checks come once it is applied: kvp_deploy_check). */
+kvp_err kvp_combo_check(const kvp_combo *c, kvp_diag *diag);
+/* Write the fields of c->set on d; the others are left as they are. */
+void kvp_combo_apply(const kvp_combo *c, kvp_deploy *d);
+
 #endif

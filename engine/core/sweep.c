@@ -16,7 +16,7 @@ const char *kvp_field_name(kvp_field f) {
   static const char *const names[KVP_NFIELDS] = {
     "base", "label", "gpu memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
     "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
-    "max_kv_tokens", "prefix", "samples", "prompt", "output", "max_num_seqs"
+    "max_kv_tokens", "prefix", "samples", "prompt", "output", "max_num_seqs", "optim"
   };
   return (f >= 0 && f < KVP_NFIELDS) ? names[f] : "unknown";
 }
@@ -137,6 +137,7 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
     case KVP_FIELD_PROMPT: d->prompt_tokens = x->i[p]; break;
     case KVP_FIELD_OUTPUT: d->sample_tokens = x->i[p]; break;
     case KVP_FIELD_MAX_NUM_SEQS: d->vllm.max_num_seqs = x->i[p]; break;
+    case KVP_FIELD_OPTIM: kvp_combo_apply(&x->combo[p], d); break;
   }
 }
 
@@ -153,10 +154,12 @@ static kvp_err check_axis(const kvp_sweep_axes *ax, const kvp_sweep_axis *x, kvp
   kvp_field f = x->field;
   if (f == KVP_FIELD_BASE || f == KVP_FIELD_NONE) return KVP_OK;
   int need_fmt = f == KVP_FIELD_KV || f == KVP_FIELD_WEIGHTS;
+  int need_i = !need_fmt && f != KVP_FIELD_UTILIZATION && f != KVP_FIELD_OPTIM;
   if ((need_fmt && x->fmt == NULL) || (f == KVP_FIELD_UTILIZATION && x->f == NULL) ||
-      (!need_fmt && f != KVP_FIELD_UTILIZATION && x->i == NULL))
+      (f == KVP_FIELD_OPTIM && x->combo == NULL) || (need_i && x->i == NULL))
     return kvp_fail(d, KVP_EINVAL, "sweep axis '%s' has no values", kvp_field_name(f));
   for (int64_t p = 0; p < x->n; p++) {
+    if (f == KVP_FIELD_OPTIM) TRY(kvp_combo_check(&x->combo[p], d));
     if (f == KVP_FIELD_TP || f == KVP_FIELD_PP) TRY(kvp_check_count(x->i[p], 1, kvp_field_name(f), d));
     if (need_fmt) TRY(kvp_format_check(&x->fmt[p], kvp_field_name(f), d));
     *tmp = ax->base[0];
@@ -188,7 +191,9 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
                     (long long)first, (long long)end, (long long)s->total);
   /* digit weights of the BASE axes; which steps change nothing */
   int64_t w = 1;
+  s->last_optim = -1;
   for (int32_t a = s->nax - 1; a >= 0; a--) {
+    if (s->axis[a].field == KVP_FIELD_OPTIM && s->last_optim < 0) s->last_optim = a;
     if (s->axis[a].field == KVP_FIELD_BASE) {
       s->radix[a] = w;
       w *= s->axis[a].n;
@@ -233,7 +238,9 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   int64_t b = 0;
   for (int32_t a = 0; a < s->nax; a++)
     if (s->axis[a].field == KVP_FIELD_BASE) b += s->pos[a] * s->radix[a];
-  int fresh = b != s->cur_base;
+  /* a new base, or a new combination on an optim axis: from the base again */
+  int fresh = b != s->cur_base || s->reload;
+  s->reload = 0;
   if (fresh) {
     if (s->ax.fetch != NULL) TRY(s->ax.fetch(s->ax.fetch_ctx, b, &s->dep, d));
     else s->dep = s->ax.base[b];
@@ -242,7 +249,8 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   if (!fresh && !s->ledger.adjusted) {
     /* the ledger's deployment is the last one as given: change its numbers
      * in place (no copy of the deployment) */
-    for (int32_t a = 0; a < s->nax; a++) apply(&s->ledger.d, &s->axis[a], s->pos[a]);
+    for (int32_t a = 0; a < s->nax; a++)
+      if (s->axis[a].field != KVP_FIELD_OPTIM) apply(&s->ledger.d, &s->axis[a], s->pos[a]);
     if (predicted(&s->ledger.d)) TRY(kvp_predict_deploy(&s->ledger.d, s->ax.non_torch, d));
     TRY(kvp_ledger_eval_own_numbers(&s->ledger, d));
   } else {
@@ -270,6 +278,7 @@ static void advance(kvp_sweep *s) {
   for (int32_t a = s->nax - 1; a >= 0; a--) {
     if (++s->pos[a] < s->axis[a].n) {
       if (!s->quiet[a]) s->ledger_ok = 0;
+      if (a <= s->last_optim) s->reload = 1; /* it, or an optim axis inside it, moved */
       s->gen++;
       return;
     }

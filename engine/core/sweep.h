@@ -8,8 +8,9 @@
  * A deployment axis either picks a digit of the base deployment's index
  * (KVP_FIELD_BASE: what the caller resolved itself, e.g. the model and the
  * optimization combination), sets one number or format of the deployment
- * (gpu memory, utilization, max_model_len, ...), or only labels the rows
- * (KVP_FIELD_NONE). The base deployments are the product of the BASE axes in
+ * (gpu memory, utilization, max_model_len, ...), writes an optimization
+ * combination resolved once (KVP_FIELD_OPTIM: the fields a kvp_combo sets),
+ * or only labels the rows (KVP_FIELD_NONE). The base deployments are the product of the BASE axes in
  * their order (the last one varies fastest); without a BASE axis they form
  * an implicit outermost axis. Rows are numbered 0 .. total - 1 in that order,
  * so any contiguous range of row numbers is a deterministic slice (a shard).
@@ -22,7 +23,9 @@
  * The ledger is evaluated once per change of the deployment axes, in place:
  * a change of numbers only rewrites the fields on the sweep's own copy of the
  * deployment and evaluates again (no allocation; the base is copied only
- * when its index changes). The answers that depend on one request axis only
+ * when its index or an optim axis changes: a combination may set what the
+ * next one leaves to the base, and changes the allocation, which the
+ * numbers-only evaluation takes as checked). The answers that depend on one request axis only
  * (max concurrency at a context, max context at a concurrency) are cached
  * per ledger, so a row costs one fit check and the formatting.
  */
@@ -58,6 +61,8 @@ typedef enum kvp_field {
   KVP_FIELD_PROMPT,        /* prompt_tokens */
   KVP_FIELD_OUTPUT,        /* sample_tokens */
   KVP_FIELD_MAX_NUM_SEQS,  /* vllm.max_num_seqs */
+  KVP_FIELD_OPTIM,         /* an optimization combination resolved once (kvp_combo,
+                            * optim.h): its fields written over the base's */
   KVP_NFIELDS
 } kvp_field;
 
@@ -72,6 +77,7 @@ typedef struct kvp_sweep_axis {
   const kvp_format *fmt;    /* kv, weights */
   const int32_t *gpu_a100;  /* optional, gpu memory: 1 where the GPU is an A100 (the
                              * deployment's predict.gpu_a100: vLLM's defaults) */
+  const struct kvp_combo *combo; /* optim */
 } kvp_sweep_axis;
 
 #define KVP_SWEEP_MAX_AXES 32
@@ -129,6 +135,8 @@ typedef struct kvp_sweep {
   int64_t radix[KVP_SWEEP_MAX_AXES + 5];     /* BASE axes: weight of the digit */
   int64_t pos[KVP_SWEEP_MAX_AXES + 7];       /* internal axes, context, concurrency */
   int32_t quiet[KVP_SWEEP_MAX_AXES + 5];     /* a step here changes no field */
+  int32_t last_optim;                        /* innermost optim axis, -1 none */
+  int32_t reload;                            /* an optim axis may have moved */
   int64_t total, next, end;
   int64_t cur_base;                          /* base copied into dep, -1 none */
   uint64_t gen;                              /* moves of the deployment axes so far */

@@ -146,6 +146,10 @@ typedef struct run {
   label *lab;       /* the current base's: [label - 1] */
   int nlabel;
   label *kvn, *wn;  /* names along the kv and weights axes */
+  int optim_axis;   /* the deployment axis of field optim, -1 none */
+  label *okv;       /* its combinations' KV format names (s NULL: the base's) */
+  int kv_label;     /* the label index of "kv" (label columns), 0 none */
+  kvp_deploy *scratch; /* read_combos' */
   label *concn;     /* the concurrency values' digits */
   unsigned want;
   int kv_names, weights_names;          /* stack indices of name tables */
@@ -207,6 +211,8 @@ static int holder_gc(lua_State *L) {
   free(h->r.lab);
   free(h->r.kvn);
   free(h->r.wn);
+  free(h->r.okv);
+  free(h->r.scratch);
   free(h->r.concn);
   for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
     free(h->r.vals[j]);
@@ -289,9 +295,53 @@ static const struct { const char *name; kvp_field f; } field_names[] = {
   {"max_kv_tokens", KVP_FIELD_MAX_KV_TOKENS}, {"prefix", KVP_FIELD_PREFIX},
   {"samples", KVP_FIELD_SAMPLES}, {"prompt", KVP_FIELD_PROMPT}, {"output", KVP_FIELD_OUTPUT},
   {"max_num_seqs", KVP_FIELD_MAX_NUM_SEQS},
+  {"optim", KVP_FIELD_OPTIM},
 };
 
 static void resolve(lua_State *L, int idx, label *lb);
+
+/* An optim axis's combinations: values[p] = {spec = the deployment of the
+ * sweep's first base with combination p (its spec table), set = {names of
+ * the field groups its members set} (kvp_combo_bit), kv = the KV format's
+ * name when it sets one}. Each becomes a kvp_combo, resolved here once. */
+static kvp_combo *read_combos(lua_State *L, int t, run *r, int j, int64_t n) {
+  kvp_combo *c = xcalloc(L, (size_t)n, sizeof *c);
+  r->vals[j] = c;
+  kvp_deploy *d = r->scratch = xcalloc(L, 1, sizeof *d); /* freed by holder_gc on error */
+  r->okv = xcalloc(L, (size_t)n, sizeof *r->okv);
+  r->optim_axis = j;
+  lua_getfield(L, t, "values");
+  luaL_checktype(L, -1, LUA_TTABLE);
+  for (int64_t i = 0; i < n; i++) {
+    lua_geti(L, -1, i + 1);
+    luaL_checktype(L, -1, LUA_TTABLE);
+    uint32_t set = 0;
+    lua_getfield(L, -1, "set");
+    luaL_checktype(L, -1, LUA_TTABLE);
+    for (lua_Integer k = 1; k <= luaL_len(L, -1); k++) {
+      lua_geti(L, -1, k);
+      uint32_t bit = kvp_combo_bit(lua_tostring(L, -1));
+      if (bit == 0)
+        kvl_error(L, "sweep: optimization field '%s' is not one a combination sets in C",
+                  lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+      set |= bit;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "spec");
+    kvl_check_deploy(L, lua_gettop(L), d);
+    lua_pop(L, 1);
+    kvp_diag diag = {{0}};
+    if (kvp_combo_take(&c[i], set, d, &diag) != KVP_OK)
+      kvl_core_error(L, KVP_EINVAL, &diag, "optimization combination");
+    if (lua_getfield(L, -1, "kv") == LUA_TSTRING) resolve(L, -1, &r->okv[i]);
+    lua_pop(L, 2); /* the name stays alive in the values table, kept in spec.axes */
+  }
+  lua_pop(L, 1);
+  free(r->scratch);
+  r->scratch = NULL;
+  return c;
+}
 
 static void read_axes(lua_State *L, int spec, run *r) {
   if (lua_getfield(L, spec, "axes") == LUA_TNIL) {
@@ -329,7 +379,10 @@ static void read_axes(lua_State *L, int spec, run *r) {
       }
       lua_pop(L, 1);
     }
-    if (x->field != KVP_FIELD_BASE && x->field != KVP_FIELD_NONE) {
+    if (x->field == KVP_FIELD_OPTIM) {
+      if (r->optim_axis >= 0) kvl_error(L, "a sweep takes one optim axis");
+      x->combo = read_combos(L, t, r, j, x->n);
+    } else if (x->field != KVP_FIELD_BASE && x->field != KVP_FIELD_NONE) {
       lua_getfield(L, t, "values");
       luaL_checktype(L, -1, LUA_TTABLE);
       if (x->field == KVP_FIELD_UTILIZATION) {
@@ -543,6 +596,17 @@ static void row_deployment(lua_State *L, run *r, const kvp_sweep_row *row) {
     lua_remove(L, -2);
     lua_rawset(L, r->rowtab);
     lua_pop(L, 1);
+  }
+  if (r->optim_axis >= 0 && !r->kv_names) { /* the KV format: the combination's, else the base's */
+    const label *k = &r->okv[row->apos[r->optim_axis]];
+    if (k->s != NULL) {
+      lua_pushlstring(L, k->s, k->len);
+    } else {
+      lua_getfield(L, r->entry, "named");
+      lua_getfield(L, -1, "kv");
+      lua_remove(L, -2);
+    }
+    row_set(L, r, RK_KV);
   }
   r->rowvalid = 0;
   row_seti(L, r, RK_TP, l->d.tp);
@@ -866,6 +930,8 @@ static const label *label_of(const run *r, const column *c, const kvp_sweep_row 
   if (c->id == C_WEIGHTS) return &r->wn[row->pos[KVP_AX_WEIGHTS]];
   if (c->label <= r->ax.naxis && r->uax[c->label - 1].field != KVP_FIELD_BASE)
     return &r->alab[c->label - 1][row->apos[c->label - 1]];
+  if (c->label == r->kv_label && r->optim_axis >= 0 && r->okv[row->apos[r->optim_axis]].s)
+    return &r->okv[row->apos[r->optim_axis]]; /* the combination's KV format */
   return &r->lab[c->label - 1];
 }
 
@@ -1268,6 +1334,8 @@ static int l_run(lua_State *L) {
   r->ax.base = r->base;
   r->ax.fetch = fetch_base;
   r->ax.fetch_ctx = r;
+  r->optim_axis = -1;
+  r->kv_label = (int)kvl_int_field(L, 1, "kv_label", 0);
   read_axes(L, 1, r);
   if (lua_getfield(L, 1, "non_torch") != LUA_TNIL) {
     kvl_check_non_torch(L, lua_gettop(L), &r->non_torch);

@@ -492,6 +492,32 @@ end
 
 -- ---- built-in optimizations ------------------------------------------------------
 
+-- Built-ins whose effect is a fixed set of deployment fields whatever the
+-- model, the GPU and the other options: the field groups they set, by the
+-- core's names (engine/core/optim.h kvp_combo_bit). A sweep resolves a
+-- combination of such members once and applies it to every deployment in C.
+local core_sets = setmetatable({}, {__mode = "k"})
+local function fixed(o, set)
+  if set then core_sets[o] = set end
+  return o
+end
+
+--- The field groups a combination sets on a deployment (sorted names), when
+--- every member is a built-in whose effect does not depend on the model, the
+--- GPU or the other options (kv_quant, paged, contiguous, kivi with `full`,
+--- streaming, h2o, prefix, parallel_sampling, continuous, speculative with a
+--- draft model or none); nil otherwise (budget rules, model conversions,
+--- per-layer budgets, offload, draft heads, optimizations of one's own).
+function M.core_fields(x)
+  local set = {}
+  for _, m in ipairs(M.combine(x).members) do
+    local s = core_sets[m]
+    if s == nil then return nil end
+    for _, k in ipairs(s) do set[k] = true end
+  end
+  return util.sorted_keys(set)
+end
+
 local engine_doc = {
   vllm = "KV pool = gpu_memory_utilization x total - weights - activation peak - non-torch "
          .. "memory, one null block (vllm/v1/worker/gpu_worker.py)",
@@ -530,7 +556,7 @@ end
 function M.paged(t)
   t = opts_of(t or {}, {block = true}, "paged")
   local block = t.block and util.count(t.block, "block") or nil
-  return M.define{
+  return fixed(M.define{
     name = block and ("paged-" .. block) or "paged", phase = "allocation",
     exclusive = "allocation policy",
     doc = "a request of n tokens takes ceil(n / block) blocks, allocated as it grows",
@@ -540,14 +566,14 @@ function M.paged(t)
       if block then o.block = block end
       return o
     end,
-  }
+  }, block and {"allocation", "block"} or {"allocation"})
 end
 
 --- kv.optim.contiguous{}: each request reserves max_model_len tokens of KV when
 --- admitted (the systems before PagedAttention).
 function M.contiguous(t)
   opts_of(t or {}, {}, "contiguous")
-  return M.define{
+  return fixed(M.define{
     name = "contiguous", phase = "allocation", exclusive = "allocation policy",
     doc = "each request reserves max_model_len tokens, unpaged, whatever its length",
     source = "Kwon et al., SOSP 2023, section 3: FasterTransformer and Orca reserve the "
@@ -556,14 +582,14 @@ function M.contiguous(t)
       o.allocation = "contiguous"
       return o
     end,
-  }
+  }, {"allocation"})
 end
 
 --- kv.optim.kv_quant "fp8" (any KV format name or table): the KV cache in
 --- that format.
 function M.kv_quant(f)
   local fmt = formats.get(f, "kv")
-  return M.define{
+  return fixed(M.define{
     name = "kv-" .. fmt.name, phase = "format", exclusive = "KV format",
     doc = string.format("KV elements stored as %s (%.4g bits each, group scales included)",
                         fmt.name, formats.bits(fmt)),
@@ -574,7 +600,7 @@ function M.kv_quant(f)
       o.kv = fmt
       return o
     end,
-  }
+  }, {"kv"})
 end
 
 --- kv.optim.kivi{bits = 2, group = 32, recent = 128 [, full = "bf16"]}: KIVI
@@ -590,7 +616,7 @@ function M.kivi(t)
   local full = t.full and formats.get(t.full, "full") or nil
   local fmt = {name = string.format("kivi-int%d-g%d", bits, group), bits = bits, group = group,
                scale = 16, zero = 16}
-  return M.define{
+  return fixed(M.define{
     name = string.format("kivi-%db-g%d-r%d", bits, group, recent), phase = "format",
     exclusive = "KV format", lossy = "quantization",
     doc = string.format("KV in %d bits with an fp16 scale and zero per %d elements (%.4g bits), "
@@ -601,7 +627,7 @@ function M.kivi(t)
       o.kv, o.kv_recent, o.kv_full = fmt, recent, full
       return o
     end,
-  }
+  }, full and {"kivi", "kv"} or nil)
 end
 
 -- A model with fewer KV heads: kv_heads on every attention run; the K and V
@@ -712,13 +738,13 @@ end
 function M.streaming(t)
   t = opts_of(t or {}, {sinks = true, recent = true}, "streaming")
   local sinks, recent = count(t, "sinks", 0, 4), count(t, "recent", 1)
-  return M.define{
+  return fixed(M.define{
     name = string.format("streaming-%d-%d", sinks, recent), phase = "eviction",
     exclusive = "eviction window", lossy = "eviction",
     doc = string.format("full and MLA layers keep at most %d + %d tokens a sequence", sinks, recent),
     source = "StreamingLLM: Xiao et al., ICLR 2024",
     apply = function(o) return merge_evict(o, {sinks = sinks, recent = recent}) end,
-  }
+  }, {"recent", "sinks"})
 end
 
 --- kv.optim.h2o{keep = 0.2, recent = 256}: H2O (Zhang et al., NeurIPS 2023)
@@ -728,13 +754,13 @@ function M.h2o(t)
   t = opts_of(t or {}, {keep = true, recent = true}, "h2o")
   local keep = ratio(t.keep, "keep", 0, 1)
   local recent = count(t, "recent", 0, 0)
-  return M.define{
+  return fixed(M.define{
     name = string.format("h2o-%s-%d", fmt_num(keep), recent), phase = "eviction",
     exclusive = "eviction window", lossy = "eviction",
     doc = string.format("full and MLA layers keep ceil(%s n) + %d tokens of n", fmt_num(keep), recent),
     source = "H2O: Zhang et al., NeurIPS 2023",
     apply = function(o) return merge_evict(o, {keep = keep, recent = recent}) end,
-  }
+  }, {"keep", "recent"})
 end
 
 --- kv.optim.layer_budgets{budgets = {...} or function(layer, layers), name = }:
@@ -783,7 +809,7 @@ function M.speculative(t)
   local s = {tokens = g, acceptance = t.acceptance, draft = t.draft, heads = t.heads,
              layers = t.layers, weights = t.weights, weight_bytes = t.weight_bytes,
              hidden_states = t.hidden_states}
-  return M.define{
+  return fixed(M.define{
     name = string.format("spec-%s-g%d-a%s", who, g, fmt_num(t.acceptance)), phase = "speculative",
     exclusive = "speculative decoding",
     doc = string.format("draft weights and KV on the last stage, %d more KV slots a sequence; "
@@ -800,7 +826,7 @@ function M.speculative(t)
       spec_kv_writes_per_token = function() return rates.target_writes_per_token end,
       spec_draft_kv_writes_per_token = function() return rates.draft_writes_per_token end,
     },
-  }
+  }, t.heads == nil and {"speculative"} or nil)
 end
 
 --- kv.optim.prefix{tokens = 2048}: a prefix every request shares (a system
@@ -808,7 +834,7 @@ end
 function M.prefix(t)
   t = opts_of(t or {}, {tokens = true}, "prefix")
   local n = count(t, "tokens", 1)
-  return M.define{
+  return fixed(M.define{
     name = "prefix-" .. n, phase = "sharing", exclusive = "shared prefix",
     doc = string.format("the first %d tokens of every request, in whole blocks, held once", n),
     source = "vLLM automatic prefix caching (full-block hashes); SGLang RadixAttention",
@@ -816,7 +842,7 @@ function M.prefix(t)
       o.prefix = n
       return o
     end,
-  }
+  }, {"prefix"})
 end
 
 --- kv.optim.parallel_sampling{n = 4, prompt = 1024 | output = 512}: each
@@ -831,7 +857,7 @@ function M.parallel_sampling(t)
   end
   local prompt = t.prompt and count(t, "prompt", 1) or nil
   local output = t.output and count(t, "output", 1) or nil
-  return M.define{
+  return fixed(M.define{
     name = prompt and string.format("n%d-prompt%d", n, prompt) or string.format("n%d-out%d", n, output),
     phase = "sharing", exclusive = "parallel sampling",
     doc = string.format("%d sequences a request share the prompt's whole blocks", n),
@@ -840,7 +866,7 @@ function M.parallel_sampling(t)
       o.samples, o.prompt, o.output = n, prompt, output
       return o
     end,
-  }
+  }, {"samples"})
 end
 
 local function offload_traffic(row, l)
@@ -892,7 +918,7 @@ function M.continuous(t)
                .. "normal, lognormal, fixed, empirical), got %s", type(t.lengths))
   end
   local lengths = t.lengths
-  return M.define{
+  return fixed(M.define{
     name = "continuous-" .. lengths.name, phase = "batching", exclusive = "batching",
     doc = string.format("capacity sized by the mean over %d equally likely lengths of %s",
                         oc.len_points, lengths.name),
@@ -904,7 +930,7 @@ function M.continuous(t)
     columns = {
       mean_length = function() return lengths:mean() end,
     },
-  }
+  }, {"lengths"})
 end
 
 --- Built-in speculative rates: kv.optim.speculative_rates(0.7, 4).

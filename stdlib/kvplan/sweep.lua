@@ -256,7 +256,7 @@ end
 -- second ones (a combination that passes both through leaves the option
 -- alone). The GPU axis sets the GPU memory, or only labels the rows when a
 -- gpu_memory is given. With time columns the GPU stays a deployment (its rates).
-local function place_axes(spec, base, axes, timed)
+local function place_axes(spec, base, axes, timed, dspec)
   local cand, first, second = {}, {}, {}
   for _, a in ipairs(axes) do
     local k = a[1]
@@ -266,16 +266,16 @@ local function place_axes(spec, base, axes, timed)
     end
   end
   -- SGLang's fraction from the GPU's memory is kv.deploy's: these stay here
-  if sglang_memory(spec, base) then
+  if sglang_memory(dspec, base) then
     for k in pairs(sglang_inputs) do cand[k] = nil end
   end
-  if trtllm_predicts(spec, base) or vision_predicts(spec, base) then
+  if trtllm_predicts(dspec, base) or vision_predicts(dspec, base) then
     for k in pairs(trtllm_inputs) do cand[k] = nil end
   end
   -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
   -- defaults read the GPU's name, so the GPU stays here when they are used
   local gpu_memory = spec.gpu_memory ~= nil or base.gpu_memory ~= nil
-  if gpu_memory and (predicts(spec, base, "activation") or seqs_default(spec, base)) then
+  if gpu_memory and (predicts(dspec, base, "activation") or seqs_default(dspec, base)) then
     cand.gpu = nil
   end
   -- MXFP4 experts are weighed as the GPU's kernel loads them
@@ -301,6 +301,7 @@ local function place_axes(spec, base, axes, timed)
   end
   for _, a in ipairs(axes) do
     if a.var then a.field = "none"
+    elseif a[1] == "optim" and dspec.optim == nil then a.field = "optim"
     elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "none" or "gpu_bytes"
     elseif cand[a[1]] then a.field = c_fields[a[1]]
     else a.field = "base" end
@@ -383,18 +384,38 @@ function M.new(spec)
     end
     axes[#axes + 1] = {k, list(vars[k]), var = true, field = "none"}
   end
-  -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
-  -- resolved by kv.deploy: then tp is expanded here too (same row order).
-  local tp_in_lua = spec.tp ~= nil and tp_dependent(spec, base)
-  if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
-  for i = 1, #axes do
-    if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
-  end
   local timed = false
   for _, c in ipairs(type(spec.columns) == "table" and spec.columns or {}) do
     if time_columns[type(c) == "table" and c[1] or c] then timed = true end
   end
-  place_axes(spec, base, axes, timed)
+  -- The optim axis is looped in C when every combination is made of
+  -- built-ins of a fixed effect (kv.optim.core_fields): each is resolved once
+  -- into the fields it sets (sweep_core: a kvp_combo) and written over each
+  -- base deployment, built here without it. No combination then changes the
+  -- budget rule or what kv.deploy predicts: dspec is the sweep without its
+  -- optim axis for those questions. With step-time columns, or any other
+  -- combination, each deployment is built here with its combination.
+  local optim = require "kvplan.optim"
+  local core_sets, dspec = nil, spec
+  if spec.optim ~= nil and not timed and not M.lua_only then
+    core_sets = {}
+    for i, c in ipairs(list(spec.optim)) do
+      core_sets[i] = optim.core_fields(c)
+      if core_sets[i] == nil then core_sets = nil break end
+    end
+  end
+  if core_sets then
+    dspec = {}
+    for k, v in pairs(spec) do if k ~= "optim" then dspec[k] = v end end
+  end
+  -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
+  -- resolved by kv.deploy: then tp is expanded here too (same row order).
+  local tp_in_lua = spec.tp ~= nil and tp_dependent(dspec, base)
+  if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
+  for i = 1, #axes do
+    if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
+  end
+  place_axes(spec, base, axes, timed, dspec)
   local s = setmetatable({spec = spec, label_names = {}, axes = {}}, Sweep)
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
   local nl = #s.label_names
@@ -403,7 +424,16 @@ function M.new(spec)
   -- the axes set in C: values, labels, what a Lua column sees
   for i, a in ipairs(axes) do
     local ax = {name = a[1], field = a.field or "base", n = #a[2]}
-    if ax.field ~= "base" then
+    if ax.field == "optim" then
+      ax.labels, ax.rowvals, ax.values = {}, {}, {}
+      for p, c in ipairs(a[2]) do
+        ax.labels[p] = optim_name(c)
+        ax.rowvals[p] = ax.labels[p]
+        s.optim_combos = s.optim_combos or {}
+        s.optim_combos[ax.labels[p]] = c
+      end
+      s.optim_axis = ax
+    elseif ax.field ~= "base" then
       ax.labels, ax.rowvals, ax.values = {}, {}, ax.field ~= "none" and {} or nil
       for p, v in ipairs(a[2]) do
         local label = v
@@ -442,7 +472,7 @@ function M.new(spec)
     if nbase > math.maxinteger // n then util.raise("the sweep has more than 2^63 deployments") end
     nbase = nbase * n
   end
-  local function deployment(b)
+  local function deployment(b, with)
     local pos, r = {}, b - 1
     for i = 1, #axes do pos[i] = 1 end
     for j = #lua_axes, 1, -1 do
@@ -457,8 +487,24 @@ function M.new(spec)
       local v = a[2][pos[i]]
       if a[1] == "optim" then combo = v elseif not a.var then opts[a[1]] = v end
     end
-    if combo ~= nil then opts = require("kvplan.optim").apply(opts, combo) end
+    if combo ~= nil and core_sets then
+      -- the optim axis is the core's: the base without it (as kv.optim.apply
+      -- leaves a given `optim` out), or with combination `with`
+      opts.optim, combo = with, with
+      if with ~= nil then opts = optim.apply(opts, with) end
+    elseif combo ~= nil then
+      opts = optim.apply(opts, combo)
+    end
     return deploy.new(opts), combo, pos
+  end
+  -- the optim axis in C: each combination resolved once, on the first base
+  -- (the fields it sets do not depend on the base: kv.optim.core_fields)
+  if core_sets then
+    for p, c in ipairs(s.optim_axis and list(spec.optim) or {}) do
+      local d, sets_kv = deployment(1, c), false
+      for _, k in ipairs(core_sets[p]) do sets_kv = sets_kv or k == "kv" end
+      s.optim_axis.values[p] = {spec = d:spec(), set = core_sets[p], kv = sets_kv and d.kv.name or nil}
+    end
   end
   -- base b: its deployment, the core's table of it, its labels by label
   -- column and by axis name (what a Lua column sees), its GPU's rates
@@ -601,7 +647,7 @@ function Sweep:optim_column(name)
   if not found then return nil end
   local c_names = {}
   for _, ax in ipairs(self.axes) do
-    if ax.field ~= "base" and ax.field ~= "none" and deploy.fields[ax.name] then
+    if ax.field ~= "base" and ax.field ~= "none" and ax.field ~= "optim" and deploy.fields[ax.name] then
       c_names[#c_names + 1] = ax.name
     end
   end
@@ -611,10 +657,16 @@ function Sweep:optim_column(name)
     if cur == nil or cur.b ~= row._base then cur = self.base(row._base) end
     if cached ~= row._base then cache, cached = {}, row._base end -- one base's at a time
     local d0, combo = cur.d, cur.combo
+    if self.optim_axis then -- the core's optim axis: the row's combination on its base
+      combo = self.optim_combos[row.optim]
+      local k = "optim|" .. row.optim
+      d0 = cache[k] or (combo and d0:with{optim = combo}) or d0
+      cache[k] = d0
+    end
     local f
     for _, m in ipairs(combo and optim.combine(combo).members or {}) do f = f or (m.columns or {})[name] end
     if f == nil then return "" end
-    local changes, key = {}, {row._base}
+    local changes, key = {}, {row._base, row.optim}
     local function set(k, v, now)
       if v ~= nil and v ~= now then changes[k] = v end
       key[#key + 1] = tostring(v)
@@ -643,7 +695,7 @@ function Sweep:core_spec(extra)
     kv = self.kv, kv_names = self.kv_names, weights = self.weights,
     weights_names = self.weights_names,
     columns = self.columns, precision = self.precision, funcs = self.funcs,
-    rules = self.rules,
+    rules = self.rules, kv_label = #self.label_names - 1,
     filter = type(self.spec.filter) == "function" and self.spec.filter or nil,
     non_torch = engines.non_torch, -- the predict rules' constants
   }

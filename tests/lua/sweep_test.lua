@@ -320,13 +320,130 @@ do
                    return n
                  end}}}
     s:write(path)
-    -- the GPU axis is looped in C outside the optim axis: a model's two
-    -- combinations are built once, kept for its two GPUs, then dropped
+    -- the optim axis is looped in C (built-ins of a fixed effect): each
+    -- combination resolved once on the first base, each model built once
+    -- without it, one alive at a time
+    check.eq(made, 4, "two combinations resolved, two models built")
+    check.eq(most, 1, "one base alive")
+    made, most = 0, 0
+    s = kv.sweep{model = {"llama-3.1-8b", "gemma-2-9b"}, gpu = {"h100-sxm", "l4"},
+                 optim = {o.none, o.budget "sglang"}, utilization = 0.9,
+                 base = {activation = 0, overhead = "1 GiB"},
+                 columns = {"model", "gpu", "optim", {"live", function()
+                   local n = live()
+                   if n > most then most = n end
+                   return n
+                 end}}}
+    s:write(path)
+    -- a budget rule is built in Lua with each deployment; the GPU axis is
+    -- looped in C outside the optim axis: a model's two combinations are
+    -- built once, kept for its two GPUs, then dropped
     check.eq(made, 4, "each deployment built once")
     check.eq(most, 2, "the bases of one model alive, no others")
   end)
   deploy.new = new
   if not ok then error(err, 0) end
+end
+
+-- An optim axis over built-ins of a fixed effect is looped in C: each
+-- combination resolved once, the base deployments built without it. Its
+-- rows are byte for byte those of the same combinations built in Lua with
+-- each deployment (the same optimizations copied into user-defined ones,
+-- which the sweep cannot apply in C), and each row is what kv.deploy gives.
+do
+  local deploy = require "kvplan.deploy"
+  local lengths = o.lognormal{median = 3000, sigma = 0.7}
+  local members = {o.kv_quant "fp8", o.paged{block = 32}, o.contiguous{},
+                   o.kivi{bits = 2, group = 32, recent = 128, full = "bf16"},
+                   o.streaming{sinks = 4, recent = 1024}, o.h2o{keep = 0.25, recent = 64},
+                   o.prefix{tokens = 512}, o.parallel_sampling{n = 3, output = 256},
+                   o.continuous{lengths = lengths},
+                   o.speculative{draft = "llama-3.2-1b", tokens = 3, acceptance = 0.6},
+                   o.speculative{tokens = 2, acceptance = 0.5}}
+  local combos = {o.none}
+  for _, m in ipairs(members) do combos[#combos + 1] = m end
+  -- pairs across slots, in both orders of listing, and a triple
+  combos[#combos + 1] = {o.contiguous{}, o.kv_quant "fp8"}
+  combos[#combos + 1] = {o.h2o{keep = 0.25, recent = 64}, o.prefix{tokens = 512}, o.paged{block = 32}}
+  combos[#combos + 1] = {o.streaming{sinks = 4, recent = 1024}, o.kivi{bits = 2, full = "fp8"},
+                         o.continuous{lengths = lengths}}
+  local function copy_of(c) -- the same members as optimizations of one's own
+    local ms = {}
+    for i, m in ipairs(o.combine(c).members) do
+      local t = {}
+      for k, v in pairs(m) do t[k] = v end
+      ms[i] = o.define(t)
+    end
+    return o.combine(ms)
+  end
+  local copies = {}
+  for i, c in ipairs(combos) do
+    check.eq(o.core_fields(c) ~= nil, true, "built-in combination " .. o.name(c))
+    copies[i] = copy_of(c)
+    if i > 1 then check.eq(o.core_fields(copies[i]), nil, "one's own optimization is not applied in C") end
+  end
+  local cols = {"model", "gpu", "optim", "kv", "tp", "max_model_len", "context", "concurrency",
+                "kv_budget_bytes", "kv_bytes_per_token", "seq_bytes", "kv_blocks", "kv_tokens",
+                "max_concurrency", "max_context", "fits", "why", "spec_tokens_per_step",
+                "mean_length", {"kv_seen", function(r) return r.kv .. "/" .. r.optim end}}
+  local function sweep(list, columns)
+    return kv.sweep{model = {"gemma-3-27b", "gpt-oss-20b", "deepseek-v2-lite", "llama-3.1-8b"},
+                    gpu = {"h100-sxm", "a100-sxm-80gb"}, optim = list, tp = {1, 2},
+                    max_model_len = {8192, 32768}, context = {2048, 8192}, concurrency = {1, 13},
+                    base = {activation = "1 GiB", overhead = "1 GiB", utilization = 0.9},
+                    columns = columns or cols}
+  end
+  local made = 0
+  local new = deploy.new
+  deploy.new = function(opts)
+    made = made + 1
+    return new(opts)
+  end
+  local ok, err = pcall(function()
+    local c_path, lua_path = dir .. "/optim_c.csv", dir .. "/optim_lua.csv"
+    -- built-in columns only: a combination resolved once, a model built once
+    -- (the optimizations' own columns build the row's deployment in Lua)
+    made = 0
+    local sc = sweep(combos, {"model", "gpu", "optim", "kv", "tp", "context", "max_concurrency"})
+    -- one base a model, GPU and tp (vLLM's MXFP4 experts of gpt-oss, loaded
+    -- for the GPU's kernel and padded by tp, keep those axes in Lua)
+    check.eq(sc.nbase, 4 * 2 * 2, "the optim axis in C: one base a model, GPU and tp")
+    sc:write(c_path)
+    check.eq(made, 4 * 2 * 2 + #combos, "no deployment built per combination and base")
+    sc = sweep(combos)
+    sc:write(c_path)
+    local sl = sweep(copies)
+    check.eq(sl.nbase, 4 * 2 * #combos * 2, "combinations of one's own: a base each")
+    sl:write(lua_path)
+    local a, b = assert(io.open(c_path, "rb")), assert(io.open(lua_path, "rb"))
+    local ta, tb = a:read("a"), b:read("a")
+    a:close()
+    b:close()
+    check.eq(#ta > 0 and ta == tb, true, "the C optim axis writes the Lua path's bytes")
+    local rows = kv.csv.read(c_path)
+    check.eq(#rows, sc:count() + 1, "every row")
+    local byname = {}
+    for _, c in ipairs(combos) do byname[o.name(c)] = c end
+    for i = 2, #rows, 3 do
+      local r = rows[i]
+      local d = kv.deploy{model = r[1], gpu = r[2], optim = byname[r[3]], tp = tonumber(r[5]),
+                          max_model_len = tonumber(r[6]), activation = "1 GiB",
+                          overhead = "1 GiB", utilization = 0.9}
+      local l = d:ledger()
+      local ctx, conc = tonumber(r[7]), tonumber(r[8])
+      check.eq(r[4], d.kv.name, "kv row " .. i)
+      check.eq(tonumber(r[9]), l.kv_budget, "kv_budget_bytes row " .. i)
+      check.eq(tonumber(r[13]), l.kv_tokens, "kv_tokens row " .. i)
+      check.eq(tonumber(r[14]), (l:max_concurrency(ctx)), "max_concurrency row " .. i)
+      check.eq(tonumber(r[15]), (l:max_context(conc)), "max_context row " .. i)
+      check.eq(r[16], tostring((l:fit(ctx, conc))), "fits row " .. i)
+      check.eq(r[20], d.kv.name .. "/" .. r[3], "the row Lua sees row " .. i)
+    end
+  end)
+  deploy.new = new
+  if not ok then error(err, 0) end
+  os.remove(dir .. "/optim_c.csv")
+  os.remove(dir .. "/optim_lua.csv")
 end
 
 os.remove(path)

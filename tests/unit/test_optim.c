@@ -239,6 +239,84 @@ static void per_layer_budgets_become_sorted_levels(void **state) {
                                 "layers into at most 8 budgets");
 }
 
+/* A combination keeps the fields its bits name and writes only those. */
+static void combinations_write_only_the_fields_they_set(void **state) {
+  (void)state;
+  static kvp_deploy with, d, want;
+  kvp_deploy_defaults(&with);
+  with.kv = (kvp_format){4, 32, 16, 16, 0, 0, 0};
+  with.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0};
+  with.kv_recent = 128;
+  with.evict.sinks = 4;
+  with.evict.recent = 2048;
+  with.evict.keep_ppm = 200000;
+  with.prefix_tokens = 512;
+  with.samples = 4;
+  with.sample_tokens = 256;
+  with.nlen = 3;
+  with.len[0] = 100, with.len[1] = 200, with.len[2] = 300;
+  with.spec.tokens = 4;
+  kvp_combo c;
+  uint32_t set = kvp_combo_bit("kv") | kvp_combo_bit("kivi") | kvp_combo_bit("recent") |
+                 kvp_combo_bit("lengths");
+  assert_int_equal(set, KVP_COMBO_KV | KVP_COMBO_KIVI | KVP_COMBO_RECENT | KVP_COMBO_LENGTHS);
+  assert_int_equal(kvp_combo_bit("budget"), 0);
+  assert_int_equal(kvp_combo_bit(NULL), 0);
+  assert_int_equal(kvp_combo_take(&c, set, &with, NULL), KVP_OK);
+  kvp_deploy_defaults(&d);
+  d.evict.sinks = 7;           /* the base's own: kept (eviction merges) */
+  d.prefix_tokens = 64;        /* not set by c: kept */
+  d.len[5] = 99;               /* past the combination's points: cleared */
+  d.nlen = 6;
+  want = d;
+  want.kv = with.kv;
+  want.kv_full = with.kv_full;
+  want.kv_recent = 128;
+  want.evict.recent = 2048;
+  want.nlen = 3;
+  memset(want.len, 0, sizeof want.len);
+  want.len[0] = 100, want.len[1] = 200, want.len[2] = 300;
+  kvp_combo_apply(&c, &d);
+  assert_memory_equal(&d, &want, sizeof d);
+  /* every field group */
+  assert_int_equal(kvp_combo_take(&c, KVP_COMBO_ALL, &with, NULL), KVP_OK);
+  kvp_deploy_defaults(&d);
+  kvp_combo_apply(&c, &d);
+  assert_int_equal(d.evict.sinks, 4);
+  assert_int_equal(d.evict.keep_ppm, 200000);
+  assert_int_equal(d.samples, 4);
+  assert_int_equal(d.sample_tokens, 256);
+  assert_int_equal(d.spec.tokens, 4);
+  assert_int_equal(d.prefix_tokens, 512);
+  assert_int_equal(d.block, with.block);
+  /* the empty combination changes nothing */
+  assert_int_equal(kvp_combo_take(&c, 0, &with, NULL), KVP_OK);
+  want = d;
+  kvp_combo_apply(&c, &d);
+  assert_memory_equal(&d, &want, sizeof d);
+}
+
+static void bad_combinations_name_the_field(void **state) {
+  (void)state;
+  static kvp_deploy with;
+  kvp_deploy_defaults(&with);
+  kvp_combo c;
+  kvp_diag d = {{0}};
+  assert_int_equal(kvp_combo_take(&c, 1u << 20, &with, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "optimization combination: unknown field bits 0x100000");
+  with.kv.bits = 0;
+  assert_int_equal(kvp_combo_take(&c, KVP_COMBO_KV, &with, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "kv"));
+  assert_int_equal(kvp_combo_take(&c, KVP_COMBO_ALLOC, &with, &d), KVP_OK); /* kv not taken */
+  c.alloc = KVP_NALLOCS;
+  assert_int_equal(kvp_combo_check(&c, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'allocation' must be paged or contiguous, got 2");
+  c.set = KVP_COMBO_LENGTHS;
+  c.nlen = KVP_LEN_POINTS + 1;
+  assert_int_equal(kvp_combo_check(&c, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "field 'lengths' takes 0..32 points, got 33");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(normal_quantile_inverts_the_cdf_to_full_precision),
@@ -252,6 +330,8 @@ int main(void) {
     cmocka_unit_test(speculative_rates_follow_leviathan),
     cmocka_unit_test(eviction_keeps_sinks_recent_and_heavy_hitters),
     cmocka_unit_test(per_layer_budgets_become_sorted_levels),
+    cmocka_unit_test(combinations_write_only_the_fields_they_set),
+    cmocka_unit_test(bad_combinations_name_the_field),
   };
   return cmocka_run_group_tests_name("optim", tests, NULL, NULL);
 }

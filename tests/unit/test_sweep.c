@@ -318,6 +318,73 @@ static void deployment_axes_set_fields_in_row_order(void **state) {
   assert_int_equal(kvp_sweep_total(&ax, &total), KVP_EINVAL);
 }
 
+/* An optim axis writes each combination over the base: every row's ledger
+ * is the ledger of the base with the combination applied by hand, and a
+ * combination that leaves a field alone leaves the base's value even after
+ * one that set it (here: prefix, then none). The optim axis sits between a
+ * numeric axis and tp, so it moves under both. */
+static void optim_axis_writes_each_combination_over_its_base(void **state) {
+  (void)state;
+  static kvp_combo combo[3];
+  static kvp_deploy with;
+  memset(combo, 0, sizeof combo);
+  with = base[0];
+  with.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0};
+  with.alloc = KVP_ALLOC_CONTIGUOUS;
+  with.prefix_tokens = 1024;
+  assert_int_equal(kvp_combo_take(&combo[0], KVP_COMBO_KV | KVP_COMBO_PREFIX, &with, NULL), KVP_OK);
+  assert_int_equal(kvp_combo_take(&combo[1], 0, &with, NULL), KVP_OK); /* none */
+  assert_int_equal(kvp_combo_take(&combo[2], KVP_COMBO_ALLOC | KVP_COMBO_KV, &with, NULL), KVP_OK);
+  static const int64_t mml[] = {8192, 131072};
+  kvp_sweep_axis axis[] = {
+    {.field = KVP_FIELD_BASE, .n = 2},
+    {.field = KVP_FIELD_MAX_MODEL_LEN, .n = 2, .i = mml},
+    {.field = KVP_FIELD_OPTIM, .n = 3, .combo = combo},
+  };
+  kvp_sweep_axes ax = axes();
+  ax.axis = axis;
+  ax.naxis = 3;
+  int64_t total;
+  assert_int_equal(kvp_sweep_total(&ax, &total), KVP_OK);
+  assert_int_equal(total, 2 * 2 * 3 * 4 * 3 * 2);
+  static kvp_sweep s;
+  static kvp_ledger l;
+  kvp_sweep_row r;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, total, KVP_WANT_FIT | KVP_WANT_MAXCONC | KVP_WANT_MAXCTX,
+                                  NULL), KVP_OK);
+  int64_t n = 0;
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    int64_t q = n / 24;
+    kvp_deploy d = base[q / 6];
+    d.max_model_len = mml[q / 3 % 2];
+    if (q % 3 == 0) d.kv = with.kv, d.prefix_tokens = 1024;
+    if (q % 3 == 2) d.kv = with.kv, d.alloc = KVP_ALLOC_CONTIGUOUS;
+    d.tp = tps[(n / 6) % 4];
+    assert_int_equal(r.apos[2], q % 3);
+    assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+    assert_memory_equal(&r.ledger->d, &l.d, sizeof l.d);
+    int64_t mc, mx;
+    kvp_fit f;
+    assert_int_equal(kvp_ledger_max_concurrency(&l, r.context, &mc, &f), KVP_OK);
+    assert_int_equal(r.max_concurrency, mc);
+    assert_int_equal(kvp_ledger_max_context(&l, r.concurrency, &mx, &f), KVP_OK);
+    assert_int_equal(r.max_context, mx);
+    n++;
+  }
+  assert_int_equal(n, total);
+  kvp_sweep_free(&s);
+  /* a combination the first base refuses fails before any row, naming it */
+  with.prefix_tokens = 200000;
+  assert_int_equal(kvp_combo_take(&combo[0], KVP_COMBO_PREFIX, &with, NULL), KVP_OK);
+  kvp_diag d = {{0}};
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, total, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "prefix"));
+  /* an optim axis without its combinations */
+  axis[2].combo = NULL;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, total, KVP_WANT_FIT, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "sweep axis 'optim' has no values");
+}
+
 static void bad_deployment_axis_values_fail_before_any_row(void **state) {
   (void)state;
   static const double util[] = {0.9, 1.5};
@@ -443,6 +510,7 @@ int main(void) {
     cmocka_unit_test(empty_axes_keep_each_deployments_own_value),
     cmocka_unit_test(bad_axis_values_name_the_axis),
     cmocka_unit_test(deployment_axes_set_fields_in_row_order),
+    cmocka_unit_test(optim_axis_writes_each_combination_over_its_base),
     cmocka_unit_test(bad_deployment_axis_values_fail_before_any_row),
     cmocka_unit_test(label_axes_keep_the_ledger),
     cmocka_unit_test(fetched_bases_come_once_each_when_their_rows_start),
