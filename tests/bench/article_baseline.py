@@ -184,6 +184,96 @@ def shape_d2(facts, out):
                           "true" if fits else "false"])
 
 
+def read_e(path):
+    facts = {"model": [], "gpu": []}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "model":
+                facts["model"].append((w[1],) + tuple(int(x) for x in w[2:]))
+            elif w[0] == "gpu":
+                facts["gpu"].append((w[1], int(w[2]), w[3] == "1"))
+            elif w[0] == "nontorch":
+                facts["nontorch"] = [float(x) for x in w[1:]]
+            else:
+                facts[w[0]] = [int(x) for x in w[1:]]
+    return facts
+
+
+def sort_sampler_bytes(S, V, b):
+    """The PyTorch sort path of vLLM's top-k/top-p sampler, S rows of V
+    logits (kvplan's predict.c): the larger of the sort moment (fp32 logits,
+    the sort's values and indices, the segmented sort's temporaries) and the
+    scatter moment."""
+    int_max = 2147483647
+    scatter, sort = S * V * (b + 26), S * V * (b + 16)
+    g = 1 if V > int_max else min(S, int_max // V)
+    temps = V * 20 if g == 1 or V >= 1000000 else g * V * (20 if g >= 128 else 32)
+    return max(sort + temps, scatter)
+
+
+def vllm_activation(H, I, heads, kvh, hd, V, N, S, tp, b=2):
+    """vLLM V1's profiled activation peak as kvplan predicts it (compiled
+    forward, the sort sampler): the largest of the MLP, attention and
+    sampler terms on one GPU."""
+    S = min(S, N)
+    Ip = cdiv(I, tp)
+    mlp = max(2 * H + 3 * Ip, 3 * H + Ip)              # compiled: gate_up freed
+    q, kv = cdiv(heads, tp), max(1, kvh // tp)
+    attn = 3 * H + (q + 2 * kv) * hd + q * hd
+    sampler = N * H * b + sort_sampler_bytes(S, V, b)
+    return max(N * mlp * b, N * attn * b, sampler)
+
+
+def deployment_e(m, gpu, tp, version, nontorch):
+    """One deployment of shape e (vLLM's budget at 0.9, bf16, its reserves
+    predicted): (activation, non-torch memory, one block's bytes, KV budget,
+    fits at all)."""
+    (mid, layers, heads, kvh, hd, params, maxctx, H, I, V) = m
+    (gid, total, a100) = gpu
+    v1, big_seqs, nccl, ctx_counted = version
+    tp1, tpn, context = nontorch
+    # V1's defaults (the server's): 8192 tokens and big_seqs sequences on a
+    # GPU of >= 70 GiB that is not an A100, else 2048 and 256
+    N, S = (8192, big_seqs) if total >= 70 * GiB and not a100 else (2048, 256)
+    act = vllm_activation(H, I, heads, kvh, hd, V, N, min(S, N), tp)
+    nt = tpn if tp > 1 and nccl else tp1
+    if ctx_counted:
+        nt += context
+    overhead = math.floor(nt)
+    h = max(1, kvh // tp)
+    block = 16 * layers * 2 * h * hd * 2
+    usable = min(math.floor(total * 0.9), total)
+    weights = cdiv(params * 2, tp)
+    reserved = weights + act + overhead
+    ok_tp = heads % tp == 0 and (kvh % tp == 0 if tp <= kvh else tp % kvh == 0)
+    budget = usable - reserved
+    return act, overhead, block, budget, ok_tp and weights <= usable and reserved <= usable and \
+        budget >= block
+
+
+def shape_e(facts, out):
+    """vLLM's budget with its reserves predicted: models x GPUs x
+    max_model_len x tp (kvplan's row order: options, then tp), at context
+    max_model_len (the ledger's max_len: a given max_model_len may pass the
+    model's) and concurrency 1 and 64."""
+    assert facts["version"][0] == 1
+    out.writerow(["model", "gpu", "tp", "max_model_len", "concurrency", "activation_bytes",
+                  "overhead_bytes", "kv_budget_gib", "max_concurrency", "fits"])
+    for m in facts["model"]:
+        for gpu in facts["gpu"]:
+            for mml in facts["lens"]:
+                for tp in (1, 2, 4, 8):
+                    act, overhead, block, budget, ok = deployment_e(m, gpu, tp, facts["version"],
+                                                                    facts["nontorch"])
+                    seq = cdiv(mml, 16) * block
+                    maxc = (budget - block) // seq if ok else 0
+                    for conc in (1, 64):
+                        fits = ok and conc * seq + block <= budget
+                        out.writerow([m[0], gpu[0], tp, mml, conc, act, overhead, gib(budget),
+                                      maxc, "true" if fits else "false"])
+
+
 def read_c(path):
     facts = {"model": [], "gpu": [], "combo": [], "ctx": [], "conc": []}
     with open(path) as f:
@@ -301,6 +391,9 @@ def main(shape, path):
     out = csv.writer(sys.stdout, lineterminator="\n")
     if shape == "c":
         shape_c(read_c(path), out)
+        return
+    if shape == "e":
+        shape_e(read_e(path), out)
         return
     {"a": shape_a, "b": shape_b, "d": shape_d, "d2": shape_d2}[shape](read(path), out)
 

@@ -13,6 +13,9 @@
 #        in C), without the Lua column;
 #   the floor of a Lua call per row: (b) with a filter that does nothing, and
 #        lua_pcall of an empty function alone (lua_call.c);
+#   (e) vLLM's reserves predicted (activation peak, non-torch memory) over
+#       dense models x GPUs x max_model_len x tp, every deployment axis looped
+#       in C (many deployments, two rows each; Python baseline only);
 # then the serving simulator on 100,000 requests (tests/bench/simulate.lua).
 # Baselines: the article's Python functions made exact (article_baseline.py) and a
 # hand-written C loop with printf (c_loop.c); on (b) also a hand-tuned
@@ -93,6 +96,20 @@ printf '    %-34s %8s s (%s s)\n' "kvplan, no filter" "$(cpu "$tb")" "$(wall "$t
 printf '    %-34s %8s s (%s s)  %s ns a row for the call\n' "kvplan, empty Lua filter" "$(cpu "$te")" \
        "$(wall "$te")" "$(python3 -c "print('%.0f' % (($(cpu "$te") - $(cpu "$tb")) * 1e9 / $(rows "$out/b-kvplan.csv")))")"
 echo "    $("$out/lua_call")"
+
+# (e): predicted reserves along C axes; the Python baseline only (no C loop)
+"$kvplan" tests/bench/predict_shape.lua inputs="$out/p.txt"
+tk=$(tm "$out/p-kvplan.csv" "$kvplan" --quiet tests/bench/predict_shape.lua)
+tp=$(tm "$out/p-python.csv" python3 tests/bench/article_baseline.py e "$out/p.txt")
+same "$out/p-python.csv" "$out/p-kvplan.csv" "the Python baseline (e)"
+deps=$(( $(rows "$out/p-kvplan.csv") / 2 ))
+echo "(e) predicted activation and non-torch memory on C axes: $(rows "$out/p-kvplan.csv") rows, $deps deployments, outputs byte-identical"
+us=$(python3 -c "print('%.2f' % (1e6 * $(cpu "$tk") / $deps))")
+if python3 -c "import sys; sys.exit(0 if $us < 2 else 1)"; then t="target < 2 us"; else t="target < 2 us: MISSED"; echo x >> "$out/missed"; fi
+printf '    %-34s %8s s (%s s)  %s us a deployment, start-up and rows included (%s)\n' "kvplan" \
+       "$(cpu "$tk")" "$(wall "$tk")" "$us" "$t"
+printf '    %-34s %8s s (%s s)  kvplan %s\n' "the article's Python, made exact" "$(cpu "$tp")" "$(wall "$tp")" \
+       "$(ratio "$(cpu "$tp")" "$(cpu "$tk")" 30)"
 
 # peak memory: 10x the deployments (a), 10x the models (a), 10x the rows (b)
 peak() { { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -n 1; }
