@@ -278,8 +278,16 @@ local function place_axes(spec, base, axes, timed, dspec)
   if gpu_memory and (predicts(dspec, base, "activation") or seqs_default(dspec, base)) then
     cand.gpu = nil
   end
-  -- MXFP4 experts are weighed as the GPU's kernel loads them
-  if mxfp4_models(spec) then cand.gpu = nil end
+  -- MXFP4 experts are weighed as the GPU's kernel loads them: the GPU stays
+  -- here when the GPUs of the list take different kernels
+  if mxfp4_models(spec) and spec.mxfp4_backend == nil and base.mxfp4_backend == nil then
+    local seen
+    for _, v in ipairs(list(spec.gpu or {})) do
+      local b = engines.mxfp4_backend(gpus.check_plannable(gpus.get(v)))
+      if seen ~= nil and b ~= seen then cand.gpu = nil end
+      seen = b
+    end
+  end
   if M.lua_only then cand = {} end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)
   if timed then cand.gpu = nil end
@@ -447,6 +455,8 @@ function M.new(spec)
           end
         elseif ax.values then
           ax.values[p] = byte_fields[a[1]] and units.bytes(v, a[1]) or v
+          -- kv.deploy takes max_num_seqs >= 1 (0 would mean no cap in C)
+          if a[1] == "max_num_seqs" then ax.values[p] = util.count(v, "max_num_seqs") end
         end
         if type(label) == "table" then label = label.name or label.id or tostring(label) end
         if math.type(label) == "float" then label = tostring(label) end

@@ -137,6 +137,21 @@ for i = 2, #rows do
 end
 os.remove(path)
 
+-- MXFP4 experts weighed as each GPU's kernel and tp load them (kv.deploy),
+-- activation and overhead given or not
+both_ways({
+  model = {"gpt-oss-20b", "llama-3.1-8b"}, gpu = {"h100-sxm", "b200", "a100-sxm-80gb"}, tp = {1, 2},
+  overhead = {"1 GiB", "2 GiB"}, base = {activation = 0},
+  columns = {"model", "gpu", "tp", "overhead", "weights_bytes", "kv_budget_bytes"},
+}, "MXFP4, reserves given")
+both_ways({
+  model = "gpt-oss-20b", gpu = {"h100-sxm", "b200"}, tp = {1, 2}, max_model_len = {8192, 32768},
+  columns = {"gpu", "tp", "max_model_len", "weights_bytes", "activation_bytes", "kv_budget_bytes"},
+}, "MXFP4, reserves predicted")
+-- a max_num_seqs list is checked as kv.deploy checks one value
+check.error("field 'max_num_seqs' must be an integer >= 1, got 0", kv.sweep,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", max_num_seqs = {8, 0}, columns = {"fits"}})
+
 -- the non-torch rule's constants stay the stdlib's: a changed table changes
 -- both paths alike, a bad one is named
 local engines = require "kvplan.engines"
