@@ -744,6 +744,8 @@ local function sglang_starts(d, l)
   if not l.fits and lim ~= "weights" and lim ~= "reserved" and lim ~= "no_block" then
     return false, l.why
   end
+  -- a model without KV (Mamba layers alone) has no token pool to refuse
+  if l.fits and l.kv_bytes_per_token == 0 then return true, "" end
   local tokens = l.fits and l.kv_tokens or 0
   if tokens <= 0 then
     return false, string.format(
@@ -781,6 +783,7 @@ end
 local function trtllm_starts(d, l)
   if not l.fits and l.limit ~= "no_block" then return false, l.why end
   local per = l.kv_bytes_per_token
+  if l.fits and per == 0 then return true, "" end -- no KV to hold
   local tokens = per > 0 and math.max(l.kv_budget, 0) // per or 0
   if d.max_kv_tokens and d.max_kv_tokens > 0 then tokens = math.min(tokens, d.max_kv_tokens) end
   local block = l.block

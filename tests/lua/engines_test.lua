@@ -240,6 +240,11 @@ check.eq(kv.report.ledger_row(trt(5, {fail_fast_on_attention_window_too_large = 
          false, "fits never hides it")
 check.eq(select(1, trt(5, {fail_fast_on_attention_window_too_large = true, max_model_len = 32})
                      :starts()), true, "32 tokens fit one block")
+-- Mamba layers alone hold no per-token KV: nothing for SGLang or TensorRT-LLM to refuse
+check.eq(select(1, kv.deploy{model = "falcon-mamba-7b", gpu = "h100", engine = "sglang"}:starts()),
+         true, "SGLang: no KV tokens, no refusal")
+check.eq(select(1, kv.deploy{model = "falcon-mamba-7b", gpu = "h100", engine = "trtllm"}:starts()),
+         true, "TensorRT-LLM: no KV tokens, no refusal")
 -- max_tokens caps the pool: 16 tokens is no block
 check.eq(select(1, trt(5, {max_kv_tokens = 16}):starts()), false, "max_tokens below a block")
 
