@@ -203,6 +203,7 @@ typedef struct kvp_profile {
   int32_t eager;               /* 1: eager PyTorch (V0, enforce_eager), 0: compiled */
   int32_t moe_cache13;         /* 1: fused MoE shares cache1 and cache3 */
   int32_t flashinfer_sampler;  /* 1: FlashInfer top-k/top-p, 0: the sort path */
+  int32_t logits_only;         /* 1: logits but no dummy sampler run (V1 in 0.7) */
   int64_t moe_chunk;           /* fused MoE chunk tokens (0: no chunking) */
 } kvp_profile;
 

@@ -80,6 +80,15 @@
  *     probabilities, log-probabilities and exponential draws that follow
  *     (b + 16) are below it too: V0's rows take the same term. Its dummy
  *     sampling runs on the driver rank only (kvplan validate's 'rank').
+ *     V1 before its dummy sampler run (0.7.x: gpu_model_runner.py
+ *     profile_run computes logits and leaves "TODO(woosuk): Consider the
+ *     memory usage of the sampler"; vllm-project/vllm#13507, February 2025;
+ *     _dummy_sampler_run is there by #14728, March 2025, 0.8.0) holds the
+ *     hidden states N H b and model-dtype logits only (logits_only): of the
+ *     S requests' last tokens after hidden_states[logit_indices], S (H + V)
+ *     b (lo, the point), or, in the older form that gathers no index, of
+ *     all N tokens, N V b (hi). Which 0.7 release has which form is not
+ *     pinned here.
  *
  * Every term has a low and a high end as above; the profile's settings pick
  * one per term (eager: the MLP's high end; moe_cache13: the MoE's low end;
@@ -198,7 +207,7 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
   const int64_t chunk = (p->moe_chunk > 0) ? min64(N, p->moe_chunk) : N;
   /* which end of each term the engine's own settings pick */
   const int pick[KVP_PREDICT_NTERMS] = {p->eager ? 1 : 0, 0, p->moe_cache13 ? 0 : 1,
-                                        p->flashinfer_sampler ? 0 : 1};
+                                        (p->flashinfer_sampler || p->logits_only) ? 0 : 1};
   for (int e = 0; e < 2; e++) {
     if (s->experts == 0 || s->dense_layers > 0)
       CHK(mul3(N, mlp[e], b, &a->term[KVP_PREDICT_MLP][e]));
@@ -214,7 +223,9 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
     if (p->last_stage) {
       int64_t hid, logits;
       CHK(mul3(N, H, b, &hid));
-      if (e == 0)
+      if (p->logits_only)
+        CHK(e == 0 ? mul3(S, H + s->vocab, b, &logits) : mul3(N, s->vocab, b, &logits));
+      else if (e == 0)
         CHK(mul3(S, s->vocab, b + 8, &logits));
       else
         CHK(sort_path_bytes(S, s->vocab, b, &logits));

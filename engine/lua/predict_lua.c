@@ -12,7 +12,7 @@ static const char *const keys[] = {
   "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "experts",
   "experts_active", "moe_intermediate", "shared_intermediate", "dense_layers",
   "kv_lora_rank", "rope_dim", "tokens", "seqs", "tp", "act_bytes", "last_stage", "eager",
-  "moe_cache13", "flashinfer_sampler", "moe_chunk", "vision", NULL
+  "moe_cache13", "flashinfer_sampler", "logits_only", "moe_chunk", "vision", NULL
 };
 
 static const char *const vision_keys[] = {
@@ -100,6 +100,7 @@ static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
   p->eager = flag(L, idx, "eager");
   p->moe_cache13 = flag(L, idx, "moe_cache13");
   p->flashinfer_sampler = flag(L, idx, "flashinfer_sampler");
+  p->logits_only = flag(L, idx, "logits_only");
 }
 
 static int l_activation(lua_State *L) {

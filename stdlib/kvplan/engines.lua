@@ -35,6 +35,8 @@ local GiB = units.GiB
 --               2025-07-28, first released in 0.10.1, so the 0.10 row stands
 --               for 0.10.1 on; #29627 turned the default on again, assumed
 --               here before 0.20); nil: not modelled for the version
+--   logits_only V1's profile_run computes the logits but runs no dummy
+--               sampler (0.7.x; the sampler run came with 0.8: predict.c)
 --   context_counted non-torch = all used GPU memory - torch's (V1
 --               gpu_worker.py determine_available_memory at 0012cf691b7e):
 --               the CUDA context and other processes count too
@@ -50,7 +52,7 @@ M.vllm = {
   ["0.7"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
              context_counted = false},
   ["0.7-v1"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-                context_counted = true},
+                context_counted = true, logits_only = true},
   ["0.8"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
              context_counted = false},
   ["0.9"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = true, nccl_counted = true,
@@ -320,6 +322,7 @@ function M.vllm_profile_shape(m, row, o)
   -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
   -- PyTorch sort path is the default
   s.flashinfer_sampler = o.flashinfer_sampler or false
+  s.logits_only = row.logits_only or false
   s.moe_chunk = 32768 -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
   return s
 end

@@ -29,6 +29,13 @@ check.eq(d.activation_source, "predicted", "activation predicted")
 check.eq(d.overhead_source, "predicted", "overhead predicted")
 check.eq(d.profile_tokens, 20000, "V0 profiles max_model_len tokens")
 check.eq(d.activation, 20000 * (3 * 4096 + 3 * 14336) * 2, "eager MLP peak of 20000 tokens")
+-- V1 in 0.7 ran no dummy sampler (logits only): the compiled MLP of 2048
+-- tokens, 2048 x 51200 x 2; 0.8's sampler run makes the sort moment the peak,
+-- 2048 x 4096 x 2 + 256 x 128256 x (2 + 16 + 20) (predict.c)
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", engine_version = "0.7-v1"}.activation,
+         2048 * 51200 * 2, "0.7 V1: no sampler in the profile")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", engine_version = "0.8"}.activation,
+         2048 * 4096 * 2 + 256 * 128256 * 38, "0.8: the dummy sampler's sort")
 local g = kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", activation = "1 GiB", overhead = 0}
 check.eq(g.activation_source, "given", "given activation")
 check.eq(g:ledger().activation, GiB, "given activation used")

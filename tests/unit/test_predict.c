@@ -98,6 +98,31 @@ static void v0_dummy_sampler_peaks_at_the_sort(void **state) {
   assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
 }
 
+/* V1 in 0.7 computed logits in profile_run but ran no dummy sampler: for
+ * Llama-3.1-8B's 2048 tokens over 256 requests, compiled, the sampler term
+ * is the hidden states and the last tokens' logits in bf16, 2048 x 4096 x 2
+ * + 256 x (4096 + 128256) x 2 = 84541440 (the older form's logits of every
+ * token, 2048 x 4096 x 2 + 2048 x 128256 x 2 = 542113792, its high end), so
+ * the compiled MLP, 2048 x 51200 x 2 = 209715200, is the peak. */
+static void v1_of_0_7_holds_logits_but_no_sampler(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  p.eager = 0, p.logits_only = 1;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][0], 84541440);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], 542113792);
+  assert_int_equal(a.bytes_of[KVP_PREDICT_SAMPLER], 84541440);
+  assert_int_equal(a.bytes, 209715200);
+  assert_int_equal(a.largest, KVP_PREDICT_MLP);
+  assert_int_equal(a.hi, 542113792);
+  /* with the sampler run (0.8 on) the sort moment is the peak */
+  p.logits_only = 0;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
+}
+
 static void long_prefill_makes_the_mlp_the_peak(void **state) {
   (void)state;
   kvp_shape s = llama8b();
@@ -504,6 +529,7 @@ int main(void) {
     cmocka_unit_test(dense_terms_match_a_hand_count),
     cmocka_unit_test(sort_temporaries_follow_the_rows_sorted),
     cmocka_unit_test(v0_dummy_sampler_peaks_at_the_sort),
+    cmocka_unit_test(v1_of_0_7_holds_logits_but_no_sampler),
     cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
     cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
     cmocka_unit_test(moe_caches_are_chunked),
