@@ -310,8 +310,11 @@ function M.ledger_items(d, context, concurrency)
   item("kv_free", fits and l.kv_budget - need or 0, fits and string.format(
        "room for %d more requests of %d tokens", l:max_concurrency(context) - concurrency, context)
        or "none")
+  local enc = d.activation_range and d.activation_range.encoder
   item("activation", l.activation, d.activation_source == "given" and "given"
-       or "vLLM's profiling-run peak, " .. (d.activation_source or "predicted"))
+       or "vLLM's profiling-run peak, " .. (d.activation_source or "predicted")
+       .. (enc and string.format(" (the vision encoder's dummy batch included: %d item%s)",
+                                 enc.items, enc.items == 1 and "" or "s") or ""))
   item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), " .. (d.overhead_source or "given"))
   item("margin", l.total - l.usable, string.format("held back by utilization %.2f", d.utilization or 0.9))
   item("kv_short", fits and 0 or math.max(0, need - math.max(0, l.kv_budget)),

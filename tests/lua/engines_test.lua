@@ -383,6 +383,12 @@ do
   check.eq(e.peak_hi, e.inputs + e.cast + e.block_hi, "the encoder forward's peak")
   check.eq(a.terms.encoder.bytes, e.peak_hi, "the encoder term")
   check.eq(a.encoder_kept, e.inputs + e.outputs, "kept through the decoder run")
+  local note
+  for _, it in ipairs(kv.report.ledger_items(d, 4096, 1)) do
+    if it.item == "activation" then note = it.note end
+  end
+  check.eq(note, "vLLM's profiling-run peak, predicted (the vision encoder's dummy batch "
+           .. "included: 1 item)", "the ledger says the encoder is in the peak")
   local text = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",
                          max_model_len = 32768, skip_mm_profiling = true}
   check.eq(text.activation_range.encoder, nil, "skip_mm_profiling: no encoder run")
