@@ -453,11 +453,15 @@ typedef struct kvp_stage {
                           * block stride alignment (0: not rounded) */
   int64_t gpu_bytes;     /* memory of this stage's smallest GPU */
   int64_t usable;        /* what the budget rule lets the engine use on it */
-  int32_t ngroup;        /* optimized path: (spec, eviction level) groups */
-  struct { int32_t spec, level; int64_t count; } group[KVP_MAX_GROUPS];
-  int64_t lsum[KVP_LEN_POINTS + 1];  /* continuous: sums of request bytes at the
-                                      * first i length points */
+  int32_t ngroup;        /* optimized path: its (spec, eviction level) groups
+                          * (kvp_ledger_groups) */
 } kvp_stage;
+
+/* Layers of one stage that share a layer shape and an eviction level. */
+typedef struct kvp_group {
+  int32_t spec, level;
+  int64_t count;
+} kvp_group;
 
 typedef struct kvp_ledger {
   kvp_deploy d;          /* as evaluated: vLLM raises d.block for Mamba states */
@@ -497,7 +501,16 @@ typedef struct kvp_ledger {
   int32_t adjusted;      /* the evaluation changed d (block raised, layers
                           * promoted): d is no longer what was given */
   int32_t nstage;
+  /* how the ledger is laid out, from the deployment as given (kvp_ledger_size):
+   * the stages it has room for, then for each of them room for cap_groups
+   * groups, then for each cap_points sums at the length points */
+  int32_t cap_stages, cap_groups, cap_points;
   kvp_stage stage[KVP_MAX_PP];
+  /* only cap_stages of the stages above are the ledger's: their groups and
+   * sums follow them, packed (kvp_ledger_size); this room holds them for the
+   * largest deployment */
+  int64_t tail[KVP_MAX_PP * (KVP_MAX_GROUPS * (sizeof(kvp_group) / sizeof(int64_t)) +
+                             KVP_LEN_POINTS + 1)];
 } kvp_ledger;
 
 /* Evaluate a deployment. A deployment that does not fit is not an error:
@@ -514,9 +527,17 @@ kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *di
  * changed in numbers only since l was evaluated (a sweep's next deployment,
  * without copying it): KVP_EINVAL when that evaluation adjusted l->d. */
 kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag);
-/* Bytes of a ledger holding the stages of d: the fields before `stage` and
- * min(pp, layers) stages (0 stages when pp exceeds the layers). */
+/* Bytes of a ledger sized to d, allocated once and reused for any deployment
+ * of the same size or smaller: the fields before `stage`, its pp stages (0
+ * when pp exceeds the layers), and for each stage room for its groups of
+ * layers on the optimized path (layer shapes x (eviction levels + 1), twice
+ * the shapes for the boundary layers a TurboQuant format keeps in the model
+ * dtype, at most KVP_MAX_GROUPS) and, under continuous batching, its sums at
+ * the nlen + 1 length points. sizeof(kvp_ledger) holds any deployment. */
 size_t kvp_ledger_size(const kvp_deploy *d);
+/* The ngroup groups of stage s (optimized path: not plain, not vLLM's
+ * hybrid KV cache groups); NULL for a stage the ledger does not have. */
+const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s);
 /* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each
  * layer's blocks times its page bytes, plus fixed states. With optimizations:
  * the g speculative slots, eviction, KIVI's full-precision window and the

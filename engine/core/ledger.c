@@ -391,15 +391,47 @@ static kvp_err seq_grouped(const kvp_ledger *l, int32_t s, int64_t n, int64_t *s
   return KVP_OK;
 }
 
+/* The ledger's layout after its stages (kvp_ledger_size): how many stages,
+ * groups a stage and sums a stage it has room for, from the deployment as
+ * given (clamped: d may not be checked yet; the evaluation checks it). */
+static void ledger_caps(const kvp_deploy *d, int32_t *stages, int32_t *groups, int32_t *points) {
+  *stages = d->pp >= 1 && d->pp <= d->model.layers && d->pp <= KVP_MAX_PP ? (int32_t)d->pp : 0;
+  /* distinct (shape, level) pairs; TurboQuant may add a model-dtype twin of
+   * each shape (kvp_vllm_turboquant) after the caller sized the ledger */
+  int64_t specs = d->model.nspec < 1 ? 1 : d->model.nspec;
+  int64_t levels = d->evict.nlevel < 0 ? 0 : d->evict.nlevel;
+  specs = min64(2 * min64(specs, KVP_MAX_SPECS), KVP_MAX_SPECS);
+  *groups = (int32_t)min64(specs * (min64(levels, KVP_MAX_EVICT_LEVELS) + 1), KVP_MAX_GROUPS);
+  *points = d->nlen > 0 ? (int32_t)min64(d->nlen, KVP_LEN_POINTS) + 1 : 0;
+}
+
+/* Stage s's groups and sums at the length points, packed after the stages. */
+static kvp_group *groups_of(const kvp_ledger *l, int32_t s) {
+  char *tail = (char *)l + offsetof(kvp_ledger, stage) + (size_t)l->cap_stages * sizeof(kvp_stage);
+  return (kvp_group *)tail + (size_t)s * (size_t)l->cap_groups;
+}
+
+static int64_t *sums_of(const kvp_ledger *l, int32_t s) {
+  int64_t *sums = (int64_t *)(groups_of(l, l->cap_stages));
+  return sums + (size_t)s * (size_t)l->cap_points;
+}
+
+const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s) {
+  if (s < 0 || s >= l->nstage || s >= l->cap_stages) return NULL;
+  return groups_of(l, s);
+}
+
 /* Group the stage's layers by (shape, per-layer eviction level). */
-static kvp_err stage_groups(const kvp_ledger *l, kvp_stage *st) {
+static kvp_err stage_groups(const kvp_ledger *l, int32_t s, kvp_stage *st) {
   const kvp_deploy *d = &l->d;
+  kvp_group *group = groups_of(l, s);
   st->ngroup = 0;
+  if (l->cap_groups < 1) return KVP_EINVAL;
   if (d->model.nspec == 1 && d->evict.nlevel == 0 && st->layers > 0) {
     /* one layer shape, no eviction levels: one group of every layer */
-    st->group[0].spec = 0;
-    st->group[0].level = 0;
-    st->group[0].count = st->layers;
+    group[0].spec = 0;
+    group[0].level = 0;
+    group[0].count = st->layers;
     st->ngroup = 1;
     return KVP_OK;
   }
@@ -408,15 +440,15 @@ static kvp_err stage_groups(const kvp_ledger *l, kvp_stage *st) {
     kvp_kind kind = d->model.spec[k].kind;
     if (d->evict.nlevel > 0 && (kind == KVP_FULL || kind == KVP_MLA)) lv = d->evict.layer[i];
     int32_t g = 0;
-    while (g < st->ngroup && (st->group[g].spec != k || st->group[g].level != lv)) g++;
+    while (g < st->ngroup && (group[g].spec != k || group[g].level != lv)) g++;
     if (g == st->ngroup) {
-      if (g == KVP_MAX_GROUPS) return KVP_EINVAL;
-      st->group[g].spec = k;
-      st->group[g].level = lv;
-      st->group[g].count = 0;
+      if (g == l->cap_groups) return KVP_EINVAL;
+      group[g].spec = k;
+      group[g].level = lv;
+      group[g].count = 0;
       st->ngroup++;
     }
-    st->group[g].count++;
+    group[g].count++;
   }
   return KVP_OK;
 }
@@ -428,6 +460,7 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
                          int64_t *sr) {
   const kvp_deploy *d = &l->d;
   const kvp_stage *st = &l->stage[s];
+  const kvp_group *group = groups_of(l, s);
   int64_t b = l->span, m, total = 0, g = 0, r = 0;
   CHK(chk_add(n, d->spec.tokens, &m));
   /* vLLM's allocate_slots caps the lookahead slots at max_model_len */
@@ -438,13 +471,13 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
                : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
   pr = max64(min64(pr, n), pg);
   for (int32_t i = 0; i < st->ngroup; i++) {
-    int32_t k = st->group[i].spec;
+    int32_t k = group[i].spec;
     const kvp_layer *ly = &d->model.spec[k];
     int64_t one = 0, old = 0, page_old = l->page_bytes[k], part;
     switch (ly->kind) {
       case KVP_FULL:
       case KVP_MLA: {
-        int64_t t = kvp_evict_held(&d->evict, m, st->group[i].level), tq = t, tf = 0;
+        int64_t t = kvp_evict_held(&d->evict, m, group[i].level), tq = t, tf = 0;
         if (d->kv_recent > 0) {
           tf = min64(t, d->kv_recent);
           tq = t - tf;
@@ -480,12 +513,12 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
       default:
         break;
     }
-    CHK(chk_mul(one, st->group[i].count, &part));
+    CHK(chk_mul(one, group[i].count, &part));
     CHK(chk_add(total, part, &total));
     if (old > 0) {
-      CHK(chk_mul(min64(pg, old) / b * page_old, st->group[i].count, &part));
+      CHK(chk_mul(min64(pg, old) / b * page_old, group[i].count, &part));
       CHK(chk_add(g, part, &g));
-      CHK(chk_mul(min64(pr, old) / b * page_old, st->group[i].count, &part));
+      CHK(chk_mul(min64(pr, old) / b * page_old, group[i].count, &part));
       CHK(chk_add(r, part, &r));
     }
   }
@@ -508,14 +541,15 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
 static kvp_err reserve_bytes(const kvp_ledger *l, int32_t s, int64_t *bytes) {
   const kvp_deploy *d = &l->d;
   const kvp_stage *st = &l->stage[s];
+  const kvp_group *group = groups_of(l, s);
   int64_t m, total = 0;
   CHK(chk_add(l->max_len, d->spec.tokens, &m));
   for (int32_t i = 0; i < st->ngroup; i++) {
-    int32_t k = st->group[i].spec;
+    int32_t k = group[i].spec;
     const kvp_layer *ly = &d->model.spec[k];
     int64_t t = 0, one, part;
     if (ly->kind == KVP_FULL || ly->kind == KVP_MLA)
-      t = kvp_evict_held(&d->evict, m, st->group[i].level);
+      t = kvp_evict_held(&d->evict, m, group[i].level);
     else
       t = kvp_kv_tokens_held(ly, m);
     if (ly->kind == KVP_STATE && l->state_pages) {
@@ -530,7 +564,7 @@ static kvp_err reserve_bytes(const kvp_ledger *l, int32_t s, int64_t *bytes) {
       CHK(chk_add(bq, bf, &one));
       one = cdiv(one, 8);
     }
-    CHK(chk_mul(one, st->group[i].count, &part));
+    CHK(chk_mul(one, group[i].count, &part));
     CHK(chk_add(total, part, &total));
   }
   if (holds_draft(l, s)) {
@@ -624,7 +658,7 @@ kvp_err kvp_ledger_request_bytes(const kvp_ledger *l, int32_t s, int64_t n, int6
     int32_t j = points_below(&l->d, n);
     int64_t rest;
     CHK(chk_mul(*worst, l->d.nlen - j, &rest));
-    CHK(chk_add(l->stage[s].lsum[j], rest, sum));
+    CHK(chk_add(sums_of(l, s)[j], rest, sum));
     *points = l->d.nlen;
   }
   return KVP_OK;
@@ -690,7 +724,7 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   const kvp_deploy *d = &l->d;
   const kvp_model *m = &d->model;
   kvp_stage *st = &l->stage[s];
-  memset(st, 0, offsetof(kvp_stage, group));
+  memset(st, 0, sizeof *st);
   TRY(kvp_pp_stage(m->layers, d->pp, s, &st->first, &st->layers));
   stage_memory(l, s, st);
   if (m->nspec == 1) st->count[0] = st->layers; /* one layer shape: no walk */
@@ -709,7 +743,7 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
     /* one block is one page in each of the stage's group_size tensors */
     st->group_size = stage_group_size(l, st, spec_type, draft_type, holds_draft(l, s));
     CHK(chk_mul(l->page, st->group_size, &st->block_bytes));
-  } else if (!l->plain && stage_groups(l, st) != KVP_OK) {
+  } else if (!l->plain && stage_groups(l, s, st) != KVP_OK) {
     return KVP_EINVAL;
   }
   TRY(kvp_vllm_align_block(l, st));
@@ -785,19 +819,22 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
 
 /* Continuous batching: prefix sums of the request bytes at the points. */
 static kvp_err stage_points(kvp_ledger *l, int32_t s) {
-  kvp_stage *st = &l->stage[s];
-  st->lsum[0] = 0;
+  int64_t *sum = sums_of(l, s);
+  if (l->d.nlen + 1 > l->cap_points) return KVP_EINVAL;
+  sum[0] = 0;
   for (int32_t i = 0; i < l->d.nlen; i++) {
     int64_t own, shared;
     TRY(request_cost(l, s, min64(l->d.len[i], l->max_len), &own, &shared));
-    CHK(chk_add(st->lsum[i], own, &st->lsum[i + 1]));
+    CHK(chk_add(sum[i], own, &sum[i + 1]));
   }
   return KVP_OK;
 }
 
 size_t kvp_ledger_size(const kvp_deploy *d) {
-  int64_t n = d->pp >= 1 && d->pp <= d->model.layers && d->pp <= KVP_MAX_PP ? d->pp : 0;
-  return offsetof(kvp_ledger, stage) + (size_t)n * sizeof(kvp_stage);
+  int32_t n, g, p;
+  ledger_caps(d, &n, &g, &p);
+  return offsetof(kvp_ledger, stage) +
+         (size_t)n * (sizeof(kvp_stage) + (size_t)g * sizeof(kvp_group) + (size_t)p * sizeof(int64_t));
 }
 
 static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
@@ -823,6 +860,8 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
    * the deployment (copied whole, unless it is l's own) and them */
   if (d != &l->d) l->d = *d;
   memset((char *)l + sizeof l->d, 0, offsetof(kvp_ledger, stage) - sizeof l->d);
+  /* the layout the caller sized l by (kvp_ledger_size of d as given) */
+  ledger_caps(d, &l->cap_stages, &l->cap_groups, &l->cap_points);
   const kvp_model *m = &l->d.model;
   l->total = d->gpu_bytes;
   switch (d->budget) {

@@ -339,7 +339,10 @@ static void continuous_batching_charges_the_mean_of_the_points(void **state) {
   d.nlen = KVP_LEN_POINTS;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   /* points 129 + 256 i take 9 + 16 i blocks: 8224 blocks over 32 points */
-  assert_int_equal(l.stage[0].lsum[32], 8224 * 2621440LL);
+  int64_t own, shared, sum, points;
+  assert_int_equal(kvp_ledger_request_bytes(&l, 0, 8192, &own, &shared, &sum, &points), KVP_OK);
+  assert_int_equal(points, 32);
+  assert_int_equal(sum, 8224 * 2621440LL);
   assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
   assert_int_equal(n, (4 * GiB - 2621440) * 32 / (8224 * 2621440LL)); /* 6 */
   assert_int_equal(n, 6);
@@ -767,7 +770,9 @@ static void eviction_and_length_points_apply_per_group(void **state) {
   d.len[0] = 1024;
   d.len[1] = 8192;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
-  assert_int_equal(l.stage[0].lsum[2], 1350 * 1310720LL);
+  int64_t own, shared, sum, points;
+  assert_int_equal(kvp_ledger_request_bytes(&l, 0, 8192, &own, &shared, &sum, &points), KVP_OK);
+  assert_int_equal(sum, 1350 * 1310720LL);
   assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
   assert_int_equal(n, 48); /* 32767 x 2 // 1350 */
 }
@@ -782,7 +787,10 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
     seed_deploy(&d, 0);
     d.pp = pp;
     size_t size = kvp_ledger_size(&d);
-    assert_int_equal(size, offsetof(kvp_ledger, stage) + (size_t)pp * sizeof(kvp_stage));
+    /* one layer shape, no eviction levels, no length points: room for two
+     * groups a stage (a TurboQuant twin of the shape) and no sums */
+    assert_int_equal(size, offsetof(kvp_ledger, stage) +
+                           (size_t)pp * (sizeof(kvp_stage) + 2 * sizeof(kvp_group)));
     kvp_ledger *l = malloc(size);
     assert_non_null(l);
     assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
@@ -802,6 +810,73 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
   seed_deploy(&d, 0);
   d.pp = 81; /* more stages than layers: no stage at all */
   assert_int_equal(kvp_ledger_size(&d), offsetof(kvp_ledger, stage));
+}
+
+/* Groups and length-point sums are sized to the deployment: a ledger of
+ * exactly kvp_ledger_size bytes answers as the largest one does, with
+ * several layer shapes, eviction levels, length points, stages and a
+ * TurboQuant format that adds shapes while the ledger is evaluated (ASan,
+ * under make check, sees any byte read or written past its end). */
+static void groups_and_points_sized_to_the_deployment(void **state) {
+  (void)state;
+  static kvp_ledger full;
+  for (int variant = 0; variant < 6; variant++) {
+    kvp_deploy d;
+    gemma3_like(&d);
+    d.budget = KVP_BUDGET_SGLANG; /* per-layer pages: the groups path */
+    d.block = 1;
+    d.evict.sinks = 4;
+    d.evict.recent = 512;
+    if (variant >= 1) {
+      int64_t budgets[62];
+      for (int i = 0; i < 62; i++) budgets[i] = 256 * (i % 4); /* levels 256, 512, 768 */
+      assert_int_equal(kvp_evict_set_layers(&d.evict, budgets, 62, NULL), KVP_OK);
+    }
+    if (variant >= 2) {
+      d.nlen = 5;
+      for (int i = 0; i < 5; i++) d.len[i] = 700 * (i + 1);
+    }
+    if (variant >= 3) d.pp = 3;
+    if (variant == 4) d.alloc = KVP_ALLOC_CONTIGUOUS;
+    if (variant == 5) { /* a dense model under vLLM: TurboQuant keeps boundary layers in bf16 */
+      seed_deploy(&d, 0);
+      d.kv = (kvp_format){.bits = 8, .tq_key_bits = 8, .tq_value_bits = 4};
+      d.nlen = 3;
+      d.len[0] = 100, d.len[1] = 1000, d.len[2] = 5000;
+    }
+    size_t size = kvp_ledger_size(&d);
+    assert_true(size < sizeof(kvp_ledger));
+    kvp_ledger *l = malloc(size);
+    assert_non_null(l);
+    kvp_err e = kvp_ledger_eval(&d, l, NULL);
+    assert_int_equal(kvp_ledger_eval(&d, &full, NULL), e);
+    if (e == KVP_OK) {
+      /* sliding; full at levels 256 and 768 (full layers 5, 11, ...: i % 4 is 1 or 3);
+       * TurboQuant: the boundary layers' bf16 twin of the one shape */
+      assert_int_equal(l->stage[0].ngroup, variant == 0 || variant == 5 ? 2 : 3);
+      for (int32_t st = 0; st < l->nstage; st++) {
+        const kvp_group *g = kvp_ledger_groups(l, st), *h = kvp_ledger_groups(&full, st);
+        assert_non_null(g);
+        if (l->stage[st].ngroup > 0)
+          assert_memory_equal(g, h, (size_t)l->stage[st].ngroup * sizeof *g);
+        int64_t w1, s1, u1, p1, w2, s2, u2, p2;
+        assert_int_equal(kvp_ledger_request_bytes(l, st, 4096, &w1, &s1, &u1, &p1), KVP_OK);
+        assert_int_equal(kvp_ledger_request_bytes(&full, st, 4096, &w2, &s2, &u2, &p2), KVP_OK);
+        assert_int_equal(u1, u2);
+        assert_int_equal(p1, p2);
+      }
+      assert_null(kvp_ledger_groups(l, l->nstage));
+      int64_t a, b;
+      kvp_fit f;
+      assert_int_equal(kvp_ledger_max_concurrency(l, 8192, &a, &f), KVP_OK);
+      assert_int_equal(kvp_ledger_max_concurrency(&full, 8192, &b, &f), KVP_OK);
+      assert_int_equal(a, b);
+      assert_int_equal(kvp_ledger_max_context(l, 4, &a, &f), KVP_OK);
+      assert_int_equal(kvp_ledger_max_context(&full, 4, &b, &f), KVP_OK);
+      assert_int_equal(a, b);
+    }
+    free(l);
+  }
 }
 
 /* kvp_ledger_fit_limit agrees with kvp_ledger_fit at every concurrency,
@@ -882,6 +957,7 @@ int main(void) {
     cmocka_unit_test(eval_numbers_equals_eval),
     cmocka_unit_test(fit_limit_agrees_with_fit),
     cmocka_unit_test(ledger_sized_to_its_stages_answers_alike),
+    cmocka_unit_test(groups_and_points_sized_to_the_deployment),
     cmocka_unit_test(seed_inputs_leave_4_gib_and_one_8k_request),
     cmocka_unit_test(true_4bit_weights_fit_16_requests_of_8k),
     cmocka_unit_test(weights_too_big_say_why_never_a_negative_count),
