@@ -351,7 +351,12 @@ function M.vllm_activation(m, row, o)
     if dec_tokens then s.tokens, s.seqs = dec_tokens, dec_seqs end
   end
   local a = pcore.activation(s)
-  if vis then a.encoder.items, a.encoder.decoder_tokens = vis.items, s.tokens end
+  if vis then
+    a.encoder.items, a.encoder.decoder_tokens = vis.items, s.tokens
+    -- V1's encoder budget in tokens (compute_mm_encoder_budget: max(N, T));
+    -- V0 has none
+    a.encoder.budget = row.v1 and math.max(o.tokens, vis.tokens) or nil
+  end
   return a
 end
 

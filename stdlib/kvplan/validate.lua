@@ -202,6 +202,10 @@ function M.parse(text)
   f.blocks = int(last(body, {"# GPU blocks: ([%d,]+)", "# CUDA blocks: ([%d,]+)", "GPU blocks: ([%d,]+)",
                              "# cuda blocks: ([%d,]+)"}))
   f.kv_tokens = int(last(body, {"GPU KV cache size: ([%d,]+) tokens"}))
+  -- a multimodal model's encoder profiling (V1 gpu_model_runner.py profile_run)
+  local eb, ei = last(body, {"Encoder cache will be initialized with a budget of ([%d,]+) tokens, "
+                             .. "and profiled with ([%d,]+) %a+ items"})
+  if eb then f.encoder_budget, f.encoder_items = int(eb), int(ei) end
   local cl, cx = last(body, {"Maximum concurrency for ([%d,]+) tokens per request: ([%d.]+)x"})
   if cl then f.concurrency_len, f.concurrency = int(cl), figure(cx) end
   local rl, rt = last(body, {"max seq len %((%d+)%) is larger than the maximum number of tokens that can be stored in KV cache %((%d+)%)"})
@@ -589,6 +593,11 @@ function M.check(text, opts)
   local after_rest = {kv_memory_gib = true, kv_tokens = true, kv_blocks_x_block = true}
   local function pred(figname, k, logged)
     if logged == nil then return end
+    if k == nil then
+      row{figure = figname, mode = "predict", logged = logged,
+          status = "missing: no vision tower kvplan models in this model", inputs = pin}
+      return
+    end
     if f.kv_connector and after_rest[figname] then
       row{figure = figname, mode = "predict", logged = logged, kvplan = k,
           status = "missing: the memory of the KV connector (" .. f.kv_connector
@@ -629,6 +638,13 @@ function M.check(text, opts)
     pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
     if f.kv_tokens then pred("kv_tokens", engines.vllm_log_tokens(vrow, l), f.kv_tokens)
     elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
+    -- the encoder's dummy batch a multimodal model is profiled with (the
+    -- budget in tokens and the items: engines.encoder_items)
+    local enc = d.activation_range and d.activation_range.encoder
+    if f.encoder_items then
+      pred("encoder_budget", enc and enc.budget, f.encoder_budget)
+      pred("encoder_items", enc and enc.items, f.encoder_items)
+    end
     -- the engine's refusal: max_model_len beyond what the KV cache holds
     -- no block at all is a refusal too (V0: "No available memory for the
     -- cache blocks"; V1: "No available memory for the cache blocks")

@@ -337,3 +337,27 @@ local r0 = rows_by(kv.validate((v0rank:gsub("# rank: 1\n", ""))))
 check.eq(r1["activation_gib/predict"].kvplan < r0["activation_gib/predict"].kvplan, true, "rank 1 profiles no sampler")
 check.eq(r1["kv_memory_gib/predict"].kvplan > r0["kv_memory_gib/predict"].kvplan, true, "so it keeps more KV memory")
 check.eq(r1["kv_memory_gib/predict"].inputs:find("rank=header", 1, true) ~= nil, true, "the rank named")
+
+-- a multimodal model's encoder profiling line: its budget and items
+-- predicted (engines.encoder_items); a model without a modelled tower says so
+do
+  local vl = [[
+Initializing a V1 LLM engine (v0.9.0.1) with config: model='/mnt/models', dtype=torch.bfloat16, max_seq_len=2048, tensor_parallel_size=1
+Chunked prefill is enabled with max_num_batched_tokens=2048.
+Model loading took 15.6271 GiB and 119.639792 seconds
+Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1 image items of the maximum feature size.
+Available KV cache memory: 1.81 GiB
+]]
+  local pf = validate.parse(vl)
+  check.eq(pf.encoder_budget, 16384, "the encoder budget")
+  check.eq(pf.encoder_items, 1, "the items profiled")
+  local vr = rows_by(kv.validate("# engine: vllm\n# model: qwen2.5-vl-7b\n# gpu: l4\n" .. vl))
+  check.eq(vr["encoder_items/predict"].kvplan, 1, "one image of 16384 tokens")
+  check.eq(vr["encoder_budget/predict"].kvplan, 16384, "budget max(2048, 16384)")
+  vr = rows_by(kv.validate("# engine: vllm\n# model: qwen2.5-7b\n# gpu: l4\n" .. vl))
+  check.eq(vr["encoder_items/predict"].status, "missing: no vision tower kvplan models in this model",
+           "a text model's row says why")
+  -- cut in the middle of the line: no figure, no crash
+  pf = validate.parse(vl:sub(1, vl:find("profiled with") + 5))
+  check.eq(pf.encoder_items, nil, "a truncated encoder line gives nothing")
+end
