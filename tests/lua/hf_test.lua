@@ -415,6 +415,33 @@ do
            '"max_position_embeddings": 1024, "vision_config": {"hidden_size": 32}}')
   fh:close()
   check.error("missing field 'vision_config.intermediate_size'", function() from_hf(dir) end)
+  -- Qwen2-VL's older layout: the decoder at the top level, the tower's width
+  -- as embed_dim and mlp_ratio, its output as vision_config.hidden_size, an
+  -- fc1/QuickGELU/fc2 MLP and LayerNorms (Qwen2VisionTransformer)
+  fh = assert(io.open(dir .. "/config.json", "wb"))
+  fh:write([[{"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
+    "hidden_size": 3584, "intermediate_size": 18944, "max_position_embeddings": 32768,
+    "num_attention_heads": 28, "num_hidden_layers": 28, "num_key_value_heads": 4,
+    "tie_word_embeddings": false, "torch_dtype": "bfloat16", "use_sliding_window": false,
+    "vocab_size": 152064,
+    "vision_config": {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16,
+      "in_chans": 3, "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2,
+      "spatial_patch_size": 14, "temporal_patch_size": 2}}]])
+  fh:close()
+  m = from_hf(dir)
+  -- by hand: patch embed 1176 x 1280; a block: 2 LayerNorms 4 x 1280, qkv
+  -- 1280 x 3840 + 3840, proj 1280^2 + 1280, fc1 1280 x 5120 + 5120, fc2
+  -- 5120 x 1280 + 1280; the merger's LayerNorm 2560, 5120^2 + 5120, 5120 x
+  -- 3584 + 3584
+  local block = 4 * 1280 + 1280 * 3840 + 3840 + 1280 * 1280 + 1280 + 1280 * 5120 + 5120
+                + 5120 * 1280 + 1280
+  local tower = 1176 * 1280 + 32 * block + 2560 + 5120 * 5120 + 5120 + 5120 * 3584 + 3584
+  check.eq(m.vision.params, tower, "Qwen2-VL's tower from its shapes")
+  check.eq(m.vision.params, 675759104, "Qwen2-VL-7B's: 675759104")
+  check.eq(m.vision.gated, false, "fc1, QuickGELU, fc2")
+  check.eq(m.vision.intermediate, 5120, "mlp_ratio x embed_dim")
+  check.eq(m.vision.out_hidden, 3584, "vision_config.hidden_size is the projector's output")
+  check.eq(m.params, 7615616512 + 675759104, "the decoder and the tower")
   os.remove(dir .. "/config.json")
   os.remove(dir .. "/preprocessor_config.json")
   os.remove(dir)
