@@ -59,6 +59,13 @@ expect mem_c 1 "kvplan: memory limit exceeded (--max-memory 8388608 bytes)" -- \
   --max-memory 8M -e 'local c = {} for i = 1, 2e5 do c[i] = i end
     require("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c,
       columns = {"context"}}:write("/dev/null")'
+# a report written to a device is written through it, never renamed over it
+# (as root a rename would turn /dev/null into a regular file)
+"$kvplan" -e 'require("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = {1024},
+  columns = {"context"}}:write("/dev/null")' > "$out/devnull.out" 2>&1
+if [ -c /dev/null ] && [ ! -s "$out/devnull.out" ]; then
+  pass=$((pass + 1)); echo "ok   guard a report to /dev/null leaves it a device"
+else fail=$((fail + 1)); echo "FAIL guard a report to /dev/null: $(ls -l /dev/null) $(cat "$out/devnull.out")"; fi
 # the CSV parser's buffer counts too: a 30 MB cell under a 40 MB cap
 printf 'id,layers,hidden,heads,notes\nm,2,8,2,' > "$out/bigcell.csv"
 head -c 30000000 /dev/zero | tr '\0' x >> "$out/bigcell.csv"

@@ -17,7 +17,8 @@
 struct kvp_afile {
   int fd;
   int failed;                  /* errno of the first failure, 0 if none */
-  char *path, *tmp;            /* NULL for standard output */
+  int direct;                  /* an existing non-regular file written in place */
+  char *path, *tmp;            /* NULL for standard output; tmp NULL when direct */
   kvp_afile *prev, *next;      /* the list of open temporaries */
 };
 
@@ -64,6 +65,32 @@ kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
     return f;
   }
   size_t n = strlen(path);
+  /* A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is
+   * written in place: renaming a file over it would replace the device
+   * node itself (as root, /dev/null would become a regular file). */
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "cannot write '%s': it is a directory", path);
+      release(f);
+      return NULL;
+    }
+    f->path = malloc(n + 1);
+    if (f->path == NULL) {
+      snprintf(err, errlen, "out of memory");
+      release(f);
+      return NULL;
+    }
+    memcpy(f->path, path, n + 1);
+    f->fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (f->fd < 0) {
+      snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+      release(f);
+      return NULL;
+    }
+    f->direct = 1;
+    return f;
+  }
   f->path = malloc(n + 1);
   f->tmp = malloc(n + 16);
   if (f->path == NULL || f->tmp == NULL) {
@@ -129,6 +156,10 @@ int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen) {
     rc = -1;
   }
   if (f->tmp == NULL) {
+    if (f->direct && close(f->fd) < 0 && rc == 0) {
+      snprintf(err, errlen, "cannot write '%s': %s", f->path, strerror(errno));
+      rc = -1;
+    }
     release(f);
     return rc;
   }
@@ -163,6 +194,7 @@ int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen) {
 }
 
 void kvp_afile_discard(kvp_afile *f) {
+  if (f->direct) close(f->fd);
   if (f->tmp != NULL) {
     sigset_t old;
     block(&old);

@@ -18,8 +18,11 @@
 
 typedef struct kvp_afile kvp_afile;
 
-/* path NULL or "-" is standard output (written through, never renamed).
- * NULL on failure, reason in err. */
+/* path NULL or "-" is standard output (written through, never renamed);
+ * so is an existing file that is not a regular file (a device such as
+ * /dev/null, a FIFO, a socket): it is opened and written in place, since a
+ * rename would replace the node itself. A directory is an error. NULL on
+ * failure, reason in err. */
 kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen);
 /* Append n bytes; 0 or -1. After a failure every later write fails too and
  * commit reports the first error. */
@@ -29,7 +32,8 @@ int kvp_afile_write(kvp_afile *f, const void *p, size_t n);
 int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen);
 /* Drop: close and remove the temporary; frees f. */
 void kvp_afile_discard(kvp_afile *f);
-/* The temporary's path (NULL for standard output), for a program that
+/* The temporary's path (NULL for standard output and a file written in
+ * place), for a program that
  * writes the file itself (gnuplot): it rewrites that file in place, and
  * kvp_afile_commit renames it as usual. */
 const char *kvp_afile_temp(const kvp_afile *f);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,39 @@ static void a_missing_directory_is_a_clear_error(void **state) {
   assert_non_null(strstr(err, "No such file or directory"));
 }
 
+/* A device or a FIFO is written in place, never renamed over: as root a
+ * rename onto /dev/null made it a regular file. A directory is an error. */
+static void devices_and_fifos_are_written_in_place(void **state) {
+  (void)state;
+  char err[256], fifo[600];
+  kvp_afile *f = kvp_afile_open("/dev/null", err, sizeof err);
+  assert_non_null(f);
+  assert_null(kvp_afile_temp(f));
+  assert_int_equal(kvp_afile_write(f, "report\n", 7), 0);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  struct stat st;
+  assert_int_equal(lstat("/dev/null", &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  int r = open(fifo, O_RDONLY | O_NONBLOCK);
+  assert_true(r >= 0);
+  f = kvp_afile_open(fifo, err, sizeof err);
+  assert_non_null(f);
+  assert_int_equal(kvp_afile_write(f, "row\n", 4), 0);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  char buf[8] = {0};
+  assert_int_equal(read(r, buf, sizeof buf - 1), 4);
+  assert_string_equal(buf, "row\n");
+  close(r);
+  assert_int_equal(lstat(fifo, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  unlink(fifo);
+  assert_null(kvp_afile_open(dir, err, sizeof err));
+  assert_non_null(strstr(err, "is a directory"));
+  assert_int_equal(strays(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(commit_replaces_the_file_whole),
@@ -185,6 +219,7 @@ int main(void) {
     cmocka_unit_test(two_writers_get_two_temporaries),
     cmocka_unit_test(a_signal_handler_can_remove_every_temporary),
     cmocka_unit_test(a_missing_directory_is_a_clear_error),
+    cmocka_unit_test(devices_and_fifos_are_written_in_place),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
