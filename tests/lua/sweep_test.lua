@@ -197,7 +197,36 @@ check.error("filter: 'fits' takes true or false", kv.sweep, with{filter = {fits 
 check.error("field 'filter' must be a function or a table of conditions, got string", kv.sweep,
             with{filter = "fits"})
 
--- a var of any name reaches the row (the row constructor quotes it)
+-- the row table follows every axis: its fields equal the row's C columns
+-- whatever moved (base deployments, axes set in C, tp, kv, concurrency, fits
+-- and limit); a var named like a built-in field does not hide it
+do
+  local names = {"model", "gpu", "utilization", "share", "tp", "kv", "context", "concurrency",
+                 "fits", "limit", "max_concurrency", "kv_budget_bytes", "kv_tokens", "row"}
+  local cols = {}
+  for i, n in ipairs(names) do cols[i] = n end
+  cols[#cols + 1] = {"seen", function(r)
+    local t = {}
+    for i, n in ipairs(names) do t[i] = tostring(r[n]) end
+    return table.concat(t, "|")
+  end}
+  local rows = kv.sweep{model = {"llama-3.1-8b", "qwen3-8b"}, gpu = {"l4", "h100-sxm"}, tp = {1, 2},
+                        kv = {"bf16", "fp8"}, context = {8192, 131072}, concurrency = {1, 4},
+                        utilization = {0.8, 0.9}, vars = {row = {"r"}, fits = {"f"}, share = {1, 2}},
+                        base = {activation = 0, overhead = 0}, columns = cols}:write(path)
+  local seen, fits = 0, {}
+  for i, row in ipairs(kv.csv.read(path)) do
+    if i > 1 then
+      check.eq(row[#names + 1], table.concat(row, "|", 1, #names), "row table of row " .. (i - 1))
+      fits[row[9]] = true
+      seen = seen + 1
+    end
+  end
+  check.eq(seen, rows, "rows compared")
+  assert(fits["true"] and fits["false"], "rows that fit and rows that do not")
+end
+
+-- a var of any name reaches the row (any string is a key of the row table)
 kv.sweep{model = "llama-3.1-8b", gpu = "l4", vars = {['odd "name"\n'] = {7}},
          columns = {{"v", function(r) return r['odd "name"\n'] * 2 end}}}:write(path)
 check.eq(check.slurp(path), "v\n14\n", "odd var name")
