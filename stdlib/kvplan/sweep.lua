@@ -21,7 +21,7 @@
 -- sweep is made, its other checks come when it is built (at :write).
 -- Speed: the C path writes millions of rows a second. A `filter` or a Lua
 -- column calls Lua for every row: one row table for the whole sweep,
--- updated in place (sweep_lua.c push_row), and a call: about 50-100 ns a
+-- updated in place (sweep_lua.c push_row), and a call: about 40-100 ns a
 -- row each on the machine of the README's figures, against about 60 ns for
 -- the whole row in C.
 
