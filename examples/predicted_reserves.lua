@@ -5,7 +5,8 @@
 -- tp and vLLM releases), the profiling run's size (max_num_batched_tokens N,
 -- max_num_seqs S, from the release's defaults), the predicted activation peak
 -- with its low and high end and the term that sets it (MLP, attention, MoE,
--- sampler: engine/core/predict.c), the predicted non-torch memory, the weights
+-- sampler, or a vision model's encoder batch: engine/core/predict.c), the
+-- predicted non-torch memory, the weights
 -- (by tensor class for mixed checkpoints), the KV memory left, and vLLM's
 -- startup check (d:starts()). Nothing here is measured: pass activation= and
 -- overhead= from your own log to replace the predictions.
@@ -26,6 +27,12 @@ local cases = {
   {model = "gpt-oss-20b", gpu = "a100-sxm-80gb", engine_version = "0.11", utilization = 0.65},
   {model = "gpt-oss-120b", gpu = "h100-sxm", engine_version = "0.11"},
   {model = "llama-3.1-70b", gpu = "h100-sxm", tp = 4, engine_version = "0.11"},
+  -- a vision model: V1 encodes one 16384-token image before the decoder's
+  -- dummy run (the encoder sets the peak); V0 runs an image and a video
+  -- through the tower and the decoder over their 32768 tokens (the MLP does)
+  {model = "qwen2.5-vl-7b", gpu = "l4", engine_version = "0.9", max_model_len = 2048,
+   flashinfer_sampler = true},
+  {model = "qwen2.5-vl-7b", gpu = "rtx-3090", engine_version = "0.7", max_model_len = 8192},
 }
 
 local r = kv.report{columns = {
