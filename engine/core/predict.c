@@ -479,7 +479,10 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
       kvp_activation a;
       TRY(kvp_predict_activation(&r->shape, &p, &a, diag));
       d->activation_bytes = a.bytes;
-      memset(d->vllm.stage_activation_bytes, 0, sizeof d->vllm.stage_activation_bytes);
+      /* the stages' peaks are set from stage 0 on, each > 0: clear them only
+       * when some are set (a sweep's every evaluation passes here) */
+      if (d->vllm.stage_activation_bytes[0] != 0)
+        memset(d->vllm.stage_activation_bytes, 0, sizeof d->vllm.stage_activation_bytes);
       if (d->pp > 1) {
         /* every stage profiles its own layers, only the last one samples
          * (gpu_model_runner.py profile_run: _dummy_sampler_run on the last

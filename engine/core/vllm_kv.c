@@ -504,6 +504,11 @@ kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
 kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *diag) {
   const kvp_model *m = &l->d.model;
   *blocks = 0;
+  /* no layer shape with sinks (nearly every model): nothing to count, and
+   * no walk over the layers on each of a sweep's evaluations */
+  int any = 0;
+  for (int k = 0; k < m->nspec; k++) any |= m->spec[k].kind == KVP_FULL && m->spec[k].sink != 0;
+  if (!any) return KVP_OK;
   int64_t used[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
   int64_t sink = 0;
