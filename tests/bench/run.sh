@@ -24,8 +24,9 @@
 # fails loudly otherwise. Every side is timed the same way: best of N runs
 # (BENCH_N, default 3) of its CPU seconds (user + system: what the program
 # itself used, robust to the other jobs of a shared machine), wall-clock
-# seconds beside. Peak memory at 10x the deployments (C axis), 10x the
-# models (deployments built in Lua) and 10x the rows.
+# seconds beside. Peak memory at 10x the deployments (C axis; (a), and (e)
+# with its reserves predicted), 10x the models (deployments built in Lua) and
+# 10x the rows.
 # Usage: sh tests/bench/run.sh build/kvplan
 set -e
 kvplan=$1
@@ -125,6 +126,9 @@ mem "(a) 10x deployments (10 -> 100 sequence lengths)" \
 mem "(a) 10x models (the model list 10 times: 10x the deployments built in Lua)" \
     "$(peak "$kvplan" --quiet tests/bench/article_shape.lua models=1)" \
     "$(peak "$kvplan" --quiet tests/bench/article_shape.lua models=10)"
+mem "(e) 10x deployments (10 -> 100 max_model_len, reserves predicted in C)" \
+    "$(peak "$kvplan" --quiet tests/bench/predict_shape.lua lens=10)" \
+    "$(peak "$kvplan" --quiet tests/bench/predict_shape.lua lens=100)"
 mem "(b) 10x rows (1.04 M -> 10.4 M)" \
     "$(peak "$kvplan" --quiet tests/bench/sweep.lua contexts=125)" \
     "$(peak "$kvplan" --quiet tests/bench/sweep.lua contexts=1250)"
