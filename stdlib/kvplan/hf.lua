@@ -102,6 +102,14 @@ for _, n in ipairs{"qwen2_5_vl", "qwen2_vl"} do
                              defaults = {max_window_layers = 28}, vision = n, root_dtype = true}
   end
 end
+-- LLaVA (LlavaConfig, model_type llava): a Llama decoder under text_config,
+-- whose released files (llava-hf/llava-1.5-7b-hf) give only its non-default
+-- fields, so LlamaConfig's defaults fill the rest; a CLIP tower under
+-- vision_config (CLIPVisionConfig defaults) and a two-layer projector
+families.llava_llama = {tie = false, class = "LlamaConfig", vision = "llava", root_dtype = true,
+                        defaults = {hidden_size = 4096, intermediate_size = 11008,
+                                    num_hidden_layers = 32, num_attention_heads = 32,
+                                    max_position_embeddings = 2048, vocab_size = 32000}}
 families.RefinedWeb = families.falcon      -- the first Falcon releases' model_type
 families.RefinedWebModel = families.falcon
 families.gemma = {tie = true}
@@ -887,7 +895,9 @@ local function open_config(path)
       util.raise("%s: field 'text_config' must be an object, got %s", file, show(text))
     end
     table.insert(scopes, 1, {t = text, prefix = "text_config."})
+    local outer = mt
     mt = (type(text.model_type) == "string" and text.model_type) or wrappers[mt] or mt
+    if outer == "llava" and mt == "llama" then mt = "llava_llama" end
   end
   if mt ~= nil and type(mt) ~= "string" then
     util.raise("%s: field 'model_type' must be a string, got %s", file, show(mt))
@@ -1121,6 +1131,19 @@ end
 --   qwen2_vl    embed_dim, mlp_ratio x embed_dim (fc1, QuickGELU, fc2;
 --               LayerNorm), depth, num_heads, patch_size, temporal_patch_size,
 --               in_chans, spatial_merge_size, hidden_size (the output)
+--   llava       a CLIP tower (vllm/model_executor/models/clip.py; CLIPVisionConfig
+--               defaults: hidden_size 768, intermediate_size 3072,
+--               num_hidden_layers 12, num_attention_heads 12, image_size 224,
+--               patch_size 32): a class token and a position per patch,
+--               pre- and post-LayerNorm, layers of 2 LayerNorms, q/k/v/o with
+--               biases and fc1/fc2 with biases; the projector
+--               (LlavaMultiModalProjector) Linear(hidden, text hidden), GELU,
+--               Linear(text hidden, text hidden), with biases; an image is
+--               (image_size / patch_size)^2 tokens, the class token dropped
+--               (vision_feature_select_strategy "default"; "full", which keeps
+--               it, is counted as "default": one token an image fewer).
+--               vLLM builds the layers up to vision_feature_layer only (-2:
+--               all but the last); the parameters here count the checkpoint
 -- Parameters from those shapes: a bias-free patch embedding, per block two
 -- norms, qkv and proj with biases, the MLP with biases; the merger's norm,
 -- Linear(merge^2 x hidden, merge^2 x hidden), Linear(.., out) with biases.
@@ -1150,6 +1173,28 @@ local function read_vision(C, a, dir)
   end
   -- both families take videos through the same tower (their processors'
   -- videos: as many tokens as the largest image)
+  if kind == "llava" then
+    local d = {hidden_size = 768, intermediate_size = 3072, num_hidden_layers = 12,
+               num_attention_heads = 12, image_size = 224, patch_size = 32}
+    local function cint(name) return int(name, d[name]) end
+    local H, I, L = cint("hidden_size"), cint("intermediate_size"), cint("num_hidden_layers")
+    local p, size = cint("patch_size"), cint("image_size")
+    local O = a.hidden
+    local grid = size // p
+    local v = {model_type = "clip", hidden = H, intermediate = I, gated = false, layers = L,
+               heads = cint("num_attention_heads"), patch = p, image_size = size, merge = 1,
+               class_token = true, in_channels = int("num_channels", 3), out_hidden = O,
+               proj_hidden = O}
+    v.params = H + mul(C.file, 3 * p * p, H) + mul(C.file, grid * grid + 1, H) + 4 * H
+               + mul(C.file, L, 4 * H + 4 * (mul(C.file, H, H) + H) + 2 * mul(C.file, H, I) + I + H)
+               + mul(C.file, H, O) + O + mul(C.file, O, O) + O
+    C:fact(string.format("vision = vision_config (a CLIP tower of %d layers of %d, MLP %d, " ..
+                         "%d x %d pixels in patches of %d; LlavaMultiModalProjector to %d; " ..
+                         "%d parameters from the shapes, CLIPVisionConfig defaults for absent fields)",
+                         L, H, I, size, size, p, O, v.params))
+    a.vision = v
+    return
+  end
   local v = {model_type = kind, video = true}
   if kind == "qwen2_5_vl" then
     v.hidden, v.intermediate, v.gated = int("hidden_size"), int("intermediate_size"), true

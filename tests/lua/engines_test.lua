@@ -415,3 +415,20 @@ do
              vision = {hidden = 4, intermediate = 4, patch = 14, out_hidden = 8}}
   end)
 end
+
+-- a CLIP tower (LLaVA-1.5): fixed 336-pixel images of 577 patches, 576 tokens;
+-- V1 batches 2048 // 576 = 3 of them, far under the sampler's peak
+do
+  local d = kv.deploy{model = "llava-1.5-7b", gpu = "l4", engine_version = "0.10", max_model_len = 4096}
+  local a = d.activation_range
+  check.eq(a.encoder.items, 3, "three images in 2048 tokens")
+  check.eq(a.encoder.budget, 2048, "the budget: max_num_batched_tokens")
+  -- per patch: ungated MLP 5H + 2I = 13312, attention 10H = 10240, the
+  -- projector 2H + 2 x 4096 + 4096 = 14336 sets it
+  check.eq(a.encoder.merger, 3 * 577 * 14336 * 2, "the projector's per-patch bytes")
+  check.eq(a.encoder.block_hi, 3 * 577 * 13312 * 2, "the CLIP layer's")
+  check.eq(a.encoder.peak_hi, a.encoder.inputs + a.encoder.cast + a.encoder.merger, "the projector's peak")
+  check.eq(a.encoder.outputs, 3 * 576 * 4096 * 2, "576 embeddings an image kept")
+  check.eq(a.largest, "sampler", "the sampler sets LLaVA's peak")
+  check.eq(kv.model("llava-1.5-7b"):weight_class_params().vision, 324487168, "tower and projector")
+end

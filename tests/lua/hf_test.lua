@@ -253,7 +253,7 @@ err("string-heads", FIX .. "string-heads/config.json: field 'num_attention_heads
 err("unknown-type", FIX .. "unknown-type/config.json: unknown model_type 'mystery' and no field " ..
     "'num_hidden_layers' to read it by (known: RefinedWeb, RefinedWebModel, deepseek_v2, " ..
     "deepseek_v3, falcon, falcon_mamba, gemma, gemma2, gemma3_text, gpt_oss, jamba, llama, " ..
-    "llama4_text, mamba, mistral, mixtral, nemotron_h, phi3, qwen2, qwen2_5_vl, qwen2_5_vl_text, qwen2_vl, qwen2_vl_text, qwen3, qwen3_moe, qwen3_next)")
+    "llama4_text, llava_llama, mamba, mistral, mixtral, nemotron_h, phi3, qwen2, qwen2_5_vl, qwen2_5_vl_text, qwen2_vl, qwen2_vl_text, qwen3, qwen3_moe, qwen3_next)")
 err("bge-large-en-v1.5", FIX .. "bge-large-en-v1.5/config.json: model_type 'bert' is an " ..
     "encoder-only model (no KV cache in vLLM); from_hf reads decoder-only models: describe it " ..
     "with layer_kinds = {{kind = \"none\"}} (catalog bge-large-en-v1.5 is one)")
@@ -444,5 +444,35 @@ do
   check.eq(m.params, 7615616512 + 675759104, "the decoder and the tower")
   os.remove(dir .. "/config.json")
   os.remove(dir .. "/preprocessor_config.json")
+  os.remove(dir)
+end
+
+-- LLaVA-1.5: the Llama decoder under a partial text_config (LlamaConfig's
+-- defaults fill it), a CLIP tower, the catalog entry's counts from the same shapes
+do
+  local dir = check.tmpdir()
+  local fh = assert(io.open(dir .. "/config.json", "wb"))
+  fh:write([[{"_name_or_path": "llava-hf/llava-1.5-7b-hf", "model_type": "llava",
+    "projector_hidden_act": "gelu", "text_config": {"_name_or_path": "lmsys/vicuna-7b-v1.5",
+    "architectures": ["LlamaForCausalLM"], "max_position_embeddings": 4096, "model_type": "llama",
+    "rms_norm_eps": 1e-05, "torch_dtype": "float16", "vocab_size": 32064},
+    "tie_word_embeddings": false, "torch_dtype": "float16",
+    "vision_config": {"hidden_size": 1024, "image_size": 336, "intermediate_size": 4096,
+      "model_type": "clip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 24,
+      "patch_size": 14, "projection_dim": 768, "vocab_size": 32000},
+    "vision_feature_layer": -2, "vision_feature_select_strategy": "default"}]])
+  fh:close()
+  local m = from_hf(dir)
+  local c = kv.model("llava-1.5-7b")
+  check.eq(m.params, c.params, "decoder + CLIP tower + projector")
+  check.eq(m.vision.params, c.vision.params, "the tower and projector: 324487168")
+  check.eq(m.hidden, 4096, "LlamaConfig's default hidden_size")
+  check.eq(m.kv_heads, 32, "MHA")
+  check.eq(m.dtype, "fp16", "float16")
+  check.eq(m:kv_bytes_per_token(), c:kv_bytes_per_token(), "KV bytes per token")
+  local item = require("kvplan.engines").vision_item(m.vision)
+  check.eq(item.patches, 577, "576 patches and the class token")
+  check.eq(item.tokens, 576, "576 tokens an image")
+  os.remove(dir .. "/config.json")
   os.remove(dir)
 end

@@ -793,6 +793,26 @@ return {
     dtype = "fp16", max_context = 131072,
     notes = "MHA (64 KV heads); config max_position_embeddings 8192 vs documented 128k context",
   },
+  ---------------------------------------------------------------- vision-language (LLaVA)
+  -- vision: a CLIP ViT-L/14 at 336 pixels (vLLM clip.py CLIPVisionModel: a
+  -- class token, 576 patches, fc1/QuickGELU/fc2 MLP, LayerNorms) and
+  -- LlavaMultiModalProjector (Linear 1024 -> 4096, GELU, Linear 4096 -> 4096);
+  -- 576 tokens an image (vision_feature_select_strategy "default")
+  {
+    id = "llava-1.5-7b",
+    aliases = {"llava-hf/llava-1.5-7b-hf", "llava-1.5-7b-hf", "liuhaotian/llava-v1.5-7b"},
+    hf = "llava-hf/llava-1.5-7b-hf",
+    source = "config.json of llava-hf/llava-1.5-7b-hf (HF snapshot 05ae2434cbb4) as transformers prints it in a public training log (LlavaConfig: text_config model_type llama with max_position_embeddings 4096, vocab_size 32064, float16, the other fields LlamaConfig's defaults: hidden 4096, 32 layers, 32 heads, intermediate 11008; vision_config clip_vision_model hidden_size 1024, intermediate_size 4096, 24 layers, 16 heads, image_size 336, patch_size 14; projector_hidden_act gelu, vision_feature_layer -2, vision_feature_select_strategy default, tie_word_embeddings false); params computed from the shapes: decoder 6738939904 + CLIP tower 303507456 + projector 20979712 = 7063427072 (from_hf gives the same)",
+    family = "llama",
+    layers = 32, hidden = 4096, heads = 32, kv_heads = 32, head_dim = 128,
+    intermediate = 11008, vocab = 32064, tie_embeddings = false,
+    params = 7063427072, active = 7063427072,
+    dtype = "fp16", max_context = 4096,
+    vision = {model_type = "clip", hidden = 1024, intermediate = 4096, layers = 24, heads = 16,
+              patch = 14, image_size = 336, class_token = true, merge = 1, in_channels = 3,
+              out_hidden = 4096, gated = false, proj_hidden = 4096, params = 324487168},
+    notes = "vLLM builds the CLIP layers up to vision_feature_layer -2 (23 of 24): it loads one layer fewer than the checkpoint holds",
+  },
   ---------------------------------------------------------------- vision-language (Qwen)
   -- vision: the tower of config.json vision_config (Qwen2_5_VisionTransformer
   -- in vLLM's qwen2_5_vl.py): RMSNorm blocks with a gated SiLU MLP
