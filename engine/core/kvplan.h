@@ -222,6 +222,8 @@ typedef struct kvp_non_torch {
 /* What engine a predicted non-torch memory follows. */
 enum { KVP_NT_NONE = 0, KVP_NT_VLLM, KVP_NT_SGLANG };
 
+#define KVP_MAX_FRACTIONS 8 /* rows of a budget fraction by tp */
+
 /* How a deployment's activation peak, non-torch memory and vLLM's default
  * max_num_seqs were predicted, kept so that a sweep that changes an input
  * (GPU memory, tp, pp, max_model_len, max_num_batched_tokens, max_num_seqs)
@@ -243,6 +245,12 @@ typedef struct kvp_predict_rule {
   kvp_shape shape;          /* the model's (engines.shape) */
   kvp_profile profile;      /* act_bytes, eager, moe_cache13, flashinfer_sampler,
                              * moe_chunk (tokens, seqs, tp, last_stage set per call) */
+  /* The budget's fraction by tp (SGLang's mem_fraction_static default,
+   * engines.lua sglang_fractions): the first row whose smallest tp the
+   * deployment's reaches sets utilization. 0 rows: utilization as given. */
+  int32_t nfraction;
+  int64_t fraction_tp[KVP_MAX_FRACTIONS];
+  double fraction[KVP_MAX_FRACTIONS];
 } kvp_predict_rule;
 
 /* ---- the ledger of one GPU (ledger.c) ---------------------------------- */

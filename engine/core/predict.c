@@ -464,6 +464,14 @@ void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int
 
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag) {
   const kvp_predict_rule *r = &d->predict;
+  if (r->nfraction > 0) {
+    int32_t i = 0;
+    while (i < r->nfraction && d->tp < r->fraction_tp[i]) i++;
+    if (i == r->nfraction)
+      return kvp_fail(diag, KVP_EINVAL, "the budget's fractions by tp give none for tp %lld",
+                      (long long)d->tp);
+    d->utilization = r->fraction[i];
+  }
   if (r->activation || r->seqs_cap) {
     int64_t tokens, seqs;
     const int64_t mml = d->max_model_len > 0 ? d->max_model_len : d->model.max_context;

@@ -144,7 +144,8 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
 /* A deployment with a predict rule: its predicted numbers again, for the
  * numbers the axes set. */
 static int predicted(const kvp_deploy *d) {
-  return d->predict.activation || d->predict.overhead != KVP_NT_NONE || d->predict.seqs_cap;
+  return d->predict.activation || d->predict.overhead != KVP_NT_NONE || d->predict.seqs_cap ||
+         d->predict.nfraction > 0;
 }
 
 /* The values of axis x exist for its field, and each one, set on the first

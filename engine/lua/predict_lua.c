@@ -175,7 +175,8 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 
 static const char *const rule_keys[] = {
   "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
-  "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape", NULL
+  "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
+  "fractions", NULL
 };
 
 void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
@@ -199,6 +200,29 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
     if (strcmp(e, "vllm") == 0) r->overhead = KVP_NT_VLLM;
     else if (strcmp(e, "sglang") == 0) r->overhead = KVP_NT_SGLANG;
     else kvl_error(L, "predict rule: field 'overhead' must be 'vllm' or 'sglang', %s", kvl_got(L, -1));
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "fractions") == LUA_TTABLE) {
+    /* {{smallest tp, fraction}, ...} */
+    lua_Integer n = luaL_len(L, -1);
+    if (n < 1 || n > KVP_MAX_FRACTIONS)
+      kvl_error(L, "predict rule: 'fractions' must hold 1 to %d {tp, fraction} rows, got %I",
+                KVP_MAX_FRACTIONS, n);
+    for (lua_Integer i = 1; i <= n; i++) {
+      if (lua_geti(L, -1, i) != LUA_TTABLE)
+        kvl_error(L, "predict rule: fractions[%I] must be {tp, fraction}, %s", i, kvl_got(L, -1));
+      lua_geti(L, -1, 1);
+      int64_t tp = kvl_toint(L, -1, "fractions tp");
+      lua_geti(L, -2, 2);
+      double f = kvl_tonum(L, -1, "fraction");
+      if (tp < 1 || !(f > 0 && f <= 1))
+        kvl_error(L, "predict rule: fractions[%I] must be {tp >= 1, fraction in (0, 1]}, got "
+                  "{%I, %f}", i, (lua_Integer)tp, f);
+      r->fraction_tp[i - 1] = tp;
+      r->fraction[i - 1] = f;
+      lua_pop(L, 3);
+    }
+    r->nfraction = (int32_t)n;
   }
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "shape") == LUA_TTABLE) {

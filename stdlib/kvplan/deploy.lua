@@ -315,7 +315,8 @@ predict_reserved = function(d, opts)
         -- context and the distributed init are gone already (engines.lua)
         local point, lo, hi = engines.sglang_overhead(util.count(d.tp, "tp"))
         d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
-        d.predict_rule = {overhead = "sglang"}
+        d.predict_rule = d.predict_rule or {}
+        d.predict_rule.overhead = "sglang"
       else
         d.overhead, d.overhead_source = 0, "none"
       end
@@ -593,6 +594,11 @@ function M.new(opts)
   if d.utilization == nil then
     d.utilization = type(rule.utilization) == "function" and rule.utilization(util.count(d.tp, "tp"))
                     or rule.utilization
+    -- SGLang's fraction by tp: a sweep's tp axis takes it from the same
+    -- table in C (the predict rule's fractions)
+    if rule.utilization == engines.sglang_fraction then
+      d.predict_rule = {fractions = engines.sglang_fractions}
+    end
   end
   d.block = opts.block or rule.block
   predict_reserved(d, opts)

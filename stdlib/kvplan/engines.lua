@@ -491,10 +491,16 @@ end
 --- SGLang's default mem_fraction_static by tensor-parallel size
 --- (python/sglang/srt/server_args.py __post_init__, v0.4): the rule of a
 --- deployment under budget "sglang" that names no engine_version.
+--- The table: {smallest tp, fraction} pairs, the first whose tp the
+--- deployment's reaches applies (the core reads the same table for sweeps:
+--- engine/core/predict.c kvp_predict_deploy).
+M.sglang_fractions = {{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}, {1, 0.88}}
+
 function M.sglang_fraction(tp)
-  if tp >= 16 then return 0.79 elseif tp >= 8 then return 0.81
-  elseif tp >= 4 then return 0.85 elseif tp >= 2 then return 0.87 end
-  return 0.88
+  for _, f in ipairs(M.sglang_fractions) do
+    if tp >= f[1] then return f[2] end
+  end
+  util.raise("engines.sglang_fractions gives no fraction for tp %d", tp)
 end
 
 -- SGLang releases modelled: "0.4" takes mem_fraction_static by tp (above);

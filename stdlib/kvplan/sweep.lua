@@ -332,7 +332,11 @@ local function tp_dependent(spec, base)
   for _, field in ipairs{"budget", "engine"} do
     for _, b in ipairs(list(spec[field] or base[field] or "vllm")) do
       local rule = deploy.budgets[b]
-      if rule and type(rule.utilization) == "function" then return true end
+      -- SGLang's stock fraction by tp is the core's too (the predict rule)
+      if rule and type(rule.utilization) == "function"
+         and rule.utilization ~= engines.sglang_fraction then
+        return true
+      end
     end
   end
   return false

@@ -105,6 +105,23 @@ both_ways({
   columns = {"model", "gpu", "tp", "max_model_len", "max_num_seqs", "activation_bytes",
              "overhead_bytes", "kv_budget_bytes"},
 }, "vision tower")
+-- SGLang's default fraction by tp (v0.4's rule, no engine_version): tp a C axis
+local sg = both_ways({
+  model = {"llama-3.1-8b", "qwen2.5-72b"}, gpu = {"h100-sxm", "l40s"}, budget = "sglang",
+  tp = {1, 2, 4, 8, 16}, max_model_len = {8192, 32768},
+  columns = {"model", "gpu", "tp", "max_model_len", "usable_bytes", "overhead_bytes",
+             "kv_budget_bytes", "kv_tokens", "fits"},
+}, "SGLang fraction by tp")
+check.eq(sg.nbase, 2, "SGLang by tp: one base deployment per model")
+check.eq(sg.tp ~= nil, true, "SGLang by tp: tp is a C axis")
+-- a budget rule of one's own keeps tp in Lua
+local deploy = require "kvplan.deploy"
+local stock = deploy.budgets.sglang.utilization
+deploy.budgets.sglang.utilization = function(tp) return tp > 2 and 0.8 or 0.86 end
+local ok3, err3 = pcall(both_ways, {model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang",
+                                    tp = {1, 2, 4}, columns = {"tp", "usable_bytes"}}, "own fraction")
+deploy.budgets.sglang.utilization = stock
+if not ok3 then error(err3, 0) end
 -- a model without the activation model's facts (Mamba): nothing predicted
 -- but the non-torch memory
 both_ways({

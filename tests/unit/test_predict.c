@@ -524,6 +524,32 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_non_null(strstr(diag.msg, "non-torch"));
 }
 
+static void fraction_by_tp_picks_the_first_row_reached(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.gpu_bytes = 80 * (int64_t)GiB;
+  /* SGLang's v0.4 rule: 16 -> 0.79, 8 -> 0.81, 4 -> 0.85, 2 -> 0.87, 1 -> 0.88 */
+  const int64_t tps[] = {16, 8, 4, 2, 1};
+  const double fr[] = {0.79, 0.81, 0.85, 0.87, 0.88};
+  d.predict.nfraction = 5;
+  for (int i = 0; i < 5; i++) d.predict.fraction_tp[i] = tps[i], d.predict.fraction[i] = fr[i];
+  const int64_t ask[] = {1, 2, 3, 4, 7, 8, 15, 16, 64};
+  const double want[] = {0.88, 0.87, 0.87, 0.85, 0.85, 0.81, 0.81, 0.79, 0.79};
+  for (int i = 0; i < 9; i++) {
+    d.tp = ask[i];
+    assert_int_equal(kvp_predict_deploy(&d, NULL, NULL), KVP_OK);
+    assert_true(d.utilization == want[i]);
+  }
+  /* a table that stops above tp 1 gives no fraction for tp 1: named */
+  d.predict.nfraction = 4;
+  d.tp = 1;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "tp 1"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
@@ -543,6 +569,7 @@ int main(void) {
     cmocka_unit_test(non_torch_follows_what_the_version_counts),
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
+    cmocka_unit_test(fraction_by_tp_picks_the_first_row_reached),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
