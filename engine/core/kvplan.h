@@ -240,6 +240,8 @@ typedef struct kvp_predict_rule {
   int32_t gpu_a100;         /* the GPU's name says A100 (no big-GPU defaults) */
   int32_t nccl_counted;     /* the version counts NCCL's buffers at tp > 1 */
   int32_t context_counted;  /* the version counts the CUDA context */
+  int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
+  int64_t default_tokens;   /* TensorRT-LLM: max_num_tokens when not given */
   int64_t chunked_tokens;   /* V0: max_num_batched_tokens with chunked prefill */
   int64_t big_seqs;         /* V1: max_num_seqs on a GPU of >= 70 GiB, not an A100 */
   kvp_shape shape;          /* the model's (engines.shape) */

@@ -475,8 +475,16 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
   if (r->activation || r->seqs_cap) {
     int64_t tokens, seqs;
     const int64_t mml = d->max_model_len > 0 ? d->max_model_len : d->model.max_context;
-    kvp_predict_vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
-                              r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
+    if (r->trtllm) {
+      /* TensorRT-LLM's PyTorch dry run (engines.lua trtllm_activation):
+       * max_num_tokens in requests of min(max_seq_len - 1, tokens) tokens */
+      tokens = r->tokens_given ? d->step_tokens : r->default_tokens;
+      const int64_t len = max64(1, mml > 0 ? min64(mml - 1, tokens) : tokens);
+      seqs = cdiv(tokens, len);
+    } else {
+      kvp_predict_vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
+                                r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
+    }
     if (r->seqs_cap) d->vllm.max_num_seqs = seqs;
     if (r->activation) {
       kvp_profile p = r->profile;

@@ -176,7 +176,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 static const char *const rule_keys[] = {
   "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
   "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
-  "fractions", NULL
+  "fractions", "trtllm", "default_tokens", NULL
 };
 
 void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
@@ -195,6 +195,8 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
   r->context_counted = flag(L, idx, "context_counted");
   r->chunked_tokens = kvl_int_field(L, idx, "chunked_tokens", 0);
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
+  r->trtllm = flag(L, idx, "trtllm");
+  r->default_tokens = kvl_int_field(L, idx, "default_tokens", 0);
   if (lua_getfield(L, idx, "overhead") != LUA_TNIL) {
     const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     if (strcmp(e, "vllm") == 0) r->overhead = KVP_NT_VLLM;

@@ -247,6 +247,11 @@ local function predict_trtllm(d, opts)
   d.profile_tokens = opts.max_num_batched_tokens
                      and util.count(opts.max_num_batched_tokens, "max_num_batched_tokens")
                      or engines.trtllm_defaults.max_num_tokens
+  -- how the numbers below are predicted, for sweeps that change their
+  -- inputs in C (engine/core/predict.c kvp_predict_deploy, the same rule)
+  local rule = {trtllm = true, tokens_given = opts.max_num_batched_tokens ~= nil,
+                default_tokens = engines.trtllm_defaults.max_num_tokens}
+  d.predict_rule = rule
   if d.activation == nil and backend == "tensorrt" then
     d.activation, d.activation_source = 0, "none"
     d.prediction_note = "TensorRT-LLM's engine path: the activation memory is the TensorRT "
@@ -261,6 +266,7 @@ local function predict_trtllm(d, opts)
     if a then
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
       d.profile_seqs = a.requests
+      rule.activation, rule.shape = true, engines.trtllm_profile_shape(d.model)
       local pp = util.count(d.pp, "pp")
       if pp > 1 then
         -- every stage runs the dummy requests through its own layers; the
@@ -277,6 +283,8 @@ local function predict_trtllm(d, opts)
   if d.overhead == nil then
     local point, lo, hi = engines.trtllm_non_torch(tp)
     d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
+    -- engines.trtllm_non_torch: vLLM's rule with NCCL and the context counted
+    rule.overhead, rule.nccl_counted, rule.context_counted = "vllm", true, true
   end
 end
 

@@ -640,15 +640,24 @@ end
 --- step). o: tp, tokens, max_seq_len, last_stage. Returns the model's table
 --- (with .requests) or nil and a reason. An estimate: no public TensorRT-LLM
 --- log with the inputs was found to check it.
-function M.trtllm_activation(m, o)
+--- The dry run's activation model inputs but its tokens, requests and tp
+--- (what a sweep hands the core once per deployment), or nil and a reason.
+function M.trtllm_profile_shape(m)
   local s, why = M.shape(m)
   if s == nil then return nil, why end
+  s.act_bytes = act_bytes(m)
+  s.eager, s.moe_cache13, s.flashinfer_sampler, s.moe_chunk = true, false, true, 0
+  return s
+end
+
+function M.trtllm_activation(m, o)
+  local s, why = M.trtllm_profile_shape(m)
+  if s == nil then return nil, why end
   local N = o.tokens
+  -- the core's kvp_predict_deploy takes the same requests for sweeps
   local len = math.max(1, math.min((o.max_seq_len or N + 1) - 1, N))
   s.tokens, s.seqs, s.tp = N, (N + len - 1) // len, o.tp or 1
-  s.act_bytes = act_bytes(m)
   s.last_stage = o.last_stage ~= false
-  s.eager, s.moe_cache13, s.flashinfer_sampler, s.moe_chunk = true, false, true, 0
   local a, err = pcore.activation(s)
   if a == nil then return nil, err end
   a.requests = s.seqs

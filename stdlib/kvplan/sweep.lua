@@ -150,14 +150,15 @@ local byte_fields = {gpu_memory = true, activation = true, overhead = true, weig
 -- What SGLang's memory heuristic depends on (engines.sglang_defaults: the
 -- GPU's memory, tp and pp): with it, these options stay deployments built
 -- here. vLLM's predicted activation peak, non-torch memory and default
--- max_num_seqs depend on the GPU, max_model_len, max_num_batched_tokens,
--- max_num_seqs, tp and pp too, but the core predicts them again per
--- deployment of its axes (each base's predict rule, engine/core/predict.c
--- kvp_predict_deploy), so those stay C axes.
+-- max_num_seqs (and TensorRT-LLM's dry run) depend on the GPU,
+-- max_model_len, max_num_batched_tokens, max_num_seqs, tp and pp too, but
+-- the core predicts them again per deployment of its axes (each base's
+-- predict rule, engine/core/predict.c kvp_predict_deploy), so those stay C
+-- axes.
 local sglang_inputs = {gpu = true, gpu_memory = true}
--- What TensorRT-LLM's predicted dry run depends on besides tp and pp
--- (deploy.lua predict_trtllm), kept here with them.
-local trtllm_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
+-- What a vision tower's encoder run depends on besides tp and pp
+-- (engines.vision_run), kept here with them.
+local vision_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
                        max_num_batched_tokens = true, max_num_seqs = true}
 
 -- Test hook: true builds every deployment here (every option list and tp
@@ -196,30 +197,6 @@ local function seqs_default(spec, base)
   if spec.engine_version ~= nil or base.engine_version ~= nil then return true end
   for _, e in ipairs(list(spec.engine or base.engine or {})) do
     if e == "vllm" then return true end
-  end
-  return false
-end
-
--- May kv.deploy predict TensorRT-LLM's dry run for some deployment? When
--- the engine may be "trtllm", or the budget trtllm (or an optimization's)
--- with an engine_version or backend, and activation or overhead is not
--- given (deploy.lua predict_trtllm: tp, pp, the GPU, max_model_len and
--- max_num_batched_tokens size it; the core has no rule of it, so those stay
--- deployments built here).
-local function trtllm_predicts(spec, base)
-  if (spec.activation ~= nil or base.activation ~= nil)
-     and (spec.overhead ~= nil or base.overhead ~= nil) then
-    return false
-  end
-  for _, e in ipairs(list(spec.engine or base.engine or {})) do
-    if e == "trtllm" then return true end
-  end
-  local versioned = spec.engine_version ~= nil or base.engine_version ~= nil
-                    or spec.backend ~= nil or base.backend ~= nil
-  if not versioned then return false end
-  if spec.optim ~= nil then return true end
-  for _, b in ipairs(list(spec.budget or base.budget or {})) do
-    if b == "trtllm" then return true end
   end
   return false
 end
@@ -269,8 +246,8 @@ local function place_axes(spec, base, axes, timed, dspec)
   if sglang_memory(dspec, base) then
     for k in pairs(sglang_inputs) do cand[k] = nil end
   end
-  if trtllm_predicts(dspec, base) or vision_predicts(dspec, base) then
-    for k in pairs(trtllm_inputs) do cand[k] = nil end
+  if vision_predicts(dspec, base) then
+    for k in pairs(vision_inputs) do cand[k] = nil end
   end
   -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
   -- defaults read the GPU's name, so the GPU stays here when they are used
@@ -320,11 +297,12 @@ end
 -- predict? (a budget rule whose fraction is a function of tp, unless the
 -- sweep fixes the fraction, named by budget or engine; an optimization
 -- combination may choose such a rule; SGLang's memory heuristic; MXFP4
--- experts as loaded.) vLLM's predicted activation peak and non-torch memory
--- follow tp in C.
+-- experts as loaded; a vision tower's encoder run.) vLLM's and TensorRT-LLM's
+-- predicted activation peak and non-torch memory, and SGLang's stock
+-- fraction by tp, follow tp in C.
 local function tp_dependent(spec, base)
   if M.lua_only or mxfp4_models(spec) then return true end
-  if sglang_memory(spec, base) or trtllm_predicts(spec, base) or vision_predicts(spec, base) then
+  if sglang_memory(spec, base) or vision_predicts(spec, base) then
     return true
   end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end

@@ -90,14 +90,22 @@ both_ways({
   columns = {"model", "gpu", "budget", "tp", "max_model_len", "activation_bytes",
              "overhead_bytes", "kv_budget_bytes", "kv_tokens"},
 }, "SGLang beside vLLM")
--- TensorRT-LLM's dry run (kv.deploy's own prediction, built in Lua per
--- deployment) beside vLLM's in one sweep
+-- TensorRT-LLM's dry run (the core's rule too) beside vLLM's in one sweep,
+-- the PyTorch backend and the engine path (no activation predicted)
 both_ways({
   model = {"llama-3.1-8b", "qwen3-30b-a3b"}, gpu = {"h100-sxm", "l40s"}, engine = {"vllm", "trtllm"},
   tp = {1, 2}, max_model_len = {8192, 32768}, max_num_batched_tokens = {2048, 8192},
   columns = {"model", "gpu", "engine", "tp", "max_model_len", "max_num_batched_tokens",
              "activation_bytes", "overhead_bytes", "kv_budget_bytes", "kv_tokens"},
 }, "TensorRT-LLM beside vLLM")
+local st = both_ways({
+  model = {"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v2-lite"}, gpu = {"h100-sxm", "l40s"},
+  engine = "trtllm", backend = {"pytorch", "tensorrt"}, tp = {1, 2, 4}, max_model_len = {2048, 8192, 131072},
+  max_num_batched_tokens = {1024, 8192},
+  columns = {"model", "gpu", "backend", "tp", "max_model_len", "max_num_batched_tokens",
+             "activation_bytes", "overhead_bytes", "kv_budget_bytes", "kv_tokens", "fits"},
+}, "TensorRT-LLM's dry run")
+check.eq(st.nbase, 3 * 2, "TensorRT-LLM: one base a model and backend")
 -- a vision tower's encoder run (kv.deploy's, built in Lua per deployment)
 both_ways({
   model = {"qwen2.5-vl-7b", "llama-3.1-8b"}, gpu = {"h100-sxm", "l40s"}, tp = {1, 2},
@@ -151,6 +159,23 @@ for i = 2, #rows do
   check.eq(tonumber(r[7]), l.activation, "activation_bytes, pp row " .. i)
   check.eq(tonumber(r[8]), l.kv_budget, "kv_budget_bytes, pp row " .. i)
   check.eq(tonumber(r[9]), l.kv_tokens, "kv_tokens, pp row " .. i)
+end
+os.remove(path)
+sp = kv.sweep{model = {"llama-3.1-70b", "qwen3-30b-a3b"}, gpu = "h100-sxm", engine = "trtllm",
+              max_model_len = {8192, 65536}, tp = {1, 2}, pp = {1, 2, 4},
+              columns = {"model", "max_model_len", "tp", "pp", "activation_bytes", "kv_budget_bytes",
+                         "kv_tokens"}}
+sp:write(path)
+rows = kv.csv.read(path)
+check.eq(#rows, 2 * 2 * 2 * 3 + 1, "TensorRT-LLM pp rows")
+for i = 2, #rows do
+  local r = rows[i]
+  local d = kv.deploy{model = r[1], gpu = "h100-sxm", engine = "trtllm", max_model_len = tonumber(r[2]),
+                      tp = tonumber(r[3]), pp = tonumber(r[4])}
+  local l = d:ledger()
+  check.eq(tonumber(r[5]), l.activation, "activation_bytes, TensorRT-LLM pp row " .. i)
+  check.eq(tonumber(r[6]), l.kv_budget, "kv_budget_bytes, TensorRT-LLM pp row " .. i)
+  check.eq(tonumber(r[7]), l.kv_tokens, "kv_tokens, TensorRT-LLM pp row " .. i)
 end
 os.remove(path)
 
