@@ -248,8 +248,9 @@ end
 --   items = max(1, min(budget // T, max_num_seqs x max(1, min(limit,
 --   max_model_len // T)))), max_num_seqs capped at max_num_batched_tokens // T
 --   without chunked prefill (V1 chunks by default). limit is
---   limit_mm_per_prompt (999 a modality when unset: an assumption read from
---   vLLM's MultiModalConfig, not pinned to a commit here).
+--   limit_mm_per_prompt: 999 a modality when unset under V1, 1 under V0
+--   (vllm/config MultiModalConfig.get_limit_per_prompt: "999 if
+--   envs.VLLM_USE_V1 else 1", later "Unspecified modality is set to 999").
 --   V0 (vllm/worker/model_runner.py profile_run; vllm/multimodal/
 --   profiling.py MultiModalProfiler.get_decoder_dummy_data, read at a
 --   V0-era vLLM): every dummy sequence carries limit_mm_per_prompt items of
