@@ -777,6 +777,19 @@ static void eviction_and_length_points_apply_per_group(void **state) {
   assert_int_equal(n, 48); /* 32767 x 2 // 1350 */
 }
 
+/* Two ledgers of one deployment give the same capacity answers. */
+static void answers_alike(const kvp_ledger *l, const kvp_ledger *full) {
+  int64_t a, b;
+  kvp_fit f;
+  assert_int_equal(kvp_ledger_max_concurrency(l, 8192, &a, &f), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(full, 8192, &b, &f), KVP_OK);
+  assert_int_equal(a, b);
+  assert_int_equal(kvp_ledger_max_context(l, 4, &a, &f), KVP_OK);
+  assert_int_equal(kvp_ledger_max_context(full, 4, &b, &f), KVP_OK);
+  assert_int_equal(a, b);
+  assert_int_equal(kvp_ledger_kv_tokens(l), kvp_ledger_kv_tokens(full));
+}
+
 /* A ledger allocated at kvp_ledger_size holds every answer: eval and the
  * answers touch no byte beyond it (ASan checks the heap block's end). */
 static void ledger_sized_to_its_stages_answers_alike(void **state) {
@@ -795,15 +808,7 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
     assert_non_null(l);
     assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
     assert_int_equal(kvp_ledger_eval(&d, &full, NULL), KVP_OK);
-    int64_t a, b;
-    kvp_fit f;
-    assert_int_equal(kvp_ledger_max_concurrency(l, 8192, &a, &f), KVP_OK);
-    assert_int_equal(kvp_ledger_max_concurrency(&full, 8192, &b, &f), KVP_OK);
-    assert_int_equal(a, b);
-    assert_int_equal(kvp_ledger_max_context(l, 4, &a, &f), KVP_OK);
-    assert_int_equal(kvp_ledger_max_context(&full, 4, &b, &f), KVP_OK);
-    assert_int_equal(a, b);
-    assert_int_equal(kvp_ledger_kv_tokens(l), kvp_ledger_kv_tokens(&full));
+    answers_alike(l, &full);
     free(l);
   }
   kvp_deploy d;
@@ -866,14 +871,7 @@ static void groups_and_points_sized_to_the_deployment(void **state) {
         assert_int_equal(p1, p2);
       }
       assert_null(kvp_ledger_groups(l, l->nstage));
-      int64_t a, b;
-      kvp_fit f;
-      assert_int_equal(kvp_ledger_max_concurrency(l, 8192, &a, &f), KVP_OK);
-      assert_int_equal(kvp_ledger_max_concurrency(&full, 8192, &b, &f), KVP_OK);
-      assert_int_equal(a, b);
-      assert_int_equal(kvp_ledger_max_context(l, 4, &a, &f), KVP_OK);
-      assert_int_equal(kvp_ledger_max_context(&full, 4, &b, &f), KVP_OK);
-      assert_int_equal(a, b);
+      answers_alike(l, &full);
     }
     free(l);
   }
