@@ -150,6 +150,9 @@ typedef struct run {
   label *okv;       /* its combinations' KV format names (s NULL: the base's) */
   int kv_label;     /* the label index of "kv" (label columns), 0 none */
   kvp_deploy *scratch; /* read_combos' */
+  void *mcombo;        /* a mixed optim axis (spec.combos): the combinations a base
+                        * deployment takes over its plain one (combo_index, 1-based) */
+  int64_t nmcombo;
   label *concn;     /* the concurrency values' digits */
   unsigned want;
   int kv_names, weights_names;          /* stack indices of name tables */
@@ -215,6 +218,7 @@ static int holder_gc(lua_State *L) {
   free(h->r.wn);
   free(h->r.okv);
   free(h->r.scratch);
+  free(h->r.mcombo);
   free(h->r.concn);
   for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
     free(h->r.vals[j]);
@@ -306,16 +310,16 @@ static void resolve(lua_State *L, int idx, label *lb);
  * sweep's first base with combination p (its spec table), set = {names of
  * the field groups its members set} (kvp_combo_bit), kv = the KV format's
  * name when it sets one}. Each becomes a kvp_combo, resolved here once. */
-static kvp_combo *read_combos(lua_State *L, int t, run *r, int j, int64_t n) {
-  kvp_combo *c = xcalloc(L, (size_t)n, sizeof *c);
-  r->vals[j] = c;
+/* The n combinations of the table at `list` (false: one not resolved, left
+ * zero) into *out (freed by holder_gc), with the KV format names in okv. */
+static kvp_combo *combo_list(lua_State *L, int list, run *r, int64_t n, label *okv, void **out) {
+  kvp_combo *c = *out = xcalloc(L, (size_t)n, sizeof *c);
   kvp_deploy *d = r->scratch = xcalloc(L, 1, sizeof *d); /* freed by holder_gc on error */
-  r->okv = xcalloc(L, (size_t)n, sizeof *r->okv);
-  r->optim_axis = j;
-  lua_getfield(L, t, "values");
-  luaL_checktype(L, -1, LUA_TTABLE);
   for (int64_t i = 0; i < n; i++) {
-    lua_geti(L, -1, i + 1);
+    if (lua_geti(L, list, i + 1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) { /* not resolved */
+      lua_pop(L, 1);
+      continue;
+    }
     luaL_checktype(L, -1, LUA_TTABLE);
     uint32_t set = 0;
     lua_getfield(L, -1, "set");
@@ -330,18 +334,32 @@ static kvp_combo *read_combos(lua_State *L, int t, run *r, int j, int64_t n) {
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
-    lua_getfield(L, -1, "spec");
-    kvl_check_deploy(L, lua_gettop(L), d);
-    lua_pop(L, 1);
+    if (set != 0) { /* the empty combination (none) needs no deployment */
+      lua_getfield(L, -1, "spec");
+      kvl_check_deploy(L, lua_gettop(L), d);
+      lua_pop(L, 1);
+    }
     kvp_diag diag = {{0}};
     if (kvp_combo_take(&c[i], set, d, &diag) != KVP_OK)
       kvl_core_error(L, KVP_EINVAL, &diag, "optimization combination");
-    if (lua_getfield(L, -1, "kv") == LUA_TSTRING) resolve(L, -1, &r->okv[i]);
-    lua_pop(L, 2); /* the name stays alive in the values table, kept in spec.axes */
+    if (okv != NULL) {
+      if (lua_getfield(L, -1, "kv") == LUA_TSTRING) resolve(L, -1, &okv[i]);
+      lua_pop(L, 1); /* the name stays alive in its table, which the spec keeps */
+    }
+    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
   free(r->scratch);
   r->scratch = NULL;
+  return c;
+}
+
+static kvp_combo *read_combos(lua_State *L, int t, run *r, int j, int64_t n) {
+  r->okv = xcalloc(L, (size_t)n, sizeof *r->okv);
+  r->optim_axis = j;
+  lua_getfield(L, t, "values");
+  luaL_checktype(L, -1, LUA_TTABLE);
+  kvp_combo *c = combo_list(L, lua_gettop(L), r, n, r->okv, &r->vals[j]);
+  lua_pop(L, 1);
   return c;
 }
 
@@ -743,10 +761,31 @@ static void load_entry(lua_State *L, run *r, int64_t b) {
   lua_replace(L, r->entry);
   r->entry_b = b;
   /* its deployment, checked once and kept in its table (a base visited
-   * again, under a C axis outside its own, is not checked again) */
+   * again, under a C axis outside its own, is not checked again); a base
+   * of a mixed optim axis with a combination of fixed built-ins: its plain
+   * deployment (converted once, kept in the plain table several bases
+   * share) with the combination written over it */
   if (lua_getfield(L, r->entry, "_deploy") == LUA_TUSERDATA) {
     r->base[1] = *(const kvp_deploy *)lua_touserdata(L, -1);
+  } else if (lua_getfield(L, r->entry, "plain") == LUA_TTABLE) {
+    int plain = lua_gettop(L);
+    int64_t ci = kvl_int_field(L, r->entry, "combo_index", 0);
+    if (ci < 1 || ci > r->nmcombo) kvl_error(L, "sweep: base %I: combination %I of %I",
+                                             (lua_Integer)(b + 1), (lua_Integer)ci,
+                                             (lua_Integer)r->nmcombo);
+    if (lua_getfield(L, plain, "_deploy") == LUA_TUSERDATA) {
+      r->base[1] = *(const kvp_deploy *)lua_touserdata(L, -1);
+    } else {
+      lua_getfield(L, plain, "spec");
+      kvl_check_deploy(L, lua_gettop(L), &r->base[1]);
+      *(kvp_deploy *)lua_newuserdatauv(L, sizeof(kvp_deploy), 0) = r->base[1];
+      lua_setfield(L, plain, "_deploy");
+      lua_pop(L, 1);
+    }
+    kvp_combo_apply(&((const kvp_combo *)r->mcombo)[ci - 1], &r->base[1]);
+    lua_pop(L, 2);
   } else {
+    lua_pop(L, 1);
     lua_getfield(L, r->entry, "spec");
     kvl_check_deploy(L, lua_gettop(L), &r->base[1]);
     *(kvp_deploy *)lua_newuserdatauv(L, sizeof(kvp_deploy), 0) = r->base[1];
@@ -1406,6 +1445,11 @@ static int l_run(lua_State *L) {
   r->optim_axis = -1;
   r->kv_label = (int)kvl_int_field(L, 1, "kv_label", 0);
   read_axes(L, 1, r);
+  if (lua_getfield(L, 1, "combos") == LUA_TTABLE) {
+    r->nmcombo = (int64_t)luaL_len(L, -1);
+    combo_list(L, lua_gettop(L), r, r->nmcombo, NULL, &r->mcombo);
+  }
+  lua_pop(L, 1);
   if (lua_getfield(L, 1, "non_torch") != LUA_TNIL) {
     kvl_check_non_torch(L, lua_gettop(L), &r->non_torch);
     r->ax.non_torch = &r->non_torch;

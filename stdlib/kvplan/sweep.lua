@@ -398,6 +398,16 @@ function M.new(spec)
     dspec = {}
     for k, v in pairs(spec) do if k ~= "optim" then dspec[k] = v end end
   end
+  -- some of them only: a mixed axis (below), its fixed combinations applied in C
+  local mixed
+  if spec.optim ~= nil and core_sets == nil and not timed and not M.lua_only then
+    local sets, some = {}, false
+    for i, c in ipairs(list(spec.optim)) do
+      sets[i] = optim.core_fields(c) or false
+      some = some or sets[i] ~= false
+    end
+    if some then mixed = sets end
+  end
   -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
   -- resolved by kv.deploy: then tp is expanded here too (same row order).
   local tp_in_lua = spec.tp ~= nil and tp_dependent(dspec, base)
@@ -464,7 +474,7 @@ function M.new(spec)
     if nbase > math.maxinteger // n then util.raise("the sweep has more than 2^63 deployments") end
     nbase = nbase * n
   end
-  local function deployment(b, with)
+  local function positions(b)
     local pos, r = {}, b - 1
     for i = 1, #axes do pos[i] = 1 end
     for j = #lua_axes, 1, -1 do
@@ -472,6 +482,11 @@ function M.new(spec)
       local n = #axes[i][2]
       pos[i], r = r % n + 1, r // n
     end
+    return pos
+  end
+  -- base b's deployment; plain: without its combination, or with `with`
+  local function deployment(b, with, plain)
+    local pos = positions(b)
     local opts = {}
     for k, v in pairs(base) do opts[k] = v end
     local combo
@@ -479,7 +494,7 @@ function M.new(spec)
       local v = a[2][pos[i]]
       if a[1] == "optim" then combo = v elseif not a.var then opts[a[1]] = v end
     end
-    if combo ~= nil and core_sets then
+    if combo ~= nil and (core_sets or plain) then
       -- the optim axis is the core's: the base without it (as kv.optim.apply
       -- leaves a given `optim` out), or with combination `with`
       opts.optim, combo = with, with
@@ -489,20 +504,57 @@ function M.new(spec)
     end
     return deploy.new(opts), combo, pos
   end
-  -- the optim axis in C: each combination resolved once, on the first base
-  -- (the fields it sets do not depend on the base: kv.optim.core_fields)
+  -- a combination of fixed built-ins resolved once, on the first base (the
+  -- fields it sets do not depend on the base: kv.optim.core_fields); the
+  -- empty one needs no deployment
+  local function resolved(c, set)
+    if #set == 0 then return {set = set} end
+    local d, sets_kv = deployment(1, c, true), false
+    for _, k in ipairs(set) do sets_kv = sets_kv or k == "kv" end
+    return {spec = d:spec(), set = set, kv = sets_kv and d.kv.name or nil}
+  end
+  -- the optim axis in C
   if core_sets then
     for p, c in ipairs(s.optim_axis and list(spec.optim) or {}) do
-      local d, sets_kv = deployment(1, c), false
-      for _, k in ipairs(core_sets[p]) do sets_kv = sets_kv or k == "kv" end
-      s.optim_axis.values[p] = {spec = d:spec(), set = core_sets[p], kv = sets_kv and d.kv.name or nil}
+      s.optim_axis.values[p] = resolved(c, core_sets[p])
     end
   end
-  -- base b: its deployment, the core's table of it, its labels by label
-  -- column and by axis name (what a Lua column sees), its GPU's rates
-  local function build(b)
-    local d, combo, pos = deployment(b)
-    local named, label = {kv = d.kv.name, weights = d.weights.name, _base = b}, {}
+  -- A mixed optim axis (combinations of fixed built-ins beside others) stays
+  -- an axis of deployments built here, but a combination of fixed built-ins
+  -- is resolved once (as above; sweep_core's spec.combos) and its base is the
+  -- plain deployment of the same other axes, built once and kept while the
+  -- axes before the optim axis stay, with the combination written over it
+  -- in C: kv.deploy runs once a plain deployment and once a combination of
+  -- other members, not once a combination and base.
+  local oi, plains, plains_prefix = nil, {}, nil
+  if mixed then
+    for i, a in ipairs(axes) do if a[1] == "optim" then oi = i end end
+    s.combos = {}
+    for p, c in ipairs(list(spec.optim)) do
+      s.combos[p] = false
+      if mixed[p] then s.combos[p] = resolved(c, mixed[p]) end
+    end
+  end
+  local function plain_of(b, pos)
+    local prefix, key = {}, {}
+    for _, i in ipairs(lua_axes) do
+      if i < oi then prefix[#prefix + 1] = pos[i] end
+      if i ~= oi then key[#key + 1] = pos[i] end
+    end
+    prefix, key = table.concat(prefix, ","), table.concat(key, ",")
+    if prefix ~= plains_prefix then plains, plains_prefix = {}, prefix end
+    local e = plains[key]
+    if e == nil then
+      local d = deployment(b, nil, true)
+      e = {d = d, spec = d:spec()}
+      if not M.lua_only then e.spec.predict = d.predict_rule end
+      plains[key] = e
+    end
+    return e
+  end
+  -- base b's labels by label column and by axis name (what a Lua column sees)
+  local function labels(d, pos, b, kv_name)
+    local named, label = {kv = kv_name, weights = d.weights.name, _base = b}, {}
     for _, i in ipairs(lua_axes) do
       local a, v, l = axes[i], axes[i][2][pos[i]], nil
       if a[1] == "model" then l = d.model.id
@@ -513,7 +565,21 @@ function M.new(spec)
       named[a[1]] = a_value(a, pos[i], l)
       label[i] = math.type(l) == "float" and tostring(l) or l
     end
-    label[nl + 1], label[nl + 2] = d.kv.name, d.weights.name
+    label[nl + 1], label[nl + 2] = kv_name, d.weights.name
+    return named, label
+  end
+  -- base b: its deployment, the core's table of it, its labels, its GPU's rates
+  local function build(b)
+    local ci = oi and positions(b)[oi]
+    if ci and mixed[ci] then
+      local pos = positions(b)
+      local plain, combo = plain_of(b, pos), axes[oi][2][ci]
+      local named, label = labels(plain.d, pos, b, s.combos[ci].kv or plain.d.kv.name)
+      return {plain = plain, combo_index = ci, label = label, named = named, d = plain.d,
+              combo = combo, b = b, plain_d = true}
+    end
+    local d, combo, pos = deployment(b)
+    local named, label = labels(d, pos, b, d.kv.name)
     local spec = d:spec()
     -- the core predicts again along its axes (not on the test hook's path)
     if not M.lua_only then spec.predict = d.predict_rule end
@@ -649,8 +715,8 @@ function Sweep:optim_column(name)
     if cur == nil or cur.b ~= row._base then cur = self.base(row._base) end
     if cached ~= row._base then cache, cached = {}, row._base end -- one base's at a time
     local d0, combo = cur.d, cur.combo
-    if self.optim_axis then -- the core's optim axis: the row's combination on its base
-      combo = self.optim_combos[row.optim]
+    if self.optim_axis or cur.plain_d then -- a combination written in C: on its plain base
+      if self.optim_axis then combo = self.optim_combos[row.optim] end
       local k = "optim|" .. row.optim
       d0 = cache[k] or (combo and d0:with{optim = combo}) or d0
       cache[k] = d0
@@ -687,7 +753,7 @@ function Sweep:core_spec(extra)
     kv = self.kv, kv_names = self.kv_names, weights = self.weights,
     weights_names = self.weights_names,
     columns = self.columns, precision = self.precision, funcs = self.funcs,
-    rules = self.rules, kv_label = #self.label_names - 1,
+    rules = self.rules, kv_label = #self.label_names - 1, combos = self.combos,
     filter = type(self.spec.filter) == "function" and self.spec.filter or nil,
     non_torch = engines.non_torch, -- the predict rules' constants
   }

@@ -350,9 +350,9 @@ do
                  end}}}
     s:write(path)
     -- the optim axis is looped in C (built-ins of a fixed effect): each
-    -- combination resolved once on the first base, each model built once
-    -- without it, one alive at a time
-    check.eq(made, 4, "two combinations resolved, two models built")
+    -- combination resolved once on the first base (none needs nothing), each
+    -- model built once without it, one alive at a time
+    check.eq(made, 3, "one combination resolved, two models built")
     check.eq(most, 1, "one base alive")
     made, most = 0, 0
     s = kv.sweep{model = {"llama-3.1-8b", "gemma-2-9b"}, gpu = {"h100-sxm", "l4"},
@@ -439,7 +439,7 @@ do
     -- so the GPU stays a C axis)
     check.eq(sc.nbase, 4 * 2, "the optim axis in C: one base a model and tp")
     sc:write(c_path)
-    check.eq(made, 4 * 2 + #combos, "no deployment built per combination and base")
+    check.eq(made, 4 * 2 + #combos - 1, "no deployment built per combination and base")
     sc = sweep(combos)
     sc:write(c_path)
     local sl = sweep(copies)
@@ -469,6 +469,31 @@ do
       check.eq(r[16], tostring((l:fit(ctx, conc))), "fits row " .. i)
       check.eq(r[20], d.kv.name .. "/" .. r[3], "the row Lua sees row " .. i)
     end
+    -- a mixed axis: budget rules and an optimization of one's own beside
+    -- them keep the axis in Lua, but each fixed combination's base is the
+    -- plain deployment with the combination written over it in C: kv.deploy
+    -- runs once a plain base and once a base of the other combinations
+    local own = o.define{name = "own-prefix", phase = "sharing",
+                         apply = function(opts) opts.prefix = 256 return opts end}
+    local mixed = {}
+    for _, c in ipairs(combos) do mixed[#mixed + 1] = c end
+    mixed[#mixed + 1] = o.budget "sglang"
+    mixed[#mixed + 1] = {o.budget "trtllm", o.kv_quant "fp8"}
+    mixed[#mixed + 1] = {own, o.contiguous{}}
+    local mixed_copies = {}
+    for i, c in ipairs(mixed) do mixed_copies[i] = copy_of(c) end
+    made = 0
+    local sm = sweep(mixed, {"model", "gpu", "optim", "kv", "tp", "context", "max_concurrency"})
+    sm:write(c_path)
+    local nb = sm.nbase // #mixed -- the other axes' positions (tp in Lua with SGLang's rule)
+    check.eq(made, nb + 3 * nb + #combos - 1, "plain bases, other combinations, resolutions")
+    sweep(mixed):write(c_path)
+    sweep(mixed_copies):write(lua_path)
+    a, b = assert(io.open(c_path, "rb")), assert(io.open(lua_path, "rb"))
+    ta, tb = a:read("a"), b:read("a")
+    a:close()
+    b:close()
+    check.eq(#ta > 0 and ta == tb, true, "a mixed optim axis writes the Lua path's bytes")
   end)
   deploy.new = new
   if not ok then error(err, 0) end
