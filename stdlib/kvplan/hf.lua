@@ -1153,7 +1153,10 @@ end
 local function read_vision(C, a, dir)
   local vc = C.root.vision_config
   if vc == nil or vc == null then return end
-  if type(vc) ~= "table" then C:raise("field 'vision_config' must be an object, got %s", show(vc)) end
+  if type(vc) ~= "table" or (next(vc) ~= nil and vc[1] ~= nil) then
+    C:raise("field 'vision_config' must be an object, got %s",
+            type(vc) == "table" and "an array" or show(vc))
+  end
   local kind = C.fam.vision
   if not kind then
     C:fact("vision_config present: the tower of model_type " .. show(C.model_type) ..

@@ -415,6 +415,28 @@ do
            '"max_position_embeddings": 1024, "vision_config": {"hidden_size": 32}}')
   fh:close()
   check.error("missing field 'vision_config.intermediate_size'", function() from_hf(dir) end)
+  -- bad input names the file, the field and the value
+  local function write(name, text)
+    local h = assert(io.open(dir .. "/" .. name, "wb"))
+    h:write(text)
+    h:close()
+  end
+  local base = '{"model_type": "qwen2_5_vl", "hidden_size": 64, "num_hidden_layers": 2, ' ..
+               '"num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, ' ..
+               '"max_position_embeddings": 1024, '
+  write("config.json", base .. '"vision_config": [1, 2]}')
+  check.error("field 'vision_config' must be an object, got an array",
+              function() from_hf(dir) end)
+  write("config.json", base .. '"vision_config": {"hidden_size": 32, "intermediate_size": 64, ' ..
+        '"out_hidden_size": 64, "depth": 2, "num_heads": 2, "patch_size": -14}}')
+  check.error("field 'vision_config.patch_size' must be a positive integer, got -14",
+              function() from_hf(dir) end)
+  write("config.json", base .. '"vision_config": {"hidden_size": 32, "intermediate_size": 64, ' ..
+        '"out_hidden_size": 64, "depth": 2, "num_heads": 2}}')
+  write("preprocessor_config.json", '{"max_pixels": "big"}')
+  check.error("preprocessor_config.json: field 'max_pixels' must be a positive integer, got 'big'",
+              function() from_hf(dir) end)
+  write("preprocessor_config.json", '{"max_pixels": 1003520, "min_pixels": 3136}')
   -- Qwen2-VL's older layout: the decoder at the top level, the tower's width
   -- as embed_dim and mlp_ratio, its output as vision_config.hidden_size, an
   -- fc1/QuickGELU/fc2 MLP and LayerNorms (Qwen2VisionTransformer)
