@@ -99,7 +99,7 @@ $(B)/obj/%.o: engine/cli/%.c $(CLI_H) | $(B)/obj
 
 # The stdlib, embedded as C arrays by a build tool.
 $(B)/embed: engine/lua/embed.c | $(B)
-	$(CC) $(ALL_CFLAGS) $(LUA_CFLAGS) $< $(LUA_LIBS) -o $@
+	$(CC) $(ALL_CFLAGS) $< -o $@
 $(B)/stdlib.c: $(B)/embed $(STDLIB)
 	$(B)/embed $@ stdlib $(STDLIB)
 $(B)/obj/stdlib.o: $(B)/stdlib.c engine/lua/embed.h | $(B)/obj

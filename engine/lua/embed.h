@@ -11,10 +11,8 @@
 typedef struct kvp_blob {
   const char *name;   /* module name, "kvplan.units" */
   const char *chunk;  /* chunk name, "@stdlib/kvplan/units.lua" */
-  const char *data;   /* its text */
+  const char *data;
   size_t len;
-  const char *code;   /* its bytecode (lua_dump by the build's Lua, debug information kept) */
-  size_t code_len;
 } kvp_blob;
 
 extern const kvp_blob kvp_stdlib[];

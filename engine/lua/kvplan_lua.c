@@ -21,18 +21,10 @@ static const luaL_Reg cmods[] = {
   {NULL, NULL}
 };
 
-/* preload loader for one embedded module: upvalue 1 is its kvp_stdlib index.
- * Its bytecode, compiled at build time (embed.c), loads without compiling;
- * a Lua whose bytecode format differs (kvplan.so in another Lua 5.4 build)
- * refuses it and loads the text. */
+/* preload loader for one embedded module: upvalue 1 is its kvp_stdlib index */
 static int load_blob(lua_State *L) {
   const kvp_blob *b = &kvp_stdlib[lua_tointeger(L, lua_upvalueindex(1))];
-  int rc = luaL_loadbufferx(L, b->code, b->code_len, b->chunk, "b");
-  if (rc == LUA_ERRSYNTAX) {
-    lua_pop(L, 1);
-    rc = luaL_loadbufferx(L, b->data, b->len, b->chunk, "t");
-  }
-  if (rc != LUA_OK) return lua_error(L);
+  if (luaL_loadbufferx(L, b->data, b->len, b->chunk, "t") != LUA_OK) return lua_error(L);
   lua_pushstring(L, b->name);
   lua_call(L, 1, 1); /* within require: errors propagate to its caller */
   return 1;
