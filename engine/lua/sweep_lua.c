@@ -517,42 +517,48 @@ static const char *const row_keys[RK_N] = {
   "kv_tokens", "row", "context", "concurrency", "max_concurrency", "fits", "limit", "kv", "weights",
 };
 
-/* __index of the row table (upvalue 1: the run's holder): answers computed
- * only when a filter or column reads them: max_context (a bisection over
- * the context, once per row, kept in C), kv_bytes_per_token,
- * activation_bytes, overhead_bytes, and row (the one field that changes on
- * every row, rarely read). Nothing is stored in the table: it holds the
- * next row's fields soon. */
+/* The row's fields computed when read (row_index), by name in the table
+ * that is row_index's upvalue 2. */
+enum { LZ_ROW = 1, LZ_MAX_CONTEXT, LZ_KV_BYTES_PER_TOKEN, LZ_ACTIVATION_BYTES, LZ_OVERHEAD_BYTES };
+static const char *const lazy_names[] = {
+  "row", "max_context", "kv_bytes_per_token", "activation_bytes", "overhead_bytes",
+};
+
+/* __index of the row table (upvalue 1: the run's holder; 2: the lazy
+ * fields' ids by name): answers computed only when a filter or column reads
+ * them: max_context (a bisection over the context, once per row, kept in
+ * C), kv_bytes_per_token, activation_bytes, overhead_bytes, and row (the one
+ * field that changes on every row, rarely read). Nothing is stored in the
+ * table: it holds the next row's fields soon. */
 static int row_index(lua_State *L) {
   run *r = lua_touserdata(L, lua_upvalueindex(1)); /* the holder starts with its run */
-  const char *k = lua_tostring(L, 2);
-  int lazy = k != NULL && (strcmp(k, "kv_bytes_per_token") == 0 || strcmp(k, "activation_bytes") == 0 ||
-                           strcmp(k, "overhead_bytes") == 0);
-  int row = k != NULL && strcmp(k, "row") == 0;
-  if (k == NULL || (!lazy && !row && strcmp(k, "max_context") != 0)) return 0;
+  lua_settop(L, 2);
+  lua_pushvalue(L, 2);
+  lua_rawget(L, lua_upvalueindex(2));
+  int id = (int)lua_tointeger(L, -1); /* 0: not one of them */
+  if (id == 0) return 0;
   if (r->cur == NULL || lua_topointer(L, 1) != r->cur_tab)
     return kvl_error(L, "row.%s is known only while the sweep calls a filter or "
-                        "column with that row", k);
-  if (row) {
-    lua_pushinteger(L, (lua_Integer)(r->cur->index + 1));
-    return 1;
+                        "column with that row", lua_tostring(L, 2));
+  const kvp_ledger *l = r->cur->ledger;
+  const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
+  switch (id) {
+    case LZ_ROW: lua_pushinteger(L, (lua_Integer)(r->cur->index + 1)); break;
+    case LZ_ACTIVATION_BYTES: lua_pushinteger(L, (lua_Integer)l->d.activation_bytes); break;
+    case LZ_OVERHEAD_BYTES: lua_pushinteger(L, (lua_Integer)l->d.overhead_bytes); break;
+    case LZ_KV_BYTES_PER_TOKEN:
+      if (st == NULL || st->token_bits % 8 == 0) lua_pushinteger(L, st ? (lua_Integer)(st->token_bits / 8) : 0);
+      else lua_pushnumber(L, (double)st->token_bits / 8.0);
+      break;
+    default:
+      if (r->mctx_index != r->cur->index) {
+        kvp_fit f;
+        kvp_err e = kvp_ledger_max_context(l, r->cur->concurrency, &r->mctx, &f);
+        if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
+        r->mctx_index = r->cur->index;
+      }
+      lua_pushinteger(L, (lua_Integer)r->mctx);
   }
-  if (lazy) {
-    const kvp_ledger *l = r->cur->ledger;
-    const kvp_stage *st = l->nstage ? &l->stage[l->tight] : NULL;
-    if (k[0] == 'a') lua_pushinteger(L, (lua_Integer)l->d.activation_bytes);
-    else if (k[0] == 'o') lua_pushinteger(L, (lua_Integer)l->d.overhead_bytes);
-    else if (st == NULL || st->token_bits % 8 == 0) lua_pushinteger(L, st ? (lua_Integer)(st->token_bits / 8) : 0);
-    else lua_pushnumber(L, (double)st->token_bits / 8.0);
-    return 1;
-  }
-  if (r->mctx_index != r->cur->index) {
-    kvp_fit f;
-    kvp_err e = kvp_ledger_max_context(r->cur->ledger, r->cur->concurrency, &r->mctx, &f);
-    if (e != KVP_OK) return kvl_core_error(L, e, NULL, "max_context");
-    r->mctx_index = r->cur->index;
-  }
-  lua_pushinteger(L, (lua_Integer)r->mctx);
   return 1;
 }
 
@@ -695,7 +701,12 @@ static void make_rowtab(lua_State *L, run *r) {
   r->dirty = lua_gettop(L);
   lua_createtable(L, 0, 2); /* the rows' metatable */
   lua_pushvalue(L, 2);      /* the holder */
-  lua_pushcclosure(L, row_index, 1);
+  lua_createtable(L, 0, (int)(sizeof lazy_names / sizeof lazy_names[0]));
+  for (size_t k = 0; k < sizeof lazy_names / sizeof lazy_names[0]; k++) {
+    lua_pushinteger(L, (lua_Integer)k + LZ_ROW);
+    lua_setfield(L, -2, lazy_names[k]);
+  }
+  lua_pushcclosure(L, row_index, 2);
   lua_setfield(L, -2, "__index");
   lua_pushvalue(L, 2);
   lua_pushvalue(L, r->dirty);
