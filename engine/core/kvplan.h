@@ -241,6 +241,8 @@ typedef struct kvp_predict_rule {
   int32_t nccl_counted;     /* the version counts NCCL's buffers at tp > 1 */
   int32_t context_counted;  /* the version counts the CUDA context */
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
+  int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
+                             * memory, tp and pp (kvp_sglang_memory_defaults) */
   int64_t default_tokens;   /* TensorRT-LLM: max_num_tokens when not given */
   int64_t chunked_tokens;   /* V0: max_num_batched_tokens with chunked prefill */
   int64_t big_seqs;         /* V1: max_num_seqs on a GPU of >= 70 GiB, not an A100 */
@@ -633,6 +635,13 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, i
 void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int64_t mml,
                                int64_t tokens, int64_t seqs, int64_t *out_tokens,
                                int64_t *out_seqs);
+/* SGLang's memory defaults on a GPU of gpu_bytes with tp x pp ranks
+ * (ServerArgs._handle_gpu_memory_settings): chunked_prefill_size and
+ * cuda_graph_max_bs (the given ones when has_chunk / has_bs), the reserved
+ * MiB and mem_fraction_static. */
+void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int has_chunk,
+                                int64_t chunk_given, int has_bs, int64_t bs_given,
+                                int64_t *chunk, int64_t *bs, double *reserved, double *frac);
 /* Predict d's activation peak (and each pipeline stage's), non-torch memory
  * and default max_num_seqs again from d->predict and d's numbers, as the
  * stdlib's kv.deploy does (deploy.lua predict_reserved). nt: the non-torch

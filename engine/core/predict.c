@@ -462,6 +462,36 @@ void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int
   *out_seqs = seqs > 0 ? seqs : min64(q, t);
 }
 
+/* SGLang's memory heuristic (python/sglang/srt/server_args.py ServerArgs.
+ * _handle_gpu_memory_settings, sgl-project/sglang#10975; the rule and its
+ * reading are in stdlib/kvplan/engines.lua sglang_defaults): by the GPU's
+ * memory in MiB, chunked_prefill_size and cuda_graph_max_bs (the second
+ * figure from tp 4 on): < 20 GiB 2048 and 8; < 35 GiB 2048, 24 / 80;
+ * < 60 GiB 4096, 32 / 160; < 160 GiB 8192, 256 / 512; else 16384, 512;
+ * reserved = 512 + 1.5 max(chunk, 2048) + 2 bs + tp pp / 8 x 1024 MiB, at
+ * least 10240 above 60 GiB; mem_fraction_static = round((memory - reserved)
+ * / memory, 3). Doubles in the order the stdlib evaluated them. */
+void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int has_chunk,
+                                int64_t chunk_given, int has_bs, int64_t bs_given,
+                                int64_t *chunk, int64_t *bs, double *reserved, double *frac) {
+  const double mib = gpu_bytes / (1024.0 * 1024.0);
+  int64_t c, b;
+  if (mib < 20 * 1024) c = 2048, b = 8;
+  else if (mib < 35 * 1024) c = 2048, b = tp < 4 ? 24 : 80;
+  else if (mib < 60 * 1024) c = 4096, b = tp < 4 ? 32 : 160;
+  else if (mib < 160 * 1024) c = 8192, b = tp < 4 ? 256 : 512;
+  else c = 16384, b = 512;
+  if (has_chunk) c = chunk_given;
+  if (has_bs) b = bs_given;
+  double r = 512.0 + (c > 0 ? (double)max64(c, 2048) * 1.5 : 2048 * 1.5) + (double)(b * 2) +
+             (double)(tp * pp) / 8.0 * 1024.0;
+  if (mib > 60 * 1024 && r < 10 * 1024) r = 10 * 1024;
+  *chunk = c;
+  *bs = b;
+  *reserved = r;
+  *frac = floor((mib - r) / mib * 1000 + 0.5) / 1000;
+}
+
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag) {
   const kvp_predict_rule *r = &d->predict;
   if (r->nfraction > 0) {
@@ -471,6 +501,12 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
       return kvp_fail(diag, KVP_EINVAL, "the budget's fractions by tp give none for tp %lld",
                       (long long)d->tp);
     d->utilization = r->fraction[i];
+  }
+  if (r->sglang_memory) {
+    int64_t c, b;
+    double reserved;
+    kvp_sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, 0, 0, 0, 0, &c, &b, &reserved,
+                               &d->utilization);
   }
   if (r->activation || r->seqs_cap) {
     int64_t tokens, seqs;

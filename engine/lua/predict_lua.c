@@ -176,7 +176,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 static const char *const rule_keys[] = {
   "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
   "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
-  "fractions", "trtllm", "default_tokens", NULL
+  "fractions", "trtllm", "default_tokens", "sglang_memory", NULL
 };
 
 void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
@@ -196,6 +196,7 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
   r->chunked_tokens = kvl_int_field(L, idx, "chunked_tokens", 0);
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
   r->trtllm = flag(L, idx, "trtllm");
+  r->sglang_memory = flag(L, idx, "sglang_memory");
   r->default_tokens = kvl_int_field(L, idx, "default_tokens", 0);
   if (lua_getfield(L, idx, "overhead") != LUA_TNIL) {
     const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
@@ -254,8 +255,27 @@ static int l_non_torch(lua_State *L) {
   return 3;
 }
 
+/* predict_core.sglang_memory(gpu_bytes, tp, pp [, chunked_prefill_size [,
+ * cuda_graph_max_bs]]) -> chunk, bs, reserved MiB, mem_fraction_static */
+static int l_sglang_memory(lua_State *L) {
+  /* the GPU's bytes may come as a float (a log's GiB figure): divided as given */
+  double gpu = kvl_tonum(L, 1, "gpu_bytes");
+  int64_t tp = kvl_toint(L, 2, "tp"), pp = kvl_toint(L, 3, "pp");
+  int has_chunk = !lua_isnoneornil(L, 4), has_bs = !lua_isnoneornil(L, 5);
+  int64_t cg = has_chunk ? kvl_toint(L, 4, "chunked_prefill_size") : 0;
+  int64_t bg = has_bs ? kvl_toint(L, 5, "cuda_graph_max_bs") : 0;
+  int64_t c, b;
+  double reserved, frac;
+  kvp_sglang_memory_defaults(gpu, tp, pp, has_chunk, cg, has_bs, bg, &c, &b, &reserved, &frac);
+  lua_pushinteger(L, (lua_Integer)c);
+  lua_pushinteger(L, (lua_Integer)b);
+  lua_pushnumber(L, reserved);
+  lua_pushnumber(L, frac);
+  return 4;
+}
+
 static const luaL_Reg funcs[] = {{"activation", l_activation}, {"non_torch", l_non_torch},
-                                 {NULL, NULL}};
+                                 {"sglang_memory", l_sglang_memory}, {NULL, NULL}};
 
 int luaopen_kvplan_predict_core(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -596,7 +596,11 @@ function M.new(opts)
     if srow.rule == "memory" then
       d.sglang_defaults = engines.sglang_defaults(d.gpu_bytes, util.count(d.tp, "tp"),
                                                   util.count(d.pp or 1, "pp"))
-      if d.utilization == nil then d.utilization = d.sglang_defaults.mem_fraction_static end
+      if d.utilization == nil then
+        d.utilization = d.sglang_defaults.mem_fraction_static
+        -- a sweep's GPU, tp and pp axes take it from the core's same rule
+        d.predict_rule = {sglang_memory = true}
+      end
     end
   end
   if d.utilization == nil then

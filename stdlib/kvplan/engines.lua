@@ -542,19 +542,10 @@ end
 --- o: chunked_prefill_size, cuda_graph_max_bs (given values).
 function M.sglang_defaults(gpu_bytes, tp, pp, o)
   o = o or {}
-  local mib = gpu_bytes / (1024 * 1024)
-  local chunk, bs
-  if mib < 20 * 1024 then chunk, bs = 2048, 8
-  elseif mib < 35 * 1024 then chunk, bs = 2048, tp < 4 and 24 or 80
-  elseif mib < 60 * 1024 then chunk, bs = 4096, tp < 4 and 32 or 160
-  elseif mib < 160 * 1024 then chunk, bs = 8192, tp < 4 and 256 or 512
-  else chunk, bs = 16384, 512 end
-  chunk = o.chunked_prefill_size or chunk
-  bs = o.cuda_graph_max_bs or bs
-  local reserved = 512 + (chunk > 0 and math.max(chunk, 2048) * 1.5 or 2048 * 1.5) + bs * 2
-                   + tp * pp / 8 * 1024
-  if mib > 60 * 1024 then reserved = math.max(reserved, 10 * 1024) end
-  local frac = math.floor((mib - reserved) / mib * 1000 + 0.5) / 1000
+  -- the arithmetic is the core's (engine/core/predict.c
+  -- kvp_sglang_memory_defaults), which sweeps evaluate per deployment
+  local chunk, bs, reserved, frac = pcore.sglang_memory(gpu_bytes, tp, pp, o.chunked_prefill_size,
+                                                        o.cuda_graph_max_bs)
   local graphs = {1, 2, 4, 8, 12}
   for b = 16, 256, 8 do graphs[#graphs + 1] = b end
   for b = 272, 511, 16 do graphs[#graphs + 1] = b end

@@ -147,15 +147,12 @@ local c_fields = {
 }
 local byte_fields = {gpu_memory = true, activation = true, overhead = true, weight_bytes = true}
 
--- What SGLang's memory heuristic depends on (engines.sglang_defaults: the
--- GPU's memory, tp and pp): with it, these options stay deployments built
--- here. vLLM's predicted activation peak, non-torch memory and default
--- max_num_seqs (and TensorRT-LLM's dry run) depend on the GPU,
--- max_model_len, max_num_batched_tokens, max_num_seqs, tp and pp too, but
--- the core predicts them again per deployment of its axes (each base's
--- predict rule, engine/core/predict.c kvp_predict_deploy), so those stay C
--- axes.
-local sglang_inputs = {gpu = true, gpu_memory = true}
+-- vLLM's predicted activation peak, non-torch memory and default
+-- max_num_seqs, TensorRT-LLM's dry run and SGLang's default fractions (by tp,
+-- or by the GPU's memory, tp and pp) depend on the GPU, max_model_len,
+-- max_num_batched_tokens, max_num_seqs, tp and pp, but the core predicts
+-- them again per deployment of its axes (each base's predict rule,
+-- engine/core/predict.c kvp_predict_deploy), so those stay C axes.
 -- What a vision tower's encoder run depends on besides tp and pp
 -- (engines.vision_run), kept here with them.
 local vision_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
@@ -213,19 +210,6 @@ local function vision_predicts(spec, base)
   return false
 end
 
--- May SGLang's memory heuristic set some deployment's fraction? When the
--- sweep may take budget sglang with an engine_version and no utilization
--- (engines.sglang_defaults: it depends on the GPU's memory, tp and pp).
-local function sglang_memory(spec, base)
-  if spec.utilization ~= nil or base.utilization ~= nil then return false end
-  if spec.engine_version == nil and base.engine_version == nil then return false end
-  if spec.optim ~= nil then return true end
-  for _, b in ipairs(list(spec.budget or spec.engine or base.budget or base.engine or "vllm")) do
-    if b == "sglang" then return true end
-  end
-  return false
-end
-
 -- Decide which axes the core loops (a.field = its field) and which are
 -- expanded here into deployments (a.field = "base"). An option list is a C
 -- axis unless an optimization combination of the sweep rewrites that option:
@@ -241,10 +225,6 @@ local function place_axes(spec, base, axes, timed, dspec)
       cand[k] = true
       first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
     end
-  end
-  -- SGLang's fraction from the GPU's memory is kv.deploy's: these stay here
-  if sglang_memory(dspec, base) then
-    for k in pairs(sglang_inputs) do cand[k] = nil end
   end
   if vision_predicts(dspec, base) then
     for k in pairs(vision_inputs) do cand[k] = nil end
@@ -296,13 +276,13 @@ end
 -- Does some deployment's default depend on tp in a way the core does not
 -- predict? (a budget rule whose fraction is a function of tp, unless the
 -- sweep fixes the fraction, named by budget or engine; an optimization
--- combination may choose such a rule; SGLang's memory heuristic; MXFP4
--- experts as loaded; a vision tower's encoder run.) vLLM's and TensorRT-LLM's
--- predicted activation peak and non-torch memory, and SGLang's stock
--- fraction by tp, follow tp in C.
+-- combination may choose such a rule; MXFP4 experts as loaded; a vision
+-- tower's encoder run.) vLLM's and TensorRT-LLM's predicted activation peak
+-- and non-torch memory, and SGLang's stock fractions (by tp, by the GPU's
+-- memory), follow tp in C.
 local function tp_dependent(spec, base)
   if M.lua_only or mxfp4_models(spec) then return true end
-  if sglang_memory(spec, base) or vision_predicts(spec, base) then
+  if vision_predicts(spec, base) then
     return true
   end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end

@@ -122,6 +122,27 @@ local sg = both_ways({
 }, "SGLang fraction by tp")
 check.eq(sg.nbase, 2, "SGLang by tp: one base deployment per model")
 check.eq(sg.tp ~= nil, true, "SGLang by tp: tp is a C axis")
+-- SGLang's fraction from the GPU's memory, tp and pp (engine_version 0.5)
+-- beside v0.4's by tp: GPUs of every memory class, tp a C axis
+local sm = both_ways({
+  model = {"llama-3.1-8b", "qwen2.5-72b"}, gpu = {"l4", "a100-sxm-40gb", "h100-sxm", "b200", "t4"},
+  budget = "sglang", engine_version = {"0.4", "0.5"}, tp = {1, 2, 4, 8},
+  columns = {"model", "gpu", "engine_version", "tp", "usable_bytes", "kv_budget_bytes", "kv_tokens"},
+}, "SGLang's memory heuristic")
+check.eq(sm.nbase, 2 * 2, "SGLang memory: one base a model and version")
+local sgpath = dir .. "/sgpp.csv"
+kv.sweep{model = "llama-3.1-70b", gpu = {"h100-sxm", "l40s"}, budget = "sglang", engine_version = "0.5",
+         tp = {1, 4}, pp = {1, 2, 4}, columns = {"gpu", "tp", "pp", "usable_bytes", "kv_tokens"}}:write(sgpath)
+local sgrows = kv.csv.read(sgpath)
+check.eq(#sgrows, 2 * 2 * 3 + 1, "SGLang pp rows")
+for i = 2, #sgrows do
+  local r = sgrows[i]
+  local l = kv.deploy{model = "llama-3.1-70b", gpu = r[1], budget = "sglang", engine_version = "0.5",
+                      tp = tonumber(r[2]), pp = tonumber(r[3])}:ledger()
+  check.eq(tonumber(r[4]), l.usable, "usable_bytes, SGLang pp row " .. i)
+  check.eq(tonumber(r[5]), l.kv_tokens, "kv_tokens, SGLang pp row " .. i)
+end
+os.remove(sgpath)
 -- a budget rule of one's own keeps tp in Lua
 local deploy = require "kvplan.deploy"
 local stock = deploy.budgets.sglang.utilization

@@ -550,6 +550,42 @@ static void fraction_by_tp_picks_the_first_row_reached(void **state) {
   assert_non_null(strstr(diag.msg, "tp 1"));
 }
 
+static void sglang_memory_defaults_by_hand(void **state) {
+  (void)state;
+  int64_t c, b;
+  double r, f;
+  /* an H100 as the runtime reports it, 81090 MiB, tp 1: 8192 tokens, 256
+   * graphs, 512 + 12288 + 512 + 128 = 13440 MiB, (81090 - 13440) / 81090 */
+  kvp_sglang_memory_defaults((double)(81090LL << 20), 1, 1, 0, 0, 0, 0, &c, &b, &r, &f);
+  assert_int_equal(c, 8192);
+  assert_int_equal(b, 256);
+  assert_true(r == 13440);
+  assert_true(f == 0.834);
+  /* 24 GiB at tp 4: 2048, 80 graphs, 512 + 3072 + 160 + 512 = 4256 (no floor) */
+  kvp_sglang_memory_defaults((double)(24LL << 30), 4, 1, 0, 0, 0, 0, &c, &b, &r, &f);
+  assert_int_equal(c, 2048);
+  assert_int_equal(b, 80);
+  assert_true(r == 4256);
+  assert_true(f == 0.827);
+  /* above 60 GiB the reserve is at least 10240 MiB; given values win */
+  kvp_sglang_memory_defaults((double)(64LL << 30), 1, 1, 1, 1024, 1, 8, &c, &b, &r, &f);
+  assert_int_equal(c, 1024);
+  assert_int_equal(b, 8);
+  assert_true(r == 10240);
+  /* a deployment with the rule takes the fraction for its GPU, tp and pp */
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.gpu_bytes = 24LL << 30;
+  d.tp = 4;
+  d.predict.sglang_memory = 1;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL), KVP_OK);
+  assert_true(d.utilization == 0.827);
+  d.pp = 2; /* 512 more MiB reserved */
+  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL), KVP_OK);
+  assert_true(d.utilization < 0.827);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
@@ -570,6 +606,7 @@ int main(void) {
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
     cmocka_unit_test(fraction_by_tp_picks_the_first_row_reached),
+    cmocka_unit_test(sglang_memory_defaults_by_hand),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
