@@ -116,7 +116,7 @@ function M.parse(text)
     f.engine = "trtllm"
   elseif body:find("sglang") or body:find("KV Cache is allocated") or body:find("mem_fraction_static") then
     f.engine = "sglang"
-  elseif body:find("vllm") or body:find("vLLM") or body:find("GPU KV cache size")
+  elseif body:find("vllm") or body:find("vLLM") or body:find("LLM engine %(v") or body:find("GPU KV cache size")
          or body:find("GPU blocks") or body:find("CUDA blocks") then
     f.engine = "vllm"
   end

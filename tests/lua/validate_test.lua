@@ -361,3 +361,8 @@ Available KV cache memory: 1.81 GiB
   pf = validate.parse(vl:sub(1, vl:find("profiled with") + 5))
   check.eq(pf.encoder_items, nil, "a truncated encoder line gives nothing")
 end
+
+-- an engine line alone names vLLM
+f = validate.parse("INFO 08-31 08:01:43 [core.py:69] Initializing a V1 LLM engine (v0.9.0.1) with config: model='/m'\n")
+check.eq(f.engine, "vllm", "the V1 engine line names vLLM")
+check.eq(f.version, "0.9.0.1", "and its version")
