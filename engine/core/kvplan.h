@@ -499,8 +499,7 @@ typedef struct kvp_ledger {
   /* vLLM's hybrid KV cache manager (budget vllm, paged, layers of more than
    * one KV type): the pool's blocks are shared by KV cache groups */
   int32_t hybrid;        /* 1 when the grouping applies, else per-layer pages */
-  int32_t ntype;
-  kvp_kv_type type[KVP_MAX_KV_TYPES];
+  int32_t ntype;         /* its KV cache types (kvp_ledger_types) */
   int64_t group_size;    /* layers per KV cache group over the whole model */
   int64_t ngroups;       /* KV cache groups of every type */
   int64_t page;          /* the unified page: one block of one layer, padded */
@@ -516,13 +515,14 @@ typedef struct kvp_ledger {
   /* how the ledger is laid out, from the deployment as given (kvp_ledger_size):
    * the stages it has room for, then for each of them room for cap_groups
    * groups, then for each cap_points sums at the length points */
-  int32_t cap_stages, cap_groups, cap_points;
+  int32_t cap_stages, cap_groups, cap_points, cap_types;
   kvp_stage stage[KVP_MAX_PP];
   /* only cap_stages of the stages above are the ledger's: their groups and
-   * sums follow them, packed (kvp_ledger_size); this room holds them for the
-   * largest deployment */
+   * sums follow them, packed, then room for cap_types KV cache types
+   * (kvp_ledger_size); this room holds them for the largest deployment */
   int64_t tail[KVP_MAX_PP * (KVP_MAX_GROUPS * (sizeof(kvp_group) / sizeof(int64_t)) +
-                             KVP_LEN_POINTS + 1)];
+                             KVP_LEN_POINTS + 1) +
+               KVP_MAX_KV_TYPES * (sizeof(kvp_kv_type) / sizeof(int64_t))];
 } kvp_ledger;
 
 /* Evaluate a deployment. A deployment that does not fit is not an error:
@@ -545,11 +545,16 @@ kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag);
  * layers on the optimized path (layer shapes x (eviction levels + 1), twice
  * the shapes for the boundary layers a TurboQuant format keeps in the model
  * dtype, at most KVP_MAX_GROUPS) and, under continuous batching, its sums at
- * the nlen + 1 length points. sizeof(kvp_ledger) holds any deployment. */
+ * the nlen + 1 length points; then, when vLLM's hybrid KV cache manager may
+ * apply (budget vllm, paged, no KIVI window or per-layer budgets), room for
+ * its KV cache types (twice the shapes, at most KVP_MAX_SPECS, and the
+ * draft's). sizeof(kvp_ledger) holds any deployment. */
 size_t kvp_ledger_size(const kvp_deploy *d);
 /* The ngroup groups of stage s (optimized path: not plain, not vLLM's
  * hybrid KV cache groups); NULL for a stage the ledger does not have. */
 const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s);
+/* The ntype KV cache types of vLLM's hybrid KV cache manager. */
+const kvp_kv_type *kvp_ledger_types(const kvp_ledger *l);
 /* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each
  * layer's blocks times its page bytes, plus fixed states. With optimizations:
  * the g speculative slots, eviction, KIVI's full-precision window and the

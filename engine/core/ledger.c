@@ -173,19 +173,63 @@ static int same_class(const kvp_layer *a, const kvp_layer *b) {
   return a->kind == b->kind && a->window == b->window;
 }
 
+/* The ledger's layout after its stages (kvp_ledger_size): how many stages,
+ * groups a stage and sums a stage it has room for, from the deployment as
+ * given (clamped: d may not be checked yet; the evaluation checks it). */
+static void ledger_caps(const kvp_deploy *d, int32_t *stages, int32_t *groups, int32_t *points,
+                        int32_t *types) {
+  *stages = d->pp >= 1 && d->pp <= d->model.layers && d->pp <= KVP_MAX_PP ? (int32_t)d->pp : 0;
+  /* distinct (shape, level) pairs; TurboQuant may add a model-dtype twin of
+   * each shape (kvp_vllm_turboquant) after the caller sized the ledger */
+  int64_t specs = d->model.nspec < 1 ? 1 : d->model.nspec;
+  int64_t levels = d->evict.nlevel < 0 ? 0 : d->evict.nlevel;
+  specs = min64(2 * min64(specs, KVP_MAX_SPECS), KVP_MAX_SPECS);
+  *groups = (int32_t)min64(specs * (min64(levels, KVP_MAX_EVICT_LEVELS) + 1), KVP_MAX_GROUPS);
+  *points = d->nlen > 0 ? (int32_t)min64(d->nlen, KVP_LEN_POINTS) + 1 : 0;
+  /* vLLM's KV cache types: one a shape (plan_groups), the draft's */
+  int hybrid = d->budget == KVP_BUDGET_VLLM && d->alloc == KVP_ALLOC_PAGED && d->kv_recent == 0 &&
+               d->evict.nlevel == 0;
+  *types = hybrid ? (int32_t)specs + (d->spec.draft_layers > 0) : 0;
+}
+
+/* Stage s's groups and sums at the length points, packed after the stages. */
+static kvp_group *groups_of(const kvp_ledger *l, int32_t s) {
+  char *tail = (char *)l + offsetof(kvp_ledger, stage) + (size_t)l->cap_stages * sizeof(kvp_stage);
+  return (kvp_group *)tail + (size_t)s * (size_t)l->cap_groups;
+}
+
+static int64_t *sums_of(const kvp_ledger *l, int32_t s) {
+  int64_t *sums = (int64_t *)(groups_of(l, l->cap_stages));
+  return sums + (size_t)s * (size_t)l->cap_points;
+}
+
+/* The KV cache types, after every stage's sums. */
+static kvp_kv_type *types_of(const kvp_ledger *l) {
+  return (kvp_kv_type *)sums_of(l, l->cap_stages);
+}
+
+const kvp_kv_type *kvp_ledger_types(const kvp_ledger *l) { return types_of(l); }
+
+const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s) {
+  if (s < 0 || s >= l->nstage || s >= l->cap_stages) return NULL;
+  return groups_of(l, s);
+}
+
 /* Add `count` layers of shape ly to the ledger's types; returns the type. */
 static int32_t add_type(kvp_ledger *l, const kvp_layer *ly, int64_t count, int draft) {
+  kvp_kv_type *type = types_of(l);
   int32_t t = 0;
-  while (t < l->ntype && !same_spec(&l->type[t].shape, ly, l->d.tp)) t++;
+  while (t < l->ntype && !same_spec(&type[t].shape, ly, l->d.tp)) t++;
   if (t == l->ntype) {
-    memset(&l->type[t], 0, sizeof l->type[t]);
-    l->type[t].shape = *ly;
-    l->type[t].draft_only = draft;
+    if (t == l->cap_types) return -1; /* kvp_ledger_size gave no room: a bug */
+    memset(&type[t], 0, sizeof type[t]);
+    type[t].shape = *ly;
+    type[t].draft_only = draft;
     l->ntype++;
   } else if (!draft) {
-    l->type[t].draft_only = 0;
+    type[t].draft_only = 0;
   }
-  l->type[t].layers += count;
+  type[t].layers += count;
   return t;
 }
 
@@ -210,12 +254,19 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   else
     for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
   for (int k = 0; k < m->nspec; k++)
-    if (per_spec[k] > 0 && m->spec[k].kind != KVP_NONE)
-      spec_type[k] = (int8_t)add_type(l, &m->spec[k], per_spec[k], 0);
-  if (d->spec.draft_layers > 0) *draft_type = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
+    if (per_spec[k] > 0 && m->spec[k].kind != KVP_NONE) {
+      int32_t t = add_type(l, &m->spec[k], per_spec[k], 0);
+      if (t < 0) return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
+      spec_type[k] = (int8_t)t;
+    }
+  if (d->spec.draft_layers > 0) {
+    *draft_type = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
+    if (*draft_type < 0)
+      return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
+  }
   int uniform = 1;
   for (int32_t t = 1; t < l->ntype; t++)
-    if (!same_class(&l->type[0].shape, &l->type[t].shape)) uniform = 0;
+    if (!same_class(&types_of(l)[0].shape, &types_of(l)[t].shape)) uniform = 0;
   if (uniform) {
     l->ntype = 0;
     *draft_type = -1;
@@ -227,7 +278,7 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   int64_t bits[KVP_MAX_KV_TYPES], a1_bits = 0, state = 0;
   int32_t a1 = -1;
   for (int32_t t = 0; t < l->ntype; t++) {
-    kvp_layer *ly = &l->type[t].shape;
+    kvp_layer *ly = &types_of(l)[t].shape;
     TRY(kvp_kv_token_bits(ly, &d->kv, d->tp, &bits[t]));
     if (ly->kind == KVP_STATE) {
       int64_t sb;
@@ -240,7 +291,7 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   }
   int64_t mamba_block = l->max_len; /* mamba_cache_mode none: max_model_len */
   if (state > 0) {
-    int64_t one, align = l->type[a1].shape.kind == KVP_MLA ? 64 : 16, span, need;
+    int64_t one, align = types_of(l)[a1].shape.kind == KVP_MLA ? 64 : 16, span, need;
     TRY(kvp_page_bytes(a1_bits, 1, &one));
     if (d->vllm.mamba_mode == KVP_MAMBA_ALL) {
       /* _align_hybrid_block_size, mamba_cache_mode "all": the fewest whole
@@ -264,7 +315,7 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   /* pages at that block; the largest is the pool's page */
   l->page = 0;
   for (int32_t t = 0; t < l->ntype; t++) {
-    kvp_kv_type *ty = &l->type[t];
+    kvp_kv_type *ty = &types_of(l)[t];
     if (ty->shape.kind == KVP_STATE) TRY(kvp_kv_state_bytes(&ty->shape, d->tp, &ty->page));
     else TRY(kvp_page_bytes(bits[t], d->block, &ty->page));
     if (ty->shape.kind != KVP_STATE) l->page = max64(l->page, ty->page);
@@ -274,7 +325,7 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
                     "a state of %lld bytes exceeds the attention page of %lld bytes at block %lld",
                     (long long)state, (long long)l->page, (long long)d->block);
   for (int32_t t = 0; t < l->ntype; t++) {
-    kvp_kv_type *ty = &l->type[t];
+    kvp_kv_type *ty = &types_of(l)[t];
     if (ty->shape.kind == KVP_STATE) {
       ty->block = mamba_block; /* mamba_block_size: max_model_len unless prefix caching */
       ty->padded = ty->page != l->page;
@@ -300,16 +351,16 @@ static kvp_err plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type
   /* group size: the fewest layers of a type, or the most below 1.5 times that */
   int64_t fewest = INT64_MAX, most = 0;
   for (int32_t t = 0; t < l->ntype; t++) {
-    fewest = min64(fewest, l->type[t].layers);
-    most = max64(most, l->type[t].layers);
+    fewest = min64(fewest, types_of(l)[t].layers);
+    most = max64(most, types_of(l)[t].layers);
   }
   l->group_size = 2 * most < 3 * fewest ? most : fewest;
   l->ngroups = 0;
   l->min_block = INT64_MAX;
   for (int32_t t = 0; t < l->ntype; t++) {
-    l->type[t].groups = cdiv(l->type[t].layers, l->group_size);
-    l->ngroups += l->type[t].groups;
-    l->min_block = min64(l->min_block, l->type[t].block);
+    types_of(l)[t].groups = cdiv(types_of(l)[t].layers, l->group_size);
+    l->ngroups += types_of(l)[t].groups;
+    l->min_block = min64(l->min_block, types_of(l)[t].block);
   }
   return KVP_OK;
 }
@@ -325,7 +376,7 @@ static int64_t stage_group_size(const kvp_ledger *l, const kvp_stage *st,
     if (t >= 0) on[t]++;
   }
   if (draft && draft_type >= 0) on[draft_type] += l->d.spec.draft_layers;
-  for (int32_t t = 0; t < l->ntype; t++) g = max64(g, cdiv(on[t], l->type[t].groups));
+  for (int32_t t = 0; t < l->ntype; t++) g = max64(g, cdiv(on[t], types_of(l)[t].groups));
   return g;
 }
 
@@ -343,7 +394,7 @@ static kvp_err seq_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks,
                : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
   pr = max64(min64(pr, n), pg);
   for (int32_t t = 0; t < l->ntype; t++) {
-    const kvp_kv_type *ty = &l->type[t];
+    const kvp_kv_type *ty = &types_of(l)[t];
     int64_t k = 0, part;
     switch (ty->shape.kind) {
       case KVP_FULL:
@@ -389,36 +440,6 @@ static kvp_err seq_grouped(const kvp_ledger *l, int32_t s, int64_t n, int64_t *s
   CHK(chk_mul(g, bb, sg));
   CHK(chk_mul(r, bb, sr));
   return KVP_OK;
-}
-
-/* The ledger's layout after its stages (kvp_ledger_size): how many stages,
- * groups a stage and sums a stage it has room for, from the deployment as
- * given (clamped: d may not be checked yet; the evaluation checks it). */
-static void ledger_caps(const kvp_deploy *d, int32_t *stages, int32_t *groups, int32_t *points) {
-  *stages = d->pp >= 1 && d->pp <= d->model.layers && d->pp <= KVP_MAX_PP ? (int32_t)d->pp : 0;
-  /* distinct (shape, level) pairs; TurboQuant may add a model-dtype twin of
-   * each shape (kvp_vllm_turboquant) after the caller sized the ledger */
-  int64_t specs = d->model.nspec < 1 ? 1 : d->model.nspec;
-  int64_t levels = d->evict.nlevel < 0 ? 0 : d->evict.nlevel;
-  specs = min64(2 * min64(specs, KVP_MAX_SPECS), KVP_MAX_SPECS);
-  *groups = (int32_t)min64(specs * (min64(levels, KVP_MAX_EVICT_LEVELS) + 1), KVP_MAX_GROUPS);
-  *points = d->nlen > 0 ? (int32_t)min64(d->nlen, KVP_LEN_POINTS) + 1 : 0;
-}
-
-/* Stage s's groups and sums at the length points, packed after the stages. */
-static kvp_group *groups_of(const kvp_ledger *l, int32_t s) {
-  char *tail = (char *)l + offsetof(kvp_ledger, stage) + (size_t)l->cap_stages * sizeof(kvp_stage);
-  return (kvp_group *)tail + (size_t)s * (size_t)l->cap_groups;
-}
-
-static int64_t *sums_of(const kvp_ledger *l, int32_t s) {
-  int64_t *sums = (int64_t *)(groups_of(l, l->cap_stages));
-  return sums + (size_t)s * (size_t)l->cap_points;
-}
-
-const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s) {
-  if (s < 0 || s >= l->nstage || s >= l->cap_stages) return NULL;
-  return groups_of(l, s);
 }
 
 /* Group the stage's layers by (shape, per-layer eviction level). */
@@ -831,10 +852,11 @@ static kvp_err stage_points(kvp_ledger *l, int32_t s) {
 }
 
 size_t kvp_ledger_size(const kvp_deploy *d) {
-  int32_t n, g, p;
-  ledger_caps(d, &n, &g, &p);
+  int32_t n, g, p, t;
+  ledger_caps(d, &n, &g, &p, &t);
   return offsetof(kvp_ledger, stage) +
-         (size_t)n * (sizeof(kvp_stage) + (size_t)g * sizeof(kvp_group) + (size_t)p * sizeof(int64_t));
+         (size_t)n * (sizeof(kvp_stage) + (size_t)g * sizeof(kvp_group) + (size_t)p * sizeof(int64_t)) +
+         (size_t)t * sizeof(kvp_kv_type);
 }
 
 static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
@@ -861,7 +883,7 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
   if (d != &l->d) l->d = *d;
   memset((char *)l + sizeof l->d, 0, offsetof(kvp_ledger, stage) - sizeof l->d);
   /* the layout the caller sized l by (kvp_ledger_size of d as given) */
-  ledger_caps(d, &l->cap_stages, &l->cap_groups, &l->cap_points);
+  ledger_caps(d, &l->cap_stages, &l->cap_groups, &l->cap_points, &l->cap_types);
   const kvp_model *m = &l->d.model;
   l->total = d->gpu_bytes;
   switch (d->budget) {
@@ -1003,8 +1025,8 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
   if (l->hybrid) {
     for (int32_t t = 0; t < l->ntype; t++) {
       int64_t part;
-      CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->type[t].shape, l->type[t].block, l->max_len),
-                  l->type[t].groups,
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &types_of(l)[t].shape, types_of(l)[t].block, l->max_len),
+                  types_of(l)[t].groups,
                   &part));
       CHK(chk_add(req, part, &req));
     }

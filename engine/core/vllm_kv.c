@@ -312,8 +312,8 @@ static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t 
     /* group_size x page x the blocks of every group (empty ones included) */
     *any = st->group_size > 0;
     for (int32_t t = 0; t < l->ntype; t++) {
-      CHK(chk_mul(kvp_vllm_usage_blocks(l, &l->type[t].shape, l->type[t].block, len),
-                  l->type[t].groups, &part));
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &kvp_ledger_types(l)[t].shape, kvp_ledger_types(l)[t].block, len),
+                  kvp_ledger_types(l)[t].groups, &part));
       CHK(chk_add(total, part, &total));
     }
     CHK(chk_mul(total, st->block_bytes, bytes));
@@ -536,9 +536,9 @@ kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *dia
   if (l->hybrid) {
     groups = 0;
     for (int32_t t = 0; t < l->ntype; t++)
-      if (l->type[t].shape.kind == KVP_FULL && l->type[t].shape.sink > 0) {
-        groups += l->type[t].groups;
-        block = l->type[t].block * (l->span / l->d.block);
+      if (kvp_ledger_types(l)[t].shape.kind == KVP_FULL && kvp_ledger_types(l)[t].shape.sink > 0) {
+        groups += kvp_ledger_types(l)[t].groups;
+        block = kvp_ledger_types(l)[t].block * (l->span / l->d.block);
       }
   }
   if (sink % block != 0)

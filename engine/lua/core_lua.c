@@ -746,10 +746,10 @@ static int get_group_blocks(lua_State *L, const kvp_ledger *l) {
   luaL_buffinit(L, &b);
   int first = 1;
   for (int32_t t = 0; t < l->ntype; t++)
-    for (int64_t g = 0; g < l->type[t].groups; g++) {
+    for (int64_t g = 0; g < kvp_ledger_types(l)[t].groups; g++) {
       if (!first) luaL_addchar(&b, '/');
       first = 0;
-      lua_pushfstring(L, "%I", (lua_Integer)l->type[t].block);
+      lua_pushfstring(L, "%I", (lua_Integer)kvp_ledger_types(l)[t].block);
       luaL_addvalue(&b);
     }
   luaL_pushresult(&b);
@@ -867,7 +867,7 @@ static int ledger_vllm_groups(lua_State *L) {
   }
   lua_createtable(L, l->ntype, 0);
   for (int32_t t = 0; t < l->ntype; t++) {
-    const kvp_kv_type *ty = &l->type[t];
+    const kvp_kv_type *ty = &kvp_ledger_types(l)[t];
     lua_createtable(L, 0, 8);
     lua_pushstring(L, kvp_kind_name(ty->shape.kind));
     lua_setfield(L, -2, "kind");

@@ -527,7 +527,7 @@ static void gpt_oss_alternating_layers_make_two_groups_of_twelve(void **state) {
   d.spec.draft = d.model.spec[1];
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.ntype, 2);
-  assert_int_equal(l.type[1].layers, 13);
+  assert_int_equal(kvp_ledger_types(&l)[1].layers, 13);
   assert_int_equal(l.group_size, 13);
   assert_int_equal(l.ngroups, 2);
   assert_int_equal(l.stage[0].block_bytes, 13 * 32768);
@@ -646,8 +646,8 @@ static void unequal_pages_raise_the_smaller_block_or_are_refused(void **state) {
   hybrid_deploy(&d, 32, 8, 128, runs, counts, 2);
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.page, 65536);
-  assert_int_equal(l.type[0].block, 32);
-  assert_int_equal(l.type[1].block, 16);
+  assert_int_equal(kvp_ledger_types(&l)[0].block, 32);
+  assert_int_equal(kvp_ledger_types(&l)[1].block, 16);
   assert_int_equal(l.min_block, 16);
   /* 8192 tokens: the window of 4096 in 32-token blocks: cdiv(4096, 32) + 1 */
   assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
@@ -660,9 +660,9 @@ static void unequal_pages_raise_the_smaller_block_or_are_refused(void **state) {
   hybrid_deploy(&d, 32, 8, 128, runs, counts, 2);
   assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
   assert_int_equal(l.page, 65536);
-  assert_int_equal(l.type[0].block, 16);
-  assert_int_equal(l.type[0].padded, 1);
-  assert_int_equal(l.type[1].padded, 0);
+  assert_int_equal(kvp_ledger_types(&l)[0].block, 16);
+  assert_int_equal(kvp_ledger_types(&l)[0].padded, 1);
+  assert_int_equal(kvp_ledger_types(&l)[1].padded, 0);
   /* the window of 4096 in 16-token blocks: cdiv(4095 + 1, 16) + 1 = 257 */
   assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
   assert_int_equal(seq, (512 + 257) * 16 * 65536LL);
@@ -801,9 +801,11 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
     d.pp = pp;
     size_t size = kvp_ledger_size(&d);
     /* one layer shape, no eviction levels, no length points: room for two
-     * groups a stage (a TurboQuant twin of the shape) and no sums */
+     * groups a stage (a TurboQuant twin of the shape) and no sums, and for
+     * two vLLM KV cache types (the same twins) */
     assert_int_equal(size, offsetof(kvp_ledger, stage) +
-                           (size_t)pp * (sizeof(kvp_stage) + 2 * sizeof(kvp_group)));
+                           (size_t)pp * (sizeof(kvp_stage) + 2 * sizeof(kvp_group)) +
+                           2 * sizeof(kvp_kv_type));
     kvp_ledger *l = malloc(size);
     assert_non_null(l);
     assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
@@ -814,6 +816,8 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
   kvp_deploy d;
   seed_deploy(&d, 0);
   d.pp = 81; /* more stages than layers: no stage at all */
+  assert_int_equal(kvp_ledger_size(&d), offsetof(kvp_ledger, stage) + 2 * sizeof(kvp_kv_type));
+  d.budget = KVP_BUDGET_SGLANG; /* no vLLM KV cache types either */
   assert_int_equal(kvp_ledger_size(&d), offsetof(kvp_ledger, stage));
 }
 
@@ -825,9 +829,29 @@ static void ledger_sized_to_its_stages_answers_alike(void **state) {
 static void groups_and_points_sized_to_the_deployment(void **state) {
   (void)state;
   static kvp_ledger full;
-  for (int variant = 0; variant < 6; variant++) {
+  for (int variant = 0; variant < 8; variant++) {
     kvp_deploy d;
     gemma3_like(&d);
+    if (variant >= 6) { /* vLLM's hybrid KV cache types, with a draft's (7) and two stages */
+      if (variant == 7) {
+        d.spec.tokens = 3;
+        d.spec.draft_layers = 2;
+        d.spec.draft = (kvp_layer){.kind = KVP_FULL, .kv_heads = 8, .head_dim = 64, .head_dim_v = 64};
+        d.pp = 2;
+      }
+      size_t size = kvp_ledger_size(&d);
+      kvp_ledger *l = malloc(size);
+      assert_non_null(l);
+      assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
+      assert_int_equal(kvp_ledger_eval(&d, &full, NULL), KVP_OK);
+      assert_int_equal(l->hybrid, 1);
+      assert_int_equal(l->ntype, variant == 7 ? 3 : 2);
+      assert_memory_equal(kvp_ledger_types(l), kvp_ledger_types(&full),
+                          (size_t)l->ntype * sizeof(kvp_kv_type));
+      answers_alike(l, &full);
+      free(l);
+      continue;
+    }
     d.budget = KVP_BUDGET_SGLANG; /* per-layer pages: the groups path */
     d.block = 1;
     d.evict.sinks = 4;
