@@ -224,6 +224,18 @@ enum { KVP_NT_NONE = 0, KVP_NT_VLLM, KVP_NT_SGLANG };
 
 #define KVP_MAX_FRACTIONS 8 /* rows of a budget fraction by tp */
 
+/* MXFP4 experts as vLLM's MoE kernel loads them (stdlib/kvplan/engines.lua
+ * mxfp4_expert_bytes has the layouts and their sources): the kernel pads the
+ * per-GPU intermediate size and the hidden size, may keep fp32 biases and,
+ * for Triton, swizzles values and scales into tiles. */
+typedef struct kvp_mxfp4 {
+  int64_t experts, hidden, inter, layers; /* E, H, moe_intermediate, MoE layers */
+  int64_t ckpt_bytes;                     /* all weights as checkpointed */
+  int64_t align_inter, align_hidden;      /* the kernel's padding (1: none) */
+  int64_t tile, scale_rows;               /* Triton's value tiles and scale rows (0: none) */
+  int32_t fp32_bias, keeps_scales;        /* fp32 biases; the checkpoint's scales kept */
+} kvp_mxfp4;
+
 /* How a deployment's activation peak, non-torch memory and vLLM's default
  * max_num_seqs were predicted, kept so that a sweep that changes an input
  * (GPU memory, tp, pp, max_model_len, max_num_batched_tokens, max_num_seqs)
@@ -243,6 +255,9 @@ typedef struct kvp_predict_rule {
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
                              * memory, tp and pp (kvp_sglang_memory_defaults) */
+  int32_t mxfp4;            /* weight_bytes: the checkpoint with MXFP4 experts repacked
+                             * for tp (mx), unless a weight format replaced it */
+  kvp_mxfp4 mx;
   int64_t default_tokens;   /* TensorRT-LLM: max_num_tokens when not given */
   int64_t chunked_tokens;   /* V0: max_num_batched_tokens with chunked prefill */
   int64_t big_seqs;         /* V1: max_num_seqs on a GPU of >= 70 GiB, not an A100 */
@@ -647,6 +662,10 @@ void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int
 void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int has_chunk,
                                 int64_t chunk_given, int has_bs, int64_t bs_given,
                                 int64_t *chunk, int64_t *bs, double *reserved, double *frac);
+/* All weight bytes of a deployment at tp whose MXFP4 experts are loaded as
+ * m says: the checkpoint's plus tp x (loaded - checkpoint) experts of one
+ * GPU. */
+kvp_err kvp_mxfp4_weight_bytes(const kvp_mxfp4 *m, int64_t tp, int64_t *bytes, kvp_diag *d);
 /* Predict d's activation peak (and each pipeline stage's), non-torch memory
  * and default max_num_seqs again from d->predict and d's numbers, as the
  * stdlib's kv.deploy does (deploy.lua predict_reserved). nt: the non-torch

@@ -492,6 +492,49 @@ void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int ha
   *frac = floor((mib - r) / mib * 1000 + 0.5) / 1000;
 }
 
+static int64_t round_up(int64_t x, int64_t a) { return a > 1 ? cdiv(x, a) * a : x; }
+
+/* One GPU's MXFP4 expert bytes at intermediate I and hidden Hh, in the
+ * checkpoint's layout (tiled = 0) or the kernel's (engines.lua
+ * mxfp4_expert_bytes: the same integer arithmetic; sizes well below 2^40). */
+static kvp_err mx_bytes(const kvp_mxfp4 *m, int64_t I, int64_t Hh, int kernel, int64_t *out) {
+  int64_t vals, scales, per, all = 2 * I * Hh + Hh * I;
+  if (kernel && m->tile > 0) {
+    const int64_t t = m->tile, rows = m->scale_rows > 0 ? m->scale_rows : 1;
+    vals = round_up(Hh / 2, t) * round_up(2 * I, t) + round_up(I / 2, t) * round_up(Hh, t);
+    scales = round_up(2 * I, rows) * round_up(Hh / 32, 2) + round_up(Hh, rows) * round_up(I / 32, 2);
+    if (m->keeps_scales) scales += all / 32;
+  } else {
+    vals = all / 2;
+    scales = all / 32;
+  }
+  const int64_t bias = (2 * I + Hh) * (kernel && m->fp32_bias ? 4 : 2);
+  per = vals + scales + bias;
+  int64_t n;
+  CHK(chk_mul(m->layers, m->experts, &n));
+  CHK(chk_mul(n, per, out));
+  return KVP_OK;
+}
+
+kvp_err kvp_mxfp4_weight_bytes(const kvp_mxfp4 *m, int64_t tp, int64_t *bytes, kvp_diag *d) {
+  TRY(kvp_check_count(tp, 1, "tp", d));
+  if (m->experts < 1 || m->hidden < 1 || m->inter < 1 || m->layers < 1 || m->ckpt_bytes < 1 ||
+      m->align_inter < 1 || m->align_hidden < 1 || m->hidden > ((int64_t)1 << 24) ||
+      m->inter > ((int64_t)1 << 24))
+    return kvp_fail(d, KVP_EINVAL, "MXFP4 experts: bad shape or layout");
+  const int64_t Ip = cdiv(m->inter, tp);
+  int64_t ckpt, loaded, delta;
+  TRY(mx_bytes(m, Ip, m->hidden, 0, &ckpt));
+  TRY(mx_bytes(m, round_up(Ip, m->align_inter), round_up(m->hidden, m->align_hidden), 1, &loaded));
+  if (loaded == ckpt) {
+    *bytes = m->ckpt_bytes;
+    return KVP_OK;
+  }
+  CHK(chk_mul(loaded - ckpt, tp, &delta));
+  CHK(chk_add(m->ckpt_bytes, delta, bytes));
+  return KVP_OK;
+}
+
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag) {
   const kvp_predict_rule *r = &d->predict;
   if (r->nfraction > 0) {
@@ -502,6 +545,9 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
                       (long long)d->tp);
     d->utilization = r->fraction[i];
   }
+  /* a weight format axis replaced the checkpoint's size (weight_bytes 0):
+   * nothing is repacked then, as kv.deploy with weights given */
+  if (r->mxfp4 && d->weight_bytes > 0) TRY(kvp_mxfp4_weight_bytes(&r->mx, d->tp, &d->weight_bytes, diag));
   if (r->sglang_memory) {
     int64_t c, b;
     double reserved;

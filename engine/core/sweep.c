@@ -145,7 +145,7 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
  * numbers the axes set. */
 static int predicted(const kvp_deploy *d) {
   return d->predict.activation || d->predict.overhead != KVP_NT_NONE || d->predict.seqs_cap ||
-         d->predict.nfraction > 0 || d->predict.sglang_memory;
+         d->predict.nfraction > 0 || d->predict.sglang_memory || d->predict.mxfp4;
 }
 
 /* The values of axis x exist for its field, and each one, set on the first

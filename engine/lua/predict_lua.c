@@ -176,7 +176,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 static const char *const rule_keys[] = {
   "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
   "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
-  "fractions", "trtllm", "default_tokens", "sglang_memory", NULL
+  "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", NULL
 };
 
 void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
@@ -197,6 +197,27 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
   r->trtllm = flag(L, idx, "trtllm");
   r->sglang_memory = flag(L, idx, "sglang_memory");
+  if (lua_getfield(L, idx, "mxfp4") == LUA_TTABLE) {
+    static const char *const mx_keys[] = {"experts", "hidden", "inter", "layers", "ckpt_bytes",
+                                          "align_inter", "align_hidden", "tile", "scale_rows",
+                                          "fp32_bias", "keeps_scales", NULL};
+    int t = lua_gettop(L);
+    kvl_check_keys(L, t, mx_keys, "predict rule mxfp4");
+    kvp_mxfp4 *m = &r->mx;
+    m->experts = kvl_int_field(L, t, "experts", 0);
+    m->hidden = kvl_int_field(L, t, "hidden", 0);
+    m->inter = kvl_int_field(L, t, "inter", 0);
+    m->layers = kvl_int_field(L, t, "layers", 0);
+    m->ckpt_bytes = kvl_int_field(L, t, "ckpt_bytes", 0);
+    m->align_inter = kvl_int_field(L, t, "align_inter", 1);
+    m->align_hidden = kvl_int_field(L, t, "align_hidden", 1);
+    m->tile = kvl_int_field(L, t, "tile", 0);
+    m->scale_rows = kvl_int_field(L, t, "scale_rows", 0);
+    m->fp32_bias = flag(L, t, "fp32_bias");
+    m->keeps_scales = flag(L, t, "keeps_scales");
+    r->mxfp4 = 1;
+  }
+  lua_pop(L, 1);
   r->default_tokens = kvl_int_field(L, idx, "default_tokens", 0);
   if (lua_getfield(L, idx, "overhead") != LUA_TNIL) {
     const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";

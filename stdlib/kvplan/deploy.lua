@@ -221,6 +221,13 @@ local function loaded_weights(d, opts, tp)
   if backend == nil then backend, why = engines.mxfp4_backend(d.gpu.id and d.gpu or nil) end
   local ckpt, loaded = engines.mxfp4_expert_bytes(d.model, backend, tp)
   d.mxfp4_backend, d.weights_note = backend, why
+  -- the same arithmetic for a sweep's tp axis (engine/core/predict.c
+  -- kvp_mxfp4_weight_bytes), from the checkpoint's size
+  local b, m = engines.mxfp4_backends[backend], d.model
+  d.mxfp4_rule = {experts = m.experts, hidden = m.hidden, inter = m.moe_intermediate,
+                  layers = m.layers - (m.dense_layers or 0), ckpt_bytes = d.weight_bytes,
+                  align_inter = b.inter, align_hidden = b.hidden, tile = b.tile, scale_rows = b.scale_rows,
+                  fp32_bias = b.fp32_bias, keeps_scales = b.keeps_scales}
   if loaded ~= ckpt then
     d.weight_bytes = d.weight_bytes + (loaded - ckpt) * tp
     d.weights_source = "loaded (" .. backend .. ")"
@@ -385,6 +392,7 @@ predict_reserved = function(d, opts)
     chunked_tokens = row.chunked_tokens, big_seqs = row.big_seqs,
     tokens_given = opts.max_num_batched_tokens ~= nil, seqs_given = d.max_num_seqs ~= nil,
     seqs_cap = d.max_num_seqs_source == "default",
+    mxfp4 = d.mxfp4_rule,
   }
   d.predict_rule = rule
   if d.activation == nil then

@@ -276,12 +276,12 @@ end
 -- Does some deployment's default depend on tp in a way the core does not
 -- predict? (a budget rule whose fraction is a function of tp, unless the
 -- sweep fixes the fraction, named by budget or engine; an optimization
--- combination may choose such a rule; MXFP4 experts as loaded; a vision
--- tower's encoder run.) vLLM's and TensorRT-LLM's predicted activation peak
--- and non-torch memory, and SGLang's stock fractions (by tp, by the GPU's
--- memory), follow tp in C.
+-- combination may choose such a rule; a vision tower's encoder run.)
+-- vLLM's and TensorRT-LLM's predicted activation peak and non-torch memory,
+-- SGLang's stock fractions (by tp, by the GPU's memory) and MXFP4 experts
+-- as loaded follow tp in C.
 local function tp_dependent(spec, base)
-  if M.lua_only or mxfp4_models(spec) then return true end
+  if M.lua_only then return true end
   if vision_predicts(spec, base) then
     return true
   end

@@ -19,7 +19,8 @@ local function both_ways(spec, what)
   local ok, err = pcall(function()
     local s2 = kv.sweep(spec)
     check.eq(s2.nbase, s2:count() // (#(spec.context or {1}) * #(spec.concurrency or {1})
-                                        * #(spec.kv or {1}) * #(spec.pp or {1})),
+                                        * #(spec.kv or {1}) * #(spec.pp or {1})
+                                        * #(spec.weights or {1})),
              what .. ": the reference builds every deployment")
     check.eq(s2:write(slow), n, what .. ": rows")
   end)
@@ -211,6 +212,11 @@ both_ways({
   model = "gpt-oss-20b", gpu = {"h100-sxm", "b200"}, tp = {1, 2}, max_model_len = {8192, 32768},
   columns = {"gpu", "tp", "max_model_len", "weights_bytes", "activation_bytes", "kv_budget_bytes"},
 }, "MXFP4, reserves predicted")
+both_ways({
+  model = {"gpt-oss-20b", "gpt-oss-120b"}, gpu = "h100-sxm", mxfp4_backend = {"triton", "flashinfer", "marlin"},
+  tp = {1, 2, 4, 8}, weights = {"mxfp4", "bf16"},
+  columns = {"model", "mxfp4_backend", "tp", "weights", "weights_bytes", "kv_budget_bytes"},
+}, "MXFP4 kernels by tp, weight formats")
 -- a max_num_seqs list is checked as kv.deploy checks one value
 check.error("field 'max_num_seqs' must be an integer >= 1, got 0", kv.sweep,
             {model = "llama-3.1-8b", gpu = "h100-sxm", max_num_seqs = {8, 0}, columns = {"fits"}})

@@ -586,6 +586,33 @@ static void sglang_memory_defaults_by_hand(void **state) {
   assert_true(d.utilization < 0.827);
 }
 
+static void mxfp4_weights_follow_the_kernel_and_tp(void **state) {
+  (void)state;
+  /* gpt-oss-20b's experts: 32 of H 2880, I 2880, 24 layers */
+  kvp_mxfp4 m = {.experts = 32, .hidden = 2880, .inter = 2880, .layers = 24,
+                 .ckpt_bytes = 13000000000LL, .align_inter = 1, .align_hidden = 1};
+  int64_t b;
+  /* the checkpoint's layout: nothing changes at any tp */
+  for (int64_t tp = 1; tp <= 8; tp *= 2) {
+    assert_int_equal(kvp_mxfp4_weight_bytes(&m, tp, &b, NULL), KVP_OK);
+    assert_int_equal(b, m.ckpt_bytes);
+  }
+  /* Marlin pads I/tp to 128 and H to 256: at tp 1, I 2880 -> 2944, H 2880 ->
+   * 3072; per expert the values grow by 3 (I'H' - IH) / 2, the scales by
+   * 3 (I'H' - IH) / 32, the bf16 biases by 2 (2 (I' - I) + (H' - H)) */
+  m.align_inter = 128, m.align_hidden = 256;
+  assert_int_equal(kvp_mxfp4_weight_bytes(&m, 1, &b, NULL), KVP_OK);
+  const int64_t d = 3 * (2944LL * 3072 - 2880LL * 2880);
+  assert_int_equal(b - m.ckpt_bytes, 24LL * 32 * (d / 2 + d / 32 + 2 * (2 * 64 + 192)));
+  /* at tp 2 each GPU holds I/2 = 1440 -> 1536: tp x the per-GPU growth */
+  assert_int_equal(kvp_mxfp4_weight_bytes(&m, 2, &b, NULL), KVP_OK);
+  const int64_t d2 = 3 * (1536LL * 3072 - 1440LL * 2880);
+  assert_int_equal(b - m.ckpt_bytes, 2 * 24LL * 32 * (d2 / 2 + d2 / 32 + 2 * (2 * 96 + 192)));
+  kvp_diag diag = {{0}};
+  m.experts = 0;
+  assert_int_equal(kvp_mxfp4_weight_bytes(&m, 1, &b, &diag), KVP_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
@@ -607,6 +634,7 @@ int main(void) {
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
     cmocka_unit_test(fraction_by_tp_picks_the_first_row_reached),
     cmocka_unit_test(sglang_memory_defaults_by_hand),
+    cmocka_unit_test(mxfp4_weights_follow_the_kernel_and_tp),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
