@@ -7,7 +7,8 @@
 #       formats x 3 weight formats x concurrency 1..16 (many deployments, few
 #       rows each);
 #   (b) many rows on C axes (models x GPUs x tp x context x concurrency);
-#   (c) optimization combinations over hybrid and MLA models;
+#   (c) optimization combinations over hybrid and MLA models, and (c2) the
+#       cost of a change of combination on an optim axis looped in C;
 #   (d) (b) with a Lua filter and a Lua column (Lua called per row), and
 #   (d2) the same filter declarative ({max_concurrency = {">=", 1}}, evaluated
 #        in C), without the Lua column;
@@ -86,6 +87,21 @@ if [ "$frac" -ge 50 ]; then f="target >= 50 %"; else f="target >= 50 %: MISSED";
 printf '    %-34s %8s s (%s s)  kvplan at %s %% of it (%s)\n' "hand-tuned CSV writer (the limit)" \
        "$(cpu "$tf")" "$(wall "$tf")" "$frac" "$f"
 bench_shape "optimization combinations, hybrid and MLA models" c tests/bench/optim_shape.lua
+# (c2): a change of combination on an optim axis of fixed built-ins (looped in C), against
+# the same members as optimizations of one's own (each deployment built in Lua)
+t1=$(tm "$out/c2-one.csv" "$kvplan" --quiet tests/bench/optim_combos.lua n=1)
+tk=$(tm "$out/c2-kvplan.csv" "$kvplan" --quiet tests/bench/optim_combos.lua)
+tl=$(tm "$out/c2-lua.csv" "$kvplan" --quiet tests/bench/optim_combos.lua mode=lua)
+same "$out/c2-lua.csv" "$out/c2-kvplan.csv" "the combinations built in Lua (c2)"
+n1=$(rows "$out/c2-one.csv")
+nk=$(rows "$out/c2-kvplan.csv")
+echo "(c2) 32 optimization combinations in C: $nk rows, one a deployment, outputs byte-identical"
+us=$(python3 -c "print('%.2f' % (1e6 * ($(cpu "$tk") - $(cpu "$t1")) / ($nk - $n1)))")
+if python3 -c "import sys; sys.exit(0 if $us < 2 else 1)"; then t="target < 2 us"; else t="target < 2 us: MISSED"; echo x >> "$out/missed"; fi
+printf '    %-34s %8s s (%s s)  %s us a change of combination with its row (%s)\n' "kvplan" \
+       "$(cpu "$tk")" "$(wall "$tk")" "$us" "$t"
+printf '    %-34s %8s s (%s s)  kvplan %sx faster\n' "the same combinations built in Lua" "$(cpu "$tl")" \
+       "$(wall "$tl")" "$(python3 -c "print('%.1f' % ($(cpu "$tl") / $(cpu "$tk")))")"
 bench_shape "Lua filter and Lua column (Lua per row)" d tests/bench/sweep.lua contexts=125 lua=true
 bench_shape "the same filter declarative (in C)" d2 tests/bench/sweep.lua contexts=125 decl=true
 # the floor of shape (d): a Lua call per row, whatever the call does
