@@ -69,7 +69,7 @@
  *                 row at a time: V int64 indices + one row's CUB buffers,
  *                 8 V + 12 V in all.
  *     So the sort moment holds S V (b + 16) + g V t (or 20 V).
- *     V0 (0.6-0.8, read in the public code index, commit not pinned:
+ *     V0 (0.6-0.8, read in vllm-project/vllm, commit not pinned:
  *     vllm/worker/model_runner.py profile_run with
  *     SamplingParams(top_p=0.99, top_k=vocab - 1) on max_num_seqs dummy
  *     prompts; vllm/model_executor/layers/sampler.py Sampler.forward, which

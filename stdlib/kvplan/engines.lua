@@ -558,12 +558,13 @@ end
 
 -- ---- TensorRT-LLM ------------------------------------------------------------
 --
--- What TensorRT-LLM's KV budget subtracts, per backend (read in the public
--- NVIDIA/TensorRT-LLM sources as a code index stores them: _util.py in its
--- ExecutorConfig-era form of 2025, resource_manager.py, llm_args.py and the
--- C++ batch manager of 2025-2026; no commit pinned. ai-dynamo/aiconfigurator
--- PR #652 cites the same dry run at TensorRT-LLM 656091bf, 2026: activation
--- from max_num_tokens, the pool from max_seq_len):
+-- What TensorRT-LLM's KV budget subtracts, per backend (read in
+-- https://github.com/NVIDIA/TensorRT-LLM, commit not pinned:
+-- tensorrt_llm/_torch/pyexecutor/_util.py in its ExecutorConfig-era form of
+-- 2025, resource_manager.py, tensorrt_llm/llmapi/llm_args.py and the C++
+-- batch manager, cpp/tensorrt_llm/batch_manager/, of 2025-2026.
+-- ai-dynamo/aiconfigurator PR #652 cites the same dry run at TensorRT-LLM
+-- 656091bf, 2026: activation from max_num_tokens, the pool from max_seq_len):
 --   pytorch   the default backend from 1.0 (trtllm-serve --backend, the LLM
 --             API). tensorrt_llm/_torch/pyexecutor/_util.py KvCacheCreator:
 --             _create_dummy_context_requests makes context requests of
