@@ -171,8 +171,6 @@ typedef struct run {
   int dirty;                            /* stack index of the keys a script added to it */
   int fn0;                              /* stack index of the first Lua column's function */
   int row_eager;                        /* an axis named "row": the built-in set per row */
-  int calling;                          /* the Lua function running: -1 the filter, column
-                                           calling - 1, 0 none (row_loop) */
   lua_Integer ndirty;                   /* how many */
   uint32_t rowvalid;                    /* RK_* fields whose rowlast is in the table */
   int64_t rowlast[16];                  /* the values set (RK_N of them) */
@@ -736,15 +734,15 @@ static void make_rowtab(lua_State *L, run *r) {
   r->mctx_index = -1;
 }
 
-/* Call the function at fn with the row table at rowidx; one result. Called
- * unprotected inside row_loop: r->calling says which function runs (the
- * filter: col -1; else column col), for l_run to name it in an error. */
-static void call_lua(lua_State *L, run *r, int fn, int rowidx, int col) {
+/* Call the function at fn with the row table at rowidx; one result. An
+ * error names the filter, or the column at cols[col + 1]. */
+static void call_lua(lua_State *L, int fn, int rowidx, int cols, int col) {
   lua_pushvalue(L, fn);
   lua_pushvalue(L, rowidx);
-  r->calling = col < 0 ? -1 : col + 1;
-  lua_call(L, 1, 1);
-  r->calling = 0;
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK) return;
+  if (cols == 0) kvl_error(L, "sweep filter: %s", lua_tostring(L, -1));
+  lua_geti(L, cols, col + 1);
+  kvl_error(L, "%s: %s", lua_tostring(L, -1), lua_tostring(L, -2));
 }
 
 /* Resolve the value at idx (a string or number, converted in place to a
@@ -1202,7 +1200,7 @@ static void lua_columns(lua_State *L, run *r, int rowidx, int cols) {
     const column *c = &r->cols[i];
     if (c->id != C_LUA) continue;
     segment *g = &r->luatxt[c->lua];
-    call_lua(L, r, r->fn0 + c->lua, rowidx, i);
+    call_lua(L, r->fn0 + c->lua, rowidx, cols, i);
     lua_value_text(L, g, lua_gettop(L), cols, i, c->prec);
     lua_pop(L, 1);
     need += g->len + 1;
@@ -1233,7 +1231,7 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
     switch (c->id) {
       case C_LUA: {
         segment *lt = &r->luatxt[c->lua];
-        call_lua(L, r, r->fn0 + c->lua, rowidx, i);
+        call_lua(L, r->fn0 + c->lua, rowidx, cols, i);
         lua_value_text(L, lt, lua_gettop(L), cols, i, c->prec);
         lua_pop(L, 1);
         kvp_csv_raw(w, lt->txt, lt->len);
@@ -1360,73 +1358,6 @@ static void progress(int64_t done, int64_t total, double start, int final) {
   fflush(stderr);
 }
 
-/* What l_run hands to its row loop. */
-typedef struct loop_args {
-  holder *h;
-  int64_t first, end;
-  int cols, show;
-  int64_t written;  /* the loop's answer */
-  double start;
-} loop_args;
-
-/* The row loop. l_run calls it through lua_pcall with a copy of its whole
- * stack as arguments (then these arguments), so that the stack indices the
- * run keeps name the same values here. The filter and Lua columns are
- * called unprotected (call_lua): one protected call for the whole sweep,
- * not one a row and column (about 10 ns each). */
-static int row_loop(lua_State *L) {
-  loop_args *a = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  holder *h = a->h;
-  run *r = &h->r;
-  int cols = a->cols, show = a->show;
-  int64_t first = a->first, end = a->end, written = 0;
-  double start = now(), last = start;
-  kvp_diag d = {{0}};
-  kvp_sweep_row row;
-  int got;
-  int top = lua_gettop(L);
-  a->start = start;
-  while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
-    int rowidx = 0;
-    int dep;
-    if (r->nrule > 0 && !rules_keep(r, &row, &dep)) {
-      /* the rows sharing what failed fail too: not evaluated */
-      if (dep != DEP_ROW) kvp_sweep_skip(h->s, &row, dep == DEP_LEDGER);
-      if ((++r->rejected & 0xfff) == 0) kvl_poll(L); /* a filter that keeps few rows */
-      continue;
-    }
-    if (r->needrow) {
-      push_row(L, r, &row);
-      rowidx = r->rowtab;
-      if (r->filter) {
-        call_lua(L, r, r->filter, rowidx, -1);
-        int keep = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        if (!keep) {
-          r->cur = NULL;
-          lua_settop(L, top);
-          continue;
-        }
-      }
-    }
-    write_row(L, r, h->w, &row, rowidx, cols);
-    if (r->needrow) {
-      r->cur = NULL;
-      lua_settop(L, top);
-    }
-    written++;
-    if ((row.index & 0xfff) == 0) kvl_poll(L); /* a time limit reached in this loop */
-    if (show && (row.index & 0xffff) == 0 && now() - last > 0.25) {
-      last = now();
-      progress(row.index + 1 - first, end - first, start, 0);
-    }
-  }
-  if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
-  a->written = written;
-  return 0;
-}
-
 /* sweep_core.run(spec) -> rows written, total rows of the whole sweep */
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -1546,26 +1477,50 @@ static int l_run(lua_State *L) {
   kvp_csv_endrow(h->w);
 
   lua_getfield(L, 1, "progress");
-  loop_args a = {h, first, end, cols, lua_toboolean(L, -1) && isatty(STDERR_FILENO), 0, 0.0};
+  int show = lua_toboolean(L, -1) && isatty(STDERR_FILENO);
   lua_pop(L, 1);
-  /* the rows, in one protected call (row_loop) with a copy of this stack */
-  int nstack = lua_gettop(L);
-  luaL_checkstack(L, nstack + 2, "sweep");
-  lua_pushcfunction(L, row_loop);
-  for (int i = 1; i <= nstack; i++) lua_pushvalue(L, i);
-  lua_pushnil(L);
-  lua_replace(L, r->entry); /* the loop's copy holds the current base: none kept here */
-  lua_pushlightuserdata(L, &a);
-  r->calling = 0;
-  if (lua_pcall(L, nstack + 1, 0, 0) != LUA_OK) {
-    if (r->calling == 0) return lua_error(L); /* not a filter's or column's: as it is */
-    const char *msg = lua_tostring(L, -1);
-    if (r->calling < 0) return kvl_error(L, "sweep filter: %s", msg);
-    lua_geti(L, cols, r->calling);
-    return kvl_error(L, "%s: %s", lua_tostring(L, -1), msg);
+  double start = now(), last = start;
+  int64_t written = 0;
+  kvp_sweep_row row;
+  int got;
+  int top = lua_gettop(L);
+  while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
+    int rowidx = 0;
+    int dep;
+    if (r->nrule > 0 && !rules_keep(r, &row, &dep)) {
+      /* the rows sharing what failed fail too: not evaluated */
+      if (dep != DEP_ROW) kvp_sweep_skip(h->s, &row, dep == DEP_LEDGER);
+      if ((++r->rejected & 0xfff) == 0) kvl_poll(L); /* a filter that keeps few rows */
+      continue;
+    }
+    if (r->needrow) {
+      push_row(L, r, &row);
+      rowidx = r->rowtab;
+      if (r->filter) {
+        call_lua(L, r->filter, rowidx, 0, 0);
+        int keep = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        if (!keep) {
+          r->cur = NULL;
+          lua_settop(L, top);
+          continue;
+        }
+      }
+    }
+    write_row(L, r, h->w, &row, rowidx, cols);
+    if (r->needrow) {
+      r->cur = NULL;
+      lua_settop(L, top);
+    }
+    written++;
+    if ((row.index & 0xfff) == 0) kvl_poll(L); /* a time limit reached in this loop */
+    if (show && (row.index & 0xffff) == 0 && now() - last > 0.25) {
+      last = now();
+      progress(row.index + 1 - first, end - first, start, 0);
+    }
   }
-  int64_t written = a.written;
-  if (a.show) progress(end - first, end - first, a.start, 1);
+  if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
+  if (show) progress(end - first, end - first, start, 1);
   kvp_csv *w = h->w;
   h->w = NULL;
   if (kvp_csv_close(w, err, sizeof err) < 0) return kvl_error(L, "%s", err);
