@@ -237,6 +237,19 @@ end
 -- TensorRT-LLM named as the engine (engine = "trtllm" or an engine_version
 -- under its budget): its release's backend, tokens per block, the dummy run
 -- of max_num_tokens and the non-torch memory (engines.lua, "TensorRT-LLM").
+-- Under pipeline parallelism every stage profiles its own layers and only
+-- the last one samples: stages 1..pp-1 reserve forward(false), the forward
+-- alone; the last reserves last, the whole peak.
+local function stage_activation(d, last, forward)
+  local pp = util.count(d.pp, "pp")
+  if pp > 1 then
+    local first = forward(false)
+    d.stage_activation = {}
+    for st = 1, pp - 1 do d.stage_activation[st] = math.max(first.bytes, 1) end
+    d.stage_activation[pp] = last.bytes
+  end
+end
+
 local function predict_trtllm(d, opts)
   if opts.max_num_seqs ~= nil then
     util.raise("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dummy run is "
@@ -274,15 +287,9 @@ local function predict_trtllm(d, opts)
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
       d.profile_seqs = a.requests
       rule.activation, rule.shape = true, engines.trtllm_profile_shape(d.model)
-      local pp = util.count(d.pp, "pp")
-      if pp > 1 then
-        -- every stage runs the dummy requests through its own layers; the
-        -- sampler runs on the last one
-        local first = act(false)
-        d.stage_activation = {}
-        for st = 1, pp - 1 do d.stage_activation[st] = math.max(first.bytes, 1) end
-        d.stage_activation[pp] = a.bytes
-      end
+      -- every stage runs the dummy requests through its own layers; the
+      -- sampler runs on the last one
+      stage_activation(d, a, act)
     else
       d.activation, d.activation_source, d.prediction_note = 0, "none", why
     end
@@ -429,13 +436,7 @@ predict_reserved = function(d, opts)
       -- only the last one samples (gpu_model_runner.py profile_run:
       -- _dummy_sampler_run on get_pp_group().is_last_rank): the other
       -- stages reserve the forward alone
-      local pp = util.count(d.pp, "pp")
-      if pp > 1 then
-        local first = predict(false)
-        d.stage_activation = {}
-        for s = 1, pp - 1 do d.stage_activation[s] = math.max(first.bytes, 1) end
-        d.stage_activation[pp] = a.bytes
-      end
+      stage_activation(d, a, predict)
     else
       d.activation, d.activation_source, d.prediction_note = 0, "none", why
     end
