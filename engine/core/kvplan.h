@@ -222,6 +222,19 @@ typedef struct kvp_non_torch {
 /* What engine a predicted non-torch memory follows. */
 enum { KVP_NT_NONE = 0, KVP_NT_VLLM, KVP_NT_SGLANG };
 
+/* A vision tower (config.json vision_config) and the item vLLM's profiling
+ * run encodes: one image of the largest feature size. */
+typedef struct kvp_vision {
+  int64_t hidden, intermediate;  /* the tower's width and MLP width */
+  int32_t gated;                 /* 1: gate_up + act-and-mul (SwiGLU), 0: fc1, act, fc2 */
+  int64_t proj_hidden;           /* the projector's inner width per output token */
+  int64_t out_hidden;            /* the projector's output: the decoder's hidden size */
+  int64_t merge;                 /* patches merged into one output token (1: none) */
+  int64_t patch_values;          /* pixel values of one patch (channels x frames x p x p) */
+  int64_t patches;               /* patches of one item, through every tower block */
+  int64_t tokens;                /* embeddings of one item the decoder receives */
+} kvp_vision;
+
 #define KVP_MAX_FRACTIONS 8 /* rows of a budget fraction by tp */
 
 /* MXFP4 experts as vLLM's MoE kernel loads them (stdlib/kvplan/engines.lua
@@ -255,6 +268,11 @@ typedef struct kvp_predict_rule {
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
                              * memory, tp and pp (kvp_sglang_memory_defaults) */
+  int32_t vision;           /* the activation folds a vision tower's encoder run in */
+  kvp_vision tower;         /* its shape (intermediate whole: split by tp per call) */
+  int64_t vision_calls;     /* tower calls (V0: one a modality) and modalities */
+  int64_t vision_limit;     /* limit_mm_per_prompt (0: vLLM's default, 999 V1, 1 V0) */
+  int32_t pixel_bytes;      /* bytes of a pixel value as the processor hands it over */
   int32_t mxfp4;            /* weight_bytes: the checkpoint with MXFP4 experts repacked
                              * for tp (mx), unless a weight format replaced it */
   kvp_mxfp4 mx;
@@ -672,18 +690,6 @@ kvp_err kvp_mxfp4_weight_bytes(const kvp_mxfp4 *m, int64_t tp, int64_t *bytes, k
  * constants (needed when d->predict.overhead). */
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag);
 
-/* A vision tower (config.json vision_config) and the item vLLM's profiling
- * run encodes: one image of the largest feature size. */
-typedef struct kvp_vision {
-  int64_t hidden, intermediate;  /* the tower's width and MLP width */
-  int32_t gated;                 /* 1: gate_up + act-and-mul (SwiGLU), 0: fc1, act, fc2 */
-  int64_t proj_hidden;           /* the projector's inner width per output token */
-  int64_t out_hidden;            /* the projector's output: the decoder's hidden size */
-  int64_t merge;                 /* patches merged into one output token (1: none) */
-  int64_t patch_values;          /* pixel values of one patch (channels x frames x p x p) */
-  int64_t patches;               /* patches of one item, through every tower block */
-  int64_t tokens;                /* embeddings of one item the decoder receives */
-} kvp_vision;
 
 /* The encoder's dummy batch: items, the model dtype's bytes, the bytes of a
  * pixel value as the processor hands it over, and the tower calls the items

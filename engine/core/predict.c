@@ -535,6 +535,44 @@ kvp_err kvp_mxfp4_weight_bytes(const kvp_mxfp4 *m, int64_t tp, int64_t *bytes, k
   return KVP_OK;
 }
 
+/* The encoder's dummy batch of a vision tower for the profile p (its
+ * tokens N and sequences S), as engines.lua encoder_items and vision_run
+ * count it:
+ *   V1: items = max(1, min(max(N, T) / T, S x max(1, min(limit,
+ *       max_model_len / T)))), limit 999 unless given;
+ *   V0: every sequence holds limit (1) items of every modality, M tokens;
+ *       s = max(1, min(S, N / M)) sequences, items = s x limit x modalities,
+ *       and the decoder's run becomes s x max(N / s, M) tokens, s rows.
+ * The tower's MLP width is split over tp. Fills e. */
+static kvp_err vision_run(const kvp_predict_rule *r, const kvp_deploy *d, int64_t mml,
+                          kvp_profile *p, kvp_encoder *e, kvp_diag *diag) {
+  const int64_t T = r->tower.tokens, N = p->tokens, S = p->seqs;
+  const int64_t mods = r->vision_calls > 0 ? r->vision_calls : 1;
+  TRY(kvp_check_count(T, 1, "tokens an item", diag));
+  int64_t items;
+  if (!r->v1) {
+    const int64_t lim = r->vision_limit > 0 ? r->vision_limit : 1;
+    int64_t M, per;
+    CHK(chk_mul(T, lim, &M) && chk_mul(M, mods, &M) && chk_mul(lim, mods, &per));
+    const int64_t s = max64(1, min64(S, N / M));
+    CHK(chk_mul(s, per, &items));
+    CHK(chk_mul(s, max64(N / s, M), &p->tokens));
+    p->seqs = s;
+  } else {
+    const int64_t lim = r->vision_limit > 0 ? r->vision_limit : 999;
+    const int64_t per_prompt = max64(1, min64(lim, (mml > 0 ? mml : T) / T));
+    int64_t reqs;
+    CHK(chk_mul(S, per_prompt, &reqs));
+    items = max64(1, min64(max64(N, T) / T, reqs));
+  }
+  kvp_vision v = r->tower;
+  v.intermediate = cdiv(v.intermediate, d->tp);
+  const kvp_encoder_run run = {.items = items, .act_bytes = r->profile.act_bytes,
+                               .pixel_bytes = r->pixel_bytes > 0 ? r->pixel_bytes : 4,
+                               .calls = mods};
+  return kvp_predict_encoder(&v, &run, e, diag);
+}
+
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag) {
   const kvp_predict_rule *r = &d->predict;
   if (r->nfraction > 0) {
@@ -574,8 +612,11 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
       p.seqs = seqs;
       p.tp = d->tp;
       p.last_stage = 1;
+      kvp_encoder enc;
+      if (r->vision) TRY(vision_run(r, d, mml, &p, &enc, diag));
       kvp_activation a;
       TRY(kvp_predict_activation(&r->shape, &p, &a, diag));
+      if (r->vision) TRY(kvp_predict_add_encoder(&a, &enc, diag));
       d->activation_bytes = a.bytes;
       /* the stages' peaks are set from stage 0 on, each > 0: clear them only
        * when some are set (a sweep's every evaluation passes here) */
@@ -591,6 +632,7 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
         kvp_activation f;
         p.last_stage = 0;
         TRY(kvp_predict_activation(&r->shape, &p, &f, diag));
+        if (r->vision) TRY(kvp_predict_add_encoder(&f, &enc, diag));
         for (int64_t s = 0; s < d->pp - 1; s++)
           d->vllm.stage_activation_bytes[s] = max64(f.bytes, 1);
         d->vllm.stage_activation_bytes[d->pp - 1] = a.bytes;

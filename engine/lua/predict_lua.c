@@ -176,7 +176,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 static const char *const rule_keys[] = {
   "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
   "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
-  "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", NULL
+  "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
 };
 
 void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
@@ -197,6 +197,28 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
   r->trtllm = flag(L, idx, "trtllm");
   r->sglang_memory = flag(L, idx, "sglang_memory");
+  if (lua_getfield(L, idx, "vision") == LUA_TTABLE) {
+    static const char *const vkeys[] = {"hidden", "intermediate", "gated", "proj_hidden",
+                                        "out_hidden", "merge", "patch_values", "patches",
+                                        "tokens", "calls", "pixel_bytes", "limit", NULL};
+    int t = lua_gettop(L);
+    kvl_check_keys(L, t, vkeys, "predict rule vision");
+    kvp_vision *v = &r->tower;
+    v->hidden = kvl_int_field(L, t, "hidden", 0);
+    v->intermediate = kvl_int_field(L, t, "intermediate", 0);
+    v->gated = flag(L, t, "gated");
+    v->proj_hidden = kvl_int_field(L, t, "proj_hidden", 0);
+    v->out_hidden = kvl_int_field(L, t, "out_hidden", 0);
+    v->merge = kvl_int_field(L, t, "merge", 1);
+    v->patch_values = kvl_int_field(L, t, "patch_values", 0);
+    v->patches = kvl_int_field(L, t, "patches", 0);
+    v->tokens = kvl_int_field(L, t, "tokens", 0);
+    r->vision_calls = kvl_int_field(L, t, "calls", 1);
+    r->pixel_bytes = (int32_t)kvl_int_field(L, t, "pixel_bytes", 4);
+    r->vision_limit = kvl_int_field(L, t, "limit", 0);
+    r->vision = 1;
+  }
+  lua_pop(L, 1);
   if (lua_getfield(L, idx, "mxfp4") == LUA_TTABLE) {
     static const char *const mx_keys[] = {"experts", "hidden", "inter", "layers", "ckpt_bytes",
                                           "align_inter", "align_hidden", "tile", "scale_rows",

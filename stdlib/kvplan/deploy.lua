@@ -425,12 +425,16 @@ predict_reserved = function(d, opts)
     local a, why = predict(nil)
     if a then
       d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
-      -- the core's rule has no encoder run: a vision tower's peak stays
-      -- kv.deploy's (sweeps keep its inputs as deployments built in Lua)
-      if a.encoder == nil then
-        rule.activation = true
-        rule.shape = engines.vllm_profile_shape(d.model, row, {
-          eager = opts.enforce_eager, flashinfer_sampler = opts.flashinfer_sampler})
+      rule.activation = true
+      rule.shape = engines.vllm_profile_shape(d.model, row, {
+        eager = opts.enforce_eager, flashinfer_sampler = opts.flashinfer_sampler})
+      if a.encoder ~= nil then
+        -- the tower and its dummy items' rule (engines.vision_run), whose
+        -- items the core counts again per deployment
+        local v = engines.vision_run(d.model, row, {tokens = 1, seqs = 1,
+                                                    limit_mm_per_prompt = mm.limit_mm_per_prompt})
+        v.items, v.limit = nil, mm.limit_mm_per_prompt
+        rule.vision = v
       end
       -- under pipeline parallelism every stage profiles its own layers and
       -- only the last one samples (gpu_model_runner.py profile_run:

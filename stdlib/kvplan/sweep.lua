@@ -147,16 +147,13 @@ local c_fields = {
 }
 local byte_fields = {gpu_memory = true, activation = true, overhead = true, weight_bytes = true}
 
--- vLLM's predicted activation peak, non-torch memory and default
+-- vLLM's predicted activation peak (a vision tower's encoder run included),
+-- non-torch memory and default
 -- max_num_seqs, TensorRT-LLM's dry run and SGLang's default fractions (by tp,
 -- or by the GPU's memory, tp and pp) depend on the GPU, max_model_len,
 -- max_num_batched_tokens, max_num_seqs, tp and pp, but the core predicts
 -- them again per deployment of its axes (each base's predict rule,
 -- engine/core/predict.c kvp_predict_deploy), so those stay C axes.
--- What a vision tower's encoder run depends on besides tp and pp
--- (engines.vision_run), kept here with them.
-local vision_inputs = {gpu = true, gpu_memory = true, max_model_len = true,
-                       max_num_batched_tokens = true, max_num_seqs = true}
 
 -- Test hook: true builds every deployment here (every option list and tp
 -- expanded in Lua, kv.deploy per deployment), the path the C axes must
@@ -198,18 +195,6 @@ local function seqs_default(spec, base)
   return false
 end
 
--- Does a model of the sweep have a vision tower whose encoder run vLLM's
--- profile counts when the activation is predicted (engines.vision_run: its
--- items follow max_num_batched_tokens, max_num_seqs and max_model_len)? The
--- core's rule has no encoder run: those inputs stay deployments built here.
-local function vision_predicts(spec, base)
-  if not predicts(spec, base, "activation") then return false end
-  for _, v in ipairs(list(spec.model)) do
-    if rawget(models.get(v), "vision") ~= nil then return true end
-  end
-  return false
-end
-
 -- Decide which axes the core loops (a.field = its field) and which are
 -- expanded here into deployments (a.field = "base"). An option list is a C
 -- axis unless an optimization combination of the sweep rewrites that option:
@@ -225,9 +210,6 @@ local function place_axes(spec, base, axes, timed, dspec)
       cand[k] = true
       first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
     end
-  end
-  if vision_predicts(dspec, base) then
-    for k in pairs(vision_inputs) do cand[k] = nil end
   end
   -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
   -- defaults read the GPU's name, so the GPU stays here when they are used
@@ -276,15 +258,12 @@ end
 -- Does some deployment's default depend on tp in a way the core does not
 -- predict? (a budget rule whose fraction is a function of tp, unless the
 -- sweep fixes the fraction, named by budget or engine; an optimization
--- combination may choose such a rule; a vision tower's encoder run.)
--- vLLM's and TensorRT-LLM's predicted activation peak and non-torch memory,
+-- combination may choose such a rule.) vLLM's (a vision tower's encoder
+-- run included) and TensorRT-LLM's predicted activation peak and non-torch memory,
 -- SGLang's stock fractions (by tp, by the GPU's memory) and MXFP4 experts
 -- as loaded follow tp in C.
 local function tp_dependent(spec, base)
   if M.lua_only then return true end
-  if vision_predicts(spec, base) then
-    return true
-  end
   if spec.utilization ~= nil or base.utilization ~= nil then return false end
   if spec.optim ~= nil then return true end
   for _, field in ipairs{"budget", "engine"} do

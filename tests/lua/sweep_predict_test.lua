@@ -114,6 +114,28 @@ both_ways({
   columns = {"model", "gpu", "tp", "max_model_len", "max_num_seqs", "activation_bytes",
              "overhead_bytes", "kv_budget_bytes"},
 }, "vision tower")
+both_ways({
+  model = {"qwen2.5-vl-7b", "qwen2.5-vl-3b"}, gpu = {"h100-sxm", "l4"}, engine_version = {"0.6", "0.7", "0.11"},
+  limit_mm_per_prompt = {1, 3}, tp = {1, 2, 4}, max_model_len = {4096, 40000},
+  max_num_batched_tokens = {2048, 16384},
+  columns = {"model", "gpu", "engine_version", "limit_mm_per_prompt", "tp", "max_model_len",
+             "max_num_batched_tokens", "activation_bytes", "kv_budget_bytes"},
+}, "vision tower, V0 and V1, limits")
+local vpath = dir .. "/vpp.csv"
+kv.sweep{model = "qwen2.5-vl-7b", gpu = {"h100-sxm", "l40s"}, engine_version = {"0.7", "0.11"},
+         tp = {1, 2}, pp = {1, 2, 4}, columns = {"gpu", "engine_version", "tp", "pp", "activation_bytes",
+                                                "kv_budget_bytes", "kv_tokens"}}:write(vpath)
+local vrows = kv.csv.read(vpath)
+check.eq(#vrows, 2 * 2 * 2 * 3 + 1, "vision pp rows")
+for i = 2, #vrows do
+  local r = vrows[i]
+  local l = kv.deploy{model = "qwen2.5-vl-7b", gpu = r[1], engine_version = r[2], tp = tonumber(r[3]),
+                      pp = tonumber(r[4])}:ledger()
+  check.eq(tonumber(r[5]), l.activation, "activation_bytes, vision pp row " .. i)
+  check.eq(tonumber(r[6]), l.kv_budget, "kv_budget_bytes, vision pp row " .. i)
+  check.eq(tonumber(r[7]), l.kv_tokens, "kv_tokens, vision pp row " .. i)
+end
+os.remove(vpath)
 -- SGLang's default fraction by tp (v0.4's rule, no engine_version): tp a C axis
 local sg = both_ways({
   model = {"llama-3.1-8b", "qwen2.5-72b"}, gpu = {"h100-sxm", "l40s"}, budget = "sglang",
