@@ -412,6 +412,10 @@ typedef struct kvp_deploy {
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
   kvp_vllm vllm;              /* vLLM's switches and overrides (budget vllm only) */
   kvp_predict_rule predict;   /* how activation and overhead were predicted (sweeps) */
+  /* ---- the engine's startup (starts.h) ---- */
+  int32_t engine_named;       /* the deployment names its engine (engine or engine_version):
+                               * a sweep's fits includes the engine's refusal to start */
+  int32_t fail_fast;          /* TensorRT-LLM fail_fast_on_attention_window_too_large */
 } kvp_deploy;
 
 /* ---- a deployment: defaults, names, checks (deploy.c) ------------------ */
@@ -446,6 +450,8 @@ typedef enum kvp_why {
   KVP_WHY_OVERCOMMIT,   /* num_gpu_blocks_override or kv_cache_memory_bytes ask for
                          * more than the GPU holds beside weights and reserves */
   KVP_WHY_SEQS,         /* more requests than vLLM's max_num_seqs */
+  KVP_WHY_STARTS,       /* the engine refuses to start (starts.h; sweeps of deployments
+                         * that name their engine) */
   KVP_NWHY
 } kvp_why;
 
@@ -789,6 +795,7 @@ typedef struct kvp_vllm_stage {
  * stage's smallest GPU. */
 kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_vllm_stage *out);
 
+#include "starts.h"
 #include "sweep.h"
 #include "optim.h"
 #include "roofline.h"

@@ -1216,7 +1216,7 @@ static double gib(int64_t b) { return (double)b / 1073741824.0; }
 const char *kvp_why_name(kvp_why w) {
   static const char *const names[KVP_NWHY] = {
     "none", "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block",
-    "context", "kv", "overcommit", "max_num_seqs"
+    "context", "kv", "overcommit", "max_num_seqs", "starts"
   };
   return (w >= 0 && w < KVP_NWHY) ? names[w] : "unknown";
 }
@@ -1263,6 +1263,8 @@ int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n) {
                         "KV cache holds %lld)", (long long)f->have, (long long)f->need);
       return snprintf(buf, n, "concurrency %lld exceeds max_num_seqs %lld", (long long)f->need,
                       (long long)f->have);
+    case KVP_WHY_STARTS:
+      return snprintf(buf, n, "%s", "the engine refuses to start");
     case KVP_NWHY:
       break;
     case KVP_WHY_KV:

@@ -245,6 +245,8 @@ static const char *const deploy_keys[] = {
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
   "vllm_log_tokens_from_concurrency",
+  /* the engine's startup (starts.c) */
+  "engine_named", "fail_fast_on_attention_window_too_large",
   /* how activation and overhead were predicted (sweeps predict them again) */
   "predict", NULL
 };
@@ -405,6 +407,16 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
 }
 
+/* A field true, false or absent (false). */
+static int32_t bool_field(lua_State *L, int idx, const char *name) {
+  int t = lua_getfield(L, idx, name);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field '%s' must be true or false, %s", name, kvl_got(L, -1));
+  int32_t v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
 /* Fill d from the deployment table at idx (the stdlib resolves names). */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   luaL_checktype(L, idx, LUA_TTABLE);
@@ -428,6 +440,8 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
   check_optim(L, idx, d);
   check_vllm(L, idx, d);
+  d->engine_named = bool_field(L, idx, "engine_named");
+  d->fail_fast = bool_field(L, idx, "fail_fast_on_attention_window_too_large");
   if (lua_getfield(L, idx, "predict") != LUA_TNIL) kvl_check_predict(L, lua_gettop(L), &d->predict);
   lua_pop(L, 1);
   kvp_diag diag = {{0}};
@@ -606,6 +620,21 @@ static int ledger_fit(lua_State *L) {
   push_why(L, &f);
   push_limit(L, &f);
   return 3;
+}
+
+/* l:starts() -> starts, why: whether the engine starts (starts.c) and its
+ * error in words ("" when it starts as asked; a note when it starts with a
+ * shorter limit than asked) */
+static int ledger_starts(lua_State *L) {
+  kvp_ledger *l = check_ledger(L);
+  kvp_start st;
+  kvp_err e = kvp_start_check(l, &st);
+  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "starts");
+  char buf[KVP_START_TEXT_MAX];
+  int n = kvp_start_explain(l, &st, buf, sizeof buf);
+  lua_pushboolean(L, st.starts);
+  lua_pushlstring(L, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+  return 2;
 }
 
 /* l:seq_bytes(n [, stage]) -> paged KV bytes of one sequence on one GPU */
@@ -963,7 +992,7 @@ static const luaL_Reg model_meth[] = {
 
 static const luaL_Reg ledger_meth[] = {
   {"max_concurrency", ledger_max_concurrency}, {"max_context", ledger_max_context},
-  {"fit", ledger_fit}, {"seq_bytes", ledger_seq_bytes},
+  {"fit", ledger_fit}, {"starts", ledger_starts}, {"seq_bytes", ledger_seq_bytes},
   {"request_bytes", ledger_request_bytes}, {"worker", ledger_worker},
   {"vllm_groups", ledger_vllm_groups}, {"time", ledger_time}, {NULL, NULL}
 };

@@ -580,6 +580,9 @@ function M.new(opts)
                tostring(opts.engine), tostring(opts.budget))
   end
   d.budget = opts.engine or opts.budget or "vllm"
+  -- a deployment that names its engine: a sweep's fits includes the
+  -- engine's refusal to start (d:starts(), engine/core/starts.c)
+  d.engine_named = opts.engine ~= nil or opts.engine_version ~= nil or nil
   local rule = M.budgets[d.budget]
   if rule == nil then
     util.raise("unknown budget rule '%s'%s", tostring(d.budget),
@@ -720,6 +723,8 @@ function Deployment:spec()
     prefill_context_parallel_size = self.prefill_context_parallel_size,
     stage_gpu_bytes = stage_memories(self),
     stage_activation_bytes = self.stage_activation,
+    engine_named = self.engine_named,
+    fail_fast_on_attention_window_too_large = self.fail_fast_on_attention_window_too_large,
   }
 end
 
@@ -761,115 +766,20 @@ function Deployment:workers()
   return out
 end
 
--- SGLang's startup refusals (sgl-project/sglang python/sglang/srt/
--- model_executor/model_runner.py init_memory_pool, and the newer
--- pool_configurator.py MemoryPoolConfig: max_total_num_tokens, rounded down
--- to the page size, <= 0 raises "Not enough memory. Please try to increase
--- --mem-fraction-static."; managers/tp_worker.py TpModelWorker: max_req_len
--- = min(context_len - 1, max_total_num_tokens - 1), max_req_input_len =
--- max_req_len - 5, and "Memory pool size is too small" unless both are > 0).
--- A context_len beyond the pool is no refusal: requests are cut to
--- max_req_input_len tokens.
-local function sglang_starts(d, l)
-  local lim = l.limit
-  if not l.fits and lim ~= "weights" and lim ~= "reserved" and lim ~= "no_block" then
-    return false, l.why
-  end
-  -- a model without KV (Mamba layers alone) has no token pool to refuse
-  if l.fits and l.kv_bytes_per_token == 0 then return true, "" end
-  local tokens = l.fits and l.kv_tokens or 0
-  if tokens <= 0 then
-    return false, string.format(
-      "SGLang refuses to start (\"Not enough memory. Please try to increase "
-      .. "--mem-fraction-static.\"): mem_fraction_static %.3f of %.2f GiB leaves %.2f GiB "
-      .. "after %.2f GiB of weights, no KV token of %d bytes", d.utilization,
-      units.gib(d.gpu_bytes), units.gib(l.usable - l.weights), units.gib(l.weights),
-      l.kv_bytes_per_token)
-  end
-  local max_req_len = math.min(l.max_model_len - 1, tokens - 1)
-  if max_req_len - 5 <= 0 then
-    return false, string.format(
-      "SGLang refuses to start (\"Memory pool size is too small\"): a pool of %d tokens "
-      .. "leaves max_req_input_len = min(context_len - 1, %d - 1) - 5 = %d", tokens, tokens,
-      max_req_len - 5)
-  end
-  if l.max_model_len - 1 > tokens - 1 then
-    return true, string.format("SGLang starts and cuts requests to max_req_len %d tokens "
-                               .. "(max_total_num_tokens %d - 1 < context_len %d - 1)",
-                               max_req_len, tokens, l.max_model_len)
-  end
-  return true, ""
-end
-
--- TensorRT-LLM's startup (PyTorch backend: tensorrt_llm/_torch/pyexecutor/
--- resource_manager.py KVCacheManager: blocks_in_primary_pool = max_tokens //
--- tokens_per_block, get_max_atten_window_upper_bound asserts "Impossible to
--- fit in any sequence in kvCache" when no block is left, and a max_seq_len
--- beyond blocks x tokens_per_block is reduced to it with a warning; the
--- engine path: cpp/tensorrt_llm/batch_manager/trtGptModelInflightBatching.cpp
--- clampWindowSizesToFitAtLeastOneSequence reduces maxAttentionWindow and
--- maxSequenceLen the same way, and throws instead under
--- fail_fast_on_attention_window_too_large). max_tokens = floor(kv budget /
--- bytes per token), capped by max_tokens (max_kv_tokens).
-local function trtllm_starts(d, l)
-  if not l.fits and l.limit ~= "no_block" then return false, l.why end
-  local per = l.kv_bytes_per_token
-  if l.fits and per == 0 then return true, "" end -- no KV to hold
-  local tokens = per > 0 and math.max(l.kv_budget, 0) // per or 0
-  if d.max_kv_tokens and d.max_kv_tokens > 0 then tokens = math.min(tokens, d.max_kv_tokens) end
-  local block = l.block
-  local blocks = tokens // block
-  if blocks < 1 then
-    return false, string.format(
-      "TensorRT-LLM refuses to start (\"Impossible to fit in any sequence in kvCache\"): "
-      .. "%.2f GiB of KV memory holds %d tokens, less than one block of %d",
-      units.gib(math.max(l.kv_budget, 0)), tokens, block)
-  end
-  local window = blocks * block
-  if l.max_model_len > window then
-    if d.fail_fast_on_attention_window_too_large then
-      return false, string.format(
-        "TensorRT-LLM refuses to start (\"Attention window too large to fit even a single "
-        .. "sequence in the KV cache. Failing fast rather than attempting an adjustment of the "
-        .. "window sizes.\"): max_seq_len %d, %d blocks of %d tokens hold %d",
-        l.max_model_len, blocks, block, window)
-    end
-    return true, string.format(
-      "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen reduced to %d "
-      .. "(%d blocks of %d tokens; max_seq_len %d does not fit one sequence)",
-      window, blocks, block, l.max_model_len)
-  end
-  return true, ""
-end
-
 --- Would the engine start? vLLM (budget vllm, paged) refuses to start when
 --- one request of max_model_len needs more KV cache than it has
 --- (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, the
 --- ledger's vllm_starts and vllm_max_model_len); SGLang when its pool holds
---- no token or too few for one request (sglang_starts), TensorRT-LLM when no
---- block is left or, under fail_fast_on_attention_window_too_large, one
---- sequence of max_seq_len does not fit (trtllm_starts). Returns true and ""
+--- no token or too few for one request, TensorRT-LLM when no block is left
+--- or, under fail_fast_on_attention_window_too_large, one sequence of
+--- max_seq_len does not fit (the rules and their sources: engine/core/
+--- starts.c, the same a sweep's `starts` column uses). Returns true and ""
 --- (or a note when the engine starts with a smaller limit than asked), or
 --- false and the engine's error in words. A deployment that does not fit at
 --- all (weights, no block) does not start either: false and the ledger's
 --- reason.
 function Deployment:starts()
-  local l = self:ledger()
-  if self.budget == "sglang" and (self.allocation == nil or self.allocation == "paged") then
-    return sglang_starts(self, l)
-  end
-  if self.budget == "trtllm" and (self.allocation == nil or self.allocation == "paged") then
-    return trtllm_starts(self, l)
-  end
-  if not l.fits then return false, l.why end
-  if self.budget ~= "vllm" or (self.allocation ~= nil and self.allocation ~= "paged") then
-    return true, ""
-  end
-  if l.vllm_starts then return true, "" end
-  return false, string.format(
-    "vLLM refuses to start: one request of max_model_len %d tokens needs %.2f GiB of KV "
-    .. "cache, %.2f GiB available (vLLM's estimated maximum model length is %d)",
-    l.max_model_len, units.gib(l.vllm_kv_needed), units.gib(l.kv_budget), l.vllm_max_model_len)
+  return self:ledger():starts()
 end
 
 --- A copy with some options changed: d:with{tp = 4, kv = "fp8"}. An optional

@@ -1,0 +1,202 @@
+/*
+ * starts.c: would the engine start (starts.h)? Each engine's startup
+ * refusal, as arithmetic on the evaluated ledger. Pure computation: no Lua,
+ * no I/O.
+ *
+ * vLLM (budget vllm, paged): exits when one request of max_model_len needs
+ *   more KV cache than a worker has (vllm-project/vllm vllm/v1/core/
+ *   kv_cache_utils.py check_enough_kv_cache_memory: kvp_vllm_check,
+ *   vllm_kv.c), naming the longest max_model_len it estimates would fit.
+ * SGLang (budget sglang, paged): sgl-project/sglang python/sglang/srt/
+ *   model_executor/model_runner.py init_memory_pool (and the newer
+ *   pool_configurator.py MemoryPoolConfig): max_total_num_tokens, rounded
+ *   down to the page size, <= 0 raises "Not enough memory. Please try to
+ *   increase --mem-fraction-static."; managers/tp_worker.py TpModelWorker:
+ *   max_req_len = min(context_len - 1, max_total_num_tokens - 1),
+ *   max_req_input_len = max_req_len - 5, and "Memory pool size is too small"
+ *   unless both are > 0. A context_len beyond the pool is no refusal:
+ *   requests are cut to max_req_len tokens.
+ * TensorRT-LLM (budget trtllm, paged): PyTorch backend tensorrt_llm/_torch/
+ *   pyexecutor/resource_manager.py KVCacheManager: blocks_in_primary_pool =
+ *   max_tokens // tokens_per_block; get_max_atten_window_upper_bound asserts
+ *   "Impossible to fit in any sequence in kvCache" when no block is left,
+ *   and a max_seq_len beyond blocks x tokens_per_block is reduced to it; the
+ *   engine path (cpp/tensorrt_llm/batch_manager/
+ *   trtGptModelInflightBatching.cpp clampWindowSizesToFitAtLeastOneSequence)
+ *   reduces maxAttentionWindow and maxSequenceLen the same way and throws
+ *   instead under fail_fast_on_attention_window_too_large. max_tokens =
+ *   floor(KV budget / bytes per token), capped by max_tokens (max_kv_tokens).
+ * Any other rule or allocation starts whenever the deployment fits.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kvplan.h"
+#include "checked.h"
+#include "diag.h"
+
+static double gib(int64_t b) { return (double)b / 1073741824.0; }
+
+static const kvp_stage *tight(const kvp_ledger *l) {
+  return l->nstage > 0 ? &l->stage[l->tight] : NULL;
+}
+
+static int64_t token_bits(const kvp_ledger *l) {
+  const kvp_stage *st = tight(l);
+  return st ? st->token_bits : 0;
+}
+
+static int64_t kv_budget(const kvp_ledger *l) {
+  const kvp_stage *st = tight(l);
+  return st && st->kv_budget > 0 ? st->kv_budget : 0;
+}
+
+/* floor(bytes * 8 / bits) for bytes >= 0, bits > 0, without overflow
+ * (INT64_MAX past it). */
+static int64_t tokens_of(int64_t bytes, int64_t bits) {
+  int64_t q = bytes / bits, r = bytes % bits, t;
+  if (!chk_mul(q, 8, &t) || !chk_add(t, (r * 8) / bits, &t)) return INT64_MAX;
+  return t;
+}
+
+static kvp_err sglang(const kvp_ledger *l, kvp_start *out) {
+  kvp_why w = l->fit.why;
+  if (w != KVP_FITS && w != KVP_WHY_WEIGHTS && w != KVP_WHY_RESERVED && w != KVP_WHY_NO_BLOCK) {
+    out->why = KVP_START_NO_FIT;
+    return KVP_OK;
+  }
+  /* a model without KV (Mamba layers alone) has no token pool to refuse */
+  if (w == KVP_FITS && token_bits(l) == 0) {
+    out->starts = 1;
+    return KVP_OK;
+  }
+  int64_t tokens = w == KVP_FITS ? kvp_ledger_kv_tokens(l) : 0;
+  out->tokens = tokens;
+  if (tokens <= 0) {
+    out->why = KVP_START_SGLANG_MEMORY;
+    return KVP_OK;
+  }
+  int64_t max_req_len = l->max_len - 1 < tokens - 1 ? l->max_len - 1 : tokens - 1;
+  if (max_req_len - 5 <= 0) {
+    out->why = KVP_START_SGLANG_POOL;
+    out->limit = max_req_len - 5;
+    return KVP_OK;
+  }
+  out->starts = 1;
+  if (l->max_len - 1 > tokens - 1) {
+    out->why = KVP_START_CUT;
+    out->limit = max_req_len;
+  }
+  return KVP_OK;
+}
+
+static kvp_err trtllm(const kvp_ledger *l, kvp_start *out) {
+  kvp_why w = l->fit.why;
+  if (w != KVP_FITS && w != KVP_WHY_NO_BLOCK) {
+    out->why = KVP_START_NO_FIT;
+    return KVP_OK;
+  }
+  int64_t bits = token_bits(l);
+  if (w == KVP_FITS && bits == 0) { /* no KV to hold */
+    out->starts = 1;
+    return KVP_OK;
+  }
+  int64_t tokens = bits > 0 ? tokens_of(kv_budget(l), bits) : 0;
+  if (l->d.max_kv_tokens > 0 && l->d.max_kv_tokens < tokens) tokens = l->d.max_kv_tokens;
+  int64_t block = l->d.block > 0 ? l->d.block : 1;
+  out->tokens = tokens;
+  out->blocks = tokens / block;
+  if (out->blocks < 1) {
+    out->why = KVP_START_TRTLLM_BLOCK;
+    return KVP_OK;
+  }
+  int64_t window = out->blocks * block; /* <= tokens */
+  if (l->max_len > window) {
+    out->limit = window;
+    if (l->d.fail_fast) {
+      out->why = KVP_START_TRTLLM_WINDOW;
+      return KVP_OK;
+    }
+    out->why = KVP_START_CUT;
+  }
+  out->starts = 1;
+  return KVP_OK;
+}
+
+kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out) {
+  if (l == NULL || out == NULL) return KVP_EINVAL;
+  memset(out, 0, sizeof *out);
+  const kvp_deploy *d = &l->d;
+  if (d->alloc == KVP_ALLOC_PAGED && d->budget == KVP_BUDGET_SGLANG) return sglang(l, out);
+  if (d->alloc == KVP_ALLOC_PAGED && d->budget == KVP_BUDGET_TRTLLM) return trtllm(l, out);
+  if (l->fit.why != KVP_FITS) {
+    out->why = KVP_START_NO_FIT;
+    return KVP_OK;
+  }
+  if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED) {
+    out->starts = 1;
+    return KVP_OK;
+  }
+  kvp_vllm_start c;
+  TRY(kvp_vllm_check(l, &c));
+  if (c.starts) {
+    out->starts = 1;
+    return KVP_OK;
+  }
+  out->why = KVP_START_VLLM_LEN;
+  out->limit = c.max_model_len;
+  out->needed = c.needed;
+  return KVP_OK;
+}
+
+int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t n) {
+  switch (s->why) {
+    case KVP_START_OK: case KVP_NSTART:
+      break;
+    case KVP_START_NO_FIT:
+      return kvp_fit_explain(&l->fit, buf, n);
+    case KVP_START_VLLM_LEN:
+      return snprintf(buf, n, "vLLM refuses to start: one request of max_model_len %lld tokens "
+                      "needs %.2f GiB of KV cache, %.2f GiB available (vLLM's estimated maximum "
+                      "model length is %lld)", (long long)l->max_len, gib(s->needed),
+                      gib(kv_budget(l)), (long long)s->limit);
+    case KVP_START_SGLANG_MEMORY: {
+      const kvp_stage *st = tight(l);
+      int64_t weights = st ? st->weights : 0, bits = token_bits(l);
+      char per[32];
+      if (bits % 8 == 0) snprintf(per, sizeof per, "%lld", (long long)(bits / 8));
+      else snprintf(per, sizeof per, "%.17g", (double)bits / 8.0);
+      return snprintf(buf, n, "SGLang refuses to start (\"Not enough memory. Please try to "
+                      "increase --mem-fraction-static.\"): mem_fraction_static %.3f of %.2f GiB "
+                      "leaves %.2f GiB after %.2f GiB of weights, no KV token of %s bytes",
+                      l->d.utilization, gib(l->d.gpu_bytes), gib(l->usable - weights),
+                      gib(weights), per);
+    }
+    case KVP_START_SGLANG_POOL:
+      return snprintf(buf, n, "SGLang refuses to start (\"Memory pool size is too small\"): a "
+                      "pool of %lld tokens leaves max_req_input_len = min(context_len - 1, %lld "
+                      "- 1) - 5 = %lld", (long long)s->tokens, (long long)s->tokens,
+                      (long long)s->limit);
+    case KVP_START_TRTLLM_BLOCK:
+      return snprintf(buf, n, "TensorRT-LLM refuses to start (\"Impossible to fit in any "
+                      "sequence in kvCache\"): %.2f GiB of KV memory holds %lld tokens, less "
+                      "than one block of %lld", gib(kv_budget(l)), (long long)s->tokens,
+                      (long long)l->d.block);
+    case KVP_START_TRTLLM_WINDOW:
+      return snprintf(buf, n, "TensorRT-LLM refuses to start (\"Attention window too large to "
+                      "fit even a single sequence in the KV cache. Failing fast rather than "
+                      "attempting an adjustment of the window sizes.\"): max_seq_len %lld, %lld "
+                      "blocks of %lld tokens hold %lld", (long long)l->max_len,
+                      (long long)s->blocks, (long long)l->d.block, (long long)s->limit);
+    case KVP_START_CUT:
+      if (l->d.budget == KVP_BUDGET_SGLANG)
+        return snprintf(buf, n, "SGLang starts and cuts requests to max_req_len %lld tokens "
+                        "(max_total_num_tokens %lld - 1 < context_len %lld - 1)",
+                        (long long)s->limit, (long long)s->tokens, (long long)l->max_len);
+      return snprintf(buf, n, "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen "
+                      "reduced to %lld (%lld blocks of %lld tokens; max_seq_len %lld does not "
+                      "fit one sequence)", (long long)s->limit, (long long)s->blocks,
+                      (long long)l->d.block, (long long)l->max_len);
+  }
+  return snprintf(buf, n, "%s", "");
+}

@@ -1,0 +1,194 @@
+/* test_starts.c: would the engine start (starts.c)? vLLM's, SGLang's and
+ * TensorRT-LLM's startup refusals on hand-computed pools.
+ *
+ * vLLM's case is vLLM's own test (tests/v1/core/test_kv_cache_utils.py
+ * test_estimate_max_model_len, https://github.com/vllm-project/vllm/blob/
+ * 002f10e0cfa1373a19a0d2756598a34b700d20e5/tests/v1/core/test_kv_cache_utils.py):
+ * Qwen1.5-7B in 8 GiB of KV cache, max_model_len 16385, estimate 16384. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kvplan.h"
+
+#define GiB 1073741824LL
+#define MiB 1048576LL
+
+static kvp_ledger l;
+static kvp_deploy d;
+
+/* 32 layers of 8 KV heads of 128, bf16: 131072 bytes a token; no weights,
+ * nothing reserved. */
+static void small(kvp_budget budget, int64_t gpu_bytes, double utilization) {
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.max_model_len = 131072;
+  d.model.max_context = 131072;
+  d.budget = budget;
+  d.gpu_bytes = gpu_bytes;
+  d.utilization = utilization;
+}
+
+static kvp_start check(void) {
+  kvp_start s;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_start_check(&l, &s), KVP_OK);
+  return s;
+}
+
+static void text_is(const kvp_start *s, const char *want) {
+  char buf[KVP_START_TEXT_MAX];
+  int n = kvp_start_explain(&l, s, buf, sizeof buf);
+  assert_true(n >= 0 && (size_t)n < sizeof buf);
+  assert_string_equal(buf, want);
+}
+
+static void vllm_refuses_a_max_model_len_beyond_its_kv_cache(void **state) {
+  (void)state;
+  /* Qwen1.5-7B: 32 layers of 32 KV heads of 128, fp16: 512 KiB a token */
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 32, 128, NULL), KVP_OK);
+  d.gpu_bytes = 80 * GiB;
+  d.utilization = 1.0;
+  d.step_tokens = 32768;
+  d.vllm.kv_cache_bytes = 8 * GiB;
+  d.max_model_len = 16385;
+  kvp_start s = check();
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_VLLM_LEN);
+  assert_int_equal(s.limit, 16384);
+  /* 1025 blocks of 16 tokens x 512 KiB = 8200 MiB */
+  assert_int_equal(s.needed, 1025LL * 16 * 524288);
+  text_is(&s, "vLLM refuses to start: one request of max_model_len 16385 tokens needs 8.01 GiB "
+              "of KV cache, 8.00 GiB available (vLLM's estimated maximum model length is 16384)");
+  d.max_model_len = 16383;
+  s = check();
+  assert_int_equal(s.starts, 1);
+  assert_int_equal(s.why, KVP_START_OK);
+  text_is(&s, "");
+  /* contiguous allocation: no paged check, it starts since it fits */
+  d.max_model_len = 16385;
+  d.alloc = KVP_ALLOC_CONTIGUOUS;
+  d.vllm.kv_cache_bytes = 0;
+  s = check();
+  assert_int_equal(s.starts, l.fit.why == KVP_FITS);
+}
+
+static void a_deployment_that_does_not_fit_does_not_start(void **state) {
+  (void)state;
+  small(KVP_BUDGET_VLLM, 8 * GiB, 0.9);
+  d.weight_bytes = 16 * GiB;
+  kvp_start s = check();
+  assert_int_equal(l.fit.why, KVP_WHY_WEIGHTS);
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_NO_FIT);
+  char want[256];
+  kvp_fit_explain(&l.fit, want, sizeof want);
+  text_is(&s, want);
+}
+
+static void sglang_refuses_an_empty_or_too_small_pool(void **state) {
+  (void)state;
+  /* page size 1, fraction 1: the pool holds floor((n x 131072 + 1) / 131072) = n tokens */
+  small(KVP_BUDGET_SGLANG, 5 * 131072 + 1, 1.0);
+  d.block = 1;
+  kvp_start s = check();
+  assert_int_equal(s.tokens, 5);
+  /* max_req_len = min(131072 - 1, 5 - 1) = 4; max_req_input_len = 4 - 5 = -1 */
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_SGLANG_POOL);
+  assert_int_equal(s.limit, -1);
+  text_is(&s, "SGLang refuses to start (\"Memory pool size is too small\"): a pool of 5 tokens "
+              "leaves max_req_input_len = min(context_len - 1, 5 - 1) - 5 = -1");
+  /* 7 tokens: max_req_input_len 1, it starts and cuts requests to 6 */
+  d.gpu_bytes = 7 * 131072 + 1;
+  s = check();
+  assert_int_equal(s.starts, 1);
+  assert_int_equal(s.why, KVP_START_CUT);
+  assert_int_equal(s.limit, 6);
+  text_is(&s, "SGLang starts and cuts requests to max_req_len 6 tokens (max_total_num_tokens 7 "
+              "- 1 < context_len 131072 - 1)");
+  /* a pool of max_model_len tokens or more: no cut */
+  d.max_model_len = 7;
+  s = check();
+  assert_int_equal(s.starts, 1);
+  assert_int_equal(s.why, KVP_START_OK);
+  /* 1 GiB of weights in 0.5 GiB: not one token */
+  d.max_model_len = 0;
+  d.gpu_bytes = GiB / 2;
+  d.weight_bytes = GiB;
+  s = check();
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_SGLANG_MEMORY);
+  assert_int_equal(s.tokens, 0);
+  text_is(&s, "SGLang refuses to start (\"Not enough memory. Please try to increase "
+              "--mem-fraction-static.\"): mem_fraction_static 1.000 of 0.50 GiB leaves -0.50 "
+              "GiB after 1.00 GiB of weights, no KV token of 131072 bytes");
+}
+
+static void trtllm_refuses_no_block_and_cuts_the_window(void **state) {
+  (void)state;
+  /* free_gpu_memory_fraction 0.9 of 4 MiB + 1: floor(3774874.5) bytes, 28 tokens < a block of 32 */
+  small(KVP_BUDGET_TRTLLM, 4 * MiB + 1, 0.9);
+  d.block = 32;
+  kvp_start s = check();
+  assert_int_equal(s.tokens, 28);
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_TRTLLM_BLOCK);
+  text_is(&s, "TensorRT-LLM refuses to start (\"Impossible to fit in any sequence in kvCache\"): "
+              "0.00 GiB of KV memory holds 28 tokens, less than one block of 32");
+  /* 5 MiB + 1: 4718592 bytes, 36 tokens, 1 block: max_seq_len cut to 32 */
+  d.gpu_bytes = 5 * MiB + 1;
+  s = check();
+  assert_int_equal(s.tokens, 36);
+  assert_int_equal(s.blocks, 1);
+  assert_int_equal(s.starts, 1);
+  assert_int_equal(s.why, KVP_START_CUT);
+  assert_int_equal(s.limit, 32);
+  text_is(&s, "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen reduced to 32 (1 "
+              "blocks of 32 tokens; max_seq_len 131072 does not fit one sequence)");
+  /* fail_fast_on_attention_window_too_large: a refusal instead */
+  d.fail_fast = 1;
+  s = check();
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_TRTLLM_WINDOW);
+  text_is(&s, "TensorRT-LLM refuses to start (\"Attention window too large to fit even a single "
+              "sequence in the KV cache. Failing fast rather than attempting an adjustment of "
+              "the window sizes.\"): max_seq_len 131072, 1 blocks of 32 tokens hold 32");
+  /* max_tokens (max_kv_tokens) below a block */
+  d.fail_fast = 0;
+  d.max_kv_tokens = 16;
+  s = check();
+  assert_int_equal(s.tokens, 16);
+  assert_int_equal(s.why, KVP_START_TRTLLM_BLOCK);
+  /* max_seq_len within the window: it starts as asked */
+  d.max_kv_tokens = 0;
+  d.max_model_len = 32;
+  s = check();
+  assert_int_equal(s.starts, 1);
+  assert_int_equal(s.why, KVP_START_OK);
+}
+
+static void null_arguments_are_refused(void **state) {
+  (void)state;
+  kvp_start s;
+  small(KVP_BUDGET_VLLM, 8 * GiB, 0.9);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_start_check(NULL, &s), KVP_EINVAL);
+  assert_int_equal(kvp_start_check(&l, NULL), KVP_EINVAL);
+  assert_string_equal(kvp_why_name(KVP_WHY_STARTS), "starts");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(vllm_refuses_a_max_model_len_beyond_its_kv_cache),
+    cmocka_unit_test(a_deployment_that_does_not_fit_does_not_start),
+    cmocka_unit_test(sglang_refuses_an_empty_or_too_small_pool),
+    cmocka_unit_test(trtllm_refuses_no_block_and_cuts_the_window),
+    cmocka_unit_test(null_arguments_are_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
