@@ -265,6 +265,7 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   int64_t nc = axis_len(s->ax.ncontext), nq = axis_len(s->ax.nconcurrency);
   for (int64_t i = 0; i < nc; i++) s->conc_cache[i] = s->fit_cache[i] = -1;
   for (int64_t i = 0; i < nq; i++) s->ctx_cache[i] = -1;
+  s->start_ok = 0;
   s->ledger_ok = 1;
   return KVP_OK;
 }
@@ -321,6 +322,17 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   row->ledger = l;
   row->ledger_id = s->loads;
   row->gen = s->gen;
+  row->start = NULL;
+  /* the engine's startup answer: once per ledger, when asked for or when
+   * the deployment names its engine (its refusal is part of fits) */
+  int fold = (s->want & KVP_WANT_FIT) && l->d.engine_named;
+  if ((s->want & KVP_WANT_START) || fold) {
+    if (!s->start_ok) {
+      if ((e = kvp_start_check(l, &s->start)) != KVP_OK) return -(int)e;
+      s->start_ok = 1;
+    }
+    row->start = &s->start;
+  }
   if (s->want & KVP_WANT_FIT) {
     /* a row that fits needs no evaluation of its bytes: the largest
      * concurrency that fits at this context is kept per context */
@@ -338,6 +350,8 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
     } else if ((e = kvp_ledger_fit(l, row->context, row->concurrency, &row->fit)) != KVP_OK) {
       return -(int)e;
     }
+    /* fits, but the engine the deployment names refuses to start */
+    if (fold && row->fit.why == KVP_FITS && !s->start.starts) row->fit.why = KVP_WHY_STARTS;
   }
   if (s->want & KVP_WANT_MAXCONC) {
     if (s->conc_cache[ci] < 0) {

@@ -112,6 +112,14 @@ typedef struct kvp_sweep_axes {
 #define KVP_WANT_FIT_NEED 8u  /* with KVP_WANT_FIT: the stage, need and have of a row
                                * that fails on its KV (else why = KVP_WHY_KV, stage
                                * -1, need and have 0: evaluated only when asked) */
+#define KVP_WANT_START   16u  /* the engine's startup answer (row.start) */
+
+/* The engine's refusal to start is an answer of the deployment: with
+ * KVP_WANT_START, or with KVP_WANT_FIT for a deployment that names its
+ * engine (kvp_deploy.engine_named), kvp_start_check runs once per ledger.
+ * For such a deployment a row that fits while the engine refuses to start
+ * says why = KVP_WHY_STARTS (as kvplan.report.ledger_row and d:starts()
+ * decide); a deployment that names no engine keeps the ledger's fit. */
 
 typedef struct kvp_sweep_row {
   int64_t index;                 /* row number in the whole sweep */
@@ -124,6 +132,8 @@ typedef struct kvp_sweep_row {
   kvp_fit fit;
   int64_t max_concurrency, max_context;
   kvp_fit conc_why, ctx_why;
+  const kvp_start *start;        /* the engine's startup answer (valid until the next
+                                  * kvp_sweep_next), NULL when not evaluated */
 } kvp_sweep_row;
 
 /* Internal state; read only through the rows. */
@@ -150,6 +160,8 @@ typedef struct kvp_sweep {
   int64_t *conc_cache, *ctx_cache;  /* per context / concurrency position; -1 unknown */
   int64_t *fit_cache;               /* per context: kvp_ledger_fit_limit; -1 unknown */
   kvp_fit *conc_why, *ctx_why;
+  kvp_start start;                  /* the current ledger's startup answer */
+  int start_ok;                     /* start is of the current ledger */
   kvp_deploy dep;                   /* the deployment of the current row */
   kvp_ledger ledger;
 } kvp_sweep;

@@ -21,7 +21,7 @@ typedef enum col_id {
   C_GPU_BYTES, C_USABLE_BYTES, C_WEIGHTS_BYTES, C_ACTIVATION_BYTES, C_OVERHEAD_BYTES,
   C_KV_BUDGET_BYTES, C_GPU_GIB, C_USABLE_GIB, C_WEIGHTS_GIB, C_ACTIVATION_GIB,
   C_OVERHEAD_GIB, C_KV_BUDGET_GIB, C_KV_BYTES_PER_TOKEN, C_SEQ_BYTES, C_KV_BLOCKS,
-  C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY,
+  C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY, C_STARTS,
   C_TPOT_MS, C_TTFT_MS, C_TOKENS_PER_S, C_BOUND, C_KV_READ_SHARE, C_USD_PER_MTOK,  /* time */
   C_STEPS_PER_TOKEN, C_KV_WRITE_BYTES_PER_TOKEN
 } col_id;
@@ -39,6 +39,7 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
   {"max_concurrency", C_MAX_CONCURRENCY, KVP_WANT_MAXCONC},
   {"max_context", C_MAX_CONTEXT, KVP_WANT_MAXCTX}, {"fits", C_FITS, KVP_WANT_FIT},
   {"limit", C_LIMIT, KVP_WANT_FIT}, {"why", C_WHY, KVP_WANT_FIT | KVP_WANT_FIT_NEED},
+  {"starts", C_STARTS, KVP_WANT_START},
   {"tpot_ms", C_TPOT_MS, 0}, {"ttft_ms", C_TTFT_MS, 0}, {"tokens_per_s", C_TOKENS_PER_S, 0},
   {"bound", C_BOUND, 0}, {"kv_read_share", C_KV_READ_SHARE, 0}, {"usd_per_mtok", C_USD_PER_MTOK, 0},
   {"steps_per_token", C_STEPS_PER_TOKEN, 0}, {"kv_write_bytes_per_token", C_KV_WRITE_BYTES_PER_TOKEN, 0},
@@ -179,6 +180,8 @@ typedef struct run {
   int64_t rowapos[KVP_SWEEP_MAX_AXES];  /* its positions on the axes set in C */
   int64_t named_b;                      /* the base whose labels it holds, -1 none */
   int64_t mctx, mctx_index;             /* max_context of row mctx_index (row_index) */
+  kvp_start start;                      /* row.starts of ledger start_id (row_index) */
+  int64_t start_id;
   const void *cur_tab;                  /* the row table */
   const kvp_sweep_row *cur;             /* its row */
 } run;
@@ -517,9 +520,10 @@ static const char *const row_keys[RK_N] = {
 
 /* The row's fields computed when read (row_index), by name in the table
  * that is row_index's upvalue 2. */
-enum { LZ_ROW = 1, LZ_MAX_CONTEXT, LZ_KV_BYTES_PER_TOKEN, LZ_ACTIVATION_BYTES, LZ_OVERHEAD_BYTES };
+enum { LZ_ROW = 1, LZ_MAX_CONTEXT, LZ_KV_BYTES_PER_TOKEN, LZ_ACTIVATION_BYTES, LZ_OVERHEAD_BYTES,
+       LZ_STARTS };
 static const char *const lazy_names[] = {
-  "row", "max_context", "kv_bytes_per_token", "activation_bytes", "overhead_bytes",
+  "row", "max_context", "kv_bytes_per_token", "activation_bytes", "overhead_bytes", "starts",
 };
 
 /* __index of the row table (upvalue 1: the run's holder; 2: the lazy
@@ -544,6 +548,18 @@ static int row_index(lua_State *L) {
     case LZ_ROW: lua_pushinteger(L, (lua_Integer)(r->cur->index + 1)); break;
     case LZ_ACTIVATION_BYTES: lua_pushinteger(L, (lua_Integer)l->d.activation_bytes); break;
     case LZ_OVERHEAD_BYTES: lua_pushinteger(L, (lua_Integer)l->d.overhead_bytes); break;
+    case LZ_STARTS: /* the row's, else once per ledger here */
+      if (r->cur->start != NULL) {
+        lua_pushboolean(L, r->cur->start->starts);
+        break;
+      }
+      if (r->start_id != r->cur->ledger_id) {
+        kvp_err e = kvp_start_check(l, &r->start);
+        if (e != KVP_OK) return kvl_core_error(L, e, NULL, "starts");
+        r->start_id = r->cur->ledger_id;
+      }
+      lua_pushboolean(L, r->start.starts);
+      break;
     case LZ_KV_BYTES_PER_TOKEN:
       if (st == NULL || st->token_bits % 8 == 0) lua_pushinteger(L, st ? (lua_Integer)(st->token_bits / 8) : 0);
       else lua_pushnumber(L, (double)st->token_bits / 8.0);
@@ -732,6 +748,7 @@ static void make_rowtab(lua_State *L, run *r) {
   }
   r->named_b = -1;
   r->mctx_index = -1;
+  r->start_id = -1;
 }
 
 /* Call the function at fn with the row table at rowidx; one result. An
@@ -1009,6 +1026,7 @@ static int64_t number_value(col_id id, const kvp_sweep_row *row) {
     case C_KV_TOKENS: v = kvp_ledger_kv_tokens(l); break;
     case C_MAX_CONCURRENCY: v = row->max_concurrency; break;
     case C_MAX_CONTEXT: v = row->max_context; break;
+    case C_STARTS: v = row->start != NULL && row->start->starts; break;
     default: break;
   }
   return v;
@@ -1016,6 +1034,11 @@ static int64_t number_value(col_id id, const kvp_sweep_row *row) {
 
 /* The text of a numeric built-in column into buf (48 bytes). */
 static size_t number_text(const column *c, const kvp_sweep_row *row, char *buf) {
+  if (c->id == C_STARTS) {
+    int yes = row->start != NULL && row->start->starts;
+    memcpy(buf, yes ? "true" : "false", yes ? 4 : 5);
+    return yes ? 4 : 5;
+  }
   if (c->id == C_KV_BYTES_PER_TOKEN) {
     const kvp_ledger *l = row->ledger;
     int64_t bits = l->nstage ? l->stage[l->tight].token_bits : 0;
@@ -1246,8 +1269,11 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
         break;
       }
       case C_WHY: {
-        char buf[256];
-        int n = kvp_fit_explain(&row->fit, buf, sizeof buf);
+        char buf[KVP_START_TEXT_MAX];
+        int n = row->fit.why == KVP_WHY_STARTS && row->start != NULL
+                    ? kvp_start_explain(row->ledger, row->start, buf, sizeof buf)
+                    : kvp_fit_explain(&row->fit, buf, sizeof buf);
+        if (n >= (int)sizeof buf) n = (int)sizeof buf - 1;
         kvp_csv_str(w, buf, n < 0 ? 0 : (size_t)n);
         break;
       }

@@ -50,7 +50,7 @@ local reserved = {columns = true, filter = true, base = true, model = true, gpu 
                   vars = true}
 
 -- Declarative filters: {column = condition, ...}, every condition met. The
--- columns are the built-in integer columns, `fits` and `limit`; a condition
+-- columns are the built-in integer columns, `fits`, `starts` and `limit`; a condition
 -- is a value (equal to it) or {op, value} with op one of == ~= < <= > >=.
 -- The core evaluates them per row without calling Lua.
 local filter_columns = {}
@@ -61,7 +61,7 @@ for _, n in ipairs{"row", "tp", "pp", "context", "concurrency", "gpu_bytes", "us
                    "overhead_bytes_per_gpu", "kv_budget_bytes_per_gpu"} do
   filter_columns[n] = "integer"
 end
-filter_columns.fits, filter_columns.limit = "boolean", "string"
+filter_columns.fits, filter_columns.starts, filter_columns.limit = "boolean", "boolean", "string"
 local filter_ops = {["=="] = true, ["~="] = true, ["<"] = true, ["<="] = true, [">"] = true,
                     [">="] = true}
 
@@ -101,8 +101,8 @@ function M.filter_rules(filter)
       end
     elseif kind == "boolean" then
       if type(v) ~= "boolean" or (op ~= "==" and op ~= "~=") then
-        util.raise("filter: 'fits' takes true or false (or {\"==\"|\"~=\", true|false}), got %s",
-                   tostring(v))
+        util.raise("filter: '%s' takes true or false (or {\"==\"|\"~=\", true|false}), got %s",
+                   name, tostring(v))
       end
       v = v and 1 or 0
     elseif type(v) ~= "string" or (op ~= "==" and op ~= "~=") then
