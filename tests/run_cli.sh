@@ -238,6 +238,17 @@ expect best_tp_sizes 0 "" -- -e "
   local five = false
   for _, c in ipairs(r) do five = five or c.tp == 5 end
   assert(five, 'tp 5 searched')"
+# kv.best: a candidate whose engine refuses to start does not serve (vLLM: one request of
+# Llama-3.1-8B's 131072 tokens needs 16 GiB of KV, one L4 has 3.4 GiB), as report rows say
+expect best_refused 0 "" -- -e "
+  local kv = require 'kvplan'
+  local r = kv.best{model = 'llama-3.1-8b', context = 2048, concurrency = 1, gpus = {'l4'}, tp = {1, 2}, pp = {1}}
+  assert(r[1].rank == 1 and r[1].tp == 2, 'rank 1: tp 2')
+  local one = r[2]
+  assert(one.tp == 1 and one.fits == false and one.limit == 'starts' and one.rank == nil, 'tp 1 does not serve')
+  assert(one.why:find('vLLM refuses to start', 1, true) == 1, one.why)
+  local row = kv.report.ledger_row(one.deployment, 2048, 1)
+  assert(row.fits == false and row.why == one.why, 'as the report row')"
 expect best_cost 0 "" -- best model=llama-3.1-70b context=32k concurrency=16 gpus=h100-sxm,h200,l40s,a100-80gb rank=cost prices=tests/fixtures/csv/prices.csv
 check "best rank=cost: cheapest per hour first, unpriced GPUs say why" sh -c "
   sed -n 2p '$out/best_cost.out' | grep -Eq '^1,l40s,' &&

@@ -176,6 +176,12 @@ function M.search(spec)
             local d = kv.deploy(opts)
             local l = d:ledger()
             local fits, why, limit = l:fit(context, concurrency)
+            -- an engine that refuses to start serves nothing (d:starts(), as
+            -- kv.report.ledger_row and scripts/fit.lua)
+            if fits then
+              local starts, refusal = d:starts()
+              if not starts then fits, why, limit = false, refusal, "starts" end
+            end
             local maxc = l:max_concurrency(context)
             local c = {
               gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = d.weights.name,
