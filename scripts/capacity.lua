@@ -42,7 +42,10 @@
 --   context, max_concurrency  requests of `context` tokens that fit at once
 --   limit               none when one request fits, else what stops it
 --                       (weights, reserved, no_block, context, kv, tp_heads, ...),
---                       or max_num_seqs when vLLM's scheduler caps the answer
+--                       or max_num_seqs when vLLM's scheduler caps the answer,
+--                       or starts when the engine would refuse to start (vLLM:
+--                       one request of max_model_len does not fit its KV cache;
+--                       max_concurrency is still what the KV cache holds)
 --   why                 the reason in words, empty when one request fits
 
 local kv = require "kvplan"
@@ -77,6 +80,12 @@ for _, g in ipairs(list) do
       }
       local l = d:ledger()
       local n, why, limit = l:max_concurrency(context)
+      -- requests fit, but the engine refuses to start: say so (d:starts(), as
+      -- report rows and scripts/fit.lua); max_concurrency stays the KV cache's
+      if n > 0 and limit == "none" then
+        local starts, refusal = d:starts()
+        if not starts then why, limit = refusal, "starts" end
+      end
       rows[#rows + 1] = {
         model = model.id, gpu = gpu.id, tp = tp, weights = d.weights.name, kv = d.kv.name,
         kv_bytes_per_token_per_gpu = l.kv_bytes_per_token,
