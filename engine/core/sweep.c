@@ -324,8 +324,8 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   row->gen = s->gen;
   row->start = NULL;
   /* the engine's startup answer: once per ledger, when asked for or when
-   * the deployment names its engine (its refusal is part of fits) */
-  int fold = (s->want & KVP_WANT_FIT) && l->d.engine_named;
+   * fits is (the refusal is part of fits) */
+  int fold = (s->want & KVP_WANT_FIT) != 0;
   if ((s->want & KVP_WANT_START) || fold) {
     if (!s->start_ok) {
       if ((e = kvp_start_check(l, &s->start)) != KVP_OK) return -(int)e;

@@ -115,11 +115,10 @@ typedef struct kvp_sweep_axes {
 #define KVP_WANT_START   16u  /* the engine's startup answer (row.start) */
 
 /* The engine's refusal to start is an answer of the deployment: with
- * KVP_WANT_START, or with KVP_WANT_FIT for a deployment that names its
- * engine (kvp_deploy.engine_named), kvp_start_check runs once per ledger.
- * For such a deployment a row that fits while the engine refuses to start
- * says why = KVP_WHY_STARTS (as kvplan.report.ledger_row and d:starts()
- * decide); a deployment that names no engine keeps the ledger's fit. */
+ * KVP_WANT_START or KVP_WANT_FIT, kvp_start_check runs once per ledger, and
+ * a row that fits while the engine of its budget rule refuses to start says
+ * why = KVP_WHY_STARTS (as kvplan.report.ledger_row and d:starts() decide,
+ * whether or not the deployment names its engine). */
 
 typedef struct kvp_sweep_row {
   int64_t index;                 /* row number in the whole sweep */

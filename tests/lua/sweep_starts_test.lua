@@ -134,11 +134,15 @@ check.eq(count(function(r) return r.fits and not r.starts end), 0, "Lua filters:
 check.eq(count(function(r) return not r.starts end), 1, "Lua filters read starts")
 check.error("filter: 'starts' takes true or false", count, {starts = 1})
 
--- a deployment that names no engine keeps the ledger's fit; starts still answers
+-- a deployment that names no engine has its budget rule's engine (vLLM by
+-- default): its refusal is part of fits too, as in report.ledger_row
 kv.sweep{model = "llama-3.1-8b", gpu = "l4", max_model_len = 131072, context = 2048,
          columns = {"fits", "starts", "limit"}}:write(path)
 local rows = kv.csv.read(path)
-check.eq(table.concat(rows[2], ","), "true,false,none", "budget rule alone: fits as the ledger")
+check.eq(table.concat(rows[2], ","), "false,false,starts", "budget rule alone: the refusal folded")
+local rr = require("kvplan.report").ledger_row(kv.deploy{model = "llama-3.1-8b", gpu = "l4",
+  max_model_len = 131072}, 2048, 1)
+check.eq(rr.fits, false, "as the report row says")
 
 os.remove(path)
 os.remove(dir)
