@@ -135,6 +135,9 @@ def rows_b(facts):
         for (gid, total) in facts["gpu"]:
             for tp in (1, 2, 4, 8):
                 per_tok, budget, block, ok = vllm_b(layers, heads, kvh, hd, params, total, tp)
+                # vLLM refuses to start when one request of max_model_len (the
+                # model's context here) does not fit the KV budget: then no row fits
+                starts = cdiv(maxctx, 16) * block <= budget
                 for c in range(1, facts["contexts"][0] + 1):
                     ctx = 512 * c
                     seq = cdiv(ctx, 16) * block
@@ -142,7 +145,7 @@ def rows_b(facts):
                     maxc = (budget - block) // seq if live else 0
                     for conc in (1, 2, 4, 8, 16, 32, 64, 128):
                         yield (mid, gid, tp, ctx, conc, per_tok, budget, maxc,
-                               live and conc * seq + block <= budget)
+                               live and starts and conc * seq + block <= budget)
 
 
 HEADER_B = ["model", "gpu", "tp", "context", "concurrency", "kv_bytes_per_token",

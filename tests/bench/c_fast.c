@@ -110,7 +110,10 @@ int main(int argc, char **argv) {
           size_t nt = fmt_int(tail, maxc);
           tail[nt++] = ',';
           for (int q = 0; q < 8; q++) {
-            int fits = live && cc[q] * seq + block <= budget;
+            /* vLLM refuses to start when one request of max_model_len (the
+             * model's context) does not fit the KV budget */
+            int fits = live && cc[q] * seq + block <= budget &&
+                       cdiv(m[i].maxctx, 16) * block <= budget;
             emit(pre, np);
             emit(ctx_txt[c], ctx_len[c]);
             emit(conc_txt[q], conc_len[q]);

@@ -82,7 +82,10 @@ static void shape_b(int lua) {
           if (lua && maxc < 1) continue;
           for (int q = 0; q < 8; q++) {
             int64_t conc = cc[q];
-            int fits = live && conc * seq + block <= budget;
+            /* vLLM refuses to start when one request of max_model_len (the
+             * model's context) does not fit the KV budget: no row fits then */
+            int fits = live && conc * seq + block <= budget &&
+                       cdiv(m[i].maxctx, 16) * block <= budget;
             printf("%s,%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.2f,%" PRId64 ",%s",
                    m[i].id, g[j].id, tp, ctx, conc, per_tok, gib(budget), maxc,
                    fits ? "true" : "false");
