@@ -12,7 +12,9 @@ computes, so that the two CSV files can be compared byte for byte:
     rows of `row`) = n * bits + n / row * ceil(row / group) * (scale + zero);
   * vLLM's rule as kvplan applies it (shapes b and d): KV in blocks of 16
     tokens, one null block kept out of the pool, KV heads replicated when tp
-    exceeds them, tp must divide the heads; (shape a) the article's own rule:
+    exceeds them, tp must divide the heads, and vLLM's startup check: one
+    request of max_model_len (the model's context) must fit the KV budget,
+    else vLLM refuses to start and no row fits; (shape a) the article's own rule:
     each request reserves its whole sequence length contiguously;
   * shape c, optimization combinations over hybrid and MLA models: vLLM's
     hybrid KV cache manager for models of sliding-window and full layers
