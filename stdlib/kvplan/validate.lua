@@ -610,6 +610,10 @@ function M.check(text, opts)
   local signed = l.usable - l.weights - l.activation - l.overhead
   local rank_act = l.activation
   local rank = int(f.header.rank)
+  if f.header.rank and (rank == nil or rank < 0) then
+    row{figure = "rank", mode = "parse", status = "missing: header 'rank: " .. f.header.rank
+        .. "' is not a rank (expected a whole number >= 0); its figures are predicted as rank 0's"}
+  end
   if f.engine == "vllm" and rank and rank > 0 and not vrow.v1 and (d.tp or 1) > 1
      and d.activation_source == "predicted" then
     -- V0 gathers the logits to the driver (rank 0) alone (LogitsProcessor.

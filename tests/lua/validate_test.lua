@@ -366,3 +366,7 @@ end
 f = validate.parse("INFO 08-31 08:01:43 [core.py:69] Initializing a V1 LLM engine (v0.9.0.1) with config: model='/m'\n")
 check.eq(f.engine, "vllm", "the V1 engine line names vLLM")
 check.eq(f.version, "0.9.0.1", "and its version")
+
+-- a header rank that is not a number is said, not ignored
+local badrank = rows_by(kv.validate((v0rank:gsub("# rank: 1", "# rank: two"))))
+check.eq(badrank["rank/parse"].status:find("not a rank", 1, true) ~= nil, true, "bad rank named")
