@@ -81,8 +81,8 @@
  *     (b + 16) are below it too: V0's rows take the same term. Its dummy
  *     sampling runs on the driver rank only (kvplan validate's 'rank').
  *     V1 before its dummy sampler run (0.7.x: gpu_model_runner.py
- *     profile_run computes logits and leaves "TODO(woosuk): Consider the
- *     memory usage of the sampler"; vllm-project/vllm#13507, February 2025;
+ *     profile_run computes logits and, by its own comment, leaves the
+ *     sampler's memory out; vllm-project/vllm#13507, February 2025;
  *     _dummy_sampler_run is there by #14728, March 2025, 0.8.0) holds the
  *     hidden states N H b and model-dtype logits only (logits_only): of the
  *     S requests' last tokens after hidden_states[logit_indices], S (H + V)
@@ -433,8 +433,8 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, i
   return KVP_OK;
 }
 
-/* vLLM's defaults for max_num_batched_tokens and max_num_seqs (the sources
- * are in stdlib/kvplan/engines.lua vllm_defaults, whose rule this is):
+/* vLLM's defaults for max_num_batched_tokens and max_num_seqs (for kv.deploy
+ * through stdlib/kvplan/engines.lua vllm_defaults and for sweeps):
  *   V0 (vllm/config.py SchedulerConfig): 256 sequences; tokens the
  *     version's chunked_tokens with chunked prefill, which turns itself on
  *     past max_model_len 32768 (arg_utils.py create_engine_config), else

@@ -4,6 +4,7 @@
  * Binding layer: checks arguments, calls predict.c, turns kvp_err into a Lua
  * error. No accounting here.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "kvplan_lua.h"
@@ -317,8 +318,33 @@ static int l_sglang_memory(lua_State *L) {
   return 4;
 }
 
+/* vllm_defaults(v1, chunked_tokens, big_seqs, offline, a100, gpu_bytes,
+ * max_model_len, tokens, seqs) -> max_num_batched_tokens, max_num_seqs:
+ * kvp_predict_vllm_defaults (0 for a length or count not given) */
+static int l_vllm_defaults(lua_State *L) {
+  kvp_predict_rule r;
+  memset(&r, 0, sizeof r);
+  r.v1 = lua_toboolean(L, 1);
+  r.chunked_tokens = kvl_toint(L, 2, "chunked_tokens");
+  r.big_seqs = kvl_toint(L, 3, "big_seqs");
+  r.offline = lua_toboolean(L, 4);
+  r.gpu_a100 = lua_toboolean(L, 5);
+  /* the GPU's bytes may come as a float (a log's GiB figure); compared with
+   * a whole number of bytes, its floor decides the same */
+  double gpu = kvl_tonum(L, 6, "gpu_bytes");
+  int64_t gb = gpu >= 9.2e18 ? INT64_MAX : gpu > 0 ? (int64_t)gpu : 0;
+  int64_t t, q;
+  kvp_predict_vllm_defaults(&r, gb, kvl_toint(L, 7, "max_model_len"),
+                            kvl_toint(L, 8, "max_num_batched_tokens"),
+                            kvl_toint(L, 9, "max_num_seqs"), &t, &q);
+  lua_pushinteger(L, (lua_Integer)t);
+  lua_pushinteger(L, (lua_Integer)q);
+  return 2;
+}
+
 static const luaL_Reg funcs[] = {{"activation", l_activation}, {"non_torch", l_non_torch},
-                                 {"sglang_memory", l_sglang_memory}, {NULL, NULL}};
+                                 {"sglang_memory", l_sglang_memory},
+                                 {"vllm_defaults", l_vllm_defaults}, {NULL, NULL}};
 
 int luaopen_kvplan_predict_core(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -107,36 +107,25 @@ function M.names_a100(name)
   return tostring(name or ""):lower():find("a100", 1, true) ~= nil
 end
 
--- vLLM's defaults for max_num_batched_tokens and max_num_seqs (the core's
--- kvp_predict_vllm_defaults follows the same rule for sweeps).
+-- vLLM's defaults for max_num_batched_tokens and max_num_seqs, computed by
+-- the core (kvp_predict_vllm_defaults; sweeps use the same function):
 --   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): max_num_seqs 256;
---     max_num_batched_tokens the row's chunked_tokens with chunked prefill, else
---     max(max_model_len, 2048); chunked prefill is turned on by itself only
---     for max_model_len > 32768 (arg_utils.py create_engine_config).
+--     max_num_batched_tokens the row's chunked_tokens (2048 when the row has
+--     none) with chunked prefill, which turns itself on only for
+--     max_model_len > 32768 (arg_utils.py create_engine_config), else
+--     max(max_model_len, 2048);
 --   V1 (vllm/engine/arg_utils.py _set_default_args / get_batch_defaults):
 --     by usage context, LLM class (offline) / OpenAI server: 8192 / 2048
 --     tokens and 256 / 256 sequences; on a GPU of >= 70 GiB whose name has no
 --     "a100", 16384 / 8192 tokens and big_seqs sequences; max_num_seqs is
 --     then capped at max_num_batched_tokens.
+-- o: gpu_bytes, gpu_name, usage, max_model_len, max_num_batched_tokens and
+-- max_num_seqs (given values win).
 function M.vllm_defaults(row, o)
-  local tokens, seqs
-  if not row.v1 then
-    seqs = 256
-    local chunked = o.chunked_prefill
-    if chunked == nil then chunked = (o.max_model_len or 0) > 32768 end
-    tokens = chunked and (row.chunked_tokens or 2048) or math.max(o.max_model_len or 2048, 2048)
-  else
-    local big = (o.gpu_bytes or 0) >= 70 * GiB and not M.names_a100(o.gpu_name)
-    local offline = o.usage == "offline"
-    if big then
-      tokens, seqs = offline and 16384 or 8192, row.big_seqs
-    else
-      tokens, seqs = offline and 8192 or 2048, 256
-    end
-  end
-  tokens = o.max_num_batched_tokens or tokens
-  seqs = o.max_num_seqs or math.min(seqs, tokens)
-  return tokens, seqs
+  return pcore.vllm_defaults(row.v1, row.chunked_tokens or 0, row.big_seqs or 256,
+                             o.usage == "offline", M.names_a100(o.gpu_name), o.gpu_bytes or 0,
+                             o.max_model_len or 0, o.max_num_batched_tokens or 0,
+                             o.max_num_seqs or 0)
 end
 
 -- Non-torch memory vLLM subtracts, per GPU: a range and a point estimate.
