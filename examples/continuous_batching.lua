@@ -34,8 +34,8 @@ local deployments = {
 }
 local workload = {
   requests = 4000, seed = 1,
-  prompt = o.lognormal{median = 512, sigma = 0.6, max = 4096},
-  output = o.lognormal{median = 200, sigma = 0.8, max = 4096},
+  prompt = kv.workload.lognormal{median = 512, sigma = 0.6, max = 4096},
+  output = kv.workload.lognormal{median = 200, sigma = 0.8, max = 4096},
 }
 
 local r = kv.report{columns = {

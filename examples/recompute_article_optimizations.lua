@@ -47,9 +47,9 @@ end
 
 local scenarios = {
   {name = "concurrent 8192-token requests", context = 8192,
-   lengths = o.uniform{min = 1, max = 8192},
+   lengths = kv.workload.uniform{min = 1, max = 8192},
    says = {"0-1", "3-4", "6-8", "stacks with the above"}},
-  {name = "one 131072-token request fits", context = 131072, lengths = o.fixed(131072),
+  {name = "one 131072-token request fits", context = 131072, lengths = kv.workload.fixed(131072),
    says = {"no (OOM)", "barely", "yes", "yes"}},
 }
 

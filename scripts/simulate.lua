@@ -29,7 +29,7 @@
 -- num_preemptions, kv_cache_usage_mean/peak (fractions of the pool), steps.
 
 local kv = require "kvplan"
-local o = kv.optim
+local w = kv.workload
 
 local opt = kv.options(..., {
   model = kv.options.required "model=llama-3.1-8b", gpu = {kv.options.required "gpu=l4"},
@@ -41,8 +41,8 @@ local model = kv.model(opt.model)
 local max_len = opt.max_model_len > 0 and opt.max_model_len or model.max_context
 
 local function lengths(median, cap)
-  if opt.sigma == 0 then return o.fixed(median) end
-  return o.lognormal{median = median, sigma = opt.sigma, max = cap}
+  if opt.sigma == 0 then return w.fixed(median) end
+  return w.lognormal{median = median, sigma = opt.sigma, max = cap}
 end
 local prompt = lengths(opt.prompt, max_len // 2)
 local output = lengths(opt.output, max_len - max_len // 2)

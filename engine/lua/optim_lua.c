@@ -1,6 +1,6 @@
 /*
  * optim_lua.c: the Lua binding of the optimization models:
- * require "kvplan.optim_core" (used by stdlib/kvplan/optim.lua).
+ * require "kvplan.optim_core" (used by stdlib/kvplan/optim.lua and workload.lua).
  * Binding layer: checks arguments, calls optim.c, turns kvp_err into a Lua
  * error. No accounting here.
  */

@@ -684,7 +684,7 @@ function M.new(opts)
   d.mamba_block_size = optional_count(opts.mamba_block_size, "mamba_block_size", 1)
   d.lengths = opts.lengths
   if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
-    util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...} and the "
+    util.raise("field 'lengths' must be a length distribution (kv.workload.uniform{...} and the "
                .. "like), got %s", type(d.lengths))
   end
   require("kvplan.sim").check_options(opts)

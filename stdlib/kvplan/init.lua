@@ -18,6 +18,7 @@ local M = {
   report = require "kvplan.report",
   csv = require "kvplan.csv",
   optim = require "kvplan.optim",
+  workload = require "kvplan.workload",
 }
 
 local deploy = require "kvplan.deploy"

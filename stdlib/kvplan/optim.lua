@@ -25,14 +25,15 @@
 -- listed order gives the same options, the same name (members joined by '+')
 -- and the same numbers.
 
-local core = require "kvplan.core"
 local oc = require "kvplan.optim_core"
 local util = require "kvplan.util"
 local units = require "kvplan.units"
 local formats = require "kvplan.formats"
 local models = require "kvplan.models"
+local workload = require "kvplan.workload"
 
 local M = {}
+local opts_of, number, fmt_num = util.opts_of, util.number, util.fmt_num
 
 -- ---- phases ------------------------------------------------------------------
 
@@ -272,192 +273,11 @@ function M.product(lists)
   return out
 end
 
--- ---- request-length distributions ---------------------------------------------
-
-local Dist = {}
-Dist.__index = Dist
-Dist.__name = "kvplan.Distribution"
-M.Distribution = Dist
-
-local function dist(t, name)
-  t.name = name
-  local d = setmetatable(t, Dist)
-  oc.dist_mean(d:core()) -- every parameter checked now, at the user's line
-  return d
-end
-
---- The table the core reads.
-function Dist:core()
-  return {kind = self.kind, lo = self.lo, hi = self.hi, mu = self.mu, sigma = self.sigma,
-          values = self.values}
-end
--- Representative points already computed, by distribution and k: an
--- empirical distribution of a million values is sorted and reduced once,
--- not once per deployment that uses it (a distribution is not changed after
--- it is made). Weak keys: a distribution no longer used is collected.
-local points_memo = setmetatable({}, {__mode = "k"})
-
---- k (default 32) equally likely representative lengths, ascending: the
---- means of k equal-probability strata, integrated exactly (optim.c);
---- computed once per distribution and k.
-function Dist:points(k)
-  local memo = points_memo[self]
-  if memo == nil then
-    memo = {}
-    points_memo[self] = memo
-  end
-  local key = k or 0
-  local p = memo[key]
-  if p == nil then
-    p = oc.dist_points(self:core(), k)
-    memo[key] = p
-  end
-  local out = {}
-  for i, v in ipairs(p) do out[i] = v end
-  return out
-end
---- The exact mean length.
-function Dist:mean() return oc.dist_mean(self:core()) end
---- n lengths drawn with the seeded generator (xoshiro256**): the same seed
---- gives the same lengths on every machine.
-function Dist:sample(n, seed) return oc.dist_sample(self:core(), n, seed or 1) end
-function Dist:__tostring() return "kvplan.Distribution '" .. self.name .. "'" end
-
-local function opts_of(t, allowed, what)
-  if type(t) ~= "table" then util.raise("%s needs an options table, got %s", what, type(t)) end
-  util.check_keys(t, allowed, what)
-  return t
-end
-
-local function number(v, field)
-  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
-    util.raise("field '%s' must be a finite number, got %s", field,
-               v ~= v and "nan" or tostring(v))
-  end
-  return v
-end
-
--- An integer (the core checks its range and names the field).
-local function int(v, field)
-  if math.type(v) == "float" and v == math.floor(v) and v > -2^63 and v < 2^63 then
-    v = math.tointeger(v)
-  end
-  if math.type(v) ~= "integer" then
-    util.raise("field '%s' must be an integer, got %s", field,
-               v ~= v and "nan" or (type(v) == "string" and ("string '" .. v .. "'") or tostring(v)))
-  end
-  return v
-end
-
-local function fmt_num(x)
-  if math.type(x) == "integer" or x == math.floor(x) and math.abs(x) < 2^53 then
-    return string.format("%d", math.floor(x))
-  end
-  return string.format("%g", x)
-end
-
---- Every request has n tokens: kv.optim.fixed(8192).
-function M.fixed(n)
-  if type(n) == "table" then n = opts_of(n, {length = true}, "fixed").length end
-  return dist({kind = "fixed", lo = util.count(n, "length")}, "fixed-" .. tostring(n))
-end
-
---- Lengths min..max, equally likely: kv.optim.uniform{min = 1, max = 8192}.
-function M.uniform(t, hi)
-  if type(t) ~= "table" then t = {min = t, max = hi} end
-  opts_of(t, {min = true, max = true}, "uniform")
-  local lo = int(t.min or 1, "min")
-  local h = int(t.max, "max")
-  return dist({kind = "uniform", lo = lo, hi = h}, string.format("uniform-%d-%d", lo, h))
-end
-
---- Normal lengths, clamped to [min, max]: kv.optim.normal{mean = 2000, sd = 500}.
-function M.normal(t)
-  opts_of(t, {mean = true, sd = true, min = true, max = true}, "normal")
-  local mu, sd = number(t.mean, "mean"), number(t.sd, "sd")
-  return dist({kind = "normal", lo = int(t.min or 1, "min"),
-               hi = t.max and int(t.max, "max") or 0, mu = mu, sigma = sd},
-              "normal-" .. fmt_num(mu) .. "-" .. fmt_num(sd))
-end
-
---- Lognormal lengths, clamped to [min, max]: {median = 2000, sigma = 1}
---- (ln L ~ N(ln median, sigma)), {mu = , sigma = }, or {mean = , sd = } of
---- the lengths themselves (sigma^2 = ln(1 + sd^2 / mean^2)).
-function M.lognormal(t)
-  opts_of(t, {median = true, mu = true, sigma = true, mean = true, sd = true, min = true,
-              max = true}, "lognormal")
-  local mu, sigma, name
-  if t.mean ~= nil or t.sd ~= nil then
-    if t.median ~= nil or t.mu ~= nil or t.sigma ~= nil then
-      util.raise("lognormal takes {median, sigma}, {mu, sigma} or {mean, sd}")
-    end
-    local mean, sd = number(t.mean, "mean"), number(t.sd, "sd")
-    if mean <= 0 or sd <= 0 then
-      util.raise("lognormal mean and sd must be > 0, got %s and %s", fmt_num(mean), fmt_num(sd))
-    end
-    sigma = math.sqrt(math.log(1 + sd * sd / (mean * mean)))
-    mu = math.log(mean) - sigma * sigma / 2
-    name = "lognormal-mean" .. fmt_num(mean) .. "-sd" .. fmt_num(sd)
-  else
-    sigma = number(t.sigma, "sigma")
-    if t.median ~= nil then
-      if t.mu ~= nil then util.raise("lognormal takes 'median' or 'mu', not both") end
-      local med = number(t.median, "median")
-      if med <= 0 then util.raise("field 'median' must be > 0, got %s", fmt_num(med)) end
-      mu = math.log(med)
-      name = "lognormal-median" .. fmt_num(med) .. "-s" .. fmt_num(sigma)
-    else
-      mu = number(t.mu, "mu")
-      name = "lognormal-mu" .. fmt_num(mu) .. "-s" .. fmt_num(sigma)
-    end
-  end
-  return dist({kind = "lognormal", lo = int(t.min or 1, "min"),
-               hi = t.max and int(t.max, "max") or 0, mu = mu, sigma = sigma}, name)
-end
-
---- Lengths from a list ({values = {...}} or the list itself) or from a CSV
---- file's column: {path = "lengths.csv", column = "tokens"} (a header row).
-function M.empirical(t)
-  if type(t) ~= "table" then util.raise("empirical needs a list or options table, got %s", type(t)) end
-  local values
-  if t[1] ~= nil then
-    values = t
-  else
-    opts_of(t, {values = true, path = true, column = true, name = true}, "empirical")
-    if t.values ~= nil then
-      values = t.values
-    elseif t.path ~= nil then
-      local rows, lines = require("kvplan.csv").read(t.path)
-      if rows == nil then util.raise("%s", lines) end
-      local col = t.column or 1
-      local header = rows[1] or {}
-      local ci = col
-      if type(col) == "string" then
-        for i, h in ipairs(header) do if h == col then ci = i end end
-        if ci == col then
-          util.raise("%s: no column '%s'%s", t.path, col, util.suggest(col, header))
-        end
-      end
-      values = {}
-      for r = 2, #rows do
-        local v = math.tointeger(tonumber(rows[r][ci]))
-        if v == nil then
-          util.raise("%s:%d: bad length '%s' in column '%s'", t.path, lines[r],
-                     tostring(rows[r][ci]), tostring(header[ci] or ci))
-        end
-        values[#values + 1] = v
-      end
-    else
-      util.raise("empirical needs 'values' or 'path'")
-    end
-  end
-  if type(values) ~= "table" or #values == 0 then util.raise("field 'values' must be a non-empty list") end
-  local v = {}
-  for i, x in ipairs(values) do -- the field's name is built only for an error
-    v[i] = math.type(x) == "integer" and x or int(x, "values[" .. i .. "]")
-  end
-  return dist({kind = "empirical", values = v}, t.name or ("empirical-" .. #v))
-end
+-- The request-length distributions live in kvplan.workload (kv.workload);
+-- the names they had here remain, the same functions.
+M.Distribution = workload.Distribution
+M.fixed, M.uniform, M.normal = workload.fixed, workload.uniform, workload.normal
+M.lognormal, M.empirical = workload.lognormal, workload.empirical
 
 -- ---- helpers of the built-ins ------------------------------------------------------
 
@@ -907,14 +727,14 @@ function M.offload(t)
   }
 end
 
---- kv.optim.continuous{lengths = kv.optim.lognormal{...}}: continuous
+--- kv.optim.continuous{lengths = kv.workload.lognormal{...}}: continuous
 --- batching, memory side: capacity sized by the expected request length
 --- under the distribution (each capped at the asked context), not the worst
 --- case; requests join and leave at every step (Orca: Yu et al., OSDI 2022).
 function M.continuous(t)
   t = opts_of(t or {}, {lengths = true}, "continuous")
-  if getmetatable(t.lengths) ~= Dist then
-    util.raise("field 'lengths' must be a length distribution (kv.optim.uniform{...}, "
+  if getmetatable(t.lengths) ~= workload.Distribution then
+    util.raise("field 'lengths' must be a length distribution (kv.workload.uniform{...}, "
                .. "normal, lognormal, fixed, empirical), got %s", type(t.lengths))
   end
   local lengths = t.lengths
@@ -997,7 +817,7 @@ function M.row(d, context, concurrency, columns)
   row.budget, row.allocation = l.budget, l.allocation
   row.real_token_pct = M.real_token_pct(d, row.context)
   local expected = 0
-  if l.stages > 0 then _, _, expected = l:request_bytes(row.context) end
+  if l.stages > 0 then expected = select(3, l:request_bytes(row.context)) end
   row.request_gib = units.gib(expected)
   row.quality = M.quality(combo)
   for _, c in ipairs(columns or {}) do

@@ -5,8 +5,8 @@
 -- (engine/core/roofline.c, engine/core/sim.c).
 --
 --   local r = kv.simulate{model = "llama-3.1-8b", gpu = "l4", requests = 1000,
---                         prompt = kv.optim.lognormal{median = 1000, sigma = 0.5},
---                         output = kv.optim.lognormal{median = 250, sigma = 0.5},
+--                         prompt = kv.workload.lognormal{median = 1000, sigma = 0.5},
+--                         output = kv.workload.lognormal{median = 250, sigma = 0.5},
 --                         rate = 2, seed = 1}
 --   print(r.throughput_tokens_s, r.ttft_ms.p99, r.num_preemptions)
 --   r:timeline "steps.csv"
@@ -260,12 +260,12 @@ function M.simulate(opts)
     local t = type(sopts.trace) == "table" and sopts.trace or M.read_trace(sopts.trace)
     spec.arrival, spec.prompt_tokens, spec.output_tokens = t.arrival, t.prompt_tokens, t.output_tokens
   else
-    local optim = require "kvplan.optim"
+    local workload = require "kvplan.workload"
     for _, k in ipairs{"prompt", "output"} do
       local v = sopts[k]
-      if type(v) == "number" then v = optim.fixed(util.count(v, k)) end
-      if getmetatable(v) ~= optim.Distribution then
-        util.raise("field '%s' must be a length distribution (kv.optim.lognormal{...}, ...) or a "
+      if type(v) == "number" then v = workload.fixed(util.count(v, k)) end
+      if getmetatable(v) ~= workload.Distribution then
+        util.raise("field '%s' must be a length distribution (kv.workload.lognormal{...}, ...) or a "
                    .. "number of tokens, got %s", k, type(v))
       end
       spec[k] = v:core()

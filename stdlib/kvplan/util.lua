@@ -122,4 +122,27 @@ function M.count(v, field, min)
   return v
 end
 
+--- t when it is a table whose keys are all in allowed (a set); what names it.
+function M.opts_of(t, allowed, what)
+  if type(t) ~= "table" then M.raise("%s needs an options table, got %s", what, type(t)) end
+  M.check_keys(t, allowed, what)
+  return t
+end
+
+--- A finite number, or an error naming the field and the value.
+function M.number(v, field)
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    M.raise("field '%s' must be a finite number, got %s", field, v ~= v and "nan" or tostring(v))
+  end
+  return v
+end
+
+--- A number as a report name writes it: whole numbers without a point, else %g.
+function M.fmt_num(x)
+  if math.type(x) == "integer" or x == math.floor(x) and math.abs(x) < 2^53 then
+    return string.format("%d", math.floor(x))
+  end
+  return string.format("%g", x)
+end
+
 return M

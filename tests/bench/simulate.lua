@@ -5,11 +5,11 @@
 -- seconds of kv.simulate (one thread). Arguments: requests=N.
 local kv = require "kvplan"
 local args = kv.options(..., {requests = 100000})
-local o = kv.optim
+local w = kv.workload
 local t0 = os.clock()
 local r = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = args.requests, seed = 1,
-                      prompt = o.lognormal{median = 1000, sigma = 0.5, max = 8192},
-                      output = o.lognormal{median = 250, sigma = 0.5, max = 4096}}
+                      prompt = w.lognormal{median = 1000, sigma = 0.5, max = 8192},
+                      output = w.lognormal{median = 250, sigma = 0.5, max = 4096}}
 local t = os.clock() - t0
 print(string.format("%d requests, %d steps, %d preemptions: %.3f s CPU", r.requests, r.steps,
                     r.num_preemptions, t))

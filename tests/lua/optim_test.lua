@@ -42,7 +42,7 @@ check.eq(l:seq_bytes(8192), 80 * (504 * 16 * 768 + 8 * 16 * 4096), "8064 quantiz
 
 -- continuous batching: 32 strata means of uniform 1..8192 are 129 + 256 i,
 -- 9 + 16 i blocks each; fp8 blocks of 2621440 bytes
-local u = o.uniform{min = 1, max = 8192}
+local u = kv.workload.uniform{min = 1, max = 8192}
 check.eq(u:mean(), 4096.5, "uniform mean")
 local pts = u:points()
 check.eq(#pts, 32, "points")
@@ -54,7 +54,7 @@ check.eq(l:max_concurrency(8192), (BUDGET - BLOCK // 2) * 32 // (8224 * (BLOCK /
 local own, shared, expected = l:request_bytes(8192)
 check.eq(own, 512 * BLOCK // 2, "worst case")
 check.eq(expected, 8224 / 32 * BLOCK // 2, "expected bytes")
-l = dep{o.continuous{lengths = o.fixed(8192)}}:ledger()
+l = dep{o.continuous{lengths = kv.workload.fixed(8192)}}:ledger()
 check.eq(l:max_concurrency(8192), (BUDGET // BLOCK - 1) // 512, "a fixed length changes nothing")
 
 -- eviction: StreamingLLM keeps 4 + 2044, H2O ceil(0.2 n) + 256, per-layer budgets
@@ -143,7 +143,7 @@ local function csv_of(list, path)
 end
 local a = {o.budget "sglang", o.kv_quant "fp8", o.prefix{tokens = 1024}, o.paged{block = 32},
            o.speculative{heads = "eagle", tokens = 3, acceptance = 0.6},
-           o.continuous{lengths = o.lognormal{median = 4000, sigma = 0.8}}}
+           o.continuous{lengths = kv.workload.lognormal{median = 4000, sigma = 0.8}}}
 local b = {}
 for i = #a, 1, -1 do b[#b + 1] = a[i] end
 check.eq(o.name(a), o.name(b), "names")
@@ -178,32 +178,8 @@ check.eq(hd.optim.name, "paged+half-context", "user optimization in phase order"
 check.eq(hd:ledger().max_model_len, 65536, "its apply ran")
 check.eq(o.row(hd, 8192, 1).note, "halved", "its column")
 
--- distributions: deterministic samples; normal and lognormal points
-local s1, s2 = o.lognormal{median = 2000, sigma = 1, max = 32768}:sample(1000, 42),
-               o.lognormal{median = 2000, sigma = 1, max = 32768}:sample(1000, 42)
-check.eq(table.concat(s1, ","), table.concat(s2, ","), "same seed, same lengths")
-for _, v in ipairs(s1) do assert(v >= 1 and v <= 32768, v) end
-check.eq(o.normal{mean = 1000, sd = 100}:points(2)[1], 920, "normal lower half")
-check.eq(o.empirical{400, 100, 300, 200}:points(2)[2], 350, "empirical")
-check.eq(o.lognormal{mean = 2000, sd = 1000}:mean() // 1, 1999, "lognormal from mean and sd")
-
--- an empirical distribution from a CSV column
-local lf = os.tmpname()
-local fh = assert(io.open(lf, "w"))
-fh:write("id,tokens\n1,100\n2,300\n3,200\n")
-fh:close()
-local emp = o.empirical{path = lf, column = "tokens"}
-check.eq(emp:mean(), 200.0, "mean of the column")
-check.eq(table.concat(emp:points(3), " "), "100 200 300", "sorted points")
-fh = assert(io.open(lf, "w"))
-fh:write("tokens\n100\nabc\n")
-fh:close()
-check.error(lf .. ":3: bad length 'abc' in column 'tokens'", o.empirical, {path = lf, column = "tokens"})
-check.error("no column 'token' (did you mean 'tokens'?)", o.empirical, {path = lf, column = "token"})
-os.remove(lf)
-
 -- invalid parameters: the field, the value, this file's line; never NaN
-check.error("optim_test.lua:207: field 'acceptance' must be in [0, 1), got 1", function()
+check.error("optim_test.lua:183: field 'acceptance' must be in [0, 1), got 1", function()
   o.speculative{draft = "llama-3.2-1b", tokens = 4, acceptance = 1} end)
 check.error("field 'acceptance' must be in [0, 1), got -0.5",
             o.speculative, {heads = "eagle", tokens = 4, acceptance = -0.5})
@@ -215,10 +191,6 @@ check.error("eviction window sinks + recent = 200004 tokens exceeds max_model_le
             .. "would evict nothing", dep, {o.streaming{sinks = 4, recent = 200000}})
 check.error("field 'prefix' (200000 tokens) exceeds max_model_len 131072: no request holds the "
             .. "whole prefix", dep, {o.prefix{tokens = 200000}})
-check.error("field 'min' must be an integer >= 1, got -5", o.uniform, {min = -5, max = 10})
-check.error("field 'values': length -3 is outside 1..2^40", o.empirical, {5, -3})
-check.error("field 'sd' must be a number in (0, 1e+15], got -1", o.normal, {mean = 100, sd = -1})
-check.error("field 'sigma' must be a finite number, got nan", o.lognormal, {median = 100, sigma = 0 / 0})
 check.error("unknown hook 'aply' in optimization 'x' (did you mean 'apply'?)", o.define,
             {name = "x", phase = "model", aply = function() end})
 check.error("optimization 'x': unknown phase 'modle' (did you mean 'model'?)", o.define,
@@ -237,26 +209,3 @@ check.error("field 'allocation' must be paged or contiguous, got string 'pagd'",
 check.error("unknown field 'foo' in the options optimization 'x' returned", o.apply,
             {model = "llama-3.1-8b"}, {{name = "x", phase = "model",
                                         apply = function(t) t.foo = 1 return t end}})
-
--- an empirical distribution is reduced to its points once, whatever the
--- deployments that use it (optim_core.dist_points called once per k)
-do
-  local oc = require "kvplan.optim_core"
-  local real, calls = oc.dist_points, 0
-  oc.dist_points = function(...) calls = calls + 1; return real(...) end
-  local vals = {}
-  for i = 1, 5000 do vals[i] = (i * 7919) % 30000 + 1 end
-  local e = kv.optim.empirical{values = vals}
-  local first = e:points()
-  for _, gpu in ipairs{"h100-sxm", "h200", "l4"} do
-    kv.deploy{model = "llama-3.1-8b", gpu = gpu, max_model_len = 32768,
-              optim = kv.optim.continuous{lengths = e}}
-  end
-  local again = e:points()
-  oc.dist_points = real
-  assert(calls == 1, "points computed " .. calls .. " times")
-  assert(#first == 32 and #again == 32, "32 points")
-  for i = 1, 32 do assert(first[i] == again[i], "same points") end
-  again[1] = -1
-  assert(e:points()[1] == first[1], "a caller's copy does not change the kept points")
-end

@@ -100,8 +100,8 @@ os.execute("rm -r " .. dir0)
 
 -- the simulator
 local chat = {model = "llama-3.1-8b", gpu = "l4", requests = 300, seed = 3,
-              prompt = o.lognormal{median = 1000, sigma = 0.5, max = 4096},
-              output = o.lognormal{median = 250, sigma = 0.5, max = 1024}}
+              prompt = kv.workload.lognormal{median = 1000, sigma = 0.5, max = 4096},
+              output = kv.workload.lognormal{median = 250, sigma = 0.5, max = 1024}}
 local r = kv.simulate(chat)
 for _, k in ipairs{"throughput_tokens_s", "requests_s", "num_preemptions", "steps", "duration_s"} do
   assert(type(r[k]) == "number", k)

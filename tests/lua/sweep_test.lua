@@ -403,7 +403,7 @@ end
 -- which the sweep cannot apply in C), and each row is what kv.deploy gives.
 do
   local deploy = require "kvplan.deploy"
-  local lengths = o.lognormal{median = 3000, sigma = 0.7}
+  local lengths = kv.workload.lognormal{median = 3000, sigma = 0.7}
   local members = {o.kv_quant "fp8", o.paged{block = 32}, o.contiguous{},
                    o.kivi{bits = 2, group = 32, recent = 128, full = "bf16"},
                    o.streaming{sinks = 4, recent = 1024}, o.h2o{keep = 0.25, recent = 64},

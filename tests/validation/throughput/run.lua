@@ -123,7 +123,7 @@ for i = 2, #rows do
   local roof = d:time(prompt + output // 2, batch).tokens_per_s
   local sim_output = output
   if c("output_stop") == "eos" then
-    sim_output = kv.optim.empirical(eos_lengths(n("measured_output_tok_s") /
+    sim_output = kv.workload.empirical(eos_lengths(n("measured_output_tok_s") /
                                                 n("measured_requests_s"), output))
   elseif c("output_stop") ~= "fixed" then
     error(string.format("%s: output_stop must be fixed or eos, got '%s'", c("id"), c("output_stop")), 0)
