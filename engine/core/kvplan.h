@@ -725,40 +725,7 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
 
 /* ---- vLLM's KV cache manager beyond the pool (vllm_kv.c) ---------------- */
 
-/* Allocate the ledger's sliding and chunked layers as full attention
- * (disable_hybrid_kv_cache_manager; fallback 1: the MLA + sliding fallback
- * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
- * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
-kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
-/* 1 when vLLM pages the model's states (budget vllm, paged, recurrent
- * layers alone); the ledger then sets state_pages. */
-int kvp_vllm_state_only(const kvp_ledger *l);
-/* Round stage st's block bytes up to the MLA backend's block stride
- * alignment when the stage holds MLA layers (sets st->aligned). */
-kvp_err kvp_vllm_align_block(const kvp_ledger *l, kvp_stage *st);
-/* Weight bytes on one GPU of stage st: its layers' share over tp, the
- * routed experts over dp x tp under data or expert parallelism. */
-kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t *bytes);
-/* decode_context_parallel_size against tp, the heads and the layer kinds
- * (vllm_kv.c); KVP_EINVAL naming what fails. */
-kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag);
-/* TurboQuant KV formats: checks the layers hold full attention (or states)
- * only, and on a model without recurrent layers keeps the first and last
- * min(2, layers / 2) layers in the model dtype (kv_auto), as vLLM's boundary
- * protection does. May change l->d.model (sets l->adjusted). */
-kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag);
-/* Blocks the sink managers take from the pool (SinkFullAttentionManager):
- * sink / block for every KV cache group of layers with static sinks. */
-kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *diag);
-/* Tokens of a MambaSpec block of a model of recurrent layers alone:
- * max_model_len without prefix caching (mamba_cache_mode none), else
- * mamba_block_size (the option, or the cache's block). */
-int64_t kvp_vllm_state_block(const kvp_ledger *l);
-/* Blocks of `block` tokens one layer of shape ly may take for a request of
- * len tokens by vLLM's max_memory_usage_bytes (a state: 1 + the speculative
- * blocks). */
-int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block,
-                              int64_t len);
+/* What the ledger's evaluation calls of it is private to the core (vllm_kv.h). */
 
 /* vLLM's startup check of the KV memory (_check_enough_kv_cache_memory). */
 typedef struct kvp_vllm_start {

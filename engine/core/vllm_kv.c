@@ -1,8 +1,64 @@
 /*
  * vllm_kv.c: what vLLM's KV cache manager decides beyond the pool's size:
- * the switches that change how layers are allocated, the longest
- * max_model_len its startup check accepts, and each worker's view of the
- * pool. Pure computation: no Lua, no I/O.
+ * the KV cache groups of a model of more than one KV type, the switches
+ * that change how layers are allocated, the longest max_model_len its
+ * startup check accepts, and each worker's view of the pool. The ledger
+ * (ledger.c) calls it through vllm_kv.h; it calls nothing of the ledger.
+ * Pure computation: no Lua, no I/O.
+ *
+ * Hybrid models under vLLM (budget vllm, paged) follow V1's hybrid KV cache
+ * manager, vllm-project/vllm commit 001cabc1be16 (vllm/v1/core/
+ * kv_cache_utils.py get_kv_cache_groups, unify_kv_cache_spec_page_size,
+ * _get_kv_cache_groups_uniform_page_size, get_kv_cache_config_from_groups,
+ * get_kv_cache_configs; vllm/v1/kv_cache_interface.py):
+ *   - Layers whose KV specs are one type stay one group with per-layer pages,
+ *     the ledger's rule (ledger.c): all full attention and MLA (UniformTypeKVCacheSpecs:
+ *     MLAAttentionSpec is a FullAttentionSpec), all sliding with one window,
+ *     all chunked with one chunk, all Mamba. Anything else is hybrid.
+ *   - A type is one KVCacheSpec: kind, window, KV heads per GPU, head sizes,
+ *     latent, state bytes per GPU. With a speculative draft its layers join
+ *     the types after the target's (gpt-oss-20b + EAGLE is 12 sliding + 13
+ *     full in vLLM's own comment).
+ *   - Mamba states (HybridAttentionMambaModelConfig, vllm/model_executor/
+ *     models/config.py at 1936cf3841ed, the branch without prefix caching):
+ *     block = max(block, a * ceil(S / (a * A1))), S the state page, A1 the
+ *     bytes of one token of the attention layer (the largest when several),
+ *     a = 16 (64 for MLA) the kernel's block alignment; the state page is
+ *     padded to block * A1. A state group holds 1 + g blocks per request
+ *     (mamba_cache_mode "none": MambaSpec.max_memory_usage_bytes; g =
+ *     num_speculative_blocks = the speculative tokens) and its block size is
+ *     max_model_len (MambaModelConfig sets mamba_block_size so). Blackwell's
+ *     alignment of 32 for head size 256 and the "align"/"all" modes of Mamba
+ *     prefix caching are not modelled.
+ *   - Unequal attention pages: the smaller ones' block sizes are multiplied
+ *     up to the largest page; a non-MLA page that does not divide it keeps
+ *     its block and is padded to it (vllm commit 002f10e0cfa1
+ *     unify_kv_cache_spec_page_size); an MLA page that does not is refused,
+ *     unless the others are sliding layers, which are then allocated as full
+ *     attention (kvp_vllm_promote).
+ *   - vLLM's switches and overrides (disable_hybrid_kv_cache_manager,
+ *     num_gpu_blocks_override, kv_cache_memory_bytes, max_num_seqs, workers
+ *     with unequal memory) and the lookahead cap at max_model_len: below.
+ *   - group_size G = the fewest layers of a type, or the most when that is
+ *     below 1.5 times the fewest; a type of c layers makes ceil(c / G)
+ *     groups, group i taking its layers i, i + groups, ... (padding: the
+ *     groups of a type hold ceil(c / G) * G layer slots).
+ *   - Each GPU holds G_s tensors of num_blocks pages, G_s = the most layers
+ *     of one group on it: num_blocks = budget // page // G_s, the fewest over
+ *     the pipeline stages, block 0 the null block. One block in the pool is
+ *     one page in each of the G_s tensors: block_bytes = page * G_s.
+ *   - A request of n tokens takes, in each group, the blocks its type needs
+ *     (kvp_layer_blocks for attention; 1 + g for a state): concurrency =
+ *     (num_blocks - 1) // (sum over groups). Its bytes are those blocks
+ *     times block_bytes, so the ledger's byte arithmetic serves both rules.
+ *   - vLLM logs "GPU KV cache size" = num_blocks // groups * the smallest
+ *     block, and "Maximum concurrency" = num_blocks / the blocks of a
+ *     max_model_len request by each group's max_memory_usage_bytes
+ *     (kvp_ledger_vllm_log).
+ * Per-layer eviction budgets and KIVI's two formats give layers of one group
+ * different block counts or page sizes, which one block table cannot hold:
+ * with them the ledger keeps the per-layer rule (an ideal allocator).
+ * SGLang's and TensorRT-LLM's budgets keep per-layer pages.
  *
  * Sources, vllm-project/vllm at commit 002f10e0cfa1 (the newest read) unless
  * named otherwise:
@@ -136,8 +192,243 @@
 #include "kvplan.h"
 #include "checked.h"
 #include "diag.h"
+#include "ledger.h"
+#include "vllm_kv.h"
 
 static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }
+
+/* ---- the hybrid KV cache manager's groups ------------------------------- */
+
+/* One vLLM KVCacheSpec at tensor parallelism tp: the same kind, window,
+ * head sizes and latent, and the same heads (or state bytes) per GPU. */
+static int same_spec(const kvp_layer *a, const kvp_layer *b, int64_t tp) {
+  if (a->kind != b->kind || a->window != b->window || a->head_dim != b->head_dim ||
+      a->head_dim_v != b->head_dim_v || a->latent != b->latent || a->rope_dim != b->rope_dim ||
+      a->index_dim != b->index_dim || a->kv_auto != b->kv_auto || a->sink != b->sink)
+    return 0;
+  if (a->kind == KVP_STATE)
+    return a->state_bytes / a->kv_heads * kvp_kv_heads_per_gpu(a->kv_heads, tp) ==
+           b->state_bytes / b->kv_heads * kvp_kv_heads_per_gpu(b->kv_heads, tp);
+  return kvp_kv_heads_per_gpu(a->kv_heads, tp) == kvp_kv_heads_per_gpu(b->kv_heads, tp);
+}
+
+/* One uniform type (UniformTypeKVCacheSpecs.is_uniform_type): full and MLA,
+ * sliding of one window, chunked of one chunk, Mamba. */
+static int same_class(const kvp_layer *a, const kvp_layer *b) {
+  if (full_like(a->kind) || full_like(b->kind)) return full_like(a->kind) && full_like(b->kind);
+  return a->kind == b->kind && a->window == b->window;
+}
+
+/* Add `count` layers of shape ly to the ledger's types; returns the type. */
+static int32_t add_type(kvp_ledger *l, const kvp_layer *ly, int64_t count, int draft) {
+  kvp_kv_type *type = ledger_types_of(l);
+  int32_t t = 0;
+  while (t < l->ntype && !same_spec(&type[t].shape, ly, l->d.tp)) t++;
+  if (t == l->ntype) {
+    if (t == l->cap_types) return -1; /* kvp_ledger_size gave no room: a bug */
+    memset(&type[t], 0, sizeof type[t]);
+    type[t].shape = *ly;
+    type[t].draft_only = draft;
+    l->ntype++;
+  } else if (!draft) {
+    type[t].draft_only = 0;
+  }
+  type[t].layers += count;
+  return t;
+}
+
+kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type,
+                              kvp_diag *diag) {
+  kvp_deploy *d = &l->d;
+  const kvp_model *m = &d->model;
+  l->hybrid = 0;
+  l->ntype = 0;
+  *draft_type = -1;
+  for (int k = 0; k < KVP_MAX_SPECS; k++) spec_type[k] = -1;
+  if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED || d->kv_recent > 0 ||
+      d->evict.nlevel > 0)
+    return KVP_OK;
+  if (d->vllm.disable_hybrid) TRY(kvp_vllm_promote(l, 0, diag));
+  int64_t per_spec[KVP_MAX_SPECS] = {0};
+  if (m->nspec == 1) per_spec[0] = m->layers; /* one layer shape: no walk */
+  else
+    for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
+  for (int k = 0; k < m->nspec; k++)
+    if (per_spec[k] > 0 && m->spec[k].kind != KVP_NONE) {
+      int32_t t = add_type(l, &m->spec[k], per_spec[k], 0);
+      if (t < 0) return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
+      spec_type[k] = (int8_t)t;
+    }
+  if (d->spec.draft_layers > 0) {
+    *draft_type = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
+    if (*draft_type < 0)
+      return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
+  }
+  int uniform = 1;
+  for (int32_t t = 1; t < l->ntype; t++)
+    if (!same_class(&ledger_types_of(l)[0].shape, &ledger_types_of(l)[t].shape)) uniform = 0;
+  if (uniform) {
+    l->ntype = 0;
+    *draft_type = -1;
+    for (int k = 0; k < KVP_MAX_SPECS; k++) spec_type[k] = -1;
+    return KVP_OK;
+  }
+  l->hybrid = 1;
+  /* Mamba: raise the block until one attention page holds a state */
+  int64_t bits[KVP_MAX_KV_TYPES], a1_bits = 0, state = 0;
+  int32_t a1 = -1;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_layer *ly = &ledger_types_of(l)[t].shape;
+    TRY(kvp_kv_token_bits(ly, &d->kv, d->tp, &bits[t]));
+    if (ly->kind == KVP_STATE) {
+      int64_t sb;
+      TRY(kvp_kv_state_bytes(ly, d->tp, &sb));
+      state = max64(state, sb);
+    } else if (a1 < 0 || bits[t] > a1_bits) {
+      a1 = t;
+      a1_bits = bits[t];
+    }
+  }
+  int64_t mamba_block = l->max_len; /* mamba_cache_mode none: max_model_len */
+  if (state > 0) {
+    int64_t one, align = ledger_types_of(l)[a1].shape.kind == KVP_MLA ? 64 : 16, span, need;
+    TRY(kvp_page_bytes(a1_bits, 1, &one));
+    if (d->vllm.mamba_mode == KVP_MAMBA_ALL) {
+      /* _align_hybrid_block_size, mamba_cache_mode "all": the fewest whole
+       * chunks of lcm(chunk, kernel alignment) whose attention tokens hold
+       * a state; the Mamba block is that many tokens */
+      int64_t a = align, b = d->vllm.mamba_chunk, chunk;
+      while (b != 0) { int64_t r = a % b; a = b; b = r; }
+      CHK(chk_mul(align / a, d->vllm.mamba_chunk, &chunk));
+      CHK(chk_mul(chunk, cdiv(cdiv(state, one), chunk), &need));
+      mamba_block = need;
+    } else {
+      CHK(chk_mul(align, one, &span));
+      CHK(chk_mul(align, cdiv(state, span), &need));
+    }
+    if (d->block < need) {
+      d->block = need;
+      l->adjusted = 1;
+    }
+    if (d->vllm.mamba_mode == KVP_MAMBA_ALIGN) mamba_block = d->block;
+  }
+  /* pages at that block; the largest is the pool's page */
+  l->page = 0;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_kv_type *ty = &ledger_types_of(l)[t];
+    if (ty->shape.kind == KVP_STATE) TRY(kvp_kv_state_bytes(&ty->shape, d->tp, &ty->page));
+    else TRY(kvp_page_bytes(bits[t], d->block, &ty->page));
+    if (ty->shape.kind != KVP_STATE) l->page = max64(l->page, ty->page);
+  }
+  if (l->page < state)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "a state of %lld bytes exceeds the attention page of %lld bytes at block %lld",
+                    (long long)state, (long long)l->page, (long long)d->block);
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_kv_type *ty = &ledger_types_of(l)[t];
+    if (ty->shape.kind == KVP_STATE) {
+      ty->block = mamba_block; /* mamba_block_size: max_model_len unless prefix caching */
+      ty->padded = ty->page != l->page;
+    } else if (l->page % ty->page == 0) {
+      CHK(chk_mul(d->block, l->page / ty->page, &ty->block));
+    } else if (ty->shape.kind != KVP_MLA) {
+      /* vllm 002f10e0cfa1: a non-MLA attention page that does not divide
+       * the largest keeps its block and is padded to it */
+      ty->block = d->block;
+      ty->padded = 1;
+    } else if (!l->promoted && kvp_vllm_promote(l, 1, NULL) == KVP_OK) {
+      /* MLA beside sliding layers: allocate the sliding ones as full
+       * attention (_try_get_full_allocation_fallback_groups) */
+      return kvp_vllm_plan_groups(l, spec_type, draft_type, diag);
+    } else {
+      return kvp_fail(diag, KVP_EINVAL,
+                      "vLLM cannot put MLA layers with pages of %lld bytes in one pool with pages "
+                      "of %lld bytes: an MLA page must divide the largest page "
+                      "(unify_kv_cache_spec_page_size pads only non-MLA attention pages)",
+                      (long long)ty->page, (long long)l->page);
+    }
+  }
+  /* group size: the fewest layers of a type, or the most below 1.5 times that */
+  int64_t fewest = INT64_MAX, most = 0;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    fewest = min64(fewest, ledger_types_of(l)[t].layers);
+    most = max64(most, ledger_types_of(l)[t].layers);
+  }
+  l->group_size = 2 * most < 3 * fewest ? most : fewest;
+  l->ngroups = 0;
+  l->min_block = INT64_MAX;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    ledger_types_of(l)[t].groups = cdiv(ledger_types_of(l)[t].layers, l->group_size);
+    l->ngroups += ledger_types_of(l)[t].groups;
+    l->min_block = min64(l->min_block, ledger_types_of(l)[t].block);
+  }
+  return KVP_OK;
+}
+
+/* Layer slots of one KV cache group on stage st: a type's layers on a stage
+ * are consecutive in its order, so its fullest group there holds
+ * ceil(layers on the stage / groups) of them. */
+int64_t kvp_vllm_stage_group_size(const kvp_ledger *l, const kvp_stage *st,
+                                  const int8_t *spec_type, int32_t draft_type, int draft) {
+  int64_t on[KVP_MAX_KV_TYPES] = {0}, g = 0;
+  for (int64_t i = st->first; i < st->first + st->layers; i++) {
+    int8_t t = spec_type[l->d.model.layer_spec[i]];
+    if (t >= 0) on[t]++;
+  }
+  if (draft && draft_type >= 0) on[draft_type] += l->d.spec.draft_layers;
+  for (int32_t t = 0; t < l->ntype; t++) g = max64(g, cdiv(on[t], ledger_types_of(l)[t].groups));
+  return g;
+}
+
+kvp_err kvp_vllm_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, int64_t *bg,
+                              int64_t *br) {
+  const kvp_deploy *d = &l->d;
+  int64_t m, total = 0, g = 0, r = 0;
+  CHK(chk_add(n, d->spec.tokens, &m));
+  m = min64(m, l->max_len); /* lookahead slots stop at max_model_len (allocate_slots) */
+  int64_t pg = min64(d->prefix_tokens, n);
+  int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
+               : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
+  pr = max64(min64(pr, n), pg);
+  for (int32_t t = 0; t < l->ntype; t++) {
+    const kvp_kv_type *ty = &ledger_types_of(l)[t];
+    int64_t k = 0, part;
+    switch (ty->shape.kind) {
+      case KVP_FULL:
+      case KVP_MLA: {
+        /* eviction is the target's: a group of draft layers alone keeps all */
+        int64_t held = ty->draft_only ? m : kvp_evict_held(&d->evict, m, 0);
+        k = cdiv(held, ty->block);
+        CHK(chk_mul(min64(pg, held) / ty->block, ty->groups, &part));
+        CHK(chk_add(g, part, &g));
+        CHK(chk_mul(min64(pr, held) / ty->block, ty->groups, &part));
+        CHK(chk_add(r, part, &r));
+        break;
+      }
+      case KVP_SLIDING:
+      case KVP_CHUNKED:
+      case KVP_CROSS:
+        TRY(kvp_layer_blocks(&ty->shape, m, ty->block, d->step_tokens, &k));
+        break; /* windows drop old blocks, encoder states are the request's: nothing shared */
+      case KVP_STATE:
+        /* the state and one per draft token; mamba_cache_mode align keeps the
+         * state of the last block boundary too, all a state every block
+         * (MambaSpec.max_memory_usage_bytes) */
+        k = n == 0 ? 0 : kvp_vllm_usage_blocks(l, &ty->shape, ty->block, n);
+        break;
+      default:
+        break;
+    }
+    CHK(chk_mul(k, ty->groups, &part));
+    CHK(chk_add(total, part, &total));
+  }
+  *blocks = total;
+  *bg = g;
+  *br = r;
+  return KVP_OK;
+}
+
+/* ---- the switches, the startup check, the workers -------------------------- */
 
 kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
   kvp_model *m = &l->d.model;
@@ -312,8 +603,8 @@ static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t 
     /* group_size x page x the blocks of every group (empty ones included) */
     *any = st->group_size > 0;
     for (int32_t t = 0; t < l->ntype; t++) {
-      CHK(chk_mul(kvp_vllm_usage_blocks(l, &kvp_ledger_types(l)[t].shape, kvp_ledger_types(l)[t].block, len),
-                  kvp_ledger_types(l)[t].groups, &part));
+      CHK(chk_mul(kvp_vllm_usage_blocks(l, &ledger_types_of(l)[t].shape, ledger_types_of(l)[t].block, len),
+                  ledger_types_of(l)[t].groups, &part));
       CHK(chk_add(total, part, &total));
     }
     CHK(chk_mul(total, st->block_bytes, bytes));
@@ -536,9 +827,9 @@ kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *dia
   if (l->hybrid) {
     groups = 0;
     for (int32_t t = 0; t < l->ntype; t++)
-      if (kvp_ledger_types(l)[t].shape.kind == KVP_FULL && kvp_ledger_types(l)[t].shape.sink > 0) {
-        groups += kvp_ledger_types(l)[t].groups;
-        block = kvp_ledger_types(l)[t].block * (l->span / l->d.block);
+      if (ledger_types_of(l)[t].shape.kind == KVP_FULL && ledger_types_of(l)[t].shape.sink > 0) {
+        groups += ledger_types_of(l)[t].groups;
+        block = ledger_types_of(l)[t].block * (l->span / l->d.block);
       }
   }
   if (sink % block != 0)
