@@ -76,21 +76,29 @@ double kvl_num_field(lua_State *L, int idx, const char *name, double def);
  * (what names the table in the message). */
 void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what);
 
-/* The format table at idx ({bits, group, scale, zero}), checked (core_lua.c). */
+/* ---- conversions of deployments and performance parameters (convert_lua.c) -- */
+
+/* The userdata metatable of a model (core.model, core_lua.c). */
+#define KVL_MODEL_MT "kvplan.Model"
+/* The format table at idx ({bits, group, scale, zero}), checked. */
 kvp_format kvl_check_format(lua_State *L, int idx, const char *field);
+/* The layer kind named at idx (full, sliding, ...); what names the field. */
+kvp_kind kvl_check_kind(lua_State *L, int idx, const char *what);
+/* Fill d from the deployment table at idx, every field checked. */
+void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
+/* A GPU's rates for step times ({hbm_gbps, tflops, link_gbps, mem_eff, ...}),
+ * checked. */
+kvp_perf kvl_check_perf(lua_State *L, int idx);
+/* Push the step times of ledger l under perf p at the context and
+ * concurrency at stack positions cidx, nidx, as the table d:time returns
+ * (errors raise). */
+int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx);
+
+/* ---- other conversions ---------------------------------------------------------- */
+
 /* A length distribution table ({kind, lo, hi, mu, sigma, values}) at idx,
  * checked; empirical values stay alive on the stack (optim_lua.c). */
 kvp_dist kvl_check_dist(lua_State *L, int idx);
-/* A GPU's rates for step times ({hbm_gbps, tflops, link_gbps, mem_eff, ...}),
- * checked (sim_lua.c). */
-kvp_perf kvl_check_perf(lua_State *L, int idx);
-/* Push step times as the table d:time returns (sim_lua.c). */
-void kvl_push_time(lua_State *L, const kvp_time *t);
-/* Push the step times of ledger l under perf p at the context and
- * concurrency at stack positions cidx, nidx (errors raise). */
-int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx);
-/* Fill d from the deployment table at idx, every field checked (core_lua.c). */
-void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
 /* The non-torch memory rule's constants from the table at idx
  * (engines.lua non_torch: {tp1 =, tpn =, context = {lo, point, hi}}). */
 void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt);

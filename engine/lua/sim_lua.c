@@ -13,33 +13,6 @@
 
 #define SIM_MT "kvplan.Simulation"
 
-static const char *const perf_keys[] = {
-  "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
-  "step_overhead_ms", "acceptance", "price_per_hour", NULL
-};
-
-/* The perf table at idx, checked (kvplan_lua.h). */
-kvp_perf kvl_check_perf(lua_State *L, int idx) {
-  idx = lua_absindex(L, idx);
-  luaL_checktype(L, idx, LUA_TTABLE);
-  kvl_check_keys(L, idx, perf_keys, "perf");
-  kvp_perf p = {
-    .hbm_gbps = kvl_num_field(L, idx, "hbm_gbps", 0.0),
-    .tflops = kvl_num_field(L, idx, "tflops", 0.0),
-    .link_gbps = kvl_num_field(L, idx, "link_gbps", 0.0),
-    .mem_eff = kvl_num_field(L, idx, "mem_eff", 1.0),
-    .flop_eff = kvl_num_field(L, idx, "flop_eff", 1.0),
-    .link_eff = kvl_num_field(L, idx, "link_eff", 1.0),
-    .link_latency_us = kvl_num_field(L, idx, "link_latency_us", 0.0),
-    .step_overhead_ms = kvl_num_field(L, idx, "step_overhead_ms", 0.0),
-    .acceptance = kvl_num_field(L, idx, "acceptance", 0.0),
-    .price_per_hour = kvl_num_field(L, idx, "price_per_hour", 0.0),
-  };
-  kvp_diag d = {{0}};
-  if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
-  return p;
-}
-
 /* Evaluate the deployment at idx and derive its costs with the perf at pidx. */
 static void cost_of(lua_State *L, int idx, int pidx, kvp_ledger *l, kvp_cost *c) {
   kvp_deploy d;
@@ -55,42 +28,6 @@ static void cost_of(lua_State *L, int idx, int pidx, kvp_ledger *l, kvp_cost *c)
 static void setnum(lua_State *L, const char *k, double v) {
   lua_pushnumber(L, v);
   lua_setfield(L, -2, k);
-}
-
-/* Push the step times t as a table (kvplan_lua.h). */
-void kvl_push_time(lua_State *L, const kvp_time *t) {
-  lua_createtable(L, 0, 13);
-  setnum(L, "tpot_ms", t->tpot_s * 1e3);
-  setnum(L, "ttft_ms", t->ttft_s * 1e3);
-  setnum(L, "tokens_per_s", t->tokens_per_s);
-  lua_pushstring(L, t->compute_bound ? "compute" : "memory");
-  lua_setfield(L, -2, "bound");
-  setnum(L, "kv_read_share", t->kv_read_share);
-  setnum(L, "usd_per_mtok", t->usd_per_mtok);
-  setnum(L, "steps_per_token", t->steps_per_token);
-  setnum(L, "kv_writes_per_token", t->kv_writes_per_token);
-  setnum(L, "kv_write_bytes_per_token", t->kv_write_bytes_per_token);
-  setnum(L, "step_ms", t->decode.seconds * 1e3);
-  setnum(L, "memory_ms", t->decode.mem_s * 1e3);
-  setnum(L, "compute_ms", t->decode.compute_s * 1e3);
-  setnum(L, "comm_ms", t->decode.comm_s * 1e3);
-}
-
-/* The step times of ledger l under perf p at (context, concurrency) at the
- * given stack positions, pushed as a table (kvplan_lua.h). */
-int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx) {
-  int64_t ctx = kvl_toint(L, cidx, "context"), conc = kvl_toint(L, nidx, "concurrency");
-  if (ctx < 1) return kvl_error(L, "field 'context' must be an integer >= 1, got %I", (lua_Integer)ctx);
-  if (conc < 1)
-    return kvl_error(L, "field 'concurrency' must be an integer >= 1, got %I", (lua_Integer)conc);
-  kvp_cost c;
-  kvp_diag diag = {{0}};
-  kvp_err e = kvp_cost_init(&c, l, p, &diag);
-  if (e != KVP_OK) kvl_core_error(L, e, &diag, "step time");
-  kvp_time t;
-  if (kvp_time_at(&c, ctx, conc, &t) != KVP_OK) return kvl_error(L, "step time overflows");
-  kvl_push_time(L, &t);
-  return 1;
 }
 
 /* sim_core.time(deploy, perf, context, concurrency) -> {tpot_ms, ttft_ms,

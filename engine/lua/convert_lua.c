@@ -1,0 +1,342 @@
+/*
+ * convert_lua.c: the Lua tables of a deployment and of a GPU's performance
+ * parameters into the core's structs (formats, layer kinds, the deployment
+ * with its optimizations and vLLM's switches, perf rates), every field
+ * checked, and step times back into a table. The other binding files call
+ * these; this file calls none of them but the helpers (util_lua.c) and the
+ * predict rule's conversion (predict_lua.c).
+ * Binding layer: checks and converts; the numbers come from the core.
+ */
+#include <string.h>
+
+#include "kvplan_lua.h"
+
+/* ---- formats and layer kinds ------------------------------------------------ */
+
+static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope",
+                                          "tq_key", "tq_value", "name", NULL};
+
+/* The format table at idx ({bits=, group=, scale=, zero=}); field names the
+ * option it came from (kvplan_lua.h). */
+kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
+  if (!lua_istable(L, idx))
+    kvl_error(L, "field '%s' must be a format table, %s", field, kvl_got(L, idx));
+  kvl_check_keys(L, idx, format_keys, field);
+  kvp_format f;
+  f.bits = (int32_t)kvl_int_field(L, idx, "bits", 0);
+  f.group = (int32_t)kvl_int_field(L, idx, "group", 0);
+  f.scale_bits = (int32_t)kvl_int_field(L, idx, "scale", 0);
+  f.zero_bits = (int32_t)kvl_int_field(L, idx, "zero", 0);
+  f.rope_bits = (int32_t)kvl_int_field(L, idx, "rope", 0);
+  f.tq_key_bits = (int32_t)kvl_int_field(L, idx, "tq_key", 0);
+  f.tq_value_bits = (int32_t)kvl_int_field(L, idx, "tq_value", 0);
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_format_check(&f, field, &d);
+  if (e != KVP_OK) kvl_core_error(L, e, &d, field);
+  return f;
+}
+
+static kvp_format opt_format(lua_State *L, int idx, const char *field, kvp_format def) {
+  if (lua_getfield(L, idx, field) != LUA_TNIL) def = kvl_check_format(L, -1, field);
+  lua_pop(L, 1);
+  return def;
+}
+
+/* The layer kind named at idx (kvplan_lua.h). */
+kvp_kind kvl_check_kind(lua_State *L, int idx, const char *what) {
+  const char *s = lua_tostring(L, idx);
+  for (int k = 0; s != NULL && k < KVP_NKINDS; k++)
+    if (strcmp(s, kvp_kind_name((kvp_kind)k)) == 0) return (kvp_kind)k;
+  kvl_error(L, "field '%s.kind' must be one of full, sliding, chunked, mla, state, none, %s",
+            what, kvl_got(L, idx));
+  return KVP_FULL;
+}
+
+/* ---- the deployment ----------------------------------------------------------- */
+
+static const char *const deploy_keys[] = {
+  "model", "gpu_bytes", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
+  "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
+  /* optimizations (stdlib optim.lua; zero or absent is off) */
+  "budget", "max_kv_tokens", "allocation", "kv_recent", "kv_full", "evict", "speculative",
+  "prefix", "samples", "prompt", "output", "host_bytes", "lengths",
+  /* vLLM's switches and overrides (engine/core/vllm_kv.c) */
+  "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override", "kv_cache_memory_bytes",
+  "max_num_seqs", "decode_context_parallel_size", "stage_gpu_bytes", "stage_activation_bytes",
+  "data_parallel_size",
+  "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
+  "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
+  "vllm_log_tokens_from_concurrency",
+  /* the engine's startup (starts.c) */
+  "engine_named", "fail_fast_on_attention_window_too_large",
+  /* how activation and overhead were predicted (sweeps predict them again) */
+  "predict", NULL
+};
+
+/* The name at idx among names[0..n), else an error listing them. */
+static int check_name(lua_State *L, int idx, const char *field, const char *(*name)(int),
+                      int n) {
+  idx = lua_absindex(L, idx);
+  const char *s = lua_tostring(L, idx);
+  for (int i = 0; s != NULL && i < n; i++)
+    if (strcmp(s, name(i)) == 0) return i;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int i = 0; i < n; i++) {
+    luaL_addstring(&b, i ? (i == n - 1 ? " or " : ", ") : "");
+    luaL_addstring(&b, name(i));
+  }
+  luaL_pushresult(&b);
+  const char *names = lua_tostring(L, -1);
+  const char *got = kvl_got(L, idx); /* pushed above the names, which stay alive */
+  return kvl_error(L, "field '%s' must be %s, %s", field, names, got);
+}
+
+static const char *budget_name(int i) { return kvp_budget_name((kvp_budget)i); }
+static const char *alloc_name(int i) { return kvp_alloc_name((kvp_alloc)i); }
+
+/* The subtable `field` of the table at idx, pushed, or 0 (nothing pushed). */
+static int opt_table(lua_State *L, int idx, const char *field, const char *const *keys) {
+  if (lua_getfield(L, idx, field) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_istable(L, -1))
+    kvl_error(L, "field '%s' must be a table, %s", field, kvl_got(L, -1));
+  kvl_check_keys(L, -1, keys, field);
+  return 1;
+}
+
+/* A list of integers at the top of the stack into v[0..max); returns n. */
+static int64_t int_list(lua_State *L, const char *field, int64_t *v, int64_t max) {
+  if (!lua_istable(L, -1)) kvl_error(L, "field '%s' must be a list, %s", field, kvl_got(L, -1));
+  int64_t n = (int64_t)luaL_len(L, -1);
+  if (n > max) kvl_error(L, "field '%s' holds %I values, at most %I", field, (lua_Integer)n,
+                         (lua_Integer)max);
+  for (int64_t i = 0; i < n; i++) {
+    lua_geti(L, -1, (lua_Integer)i + 1);
+    v[i] = kvl_toint(L, -1, field);
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+static const char *const evict_keys[] = {"sinks", "recent", "keep_ppm", "layers", NULL};
+static const char *const spec_keys[] = {"tokens", "draft_layers", "draft", "draft_weight_bytes",
+                                        NULL};
+static const char *const draft_keys[] = {"kind", "kv_heads", "head_dim", "head_dim_v",
+                                         "kv_lora_rank", "rope_dim", "kv_auto", NULL};
+
+/* The optimization fields of the deployment table at idx. */
+static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
+  kvp_diag diag = {{0}};
+  if (lua_getfield(L, idx, "budget") != LUA_TNIL)
+    d->budget = (kvp_budget)check_name(L, -1, "budget", budget_name, KVP_NBUDGETS);
+  lua_pop(L, 1);
+  d->max_kv_tokens = kvl_int_field(L, idx, "max_kv_tokens", 0);
+  if (lua_getfield(L, idx, "allocation") != LUA_TNIL)
+    d->alloc = (kvp_alloc)check_name(L, -1, "allocation", alloc_name, KVP_NALLOCS);
+  lua_pop(L, 1);
+  d->kv_recent = kvl_int_field(L, idx, "kv_recent", 0);
+  d->kv_full = opt_format(L, idx, "kv_full", d->kv_full);
+  if (opt_table(L, idx, "evict", evict_keys)) {
+    d->evict.sinks = kvl_int_field(L, -1, "sinks", 0);
+    d->evict.recent = kvl_int_field(L, -1, "recent", 0);
+    int64_t keep = kvl_int_field(L, -1, "keep_ppm", 0);
+    if (keep < 0 || keep > KVP_PPM)
+      kvl_error(L, "field 'keep' must be in (0, 1], got %f", (double)keep / KVP_PPM);
+    d->evict.keep_ppm = (int32_t)keep;
+    if (lua_getfield(L, -1, "layers") != LUA_TNIL) {
+      int64_t budgets[KVP_MAX_LAYERS];
+      int64_t n = int_list(L, "evict.layers", budgets, KVP_MAX_LAYERS);
+      if (kvp_evict_set_layers(&d->evict, budgets, n, &diag) != KVP_OK)
+        kvl_core_error(L, KVP_EINVAL, &diag, "evict.layers");
+    }
+    lua_pop(L, 2);
+  }
+  if (opt_table(L, idx, "speculative", spec_keys)) {
+    d->spec.tokens = kvl_int_field(L, -1, "tokens", 0);
+    d->spec.draft_layers = kvl_int_field(L, -1, "draft_layers", 0);
+    d->spec.draft_weight_bytes = kvl_int_field(L, -1, "draft_weight_bytes", 0);
+    if (opt_table(L, lua_gettop(L), "draft", draft_keys)) {
+      kvp_layer *ly = &d->spec.draft;
+      lua_getfield(L, -1, "kind");
+      ly->kind = kvl_check_kind(L, -1, "speculative.draft");
+      lua_pop(L, 1);
+      ly->kv_heads = kvl_int_field(L, -1, "kv_heads", 0);
+      ly->head_dim = kvl_int_field(L, -1, "head_dim", 0);
+      ly->head_dim_v = kvl_int_field(L, -1, "head_dim_v", ly->head_dim);
+      ly->latent = kvl_int_field(L, -1, "kv_lora_rank", 0);
+      ly->rope_dim = kvl_int_field(L, -1, "rope_dim", 0);
+      ly->kv_auto = kvl_int_field(L, -1, "kv_auto", 0) != 0;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  d->prefix_tokens = kvl_int_field(L, idx, "prefix", 0);
+  d->samples = kvl_int_field(L, idx, "samples", 0);
+  d->prompt_tokens = kvl_int_field(L, idx, "prompt", 0);
+  d->sample_tokens = kvl_int_field(L, idx, "output", 0);
+  d->host_bytes = kvl_int_field(L, idx, "host_bytes", 0);
+  if (lua_getfield(L, idx, "lengths") != LUA_TNIL)
+    d->nlen = (int32_t)int_list(L, "lengths", d->len, KVP_LEN_POINTS);
+  lua_pop(L, 1);
+}
+
+/* vLLM's switches and overrides of the deployment table at idx. */
+static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
+  kvp_vllm *v = &d->vllm;
+  int t = lua_getfield(L, idx, "disable_hybrid_kv_cache_manager");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field 'disable_hybrid_kv_cache_manager' must be a boolean, %s",
+              kvl_got(L, -1));
+  v->disable_hybrid = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  v->blocks_override = kvl_int_field(L, idx, "num_gpu_blocks_override", 0);
+  v->kv_cache_bytes = kvl_int_field(L, idx, "kv_cache_memory_bytes", 0);
+  v->max_num_seqs = kvl_int_field(L, idx, "max_num_seqs", 0);
+  v->dcp = kvl_int_field(L, idx, "decode_context_parallel_size", 0);
+  v->pcp = kvl_int_field(L, idx, "prefill_context_parallel_size", 0);
+  v->dp = kvl_int_field(L, idx, "data_parallel_size", 0);
+  t = lua_getfield(L, idx, "enable_expert_parallel");
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field 'enable_expert_parallel' must be a boolean, %s", kvl_got(L, -1));
+  v->ep = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  v->experts = kvl_int_field(L, idx, "moe_experts", 0);
+  v->expert_bytes = kvl_int_field(L, idx, "expert_bytes", 0);
+  v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
+  if (lua_getfield(L, idx, "mamba_cache_mode") != LUA_TNIL) {
+    static const char *const modes[] = {"none", "align", "all"};
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    int found = -1;
+    for (int i = 0; s && i < 3; i++)
+      if (strcmp(s, modes[i]) == 0) found = i;
+    if (found < 0)
+      kvl_error(L, "field 'mamba_cache_mode' must be 'none', 'align' or 'all', %s", kvl_got(L, -1));
+    v->mamba_mode = found;
+  }
+  lua_pop(L, 1);
+  v->mamba_chunk = kvl_int_field(L, idx, "mamba_block_size", 0);
+  if (lua_getfield(L, idx, "vllm_log_tokens_from_concurrency") != LUA_TNIL)
+    v->log_tokens_mode = lua_toboolean(L, -1) ? 1 : 0;
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
+    int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "stage_activation_bytes") != LUA_TNIL)
+    int_list(L, "stage_activation_bytes", v->stage_activation_bytes, KVP_MAX_PP);
+  lua_pop(L, 1);
+}
+
+/* A field true, false or absent (false). */
+static int32_t bool_field(lua_State *L, int idx, const char *name) {
+  int t = lua_getfield(L, idx, name);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field '%s' must be true or false, %s", name, kvl_got(L, -1));
+  int32_t v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Fill d from the deployment table at idx (the stdlib resolves names). */
+void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
+  luaL_checktype(L, idx, LUA_TTABLE);
+  idx = lua_absindex(L, idx);
+  kvl_check_keys(L, idx, deploy_keys, "deployment");
+  kvp_deploy_defaults(d);
+  lua_getfield(L, idx, "model");
+  d->model = *(kvp_model *)luaL_checkudata(L, -1, KVL_MODEL_MT);
+  lua_pop(L, 1);
+  d->gpu_bytes = kvl_int_field(L, idx, "gpu_bytes", 0);
+  d->tp = kvl_int_field(L, idx, "tp", 1);
+  d->pp = kvl_int_field(L, idx, "pp", 1);
+  d->kv = opt_format(L, idx, "kv", d->kv);
+  d->weights = opt_format(L, idx, "weights", d->weights);
+  d->weight_bytes = kvl_int_field(L, idx, "weight_bytes", 0);
+  d->utilization = kvl_num_field(L, idx, "utilization", d->utilization);
+  d->activation_bytes = kvl_int_field(L, idx, "activation", 0);
+  d->overhead_bytes = kvl_int_field(L, idx, "overhead", 0);
+  d->block = kvl_int_field(L, idx, "block", d->block);
+  d->step_tokens = kvl_int_field(L, idx, "max_num_batched_tokens", d->step_tokens);
+  d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
+  check_optim(L, idx, d);
+  check_vllm(L, idx, d);
+  d->engine_named = bool_field(L, idx, "engine_named");
+  d->fail_fast = bool_field(L, idx, "fail_fast_on_attention_window_too_large");
+  if (lua_getfield(L, idx, "predict") != LUA_TNIL) kvl_check_predict(L, lua_gettop(L), &d->predict);
+  lua_pop(L, 1);
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_deploy_check(d, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "deployment");
+}
+
+/* ---- performance parameters and step times ------------------------------------ */
+
+static const char *const perf_keys[] = {
+  "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
+  "step_overhead_ms", "acceptance", "price_per_hour", NULL
+};
+
+/* The perf table at idx, checked (kvplan_lua.h). */
+kvp_perf kvl_check_perf(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  kvl_check_keys(L, idx, perf_keys, "perf");
+  kvp_perf p = {
+    .hbm_gbps = kvl_num_field(L, idx, "hbm_gbps", 0.0),
+    .tflops = kvl_num_field(L, idx, "tflops", 0.0),
+    .link_gbps = kvl_num_field(L, idx, "link_gbps", 0.0),
+    .mem_eff = kvl_num_field(L, idx, "mem_eff", 1.0),
+    .flop_eff = kvl_num_field(L, idx, "flop_eff", 1.0),
+    .link_eff = kvl_num_field(L, idx, "link_eff", 1.0),
+    .link_latency_us = kvl_num_field(L, idx, "link_latency_us", 0.0),
+    .step_overhead_ms = kvl_num_field(L, idx, "step_overhead_ms", 0.0),
+    .acceptance = kvl_num_field(L, idx, "acceptance", 0.0),
+    .price_per_hour = kvl_num_field(L, idx, "price_per_hour", 0.0),
+  };
+  kvp_diag d = {{0}};
+  if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
+  return p;
+}
+
+static void setnum(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
+/* Push the step times t as a table. */
+static void push_time(lua_State *L, const kvp_time *t) {
+  lua_createtable(L, 0, 13);
+  setnum(L, "tpot_ms", t->tpot_s * 1e3);
+  setnum(L, "ttft_ms", t->ttft_s * 1e3);
+  setnum(L, "tokens_per_s", t->tokens_per_s);
+  lua_pushstring(L, t->compute_bound ? "compute" : "memory");
+  lua_setfield(L, -2, "bound");
+  setnum(L, "kv_read_share", t->kv_read_share);
+  setnum(L, "usd_per_mtok", t->usd_per_mtok);
+  setnum(L, "steps_per_token", t->steps_per_token);
+  setnum(L, "kv_writes_per_token", t->kv_writes_per_token);
+  setnum(L, "kv_write_bytes_per_token", t->kv_write_bytes_per_token);
+  setnum(L, "step_ms", t->decode.seconds * 1e3);
+  setnum(L, "memory_ms", t->decode.mem_s * 1e3);
+  setnum(L, "compute_ms", t->decode.compute_s * 1e3);
+  setnum(L, "comm_ms", t->decode.comm_s * 1e3);
+}
+
+/* The step times of ledger l under perf p at (context, concurrency) at the
+ * given stack positions, pushed as a table (kvplan_lua.h). */
+int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx) {
+  int64_t ctx = kvl_toint(L, cidx, "context"), conc = kvl_toint(L, nidx, "concurrency");
+  if (ctx < 1) return kvl_error(L, "field 'context' must be an integer >= 1, got %I", (lua_Integer)ctx);
+  if (conc < 1)
+    return kvl_error(L, "field 'concurrency' must be an integer >= 1, got %I", (lua_Integer)conc);
+  kvp_cost c;
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_cost_init(&c, l, p, &diag);
+  if (e != KVP_OK) kvl_core_error(L, e, &diag, "step time");
+  kvp_time t;
+  if (kvp_time_at(&c, ctx, conc, &t) != KVP_OK) return kvl_error(L, "step time overflows");
+  push_time(L, &t);
+  return 1;
+}
