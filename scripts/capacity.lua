@@ -21,6 +21,7 @@
 --                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
 --   overhead     non-torch memory per GPU: CUDA context, NCCL (default
 --                predicted, as kv.deploy does)
+--   block        tokens per KV cache block (default 16, vLLM's block_size)
 --   engine       vllm: the engine itself, not only its memory rule: its
 --                default max_num_seqs caps max_concurrency (limit
 --                max_num_seqs) and its release's KV defaults apply

@@ -61,6 +61,18 @@ same_as vllm_names capacity model=llama-3.1-70b gpus=h100-sxm tensor_parallel_si
 same_as vllm_dashes capacity model=llama-3.1-70b gpus=h100-sxm tensor-parallel-size=4 -- capacity model=llama-3.1-70b gpus=h100-sxm tp=4
 expect vllm_both 1 "kvplan: command line: arguments 'tp' and 'tensor_parallel_size' are the same option" -- \
   capacity model=llama-3.1-70b tp=2 tensor_parallel_size=4
+# arguments named as deployment fields are converted and checked by the field
+# registry (stdlib/kvplan/fields.lua), reported as arguments, not at the script's line
+expect field_fraction 1 "kvplan: command line: argument 'utilization' must be in (0, 1], got 1.5" -- \
+  capacity model=llama-3.1-8b gpus=l4 gpu_memory_utilization=1.5
+expect field_count 1 "kvplan: command line: argument 'tp' must be an integer >= 1, got 0" -- \
+  fit model=llama-3.1-8b gpus=l4 tp=1,0
+expect field_bytes 1 "kvplan: command line: argument 'activation': cannot read 'lots' as bytes (expected e.g. '80 GiB', '80 GB', '512 MiB', '2G')" -- \
+  ledger model=llama-3.1-8b gpu=l4 activation=lots
+expect field_enum 1 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm" -- \
+  capacity model=llama-3.1-8b gpus=l4 engine=vlm
+expect field_number 0 "" -- fit model=llama-3.1-8b gpus=l4 price_per_hour=2.5
+same_as field_bytes_units capacity model=llama-3.1-8b gpus=l4 activation=2.5GiB -- capacity model=llama-3.1-8b gpus=l4 activation=2684354560
 expect suggest_not_typed 1 "kvplan: (command line):1: unknown gpu 'H100 80G' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100-80g'), 'a100-sxm-40gb' (alias 'a100-40g')?)" -- \
   -e "require('kvplan').gpu('H100 80G')"
 expect deploy_vllm_names 0 "" -- -e "local kv = require 'kvplan'

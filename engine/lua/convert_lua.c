@@ -73,6 +73,17 @@ static const char *const deploy_keys[] = {
   "predict", NULL
 };
 
+/* core.deploy_keys(): the keys a deployment table may hold, in order (the
+ * stdlib's field registry, stdlib/kvplan/fields.lua, is checked against them). */
+int kvl_deploy_keys(lua_State *L) {
+  lua_newtable(L);
+  for (int i = 0; deploy_keys[i] != NULL; i++) {
+    lua_pushstring(L, deploy_keys[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* The name at idx among names[0..n), else an error listing them. */
 static int check_name(lua_State *L, int idx, const char *field, const char *(*name)(int),
                       int n) {

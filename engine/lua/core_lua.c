@@ -726,7 +726,7 @@ static int l_where(lua_State *L) {
 static const luaL_Reg funcs[] = {
   {"model", l_model}, {"ledger", l_ledger}, {"min_tp", l_min_tp},
   {"format_bytes", l_format_bytes}, {"format_bits", l_format_bits},
-  {"raise", l_raise}, {"where", l_where}, {NULL, NULL}
+  {"deploy_keys", kvl_deploy_keys}, {"raise", l_raise}, {"where", l_where}, {NULL, NULL}
 };
 
 static const luaL_Reg model_meth[] = {

@@ -86,6 +86,8 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field);
 kvp_kind kvl_check_kind(lua_State *L, int idx, const char *what);
 /* Fill d from the deployment table at idx, every field checked. */
 void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d);
+/* core.deploy_keys(): the keys kvl_check_deploy takes, as a list. */
+int kvl_deploy_keys(lua_State *L);
 /* A GPU's rates for step times ({hbm_gbps, tflops, link_gbps, mem_eff, ...}),
  * checked. */
 kvp_perf kvl_check_perf(lua_State *L, int idx);

@@ -46,30 +46,8 @@ M.budgets = {
 
 local predict_reserved
 
-local fields = {
-  model = true, gpu = true, gpu_memory = true, tp = true, pp = true, kv = true,
-  weights = true, weight_bytes = true, utilization = true, activation = true,
-  overhead = true, block = true, max_num_batched_tokens = true, max_model_len = true,
-  budget = true, name = true,
-  -- the engine's profiling run (predicted activation and non-torch memory)
-  engine = true, engine_version = true, max_num_seqs = true, usage = true, enforce_eager = true,
-  flashinfer_sampler = true, mxfp4_backend = true, limit_mm_per_prompt = true,
-  skip_mm_profiling = true,
-  -- TensorRT-LLM's backend ("pytorch" or "tensorrt") and its startup switch
-  backend = true, fail_fast_on_attention_window_too_large = true,
-  -- time (kvplan.sim): efficiency factors, GPU rate overrides, price
-  efficiency = true, perf = true, price_per_hour = true,
-  -- optimizations (kvplan.optim sets them; see each constructor)
-  optim = true, max_kv_tokens = true, allocation = true, kv_recent = true, kv_full = true,
-  evict = true, speculative = true, prefix = true, samples = true, prompt = true, output = true,
-  offload = true, lengths = true,
-  -- vLLM's switches and overrides, by vLLM's names (engine/core/vllm_kv.c)
-  disable_hybrid_kv_cache_manager = true, num_gpu_blocks_override = true,
-  kv_cache_memory_bytes = true, worker_gpu_memory = true, -- and max_num_seqs (above)
-  decode_context_parallel_size = true, data_parallel_size = true, enable_expert_parallel = true,
-  block_stride_alignment = true, mamba_cache_mode = true, mamba_block_size = true,
-  prefill_context_parallel_size = true, allow_chunked_local_attn_with_hybrid_kv_cache = true,
-}
+-- kv.deploy's keys: the field registry (fields.lua) declares each once
+local fields = require("kvplan.fields").names
 M.fields = fields
 
 local evict_fields = {sinks = true, recent = true, keep = true, layers = true}
@@ -452,23 +430,9 @@ predict_reserved = function(d, opts)
   end
 end
 
--- The serving engines' own option names, accepted for kvplan's: vLLM's
--- EngineArgs (vllm/engine/arg_utils.py: tensor_parallel_size,
--- pipeline_parallel_size, gpu_memory_utilization, kv_cache_dtype,
--- block_size), SGLang's ServerArgs (python/sglang/srt/server_args.py: tp_size,
--- pp_size, mem_fraction_static, page_size) and TensorRT-LLM's KvCacheConfig
--- (free_gpu_memory_fraction, tokens_per_block; trtllm-serve's
--- kv_cache_free_gpu_memory_fraction and max_num_tokens). Dashes count as
--- underscores.
-M.engine_names = {
-  tensor_parallel_size = "tp", pipeline_parallel_size = "pp",
-  gpu_memory_utilization = "utilization", kv_cache_dtype = "kv", block_size = "block",
-  tp_size = "tp", pp_size = "pp", mem_fraction_static = "utilization", page_size = "block",
-  free_gpu_memory_fraction = "utilization", tokens_per_block = "block",
-  -- trtllm-serve's and trtllm-bench's spellings
-  kv_cache_free_gpu_memory_fraction = "utilization", kv_cache_free_gpu_mem_fraction = "utilization",
-  max_num_tokens = "max_num_batched_tokens",
-}
+-- The serving engines' own option names, accepted for kvplan's (alias ->
+-- field; fields.lua says whose each is). Dashes count as underscores.
+M.engine_names = require("kvplan.fields").aliases
 
 --- opts with the engines' option names (M.engine_names) renamed to kvplan's;
 --- both names of one option is an error. Returns opts itself when none is used.

@@ -5,9 +5,12 @@
 --
 -- Values: numbers; integers also as token counts with vLLM's suffixes
 -- (32k = 32000, 32K = 32768: units.tokens); true/false/yes/no/1/0; lists
--- comma-separated, each item trimmed. Keys: the serving engines' own option
+-- comma-separated, each item trimmed. An argument named as a deployment
+-- field (fields.lua) is converted and checked by the field's type instead
+-- (bytes take units: 2.3GiB), the script's own default passing as it is
+-- (activation = "predicted", tp = {0}). Keys: the serving engines' own option
 -- names stand for kvplan's (tensor_parallel_size for tp, kv_cache_dtype for
--- kv, ...: deploy.engine_names), with dashes or underscores. A bad argument
+-- kv, ...: fields.aliases), with dashes or underscores. A bad argument
 -- given on the command line is reported as "command line: argument ...",
 -- not at the script's line; arguments called model(s), gpu(s), kv and
 -- weights are looked up in the catalogs at once, so a misspelt name is
@@ -15,6 +18,7 @@
 
 local util = require "kvplan.util"
 local units = require "kvplan.units"
+local fields = require "kvplan.fields"
 
 local M = {}
 
@@ -62,6 +66,39 @@ local function convert(key, v, def, fail)
     return out
   end
   return v
+end
+
+-- The argument of deployment field f: each item converted by the field's
+-- type (a count as an integer, bytes with units, ...) and checked by
+-- fields.check; an item equal to the script's default stays as it is.
+local function strip(err)
+  return (tostring(err):gsub("^.-:%d+: ", "", 1):gsub("^field", "argument"))
+end
+local as_def = {count = 0, fraction = 0.0, number = 0.0, boolean = false}
+local function convert_field(f, key, v, def, fail)
+  if type(def) == "table" then
+    local out, d1 = {}, def[1]
+    if getmetatable(d1) == Required then d1 = "" end
+    for item in (v .. ","):gmatch("([^,]*),") do
+      item = trim(item)
+      if item ~= "" then out[#out + 1] = convert_field(f, key, item, d1 == nil and "" or d1, fail) end
+    end
+    return out
+  end
+  v = trim(v)
+  if type(def) == "string" and v == def then return v end
+  local x = v
+  if f.type == "bytes" then
+    local ok, b = pcall(units.bytes, v, key)
+    if not ok then fail("%s", strip(b)) end
+    x = b
+  elseif as_def[f.type] ~= nil then
+    x = convert(key, v, as_def[f.type], fail)
+  end
+  if x == def then return x end
+  local ok, err = pcall(fields.check, f, x)
+  if not ok then fail("%s", (strip(err):gsub("^argument '[^']*'", "argument '" .. key .. "'", 1))) end
+  return x
 end
 
 -- Catalog lookups of arguments by name: an unknown name fails here.
@@ -141,7 +178,7 @@ function M.parse(args, defaults)
     elseif is_required(v) then out[k] = {}
     else out[k] = v end
   end
-  local names = require("kvplan.deploy").engine_names
+  local names = fields.aliases
   for k, v in pairs(args) do
     if type(k) ~= "string" then
       fail("argument '%s' is not of the form key=value", tostring(v))
@@ -161,7 +198,10 @@ function M.parse(args, defaults)
     end
     local def = defaults[key]
     if getmetatable(def) == Required then def = "" end
-    out[key] = type(v) == "string" and convert(key, v, def, fail) or v
+    local f = fields.by_name[key]
+    if type(v) ~= "string" then out[key] = v
+    elseif f then out[key] = convert_field(f, key, v, def, fail)
+    else out[key] = convert(key, v, def, fail) end
     if type(v) == "string" then lookup(key, out[key], fail) end
   end
   for _, k in ipairs(util.sorted_keys(defaults)) do

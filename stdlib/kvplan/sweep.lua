@@ -137,15 +137,12 @@ local function optim_name(combo)
 end
 
 -- Options given as lists that the core sets on the deployment itself (its
--- field name in sweep_core), looped in C without building a deployment.
-local c_fields = {
-  gpu_memory = "gpu_bytes", utilization = "utilization", activation = "activation",
-  overhead = "overhead", block = "block", max_num_batched_tokens = "max_num_batched_tokens",
-  max_model_len = "max_model_len", weight_bytes = "weight_bytes", max_kv_tokens = "max_kv_tokens",
-  prefix = "prefix", samples = "samples", prompt = "prompt", output = "output",
-  max_num_seqs = "max_num_seqs",
-}
-local byte_fields = {gpu_memory = true, activation = true, overhead = true, weight_bytes = true}
+-- field name in sweep_core: the field's spec key), looped in C without
+-- building a deployment: the registry's sweep fields (fields.lua).
+local c_fields, byte_fields = {}, {}
+for _, f in ipairs(require("kvplan.fields").list) do
+  if f.sweep then c_fields[f.name], byte_fields[f.name] = f.spec, f.type == "bytes" or nil end
+end
 
 -- vLLM's predicted activation peak (a vision tower's encoder run included),
 -- non-torch memory and default

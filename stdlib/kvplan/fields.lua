@@ -1,0 +1,225 @@
+-- stdlib/kvplan/fields.lua: the deployment's fields, declared once: what
+-- kv.deploy{} takes, the key=value arguments of the commands that name them,
+-- the serving engines' spellings and the docs' option table derive from it.
+-- Stdlib layer: data and the checks of one value; kv.deploy resolves the
+-- deployment (deploy.lua), the binding checks the table it hands the core.
+--
+-- Each field: name; type (count, bytes, fraction, number, boolean, string,
+-- enum with its values, table); unit; default (a value, or words saying whose
+-- default); min (counts, bytes, numbers); one line of meaning; the engines'
+-- spellings accepted for it (vllm, sglang, trtllm: a name or a list; true:
+-- the field is spelled as that engine spells it); spec: the key of the table
+-- handed to the core (Deployment:spec, the binding's deploy_keys; false: kv.deploy
+-- resolves it in Lua); sweep: a list of it is an axis the core may loop
+-- itself (sweep.lua, the binding's axis fields), by its spec key.
+-- The engines' names are those of vLLM's EngineArgs (vllm/engine/arg_utils.py),
+-- SGLang's ServerArgs (python/sglang/srt/server_args.py) and TensorRT-LLM's
+-- KvCacheConfig (free_gpu_memory_fraction, tokens_per_block), trtllm-serve
+-- (kv_cache_free_gpu_memory_fraction, max_num_tokens) and trtllm-bench
+-- (kv_cache_free_gpu_mem_fraction). Dashes count as underscores.
+
+local util = require "kvplan.util"
+local units = require "kvplan.units"
+
+local M = {}
+
+local engines3 = {"vllm", "sglang", "trtllm"}
+
+M.list = {
+  -- what runs where
+  {name = "model", type = "string", default = "required", spec = "model",
+   meaning = "the model: a catalog name or alias, a table or a Model"},
+  {name = "gpu", type = "string", default = "required (or gpu_memory)", spec = false,
+   meaning = "the GPU: a catalog name or alias, a table or a GPU"},
+  {name = "gpu_memory", type = "bytes", unit = "bytes per GPU", min = 1,
+   default = "the GPU's visible memory", spec = "gpu_bytes", sweep = true,
+   meaning = "the memory of one GPU, overriding the catalog's"},
+  {name = "tp", type = "count", unit = "GPUs", min = 1, default = 1, spec = "tp",
+   vllm = "tensor_parallel_size", sglang = "tp_size", meaning = "tensor-parallel size"},
+  {name = "pp", type = "count", unit = "stages", min = 1, default = 1, spec = "pp",
+   vllm = "pipeline_parallel_size", sglang = "pp_size", meaning = "pipeline-parallel stages"},
+  {name = "kv", type = "string", default = "auto", spec = "kv", vllm = "kv_cache_dtype",
+   meaning = "KV cache format; auto: the model's activation dtype"},
+  {name = "weights", type = "string", default = "the checkpoint's", spec = "weights",
+   meaning = "weight format (bf16, fp8, int4-g128, ...)"},
+  {name = "weight_bytes", type = "bytes", unit = "bytes (all GPUs)", min = 0,
+   default = "params x format", spec = "weight_bytes", sweep = true,
+   meaning = "total weight bytes, overriding params x format"},
+  -- the engine's budget rule
+  {name = "budget", type = "enum", values = engines3, default = "vllm", spec = "budget",
+   meaning = "whose rule sizes the KV cache"},
+  {name = "engine", type = "enum", values = engines3, default = "none (the budget rule alone)",
+   spec = false, meaning = "the engine itself: its budget rule, defaults and startup check"},
+  {name = "engine_version", type = "string", default = "the latest release", spec = false,
+   meaning = "the engine's release whose defaults apply (0.11, 0.5, 1.0, latest)"},
+  {name = "utilization", type = "fraction", default = "0.9 (SGLang: by tp or the GPU)",
+   spec = "utilization", sweep = true, vllm = "gpu_memory_utilization",
+   sglang = "mem_fraction_static",
+   trtllm = {"free_gpu_memory_fraction", "kv_cache_free_gpu_memory_fraction",
+             "kv_cache_free_gpu_mem_fraction"},
+   meaning = "fraction of the GPU memory the engine may use"},
+  {name = "activation", type = "bytes", unit = "bytes per GPU", min = 0, default = "predicted",
+   spec = "activation", sweep = true, meaning = "activation peak of the profiling run"},
+  {name = "overhead", type = "bytes", unit = "bytes per GPU", min = 0, default = "predicted",
+   spec = "overhead", sweep = true, meaning = "non-torch memory: CUDA context, NCCL"},
+  {name = "block", type = "count", unit = "tokens", min = 1, default = "16 (SGLang 1, TensorRT-LLM 64)",
+   spec = "block", sweep = true, vllm = "block_size", sglang = "page_size",
+   trtllm = "tokens_per_block", meaning = "tokens per KV cache block (page)"},
+  {name = "max_num_batched_tokens", type = "count", unit = "tokens", min = 1,
+   default = "1 (steady decode); profiling: the engine's", spec = "max_num_batched_tokens",
+   sweep = true, vllm = true, trtllm = "max_num_tokens", meaning = "tokens of one engine step"},
+  {name = "max_model_len", type = "count", unit = "tokens", min = 0,
+   default = "the model's max_context", spec = "max_model_len", sweep = true, vllm = true,
+   meaning = "longest request"},
+  {name = "name", type = "string", default = "none", spec = false,
+   meaning = "a label for reports"},
+  -- the engine's profiling run (predicted activation and non-torch memory)
+  {name = "max_num_seqs", type = "count", unit = "sequences", min = 1,
+   default = "the engine's (caps concurrency when it is named)", spec = "max_num_seqs",
+   sweep = true, vllm = true, meaning = "most sequences an engine step runs"},
+  {name = "usage", type = "enum", values = {"server", "offline"}, default = "server",
+   spec = false, meaning = "vLLM's usage context, which picks its defaults"},
+  {name = "enforce_eager", type = "boolean", default = false, spec = false, vllm = true,
+   meaning = "no CUDA graphs and no compilation"},
+  {name = "flashinfer_sampler", type = "boolean", default = false, spec = false,
+   meaning = "FlashInfer's top-k/top-p sampler instead of the sort path"},
+  {name = "mxfp4_backend", type = "enum",
+   values = {"marlin", "triton", "flashinfer", "flashinfer_sm90", "checkpoint"},
+   default = "by the GPU's compute capability", spec = false,
+   meaning = "the kernel whose layout MXFP4 experts are loaded in"},
+  {name = "limit_mm_per_prompt", type = "count", unit = "images", min = 0,
+   default = "vLLM's", spec = false, vllm = true,
+   meaning = "images a prompt in a vision tower's dummy run; 0: none"},
+  {name = "skip_mm_profiling", type = "boolean", default = false, spec = false, vllm = true,
+   meaning = "no encoder run in the profiling"},
+  {name = "backend", type = "enum", values = {"pytorch", "tensorrt"},
+   default = "the release's", spec = false, trtllm = true,
+   meaning = "TensorRT-LLM's backend"},
+  {name = "fail_fast_on_attention_window_too_large", type = "boolean", default = false,
+   spec = "fail_fast_on_attention_window_too_large", trtllm = true,
+   meaning = "refuse to start when one max_seq_len sequence does not fit"},
+  -- time (kvplan.sim)
+  {name = "efficiency", type = "table", default = "by GPU", spec = false,
+   meaning = "{memory =, compute =, link =}: fractions of the GPU's rates reached"},
+  {name = "perf", type = "table", default = "the GPU's", spec = false,
+   meaning = "GPU rate overrides for step times"},
+  {name = "price_per_hour", type = "number", unit = "USD per GPU hour", min = 0,
+   default = "the GPU catalog's", spec = false, meaning = "price of one GPU for usd_per_mtok"},
+  -- optimizations (kvplan.optim sets them; see each constructor)
+  {name = "optim", type = "table", default = "none", spec = false,
+   meaning = "an optimization or a list of them (kv.optim)"},
+  {name = "max_kv_tokens", type = "count", unit = "tokens", min = 0, default = "none",
+   spec = "max_kv_tokens", sweep = true, meaning = "TensorRT-LLM's max_tokens: a cap on the pool"},
+  {name = "allocation", type = "enum", values = {"paged", "contiguous"}, default = "paged",
+   spec = "allocation", meaning = "how requests get KV memory"},
+  {name = "kv_recent", type = "count", unit = "tokens", min = 0, default = "none",
+   spec = "kv_recent", meaning = "recent tokens kept in kv_full (KIVI)"},
+  {name = "kv_full", type = "string", default = "the model's activation dtype", spec = "kv_full",
+   meaning = "format of the kv_recent window"},
+  {name = "evict", type = "table", default = "none", spec = "evict",
+   meaning = "{sinks, recent, keep, layers}: KV eviction"},
+  {name = "speculative", type = "table", default = "none", spec = "speculative",
+   meaning = "{tokens, draft | heads, ...}: speculative decoding"},
+  {name = "prefix", type = "count", unit = "tokens", min = 0, default = "none",
+   spec = "prefix", sweep = true, meaning = "tokens of a prefix every request shares"},
+  {name = "samples", type = "count", unit = "sequences", min = 0, default = "none",
+   spec = "samples", sweep = true, meaning = "sequences sampled a request (parallel sampling)"},
+  {name = "prompt", type = "count", unit = "tokens", min = 0, default = "none",
+   spec = "prompt", sweep = true, meaning = "prompt tokens the samples share"},
+  {name = "output", type = "count", unit = "tokens", min = 0, default = "none",
+   spec = "output", sweep = true, meaning = "output tokens of each sample"},
+  {name = "offload", type = "table", default = "none", spec = "host_bytes",
+   meaning = "{host, pcie_gbps}: KV offloaded to host memory"},
+  {name = "lengths", type = "table", default = "none", spec = "lengths",
+   meaning = "a request-length distribution (kv.optim.uniform{...})"},
+  -- vLLM's switches and overrides, by vLLM's names (engine/core/vllm_kv.c)
+  {name = "disable_hybrid_kv_cache_manager", type = "boolean", default = false,
+   spec = "disable_hybrid_kv_cache_manager", vllm = true,
+   meaning = "one KV cache group for every layer"},
+  {name = "num_gpu_blocks_override", type = "count", unit = "blocks", min = 1, default = "none",
+   spec = "num_gpu_blocks_override", vllm = true, meaning = "the KV cache's blocks, as given"},
+  {name = "kv_cache_memory_bytes", type = "bytes", unit = "bytes per GPU", min = 0,
+   default = "none", spec = "kv_cache_memory_bytes", vllm = true,
+   meaning = "every GPU's KV memory, utilization ignored"},
+  {name = "worker_gpu_memory", type = "table", default = "none", spec = "stage_gpu_bytes",
+   meaning = "tp x pp memories in vLLM's rank order: workers with unequal memory"},
+  {name = "decode_context_parallel_size", type = "count", unit = "ranks", min = 1, default = 1,
+   spec = "decode_context_parallel_size", vllm = true,
+   meaning = "KV tokens split over that many ranks of the TP group"},
+  {name = "data_parallel_size", type = "count", unit = "engines", min = 1, default = 1,
+   spec = "data_parallel_size", vllm = true,
+   meaning = "MoE: routed experts cut across data_parallel_size x tp GPUs"},
+  {name = "enable_expert_parallel", type = "boolean", default = false,
+   spec = "enable_expert_parallel", vllm = true, meaning = "MoE: experts split, not sharded"},
+  {name = "block_stride_alignment", type = "bytes", unit = "bytes", min = 0, default = "none",
+   spec = "block_stride_alignment", meaning = "bytes an MLA backend rounds each block up to"},
+  {name = "mamba_cache_mode", type = "enum", values = {"none", "align", "all"}, default = "none",
+   spec = "mamba_cache_mode", vllm = true, meaning = "Mamba states kept for prefix caching"},
+  {name = "mamba_block_size", type = "count", unit = "tokens", min = 1, default = "none",
+   spec = "mamba_block_size", vllm = true, meaning = "the Mamba chunk the block aligns to"},
+  {name = "prefill_context_parallel_size", type = "count", unit = "ranks", min = 1, default = 1,
+   spec = "prefill_context_parallel_size", vllm = true,
+   meaning = "more ranks of tp x pp GPUs, each holding 1 / p of a request's KV"},
+  {name = "allow_chunked_local_attn_with_hybrid_kv_cache", type = "boolean", default = false,
+   spec = false, meaning = "vLLM's environment variable of that name in capitals"},
+}
+
+-- Keys of the core's table that kv.deploy derives rather than takes
+-- (Deployment:spec): a stage's GPU memory and activation, the MoE experts'
+-- bytes, the release's log rule, whether the engine is named, how the
+-- reserved memory was predicted.
+M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
+             "vllm_log_tokens_from_concurrency", "engine_named", "predict"}
+
+--- The field named `name` (a registry row), or nil.
+M.by_name = {}
+--- Every field's name: a set (kv.deploy's keys).
+M.names = {}
+--- The engines' spellings: alias -> field name (deploy.rename).
+M.aliases = {}
+for _, f in ipairs(M.list) do
+  M.by_name[f.name], M.names[f.name] = f, true
+  for _, e in ipairs(engines3) do
+    local a = f[e]
+    for _, n in ipairs(type(a) == "table" and a or {a}) do
+      if type(n) == "string" then M.aliases[n] = f.name end
+    end
+  end
+end
+
+local function quoted(values)
+  local q = {}
+  for i, v in ipairs(values) do q[i] = "'" .. v .. "'" end
+  if #q == 1 then return q[1] end
+  return table.concat(q, ", ", 1, #q - 1) .. " or " .. q[#q]
+end
+
+--- Check value v of field f (a registry row) by its type and bounds, the
+--- message as kv.deploy and the core give it ("field 'tp' must be ...").
+--- Returns the value (bytes as an integer).
+function M.check(f, v)
+  local t, name = f.type, f.name
+  if t == "count" then
+    return util.count(v, name, f.min)
+  elseif t == "bytes" then
+    local b = units.bytes(v, name)
+    if f.min and b < f.min then util.raise("field '%s' must be > 0 bytes, got %s", name, tostring(v)) end
+    return b
+  elseif t == "fraction" then
+    if type(v) ~= "number" or not (v > 0 and v <= 1) then
+      util.raise("field '%s' must be in (0, 1], got %s", name, tostring(v))
+    end
+  elseif t == "number" then
+    if type(v) ~= "number" or not (v >= (f.min or -math.huge) and v < math.huge) then
+      util.raise("field '%s' must be a number >= %s, got %s", name, tostring(f.min), tostring(v))
+    end
+  elseif t == "boolean" then
+    if type(v) ~= "boolean" then util.raise("field '%s' must be true or false, got %s", name, tostring(v)) end
+  elseif t == "enum" then
+    for _, x in ipairs(f.values) do if v == x then return v end end
+    util.raise("field '%s' must be %s, got %s", name, quoted(f.values), tostring(v))
+  end
+  return v
+end
+
+return M

@@ -1,0 +1,210 @@
+-- tests/lua/fields_test.lua: the deployment field registry (stdlib/kvplan/
+-- fields.lua) against every layer that names the fields: kv.deploy's keys
+-- and the engines' names, the binding's deployment keys, the sweep's C
+-- axes, key=value arguments, the docs' table, the manual page and the ready
+-- scripts' argument lists. Each failure names the field.
+local kv = require "kvplan"
+local check = require "check"
+local fields = require "kvplan.fields"
+local deploy = require "kvplan.deploy"
+local core = require "kvplan.core"
+local doc = require "fields_doc"
+
+local failures = {}
+local function fail(fmt, ...) failures[#failures + 1] = string.format(fmt, ...) end
+
+-- the registry itself: one row a name, known types, enums with values
+local types = {count = true, bytes = true, fraction = true, number = true, boolean = true,
+               string = true, enum = true, table = true}
+local seen = {}
+for _, f in ipairs(fields.list) do
+  if seen[f.name] then fail("field '%s' is declared twice", f.name) end
+  seen[f.name] = true
+  if not types[f.type] then fail("field '%s' has an unknown type '%s'", f.name, tostring(f.type)) end
+  if f.type == "enum" and type(f.values) ~= "table" then fail("enum field '%s' lists no values", f.name) end
+  if f.meaning == nil or f.default == nil then fail("field '%s' needs a meaning and a default", f.name) end
+  if f.spec == nil then fail("field '%s' says no spec key (a name, or false)", f.name) end
+  if f.sweep and not f.spec then fail("sweep field '%s' has no spec key", f.name) end
+end
+for a, n in pairs(fields.aliases) do
+  if fields.names[a] then fail("alias '%s' of field '%s' is a field itself", a, n) end
+end
+
+-- kv.deploy takes exactly the registry's fields and the engines' names
+check.eq(deploy.fields, fields.names, "deploy.fields")
+check.eq(deploy.engine_names, fields.aliases, "deploy.engine_names")
+local r = deploy.rename({tensor_parallel_size = 4, ["gpu-memory-utilization"] = 0.8}, "t")
+check.eq(r.tp, 4, "rename tp")
+check.eq(r.utilization, 0.8, "rename utilization")
+
+-- the binding's keys are the registry's spec keys and the derived ones
+local binding = {}
+for _, k in ipairs(core.deploy_keys()) do binding[k] = true end
+local declared = {}
+for _, f in ipairs(fields.list) do
+  if f.spec then
+    declared[f.spec] = true
+    if not binding[f.spec] then
+      fail("field '%s': its spec key '%s' is not a key of the binding's deployment", f.name, f.spec)
+    end
+  end
+end
+for _, k in ipairs(fields.derived) do
+  declared[k] = true
+  if not binding[k] then fail("derived key '%s' is not a key of the binding's deployment", k) end
+end
+for k in pairs(binding) do
+  if not declared[k] then
+    fail("the binding's deployment key '%s' is no field's spec key in fields.lua, nor derived", k)
+  end
+end
+
+-- a deployment's spec holds only declared keys, and the binding reads it
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", samples = 2, prompt = 128,
+                    offload = {host = "64 GiB"}, worker_gpu_memory = {"80 GiB"}}
+for k in pairs(d:spec()) do
+  if not declared[k] then fail("Deployment:spec() key '%s' is not declared in fields.lua", k) end
+end
+assert(core.ledger(d:spec()))
+
+-- the sweep's C axes: every sweep field as a list of two values gives the
+-- rows kv.deploy gives for each value
+local values = {
+  gpu_memory = {"20 GiB", "24 GiB"}, weight_bytes = {"15 GiB", "16 GiB"},
+  utilization = {0.8, 0.9}, activation = {"1 GiB", "2 GiB"}, overhead = {"1 GiB", "2 GiB"},
+  block = {16, 32}, max_num_batched_tokens = {1, 2048}, max_model_len = {4096, 8192},
+  max_num_seqs = {4, 8}, max_kv_tokens = {1000, 2000}, prefix = {0, 512},
+  samples = {1, 2}, prompt = {0, 100}, output = {0, 100},
+}
+local base_of = {max_kv_tokens = {budget = "trtllm"}, prompt = {samples = 2}, output = {samples = 2}}
+local dir = check.tmpdir()
+for _, f in ipairs(fields.list) do
+  if f.sweep then
+    local vals = values[f.name]
+    if vals == nil then
+      fail("sweep field '%s' has no test values in fields_test.lua", f.name)
+    else
+      local base = {activation = "1 GiB", overhead = "1 GiB", max_model_len = 8192}
+      for k, v in pairs(base_of[f.name] or {}) do base[k] = v end
+      base[f.name] = nil
+      local path = dir .. "/sweep.csv"
+      local ok, err = pcall(function()
+        kv.sweep{model = "llama-3.1-8b", gpu = "l40s", [f.name] = vals, base = base,
+                 context = 4096, columns = {"kv_tokens", "max_concurrency"}}:write(path)
+      end)
+      if not ok then
+        fail("sweep field '%s': %s", f.name, tostring(err))
+      else
+        local lines = {}
+        for l in check.slurp(path):gmatch("[^\n]+") do lines[#lines + 1] = l end
+        for i, v in ipairs(vals) do
+          local o = {model = "llama-3.1-8b", gpu = "l40s", [f.name] = v}
+          for k, x in pairs(base) do o[k] = x end
+          local l = kv.deploy(o):ledger()
+          local want = string.format("%d,%d", l.kv_tokens, (l:max_concurrency(4096)))
+          if lines[i + 1] ~= want then
+            fail("sweep field '%s' = %s: the sweep writes %s, kv.deploy gives %s", f.name,
+                 tostring(v), tostring(lines[i + 1]), want)
+          end
+        end
+      end
+      os.remove(path)
+    end
+  end
+end
+os.remove(dir)
+
+-- key=value arguments named as fields: converted and checked by the field
+local o = kv.options({activation = "2GiB", utilization = "0.85", tp = "2,4", kv = "fp8"},
+                     {activation = "predicted", utilization = 0.9, tp = {1}, kv = "auto"})
+check.eq(o.activation, 2 * 2^30 // 1, "bytes argument")
+check.eq(o.utilization, 0.85, "fraction argument")
+check.eq(o.tp[2], 4, "count list")
+check.eq(kv.options({activation = "predicted"}, {activation = "predicted"}).activation, "predicted",
+         "the script's default word passes")
+check.eq(kv.options({tp = "0"}, {tp = {0}}).tp[1], 0, "the script's default value passes")
+check.error("argument 'utilization' must be in (0, 1], got 1.5", kv.options, {utilization = "1.5"},
+            {utilization = 0.9})
+check.error("argument 'tp' must be an integer >= 1, got 0", kv.options, {tp = "2,0"}, {tp = {1}})
+check.error("argument 'activation': cannot read 'lots' as bytes", kv.options,
+            {activation = "lots"}, {activation = "predicted"})
+check.error("argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm", kv.options,
+            {engine = "vlm"}, {engine = ""})
+check.error("argument 'enforce_eager' must be true or false", kv.options,
+            {enforce_eager = "maybe"}, {enforce_eager = false})
+check.eq(kv.options({price_per_hour = "2.5"}, {price_per_hour = 0}).price_per_hour, 2.5,
+         "a number field takes decimals whatever the script's default")
+check.eq(kv.options({tensor_parallel_size = "8"}, {tp = {1}}).tp[1], 8, "an engine's name")
+-- every check accepts what kv.deploy accepts at the edges
+for _, f in ipairs(fields.list) do
+  if f.type == "count" and f.min then
+    local ok = pcall(fields.check, f, f.min)
+    if not ok then fail("field '%s': check refuses its own minimum %d", f.name, f.min) end
+  end
+end
+
+-- docs/fields.md: one row a field, as the registry gives it
+local text = check.slurp("docs/fields.md")
+local rows, order = {}, {}
+for line in text:gmatch("[^\n]+") do
+  local name = line:match("^| `([%w_]+)` |")
+  if name then rows[name] = line; order[#order + 1] = name end
+end
+for i, f in ipairs(fields.list) do
+  if rows[f.name] == nil then fail("docs/fields.md has no row for field '%s'", f.name)
+  elseif rows[f.name] ~= doc.row(f) then
+    fail("docs/fields.md row of field '%s' differs from fields.lua: doc %s, registry %s",
+         f.name, rows[f.name], doc.row(f))
+  elseif order[i] ~= f.name then
+    fail("docs/fields.md lists field '%s' at row %d, fields.lua at %d", f.name,
+         (function() for j, n in ipairs(order) do if n == f.name then return j end end end)(), i)
+  end
+end
+for name in pairs(rows) do
+  if not fields.names[name] then fail("docs/fields.md has a row for '%s', no field of fields.lua", name) end
+end
+
+-- the manual page's engine names, as generated
+local man = check.slurp("docs/kvplan.1")
+local a = man:find(doc.man_begin, 1, true)
+local b = a and man:find(doc.man_end, a, true)
+if not (a and b) then
+  fail("docs/kvplan.1 has no generated block of engine names")
+else
+  local got = man:sub(a + #doc.man_begin + 1, b - 2)
+  local want = table.concat(doc.man_lines(), "\n")
+  if got ~= want then
+    for alias, name in pairs(fields.aliases) do
+      if not got:find(alias .. " (" .. name .. ")", 1, true) then
+        fail("docs/kvplan.1 does not list '%s' as the engines' name of field '%s'", alias, name)
+      end
+    end
+    fail("docs/kvplan.1's engine names differ from fields.lua (order or text)")
+  end
+end
+
+-- the ready scripts: every argument named as a field is in the script's
+-- argument list (its opening comment, which is its help)
+for _, script in ipairs{"fit", "capacity", "ledger", "best", "simulate"} do
+  local src = check.slurp("scripts/" .. script .. ".lua")
+  local block = src:match("kv%.options%(%.%.%., (%b{})%)")
+  if block == nil then fail("scripts/%s.lua: no kv.options(..., {...}) found", script) end
+  local documented = {}
+  for line in src:gmatch("[^\n]+") do
+    local names = line:match("^%-%-   ([%w_, ]-)  ")
+    for n in (names or ""):gmatch("[%w_]+") do documented[n] = true end
+  end
+  for key in (block or ""):gmatch("([%w_]+) =") do
+    local name = fields.aliases[key] or key
+    if fields.names[name] and not documented[key] then
+      fail("scripts/%s.lua takes field '%s' (%s) but its argument list does not describe it",
+           script, name, fields.by_name[name].meaning)
+    end
+  end
+end
+
+if #failures > 0 then
+  for _, m in ipairs(failures) do io.stderr:write("  ", m, "\n") end
+  error("fields: " .. #failures .. " disagreement(s) with stdlib/kvplan/fields.lua above (run "
+        .. "build/kvplan tests/lua/fields_doc.lua for the docs' table and man page)", 0)
+end
