@@ -183,6 +183,49 @@ else
   end
 end
 
+-- SCRIPTING.md: the engines' names table lists the registry's aliases, the
+-- option tables name fields of the registry's type, every field is named
+local ref = check.slurp("SCRIPTING.md")
+local kinds = {integer = {count = true}, bytes = {bytes = true}, number = {fraction = true, number = true},
+               boolean = {boolean = true}, string = {string = true, enum = true},
+               format = {string = true}}
+local listed, in_table = {}, nil
+for line in ref:gmatch("[^\n]*") do
+  if line:match("^| kvplan | engines' names |") then in_table = "names"
+  elseif line:match("^| option | type |") then in_table = "options"
+  elseif not line:match("^|") then in_table = nil
+  elseif in_table == "names" and line:match("^| `") then
+    local name, aliases = line:match("^| `([%w_]+)` | (.-) |$")
+    for alias in (aliases or ""):gmatch("`([%w_]+)`") do
+      listed[alias] = true
+      if fields.aliases[alias] ~= name then
+        fail("SCRIPTING.md lists '%s' as the engines' name of '%s'; fields.lua says %s", alias,
+             tostring(name), tostring(fields.aliases[alias]))
+      end
+    end
+  elseif in_table == "options" and line:match("^| `") then
+    local names, ty = line:match("^| (.-) | (.-) |")
+    local list, tys = {}, {}
+    for n in names:gmatch("`([%w_]+)`") do list[#list + 1] = n end
+    for t in (ty .. ","):gmatch("%s*([^,]+),") do tys[#tys + 1] = t end
+    for i, n in ipairs(list) do
+      local f = fields.by_name[n]
+      local t = #tys == #list and tys[i] or ty
+      if f == nil then
+        fail("SCRIPTING.md's option table names '%s', no field of fields.lua", n)
+      elseif kinds[t] and not kinds[t][f.type] then
+        fail("SCRIPTING.md gives field '%s' the type '%s'; fields.lua says %s", n, t, f.type)
+      end
+    end
+  end
+end
+for alias, name in pairs(fields.aliases) do
+  if not listed[alias] then fail("SCRIPTING.md's engines' names table lacks '%s' (%s)", alias, name) end
+end
+for _, f in ipairs(fields.list) do
+  if not ref:find("`" .. f.name .. "[` ]") then fail("SCRIPTING.md does not name field '%s'", f.name) end
+end
+
 -- the ready scripts: every argument named as a field is in the script's
 -- argument list (its opening comment, which is its help)
 for _, script in ipairs{"fit", "capacity", "ledger", "best", "simulate"} do
