@@ -1,8 +1,9 @@
 -- tests/lua/fields_test.lua: the deployment field registry (stdlib/kvplan/
 -- fields.lua) against every layer that names the fields: kv.deploy's keys
 -- and the engines' names, the binding's deployment keys, the sweep's C
--- axes, key=value arguments, the docs' table, the manual page and the ready
--- scripts' argument lists. Each failure names the field.
+-- axes, key=value arguments, the docs' table, the manual page, SCRIPTING.md,
+-- the ready scripts' argument lists and the commands' usage in --help and
+-- the manual page. Each failure names the field (or the argument).
 local kv = require "kvplan"
 local check = require "check"
 local fields = require "kvplan.fields"
@@ -244,6 +245,34 @@ for _, script in ipairs{"fit", "capacity", "ledger", "best", "simulate"} do
            script, name, fields.by_name[name].meaning)
     end
   end
+end
+
+-- the commands' usage in --help (engine/cli/main.c) and the manual page
+-- (COMMANDS, EXAMPLES): every key= is an argument of the ready script
+local takes = {}
+for _, script in ipairs{"fit", "capacity", "ledger", "best", "simulate"} do
+  local block = check.slurp("scripts/" .. script .. ".lua"):match("kv%.options%(%.%.%., (%b{})%)")
+  takes[script] = {}
+  for key in (block or ""):gmatch("([%w_]+) =") do takes[script][key] = true end
+end
+local function usage_keys(where, cmd, text)
+  for key in text:gmatch("([%w_]+)=") do
+    local k = fields.aliases[key] or key
+    if not (takes[cmd][key] or takes[cmd][k]) then
+      fail("%s: 'kvplan %s' shows argument '%s', which scripts/%s.lua does not take", where, cmd,
+           key, cmd)
+    end
+  end
+end
+local main = check.slurp("engine/cli/main.c")
+for cmd, text in main:gmatch('{"(%w+)", F_RUN, cmd_ready, "([^"]*)"') do
+  if takes[cmd] then usage_keys("kvplan --help", cmd, text) else fail("main.c: no ready script '%s'", cmd) end
+end
+for line in man:gmatch("[^\n]+") do
+  local plain = line:gsub("\\f.", ""):gsub("\\%-", "-")
+  local cmd, rest = plain:match("^%.B (%w+) (.*)$")
+  if cmd == nil then cmd, rest = plain:match("^kvplan (%w+) (.*)$") end
+  if cmd and takes[cmd] then usage_keys("docs/kvplan.1", cmd, rest) end
 end
 
 if #failures > 0 then
