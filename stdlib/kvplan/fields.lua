@@ -62,7 +62,8 @@ M.list = {
    spec = "activation", sweep = true, meaning = "activation peak of the profiling run"},
   {name = "overhead", type = "bytes", unit = "bytes per GPU", min = 0, default = "predicted",
    spec = "overhead", sweep = true, meaning = "non-torch memory: CUDA context, NCCL"},
-  {name = "block", type = "count", unit = "tokens", min = 1, default = "16 (SGLang 1, TensorRT-LLM 64)",
+  {name = "block", type = "count", unit = "tokens", min = 1,
+   default = "16 (SGLang 1, TensorRT-LLM 64, 32 on its PyTorch backend)",
    spec = "block", sweep = true, vllm = "block_size", sglang = "page_size",
    trtllm = "tokens_per_block", meaning = "tokens per KV cache block (page)"},
   {name = "max_num_batched_tokens", type = "count", unit = "tokens", min = 1,
@@ -155,7 +156,8 @@ M.list = {
    spec = "block_stride_alignment", meaning = "bytes an MLA backend rounds each block up to"},
   {name = "mamba_cache_mode", type = "enum", values = {"none", "align", "all"}, default = "none",
    spec = "mamba_cache_mode", vllm = true, meaning = "Mamba states kept for prefix caching"},
-  {name = "mamba_block_size", type = "count", unit = "tokens", min = 1, default = "none",
+  {name = "mamba_block_size", type = "count", unit = "tokens", min = 1,
+   default = "the cache's block",
    spec = "mamba_block_size", vllm = true, meaning = "the Mamba chunk the block aligns to"},
   {name = "prefill_context_parallel_size", type = "count", unit = "ranks", min = 1, default = 1,
    spec = "prefill_context_parallel_size", vllm = true,
@@ -203,7 +205,9 @@ function M.check(f, v)
     return util.count(v, name, f.min)
   elseif t == "bytes" then
     local b = units.bytes(v, name)
-    if f.min and b < f.min then util.raise("field '%s' must be > 0 bytes, got %s", name, tostring(v)) end
+    if f.min and b < f.min then
+      util.raise("field '%s' must be > 0 bytes, got %s", name, tostring(v))
+    end
     return b
   elseif t == "fraction" then
     if type(v) ~= "number" or not (v > 0 and v <= 1) then
@@ -214,7 +218,9 @@ function M.check(f, v)
       util.raise("field '%s' must be a number >= %s, got %s", name, tostring(f.min), tostring(v))
     end
   elseif t == "boolean" then
-    if type(v) ~= "boolean" then util.raise("field '%s' must be true or false, got %s", name, tostring(v)) end
+    if type(v) ~= "boolean" then
+      util.raise("field '%s' must be true or false, got %s", name, tostring(v))
+    end
   elseif t == "enum" then
     for _, x in ipairs(f.values) do if v == x then return v end end
     util.raise("field '%s' must be %s, got %s", name, quoted(f.values), tostring(v))

@@ -81,7 +81,9 @@ local function convert_field(f, key, v, def, fail)
     if getmetatable(d1) == Required then d1 = "" end
     for item in (v .. ","):gmatch("([^,]*),") do
       item = trim(item)
-      if item ~= "" then out[#out + 1] = convert_field(f, key, item, d1 == nil and "" or d1, fail) end
+      if item ~= "" then
+        out[#out + 1] = convert_field(f, key, item, d1 == nil and "" or d1, fail)
+      end
     end
     return out
   end
@@ -97,7 +99,7 @@ local function convert_field(f, key, v, def, fail)
   end
   if x == def then return x end
   local ok, err = pcall(fields.check, f, x)
-  if not ok then fail("%s", (strip(err):gsub("^argument '[^']*'", "argument '" .. key .. "'", 1))) end
+  if not ok then fail("%s", strip(err)) end
   return x
 end
 
