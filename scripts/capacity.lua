@@ -46,7 +46,8 @@
 --                       or max_num_seqs when vLLM's scheduler caps the answer,
 --                       or starts when the engine would refuse to start (vLLM:
 --                       one request of max_model_len does not fit its KV cache;
---                       max_concurrency is still what the KV cache holds)
+--                       max_concurrency is still what the KV cache holds,
+--                       capped by max_num_seqs)
 --   why                 the reason in words, empty when one request fits
 
 local kv = require "kvplan"
@@ -80,13 +81,7 @@ for _, g in ipairs(list) do
         engine_version = opt.version ~= "" and opt.version or nil,
       }
       local l = d:ledger()
-      local n, why, limit = l:max_concurrency(context)
-      -- requests fit, but the engine refuses to start: say so (d:starts(), as
-      -- report rows and scripts/fit.lua); max_concurrency stays the KV cache's
-      if n > 0 and limit == "none" then
-        local starts, refusal = d:starts()
-        if not starts then why, limit = refusal, "starts" end
-      end
+      local n, why, limit = l:max_concurrency(context) -- limit starts: n is the KV cache's
       rows[#rows + 1] = {
         model = model.id, gpu = gpu.id, tp = tp, weights = d.weights.name, kv = d.kv.name,
         kv_bytes_per_token_per_gpu = l.kv_bytes_per_token,

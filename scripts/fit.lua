@@ -70,7 +70,6 @@ for _, g in ipairs(list) do
     }
     local row = kv.report.ledger_row(d, context, opt.concurrency)
     local _, _, limit = d:ledger():fit(row.context, row.concurrency)
-    if limit == "none" and not d:starts() then limit = "starts" end
     rows[#rows + 1] = {
       model = row.model, gpu = row.gpu, tp = row.tp, weights = row.weights, kv = row.kv,
       context = row.context, concurrency = row.concurrency, fits = row.fits, limit = limit,

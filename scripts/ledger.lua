@@ -35,7 +35,8 @@
 --                memory), margin (held back by utilization), kv_short (KV the
 --                requests need beyond the budget; 0 when they fit)
 --   gib_per_gpu  the item's GiB on one GPU; share_pct  its share of the GPU
---   note         where the number comes from
+--   note         where the number comes from; kv_short's is the verdict
+--                (as kvplan fit): fits, why not, or the engine's refusal to start
 -- The items add up to the GPU's memory (kv_short, which is not there, aside).
 -- With time=yes, per deployment (the same on each of its rows; docs/time.md
 -- "Step times and the serving simulator" has the formulas and the efficiency factors):

@@ -294,6 +294,26 @@ check "ledger: weights, kv_used, kv_free, activation, overhead, margin add up to
     end
     assert(n == 8, n)\""
 check "ledger: a deployment that does not fit says by how much" grep -q ',kv_short,[0-9.]*,[0-9.]*,"does not fit: KV for 64 x 32000 tokens needs' "$out/ledger_cmd.out"
+# one verdict (engine/core/starts.c kvp_verdict): Llama-3.1-8B on one L4 holds 2048-token
+# requests, but vLLM refuses its 131072-token max_model_len; ledger, fit and capacity
+# (max_num_seqs capping the count too) all say so, in the same words
+expect verdict_ledger 0 "" -- ledger model=llama-3.1-8b gpu=l4 context=2048
+expect verdict_fit 0 "" -- fit model=llama-3.1-8b gpus=l4 tp=1 context=2048
+expect verdict_capacity 0 "" -- capacity model=llama-3.1-8b gpus=l4 kv=auto context=16 engine=vllm
+check "ledger, fit and capacity agree: vLLM refuses to start" sh -c "
+  '$kvplan' -e \"local csv = require 'kvplan.csv'
+    local function row(f, want)
+      local rows = csv.read('$out/' .. f .. '.out')
+      local h, r = {}, rows[#rows]
+      for j, n in ipairs(rows[1]) do h[n] = r[j] end
+      if want then assert(h.item == want, f) end
+      return h
+    end
+    local fit, ledger, cap = row('verdict_fit'), row('verdict_ledger', 'kv_short'), row('verdict_capacity')
+    assert(fit.fits == 'false' and fit.limit == 'starts', fit.limit)
+    assert(fit.why:find('vLLM refuses to start: one request of max_model_len 131072 tokens', 1, true) == 1, fit.why)
+    assert(ledger.note == fit.why, ledger.note)
+    assert(cap.limit == 'starts' and cap.why == fit.why and cap.max_concurrency == '256', cap.limit)\""
 # time=yes / price_per_hour add the step-time columns after the memory ones, the same
 # numbers d:time gives; without them the columns are the memory ones only
 expect ledger_time 0 "" -- ledger model=llama-3.1-8b gpu=h100-sxm,l4 context=4096 concurrency=16 price_per_hour=2

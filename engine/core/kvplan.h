@@ -450,8 +450,8 @@ typedef enum kvp_why {
   KVP_WHY_OVERCOMMIT,   /* num_gpu_blocks_override or kv_cache_memory_bytes ask for
                          * more than the GPU holds beside weights and reserves */
   KVP_WHY_SEQS,         /* more requests than vLLM's max_num_seqs */
-  KVP_WHY_STARTS,       /* the engine refuses to start (starts.h; sweeps of deployments
-                         * that name their engine) */
+  KVP_WHY_STARTS,       /* the engine refuses to start (starts.h kvp_verdict: the
+                         * requests would fit) */
   KVP_NWHY
 } kvp_why;
 

@@ -27,6 +27,9 @@
  *   instead under fail_fast_on_attention_window_too_large. max_tokens =
  *   floor(KV budget / bytes per token), capped by max_tokens (max_kv_tokens).
  * Any other rule or allocation starts whenever the deployment fits.
+ *
+ * The verdict (kvp_verdict_*): requests the ledger lets in run only on an
+ * engine that starts; the one place that rule is written.
  */
 #include <stdio.h>
 #include <string.h>
@@ -199,4 +202,33 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
                       (long long)l->d.block, (long long)l->max_len);
   }
   return snprintf(buf, n, "%s", "");
+}
+
+void kvp_verdict_fold(kvp_fit *f, const kvp_start *s) {
+  int in = f->why == KVP_FITS || (f->why == KVP_WHY_SEQS && f->concurrency == 0);
+  if (in && !s->starts) f->why = KVP_WHY_STARTS;
+}
+
+kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
+                        kvp_verdict *out) {
+  if (l == NULL || out == NULL) return KVP_EINVAL;
+  TRY(kvp_ledger_fit(l, context, concurrency, &out->fit));
+  TRY(kvp_start_check(l, &out->start));
+  kvp_verdict_fold(&out->fit, &out->start);
+  return KVP_OK;
+}
+
+kvp_err kvp_verdict_max_concurrency(const kvp_ledger *l, int64_t context, int64_t *n,
+                                    kvp_verdict *out) {
+  if (l == NULL || n == NULL || out == NULL) return KVP_EINVAL;
+  TRY(kvp_ledger_max_concurrency(l, context, n, &out->fit));
+  TRY(kvp_start_check(l, &out->start));
+  kvp_verdict_fold(&out->fit, &out->start);
+  return KVP_OK;
+}
+
+int kvp_verdict_explain(const kvp_ledger *l, const kvp_fit *f, const kvp_start *s, char *buf,
+                        size_t n) {
+  if (f->why == KVP_WHY_STARTS && s != NULL) return kvp_start_explain(l, s, buf, n);
+  return kvp_fit_explain(f, buf, n);
 }

@@ -1,6 +1,7 @@
 /*
  * starts.h: would the engine start? The startup refusals of vLLM, SGLang
- * and TensorRT-LLM that are arithmetic on the ledger (starts.c).
+ * and TensorRT-LLM that are arithmetic on the ledger, and the verdict that
+ * folds them into whether requests fit (starts.c).
  * Pure computation: no Lua, no I/O. Included by kvplan.h.
  */
 #ifndef KVP_STARTS_H
@@ -45,5 +46,38 @@ kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out);
 /* The engine's error (or the note of a CUT) in words into buf; "" when it
  * starts as asked. Returns what snprintf returns. */
 int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t n);
+
+/* ---- the verdict: do the requests run? ---- */
+
+/* Whether requests run on a deployment, and why not: the ledger's answer
+ * (memory, context, tp and pp, max_num_seqs: kvp_ledger_fit or
+ * kvp_ledger_max_concurrency) and, where that lets the requests in, the
+ * engine's startup answer: an engine that refuses to start runs nothing,
+ * fit.why = KVP_WHY_STARTS. Every reader of a fit takes it from here
+ * (l:fit and l:max_concurrency, report rows, sweeps, kv.best, the
+ * commands), so no two of them can disagree. */
+typedef struct kvp_verdict {
+  kvp_fit fit;        /* why the requests do not run (KVP_FITS: they do) */
+  kvp_start start;    /* the engine's startup answer (kvp_start_check) */
+} kvp_verdict;
+
+/* The rule: fit f (of the ledger whose startup answer is s) lets the
+ * requests in when it fits, or when only vLLM's scheduler caps how many run
+ * (KVP_WHY_SEQS of kvp_ledger_max_concurrency, concurrency 0); then an
+ * engine that does not start makes it KVP_WHY_STARTS. */
+void kvp_verdict_fold(kvp_fit *f, const kvp_start *s);
+/* `concurrency` requests of `context` tokens: kvp_ledger_fit, folded. */
+kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
+                        kvp_verdict *out);
+/* Most concurrent requests of `context` tokens, *n as
+ * kvp_ledger_max_concurrency (what the KV cache and max_num_seqs hold,
+ * whether or not the engine starts), its why folded. */
+kvp_err kvp_verdict_max_concurrency(const kvp_ledger *l, int64_t context, int64_t *n,
+                                    kvp_verdict *out);
+/* Why not in words: the engine's error for KVP_WHY_STARTS (s may be NULL
+ * only for another why), else kvp_fit_explain; "" when the requests run.
+ * Returns what snprintf returns. */
+int kvp_verdict_explain(const kvp_ledger *l, const kvp_fit *f, const kvp_start *s, char *buf,
+                        size_t n);
 
 #endif

@@ -350,8 +350,7 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
     } else if ((e = kvp_ledger_fit(l, row->context, row->concurrency, &row->fit)) != KVP_OK) {
       return -(int)e;
     }
-    /* fits, but the engine the deployment names refuses to start */
-    if (fold && row->fit.why == KVP_FITS && !s->start.starts) row->fit.why = KVP_WHY_STARTS;
+    kvp_verdict_fold(&row->fit, &s->start); /* fits, but the engine refuses to start */
   }
   if (s->want & KVP_WANT_MAXCONC) {
     if (s->conc_cache[ci] < 0) {

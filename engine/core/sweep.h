@@ -116,9 +116,9 @@ typedef struct kvp_sweep_axes {
 
 /* The engine's refusal to start is an answer of the deployment: with
  * KVP_WANT_START or KVP_WANT_FIT, kvp_start_check runs once per ledger, and
- * a row that fits while the engine of its budget rule refuses to start says
- * why = KVP_WHY_STARTS (as kvplan.report.ledger_row and d:starts() decide,
- * whether or not the deployment names its engine). */
+ * a row's fit is the verdict (kvp_verdict_fold, starts.h): one that fits
+ * while the engine of its budget rule refuses to start says why =
+ * KVP_WHY_STARTS, as l:fit and every other reader of a fit. */
 
 typedef struct kvp_sweep_row {
   int64_t index;                 /* row number in the whole sweep */

@@ -322,18 +322,26 @@ static int64_t check_count_arg(lua_State *L, int idx, const char *name) {
   return v;
 }
 
+/* The verdict's why and limit (starts.h): the engine's error for "starts". */
+static void push_verdict(lua_State *L, const kvp_ledger *l, const kvp_verdict *v) {
+  char buf[KVP_START_TEXT_MAX];
+  int n = kvp_verdict_explain(l, &v->fit, &v->start, buf, sizeof buf);
+  lua_pushlstring(L, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+  push_limit(L, &v->fit);
+}
+
 /* l:max_concurrency(context) -> n, why, limit (why is "" when n > 0, unless
- * max_num_seqs caps n: limit "max_num_seqs") */
+ * max_num_seqs caps n: limit "max_num_seqs", or the engine refuses to start:
+ * limit "starts", n what the KV cache holds; kvp_verdict_max_concurrency) */
 static int ledger_max_concurrency(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   int64_t n;
-  kvp_fit f;
+  kvp_verdict v;
   int64_t ctx = check_count_arg(L, 2, "context");
-  kvp_err e = kvp_ledger_max_concurrency(l, ctx, &n, &f);
+  kvp_err e = kvp_verdict_max_concurrency(l, ctx, &n, &v);
   if (e != KVP_OK) return ledger_error(L, e, NULL, "max_concurrency", &l->d, 2, ctx);
   lua_pushinteger(L, (lua_Integer)n);
-  push_why(L, &f);
-  push_limit(L, &f);
+  push_verdict(L, l, &v);
   return 3;
 }
 
@@ -351,18 +359,19 @@ static int ledger_max_context(lua_State *L) {
   return 3;
 }
 
-/* l:fit(context, concurrency) -> fits, why, limit ("none" when it fits,
- * else "tp_heads", "tp_kv_heads", "pp_layers", "weights", "reserved",
- * "no_block", "context" or "kv") */
+/* l:fit(context, concurrency) -> fits, why, limit: the verdict
+ * (kvp_verdict_fit): "none" when the requests run, else "tp_heads",
+ * "tp_kv_heads", "pp_layers", "weights", "reserved", "no_block", "context",
+ * "kv", "overcommit", "max_num_seqs" or "starts" (they would fit, the engine
+ * refuses to start; why its error) */
 static int ledger_fit(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
-  kvp_fit f;
-  kvp_err e = kvp_ledger_fit(l, check_count_arg(L, 2, "context"),
-                             check_count_arg(L, 3, "concurrency"), &f);
+  kvp_verdict v;
+  kvp_err e = kvp_verdict_fit(l, check_count_arg(L, 2, "context"),
+                              check_count_arg(L, 3, "concurrency"), &v);
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "fit");
-  lua_pushboolean(L, f.why == KVP_FITS);
-  push_why(L, &f);
-  push_limit(L, &f);
+  lua_pushboolean(L, v.fit.why == KVP_FITS);
+  push_verdict(L, l, &v);
   return 3;
 }
 

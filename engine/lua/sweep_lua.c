@@ -1270,9 +1270,7 @@ static void write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row
       }
       case C_WHY: {
         char buf[KVP_START_TEXT_MAX];
-        int n = row->fit.why == KVP_WHY_STARTS && row->start != NULL
-                    ? kvp_start_explain(row->ledger, row->start, buf, sizeof buf)
-                    : kvp_fit_explain(&row->fit, buf, sizeof buf);
+        int n = kvp_verdict_explain(row->ledger, &row->fit, row->start, buf, sizeof buf);
         if (n >= (int)sizeof buf) n = (int)sizeof buf - 1;
         kvp_csv_str(w, buf, n < 0 ? 0 : (size_t)n);
         break;

@@ -15,7 +15,8 @@
 --            (vLLM's and SGLang's checks; the ledger refuses the rest)
 --   pp       1, 2, 3, ... while tp x pp <= max_gpus and pp <= layers
 -- A candidate serves the shape when `concurrency` requests of `context`
--- tokens fit its KV cache (ledger:fit), and, with a throughput target,
+-- tokens fit its KV cache and its engine starts (ledger:fit, the verdict of
+-- engine/core/starts.c), and, with a throughput target,
 -- when its decode throughput at that concurrency (d:time) reaches it.
 -- Ranking (rank = ...):
 --   gpus         fewest GPUs, then fewest pipeline stages (each adds a
@@ -175,13 +176,7 @@ function M.search(spec)
             opts.kv = kf
             local d = kv.deploy(opts)
             local l = d:ledger()
-            local fits, why, limit = l:fit(context, concurrency)
-            -- an engine that refuses to start serves nothing (d:starts(), as
-            -- kv.report.ledger_row and scripts/fit.lua)
-            if fits then
-              local starts, refusal = d:starts()
-              if not starts then fits, why, limit = false, refusal, "starts" end
-            end
+            local fits, why, limit = l:fit(context, concurrency) -- the engine's refusal included
             local maxc = l:max_concurrency(context)
             local c = {
               gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = d.weights.name,

@@ -253,10 +253,7 @@ function M.ledger_row(d, context, concurrency)
   local l = d:ledger()
   context = util.count(context or l.max_model_len, "context")
   concurrency = util.count(concurrency or 1, "concurrency")
-  local fits, why = l:fit(context, concurrency)
-  -- an engine that refuses to start serves nothing (deploy.lua starts)
-  local starts, refusal = d:starts()
-  if fits and not starts then fits, why = false, refusal end
+  local fits, why = l:fit(context, concurrency) -- the verdict: the engine's refusal included
   local maxc = l:max_concurrency(context)
   local maxl = l:max_context(concurrency)
   return {
@@ -292,7 +289,9 @@ end
 --- requests of `context` tokens (the tightest pipeline stage): a list of
 --- {item, bytes, note} for weights, kv_used, kv_free, activation, overhead,
 --- margin (1 - utilization) and kv_short (what the requests need beyond the
---- KV budget, 0 when they fit). All but kv_short add up to the GPU's memory.
+--- KV budget, 0 when they fit; its note is the verdict, l:fit: "fits", why
+--- not, or the engine's refusal to start). All but kv_short add up to the
+--- GPU's memory.
 function M.ledger_items(d, context, concurrency)
   local l = d:ledger()
   context = util.count(context or l.max_model_len, "context")
@@ -301,13 +300,14 @@ function M.ledger_items(d, context, concurrency)
   local function item(name, bytes, note) out[#out + 1] = {item = name, bytes = bytes, note = note} end
   local own, shared = l:request_bytes(context)
   local need = own * concurrency + shared
-  local fits, why = l:fit(context, concurrency)
+  local fits, why, limit = l:fit(context, concurrency)
+  local held = fits or limit == "starts" -- the KV budget holds them (the engine may refuse)
   local stages = d.pp > 1 and string.format(", the tightest of %d stages", d.pp) or ""
   item("weights", l.weights, string.format("%s weights / tp %d%s", d.weights.name, d.tp, stages))
-  local used = fits and need or math.max(0, math.min(need, l.kv_budget))
-  item("kv_used", used, fits and string.format("%d x %d tokens, %s, blocks of %d", concurrency, context,
+  local used = held and need or math.max(0, math.min(need, l.kv_budget))
+  item("kv_used", used, held and string.format("%d x %d tokens, %s, blocks of %d", concurrency, context,
                                                d.kv.name, l.block) or "the whole KV budget")
-  item("kv_free", fits and l.kv_budget - need or 0, fits and string.format(
+  item("kv_free", held and l.kv_budget - need or 0, held and string.format(
        "room for %d more requests of %d tokens", l:max_concurrency(context) - concurrency, context)
        or "none")
   local enc = d.activation_range and d.activation_range.encoder
@@ -317,8 +317,8 @@ function M.ledger_items(d, context, concurrency)
                                  enc.items, enc.items == 1 and "" or "s") or ""))
   item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), " .. (d.overhead_source or "given"))
   item("margin", l.total - l.usable, string.format("held back by utilization %.2f", d.utilization or 0.9))
-  item("kv_short", fits and 0 or math.max(0, need - math.max(0, l.kv_budget)),
-       fits and "fits" or "does not fit: " .. (why or ""))
+  item("kv_short", held and 0 or math.max(0, need - math.max(0, l.kv_budget)),
+       fits and "fits" or held and why or "does not fit: " .. why)
   return out
 end
 

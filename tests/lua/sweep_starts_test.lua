@@ -68,7 +68,6 @@ local function both_ways(spec, axes, base)
     local want = kv.report.ledger_row(d, ctx, conc)
     local starts, refusal = d:starts()
     local _, _, limit = d:ledger():fit(ctx, conc)
-    if limit == "none" and not want.fits then limit = "starts" end
     local r = byrow[key]
     check.eq(r ~= nil, true, "a sweep row for " .. key)
     check.eq(r.fits, tostring(want.fits), "fits of " .. key)

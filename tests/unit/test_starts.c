@@ -1,5 +1,6 @@
 /* test_starts.c: would the engine start (starts.c)? vLLM's, SGLang's and
- * TensorRT-LLM's startup refusals on hand-computed pools.
+ * TensorRT-LLM's startup refusals on hand-computed pools, and the verdict
+ * that folds them into whether requests run.
  *
  * vLLM's case is vLLM's own test (tests/v1/core/test_kv_cache_utils.py
  * test_estimate_max_model_len, https://github.com/vllm-project/vllm/blob/
@@ -172,6 +173,111 @@ static void trtllm_refuses_no_block_and_cuts_the_window(void **state) {
   assert_int_equal(s.why, KVP_START_OK);
 }
 
+/* vLLM's test case again: 8 GiB of KV cache are 1024 blocks of 16 tokens x
+ * 512 KiB, 1023 beside the null block; a request of 1024 tokens takes 64,
+ * so 15 of them fit (960 blocks) and 16 (1024) do not. */
+static void qwen_in_8_gib(int64_t max_model_len, int64_t max_num_seqs) {
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 32, 128, NULL), KVP_OK);
+  d.gpu_bytes = 80 * GiB;
+  d.utilization = 1.0;
+  d.step_tokens = 32768;
+  d.vllm.kv_cache_bytes = 8 * GiB;
+  d.vllm.max_num_seqs = max_num_seqs;
+  d.max_model_len = max_model_len;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+}
+
+static kvp_why verdict(int64_t context, int64_t concurrency) {
+  kvp_verdict v;
+  assert_int_equal(kvp_verdict_fit(&l, context, concurrency, &v), KVP_OK);
+  return v.fit.why;
+}
+
+static void requests_that_fit_run_only_on_an_engine_that_starts(void **state) {
+  (void)state;
+  /* max_model_len 16385 needs 1025 blocks of the 1024: vLLM refuses to start */
+  qwen_in_8_gib(16385, 0);
+  kvp_verdict v;
+  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v), KVP_OK);
+  assert_int_equal(v.fit.why, KVP_WHY_STARTS);
+  assert_int_equal(v.start.why, KVP_START_VLLM_LEN);
+  char buf[KVP_START_TEXT_MAX];
+  kvp_verdict_explain(&l, &v.fit, &v.start, buf, sizeof buf);
+  assert_string_equal(buf, "vLLM refuses to start: one request of max_model_len 16385 tokens "
+                           "needs 8.01 GiB of KV cache, 8.00 GiB available (vLLM's estimated "
+                           "maximum model length is 16384)");
+  assert_int_equal(verdict(1024, 15), KVP_WHY_STARTS);
+  /* what the ledger refuses is said first: 16 requests' KV, a context beyond max_model_len */
+  assert_int_equal(verdict(1024, 16), KVP_WHY_KV);
+  assert_int_equal(verdict(16386, 1), KVP_WHY_CONTEXT);
+  /* the same requests when vLLM starts (16383 tokens take 1024 blocks) */
+  qwen_in_8_gib(16383, 0);
+  assert_int_equal(verdict(1024, 1), KVP_FITS);
+  assert_int_equal(verdict(1024, 15), KVP_FITS);
+  assert_int_equal(verdict(1024, 16), KVP_WHY_KV);
+  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_explain(&l, &v.fit, &v.start, buf, sizeof buf), 0);
+}
+
+static void max_concurrency_keeps_its_count_and_says_the_refusal(void **state) {
+  (void)state;
+  int64_t n;
+  kvp_verdict v;
+  qwen_in_8_gib(16385, 0);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v), KVP_OK);
+  assert_int_equal(n, 15);
+  assert_int_equal(v.fit.why, KVP_WHY_STARTS);
+  /* max_num_seqs 4 caps the 15: still the refusal, 4 requests */
+  qwen_in_8_gib(16385, 4);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v), KVP_OK);
+  assert_int_equal(n, 4);
+  assert_int_equal(v.fit.why, KVP_WHY_STARTS);
+  /* 5 requests exceed max_num_seqs whether or not vLLM starts */
+  assert_int_equal(verdict(1024, 5), KVP_WHY_SEQS);
+  assert_int_equal(verdict(1024, 4), KVP_WHY_STARTS);
+  /* vLLM starts: the cap is the answer */
+  qwen_in_8_gib(16383, 4);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v), KVP_OK);
+  assert_int_equal(n, 4);
+  assert_int_equal(v.fit.why, KVP_WHY_SEQS);
+  assert_int_equal(v.fit.need, 15);
+  /* none fits: the ledger's reason, not the refusal */
+  qwen_in_8_gib(16385, 0);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 16386, &n, &v), KVP_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(v.fit.why, KVP_WHY_CONTEXT);
+}
+
+static void the_fold_changes_only_a_fit_that_lets_requests_in(void **state) {
+  (void)state;
+  kvp_start no = {.starts = 0, .why = KVP_START_VLLM_LEN}, cut = {.starts = 1, .why = KVP_START_CUT};
+  kvp_fit f = {.why = KVP_FITS, .concurrency = 3};
+  kvp_verdict_fold(&f, &cut);
+  assert_int_equal(f.why, KVP_FITS);
+  kvp_verdict_fold(&f, &no);
+  assert_int_equal(f.why, KVP_WHY_STARTS);
+  for (int w = KVP_WHY_TP_HEADS; w < KVP_NWHY; w++) {
+    f = (kvp_fit){.why = (kvp_why)w, .concurrency = 3};
+    kvp_verdict_fold(&f, &no);
+    assert_int_equal(f.why, w);
+  }
+  /* max_concurrency's cap (concurrency 0): one request runs, the cap says how many */
+  f = (kvp_fit){.why = KVP_WHY_SEQS, .concurrency = 0};
+  kvp_verdict_fold(&f, &no);
+  assert_int_equal(f.why, KVP_WHY_STARTS);
+  /* an SGLang pool that cuts requests starts: its fit stays */
+  small(KVP_BUDGET_SGLANG, 7 * 131072 + 1, 1.0);
+  d.block = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(verdict(6, 1), KVP_FITS);
+  /* weights beyond the GPU: the ledger's reason (the engine does not start either) */
+  small(KVP_BUDGET_VLLM, 8 * GiB, 0.9);
+  d.weight_bytes = 16 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(verdict(1024, 1), KVP_WHY_WEIGHTS);
+}
+
 static void null_arguments_are_refused(void **state) {
   (void)state;
   kvp_start s;
@@ -179,6 +285,12 @@ static void null_arguments_are_refused(void **state) {
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_start_check(NULL, &s), KVP_EINVAL);
   assert_int_equal(kvp_start_check(&l, NULL), KVP_EINVAL);
+  kvp_verdict v;
+  int64_t n;
+  assert_int_equal(kvp_verdict_fit(NULL, 1, 1, &v), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_fit(&l, 1, 1, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1, NULL, &v), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1, &n, NULL), KVP_EINVAL);
   assert_string_equal(kvp_why_name(KVP_WHY_STARTS), "starts");
 }
 
@@ -188,6 +300,9 @@ int main(void) {
     cmocka_unit_test(a_deployment_that_does_not_fit_does_not_start),
     cmocka_unit_test(sglang_refuses_an_empty_or_too_small_pool),
     cmocka_unit_test(trtllm_refuses_no_block_and_cuts_the_window),
+    cmocka_unit_test(requests_that_fit_run_only_on_an_engine_that_starts),
+    cmocka_unit_test(max_concurrency_keeps_its_count_and_says_the_refusal),
+    cmocka_unit_test(the_fold_changes_only_a_fit_that_lets_requests_in),
     cmocka_unit_test(null_arguments_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
