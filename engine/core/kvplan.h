@@ -235,10 +235,23 @@ typedef struct kvp_vision {
   int64_t tokens;                /* embeddings of one item the decoder receives */
 } kvp_vision;
 
+/* A vision tower as its config.json gives it (models.lua `vision`): the
+ * item vLLM profiles is derived from it (predict.c vision_item). */
+typedef struct kvp_tower {
+  int64_t hidden, intermediate, proj_hidden, out_hidden;
+  int32_t gated;
+  int64_t patch, merge;          /* patch side in pixels; merge per side (1: none) */
+  int64_t max_pixels;            /* the processor's max_pixels (Qwen2-VL), or 0 and ... */
+  int64_t image_size;            /* ... the square image side (CLIP/SigLIP towers) */
+  int32_t class_token;           /* the tower adds a class token to its patches */
+  int64_t in_channels, temporal_patch;
+  int32_t video;                 /* a video modality as large as the image (V0 profiles it too) */
+} kvp_tower;
+
 #define KVP_MAX_FRACTIONS 8 /* rows of a budget fraction by tp */
 
 /* MXFP4 experts as vLLM's MoE kernel loads them (stdlib/kvplan/engines.lua
- * mxfp4_expert_bytes has the layouts and their sources): the kernel pads the
+ * mxfp4_backends has the layouts and their sources): the kernel pads the
  * per-GPU intermediate size and the hidden size, may keep fp32 biases and,
  * for Triton, swizzles values and scales into tiles. */
 typedef struct kvp_mxfp4 {
@@ -249,13 +262,18 @@ typedef struct kvp_mxfp4 {
   int32_t fp32_bias, keeps_scales;        /* fp32 biases; the checkpoint's scales kept */
 } kvp_mxfp4;
 
-/* How a deployment's activation peak, non-torch memory and vLLM's default
- * max_num_seqs were predicted, kept so that a sweep that changes an input
- * (GPU memory, tp, pp, max_model_len, max_num_batched_tokens, max_num_seqs)
- * predicts them again in C (kvp_predict_deploy). All zero: as given. The
- * ledger does not read it. */
-typedef struct kvp_predict_rule {
+/* The engine rule of a deployment: what its engine reserves at startup
+ * follows from these inputs (the release's constants and flags, the usage,
+ * the model's shape, the GPU's facts) and the deployment's numbers (GPU
+ * memory, tp, pp, max_model_len, max_num_batched_tokens, max_num_seqs):
+ * kvp_predict_deploy predicts the activation peak, the non-torch memory,
+ * the profile's defaults, the repacked weights and SGLang's fraction from
+ * them, for kv.deploy and again for every deployment of a sweep. All zero:
+ * as given. The ledger does not read it. */
+typedef struct kvp_engine_rule {
   int32_t activation;       /* 1: activation_bytes (and the stages' peaks) predicted */
+  int32_t profiled;         /* 1: the profile's tokens and sequences are reported
+                             * (kvp_reserves) even when nothing else needs them */
   int32_t overhead;         /* KVP_NT_*: overhead_bytes predicted for that engine */
   int32_t seqs_cap;         /* 1: vllm.max_num_seqs is vLLM's default (engine named) */
   int32_t seqs_given;       /* 1: vllm.max_num_seqs was given (the profile takes it) */
@@ -269,8 +287,7 @@ typedef struct kvp_predict_rule {
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
                              * memory, tp and pp (kvp_sglang_memory_defaults) */
   int32_t vision;           /* the activation folds a vision tower's encoder run in */
-  kvp_vision tower;         /* its shape (intermediate whole: split by tp per call) */
-  int64_t vision_calls;     /* tower calls (V0: one a modality) and modalities */
+  kvp_tower tower;          /* its config (intermediate whole: split by tp per call) */
   int64_t vision_limit;     /* limit_mm_per_prompt (0: vLLM's default, 999 V1, 1 V0) */
   int32_t pixel_bytes;      /* bytes of a pixel value as the processor hands it over */
   int32_t mxfp4;            /* weight_bytes: the checkpoint with MXFP4 experts repacked
@@ -288,7 +305,7 @@ typedef struct kvp_predict_rule {
   int32_t nfraction;
   int64_t fraction_tp[KVP_MAX_FRACTIONS];
   double fraction[KVP_MAX_FRACTIONS];
-} kvp_predict_rule;
+} kvp_engine_rule;
 
 /* ---- the ledger of one GPU (ledger.c) ---------------------------------- */
 
@@ -411,7 +428,7 @@ typedef struct kvp_deploy {
   int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
   kvp_vllm vllm;              /* vLLM's switches and overrides (budget vllm only) */
-  kvp_predict_rule predict;   /* how activation and overhead were predicted (sweeps) */
+  kvp_engine_rule predict;    /* the engine rule of its reserves (kvp_predict_deploy) */
   /* ---- the engine's startup (starts.h) ---- */
   int32_t engine_named;       /* the deployment names its engine (engine or engine_version):
                                * a sweep's fits includes the engine's refusal to start */
@@ -676,7 +693,7 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, i
 /* vLLM's max_num_batched_tokens and max_num_seqs of the profiling run for
  * rule r on a GPU of gpu_bytes, max_model_len mml (0: unknown), the given
  * tokens and seqs (0: not given). */
-void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int64_t mml,
+void kvp_predict_vllm_defaults(const kvp_engine_rule *r, int64_t gpu_bytes, int64_t mml,
                                int64_t tokens, int64_t seqs, int64_t *out_tokens,
                                int64_t *out_seqs);
 /* SGLang's memory defaults on a GPU of gpu_bytes with tp x pp ranks
@@ -690,11 +707,7 @@ void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int ha
  * m says: the checkpoint's plus tp x (loaded - checkpoint) experts of one
  * GPU. */
 kvp_err kvp_mxfp4_weight_bytes(const kvp_mxfp4 *m, int64_t tp, int64_t *bytes, kvp_diag *d);
-/* Predict d's activation peak (and each pipeline stage's), non-torch memory
- * and default max_num_seqs again from d->predict and d's numbers, as the
- * stdlib's kv.deploy does (deploy.lua predict_reserved). nt: the non-torch
- * constants (needed when d->predict.overhead). */
-kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag);
+
 
 
 /* The encoder's dummy batch: items, the model dtype's bytes, the bytes of a
@@ -722,6 +735,37 @@ kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_e
 /* Fold an encoder run into a decoder prediction: the encoder term, and the
  * kept bytes under every decoder term (the peak of the whole profile_run). */
 kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_diag *d);
+
+/* What kvp_predict_deploy predicted for one deployment beyond the numbers
+ * it sets on it: what kv.deploy stores for reports and kvplan validate. */
+typedef struct kvp_reserves {
+  int64_t tokens, seqs;       /* the profile's max_num_batched_tokens and max_num_seqs
+                                 (TensorRT-LLM: max_num_tokens and the dummy requests) */
+  int32_t activation;         /* 1: act and forward_bytes are set */
+  kvp_activation act;         /* the last stage's peak: terms, range, encoder */
+  int64_t forward_bytes;      /* a stage that does not sample: its peak */
+  int32_t vision;             /* 1: enc and the items below are set */
+  kvp_encoder enc;
+  int64_t item_patches, item_tokens; /* one item: patches through the tower, tokens out */
+  int64_t enc_items;          /* items of the encoder's dummy batch */
+  int64_t enc_budget;         /* V1's encoder budget in tokens (0: V0 has none) */
+  int64_t dec_tokens;         /* the decoder's dummy tokens (V0: whole items) */
+  int32_t overhead;           /* 1: non_torch is set */
+  int64_t non_torch[3];       /* point, lo, hi */
+  int32_t repacked;           /* weight_bytes: MXFP4 experts as the kernel loads them */
+  int32_t sglang;             /* 1: SGLang's memory defaults below are set */
+  int64_t chunk, graph_bs;    /* chunked_prefill_size, cuda_graph_max_bs */
+  double reserved_mib;
+} kvp_reserves;
+
+/* Predict d's reserves from its engine rule d->predict and its numbers:
+ * the activation peak (and each pipeline stage's), the non-torch memory,
+ * vLLM's default max_num_seqs when it caps, the utilization of SGLang's
+ * defaults, MXFP4 weights as loaded; set on d. nt: the non-torch constants
+ * (needed when the rule predicts the overhead). out (may be NULL): the
+ * parts kv.deploy reports. */
+kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves *out,
+                           kvp_diag *diag);
 
 /* ---- vLLM's KV cache manager beyond the pool (vllm_kv.c) ---------------- */
 

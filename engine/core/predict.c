@@ -433,17 +433,18 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, i
   return KVP_OK;
 }
 
-/* vLLM's defaults for max_num_batched_tokens and max_num_seqs (for kv.deploy
- * through stdlib/kvplan/engines.lua vllm_defaults and for sweeps):
- *   V0 (vllm/config.py SchedulerConfig): 256 sequences; tokens the
- *     version's chunked_tokens with chunked prefill, which turns itself on
- *     past max_model_len 32768 (arg_utils.py create_engine_config), else
- *     max(max_model_len, 2048);
- *   V1 (vllm/engine/arg_utils.py _set_default_args): offline / server
- *     8192 / 2048 tokens and 256 sequences; on a GPU of >= 70 GiB that is
- *     not an A100, 16384 / 8192 and the version's big_seqs;
- * a given value wins; max_num_seqs is capped at max_num_batched_tokens. */
-void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int64_t mml,
+/* vLLM's defaults for max_num_batched_tokens and max_num_seqs (the rows'
+ * constants: stdlib/kvplan/engines.lua M.vllm):
+ *   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): 256 sequences; tokens the
+ *     row's chunked_tokens (2048 when the row has none) with chunked
+ *     prefill, which turns itself on only past max_model_len 32768
+ *     (arg_utils.py create_engine_config), else max(max_model_len, 2048);
+ *   V1 (vllm/engine/arg_utils.py _set_default_args / get_batch_defaults):
+ *     by usage context, LLM class (offline) / OpenAI server: 8192 / 2048
+ *     tokens and 256 / 256 sequences; on a GPU of >= 70 GiB whose name has
+ *     no "a100", 16384 / 8192 tokens and big_seqs sequences;
+ * a given value wins; max_num_seqs is then capped at max_num_batched_tokens. */
+void kvp_predict_vllm_defaults(const kvp_engine_rule *r, int64_t gpu_bytes, int64_t mml,
                                int64_t tokens, int64_t seqs, int64_t *out_tokens,
                                int64_t *out_seqs) {
   int64_t t, q;
@@ -462,15 +463,22 @@ void kvp_predict_vllm_defaults(const kvp_predict_rule *r, int64_t gpu_bytes, int
   *out_seqs = seqs > 0 ? seqs : min64(q, t);
 }
 
-/* SGLang's memory heuristic (python/sglang/srt/server_args.py ServerArgs.
- * _handle_gpu_memory_settings, sgl-project/sglang#10975; the rule and its
- * reading are in stdlib/kvplan/engines.lua sglang_defaults): by the GPU's
- * memory in MiB, chunked_prefill_size and cuda_graph_max_bs (the second
- * figure from tp 4 on): < 20 GiB 2048 and 8; < 35 GiB 2048, 24 / 80;
- * < 60 GiB 4096, 32 / 160; < 160 GiB 8192, 256 / 512; else 16384, 512;
- * reserved = 512 + 1.5 max(chunk, 2048) + 2 bs + tp pp / 8 x 1024 MiB, at
- * least 10240 above 60 GiB; mem_fraction_static = round((memory - reserved)
- * / memory, 3). Doubles in the order the stdlib evaluated them. */
+/* SGLang's memory defaults on a GPU of gpu_bytes (its total memory, read in
+ * MiB as SGLang's get_device_memory_capacity reports it; kvplan has the
+ * memory the runtime reports, a few hundred MiB under nvidia-smi's total)
+ * with tp x pp ranks, as ServerArgs._handle_gpu_memory_settings sets them
+ * when not given (python/sglang/srt/server_args.py, the heuristic of
+ * sgl-project/sglang#10975; the releases: stdlib/kvplan/engines.lua
+ * M.sglang), sizes in MiB:
+ *   GPU memory  < 20 GiB: chunked_prefill_size 2048, cuda_graph_max_bs 8
+ *               < 35 GiB: 2048, 24 (tp < 4) or 80
+ *               < 60 GiB: 4096, 32 or 160
+ *               < 160 GiB: 8192, 256 or 512
+ *               else: 16384, 512
+ *   reserved = 512 + 1.5 max(chunked_prefill_size, 2048) + 2 cuda_graph_max_bs
+ *              + 1024 tp pp / 8, at least 10240 on a GPU above 60 GiB
+ *   mem_fraction_static = round((memory - reserved) / memory, 3)
+ * Doubles in the order the stdlib evaluated them. */
 void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int has_chunk,
                                 int64_t chunk_given, int has_bs, int64_t bs_given,
                                 int64_t *chunk, int64_t *bs, double *reserved, double *frac) {
@@ -495,8 +503,12 @@ void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int ha
 static int64_t round_up(int64_t x, int64_t a) { return a > 1 ? cdiv(x, a) * a : x; }
 
 /* One GPU's MXFP4 expert bytes at intermediate I and hidden Hh, in the
- * checkpoint's layout (tiled = 0) or the kernel's (engines.lua
- * mxfp4_expert_bytes: the same integer arithmetic; sizes well below 2^40). */
+ * checkpoint's layout (kernel = 0) or the kernel's (the layouts and their
+ * sources: stdlib/kvplan/engines.lua mxfp4_backends): per expert, w13
+ * 2 I x Hh / 2 bytes of packed FP4, w2 Hh x I / 2, one uint8 scale per 32
+ * values, bf16 (or the kernel's fp32) biases 2 I + Hh; Triton's tiles round
+ * the values' and scales' dimensions up and keep the checkpoint's scales.
+ * Sizes well below 2^40. */
 static kvp_err mx_bytes(const kvp_mxfp4 *m, int64_t I, int64_t Hh, int kernel, int64_t *out) {
   int64_t vals, scales, per, all = 2 * I * Hh + Hh * I;
   if (kernel && m->tile > 0) {
@@ -535,21 +547,98 @@ kvp_err kvp_mxfp4_weight_bytes(const kvp_mxfp4 *m, int64_t tp, int64_t *bytes, k
   return KVP_OK;
 }
 
-/* The encoder's dummy batch of a vision tower for the profile p (its
- * tokens N and sequences S), as engines.lua encoder_items and vision_run
- * count it:
- *   V1: items = max(1, min(max(N, T) / T, S x max(1, min(limit,
- *       max_model_len / T)))), limit 999 unless given;
- *   V0: every sequence holds limit (1) items of every modality, M tokens;
- *       s = max(1, min(S, N / M)) sequences, items = s x limit x modalities,
- *       and the decoder's run becomes s x max(N / s, M) tokens, s rows.
- * The tower's MLP width is split over tp. Fills e. */
-static kvp_err vision_run(const kvp_predict_rule *r, const kvp_deploy *d, int64_t mml,
-                          kvp_profile *p, kvp_encoder *e, kvp_diag *diag) {
-  const int64_t T = r->tower.tokens, N = p->tokens, S = p->seqs;
-  const int64_t mods = r->vision_calls > 0 ? r->vision_calls : 1;
+/* A model with a vision tower (`vision` in its stdlib/kvplan/models.lua
+ * entry, from config.json's vision_config) is profiled by vLLM with a batch
+ * of dummy images before the decoder's dummy forward (gpu_model_runner.py
+ * profile_run at vllm-project/vllm 000fc94b754f). What one item of that
+ * batch is:
+ *   max_pixels (Qwen2-VL, Qwen2.5-VL: preprocessor_config.json's max_pixels,
+ *     12845056 in the released checkpoints): vLLM's
+ *     get_image_size_with_most_features resizes a 9999999-pixel square with
+ *     the processor's smart_resize, to a side of floor(sqrt(max_pixels) /
+ *     (patch x merge)) x patch x merge; the tower sees (side / patch)^2
+ *     patches of one frame group, the decoder (side / patch)^2 / merge^2
+ *     tokens (3584 px: 65536 patches, 16384 tokens).
+ *   image_size (CLIP/SigLIP towers of LLaVA): (image_size / patch)^2 patches
+ *     (+1 with a class token), the same number of tokens without it (LLaVA's
+ *     vision_feature_select_strategy "default" drops it) over merge^2.
+ * Pixel values of a patch: in_channels x temporal_patch x patch^2. */
+static kvp_err vision_item(const kvp_tower *t, kvp_vision *v, kvp_diag *d) {
+  TRY(kvp_check_count(t->patch, 1, "vision patch", d));
+  TRY(kvp_check_count(t->merge, 1, "vision merge", d));
+  TRY(kvp_check_count(t->in_channels, 1, "vision in_channels", d));
+  TRY(kvp_check_count(t->temporal_patch, 1, "vision temporal_patch", d));
+  if (t->patch > 65536 || t->merge > 256 || t->in_channels > 64 || t->temporal_patch > 64)
+    return kvp_fail(d, KVP_EINVAL, "vision tower: patch %lld, merge %lld, in_channels %lld or "
+                    "temporal_patch %lld out of range", (long long)t->patch, (long long)t->merge,
+                    (long long)t->in_channels, (long long)t->temporal_patch);
+  int64_t grid;
+  if (t->max_pixels > 0) {
+    const int64_t factor = t->patch * t->merge;
+    const int64_t side = max64(factor, (int64_t)floor(sqrt((double)t->max_pixels) /
+                                                      (double)factor) * factor);
+    grid = side / t->patch;
+  } else if (t->image_size > 0) {
+    grid = t->image_size / t->patch;
+  } else {
+    return kvp_fail(d, KVP_EINVAL, "the vision tower gives neither max_pixels nor image_size");
+  }
+  if (grid < 1 || grid > ((int64_t)1 << 20))
+    return kvp_fail(d, KVP_EINVAL, "vision tower: %lld patches a side", (long long)grid);
+  memset(v, 0, sizeof *v);
+  v->hidden = t->hidden;
+  v->intermediate = t->intermediate;
+  v->gated = t->gated;
+  v->proj_hidden = t->proj_hidden;
+  v->out_hidden = t->out_hidden;
+  v->merge = t->merge * t->merge;
+  v->patches = grid * grid + (t->class_token ? 1 : 0);
+  v->tokens = grid * grid / v->merge;
+  v->patch_values = t->in_channels * t->temporal_patch * t->patch * t->patch;
+  return KVP_OK;
+}
+
+/* How many items vLLM's encoder dummy batch holds, by engine, for the
+ * profile p (its tokens N and sequences S):
+ *   V1 (vllm/multimodal/encoder_budget.py MultiModalBudget._get_max_items
+ *   and vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget, at
+ *   vllm-project/vllm 042a4d3ee43e and 003ad86e237c): the encoder budget is
+ *   min(max_num_batched_encoder_embeds, encoder_cache_size), both
+ *   max_num_batched_tokens by default and at least one item's T tokens;
+ *   items = max(1, min(budget / T, max_num_seqs x max(1, min(limit,
+ *   max_model_len / T)))), max_num_seqs capped at max_num_batched_tokens / T
+ *   without chunked prefill (V1 chunks by default, the only case modelled).
+ *   limit is limit_mm_per_prompt: 999 a modality when unset under V1, 1
+ *   under V0 (vllm/config MultiModalConfig.get_limit_per_prompt: "999 if
+ *   envs.VLLM_USE_V1 else 1", later "Unspecified modality is set to 999").
+ *   V1 profiles one modality, the one of the most tokens an item.
+ *   V0 (vllm/worker/model_runner.py profile_run; vllm/multimodal/
+ *   profiling.py MultiModalProfiler.get_decoder_dummy_data, read at a
+ *   V0-era vLLM): every dummy sequence carries limit_mm_per_prompt items of
+ *   every modality (1 each by default: Qwen2/2.5-VL log "{'image': 16384,
+ *   'video': 16384}"), a tower call each (videos of Qwen2/2.5-VL: as many
+ *   tokens as the largest image, `video` in the entry), M tokens in all;
+ *   max_num_seqs is capped at max_num_batched_tokens / M (at least 1), and a
+ *   sequence shorter than its items is not cut: the decoder's dummy forward
+ *   runs seqs x max(N / seqs, M) tokens and the sampler seqs rows.
+ * Older V1 releases may count the budget's items with cdiv (not pinned).
+ * profile_run runs the encoder on every GPU whose runner supports
+ * multimodal inputs (every pipeline stage builds the tower); under tp the
+ * MLP's width is split like the decoder's, the residual stream, attention
+ * and pixel values are counted whole. Fills e, its items and V1's budget
+ * in tokens (compute_mm_encoder_budget: max(N, T); V0 has none). */
+static kvp_err vision_run(const kvp_engine_rule *r, const kvp_deploy *d, int64_t mml,
+                          kvp_profile *p, kvp_encoder *e, kvp_reserves *out, kvp_diag *diag) {
+  kvp_vision v = {0};
+  TRY(vision_item(&r->tower, &v, diag));
+  out->item_patches = v.patches;
+  out->item_tokens = v.tokens;
+  int64_t *budget = &out->enc_budget;
+  const int64_t T = v.tokens, N = p->tokens, S = p->seqs;
+  const int64_t mods = (!r->v1 && r->tower.video) ? 2 : 1;
   TRY(kvp_check_count(T, 1, "tokens an item", diag));
   int64_t items;
+  *budget = 0;
   if (!r->v1) {
     const int64_t lim = r->vision_limit > 0 ? r->vision_limit : 1;
     int64_t M, per;
@@ -563,18 +652,25 @@ static kvp_err vision_run(const kvp_predict_rule *r, const kvp_deploy *d, int64_
     const int64_t per_prompt = max64(1, min64(lim, (mml > 0 ? mml : T) / T));
     int64_t reqs;
     CHK(chk_mul(S, per_prompt, &reqs));
-    items = max64(1, min64(max64(N, T) / T, reqs));
+    *budget = max64(N, T);
+    items = max64(1, min64(*budget / T, reqs));
   }
-  kvp_vision v = r->tower;
+  out->enc_items = items;
   v.intermediate = cdiv(v.intermediate, d->tp);
+  /* the processor's pixel_values are float32 (transformers image
+   * processors) unless the rule says otherwise; the tower casts them */
   const kvp_encoder_run run = {.items = items, .act_bytes = r->profile.act_bytes,
                                .pixel_bytes = r->pixel_bytes > 0 ? r->pixel_bytes : 4,
                                .calls = mods};
   return kvp_predict_encoder(&v, &run, e, diag);
 }
 
-kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *diag) {
-  const kvp_predict_rule *r = &d->predict;
+kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves *out,
+                           kvp_diag *diag) {
+  const kvp_engine_rule *r = &d->predict;
+  kvp_reserves scratch;
+  if (out == NULL) out = &scratch;
+  memset(out, 0, sizeof *out);
   if (r->nfraction > 0) {
     int32_t i = 0;
     while (i < r->nfraction && d->tp < r->fraction_tp[i]) i++;
@@ -585,19 +681,22 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
   }
   /* a weight format axis replaced the checkpoint's size (weight_bytes 0):
    * nothing is repacked then, as kv.deploy with weights given */
-  if (r->mxfp4 && d->weight_bytes > 0) TRY(kvp_mxfp4_weight_bytes(&r->mx, d->tp, &d->weight_bytes, diag));
-  if (r->sglang_memory) {
-    int64_t c, b;
-    double reserved;
-    kvp_sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, 0, 0, 0, 0, &c, &b, &reserved,
-                               &d->utilization);
+  if (r->mxfp4 && d->weight_bytes > 0) {
+    const int64_t ckpt = d->weight_bytes;
+    TRY(kvp_mxfp4_weight_bytes(&r->mx, d->tp, &d->weight_bytes, diag));
+    out->repacked = d->weight_bytes != ckpt;
   }
-  if (r->activation || r->seqs_cap) {
+  if (r->sglang_memory) {
+    out->sglang = 1;
+    kvp_sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, 0, 0, 0, 0, &out->chunk,
+                               &out->graph_bs, &out->reserved_mib, &d->utilization);
+  }
+  if (r->activation || r->seqs_cap || r->profiled) {
     int64_t tokens, seqs;
     const int64_t mml = d->max_model_len > 0 ? d->max_model_len : d->model.max_context;
     if (r->trtllm) {
-      /* TensorRT-LLM's PyTorch dry run (engines.lua trtllm_activation):
-       * max_num_tokens in requests of min(max_seq_len - 1, tokens) tokens */
+      /* TensorRT-LLM's PyTorch dry run (engines.lua trtllm): max_num_tokens
+       * in context requests of min(max_seq_len - 1, max_num_tokens) tokens */
       tokens = r->tokens_given ? d->step_tokens : r->default_tokens;
       const int64_t len = max64(1, mml > 0 ? min64(mml - 1, tokens) : tokens);
       seqs = cdiv(tokens, len);
@@ -605,6 +704,8 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
       kvp_predict_vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
                                 r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
     }
+    out->tokens = tokens;
+    out->seqs = seqs;
     if (r->seqs_cap) d->vllm.max_num_seqs = seqs;
     if (r->activation) {
       kvp_profile p = r->profile;
@@ -613,37 +714,50 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_diag *dia
       p.tp = d->tp;
       p.last_stage = 1;
       kvp_encoder enc;
-      if (r->vision) TRY(vision_run(r, d, mml, &p, &enc, diag));
+      if (r->vision) {
+        TRY(vision_run(r, d, mml, &p, &enc, out, diag));
+        out->vision = 1;
+        out->enc = enc;
+        out->dec_tokens = p.tokens;
+      }
       kvp_activation a;
       TRY(kvp_predict_activation(&r->shape, &p, &a, diag));
       if (r->vision) TRY(kvp_predict_add_encoder(&a, &enc, diag));
       d->activation_bytes = a.bytes;
+      out->activation = 1;
+      out->act = a;
       /* the stages' peaks are set from stage 0 on, each > 0: clear them only
        * when some are set (a sweep's every evaluation passes here) */
       if (d->vllm.stage_activation_bytes[0] != 0)
         memset(d->vllm.stage_activation_bytes, 0, sizeof d->vllm.stage_activation_bytes);
-      if (d->pp > 1) {
-        /* every stage profiles its own layers, only the last one samples
-         * (gpu_model_runner.py profile_run: _dummy_sampler_run on the last
-         * rank): the other stages reserve the forward alone */
-        if (d->pp > KVP_MAX_PP)
-          return kvp_fail(diag, KVP_EINVAL, "field 'pp' must be at most %d, got %lld", KVP_MAX_PP,
-                          (long long)d->pp);
+      if (d->pp > KVP_MAX_PP)
+        return kvp_fail(diag, KVP_EINVAL, "field 'pp' must be at most %d, got %lld", KVP_MAX_PP,
+                        (long long)d->pp);
+      /* under pipeline parallelism every stage profiles its own layers, only
+       * the last one samples (gpu_model_runner.py profile_run:
+       * _dummy_sampler_run on get_pp_group().is_last_rank; TensorRT-LLM's
+       * dry run the same): the other stages reserve the forward alone.
+       * kv.deploy asks for the forward at pp 1 too (V0's ranks other than
+       * the driver sample nothing: kvplan validate's 'rank'). */
+      if (d->pp > 1 || out != &scratch) {
         kvp_activation f;
         p.last_stage = 0;
         TRY(kvp_predict_activation(&r->shape, &p, &f, diag));
         if (r->vision) TRY(kvp_predict_add_encoder(&f, &enc, diag));
-        for (int64_t s = 0; s < d->pp - 1; s++)
-          d->vllm.stage_activation_bytes[s] = max64(f.bytes, 1);
-        d->vllm.stage_activation_bytes[d->pp - 1] = a.bytes;
+        out->forward_bytes = f.bytes;
+        if (d->pp > 1) {
+          for (int64_t s = 0; s < d->pp - 1; s++)
+            d->vllm.stage_activation_bytes[s] = max64(f.bytes, 1);
+          d->vllm.stage_activation_bytes[d->pp - 1] = a.bytes;
+        }
       }
     }
   }
   if (r->overhead != KVP_NT_NONE) {
-    int64_t o[3];
-    TRY(kvp_predict_non_torch(nt, r->overhead, d->tp, r->nccl_counted, r->context_counted, o,
-                              diag));
-    d->overhead_bytes = o[0];
+    TRY(kvp_predict_non_torch(nt, r->overhead, d->tp, r->nccl_counted, r->context_counted,
+                              out->non_torch, diag));
+    d->overhead_bytes = out->non_torch[0];
+    out->overhead = 1;
   }
   return KVP_OK;
 }

@@ -165,7 +165,7 @@ static kvp_err check_axis(const kvp_sweep_axes *ax, const kvp_sweep_axis *x, kvp
     if (need_fmt) TRY(kvp_format_check(&x->fmt[p], kvp_field_name(f), d));
     *tmp = ax->base[0];
     apply(tmp, x, p);
-    if (predicted(tmp)) TRY(kvp_predict_deploy(tmp, ax->non_torch, d));
+    if (predicted(tmp)) TRY(kvp_predict_deploy(tmp, ax->non_torch, NULL, d));
     TRY(kvp_deploy_check(tmp, d));
   }
   return KVP_OK;
@@ -252,11 +252,11 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
      * in place (no copy of the deployment) */
     for (int32_t a = 0; a < s->nax; a++)
       if (s->axis[a].field != KVP_FIELD_OPTIM) apply(&s->ledger.d, &s->axis[a], s->pos[a]);
-    if (predicted(&s->ledger.d)) TRY(kvp_predict_deploy(&s->ledger.d, s->ax.non_torch, d));
+    if (predicted(&s->ledger.d)) TRY(kvp_predict_deploy(&s->ledger.d, s->ax.non_torch, NULL, d));
     TRY(kvp_ledger_eval_own_numbers(&s->ledger, d));
   } else {
     for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
-    if (predicted(&s->dep)) TRY(kvp_predict_deploy(&s->dep, s->ax.non_torch, d));
+    if (predicted(&s->dep)) TRY(kvp_predict_deploy(&s->dep, s->ax.non_torch, NULL, d));
     /* the model, budget rule and allocation are the base's: checked once */
     if (fresh) TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));
     else TRY(kvp_ledger_eval_numbers(&s->dep, &s->ledger, d));

@@ -105,6 +105,6 @@ kvp_dist kvl_check_dist(lua_State *L, int idx);
  * (engines.lua non_torch: {tp1 =, tpn =, context = {lo, point, hi}}). */
 void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt);
 /* A deployment's predict rule from the table at idx (deploy.lua). */
-void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r);
+void kvl_check_predict(lua_State *L, int idx, kvp_engine_rule *r);
 
 #endif

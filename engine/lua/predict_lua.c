@@ -1,6 +1,7 @@
 /*
- * predict_lua.c: the Lua binding of the activation model:
- * require "kvplan.predict_core" (used by stdlib/kvplan/engines.lua).
+ * predict_lua.c: the Lua binding of an engine's reserves:
+ * require "kvplan.predict_core" (used by stdlib/kvplan/deploy.lua), and the
+ * engine rule and non-torch constants a sweep's deployments carry.
  * Binding layer: checks arguments, calls predict.c, turns kvp_err into a Lua
  * error. No accounting here.
  */
@@ -12,13 +13,8 @@
 static const char *const keys[] = {
   "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "experts",
   "experts_active", "moe_intermediate", "shared_intermediate", "dense_layers",
-  "kv_lora_rank", "rope_dim", "tokens", "seqs", "tp", "act_bytes", "last_stage", "eager",
-  "moe_cache13", "flashinfer_sampler", "logits_only", "moe_chunk", "vision", NULL
-};
-
-static const char *const vision_keys[] = {
-  "hidden", "intermediate", "gated", "proj_hidden", "out_hidden", "merge", "patch_values",
-  "patches", "tokens", "items", "pixel_bytes", "calls", NULL
+  "kv_lora_rank", "rope_dim", "act_bytes", "eager", "moe_cache13", "flashinfer_sampler",
+  "logits_only", "moe_chunk", NULL
 };
 
 static int32_t flag(lua_State *L, int idx, const char *name) {
@@ -32,49 +28,8 @@ static void setint(lua_State *L, const char *k, int64_t v) {
   lua_setfield(L, -2, k);
 }
 
-/* The encoder run of field 'vision' (a table at idx): folded into a, its
- * parts pushed as a table. */
-static void encoder_run(lua_State *L, int idx, int32_t act_bytes, kvp_activation *a) {
-  kvl_check_keys(L, idx, vision_keys, "vision tower");
-  kvp_vision v;
-  kvp_encoder_run r;
-  memset(&v, 0, sizeof v);
-  memset(&r, 0, sizeof r);
-  v.hidden = kvl_int_field(L, idx, "hidden", 0);
-  v.intermediate = kvl_int_field(L, idx, "intermediate", 0);
-  v.gated = flag(L, idx, "gated");
-  v.proj_hidden = kvl_int_field(L, idx, "proj_hidden", 0);
-  v.out_hidden = kvl_int_field(L, idx, "out_hidden", 0);
-  v.merge = kvl_int_field(L, idx, "merge", 1);
-  v.patch_values = kvl_int_field(L, idx, "patch_values", 0);
-  v.patches = kvl_int_field(L, idx, "patches", 0);
-  v.tokens = kvl_int_field(L, idx, "tokens", 0);
-  r.items = kvl_int_field(L, idx, "items", 0);
-  r.act_bytes = act_bytes;
-  r.pixel_bytes = (int32_t)kvl_int_field(L, idx, "pixel_bytes", 4);
-  r.calls = kvl_int_field(L, idx, "calls", 1);
-  kvp_encoder e;
-  kvp_diag diag = {{0}};
-  kvp_err err = kvp_predict_encoder(&v, &r, &e, &diag);
-  if (err == KVP_OK) err = kvp_predict_add_encoder(a, &e, &diag);
-  if (err != KVP_OK) kvl_core_error(L, err, &diag, "encoder model");
-  lua_createtable(L, 0, 9);
-  setint(L, "block_lo", e.block[0]);
-  setint(L, "block_hi", e.block[1]);
-  setint(L, "merger", e.merger);
-  setint(L, "inputs", e.inputs);
-  setint(L, "cast", e.cast);
-  setint(L, "outputs", e.outputs);
-  setint(L, "peak_lo", e.peak[0]);
-  setint(L, "peak_hi", e.peak[1]);
-  setint(L, "kept", e.kept);
-}
-
-/* predict_core.activation{shape and profile fields, vision = {...}} ->
- * {bytes, lo, hi, largest, terms = {name = {lo, hi, bytes}}, encoder_kept,
- * encoder = {parts} when a vision tower is given} */
-/* The shape and profile fields of the table at idx (tokens, seqs, tp as
- * given, 0 / 1 when absent; a vision tower is read by encoder_run). */
+/* The shape and profile settings of the table at idx (the profile's
+ * tokens, sequences, tp and stage are the deployment's, set per call). */
 static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
   kvl_check_keys(L, idx, keys, "activation model");
   memset(s, 0, sizeof *s);
@@ -92,59 +47,12 @@ static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
   s->dense_layers = kvl_int_field(L, idx, "dense_layers", 0);
   s->mla_latent = kvl_int_field(L, idx, "kv_lora_rank", 0);
   s->mla_rope = kvl_int_field(L, idx, "rope_dim", 0);
-  p->tokens = kvl_int_field(L, idx, "tokens", 0);
-  p->seqs = kvl_int_field(L, idx, "seqs", 0);
-  p->tp = kvl_int_field(L, idx, "tp", 1);
   p->act_bytes = (int32_t)kvl_int_field(L, idx, "act_bytes", 2);
   p->moe_chunk = kvl_int_field(L, idx, "moe_chunk", 0);
-  p->last_stage = flag(L, idx, "last_stage");
   p->eager = flag(L, idx, "eager");
   p->moe_cache13 = flag(L, idx, "moe_cache13");
   p->flashinfer_sampler = flag(L, idx, "flashinfer_sampler");
   p->logits_only = flag(L, idx, "logits_only");
-}
-
-static int l_activation(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
-  kvp_shape s;
-  kvp_profile p;
-  read_shape(L, 1, &s, &p);
-  kvp_activation a;
-  kvp_diag diag = {{0}};
-  kvp_err e = kvp_predict_activation(&s, &p, &a, &diag);
-  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "activation model");
-  int has_vision = lua_getfield(L, 1, "vision") != LUA_TNIL;
-  if (has_vision) {
-    luaL_argexpected(L, lua_istable(L, -1), 1, "field 'vision' a table");
-    encoder_run(L, lua_gettop(L), p.act_bytes, &a); /* pushes the parts */
-  }
-  lua_createtable(L, 0, 7);
-  if (has_vision) {
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "encoder");
-  }
-  setint(L, "encoder_kept", a.encoder_kept);
-  lua_pushinteger(L, (lua_Integer)a.bytes);
-  lua_setfield(L, -2, "bytes");
-  lua_pushinteger(L, (lua_Integer)a.lo);
-  lua_setfield(L, -2, "lo");
-  lua_pushinteger(L, (lua_Integer)a.hi);
-  lua_setfield(L, -2, "hi");
-  lua_pushstring(L, kvp_predict_term_name(a.largest));
-  lua_setfield(L, -2, "largest");
-  lua_createtable(L, 0, KVP_PREDICT_NTERMS);
-  for (int t = 0; t < KVP_PREDICT_NTERMS; t++) {
-    lua_createtable(L, 0, 3);
-    lua_pushinteger(L, (lua_Integer)a.term[t][0]);
-    lua_setfield(L, -2, "lo");
-    lua_pushinteger(L, (lua_Integer)a.term[t][1]);
-    lua_setfield(L, -2, "hi");
-    lua_pushinteger(L, (lua_Integer)a.bytes_of[t]);
-    lua_setfield(L, -2, "bytes");
-    lua_setfield(L, -2, kvp_predict_term_name(t));
-  }
-  lua_setfield(L, -2, "terms");
-  return 1;
 }
 
 static double range_field(lua_State *L, int idx, const char *name, const char *what) {
@@ -175,17 +83,18 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 }
 
 static const char *const rule_keys[] = {
-  "activation", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
+  "activation", "profiled", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
   "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
   "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
 };
 
-void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
+void kvl_check_predict(lua_State *L, int idx, kvp_engine_rule *r) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
-  kvl_check_keys(L, idx, rule_keys, "predict rule");
+  kvl_check_keys(L, idx, rule_keys, "engine rule");
   memset(r, 0, sizeof *r);
   r->activation = flag(L, idx, "activation");
+  r->profiled = flag(L, idx, "profiled");
   r->seqs_cap = flag(L, idx, "seqs_cap");
   r->seqs_given = flag(L, idx, "seqs_given");
   r->tokens_given = flag(L, idx, "tokens_given");
@@ -200,21 +109,25 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
   r->sglang_memory = flag(L, idx, "sglang_memory");
   if (lua_getfield(L, idx, "vision") == LUA_TTABLE) {
     static const char *const vkeys[] = {"hidden", "intermediate", "gated", "proj_hidden",
-                                        "out_hidden", "merge", "patch_values", "patches",
-                                        "tokens", "calls", "pixel_bytes", "limit", NULL};
+                                        "out_hidden", "patch", "merge", "max_pixels",
+                                        "image_size", "class_token", "in_channels",
+                                        "temporal_patch", "video", "pixel_bytes", "limit", NULL};
     int t = lua_gettop(L);
-    kvl_check_keys(L, t, vkeys, "predict rule vision");
-    kvp_vision *v = &r->tower;
+    kvl_check_keys(L, t, vkeys, "engine rule vision");
+    kvp_tower *v = &r->tower;
     v->hidden = kvl_int_field(L, t, "hidden", 0);
     v->intermediate = kvl_int_field(L, t, "intermediate", 0);
     v->gated = flag(L, t, "gated");
     v->proj_hidden = kvl_int_field(L, t, "proj_hidden", 0);
     v->out_hidden = kvl_int_field(L, t, "out_hidden", 0);
+    v->patch = kvl_int_field(L, t, "patch", 0);
     v->merge = kvl_int_field(L, t, "merge", 1);
-    v->patch_values = kvl_int_field(L, t, "patch_values", 0);
-    v->patches = kvl_int_field(L, t, "patches", 0);
-    v->tokens = kvl_int_field(L, t, "tokens", 0);
-    r->vision_calls = kvl_int_field(L, t, "calls", 1);
+    v->max_pixels = kvl_int_field(L, t, "max_pixels", 0);
+    v->image_size = kvl_int_field(L, t, "image_size", 0);
+    v->class_token = flag(L, t, "class_token");
+    v->in_channels = kvl_int_field(L, t, "in_channels", 3);
+    v->temporal_patch = kvl_int_field(L, t, "temporal_patch", 1);
+    v->video = flag(L, t, "video");
     r->pixel_bytes = (int32_t)kvl_int_field(L, t, "pixel_bytes", 4);
     r->vision_limit = kvl_int_field(L, t, "limit", 0);
     r->vision = 1;
@@ -225,7 +138,7 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
                                           "align_inter", "align_hidden", "tile", "scale_rows",
                                           "fp32_bias", "keeps_scales", NULL};
     int t = lua_gettop(L);
-    kvl_check_keys(L, t, mx_keys, "predict rule mxfp4");
+    kvl_check_keys(L, t, mx_keys, "engine rule mxfp4");
     kvp_mxfp4 *m = &r->mx;
     m->experts = kvl_int_field(L, t, "experts", 0);
     m->hidden = kvl_int_field(L, t, "hidden", 0);
@@ -246,24 +159,24 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
     const char *e = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     if (strcmp(e, "vllm") == 0) r->overhead = KVP_NT_VLLM;
     else if (strcmp(e, "sglang") == 0) r->overhead = KVP_NT_SGLANG;
-    else kvl_error(L, "predict rule: field 'overhead' must be 'vllm' or 'sglang', %s", kvl_got(L, -1));
+    else kvl_error(L, "engine rule: field 'overhead' must be 'vllm' or 'sglang', %s", kvl_got(L, -1));
   }
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "fractions") == LUA_TTABLE) {
     /* {{smallest tp, fraction}, ...} */
     lua_Integer n = luaL_len(L, -1);
     if (n < 1 || n > KVP_MAX_FRACTIONS)
-      kvl_error(L, "predict rule: 'fractions' must hold 1 to %d {tp, fraction} rows, got %I",
+      kvl_error(L, "engine rule: 'fractions' must hold 1 to %d {tp, fraction} rows, got %I",
                 KVP_MAX_FRACTIONS, n);
     for (lua_Integer i = 1; i <= n; i++) {
       if (lua_geti(L, -1, i) != LUA_TTABLE)
-        kvl_error(L, "predict rule: fractions[%I] must be {tp, fraction}, %s", i, kvl_got(L, -1));
+        kvl_error(L, "engine rule: fractions[%I] must be {tp, fraction}, %s", i, kvl_got(L, -1));
       lua_geti(L, -1, 1);
       int64_t tp = kvl_toint(L, -1, "fractions tp");
       lua_geti(L, -2, 2);
       double f = kvl_tonum(L, -1, "fraction");
       if (tp < 1 || !(f > 0 && f <= 1))
-        kvl_error(L, "predict rule: fractions[%I] must be {tp >= 1, fraction in (0, 1]}, got "
+        kvl_error(L, "engine rule: fractions[%I] must be {tp >= 1, fraction in (0, 1]}, got "
                   "{%I, %f}", i, (lua_Integer)tp, f);
       r->fraction_tp[i - 1] = tp;
       r->fraction[i - 1] = f;
@@ -275,76 +188,145 @@ void kvl_check_predict(lua_State *L, int idx, kvp_predict_rule *r) {
   if (lua_getfield(L, idx, "shape") == LUA_TTABLE) {
     read_shape(L, lua_gettop(L), &r->shape, &r->profile);
   } else if (r->activation) {
-    kvl_error(L, "predict rule: a predicted activation needs the model's 'shape'");
+    kvl_error(L, "engine rule: a predicted activation needs the model's 'shape'");
   }
   lua_pop(L, 1);
 }
 
-/* predict_core.non_torch(constants, engine, tp, nccl_counted, context_counted)
- * -> point, lo, hi: the non-torch memory of one GPU (engine "vllm" or
- * "sglang"). */
-static int l_non_torch(lua_State *L) {
-  kvp_non_torch nt;
-  kvl_check_non_torch(L, 1, &nt);
-  const char *e = luaL_checkstring(L, 2);
-  int engine = strcmp(e, "vllm") == 0 ? KVP_NT_VLLM : strcmp(e, "sglang") == 0 ? KVP_NT_SGLANG : -1;
-  if (engine < 0) return kvl_error(L, "non-torch memory: engine must be 'vllm' or 'sglang', got '%s'", e);
-  int64_t tp = kvl_toint(L, 3, "tp");
-  int64_t out[3];
+/* The activation of the profile: {bytes, lo, hi, largest, terms = {name =
+ * {lo, hi, bytes}}, encoder_kept, forward, encoder = {parts, items, budget,
+ * decoder_tokens} when a vision tower ran}. */
+static void push_activation(lua_State *L, const kvp_reserves *o) {
+  const kvp_activation *a = &o->act;
+  lua_createtable(L, 0, 9);
+  setint(L, "bytes", a->bytes);
+  setint(L, "lo", a->lo);
+  setint(L, "hi", a->hi);
+  setint(L, "encoder_kept", a->encoder_kept);
+  setint(L, "forward", o->forward_bytes);
+  lua_pushstring(L, kvp_predict_term_name(a->largest));
+  lua_setfield(L, -2, "largest");
+  lua_createtable(L, 0, KVP_PREDICT_NTERMS);
+  for (int t = 0; t < KVP_PREDICT_NTERMS; t++) {
+    lua_createtable(L, 0, 3);
+    setint(L, "lo", a->term[t][0]);
+    setint(L, "hi", a->term[t][1]);
+    setint(L, "bytes", a->bytes_of[t]);
+    lua_setfield(L, -2, kvp_predict_term_name(t));
+  }
+  lua_setfield(L, -2, "terms");
+  if (o->vision) {
+    const kvp_encoder *e = &o->enc;
+    lua_createtable(L, 0, 14);
+    setint(L, "block_lo", e->block[0]);
+    setint(L, "block_hi", e->block[1]);
+    setint(L, "merger", e->merger);
+    setint(L, "inputs", e->inputs);
+    setint(L, "cast", e->cast);
+    setint(L, "outputs", e->outputs);
+    setint(L, "peak_lo", e->peak[0]);
+    setint(L, "peak_hi", e->peak[1]);
+    setint(L, "kept", e->kept);
+    setint(L, "items", o->enc_items);
+    setint(L, "item_patches", o->item_patches);
+    setint(L, "item_tokens", o->item_tokens);
+    setint(L, "decoder_tokens", o->dec_tokens);
+    if (o->enc_budget > 0) setint(L, "budget", o->enc_budget);
+    lua_setfield(L, -2, "encoder");
+  }
+}
+
+static const char *const number_keys[] = {
+  "gpu_bytes", "tp", "pp", "max_model_len", "max_context", "max_num_batched_tokens",
+  "max_num_seqs", "weight_bytes", "utilization", NULL
+};
+
+/* predict_core.reserves(rule, numbers [, non_torch]): the engine rule's
+ * predictions for one deployment (kvp_predict_deploy). numbers: gpu_bytes,
+ * tp, pp, max_model_len, max_context, max_num_batched_tokens and
+ * max_num_seqs (when given), weight_bytes, utilization. Returns {tokens,
+ * seqs, max_num_seqs, activation, stages, overhead = {point, lo, hi},
+ * weight_bytes, repacked, utilization, sglang = {chunked_prefill_size,
+ * cuda_graph_max_bs, reserved_mib}}, each when the rule predicts it. */
+static int l_reserves(lua_State *L) {
+  luaL_checktype(L, 2, LUA_TTABLE);
+  kvl_check_keys(L, 2, number_keys, "reserves numbers");
+  kvp_deploy d;
+  memset(&d, 0, sizeof d);
+  kvl_check_predict(L, 1, &d.predict);
+  /* the GPU's bytes may come as a float (a log's GiB figure): its floor */
+  double gpu = 0;
+  if (lua_getfield(L, 2, "gpu_bytes") != LUA_TNIL) gpu = kvl_tonum(L, -1, "gpu_bytes");
+  lua_pop(L, 1);
+  d.gpu_bytes = gpu >= 9.2e18 ? INT64_MAX : gpu > 0 ? (int64_t)gpu : 0;
+  d.tp = kvl_int_field(L, 2, "tp", 1);
+  d.pp = kvl_int_field(L, 2, "pp", 1);
+  d.max_model_len = kvl_int_field(L, 2, "max_model_len", 0);
+  d.model.max_context = kvl_int_field(L, 2, "max_context", 0);
+  d.step_tokens = kvl_int_field(L, 2, "max_num_batched_tokens", 0);
+  d.vllm.max_num_seqs = kvl_int_field(L, 2, "max_num_seqs", 0);
+  d.weight_bytes = kvl_int_field(L, 2, "weight_bytes", 0);
+  if (lua_getfield(L, 2, "utilization") != LUA_TNIL) d.utilization = kvl_tonum(L, -1, "utilization");
+  lua_pop(L, 1);
+  kvp_non_torch nt, *ntp = NULL;
+  if (!lua_isnoneornil(L, 3)) {
+    kvl_check_non_torch(L, 3, &nt);
+    ntp = &nt;
+  }
+  if (d.tp < 1 || d.pp < 1)
+    return kvl_error(L, "reserves: tp and pp must be >= 1, got %I and %I", (lua_Integer)d.tp,
+                     (lua_Integer)d.pp);
+  kvp_reserves o;
   kvp_diag diag = {{0}};
-  kvp_err err = kvp_predict_non_torch(&nt, engine, tp, lua_toboolean(L, 4), lua_toboolean(L, 5), out,
-                                      &diag);
-  if (err != KVP_OK) return kvl_core_error(L, err, &diag, "non-torch memory");
-  for (int i = 0; i < 3; i++) lua_pushinteger(L, (lua_Integer)out[i]);
-  return 3;
+  kvp_err err = kvp_predict_deploy(&d, ntp, &o, &diag);
+  if (err != KVP_OK) return kvl_core_error(L, err, &diag, "engine rule");
+  const kvp_engine_rule *r = &d.predict;
+  lua_createtable(L, 0, 12);
+  if (r->activation || r->seqs_cap || r->profiled) {
+    setint(L, "tokens", o.tokens);
+    setint(L, "seqs", o.seqs);
+  }
+  if (r->seqs_cap) setint(L, "max_num_seqs", d.vllm.max_num_seqs);
+  if (o.activation) {
+    push_activation(L, &o);
+    lua_setfield(L, -2, "activation");
+    if (d.pp > 1) {
+      lua_createtable(L, (int)d.pp, 0);
+      for (int64_t s = 0; s < d.pp; s++) {
+        lua_pushinteger(L, (lua_Integer)d.vllm.stage_activation_bytes[s]);
+        lua_rawseti(L, -2, (lua_Integer)s + 1);
+      }
+      lua_setfield(L, -2, "stages");
+    }
+  }
+  if (o.overhead) {
+    lua_createtable(L, 0, 3);
+    setint(L, "point", o.non_torch[0]);
+    setint(L, "lo", o.non_torch[1]);
+    setint(L, "hi", o.non_torch[2]);
+    lua_setfield(L, -2, "overhead");
+  }
+  if (r->mxfp4) {
+    setint(L, "weight_bytes", d.weight_bytes);
+    lua_pushboolean(L, o.repacked);
+    lua_setfield(L, -2, "repacked");
+  }
+  if (r->nfraction > 0 || r->sglang_memory) {
+    lua_pushnumber(L, d.utilization);
+    lua_setfield(L, -2, "utilization");
+  }
+  if (o.sglang) {
+    lua_createtable(L, 0, 3);
+    setint(L, "chunked_prefill_size", o.chunk);
+    setint(L, "cuda_graph_max_bs", o.graph_bs);
+    lua_pushnumber(L, o.reserved_mib);
+    lua_setfield(L, -2, "reserved_mib");
+    lua_setfield(L, -2, "sglang");
+  }
+  return 1;
 }
 
-/* predict_core.sglang_memory(gpu_bytes, tp, pp [, chunked_prefill_size [,
- * cuda_graph_max_bs]]) -> chunk, bs, reserved MiB, mem_fraction_static */
-static int l_sglang_memory(lua_State *L) {
-  /* the GPU's bytes may come as a float (a log's GiB figure): divided as given */
-  double gpu = kvl_tonum(L, 1, "gpu_bytes");
-  int64_t tp = kvl_toint(L, 2, "tp"), pp = kvl_toint(L, 3, "pp");
-  int has_chunk = !lua_isnoneornil(L, 4), has_bs = !lua_isnoneornil(L, 5);
-  int64_t cg = has_chunk ? kvl_toint(L, 4, "chunked_prefill_size") : 0;
-  int64_t bg = has_bs ? kvl_toint(L, 5, "cuda_graph_max_bs") : 0;
-  int64_t c, b;
-  double reserved, frac;
-  kvp_sglang_memory_defaults(gpu, tp, pp, has_chunk, cg, has_bs, bg, &c, &b, &reserved, &frac);
-  lua_pushinteger(L, (lua_Integer)c);
-  lua_pushinteger(L, (lua_Integer)b);
-  lua_pushnumber(L, reserved);
-  lua_pushnumber(L, frac);
-  return 4;
-}
-
-/* vllm_defaults(v1, chunked_tokens, big_seqs, offline, a100, gpu_bytes,
- * max_model_len, tokens, seqs) -> max_num_batched_tokens, max_num_seqs:
- * kvp_predict_vllm_defaults (0 for a length or count not given) */
-static int l_vllm_defaults(lua_State *L) {
-  kvp_predict_rule r;
-  memset(&r, 0, sizeof r);
-  r.v1 = lua_toboolean(L, 1);
-  r.chunked_tokens = kvl_toint(L, 2, "chunked_tokens");
-  r.big_seqs = kvl_toint(L, 3, "big_seqs");
-  r.offline = lua_toboolean(L, 4);
-  r.gpu_a100 = lua_toboolean(L, 5);
-  /* the GPU's bytes may come as a float (a log's GiB figure); compared with
-   * a whole number of bytes, its floor decides the same */
-  double gpu = kvl_tonum(L, 6, "gpu_bytes");
-  int64_t gb = gpu >= 9.2e18 ? INT64_MAX : gpu > 0 ? (int64_t)gpu : 0;
-  int64_t t, q;
-  kvp_predict_vllm_defaults(&r, gb, kvl_toint(L, 7, "max_model_len"),
-                            kvl_toint(L, 8, "max_num_batched_tokens"),
-                            kvl_toint(L, 9, "max_num_seqs"), &t, &q);
-  lua_pushinteger(L, (lua_Integer)t);
-  lua_pushinteger(L, (lua_Integer)q);
-  return 2;
-}
-
-static const luaL_Reg funcs[] = {{"activation", l_activation}, {"non_torch", l_non_torch},
-                                 {"sglang_memory", l_sglang_memory},
-                                 {"vllm_defaults", l_vllm_defaults}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"reserves", l_reserves}, {NULL, NULL}};
 
 int luaopen_kvplan_predict_core(lua_State *L) {
   luaL_newlib(L, funcs);

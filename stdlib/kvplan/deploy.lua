@@ -16,6 +16,7 @@ local formats = require "kvplan.formats"
 local models = require "kvplan.models"
 local gpus = require "kvplan.gpus"
 local engines = require "kvplan.engines"
+local pcore = require "kvplan.predict_core"
 
 local M = {}
 
@@ -23,9 +24,6 @@ local Deployment = {}
 Deployment.__index = Deployment
 Deployment.__name = "kvplan.Deployment"
 M.Deployment = Deployment
-
--- SGLang's default mem_fraction_static by tensor-parallel size (engines.lua).
-local sglang_fraction = engines.sglang_fraction
 
 -- Budget rules: how much of the GPU an engine lets the KV cache have
 -- (engine/core/ledger.c has the formulas and their sources).
@@ -40,7 +38,7 @@ local sglang_fraction = engines.sglang_fraction
 --           memory.md); 64 tokens per block (the log in that document).
 M.budgets = {
   vllm = {utilization = 0.9, block = 16},
-  sglang = {utilization = sglang_fraction, block = 1},
+  sglang = {fractions = engines.sglang_fractions, block = 1},
   trtllm = {utilization = 0.9, block = 64},
 }
 
@@ -177,13 +175,22 @@ end
 -- d.overhead_source say which: "given", "predicted", or "none" (not
 -- predicted: another budget rule, or a model without the shape facts; 0 is
 -- used and d.prediction_note says why).
+--
+-- kv.deploy resolves the engine rule here (which engine, its release's row,
+-- usage, flags, the model's shape, the GPU's facts: the inputs of
+-- kvp_engine_rule in engine/core/kvplan.h), calls the core once
+-- (predict_core.reserves, engine/core/predict.c kvp_predict_deploy) and
+-- stores its answers; a sweep hands the same rule to the core, which
+-- predicts again per deployment of its axes.
+
 -- Weights as vLLM loads them: MXFP4 experts repacked by the MoE kernel
--- vLLM picks on the GPU (engines.mxfp4_expert_bytes: padded sizes, fp32
--- biases, swizzled scales). Only for a checkpoint weighed from the model
+-- vLLM picks on the GPU (engines.mxfp4_backends: padded sizes, fp32
+-- biases, swizzled scales; the arithmetic is the core's,
+-- kvp_mxfp4_weight_bytes). Only for a checkpoint weighed from the model
 -- (no weights or weight_bytes given) and experts on every GPU of the TP
 -- group (not with data or expert parallelism). d.weights_source says
 -- "checkpoint" or "loaded (<backend>)", d.mxfp4_backend the kernel.
-local function loaded_weights(d, opts, tp)
+local function mxfp4_rule(d, opts, rule)
   local wf = rawget(d.model, "weight_formats")
   local mx = wf and wf.experts and formats.get(wf.experts, "weight_formats.experts").name == "mxfp4"
   if opts.mxfp4_backend ~= nil and not mx then
@@ -197,38 +204,50 @@ local function loaded_weights(d, opts, tp)
   end
   local backend, why = opts.mxfp4_backend, nil
   if backend == nil then backend, why = engines.mxfp4_backend(d.gpu.id and d.gpu or nil) end
-  local ckpt, loaded = engines.mxfp4_expert_bytes(d.model, backend, tp)
-  d.mxfp4_backend, d.weights_note = backend, why
-  -- the same arithmetic for a sweep's tp axis (engine/core/predict.c
-  -- kvp_mxfp4_weight_bytes), from the checkpoint's size
   local b, m = engines.mxfp4_backends[backend], d.model
-  d.mxfp4_rule = {experts = m.experts, hidden = m.hidden, inter = m.moe_intermediate,
-                  layers = m.layers - (m.dense_layers or 0), ckpt_bytes = d.weight_bytes,
-                  align_inter = b.inter, align_hidden = b.hidden, tile = b.tile, scale_rows = b.scale_rows,
-                  fp32_bias = b.fp32_bias, keeps_scales = b.keeps_scales}
-  if loaded ~= ckpt then
-    d.weight_bytes = d.weight_bytes + (loaded - ckpt) * tp
-    d.weights_source = "loaded (" .. backend .. ")"
+  if b == nil then
+    util.raise("unknown mxfp4_backend '%s'%s", tostring(backend),
+               util.suggest(tostring(backend), util.sorted_keys(engines.mxfp4_backends)))
   end
+  d.mxfp4_backend, d.weights_note = backend, why
+  rule.mxfp4 = {experts = m.experts, hidden = m.hidden, inter = m.moe_intermediate,
+                layers = m.layers - (m.dense_layers or 0), ckpt_bytes = d.weight_bytes,
+                align_inter = b.inter, align_hidden = b.hidden, tile = b.tile,
+                scale_rows = b.scale_rows, fp32_bias = b.fp32_bias, keeps_scales = b.keeps_scales}
+end
+
+-- The activation model's inputs from the model (engines.shape) and the
+-- profile's settings, or nil and why.
+local function profile_shape(m, settings)
+  local s, why = engines.shape(m)
+  if s == nil then return nil, why end
+  s.act_bytes = engines.act_bytes(m)
+  for k, v in pairs(settings) do s[k] = v end
+  return s
+end
+
+-- A vision tower's rule (its config, models.lua `vision`), or nil and why
+-- when it lacks a field; nil when the run encodes nothing.
+local function vision_rule(m, limit, mm)
+  local v = rawget(m, "vision")
+  if v == nil or mm == false then return nil end
+  for _, k in ipairs{"hidden", "intermediate", "patch", "out_hidden"} do
+    if v[k] == nil then return nil, "model '" .. m.id .. "': vision tower gives no " .. k end
+  end
+  if v.max_pixels == nil and v.image_size == nil then
+    return nil, "model '" .. m.id .. "': the vision tower gives neither max_pixels nor image_size"
+  end
+  return {hidden = v.hidden, intermediate = v.intermediate, gated = v.gated or false,
+          proj_hidden = v.proj_hidden or 0, out_hidden = v.out_hidden, patch = v.patch,
+          merge = v.merge or 1, max_pixels = v.max_pixels, image_size = v.image_size,
+          class_token = v.class_token or false, in_channels = v.in_channels or 3,
+          temporal_patch = v.temporal_patch or 1, video = v.video or false, limit = limit}
 end
 
 -- TensorRT-LLM named as the engine (engine = "trtllm" or an engine_version
 -- under its budget): its release's backend, tokens per block, the dummy run
 -- of max_num_tokens and the non-torch memory (engines.lua, "TensorRT-LLM").
--- Under pipeline parallelism every stage profiles its own layers and only
--- the last one samples: stages 1..pp-1 reserve forward(false), the forward
--- alone; the last reserves last, the whole peak.
-local function stage_activation(d, last, forward)
-  local pp = util.count(d.pp, "pp")
-  if pp > 1 then
-    local first = forward(false)
-    d.stage_activation = {}
-    for st = 1, pp - 1 do d.stage_activation[st] = math.max(first.bytes, 1) end
-    d.stage_activation[pp] = last.bytes
-  end
-end
-
-local function predict_trtllm(d, opts)
+local function trtllm_rule(d, opts, rule)
   if opts.max_num_seqs ~= nil then
     util.raise("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dummy run is "
                .. "max_num_tokens (max_num_batched_tokens) tokens")
@@ -241,102 +260,46 @@ local function predict_trtllm(d, opts)
   end
   d.trtllm_backend = backend
   if opts.block == nil then d.block = engines.trtllm_tokens_per_block[backend] end
-  local tp = util.count(d.tp, "tp")
-  d.profile_tokens = opts.max_num_batched_tokens
-                     and util.count(opts.max_num_batched_tokens, "max_num_batched_tokens")
-                     or engines.trtllm_defaults.max_num_tokens
-  -- how the numbers below are predicted, for sweeps that change their
-  -- inputs in C (engine/core/predict.c kvp_predict_deploy, the same rule)
-  local rule = {trtllm = true, tokens_given = opts.max_num_batched_tokens ~= nil,
-                default_tokens = engines.trtllm_defaults.max_num_tokens}
-  d.predict_rule = rule
+  rule.trtllm, rule.profiled = true, true
+  rule.tokens_given = opts.max_num_batched_tokens ~= nil
+  rule.default_tokens = engines.trtllm_defaults.max_num_tokens
   if d.activation == nil and backend == "tensorrt" then
     d.activation, d.activation_source = 0, "none"
     d.prediction_note = "TensorRT-LLM's engine path: the activation memory is the TensorRT "
                         .. "engine's, sized by its builder; give 'activation'"
   elseif d.activation == nil then
-    local function act(last)
-      return engines.trtllm_activation(d.model, {
-        tp = tp, tokens = d.profile_tokens, last_stage = last,
-        max_seq_len = opts.max_model_len or d.model.max_context})
-    end
-    local a, why = act(true)
-    if a then
-      d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
-      d.profile_seqs = a.requests
-      rule.activation, rule.shape = true, engines.trtllm_profile_shape(d.model)
-      -- every stage runs the dummy requests through its own layers; the
-      -- sampler runs on the last one
-      stage_activation(d, a, act)
-    else
-      d.activation, d.activation_source, d.prediction_note = 0, "none", why
-    end
+    local s, why = profile_shape(d.model, engines.trtllm_profile)
+    if s then rule.activation, rule.shape = true, s
+    else d.activation, d.activation_source, d.prediction_note = 0, "none", why end
   end
   if d.overhead == nil then
-    local point, lo, hi = engines.trtllm_non_torch(tp)
-    d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
-    -- engines.trtllm_non_torch: vLLM's rule with NCCL and the context counted
-    rule.overhead, rule.nccl_counted, rule.context_counted = "vllm", true, true
+    -- vLLM's rule with what TensorRT-LLM counts (engines.trtllm_non_torch)
+    rule.overhead = "vllm"
+    rule.nccl_counted = engines.trtllm_non_torch.nccl_counted
+    rule.context_counted = engines.trtllm_non_torch.context_counted
   end
 end
 
-predict_reserved = function(d, opts)
-  d.activation_source, d.overhead_source = "given", "given"
-  if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
-  if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
-  if opts.usage ~= nil and opts.usage ~= "server" and opts.usage ~= "offline" then
-    util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
-  end
-  local ff = opts.fail_fast_on_attention_window_too_large
-  if ff ~= nil and type(ff) ~= "boolean" then
-    util.raise("field 'fail_fast_on_attention_window_too_large' must be true or false, got %s",
-               tostring(ff))
-  end
-  if (ff ~= nil or opts.backend ~= nil) and d.budget ~= "trtllm" then
-    util.raise("fields 'backend' and 'fail_fast_on_attention_window_too_large' are "
-               .. "TensorRT-LLM's; budget '%s' has neither", d.budget)
-  end
-  d.fail_fast_on_attention_window_too_large = ff
-  if d.budget == "trtllm" and (opts.engine == "trtllm" or opts.engine_version ~= nil
-                               or opts.backend ~= nil) then
-    return predict_trtllm(d, opts)
-  end
-  if d.budget ~= "vllm" then
-    if d.budget == "sglang" and opts.engine_version ~= nil and opts.max_num_seqs == nil then
-      -- checked in M.new (engines.sglang_version)
-    elseif opts.engine_version ~= nil or opts.max_num_seqs ~= nil then
-      util.raise("fields 'engine_version' and 'max_num_seqs' describe vLLM's profiling; "
-                 .. "budget '%s' does not profile", d.budget)
-    end
-    if d.activation == nil then d.activation, d.activation_source = 0, "none" end
-    if d.overhead == nil then
-      if d.budget == "sglang" then
-        -- SGLang's total is the free memory before loading: the CUDA
-        -- context and the distributed init are gone already (engines.lua)
-        local point, lo, hi = engines.sglang_overhead(util.count(d.tp, "tp"))
-        d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
-        d.predict_rule = d.predict_rule or {}
-        d.predict_rule.overhead = "sglang"
-      else
-        d.overhead, d.overhead_source = 0, "none"
-      end
-    end
-    return
-  end
+-- vLLM's defaults of release row `row` (max_num_batched_tokens,
+-- max_num_seqs): the row's constants, the usage, the GPU's name, what is
+-- given.
+local function limits_rule(d, opts, row, rule)
+  rule.profiled = true
+  rule.v1, rule.offline = row.v1, opts.usage == "offline"
+  rule.gpu_a100 = engines.names_a100(d.gpu.name or d.gpu.id)
+  rule.chunked_tokens, rule.big_seqs = row.chunked_tokens, row.big_seqs
+  rule.tokens_given = opts.max_num_batched_tokens ~= nil
+  rule.seqs_given = opts.max_num_seqs ~= nil
+end
+
+-- vLLM's rule: the release's row, the GPU's name, usage and flags.
+local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
   d.engine_version = version
   -- what the release prints as "GPU KV cache size" (the ledger's
   -- vllm_kv_cache_tokens follows it; engines.vllm_log_tokens)
   d.vllm_log_tokens_from_concurrency = row.tokens_from_concurrency or nil
-  local tp = util.count(d.tp, "tp")
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
-  d.profile_tokens, d.profile_seqs = engines.vllm_defaults(row, {
-    gpu_bytes = d.gpu_bytes, gpu_name = d.gpu.name or d.gpu.id, usage = opts.usage,
-    max_model_len = opts.max_model_len or d.model.max_context,
-    max_num_batched_tokens = opts.max_num_batched_tokens and
-      util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
-    max_num_seqs = d.max_num_seqs,
-  })
   -- vLLM's scheduler never runs more than max_num_seqs requests (vllm/v1/
   -- core/sched/scheduler.py: schedule() stops taking waiting requests at
   -- len(self.running) == self.max_num_running_reqs): a deployment that
@@ -347,7 +310,7 @@ predict_reserved = function(d, opts)
   if d.max_num_seqs then
     d.max_num_seqs_source = "given"
   elseif named then
-    d.max_num_seqs_default, d.max_num_seqs_source = d.profile_seqs, "default"
+    d.max_num_seqs_source = "default"
   end
   -- vllm/config/vllm.py: chunked local attention turns the hybrid KV cache
   -- manager off when EAGLE drafts, and, in the releases whose row says
@@ -368,66 +331,137 @@ predict_reserved = function(d, opts)
             .. " without VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE")
     end
   end
-  loaded_weights(d, opts, tp)
-  -- how the numbers below are predicted, for sweeps that change their
-  -- inputs in C (engine/core/predict.c kvp_predict_deploy, the same rule)
-  local rule = {
-    v1 = row.v1, offline = opts.usage == "offline", gpu_a100 = engines.names_a100(d.gpu.name or d.gpu.id),
-    nccl_counted = row.nccl_counted, context_counted = row.context_counted,
-    chunked_tokens = row.chunked_tokens, big_seqs = row.big_seqs,
-    tokens_given = opts.max_num_batched_tokens ~= nil, seqs_given = d.max_num_seqs ~= nil,
-    seqs_cap = d.max_num_seqs_source == "default",
-    mxfp4 = d.mxfp4_rule,
-  }
-  d.predict_rule = rule
+  mxfp4_rule(d, opts, rule)
+  limits_rule(d, opts, row, rule)
+  rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
+  rule.seqs_cap = d.max_num_seqs_source == "default"
   if d.activation == nil then
-    -- a vision tower's dummy batch (engines.vision_run): limit_mm_per_prompt
-    -- (one integer for the image modality) and skip_mm_profiling as vLLM
-    -- names them
+    -- a vision tower's dummy batch: limit_mm_per_prompt (one integer for
+    -- the image modality) and skip_mm_profiling as vLLM names them
     local limit = opts.limit_mm_per_prompt and util.count(opts.limit_mm_per_prompt,
                                                           "limit_mm_per_prompt", 0)
     local skip = opts.skip_mm_profiling
     if skip ~= nil and type(skip) ~= "boolean" then
       util.raise("field 'skip_mm_profiling' must be true or false, got %s", tostring(skip))
     end
-    local mm = {max_model_len = opts.max_model_len or d.model.max_context,
-                limit_mm_per_prompt = limit, mm = not skip and limit ~= 0}
-    local function predict(last)
-      return engines.vllm_activation(d.model, row, {
-        tp = tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = opts.enforce_eager,
-        flashinfer_sampler = opts.flashinfer_sampler, last_stage = last,
-        max_model_len = mm.max_model_len, limit_mm_per_prompt = mm.limit_mm_per_prompt,
-        mm = mm.mm,
-      })
-    end
-    local a, why = predict(nil)
-    if a then
-      d.activation, d.activation_source, d.activation_range = a.bytes, "predicted", a
-      rule.activation = true
-      rule.shape = engines.vllm_profile_shape(d.model, row, {
-        eager = opts.enforce_eager, flashinfer_sampler = opts.flashinfer_sampler})
-      if a.encoder ~= nil then
-        -- the tower and its dummy items' rule (engines.vision_run), whose
-        -- items the core counts again per deployment
-        local v = engines.vision_run(d.model, row, {tokens = 1, seqs = 1,
-                                                    limit_mm_per_prompt = mm.limit_mm_per_prompt})
-        v.items, v.limit = nil, mm.limit_mm_per_prompt
-        rule.vision = v
-      end
-      -- under pipeline parallelism every stage profiles its own layers and
-      -- only the last one samples (gpu_model_runner.py profile_run:
-      -- _dummy_sampler_run on get_pp_group().is_last_rank): the other
-      -- stages reserve the forward alone
-      stage_activation(d, a, predict)
+    local s, why = profile_shape(d.model, engines.vllm_profile(row, opts))
+    local vis
+    if s then vis, why = vision_rule(d.model, limit, not skip and limit ~= 0) end
+    if s and (vis or why == nil) then
+      rule.activation, rule.shape, rule.vision = true, s, vis
     else
       d.activation, d.activation_source, d.prediction_note = 0, "none", why
     end
   end
-  if d.overhead == nil then
-    local point, lo, hi = engines.vllm_non_torch(row, tp)
-    d.overhead, d.overhead_source, d.overhead_range = point, "predicted", {lo = lo, hi = hi}
-    rule.overhead = "vllm"
+  if d.overhead == nil then rule.overhead = "vllm" end
+end
+
+-- The core's answers for d's engine rule (kvp_predict_deploy), stored.
+local function reserves(d, opts, rule)
+  if next(rule) == nil then return end
+  local r = pcore.reserves(rule, {
+    gpu_bytes = d.gpu_bytes, tp = util.count(d.tp, "tp"), pp = util.count(d.pp, "pp"),
+    max_model_len = opts.max_model_len, max_context = d.model.max_context,
+    max_num_batched_tokens = opts.max_num_batched_tokens
+      and util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
+    max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs"),
+    weight_bytes = d.weight_bytes, utilization = d.utilization,
+  }, engines.non_torch)
+  d.profile_tokens = r.tokens
+  if rule.seqs_cap then d.max_num_seqs_default = r.max_num_seqs end
+  if not rule.trtllm then d.profile_seqs = r.seqs end
+  if r.activation then
+    d.activation, d.activation_source, d.activation_range = r.activation.bytes, "predicted",
+                                                            r.activation
+    -- TensorRT-LLM's dummy context requests
+    if rule.trtllm then d.profile_seqs, r.activation.requests = r.seqs, r.seqs end
+    d.stage_activation = r.stages
   end
+  if r.overhead then
+    d.overhead, d.overhead_source = r.overhead.point, "predicted"
+    d.overhead_range = {lo = r.overhead.lo, hi = r.overhead.hi}
+  end
+  if r.repacked then
+    d.weight_bytes = r.weight_bytes
+    d.weights_source = "loaded (" .. d.mxfp4_backend .. ")"
+  end
+  if r.sglang then
+    local sd = r.sglang
+    sd.mem_fraction_static = r.utilization
+    sd.cuda_graph_bs = engines.sglang_graph_sizes(sd.cuda_graph_max_bs)
+    d.sglang_defaults = sd
+  end
+  if d.utilization == nil then d.utilization = r.utilization end
+  -- a given fraction wins over SGLang's memory defaults, on a sweep's axes too
+  if rule.sglang_memory and opts.utilization ~= nil then rule.sglang_memory = nil end
+  d.engine_rule = next(rule) and rule or nil
+end
+
+predict_reserved = function(d, opts, rule)
+  d.activation_source, d.overhead_source = "given", "given"
+  if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
+  if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
+  if opts.usage ~= nil and opts.usage ~= "server" and opts.usage ~= "offline" then
+    util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
+  end
+  local ff = opts.fail_fast_on_attention_window_too_large
+  if ff ~= nil and type(ff) ~= "boolean" then
+    util.raise("field 'fail_fast_on_attention_window_too_large' must be true or false, got %s",
+               tostring(ff))
+  end
+  if (ff ~= nil or opts.backend ~= nil) and d.budget ~= "trtllm" then
+    util.raise("fields 'backend' and 'fail_fast_on_attention_window_too_large' are "
+               .. "TensorRT-LLM's; budget '%s' has neither", d.budget)
+  end
+  d.fail_fast_on_attention_window_too_large = ff
+  if d.budget == "trtllm" and (opts.engine == "trtllm" or opts.engine_version ~= nil
+                               or opts.backend ~= nil) then
+    trtllm_rule(d, opts, rule)
+  elseif d.budget ~= "vllm" then
+    if d.budget == "sglang" and opts.engine_version ~= nil and opts.max_num_seqs == nil then
+      -- checked in M.new (engines.sglang_version)
+    elseif opts.engine_version ~= nil or opts.max_num_seqs ~= nil then
+      util.raise("fields 'engine_version' and 'max_num_seqs' describe vLLM's profiling; "
+                 .. "budget '%s' does not profile", d.budget)
+    end
+    if d.activation == nil then d.activation, d.activation_source = 0, "none" end
+    if d.overhead == nil then
+      if d.budget == "sglang" then
+        -- SGLang's total is the free memory before loading: the CUDA
+        -- context and the distributed init are gone already (engines.lua)
+        rule.overhead = "sglang"
+      else
+        d.overhead, d.overhead_source = 0, "none"
+      end
+    end
+  else
+    vllm_rule(d, opts, rule)
+  end
+  reserves(d, opts, rule)
+end
+
+--- The engine limits of d's profile: its own (vLLM, TensorRT-LLM), else
+--- vLLM's defaults for its GPU (release opts.engine_version; the OpenAI
+--- server's unless usage = "offline"): max_num_batched_tokens, max_num_seqs.
+function M.engine_limits(d, opts)
+  if d.profile_tokens and d.profile_seqs then return d.profile_tokens, d.profile_seqs end
+  local rule = {}
+  limits_rule(d, opts, engines.vllm_version(opts.engine_version), rule)
+  local r = pcore.reserves(rule, {
+    gpu_bytes = d.gpu_bytes, max_model_len = opts.max_model_len, max_context = d.model.max_context,
+    max_num_batched_tokens = opts.max_num_batched_tokens
+      and util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
+    max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")})
+  return r.tokens, r.seqs
+end
+
+--- SGLang's default mem_fraction_static of release row srow
+--- (engines.sglang) on a GPU of gpu_bytes with tp x pp ranks: the core's
+--- rule (by tp, or by the GPU's memory, tp and pp), as kv.deploy takes it.
+function M.sglang_fraction(srow, gpu_bytes, tp, pp)
+  local rule = srow.rule == "memory" and {sglang_memory = true}
+               or {fractions = M.budgets.sglang.fractions}
+  return pcore.reserves(rule, {gpu_bytes = gpu_bytes or 0, tp = tp, pp = pp or 1}).utilization
 end
 
 -- The serving engines' own option names, accepted for kvplan's (alias ->
@@ -569,31 +603,29 @@ function M.new(opts)
                    or (opts.weights == nil and (rawget(d.model, "weight_bytes")
                        or (rawget(d.model, "weight_formats") and d.model:weight_size())) or nil)
   d.utilization = opts.utilization
+  -- the engine rule (engine/core/kvplan.h kvp_engine_rule), resolved here
+  -- and in predict_reserved, answered by the core once
+  local erule = {}
   if d.budget == "sglang" and opts.engine_version ~= nil then
     -- SGLang's release picks its defaults (engines.sglang_version)
     local srow, sv = engines.sglang_version(opts.engine_version)
     d.engine_version = sv
-    if srow.rule == "memory" then
-      d.sglang_defaults = engines.sglang_defaults(d.gpu_bytes, util.count(d.tp, "tp"),
-                                                  util.count(d.pp or 1, "pp"))
-      if d.utilization == nil then
-        d.utilization = d.sglang_defaults.mem_fraction_static
-        -- a sweep's GPU, tp and pp axes take it from the core's same rule
-        d.predict_rule = {sglang_memory = true}
-      end
-    end
+    -- by the GPU's memory, tp and pp (d.sglang_defaults; the fraction
+    -- unless one is given)
+    if srow.rule == "memory" then erule.sglang_memory = true end
   end
-  if d.utilization == nil then
-    d.utilization = type(rule.utilization) == "function" and rule.utilization(util.count(d.tp, "tp"))
-                    or rule.utilization
-    -- SGLang's fraction by tp: a sweep's tp axis takes it from the same
-    -- table in C (the predict rule's fractions)
-    if rule.utilization == engines.sglang_fraction then
-      d.predict_rule = {fractions = engines.sglang_fractions}
+  if d.utilization == nil and not erule.sglang_memory then
+    if type(rule.utilization) == "function" then
+      d.utilization = rule.utilization(util.count(d.tp, "tp"))
+    elseif rule.fractions then
+      -- SGLang's fraction by tp (engines.sglang_fractions), the core's rule
+      erule.fractions = rule.fractions
+    else
+      d.utilization = rule.utilization
     end
   end
   d.block = opts.block or rule.block
-  predict_reserved(d, opts)
+  predict_reserved(d, opts, erule)
   d.max_num_batched_tokens = opts.max_num_batched_tokens or 1
   d.max_model_len = opts.max_model_len
   d.name = opts.name

@@ -1,8 +1,10 @@
--- stdlib/kvplan/engines.lua: engine versions and the defaults that decide
--- what an engine's startup profiling measures; predictions of the activation
--- peak and the non-torch memory a deployment's budget rule subtracts.
--- Stdlib layer: tables users can read and override; the activation
--- arithmetic is the core's (engine/core/predict.c).
+-- stdlib/kvplan/engines.lua: engine versions and the constants that decide
+-- what an engine reserves at startup: release rows, non-torch constants,
+-- SGLang's fractions, TensorRT-LLM's defaults, MXFP4 layouts by kernel, the
+-- profiling run's settings.
+-- Stdlib layer: tables users can read and override; kv.deploy (deploy.lua)
+-- resolves them into a deployment's engine rule and every prediction's
+-- arithmetic is the core's (engine/core/predict.c kvp_predict_deploy).
 --
 -- Every row cites the engine file it was read from. vLLM was read at
 -- vllm-project/vllm 35d5cda123ec (main, late 2025) and 0012cf691b7e (V1,
@@ -11,7 +13,6 @@
 
 local util = require "kvplan.util"
 local units = require "kvplan.units"
-local pcore = require "kvplan.predict_core"
 
 local M = {}
 
@@ -107,26 +108,12 @@ function M.names_a100(name)
   return tostring(name or ""):lower():find("a100", 1, true) ~= nil
 end
 
--- vLLM's defaults for max_num_batched_tokens and max_num_seqs, computed by
--- the core (kvp_predict_vllm_defaults; sweeps use the same function):
---   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): max_num_seqs 256;
---     max_num_batched_tokens the row's chunked_tokens (2048 when the row has
---     none) with chunked prefill, which turns itself on only for
---     max_model_len > 32768 (arg_utils.py create_engine_config), else
---     max(max_model_len, 2048);
---   V1 (vllm/engine/arg_utils.py _set_default_args / get_batch_defaults):
---     by usage context, LLM class (offline) / OpenAI server: 8192 / 2048
---     tokens and 256 / 256 sequences; on a GPU of >= 70 GiB whose name has no
---     "a100", 16384 / 8192 tokens and big_seqs sequences; max_num_seqs is
---     then capped at max_num_batched_tokens.
--- o: gpu_bytes, gpu_name, usage, max_model_len, max_num_batched_tokens and
--- max_num_seqs (given values win).
-function M.vllm_defaults(row, o)
-  return pcore.vllm_defaults(row.v1, row.chunked_tokens or 0, row.big_seqs or 256,
-                             o.usage == "offline", M.names_a100(o.gpu_name), o.gpu_bytes or 0,
-                             o.max_model_len or 0, o.max_num_batched_tokens or 0,
-                             o.max_num_seqs or 0)
-end
+-- vLLM's defaults for max_num_batched_tokens and max_num_seqs follow the
+-- row's v1, chunked_tokens and big_seqs, the usage and the GPU (its memory,
+-- whether its name says A100): the rule and its sources are the core's
+-- (engine/core/predict.c kvp_predict_vllm_defaults: vllm/config.py
+-- SchedulerConfig, 0.6-0.7; vllm/engine/arg_utils.py _set_default_args /
+-- get_batch_defaults).
 
 -- Non-torch memory vLLM subtracts, per GPU: a range and a point estimate.
 -- What is counted follows the version's snapshot (see the rows above). The
@@ -144,13 +131,8 @@ M.non_torch = {
   context = {lo = 0.25 * GiB, point = 0.4 * GiB, hi = 0.6 * GiB},
 }
 
---- Predicted non-torch memory of one GPU: point, lo, hi (bytes, integers).
---- The rule is the core's (engine/core/predict.c kvp_predict_non_torch): tp1,
---- or tpn at tp > 1 when the version counts NCCL, plus the context when it
---- counts the context; each end rounded down.
-function M.vllm_non_torch(row, tp)
-  return pcore.non_torch(M.non_torch, "vllm", tp, row.nccl_counted, row.context_counted)
-end
+-- The rule that combines them by tp and what the version counts is the
+-- core's (engine/core/predict.c kvp_predict_non_torch).
 
 --- The activation model's inputs from a Model (nil and a reason when the
 --- model lacks a field the model needs).
@@ -186,9 +168,9 @@ function M.shape(m)
   return s
 end
 
--- Bytes of the activation dtype: the model's compute dtype (fp16 stays
--- fp16, fp32 is 4, everything quantized computes in bf16).
-local function act_bytes(m)
+--- Bytes of the activation dtype: the model's compute dtype (fp16 stays
+--- fp16, fp32 is 4, everything quantized computes in bf16).
+function M.act_bytes(m)
   local d = (m.dtype or "bf16"):lower()
   if d == "fp32" or d == "float32" then return 4 end
   return 2
@@ -198,156 +180,23 @@ end
 --
 -- A model with a vision tower (`vision` in its entry, from config.json's
 -- vision_config) is profiled by vLLM with a batch of dummy images before the
--- decoder's dummy forward (gpu_model_runner.py profile_run at vllm-project/
--- vllm 000fc94b754f). What one item of that batch is:
---   max_pixels (Qwen2-VL, Qwen2.5-VL: preprocessor_config.json's max_pixels,
---     12845056 in the released checkpoints): vLLM's
---     get_image_size_with_most_features resizes a 9999999-pixel square with
---     the processor's smart_resize, to a side of floor(sqrt(max_pixels) /
---     (patch x merge)) x patch x merge; the tower sees (side / patch)^2
---     patches of one frame group, the decoder (side / patch)^2 / merge^2
---     tokens (3584 px: 65536 patches, 16384 tokens).
---   image_size (CLIP/SigLIP towers of LLaVA): (image_size / patch)^2 patches
---     (+1 with a class token), the same number of tokens without it (LLaVA's
---     vision_feature_select_strategy "default" drops it) over merge^2.
--- Pixel values of a patch: in_channels x temporal_patch x patch^2.
-function M.vision_item(v)
-  local patch, merge = v.patch, v.merge or 1
-  local grid
-  if v.max_pixels then
-    local factor = patch * merge
-    local side = math.max(factor, math.floor(math.sqrt(v.max_pixels) / factor) * factor)
-    grid = side // patch
-  elseif v.image_size then
-    grid = v.image_size // patch
-  else
-    return nil, "the vision tower gives neither max_pixels nor image_size"
-  end
-  local cells = grid * grid
-  return {patches = cells + (v.class_token and 1 or 0), tokens = cells // (merge * merge),
-          patch_values = (v.in_channels or 3) * (v.temporal_patch or 1) * patch * patch}
-end
+-- decoder's dummy forward: the item, the items of the batch by engine and
+-- the tower's run are the core's (engine/core/predict.c vision_item,
+-- vision_run, kvp_predict_encoder, with their sources). kv.deploy hands it
+-- the tower's config (deploy.lua vision_rule).
 
--- How many items vLLM's encoder dummy batch holds, by engine.
---   V1 (vllm/multimodal/encoder_budget.py MultiModalBudget._get_max_items
---   and vllm/v1/core/encoder_cache_manager.py compute_mm_encoder_budget, at
---   vllm-project/vllm 042a4d3ee43e and 003ad86e237c): the encoder budget is
---   min(max_num_batched_encoder_embeds, encoder_cache_size), both
---   max_num_batched_tokens by default and at least one item's T tokens;
---   items = max(1, min(budget // T, max_num_seqs x max(1, min(limit,
---   max_model_len // T)))), max_num_seqs capped at max_num_batched_tokens // T
---   without chunked prefill (V1 chunks by default). limit is
---   limit_mm_per_prompt: 999 a modality when unset under V1, 1 under V0
---   (vllm/config MultiModalConfig.get_limit_per_prompt: "999 if
---   envs.VLLM_USE_V1 else 1", later "Unspecified modality is set to 999").
---   V0 (vllm/worker/model_runner.py profile_run; vllm/multimodal/
---   profiling.py MultiModalProfiler.get_decoder_dummy_data, read at a
---   V0-era vLLM): every dummy sequence carries limit_mm_per_prompt items of
---   every modality (1 each by default: Qwen2/2.5-VL log "{'image': 16384,
---   'video': 16384}"), M tokens in all; max_num_seqs is capped at
---   max_num_batched_tokens // M (at least 1), and a sequence shorter than
---   its items is not cut: the decoder's dummy forward runs seqs x max(N //
---   seqs, M) tokens and the sampler seqs rows. o.modalities: modalities
---   (1 or 2). Returns the items and, for V0, the decoder's tokens and rows.
--- Older V1 releases may count the budget's items with cdiv (not pinned).
-function M.encoder_items(row, T, o)
-  local N = o.tokens
-  if not row.v1 then
-    local M_ = T * (o.limit_mm_per_prompt or 1) * (o.modalities or 1)
-    local seqs = math.max(1, math.min(o.seqs, N // M_))
-    return seqs * (o.limit_mm_per_prompt or 1) * (o.modalities or 1), seqs * math.max(N // seqs, M_),
-           seqs
-  end
-  local budget = math.max(N, T)
-  local limit = o.limit_mm_per_prompt or 999
-  local per_prompt = math.max(1, math.min(limit, (o.max_model_len or T) // T))
-  local reqs = o.seqs
-  if o.chunked_prefill == false then reqs = math.min(reqs, N // T) end
-  return math.max(1, math.min(budget // T, reqs * per_prompt))
-end
-
---- The encoder model's inputs for model m (nil when it has no vision tower;
---- nil and a reason when the tower lacks a field), and under V0 the decoder
---- dummy run's tokens and rows. o as vllm_activation's.
-function M.vision_run(m, row, o)
-  local v = rawget(m, "vision")
-  if v == nil or o.mm == false then return nil end
-  for _, k in ipairs{"hidden", "intermediate", "patch", "out_hidden"} do
-    if v[k] == nil then return nil, "model '" .. m.id .. "': vision tower gives no " .. k end
-  end
-  local item, why = M.vision_item(v)
-  if item == nil then return nil, "model '" .. m.id .. "': " .. why end
-  local merge = v.merge or 1
-  -- V1 profiles one modality, the one of the most tokens an item; V0 every
-  -- modality, a tower call each (videos of Qwen2/2.5-VL: as many tokens as
-  -- the largest image, `video` in the entry)
-  local mods = (not row.v1 and v.video) and 2 or 1
-  local items, dec_tokens, dec_seqs = M.encoder_items(row, item.tokens, {
-    tokens = o.tokens, seqs = o.seqs, max_model_len = o.max_model_len,
-    limit_mm_per_prompt = o.limit_mm_per_prompt, chunked_prefill = o.chunked_prefill,
-    modalities = mods})
+--- The profiling run's settings of vLLM release `row` and the deployment's
+--- options o (enforce_eager, flashinfer_sampler): the activation model's
+--- switches (engine/core/predict.c picks each term's end by them).
+function M.vllm_profile(row, o)
   return {
-    hidden = v.hidden, intermediate = v.intermediate, gated = v.gated or false,
-    proj_hidden = v.proj_hidden or 0, out_hidden = v.out_hidden, merge = merge * merge,
-    patch_values = item.patch_values, patches = item.patches, tokens = item.tokens,
-    items = items, calls = mods,
-    -- the processor's pixel_values are float32 (transformers image
-    -- processors); the tower casts them to the model dtype
-    pixel_bytes = o.pixel_bytes or 4,
-  }, dec_tokens, dec_seqs
-end
-
---- The activation model's inputs but the run's tokens, sequences, tp and
---- vision tower: the shape and what the version and options pick (o: eager,
---- flashinfer_sampler), or nil and a reason. A sweep hands it to the core
---- once per deployment (the predict rule) and the core predicts the peak
---- again whenever an axis changes the run (engine/core/predict.c
---- kvp_predict_deploy).
-function M.vllm_profile_shape(m, row, o)
-  local s, why = M.shape(m)
-  if s == nil then return nil, why end
-  s.act_bytes = act_bytes(m)
-  s.eager = o.eager or row.eager
-  s.moe_cache13 = row.moe_cache13
-  -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
-  -- PyTorch sort path is the default
-  s.flashinfer_sampler = o.flashinfer_sampler or false
-  s.logits_only = row.logits_only or false
-  s.moe_chunk = 32768 -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
-  return s
-end
-
---- vLLM's activation peak on one GPU of the last pipeline stage. o: tp,
---- tokens, seqs, eager, flashinfer_sampler, last_stage, and for models with
---- a vision tower max_model_len, limit_mm_per_prompt, chunked_prefill, mm
---- (false: no encoder run, vLLM's skip_mm_profiling or a text-only launch).
---- Returns the model's table (bytes, lo, hi, largest, terms, encoder_kept,
---- encoder) or nil and a reason.
-function M.vllm_activation(m, row, o)
-  local s, why = M.vllm_profile_shape(m, row, o)
-  if s == nil then return nil, why end
-  s.tokens, s.seqs, s.tp = o.tokens, o.seqs, o.tp or 1
-  s.last_stage = o.last_stage ~= false
-  -- the encoder's dummy batch: profile_run runs it on every GPU whose
-  -- runner supports multimodal inputs (every pipeline stage builds the
-  -- tower); under tp the MLP's width is split like the decoder's, the
-  -- residual stream, attention and pixel values are counted whole
-  local vis, dec_tokens, dec_seqs = M.vision_run(m, row, o)
-  if vis == nil and dec_tokens then return nil, dec_tokens end -- the reason
-  if vis then
-    vis.intermediate = (vis.intermediate + s.tp - 1) // s.tp
-    s.vision = vis
-    -- V0: the dummy sequences hold their items whole (encoder_items)
-    if dec_tokens then s.tokens, s.seqs = dec_tokens, dec_seqs end
-  end
-  local a = pcore.activation(s)
-  if vis then
-    a.encoder.items, a.encoder.decoder_tokens = vis.items, s.tokens
-    -- V1's encoder budget in tokens (compute_mm_encoder_budget: max(N, T));
-    -- V0 has none
-    a.encoder.budget = row.v1 and math.max(o.tokens, vis.tokens) or nil
-  end
-  return a
+    eager = o.enforce_eager or row.eager, moe_cache13 = row.moe_cache13,
+    -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
+    -- PyTorch sort path is the default
+    flashinfer_sampler = o.flashinfer_sampler or false,
+    logits_only = row.logits_only or false,
+    moe_chunk = 32768, -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
+  }
 end
 
 -- ---- MXFP4 experts as vLLM loads them -----------------------------------
@@ -424,49 +273,6 @@ function M.mxfp4_backend(gpu)
   return "marlin"
 end
 
-local function round_up(x, a) return (x + a - 1) // a * a end
-
---- Bytes of one GPU's MXFP4 expert tensors of model m, in the checkpoint's
---- layout and as backend b loads them (two integers).
-function M.mxfp4_expert_bytes(m, backend, tp)
-  local b = M.mxfp4_backends[backend]
-  if b == nil then
-    util.raise("unknown mxfp4_backend '%s'%s", tostring(backend),
-               util.suggest(tostring(backend), util.sorted_keys(M.mxfp4_backends)))
-  end
-  local E, H = m.experts, m.hidden
-  local Ip = (m.moe_intermediate + tp - 1) // tp
-  local L = m.layers - (m.dense_layers or 0)
-  local function bytes(I, Hh, opt)
-    local vals, scales, bias
-    if opt.tile then
-      local t = opt.tile
-      vals = round_up(Hh // 2, t) * round_up(2 * I, t) + round_up(I // 2, t) * round_up(Hh, t)
-      scales = round_up(2 * I, opt.scale_rows) * round_up(Hh // 32, 2)
-               + round_up(Hh, opt.scale_rows) * round_up(I // 32, 2)
-      if opt.keeps_scales then scales = scales + (2 * I * Hh + Hh * I) // 32 end
-    else
-      vals = (2 * I * Hh + Hh * I) // 2
-      scales = (2 * I * Hh + Hh * I) // 32
-    end
-    bias = (2 * I + Hh) * (opt.fp32_bias and 4 or 2)
-    return L * E * (vals + scales + bias)
-  end
-  local ckpt = bytes(Ip, H, {})
-  local loaded = bytes(round_up(Ip, b.inter), round_up(H, b.hidden), b)
-  return ckpt, loaded
-end
-
---- What SGLang's budget leaves out of the GPU's total, per GPU: point,
---- lo, hi. profile_max_num_token (python/sglang/srt/model_executor/
---- model_runner_kv_cache_mixin.py) takes rest = free after loading - free
---- before loading x (1 - mem_fraction_static), so the memory used before the
---- weights load (CUDA context, the distributed init's buffers) is outside
---- the fraction: the context's range of M.non_torch.context.
-function M.sglang_overhead(tp)
-  return pcore.non_torch(M.non_torch, "sglang", tp)
-end
-
 --- The "GPU KV cache size" a vLLM release prints for ledger l: older
 --- releases num_blocks // groups x the smallest block (l.vllm_kv_cache_tokens),
 --- newer ones int(max_concurrency x max_model_len), which counts what a
@@ -485,13 +291,6 @@ end
 --- deployment's reaches applies (the core reads the same table for sweeps:
 --- engine/core/predict.c kvp_predict_deploy).
 M.sglang_fractions = {{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}, {1, 0.88}}
-
-function M.sglang_fraction(tp)
-  for _, f in ipairs(M.sglang_fractions) do
-    if tp >= f[1] then return f[2] end
-  end
-  util.raise("engines.sglang_fractions gives no fraction for tp %d", tp)
-end
 
 -- SGLang releases modelled: "0.4" takes mem_fraction_static by tp (above);
 -- "0.5" sizes chunked_prefill_size, cuda_graph_max_bs and
@@ -513,36 +312,20 @@ function M.sglang_version(v)
   util.raise("unknown SGLang version '%s' (modelled: %s)", v, table.concat(util.sorted_keys(M.sglang), ", "))
 end
 
---- SGLang's memory defaults on a GPU of gpu_bytes (its total memory, read
---- in MiB as SGLang's get_device_memory_capacity reports it; kvplan has the
---- memory the runtime reports, a few hundred MiB under nvidia-smi's total)
---- with tp x pp ranks, as ServerArgs._handle_gpu_memory_settings sets them
---- when not given (sizes in MiB):
----   GPU memory  < 20 GiB: chunked_prefill_size 2048, cuda_graph_max_bs 8
----               < 35 GiB: 2048, 24 (tp < 4) or 80
----               < 60 GiB: 4096, 32 or 160
----               < 160 GiB: 8192, 256 or 512
----               else: 16384, 512
----   reserved = 512 + 1.5 max(chunked_prefill_size, 2048) + 2 cuda_graph_max_bs
----              + 1024 tp pp / 8, at least 10240 on a GPU above 60 GiB
----   mem_fraction_static = round((memory - reserved) / memory, 3)
---- and the CUDA-graph batch sizes 1, 2, 4, 8, 12, 16..256 by 8, 272..496 by
---- 16, 512.. by 32 up to cuda_graph_max_bs (_generate_cuda_graph_batch_sizes).
---- o: chunked_prefill_size, cuda_graph_max_bs (given values).
-function M.sglang_defaults(gpu_bytes, tp, pp, o)
-  o = o or {}
-  -- the arithmetic is the core's (engine/core/predict.c
-  -- kvp_sglang_memory_defaults), which sweeps evaluate per deployment
-  local chunk, bs, reserved, frac = pcore.sglang_memory(gpu_bytes, tp, pp, o.chunked_prefill_size,
-                                                        o.cuda_graph_max_bs)
+--- The CUDA-graph batch sizes SGLang captures up to cuda_graph_max_bs bs
+--- (python/sglang/srt/server_args.py _generate_cuda_graph_batch_sizes): 1,
+--- 2, 4, 8, 12, 16..256 by 8, 272..496 by 16, 512.. by 32. kv.deploy lists
+--- them in d.sglang_defaults; SGLang's memory defaults themselves (by the
+--- GPU's memory, tp and pp) are the core's (engine/core/predict.c
+--- kvp_sglang_memory_defaults).
+function M.sglang_graph_sizes(bs)
   local graphs = {1, 2, 4, 8, 12}
   for b = 16, 256, 8 do graphs[#graphs + 1] = b end
   for b = 272, 511, 16 do graphs[#graphs + 1] = b end
   for b = 512, bs, 32 do graphs[#graphs + 1] = b end
   local out = {}
   for _, b in ipairs(graphs) do if b <= bs then out[#out + 1] = b end end
-  return {chunked_prefill_size = chunk, cuda_graph_max_bs = bs, cuda_graph_bs = out,
-          mem_fraction_static = frac, reserved_mib = reserved}
+  return out
 end
 
 -- ---- TensorRT-LLM ------------------------------------------------------------
@@ -610,53 +393,27 @@ function M.trtllm_version(v)
   return M.trtllm[key], key
 end
 
---- TensorRT-LLM's PyTorch-backend activation peak on one GPU of the last
---- pipeline stage: the dummy context requests' forward of max_num_tokens
---- tokens through the layer model of predict.c, eager (the backend runs
---- without torch.compile unless torch_compile_config is set, and the
---- context requests run outside CUDA graphs), the MoE term at its high end
+--- TensorRT-LLM's PyTorch backend's dummy run, as the activation model's
+--- settings: the dummy context requests' forward of max_num_tokens tokens
+--- through the layer model of predict.c, eager (the backend runs without
+--- torch.compile unless torch_compile_config is set, and the context
+--- requests run outside CUDA graphs), the MoE term at its high end
 --- (TensorRT-LLM's fused MoE kernels are its own: the range covers both
 --- ends), and the greedy sampler on the last token of each request, R =
 --- ceil(N / min(max_seq_len - 1, N)) rows of the vocabulary at c = b + 8
 --- (the logits, an fp32 copy and its softmax: an upper bound of a greedy
---- step). o: tp, tokens, max_seq_len, last_stage. Returns the model's table
---- (with .requests) or nil and a reason. An estimate: no public TensorRT-LLM
---- log with the inputs was found to check it.
---- The dry run's activation model inputs but its tokens, requests and tp
---- (what a sweep hands the core once per deployment), or nil and a reason.
-function M.trtllm_profile_shape(m)
-  local s, why = M.shape(m)
-  if s == nil then return nil, why end
-  s.act_bytes = act_bytes(m)
-  s.eager, s.moe_cache13, s.flashinfer_sampler, s.moe_chunk = true, false, true, 0
-  return s
-end
+--- step; the FlashInfer sampler's end of the sampler term). An estimate: no
+--- public TensorRT-LLM log with the inputs was found to check it.
+M.trtllm_profile = {eager = true, moe_cache13 = false, flashinfer_sampler = true, moe_chunk = 0}
 
-function M.trtllm_activation(m, o)
-  local s, why = M.trtllm_profile_shape(m)
-  if s == nil then return nil, why end
-  local N = o.tokens
-  -- the core's kvp_predict_deploy takes the same requests for sweeps
-  local len = math.max(1, math.min((o.max_seq_len or N + 1) - 1, N))
-  s.tokens, s.seqs, s.tp = N, (N + len - 1) // len, o.tp or 1
-  s.last_stage = o.last_stage ~= false
-  local a, err = pcore.activation(s)
-  if a == nil then return nil, err end
-  a.requests = s.seqs
-  return a
-end
-
---- Non-torch memory TensorRT-LLM's PyTorch backend subtracts, per GPU:
---- point, lo, hi. The code counts everything the device uses outside torch
---- after the dummy run (total - free - torch's), the CUDA context included:
---- the composition of vLLM's context_counted releases (M.non_torch: tp1 or
---- tpn plus context). The constants are vLLM's calibration logs' (no
---- TensorRT-LLM log states the figure), and the CUDA graphs TensorRT-LLM
---- captured before the estimation are outside this range when their pool
---- is not torch's: an assumption, stated in docs/predictions.md.
-function M.trtllm_non_torch(tp)
-  -- the core's rule with NCCL and the context counted
-  return pcore.non_torch(M.non_torch, "vllm", tp, true, true)
-end
+--- Non-torch memory TensorRT-LLM's PyTorch backend subtracts, per GPU. The
+--- code counts everything the device uses outside torch after the dummy run
+--- (total - free - torch's), the CUDA context included: the composition of
+--- vLLM's context_counted releases (M.non_torch: tp1 or tpn plus context),
+--- with NCCL's buffers counted. The constants are vLLM's calibration logs'
+--- (no TensorRT-LLM log states the figure), and the CUDA graphs
+--- TensorRT-LLM captured before the estimation are outside this range when
+--- their pool is not torch's: an assumption, stated in docs/predictions.md.
+M.trtllm_non_torch = {nccl_counted = true, context_counted = true}
 
 return M

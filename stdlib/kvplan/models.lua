@@ -27,8 +27,8 @@ local meta = {
   weight_formats = true, attention_bias = true, dense_layers = true, vision = true,
 }
 
--- A vision tower (config.json vision_config; engines.lua vision_item and
--- vision_run read it): widths, depth, patching, the projector, the largest
+-- A vision tower (config.json vision_config; engine/core/predict.c
+-- vision_item and vision_run read it through kv.deploy): widths, depth, patching, the projector, the largest
 -- image vLLM profiles with, and its parameters.
 local vision_fields = {
   hidden = true, intermediate = true, layers = true, heads = true, patch = true,

@@ -244,7 +244,7 @@ function M.simulate(opts)
   if sopts.max_concurrency ~= nil then
     spec.max_concurrency = util.count(sopts.max_concurrency, "max_concurrency")
   end
-  spec.max_num_batched_tokens, spec.max_num_seqs = M.engine_limits(d, dopts)
+  spec.max_num_batched_tokens, spec.max_num_seqs = deploy.engine_limits(d, dopts)
   if sopts.swap then
     if d.offload == nil or d.offload.host == 0 then
       util.raise("field 'swap' needs host memory: give offload = {host = ...}")
@@ -399,22 +399,6 @@ function Sims:write(path, opts)
   end
   r:close()
   return n
-end
-
---- The engine's max_num_batched_tokens and max_num_seqs for d: given, or
---- vLLM's defaults for its GPU (engines.lua; the OpenAI server's unless
---- usage = "offline").
-function M.engine_limits(d, opts)
-  if d.profile_tokens and d.profile_seqs then return d.profile_tokens, d.profile_seqs end
-  local engines = require "kvplan.engines"
-  local row = engines.vllm_version(opts.engine_version)
-  return engines.vllm_defaults(row, {
-    gpu_bytes = d.gpu_bytes, gpu_name = d.gpu.name or d.gpu.id, usage = opts.usage,
-    max_model_len = opts.max_model_len or d.model.max_context,
-    max_num_batched_tokens = opts.max_num_batched_tokens and
-      util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
-    max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs"),
-  })
 end
 
 return M

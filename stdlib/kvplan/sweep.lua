@@ -503,7 +503,7 @@ function M.new(spec)
     if e == nil then
       local d = deployment(b, nil, true)
       e = {d = d, spec = d:spec()}
-      if not M.lua_only then e.spec.predict = d.predict_rule end
+      if not M.lua_only then e.spec.predict = d.engine_rule end
       plains[key] = e
     end
     return e
@@ -538,7 +538,7 @@ function M.new(spec)
     local named, label = labels(d, pos, b, d.kv.name)
     local spec = d:spec()
     -- the core predicts again along its axes (not on the test hook's path)
-    if not M.lua_only then spec.predict = d.predict_rule end
+    if not M.lua_only then spec.predict = d.engine_rule end
     return {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
             combo = combo, b = b}
   end

@@ -512,8 +512,7 @@ function M.check(text, opts)
       row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
           status = "missing: the SGLang version (" .. tostring(f.version) .. " is not modelled)"}
     elseif srow.rule == "tp" or total then
-      local k = srow.rule == "tp" and engines.sglang_fraction(tp)
-                or engines.sglang_defaults(total, tp, pp).mem_fraction_static
+      local k = require("kvplan.deploy").sglang_fraction(srow, total, tp, pp)
       row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
           kvplan = k, rel_error = relerr(k, f.mem_fraction_static.mid), status = "predicted",
           inputs = inputs("sglang_rule=" .. sv .. (srow.rule == "memory" and (" gpu_memory=" .. tsrc) or ""))}
@@ -557,13 +556,6 @@ function M.check(text, opts)
     src.utilization = f.utilization and "log" or (f.args_seen and "default" or "assumed")
     popts.max_num_seqs = f.max_num_seqs
     popts.usage = f.usage
-    -- the version's default also bounds the sliding windows' blocks
-    if popts.max_num_batched_tokens == nil then
-      local g = popts.gpu and kv.gpu(popts.gpu)
-      popts.max_num_batched_tokens = engines.vllm_defaults(vrow, {
-        gpu_bytes = popts.gpu_memory or (g and g.visible_bytes), gpu_name = g and (g.name or g.id),
-        usage = f.usage, max_model_len = max_len or m.max_context, max_num_seqs = f.max_num_seqs})
-    end
     popts.enforce_eager = f.enforce_eager
     popts.flashinfer_sampler = f.flashinfer_sampler
     popts.usage = f.usage
@@ -578,6 +570,11 @@ function M.check(text, opts)
     src.utilization = f.mem_fraction_static and "log" or "default"
   end
   local ok, d = pcall(kv.deploy, popts)
+  if ok and f.engine == "vllm" and popts.max_num_batched_tokens == nil then
+    -- the version's default also bounds the sliding windows' blocks
+    popts.max_num_batched_tokens = d.profile_tokens
+    ok, d = pcall(kv.deploy, popts)
+  end
   if not ok then
     row{figure = "kv_memory_gib", mode = "predict", status = "error: " .. tostring(d), inputs = inputs()}
     return rows, f
@@ -621,11 +618,9 @@ function M.check(text, opts)
     -- other ranks profile no sampler: a figure quoted from such a rank is
     -- the forward's. The engine keeps the fewest blocks over its ranks, so
     -- tokens and refusals remain rank 0's.
-    local a = engines.vllm_activation(d.model, vrow, {
-      tp = d.tp, tokens = d.profile_tokens, seqs = d.profile_seqs, eager = popts.enforce_eager,
-      flashinfer_sampler = popts.flashinfer_sampler, last_stage = false})
+    local a = d.activation_range -- its forward: a stage that does not sample
     if a then
-      rank_act = a.bytes
+      rank_act = a.forward
       signed = l.usable - l.weights - rank_act - l.overhead
       pin = pin .. " rank=header"
     end
@@ -643,7 +638,7 @@ function M.check(text, opts)
     if f.kv_tokens then pred("kv_tokens", engines.vllm_log_tokens(vrow, l), f.kv_tokens)
     elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
     -- the encoder's dummy batch a multimodal model is profiled with (the
-    -- budget in tokens and the items: engines.encoder_items)
+    -- budget in tokens and the items: engine/core/predict.c vision_run)
     local enc = d.activation_range and d.activation_range.encoder
     if f.encoder_items then
       pred("encoder_budget", enc and enc.budget, f.encoder_budget)
@@ -751,6 +746,11 @@ function M.check_trtllm(f, m, c)
     return
   end
   local ok, d = pcall(kv.deploy, popts)
+  if ok and f.engine == "vllm" and popts.max_num_batched_tokens == nil then
+    -- the version's default also bounds the sliding windows' blocks
+    popts.max_num_batched_tokens = d.profile_tokens
+    ok, d = pcall(kv.deploy, popts)
+  end
   if not ok then
     row{figure = "kv_memory_gib", mode = "predict", status = "error: " .. tostring(d), inputs = inputs()}
     return

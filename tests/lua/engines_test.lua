@@ -5,21 +5,26 @@ local check = require "check"
 local engines = require "kvplan.engines"
 local GiB = kv.units.GiB
 
--- defaults by version, usage and GPU class (vllm/engine/arg_utils.py)
-local v1 = engines.vllm_version("0.9")
-check.eq(select(1, engines.vllm_defaults(v1, {gpu_bytes = 80 * GiB, gpu_name = "H100"})), 8192,
-         "V1 server on a big GPU")
-check.eq(select(1, engines.vllm_defaults(v1, {gpu_bytes = 80 * GiB, gpu_name = "A100-SXM4-80GB"})),
-         2048, "A100 keeps the small defaults")
-check.eq(select(1, engines.vllm_defaults(v1, {gpu_bytes = 24 * GiB, usage = "offline"})), 8192,
+-- defaults by version, usage and GPU class (vllm/engine/arg_utils.py),
+-- as kv.deploy's profile (the core's kvp_predict_vllm_defaults)
+local function limits(o)
+  o.model = o.model or "llama-3.1-8b"
+  local d = kv.deploy(o)
+  return d.profile_tokens, d.profile_seqs
+end
+check.eq(select(1, limits{gpu = "h100-sxm", engine_version = "0.9"}), 8192, "V1 server on a big GPU")
+check.eq(select(1, limits{gpu = "a100-sxm-80gb", engine_version = "0.9"}), 2048,
+         "A100 keeps the small defaults")
+check.eq(select(1, limits{gpu_memory = 24 * GiB, engine_version = "0.9", usage = "offline"}), 8192,
          "V1 offline")
-local _, seqs = engines.vllm_defaults(engines.vllm_version("0.11"), {gpu_bytes = 80 * GiB})
-check.eq(seqs, 1024, "0.11: 1024 sequences on a big GPU")
-local v0 = engines.vllm_version("0.7.1")
-check.eq(select(1, engines.vllm_defaults(v0, {max_model_len = 10000})), 10000, "V0: max_model_len")
-check.eq(select(1, engines.vllm_defaults(v0, {max_model_len = 65536})), 2048, "V0 chunked")
-local _, s2 = engines.vllm_defaults(v1, {max_num_batched_tokens = 128})
-check.eq(s2, 128, "max_num_seqs capped at the batched tokens")
+check.eq(select(2, limits{gpu = "h100-sxm", engine_version = "0.11"}), 1024,
+         "0.11: 1024 sequences on a big GPU")
+check.eq(select(1, limits{gpu = "h100-sxm", engine_version = "0.7.1", max_model_len = 10000}), 10000,
+         "V0: max_model_len")
+check.eq(select(1, limits{gpu = "h100-sxm", engine_version = "0.7.1", max_model_len = 65536}), 2048,
+         "V0 chunked")
+check.eq(select(2, limits{gpu = "h100-sxm", engine_version = "0.9", max_num_batched_tokens = 128}),
+         128, "max_num_seqs capped at the batched tokens")
 check.error("unknown vLLM version '0.1'", function() engines.vllm_version("0.1") end)
 
 -- kv.deploy predicts what is not given and says so
@@ -112,11 +117,19 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engi
                    utilization = 0.7}.utilization, 0.7, "a given fraction wins")
 -- a 24 GB GPU at tp 4: 2048 tokens, 80 graphs, 512 + 3072 + 160 + 512 = 4256 MiB reserved,
 -- no floor below 60 GiB
-local l4 = e.sglang_defaults(24 * GiB, 4, 1)
+local function sglang_defaults(gpu_bytes, tp)
+  return kv.deploy{model = "llama-3.1-8b", gpu_memory = gpu_bytes, tp = tp, engine = "sglang",
+                   engine_version = "0.5"}.sglang_defaults
+end
+local l4 = sglang_defaults(24 * GiB, 4)
 check.eq(l4.reserved_mib, 4256, "L4-sized tp 4 reserve")
 check.eq(l4.mem_fraction_static, 0.827, "fraction: (24576 - 4256) / 24576")
 check.eq(table.concat(l4.cuda_graph_bs, ","), "1,2,4,8,12,16,24,32,40,48,56,64,72,80", "graph sizes")
-check.eq(#e.sglang_defaults(192 * GiB, 8, 1).cuda_graph_bs, 52, "512 graphs: 5 + 31 + 15 + 1 sizes")
+check.eq(#sglang_defaults(192 * GiB, 8).cuda_graph_bs, 52, "512 graphs: 5 + 31 + 15 + 1 sizes")
+check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.5"], 24 * GiB, 4, 1), 0.827,
+         "kvplan validate's fraction: the same rule")
+check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.4"], nil, 4, 1), 0.85,
+         "0.4: by tp")
 check.error("unknown SGLang version '0.3'", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.3"}
 end)
@@ -159,9 +172,11 @@ local tri = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overh
                       mxfp4_backend = "triton"}
 check.eq(tri:ledger().weights, 13761264768 + 24 * 32 * (14060160 - 13236480), "Triton's layout")
 -- TP 4: I_p = 720 pads to 768 under Marlin, per GPU
-local ckpt4, marlin4 = require("kvplan.engines").mxfp4_expert_bytes(kv.model("gpt-oss-20b"), "marlin", 4)
-check.eq(ckpt4, 24 * 32 * (3 * 720 * 2880 // 2 + 3 * 720 * 2880 // 32 + 2 * (1440 + 2880)), "TP 4 checkpoint")
-check.eq(marlin4, 24 * 32 * (3 * 768 * 3072 // 2 + 3 * 768 * 3072 // 32 + 2 * (1536 + 3072)), "TP 4 Marlin")
+local ckpt4 = 24 * 32 * (3 * 720 * 2880 // 2 + 3 * 720 * 2880 // 32 + 2 * (1440 + 2880))
+local marlin4 = 24 * 32 * (3 * 768 * 3072 // 2 + 3 * 768 * 3072 // 32 + 2 * (1536 + 3072))
+check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "a100-80gb", tp = 4, activation = 0,
+                   overhead = 0}.weight_bytes, 13761264768 + 4 * (marlin4 - ckpt4),
+         "TP 4 Marlin: each GPU's padded experts")
 check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100", weight_bytes = 1000}.weight_bytes, 1000,
          "given weight bytes are not repacked")
 check.error("unknown mxfp4_backend 'marlinn' (did you mean 'marlin'?)", function()
@@ -304,11 +319,10 @@ check.eq(engines.vllm_log_tokens(r20, lg) > lg.vllm_kv_cache_tokens, true,
 -- ---- pipeline stages profile their own layers; the last one samples -------
 do
   local pp = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100", tp = 4, pp = 2, engine_version = "0.10"}
-  local engines = require "kvplan.engines"
-  local row = engines.vllm_version("0.10")
-  local fwd = engines.vllm_activation(pp.model, row, {tp = 4, tokens = pp.profile_tokens,
-                                                     seqs = pp.profile_seqs, last_stage = false})
-  check.eq(pp.stage_activation[1], fwd.bytes, "stage 1: the forward alone")
+  local one = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100", tp = 4, engine_version = "0.10"}
+  check.eq(pp.stage_activation[1], one.activation_range.forward, "stage 1: the forward alone")
+  check.eq(one.activation_range.terms.moe.bytes <= one.activation_range.forward, true,
+           "the forward covers the layers' terms")
   check.eq(pp.stage_activation[2], pp.activation, "the last stage: the sampler too")
   check.eq(pp.stage_activation[2] > pp.stage_activation[1], true, "the sampler is the larger term here")
   local l = pp:ledger()
@@ -330,34 +344,39 @@ do
            "older releases count blocks per group: fewer tokens for a sliding-window model")
 end
 
--- ---- the vision encoder's dummy batch (engines.vision_item, encoder_items) -
+-- ---- the vision encoder's dummy batch (engine/core/predict.c vision_item, vision_run)
 do
   local m = kv.model("qwen2.5-vl-7b")
+  local function enc(o)
+    return kv.deploy(o).activation_range.encoder
+  end
   -- the largest image: a 3584-pixel square, 256 x 256 patches of 14, merged by 2 x 2
-  local item = engines.vision_item(m.vision)
-  check.eq(item.patches, 65536, "max_pixels 12845056: 65536 patches")
-  check.eq(item.tokens, 16384, "16384 tokens for the decoder")
-  check.eq(item.patch_values, 3 * 2 * 14 * 14, "pixel values of a patch")
-  local clip = engines.vision_item{patch = 14, image_size = 336, class_token = true}
-  check.eq(clip.patches, 577, "CLIP ViT-L/336: 576 patches and the class token")
-  check.eq(clip.tokens, 576, "the class token is not handed to the decoder")
+  local q = enc{model = "qwen2.5-vl-7b", gpu = "h100", engine_version = "0.10",
+                max_model_len = 32768, max_num_batched_tokens = 8192, max_num_seqs = 256}
+  check.eq(q.item_patches, 65536, "max_pixels 12845056: 65536 patches")
+  check.eq(q.item_tokens, 16384, "16384 tokens for the decoder")
+  check.eq(q.inputs, q.items * 65536 * (3 * 2 * 14 * 14) * 4, "fp32 pixel values of a patch")
+  check.eq(q.items, 1, "V1: one image when it is larger than the batch")
+  check.eq(q.budget, 16384, "V1's budget: at least one item")
+  local clip = enc{model = "llava-1.5-7b", gpu = "h100", engine_version = "0.10",
+                   max_model_len = 4096, max_num_batched_tokens = 8192, max_num_seqs = 256}
+  check.eq(clip.item_patches, 577, "CLIP ViT-L/336: 576 patches and the class token")
+  check.eq(clip.item_tokens, 576, "the class token is not handed to the decoder")
   -- V1: budget max(N, T) // T items, capped by max_num_seqs x items a prompt
-  local v1r = engines.vllm_version("0.10")
-  check.eq(engines.encoder_items(v1r, 16384, {tokens = 8192, seqs = 256, max_model_len = 32768}), 1,
-           "one image when it is larger than the batch")
-  check.eq(engines.encoder_items(v1r, 576, {tokens = 8192, seqs = 256, max_model_len = 4096}), 14,
-           "8192 // 576 items")
-  check.eq(engines.encoder_items(v1r, 576, {tokens = 8192, seqs = 2, max_model_len = 4096,
-                                            limit_mm_per_prompt = 1}), 2,
+  check.eq(clip.items, 14, "8192 // 576 items")
+  check.eq(enc{model = "llava-1.5-7b", gpu = "h100", engine_version = "0.10", max_model_len = 4096,
+               max_num_batched_tokens = 8192, max_num_seqs = 2, limit_mm_per_prompt = 1}.items, 2,
            "max_num_seqs x limit_mm_per_prompt caps them")
-  local v0 = engines.vllm_version("0.7")
-  check.eq(engines.encoder_items(v0, 576, {tokens = 8192, seqs = 4}), 4,
-           "V0: max_num_seqs sequences of one item, at most N // T")
+  local v0 = enc{model = "llava-1.5-7b", gpu = "h100", engine_version = "0.7",
+                 max_num_batched_tokens = 8192, max_num_seqs = 4}
+  check.eq(v0.items, 4, "V0: max_num_seqs sequences of one item, at most N // T")
+  check.eq(v0.budget, nil, "V0 has no encoder budget")
   -- V0, an image and a video of 16384 tokens a sequence: one sequence of 32768
-  local k, dec, rows = engines.encoder_items(v0, 16384, {tokens = 8192, seqs = 256, modalities = 2})
-  check.eq(k, 2, "V0: an item of each modality")
-  check.eq(dec, 32768, "V0: the dummy sequence holds its items whole")
-  check.eq(rows, 1, "V0: max_num_seqs capped at 1")
+  local k = kv.deploy{model = "qwen2.5-vl-7b", gpu = "h100", engine_version = "0.7",
+                      max_num_batched_tokens = 8192, max_num_seqs = 256, max_model_len = 32768}
+  check.eq(k.activation_range.encoder.items, 2, "V0: an item of each modality")
+  check.eq(k.activation_range.encoder.decoder_tokens, 32768, "V0: the dummy sequence holds its items whole")
+  check.eq(k.activation_range.terms.sampler.bytes > 0, true, "V0: max_num_seqs capped at 1, one row sampled")
   local old = kv.deploy{model = "qwen2.5-vl-7b", gpu = "rtx-3090", engine_version = "0.7",
                         max_model_len = 8192}
   local oa = old.activation_range

@@ -407,8 +407,8 @@ do
   m = from_hf(dir)
   check.eq(m.vision.max_pixels, 1003520, "max_pixels from preprocessor_config.json")
   -- smart_resize of a square: floor(sqrt(1003520) / 28) x 28 = 980 pixels a side
-  check.eq(require("kvplan.engines").vision_item(m.vision).tokens, 35 * 35,
-           "1003520 pixels: a 980-pixel square, 1225 tokens")
+  check.eq(kv.deploy{model = m, gpu = "h100", engine_version = "0.10"}.activation_range.encoder
+             .item_tokens, 35 * 35, "1003520 pixels: a 980-pixel square, 1225 tokens")
   fh = assert(io.open(dir .. "/config.json", "wb"))
   fh:write('{"model_type": "qwen2_5_vl", "hidden_size": 64, "num_hidden_layers": 2, ' ..
            '"num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, ' ..
@@ -492,9 +492,9 @@ do
   check.eq(m.kv_heads, 32, "MHA")
   check.eq(m.dtype, "fp16", "float16")
   check.eq(m:kv_bytes_per_token(), c:kv_bytes_per_token(), "KV bytes per token")
-  local item = require("kvplan.engines").vision_item(m.vision)
-  check.eq(item.patches, 577, "576 patches and the class token")
-  check.eq(item.tokens, 576, "576 tokens an image")
+  local item = kv.deploy{model = m, gpu = "h100", engine_version = "0.10"}.activation_range.encoder
+  check.eq(item.item_patches, 577, "576 patches and the class token")
+  check.eq(item.item_tokens, 576, "576 tokens an image")
   os.remove(dir .. "/config.json")
   os.remove(dir)
 end

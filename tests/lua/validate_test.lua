@@ -339,7 +339,7 @@ check.eq(r1["kv_memory_gib/predict"].kvplan > r0["kv_memory_gib/predict"].kvplan
 check.eq(r1["kv_memory_gib/predict"].inputs:find("rank=header", 1, true) ~= nil, true, "the rank named")
 
 -- a multimodal model's encoder profiling line: its budget and items
--- predicted (engines.encoder_items); a model without a modelled tower says so
+-- predicted (engine/core/predict.c vision_run); a model without a modelled tower says so
 do
   local vl = [[
 Initializing a V1 LLM engine (v0.9.0.1) with config: model='/mnt/models', dtype=torch.bfloat16, max_seq_len=2048, tensor_parallel_size=1

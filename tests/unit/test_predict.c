@@ -395,7 +395,7 @@ static void non_torch_follows_what_the_version_counts(void **state) {
 
 static void vllm_defaults_by_engine_gpu_and_length(void **state) {
   (void)state;
-  kvp_predict_rule r;
+  kvp_engine_rule r;
   memset(&r, 0, sizeof r);
   int64_t t, q;
   const int64_t h100 = 85 * (int64_t)GiB, l4 = 22 * (int64_t)GiB;
@@ -458,7 +458,7 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   (void)state;
   kvp_non_torch nt = constants();
   kvp_deploy d = predicted_deploy();
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   /* kvp_predict_activation with V1's big-GPU defaults, 8192 tokens and 1024
    * sequences, compiled, the sort path */
   kvp_profile p0 = d.predict.profile;
@@ -475,15 +475,15 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   kvp_activation a;
   assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &a, NULL), KVP_OK);
   d.tp = 2;
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.activation_bytes, a.bytes);
   assert_int_equal(d.overhead_bytes, 204010946); /* NCCL not counted */
   d.predict.nccl_counted = 1;
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.overhead_bytes, 322122547);
   /* pipeline stages: the last samples, the others reserve the forward */
   d.pp = 3;
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   p.last_stage = 0;
   kvp_activation f;
   assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &f, NULL), KVP_OK);
@@ -493,19 +493,19 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_int_equal(d.vllm.stage_activation_bytes[3], 0);
   assert_true(f.bytes < a.bytes);
   d.pp = 1;
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.stage_activation_bytes[2], 0);
   /* the engine named: its default caps the requests; a given one is kept */
   d.predict.seqs_cap = 1;
   d.gpu_bytes = 22 * (int64_t)GiB;
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.max_num_seqs, 256);
   d.predict.seqs_cap = 0;
   d.predict.seqs_given = 1;
   d.vllm.max_num_seqs = 8;
   d.predict.tokens_given = 1;
   d.step_tokens = 100;
-  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.max_num_seqs, 8);
   p.tokens = 100, p.seqs = 8, p.tp = d.tp, p.last_stage = 1;
   assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &a, NULL), KVP_OK);
@@ -514,14 +514,135 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   kvp_deploy g = predicted_deploy();
   memset(&g.predict, 0, sizeof g.predict);
   g.activation_bytes = 5, g.overhead_bytes = 7;
-  assert_int_equal(kvp_predict_deploy(&g, NULL, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&g, NULL, NULL, NULL), KVP_OK);
   assert_int_equal(g.activation_bytes, 5);
   assert_int_equal(g.overhead_bytes, 7);
   /* an overhead to predict needs the constants */
   kvp_diag diag = {{0}};
   kvp_deploy h = predicted_deploy();
-  assert_int_equal(kvp_predict_deploy(&h, NULL, &diag), KVP_EINVAL);
+  assert_int_equal(kvp_predict_deploy(&h, NULL, NULL, &diag), KVP_EINVAL);
   assert_non_null(strstr(diag.msg, "non-torch"));
+}
+
+static void deploy_reserves_report_the_parts(void **state) {
+  (void)state;
+  kvp_non_torch nt = constants();
+  kvp_deploy d = predicted_deploy();
+  d.predict.profiled = 1;
+  kvp_reserves r;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
+  /* V1 on a GPU of 85 GiB, not an A100: 8192 tokens, 1024 sequences */
+  assert_int_equal(r.tokens, 8192);
+  assert_int_equal(r.seqs, 1024);
+  assert_int_equal(r.activation, 1);
+  assert_int_equal(r.act.bytes, d.activation_bytes);
+  /* a stage that does not sample: the layers' terms alone */
+  kvp_profile p = d.predict.profile;
+  p.tokens = 8192, p.seqs = 1024, p.tp = 1, p.last_stage = 0;
+  kvp_activation f;
+  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &f, NULL), KVP_OK);
+  assert_int_equal(r.forward_bytes, f.bytes);
+  assert_true(r.forward_bytes < r.act.bytes);
+  /* tp 1 of a version that counts neither NCCL nor the context: tp1's range */
+  assert_int_equal(r.overhead, 1);
+  assert_int_equal(r.non_torch[0], 204010946);
+  assert_int_equal(r.non_torch[1], 0);
+  assert_int_equal(r.non_torch[2], 536870912);
+  assert_int_equal(r.vision, 0);
+  assert_int_equal(r.repacked, 0);
+  assert_int_equal(r.sglang, 0);
+  /* the profile alone (a rule that predicts nothing else) */
+  kvp_deploy g = predicted_deploy();
+  g.predict.activation = 0, g.predict.overhead = KVP_NT_NONE, g.predict.profiled = 1;
+  g.predict.offline = 1;
+  assert_int_equal(kvp_predict_deploy(&g, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.tokens, 16384);
+  assert_int_equal(r.seqs, 1024);
+  assert_int_equal(r.activation, 0);
+  assert_int_equal(g.activation_bytes, 0);
+  /* MXFP4 experts repacked: the weights change and say so */
+  kvp_deploy m = predicted_deploy();
+  m.predict.activation = 0, m.predict.overhead = KVP_NT_NONE;
+  m.predict.mxfp4 = 1;
+  m.predict.mx = (kvp_mxfp4){.experts = 32, .hidden = 2880, .inter = 2880, .layers = 24,
+                             .ckpt_bytes = 13000000000LL, .align_inter = 128, .align_hidden = 256};
+  m.weight_bytes = 13000000000LL;
+  assert_int_equal(kvp_predict_deploy(&m, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.repacked, 1);
+  assert_true(m.weight_bytes > 13000000000LL);
+  m.predict.mx.align_inter = m.predict.mx.align_hidden = 1;
+  m.weight_bytes = 13000000000LL;
+  assert_int_equal(kvp_predict_deploy(&m, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.repacked, 0);
+  assert_int_equal(m.weight_bytes, 13000000000LL);
+  /* SGLang's memory defaults: 24 GiB at tp 4, 2048 tokens, 80 graphs, 4256 MiB */
+  kvp_deploy s = predicted_deploy();
+  memset(&s.predict, 0, sizeof s.predict);
+  s.predict.sglang_memory = 1;
+  s.gpu_bytes = 24LL << 30, s.tp = 4;
+  assert_int_equal(kvp_predict_deploy(&s, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.sglang, 1);
+  assert_int_equal(r.chunk, 2048);
+  assert_int_equal(r.graph_bs, 80);
+  assert_true(r.reserved_mib == 4256);
+  assert_true(s.utilization == 0.827);
+}
+
+/* Qwen2.5-VL-7B's tower (config.json vision_config) */
+static kvp_tower qwen_tower(void) {
+  kvp_tower t = {.hidden = 1280, .intermediate = 3420, .gated = 1, .proj_hidden = 5120,
+                 .out_hidden = 3584, .patch = 14, .merge = 2, .max_pixels = 12845056,
+                 .in_channels = 3, .temporal_patch = 2, .video = 1};
+  return t;
+}
+
+static void vision_items_follow_the_engine_and_the_tower(void **state) {
+  (void)state;
+  kvp_non_torch nt = constants();
+  kvp_deploy d = predicted_deploy();
+  d.predict.vision = 1;
+  d.predict.tower = qwen_tower();
+  d.predict.seqs_given = d.predict.tokens_given = 1;
+  d.step_tokens = 8192, d.vllm.max_num_seqs = 256, d.max_model_len = 32768;
+  kvp_reserves r;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
+  /* max_pixels 12845056: sqrt 3584 = 128 x 28, a 3584-pixel side, 256 x 256
+   * patches of 14, 16384 tokens after the 2 x 2 merge */
+  assert_int_equal(r.vision, 1);
+  assert_int_equal(r.item_patches, 65536);
+  assert_int_equal(r.item_tokens, 16384);
+  /* V1: budget max(8192, 16384) = 16384, one item (256 x min(999, 32768 /
+   * 16384) = 512 allowed); the decoder runs its 8192 tokens */
+  assert_int_equal(r.enc_budget, 16384);
+  assert_int_equal(r.enc_items, 1);
+  assert_int_equal(r.dec_tokens, 8192);
+  /* fp32 pixel values kept: 65536 patches x (3 x 2 x 14 x 14) values x 4 */
+  assert_int_equal(r.enc.inputs, 65536LL * 1176 * 4);
+  assert_int_equal(r.act.term[KVP_PREDICT_ENCODER][1], r.enc.peak[1]);
+  /* a CLIP tower of image_size 336 with a class token: 577 patches, 576 tokens;
+   * 8192 / 576 = 14 items (at 4096 tokens a prompt: 256 x 7 allowed) */
+  kvp_tower clip = {.hidden = 1024, .intermediate = 4096, .out_hidden = 4096, .patch = 14,
+                    .merge = 1, .image_size = 336, .class_token = 1, .in_channels = 3,
+                    .temporal_patch = 1};
+  d.predict.tower = clip;
+  d.max_model_len = 4096;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
+  assert_int_equal(r.item_patches, 577);
+  assert_int_equal(r.item_tokens, 576);
+  assert_int_equal(r.enc_items, 14);
+  /* V0: an image and a video of 16384 tokens in each sequence: 8192 / 32768
+   * gives 0, so one sequence of 32768 tokens and 2 items, no budget */
+  d.predict.tower = qwen_tower();
+  d.predict.v1 = 0;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
+  assert_int_equal(r.enc_items, 2);
+  assert_int_equal(r.dec_tokens, 32768);
+  assert_int_equal(r.enc_budget, 0);
+  /* a tower with neither max_pixels nor image_size is named */
+  d.predict.tower.max_pixels = 0;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_predict_deploy(&d, &nt, &r, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "neither max_pixels nor image_size"));
 }
 
 static void fraction_by_tp_picks_the_first_row_reached(void **state) {
@@ -539,14 +660,14 @@ static void fraction_by_tp_picks_the_first_row_reached(void **state) {
   const double want[] = {0.88, 0.87, 0.87, 0.85, 0.85, 0.81, 0.81, 0.79, 0.79};
   for (int i = 0; i < 9; i++) {
     d.tp = ask[i];
-    assert_int_equal(kvp_predict_deploy(&d, NULL, NULL), KVP_OK);
+    assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
     assert_true(d.utilization == want[i]);
   }
   /* a table that stops above tp 1 gives no fraction for tp 1: named */
   d.predict.nfraction = 4;
   d.tp = 1;
   kvp_diag diag = {{0}};
-  assert_int_equal(kvp_predict_deploy(&d, NULL, &diag), KVP_EINVAL);
+  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, &diag), KVP_EINVAL);
   assert_non_null(strstr(diag.msg, "tp 1"));
 }
 
@@ -579,10 +700,10 @@ static void sglang_memory_defaults_by_hand(void **state) {
   d.gpu_bytes = 24LL << 30;
   d.tp = 4;
   d.predict.sglang_memory = 1;
-  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
   assert_true(d.utilization == 0.827);
   d.pp = 2; /* 512 more MiB reserved */
-  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
   assert_true(d.utilization < 0.827);
 }
 
@@ -632,6 +753,8 @@ int main(void) {
     cmocka_unit_test(non_torch_follows_what_the_version_counts),
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
+    cmocka_unit_test(deploy_reserves_report_the_parts),
+    cmocka_unit_test(vision_items_follow_the_engine_and_the_tower),
     cmocka_unit_test(fraction_by_tp_picks_the_first_row_reached),
     cmocka_unit_test(sglang_memory_defaults_by_hand),
     cmocka_unit_test(mxfp4_weights_follow_the_kernel_and_tp),

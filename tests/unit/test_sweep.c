@@ -480,7 +480,7 @@ static void predicted_reserves_follow_the_axes(void **state) {
     want.gpu_bytes = mem[n / 2];
     want.predict.gpu_a100 = a100[n / 2];
     want.tp = tp2[n % 2];
-    assert_int_equal(kvp_predict_deploy(&want, &nt, NULL), KVP_OK);
+    assert_int_equal(kvp_predict_deploy(&want, &nt, NULL, NULL), KVP_OK);
     assert_int_equal(r.ledger->d.activation_bytes, want.activation_bytes);
     assert_int_equal(r.ledger->d.overhead_bytes, want.overhead_bytes);
     assert_int_equal(r.ledger->d.vllm.max_num_seqs, want.vllm.max_num_seqs);
