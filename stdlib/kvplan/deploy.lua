@@ -45,7 +45,8 @@ M.budgets = {
 local predict_reserved
 
 -- kv.deploy's keys: the field registry (fields.lua) declares each once
-local fields = require("kvplan.fields").names
+local registry = require "kvplan.fields"
+local fields = registry.names
 M.fields = fields
 
 local evict_fields = {sinks = true, recent = true, keep = true, layers = true}
@@ -466,7 +467,7 @@ end
 
 -- The serving engines' own option names, accepted for kvplan's (alias ->
 -- field; fields.lua says whose each is). Dashes count as underscores.
-M.engine_names = require("kvplan.fields").aliases
+M.engine_names = registry.aliases
 
 --- opts with the engines' option names (M.engine_names) renamed to kvplan's;
 --- both names of one option is an error. Returns opts itself when none is used.
@@ -552,6 +553,10 @@ function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
   opts = M.rename(opts, "deployment")
   util.check_keys(opts, fields, "deployment")
+  -- a switch is true or false (the registry's boolean fields), not any value
+  for k, v in pairs(opts) do
+    if registry.by_name[k].type == "boolean" then registry.check(registry.by_name[k], v) end
+  end
   local given = opts
   local combination
   if opts.optim ~= nil then
@@ -583,8 +588,8 @@ function M.new(opts)
   d.engine_named = opts.engine ~= nil or opts.engine_version ~= nil or nil
   local rule = M.budgets[d.budget]
   if rule == nil then
-    util.raise("unknown budget rule '%s'%s", tostring(d.budget),
-               util.suggest(tostring(d.budget), util.sorted_keys(M.budgets)))
+    util.raise("unknown %s '%s'%s", opts.engine ~= nil and "engine" or "budget rule",
+               tostring(d.budget), util.suggest(tostring(d.budget), util.sorted_keys(M.budgets)))
   end
   d.tp = opts.tp or 1
   d.pp = opts.pp or 1

@@ -144,6 +144,48 @@ for _, f in ipairs(fields.list) do
   end
 end
 
+-- the registry's checks are kv.deploy's: its bound, enum values and switches
+-- accepted (in a deployment where the field applies), past them refused
+-- with an error naming the field
+local where = {max_kv_tokens = {budget = "trtllm"}, backend = {budget = "trtllm"},
+               fail_fast_on_attention_window_too_large = {budget = "trtllm"},
+               mxfp4_backend = {model = "gpt-oss-20b"}, enable_expert_parallel = {model = "gpt-oss-20b"},
+               allocation = {max_model_len = 8192}, mamba_cache_mode = {mamba_block_size = 16}}
+local function deploys(f, v)
+  local o = {model = "llama-3.1-8b", gpu = "h100-sxm"}
+  for k, x in pairs(where[f.name] or {}) do o[k] = x end
+  o[f.name] = v
+  return pcall(kv.deploy, o)
+end
+local function refused(f, v)
+  local ok, err = deploys(f, v)
+  if ok then fail("field '%s': kv.deploy takes %s, which fields.lua refuses", f.name, tostring(v))
+  elseif not tostring(err):find(f.name, 1, true) then
+    fail("field '%s': kv.deploy refuses %s without naming the field: %s", f.name, tostring(v), err)
+  end
+end
+local function accepted(f, v)
+  local ok, err = deploys(f, v)
+  if not ok then fail("field '%s': kv.deploy refuses %s, which fields.lua takes: %s", f.name, tostring(v), err) end
+end
+for _, f in ipairs(fields.list) do
+  if (f.type == "count" or f.type == "bytes" or f.type == "number") and f.min then
+    accepted(f, f.min)
+    refused(f, f.min - 1)
+  elseif f.type == "fraction" then
+    accepted(f, 1)
+    refused(f, 0)
+    refused(f, 1.5)
+  elseif f.type == "enum" then
+    for _, v in ipairs(f.values) do accepted(f, v) end
+    refused(f, "zzz")
+  elseif f.type == "boolean" then
+    accepted(f, true)
+    accepted(f, false)
+    refused(f, "maybe")
+  end
+end
+
 -- docs/fields.md: one row a field, as the registry gives it
 local text = check.slurp("docs/fields.md")
 local rows, order = {}, {}
