@@ -694,39 +694,25 @@ function M.new(opts)
   return d
 end
 
---- The table the core reads.
+--- The table the core reads: each field under its key there (fields.lua
+--- spec: most by their own name), the fields resolved here and the keys
+--- derived from them.
 function Deployment:spec()
-  local host
-  if self.offload then
-    local gpus_n = util.count(self.tp, "tp") * util.count(self.pp, "pp")
-    host = self.offload.host // gpus_n
+  local t = {}
+  for _, f in ipairs(registry.list) do
+    if f.spec == f.name then t[f.name] = self[f.name] end
   end
-  return {
-    model = self.model.core, gpu_bytes = self.gpu_bytes, tp = self.tp, pp = self.pp,
-    kv = self.kv, weights = self.weights, weight_bytes = self.weight_bytes,
-    utilization = self.utilization, activation = self.activation, overhead = self.overhead,
-    block = self.block, max_num_batched_tokens = self.max_num_batched_tokens,
-    max_model_len = self.max_model_len,
-    budget = self.budget, max_kv_tokens = self.max_kv_tokens, allocation = self.allocation,
-    kv_recent = self.kv_recent, kv_full = self.kv_full, evict = self.evict,
-    speculative = self.spec_core, prefix = self.prefix, samples = self.samples,
-    prompt = self.prompt, output = self.output, host_bytes = host,
-    lengths = self.lengths and self.lengths:points() or nil,
-    disable_hybrid_kv_cache_manager = self.disable_hybrid_kv_cache_manager,
-    num_gpu_blocks_override = self.num_gpu_blocks_override,
-    kv_cache_memory_bytes = self.kv_cache_memory_bytes, max_num_seqs = self.max_num_seqs or self.max_num_seqs_default,
-    decode_context_parallel_size = self.decode_context_parallel_size,
-    data_parallel_size = self.data_parallel_size,
-    enable_expert_parallel = self.enable_expert_parallel, moe_experts = self.moe_experts,
-    expert_bytes = self.expert_bytes, block_stride_alignment = self.block_stride_alignment,
-    mamba_cache_mode = self.mamba_cache_mode, mamba_block_size = self.mamba_block_size,
-    vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency,
-    prefill_context_parallel_size = self.prefill_context_parallel_size,
-    stage_gpu_bytes = stage_memories(self),
-    stage_activation_bytes = self.stage_activation,
-    engine_named = self.engine_named,
-    fail_fast_on_attention_window_too_large = self.fail_fast_on_attention_window_too_large,
-  }
+  t.model, t.gpu_bytes, t.speculative = self.model.core, self.gpu_bytes, self.spec_core
+  if self.offload then
+    t.host_bytes = self.offload.host // (util.count(self.tp, "tp") * util.count(self.pp, "pp"))
+  end
+  t.lengths = self.lengths and self.lengths:points() or nil
+  t.max_num_seqs = self.max_num_seqs or self.max_num_seqs_default
+  t.stage_gpu_bytes, t.stage_activation_bytes = stage_memories(self), self.stage_activation
+  t.moe_experts, t.expert_bytes = self.moe_experts, self.expert_bytes
+  t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
+  t.engine_named = self.engine_named
+  return t
 end
 
 --- Step times at `context` tokens and `concurrency` sequences (kvplan.sim):
