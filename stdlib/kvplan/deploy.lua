@@ -36,6 +36,12 @@ M.Deployment = Deployment
 --   trtllm  free_gpu_memory_fraction (0.9) of the memory free after the
 --           engine is loaded, capped by max_tokens (docs/source/reference/
 --           memory.md); 64 tokens per block (the log in that document).
+-- A budget's `reserves` (a function of yours, nil by default) is an engine
+-- rule in Lua: reserves(d, opts) -> {activation =, overhead =,
+-- utilization =, max_num_seqs =} (bytes, a fraction, a count; each
+-- optional) replaces the core's predictions for the deployments under that
+-- budget (a value given in the options still wins); a sweep of such
+-- deployments builds every one in Lua (sweep.lua).
 M.budgets = {
   vllm = {utilization = 0.9, block = 16},
   sglang = {fractions = engines.sglang_fractions, block = 1},
@@ -398,7 +404,32 @@ local function reserves(d, opts, rule)
   d.engine_rule = next(rule) and rule or nil
 end
 
-predict_reserved = function(d, opts, rule)
+-- The reserves of a budget's Lua hook (M.budgets[...].reserves): set where
+-- not given, no engine rule left for the core.
+local function hook_reserves(d, opts, hook)
+  local r = hook(d, opts)
+  if type(r) ~= "table" then
+    util.raise("budget '%s': reserves(d, opts) must return a table, got %s", d.budget, type(r))
+  end
+  util.check_keys(r, {activation = true, overhead = true, utilization = true, max_num_seqs = true},
+                  "budget '" .. d.budget .. "' reserves")
+  if r.activation ~= nil and opts.activation == nil then
+    d.activation, d.activation_source = units.bytes(r.activation, "reserves.activation"), "rule"
+    d.activation_range, d.stage_activation, d.prediction_note = nil, nil, nil
+  end
+  if r.overhead ~= nil and opts.overhead == nil then
+    d.overhead, d.overhead_source = units.bytes(r.overhead, "reserves.overhead"), "rule"
+    d.overhead_range = nil
+  end
+  if r.utilization ~= nil and opts.utilization == nil then d.utilization = r.utilization end
+  if r.max_num_seqs ~= nil and opts.max_num_seqs == nil then
+    d.max_num_seqs_default = util.count(r.max_num_seqs, "reserves.max_num_seqs", 1)
+    d.max_num_seqs_source = "rule"
+  end
+  d.engine_rule = nil
+end
+
+predict_reserved = function(d, opts, rule, hook)
   d.activation_source, d.overhead_source = "given", "given"
   if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
   if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
@@ -439,6 +470,7 @@ predict_reserved = function(d, opts, rule)
     vllm_rule(d, opts, rule)
   end
   reserves(d, opts, rule)
+  if hook ~= nil then hook_reserves(d, opts, hook) end
 end
 
 --- The engine limits of d's profile: its own (vLLM, TensorRT-LLM), else
@@ -620,9 +652,7 @@ function M.new(opts)
     if srow.rule == "memory" then erule.sglang_memory = true end
   end
   if d.utilization == nil and not erule.sglang_memory then
-    if type(rule.utilization) == "function" then
-      d.utilization = rule.utilization(util.count(d.tp, "tp"))
-    elseif rule.fractions then
+    if rule.fractions then
       -- SGLang's fraction by tp (engines.sglang_fractions), the core's rule
       erule.fractions = rule.fractions
     else
@@ -630,7 +660,7 @@ function M.new(opts)
     end
   end
   d.block = opts.block or rule.block
-  predict_reserved(d, opts, erule)
+  predict_reserved(d, opts, erule, rule.reserves)
   d.max_num_batched_tokens = opts.max_num_batched_tokens or 1
   d.max_model_len = opts.max_model_len
   d.name = opts.name

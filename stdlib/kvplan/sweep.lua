@@ -152,11 +152,6 @@ end
 -- them again per deployment of its axes (each base's predict rule,
 -- engine/core/predict.c kvp_predict_deploy), so those stay C axes.
 
--- Test hook: true builds every deployment here (every option list and tp
--- expanded in Lua, kv.deploy per deployment), the path the C axes must
--- match byte for byte (tests/lua/sweep_predict_test.lua).
-M.lua_only = false
-
 -- Does a model of the sweep have MXFP4 experts, whose loaded size depends on
 -- the GPU (the MoE kernel) and tp (deploy.lua loaded_weights)?
 local function mxfp4_models(spec)
@@ -199,7 +194,7 @@ end
 -- second ones (a combination that passes both through leaves the option
 -- alone). The GPU axis sets the GPU memory, or only labels the rows when a
 -- gpu_memory is given. With time columns the GPU stays a deployment (its rates).
-local function place_axes(spec, base, axes, timed, dspec)
+local function place_axes(spec, base, axes, timed, dspec, hooked)
   local cand, first, second = {}, {}, {}
   for _, a in ipairs(axes) do
     local k = a[1]
@@ -224,7 +219,8 @@ local function place_axes(spec, base, axes, timed, dspec)
       seen = b
     end
   end
-  if M.lua_only then cand = {} end
+  -- an engine rule in Lua: every option list is a deployment built here
+  if hooked then cand = {} end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)
   if timed then cand.gpu = nil end
   if spec.optim ~= nil and next(cand) ~= nil then
@@ -252,28 +248,25 @@ local function place_axes(spec, base, axes, timed, dspec)
   end
 end
 
--- Does some deployment's default depend on tp in a way the core does not
--- predict? (a budget rule whose fraction is a function of tp, unless the
--- sweep fixes the fraction, named by budget or engine; an optimization
--- combination may choose such a rule.) vLLM's (a vision tower's encoder
--- run included) and TensorRT-LLM's predicted activation peak and non-torch memory,
--- SGLang's stock fractions (by tp, by the GPU's memory) and MXFP4 experts
--- as loaded follow tp in C.
-local function tp_dependent(spec, base)
-  if M.lua_only then return true end
-  if spec.utilization ~= nil or base.utilization ~= nil then return false end
-  if spec.optim ~= nil then return true end
-  for _, field in ipairs{"budget", "engine"} do
-    for _, b in ipairs(list(spec[field] or base[field] or "vllm")) do
-      local rule = deploy.budgets[b]
-      -- SGLang's stock fraction by tp is the core's too (the predict rule)
-      if rule and type(rule.utilization) == "function"
-         and rule.utilization ~= engines.sglang_fraction then
-        return true
-      end
+-- The budget of the sweep whose reserves are an engine rule in Lua
+-- (deploy.budgets[name].reserves), or nil: the core cannot predict such a
+-- deployment again, so the sweep builds every one in Lua (kv.deploy a
+-- deployment: the model, the GPU, the options given as lists, tp and pp).
+-- An optimization combination may choose any budget.
+local function lua_rule(spec, base)
+  local names = {}
+  if spec.optim ~= nil then
+    names = util.sorted_keys(deploy.budgets)
+  else
+    for _, field in ipairs{"budget", "engine"} do
+      for _, b in ipairs(list(spec[field] or base[field] or "vllm")) do names[#names + 1] = b end
     end
   end
-  return false
+  for _, b in ipairs(names) do
+    local rule = deploy.budgets[b]
+    if rule and rule.reserves ~= nil then return b end
+  end
+  return nil
 end
 
 --- A sweep from axes and columns (see the module comment).
@@ -343,7 +336,7 @@ function M.new(spec)
   -- combination, each deployment is built here with its combination.
   local optim = require "kvplan.optim"
   local core_sets, dspec = nil, spec
-  if spec.optim ~= nil and not timed and not M.lua_only then
+  if spec.optim ~= nil and not timed then
     core_sets = {}
     for i, c in ipairs(list(spec.optim)) do
       core_sets[i] = optim.core_fields(c)
@@ -356,7 +349,7 @@ function M.new(spec)
   end
   -- some of them only: a mixed axis (below), its fixed combinations applied in C
   local mixed
-  if spec.optim ~= nil and core_sets == nil and not timed and not M.lua_only then
+  if spec.optim ~= nil and core_sets == nil and not timed then
     local sets, some = {}, false
     for i, c in ipairs(list(spec.optim)) do
       sets[i] = optim.core_fields(c) or false
@@ -364,15 +357,21 @@ function M.new(spec)
     end
     if some then mixed = sets end
   end
-  -- A default that depends on tp (SGLang's mem_fraction_static heuristic) is
-  -- resolved by kv.deploy: then tp is expanded here too (same row order).
-  local tp_in_lua = spec.tp ~= nil and tp_dependent(dspec, base)
+  -- An engine rule in Lua (a budget's reserves hook) is kv.deploy's alone:
+  -- then tp and pp are expanded here too (same row order)
+  local hooked = lua_rule(dspec, base)
+  local tp_in_lua, pp_in_lua = hooked and spec.tp ~= nil, hooked and spec.pp ~= nil
   if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
+  if pp_in_lua then axes[#axes + 1] = {"pp", list(spec.pp)} end
   for i = 1, #axes do
     if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
   end
-  place_axes(spec, base, axes, timed, dspec)
+  place_axes(spec, base, axes, timed, dspec, hooked)
   local s = setmetatable({spec = spec, label_names = {}, axes = {}}, Sweep)
+  -- what the sweep says of itself (tostring): its deployments built in Lua
+  if hooked then
+    s.built_in_lua = "budget '" .. hooked .. "' has a reserves hook (an engine rule in Lua)"
+  end
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
   local nl = #s.label_names
   s.label_names[nl + 1], s.label_names[nl + 2] = "kv", "weights"
@@ -503,7 +502,7 @@ function M.new(spec)
     if e == nil then
       local d = deployment(b, nil, true)
       e = {d = d, spec = d:spec()}
-      if not M.lua_only then e.spec.predict = d.engine_rule end
+      e.spec.predict = d.engine_rule
       plains[key] = e
     end
     return e
@@ -537,8 +536,8 @@ function M.new(spec)
     local d, combo, pos = deployment(b)
     local named, label = labels(d, pos, b, d.kv.name)
     local spec = d:spec()
-    -- the core predicts again along its axes (not on the test hook's path)
-    if not M.lua_only then spec.predict = d.engine_rule end
+    -- the core predicts again along its axes
+    spec.predict = d.engine_rule
     return {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
             combo = combo, b = b}
   end
@@ -580,7 +579,7 @@ function M.new(spec)
 
   -- C-level axes
   for _, k in ipairs{"tp", "pp", "context", "concurrency"} do
-    if spec[k] ~= nil and not (k == "tp" and tp_in_lua) then
+    if spec[k] ~= nil and not (k == "tp" and tp_in_lua) and not (k == "pp" and pp_in_lua) then
       s[k] = {}
       for i, v in ipairs(list(spec[k])) do s[k][i] = util.count(v, k) end
     end
@@ -772,7 +771,9 @@ function Sweep:write(path, opts)
 end
 
 function Sweep:__tostring()
-  return string.format("kvplan.Sweep (%d rows, %d columns)", self:count(), #self.columns)
+  return string.format("kvplan.Sweep (%d rows, %d columns%s)", self:count(), #self.columns,
+                       self.built_in_lua and ("; every deployment built in Lua: " .. self.built_in_lua)
+                       or "")
 end
 
 setmetatable(M, {__call = function(_, spec) return M.new(spec) end})

@@ -2,41 +2,85 @@
 -- memory and vLLM's default max_num_seqs are predicted keeps the GPU,
 -- max_model_len, max_num_batched_tokens, max_num_seqs and tp as C axes (the
 -- core predicts them again, engine/core/predict.c kvp_predict_deploy), and
--- writes byte for byte what kv.deploy per deployment gives.
+-- each of its rows says what kv.deploy's ledger of that deployment says.
 local kv = require "kvplan"
 local check = require "check"
-local sweep = require "kvplan.sweep"
 
 local dir = check.tmpdir()
 
--- the same sweep written twice: its own axes, then every deployment built
--- by kv.deploy (sweep.lua's test hook); the two files must be identical
+-- The sweep written, then each of its rows against the same deployment
+-- built alone by kv.deploy: every answer column equals what that
+-- deployment's ledger says (the rows follow the axes in their order: model,
+-- gpu, the other options given as lists sorted by name, then tp, pp, kv,
+-- weights, context, concurrency; the last varies fastest). This tests the
+-- sweep's axis handling: which values reach the core, and that the core's
+-- predictions per deployment are kv.deploy's.
+local answers = {
+  gpu_bytes = function(l) return l.total end, usable_bytes = function(l) return l.usable end,
+  weights_bytes = function(l) return l.weights end,
+  activation_bytes = function(l) return l.activation end,
+  overhead_bytes = function(l) return l.overhead end,
+  kv_budget_bytes = function(l) return l.kv_budget end, kv_tokens = function(l) return l.kv_tokens end,
+  max_concurrency = function(l, ctx) return l:max_concurrency(ctx) end,
+  max_context = function(l, _, conc) return l:max_context(conc) end,
+  fits = function(l, ctx, conc) return (l:fit(ctx, conc)) end,
+  limit = function(l, ctx, conc) return select(3, l:fit(ctx, conc)) end,
+}
+local not_options = {columns = true, base = true, model = true, gpu = true, tp = true, pp = true,
+                     kv = true, weights = true, context = true, concurrency = true}
+local function list(v)
+  if type(v) == "table" and v[1] ~= nil then return v end
+  return {v}
+end
 local function both_ways(spec, what)
-  local fast, slow = dir .. "/fast.csv", dir .. "/slow.csv"
+  local path = dir .. "/sweep.csv"
   local s = kv.sweep(spec)
-  local n = s:write(fast)
-  sweep.lua_only = true
-  local ok, err = pcall(function()
-    local s2 = kv.sweep(spec)
-    check.eq(s2.nbase, s2:count() // (#(spec.context or {1}) * #(spec.concurrency or {1})
-                                        * #(spec.kv or {1}) * #(spec.pp or {1})
-                                        * #(spec.weights or {1})),
-             what .. ": the reference builds every deployment")
-    check.eq(s2:write(slow), n, what .. ": rows")
-  end)
-  sweep.lua_only = false
-  if not ok then error(err, 0) end
-  local a, b = check.slurp(fast), check.slurp(slow)
-  if a ~= b then
-    local la, lb, i = {}, {}, 0
-    for l in a:gmatch("[^\n]+") do la[#la + 1] = l end
-    for l in b:gmatch("[^\n]+") do lb[#lb + 1] = l end
-    repeat i = i + 1 until la[i] ~= lb[i]
-    error(string.format("%s: line %d differs:\n  C axes:    %s\n  kv.deploy: %s", what, i,
-                        tostring(la[i]), tostring(lb[i])))
+  local n = s:write(path)
+  local rows = kv.csv.read(path)
+  check.eq(n, #rows - 1, what .. ": rows written")
+  local head = rows[1]
+  local axes = {}
+  local function add(k) if spec[k] ~= nil then axes[#axes + 1] = {k, list(spec[k])} end end
+  add("model")
+  add("gpu")
+  local others = {}
+  for k in pairs(spec) do if not not_options[k] then others[#others + 1] = k end end
+  table.sort(others)
+  for _, k in ipairs(others) do add(k) end
+  for _, k in ipairs{"tp", "pp", "kv", "weights", "context", "concurrency"} do add(k) end
+  local i, opts = 1, {}
+  local function walk(a)
+    if a <= #axes then
+      for _, v in ipairs(axes[a][2]) do
+        opts[axes[a][1]] = v
+        walk(a + 1)
+      end
+      return
+    end
+    i = i + 1
+    local o = {}
+    for k, v in pairs(spec.base or {}) do o[k] = v end
+    for k, v in pairs(opts) do o[k] = v end
+    local ctx, conc = o.context, o.concurrency or 1
+    o.context, o.concurrency = nil, nil
+    local l = kv.deploy(o):ledger()
+    ctx = ctx or l.max_model_len
+    local r = rows[i]
+    check.eq(r ~= nil, true, what .. ": a row " .. (i - 1))
+    for j, name in ipairs(head) do
+      local f = answers[name]
+      if f then
+        local want = tostring(f(l, ctx, conc))
+        if r[j] ~= want then
+          error(string.format("%s: row %d, column %s: sweep %s, kv.deploy %s (%s)", what, i - 1,
+                              name, r[j], want, table.concat(r, ",")), 0)
+        end
+      end
+    end
   end
-  os.remove(fast)
-  os.remove(slow)
+  walk(1)
+  check.eq(i - 1, n, what .. ": every deployment of the product has its row")
+  os.remove(path)
   return s
 end
 
@@ -166,13 +210,34 @@ for i = 2, #sgrows do
   check.eq(tonumber(r[5]), l.kv_tokens, "kv_tokens, SGLang pp row " .. i)
 end
 os.remove(sgpath)
--- a budget rule of one's own keeps tp in Lua
+-- an engine rule in Lua (a budget's reserves hook): every deployment is
+-- kv.deploy's, tp and pp included, and the sweep says so
 local deploy = require "kvplan.deploy"
-local stock = deploy.budgets.sglang.utilization
-deploy.budgets.sglang.utilization = function(tp) return tp > 2 and 0.8 or 0.86 end
-local ok3, err3 = pcall(both_ways, {model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang",
-                                    tp = {1, 2, 4}, columns = {"tp", "usable_bytes"}}, "own fraction")
-deploy.budgets.sglang.utilization = stock
+deploy.budgets.sglang.reserves = function(d)
+  return {utilization = d.tp > 2 and 0.8 or 0.86, activation = d.pp * 2^30}
+end
+local ok3, err3 = pcall(function()
+  local hs = both_ways({model = "llama-3.1-8b", gpu = {"h100-sxm", "l40s"}, budget = "sglang",
+                        tp = {1, 2, 4}, pp = {1, 2},
+                        columns = {"gpu", "tp", "pp", "usable_bytes", "activation_bytes",
+                                   "kv_budget_bytes"}}, "own rule")
+  check.eq(hs.nbase, 2 * 3 * 2, "own rule: a deployment for each GPU, tp and pp")
+  check.eq(hs.built_in_lua, "budget 'sglang' has a reserves hook (an engine rule in Lua)",
+           "the sweep says why it runs in Lua")
+  check.eq(tostring(hs):find("every deployment built in Lua", 1, true) ~= nil, true,
+           "and its text says it")
+  local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang", tp = 4}
+  check.eq(d.utilization, 0.8, "the hook's fraction")
+  check.eq(d.activation_source, "rule", "the hook's activation")
+  check.eq(d.engine_rule, nil, "no engine rule left for the core")
+  check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang", tp = 4,
+                     utilization = 0.7}.utilization, 0.7, "a given value still wins")
+  local plain = kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "vllm", tp = {1, 2},
+                         columns = {"tp", "kv_budget_bytes"}}
+  check.eq(plain.built_in_lua, nil, "a sweep of other budgets stays in C")
+  check.eq(plain.nbase, 1, "one base")
+end)
+deploy.budgets.sglang.reserves = nil
 if not ok3 then error(err3, 0) end
 -- a model without the activation model's facts (Mamba): nothing predicted
 -- but the non-torch memory
