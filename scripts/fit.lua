@@ -56,31 +56,7 @@ local context = opt.context == 0 and model.max_context or opt.context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2,4,8") end
 
--- every deployment first, so a bad name or size fails before any output
-local rows = {}
-for _, g in ipairs(list) do
-  local gpu = kv.gpu(g)
-  for _, tp in ipairs(opt.tp) do
-    local d = kv.deploy{
-      model = model, gpu = gpu, tp = tp, pp = opt.pp, kv = opt.kv,
-      weights = opt.weights ~= "native" and opt.weights or nil,
-      utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
-        overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
-      price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
-    }
-    local row = kv.report.ledger_row(d, context, opt.concurrency)
-    local _, _, limit = d:ledger():fit(row.context, row.concurrency)
-    rows[#rows + 1] = {
-      model = row.model, gpu = row.gpu, tp = row.tp, weights = row.weights, kv = row.kv,
-      context = row.context, concurrency = row.concurrency, fits = row.fits, limit = limit,
-      max_concurrency = row.max_concurrency, max_context = row.max_context,
-      weights_gib_per_gpu = row.weights_gib_per_gpu, kv_budget_gib_per_gpu = row.kv_budget_gib_per_gpu,
-      why = row.why,
-    }
-    if with_time then kv.report.time_fields(d, row.context, row.concurrency, rows[#rows]) end
-  end
-end
-
+-- one sweep: GPU x tp, each checked before the first row (kv.sweep)
 local columns = {
   "model", "gpu", "tp", "weights", "kv", "context", "concurrency", "fits", "limit",
   "max_concurrency", "max_context", {"weights_gib_per_gpu", precision = 2},
@@ -89,6 +65,13 @@ local columns = {
 if with_time then
   for _, c in ipairs(kv.report.time_columns) do columns[#columns + 1] = c end
 end
-local r = kv.report{columns = columns}
-for _, row in ipairs(rows) do r:row(row) end
-r:close()
+kv.sweep{
+  model = model, gpu = list, tp = opt.tp, context = context, concurrency = opt.concurrency,
+  base = {
+    pp = opt.pp, kv = opt.kv, weights = opt.weights ~= "native" and opt.weights or nil,
+    utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
+    overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
+    price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
+  },
+  columns = columns,
+}:write()

@@ -158,6 +158,7 @@ typedef struct run {
   unsigned want;
   int kv_names, weights_names;          /* stack indices of name tables */
   int filter;                           /* stack index of the filter, or 0 */
+  int each;                             /* stack index of spec.each (rows to it, no file), or 0 */
   rule *rules;                          /* a declarative filter, evaluated in C */
   int nrule;
   int64_t rejected;                     /* its rejections (time limit polls) */
@@ -521,9 +522,9 @@ static const char *const row_keys[RK_N] = {
 /* The row's fields computed when read (row_index), by name in the table
  * that is row_index's upvalue 2. */
 enum { LZ_ROW = 1, LZ_MAX_CONTEXT, LZ_KV_BYTES_PER_TOKEN, LZ_ACTIVATION_BYTES, LZ_OVERHEAD_BYTES,
-       LZ_STARTS };
+       LZ_STARTS, LZ_WHY };
 static const char *const lazy_names[] = {
-  "row", "max_context", "kv_bytes_per_token", "activation_bytes", "overhead_bytes", "starts",
+  "row", "max_context", "kv_bytes_per_token", "activation_bytes", "overhead_bytes", "starts", "why",
 };
 
 /* __index of the row table (upvalue 1: the run's holder; 2: the lazy
@@ -560,6 +561,15 @@ static int row_index(lua_State *L) {
       }
       lua_pushboolean(L, r->start.starts);
       break;
+    case LZ_WHY: { /* the verdict in words, as the why column (need and have evaluated) */
+      kvp_verdict v;
+      char buf[KVP_START_TEXT_MAX];
+      kvp_err e = kvp_verdict_fit(l, r->cur->context, r->cur->concurrency, &v);
+      if (e != KVP_OK) return kvl_core_error(L, e, NULL, "why");
+      int n = kvp_verdict_explain(l, &v.fit, &v.start, buf, sizeof buf);
+      lua_pushlstring(L, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+      break;
+    }
     case LZ_KV_BYTES_PER_TOKEN:
       if (st == NULL || st->token_bits % 8 == 0) lua_pushinteger(L, st ? (lua_Integer)(st->token_bits / 8) : 0);
       else lua_pushnumber(L, (double)st->token_bits / 8.0);
@@ -752,12 +762,13 @@ static void make_rowtab(lua_State *L, run *r) {
 }
 
 /* Call the function at fn with the row table at rowidx; one result. An
- * error names the filter, or the column at cols[col + 1]. */
+ * error names the filter (cols 0), spec.each (cols < 0), or the column at
+ * cols[col + 1]. */
 static void call_lua(lua_State *L, int fn, int rowidx, int cols, int col) {
   lua_pushvalue(L, fn);
   lua_pushvalue(L, rowidx);
   if (lua_pcall(L, 1, 1, 0) == LUA_OK) return;
-  if (cols == 0) kvl_error(L, "sweep filter: %s", lua_tostring(L, -1));
+  if (cols <= 0) kvl_error(L, "sweep %s: %s", cols < 0 ? "each" : "filter", lua_tostring(L, -1));
   lua_geti(L, cols, col + 1);
   kvl_error(L, "%s: %s", lua_tostring(L, -1), lua_tostring(L, -2));
 }
@@ -1383,6 +1394,38 @@ static void progress(int64_t done, int64_t total, double start, int final) {
 }
 
 /* sweep_core.run(spec) -> rows written, total rows of the whole sweep */
+/* The rows of spec.each: each row the filters keep, to the function at
+ * r->each (its result ignored). Returns the rows given. */
+static int each_row(lua_State *L, run *r, holder *h) {
+  kvp_diag d = {{0}};
+  kvp_sweep_row row;
+  int64_t given = 0;
+  int got, dep, top = lua_gettop(L);
+  while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
+    if (r->nrule > 0 && !rules_keep(r, &row, &dep)) {
+      if (dep != DEP_ROW) kvp_sweep_skip(h->s, &row, dep == DEP_LEDGER);
+      if ((++r->rejected & 0xfff) == 0) kvl_poll(L);
+      continue;
+    }
+    push_row(L, r, &row);
+    int keep = 1;
+    if (r->filter) {
+      call_lua(L, r->filter, r->rowtab, 0, 0);
+      keep = lua_toboolean(L, -1);
+    }
+    if (keep) {
+      call_lua(L, r->each, r->rowtab, -1, 0);
+      given++;
+    }
+    r->cur = NULL;
+    lua_settop(L, top);
+    if ((row.index & 0xfff) == 0) kvl_poll(L);
+  }
+  if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
+  lua_pushinteger(L, (lua_Integer)given);
+  return 1;
+}
+
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   holder *h = lua_newuserdatauv(L, sizeof *h, 0);
@@ -1440,7 +1483,9 @@ static int l_run(lua_State *L) {
   r->funcs = lua_getfield(L, 1, "funcs") == LUA_TTABLE ? lua_gettop(L) : 0;
   lua_getfield(L, 1, "filter");
   r->filter = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
-  if (r->filter) {
+  lua_getfield(L, 1, "each");
+  r->each = lua_isfunction(L, -1) ? lua_gettop(L) : 0;
+  if (r->filter || r->each) {
     r->needrow = 1;
     r->want |= KVP_WANT_FIT | KVP_WANT_MAXCONC;
   }
@@ -1479,6 +1524,9 @@ static int l_run(lua_State *L) {
   }
   if (lua_getfield(L, 1, "check") != LUA_TNIL) return 0; /* checked: write nothing */
   lua_pop(L, 1);
+
+  /* spec.each: every row to it, nothing written */
+  if (r->each) return each_row(L, r, h);
 
   /* the writer: header now, rows streamed, renamed into place at the end */
   lua_getfield(L, 1, "path");

@@ -155,58 +155,69 @@ function M.search(spec)
   local base = spec.base or {}
   if type(base) ~= "table" then util.raise("field 'base' must be a table of deployment options") end
 
-  local all = {}
-  for _, g in ipairs(gpus) do
+  -- one sweep a weight and KV format: GPU x tp x pp in C, each candidate a row
+  -- (kv.sweep each); pp 1, 2, ... up to max_gpus // tp and the layers
+  local by_id = {}
+  for i, g in ipairs(gpus) do
     local gpu = kv.gpus.check_plannable(kv.gpu(g))
-    for _, wf in ipairs(weights) do
-      for _, kf in ipairs(kvs) do
-        for _, tp in ipairs(tps) do
-          tp = util.count(tp, "tp")
-          local pplist = pps
-          if pplist == nil or #pplist == 0 then
-            pplist = {}
-            for pp = 1, math.min(model.layers, max_gpus // tp) do pplist[#pplist + 1] = pp end
-          end
-          for _, pp in ipairs(pplist) do
-            pp = util.count(pp, "pp")
-            local opts = {}
-            for k, v in pairs(base) do opts[k] = v end
-            opts.model, opts.gpu, opts.tp, opts.pp = model, gpu, tp, pp
-            opts.weights = wf ~= "native" and wf or nil
-            opts.kv = kf
-            local d = kv.deploy(opts)
-            local l = d:ledger()
-            local fits, why, limit = l:fit(context, concurrency) -- the engine's refusal included
-            local maxc = l:max_concurrency(context)
-            local c = {
-              gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = d.weights.name,
-              kv = d.kv.name, fits = fits, limit = limit, max_concurrency = maxc,
-              per_gpu = maxc / (tp * pp), weights_gib = units.gib(l.weights),
-              kv_budget_gib = units.gib(l.kv_budget), why = why or "", deployment = d,
-            }
-            if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * tp * pp end
-            if fits and target > 0 then
-              local ok, t = pcall(d.time, d, context, concurrency)
-              if not ok then
-                c.fits, c.why = false, "no throughput: " .. tostring(t):gsub("^.-:%d+: ", "", 1)
-              else
-                c.tokens_per_s = t.tokens_per_s
-                if t.tokens_per_s < target then
-                  c.fits = false
-                  c.why = string.format("decodes %.0f tokens/s at %d requests, target %s",
-                                        t.tokens_per_s, concurrency, fmt_num(target))
-                end
-              end
-            end
-            if c.fits and rank == "cost" and c.cost_per_hour == nil then
+    by_id[gpu.id], gpus[i] = gpu, gpu.id
+  end
+  if pps == nil or #pps == 0 then
+    pps = {}
+    for pp = 1, math.min(model.layers, max_gpus) do pps[#pps + 1] = pp end
+    pps.upto = max_gpus
+  end
+  local all = {}
+  for _, wf in ipairs(weights) do
+    for _, kf in ipairs(kvs) do
+      local opts = {}
+      for k, v in pairs(base) do opts[k] = v end
+      opts.weights, opts.kv = wf ~= "native" and wf or nil, kf
+      local function candidate(r)
+        local tp, pp, gpu = r.tp, r.pp, by_id[r.gpu]
+        local maxc = r.max_concurrency
+        local c = {
+          gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = r.weights, kv = r.kv,
+          fits = r.fits, limit = r.limit, max_concurrency = maxc, per_gpu = maxc / (tp * pp),
+          weights_gib = units.gib(r.weights_bytes), kv_budget_gib = units.gib(r.kv_budget_bytes),
+          why = r.why,
+        }
+        -- the candidate's deployment, built when read (d:time, or the caller)
+        setmetatable(c, {__index = function(t, k)
+          if k ~= "deployment" then return nil end
+          local o = {}
+          for f, v in pairs(opts) do o[f] = v end
+          o.model, o.gpu, o.tp, o.pp = model, gpu, tp, pp
+          rawset(t, k, kv.deploy(o))
+          return t[k]
+        end})
+        if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * tp * pp end
+        if c.fits and target > 0 then
+          local d = c.deployment
+          local ok, t = pcall(d.time, d, context, concurrency)
+          if not ok then
+            c.fits, c.why = false, "no throughput: " .. tostring(t):gsub("^.-:%d+: ", "", 1)
+          else
+            c.tokens_per_s = t.tokens_per_s
+            if t.tokens_per_s < target then
               c.fits = false
-              c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)",
-                                    gpu.id)
+              c.why = string.format("decodes %.0f tokens/s at %d requests, target %s",
+                                    t.tokens_per_s, concurrency, fmt_num(target))
             end
-            all[#all + 1] = c
           end
         end
+        if c.fits and rank == "cost" and c.cost_per_hour == nil then
+          c.fits = false
+          c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)",
+                                gpu.id)
+        end
+        all[#all + 1] = c
       end
+      kv.sweep{
+        model = model, gpu = gpus, tp = tps, pp = pps, context = context, concurrency = concurrency,
+        base = opts, columns = {"fits"},
+        filter = pps.upto and function(r) return r.tp * r.pp <= pps.upto end or nil,
+      }:each(candidate)
     end
   end
   local order = orders[rank]

@@ -770,6 +770,16 @@ function Sweep:write(path, opts)
   return written
 end
 
+--- Call fn(row) for every row the filters keep, in row order, writing
+--- nothing: the row table a filter sees (one table for the whole sweep,
+--- updated in place: copy what you keep), `why` among its fields. For a
+--- script that makes its own rows from the sweep's (kv.best, the commands).
+--- Returns the rows given to fn.
+function Sweep:each(fn)
+  if type(fn) ~= "function" then util.raise("sweep each needs a function, got %s", type(fn)) end
+  return core.run(self:core_spec{each = fn})
+end
+
 function Sweep:__tostring()
   return string.format("kvplan.Sweep (%d rows, %d columns%s)", self:count(), #self.columns,
                        self.built_in_lua and ("; every deployment built in Lua: " .. self.built_in_lua)

@@ -45,6 +45,19 @@ local function both_ways(spec, axes, base)
     check.eq(byrow[key], nil, "one row of " .. key)
     byrow[key] = r
   end
+  -- s:each gives the rows the file has, in its order, its verdict the same
+  local i = 1
+  check.eq(s:each(function(r)
+    i = i + 1
+    local w = {}
+    for j, name in ipairs(head) do w[name] = rows[i][j] end
+    for _, k in ipairs(names) do check.eq(tostring(r[k]), w[k], "each: " .. k .. " of row " .. i) end
+    check.eq(tostring(r.fits), w.fits, "each: fits of row " .. i)
+    check.eq(r.limit, w.limit, "each: limit of row " .. i)
+    check.eq(r.why, w.why, "each: why of row " .. i)
+    check.eq(tostring(r.starts), w.starts, "each: starts of row " .. i)
+    check.eq(r.max_concurrency, tonumber(w.max_concurrency), "each: max_concurrency of row " .. i)
+  end), #rows - 1, "each: every row")
   local n = 0
   local function walk(i, opts)
     if i <= #names then

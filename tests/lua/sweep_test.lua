@@ -523,5 +523,36 @@ do
   os.remove(dir .. "/optim_lua.csv")
 end
 
+-- s:each: the rows to a function, nothing written; filters apply; why is the
+-- why column's text (need and have evaluated: no why column asked for)
+do
+  local se = kv.sweep{model = "llama-3.1-8b", gpu = {"l4", "h100-sxm"}, tp = {1, 2},
+                      context = {2048, 65536}, concurrency = {1, 64},
+                      columns = {"gpu", "tp", "context", "concurrency", "weights_bytes",
+                                 "kv_budget_bytes", "max_concurrency", "fits", "limit", "why"}}
+  se:write(path)
+  local want = kv.csv.read(path)
+  local i = 1
+  check.eq(se:each(function(r)
+    i = i + 1
+    local w = want[i]
+    local got = {r.gpu, r.tp, r.context, r.concurrency, r.weights_bytes, r.kv_budget_bytes,
+                 r.max_concurrency, tostring(r.fits), r.limit, r.why}
+    for j = 1, #w do check.eq(tostring(got[j]), w[j], "each: row " .. i .. " column " .. j) end
+  end), 16, "each: 16 rows")
+  check.eq(i, 17, "each: every row, in order")
+  local kv_rows = 0
+  check.eq(kv.sweep{model = "llama-3.1-8b", gpu = {"l4", "h100-sxm"}, tp = {1, 2},
+                    context = {2048, 65536}, concurrency = {1, 64}, columns = {"fits"},
+                    filter = {limit = "kv"}}:each(function(r)
+    kv_rows = kv_rows + 1
+    check.eq(r.why:find("^KV for %d+ x %d+ tokens needs [0-9.]+ GiB per GPU, [0-9.]+ GiB left") ~= nil, true, r.why)
+  end), kv_rows, "each: the rows the filter keeps")
+  check.eq(kv_rows > 0, true, "each: some rows fail on their KV")
+  check.eq(se:each(function() end), 16, "each: a function's result is ignored")
+  check.error("sweep each needs a function, got nil", function() se:each() end)
+  check.error("sweep each: ", function() se:each(function() error("stop") end) end)
+end
+
 os.remove(path)
 os.remove(dir)
