@@ -66,31 +66,31 @@ local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.kv == 0 then kv.util.raise("argument 'kv' needs at least one format, e.g. kv=bf16,fp8") end
 if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2") end
 
--- every deployment first, so a bad name or format fails before any output
-local rows = {}
-for _, g in ipairs(list) do
-  local gpu = kv.gpu(g)
-  for _, tp in ipairs(opt.tp) do
-    for _, f in ipairs(opt.kv) do
-      local d = kv.deploy{
-        model = model, gpu = gpu, tp = tp, pp = opt.pp, kv = f,
-        weights = opt.weights ~= "native" and opt.weights or nil,
-        utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
-        overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
-        block = opt.block, engine = opt.engine ~= "" and opt.engine or nil,
-        engine_version = opt.version ~= "" and opt.version or nil,
-      }
-      local l = d:ledger()
-      local n, why, limit = l:max_concurrency(context) -- limit starts: n is the KV cache's
-      rows[#rows + 1] = {
-        model = model.id, gpu = gpu.id, tp = tp, weights = d.weights.name, kv = d.kv.name,
-        kv_bytes_per_token_per_gpu = l.kv_bytes_per_token,
-        weights_gib_per_gpu = kv.units.gib(l.weights), kv_budget_gib_per_gpu = kv.units.gib(l.kv_budget), kv_tokens = l.kv_tokens, context = context,
-        max_concurrency = n, limit = limit, why = why,
-      }
-    end
-  end
-end
+-- one sweep: GPU x tp x KV format in C, its rows kept so that a bad name or
+-- format fails before any output (kv.sweep each)
+local rows, kvs = {}, {}
+for i, f in ipairs(opt.kv) do kvs[i] = f == "auto" and model:auto_kv_format().name or f end
+kv.sweep{
+  model = model, gpu = list, tp = opt.tp, kv = kvs, context = context,
+  base = {
+    pp = opt.pp, weights = opt.weights ~= "native" and opt.weights or nil,
+    utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
+    overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
+    block = opt.block, engine = opt.engine ~= "" and opt.engine or nil,
+    engine_version = opt.version ~= "" and opt.version or nil,
+  },
+  columns = {"max_concurrency"},
+}:each(function(l)
+  -- the limit and why of max_concurrency (l:max_concurrency: starts where the
+  -- engine refuses to start, the count still the KV cache's)
+  rows[#rows + 1] = {
+    model = model.id, gpu = l.gpu, tp = l.tp, weights = l.weights, kv = l.kv,
+    kv_bytes_per_token_per_gpu = l.kv_bytes_per_token,
+    weights_gib_per_gpu = kv.units.gib(l.weights_bytes), kv_budget_gib_per_gpu = kv.units.gib(l.kv_budget_bytes),
+    kv_tokens = l.kv_tokens, context = context, max_concurrency = l.max_concurrency,
+    limit = l.max_concurrency_limit, why = l.max_concurrency_why,
+  }
+end)
 
 local r = kv.report{columns = {
   "model", "gpu", "tp", "weights", "kv", "kv_bytes_per_token_per_gpu", {"weights_gib_per_gpu", precision = 2},

@@ -522,9 +522,10 @@ static const char *const row_keys[RK_N] = {
 /* The row's fields computed when read (row_index), by name in the table
  * that is row_index's upvalue 2. */
 enum { LZ_ROW = 1, LZ_MAX_CONTEXT, LZ_KV_BYTES_PER_TOKEN, LZ_ACTIVATION_BYTES, LZ_OVERHEAD_BYTES,
-       LZ_STARTS, LZ_WHY };
+       LZ_STARTS, LZ_WHY, LZ_MC_LIMIT, LZ_MC_WHY };
 static const char *const lazy_names[] = {
   "row", "max_context", "kv_bytes_per_token", "activation_bytes", "overhead_bytes", "starts", "why",
+  "max_concurrency_limit", "max_concurrency_why",
 };
 
 /* __index of the row table (upvalue 1: the run's holder; 2: the lazy
@@ -561,13 +562,21 @@ static int row_index(lua_State *L) {
       }
       lua_pushboolean(L, r->start.starts);
       break;
-    case LZ_WHY: { /* the verdict in words, as the why column (need and have evaluated) */
+    case LZ_WHY: case LZ_MC_LIMIT: case LZ_MC_WHY: {
+      /* the verdict in words, as the why column (need and have evaluated), or
+       * max_concurrency's (l:max_concurrency's limit and why) */
       kvp_verdict v;
+      int64_t n;
       char buf[KVP_START_TEXT_MAX];
-      kvp_err e = kvp_verdict_fit(l, r->cur->context, r->cur->concurrency, &v);
-      if (e != KVP_OK) return kvl_core_error(L, e, NULL, "why");
-      int n = kvp_verdict_explain(l, &v.fit, &v.start, buf, sizeof buf);
-      lua_pushlstring(L, buf, n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+      kvp_err e = id == LZ_WHY ? kvp_verdict_fit(l, r->cur->context, r->cur->concurrency, &v)
+                               : kvp_verdict_max_concurrency(l, r->cur->context, &n, &v);
+      if (e != KVP_OK) return kvl_core_error(L, e, NULL, lua_tostring(L, 2));
+      if (id == LZ_MC_LIMIT) {
+        lua_pushstring(L, kvp_why_name(v.fit.why));
+        break;
+      }
+      int len = kvp_verdict_explain(l, &v.fit, &v.start, buf, sizeof buf);
+      lua_pushlstring(L, buf, len < 0 ? 0 : (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
       break;
     }
     case LZ_KV_BYTES_PER_TOKEN:

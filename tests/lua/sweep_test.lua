@@ -550,6 +550,22 @@ do
   end), kv_rows, "each: the rows the filter keeps")
   check.eq(kv_rows > 0, true, "each: some rows fail on their KV")
   check.eq(se:each(function() end), 16, "each: a function's result is ignored")
+  -- max_concurrency's limit and why, as l:max_concurrency: the KV cache, vLLM's
+  -- max_num_seqs (256 of 1755 on the L4 at 16 tokens), the refusal to start
+  local seen = {}
+  kv.sweep{model = "llama-3.1-8b", gpu = {"l4", "h100-sxm"}, engine = "vllm",
+           max_model_len = {8192, 131072}, context = {16, 8192, 200000},
+           columns = {"fits"}}:each(function(r)
+    local d = kv.deploy{model = "llama-3.1-8b", gpu = r.gpu, engine = "vllm", max_model_len = r.max_model_len}
+    local n, why, limit = d:ledger():max_concurrency(r.context)
+    check.eq(r.max_concurrency, n, "each: max_concurrency")
+    check.eq(r.max_concurrency_limit, limit, "each: max_concurrency_limit")
+    check.eq(r.max_concurrency_why, why, "each: max_concurrency_why")
+    seen[limit] = true
+  end)
+  for _, k in ipairs{"none", "max_num_seqs", "starts", "context"} do
+    check.eq(seen[k], true, "each: a row of max_concurrency limit " .. k)
+  end
   check.error("sweep each needs a function, got nil", function() se:each() end)
   check.error("sweep each: ", function() se:each(function() error("stop") end) end)
 end
