@@ -655,10 +655,6 @@ kvp_err kvp_ledger_max_concurrency(const kvp_ledger *l, int64_t context,
 /* Longest context (<= max_len) at which `concurrency` requests fit; 0 if none. */
 kvp_err kvp_ledger_max_context(const kvp_ledger *l, int64_t concurrency,
                                int64_t *n, kvp_fit *why);
-/* Smallest power-of-two tp <= max_tp at which the request shape fits
- * (0 when none does; `why` then explains the largest tp tried). */
-kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurrency,
-                          int64_t max_tp, int64_t *tp, kvp_fit *why, kvp_diag *diag);
 /* Human reason, e.g. "weights need 70.0 GiB per GPU, 68.4 GiB usable";
  * "" when it fits. Returns what snprintf returns. */
 int kvp_fit_explain(const kvp_fit *f, char *buf, size_t n);

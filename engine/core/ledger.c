@@ -886,27 +886,6 @@ kvp_err kvp_ledger_max_context(const kvp_ledger *l, int64_t concurrency, int64_t
   return KVP_OK;
 }
 
-kvp_err kvp_ledger_min_tp(const kvp_deploy *d, int64_t context, int64_t concurrency,
-                          int64_t max_tp, int64_t *tp, kvp_fit *why, kvp_diag *diag) {
-  if (max_tp < 1)
-    return kvp_fail(diag, KVP_EINVAL, "field 'max_tp' must be an integer >= 1, got %lld",
-                    (long long)max_tp);
-  kvp_ledger l, *lp = &l;
-  kvp_deploy t = *d;
-  *tp = 0;
-  for (int64_t p = 1; p <= max_tp; p *= 2) {
-    t.tp = p;
-    TRY(kvp_ledger_eval(&t, lp, diag));
-    TRY(kvp_ledger_fit(lp, context, concurrency, why));
-    if (why->why == KVP_FITS) {
-      *tp = p;
-      return KVP_OK;
-    }
-    if (p > INT64_MAX / 2) break;
-  }
-  return KVP_OK;
-}
-
 static double gib(int64_t b) { return (double)b / 1073741824.0; }
 
 const char *kvp_why_name(kvp_why w) {

@@ -227,6 +227,27 @@ kvp_err kvp_verdict_max_concurrency(const kvp_ledger *l, int64_t context, int64_
   return KVP_OK;
 }
 
+kvp_err kvp_verdict_min_tp(const kvp_deploy *d, int64_t context, int64_t concurrency,
+                           int64_t max_tp, kvp_ledger *l, int64_t *tp, kvp_verdict *out,
+                           kvp_diag *diag) {
+  if (max_tp < 1)
+    return kvp_fail(diag, KVP_EINVAL, "field 'max_tp' must be an integer >= 1, got %lld",
+                    (long long)max_tp);
+  kvp_deploy t = *d;
+  *tp = 0;
+  for (int64_t p = 1; p <= max_tp; p *= 2) {
+    t.tp = p;
+    TRY(kvp_ledger_eval(&t, l, diag));
+    TRY(kvp_verdict_fit(l, context, concurrency, out));
+    if (out->fit.why == KVP_FITS) {
+      *tp = p;
+      return KVP_OK;
+    }
+    if (p > INT64_MAX / 2) break;
+  }
+  return KVP_OK;
+}
+
 int kvp_verdict_explain(const kvp_ledger *l, const kvp_fit *f, const kvp_start *s, char *buf,
                         size_t n) {
   if (f->why == KVP_WHY_STARTS && s != NULL) return kvp_start_explain(l, s, buf, n);

@@ -74,6 +74,13 @@ kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrenc
  * whether or not the engine starts), its why folded. */
 kvp_err kvp_verdict_max_concurrency(const kvp_ledger *l, int64_t context, int64_t *n,
                                     kvp_verdict *out);
+/* Smallest power-of-two tp <= max_tp of deployment d at which the
+ * requests run (kvp_verdict_fit): *tp, 0 when none does. l (at least
+ * kvp_ledger_size(d) bytes) is left holding the ledger of the last tp
+ * tried and *out its verdict, which explains it. */
+kvp_err kvp_verdict_min_tp(const kvp_deploy *d, int64_t context, int64_t concurrency,
+                           int64_t max_tp, kvp_ledger *l, int64_t *tp, kvp_verdict *out,
+                           kvp_diag *diag);
 /* Why not in words: the engine's error for KVP_WHY_STARTS (s may be NULL
  * only for another why), else kvp_fit_explain; "" when the requests run.
  * Returns what snprintf returns. */

@@ -673,13 +673,13 @@ static int l_min_tp(lua_State *L) {
   kvl_check_deploy(L, 1, &d);
   int64_t ctx = check_count_arg(L, 2, "context"), conc = check_count_arg(L, 3, "concurrency");
   int64_t max_tp = lua_isnoneornil(L, 4) ? 64 : check_count_arg(L, 4, "max_tp"), tp;
-  kvp_fit f;
+  kvp_verdict v;
   kvp_diag diag = {{0}};
-  kvp_err e = kvp_ledger_min_tp(&d, ctx, conc, max_tp, &tp, &f, &diag);
+  kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 0); /* the last tp tried */
+  kvp_err e = kvp_verdict_min_tp(&d, ctx, conc, max_tp, l, &tp, &v, &diag);
   if (e != KVP_OK) return kvl_core_error(L, e, &diag, "min_tp");
   lua_pushinteger(L, (lua_Integer)tp);
-  push_why(L, &f);
-  push_limit(L, &f);
+  push_verdict(L, l, &v);
   return 3;
 }
 

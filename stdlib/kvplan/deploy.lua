@@ -818,7 +818,8 @@ function Deployment:with(changes)
 end
 
 --- Smallest power-of-two tp (<= max_tp, default 64) at which `concurrency`
---- requests of `context` tokens fit: tp, or 0 and the reason at the largest.
+--- requests of `context` tokens fit and the engine starts (l:fit's verdict):
+--- tp, or 0 and the reason at the largest.
 function Deployment:min_tp(context, concurrency, max_tp)
   return core.min_tp(self:spec(), context, concurrency or 1, max_tp)
 end

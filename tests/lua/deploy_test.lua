@@ -56,3 +56,8 @@ local g = kv.deploy{model = "gemma-3-27b", gpu = "h100-sxm"}:ledger()
 check.eq(g.kv_groups, 7, "Gemma 3 27B: 1 full + 6 sliding groups of 10 layers")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang"}:ledger()
          .vllm_kv_cache_tokens, 0, "not a vLLM budget")
+
+-- Llama-3.1-8B's 2048-token request fits one L4, but vLLM refuses its max_model_len there
+local l4 = kv.deploy{model = "llama-3.1-8b", gpu = "l4"}
+check.eq(l4:min_tp(2048, 1), 2, "min tp: the engine starts")
+check.eq(select(3, l4:min_tp(2048, 1, 1)), "starts", "min tp 1: vLLM refuses")

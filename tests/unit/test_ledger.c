@@ -92,23 +92,6 @@ static void reserve_beyond_usable_is_its_own_reason(void **state) {
   assert_string_equal(buf, "weights, activations and overhead need 77.0 GiB per GPU, 76.0 GiB usable");
 }
 
-static void smallest_tp_for_16_requests_of_32k_bf16_70b_is_8(void **state) {
-  (void)state;
-  kvp_deploy d;
-  seed_deploy(&d, 0);
-  d.utilization = 0.9;
-  d.overhead_bytes = 0;
-  int64_t tp;
-  kvp_fit f;
-  assert_int_equal(kvp_ledger_min_tp(&d, 32768, 16, 64, &tp, &f, NULL), KVP_OK);
-  assert_int_equal(tp, 8);
-  assert_int_equal(kvp_ledger_min_tp(&d, 32768, 16, 4, &tp, &f, NULL), KVP_OK);
-  assert_int_equal(tp, 0);
-  assert_int_equal(f.why, KVP_WHY_KV); /* at tp 4: 42.95e9 needed, 42.31e9 left */
-  assert_int_equal(f.need, 32769 * 1310720LL);
-  assert_int_equal(f.have, 77309411328LL - 35000000000LL);
-}
-
 static void tp_that_does_not_divide_heads_does_not_fit(void **state) {
   (void)state;
   kvp_deploy d;
@@ -984,7 +967,6 @@ int main(void) {
     cmocka_unit_test(true_4bit_weights_fit_16_requests_of_8k),
     cmocka_unit_test(weights_too_big_say_why_never_a_negative_count),
     cmocka_unit_test(reserve_beyond_usable_is_its_own_reason),
-    cmocka_unit_test(smallest_tp_for_16_requests_of_32k_bf16_70b_is_8),
     cmocka_unit_test(tp_that_does_not_divide_heads_does_not_fit),
     cmocka_unit_test(tightest_pipeline_stage_decides),
     cmocka_unit_test(context_beyond_max_model_len_does_not_fit),

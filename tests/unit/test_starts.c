@@ -278,6 +278,39 @@ static void the_fold_changes_only_a_fit_that_lets_requests_in(void **state) {
   assert_int_equal(verdict(1024, 1), KVP_WHY_WEIGHTS);
 }
 
+/* min_tp: the tp at which the requests run, not only fit. The same 8 GiB of
+ * KV cache a worker: a block of 16 tokens is 8 MiB / tp, so max_model_len
+ * 20000 (1250 blocks) is refused at tp 1 (1024 blocks) and starts at tp 2
+ * (2048); 100 requests of 1024 tokens (64 blocks each) need 6400 blocks
+ * beside the null one: tp 8 (8192). */
+static void min_tp_is_the_smallest_tp_that_starts(void **state) {
+  (void)state;
+  static kvp_ledger last;
+  int64_t tp;
+  kvp_verdict v;
+  qwen_in_8_gib(20000, 0);
+  assert_int_equal(kvp_verdict_min_tp(&d, 1024, 1, 64, &last, &tp, &v, NULL), KVP_OK);
+  assert_int_equal(tp, 2);
+  assert_int_equal(v.fit.why, KVP_FITS);
+  assert_int_equal(kvp_verdict_min_tp(&d, 1024, 1, 1, &last, &tp, &v, NULL), KVP_OK);
+  assert_int_equal(tp, 0);
+  assert_int_equal(v.fit.why, KVP_WHY_STARTS);
+  char buf[KVP_START_TEXT_MAX];
+  kvp_verdict_explain(&last, &v.fit, &v.start, buf, sizeof buf);
+  assert_string_equal(buf, "vLLM refuses to start: one request of max_model_len 20000 tokens "
+                           "needs 9.77 GiB of KV cache, 8.00 GiB available (vLLM's estimated "
+                           "maximum model length is 16384)");
+  assert_int_equal(kvp_verdict_min_tp(&d, 1024, 100, 64, &last, &tp, &v, NULL), KVP_OK);
+  assert_int_equal(tp, 8);
+  assert_int_equal(kvp_verdict_min_tp(&d, 1024, 100, 4, &last, &tp, &v, NULL), KVP_OK);
+  assert_int_equal(tp, 0);
+  /* at tp 4: 6400 blocks of 2 MiB and the null block, in 4096 */
+  assert_int_equal(v.fit.why, KVP_WHY_KV);
+  assert_int_equal(v.fit.need, 6401 * 2 * MiB);
+  assert_int_equal(v.fit.have, 8 * GiB);
+  assert_int_equal(kvp_verdict_min_tp(&d, 1024, 1, 0, &last, &tp, &v, NULL), KVP_EINVAL);
+}
+
 static void null_arguments_are_refused(void **state) {
   (void)state;
   kvp_start s;
@@ -303,6 +336,7 @@ int main(void) {
     cmocka_unit_test(requests_that_fit_run_only_on_an_engine_that_starts),
     cmocka_unit_test(max_concurrency_keeps_its_count_and_says_the_refusal),
     cmocka_unit_test(the_fold_changes_only_a_fit_that_lets_requests_in),
+    cmocka_unit_test(min_tp_is_the_smallest_tp_that_starts),
     cmocka_unit_test(null_arguments_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
