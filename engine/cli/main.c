@@ -600,7 +600,10 @@ static void usage(FILE *f) {
   fputs("  -h, --help             show this help\n"
         "  -v, --version          show the version\n"
         "\nkey=value pairs reach the script as a table (its first argument, '...');\n"
-        "sizes take units (80GiB, 2G), token counts suffixes (32k = 32000, 32K = 32768).\n"
+        "sizes take units (80GiB, 2G), token counts suffixes (32k = 32000, 32K = 32768);\n"
+        "an argument named as a deployment field (tp, utilization, activation, ...) is\n"
+        "checked as that field, and the engines' names stand for them\n"
+        "(tensor_parallel_size, gpu_memory_utilization, ...; docs/fields.md).\n"
         "batch goes on past a failing script, prints a summary and exits 1 if any\n"
         "failed. Errors print 'kvplan: message' on stderr and exit with status 1;\n"
         "a bad command line exits with status 2.\n", f);

@@ -310,6 +310,13 @@ local main = check.slurp("engine/cli/main.c")
 for cmd, text in main:gmatch('{"(%w+)", F_RUN, cmd_ready, "([^"]*)"') do
   if takes[cmd] then usage_keys("kvplan --help", cmd, text) else fail("main.c: no ready script '%s'", cmd) end
 end
+-- --help's note on fields: the names it gives are fields or engines' names
+for name in (main:match('"an argument named as a deployment field.-docs/fields%.md') or ""):gmatch("[%a_]+") do
+  if name:find("_", 1, true) and not (fields.names[name] or fields.aliases[name]) then
+    fail("kvplan --help names '%s' as a field or an engine's name; fields.lua has no such", name)
+  end
+end
+if not main:find("docs/fields.md", 1, true) then fail("kvplan --help does not point to docs/fields.md") end
 for line in man:gmatch("[^\n]+") do
   local plain = line:gsub("\\f.", ""):gsub("\\%-", "-")
   local cmd, rest = plain:match("^%.B (%w+) (.*)$")
