@@ -293,6 +293,8 @@ typedef struct kvp_engine_rule {
   int32_t mxfp4;            /* weight_bytes: the checkpoint with MXFP4 experts repacked
                              * for tp (mx), unless a weight format replaced it */
   kvp_mxfp4 mx;
+  int32_t mx_by_gpu;        /* mx's layout is the GPU's default kernel's (no kernel named):
+                             * a GPU's facts set it (kvp_engine_rule_gpu) */
   int64_t default_tokens;   /* TensorRT-LLM: max_num_tokens when not given */
   int64_t chunked_tokens;   /* V0: max_num_batched_tokens with chunked prefill */
   int64_t big_seqs;         /* V1: max_num_seqs on a GPU of >= 70 GiB, not an A100 */
@@ -306,6 +308,20 @@ typedef struct kvp_engine_rule {
   int64_t fraction_tp[KVP_MAX_FRACTIONS];
   double fraction[KVP_MAX_FRACTIONS];
 } kvp_engine_rule;
+
+/* What an engine rule reads of a GPU besides its memory (a sweep's GPU axis
+ * carries one per value): whether its name says A100 (vLLM's big-GPU
+ * defaults leave it out) and the layout of the MXFP4 MoE kernel vLLM picks
+ * on it (stdlib/kvplan/engines.lua mxfp4_backend, by compute capability). */
+typedef struct kvp_gpu_facts {
+  int32_t a100;
+  kvp_mxfp4 mx;             /* the layout: align_inter, align_hidden, tile, scale_rows,
+                             * fp32_bias, keeps_scales (the rest unused) */
+} kvp_gpu_facts;
+
+/* Set a GPU's facts on rule r: the A100 flag, and the kernel's layout when
+ * the rule's MXFP4 kernel is the GPU's default (r->mx_by_gpu). */
+void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g);
 
 /* ---- the ledger of one GPU (ledger.c) ---------------------------------- */
 
@@ -428,7 +444,7 @@ typedef struct kvp_deploy {
   int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
   kvp_vllm vllm;              /* vLLM's switches and overrides (budget vllm only) */
-  kvp_engine_rule predict;    /* the engine rule of its reserves (kvp_predict_deploy) */
+  kvp_engine_rule engine;     /* the engine rule of its reserves (kvp_predict_deploy) */
   /* ---- the engine's startup (starts.h) ---- */
   int32_t engine_named;       /* the deployment names its engine (engine or engine_version):
                                * a sweep's fits includes the engine's refusal to start */
@@ -754,7 +770,7 @@ typedef struct kvp_reserves {
   double reserved_mib;
 } kvp_reserves;
 
-/* Predict d's reserves from its engine rule d->predict and its numbers:
+/* Predict d's reserves from its engine rule d->engine and its numbers:
  * the activation peak (and each pipeline stage's), the non-torch memory,
  * vLLM's default max_num_seqs when it caps, the utilization of SGLang's
  * defaults, MXFP4 weights as loaded; set on d. nt: the non-torch constants

@@ -665,12 +665,26 @@ static kvp_err vision_run(const kvp_engine_rule *r, const kvp_deploy *d, int64_t
   return kvp_predict_encoder(&v, &run, e, diag);
 }
 
+void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g) {
+  r->gpu_a100 = g->a100;
+  if (r->mxfp4 && r->mx_by_gpu) {
+    r->mx.align_inter = g->mx.align_inter;
+    r->mx.align_hidden = g->mx.align_hidden;
+    r->mx.tile = g->mx.tile;
+    r->mx.scale_rows = g->mx.scale_rows;
+    r->mx.fp32_bias = g->mx.fp32_bias;
+    r->mx.keeps_scales = g->mx.keeps_scales;
+  }
+}
+
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves *out,
                            kvp_diag *diag) {
-  const kvp_engine_rule *r = &d->predict;
+  const kvp_engine_rule *r = &d->engine;
+  /* a sweep's evaluations pass no out: the parts go to scratch, unread */
+  const int want = out != NULL;
   kvp_reserves scratch;
-  if (out == NULL) out = &scratch;
-  memset(out, 0, sizeof *out);
+  if (!want) out = &scratch;
+  memset(out, 0, want ? sizeof *out : offsetof(kvp_reserves, act));
   if (r->nfraction > 0) {
     int32_t i = 0;
     while (i < r->nfraction && d->tp < r->fraction_tp[i]) i++;
@@ -739,7 +753,7 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
        * dry run the same): the other stages reserve the forward alone.
        * kv.deploy asks for the forward at pp 1 too (V0's ranks other than
        * the driver sample nothing: kvplan validate's 'rank'). */
-      if (d->pp > 1 || out != &scratch) {
+      if (d->pp > 1 || want) {
         kvp_activation f;
         p.last_stage = 0;
         TRY(kvp_predict_activation(&r->shape, &p, &f, diag));

@@ -16,7 +16,7 @@ const char *kvp_field_name(kvp_field f) {
   static const char *const names[KVP_NFIELDS] = {
     "base", "label", "gpu memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
     "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
-    "max_kv_tokens", "prefix", "samples", "prompt", "output", "max_num_seqs", "optim"
+    "max_kv_tokens", "prefix", "samples", "prompt", "output", "max_num_seqs", "optim", "gpu"
   };
   return (f >= 0 && f < KVP_NFIELDS) ? names[f] : "unknown";
 }
@@ -108,8 +108,9 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
     case KVP_FIELD_BASE: case KVP_FIELD_NONE: case KVP_NFIELDS: break;
     case KVP_FIELD_GPU_BYTES:
       d->gpu_bytes = x->i[p];
-      if (x->gpu_a100 != NULL) d->predict.gpu_a100 = x->gpu_a100[p];
+      if (x->gpu != NULL) kvp_engine_rule_gpu(&d->engine, &x->gpu[p]);
       break;
+    case KVP_FIELD_GPU: kvp_engine_rule_gpu(&d->engine, &x->gpu[p]); break;
     case KVP_FIELD_TP: d->tp = x->i[p]; break;
     case KVP_FIELD_PP:
       d->pp = x->i[p];
@@ -141,11 +142,11 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
   }
 }
 
-/* A deployment with a predict rule: its predicted numbers again, for the
+/* A deployment with an engine rule: its predicted numbers again, for the
  * numbers the axes set. */
 static int predicted(const kvp_deploy *d) {
-  return d->predict.activation || d->predict.overhead != KVP_NT_NONE || d->predict.seqs_cap ||
-         d->predict.nfraction > 0 || d->predict.sglang_memory || d->predict.mxfp4;
+  return d->engine.activation || d->engine.overhead != KVP_NT_NONE || d->engine.seqs_cap ||
+         d->engine.nfraction > 0 || d->engine.sglang_memory || d->engine.mxfp4;
 }
 
 /* The values of axis x exist for its field, and each one, set on the first
@@ -155,8 +156,10 @@ static kvp_err check_axis(const kvp_sweep_axes *ax, const kvp_sweep_axis *x, kvp
   kvp_field f = x->field;
   if (f == KVP_FIELD_BASE || f == KVP_FIELD_NONE) return KVP_OK;
   int need_fmt = f == KVP_FIELD_KV || f == KVP_FIELD_WEIGHTS;
-  int need_i = !need_fmt && f != KVP_FIELD_UTILIZATION && f != KVP_FIELD_OPTIM;
+  int need_i = !need_fmt && f != KVP_FIELD_UTILIZATION && f != KVP_FIELD_OPTIM &&
+               f != KVP_FIELD_GPU;
   if ((need_fmt && x->fmt == NULL) || (f == KVP_FIELD_UTILIZATION && x->f == NULL) ||
+      (f == KVP_FIELD_GPU && x->gpu == NULL) ||
       (f == KVP_FIELD_OPTIM && x->combo == NULL) || (need_i && x->i == NULL))
     return kvp_fail(d, KVP_EINVAL, "sweep axis '%s' has no values", kvp_field_name(f));
   for (int64_t p = 0; p < x->n; p++) {

@@ -16,7 +16,7 @@
  * so any contiguous range of row numbers is a deterministic slice (a shard).
  *
  * A deployment whose activation peak, non-torch memory or max_num_seqs were
- * predicted (its predict rule, kvplan.h) has them predicted again in C
+ * predicted (its engine rule, kvplan.h) has them predicted again in C
  * whenever the axes change their inputs (kvp_predict_deploy): such axes stay
  * numbers looped here, not deployments the caller builds.
  *
@@ -63,6 +63,7 @@ typedef enum kvp_field {
   KVP_FIELD_MAX_NUM_SEQS,  /* vllm.max_num_seqs */
   KVP_FIELD_OPTIM,         /* an optimization combination resolved once (kvp_combo,
                             * optim.h): its fields written over the base's */
+  KVP_FIELD_GPU,           /* a GPU's facts alone (`gpu`), its memory given otherwise */
   KVP_NFIELDS
 } kvp_field;
 
@@ -75,8 +76,8 @@ typedef struct kvp_sweep_axis {
   const int64_t *i;         /* integer fields */
   const double *f;          /* utilization */
   const kvp_format *fmt;    /* kv, weights */
-  const int32_t *gpu_a100;  /* optional, gpu memory: 1 where the GPU is an A100 (the
-                             * deployment's predict.gpu_a100: vLLM's defaults) */
+  const kvp_gpu_facts *gpu; /* gpu memory (optional) and gpu: each GPU's facts, set on
+                             * the deployment's engine rule (kvp_engine_rule_gpu) */
   const struct kvp_combo *combo; /* optim */
 } kvp_sweep_axis;
 
@@ -101,7 +102,7 @@ typedef struct kvp_sweep_axes {
   const int64_t *context; int64_t ncontext;
   const int64_t *concurrency; int64_t nconcurrency;
   /* The non-torch memory rule's constants, for the deployments whose
-   * predict rule predicts their overhead (NULL: none does). */
+   * engine rule predicts their overhead (NULL: none does). */
   const kvp_non_torch *non_torch;
 } kvp_sweep_axes;
 

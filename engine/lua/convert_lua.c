@@ -4,7 +4,7 @@
  * with its optimizations and vLLM's switches, perf rates), every field
  * checked, and step times back into a table. The other binding files call
  * these; this file calls none of them but the helpers (util_lua.c) and the
- * predict rule's conversion (predict_lua.c).
+ * engine rule's conversion (predict_lua.c).
  * Binding layer: checks and converts; the numbers come from the core.
  */
 #include <string.h>
@@ -70,7 +70,7 @@ static const char *const deploy_keys[] = {
   /* the engine's startup (starts.c) */
   "engine_named", "fail_fast_on_attention_window_too_large",
   /* how activation and overhead were predicted (sweeps predict them again) */
-  "predict", NULL
+  "engine_rule", NULL
 };
 
 /* core.deploy_keys(): the keys a deployment table may hold, in order (the
@@ -275,7 +275,8 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   check_vllm(L, idx, d);
   d->engine_named = bool_field(L, idx, "engine_named");
   d->fail_fast = bool_field(L, idx, "fail_fast_on_attention_window_too_large");
-  if (lua_getfield(L, idx, "predict") != LUA_TNIL) kvl_check_predict(L, lua_gettop(L), &d->predict);
+  if (lua_getfield(L, idx, "engine_rule") != LUA_TNIL)
+    kvl_check_engine_rule(L, lua_gettop(L), &d->engine);
   lua_pop(L, 1);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_deploy_check(d, &diag);

@@ -104,7 +104,10 @@ kvp_dist kvl_check_dist(lua_State *L, int idx);
 /* The non-torch memory rule's constants from the table at idx
  * (engines.lua non_torch: {tp1 =, tpn =, context = {lo, point, hi}}). */
 void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt);
-/* A deployment's predict rule from the table at idx (deploy.lua). */
-void kvl_check_predict(lua_State *L, int idx, kvp_engine_rule *r);
+/* A deployment's engine rule from the table at idx (deploy.lua). */
+void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r);
+/* A GPU's facts for the engine rules ({a100 =, mx = {layout}}, deploy.lua
+ * gpu_facts) from the table at idx. */
+void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g);
 
 #endif

@@ -23,6 +23,28 @@ static int32_t flag(lua_State *L, int idx, const char *name) {
   return (int32_t)v;
 }
 
+void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
+  static const char *const keys_[] = {"a100", "mx", NULL};
+  static const char *const mx_keys[] = {"align_inter", "align_hidden", "tile", "scale_rows",
+                                        "fp32_bias", "keeps_scales", NULL};
+  idx = lua_absindex(L, idx);
+  luaL_checktype(L, idx, LUA_TTABLE);
+  kvl_check_keys(L, idx, keys_, "GPU facts");
+  memset(g, 0, sizeof *g);
+  g->a100 = flag(L, idx, "a100");
+  if (lua_getfield(L, idx, "mx") != LUA_TTABLE)
+    kvl_error(L, "GPU facts: field 'mx' must be the MXFP4 kernel's layout, %s", kvl_got(L, -1));
+  int t = lua_gettop(L);
+  kvl_check_keys(L, t, mx_keys, "GPU facts mx");
+  g->mx.align_inter = kvl_int_field(L, t, "align_inter", 1);
+  g->mx.align_hidden = kvl_int_field(L, t, "align_hidden", 1);
+  g->mx.tile = kvl_int_field(L, t, "tile", 0);
+  g->mx.scale_rows = kvl_int_field(L, t, "scale_rows", 0);
+  g->mx.fp32_bias = flag(L, t, "fp32_bias");
+  g->mx.keeps_scales = flag(L, t, "keeps_scales");
+  lua_pop(L, 1);
+}
+
 static void setint(lua_State *L, const char *k, int64_t v) {
   lua_pushinteger(L, (lua_Integer)v);
   lua_setfield(L, -2, k);
@@ -88,7 +110,7 @@ static const char *const rule_keys[] = {
   "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
 };
 
-void kvl_check_predict(lua_State *L, int idx, kvp_engine_rule *r) {
+void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, rule_keys, "engine rule");
@@ -136,7 +158,7 @@ void kvl_check_predict(lua_State *L, int idx, kvp_engine_rule *r) {
   if (lua_getfield(L, idx, "mxfp4") == LUA_TTABLE) {
     static const char *const mx_keys[] = {"experts", "hidden", "inter", "layers", "ckpt_bytes",
                                           "align_inter", "align_hidden", "tile", "scale_rows",
-                                          "fp32_bias", "keeps_scales", NULL};
+                                          "fp32_bias", "keeps_scales", "by_gpu", NULL};
     int t = lua_gettop(L);
     kvl_check_keys(L, t, mx_keys, "engine rule mxfp4");
     kvp_mxfp4 *m = &r->mx;
@@ -151,6 +173,7 @@ void kvl_check_predict(lua_State *L, int idx, kvp_engine_rule *r) {
     m->scale_rows = kvl_int_field(L, t, "scale_rows", 0);
     m->fp32_bias = flag(L, t, "fp32_bias");
     m->keeps_scales = flag(L, t, "keeps_scales");
+    r->mx_by_gpu = flag(L, t, "by_gpu");
     r->mxfp4 = 1;
   }
   lua_pop(L, 1);
@@ -253,7 +276,7 @@ static int l_reserves(lua_State *L) {
   kvl_check_keys(L, 2, number_keys, "reserves numbers");
   kvp_deploy d;
   memset(&d, 0, sizeof d);
-  kvl_check_predict(L, 1, &d.predict);
+  kvl_check_engine_rule(L, 1, &d.engine);
   /* the GPU's bytes may come as a float (a log's GiB figure): its floor */
   double gpu = 0;
   if (lua_getfield(L, 2, "gpu_bytes") != LUA_TNIL) gpu = kvl_tonum(L, -1, "gpu_bytes");
@@ -280,7 +303,7 @@ static int l_reserves(lua_State *L) {
   kvp_diag diag = {{0}};
   kvp_err err = kvp_predict_deploy(&d, ntp, &o, &diag);
   if (err != KVP_OK) return kvl_core_error(L, err, &diag, "engine rule");
-  const kvp_engine_rule *r = &d.predict;
+  const kvp_engine_rule *r = &d.engine;
   lua_createtable(L, 0, 12);
   if (r->activation || r->seqs_cap || r->profiled) {
     setint(L, "tokens", o.tokens);

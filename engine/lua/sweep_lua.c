@@ -52,7 +52,7 @@ static int holder_gc(lua_State *L) {
   free(h->r.concn);
   for (int j = 0; j < KVP_SWEEP_MAX_AXES; j++) {
     free(h->r.vals[j]);
-    free(h->r.a100[j]);
+    free(h->r.gpu[j]);
     free(h->r.alab[j]);
   }
   if (h->s) {

@@ -132,7 +132,7 @@ typedef struct run {
   kvp_sweep_axes ax;
   kvp_sweep_axis uax[KVP_SWEEP_MAX_AXES];  /* deployment axes, outermost first */
   void *vals[KVP_SWEEP_MAX_AXES];          /* their values (int64_t or double) */
-  int32_t *a100[KVP_SWEEP_MAX_AXES];       /* the gpu memory axis: which GPUs are A100s */
+  kvp_gpu_facts *gpu[KVP_SWEEP_MAX_AXES];  /* the gpu axis: each GPU's facts */
   kvp_non_torch non_torch;                 /* the non-torch rule's constants (spec.non_torch) */
   label *alab[KVP_SWEEP_MAX_AXES];         /* per position labels (not BASE axes) */
   int axes;                                /* stack index of spec.axes */

@@ -91,6 +91,7 @@ static int column_dep(col_id id) {
  * base), "none" (labels only) or a deployment field set in C. */
 static const struct { const char *name; kvp_field f; } field_names[] = {
   {"base", KVP_FIELD_BASE}, {"none", KVP_FIELD_NONE}, {"gpu_bytes", KVP_FIELD_GPU_BYTES},
+  {"gpu", KVP_FIELD_GPU},
   {"tp", KVP_FIELD_TP}, {"pp", KVP_FIELD_PP}, {"weight_bytes", KVP_FIELD_WEIGHT_BYTES},
   {"utilization", KVP_FIELD_UTILIZATION}, {"activation", KVP_FIELD_ACTIVATION},
   {"overhead", KVP_FIELD_OVERHEAD}, {"block", KVP_FIELD_BLOCK},
@@ -162,10 +163,10 @@ static kvp_combo *read_combos(lua_State *L, int t, run *r, int j, int64_t n) {
 
 /* ---- what the core's prediction reads beyond each base's deployment ----------- */
 
-/* A base's predict rule comes with its deployment (kvl_check_deploy); the
+/* A base's engine rule comes with its deployment (kvl_check_deploy); the
  * sweep adds what kvp_predict_deploy needs when an axis changes an input:
- * the non-torch rule's constants (spec.non_torch) and which GPUs of the
- * gpu memory axis are A100s (its vLLM defaults). */
+ * the non-torch rule's constants (spec.non_torch) and each GPU's facts of
+ * the gpu axis (its A100 name, its MXFP4 kernel's layout). */
 
 static void read_non_torch(lua_State *L, int spec, run *r) {
   if (lua_getfield(L, spec, "non_torch") != LUA_TNIL) {
@@ -175,17 +176,18 @@ static void read_non_torch(lua_State *L, int spec, run *r) {
   lua_pop(L, 1);
 }
 
-/* The GPUs' names for vLLM's defaults (a predicted activation peak) of the
- * gpu memory axis j, its table at t (leaves a value on the stack). */
-static void read_a100(lua_State *L, int t, run *r, int j) {
+/* What the engine rules read of each GPU of the gpu axis j (its memory's or
+ * its facts' alone: deploy.lua gpu_facts), its table at t (leaves a value on
+ * the stack). */
+static void read_gpu_facts(lua_State *L, int t, run *r, int j) {
   kvp_sweep_axis *x = &r->uax[j];
-  if (lua_getfield(L, t, "a100") == LUA_TTABLE) {
-    int32_t *v = xcalloc(L, (size_t)x->n, sizeof *v);
-    r->a100[j] = v;
-    x->gpu_a100 = v;
+  if (lua_getfield(L, t, "gpu") == LUA_TTABLE) {
+    kvp_gpu_facts *v = xcalloc(L, (size_t)x->n, sizeof *v);
+    r->gpu[j] = v;
+    x->gpu = v;
     for (int64_t i = 0; i < x->n; i++) {
       lua_geti(L, -1, i + 1);
-      v[i] = lua_toboolean(L, -1);
+      kvl_check_gpu_facts(L, -1, &v[i]);
       lua_pop(L, 1);
     }
   }
@@ -230,7 +232,8 @@ static void read_axes(lua_State *L, int spec, run *r) {
     if (x->field == KVP_FIELD_OPTIM) {
       if (r->optim_axis >= 0) kvl_error(L, "a sweep takes one optim axis");
       x->combo = read_combos(L, t, r, j, x->n);
-    } else if (x->field != KVP_FIELD_BASE && x->field != KVP_FIELD_NONE) {
+    } else if (x->field != KVP_FIELD_BASE && x->field != KVP_FIELD_NONE &&
+               x->field != KVP_FIELD_GPU) {
       lua_getfield(L, t, "values");
       luaL_checktype(L, -1, LUA_TTABLE);
       if (x->field == KVP_FIELD_UTILIZATION) {
@@ -254,7 +257,8 @@ static void read_axes(lua_State *L, int spec, run *r) {
       }
       lua_pop(L, 1);
     }
-    if (x->field == KVP_FIELD_GPU_BYTES) read_a100(L, t, r, j);
+    if (x->field == KVP_FIELD_GPU_BYTES || x->field == KVP_FIELD_GPU)
+      read_gpu_facts(L, t, r, j);
     lua_settop(L, t - 1);
   }
 }

@@ -197,6 +197,18 @@ end
 -- (no weights or weight_bytes given) and experts on every GPU of the TP
 -- group (not with data or expert parallelism). d.weights_source says
 -- "checkpoint" or "loaded (<backend>)", d.mxfp4_backend the kernel.
+-- The layout of MXFP4 kernel `backend` (engines.mxfp4_backends) as the
+-- engine rule's fields.
+local function mxfp4_layout(backend)
+  local b = engines.mxfp4_backends[backend]
+  if b == nil then
+    util.raise("unknown mxfp4_backend '%s'%s", tostring(backend),
+               util.suggest(tostring(backend), util.sorted_keys(engines.mxfp4_backends)))
+  end
+  return {align_inter = b.inter, align_hidden = b.hidden, tile = b.tile, scale_rows = b.scale_rows,
+          fp32_bias = b.fp32_bias, keeps_scales = b.keeps_scales}
+end
+
 local function mxfp4_rule(d, opts, rule)
   local wf = rawget(d.model, "weight_formats")
   local mx = wf and wf.experts and formats.get(wf.experts, "weight_formats.experts").name == "mxfp4"
@@ -211,16 +223,20 @@ local function mxfp4_rule(d, opts, rule)
   end
   local backend, why = opts.mxfp4_backend, nil
   if backend == nil then backend, why = engines.mxfp4_backend(d.gpu.id and d.gpu or nil) end
-  local b, m = engines.mxfp4_backends[backend], d.model
-  if b == nil then
-    util.raise("unknown mxfp4_backend '%s'%s", tostring(backend),
-               util.suggest(tostring(backend), util.sorted_keys(engines.mxfp4_backends)))
-  end
+  local m = d.model
   d.mxfp4_backend, d.weights_note = backend, why
-  rule.mxfp4 = {experts = m.experts, hidden = m.hidden, inter = m.moe_intermediate,
-                layers = m.layers - (m.dense_layers or 0), ckpt_bytes = d.weight_bytes,
-                align_inter = b.inter, align_hidden = b.hidden, tile = b.tile,
-                scale_rows = b.scale_rows, fp32_bias = b.fp32_bias, keeps_scales = b.keeps_scales}
+  rule.mxfp4 = mxfp4_layout(backend)
+  rule.mxfp4.experts, rule.mxfp4.hidden, rule.mxfp4.inter = m.experts, m.hidden, m.moe_intermediate
+  rule.mxfp4.layers, rule.mxfp4.ckpt_bytes = m.layers - (m.dense_layers or 0), d.weight_bytes
+  -- the kernel follows the GPU unless named (a sweep's GPU axis sets it)
+  rule.mxfp4.by_gpu = opts.mxfp4_backend == nil
+end
+
+--- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
+--- {a100 = its name says A100, mx = the layout of the MXFP4 kernel vLLM
+--- picks on it}. A sweep's GPU axis carries one per GPU.
+function M.gpu_facts(g)
+  return {a100 = engines.names_a100(g.name or g.id), mx = mxfp4_layout((engines.mxfp4_backend(g)))}
 end
 
 -- The activation model's inputs from the model (engines.shape) and the

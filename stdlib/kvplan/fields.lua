@@ -171,7 +171,7 @@ M.list = {
 -- bytes, the release's log rule, whether the engine is named, how the
 -- reserved memory was predicted.
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
-             "vllm_log_tokens_from_concurrency", "engine_named", "predict"}
+             "vllm_log_tokens_from_concurrency", "engine_named", "engine_rule"}
 
 --- The field named `name` (a registry row), or nil.
 M.by_name = {}

@@ -145,55 +145,23 @@ for _, f in ipairs(require("kvplan.fields").list) do
 end
 
 -- vLLM's predicted activation peak (a vision tower's encoder run included),
--- non-torch memory and default
--- max_num_seqs, TensorRT-LLM's dry run and SGLang's default fractions (by tp,
--- or by the GPU's memory, tp and pp) depend on the GPU, max_model_len,
+-- non-torch memory and default max_num_seqs, TensorRT-LLM's dry run,
+-- SGLang's default fractions (by tp, or by the GPU's memory, tp and pp) and
+-- MXFP4 experts as loaded depend on the GPU, max_model_len,
 -- max_num_batched_tokens, max_num_seqs, tp and pp, but the core predicts
--- them again per deployment of its axes (each base's predict rule,
--- engine/core/predict.c kvp_predict_deploy), so those stay C axes.
-
--- Does a model of the sweep have MXFP4 experts, whose loaded size depends on
--- the GPU (the MoE kernel) and tp (deploy.lua loaded_weights)?
-local function mxfp4_models(spec)
-  for _, v in ipairs(list(spec.model)) do
-    local m = models.get(v)
-    local wf = rawget(m, "weight_formats")
-    if wf and wf.experts and formats.get(wf.experts, "weight_formats.experts").name == "mxfp4" then
-      return true
-    end
-  end
-  return false
-end
-
--- May kv.deploy predict `field` (activation or overhead) for some deployment
--- of the sweep? When the sweep does not give it and the budget may be vLLM's.
-local function predicts(spec, base, field)
-  if spec[field] ~= nil or base[field] ~= nil then return false end
-  if spec.optim ~= nil then return true end
-  for _, b in ipairs(list(spec.budget or base.budget or "vllm")) do
-    if b == "vllm" then return true end
-  end
-  return false
-end
-
--- May some deployment of the sweep take vLLM's default max_num_seqs? When
--- it names the engine (engine = "vllm" or an engine_version) and gives none.
-local function seqs_default(spec, base)
-  if spec.max_num_seqs ~= nil or base.max_num_seqs ~= nil then return false end
-  if spec.engine_version ~= nil or base.engine_version ~= nil then return true end
-  for _, e in ipairs(list(spec.engine or base.engine or {})) do
-    if e == "vllm" then return true end
-  end
-  return false
-end
+-- them again per deployment of its axes (each base's engine rule,
+-- engine/core/predict.c kvp_predict_deploy), so those stay C axes: the GPU
+-- axis carries each GPU's memory and the facts the rule reads of it
+-- (deploy.gpu_facts: the A100 name, the MXFP4 kernel's layout).
 
 -- Decide which axes the core loops (a.field = its field) and which are
 -- expanded here into deployments (a.field = "base"). An option list is a C
 -- axis unless an optimization combination of the sweep rewrites that option:
 -- each combination is applied once to the first options and once to the
 -- second ones (a combination that passes both through leaves the option
--- alone). The GPU axis sets the GPU memory, or only labels the rows when a
--- gpu_memory is given. With time columns the GPU stays a deployment (its rates).
+-- alone). The GPU axis sets the GPU memory and its facts, or the facts alone
+-- when a gpu_memory is given. With time columns the GPU stays a deployment
+-- (its rates).
 local function place_axes(spec, base, axes, timed, dspec, hooked)
   local cand, first, second = {}, {}, {}
   for _, a in ipairs(axes) do
@@ -203,22 +171,7 @@ local function place_axes(spec, base, axes, timed, dspec, hooked)
       first[k], second[k] = a[2][1], a[2][math.min(2, #a[2])]
     end
   end
-  -- with gpu_memory given, the GPU axis only labels the rows: vLLM's
-  -- defaults read the GPU's name, so the GPU stays here when they are used
   local gpu_memory = spec.gpu_memory ~= nil or base.gpu_memory ~= nil
-  if gpu_memory and (predicts(dspec, base, "activation") or seqs_default(dspec, base)) then
-    cand.gpu = nil
-  end
-  -- MXFP4 experts are weighed as the GPU's kernel loads them: the GPU stays
-  -- here when the GPUs of the list take different kernels
-  if mxfp4_models(spec) and spec.mxfp4_backend == nil and base.mxfp4_backend == nil then
-    local seen
-    for _, v in ipairs(list(spec.gpu or {})) do
-      local b = engines.mxfp4_backend(gpus.check_plannable(gpus.get(v)))
-      if seen ~= nil and b ~= seen then cand.gpu = nil end
-      seen = b
-    end
-  end
   -- an engine rule in Lua: every option list is a deployment built here
   if hooked then cand = {} end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)
@@ -242,7 +195,7 @@ local function place_axes(spec, base, axes, timed, dspec, hooked)
   for _, a in ipairs(axes) do
     if a.var then a.field = "none"
     elseif a[1] == "optim" and dspec.optim == nil then a.field = "optim"
-    elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "none" or "gpu_bytes"
+    elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "gpu" or "gpu_bytes"
     elseif cand[a[1]] then a.field = c_fields[a[1]]
     else a.field = "base" end
   end
@@ -389,17 +342,16 @@ function M.new(spec)
       end
       s.optim_axis = ax
     elseif ax.field ~= "base" then
-      ax.labels, ax.rowvals, ax.values = {}, {}, ax.field ~= "none" and {} or nil
+      ax.labels, ax.rowvals = {}, {}
+      ax.values = ax.field ~= "none" and ax.field ~= "gpu" and {} or nil
       for p, v in ipairs(a[2]) do
         local label = v
         if a[1] == "gpu" then
           local g = gpus.check_plannable(gpus.get(v)) -- as kv.deploy takes it
           label = g.id
-          if ax.values then
-            ax.values[p] = g.visible_bytes
-            ax.a100 = ax.a100 or {}
-            ax.a100[p] = engines.names_a100(g.name or g.id) -- vLLM's defaults read it
-          end
+          if ax.values then ax.values[p] = g.visible_bytes end
+          ax.gpu = ax.gpu or {}
+          ax.gpu[p] = deploy.gpu_facts(g) -- what the engine rules read of it
         elseif ax.values then
           ax.values[p] = byte_fields[a[1]] and units.bytes(v, a[1]) or v
           -- kv.deploy takes max_num_seqs >= 1 (0 would mean no cap in C)
@@ -502,7 +454,7 @@ function M.new(spec)
     if e == nil then
       local d = deployment(b, nil, true)
       e = {d = d, spec = d:spec()}
-      e.spec.predict = d.engine_rule
+      e.spec.engine_rule = d.engine_rule
       plains[key] = e
     end
     return e
@@ -537,7 +489,7 @@ function M.new(spec)
     local named, label = labels(d, pos, b, d.kv.name)
     local spec = d:spec()
     -- the core predicts again along its axes
-    spec.predict = d.engine_rule
+    spec.engine_rule = d.engine_rule
     return {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
             combo = combo, b = b}
   end
@@ -710,7 +662,7 @@ function Sweep:core_spec(extra)
     columns = self.columns, precision = self.precision, funcs = self.funcs,
     rules = self.rules, kv_label = #self.label_names - 1, combos = self.combos,
     filter = type(self.spec.filter) == "function" and self.spec.filter or nil,
-    non_torch = engines.non_torch, -- the predict rules' constants
+    non_torch = engines.non_torch, -- the engine rules' constants
   }
   for k, v in pairs(extra) do t[k] = v end
   return t

@@ -295,10 +295,28 @@ both_ways({
   overhead = {"1 GiB", "2 GiB"}, base = {activation = 0},
   columns = {"model", "gpu", "tp", "overhead", "weights_bytes", "kv_budget_bytes"},
 }, "MXFP4, reserves given")
-both_ways({
-  model = "gpt-oss-20b", gpu = {"h100-sxm", "b200"}, tp = {1, 2}, max_model_len = {8192, 32768},
-  columns = {"gpu", "tp", "max_model_len", "weights_bytes", "activation_bytes", "kv_budget_bytes"},
+-- GPUs that take different MoE kernels (Marlin on Hopper, FlashInfer on
+-- Blackwell, the checkpoint's layout without a known compute capability):
+-- the GPU stays a C axis, its kernel travels with its memory
+local mx = both_ways({
+  model = {"gpt-oss-20b", "llama-3.1-8b"}, gpu = {"h100-sxm", "b200", "a100-sxm-80gb", "mi300x"},
+  tp = {1, 2}, max_model_len = {8192, 32768},
+  columns = {"model", "gpu", "tp", "max_model_len", "weights_bytes", "activation_bytes",
+             "kv_budget_bytes"},
 }, "MXFP4, reserves predicted")
+check.eq(mx.nbase, 2, "MXFP4 kernels by GPU: one base a model")
+-- gpu_memory given: the GPU axis sets the GPU's facts alone (vLLM's
+-- defaults read its name: the A100 keeps the small ones)
+local gm = both_ways({
+  model = {"llama-3.1-8b", "gpt-oss-20b"}, gpu = {"h100-sxm", "a100-sxm-80gb", "b200"},
+  gpu_memory = "80 GiB", engine = "vllm", tp = {1, 2}, concurrency = {1, 300, 2000},
+  columns = {"model", "gpu", "tp", "concurrency", "gpu_bytes", "weights_bytes", "activation_bytes",
+             "max_concurrency", "fits", "limit"},
+}, "gpu_memory given")
+check.eq(gm.nbase, 2, "gpu_memory given: one base a model")
+for _, a in ipairs(gm.axes) do
+  if a.name == "gpu" then check.eq(a.field, "gpu", "the GPU's facts alone") end
+end
 both_ways({
   model = {"gpt-oss-20b", "gpt-oss-120b"}, gpu = "h100-sxm", mxfp4_backend = {"triton", "flashinfer", "marlin"},
   tp = {1, 2, 4, 8}, weights = {"mxfp4", "bf16"},

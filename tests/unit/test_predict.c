@@ -444,13 +444,13 @@ static kvp_deploy predicted_deploy(void) {
   assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
   d.model.max_context = 131072;
   d.gpu_bytes = 85 * (int64_t)GiB;
-  d.predict.activation = 1;
-  d.predict.overhead = KVP_NT_VLLM;
-  d.predict.v1 = 1;
-  d.predict.big_seqs = 1024;
-  d.predict.shape = llama8b();
-  d.predict.profile.act_bytes = 2;
-  d.predict.profile.moe_chunk = 32768;
+  d.engine.activation = 1;
+  d.engine.overhead = KVP_NT_VLLM;
+  d.engine.v1 = 1;
+  d.engine.big_seqs = 1024;
+  d.engine.shape = llama8b();
+  d.engine.profile.act_bytes = 2;
+  d.engine.profile.moe_chunk = 32768;
   return d;
 }
 
@@ -461,24 +461,24 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   /* kvp_predict_activation with V1's big-GPU defaults, 8192 tokens and 1024
    * sequences, compiled, the sort path */
-  kvp_profile p0 = d.predict.profile;
+  kvp_profile p0 = d.engine.profile;
   p0.tokens = 8192, p0.seqs = 1024, p0.tp = 1, p0.last_stage = 1;
   kvp_activation a0;
-  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p0, &a0, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_activation(&d.engine.shape, &p0, &a0, NULL), KVP_OK);
   assert_int_equal(d.activation_bytes, a0.bytes);
   assert_int_equal(d.overhead_bytes, 204010946);
   assert_int_equal(d.vllm.max_num_seqs, 0); /* the engine not named: no cap */
   assert_int_equal(d.vllm.stage_activation_bytes[0], 0);
   /* the same call as kvp_predict_activation with the defaults */
-  kvp_profile p = d.predict.profile;
+  kvp_profile p = d.engine.profile;
   p.tokens = 8192, p.seqs = 1024, p.tp = 2, p.last_stage = 1;
   kvp_activation a;
-  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &a, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_activation(&d.engine.shape, &p, &a, NULL), KVP_OK);
   d.tp = 2;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.activation_bytes, a.bytes);
   assert_int_equal(d.overhead_bytes, 204010946); /* NCCL not counted */
-  d.predict.nccl_counted = 1;
+  d.engine.nccl_counted = 1;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.overhead_bytes, 322122547);
   /* pipeline stages: the last samples, the others reserve the forward */
@@ -486,7 +486,7 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   p.last_stage = 0;
   kvp_activation f;
-  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &f, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_activation(&d.engine.shape, &p, &f, NULL), KVP_OK);
   assert_int_equal(d.vllm.stage_activation_bytes[0], f.bytes);
   assert_int_equal(d.vllm.stage_activation_bytes[1], f.bytes);
   assert_int_equal(d.vllm.stage_activation_bytes[2], a.bytes);
@@ -496,23 +496,23 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.stage_activation_bytes[2], 0);
   /* the engine named: its default caps the requests; a given one is kept */
-  d.predict.seqs_cap = 1;
+  d.engine.seqs_cap = 1;
   d.gpu_bytes = 22 * (int64_t)GiB;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.max_num_seqs, 256);
-  d.predict.seqs_cap = 0;
-  d.predict.seqs_given = 1;
+  d.engine.seqs_cap = 0;
+  d.engine.seqs_given = 1;
   d.vllm.max_num_seqs = 8;
-  d.predict.tokens_given = 1;
+  d.engine.tokens_given = 1;
   d.step_tokens = 100;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.max_num_seqs, 8);
   p.tokens = 100, p.seqs = 8, p.tp = d.tp, p.last_stage = 1;
-  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &a, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_activation(&d.engine.shape, &p, &a, NULL), KVP_OK);
   assert_int_equal(d.activation_bytes, a.bytes);
   /* nothing predicted: the numbers stay as given */
   kvp_deploy g = predicted_deploy();
-  memset(&g.predict, 0, sizeof g.predict);
+  memset(&g.engine, 0, sizeof g.engine);
   g.activation_bytes = 5, g.overhead_bytes = 7;
   assert_int_equal(kvp_predict_deploy(&g, NULL, NULL, NULL), KVP_OK);
   assert_int_equal(g.activation_bytes, 5);
@@ -528,7 +528,7 @@ static void deploy_reserves_report_the_parts(void **state) {
   (void)state;
   kvp_non_torch nt = constants();
   kvp_deploy d = predicted_deploy();
-  d.predict.profiled = 1;
+  d.engine.profiled = 1;
   kvp_reserves r;
   assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
   /* V1 on a GPU of 85 GiB, not an A100: 8192 tokens, 1024 sequences */
@@ -537,10 +537,10 @@ static void deploy_reserves_report_the_parts(void **state) {
   assert_int_equal(r.activation, 1);
   assert_int_equal(r.act.bytes, d.activation_bytes);
   /* a stage that does not sample: the layers' terms alone */
-  kvp_profile p = d.predict.profile;
+  kvp_profile p = d.engine.profile;
   p.tokens = 8192, p.seqs = 1024, p.tp = 1, p.last_stage = 0;
   kvp_activation f;
-  assert_int_equal(kvp_predict_activation(&d.predict.shape, &p, &f, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_activation(&d.engine.shape, &p, &f, NULL), KVP_OK);
   assert_int_equal(r.forward_bytes, f.bytes);
   assert_true(r.forward_bytes < r.act.bytes);
   /* tp 1 of a version that counts neither NCCL nor the context: tp1's range */
@@ -553,8 +553,8 @@ static void deploy_reserves_report_the_parts(void **state) {
   assert_int_equal(r.sglang, 0);
   /* the profile alone (a rule that predicts nothing else) */
   kvp_deploy g = predicted_deploy();
-  g.predict.activation = 0, g.predict.overhead = KVP_NT_NONE, g.predict.profiled = 1;
-  g.predict.offline = 1;
+  g.engine.activation = 0, g.engine.overhead = KVP_NT_NONE, g.engine.profiled = 1;
+  g.engine.offline = 1;
   assert_int_equal(kvp_predict_deploy(&g, NULL, &r, NULL), KVP_OK);
   assert_int_equal(r.tokens, 16384);
   assert_int_equal(r.seqs, 1024);
@@ -562,23 +562,23 @@ static void deploy_reserves_report_the_parts(void **state) {
   assert_int_equal(g.activation_bytes, 0);
   /* MXFP4 experts repacked: the weights change and say so */
   kvp_deploy m = predicted_deploy();
-  m.predict.activation = 0, m.predict.overhead = KVP_NT_NONE;
-  m.predict.mxfp4 = 1;
-  m.predict.mx = (kvp_mxfp4){.experts = 32, .hidden = 2880, .inter = 2880, .layers = 24,
+  m.engine.activation = 0, m.engine.overhead = KVP_NT_NONE;
+  m.engine.mxfp4 = 1;
+  m.engine.mx = (kvp_mxfp4){.experts = 32, .hidden = 2880, .inter = 2880, .layers = 24,
                              .ckpt_bytes = 13000000000LL, .align_inter = 128, .align_hidden = 256};
   m.weight_bytes = 13000000000LL;
   assert_int_equal(kvp_predict_deploy(&m, NULL, &r, NULL), KVP_OK);
   assert_int_equal(r.repacked, 1);
   assert_true(m.weight_bytes > 13000000000LL);
-  m.predict.mx.align_inter = m.predict.mx.align_hidden = 1;
+  m.engine.mx.align_inter = m.engine.mx.align_hidden = 1;
   m.weight_bytes = 13000000000LL;
   assert_int_equal(kvp_predict_deploy(&m, NULL, &r, NULL), KVP_OK);
   assert_int_equal(r.repacked, 0);
   assert_int_equal(m.weight_bytes, 13000000000LL);
   /* SGLang's memory defaults: 24 GiB at tp 4, 2048 tokens, 80 graphs, 4256 MiB */
   kvp_deploy s = predicted_deploy();
-  memset(&s.predict, 0, sizeof s.predict);
-  s.predict.sglang_memory = 1;
+  memset(&s.engine, 0, sizeof s.engine);
+  s.engine.sglang_memory = 1;
   s.gpu_bytes = 24LL << 30, s.tp = 4;
   assert_int_equal(kvp_predict_deploy(&s, NULL, &r, NULL), KVP_OK);
   assert_int_equal(r.sglang, 1);
@@ -600,9 +600,9 @@ static void vision_items_follow_the_engine_and_the_tower(void **state) {
   (void)state;
   kvp_non_torch nt = constants();
   kvp_deploy d = predicted_deploy();
-  d.predict.vision = 1;
-  d.predict.tower = qwen_tower();
-  d.predict.seqs_given = d.predict.tokens_given = 1;
+  d.engine.vision = 1;
+  d.engine.tower = qwen_tower();
+  d.engine.seqs_given = d.engine.tokens_given = 1;
   d.step_tokens = 8192, d.vllm.max_num_seqs = 256, d.max_model_len = 32768;
   kvp_reserves r;
   assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
@@ -624,7 +624,7 @@ static void vision_items_follow_the_engine_and_the_tower(void **state) {
   kvp_tower clip = {.hidden = 1024, .intermediate = 4096, .out_hidden = 4096, .patch = 14,
                     .merge = 1, .image_size = 336, .class_token = 1, .in_channels = 3,
                     .temporal_patch = 1};
-  d.predict.tower = clip;
+  d.engine.tower = clip;
   d.max_model_len = 4096;
   assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
   assert_int_equal(r.item_patches, 577);
@@ -632,17 +632,48 @@ static void vision_items_follow_the_engine_and_the_tower(void **state) {
   assert_int_equal(r.enc_items, 14);
   /* V0: an image and a video of 16384 tokens in each sequence: 8192 / 32768
    * gives 0, so one sequence of 32768 tokens and 2 items, no budget */
-  d.predict.tower = qwen_tower();
-  d.predict.v1 = 0;
+  d.engine.tower = qwen_tower();
+  d.engine.v1 = 0;
   assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
   assert_int_equal(r.enc_items, 2);
   assert_int_equal(r.dec_tokens, 32768);
   assert_int_equal(r.enc_budget, 0);
   /* a tower with neither max_pixels nor image_size is named */
-  d.predict.tower.max_pixels = 0;
+  d.engine.tower.max_pixels = 0;
   kvp_diag diag = {{0}};
   assert_int_equal(kvp_predict_deploy(&d, &nt, &r, &diag), KVP_EINVAL);
   assert_non_null(strstr(diag.msg, "neither max_pixels nor image_size"));
+}
+
+static void gpu_facts_set_the_a100_and_the_default_kernel(void **state) {
+  (void)state;
+  kvp_deploy d = predicted_deploy();
+  d.engine.activation = 0, d.engine.overhead = KVP_NT_NONE;
+  d.engine.mxfp4 = 1;
+  d.engine.mx = (kvp_mxfp4){.experts = 32, .hidden = 2880, .inter = 2880, .layers = 24,
+                            .ckpt_bytes = 13000000000LL, .align_inter = 1, .align_hidden = 1};
+  /* Marlin's layout on this GPU (I to 128, H to 256), an A100 */
+  const kvp_gpu_facts marlin = {.a100 = 1, .mx = {.align_inter = 128, .align_hidden = 256}};
+  d.engine.mx_by_gpu = 1;
+  kvp_engine_rule_gpu(&d.engine, &marlin);
+  assert_int_equal(d.engine.gpu_a100, 1);
+  assert_int_equal(d.engine.mx.align_inter, 128);
+  assert_int_equal(d.engine.mx.align_hidden, 256);
+  assert_int_equal(d.engine.mx.experts, 32); /* the model's part stays */
+  d.weight_bytes = 13000000000LL;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
+  /* tp 1: 24 x 32 experts, each 3 (2944 x 3072 - 2880 x 2880) more values
+   * (/2 bytes), scales (/32) and 2 (2 x 64 + 192) bias bytes */
+  const int64_t g = 3 * (2944LL * 3072 - 2880LL * 2880);
+  assert_int_equal(d.weight_bytes - 13000000000LL, 24LL * 32 * (g / 2 + g / 32 + 2 * (2 * 64 + 192)));
+  /* a kernel named by the deployment keeps its layout on any GPU */
+  const kvp_gpu_facts flashinfer = {.mx = {.align_inter = 256, .align_hidden = 256,
+                                           .fp32_bias = 1}};
+  d.engine.mx_by_gpu = 0;
+  kvp_engine_rule_gpu(&d.engine, &flashinfer);
+  assert_int_equal(d.engine.gpu_a100, 0);
+  assert_int_equal(d.engine.mx.align_inter, 128);
+  assert_int_equal(d.engine.mx.fp32_bias, 0);
 }
 
 static void fraction_by_tp_picks_the_first_row_reached(void **state) {
@@ -654,8 +685,8 @@ static void fraction_by_tp_picks_the_first_row_reached(void **state) {
   /* SGLang's v0.4 rule: 16 -> 0.79, 8 -> 0.81, 4 -> 0.85, 2 -> 0.87, 1 -> 0.88 */
   const int64_t tps[] = {16, 8, 4, 2, 1};
   const double fr[] = {0.79, 0.81, 0.85, 0.87, 0.88};
-  d.predict.nfraction = 5;
-  for (int i = 0; i < 5; i++) d.predict.fraction_tp[i] = tps[i], d.predict.fraction[i] = fr[i];
+  d.engine.nfraction = 5;
+  for (int i = 0; i < 5; i++) d.engine.fraction_tp[i] = tps[i], d.engine.fraction[i] = fr[i];
   const int64_t ask[] = {1, 2, 3, 4, 7, 8, 15, 16, 64};
   const double want[] = {0.88, 0.87, 0.87, 0.85, 0.85, 0.81, 0.81, 0.79, 0.79};
   for (int i = 0; i < 9; i++) {
@@ -664,7 +695,7 @@ static void fraction_by_tp_picks_the_first_row_reached(void **state) {
     assert_true(d.utilization == want[i]);
   }
   /* a table that stops above tp 1 gives no fraction for tp 1: named */
-  d.predict.nfraction = 4;
+  d.engine.nfraction = 4;
   d.tp = 1;
   kvp_diag diag = {{0}};
   assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, &diag), KVP_EINVAL);
@@ -699,7 +730,7 @@ static void sglang_memory_defaults_by_hand(void **state) {
   assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
   d.gpu_bytes = 24LL << 30;
   d.tp = 4;
-  d.predict.sglang_memory = 1;
+  d.engine.sglang_memory = 1;
   assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
   assert_true(d.utilization == 0.827);
   d.pp = 2; /* 512 more MiB reserved */
@@ -755,6 +786,7 @@ int main(void) {
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
     cmocka_unit_test(deploy_reserves_report_the_parts),
     cmocka_unit_test(vision_items_follow_the_engine_and_the_tower),
+    cmocka_unit_test(gpu_facts_set_the_a100_and_the_default_kernel),
     cmocka_unit_test(fraction_by_tp_picks_the_first_row_reached),
     cmocka_unit_test(sglang_memory_defaults_by_hand),
     cmocka_unit_test(mxfp4_weights_follow_the_kernel_and_tp),

@@ -448,21 +448,23 @@ static void predicted_reserves_follow_the_axes(void **state) {
   (void)state;
   static kvp_deploy b;
   b = base[0];
-  b.predict.activation = 1;
-  b.predict.overhead = KVP_NT_VLLM;
-  b.predict.nccl_counted = 1;
-  b.predict.seqs_cap = 1;
-  b.predict.v1 = 1;
-  b.predict.big_seqs = 1024;
-  b.predict.shape = (kvp_shape){.hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128,
+  b.engine.activation = 1;
+  b.engine.overhead = KVP_NT_VLLM;
+  b.engine.nccl_counted = 1;
+  b.engine.seqs_cap = 1;
+  b.engine.v1 = 1;
+  b.engine.big_seqs = 1024;
+  b.engine.shape = (kvp_shape){.hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128,
                                 .intermediate = 28672, .vocab = 128256};
-  b.predict.profile.act_bytes = 2;
+  b.engine.profile.act_bytes = 2;
   const kvp_non_torch nt = {{0, 0.19 * GiB, 0.5 * GiB}, {0.1 * GiB, 0.3 * GiB, 1.0 * GiB},
                             {0.25 * GiB, 0.4 * GiB, 0.6 * GiB}};
   static const int64_t mem[] = {80 * GiB, 80 * GiB, 40 * GiB};
   static const int32_t a100[] = {0, 1, 0};
+  static kvp_gpu_facts facts[3];
+  for (int i = 0; i < 3; i++) facts[i] = (kvp_gpu_facts){.a100 = a100[i]};
   static const int64_t tp2[] = {1, 2};
-  kvp_sweep_axis gpu = {.field = KVP_FIELD_GPU_BYTES, .n = 3, .i = mem, .gpu_a100 = a100};
+  kvp_sweep_axis gpu = {.field = KVP_FIELD_GPU_BYTES, .n = 3, .i = mem, .gpu = facts};
   kvp_sweep_axes ax = {0};
   ax.base = &b;
   ax.nbase = 1;
@@ -478,7 +480,7 @@ static void predicted_reserves_follow_the_axes(void **state) {
   while (kvp_sweep_next(&s, &r, NULL) == 1) {
     kvp_deploy want = b;
     want.gpu_bytes = mem[n / 2];
-    want.predict.gpu_a100 = a100[n / 2];
+    want.engine.gpu_a100 = a100[n / 2];
     want.tp = tp2[n % 2];
     assert_int_equal(kvp_predict_deploy(&want, &nt, NULL, NULL), KVP_OK);
     assert_int_equal(r.ledger->d.activation_bytes, want.activation_bytes);
@@ -500,6 +502,32 @@ static void predicted_reserves_follow_the_axes(void **state) {
   kvp_diag d = {{0}};
   assert_int_equal(kvp_sweep_init(&s, &ax, 0, 6, 0, &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "non-torch"));
+  kvp_sweep_free(&s);
+  /* a GPU axis of facts alone (gpu_memory given): the memory stays the
+   * base's, the A100 of the two takes the small defaults */
+  ax.non_torch = &nt;
+  kvp_sweep_axis facts_only = {.field = KVP_FIELD_GPU, .n = 2, .gpu = facts};
+  ax.axis = &facts_only;
+  ax.ntp = 0;
+  b.gpu_bytes = 80 * GiB;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 2, KVP_WANT_MAXCONC, NULL), KVP_OK);
+  n = 0;
+  while (kvp_sweep_next(&s, &r, NULL) == 1) {
+    kvp_deploy want = b;
+    want.engine.gpu_a100 = a100[n];
+    assert_int_equal(kvp_predict_deploy(&want, &nt, NULL, NULL), KVP_OK);
+    assert_int_equal(r.ledger->d.gpu_bytes, 80 * GiB);
+    assert_int_equal(r.ledger->d.activation_bytes, want.activation_bytes);
+    seen[n] = want.activation_bytes;
+    n++;
+  }
+  assert_int_equal(n, 2);
+  assert_true(seen[0] != seen[1]);
+  kvp_sweep_free(&s);
+  /* such an axis needs its facts */
+  facts_only.gpu = NULL;
+  assert_int_equal(kvp_sweep_init(&s, &ax, 0, 2, 0, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "gpu"));
   kvp_sweep_free(&s);
 }
 
