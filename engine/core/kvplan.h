@@ -748,6 +748,8 @@ kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_e
  * kept bytes under every decoder term (the peak of the whole profile_run). */
 kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_diag *d);
 
+#define KVP_MAX_GRAPHS 64 /* CUDA-graph batch sizes of SGLang's defaults (52 at 512) */
+
 /* What kvp_predict_deploy predicted for one deployment beyond the numbers
  * it sets on it: what kv.deploy stores for reports and kvplan validate. */
 typedef struct kvp_reserves {
@@ -768,6 +770,8 @@ typedef struct kvp_reserves {
   int32_t sglang;             /* 1: SGLang's memory defaults below are set */
   int64_t chunk, graph_bs;    /* chunked_prefill_size, cuda_graph_max_bs */
   double reserved_mib;
+  int32_t ngraphs;            /* the CUDA-graph batch sizes up to graph_bs */
+  int32_t graphs[KVP_MAX_GRAPHS];
 } kvp_reserves;
 
 /* Predict d's reserves from its engine rule d->engine and its numbers:

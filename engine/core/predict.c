@@ -500,6 +500,20 @@ void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int ha
   *frac = floor((mib - r) / mib * 1000 + 0.5) / 1000;
 }
 
+/* The CUDA-graph batch sizes SGLang captures up to bs (python/sglang/srt/
+ * server_args.py _generate_cuda_graph_batch_sizes): 1, 2, 4, 8, 12,
+ * 16..256 by 8, 272..496 by 16, 512.. by 32; at most KVP_MAX_GRAPHS. */
+static int32_t graph_sizes(int64_t bs, int32_t *out) {
+  int32_t n = 0;
+  static const int32_t first[] = {1, 2, 4, 8, 12};
+  for (int i = 0; i < 5; i++)
+    if (first[i] <= bs) out[n++] = first[i];
+  for (int32_t b = 16; b <= 256 && b <= bs; b += 8) out[n++] = b;
+  for (int32_t b = 272; b <= 511 && b <= bs; b += 16) out[n++] = b;
+  for (int32_t b = 512; b <= bs && n < KVP_MAX_GRAPHS; b += 32) out[n++] = b;
+  return n;
+}
+
 static int64_t round_up(int64_t x, int64_t a) { return a > 1 ? cdiv(x, a) * a : x; }
 
 /* One GPU's MXFP4 expert bytes at intermediate I and hidden Hh, in the
@@ -704,6 +718,7 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
     out->sglang = 1;
     kvp_sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, 0, 0, 0, 0, &out->chunk,
                                &out->graph_bs, &out->reserved_mib, &d->utilization);
+    if (want) out->ngraphs = graph_sizes(out->graph_bs, out->graphs);
   }
   if (r->activation || r->seqs_cap || r->profiled) {
     int64_t tokens, seqs;

@@ -270,7 +270,8 @@ static const char *const number_keys[] = {
  * max_num_seqs (when given), weight_bytes, utilization. Returns {tokens,
  * seqs, max_num_seqs, activation, stages, overhead = {point, lo, hi},
  * weight_bytes, repacked, utilization, sglang = {chunked_prefill_size,
- * cuda_graph_max_bs, reserved_mib}}, each when the rule predicts it. */
+ * cuda_graph_max_bs, reserved_mib, cuda_graph_bs}}, each when the rule
+ * predicts it. */
 static int l_reserves(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   kvl_check_keys(L, 2, number_keys, "reserves numbers");
@@ -289,7 +290,8 @@ static int l_reserves(lua_State *L) {
   d.step_tokens = kvl_int_field(L, 2, "max_num_batched_tokens", 0);
   d.vllm.max_num_seqs = kvl_int_field(L, 2, "max_num_seqs", 0);
   d.weight_bytes = kvl_int_field(L, 2, "weight_bytes", 0);
-  if (lua_getfield(L, 2, "utilization") != LUA_TNIL) d.utilization = kvl_tonum(L, -1, "utilization");
+  if (lua_getfield(L, 2, "utilization") != LUA_TNIL)
+    d.utilization = kvl_tonum(L, -1, "utilization");
   lua_pop(L, 1);
   kvp_non_torch nt, *ntp = NULL;
   if (!lua_isnoneornil(L, 3)) {
@@ -339,11 +341,17 @@ static int l_reserves(lua_State *L) {
     lua_setfield(L, -2, "utilization");
   }
   if (o.sglang) {
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
     setint(L, "chunked_prefill_size", o.chunk);
     setint(L, "cuda_graph_max_bs", o.graph_bs);
     lua_pushnumber(L, o.reserved_mib);
     lua_setfield(L, -2, "reserved_mib");
+    lua_createtable(L, o.ngraphs, 0);
+    for (int32_t i = 0; i < o.ngraphs; i++) {
+      lua_pushinteger(L, o.graphs[i]);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "cuda_graph_bs");
     lua_setfield(L, -2, "sglang");
   }
   return 1;

@@ -411,7 +411,6 @@ local function reserves(d, opts, rule)
   if r.sglang then
     local sd = r.sglang
     sd.mem_fraction_static = r.utilization
-    sd.cuda_graph_bs = engines.sglang_graph_sizes(sd.cuda_graph_max_bs)
     d.sglang_defaults = sd
   end
   if d.utilization == nil then d.utilization = r.utilization end

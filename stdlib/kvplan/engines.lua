@@ -312,21 +312,11 @@ function M.sglang_version(v)
   util.raise("unknown SGLang version '%s' (modelled: %s)", v, table.concat(util.sorted_keys(M.sglang), ", "))
 end
 
---- The CUDA-graph batch sizes SGLang captures up to cuda_graph_max_bs bs
---- (python/sglang/srt/server_args.py _generate_cuda_graph_batch_sizes): 1,
---- 2, 4, 8, 12, 16..256 by 8, 272..496 by 16, 512.. by 32. kv.deploy lists
---- them in d.sglang_defaults; SGLang's memory defaults themselves (by the
---- GPU's memory, tp and pp) are the core's (engine/core/predict.c
---- kvp_sglang_memory_defaults).
-function M.sglang_graph_sizes(bs)
-  local graphs = {1, 2, 4, 8, 12}
-  for b = 16, 256, 8 do graphs[#graphs + 1] = b end
-  for b = 272, 511, 16 do graphs[#graphs + 1] = b end
-  for b = 512, bs, 32 do graphs[#graphs + 1] = b end
-  local out = {}
-  for _, b in ipairs(graphs) do if b <= bs then out[#out + 1] = b end end
-  return out
-end
+-- SGLang's memory defaults by the GPU's memory, tp and pp, and the CUDA-graph
+-- batch sizes it captures, are the core's (engine/core/predict.c
+-- kvp_sglang_memory_defaults, graph_sizes: server_args.py
+-- _handle_gpu_memory_settings, _generate_cuda_graph_batch_sizes); kv.deploy
+-- lists them in d.sglang_defaults.
 
 -- ---- TensorRT-LLM ------------------------------------------------------------
 --

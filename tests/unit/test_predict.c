@@ -586,6 +586,20 @@ static void deploy_reserves_report_the_parts(void **state) {
   assert_int_equal(r.graph_bs, 80);
   assert_true(r.reserved_mib == 4256);
   assert_true(s.utilization == 0.827);
+  /* the graphs up to 80: 1, 2, 4, 8, 12, then 16..80 by 8 (9 sizes) */
+  assert_int_equal(r.ngraphs, 14);
+  assert_int_equal(r.graphs[4], 12);
+  assert_int_equal(r.graphs[5], 16);
+  assert_int_equal(r.graphs[13], 80);
+  /* 192 GiB at tp 8: 512 graphs, 5 + 31 (16..256) + 15 (272..496) + 1 (512) */
+  s.gpu_bytes = 192LL << 30, s.tp = 8;
+  assert_int_equal(kvp_predict_deploy(&s, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.graph_bs, 512);
+  assert_int_equal(r.ngraphs, 52);
+  assert_int_equal(r.graphs[35], 256);
+  assert_int_equal(r.graphs[36], 272);
+  assert_int_equal(r.graphs[50], 496);
+  assert_int_equal(r.graphs[51], 512);
 }
 
 /* Qwen2.5-VL-7B's tower (config.json vision_config) */
