@@ -745,7 +745,7 @@ end
 function Deployment:spec()
   local t = {}
   for _, f in ipairs(registry.list) do
-    if f.spec == f.name then t[f.name] = self[f.name] end
+    if f.spec == nil then t[f.name] = self[f.name] end
   end
   t.model, t.gpu_bytes, t.speculative = self.model.core, self.gpu_bytes, self.spec_core
   if self.offload then

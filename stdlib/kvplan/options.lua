@@ -28,9 +28,18 @@ local Required = {}
 Required.__index = Required
 Required.__name = "kvplan.Required"
 
-local function convert(key, v, def, fail)
+-- An error of the stdlib as a command-line argument's.
+local function strip(err)
+  return (tostring(err):gsub("^.-:%d+: ", "", 1):gsub("^field", "argument"))
+end
+
+local by_field
+
+-- v converted to the type of def; f: the deployment field it sets (by_field).
+local function convert(key, v, def, fail, f)
   local t = type(def)
   v = trim(v)
+  if f ~= nil and t ~= "table" then return by_field(f, key, v, def, fail) end
   if t == "number" then
     if math.type(def) == "integer" then
       local ok, x = pcall(units.tokens, v, key)
@@ -40,9 +49,7 @@ local function convert(key, v, def, fail)
         if n == math.floor(n) and n > -2^63 and n < 2^63 then return math.tointeger(n) end
         fail("argument '%s' must be an integer, got '%s'", key, v)
       end
-      if v:match("^%d+%.%d*[KMGT]$") then
-        fail("%s", (tostring(x):gsub("^.-:%d+: ", "", 1):gsub("^field", "argument")))
-      end
+      if v:match("^%d+%.%d*[KMGT]$") then fail("%s", strip(x)) end
       fail("argument '%s' must be a number, got '%s'", key, v)
     end
     local x = tonumber(v)
@@ -61,33 +68,18 @@ local function convert(key, v, def, fail)
     if getmetatable(d1) == Required then d1 = "" end
     for item in (v .. ","):gmatch("([^,]*),") do
       item = trim(item)
-      if item ~= "" then out[#out + 1] = convert(key, item, d1 or "", fail) end
+      if item ~= "" then out[#out + 1] = convert(key, item, d1 or "", fail, f) end
     end
     return out
   end
   return v
 end
 
--- The argument of deployment field f: each item converted by the field's
--- type (a count as an integer, bytes with units, ...) and checked by
--- fields.check; an item equal to the script's default stays as it is.
-local function strip(err)
-  return (tostring(err):gsub("^.-:%d+: ", "", 1):gsub("^field", "argument"))
-end
+-- A value of deployment field f: converted by the field's type (a count as
+-- an integer, bytes with units, ...) and checked by fields.check; the
+-- script's default itself passes as it is.
 local as_def = {count = 0, fraction = 0.0, number = 0.0, boolean = false}
-local function convert_field(f, key, v, def, fail)
-  if type(def) == "table" then
-    local out, d1 = {}, def[1]
-    if getmetatable(d1) == Required then d1 = "" end
-    for item in (v .. ","):gmatch("([^,]*),") do
-      item = trim(item)
-      if item ~= "" then
-        out[#out + 1] = convert_field(f, key, item, d1 == nil and "" or d1, fail)
-      end
-    end
-    return out
-  end
-  v = trim(v)
+by_field = function(f, key, v, def, fail)
   if type(def) == "string" and v == def then return v end
   local x = v
   if f.type == "bytes" then
@@ -200,10 +192,7 @@ function M.parse(args, defaults)
     end
     local def = defaults[key]
     if getmetatable(def) == Required then def = "" end
-    local f = fields.by_name[key]
-    if type(v) ~= "string" then out[key] = v
-    elseif f then out[key] = convert_field(f, key, v, def, fail)
-    else out[key] = convert(key, v, def, fail) end
+    out[key] = type(v) == "string" and convert(key, v, def, fail, fields.by_name[key]) or v
     if type(v) == "string" then lookup(key, out[key], fail) end
   end
   for _, k in ipairs(util.sorted_keys(defaults)) do

@@ -139,9 +139,9 @@ end
 -- Options given as lists that the core sets on the deployment itself (its
 -- field name in sweep_core: the field's spec key), looped in C without
 -- building a deployment: the registry's sweep fields (fields.lua).
-local c_fields, byte_fields = {}, {}
-for _, f in ipairs(require("kvplan.fields").list) do
-  if f.sweep then c_fields[f.name], byte_fields[f.name] = f.spec, f.type == "bytes" or nil end
+local c_fields, byte_fields, registry = {}, {}, require "kvplan.fields"
+for _, f in ipairs(registry.list) do
+  if f.sweep then c_fields[f.name], byte_fields[f.name] = registry.key(f), f.type == "bytes" or nil end
 end
 
 -- vLLM's predicted activation peak (a vision tower's encoder run included),

@@ -24,8 +24,7 @@ for _, f in ipairs(fields.list) do
   if not types[f.type] then fail("field '%s' has an unknown type '%s'", f.name, tostring(f.type)) end
   if f.type == "enum" and type(f.values) ~= "table" then fail("enum field '%s' lists no values", f.name) end
   if f.meaning == nil or f.default == nil then fail("field '%s' needs a meaning and a default", f.name) end
-  if f.spec == nil then fail("field '%s' says no spec key (a name, or false)", f.name) end
-  if f.sweep and not f.spec then fail("sweep field '%s' has no spec key", f.name) end
+  if f.sweep and not fields.key(f) then fail("sweep field '%s' has no key in the core's table", f.name) end
 end
 for a, n in pairs(fields.aliases) do
   if fields.names[a] then fail("alias '%s' of field '%s' is a field itself", a, n) end
@@ -43,10 +42,11 @@ local binding = {}
 for _, k in ipairs(core.deploy_keys()) do binding[k] = true end
 local declared = {}
 for _, f in ipairs(fields.list) do
-  if f.spec then
-    declared[f.spec] = true
-    if not binding[f.spec] then
-      fail("field '%s': its spec key '%s' is not a key of the binding's deployment", f.name, f.spec)
+  local key = fields.key(f)
+  if key then
+    declared[key] = true
+    if not binding[key] then
+      fail("field '%s': its key '%s' is not a key of the binding's deployment", f.name, key)
     end
   end
 end
