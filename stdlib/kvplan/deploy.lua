@@ -560,9 +560,6 @@ end
 -- (engine/core/vllm_kv.c), in the experts' own format.
 local function resolve_moe_parallel(d, opts)
   local ep = opts.enable_expert_parallel
-  if ep ~= nil and type(ep) ~= "boolean" then
-    util.raise("field 'enable_expert_parallel' must be true or false, got %s", tostring(ep))
-  end
   d.enable_expert_parallel = ep
   d.data_parallel_size = optional_count(opts.data_parallel_size, "data_parallel_size", 1)
   if not (ep or (d.data_parallel_size or 1) > 1) then return end
@@ -600,16 +597,17 @@ function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
   opts = M.rename(opts, "deployment")
   util.check_keys(opts, fields, "deployment")
-  -- a switch is true or false (the registry's boolean fields), not any value
-  for k, v in pairs(opts) do
-    if registry.by_name[k].type == "boolean" then registry.check(registry.by_name[k], v) end
-  end
   local given = opts
   local combination
   if opts.optim ~= nil then
     local o = {}
     for k, v in pairs(opts) do if k ~= "optim" then o[k] = v end end
     opts, combination = require("kvplan.optim").apply(o, given.optim)
+  end
+  -- a switch is true or false (the registry's boolean fields), not any value
+  for k, v in pairs(opts) do
+    local f = registry.by_name[k]
+    if f and f.type == "boolean" then registry.check(f, v) end
   end
   if opts.model == nil then util.raise("deployment needs a 'model'") end
   if opts.gpu == nil and opts.gpu_memory == nil then
@@ -706,10 +704,6 @@ function M.new(opts)
   end
   -- vLLM's switches and overrides
   local hybrid_off = opts.disable_hybrid_kv_cache_manager
-  if hybrid_off ~= nil and type(hybrid_off) ~= "boolean" then
-    util.raise("field 'disable_hybrid_kv_cache_manager' must be true or false, got %s",
-               tostring(hybrid_off))
-  end
   d.disable_hybrid_kv_cache_manager = hybrid_off
   if hybrid_off == nil and d.hybrid_off_reason then d.disable_hybrid_kv_cache_manager = true end
   d.num_gpu_blocks_override = optional_count(opts.num_gpu_blocks_override,
