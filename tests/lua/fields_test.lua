@@ -317,6 +317,13 @@ for name in (main:match('"an argument named as a deployment field.-docs/fields%.
   end
 end
 if not main:find("docs/fields.md", 1, true) then fail("kvplan --help does not point to docs/fields.md") end
+-- the command lines of the README, SCRIPTING.md and docs/ (kvplan CMD key=...)
+for _, path in ipairs{"README.md", "SCRIPTING.md", "docs/commands.md", "docs/fields.md", "docs/sweeps.md"} do
+  local ok, text = pcall(check.slurp, path)
+  for cmd, rest in (ok and text or ""):gmatch("kvplan (%w+) ([^\n`#]*)") do
+    if takes[cmd] then usage_keys(path, cmd, rest) end
+  end
+end
 for line in man:gmatch("[^\n]+") do
   local plain = line:gsub("\\f.", ""):gsub("\\%-", "-")
   local cmd, rest = plain:match("^%.B (%w+) (.*)$")
