@@ -115,6 +115,21 @@ for _, f in ipairs(fields.list) do
 end
 os.remove(dir)
 
+-- docs/sweeps.md names the options a sweep loops in C: the registry's sweep fields
+local sweeps = check.slurp("docs/sweeps.md"):match("Every option that is a number %(([^)]*)%)") or ""
+local named = {}
+for n in sweeps:gsub(":.*", ""):gmatch("[%w_]+") do
+  named[n] = true
+  if not (fields.by_name[n] and fields.by_name[n].sweep) then
+    fail("docs/sweeps.md names '%s' among the options looped in C; fields.lua does not", n)
+  end
+end
+for _, f in ipairs(fields.list) do
+  if f.sweep and not named[f.name] then
+    fail("docs/sweeps.md does not name sweep field '%s' among the options looped in C", f.name)
+  end
+end
+
 -- key=value arguments named as fields: converted and checked by the field
 local o = kv.options({activation = "2GiB", utilization = "0.85", tp = "2,4", kv = "fp8"},
                      {activation = "predicted", utilization = 0.9, tp = {1}, kv = "auto"})
