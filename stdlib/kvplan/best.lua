@@ -123,7 +123,8 @@ end
 --- kv.best(spec): every candidate, ranked: a list of tables {rank (nil when
 --- it does not serve the shape), gpu, tp, pp, gpus, weights, kv, fits,
 --- limit, max_concurrency, per_gpu, cost_per_hour (nil without a price),
---- tokens_per_s (with a target), why ("" for rank 1)}, servers first in
+--- tokens_per_s (with a target), why ("" for rank 1), deployment (its
+--- kv.deploy, built when first read)}, servers first in
 --- rank order, then the rest. spec: model, context, concurrency, gpus,
 --- weights, kv, tp, pp (lists; defaults above), max_gpus (64), rank
 --- ("gpus"), tokens_per_s (a decode throughput target, 0: none), base (other
