@@ -285,7 +285,7 @@ typedef struct kvp_engine_rule {
   int32_t context_counted;  /* the version counts the CUDA context */
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
-                             * memory, tp and pp (kvp_sglang_memory_defaults) */
+                             * memory, tp and pp (predict.c sglang_memory_defaults) */
   int32_t vision;           /* the activation folds a vision tower's encoder run in */
   kvp_tower tower;          /* its config (intermediate whole: split by tp per call) */
   int64_t vision_limit;     /* limit_mm_per_prompt (0: vLLM's default, 999 V1, 1 V0) */
@@ -702,19 +702,6 @@ kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d);
  * KVP_NT_SGLANG), out = {point, lo, hi}, bytes rounded down. */
 kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, int nccl_counted,
                               int context_counted, int64_t out[3], kvp_diag *d);
-/* vLLM's max_num_batched_tokens and max_num_seqs of the profiling run for
- * rule r on a GPU of gpu_bytes, max_model_len mml (0: unknown), the given
- * tokens and seqs (0: not given). */
-void kvp_predict_vllm_defaults(const kvp_engine_rule *r, int64_t gpu_bytes, int64_t mml,
-                               int64_t tokens, int64_t seqs, int64_t *out_tokens,
-                               int64_t *out_seqs);
-/* SGLang's memory defaults on a GPU of gpu_bytes with tp x pp ranks
- * (ServerArgs._handle_gpu_memory_settings): chunked_prefill_size and
- * cuda_graph_max_bs (the given ones when has_chunk / has_bs), the reserved
- * MiB and mem_fraction_static. */
-void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int has_chunk,
-                                int64_t chunk_given, int has_bs, int64_t bs_given,
-                                int64_t *chunk, int64_t *bs, double *reserved, double *frac);
 /* All weight bytes of a deployment at tp whose MXFP4 experts are loaded as
  * m says: the checkpoint's plus tp x (loaded - checkpoint) experts of one
  * GPU. */

@@ -444,9 +444,8 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, i
  *     tokens and 256 / 256 sequences; on a GPU of >= 70 GiB whose name has
  *     no "a100", 16384 / 8192 tokens and big_seqs sequences;
  * a given value wins; max_num_seqs is then capped at max_num_batched_tokens. */
-void kvp_predict_vllm_defaults(const kvp_engine_rule *r, int64_t gpu_bytes, int64_t mml,
-                               int64_t tokens, int64_t seqs, int64_t *out_tokens,
-                               int64_t *out_seqs) {
+static void vllm_defaults(const kvp_engine_rule *r, int64_t gpu_bytes, int64_t mml,
+                          int64_t tokens, int64_t seqs, int64_t *out_tokens, int64_t *out_seqs) {
   int64_t t, q;
   if (!r->v1) {
     q = 256;
@@ -479,9 +478,8 @@ void kvp_predict_vllm_defaults(const kvp_engine_rule *r, int64_t gpu_bytes, int6
  *              + 1024 tp pp / 8, at least 10240 on a GPU above 60 GiB
  *   mem_fraction_static = round((memory - reserved) / memory, 3)
  * Doubles in the order the stdlib evaluated them. */
-void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int has_chunk,
-                                int64_t chunk_given, int has_bs, int64_t bs_given,
-                                int64_t *chunk, int64_t *bs, double *reserved, double *frac) {
+static void sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int64_t *chunk,
+                                   int64_t *bs, double *reserved, double *frac) {
   const double mib = gpu_bytes / (1024.0 * 1024.0);
   int64_t c, b;
   if (mib < 20 * 1024) c = 2048, b = 8;
@@ -489,8 +487,6 @@ void kvp_sglang_memory_defaults(double gpu_bytes, int64_t tp, int64_t pp, int ha
   else if (mib < 60 * 1024) c = 4096, b = tp < 4 ? 32 : 160;
   else if (mib < 160 * 1024) c = 8192, b = tp < 4 ? 256 : 512;
   else c = 16384, b = 512;
-  if (has_chunk) c = chunk_given;
-  if (has_bs) b = bs_given;
   double r = 512.0 + (c > 0 ? (double)max64(c, 2048) * 1.5 : 2048 * 1.5) + (double)(b * 2) +
              (double)(tp * pp) / 8.0 * 1024.0;
   if (mib > 60 * 1024 && r < 10 * 1024) r = 10 * 1024;
@@ -716,8 +712,8 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
   }
   if (r->sglang_memory) {
     out->sglang = 1;
-    kvp_sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, 0, 0, 0, 0, &out->chunk,
-                               &out->graph_bs, &out->reserved_mib, &d->utilization);
+    sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, &out->chunk, &out->graph_bs,
+                           &out->reserved_mib, &d->utilization);
     if (want) out->ngraphs = graph_sizes(out->graph_bs, out->graphs);
   }
   if (r->activation || r->seqs_cap || r->profiled) {
@@ -730,8 +726,8 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
       const int64_t len = max64(1, mml > 0 ? min64(mml - 1, tokens) : tokens);
       seqs = cdiv(tokens, len);
     } else {
-      kvp_predict_vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
-                                r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
+      vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
+                    r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
     }
     out->tokens = tokens;
     out->seqs = seqs;

@@ -111,7 +111,7 @@ end
 -- vLLM's defaults for max_num_batched_tokens and max_num_seqs follow the
 -- row's v1, chunked_tokens and big_seqs, the usage and the GPU (its memory,
 -- whether its name says A100): the rule and its sources are the core's
--- (engine/core/predict.c kvp_predict_vllm_defaults: vllm/config.py
+-- (engine/core/predict.c vllm_defaults: vllm/config.py
 -- SchedulerConfig, 0.6-0.7; vllm/engine/arg_utils.py _set_default_args /
 -- get_batch_defaults).
 
@@ -314,7 +314,7 @@ end
 
 -- SGLang's memory defaults by the GPU's memory, tp and pp, and the CUDA-graph
 -- batch sizes it captures, are the core's (engine/core/predict.c
--- kvp_sglang_memory_defaults, graph_sizes: server_args.py
+-- sglang_memory_defaults, graph_sizes: server_args.py
 -- _handle_gpu_memory_settings, _generate_cuda_graph_batch_sizes); kv.deploy
 -- lists them in d.sglang_defaults.
 

@@ -6,7 +6,7 @@ local engines = require "kvplan.engines"
 local GiB = kv.units.GiB
 
 -- defaults by version, usage and GPU class (vllm/engine/arg_utils.py),
--- as kv.deploy's profile (the core's kvp_predict_vllm_defaults)
+-- as kv.deploy's profile (the core's vllm_defaults)
 local function limits(o)
   o.model = o.model or "llama-3.1-8b"
   local d = kv.deploy(o)

@@ -393,6 +393,22 @@ static void non_torch_follows_what_the_version_counts(void **state) {
   assert_int_equal(kvp_predict_non_torch(NULL, KVP_NT_VLLM, 1, 1, 0, o, &d), KVP_EINVAL);
 }
 
+/* The profile's max_num_batched_tokens and max_num_seqs of rule r on a GPU
+ * of gpu bytes at max_model_len mml (0: unknown), tokens and seqs given
+ * when > 0, through kvp_predict_deploy. */
+static void vllm_defaults(kvp_engine_rule r, int64_t gpu, int64_t mml, int64_t tokens,
+                          int64_t seqs, int64_t *t, int64_t *q) {
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  d.engine = r;
+  d.engine.profiled = 1;
+  d.engine.tokens_given = tokens > 0, d.engine.seqs_given = seqs > 0;
+  d.gpu_bytes = gpu, d.max_model_len = mml, d.step_tokens = tokens, d.vllm.max_num_seqs = seqs;
+  kvp_reserves o;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &o, NULL), KVP_OK);
+  *t = o.tokens, *q = o.seqs;
+}
+
 static void vllm_defaults_by_engine_gpu_and_length(void **state) {
   (void)state;
   kvp_engine_rule r;
@@ -401,40 +417,49 @@ static void vllm_defaults_by_engine_gpu_and_length(void **state) {
   const int64_t h100 = 85 * (int64_t)GiB, l4 = 22 * (int64_t)GiB;
   /* V0: max(max_model_len, 2048) tokens, 256 sequences; chunked past 32768 */
   r.chunked_tokens = 512;
-  kvp_predict_vllm_defaults(&r, h100, 20000, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 20000, 0, 0, &t, &q);
   assert_int_equal(t, 20000);
   assert_int_equal(q, 256);
-  kvp_predict_vllm_defaults(&r, h100, 1024, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 1024, 0, 0, &t, &q);
   assert_int_equal(t, 2048);
-  kvp_predict_vllm_defaults(&r, h100, 0, 0, 0, &t, &q); /* unknown length */
+  vllm_defaults(r, h100, 0, 0, 0, &t, &q); /* unknown length */
   assert_int_equal(t, 2048);
-  kvp_predict_vllm_defaults(&r, h100, 65536, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 65536, 0, 0, &t, &q);
   assert_int_equal(t, 512);
   r.chunked_tokens = 0;
-  kvp_predict_vllm_defaults(&r, h100, 65536, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 65536, 0, 0, &t, &q);
   assert_int_equal(t, 2048);
   /* V1: the server's 2048 / 256, or 8192 / big_seqs on a big GPU but an A100 */
   r.v1 = 1;
   r.big_seqs = 1024;
-  kvp_predict_vllm_defaults(&r, l4, 65536, 0, 0, &t, &q);
+  vllm_defaults(r, l4, 65536, 0, 0, &t, &q);
   assert_int_equal(t, 2048);
   assert_int_equal(q, 256);
-  kvp_predict_vllm_defaults(&r, h100, 4096, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 4096, 0, 0, &t, &q);
   assert_int_equal(t, 8192);
   assert_int_equal(q, 1024);
   r.gpu_a100 = 1;
-  kvp_predict_vllm_defaults(&r, h100, 4096, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 4096, 0, 0, &t, &q);
   assert_int_equal(t, 2048);
   r.gpu_a100 = 0;
   r.offline = 1;
-  kvp_predict_vllm_defaults(&r, h100, 4096, 0, 0, &t, &q);
+  vllm_defaults(r, h100, 4096, 0, 0, &t, &q);
   assert_int_equal(t, 16384);
   /* given values win; sequences capped at the tokens */
-  kvp_predict_vllm_defaults(&r, h100, 4096, 512, 0, &t, &q);
+  vllm_defaults(r, h100, 4096, 512, 0, &t, &q);
   assert_int_equal(t, 512);
   assert_int_equal(q, 512);
-  kvp_predict_vllm_defaults(&r, h100, 4096, 512, 4096, &t, &q);
+  vllm_defaults(r, h100, 4096, 512, 4096, &t, &q);
   assert_int_equal(q, 4096);
+  /* TensorRT-LLM's dry run: max_num_tokens 8192 in requests of
+   * min(max_seq_len - 1, 8192) tokens: 2047 at 2048, 5 requests */
+  memset(&r, 0, sizeof r);
+  r.trtllm = 1, r.default_tokens = 8192;
+  vllm_defaults(r, h100, 2048, 0, 0, &t, &q);
+  assert_int_equal(t, 8192);
+  assert_int_equal(q, 5);
+  vllm_defaults(r, h100, 131072, 0, 0, &t, &q);
+  assert_int_equal(q, 1);
 }
 
 /* Llama-3.1-8B on one H100 under V1's defaults: 8192 tokens, 1024 sequences */
@@ -718,37 +743,40 @@ static void fraction_by_tp_picks_the_first_row_reached(void **state) {
 
 static void sglang_memory_defaults_by_hand(void **state) {
   (void)state;
-  int64_t c, b;
-  double r, f;
-  /* an H100 as the runtime reports it, 81090 MiB, tp 1: 8192 tokens, 256
-   * graphs, 512 + 12288 + 512 + 128 = 13440 MiB, (81090 - 13440) / 81090 */
-  kvp_sglang_memory_defaults((double)(81090LL << 20), 1, 1, 0, 0, 0, 0, &c, &b, &r, &f);
-  assert_int_equal(c, 8192);
-  assert_int_equal(b, 256);
-  assert_true(r == 13440);
-  assert_true(f == 0.834);
-  /* 24 GiB at tp 4: 2048, 80 graphs, 512 + 3072 + 160 + 512 = 4256 (no floor) */
-  kvp_sglang_memory_defaults((double)(24LL << 30), 4, 1, 0, 0, 0, 0, &c, &b, &r, &f);
-  assert_int_equal(c, 2048);
-  assert_int_equal(b, 80);
-  assert_true(r == 4256);
-  assert_true(f == 0.827);
-  /* above 60 GiB the reserve is at least 10240 MiB; given values win */
-  kvp_sglang_memory_defaults((double)(64LL << 30), 1, 1, 1, 1024, 1, 8, &c, &b, &r, &f);
-  assert_int_equal(c, 1024);
-  assert_int_equal(b, 8);
-  assert_true(r == 10240);
-  /* a deployment with the rule takes the fraction for its GPU, tp and pp */
   kvp_deploy d;
   kvp_deploy_defaults(&d);
   assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.engine.sglang_memory = 1;
+  kvp_reserves r;
+  /* an H100 as the runtime reports it, 81090 MiB, tp 1: 8192 tokens, 256
+   * graphs, 512 + 12288 + 512 + 128 = 13440 MiB, (81090 - 13440) / 81090 */
+  d.gpu_bytes = 81090LL << 20;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.chunk, 8192);
+  assert_int_equal(r.graph_bs, 256);
+  assert_true(r.reserved_mib == 13440);
+  assert_true(d.utilization == 0.834);
+  /* 24 GiB at tp 4: 2048, 80 graphs, 512 + 3072 + 160 + 512 = 4256 (no floor) */
   d.gpu_bytes = 24LL << 30;
   d.tp = 4;
-  d.engine.sglang_memory = 1;
-  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.chunk, 2048);
+  assert_int_equal(r.graph_bs, 80);
+  assert_true(r.reserved_mib == 4256);
   assert_true(d.utilization == 0.827);
-  d.pp = 2; /* 512 more MiB reserved */
-  assert_int_equal(kvp_predict_deploy(&d, NULL, NULL, NULL), KVP_OK);
+  /* 16 GiB: 2048 and 8 graphs at any tp; above 160 GiB 16384 and 512 */
+  d.gpu_bytes = 16LL << 30;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.graph_bs, 8);
+  d.gpu_bytes = 192LL << 30;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &r, NULL), KVP_OK);
+  assert_int_equal(r.chunk, 16384);
+  assert_int_equal(r.graph_bs, 512);
+  /* pp takes 512 more MiB per 8 ranks: 24 GiB at tp 4, pp 2 */
+  d.gpu_bytes = 24LL << 30;
+  d.pp = 2;
+  assert_int_equal(kvp_predict_deploy(&d, NULL, &r, NULL), KVP_OK);
+  assert_true(r.reserved_mib == 4768);
   assert_true(d.utilization < 0.827);
 }
 
