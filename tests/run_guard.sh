@@ -107,6 +107,60 @@ expect binary 1 "kvplan: '$out/chunk.luac' is a precompiled (binary) chunk: refu
 expect binary_load 0 "" -- -e 'assert(select(2, load(string.dump(function() end))):find("binary chunk"))'
 expect binary_allowed 0 "" -- --allow-binary "$out/chunk.luac"
 
+# ---- charts: no command runs from data or arguments ---------------------------------
+# Every string that reaches gnuplot (a cell, a header, the title, the axis
+# labels, the by-series names, the -o path) tries to run `touch $pw`, as a
+# gnuplot ! line, a system() call in a string or a backquote; none may run.
+if command -v gnuplot >/dev/null 2>&1; then
+  pc=$out/plot; mkdir -p "$pc"; pw=$pc/pwned
+  nl=$(printf '\nx'); nl=${nl%x}
+  bang="${nl}!touch $pw #"; call="'.system(\"touch $pw\").'"; tick="\`touch $pw\`"
+  printf 'x,y\nEOD,1\n!touch %s #,2\n' "$pw" > "$pc/eod.csv"
+  printf 'x,y\n"a\n!touch %s #",1\n"%s",2\n"%s",3\n@x,4\n' "$pw" "$call" "$tick" | sed 's/""/"/g' > "$pc/cells.csv"
+  printf 'x,y,s\n1,1,"s\n!touch %s #"\n2,2,"%s"\n3,3,%s\n' "$pw" "$(printf %s "$call" | sed 's/"/""/g')" "$tick" > "$pc/by.csv"
+  printf '"x\n!touch %s #","%s",y\n1,1,1\n' "$pw" "$(printf %s "$call" | sed 's/"/""/g')" > "$pc/head.csv"
+  inject() { # NAME ARGS...: kvplan plot ARGS runs no command
+    name=$1; shift
+    "$kvplan" plot "$@" > "$pc/$name.out" 2> "$pc/$name.err"
+    if [ ! -e "$pw" ]; then pass=$((pass + 1)); echo "ok   guard plot_inject $name"
+    else fail=$((fail + 1)); echo "FAIL guard plot_inject $name ran a command: $(head -c 200 "$pc/$name.err")"; rm -f "$pw"; fi
+  }
+  inject cell_eod "$pc/eod.csv" x=x y=y kind=bar -o "$pc/c.png"
+  inject cell_eod_stacked "$pc/eod.csv" x=x y=y kind=stacked -o "$pc/c.svg"
+  inject cells "$pc/cells.csv" x=x y=y kind=bar -o "$pc/c.png"
+  inject by_line "$pc/by.csv" x=x y=y by=s -o "$pc/c.png"
+  inject by_bar "$pc/by.csv" x=x y=y by=s kind=bar -o "$pc/c.svg"
+  inject header_nl "$pc/head.csv" "x=x${bang}" y=y -o "$pc/c.png"
+  inject header_call "$pc/head.csv" "x=$call" y=y -o "$pc/c.png"
+  inject header_by "$pc/head.csv" x=y y=y "by=$call" kind=bar -o "$pc/c.png"
+  for f in title xlabel ylabel; do
+    inject "${f}_nl" "$pc/by.csv" x=x y=y "$f=t${bang}" -o "$pc/c.png"
+    inject "${f}_call" "$pc/by.csv" x=x y=y "$f=t$call" -o "$pc/c.png"
+    inject "${f}_tick" "$pc/by.csv" x=x y=y "$f=t$tick @x" -o "$pc/c.png"
+    inject "${f}_lead" "$pc/by.csv" x=x y=y "$f=''$call" -o "$pc/c.png"
+  done
+  inject output_nl "$pc/by.csv" x=x y=y -o "$pc/c${bang}.png"
+  inject output_call "$pc/by.csv" x=x y=y -o "$pc/c$call.png"
+  inject output_tick "$pc/by.csv" x=x y=y -o "$pc/c$tick.png"
+  # what is refused says which argument and why; what is drawn is drawn
+  expect plot_title_nl 1 "kvplan: field 'title' holds a control character (byte 2, code 10): refused, as it would reach gnuplot's commands" -- \
+    plot "$pc/by.csv" x=x y=y "title=t${bang}" -o "$pc/c.png"
+  expect plot_output_nl 1 "kvplan: field 'output' holds a control character (byte $((${#pc} + 3)), code 10): refused, as it would reach gnuplot's commands" -- \
+    plot "$pc/by.csv" x=x y=y -o "$pc/c${bang}.png"
+  expect plot_eod 0 "" -- plot "$pc/eod.csv" x=x y=y kind=bar -o "$pc/eod.png"
+  expect plot_quotes 0 "" -- plot "$pc/by.csv" x=x y=y by=s "title=t$call" -o "$pc/q.svg"
+  if grep -qF "<text>s !touch $pw #</text>" "$pc/q.svg" && grep -qF "<text>t'.system(\"touch $pw\").'</text>" "$pc/q.svg" &&
+     grep -qF "<text>$tick</text>" "$pc/q.svg"; then
+    pass=$((pass + 1)); echo "ok   guard plot_quotes: series names and title drawn as text"
+  else fail=$((fail + 1)); echo "FAIL guard plot_quotes: the SVG lacks the texts"; fi
+  expect plot_size 1 "kvplan: field 'width' must be at most 8192 pixels, got 30000" -- \
+    plot "$pc/by.csv" x=x y=y width=30000 height=30000 -o "$pc/big.png"
+  if [ -z "$(ls "$pc" | grep '\.tmp\.')" ]; then pass=$((pass + 1)); echo "ok   guard plot_inject leaves no temporary"
+  else fail=$((fail + 1)); echo "FAIL guard plot_inject left $(ls "$pc" | grep '\.tmp\.')"; fi
+else
+  fail=$((fail + 1)); echo "FAIL guard plots: gnuplot missing (make deps installs gnuplot-nox)"
+fi
+
 # ---- the sandbox --------------------------------------------------------------------
 sb=$out/sb; mkdir -p "$sb/data" "$sb/out"
 cp tests/guard/probe.lua "$sb/probe.lua"

@@ -47,6 +47,7 @@
 #include <lualib.h>
 
 #include "afile.h"
+#include "proc.h"
 #include "cli.h"
 #include "kvplan_lua.h"
 
@@ -251,6 +252,7 @@ static void on_alarm(int sig) {
   }
   static const char msg[] = "kvplan: time limit exceeded (--timeout): stopped in the engine\n";
   if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) alarmed = 2;
+  kvp_proc_kill_all();
   kvp_afile_abandon_all(NULL, NULL);
   _exit(1);
 }

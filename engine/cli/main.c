@@ -561,7 +561,7 @@ static const command commands[] = {
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts"},
   {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts"},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
-   "draw a report as a chart with gnuplot"},
+   "draw a report as a chart with gnuplot (width and height at most 8192)"},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
    "check kvplan against vLLM/SGLang startup logs, one row per figure"},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",

@@ -1,7 +1,8 @@
 /*
  * signals.c: an interrupted run leaves no temporary behind.
  * Program layer. On SIGINT, SIGTERM or SIGHUP the handler removes the
- * temporary of every report still being written (afile.c keeps the list),
+ * temporary of every report still being written (afile.c keeps the list)
+ * and ends the program it runs, if any (gnuplot, proc.c),
  * so the previous file stays as it was, prints what was interrupted and
  * which reports were dropped, then dies of the same signal (the shell sees
  * 128 + the signal number, as for any program killed by it).
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "afile.h"
+#include "proc.h"
 #include "cli.h"
 
 static const char *volatile running;
@@ -45,6 +47,7 @@ static void on_signal(int sig) {
     say(running);
   }
   say("\n");
+  kvp_proc_kill_all(); /* gnuplot drawing a chart */
   kvp_afile_abandon_all(dropped, NULL);
   signal(sig, SIG_DFL);
   raise(sig);

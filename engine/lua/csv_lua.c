@@ -12,6 +12,7 @@
 #include "afile.h"
 #include "csvw.h"
 #include "fmtw.h"
+#include "proc.h"
 #include "kvplan_lua.h"
 
 #define WRITER_MT "kvplan.CsvWriter"
@@ -326,13 +327,40 @@ static int l_read(lua_State *L) {
   return 2;
 }
 
+/* csv.gnuplot(script) -> status, stderr: gnuplot (found in PATH) run
+ * without a shell, script its standard input (proc.c); status 127 when it
+ * is not installed. nil, why under the sandbox, where no program runs. A
+ * time limit reached while it runs kills it and raises. */
+static int l_gnuplot(lua_State *L) {
+  size_t len;
+  const char *script = luaL_checklstring(L, 1, &len);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_FILE_CHECK) == LUA_TFUNCTION) {
+    luaL_pushfail(L);
+    lua_pushliteral(L, "the sandbox runs no other program");
+    return 2;
+  }
+  lua_pop(L, 1);
+  static char name[] = "gnuplot";
+  char *const argv[] = {name, NULL};
+  char err[2048];
+  int rc = kvp_proc_run(argv, script, len, &kvl_stop, err, sizeof err);
+  if (rc < 0) {
+    kvl_poll(L);
+    return kvl_error(L, "%s", err);
+  }
+  lua_pushinteger(L, rc);
+  lua_pushstring(L, err);
+  return 2;
+}
+
 static const luaL_Reg writer_meth[] = {
   {"row", writer_row}, {"close", writer_close}, {"discard", writer_discard},
   {"isopen", writer_isopen}, {NULL, NULL}
 };
 
 static const luaL_Reg funcs[] = {
-  {"open", l_open}, {"read", l_read}, {"atomic", l_atomic}, {NULL, NULL}
+  {"open", l_open}, {"read", l_read}, {"atomic", l_atomic}, {"gnuplot", l_gnuplot},
+  {NULL, NULL}
 };
 
 

@@ -150,6 +150,7 @@ static int open_header(lua_State *L, const char *path, FILE ***box, unsigned lon
   *fb = NULL;
   luaL_setmetatable(L, FILE_BOX_MT);
   *box = fb;
+  kvl_check_file(L, path, "r");
   *fb = fopen(path, "rb");
   if (*fb == NULL) {
     push_fail(L, "cannot open '%s': %s", path, errno);

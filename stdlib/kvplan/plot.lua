@@ -1,6 +1,12 @@
 -- stdlib/kvplan/plot.lua: charts of reports, kv.plot{...} and `kvplan plot`.
 -- Stdlib layer: the chart is drawn by gnuplot (Debian gnuplot-nox), run as
--- a separate program; kvplan only writes its script and data.
+-- a separate program without a shell (csv.gnuplot, engine/io/proc.c); kvplan
+-- only writes its script and data. No data reaches gnuplot's commands: the
+-- data go in inline blocks whose end marker no data line starts with, the
+-- series names of the data are cells with control characters made spaces,
+-- and every string of a command is single-quoted (gnuplot substitutes no
+-- backquote or macro there) after refusing the arguments that hold a line
+-- break or another control character.
 --
 --   kv.plot{data = "capacity.csv", x = "context", y = "max_concurrency", by = "gpu",
 --           kind = "line", output = "capacity.png"}
@@ -14,12 +20,16 @@
 --            side) or stacked (x categories, the series stacked: the ledger
 --            of each deployment, by=item)
 --   output   the chart: *.png (cairo, exactly width x height pixels) or *.svg
---   width, height  pixels (default 800 x 500); title, xlabel, ylabel
+--   width, height  pixels (default 800 x 500, at most 8192 each: a bitmap
+--            of 8192 x 8192 takes 256 MiB); title, xlabel, ylabel
 --   logx, logy     logarithmic axes (true/false)
 --   order    series names to put first, in this order (stacking order)
 -- Series keep the order of their first row; missing y values are gaps in
--- a line and zero in bars. The chart is written beside `output` and renamed
--- into place, so a failed run leaves no partial file.
+-- a line and zero in bars. The chart is written beside `output`, checked
+-- whole (gnuplot's exit status, a PNG ending in its IEND chunk, an SVG in
+-- its closing tag) and only then renamed into place, so a failed or
+-- interrupted run (a full disk, a signal: gnuplot is ended) leaves the old
+-- file as it was and no temporary.
 
 local util = require "kvplan.util"
 
@@ -31,12 +41,32 @@ local fields = {
   order = true,
 }
 
--- A gnuplot single-quoted string ('' is a quote inside).
-local function q(s) return "'" .. tostring(s):gsub("'", "''") .. "'" end
--- A shell single-quoted word.
-local function sh(s) return "'" .. tostring(s):gsub("'", [['\'']]) .. "'" end
--- A data cell: no tabs or line breaks.
-local function cell(s) return (tostring(s):gsub("[\t\r\n]", " ")) end
+-- A gnuplot string: single-quoted ('' is a quote inside; gnuplot expands
+-- no backquote or macro there). gnuplot reads '' at the start of a string
+-- as an empty string, so leading quotes are a double-quoted string of
+-- quotes alone, joined by gnuplot's string concatenation (.).
+local function q(s)
+  local lead, rest = tostring(s):match("^('*)(.*)$")
+  local body = "'" .. rest:gsub("'", "''") .. "'"
+  if lead == "" then return body end
+  return '"' .. lead .. '"' .. (rest ~= "" and (" . " .. body) or "")
+end
+-- A data cell: control characters (tabs, line breaks) made spaces.
+local function cell(s) return (tostring(s):gsub("%c", " ")) end
+-- The largest width and height of a chart, in pixels.
+M.max_size = 8192
+
+-- A string argument that goes into a gnuplot command: refused when it holds
+-- a control character (a line break would end the command).
+local function text(v, field)
+  local s = tostring(v)
+  local at = s:find("%c")
+  if at then
+    util.raise("field '%s' holds a control character (byte %d, code %d): refused, as it would "
+               .. "reach gnuplot's commands", field, at, s:byte(at))
+  end
+  return s
+end
 
 -- Rows as tables keyed by column, from a CSV path or a list.
 local function load(data)
@@ -85,8 +115,18 @@ function M.plot(spec)
   if ext ~= "png" and ext ~= "svg" then
     util.raise("field 'output' must name a .png or .svg file, got '%s'", out)
   end
+  text(out, "output")
+  for _, f in ipairs{"x", "y", "by", "title", "xlabel", "ylabel"} do
+    if spec[f] ~= nil then text(spec[f], f) end
+  end
   local width = util.count(spec.width or 800, "width", 16)
   local height = util.count(spec.height or 500, "height", 16)
+  for _, f in ipairs{"width", "height"} do
+    local v = f == "width" and width or height
+    if v > M.max_size then
+      util.raise("field '%s' must be at most %d pixels, got %d", f, M.max_size, v)
+    end
+  end
   local rows, where, header = load(spec.data)
   if #rows == 0 then util.raise("%s has no rows to plot", where) end
   local cols = {}
@@ -130,6 +170,18 @@ function M.plot(spec)
 
   local g = {}
   local function add(...) g[#g + 1] = string.format(...) end
+  -- the end of an inline data block: a marker no data line starts with
+  -- (gnuplot ends the block at the first line that does)
+  local cells = {}
+  for _, s in ipairs(order) do cells[#cells + 1] = s end
+  for _, x in ipairs(xorder) do cells[#cells + 1] = x end
+  local eod
+  repeat
+    eod = string.format("KVPLAN_END_%08x%08x", math.random(0, 0x7fffffff), math.random(0, 0x7fffffff))
+    for _, c in ipairs(cells) do
+      if c:match("^%s*(.*)"):sub(1, #eod) == eod then eod = nil break end
+    end
+  until eod
   -- gnuplot writes the atomic writer's temporary (a unique mkstemp name
   -- beside out, removed on error or signal), which is then renamed over out
   local file <close> = require("kvplan.csv").atomic(out)
@@ -155,11 +207,11 @@ function M.plot(spec)
     for i, s in ipairs(order) do
       local pts = series[s]
       table.sort(pts, function(a, b) return a[1] < b[1] end)
-      add("$d%d << EOD", i)
+      add("$d%d << %s", i, eod)
       for _, p in ipairs(pts) do
         add("%s\t%s", string.format("%.17g", p[1]), p[2] and string.format("%.17g", p[2]) or "?")
       end
-      add("EOD")
+      add("%s", eod)
       plots[#plots + 1] = string.format("$d%d using 1:2 with linespoints title %s", i, q(s))
     end
     add("plot %s", table.concat(plots, ", "))
@@ -179,7 +231,7 @@ function M.plot(spec)
     end
     add("set yrange [0:%.17g]", top > 0 and top * 1.08 or 1)
     add("set xtics rotate by -25 scale 0")
-    add("$d << EOD")
+    add("$d << %s", eod)
     local head = {"x"}
     for _, s in ipairs(order) do head[#head + 1] = s end
     add("%s", table.concat(head, "\t"))
@@ -188,28 +240,39 @@ function M.plot(spec)
       for _, s in ipairs(order) do line[#line + 1] = string.format("%.17g", series[s][x] or 0) end
       add("%s", table.concat(line, "\t"))
     end
-    add("EOD")
+    add("%s", eod)
     add("plot for [i=2:%d] $d using i:xtic(1) title columnheader(i)", #order + 1)
   end
   add("set output")
 
-  if type(io.popen) ~= "function" or type(os.tmpname) ~= "function" then
+  local code, err = require("kvplan.csv").gnuplot(table.concat(g, "\n") .. "\n")
+  if code == nil then
     util.raise("cannot draw '%s': charts run gnuplot, a separate program, which --sandbox forbids", out)
   end
-  local errf = os.tmpname()
-  local p = io.popen("gnuplot 2> " .. sh(errf), "w")
-  if p == nil then util.raise("cannot run gnuplot") end
-  p:write(table.concat(g, "\n"), "\n")
-  local ok, _, code = p:close()
-  local f = io.open(errf, "r")
-  local err = f and f:read("a") or ""
+  if code == 127 then
+    util.raise("cannot draw '%s': gnuplot is not installed (Debian: apt-get install gnuplot-nox)", out)
+  end
+  err = err:gsub("%s+$", ""):gsub("%s*\n%s*", " ")
+  if code ~= 0 then
+    util.raise("cannot draw '%s': gnuplot failed (status %d)%s", out, code,
+               err ~= "" and (": " .. err) or "")
+  end
+  -- gnuplot does not report a short write (a full disk): the chart must be
+  -- whole before it replaces the old one
+  local f = io.open(tmp, "rb")
+  local size = f and f:seek("end") or 0
+  local tail = ""
+  if f and size > 0 then
+    f:seek("set", math.max(0, size - 64))
+    tail = f:read("a") or ""
+  end
   if f then f:close() end
-  os.remove(errf)
-  if not ok then
-    if code == 127 then
-      util.raise("cannot draw '%s': gnuplot is not installed (Debian: apt-get install gnuplot-nox)", out)
-    end
-    util.raise("cannot draw '%s': gnuplot failed: %s", out, (err:gsub("%s+$", ""):gsub("\n", " ")))
+  local whole
+  if ext == "png" then whole = tail:sub(-12) == "\0\0\0\0IEND\174\66\96\130"
+  else whole = tail:find("</svg>%s*$") ~= nil end
+  if not whole then
+    util.raise("cannot draw '%s': gnuplot wrote %d bytes, not a whole %s (a full disk?)%s", out,
+               size, ext:upper(), err ~= "" and (": " .. err) or "")
   end
   file:commit()
   return out

@@ -134,8 +134,47 @@ if [ -n "$shim" ] && [ -f "$shim" ]; then
   if [ $rc -eq 1 ] && grep -q "FAILED tests/batch/good_a.lua" "$w/err" && [ ! -e "$w/b/good_a.csv" ] &&
      [ "$(strays w/b)" -eq 0 ]; then ok "batch: a full disk fails the script, no partial report"
   else bad "batch full disk" "status $rc: $(cat "$w/err")"; fi
+
 else
   echo "skip fault: failing writes (no shim)"
+fi
+
+# plot on a full disk (a file size limit: write(2) fails with EFBIG, as
+# kvplan and so gnuplot ignore SIGXFSZ): gnuplot does not report the short
+# write; the truncated chart (a PNG without IEND, an SVG cut mid-element) is
+# refused and the old chart stays
+if command -v gnuplot >/dev/null 2>&1; then
+  f=$out/full; mkdir -p "$f"
+  printf 'gpu,n\na,1\nb,2\nc,3\n' > "$f/chart.csv"
+  for e in png svg; do
+    echo "old chart" > "$f/chart.$e"
+    (ulimit -f 4; "$kvplan" plot "$f/chart.csv" x=gpu y=n kind=bar -o "$f/chart.$e") 2> "$f/err"
+    rc=$?; points=$((points + 1))
+    if [ $rc -eq 1 ] && grep -q "^kvplan: cannot draw '$f/chart.$e': gnuplot wrote [0-9]* bytes, not a whole" "$f/err" &&
+       [ "$(cat "$f/chart.$e")" = "old chart" ] && [ "$(strays full)" -eq 0 ]; then
+      ok "plot: a full disk is an error, the old $e chart stays"
+    else bad "plot full disk $e" "status $rc: $(cat "$f/err")"; fi
+  done
+fi
+
+# plot interrupted: gnuplot is ended and no temporary is left (a gnuplot
+# that waits, found first in PATH)
+if command -v gnuplot >/dev/null 2>&1; then
+  g=$out/gp; mkdir -p "$g/bin"
+  printf '#!/bin/sh\necho $$ > "%s/pid"\nexec sleep 60\n' "$g" > "$g/bin/gnuplot"
+  chmod +x "$g/bin/gnuplot"
+  printf 'gpu,n\na,1\n' > "$g/chart.csv"
+  echo "old chart" > "$g/chart.png"
+  PATH="$g/bin:$PATH" "$kvplan" plot "$g/chart.csv" x=gpu y=n kind=bar -o "$g/chart.png" 2> "$g/err" &
+  p=$!
+  i=0; while [ ! -s "$g/pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -TERM $p; wait $p; rc=$?
+  gp=$(cat "$g/pid" 2>/dev/null)
+  sleep 0.2
+  if [ $rc -eq 143 ] && [ -n "$gp" ] && ! kill -0 "$gp" 2>/dev/null && [ "$(cat "$g/chart.png")" = "old chart" ] &&
+     [ "$(strays gp)" -eq 0 ]; then
+    ok "plot: SIGTERM ends gnuplot, the old chart stays, no temporary"
+  else bad "plot interrupted" "status $rc, gnuplot $gp $(kill -0 "$gp" 2>/dev/null && echo still running): $(cat "$g/err")"; kill "$gp" 2>/dev/null; fi
 fi
 
 # ---- allocations that fail ---------------------------------------------------------
