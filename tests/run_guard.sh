@@ -192,6 +192,36 @@ probe csvarg true "1" -- path="$out/arg.csv"
 probe writeout false "sandbox: cannot write '$out/evil.txt' (only under the output directory: give -o FILE or -d OUTDIR)" -- evil="$out/evil.txt"
 probe report false "sandbox: cannot write '$out/evil.txt' (only under the output directory $(cd "$sb/out" && pwd -P))" -- -o "$sb/out/r.csv" evil="$out/evil.txt"
 probe sweep false "sandbox: cannot write '$out/evil.txt'" -- evil="$out/evil.txt"
+# every reader asks the check: the safetensors readers, package.searchpath
+# (which told whether any file exists), and nothing of the environment
+probe st_header false "sandbox: cannot read '/etc/passwd'" --
+probe st_scan false "sandbox: cannot read '/etc/passwd'" --
+probe searchpath false "no file '/etc/passwd'" --
+probe getenv false "attempt to call a nil value (field 'getenv')" --
+probe setlocale false "attempt to call a nil value (field 'setlocale')" --
+probe tmpfile false "attempt to call a nil value (field 'tmpfile')" --
+# -o naming a device makes that device writable, not its directory (/dev)
+probe devzero false "sandbox: cannot write '/dev/zero' (only /dev/null, which -o names)" -- -o /dev/null
+probe devnull true "opened" -- -o /dev/null
+# a key=value naming a path makes it readable only below the working
+# directory: naming / or a file elsewhere opens nothing
+probe readout false "sandbox: cannot read '/etc/passwd'" -- d=/
+probe readout false "sandbox: cannot read '/etc/passwd'" -- /etc/passwd
+printf 'outside\n' > "${TMPDIR:-/tmp}/kvplan-guard-arg.$$"
+probe readarg false "sandbox: cannot read '${TMPDIR:-/tmp}/kvplan-guard-arg.$$'" -- path="${TMPDIR:-/tmp}/kvplan-guard-arg.$$"
+rm -f "${TMPDIR:-/tmp}/kvplan-guard-arg.$$"
+probe readarg true "m2,2,8,2" -- path="$out/arg.csv"
+# the walk: every C function reachable under --sandbox is pure, checked (and
+# refuses a path outside) or absent (tests/guard/walk.lua); without
+# --sandbox the same walk fails
+"$kvplan" --sandbox tests/guard/walk.lua > "$out/walk.out" 2>&1
+if [ $? -eq 0 ] && grep -q '^walk: [0-9]* C functions: [0-9]* pure, [0-9]* checked; 11 absent$' "$out/walk.out"; then
+  pass=$((pass + 1)); echo "ok   guard sandbox walk: $(cat "$out/walk.out")"
+else fail=$((fail + 1)); echo "FAIL guard sandbox walk: $(head -c 600 "$out/walk.out")"; fi
+"$kvplan" tests/guard/walk.lua > "$out/walk_open.out" 2>&1
+if [ $? -eq 1 ] && grep -q 'unclassified C function: os.execute' "$out/walk_open.out"; then
+  pass=$((pass + 1)); echo "ok   guard sandbox walk fails without --sandbox"
+else fail=$((fail + 1)); echo "FAIL guard sandbox walk without --sandbox: $(head -c 300 "$out/walk_open.out")"; fi
 probe writeok true "wrote" -- -o "$sb/out/r.csv" out="$sb/out/w.txt"
 probe reportok true "reported" -- -o "$sb/out/r2.csv"
 if [ ! -e "$out/evil.txt" ] && [ "$(cat "$sb/out/r2.csv")" = "a

@@ -18,10 +18,18 @@
  *   --max-rows N       a sweep that would write more rows refuses before it
  *                      writes one (default 1e9; 0: no limit).
  *   --sandbox          for scripts you did not write: no os.execute, io.popen,
- *                      os.remove, os.rename, os.exit, os.tmpname, package.loadlib,
- *                      C modules or debug library; files are read only under the
- *                      script's directory and the paths on the command line,
- *                      written only under the output directory.
+ *                      os.remove, os.rename, os.exit, os.tmpname, os.getenv,
+ *                      os.setlocale, io.tmpfile, package.loadlib, C modules or debug
+ *                      library, and no other program (kv.plot); files are read
+ *                      only under the script's directory and the paths named
+ *                      on the command line that lie below the working
+ *                      directory, written only under the output directory
+ *                      (or to the one device -o names). Every function that
+ *                      opens a path asks l_check: io.open, io.lines, io.input,
+ *                      io.output, loadfile, dofile, require and
+ *                      package.searchpath here, the engine's readers and
+ *                      writers through KVL_FILE_CHECK (docs/reliability.md
+ *                      has the table).
  *   --allow-binary     accept precompiled (binary) chunks; refused by default:
  *                      Lua does not verify bytecode, and a crafted chunk crashes
  *                      the interpreter.
@@ -59,7 +67,8 @@ static struct {
   char **roots;           /* sandbox: real paths readable */
   size_t nroot, caproot;
   char *outroot;          /* sandbox: the real path writable (NULL: none) */
-} lim = {0, 0, -1, 0, 0, NULL, 0, 0, NULL};
+  char *outfile;          /* sandbox: the device -o names, writable alone */
+} lim = {0, 0, -1, 0, 0, NULL, 0, 0, NULL, NULL};
 
 /* ---- memory ------------------------------------------------------------------ */
 
@@ -288,7 +297,11 @@ void kvp_cli_sandbox_reset(void) {
   lim.nroot = 0;
   free(lim.outroot);
   lim.outroot = NULL;
+  free(lim.outfile);
+  lim.outfile = NULL;
 }
+
+static int under(const char *real, const char *root);
 
 static void add_root(char **list_path, const char *real) {
   (void)list_path;
@@ -302,11 +315,13 @@ static void add_root(char **list_path, const char *real) {
   if (lim.roots[lim.nroot]) lim.nroot++;
 }
 
-/* A path given on the command line (a script, a key=value value, a word):
- * readable in the sandbox when it exists. */
+/* A path given on the command line (a key=value value, a word): readable
+ * in the sandbox when it exists and lies below the working directory, so
+ * that naming / or /etc opens nothing a script may not read already. */
 void kvp_cli_allow_read(const char *path) {
-  char real[PATH_MAX];
+  char real[PATH_MAX], cwd[PATH_MAX];
   if (path == NULL || realpath(path, real) == NULL) return;
+  if (realpath(".", cwd) == NULL || !under(real, cwd)) return;
   add_root(NULL, real);
 }
 
@@ -325,13 +340,21 @@ void kvp_cli_allow_read_dir_of(const char *path) {
   if (path != NULL && dir_of(path, real) == 0) add_root(NULL, real);
 }
 
-/* Writes go under the directory of -o FILE, or under -d OUTDIR. */
+/* Writes go under the directory of -o FILE, or under -d OUTDIR; -o naming
+ * an existing file that is not a regular one (a device such as /dev/null,
+ * a FIFO) makes that file alone writable, not its directory. */
 void kvp_cli_allow_write(const char *output, const char *outdir) {
   char real[PATH_MAX];
+  struct stat st;
   free(lim.outroot);
   lim.outroot = NULL;
+  free(lim.outfile);
+  lim.outfile = NULL;
   if (outdir != NULL && realpath(outdir, real) != NULL) lim.outroot = strdup(real);
-  else if (output != NULL && strcmp(output, "-") != 0 && dir_of(output, real) == 0)
+  else if (output != NULL && strcmp(output, "-") != 0 && stat(output, &st) == 0 &&
+           !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    if (realpath(output, real) != NULL) lim.outfile = strdup(real);
+  } else if (output != NULL && strcmp(output, "-") != 0 && dir_of(output, real) == 0)
     lim.outroot = strdup(real);
   if (lim.outroot) add_root(NULL, lim.outroot);
 }
@@ -365,18 +388,21 @@ static int l_check(lua_State *L) {
   if (resolve(path, real) == 0) {
     if (write) {
       if (lim.outroot != NULL && under(real, lim.outroot)) return lua_pushboolean(L, 1), 1;
+      if (lim.outfile != NULL && strcmp(real, lim.outfile) == 0) return lua_pushboolean(L, 1), 1;
     } else {
       for (size_t i = 0; i < lim.nroot; i++)
         if (under(real, lim.roots[i])) return lua_pushboolean(L, 1), 1;
     }
   }
   luaL_pushfail(L);
-  if (write)
+  if (write && lim.outfile != NULL)
+    lua_pushfstring(L, "sandbox: cannot write '%s' (only %s, which -o names)", path, lim.outfile);
+  else if (write)
     lua_pushfstring(L, "sandbox: cannot write '%s' (only under the output directory%s%s)", path,
                     lim.outroot ? " " : "", lim.outroot ? lim.outroot : ": give -o FILE or -d OUTDIR");
   else
     lua_pushfstring(L, "sandbox: cannot read '%s' (only under the script's directory and the "
-                    "paths on the command line)", path);
+                    "paths on the command line below the working directory)", path);
   return 2;
 }
 
@@ -497,6 +523,47 @@ static int text_searcher(lua_State *L) {
   return 2;
 }
 
+/* package.searchpath(name, path [, sep [, rep]]) under the sandbox: the
+ * candidates are tried only when the check allows them, so a script learns
+ * nothing of a file outside; the message lists every candidate, as Lua's
+ * (loadlib.c searchpath) does. */
+static int sb_searchpath(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  const char *sep = luaL_optstring(L, 3, ".");
+  const char *dirsep = luaL_optstring(L, 4, LUA_DIRSEP);
+  lua_settop(L, 4);
+  if (*sep != '\0' && strchr(name, *sep) != NULL) name = luaL_gsub(L, name, sep, dirsep);
+  const char *all = luaL_gsub(L, path, LUA_PATH_MARK, name);
+  for (const char *p = all;;) {
+    const char *semi = strchr(p, *LUA_PATH_SEP);
+    size_t len = semi != NULL ? (size_t)(semi - p) : strlen(p);
+    if (len > 0) {
+      const char *file = lua_pushlstring(L, p, len);
+      lua_pushcfunction(L, l_check);
+      lua_pushvalue(L, -2);
+      lua_pushliteral(L, "r");
+      lua_call(L, 2, 2);
+      int ok = lua_toboolean(L, -2);
+      lua_pop(L, 2);
+      FILE *f = ok ? fopen(file, "r") : NULL;
+      if (f != NULL) {
+        fclose(f);
+        return 1;
+      }
+      lua_pop(L, 1);
+    }
+    if (semi == NULL) break;
+    p = semi + 1;
+  }
+  luaL_pushfail(L);
+  lua_pushliteral(L, "no file '");
+  luaL_gsub(L, all, LUA_PATH_SEP, "'\n\tno file '");
+  lua_pushliteral(L, "'");
+  lua_concat(L, 3);
+  return 2;
+}
+
 static void drop(lua_State *L, const char *table, const char *name) {
   lua_getglobal(L, table);
   if (lua_istable(L, -1)) {
@@ -532,9 +599,11 @@ void kvp_cli_guard(lua_State *L) {
     arm_timer();
   }
   if (!lim.sandbox) return;
-  static const char *const os_drop[] = {"execute", "remove", "rename", "exit", "tmpname", NULL};
+  static const char *const os_drop[] = {"execute", "remove", "rename", "exit", "tmpname",
+                                        "getenv", "setlocale", NULL};
   for (int i = 0; os_drop[i]; i++) drop(L, "os", os_drop[i]);
   drop(L, "io", "popen");
+  drop(L, "io", "tmpfile");
   drop(L, "package", "loadlib");
   lua_pushnil(L);
   lua_setglobal(L, "debug");
@@ -545,6 +614,8 @@ void kvp_cli_guard(lua_State *L) {
   lua_getglobal(L, "package");
   lua_pushliteral(L, "");
   lua_setfield(L, -2, "cpath");
+  lua_pushcfunction(L, sb_searchpath);
+  lua_setfield(L, -2, "searchpath");
   lua_pop(L, 1);
   lua_getglobal(L, "io");
   lua_getfield(L, -1, "open");

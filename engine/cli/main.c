@@ -138,8 +138,8 @@ static const optdef opts[] = {
   {"max-rows", 0, "N", F_RUN | F_BATCH, set_max_rows,
    "refuse a sweep of more than N rows (default 1e9;\n0: no limit)"},
   {"sandbox", 0, NULL, F_RUN | F_BATCH, set_sandbox,
-   "for scripts you did not write: no processes,\nfiles read only beside the script and from the\n"
-   "command line, written only to the output"},
+   "for scripts you did not write: no processes, no\nenvironment, files read only beside the script\n"
+   "and from the command line below the working\ndirectory, written only to the output"},
   {"allow-binary", 0, NULL, F_RUN | F_BATCH, set_allow_binary,
    "accept precompiled Lua chunks (unsafe)"},
 };

@@ -1307,7 +1307,7 @@ local function model_id(C, opts, dir)
     return basename(p), "config.json _name_or_path"
   end
   local d = dir
-  if d == "." then d = os.getenv("PWD") or "model" end
+  if d == "." then d = os.getenv and os.getenv("PWD") or "model" end -- none under --sandbox
   return basename(d), "directory name"
 end
 

@@ -25,5 +25,13 @@ local t = {
   lines = function() for l in io.lines("/etc/passwd") do return l end end,
   symlink = function() return io.open(here .. "/link"):read("a") end,
   escape = function() return io.open(here .. "/../../../etc/passwd"):read("a") end,
+  st_header = function() return require("kvplan.json").safetensors_header("/etc/passwd") end,
+  st_scan = function() return require("kvplan.json").safetensors_scan("/etc/passwd", {}) end,
+  searchpath = function() return assert(package.searchpath("passwd", "/etc/?")) end,
+  getenv = function() return os.getenv("HOME") end,
+  setlocale = function() return os.setlocale("C") end,
+  tmpfile = function() return io.tmpfile() end,
+  devzero = function() return assert(io.open("/dev/zero", "w")) end,
+  devnull = function() local f = assert(io.open("/dev/null", "w")) f:close() return "opened" end,
 }
 print(what.t, pcall(t[what.t]))
