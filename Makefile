@@ -62,7 +62,7 @@ UNIT_BIN = $(UNIT:%=$(B)/tests/test_%)
 KVPLAN = $(B)/kvplan
 
 .PHONY: all run test check bench install clean deps test-only unit-tests lua-tests \
-        golden-tests cli-tests module-test install-test fault-tests validate-tests
+        golden-tests cli-tests module-test install-test fault-tests validate-tests layers-test
 
 all: deps $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
 
@@ -164,6 +164,11 @@ fault-tests: $(KVPLAN) $(SHIM)
 
 test-only: unit-tests lua-tests golden-tests cli-tests module-test install-test fault-tests validate-tests
 
+# No circle between the objects of engine/, no layer using a higher one (nm).
+test-only: layers-test
+layers-test: $(KVPLAN)
+	@sh tests/run_layers.sh $(B)
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory test-only
@@ -263,6 +268,9 @@ bench: deps
 # (PREFIX/share/kvplan/scripts, found beside bin/), the manual page and the
 # documentation with the examples (PREFIX/share/doc/kvplan).
 DOC = $(DESTDIR)$(PREFIX)/share/doc/kvplan
+# the public headers: kvplan.h and those it includes (core.h, vllm_kv.h,
+# diag.h and checked.h are the core's own)
+PUBLIC_H = engine/core/kvplan.h $(addprefix engine/core/,$(shell sed -n 's/^\#include "\(.*\)"$$/\1/p' engine/core/kvplan.h))
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/lua/5.4 $(DESTDIR)$(PREFIX)/include/kvplan \
@@ -270,7 +278,7 @@ install: all
 	  $(DOC)/examples $(DOC)/docs
 	install -m 755 $(KVPLAN) $(DESTDIR)$(PREFIX)/bin/kvplan
 	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/libkvplan.a
-	install -m 644 $(wildcard engine/core/*.h) $(DESTDIR)$(PREFIX)/include/kvplan/
+	install -m 644 $(PUBLIC_H) $(DESTDIR)$(PREFIX)/include/kvplan/
 	install -m 755 $(B)/kvplan.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/kvplan.so
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/kvplan/scripts/
 	install -m 644 docs/kvplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1

@@ -17,6 +17,11 @@ for f in bin/kvplan lib/lua/5.4/kvplan.so lib/libkvplan.a include/kvplan/kvplan.
          share/doc/kvplan/docs/capacity_curve.png; do
   check "$f" test -s "$p/$f"
 done
+# the installed headers are the public ones, enough to build against the library
+check "include/kvplan holds the public headers alone, which compile on their own" sh -c \
+  "[ ! -e '$p/include/kvplan/core.h' ] && [ ! -e '$p/include/kvplan/vllm_kv.h' ] &&
+   printf '#include <kvplan.h>\nint main(void) { kvp_deploy d; kvp_deploy_defaults(&d); return d.tp != 1; }\n' |
+   \${CC:-cc} -std=c11 -I'$p/include/kvplan' -x c - -x none '$p/lib/libkvplan.a' -lm -o '$p/../hdr_test' && '$p/../hdr_test'"
 # the installed binary, run from elsewhere, finds the installed scripts
 check "kvplan fit from the installed scripts" sh -c "cd /tmp && env -u KVPLAN_SCRIPTS '$PWD/$p/bin/kvplan' fit model=llama-3.1-8b gpus=l4 | grep -q '^llama-3.1-8b,l4,'"
 check "--help names the installed scripts" sh -c "'$p/bin/kvplan' --help | grep -q 'ready scripts: .*$p/share/kvplan/scripts'"

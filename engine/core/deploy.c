@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kvplan.h"
+#include "core.h"
 #include "checked.h"
 #include "diag.h"
 

@@ -9,6 +9,7 @@
  * never per element.
  */
 #include "kvplan.h"
+#include "core.h"
 #include "checked.h"
 #include "diag.h"
 

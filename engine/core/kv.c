@@ -25,6 +25,7 @@
  * layers, vLLM's HiddenStateCacheSpec) 16 bits an element, any kind.
  */
 #include "kvplan.h"
+#include "core.h"
 #include "checked.h"
 #include "diag.h"
 

@@ -1,5 +1,7 @@
 /*
- * kvplan.h: the public interface of the kvplan core.
+ * kvplan.h: the public interface of the kvplan core (what the binding, the
+ * program and the installed library's users see; what the core's files offer
+ * one another only is in core.h and vllm_kv.h, not installed).
  * Pure computation: no Lua, no I/O, no printing, no exit.
  *
  * Exact quantities (bytes, bits, tokens, blocks, requests) are int64_t and every
@@ -54,14 +56,8 @@ typedef struct kvp_format {
 #define KVP_FORMAT_MAX_BITS 64
 
 kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d);
-/* Bits of n elements in runs of `row` elements (groups never span rows; row 0
- * means one run): n * bits + (n / row) * ceil(row / group) * (scale + zero). */
-kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bits);
 /* Bytes of a tensor of n elements, rounded up once: ceil(bits / 8). */
 kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *bytes);
-/* Bytes of one TurboQuant slot (one token's K and V of one head of head_dim):
- * vLLM TurboQuantConfig.slot_size_aligned. 0 if f is not TurboQuant. */
-int64_t kvp_format_tq_slot(const kvp_format *f, int64_t head_dim);
 /* Effective bits per element in millibits (4156 for int4 g128 + fp16 scale
  * + 4-bit zero), for display. */
 int64_t kvp_format_millibits(const kvp_format *f);
@@ -146,39 +142,11 @@ int64_t kvp_kv_heads_per_gpu(int64_t kv_heads, int64_t tp);
  * degree tp (MLA: the latent, replicated on every rank; state, none: 0). */
 kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
                           int64_t *bits);
-/* Bytes of the fixed per-sequence state of a recurrent layer on one GPU. */
-kvp_err kvp_kv_state_bytes(const kvp_layer *l, int64_t tp, int64_t *bytes);
-/* Tokens of a sequence of n tokens that layer l keeps: n, or min(n, window). */
-int64_t kvp_kv_tokens_held(const kvp_layer *l, int64_t n);
-
-/* Layers [first, first + count) of pipeline stage `stage` of `pp`, as vLLM's
- * get_pp_indices splits them: layers / pp each, the remainder going one each
- * to the stages before the last, from the second-to-last backwards. */
-kvp_err kvp_pp_stage(int64_t layers, int64_t pp, int64_t stage, int64_t *first,
-                     int64_t *count);
-
 /* Bytes of the KV cache of one sequence of n tokens on one GPU holding the
  * layers [first, first + count), unpaged: every layer's tensor rounded up
  * once (windows cap the tokens; states are fixed). */
 kvp_err kvp_kv_seq_bytes(const kvp_model *m, const kvp_format *kv, int64_t tp,
                          int64_t first, int64_t count, int64_t n, int64_t *bytes);
-
-/* ---- paging (paging.c) ------------------------------------------------- */
-
-#define KVP_DEFAULT_BLOCK 16
-
-/* ceil(n / block) */
-kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks);
-/* Blocks one layer of shape l needs for a sequence of n tokens, with up to
- * `step_tokens` tokens scheduled in one step (vLLM max_num_batched_tokens;
- * 1 in steady decode). Full, MLA: ceil(n / block). Sliding W: the last
- * W - 1 + step tokens, straddling one more block once n exceeds them
- * (vLLM SlidingWindowSpec). Chunked C: ceil(min(C + step, n) / block)
- * (ChunkedLocalAttentionSpec). State, none: 0 (states are not paged). */
-kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
-                         int64_t step_tokens, int64_t *blocks);
-/* Bytes of one block (page) of one layer: ceil(block * token_bits / 8). */
-kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
 
 /* ---- the inputs of vLLM's profiled reserves (predict.c) ---------------- */
 
@@ -457,12 +425,6 @@ typedef struct kvp_deploy {
  * step_tokens 1, nothing reserved. model and gpu_bytes are the caller's. */
 void kvp_deploy_defaults(kvp_deploy *d);
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag);
-/* kvp_deploy_check but for the model's own checks and the ones that depend
- * on the model, budget rule and allocation only: for a deployment that
- * passed kvp_deploy_check and then changed numbers (a sweep's axes). */
-kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag);
-/* Total weight bytes: weight_bytes if set, else params in the weight format. */
-kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
 /* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */
 const char *kvp_budget_name(kvp_budget b);
 const char *kvp_alloc_name(kvp_alloc a);
@@ -603,14 +565,6 @@ typedef struct kvp_ledger {
  * call may be allocated at that size (its stages, not KVP_MAX_PP of them);
  * sizeof(kvp_ledger) holds any deployment. */
 kvp_err kvp_ledger_eval(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
-/* kvp_ledger_eval of a deployment whose model, budget rule and allocation
- * passed kvp_deploy_check (kvp_deploy_check_numbers checks the rest): a
- * sweep's change of numbers, without walking the model's layers again. */
-kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
-/* kvp_ledger_eval_numbers of l's own deployment l->d, which the caller
- * changed in numbers only since l was evaluated (a sweep's next deployment,
- * without copying it): KVP_EINVAL when that evaluation adjusted l->d. */
-kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag);
 /* Bytes of a ledger sized to d, allocated once and reused for any deployment
  * of the same size or smaller: the fields before `stage`, its pp stages (0
  * when pp exceeds the layers), and for each stage room for its groups of
@@ -622,9 +576,6 @@ kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag);
  * its KV cache types (twice the shapes, at most KVP_MAX_SPECS, and the
  * draft's). sizeof(kvp_ledger) holds any deployment. */
 size_t kvp_ledger_size(const kvp_deploy *d);
-/* The ngroup groups of stage s (optimized path: not plain, not vLLM's
- * hybrid KV cache groups); NULL for a stage the ledger does not have. */
-const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s);
 /* The ntype KV cache types of vLLM's hybrid KV cache manager. */
 const kvp_kv_type *kvp_ledger_types(const kvp_ledger *l);
 /* KV bytes of one sequence of n tokens on one GPU of stage s, paged: each

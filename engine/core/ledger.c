@@ -52,7 +52,7 @@
 #include "kvplan.h"
 #include "checked.h"
 #include "diag.h"
-#include "ledger.h"
+#include "core.h"
 #include "vllm_kv.h"
 
 #define CONTEXT_CAP ((int64_t)1 << 30) /* max_len when neither limit is known */

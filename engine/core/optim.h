@@ -68,11 +68,6 @@ typedef struct kvp_rng {
 } kvp_rng;
 
 void kvp_rng_seed(kvp_rng *r, uint64_t seed);
-uint64_t kvp_rng_next(kvp_rng *r);
-/* Uniform on 0 .. n - 1 (n >= 1), without modulo bias. */
-uint64_t kvp_rng_below(kvp_rng *r, uint64_t n);
-/* Uniform on the open interval (0, 1), 53 bits. */
-double kvp_rng_unit(kvp_rng *r);
 /* One length drawn from d (by inversion for normal and lognormal). */
 kvp_err kvp_dist_sample(const kvp_dist *d, kvp_rng *r, int64_t *length);
 
@@ -111,22 +106,9 @@ kvp_err kvp_spec_rates_of(double acceptance, int64_t tokens, kvp_spec_rates *out
 
 /* ---- eviction ---------------------------------------------------------- */
 
-/* Tokens a full-attention or MLA layer at level `level` (0: none) keeps of a
- * sequence of m tokens: min(m, sinks + recent + ceil(m * keep_ppm / 10^6),
- * the level's budget), the window part only when recent or keep is set. */
-int64_t kvp_evict_held(const kvp_evict *e, int64_t m, int32_t level);
 /* Per-layer budgets (tokens; 0: no budget for that layer) for layers
  * 0 .. n - 1, as at most KVP_MAX_EVICT_LEVELS levels, ascending. */
 kvp_err kvp_evict_set_layers(kvp_evict *e, const int64_t *budgets, int64_t n, kvp_diag *diag);
-
-/* ---- the optimization fields of a deployment --------------------------- */
-
-/* (deploy.c) Check every optimization field of d; max_len is the deployment's
- * max_model_len when known (else 0), against which windows, prefixes and
- * prompts longer than any request are errors. */
-kvp_err kvp_optim_check(const kvp_deploy *d, int64_t max_len, kvp_diag *diag);
-/* Does any field change what a sequence holds (not just the pool size)? */
-int kvp_optim_plain(const kvp_deploy *d);
 
 /* ---- combinations resolved once for a sweep ----------------------------- */
 
@@ -175,10 +157,6 @@ uint32_t kvp_combo_bit(const char *name);
 /* c = the fields of `set` as deployment d has them (d: a deployment built
  * with the combination). KVP_EINVAL for a bit outside KVP_COMBO_ALL. */
 kvp_err kvp_combo_take(kvp_combo *c, uint32_t set, const kvp_deploy *d, kvp_diag *diag);
-/* KVP_EINVAL, naming the field, for unknown bits, an invalid format or
- * allocation, or more length points than KVP_LEN_POINTS (the rest of a
- * deployment's checks come once it is applied: kvp_deploy_check). */
-kvp_err kvp_combo_check(const kvp_combo *c, kvp_diag *diag);
 /* Write the fields of c->set on d; the others are left as they are. */
 void kvp_combo_apply(const kvp_combo *c, kvp_deploy *d);
 

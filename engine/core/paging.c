@@ -8,6 +8,7 @@
  * is the null block (vllm/v1/core/block_pool.py) and holds no request.
  */
 #include "kvplan.h"
+#include "core.h"
 #include "checked.h"
 #include "diag.h"
 

@@ -85,19 +85,6 @@ typedef struct kvp_step {
 kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d);
 /* Derive the per-token and per-sequence costs of an evaluated ledger. */
 kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d);
-/* KV bytes one sequence with n tokens of context reads in one step. */
-double kvp_cost_kv_read(const kvp_cost *c, int64_t n);
-/* Attention FLOPs of `count` new tokens of a sequence that already holds
- * `start` tokens: token i (1-based position start + i) attends to
- * start + i keys, or the last `window` of them. */
-double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count);
-/* One step of the target model: `tokens` tokens processed, `kv_read`
- * bytes of KV read, `attn` attention FLOPs (sums over the scheduled
- * sequences of the two functions above). */
-void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double attn,
-                   kvp_step *out);
-/* One draft pass for `seqs` sequences at mean context n (speculative). */
-double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
 
 /* The ledger's time answers at (context, concurrency). */
 typedef struct kvp_time {

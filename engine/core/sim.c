@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "kvplan.h"
+#include "core.h"
 #include "checked.h"
 #include "diag.h"
 

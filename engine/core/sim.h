@@ -17,7 +17,6 @@ typedef enum kvp_sched {
   KVP_NSCHEDS
 } kvp_sched;
 
-const char *kvp_sched_name(kvp_sched s);
 
 /* One request of a workload. */
 typedef struct kvp_request {

@@ -67,8 +67,6 @@ typedef enum kvp_field {
   KVP_NFIELDS
 } kvp_field;
 
-/* The option name of a field ("max_model_len", "gpu memory", ...). */
-const char *kvp_field_name(kvp_field f);
 
 typedef struct kvp_sweep_axis {
   kvp_field field;

@@ -192,7 +192,7 @@
 #include "kvplan.h"
 #include "checked.h"
 #include "diag.h"
-#include "ledger.h"
+#include "core.h"
 #include "vllm_kv.h"
 
 static int full_like(kvp_kind k) { return k == KVP_FULL || k == KVP_MLA; }

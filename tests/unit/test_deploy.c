@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "kvplan.h"
+#include "core.h"
 
 #define GiB 1073741824LL
 

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "kvplan.h"
+#include "core.h"
 
 static const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0};
 static const kvp_format fp8 = {8, 0, 0, 0, 0, 0, 0};

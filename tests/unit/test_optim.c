@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "kvplan.h"
+#include "core.h"
 
 static void normal_quantile_inverts_the_cdf_to_full_precision(void **state) {
   (void)state;

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "kvplan.h"
+#include "core.h"
 
 static void a_sequence_takes_ceil_n_over_block_blocks(void **state) {
   (void)state;

@@ -1,0 +1,144 @@
+/*
+ * core.h: the core's private interface: what its files offer one another
+ * and neither the binding nor the program sees (kvplan.h is the public
+ * one): the bits of a tensor, a layer's tokens, blocks and pages, pipeline
+ * stages (format.c, kv.c, paging.c), the deployment's checks of changed
+ * numbers and its weights (deploy.c), the ledger's evaluation of a sweep's
+ * changed numbers (ledger.c), the random numbers, eviction and checks of
+ * the optimizations (optim.c), the step-time terms (roofline.c), and the
+ * ledger's layout after its stages.
+ * Unit tests of those files include it. Pure computation: no Lua, no I/O.
+ */
+#ifndef KVP_CORE_H
+#define KVP_CORE_H
+
+#include <stddef.h>
+
+#include "kvplan.h"
+
+/* ---- storage formats (format.c) ---------------------------------------- */
+
+/* Bits of n elements in runs of `row` elements (groups never span rows; row 0
+ * means one run): n * bits + (n / row) * ceil(row / group) * (scale + zero). */
+kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bits);
+/* Bytes of one TurboQuant slot (one token's K and V of one head of head_dim):
+ * vLLM TurboQuantConfig.slot_size_aligned. 0 if f is not TurboQuant. */
+int64_t kvp_format_tq_slot(const kvp_format *f, int64_t head_dim);
+
+/* ---- KV accounting (kv.c) ---------------------------------------------- */
+
+/* Bytes of the fixed per-sequence state of a recurrent layer on one GPU. */
+kvp_err kvp_kv_state_bytes(const kvp_layer *l, int64_t tp, int64_t *bytes);
+/* Tokens of a sequence of n tokens that layer l keeps: n, or min(n, window). */
+int64_t kvp_kv_tokens_held(const kvp_layer *l, int64_t n);
+
+/* Layers [first, first + count) of pipeline stage `stage` of `pp`, as vLLM's
+ * get_pp_indices splits them: layers / pp each, the remainder going one each
+ * to the stages before the last, from the second-to-last backwards. */
+kvp_err kvp_pp_stage(int64_t layers, int64_t pp, int64_t stage, int64_t *first,
+                     int64_t *count);
+
+/* ---- paging (paging.c) ------------------------------------------------- */
+
+#define KVP_DEFAULT_BLOCK 16
+
+/* ceil(n / block) */
+kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks);
+/* Blocks one layer of shape l needs for a sequence of n tokens, with up to
+ * `step_tokens` tokens scheduled in one step (vLLM max_num_batched_tokens;
+ * 1 in steady decode). Full, MLA: ceil(n / block). Sliding W: the last
+ * W - 1 + step tokens, straddling one more block once n exceeds them
+ * (vLLM SlidingWindowSpec). Chunked C: ceil(min(C + step, n) / block)
+ * (ChunkedLocalAttentionSpec). State, none: 0 (states are not paged). */
+kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
+                         int64_t step_tokens, int64_t *blocks);
+/* Bytes of one block (page) of one layer: ceil(block * token_bits / 8). */
+kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
+
+/* ---- a deployment (deploy.c) -------------------------------------------- */
+
+/* kvp_deploy_check but for the model's own checks and the ones that depend
+ * on the model, budget rule and allocation only: for a deployment that
+ * passed kvp_deploy_check and then changed numbers (a sweep's axes). */
+kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag);
+/* Total weight bytes: weight_bytes if set, else params in the weight format. */
+kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
+
+/* ---- the ledger (ledger.c) ------------------------------------------------ */
+
+/* kvp_ledger_eval of a deployment whose model, budget rule and allocation
+ * passed kvp_deploy_check (kvp_deploy_check_numbers checks the rest): a
+ * sweep's change of numbers, without walking the model's layers again. */
+kvp_err kvp_ledger_eval_numbers(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+/* kvp_ledger_eval_numbers of l's own deployment l->d, which the caller
+ * changed in numbers only since l was evaluated (a sweep's next deployment,
+ * without copying it): KVP_EINVAL when that evaluation adjusted l->d. */
+kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag);
+/* The ngroup groups of stage s (optimized path: not plain, not vLLM's
+ * hybrid KV cache groups); NULL for a stage the ledger does not have. */
+const kvp_group *kvp_ledger_groups(const kvp_ledger *l, int32_t s);
+
+/* ---- optimizations (optim.c; kvp_optim_check, kvp_optim_plain: deploy.c) -- */
+
+uint64_t kvp_rng_next(kvp_rng *r);
+/* Uniform on 0 .. n - 1 (n >= 1), without modulo bias. */
+uint64_t kvp_rng_below(kvp_rng *r, uint64_t n);
+/* Uniform on the open interval (0, 1), 53 bits. */
+double kvp_rng_unit(kvp_rng *r);
+/* Tokens a full-attention or MLA layer at level `level` (0: none) keeps of a
+ * sequence of m tokens: min(m, sinks + recent + ceil(m * keep_ppm / 10^6),
+ * the level's budget), the window part only when recent or keep is set. */
+int64_t kvp_evict_held(const kvp_evict *e, int64_t m, int32_t level);
+/* (deploy.c) Check every optimization field of d; max_len is the deployment's
+ * max_model_len when known (else 0), against which windows, prefixes and
+ * prompts longer than any request are errors. */
+kvp_err kvp_optim_check(const kvp_deploy *d, int64_t max_len, kvp_diag *diag);
+/* Does any field change what a sequence holds (not just the pool size)? */
+int kvp_optim_plain(const kvp_deploy *d);
+/* KVP_EINVAL, naming the field, for unknown bits, an invalid format or
+ * allocation, or more length points than KVP_LEN_POINTS (the rest of a
+ * deployment's checks come once it is applied: kvp_deploy_check). */
+kvp_err kvp_combo_check(const kvp_combo *c, kvp_diag *diag);
+
+/* ---- step times (roofline.c) ------------------------------------------------- */
+
+/* KV bytes one sequence with n tokens of context reads in one step. */
+double kvp_cost_kv_read(const kvp_cost *c, int64_t n);
+/* Attention FLOPs of `count` new tokens of a sequence that already holds
+ * `start` tokens: token i (1-based position start + i) attends to
+ * start + i keys, or the last `window` of them. */
+double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count);
+/* One step of the target model: `tokens` tokens processed, `kv_read`
+ * bytes of KV read, `attn` attention FLOPs (sums over the scheduled
+ * sequences of the two functions above). */
+void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double attn,
+                   kvp_step *out);
+/* One draft pass for `seqs` sequences at mean context n (speculative). */
+double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
+
+/* ---- the serving simulator (sim.c) and the sweep (sweep.c) ------------------- */
+
+/* The name of a scheduler policy ("continuous", ...). */
+const char *kvp_sched_name(kvp_sched s);
+/* The option name of a field ("max_model_len", "gpu memory", ...). */
+const char *kvp_field_name(kvp_field f);
+
+/* The ledger's layout after its stages (ledger.c lays it out, kvp_ledger_size
+ * sizes it, vllm_kv.c reads the KV cache types in it).
+ * Stage s's groups and sums at the length points, packed after the stages. */
+static inline kvp_group *ledger_groups_of(const kvp_ledger *l, int32_t s) {
+  char *tail = (char *)l + offsetof(kvp_ledger, stage) + (size_t)l->cap_stages * sizeof(kvp_stage);
+  return (kvp_group *)tail + (size_t)s * (size_t)l->cap_groups;
+}
+
+static inline int64_t *ledger_sums_of(const kvp_ledger *l, int32_t s) {
+  int64_t *sums = (int64_t *)(ledger_groups_of(l, l->cap_stages));
+  return sums + (size_t)s * (size_t)l->cap_points;
+}
+
+/* The KV cache types of vLLM's hybrid KV cache manager, after every stage's sums. */
+static inline kvp_kv_type *ledger_types_of(const kvp_ledger *l) {
+  return (kvp_kv_type *)ledger_sums_of(l, l->cap_stages);
+}
+
+#endif
