@@ -83,6 +83,36 @@ if [ $? -eq 1 ] && grep -q "time limit exceeded" "$out/bt.err" && [ -s "$out/bt/
    [ ! -e "$out/bt/long.csv" ] && [ -z "$(ls "$out" "$out/bt" | grep '\.tmp\.')" ]; then
   pass=$((pass + 1)); echo "ok   guard time limit per script in a batch, no partial file"
 else fail=$((fail + 1)); echo "FAIL guard batch timeout: $(cat "$out/bt.err")"; fi
+# the limit holds through lua_close: a finaliser that loops at exit (where
+# Lua runs no hook) ends at the deadline, not never; `timeout 10` keeps a
+# regression from hanging the suite
+t0=$(date +%s%N)
+timeout 10 "$kvplan" --sandbox --timeout 1 -e 'setmetatable({}, {__gc = function() while true do end end})' \
+  > "$out/gc.out" 2> "$out/gc.err"
+rc=$?; ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $rc -eq 1 ] && [ $ms -lt 2000 ] &&
+   [ "$(cat "$out/gc.err")" = "kvplan: time limit exceeded (--timeout): stopped in a finaliser at exit" ]; then
+  pass=$((pass + 1)); echo "ok   guard time_finaliser: ended in $ms ms"
+else fail=$((fail + 1)); echo "FAIL guard time_finaliser: status $rc after $ms ms: $(head -c 200 "$out/gc.err")"; fi
+# in a batch each script has its own limit, a finaliser's or a <close>'s
+# loop too, and the next script runs
+printf 'setmetatable({}, {__gc = function() while true do end end})\n' > "$out/gc.lua"
+printf 'local x <close> = setmetatable({}, {__close = function() while true do end end})\n' > "$out/close.lua"
+rm -rf "$out/bg"
+timeout 20 "$kvplan" --timeout 1 batch -d "$out/bg" "$out/gc.lua" "$out/close.lua" tests/batch/good_a.lua 2> "$out/bg.err"
+rc=$?
+if [ $rc -eq 1 ] && [ -s "$out/bg/good_a.csv" ] && grep -q "FAILED $out/gc.lua" "$out/bg.err" &&
+   grep -q "FAILED $out/close.lua" "$out/bg.err" && grep -q "batch: 3 scripts, 1 ok, 2 failed" "$out/bg.err"; then
+  pass=$((pass + 1)); echo "ok   guard time limit per script in a batch through finalisers"
+else fail=$((fail + 1)); echo "FAIL guard batch finaliser timeout: status $rc: $(cat "$out/bg.err")"; fi
+# a batch interrupted while a script runs (in its own process) stops there
+printf 'while true do end\n' > "$out/spin.lua"
+"$kvplan" batch -d "$out/bi" "$out/spin.lua" tests/batch/good_a.lua 2> "$out/bi.err" &
+p=$!; sleep 0.5; kill -TERM $p; wait $p; rc=$?
+if [ $rc -eq 143 ] && [ ! -e "$out/bi/good_a.csv" ] &&
+   [ "$(grep -c "interrupted by SIGTERM while running $out/spin.lua" "$out/bi.err")" -eq 1 ]; then
+  pass=$((pass + 1)); echo "ok   guard batch interrupted: the script says so once, the batch stops"
+else fail=$((fail + 1)); echo "FAIL guard batch interrupted: status $rc: $(cat "$out/bi.err")"; fi
 expect time_bad 2 "kvplan: bad --timeout '-1' (expected seconds > 0, such as 30 or 0.5)" -- --timeout -1 -e ''
 # a sweep past --max-rows refuses before it writes: no file
 printf 'local c = {} for i = 1, 1024 do c[i] = i end\nrequire("kvplan").sweep{model = "llama-3.1-8b", gpu = "h100-sxm", context = c, concurrency = c, tp = c, columns = {"tp"}}:write()\n' > "$out/big.lua"

@@ -6,6 +6,7 @@
 #define KVP_CLI_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <lua.h>
 
@@ -15,6 +16,9 @@ void kvp_cli_signals(void);
 /* What is being run, for the message of an interrupted run (a static or
  * long-lived string; NULL: nothing named). */
 void kvp_cli_running(const char *what);
+/* The process running a script of a batch (0: none): a signal is passed
+ * on to it, which says what was interrupted, and kvplan dies after it. */
+void kvp_cli_child(pid_t pid);
 
 /* Print "kvplan: MSG" on stderr: every byte of msg (NULs too), control
  * characters escaped, long messages cut (message.c). */
@@ -27,6 +31,9 @@ lua_State *kvp_cli_newstate(void);
 /* After luaL_openlibs and the stdlib: text chunks only, the --timeout hook,
  * the --sandbox restrictions. */
 void kvp_cli_guard(lua_State *L);
+/* Before lua_close: from here the deadline ends the run at once (Lua runs
+ * finalisers without hooks); kvp_cli_disarm after it stops the timer. */
+void kvp_cli_closing(void);
 void kvp_cli_disarm(void);
 /* 1 when the memory cap refused an allocation, 2 when the fault hook did. */
 int kvp_cli_memory_hit(void);

@@ -15,6 +15,12 @@
  *                      sweep's C loop (kvl_poll); any other loop in C still
  *                      running two seconds later is ended: the reports'
  *                      temporaries are removed and kvplan exits with status 1.
+ *                      The limit holds until the state is closed: a
+ *                      finaliser or a to-be-closed variable run by lua_close
+ *                      (where Lua runs no hook) still looping at the deadline
+ *                      ends the run there and then (kvp_cli_closing). In a
+ *                      batch each script runs in a process of its own
+ *                      (main.c run_apart), so that end is the script's.
  *   --max-rows N       a sweep that would write more rows refuses before it
  *                      writes one (default 1e9; 0: no limit).
  *   --sandbox          for scripts you did not write: no os.execute, io.popen,
@@ -231,7 +237,7 @@ const char *kvp_cli_chunk_mode(void) { return lim.allow_binary ? "bt" : "t"; }
 /* ---- time ------------------------------------------------------------------------ */
 
 static double deadline;
-static volatile sig_atomic_t alarmed;
+static volatile sig_atomic_t alarmed, closing;
 
 static double now(void) {
   struct timespec ts;
@@ -252,6 +258,13 @@ static char stop_msg[96];
  * and kvplan exits, as a signal would. */
 static void on_alarm(int sig) {
   (void)sig;
+  if (closing) { /* in lua_close: finalisers run without hooks */
+    static const char msg[] = "kvplan: time limit exceeded (--timeout): stopped in a finaliser at exit\n";
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) alarmed = 2;
+    kvp_proc_kill_all();
+    kvp_afile_abandon_all(NULL, NULL);
+    _exit(1);
+  }
   if (!alarmed) {
     alarmed = 1;
     kvl_stop = 1;
@@ -270,6 +283,7 @@ static void arm_timer(void) {
   if (lim.timeout <= 0) return;
   deadline = now() + lim.timeout;
   alarmed = 0;
+  closing = 0;
   kvl_stop = 0;
   snprintf(stop_msg, sizeof stop_msg, "time limit exceeded (--timeout %g s)", lim.timeout);
   kvl_stop_message = stop_msg;
@@ -283,7 +297,10 @@ static void arm_timer(void) {
   setitimer(ITIMER_REAL, &at, NULL);
 }
 
+void kvp_cli_closing(void) { closing = 1; }
+
 void kvp_cli_disarm(void) {
+  closing = 0;
   if (lim.timeout <= 0) return;
   struct itimerval off = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &off, NULL);

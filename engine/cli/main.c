@@ -13,11 +13,13 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <lualib.h>
@@ -397,11 +399,93 @@ static int run_script(const options *o, const char *script, const char *code, co
     lua_pushcfunction(L, finish_reports);
     status = docall(L, 0);
   }
-  kvp_cli_disarm();
   status = report(L, status);
   if (o->outdir != NULL && script != NULL) note_written(L, script);
+  kvp_cli_closing(); /* the time limit holds through the finalisers */
   lua_close(L); /* unfinished reports are discarded by their __gc */
+  kvp_cli_disarm();
   return status == LUA_OK ? 0 : 1;
+}
+
+/* run_script in a process of its own (a script of a batch): a limit that
+ * ends it, a crash or a finaliser that never returns ends that script
+ * alone, and the batch goes on. The reports it claimed come back through a
+ * pipe (NUL-ended paths) into taken, for the scripts after it. 0 or 1. */
+static int run_apart(const options *o, const char *script, int n, char **words,
+                     const char *output, const char *name) {
+  int fd[2];
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd) != 0) return run_script(o, script, NULL, NULL, n, words, output, name);
+  size_t had = taken.n;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return run_script(o, script, NULL, NULL, n, words, output, name);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    int rc = run_script(o, script, NULL, NULL, n, words, output, name);
+    for (size_t i = had; i < taken.n; i++) {
+      const char *p = taken.path[i];
+      size_t len = strlen(p) + 1;
+      while (len > 0) {
+        ssize_t k = write(fd[1], p, len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        p += k;
+        len -= (size_t)k;
+      }
+    }
+    close(fd[1]);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "kvplan: cannot write standard output\n");
+      rc = 1;
+    }
+    fflush(stderr);
+    _exit(rc);
+  }
+  close(fd[1]);
+  kvp_cli_child(pid);
+  /* read until the child closes its end (it may claim more than a pipe
+   * holds), then wait */
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len == cap) buf = xrealloc(buf, cap = cap ? 2 * cap : 4096, 1);
+    ssize_t k = read(fd[0], buf + len, cap - len);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    len += (size_t)k;
+  }
+  close(fd[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  kvp_cli_child(0);
+  for (size_t at = 0; at < len;) {
+    size_t l = strnlen(buf + at, len - at);
+    if (at + l == len) break; /* cut short: not a whole path */
+    if (taken.n == taken.cap) {
+      taken.cap = taken.cap ? 2 * taken.cap : 16;
+      taken.path = xrealloc(taken.path, taken.cap, sizeof *taken.path);
+      taken.script = xrealloc(taken.script, taken.cap, sizeof *taken.script);
+    }
+    taken.path[taken.n] = memcpy(xrealloc(NULL, l + 1, 1), buf + at, l + 1);
+    taken.script[taken.n++] = script;
+    at += l + 1;
+  }
+  free(buf);
+  if (WIFEXITED(st)) return WEXITSTATUS(st) == 0 ? 0 : 1;
+  if (WIFSIGNALED(st)) {
+    int sig = WTERMSIG(st);
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) { /* interrupted: the batch too */
+      signal(sig, SIG_DFL);
+      raise(sig);
+    }
+    fprintf(stderr, "kvplan: %s: ended by signal %d\n", script, sig);
+  }
+  return 1;
 }
 
 /* ---- the command line ------------------------------------------------------------- */
@@ -850,7 +934,7 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
                       : strcmp(o->format, "markdown") == 0 ? ".md"
                       : strcmp(o->format, "table") == 0 ? ".txt" : ".csv";
     snprintf(out, sizeof out, "%s/%s%s", o->outdir, jobs[s].name, ext);
-    int rc = run_script(o, jobs[s].path, NULL, NULL, n, mine, out, jobs[s].name);
+    int rc = run_apart(o, jobs[s].path, n, mine, out, jobs[s].name);
     fprintf(stderr, "kvplan: batch: %s %s\n", rc == 0 ? "ok    " : "FAILED", jobs[s].path);
     failed += rc != 0;
   }

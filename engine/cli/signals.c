@@ -5,11 +5,14 @@
  * and ends the program it runs, if any (gnuplot, proc.c),
  * so the previous file stays as it was, prints what was interrupted and
  * which reports were dropped, then dies of the same signal (the shell sees
- * 128 + the signal number, as for any program killed by it).
+ * 128 + the signal number, as for any program killed by it). While a
+ * batch's script runs in its own process the signal is passed to it, which
+ * does the above, and kvplan then dies of the signal too.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "afile.h"
@@ -17,8 +20,10 @@
 #include "cli.h"
 
 static const char *volatile running;
+static volatile pid_t child;
 
 void kvp_cli_running(const char *what) { running = what; }
+void kvp_cli_child(pid_t pid) { child = pid; }
 
 /* write(2) of a C string: async-signal-safe, errors ignored */
 static void say(const char *s) {
@@ -39,6 +44,14 @@ static void dropped(const char *target, void *ud) {
 }
 
 static void on_signal(int sig) {
+  pid_t c = child;
+  if (c > 0) { /* a batch's script: it tells, we follow */
+    kill(c, sig);
+    waitpid(c, NULL, 0);
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
   const char *name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
   say("\nkvplan: interrupted by ");
   say(name);

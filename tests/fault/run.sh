@@ -175,6 +175,14 @@ if command -v gnuplot >/dev/null 2>&1; then
      [ "$(strays gp)" -eq 0 ]; then
     ok "plot: SIGTERM ends gnuplot, the old chart stays, no temporary"
   else bad "plot interrupted" "status $rc, gnuplot $gp $(kill -0 "$gp" 2>/dev/null && echo still running): $(cat "$g/err")"; kill "$gp" 2>/dev/null; fi
+  # the time limit ends gnuplot too
+  rm -f "$g/pid"
+  PATH="$g/bin:$PATH" timeout 10 "$kvplan" --timeout 0.5 plot "$g/chart.csv" x=gpu y=n kind=bar -o "$g/chart.png" 2> "$g/err"
+  rc=$?; gp=$(cat "$g/pid" 2>/dev/null)
+  if [ $rc -eq 1 ] && [ "$(cat "$g/err")" = "kvplan: time limit exceeded (--timeout 0.5 s)" ] && [ -n "$gp" ] &&
+     ! kill -0 "$gp" 2>/dev/null && [ "$(cat "$g/chart.png")" = "old chart" ] && [ "$(strays gp)" -eq 0 ]; then
+    ok "plot: --timeout ends gnuplot, the old chart stays, no temporary"
+  else bad "plot timeout" "status $rc: $(cat "$g/err")"; kill "$gp" 2>/dev/null; fi
 fi
 
 # ---- allocations that fail ---------------------------------------------------------
