@@ -482,7 +482,7 @@ static int get_vllm_kv_cache_tokens(lua_State *L, const kvp_ledger *l) {
   if (kvp_ledger_vllm_log(l, &tokens, &blocks, &per) != KVP_OK) tokens = 0;
   else if (l->d.vllm.log_tokens_mode == 1 && per > 0)
     /* the release prints int(max_concurrency x max_model_len) (engines.lua
-     * vllm_log_tokens): max_concurrency = blocks / per, as logged */
+     * tokens_from_concurrency): max_concurrency = blocks / per, as logged */
     tokens = (int64_t)((double)blocks / (double)per * (double)l->max_len);
   lua_pushinteger(L, tokens);
   return 1;

@@ -320,7 +320,7 @@ local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
   d.engine_version = version
   -- what the release prints as "GPU KV cache size" (the ledger's
-  -- vllm_kv_cache_tokens follows it; engines.vllm_log_tokens)
+  -- vllm_kv_cache_tokens follows it: engine/lua/core_lua.c)
   d.vllm_log_tokens_from_concurrency = row.tokens_from_concurrency or nil
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   -- vLLM's scheduler never runs more than max_num_seqs requests (vllm/v1/

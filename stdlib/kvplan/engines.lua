@@ -273,17 +273,6 @@ function M.mxfp4_backend(gpu)
   return "marlin"
 end
 
---- The "GPU KV cache size" a vLLM release prints for ledger l: older
---- releases num_blocks // groups x the smallest block (l.vllm_kv_cache_tokens),
---- newer ones int(max_concurrency x max_model_len), which counts what a
---- request holds in windowed groups.
-function M.vllm_log_tokens(row, l)
-  if row.tokens_from_concurrency then
-    return math.floor(l.vllm_max_concurrency * l.max_model_len)
-  end
-  return l.vllm_kv_cache_tokens
-end
-
 --- SGLang's default mem_fraction_static by tensor-parallel size
 --- (python/sglang/srt/server_args.py __post_init__, v0.4): the rule of a
 --- deployment under budget "sglang" that names no engine_version.

@@ -418,9 +418,12 @@ function M.check(text, opts)
 
   -- exact: the engine's own KV memory in, tokens, blocks, concurrency out
   if f.engine == "vllm" and f.kv_memory then
+    -- the log's release, whose "GPU KV cache size" the ledger prints
+    local _, vname = version_row(engines, f)
     local function at(e)
       local o = {}
       for k, v in pairs(base) do o[k] = v end
+      o.engine_version = vname
       -- the logged KV memory is the whole budget: no weights, nothing reserved
       local b = math.floor(f.kv_memory[e] * GiB)
       if b < 1 then b = 1 end
@@ -437,10 +440,8 @@ function M.check(text, opts)
       row{figure = "kv_tokens", mode = "exact", status = "error: " .. tostring(elo)}
     else
       local v0 = f.v0 and not f.v1
-      local vrow = version_row(engines, f)
       local function tokens(l)
         if v0 then return l.kv_blocks * block end
-        if vrow then return engines.vllm_log_tokens(vrow, l) end
         return l.vllm_kv_cache_tokens
       end
       local logged = f.kv_tokens or (f.blocks and f.blocks * block)
@@ -635,7 +636,7 @@ function M.check(text, opts)
     pred("activation_gib", rank_act / GiB, act)
     pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
     pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
-    if f.kv_tokens then pred("kv_tokens", engines.vllm_log_tokens(vrow, l), f.kv_tokens)
+    if f.kv_tokens then pred("kv_tokens", l.vllm_kv_cache_tokens, f.kv_tokens)
     elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
     -- the encoder's dummy batch a multimodal model is profiled with (the
     -- budget in tokens and the items: engine/core/predict.c vision_run)
@@ -746,11 +747,6 @@ function M.check_trtllm(f, m, c)
     return
   end
   local ok, d = pcall(kv.deploy, popts)
-  if ok and f.engine == "vllm" and popts.max_num_batched_tokens == nil then
-    -- the version's default also bounds the sliding windows' blocks
-    popts.max_num_batched_tokens = d.profile_tokens
-    ok, d = pcall(kv.deploy, popts)
-  end
   if not ok then
     row{figure = "kv_memory_gib", mode = "predict", status = "error: " .. tostring(d), inputs = inputs()}
     return

@@ -305,15 +305,18 @@ check.error("fields 'engine' ('sglang') and 'budget' ('vllm') disagree", functio
 end)
 
 -- what "GPU KV cache size" prints, by release
-local r20 = engines.vllm_version("0.26.1")
 check.eq(engines.vllm_version("0.26.1") == engines.vllm["0.20"], true, "0.26 maps to the 0.20 row")
-local lg = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
-                     max_model_len = 8192}:ledger()
-check.eq(engines.vllm_log_tokens(r20, lg), math.floor(lg.vllm_max_concurrency * 8192),
+local function log_ledger(version)
+  return kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+                   max_model_len = 8192, engine_version = version}:ledger()
+end
+local l20, l11 = log_ledger("0.26.1"), log_ledger("0.11")
+check.eq(l20.vllm_max_concurrency, l11.vllm_max_concurrency, "the same cache either way")
+check.eq(l20.vllm_kv_cache_tokens, math.floor(l11.vllm_max_concurrency * 8192),
          "newer releases: concurrency x max_model_len")
-check.eq(engines.vllm_log_tokens(engines.vllm["0.11"], lg), lg.vllm_kv_cache_tokens,
+check.eq(l11.vllm_kv_cache_tokens, l11.kv_blocks // l11.kv_groups * 16,
          "older releases: blocks per group x block")
-check.eq(engines.vllm_log_tokens(r20, lg) > lg.vllm_kv_cache_tokens, true,
+check.eq(l20.vllm_kv_cache_tokens > l11.vllm_kv_cache_tokens, true,
          "sliding windows hold less than their share: more tokens by concurrency")
 
 -- ---- pipeline stages profile their own layers; the last one samples -------
