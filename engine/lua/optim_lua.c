@@ -134,19 +134,6 @@ static int l_alloc_usage(lua_State *L) {
   return 2;
 }
 
-/* optim_core.alloc_concurrency(policy, block, max_len, lengths, pool_tokens) -> n */
-static int l_alloc_concurrency(lua_State *L) {
-  kvp_alloc a = check_alloc_arg(L, 1);
-  int64_t block = kvl_toint(L, 2, "block"), max_len = kvl_toint(L, 3, "max_model_len"), n;
-  const int64_t *v = length_list(L, 4, "lengths", &n);
-  int64_t pool = kvl_toint(L, 5, "pool_tokens"), c;
-  kvp_diag diag = {{0}};
-  kvp_err e = kvp_alloc_concurrency(a, block, max_len, v, n, pool, &c, &diag);
-  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "alloc_concurrency");
-  lua_pushinteger(L, (lua_Integer)c);
-  return 1;
-}
-
 /* optim_core.spec_rates(acceptance, tokens) -> {tokens_per_step, ...} */
 static int l_spec_rates(lua_State *L) {
   double a = lua_type(L, 1) == LUA_TNUMBER ? lua_tonumber(L, 1) : kvl_tonum(L, 1, "acceptance");
@@ -167,21 +154,9 @@ static int l_spec_rates(lua_State *L) {
   return 1;
 }
 
-static int l_normal_quantile(lua_State *L) {
-  lua_pushnumber(L, kvp_normal_quantile(kvl_tonum(L, 1, "p")));
-  return 1;
-}
-
-static int l_normal_cdf(lua_State *L) {
-  lua_pushnumber(L, kvp_normal_cdf(kvl_tonum(L, 1, "z")));
-  return 1;
-}
-
 static const luaL_Reg funcs[] = {
   {"dist_points", l_dist_points}, {"dist_mean", l_dist_mean}, {"dist_sample", l_dist_sample},
-  {"alloc_usage", l_alloc_usage}, {"alloc_concurrency", l_alloc_concurrency},
-  {"spec_rates", l_spec_rates}, {"normal_quantile", l_normal_quantile},
-  {"normal_cdf", l_normal_cdf}, {NULL, NULL}
+  {"alloc_usage", l_alloc_usage}, {"spec_rates", l_spec_rates}, {NULL, NULL}
 };
 
 
@@ -189,11 +164,5 @@ int luaopen_kvplan_optim_core(lua_State *L) {
   luaL_newlib(L, funcs);
   lua_pushinteger(L, KVP_LEN_POINTS);
   lua_setfield(L, -2, "len_points");
-  lua_pushinteger(L, KVP_PPM);
-  lua_setfield(L, -2, "ppm");
-  lua_pushinteger(L, KVP_MAX_EVICT_LEVELS);
-  lua_setfield(L, -2, "max_evict_levels");
-  lua_pushinteger(L, (lua_Integer)KVP_MAX_LENGTH);
-  lua_setfield(L, -2, "max_length");
   return 1;
 }
