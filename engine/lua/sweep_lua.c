@@ -80,39 +80,8 @@ static void progress(int64_t done, int64_t total, double start, int final) {
   fflush(stderr);
 }
 
-/* The rows of spec.each: each row the filters keep, to the function at
- * r->each (its result ignored). Returns the rows given. */
-static int each_row(lua_State *L, run *r, holder *h) {
-  kvp_diag d = {{0}};
-  kvp_sweep_row row;
-  int64_t given = 0;
-  int got, dep, top = lua_gettop(L);
-  while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
-    if (r->nrule > 0 && !kvl_sweep_keep(r, &row, &dep)) {
-      if (dep != DEP_ROW) kvp_sweep_skip(h->s, &row, dep == DEP_LEDGER);
-      if ((++r->rejected & 0xfff) == 0) kvl_poll(L);
-      continue;
-    }
-    kvl_sweep_push_row(L, r, &row);
-    int keep = 1;
-    if (r->filter) {
-      kvl_sweep_call(L, r->filter, r->v.rowtab, 0, 0);
-      keep = lua_toboolean(L, -1);
-    }
-    if (keep) {
-      kvl_sweep_call(L, r->each, r->v.rowtab, -1, 0);
-      given++;
-    }
-    r->v.cur = NULL;
-    lua_settop(L, top);
-    if ((row.index & 0xfff) == 0) kvl_poll(L);
-  }
-  if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
-  lua_pushinteger(L, (lua_Integer)given);
-  return 1;
-}
-
-/* sweep_core.run(spec) -> rows written, total rows of the whole sweep */
+/* sweep_core.run(spec) -> rows written, total rows of the whole sweep (spec.each: the
+ * rows given to it) */
 static int l_run(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   holder *h = lua_newuserdatauv(L, sizeof *h, 0);
@@ -152,28 +121,28 @@ static int l_run(lua_State *L) {
   if (lua_getfield(L, 1, "check") != LUA_TNIL) return 0; /* checked: write nothing */
   lua_pop(L, 1);
 
-  /* spec.each: every row to it, nothing written */
-  if (r->each) return each_row(L, r, h);
-
-  /* the writer: header now, rows streamed, renamed into place at the end */
-  lua_getfield(L, 1, "path");
-  const char *path = lua_tostring(L, -1);
+  /* the writer: header now, rows streamed, renamed into place at the end;
+   * with spec.each every row the filters keep goes to it, nothing written */
   char err[512];
-  kvl_check_file(L, path, "w");
-  int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown (fmtw.h) */
-  if (lua_getfield(L, 1, "format") == LUA_TSTRING && (fmt = kvp_fmt_named(lua_tostring(L, -1))) < 0)
-    return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'", lua_tostring(L, -1));
-  lua_pop(L, 1);
-  h->w = kvp_csv_open_as(path, fmt, err, sizeof err);
-  if (h->w == NULL) return kvl_error(L, "%s", err);
-  for (int i = 0; i < r->ncol; i++) {
-    lua_geti(L, cols, i + 1);
-    size_t len;
-    const char *s = lua_tolstring(L, -1, &len);
-    kvp_csv_str(h->w, s, len);
+  if (!r->each) {
+    lua_getfield(L, 1, "path");
+    const char *path = lua_tostring(L, -1);
+    kvl_check_file(L, path, "w");
+    int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown (fmtw.h) */
+    if (lua_getfield(L, 1, "format") == LUA_TSTRING && (fmt = kvp_fmt_named(lua_tostring(L, -1))) < 0)
+      return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'", lua_tostring(L, -1));
     lua_pop(L, 1);
+    h->w = kvp_csv_open_as(path, fmt, err, sizeof err);
+    if (h->w == NULL) return kvl_error(L, "%s", err);
+    for (int i = 0; i < r->ncol; i++) {
+      lua_geti(L, cols, i + 1);
+      size_t len;
+      const char *s = lua_tolstring(L, -1, &len);
+      kvp_csv_str(h->w, s, len);
+      lua_pop(L, 1);
+    }
+    kvp_csv_endrow(h->w);
   }
-  kvp_csv_endrow(h->w);
 
   lua_getfield(L, 1, "progress");
   int show = lua_toboolean(L, -1) && isatty(STDERR_FILENO);
@@ -206,7 +175,8 @@ static int l_run(lua_State *L) {
         }
       }
     }
-    kvl_sweep_write_row(L, r, h->w, &row, rowidx, cols);
+    if (r->each) kvl_sweep_call(L, r->each, rowidx, -1, 0); /* its result ignored */
+    else kvl_sweep_write_row(L, r, h->w, &row, rowidx, cols);
     if (r->needrow) {
       r->v.cur = NULL;
       lua_settop(L, top);
@@ -220,6 +190,10 @@ static int l_run(lua_State *L) {
   }
   if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
   if (show) progress(end - first, end - first, start, 1);
+  if (r->each) { /* the rows given to it */
+    lua_pushinteger(L, (lua_Integer)written);
+    return 1;
+  }
   kvp_csv *w = h->w;
   h->w = NULL;
   if (kvp_csv_close(w, err, sizeof err) < 0) return kvl_error(L, "%s", err);
