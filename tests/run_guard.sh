@@ -265,5 +265,32 @@ else fail=$((fail + 1)); echo "FAIL guard sandbox files"; fi
 if grep -q "^readout	true" "$out/p.out"; then pass=$((pass + 1)); echo "ok   guard no sandbox by default"
 else fail=$((fail + 1)); echo "FAIL guard default mode: $(head -c 200 "$out/p.out")"; fi
 
+# ---- linear-time, bounded input ---------------------------------------------------
+# timed NAME SECONDS STATUS STDERR-LINE -- ARGS...: expect's check, and done
+# within SECONDS (under timeout(1), so a regression cannot hang the suite)
+timed() {
+  name=$1; secs=$2; status=$3; want=$4; shift 5
+  t0=$(date +%s%N)
+  timeout $((secs * 4)) "$kvplan" "$@" > "$out/$name.out" 2> "$out/$name.err" < /dev/null
+  got=$?; ms=$((($(date +%s%N) - t0) / 1000000))
+  first=$(head -c 400 "$out/$name.err" | head -n 1)
+  if [ "$got" -eq "$status" ] && [ "$first" = "$want" ] && [ $ms -lt $((secs * 1000)) ]; then
+    pass=$((pass + 1)); echo "ok   guard $name ($ms ms)"
+  else
+    fail=$((fail + 1)); echo "FAIL guard $name: status $got (want $status) after $ms ms (limit $secs s)"
+    echo "     stderr: $first"; echo "     wanted: $want"
+  fi
+}
+# a token count of 100,000 digits (40,000 cost 13.7 s: units.tokens's
+# pattern backtracked) and of 4 MB in a script are refused at once
+digits=$(printf '%0100000d' 0 | tr 0 9)
+timed tokens_long 5 1 "kvplan: command line: argument 'context': cannot read '9999999999999999999999999999999999999999999999999999999999999999...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
+  fit model=llama-3.1-8b context="$digits"
+timed tokens_long_script 5 1 "kvplan: (command line):1: field 'context': cannot read '9999999999999999999999999999999999999999999999999999999999999999...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
+  -e 'require("kvplan").units.tokens(("9"):rep(4e6), "context")'
+# blanks: trimming a long run of them is linear too
+timed tokens_blanks 5 1 "kvplan: command line: argument 'concurrency': cannot read '1                                                               ...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
+  fit model=llama-3.1-8b concurrency="1$(printf '%100000s' '')x"
+
 echo "guard: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

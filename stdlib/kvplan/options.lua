@@ -22,7 +22,7 @@ local fields = require "kvplan.fields"
 
 local M = {}
 
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local trim = util.trim
 
 local Required = {}
 Required.__index = Required
@@ -44,17 +44,18 @@ local function convert(key, v, def, fail, f)
     if math.type(def) == "integer" then
       local ok, x = pcall(units.tokens, v, key)
       if ok then return x end
+      -- past 64 bytes a number is not one: units.tokens said so (at once)
+      if #v > 64 or v:match("^%d+%.%d*[KMGT]$") then fail("%s", strip(x)) end
       local n = tonumber(v)
       if n ~= nil and n == n and n - n == 0 then
         if n == math.floor(n) and n > -2^63 and n < 2^63 then return math.tointeger(n) end
         fail("argument '%s' must be an integer, got '%s'", key, v)
       end
-      if v:match("^%d+%.%d*[KMGT]$") then fail("%s", strip(x)) end
       fail("argument '%s' must be a number, got '%s'", key, v)
     end
-    local x = tonumber(v)
+    local x = #v <= 64 and tonumber(v) or nil
     if x == nil or x ~= x or x == math.huge or x == -math.huge then
-      fail("argument '%s' must be a number, got '%s'", key, v)
+      fail("argument '%s' must be a number, got '%s'", key, util.escape(v, 64))
     end
     return x
   elseif t == "boolean" then

@@ -54,7 +54,7 @@ function M.bytes(v, field)
   local f = letter[unit or ""] or factor[(unit or ""):upper()] or (unit == "" and 1) or nil
   if x == nil or f == nil or x ~= x or x == math.huge then
     util.raise("field '%s': cannot read '%s' as bytes (expected e.g. '80 GiB', '80 GB', '512 MiB', '2G')",
-               field, v)
+               field, util.escape(v, 64))
   end
   local b = math.floor(x * f + 0.5)
   if b >= 2^63 then util.raise("field '%s': '%s' exceeds 64-bit bytes", field, v) end
@@ -78,22 +78,26 @@ function M.tokens(v, field)
   if type(v) ~= "string" then
     util.raise("field '%s' must be a token count, got %s", field, type(v))
   end
-  local s = v:match("^%s*(.-)%s*$")
-  if s:match("^[+-]?%d+$") then
+  -- a token count is short: past 64 bytes it is not one, refused before
+  -- any pattern reads it; the patterns below read each byte once
+  local s = #v <= 64 and util.trim(v) or ""
+  if s:find("^[+-]?%d+$") then
     local n = math.tointeger(tonumber(s))
     if n then return n end
   end
-  local num, suffix = s:match("^(%d+%.?%d*)([kKmMgGtT])$")
-  if num == nil or num:sub(-1) == "." then
+  local num, suffix = s:match("^([%d.]+)([kKmMgGtT])$")
+  local dot = num and num:find(".", 1, true)
+  if num == nil or not num:sub(1, (dot or 0) - 1):find("^%d+$")
+     or dot and not num:sub(dot + 1):find("^%d+$") then
     util.raise("field '%s': cannot read '%s' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)",
-               field, v)
+               field, util.escape(v, 64))
   end
   local mult = letter[suffix]
   local n
   if suffix:match("%l") then
     n = math.floor(tonumber(num) * mult)
   else
-    if num:find(".", 1, true) then
+    if dot then
       util.raise("field '%s': decimals are not allowed with the binary suffix in '%s' (did you mean '%s%s'?)",
                  field, v, num, suffix:lower())
     end

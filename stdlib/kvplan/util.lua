@@ -43,9 +43,20 @@ local function distance(a, b)
 end
 M.distance = distance
 
+--- s without its leading and trailing blanks, in time linear in #s (the
+--- pattern "%s+$" retries at every blank of a long run: quadratic), s itself
+--- when it has none.
+function M.trim(s)
+  local i, j = s:find("%S"), #s
+  if i == nil then return "" end
+  while s:find("^%s", j) do j = j - 1 end
+  if i == 1 and j == #s then return s end
+  return s:sub(i, j)
+end
+
 --- A name as lookups compare it: trimmed, lower case, blanks and '_' as '-'.
 function M.norm(name)
-  return (tostring(name):lower():gsub("^%s+", ""):gsub("%s+$", ""):gsub("[%s_]+", "-"))
+  return (M.trim(tostring(name)):lower():gsub("[%s_]+", "-"))
 end
 
 --- Up to n names close to name (case-insensitive), best first: within an
