@@ -45,13 +45,13 @@ kvp_err kvp_pp_stage(int64_t layers, int64_t pp, int64_t stage, int64_t *first,
 /* ceil(n / block) */
 kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks);
 /* Blocks one layer of shape l needs for a sequence of n tokens, with up to
- * `step_tokens` tokens scheduled in one step (vLLM max_num_batched_tokens;
+ * `max_num_batched_tokens` tokens scheduled in one step (vLLM's option of that name;
  * 1 in steady decode). Full, MLA: ceil(n / block). Sliding W: the last
  * W - 1 + step tokens, straddling one more block once n exceeds them
  * (vLLM SlidingWindowSpec). Chunked C: ceil(min(C + step, n) / block)
  * (ChunkedLocalAttentionSpec). State, none: 0 (states are not paged). */
 kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
-                         int64_t step_tokens, int64_t *blocks);
+                         int64_t max_num_batched_tokens, int64_t *blocks);
 /* Bytes of one block (page) of one layer: ceil(block * token_bits / 8). */
 kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
 

@@ -24,7 +24,7 @@ void kvp_deploy_defaults(kvp_deploy *d) {
   d->weights = (kvp_format){16, 0, 0, 0, 0, 0, 0};
   d->utilization = 0.9;
   d->block = KVP_DEFAULT_BLOCK;
-  d->step_tokens = 1;
+  d->max_num_batched_tokens = 1;
 }
 
 const char *kvp_budget_name(kvp_budget b) {
@@ -133,7 +133,7 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->activation_bytes, 0, "activation", diag));
   TRY(kvp_check_count(d->overhead_bytes, 0, "overhead", diag));
   TRY(kvp_check_count(d->block, 1, "block", diag));
-  TRY(kvp_check_count(d->step_tokens, 1, "max_num_batched_tokens", diag));
+  TRY(kvp_check_count(d->max_num_batched_tokens, 1, "max_num_batched_tokens", diag));
   TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));
   TRY(kvp_optim_check(d, d->max_model_len ? d->max_model_len : d->model.max_context, diag));
   TRY(check_vllm(d, diag));
@@ -153,7 +153,7 @@ kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes) {
 int kvp_optim_plain(const kvp_deploy *d) {
   return d->alloc == KVP_ALLOC_PAGED && d->kv_recent == 0 && d->evict.recent == 0 &&
          d->evict.keep_ppm == 0 && d->evict.nlevel == 0 && d->spec.tokens == 0 &&
-         d->spec.draft_layers == 0 && d->prefix_tokens == 0 && d->samples <= 1 &&
+         d->spec.draft_layers == 0 && d->prefix == 0 && d->samples <= 1 &&
          d->nlen == 0;
 }
 
@@ -245,17 +245,17 @@ kvp_err kvp_optim_check(const kvp_deploy *d, int64_t max_len, kvp_diag *diag) {
   if (d->kv_recent > 0) TRY(kvp_format_check(&d->kv_full, "kv_full", diag));
   TRY(check_evict(d, max_len, diag));
   TRY(check_spec(d, diag));
-  TRY(check_window(d->prefix_tokens, "prefix", max_len, "no request holds the whole prefix",
+  TRY(check_window(d->prefix, "prefix", max_len, "no request holds the whole prefix",
                    diag));
   TRY(kvp_check_count(d->samples, 0, "samples", diag));
-  TRY(check_window(d->prompt_tokens, "prompt", max_len, "no request holds the whole prompt",
+  TRY(check_window(d->prompt, "prompt", max_len, "no request holds the whole prompt",
                    diag));
-  TRY(check_window(d->sample_tokens, "output", max_len, "no request holds that many tokens",
+  TRY(check_window(d->output, "output", max_len, "no request holds that many tokens",
                    diag));
-  if (d->prompt_tokens > 0 && d->sample_tokens > 0)
+  if (d->prompt > 0 && d->output > 0)
     return kvp_fail(diag, KVP_EINVAL,
                     "parallel sampling takes 'prompt' or 'output', not both (got %lld and %lld)",
-                    (long long)d->prompt_tokens, (long long)d->sample_tokens);
+                    (long long)d->prompt, (long long)d->output);
   TRY(kvp_check_count(d->host_bytes, 0, "host_bytes", diag));
   if (d->nlen < 0 || d->nlen > KVP_LEN_POINTS)
     return kvp_fail(diag, KVP_EINVAL, "field 'lengths' must hold 0..%d points, got %d",

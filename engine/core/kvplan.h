@@ -245,7 +245,7 @@ typedef struct kvp_engine_rule {
   int32_t overhead;         /* KVP_NT_*: overhead_bytes predicted for that engine */
   int32_t seqs_cap;         /* 1: vllm.max_num_seqs is vLLM's default (engine named) */
   int32_t seqs_given;       /* 1: vllm.max_num_seqs was given (the profile takes it) */
-  int32_t tokens_given;     /* 1: step_tokens was given (max_num_batched_tokens) */
+  int32_t tokens_given;     /* 1: max_num_batched_tokens was given */
   int32_t v1;               /* the V1 engine's defaults, else V0's */
   int32_t offline;          /* usage "offline" (the LLM class), else the server's */
   int32_t gpu_a100;         /* the GPU's name says A100 (no big-GPU defaults) */
@@ -394,7 +394,7 @@ typedef struct kvp_deploy {
   int64_t activation_bytes;   /* per GPU: activation peak reserved */
   int64_t overhead_bytes;     /* per GPU: CUDA context, communication buffers */
   int64_t block;              /* tokens per KV block */
-  int64_t step_tokens;        /* tokens scheduled in one step (>= 1) */
+  int64_t max_num_batched_tokens; /* tokens scheduled in one step (>= 1) */
   int64_t max_model_len;      /* longest request; 0 = the model's max_context */
   /* ---- optimizations: zero is off ---- */
   kvp_budget budget;          /* budget rule */
@@ -404,10 +404,10 @@ typedef struct kvp_deploy {
   kvp_format kv_full;         /* their format (needed when kv_recent > 0) */
   kvp_evict evict;
   kvp_spec spec;
-  int64_t prefix_tokens;      /* a prefix every sequence shares, held once */
+  int64_t prefix;             /* a prefix every sequence shares, held once */
   int64_t samples;            /* sequences per request sharing its prompt (0, 1: one) */
-  int64_t prompt_tokens;      /* the prompt the samples share, or ... */
-  int64_t sample_tokens;      /* ... the tokens each sample generates (prompt = n - these) */
+  int64_t prompt;             /* the prompt the samples share, or ... */
+  int64_t output;             /* ... the tokens each sample generates (prompt = n - these) */
   int64_t host_bytes;         /* host memory for KV per GPU (offload) */
   int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
@@ -422,7 +422,7 @@ typedef struct kvp_deploy {
 /* ---- a deployment: defaults, names, checks (deploy.c) ------------------ */
 
 /* Defaults: tp = pp = 1, bf16 KV and weights, utilization 0.9, block 16,
- * step_tokens 1, nothing reserved. model and gpu_bytes are the caller's. */
+ * max_num_batched_tokens 1, nothing reserved. model and gpu_bytes are the caller's. */
 void kvp_deploy_defaults(kvp_deploy *d);
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag);
 /* Name of a budget rule ("vllm", "sglang", "trtllm") and an allocation. */

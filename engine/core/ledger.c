@@ -171,7 +171,7 @@ static kvp_err stage_groups(const kvp_ledger *l, int32_t s, kvp_stage *st) {
 }
 
 /* One sequence of n tokens on stage s, optimized path: its bytes (seq) and
- * the bytes of the whole blocks holding the first `prefix_tokens` (sg) and
+ * the bytes of the whole blocks holding the first `prefix` (sg) and
  * the first prompt tokens of its request (sr) on shareable layers. */
 static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq, int64_t *sg,
                          int64_t *sr) {
@@ -183,9 +183,9 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
   /* vLLM's allocate_slots caps the lookahead slots at max_model_len */
   if (d->budget == KVP_BUDGET_VLLM) m = min64(m, l->max_len);
   /* the prompt the samples share: given, or all but what each one generates */
-  int64_t pg = min64(d->prefix_tokens, n);
-  int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
-               : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
+  int64_t pg = min64(d->prefix, n);
+  int64_t pr = d->prompt > 0 ? d->prompt
+               : (d->output > 0 ? max64(n - d->output, 0) : 0);
   pr = max64(min64(pr, n), pg);
   for (int32_t i = 0; i < st->ngroup; i++) {
     int32_t k = group[i].spec;
@@ -212,7 +212,7 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
       case KVP_CHUNKED:
       case KVP_CROSS: {
         int64_t blocks, bf = 0, x;
-        TRY(kvp_layer_blocks(ly, m, b, d->step_tokens, &blocks));
+        TRY(kvp_layer_blocks(ly, m, b, d->max_num_batched_tokens, &blocks));
         if (d->kv_recent > 0 && ly->kind != KVP_CROSS) bf = min64(blocks, cdiv(min64(m, d->kv_recent), b));
         CHK(chk_mul(blocks - bf, l->page_bytes[k], &one));
         CHK(chk_mul(bf, l->page_full[k], &x));
@@ -309,7 +309,7 @@ static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *byt
   for (int k = 0; k < m->nspec; k++) {
     if (st->count[k] == 0) continue;
     int64_t blocks, one, part;
-    TRY(kvp_layer_blocks(&m->spec[k], n, l->span, l->d.step_tokens, &blocks));
+    TRY(kvp_layer_blocks(&m->spec[k], n, l->span, l->d.max_num_batched_tokens, &blocks));
     CHK(chk_mul(blocks, l->page_bytes[k], &one));
     if (n > 0 && l->state_pages && m->spec[k].kind == KVP_STATE) {
       /* paged states by mamba_cache_mode (kvp_vllm_usage_blocks) */

@@ -433,10 +433,10 @@ kvp_err kvp_combo_take(kvp_combo *c, uint32_t set, const kvp_deploy *d, kvp_diag
   c->sinks = d->evict.sinks;
   c->recent = d->evict.recent;
   c->keep_ppm = d->evict.keep_ppm;
-  c->prefix_tokens = d->prefix_tokens;
+  c->prefix = d->prefix;
   c->samples = d->samples;
-  c->prompt_tokens = d->prompt_tokens;
-  c->sample_tokens = d->sample_tokens;
+  c->prompt = d->prompt;
+  c->output = d->output;
   c->spec = d->spec;
   c->nlen = d->nlen;
   if (d->nlen > 0 && d->nlen <= KVP_LEN_POINTS)
@@ -471,11 +471,11 @@ void kvp_combo_apply(const kvp_combo *c, kvp_deploy *d) {
   if (s & KVP_COMBO_SINKS) d->evict.sinks = c->sinks;
   if (s & KVP_COMBO_RECENT) d->evict.recent = c->recent;
   if (s & KVP_COMBO_KEEP) d->evict.keep_ppm = c->keep_ppm;
-  if (s & KVP_COMBO_PREFIX) d->prefix_tokens = c->prefix_tokens;
+  if (s & KVP_COMBO_PREFIX) d->prefix = c->prefix;
   if (s & KVP_COMBO_SAMPLES) {
     d->samples = c->samples;
-    d->prompt_tokens = c->prompt_tokens;
-    d->sample_tokens = c->sample_tokens;
+    d->prompt = c->prompt;
+    d->output = c->output;
   }
   if (s & KVP_COMBO_SPEC) d->spec = c->spec;
   if (s & KVP_COMBO_LENGTHS) {

@@ -2,7 +2,7 @@
  * optim.h: the arithmetic of kvplan's optimization models (optim.c).
  * Pure computation: no Lua, no I/O. Included at the end of kvplan.h, which
  * defines the deployment fields these models set (kvp_deploy: budget, alloc,
- * kv_recent, evict, spec, prefix_tokens, samples, host_bytes, len).
+ * kv_recent, evict, spec, prefix, samples, host_bytes, len).
  *
  * Exact counts stay int64_t; doubles appear only for rates (acceptance,
  * tokens per step), distribution parameters and expected values, and every
@@ -130,8 +130,8 @@ enum {
   KVP_COMBO_SINKS = 1u << 4,    /* evict.sinks */
   KVP_COMBO_RECENT = 1u << 5,   /* evict.recent */
   KVP_COMBO_KEEP = 1u << 6,     /* evict.keep_ppm */
-  KVP_COMBO_PREFIX = 1u << 7,   /* prefix_tokens */
-  KVP_COMBO_SAMPLES = 1u << 8,  /* samples, prompt_tokens, sample_tokens */
+  KVP_COMBO_PREFIX = 1u << 7,   /* prefix */
+  KVP_COMBO_SAMPLES = 1u << 8,  /* samples, prompt, output */
   KVP_COMBO_SPEC = 1u << 9,     /* spec (a draft model: its shape and weights) */
   KVP_COMBO_LENGTHS = 1u << 10, /* nlen, len */
   KVP_COMBO_ALL = (1u << 11) - 1u
@@ -145,7 +145,7 @@ typedef struct kvp_combo {
   int64_t sinks, recent;
   int32_t keep_ppm;
   int32_t nlen;
-  int64_t prefix_tokens, samples, prompt_tokens, sample_tokens;
+  int64_t prefix, samples, prompt, output;
   kvp_spec spec;
   int64_t len[KVP_LEN_POINTS];
 } kvp_combo;

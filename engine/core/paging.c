@@ -18,9 +18,9 @@ kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks) {
   return KVP_OK;
 }
 
-kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block, int64_t step_tokens,
-                         int64_t *blocks) {
-  if (n < 0 || block < 1 || step_tokens < 1) return KVP_EINVAL;
+kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
+                         int64_t max_num_batched_tokens, int64_t *blocks) {
+  if (n < 0 || block < 1 || max_num_batched_tokens < 1) return KVP_EINVAL;
   switch (l->kind) {
     case KVP_FULL:
     case KVP_MLA:
@@ -30,7 +30,7 @@ kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block, int64_t s
       /* vllm SlidingWindowSpec.max_memory_usage_bytes:
        * cdiv(min(W - 1 + max_num_batched_tokens, max_model_len), block) + 1 */
       int64_t span;
-      CHK(chk_add(l->window - 1, step_tokens, &span));
+      CHK(chk_add(l->window - 1, max_num_batched_tokens, &span));
       if (n <= span) {
         *blocks = cdiv(n, block);
       } else {
@@ -41,7 +41,7 @@ kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block, int64_t s
     case KVP_CHUNKED: {
       /* vllm ChunkedLocalAttentionSpec: cdiv(min(C + max_num_batched_tokens, len), block) */
       int64_t span;
-      CHK(chk_add(l->window, step_tokens, &span));
+      CHK(chk_add(l->window, max_num_batched_tokens, &span));
       *blocks = cdiv(min64(span, n), block);
       return KVP_OK;
     }

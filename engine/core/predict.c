@@ -722,11 +722,11 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
     if (r->trtllm) {
       /* TensorRT-LLM's PyTorch dry run (engines.lua trtllm): max_num_tokens
        * in context requests of min(max_seq_len - 1, max_num_tokens) tokens */
-      tokens = r->tokens_given ? d->step_tokens : r->default_tokens;
+      tokens = r->tokens_given ? d->max_num_batched_tokens : r->default_tokens;
       const int64_t len = max64(1, mml > 0 ? min64(mml - 1, tokens) : tokens);
       seqs = cdiv(tokens, len);
     } else {
-      vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->step_tokens : 0,
+      vllm_defaults(r, d->gpu_bytes, mml, r->tokens_given ? d->max_num_batched_tokens : 0,
                     r->seqs_given ? d->vllm.max_num_seqs : 0, &tokens, &seqs);
     }
     out->tokens = tokens;

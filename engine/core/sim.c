@@ -497,9 +497,9 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   if (s->gran < 1) s->gran = 1;
   /* a shared prefix (kv.optim.prefix): its whole blocks are cached once,
    * warm from the start (vLLM's automatic prefix caching hashes full blocks) */
-  if (!s->contiguous && l->d.prefix_tokens >= s->gran) {
+  if (!s->contiguous && l->d.prefix >= s->gran) {
     int64_t b;
-    s->prefix = l->d.prefix_tokens / s->gran * s->gran;
+    s->prefix = l->d.prefix / s->gran * s->gran;
     TRY(kvp_ledger_seq_bytes(l, s->stage, s->prefix, &b));
     if (b >= s->pool)
       return kvp_fail(d, KVP_EINVAL, "the shared prefix of %lld tokens (%lld bytes) leaves no "

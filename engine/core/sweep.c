@@ -107,7 +107,7 @@ void kvp_sweep_free(kvp_sweep *s) {
 static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
   switch (x->field) {
     case KVP_FIELD_BASE: case KVP_FIELD_NONE: case KVP_NFIELDS: break;
-    case KVP_FIELD_GPU_BYTES:
+    case KVP_FIELD_GPU_MEMORY:
       d->gpu_bytes = x->i[p];
       if (x->gpu != NULL) kvp_engine_rule_gpu(&d->engine, &x->gpu[p]);
       break;
@@ -131,13 +131,13 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
       break;
     case KVP_FIELD_OVERHEAD: d->overhead_bytes = x->i[p]; break;
     case KVP_FIELD_BLOCK: d->block = x->i[p]; break;
-    case KVP_FIELD_STEP_TOKENS: d->step_tokens = x->i[p]; break;
+    case KVP_FIELD_MAX_NUM_BATCHED_TOKENS: d->max_num_batched_tokens = x->i[p]; break;
     case KVP_FIELD_MAX_MODEL_LEN: d->max_model_len = x->i[p]; break;
     case KVP_FIELD_MAX_KV_TOKENS: d->max_kv_tokens = x->i[p]; break;
-    case KVP_FIELD_PREFIX: d->prefix_tokens = x->i[p]; break;
+    case KVP_FIELD_PREFIX: d->prefix = x->i[p]; break;
     case KVP_FIELD_SAMPLES: d->samples = x->i[p]; break;
-    case KVP_FIELD_PROMPT: d->prompt_tokens = x->i[p]; break;
-    case KVP_FIELD_OUTPUT: d->sample_tokens = x->i[p]; break;
+    case KVP_FIELD_PROMPT: d->prompt = x->i[p]; break;
+    case KVP_FIELD_OUTPUT: d->output = x->i[p]; break;
     case KVP_FIELD_MAX_NUM_SEQS: d->vllm.max_num_seqs = x->i[p]; break;
     case KVP_FIELD_OPTIM: kvp_combo_apply(&x->combo[p], d); break;
   }

@@ -45,7 +45,7 @@ enum {
 typedef enum kvp_field {
   KVP_FIELD_BASE = 0,      /* a digit of the base deployment index */
   KVP_FIELD_NONE,          /* changes nothing (labels of the caller's own) */
-  KVP_FIELD_GPU_BYTES,     /* gpu_bytes */
+  KVP_FIELD_GPU_MEMORY,    /* gpu_bytes */
   KVP_FIELD_TP, KVP_FIELD_PP,
   KVP_FIELD_KV, KVP_FIELD_WEIGHTS,
   KVP_FIELD_WEIGHT_BYTES,
@@ -53,13 +53,13 @@ typedef enum kvp_field {
   KVP_FIELD_ACTIVATION,    /* activation_bytes */
   KVP_FIELD_OVERHEAD,      /* overhead_bytes */
   KVP_FIELD_BLOCK,
-  KVP_FIELD_STEP_TOKENS,   /* max_num_batched_tokens */
+  KVP_FIELD_MAX_NUM_BATCHED_TOKENS, /* max_num_batched_tokens */
   KVP_FIELD_MAX_MODEL_LEN,
   KVP_FIELD_MAX_KV_TOKENS,
-  KVP_FIELD_PREFIX,        /* prefix_tokens */
+  KVP_FIELD_PREFIX,        /* prefix */
   KVP_FIELD_SAMPLES,
-  KVP_FIELD_PROMPT,        /* prompt_tokens */
-  KVP_FIELD_OUTPUT,        /* sample_tokens */
+  KVP_FIELD_PROMPT,        /* prompt */
+  KVP_FIELD_OUTPUT,        /* output */
   KVP_FIELD_MAX_NUM_SEQS,  /* vllm.max_num_seqs */
   KVP_FIELD_OPTIM,         /* an optimization combination resolved once (kvp_combo,
                             * optim.h): its fields written over the base's */

@@ -386,9 +386,9 @@ kvp_err kvp_vllm_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, i
   int64_t m, total = 0, g = 0, r = 0;
   CHK(chk_add(n, d->spec.tokens, &m));
   m = min64(m, l->max_len); /* lookahead slots stop at max_model_len (allocate_slots) */
-  int64_t pg = min64(d->prefix_tokens, n);
-  int64_t pr = d->prompt_tokens > 0 ? d->prompt_tokens
-               : (d->sample_tokens > 0 ? max64(n - d->sample_tokens, 0) : 0);
+  int64_t pg = min64(d->prefix, n);
+  int64_t pr = d->prompt > 0 ? d->prompt
+               : (d->output > 0 ? max64(n - d->output, 0) : 0);
   pr = max64(min64(pr, n), pg);
   for (int32_t t = 0; t < l->ntype; t++) {
     const kvp_kv_type *ty = &ledger_types_of(l)[t];
@@ -408,7 +408,7 @@ kvp_err kvp_vllm_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, i
       case KVP_SLIDING:
       case KVP_CHUNKED:
       case KVP_CROSS:
-        TRY(kvp_layer_blocks(&ty->shape, m, ty->block, d->step_tokens, &k));
+        TRY(kvp_layer_blocks(&ty->shape, m, ty->block, d->max_num_batched_tokens, &k));
         break; /* windows drop old blocks, encoder states are the request's: nothing shared */
       case KVP_STATE:
         /* the state and one per draft token; mamba_cache_mode align keeps the
@@ -566,7 +566,7 @@ int kvp_vllm_state_only(const kvp_ledger *l) {
 
 int64_t kvp_vllm_usage_blocks(const kvp_ledger *l, const kvp_layer *ly, int64_t block,
                               int64_t len) {
-  int64_t step = l->d.step_tokens, w;
+  int64_t step = l->d.max_num_batched_tokens, w;
   switch (ly->kind) {
     case KVP_FULL:
     case KVP_MLA:

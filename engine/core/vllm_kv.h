@@ -21,7 +21,7 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
 int64_t kvp_vllm_stage_group_size(const kvp_ledger *l, const kvp_stage *st,
                                   const int8_t *spec_type, int32_t draft_type, int draft);
 /* Blocks one sequence of n tokens takes from the pool over all groups, and
- * the whole blocks of full and MLA groups that hold the first prefix_tokens
+ * the whole blocks of full and MLA groups that hold the first prefix
  * (bg) and the first prompt tokens of its request (br). */
 kvp_err kvp_vllm_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, int64_t *bg,
                               int64_t *br);

@@ -55,7 +55,7 @@ kvp_kind kvl_check_kind(lua_State *L, int idx, const char *what) {
 /* ---- the deployment ----------------------------------------------------------- */
 
 static const char *const deploy_keys[] = {
-  "model", "gpu_bytes", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
+  "model", "gpu_memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
   "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
   /* optimizations (stdlib optim.lua; zero or absent is off) */
   "budget", "max_kv_tokens", "allocation", "kv_recent", "kv_full", "evict", "speculative",
@@ -184,10 +184,10 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
     }
     lua_pop(L, 1);
   }
-  d->prefix_tokens = kvl_int_field(L, idx, "prefix", 0);
+  d->prefix = kvl_int_field(L, idx, "prefix", 0);
   d->samples = kvl_int_field(L, idx, "samples", 0);
-  d->prompt_tokens = kvl_int_field(L, idx, "prompt", 0);
-  d->sample_tokens = kvl_int_field(L, idx, "output", 0);
+  d->prompt = kvl_int_field(L, idx, "prompt", 0);
+  d->output = kvl_int_field(L, idx, "output", 0);
   d->host_bytes = kvl_int_field(L, idx, "host_bytes", 0);
   if (lua_getfield(L, idx, "lengths") != LUA_TNIL)
     d->nlen = (int32_t)int_list(L, "lengths", d->len, KVP_LEN_POINTS);
@@ -259,7 +259,7 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   lua_getfield(L, idx, "model");
   d->model = *(kvp_model *)luaL_checkudata(L, -1, KVL_MODEL_MT);
   lua_pop(L, 1);
-  d->gpu_bytes = kvl_int_field(L, idx, "gpu_bytes", 0);
+  d->gpu_bytes = kvl_int_field(L, idx, "gpu_memory", 0);
   d->tp = kvl_int_field(L, idx, "tp", 1);
   d->pp = kvl_int_field(L, idx, "pp", 1);
   d->kv = opt_format(L, idx, "kv", d->kv);
@@ -269,7 +269,8 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   d->activation_bytes = kvl_int_field(L, idx, "activation", 0);
   d->overhead_bytes = kvl_int_field(L, idx, "overhead", 0);
   d->block = kvl_int_field(L, idx, "block", d->block);
-  d->step_tokens = kvl_int_field(L, idx, "max_num_batched_tokens", d->step_tokens);
+  d->max_num_batched_tokens =
+      kvl_int_field(L, idx, "max_num_batched_tokens", d->max_num_batched_tokens);
   d->max_model_len = kvl_int_field(L, idx, "max_model_len", 0);
   check_optim(L, idx, d);
   check_vllm(L, idx, d);

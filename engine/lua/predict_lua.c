@@ -287,7 +287,7 @@ static int l_reserves(lua_State *L) {
   d.pp = kvl_int_field(L, 2, "pp", 1);
   d.max_model_len = kvl_int_field(L, 2, "max_model_len", 0);
   d.model.max_context = kvl_int_field(L, 2, "max_context", 0);
-  d.step_tokens = kvl_int_field(L, 2, "max_num_batched_tokens", 0);
+  d.max_num_batched_tokens = kvl_int_field(L, 2, "max_num_batched_tokens", 0);
   d.vllm.max_num_seqs = kvl_int_field(L, 2, "max_num_seqs", 0);
   d.weight_bytes = kvl_int_field(L, 2, "weight_bytes", 0);
   if (lua_getfield(L, 2, "utilization") != LUA_TNIL)

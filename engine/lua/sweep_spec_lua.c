@@ -90,12 +90,13 @@ static int column_dep(col_id id) {
  * rowvals =}: field "base" (a digit of the base index; n values, labels per
  * base), "none" (labels only) or a deployment field set in C. */
 static const struct { const char *name; kvp_field f; } field_names[] = {
-  {"base", KVP_FIELD_BASE}, {"none", KVP_FIELD_NONE}, {"gpu_bytes", KVP_FIELD_GPU_BYTES},
+  {"base", KVP_FIELD_BASE}, {"none", KVP_FIELD_NONE}, {"gpu_memory", KVP_FIELD_GPU_MEMORY},
   {"gpu", KVP_FIELD_GPU},
   {"tp", KVP_FIELD_TP}, {"pp", KVP_FIELD_PP}, {"weight_bytes", KVP_FIELD_WEIGHT_BYTES},
   {"utilization", KVP_FIELD_UTILIZATION}, {"activation", KVP_FIELD_ACTIVATION},
   {"overhead", KVP_FIELD_OVERHEAD}, {"block", KVP_FIELD_BLOCK},
-  {"max_num_batched_tokens", KVP_FIELD_STEP_TOKENS}, {"max_model_len", KVP_FIELD_MAX_MODEL_LEN},
+  {"max_num_batched_tokens", KVP_FIELD_MAX_NUM_BATCHED_TOKENS},
+  {"max_model_len", KVP_FIELD_MAX_MODEL_LEN},
   {"max_kv_tokens", KVP_FIELD_MAX_KV_TOKENS}, {"prefix", KVP_FIELD_PREFIX},
   {"samples", KVP_FIELD_SAMPLES}, {"prompt", KVP_FIELD_PROMPT}, {"output", KVP_FIELD_OUTPUT},
   {"max_num_seqs", KVP_FIELD_MAX_NUM_SEQS},
@@ -257,7 +258,7 @@ static void read_axes(lua_State *L, int spec, run *r) {
       }
       lua_pop(L, 1);
     }
-    if (x->field == KVP_FIELD_GPU_BYTES || x->field == KVP_FIELD_GPU)
+    if (x->field == KVP_FIELD_GPU_MEMORY || x->field == KVP_FIELD_GPU)
       read_gpu_facts(L, t, r, j);
     lua_settop(L, t - 1);
   }

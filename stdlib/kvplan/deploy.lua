@@ -741,7 +741,7 @@ function Deployment:spec()
   for _, f in ipairs(registry.list) do
     if f.spec == nil then t[f.name] = self[f.name] end
   end
-  t.model, t.gpu_bytes, t.speculative = self.model.core, self.gpu_bytes, self.spec_core
+  t.model, t.gpu_memory, t.speculative = self.model.core, self.gpu_bytes, self.spec_core
   if self.offload then
     t.host_bytes = self.offload.host // (util.count(self.tp, "tp") * util.count(self.pp, "pp"))
   end

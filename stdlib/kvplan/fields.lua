@@ -33,7 +33,7 @@ M.list = {
   {name = "gpu", type = "string", default = "required (or gpu_memory)", spec = false,
    meaning = "the GPU: a catalog name or alias, a table or a GPU"},
   {name = "gpu_memory", type = "bytes", unit = "bytes per GPU", min = 1,
-   default = "the GPU's visible memory", spec = "gpu_bytes", sweep = true,
+   default = "the GPU's visible memory", sweep = true,
    meaning = "the memory of one GPU, overriding the catalog's"},
   {name = "tp", type = "count", unit = "GPUs", min = 1, default = 1, vllm = "tensor_parallel_size",
    sglang = "tp_size", meaning = "tensor-parallel size"},

@@ -195,7 +195,7 @@ local function place_axes(spec, base, axes, timed, dspec, hooked)
   for _, a in ipairs(axes) do
     if a.var then a.field = "none"
     elseif a[1] == "optim" and dspec.optim == nil then a.field = "optim"
-    elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "gpu" or "gpu_bytes"
+    elseif a[1] == "gpu" and cand.gpu then a.field = gpu_memory and "gpu" or "gpu_memory"
     elseif cand[a[1]] then a.field = c_fields[a[1]]
     else a.field = "base" end
   end

@@ -110,11 +110,11 @@ static void optimization_fields_are_checked_against_the_context(void **state) {
   assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
   assert_string_equal(diag.msg, "field 'keep' must be in (0, 1], got 1.5");
   memset(&d.evict, 0, sizeof d.evict);
-  d.prefix_tokens = 9000;
+  d.prefix = 9000;
   assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
   assert_string_equal(diag.msg, "field 'prefix' (9000 tokens) exceeds max_model_len 8192: no "
                                 "request holds the whole prefix");
-  d.prefix_tokens = 0;
+  d.prefix = 0;
   d.kv_recent = 128; /* KIVI without a full-precision format */
   assert_int_equal(kvp_optim_check(&d, 8192, &diag), KVP_EINVAL);
   assert_string_equal(diag.msg, "field 'kv_full': bits must be 1..64, got 0");

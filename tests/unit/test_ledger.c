@@ -288,7 +288,7 @@ static void prefix_and_prompt_blocks_are_held_once(void **state) {
   int64_t own, shared, sum, points, n;
   kvp_fit f;
   seed_int4(&d);
-  d.prefix_tokens = 2048;
+  d.prefix = 2048;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_ledger_request_bytes(&l, 0, 8192, &own, &shared, &sum, &points), KVP_OK);
   assert_int_equal(own, 384 * 16 * 327680LL);
@@ -296,15 +296,15 @@ static void prefix_and_prompt_blocks_are_held_once(void **state) {
   assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
   assert_int_equal(n, (INT4_BUDGET - 129 * 16 * 327680LL) / (384 * 16 * 327680LL));
   /* 4 samples share a 4096-token prompt: 4 x 256 own blocks + 256 prompt blocks */
-  d.prefix_tokens = 0;
+  d.prefix = 0;
   d.samples = 4;
-  d.prompt_tokens = 4096;
+  d.prompt = 4096;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_ledger_request_bytes(&l, 0, 8192, &own, &shared, &sum, &points), KVP_OK);
   assert_int_equal(own, 1280 * 16 * 327680LL);
   assert_int_equal(shared, 0);
   /* a prompt of 4095 tokens shares only its 255 whole blocks */
-  d.prompt_tokens = 4095;
+  d.prompt = 4095;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_ledger_request_bytes(&l, 0, 8192, &own, &shared, &sum, &points), KVP_OK);
   assert_int_equal(own, (4 * 257 + 255) * 16 * 327680LL);
@@ -460,7 +460,7 @@ static void vllm_logs_cache_tokens_per_group_and_the_max_usage_ratio(void **stat
   kvp_ledger l;
   int64_t tokens, blocks, per;
   gemma3_like(&d);
-  d.step_tokens = 2048;
+  d.max_num_batched_tokens = 2048;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
   assert_int_equal(blocks, 32768);
@@ -723,7 +723,7 @@ static void prefix_blocks_of_full_groups_are_held_once(void **state) {
   kvp_ledger l;
   int64_t own, shared, sum, points;
   gemma3_like(&d);
-  d.prefix_tokens = 2048;
+  d.prefix = 2048;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.hybrid, 1);
   /* the full group shares 128 whole blocks; sliding groups share nothing */
@@ -898,7 +898,7 @@ static void fit_limit_agrees_with_fit(void **state) {
     switch (variant) {
       case 1: d.pp = 3; break;
       case 2: d.alloc = KVP_ALLOC_CONTIGUOUS; break;
-      case 3: d.prefix_tokens = 1000; d.samples = 4; d.sample_tokens = 300; break;
+      case 3: d.prefix = 1000; d.samples = 4; d.output = 300; break;
       case 4: d.nlen = 3; d.len[0] = 100; d.len[1] = 2000; d.len[2] = 9000; break;
       case 5: d.host_bytes = 8 * GiB; break;
       case 6: d.budget = KVP_BUDGET_SGLANG; d.block = 1; break;

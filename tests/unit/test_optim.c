@@ -251,9 +251,9 @@ static void combinations_write_only_the_fields_they_set(void **state) {
   with.evict.sinks = 4;
   with.evict.recent = 2048;
   with.evict.keep_ppm = 200000;
-  with.prefix_tokens = 512;
+  with.prefix = 512;
   with.samples = 4;
-  with.sample_tokens = 256;
+  with.output = 256;
   with.nlen = 3;
   with.len[0] = 100, with.len[1] = 200, with.len[2] = 300;
   with.spec.tokens = 4;
@@ -266,7 +266,7 @@ static void combinations_write_only_the_fields_they_set(void **state) {
   assert_int_equal(kvp_combo_take(&c, set, &with, NULL), KVP_OK);
   kvp_deploy_defaults(&d);
   d.evict.sinks = 7;           /* the base's own: kept (eviction merges) */
-  d.prefix_tokens = 64;        /* not set by c: kept */
+  d.prefix = 64;               /* not set by c: kept */
   d.len[5] = 99;               /* past the combination's points: cleared */
   d.nlen = 6;
   want = d;
@@ -286,9 +286,9 @@ static void combinations_write_only_the_fields_they_set(void **state) {
   assert_int_equal(d.evict.sinks, 4);
   assert_int_equal(d.evict.keep_ppm, 200000);
   assert_int_equal(d.samples, 4);
-  assert_int_equal(d.sample_tokens, 256);
+  assert_int_equal(d.output, 256);
   assert_int_equal(d.spec.tokens, 4);
-  assert_int_equal(d.prefix_tokens, 512);
+  assert_int_equal(d.prefix, 512);
   assert_int_equal(d.block, with.block);
   /* the empty combination changes nothing */
   assert_int_equal(kvp_combo_take(&c, 0, &with, NULL), KVP_OK);

@@ -403,7 +403,8 @@ static void vllm_defaults(kvp_engine_rule r, int64_t gpu, int64_t mml, int64_t t
   d.engine = r;
   d.engine.profiled = 1;
   d.engine.tokens_given = tokens > 0, d.engine.seqs_given = seqs > 0;
-  d.gpu_bytes = gpu, d.max_model_len = mml, d.step_tokens = tokens, d.vllm.max_num_seqs = seqs;
+  d.gpu_bytes = gpu, d.max_model_len = mml, d.max_num_batched_tokens = tokens;
+  d.vllm.max_num_seqs = seqs;
   kvp_reserves o;
   assert_int_equal(kvp_predict_deploy(&d, NULL, &o, NULL), KVP_OK);
   *t = o.tokens, *q = o.seqs;
@@ -529,7 +530,7 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   d.engine.seqs_given = 1;
   d.vllm.max_num_seqs = 8;
   d.engine.tokens_given = 1;
-  d.step_tokens = 100;
+  d.max_num_batched_tokens = 100;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
   assert_int_equal(d.vllm.max_num_seqs, 8);
   p.tokens = 100, p.seqs = 8, p.tp = d.tp, p.last_stage = 1;
@@ -642,7 +643,7 @@ static void vision_items_follow_the_engine_and_the_tower(void **state) {
   d.engine.vision = 1;
   d.engine.tower = qwen_tower();
   d.engine.seqs_given = d.engine.tokens_given = 1;
-  d.step_tokens = 8192, d.vllm.max_num_seqs = 256, d.max_model_len = 32768;
+  d.max_num_batched_tokens = 8192, d.vllm.max_num_seqs = 256, d.max_model_len = 32768;
   kvp_reserves r;
   assert_int_equal(kvp_predict_deploy(&d, &nt, &r, NULL), KVP_OK);
   /* max_pixels 12845056: sqrt 3584 = 128 x 28, a 3584-pixel side, 256 x 256

@@ -19,7 +19,7 @@
 static void tiny_prefix(kvp_ledger *l, kvp_cost *c, int64_t blocks, int64_t prefix) {
   kvp_deploy d;
   kvp_deploy_defaults(&d);
-  d.prefix_tokens = prefix;
+  d.prefix = prefix;
   assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
   d.model.params = d.model.active = 1000;
   d.block = 2;

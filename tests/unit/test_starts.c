@@ -54,7 +54,7 @@ static void vllm_refuses_a_max_model_len_beyond_its_kv_cache(void **state) {
   assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 32, 128, NULL), KVP_OK);
   d.gpu_bytes = 80 * GiB;
   d.utilization = 1.0;
-  d.step_tokens = 32768;
+  d.max_num_batched_tokens = 32768;
   d.vllm.kv_cache_bytes = 8 * GiB;
   d.max_model_len = 16385;
   kvp_start s = check();
@@ -181,7 +181,7 @@ static void qwen_in_8_gib(int64_t max_model_len, int64_t max_num_seqs) {
   assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 32, 128, NULL), KVP_OK);
   d.gpu_bytes = 80 * GiB;
   d.utilization = 1.0;
-  d.step_tokens = 32768;
+  d.max_num_batched_tokens = 32768;
   d.vllm.kv_cache_bytes = 8 * GiB;
   d.vllm.max_num_seqs = max_num_seqs;
   d.max_model_len = max_model_len;

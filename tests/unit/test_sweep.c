@@ -273,7 +273,7 @@ static void deployment_axes_set_fields_in_row_order(void **state) {
   static const int64_t gpu[] = {80 * GiB, 141 * GiB};
   kvp_sweep_axis axis[] = {
     {.field = KVP_FIELD_BASE, .n = 2},
-    {.field = KVP_FIELD_GPU_BYTES, .n = 2, .i = gpu},
+    {.field = KVP_FIELD_GPU_MEMORY, .n = 2, .i = gpu},
     {.field = KVP_FIELD_NONE, .n = 3},
     {.field = KVP_FIELD_MAX_MODEL_LEN, .n = 2, .i = mml},
     {.field = KVP_FIELD_OVERHEAD, .n = 2, .i = over},
@@ -334,7 +334,7 @@ static void optim_axis_writes_each_combination_over_its_base(void **state) {
   with = base[0];
   with.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0};
   with.alloc = KVP_ALLOC_CONTIGUOUS;
-  with.prefix_tokens = 1024;
+  with.prefix = 1024;
   assert_int_equal(kvp_combo_take(&combo[0], KVP_COMBO_KV | KVP_COMBO_PREFIX, &with, NULL), KVP_OK);
   assert_int_equal(kvp_combo_take(&combo[1], 0, &with, NULL), KVP_OK); /* none */
   assert_int_equal(kvp_combo_take(&combo[2], KVP_COMBO_ALLOC | KVP_COMBO_KV, &with, NULL), KVP_OK);
@@ -360,7 +360,7 @@ static void optim_axis_writes_each_combination_over_its_base(void **state) {
     int64_t q = n / 24;
     kvp_deploy d = base[q / 6];
     d.max_model_len = mml[q / 3 % 2];
-    if (q % 3 == 0) d.kv = with.kv, d.prefix_tokens = 1024;
+    if (q % 3 == 0) d.kv = with.kv, d.prefix = 1024;
     if (q % 3 == 2) d.kv = with.kv, d.alloc = KVP_ALLOC_CONTIGUOUS;
     d.tp = tps[(n / 6) % 4];
     assert_int_equal(r.apos[2], q % 3);
@@ -377,7 +377,7 @@ static void optim_axis_writes_each_combination_over_its_base(void **state) {
   assert_int_equal(n, total);
   kvp_sweep_free(&s);
   /* a combination the first base refuses fails before any row, naming it */
-  with.prefix_tokens = 200000;
+  with.prefix = 200000;
   assert_int_equal(kvp_combo_take(&combo[0], KVP_COMBO_PREFIX, &with, NULL), KVP_OK);
   kvp_diag d = {{0}};
   assert_int_equal(kvp_sweep_init(&s, &ax, 0, total, KVP_WANT_FIT, &d), KVP_EINVAL);
@@ -464,7 +464,7 @@ static void predicted_reserves_follow_the_axes(void **state) {
   static kvp_gpu_facts facts[3];
   for (int i = 0; i < 3; i++) facts[i] = (kvp_gpu_facts){.a100 = a100[i]};
   static const int64_t tp2[] = {1, 2};
-  kvp_sweep_axis gpu = {.field = KVP_FIELD_GPU_BYTES, .n = 3, .i = mem, .gpu = facts};
+  kvp_sweep_axis gpu = {.field = KVP_FIELD_GPU_MEMORY, .n = 3, .i = mem, .gpu = facts};
   kvp_sweep_axes ax = {0};
   ax.base = &b;
   ax.nbase = 1;

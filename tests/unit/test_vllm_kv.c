@@ -36,7 +36,7 @@ static void deploy_runs(kvp_deploy *d, int64_t layers, int64_t kv_heads, int64_t
 static void qwen15_7b(kvp_deploy *d, int64_t max_model_len) {
   deploy_runs(d, 32, 32, 128, NULL, NULL, 0);
   d->max_model_len = max_model_len;
-  d->step_tokens = 32768;
+  d->max_num_batched_tokens = 32768;
   d->vllm.kv_cache_bytes = 8 * GiB; /* estimate_max_model_len(..., 8 * GiB_bytes) */
 }
 
@@ -81,7 +81,7 @@ static void max_concurrency_follows_num_blocks_override(void **state) {
   /* test_get_max_concurrency_for_kv_cache_config: max_model_len 16384,
    * max_num_batched_tokens 1024; 32 full layers and num_blocks 1536: 1.5 */
   qwen15_7b(&d, 16384);
-  d.step_tokens = 1024;
+  d.max_num_batched_tokens = 1024;
   d.vllm.kv_cache_bytes = 0;
   d.vllm.blocks_override = 1536;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
@@ -95,7 +95,7 @@ static void max_concurrency_follows_num_blocks_override(void **state) {
   int64_t one[1] = {1};
   deploy_runs(&d, 32, 32, 128, sw, one, 1);
   d.max_model_len = 16384;
-  d.step_tokens = 1024;
+  d.max_num_batched_tokens = 1024;
   d.vllm.blocks_override = 129 * 3;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
@@ -107,7 +107,7 @@ static void max_concurrency_follows_num_blocks_override(void **state) {
   int64_t counts[2] = {1, 1};
   deploy_runs(&d, 64, 32, 128, hy, counts, 2);
   d.max_model_len = 16384;
-  d.step_tokens = 1024;
+  d.max_num_batched_tokens = 1024;
   d.vllm.blocks_override = (1024 + 129) * 3;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.hybrid, 1);
