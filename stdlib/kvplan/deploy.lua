@@ -341,10 +341,6 @@ local function vllm_rule(d, opts, rule)
   -- KV_CACHE is set (option allow_chunked_local_attn_with_hybrid_kv_cache);
   -- like max_num_seqs, applied when the deployment names the engine
   local allow = opts.allow_chunked_local_attn_with_hybrid_kv_cache
-  if allow ~= nil and type(allow) ~= "boolean" then
-    util.raise("field 'allow_chunked_local_attn_with_hybrid_kv_cache' must be true or false, got %s",
-               tostring(allow))
-  end
   if named and opts.disable_hybrid_kv_cache_manager == nil and row.chunked_hybrid ~= nil
      and (d.model:kinds().chunked or 0) > 0 then
     local eagle = type(opts.speculative) == "table" and opts.speculative.heads == "eagle"
@@ -364,9 +360,6 @@ local function vllm_rule(d, opts, rule)
     local limit = opts.limit_mm_per_prompt and util.count(opts.limit_mm_per_prompt,
                                                           "limit_mm_per_prompt", 0)
     local skip = opts.skip_mm_profiling
-    if skip ~= nil and type(skip) ~= "boolean" then
-      util.raise("field 'skip_mm_profiling' must be true or false, got %s", tostring(skip))
-    end
     local s, why = profile_shape(d.model, engines.vllm_profile(row, opts))
     local vis
     if s then vis, why = vision_rule(d.model, limit, not skip and limit ~= 0) end
@@ -452,10 +445,6 @@ predict_reserved = function(d, opts, rule, hook)
     util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
   end
   local ff = opts.fail_fast_on_attention_window_too_large
-  if ff ~= nil and type(ff) ~= "boolean" then
-    util.raise("field 'fail_fast_on_attention_window_too_large' must be true or false, got %s",
-               tostring(ff))
-  end
   if (ff ~= nil or opts.backend ~= nil) and d.budget ~= "trtllm" then
     util.raise("fields 'backend' and 'fail_fast_on_attention_window_too_large' are "
                .. "TensorRT-LLM's; budget '%s' has neither", d.budget)
