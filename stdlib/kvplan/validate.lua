@@ -559,7 +559,6 @@ function M.check(text, opts)
     popts.usage = f.usage
     popts.enforce_eager = f.enforce_eager
     popts.flashinfer_sampler = f.flashinfer_sampler
-    popts.usage = f.usage
     if f.mxfp4_backend and not base.weight_bytes and not base.weights then
       local wf = rawget(m, "weight_formats")
       if wf and wf.experts == "mxfp4" then popts.mxfp4_backend, mx_src = f.mxfp4_backend, "log" end
@@ -652,21 +651,14 @@ function M.check(text, opts)
     local logged_refusal = (f.refused or none) and "refuses" or
       ((f.kv_tokens or f.blocks or f.concurrency) and "starts" or nil)
     if logged_refusal then
-      local held = f.v0 and not f.v1 and l.kv_blocks * block or l.vllm_kv_cache_tokens
-      local k = (l.max_model_len > held) and "refuses" or "starts"
+      local k = d:starts() and "starts" or "refuses"
       row{figure = "starts", mode = "predict", logged = logged_refusal, kvplan = k,
           status = k == logged_refusal and "agrees" or "differs", inputs = pin}
     end
   else
     pred("weights_gib", l.weights / GiB, f.weights and f.weights.mid)
-    local kvb = l.kv_budget
-    if f.sg_tokens then
-      local per = d.model:kv_bytes_per_token(d.kv, tp)
-      pred("kv_tokens", kvb // per, f.sg_tokens)
-    elseif f.max_total_num_tokens then
-      local per = d.model:kv_bytes_per_token(d.kv, tp)
-      pred("kv_tokens", kvb // per, f.max_total_num_tokens)
-    end
+    local logged = f.sg_tokens or f.max_total_num_tokens
+    if logged then pred("kv_tokens", l.kv_budget // d.model:kv_bytes_per_token(d.kv, tp), logged) end
   end
   return rows, f
 end
