@@ -26,16 +26,9 @@ Deployment.__name = "kvplan.Deployment"
 M.Deployment = Deployment
 
 -- Budget rules: how much of the GPU an engine lets the KV cache have
--- (engine/core/ledger.c has the formulas and their sources).
---   vllm    gpu_memory_utilization * total - weights - activation peak -
---           non-torch memory (vllm/v1/worker/gpu_worker.py); block 16
---           (vllm/config/cache.py).
---   sglang  mem_fraction_static * (total - overhead) - weights, tokens down
---           to the page size (model_runner_kv_cache_mixin.py); page_size 1
---           (server_args.py).
---   trtllm  free_gpu_memory_fraction (0.9) of the memory free after the
---           engine is loaded, capped by max_tokens (docs/source/reference/
---           memory.md); 64 tokens per block (the log in that document).
+-- (engine/core/ledger.c has the formulas and their sources), with their
+-- default blocks: vllm 16 (vllm/config/cache.py), sglang's page_size 1
+-- (server_args.py), trtllm 64 tokens (docs/source/reference/memory.md's log).
 -- A budget's `reserves` (a function of yours, nil by default) is an engine
 -- rule in Lua: reserves(d, opts) -> {activation =, overhead =,
 -- utilization =, max_num_seqs =} (bytes, a fraction, a count; each
@@ -781,18 +774,12 @@ function Deployment:workers()
   return out
 end
 
---- Would the engine start? vLLM (budget vllm, paged) refuses to start when
---- one request of max_model_len needs more KV cache than it has
---- (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, the
---- ledger's vllm_starts and vllm_max_model_len); SGLang when its pool holds
---- no token or too few for one request, TensorRT-LLM when no block is left
---- or, under fail_fast_on_attention_window_too_large, one sequence of
---- max_seq_len does not fit (the rules and their sources: engine/core/
---- starts.c, the same a sweep's `starts` column uses). Returns true and ""
---- (or a note when the engine starts with a smaller limit than asked), or
---- false and the engine's error in words. A deployment that does not fit at
---- all (weights, no block) does not start either: false and the ledger's
---- reason.
+--- Would the engine start (vLLM, SGLang, TensorRT-LLM: the rules and their
+--- sources in engine/core/starts.c, the same a sweep's `starts` column uses)?
+--- Returns true and "" (or a note when the engine starts with a smaller
+--- limit than asked), or false and the engine's error in words. A
+--- deployment that does not fit at all (weights, no block) does not start
+--- either: false and the ledger's reason.
 function Deployment:starts()
   return self:ledger():starts()
 end

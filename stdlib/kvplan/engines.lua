@@ -221,11 +221,10 @@ end
 --                  Hopper layouts of triton_kernels and keeps the
 --                  checkpoint's scale parameters registered on the layer
 --                  (only w13_weight / w2_weight are deleted)
---   per expert: w13 2 I' x H' / 2 bytes of packed FP4, w2 H' x I' / 2,
---   one uint8 scale per 32 values (w13 2 I' x H' / 32, w2 H' x I' / 32),
---   bf16 biases 2 I' + H'. Marlin's repack (marlin_utils_fp4.py
---   prepare_moe_fp4_layer_for_marlin, mxfp4_marlin_process_scales) keeps
---   the byte counts: int4 tiles and float8_e8m0 scales.
+--   the bytes per expert: engine/core/predict.c mx_bytes. Marlin's repack
+--   (marlin_utils_fp4.py prepare_moe_fp4_layer_for_marlin,
+--   mxfp4_marlin_process_scales) keeps the byte counts: int4 tiles and
+--   float8_e8m0 scales.
 --   Triton's Hopper layouts (triton-lang/triton python/triton_kernels,
 --   tensor_details/layout_details: the HopperMXValueLayout with op_idx
 --   pads the value tiles to 16 x 32 elements, kvplan rounds both to 32;
