@@ -365,10 +365,9 @@ local function vllm_rule(d, opts, rule)
   if d.overhead == nil then rule.overhead = "vllm" end
 end
 
--- The core's answers for d's engine rule (kvp_predict_deploy), stored.
-local function reserves(d, opts, rule)
-  if next(rule) == nil then return end
-  local r = pcore.reserves(rule, {
+-- The core's answers for d's engine rule (kvp_predict_deploy).
+local function predict(d, opts, rule)
+  return pcore.reserves(rule, {
     gpu_bytes = d.gpu_bytes, tp = util.count(d.tp, "tp"), pp = util.count(d.pp, "pp"),
     max_model_len = opts.max_model_len, max_context = d.model.max_context,
     max_num_batched_tokens = opts.max_num_batched_tokens
@@ -376,6 +375,12 @@ local function reserves(d, opts, rule)
     max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs"),
     weight_bytes = d.weight_bytes, utilization = d.utilization,
   }, engines.non_torch)
+end
+
+-- The core's answers for d's engine rule, stored.
+local function reserves(d, opts, rule)
+  if next(rule) == nil then return end
+  local r = predict(d, opts, rule)
   d.profile_tokens = r.tokens
   if rule.seqs_cap then d.max_num_seqs_default = r.max_num_seqs end
   if not rule.trtllm then d.profile_seqs = r.seqs end
@@ -477,11 +482,7 @@ function M.engine_limits(d, opts)
   if d.profile_tokens and d.profile_seqs then return d.profile_tokens, d.profile_seqs end
   local rule = {}
   limits_rule(d, opts, engines.vllm_version(opts.engine_version), rule)
-  local r = pcore.reserves(rule, {
-    gpu_bytes = d.gpu_bytes, max_model_len = opts.max_model_len, max_context = d.model.max_context,
-    max_num_batched_tokens = opts.max_num_batched_tokens
-      and util.count(opts.max_num_batched_tokens, "max_num_batched_tokens"),
-    max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")})
+  local r = predict(d, opts, rule)
   return r.tokens, r.seqs
 end
 
