@@ -116,12 +116,10 @@ void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double att
 /* One draft pass for `seqs` sequences at mean context n (speculative). */
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
 
-/* ---- the serving simulator (sim.c) and the sweep (sweep.c) ------------------- */
+/* ---- the serving simulator (sim.c) ------------------------------------------- */
 
 /* The name of a scheduler policy ("continuous", ...). */
 const char *kvp_sched_name(kvp_sched s);
-/* The option name of a field ("max_model_len", "gpu memory", ...). */
-const char *kvp_field_name(kvp_field f);
 
 /* The ledger's layout after its stages (ledger.c lays it out, kvp_ledger_size
  * sizes it, vllm_kv.c reads the KV cache types in it).

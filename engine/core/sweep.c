@@ -13,7 +13,8 @@
 
 static int64_t axis_len(int64_t n) { return n > 0 ? n : 1; }
 
-const char *kvp_field_name(kvp_field f) {
+/* The option name of a field ("max_model_len", "gpu memory", ...). */
+static const char *field_name(kvp_field f) {
   static const char *const names[KVP_NFIELDS] = {
     "base", "label", "gpu memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
     "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
@@ -162,11 +163,11 @@ static kvp_err check_axis(const kvp_sweep_axes *ax, const kvp_sweep_axis *x, kvp
   if ((need_fmt && x->fmt == NULL) || (f == KVP_FIELD_UTILIZATION && x->f == NULL) ||
       (f == KVP_FIELD_GPU && x->gpu == NULL) ||
       (f == KVP_FIELD_OPTIM && x->combo == NULL) || (need_i && x->i == NULL))
-    return kvp_fail(d, KVP_EINVAL, "sweep axis '%s' has no values", kvp_field_name(f));
+    return kvp_fail(d, KVP_EINVAL, "sweep axis '%s' has no values", field_name(f));
   for (int64_t p = 0; p < x->n; p++) {
     if (f == KVP_FIELD_OPTIM) TRY(kvp_combo_check(&x->combo[p], d));
-    if (f == KVP_FIELD_TP || f == KVP_FIELD_PP) TRY(kvp_check_count(x->i[p], 1, kvp_field_name(f), d));
-    if (need_fmt) TRY(kvp_format_check(&x->fmt[p], kvp_field_name(f), d));
+    if (f == KVP_FIELD_TP || f == KVP_FIELD_PP) TRY(kvp_check_count(x->i[p], 1, field_name(f), d));
+    if (need_fmt) TRY(kvp_format_check(&x->fmt[p], field_name(f), d));
     *tmp = ax->base[0];
     apply(tmp, x, p);
     if (predicted(tmp)) TRY(kvp_predict_deploy(tmp, ax->non_torch, NULL, d));
