@@ -176,6 +176,31 @@ check "batch_manifest: each script got its own arguments" sh -c "
   test -s '$out/mbatch/small.csv'"
 printf 'fit model=x\nfit model=y\n' > "$out/dup.txt"
 expect batch_manifest_dup 2 "kvplan: batch: '$(cd scripts && pwd)/fit.lua' and '$(cd scripts && pwd)/fit.lua' would write the same report in '$out/b3' (name one with a first word 'NAME:')" -- batch -d "$out/b3" -m "$out/dup.txt"
+# manifests are read line by line, whatever a line's length: the tail of a
+# line past 4095 bytes ran as a job of its own (here evil.lua)
+m="$out/man"; rm -rf "$m"; mkdir -p "$m"
+printf 'require("kvplan").report{columns = {"a"}}:row{a = 1}\n' > "$m/ok.lua"
+printf 'io.open("%s/evil_ran", "w"):close()\n' "$m" > "$m/evil.lua"
+python3 -c "print('$m/ok.lua x=' + 'A'*4086 + '$m/evil.lua')" > "$m/long.txt"
+expect manifest_long_line 0 "kvplan: batch: ok     $m/ok.lua" -- batch -d "$m/o1" -m "$m/long.txt"
+check "manifest_long_line: one job, the tail is its argument" sh -c "
+  [ ! -e '$m/evil_ran' ] && grep -qx 'kvplan: batch: 1 scripts, 1 ok, 0 failed' '$out/manifest_long_line.err'"
+# a NUL is refused (the bytes after it were dropped), naming file:line
+printf '%s/ok.lua\n%s/ok.lua a=1\0%s/evil.lua\n' "$m" "$m" "$m" > "$m/nul.txt"
+expect manifest_nul 2 "kvplan: $m/nul.txt:2: a NUL byte at byte $((${#m} + 12)) of the line (a manifest is text)" -- \
+  batch -d "$m/o2" -m "$m/nul.txt"
+check "manifest_nul: nothing ran" test ! -e "$m/o2"
+# NAME: is checked as kvplan.report checks report names (it wrote outside OUTDIR)
+printf '../escaped: %s/ok.lua\n' "$m" > "$m/name.txt"
+expect manifest_name 2 "kvplan: $m/name.txt:1: report name must be letters, digits, '_', '.' or '-' (at most 255), got '../escaped'" -- \
+  batch -d "$m/o3" -m "$m/name.txt"
+check "manifest_name: no report outside OUTDIR" test ! -e "$m/escaped.csv"
+# past 64 KiB (refused before) and a line of 100,000 bytes
+{ python3 -c "print(('# ' + 'c' * 98 + '\n') * 700, end='')"; printf 'a: %s/ok.lua\n' "$m"
+  python3 -c "print('b: $m/ok.lua x=' + 'B' * 100000)"; } > "$m/big.txt"
+expect manifest_big 0 "kvplan: batch: ok     $m/ok.lua" -- batch -d "$m/o4" -m "$m/big.txt"
+check "manifest_big: both jobs ran" sh -c "
+  [ \$(wc -c < '$m/big.txt') -gt 65536 ] && grep -qx 'kvplan: batch: 2 scripts, 2 ok, 0 failed' '$out/manifest_big.err'"
 # output formats: table, JSON Lines (streamed sweeps too), Markdown
 fitargs="model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm,l40s"
 expect fmt_csv 0 "" -- fit $fitargs

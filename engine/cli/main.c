@@ -11,6 +11,7 @@
  * and commands are tables (`opts`, `commands` below): add a row to add one.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -216,7 +217,11 @@ static written taken;
 static void *xrealloc(void *p, size_t n, size_t size) {
   void *q = n != 0 && size > SIZE_MAX / n ? NULL : realloc(p, n * size);
   if (q == NULL) {
-    fprintf(stderr, "kvplan: out of memory\n");
+    if (kvp_cli_memory_hit() == 1)
+      fprintf(stderr, "kvplan: memory limit exceeded (--max-memory %lld bytes)\n",
+              kvp_cli_max_memory());
+    else
+      fprintf(stderr, "kvplan: out of memory\n");
     exit(1);
   }
   return q;
@@ -832,12 +837,54 @@ static int add_job(int *njob, const char *word, const char *name_given, int firs
   return 0;
 }
 
+/* The next line of manifest f (path, its lineno-th line) without its
+ * newline, in a buffer of its own that the jobs' words point into: no limit
+ * on its length but --max-memory (xrealloc). NULL at the end; a NUL byte in
+ * the line is an error (it would cut the line short), *bad set. */
+static char *manifest_line(FILE *f, const char *path, int lineno, int *bad) {
+  char *line = NULL;
+  size_t len = 0, cap = 0;
+  int c;
+  while ((c = getc(f)) != EOF && c != '\n') {
+    if (c == '\0') {
+      fprintf(stderr, "kvplan: %s:%d: a NUL byte at byte %zu of the line (a manifest is text)\n",
+              path, lineno, len + 1);
+      free(line);
+      *bad = 1;
+      return NULL;
+    }
+    if (len + 1 >= cap) line = xrealloc(line, cap = cap ? 2 * cap : 256, 1);
+    line[len++] = (char)c;
+  }
+  if (ferror(f)) {
+    fprintf(stderr, "kvplan: cannot read manifest '%s': %s\n", path, strerror(errno));
+    free(line);
+    *bad = 1;
+    return NULL;
+  }
+  if (c == EOF && len == 0) {
+    free(line);
+    return NULL;
+  }
+  if (line == NULL) line = xrealloc(NULL, 1, 1);
+  line[len] = '\0';
+  return line;
+}
+
+/* A manifest's 'NAME:' as kvplan.report checks a report name (report.lua
+ * output_path): letters, digits, '_', '.' or '-', and one the job holds. */
+static int report_name_ok(const char *name) {
+  size_t n = 0;
+  for (const char *p = name; *p; p++, n++)
+    if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-')) return 0;
+  return n > 0 && n < sizeof ((job *)0)->name;
+}
+
 /* kvplan batch -d OUTDIR SCRIPT... [key=value ...]: every script with the
  * same pairs; or -m MANIFEST: each line 'SCRIPT key=value ...' (a first word
  * 'NAME:' names its report), the command line's pairs before the line's. */
 static int cmd_batch(options *o, words *w, const char *cmdname) {
   (void)cmdname;
-  static char text[1 << 16];
   int njob = 0, nargs = 0, ncommon = 0, argcap = 0;
   /* static: reachable until exit on every early return */
   static char **args, **mine, **common;
@@ -852,19 +899,14 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
       fprintf(stderr, "kvplan: cannot open manifest '%s': %s\n", o->manifest, strerror(errno));
       return 2;
     }
-    size_t used = 0;
-    char line[4096];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-      lineno++;
-      size_t len = strlen(line);
-      if (used + len + 1 > sizeof text) {
-        fprintf(stderr, "kvplan: manifest '%s' is too long\n", o->manifest);
-        fclose(f);
-        return 2;
-      }
-      char *copy = memcpy(text + used, line, len + 1);
-      used += len + 1;
+    /* the lines, kept until exit: the jobs' words point into them */
+    static char **lines;
+    static size_t nlines, linecap;
+    int lineno = 0, bad = 0;
+    char *copy;
+    while ((copy = manifest_line(f, o->manifest, ++lineno, &bad)) != NULL) {
+      if (nlines == linecap) lines = xrealloc(lines, linecap = linecap ? 2 * linecap : 64, sizeof *lines);
+      lines[nlines++] = copy;
       char *ws[256];
       int n = split_line(copy, ws, 256);
       if (n < 0) {
@@ -879,6 +921,15 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
       if (l0 > 1 && ws[0][l0 - 1] == ':') {
         ws[0][l0 - 1] = '\0';
         name = ws[k++];
+        if (!report_name_ok(name)) {
+          char msg[512];
+          int m = snprintf(msg, sizeof msg, "%s:%d: report name must be letters, digits, '_', "
+                           "'.' or '-' (at most %zu), got '%s'", o->manifest, lineno,
+                           sizeof jobs->name - 1, name);
+          kvp_cli_print_error(msg, m < 0 ? 0 : (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1);
+          fclose(f);
+          return 2;
+        }
       }
       if (k >= n || strchr(ws[k], '=') != NULL) {
         fprintf(stderr, "kvplan: %s:%d: expected 'SCRIPT key=value ...'\n", o->manifest, lineno);
@@ -904,6 +955,7 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
       }
     }
     fclose(f);
+    if (bad) return 2;
   }
   if (o->outdir == NULL || njob == 0 || o->code != NULL || o->output != NULL) {
     fprintf(stderr, "kvplan: usage: kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n"
