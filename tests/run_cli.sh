@@ -425,6 +425,18 @@ expect merge_json 0 "" -- merge -o "$out/jall.jsonl" "$out/jpart1.jsonl" "$out/j
 check "merge_json: the parts joined equal the whole sweep" cmp -s "$out/jall.jsonl" "$out/jwhole.jsonl"
 expect merge_mixed 1 "kvplan: '$out/whole.csv' is CSV but '$out/jpart1.jsonl' is JSON Lines: merge parts of one format" -- \
   merge -o "$out/jmix.jsonl" "$out/jpart1.jsonl" "$out/whole.csv"
+# a part without line ends stops at merge's bound on a line (16 MiB), not
+# at the machine's memory: /dev/zero as a header, then as a row
+printf 'a,b\n1,2\n' > "$out/mp1.csv"
+rm -f "$out/mz.csv"
+timeout 10 "$kvplan" merge -o "$out/mz.csv" "$out/mp1.csv" /dev/zero 2> "$out/merge_zero.err"
+rc=$?
+check "merge_zero: /dev/zero refused at line 1" sh -c "[ $rc -eq 1 ] && [ ! -e '$out/mz.csv' ] &&
+  [ \"\$(cat '$out/merge_zero.err')\" = 'kvplan: /dev/zero:1: a line longer than 16777216 bytes (merge reads lines of at most 16 MiB)' ]"
+{ printf 'a,b\n3,4\n'; head -c 17000000 /dev/zero; } |
+  timeout 10 "$kvplan" merge -o "$out/mz.csv" "$out/mp1.csv" /dev/stdin 2> "$out/merge_row.err"
+check "merge_zero: a row past the bound refused at its line" sh -c "[ ! -e '$out/mz.csv' ] &&
+  [ \"\$(cat '$out/merge_row.err')\" = 'kvplan: /dev/stdin:3: a line longer than 16777216 bytes (merge reads lines of at most 16 MiB)' ]"
 # the README's GNU parallel and Slurm recipes, run as written
 bindir=$(cd "$(dirname "$kvplan")" && pwd)
 rdir="$out/recipes"; rm -rf "$rdir"; mkdir -p "$rdir"; cp tests/batch/sweep.lua "$rdir/sweep.lua"

@@ -655,7 +655,8 @@ static const command commands[] = {
    "check kvplan against vLLM/SGLang startup logs, one row per figure"},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
    "run scripts, each report to OUTDIR/NAME.csv"},
-  {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...", "join shard outputs, one header"},
+  {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...",
+   "join shard outputs, one header (a line at most 16 MiB)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -16,6 +16,15 @@ local function shown(s)
   return util.escape((s:gsub("\r?\n$", "")))
 end
 
+--- The longest line of a part merge takes, in bytes (16 MiB): past it a
+--- part is no report (/dev/zero grew the output without end).
+M.max_line = 1 << 24
+
+local function too_long(p, lineno)
+  util.raise("%s:%d: a line longer than %d bytes (merge reads lines of at most 16 MiB)", p,
+             lineno, M.max_line)
+end
+
 --- Join the files listed in args (the CLI's argument table) into -o FILE.
 function M.run(args)
   local parts = args or {}
@@ -27,8 +36,23 @@ function M.run(args)
   for _, p in ipairs(parts) do
     local f <close>, ferr = io.open(p, "rb")
     if not f then util.raise("%s", ferr) end
-    local h = f:read("L")
-    if h == nil then util.raise("'%s' is empty: every part starts with the CSV header", p) end
+    local function read()
+      local block, rerr = f:read(1 << 16)
+      if block == nil and rerr then util.raise("cannot read '%s': %s", p, rerr) end
+      return block
+    end
+    -- the header: the first line, read in blocks up to the bound
+    local head, size, rest = {}, 0, nil
+    while rest == nil do
+      local block = read()
+      if block == nil then break end
+      local nl = block:find("\n", 1, true)
+      if nl then block, rest = block:sub(1, nl), block:sub(nl + 1) end
+      head[#head + 1], size = block, size + #block
+      if size - (nl and 1 or 0) > M.max_line then too_long(p, 1) end
+    end
+    local h = table.concat(head)
+    if h == "" then util.raise("'%s' is empty: every part starts with the CSV header", p) end
     local line = h:gsub("\r?\n$", "")
     local is_json = line:sub(1, 1) == "{"
     if json == nil then json = is_json end
@@ -44,16 +68,22 @@ function M.run(args)
     elseif line ~= header then
       util.raise("'%s' has another header than '%s': %s", p, parts[1], shown(h))
     end
-    -- the rows, with a line end after the last one when the part lacks it
-    local last = "\n"
-    while true do
-      local block, rerr = f:read(1 << 16)
-      if block == nil then
-        if rerr then util.raise("cannot read '%s': %s", p, rerr) end
-        break
-      end
+    -- the rows, streamed; run: the bytes of the line not yet ended, lines:
+    -- the lines ended; a line end after the last one when the part lacks it
+    local last, run, lines, block = "\n", 0, 1, rest
+    if block == "" then block = read() end
+    while block ~= nil do
       w:write(block)
+      local nl = block:find("\n[^\n]*$")
+      if nl then
+        run = #block - nl
+        lines = lines + select(2, block:gsub("\n", ""))
+      else
+        run = run + #block
+      end
+      if run > M.max_line then too_long(p, lines + 1) end
       last = block:sub(-1)
+      block = read()
     end
     if last ~= "\n" then w:write("\n") end
   end
