@@ -453,10 +453,9 @@ function M.check(text, opts)
             inputs = inputs("kv_memory=log")}
       end
       if f.kv_needed and max_len then
-        -- the KV memory one request of max_model_len needs, in whole blocks
-        local n = (max_len + block - 1) // block * block
-        local fmt = kvfmt == "auto" and m:auto_kv_format() or kv.format(kvfmt)
-        local need = m:kv_bytes(n, {kv = fmt, tp = tp}) / GiB
+        -- the KV memory one request of max_model_len needs (vLLM's startup
+        -- check, the ledger's vllm_kv_needed)
+        local need = mid.vllm_kv_needed / GiB
         local ok = need >= f.kv_needed.lo and need <= f.kv_needed.hi
         row{figure = "kv_needed_gib", mode = "exact", logged = f.kv_needed.mid, kvplan = need,
             rel_error = relerr(need, f.kv_needed.mid), status = ok and "exact" or "differs",
