@@ -204,11 +204,6 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
   return snprintf(buf, n, "%s", "");
 }
 
-void kvp_verdict_fold(kvp_fit *f, const kvp_start *s) {
-  int in = f->why == KVP_FITS || (f->why == KVP_WHY_SEQS && f->concurrency == 0);
-  if (in && !s->starts) f->why = KVP_WHY_STARTS;
-}
-
 kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
                         kvp_verdict *out) {
   if (l == NULL || out == NULL) return KVP_EINVAL;

@@ -64,8 +64,12 @@ typedef struct kvp_verdict {
 /* The rule: fit f (of the ledger whose startup answer is s) lets the
  * requests in when it fits, or when only vLLM's scheduler caps how many run
  * (KVP_WHY_SEQS of kvp_ledger_max_concurrency, concurrency 0); then an
- * engine that does not start makes it KVP_WHY_STARTS. */
-void kvp_verdict_fold(kvp_fit *f, const kvp_start *s);
+ * engine that does not start makes it KVP_WHY_STARTS. Inline: a sweep folds
+ * every row. */
+static inline void kvp_verdict_fold(kvp_fit *f, const kvp_start *s) {
+  const int in = f->why == KVP_FITS || (f->why == KVP_WHY_SEQS && f->concurrency == 0);
+  if (in && !s->starts) f->why = KVP_WHY_STARTS;
+}
 /* `concurrency` requests of `context` tokens: kvp_ledger_fit, folded. */
 kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
                         kvp_verdict *out);

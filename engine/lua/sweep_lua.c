@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "fmtw.h"
 #include "sweep_lua.h"
@@ -62,22 +60,6 @@ static int holder_gc(lua_State *L) {
   if (h->w) kvp_csv_discard(h->w);
   memset(h, 0, sizeof *h);
   return 0;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* "sweep: 1200000/2000000 rows (60 %), 9.1M rows/s, 0.1 s left" on stderr */
-static void progress(int64_t done, int64_t total, double start, int final) {
-  double t = now() - start, rate = t > 0 ? (double)done / t : 0;
-  double left = rate > 0 ? (double)(total - done) / rate : 0;
-  fprintf(stderr, "\rsweep: %lld/%lld rows (%d %%), %.1fM rows/s, %.1f s left   %s",
-          (long long)done, (long long)total, total ? (int)(100 * done / total) : 100,
-          rate / 1e6, left, final ? "\n" : "");
-  fflush(stderr);
 }
 
 /* sweep_core.run(spec) -> rows written, total rows of the whole sweep (spec.each: the
@@ -144,52 +126,9 @@ static int l_run(lua_State *L) {
     kvp_csv_endrow(h->w);
   }
 
-  lua_getfield(L, 1, "progress");
-  int show = lua_toboolean(L, -1) && isatty(STDERR_FILENO);
-  lua_pop(L, 1);
-  double start = now(), last = start;
   int64_t written = 0;
-  kvp_sweep_row row;
-  int got;
-  int top = lua_gettop(L);
-  while ((got = kvp_sweep_next(h->s, &row, &d)) == 1) {
-    int rowidx = 0;
-    int dep;
-    if (r->nrule > 0 && !kvl_sweep_keep(r, &row, &dep)) {
-      /* the rows sharing what failed fail too: not evaluated */
-      if (dep != DEP_ROW) kvp_sweep_skip(h->s, &row, dep == DEP_LEDGER);
-      if ((++r->rejected & 0xfff) == 0) kvl_poll(L); /* a filter that keeps few rows */
-      continue;
-    }
-    if (r->needrow) {
-      kvl_sweep_push_row(L, r, &row);
-      rowidx = r->v.rowtab;
-      if (r->filter) {
-        kvl_sweep_call(L, r->filter, rowidx, 0, 0);
-        int keep = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        if (!keep) {
-          r->v.cur = NULL;
-          lua_settop(L, top);
-          continue;
-        }
-      }
-    }
-    if (r->each) kvl_sweep_call(L, r->each, rowidx, -1, 0); /* its result ignored */
-    else kvl_sweep_write_row(L, r, h->w, &row, rowidx, cols);
-    if (r->needrow) {
-      r->v.cur = NULL;
-      lua_settop(L, top);
-    }
-    written++;
-    if ((row.index & 0xfff) == 0) kvl_poll(L); /* a time limit reached in this loop */
-    if (show && (row.index & 0xffff) == 0 && now() - last > 0.25) {
-      last = now();
-      progress(row.index + 1 - first, end - first, start, 0);
-    }
-  }
+  int got = kvl_sweep_rows(L, r, h->s, h->w, cols, first, end, &written, &d);
   if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
-  if (show) progress(end - first, end - first, start, 1);
   if (r->each) { /* the rows given to it */
     lua_pushinteger(L, (lua_Integer)written);
     return 1;

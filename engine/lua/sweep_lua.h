@@ -207,11 +207,12 @@ void kvl_sweep_call(lua_State *L, int fn, int rowidx, int cols, int col);
 
 /* Group the columns into segments (after kvl_sweep_read). */
 void kvl_sweep_plan(lua_State *L, run *r);
-/* Write one row (the Lua columns called with the row table at rowidx). */
-void kvl_sweep_write_row(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row, int rowidx,
-                         int cols);
-/* Whether the row meets every condition of the declarative filter; else
- * what the first condition it fails depends on (*dep). */
-int kvl_sweep_keep(const run *r, const kvp_sweep_row *row, int *dep);
+/* The row loop over s: each row the declarative filter and spec.filter keep
+ * is written to w (the Lua columns called with the row table), or handed to
+ * spec.each; progress on a terminal when spec.progress; rows counted in
+ * *written. Returns kvp_sweep_next's last answer (0 at the end, < 0 an
+ * error, -kvp_err, with d filled). */
+int kvl_sweep_rows(lua_State *L, run *r, kvp_sweep *s, kvp_csv *w, int cols, int64_t first,
+                   int64_t end, int64_t *written, kvp_diag *d);
 
 #endif
