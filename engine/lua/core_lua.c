@@ -777,5 +777,7 @@ int luaopen_kvplan_core(lua_State *L) {
   lua_setfield(L, -2, "version");
   lua_pushinteger(L, KVP_MAX_LAYERS);
   lua_setfield(L, -2, "max_layers");
+  lua_pushinteger(L, KVP_MAX_PP);
+  lua_setfield(L, -2, "max_pp");
   return 1;
 }

@@ -13,7 +13,7 @@
 --   tp       every size the heads allow, not only powers of two: tp divides
 --            the attention heads, and tp and the KV heads divide one another
 --            (vLLM's and SGLang's checks; the ledger refuses the rest)
---   pp       1, 2, 3, ... while tp x pp <= max_gpus and pp <= layers
+--   pp       1, 2, 3, ... while tp x pp <= max_gpus, pp <= layers and pp <= 64
 -- A candidate serves the shape when `concurrency` requests of `context`
 -- tokens fit its KV cache and its engine starts (ledger:fit, the verdict of
 -- engine/core/starts.c), and, with a throughput target,
@@ -165,7 +165,11 @@ function M.search(spec)
   end
   if pps == nil or #pps == 0 then
     pps = {}
-    for pp = 1, math.min(model.layers, max_gpus) do pps[#pps + 1] = pp end
+    -- and the stages the core plans (KVP_MAX_PP): 65 stages of a 126-layer
+    -- model under max_gpus = 100 failed the whole search
+    for pp = 1, math.min(model.layers, max_gpus, require("kvplan.core").max_pp) do
+      pps[#pps + 1] = pp
+    end
     pps.upto = max_gpus
   end
   local all = {}

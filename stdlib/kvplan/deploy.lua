@@ -763,6 +763,14 @@ end
 --- pool_bytes and unused_bytes.
 function Deployment:workers()
   local l, out = self:ledger(), {}
+  -- a table a worker: tp is checked against its bound first (vLLM splits
+  -- the attention heads over the ranks, verify_with_parallel_config), not
+  -- met by building tp tables until memory runs out
+  local heads = self.model.heads
+  if heads ~= nil and self.tp > heads then
+    util.raise("field 'tp' must be at most the %d attention heads of '%s' for workers(), got %d",
+               heads, self.model.id, self.tp)
+  end
   local w = self.worker_gpu_memory
   for s = 1, l.stages do
     for r = 1, self.tp do
