@@ -37,6 +37,15 @@ local opt = kv.options(..., {
   output = 250, sigma = 0.5, rate = {0}, concurrency = 0, scheduler = {"continuous"},
   max_model_len = 0, seed = 1, timeline = "",
 })
+-- 0 is none for rate and concurrency: a negative one is refused, not taken as 0
+for _, rate in ipairs(opt.rate) do
+  if rate < 0 then
+    kv.util.raise("argument 'rate' must be requests a second >= 0 (0: all at once), got %s", rate)
+  end
+end
+if opt.concurrency < 0 then
+  kv.util.raise("argument 'concurrency' must be an integer >= 0 (0: no cap), got %d", opt.concurrency)
+end
 local model = kv.model(opt.model)
 local max_len = opt.max_model_len > 0 and opt.max_model_len or model.max_context
 

@@ -201,6 +201,12 @@ check "manifest_name: no report outside OUTDIR" test ! -e "$m/escaped.csv"
 expect manifest_big 0 "kvplan: batch: ok     $m/ok.lua" -- batch -d "$m/o4" -m "$m/big.txt"
 check "manifest_big: both jobs ran" sh -c "
   [ \$(wc -c < '$m/big.txt') -gt 65536 ] && grep -qx 'kvplan: batch: 2 scripts, 2 ok, 0 failed' '$out/manifest_big.err'"
+# simulate: a negative rate or concurrency is refused (both were taken as 0,
+# the rate echoed as -1 in the row)
+expect sim_rate_negative 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:43: argument 'rate' must be requests a second >= 0 (0: all at once), got -1" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 rate=-1
+expect sim_concurrency_negative 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:47: argument 'concurrency' must be an integer >= 0 (0: no cap), got -1" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 concurrency=-1
 # output formats: table, JSON Lines (streamed sweeps too), Markdown
 fitargs="model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm,l40s"
 expect fmt_csv 0 "" -- fit $fitargs
