@@ -719,10 +719,18 @@ end
 --- The table the core reads: each field under its key there (fields.lua
 --- spec: most by their own name), the fields resolved here and the keys
 --- derived from them.
+-- The fields the core's table takes by their own name (fields.lua spec),
+-- listed once: spec() runs for every deployment built.
+local spec_names = {}
+for _, f in ipairs(registry.list) do
+  if f.spec == nil then spec_names[#spec_names + 1] = f.name end
+end
+
 function Deployment:spec()
   local t = {}
-  for _, f in ipairs(registry.list) do
-    if f.spec == nil then t[f.name] = self[f.name] end
+  for i = 1, #spec_names do
+    local k = spec_names[i]
+    t[k] = rawget(self, k)
   end
   t.model, t.gpu_memory, t.speculative = self.model.core, self.gpu_bytes, self.spec_core
   if self.offload then
