@@ -303,6 +303,14 @@ timed workers_tp 5 1 "kvplan: (command line):1: field 'tp' must be at most the 3
 # kv.best's own pp candidates stop at the core's 64 (65 stages of a 126-layer
 # model failed the search)
 timed best_pp 20 0 "" -- best model=llama-3.1-405b gpus=h100 max_gpus=100
+# a long run of blanks in a catalog cell and in a log's header line is
+# trimmed in linear time ("%s+$" and "(.-)%s*$" took 28 s for 60,000)
+blanks=$(printf '%60000s' '')
+printf 'id,layers,hidden,heads\nm1,2,8,x%s y\n' "$blanks" > "$out/blank.csv"
+timed csv_blanks 5 1 "$(printf "kvplan: (command line):1: $out/blank.csv:2:4: bad number 'x%s" "$blanks" | head -c 400)" -- \
+  -e "require('kvplan').models.load_csv('$out/blank.csv')"
+{ printf '# note: x%s y\n' "$blanks"; cat tests/validation/llmd-llama-3.1-8b-h100.log; } > "$out/blank.log"
+timed log_blanks 5 0 "" -- validate "$out/blank.log"
 
 echo "guard: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

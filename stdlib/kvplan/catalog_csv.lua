@@ -59,7 +59,7 @@ M.model_columns = {
 
 -- ---- cells ------------------------------------------------------------------
 
-local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+local trim = util.trim
 
 -- A failed cell: raised as a table, located by the caller.
 local function bad(col, fmt, ...)

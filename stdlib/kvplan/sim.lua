@@ -160,7 +160,7 @@ function M.read_trace(path)
     if col == nil then
       col = {}
       for j, name in ipairs(row) do
-        local k = trace_names[name:match("^%s*(.-)%s*$")]
+        local k = trace_names[util.trim(name)]
         if k then col[k] = j end
       end
       for _, k in ipairs{"arrival", "prompt", "output"} do

@@ -105,8 +105,8 @@ function M.parse(text)
   local f = {header = {}}
   local lines = {}
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
-    local k, v = line:match("^#%s*([%w_]+):%s*(.-)%s*$")
-    if k then f.header[k] = v else lines[#lines + 1] = line end
+    local k, v = line:match("^#%s*([%w_]+):(.*)$")
+    if k then f.header[k] = util.trim(v) else lines[#lines + 1] = line end
   end
   -- a log quoted in Markdown: its emphasis is not the log's
   local body = table.concat(lines, "\n"):gsub("%*%*", "")
