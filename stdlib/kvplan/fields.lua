@@ -127,7 +127,7 @@ M.list = {
   {name = "offload", type = "table", default = "none", spec = "host_bytes",
    meaning = "{host, pcie_gbps}: KV offloaded to host memory"},
   {name = "lengths", type = "table", default = "none",
-   meaning = "a request-length distribution (kv.optim.uniform{...})"},
+   meaning = "a request-length distribution (kv.workload.uniform{...})"},
   -- vLLM's switches and overrides, by vLLM's names (engine/core/vllm_kv.c)
   {name = "disable_hybrid_kv_cache_manager", type = "boolean", default = false, vllm = true,
    meaning = "one KV cache group for every layer"},
