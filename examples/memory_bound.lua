@@ -1,17 +1,18 @@
 -- examples/memory_bound.lua: at which batch and context does decode turn
 -- from memory-bound to compute-bound, per GPU?
 --
--- Shows: the roofline step time of kvplan (d:time, engine/core/roofline.c)
+-- Shows: the step time of kvplan (d:time, engine/core/roofline.c)
 -- checking the claim "generation is memory-bound at typical context
--- lengths". A decode step of b sequences at context n moves the weights
--- once and the KV of every sequence (b x n tokens) and performs 2 x
--- parameters x b FLOPs plus attention; it is compute-bound when the FLOPs
--- take longer at the achievable FLOP/s than the bytes at the achievable
--- bandwidth (the default efficiency factors of kvplan.sim). The weights are
--- shared by the batch, so a large enough batch turns a short-context step
+-- lengths". A decode step of b sequences at context n runs the GEMMs of the
+-- linear layers (the weights read once, 2 x active parameters x b FLOPs)
+-- and attention (the KV of every sequence, b x n tokens); each kind of
+-- kernel is bound by its bytes or its FLOPs at the achievable rates (the
+-- default efficiency factors of kvplan.sim), and the step is compute-bound
+-- when the kernels bound by their FLOPs take most of it. The weights are
+-- shared by the batch, so a large enough batch turns the GEMMs
 -- compute-bound; the KV is not shared, and attention does only
 -- heads / kv_heads FLOPs per byte it reads (4 for Llama 3.1's GQA), so at
--- long contexts the step stays memory-bound at every batch.
+-- long contexts attention's bytes keep the step memory-bound at every batch.
 --
 -- Per GPU, model and context: the smallest batch at which the decode step
 -- is compute-bound (0: none below 10^6), the most requests of that context

@@ -108,10 +108,11 @@ double kvp_cost_kv_read(const kvp_cost *c, int64_t n);
  * `start` tokens: token i (1-based position start + i) attends to
  * start + i keys, or the last `window` of them. */
 double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count);
-/* One step of the target model: `tokens` tokens processed, `kv_read`
- * bytes of KV read, `attn` attention FLOPs (sums over the scheduled
- * sequences of the two functions above). */
-void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double attn,
+/* One step of the target model: `tokens` tokens of `seqs` sequences
+ * processed (each sequence's last token gives logits), `kv_read` bytes of
+ * KV read, `attn` attention FLOPs (sums over the scheduled sequences of the
+ * two functions above). */
+void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
                    kvp_step *out);
 /* One draft pass for `seqs` sequences at mean context n (speculative). */
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);

@@ -1,27 +1,40 @@
 /*
- * roofline.c: the roofline time of one engine step (roofline.h).
+ * roofline.c: the time of one engine step (roofline.h).
  * Pure computation: no Lua, no I/O.
  *
  * Bytes of one step on one GPU of the TP group, all pipeline stages in turn:
- *   weights   W / tp, or for a MoE W / tp x (1 - (1 - f)^T), f = active /
- *             total parameters and T the step's tokens: the chance that a
- *             weight is used by at least one of T tokens when each token
- *             uses a fraction f of them (an estimate: it treats every weight
- *             as an expert; with T = 1 it is exactly the active weights)
+ *   weights   the dense part (every weight but the routed experts and what
+ *             no text step reads: an untied embedding table, of which a step
+ *             gathers only its tokens' rows, and a vision tower) / tp, read
+ *             whole by any step; the routed experts / tp x (1 - (1 - k/E)^T)
+ *             for T tokens, each choosing k of a layer's E experts: the
+ *             expected share of experts at least one token chooses when the
+ *             router spreads them evenly (with T = 1 exactly the k chosen).
+ *             A model without that split (a user's, giving params and active
+ *             only) reads all weights x (1 - (1 - f)^T), f = active / params
  *   KV read   per scheduled sequence of context n: sum over layers of the
  *             bytes of one token on this GPU (kvp_kv_token_bits: heads
  *             split over tp, MLA's latent whole) x n, or x min(n, W) for a
  *             sliding window or local chunk W, plus recurrent states
  *   KV write  the step's tokens x the bytes of one token on all layers
- * FLOPs on one GPU: 2 x active parameters x T / tp (a multiply-add per
- * weight per token) plus attention: per (query, key) pair and layer
- * 2 x heads x (head_dim + head_dim_v) (QK^T and PV), for MLA with absorbed
- * projections 2 x heads x (2 latent + rope_dim), over tp.
+ *   activations  each token's hidden state through the norms and residual
+ *             adds and the ends of the linear layers (on every GPU of the
+ *             group), its rotary, MLP-activation and head-sized tensors
+ *             (split over tp): the stdlib counts them from the model's shape
+ * FLOPs on one GPU: the layers' 2 x active parameters per token / tp (a
+ * multiply-add per weight per token), the logits' 2 x vocab x hidden / tp
+ * per scheduled sequence (the engines compute the logits of each sequence's
+ * last scheduled token only: vLLM V1 gpu_model_runner.py logits_indices), plus
+ * attention: per (query, key) pair and layer 2 x heads x (head_dim +
+ * head_dim_v) (QK^T and PV), for MLA with absorbed projections 2 x heads x
+ * (2 latent + rope_dim), over tp.
  * Tensor parallelism: two all-reduces per layer (after attention and after
  * the MLP, Megatron-LM: Shoeybi et al., 2019) of T x hidden x 2 bytes (16-bit
  * activations); a ring all-reduce sends 2 (tp - 1) / tp of it each way
  * (Patarasuk and Yuan, 2009), at half the catalog's bidirectional
  * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes.
+ * Host time: launch_us per kernel of the step plus seq_host_us per scheduled
+ * sequence, when the engine waits for the host between steps.
  */
 #include <math.h>
 #include <string.h>
@@ -62,6 +75,23 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
+  const struct { const char *name; double v; } nonneg[7] = {
+    {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us}, {"body_flops", p->body_flops},
+    {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
+    {"act_split_bytes", p->act_split_bytes}, {"kernels", p->kernels}};
+  for (int i = 0; i < 7; i++)
+    if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
+      return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
+                      shown(nonneg[i].v));
+  if (!(p->expert_share >= 0.0 && p->idle_share >= 0.0 && p->expert_share + p->idle_share < 1.0))
+    return kvp_fail(d, KVP_EINVAL, "fields 'expert_share' %g and 'idle_share' %g must be >= 0 "
+                    "with a sum below 1", shown(p->expert_share), shown(p->idle_share));
+  if (p->experts < 0 || (p->experts > 0 && !(p->experts_active >= 1 && p->experts_active <= p->experts)))
+    return kvp_fail(d, KVP_EINVAL, "field 'experts_active' must be in [1, experts %lld], got %lld",
+                    (long long)p->experts, (long long)p->experts_active);
+  if (p->expert_share > 0.0 && p->experts == 0)
+    return kvp_fail(d, KVP_EINVAL, "field 'expert_share' %g needs 'experts' > 0",
+                    p->expert_share);
   return KVP_OK;
 }
 
@@ -111,8 +141,22 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   double tp = (double)dep->tp;
   c->weight_bytes = (double)l->weights_total / tp;
   double params = (double)m->params, active = (double)(m->active > 0 ? m->active : m->params);
-  c->active_frac = params > 0.0 ? fmin(1.0, active / params) : 1.0;
-  c->flops_token = 2.0 * active / tp;
+  if (p->body_flops > 0.0 || p->expert_share > 0.0 || p->idle_share > 0.0) {
+    /* the model's split (kvplan.sim step facts) */
+    c->active_frac = 1.0;
+    c->expert_bytes = c->weight_bytes * p->expert_share;
+    c->dense_bytes = c->weight_bytes * (1.0 - p->expert_share - p->idle_share);
+    c->expert_pick = p->experts > 0 ? (double)p->experts_active / (double)p->experts : 0.0;
+    c->flops_token = (p->body_flops > 0.0 ? p->body_flops : 2.0 * active) / tp;
+  } else {
+    c->active_frac = params > 0.0 ? fmin(1.0, active / params) : 1.0;
+    c->dense_bytes = c->weight_bytes;
+    c->flops_token = 2.0 * active / tp;
+  }
+  c->head_flops = p->head_flops / tp;
+  c->act_tok = p->act_rep_bytes + p->act_split_bytes / tp;
+  c->host_seq = p->seq_host_us * 1e-6;
+  c->host_step = p->kernels * p->launch_us * 1e-6; /* the all-reduces: below */
   /* KV terms by window, over every layer of the model */
   int64_t per_spec[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
@@ -142,6 +186,8 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
                       (tp - 1.0) / tp;
   }
   c->pp_bytes_tok = (double)(dep->pp - 1) * (double)m->hidden * ACT_BYTES;
+  /* each collective and hand-off is a kernel of the step too */
+  c->host_step += (double)(c->collectives + dep->pp - 1) * p->launch_us * 1e-6;
   /* speculative decoding: the rates of Leviathan et al. (optim.c) */
   c->tokens_per_step = 1.0;
   if (dep->spec.tokens > 0) {
@@ -182,25 +228,39 @@ double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
   return f;
 }
 
-void kvp_step_time(const kvp_cost *c, int64_t tokens, double kv_read, double attn,
+void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
                    kvp_step *out) {
+  memset(out, 0, sizeof *out);
+  if (tokens <= 0) return;
   double t = (double)tokens;
+  /* weights: the dense part whole, the routed experts some token chose */
   double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
-  out->weight_bytes = tokens > 0 ? c->weight_bytes * wfrac : 0.0;
+  double experts = c->expert_pick > 0.0 ? c->expert_bytes * -expm1(t * log1p(-c->expert_pick)) : 0.0;
+  out->weight_bytes = c->dense_bytes * wfrac + experts;
   out->kv_bytes = kv_read + t * c->write_tok;
-  out->flops = t * c->flops_token + attn;
-  out->mem_s = (out->weight_bytes + out->kv_bytes) / c->bw;
+  double gemm_flops = t * c->flops_token + (double)seqs * c->head_flops;
+  out->flops = gemm_flops + attn;
+  double act = t * c->act_tok;
+  double gemm_mem = out->weight_bytes / c->bw, gemm_comp = gemm_flops / c->flops;
+  out->gemm_s = fmax(gemm_mem, gemm_comp);
+  out->attn_s = fmax(out->kv_bytes / c->bw, attn / c->flops);
+  out->act_s = act / c->bw;
+  out->mem_s = (out->weight_bytes + out->kv_bytes + act) / c->bw;
   out->compute_s = out->flops / c->flops;
-  out->comm_s = 0.0;
-  if (tokens > 0 && c->collectives > 0)
+  if (c->collectives > 0)
     out->comm_s += t * c->ar_bytes_tok / c->link +
                    (double)c->collectives * c->p.link_latency_us * 1e-6;
-  if (tokens > 0 && c->pp > 1)
+  if (c->pp > 1)
     out->comm_s += t * c->pp_bytes_tok / c->link +
                    (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
-  out->compute_bound = out->compute_s > out->mem_s;
-  out->seconds = (out->compute_bound ? out->compute_s : out->mem_s) + out->comm_s +
-                 (tokens > 0 ? c->p.step_overhead_ms * 1e-3 : 0.0);
+  out->host_s = c->host_step + (double)seqs * c->host_seq;
+  /* bound by compute when the kernels whose FLOPs outlast their bytes take
+   * most of the step's device time */
+  double comp_bound = (gemm_comp > gemm_mem ? out->gemm_s : 0.0) +
+                      (attn / c->flops > out->kv_bytes / c->bw ? out->attn_s : 0.0);
+  out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
+  out->seconds = out->gemm_s + out->attn_s + out->act_s + out->comm_s + out->host_s +
+                 c->p.step_overhead_ms * 1e-3;
 }
 
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {
@@ -218,7 +278,7 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   double b = (double)concurrency;
   int64_t per = 1 + c->spec_tokens, tokens;
   if (!chk_mul(concurrency, per, &tokens)) return KVP_EOVERFLOW;
-  kvp_step_time(c, tokens, b * kvp_cost_kv_read(c, context),
+  kvp_step_time(c, tokens, concurrency, b * kvp_cost_kv_read(c, context),
                 b * kvp_cost_attn(c, context, per), &out->decode);
   double step = out->decode.seconds + (double)c->spec_tokens *
                 kvp_draft_time(c, concurrency, (double)context);
@@ -232,7 +292,7 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   double all = out->decode.weight_bytes + out->decode.kv_bytes;
   out->kv_read_share = all > 0.0 ? out->decode.kv_bytes / all : 0.0;
   out->compute_bound = out->decode.compute_bound;
-  kvp_step_time(c, context, 0.0, kvp_cost_attn(c, 0, context), &out->prefill);
+  kvp_step_time(c, context, 1, 0.0, kvp_cost_attn(c, 0, context), &out->prefill);
   out->ttft_s = out->prefill.seconds;
   if (c->p.price_per_hour > 0.0)
     out->usd_per_mtok = c->p.price_per_hour * (double)c->gpus / 3600.0 / out->tokens_per_s * 1e6;

@@ -2,15 +2,21 @@
  * roofline.h: time, not only memory: the roofline time of one engine step
  * (roofline.c). Pure computation: no Lua, no I/O. Included by kvplan.h.
  *
- * A step processes `tokens` tokens (decode: one per running sequence, or
- * g + 1 under speculative decoding; prefill: a prompt chunk) on one GPU of
- * the TP group. It moves the weights on that GPU (the touched experts of a
- * MoE), the KV every scheduled sequence reads and the KV it writes, and
- * performs 2 x active parameters x tokens FLOPs plus attention, all split
- * over tp. Its time is
+ * A step processes `tokens` tokens of `seqs` sequences (decode: one per
+ * running sequence, or g + 1 under speculative decoding; prefill: a prompt
+ * chunk) on one GPU of the TP group. Its time is a sum over the kinds of
+ * kernel it runs, each bound by its own bytes or its own FLOPs:
  *
- *   max(bytes / (HBM bandwidth x mem_eff), FLOPs / (peak FLOP/s x flop_eff))
- *     + tensor-parallel all-reduces + pipeline hand-offs + a fixed overhead
+ *     max(weight bytes / bandwidth, GEMM FLOPs / peak)       the linear layers
+ *   + max(KV bytes / bandwidth, attention FLOPs / peak)      attention
+ *   + activation bytes / bandwidth                           norms, rotary, activations
+ *   + tensor-parallel all-reduces + pipeline hand-offs
+ *   + host time the engine does not overlap with the GPU     graph launch, bookkeeping
+ *   + a fixed overhead
+ *
+ * (bandwidth and peak derated by mem_eff and flop_eff). Taking one max over
+ * the whole step would hide attention's memory time behind the GEMMs'
+ * compute in a large decode batch; the kernels run one after another.
  *
  * Pipeline stages run one after another for one batch: the stages of a
  * deployment hold proportional shares of the layers, so their times add up
@@ -18,9 +24,8 @@
  * activation transfers (pipelining of several batches is not modelled).
  *
  * Bound or estimate: with mem_eff = flop_eff = link_eff = 1 and no
- * overhead the step time is a lower bound on any engine's (a roofline);
- * with the default efficiency factors it is an estimate. Activation traffic,
- * kernel launches, sampling and the scheduler's CPU time are not counted.
+ * overhead or host time the step time is a lower bound on any engine's (a
+ * roofline); with the default factors it is an estimate.
  */
 #ifndef KVP_ROOFLINE_H
 #define KVP_ROOFLINE_H
@@ -39,6 +44,26 @@ typedef struct kvp_perf {
   double step_overhead_ms; /* fixed time of every step, milliseconds (>= 0) */
   double acceptance;       /* speculative decoding: acceptance rate in [0, 1) */
   double price_per_hour;   /* USD per GPU hour (0: no price) */
+  /* host time of a step the engine does not overlap with the GPU's work
+   * (0 for an engine that schedules the next step while this one runs) */
+  double launch_us;        /* per kernel of the step (CUDA graph replay), microseconds */
+  double seq_host_us;      /* per scheduled sequence (bookkeeping), microseconds */
+  /* what a step of the model reads and computes beyond the ledger (all of
+   * them 0: every weight read, 2 x active parameters FLOPs a token) */
+  double expert_share;     /* routed experts' share of the weight bytes, [0, 1) */
+  double idle_share;       /* share no text step reads (an untied embedding table
+                            * beyond the rows it gathers, a vision tower), [0, 1) */
+  double body_flops;       /* FLOPs a token in the layers, whole model (2 x active
+                            * parameters of the layers), >= 0 */
+  double head_flops;       /* FLOPs of the logits of one sampled row (2 x vocab x hidden) */
+  double act_rep_bytes;    /* activation bytes a token moves on every GPU of the TP group
+                            * (norms, residuals, the hidden-sized GEMM ends), whole model */
+  double act_split_bytes;  /* activation bytes a token moves split over tp (rotary, the
+                            * MLP's activation, the head- and intermediate-sized ends) */
+  double kernels;          /* kernels a step launches (layers and head; the core adds
+                            * the all-reduces and pipeline hand-offs) */
+  int64_t experts;         /* routed experts a MoE layer chooses from (0: dense) */
+  int64_t experts_active;  /* of which a token uses */
 } kvp_perf;
 
 #define KVP_ROOF_TERMS (KVP_MAX_SPECS + 1)
@@ -51,7 +76,14 @@ typedef struct kvp_cost {
   double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
   double active_frac;         /* active / total parameters (1: dense) */
-  double flops_token;         /* 2 x active parameters / tp */
+  double flops_token;         /* FLOPs a token of the layers on one GPU */
+  double head_flops;          /* FLOPs of one sampled row's logits on one GPU */
+  double dense_bytes;         /* weights every step reads on one GPU (not routed experts) */
+  double expert_bytes;        /* all routed experts' weights on one GPU */
+  double expert_pick;         /* experts_active / experts: a token's share of them */
+  double act_tok;             /* activation bytes one token moves on one GPU */
+  double host_seq;            /* seconds of host time a scheduled sequence adds */
+  double host_step;           /* seconds of host time every step adds (its kernels) */
   int32_t nterm;              /* KV terms: (bytes per token, FLOPs per key, window) */
   double kv_tok[KVP_ROOF_TERMS];
   double attn_key[KVP_ROOF_TERMS]; /* attention FLOPs per (query, key) pair */
@@ -73,15 +105,21 @@ typedef struct kvp_cost {
 /* The time of one step and where it goes. */
 typedef struct kvp_step {
   double seconds;      /* the step */
-  double mem_s;        /* bytes / effective bandwidth */
-  double compute_s;    /* FLOPs / effective FLOP/s */
+  double mem_s;        /* all bytes / effective bandwidth */
+  double compute_s;    /* all FLOPs / effective FLOP/s */
+  double gemm_s;       /* the linear layers: max(weight bytes, GEMM FLOPs) */
+  double attn_s;       /* attention: max(KV bytes, attention FLOPs) */
+  double act_s;        /* activation bytes / effective bandwidth */
   double comm_s;       /* all-reduces and pipeline hand-offs */
+  double host_s;       /* host time not overlapped */
   double weight_bytes, kv_bytes, flops;
-  int compute_bound;   /* 1 when compute_s > mem_s */
+  int compute_bound;   /* 1 when kernels bound by their FLOPs take most of the time */
 } kvp_step;
 
 /* Check a kvp_perf: rates finite and > 0 (link >= 0), efficiencies in
- * (0, 1], latencies and price >= 0, acceptance in [0, 1). */
+ * (0, 1], latencies, host times, FLOPs, bytes, kernels and price >= 0,
+ * shares in [0, 1) and together below 1, acceptance in [0, 1), experts_active
+ * in [1, experts] when experts > 0. */
 kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d);
 /* Derive the per-token and per-sequence costs of an evaluated ledger. */
 kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d);

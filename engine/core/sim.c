@@ -323,7 +323,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     }
   }
   kvp_step st;
-  kvp_step_time(s->c, tokens, kv, attn, &st);
+  kvp_step_time(s->c, tokens, s->nsch, kv, attn, &st);
   double dt = st.seconds;
   if (ndecode > 0 && s->c->spec_tokens > 0)
     dt += (double)s->c->spec_tokens * kvp_draft_time(s->c, ndecode, ctx / (double)ndecode);

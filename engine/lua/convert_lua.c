@@ -288,7 +288,9 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
 
 static const char *const perf_keys[] = {
   "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
-  "step_overhead_ms", "acceptance", "price_per_hour", NULL
+  "step_overhead_ms", "acceptance", "price_per_hour", "launch_us", "seq_host_us",
+  "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
+  "kernels", "experts", "experts_active", NULL
 };
 
 /* The perf table at idx, checked (kvplan_lua.h). */
@@ -307,6 +309,17 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .step_overhead_ms = kvl_num_field(L, idx, "step_overhead_ms", 0.0),
     .acceptance = kvl_num_field(L, idx, "acceptance", 0.0),
     .price_per_hour = kvl_num_field(L, idx, "price_per_hour", 0.0),
+    .launch_us = kvl_num_field(L, idx, "launch_us", 0.0),
+    .seq_host_us = kvl_num_field(L, idx, "seq_host_us", 0.0),
+    .expert_share = kvl_num_field(L, idx, "expert_share", 0.0),
+    .idle_share = kvl_num_field(L, idx, "idle_share", 0.0),
+    .body_flops = kvl_num_field(L, idx, "body_flops", 0.0),
+    .head_flops = kvl_num_field(L, idx, "head_flops", 0.0),
+    .act_rep_bytes = kvl_num_field(L, idx, "act_rep_bytes", 0.0),
+    .act_split_bytes = kvl_num_field(L, idx, "act_split_bytes", 0.0),
+    .kernels = kvl_num_field(L, idx, "kernels", 0.0),
+    .experts = kvl_int_field(L, idx, "experts", 0),
+    .experts_active = kvl_int_field(L, idx, "experts_active", 0),
   };
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
@@ -320,7 +333,7 @@ static void setnum(lua_State *L, const char *k, double v) {
 
 /* Push the step times t as a table. */
 static void push_time(lua_State *L, const kvp_time *t) {
-  lua_createtable(L, 0, 13);
+  lua_createtable(L, 0, 17);
   setnum(L, "tpot_ms", t->tpot_s * 1e3);
   setnum(L, "ttft_ms", t->ttft_s * 1e3);
   setnum(L, "tokens_per_s", t->tokens_per_s);
@@ -335,6 +348,10 @@ static void push_time(lua_State *L, const kvp_time *t) {
   setnum(L, "memory_ms", t->decode.mem_s * 1e3);
   setnum(L, "compute_ms", t->decode.compute_s * 1e3);
   setnum(L, "comm_ms", t->decode.comm_s * 1e3);
+  setnum(L, "gemm_ms", t->decode.gemm_s * 1e3);
+  setnum(L, "attention_ms", t->decode.attn_s * 1e3);
+  setnum(L, "activation_ms", t->decode.act_s * 1e3);
+  setnum(L, "host_ms", t->decode.host_s * 1e3);
 }
 
 /* The step times of ledger l under perf p at (context, concurrency) at the

@@ -41,6 +41,12 @@ local GiB = units.GiB
 --   context_counted non-torch = all used GPU memory - torch's (V1
 --               gpu_worker.py determine_available_memory at 0012cf691b7e):
 --               the CUDA context and other processes count too
+--   async_scheduling the scheduler plans the next step while the GPU runs this
+--               one, so the host's work between steps (graph launch,
+--               bookkeeping) costs no GPU time (vllm/config/vllm.py turns
+--               SchedulerConfig.async_scheduling on when it is left unset,
+--               vllm-project/vllm#27614, the default of the 0.14 releases on);
+--               nil: the engine waits for the host between steps
 --   chunked_tokens V0's max_num_batched_tokens with chunked prefill: 512 in
 --               the 0.6 releases (vllm/config.py SchedulerConfig.__init__ at
 --               v0.6.0: "the values that have the best balance between ITL
@@ -69,7 +75,8 @@ M.vllm = {
   -- _report_kv_cache_config of the releases that support DeepSeek-V4),
   -- where older releases print num_blocks // groups x the smallest block
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
-              context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true},
+              context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
+              async_scheduling = true},
 }
 M.vllm_latest = "0.11"
 

@@ -14,6 +14,8 @@
 local core = require "kvplan.sim_core"
 local util = require "kvplan.util"
 local csv = require "kvplan.csv"
+local formats = require "kvplan.formats"
+local engines = require "kvplan.engines"
 
 local M = {}
 
@@ -59,16 +61,143 @@ M.efficiency_by_gpu = {
 -- without CUDA graphs). Measured on H100 with NVLink; slower links take longer.
 M.link_latency_us = 9
 
+-- Host time of a step that an engine spends between steps while the GPU
+-- waits (vLLM before async scheduling became its default: engines.vllm
+-- async_scheduling). Engines that schedule the next step while the GPU runs
+-- this one pay none: SGLang's overlap scheduler, on by default from 0.4
+-- ("SGLang v0.4: Zero-Overhead Batch Scheduler", LMSYS blog, 2024-12-04),
+-- and TensorRT-LLM's PyTorch backend ("Overlap Scheduler",
+-- https://nvidia.github.io/TensorRT-LLM/features/overlap-scheduler.html).
+--   launch_us    0.91 us of host time per kernel of the step: replaying
+--                vLLM's decode CUDA graph of 2,187 kernels took 1.983 ms of
+--                cudaGraphLaunch (sgl-project/sglang issue 29960, its table,
+--                2026-07-24; SGLang's graph of 2,876 kernels 2.826 ms, 0.98 us
+--                each); the GPU starts the graph's first kernel only once the
+--                launch is done (sgl-project/sglang issue 5593: a 2 ms bubble
+--                before each replay of a 64-layer model)
+--   seq_host_us  1.1 us per scheduled request: vLLM V1's bookkeeping after a
+--                step (Scheduler.update_from_output) measured 0.14 ms at 128
+--                running requests and 0.29 ms at 256 (vllm-project/vllm pull
+--                request 46112, its micro-benchmark)
+M.host = {launch_us = 0.91, seq_host_us = 1.1}
+
+-- Kernels a step launches, counted from vLLM's forward of a decoder layer
+-- (vllm/model_executor/models/llama.py LlamaDecoderLayer.forward and
+-- layers/fused_moe/fused_moe.py fused_experts), compiled with CUDA graphs:
+--   layer   10: two fused residual-add RMSNorms, the qkv, o, gate_up and
+--           down GEMMs, rotary embedding, the KV cache write, attention,
+--           SiLU-and-multiply
+--   moe     +4 a MoE layer: its MLP's three kernels become seven (router
+--           GEMM, top-k softmax, moe_align_block_size, the w13 and w2
+--           grouped GEMMs, SiLU-and-multiply, moe_sum)
+--   shared  +4 with shared experts (their gate_up, activation and down GEMMs
+--           and the add)
+--   (the core adds the two all-reduces of a layer at tp > 1 and the
+--   pipeline's hand-offs: engine/core/roofline.c)
+--   head    8: the embedding gather, the final norm, the logits GEMM and the
+--           sampler's five (to fp32, temperature, softmax, top-k/top-p,
+--           the draw)
+M.kernels = {layer = 10, moe = 4, shared = 4, head = 8}
+
+--- Does the engine of d wait for the host between steps?
+function M.host_waits(d)
+  if d.budget ~= "vllm" then return false end
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
+  return not (row and row.async_scheduling)
+end
+
+--- What a step of d's model reads and computes beyond the ledger (the
+--- perf table's step facts, roofline.h): the routed experts' and the unread
+--- weights' shares of the weight bytes, the layers' FLOPs a token, the
+--- logits' FLOPs a row, the activation bytes a token moves, the kernels of
+--- a step. Empty for a model without the shapes they need (a user's model
+--- of params and active only: the core then reads every weight).
+function M.step_facts(d)
+  local m = d.model
+  local H, V, L = m.hidden, m.vocab, m.layers
+  if not (H and V and L and m.heads and m.head_dim and (m.params or 0) > 0) then return {} end
+  local ok, c = pcall(m.weight_class_params, m)
+  if not ok then return {} end
+  -- bytes of each class in its format: the deployment's weight format, or a
+  -- mixed checkpoint's own formats
+  local wf = rawget(m, "weight_formats")
+  local mixed = wf ~= nil and d.weights.name == m:mixed_format_name()
+  local function bytes(k)
+    local f = d.weights
+    if mixed and wf[k] ~= nil then f = formats.get(wf[k], "weight_formats." .. k)
+    elseif mixed then f = m:dtype_format() end
+    return formats.bytes(f, c[k])
+  end
+  local all = 0
+  for _, k in ipairs({"embeddings", "lm_head", "attention", "mlp", "experts", "vision", "other"}) do
+    all = all + bytes(k)
+  end
+  if not (all > 0) then return {} end
+  local E, k = m.experts or 0, m.experts_active or 0
+  local moe = E > 0 and k > 0 and (c.experts or 0) > 0
+  local idle = (m.tie_embeddings and 0 or bytes("embeddings")) + bytes("vision")
+  local body = c.attention + c.mlp + c.other + (moe and c.experts * k / E or c.experts)
+  -- activation elements a token moves per layer (16-bit) in the kernels
+  -- between the GEMMs and attention, from the forward: on every GPU the two
+  -- fused residual-add RMSNorms (read x and residual, write both: 8 H);
+  -- split over tp: rotary on q and k (read and write, 2 (h + kv) hd), the
+  -- cache write's read of k and v (2 kv hd), SiLU-and-multiply (read 2 I,
+  -- write I). A MoE layer's experts see k copies of each token: their
+  -- activation 3 k I_moe split, moe_sum's read of k rows and write of one,
+  -- (k + 1) H on every GPU; shared experts 3 I_shared split. Plus the
+  -- embedding row and the final norm, 3 H. The GEMMs' and attention's own
+  -- reads and writes of activations belong to those kernels (small beside
+  -- the weights where memory binds them, hidden where FLOPs do) and are left out
+  local hq, hkv, hd = m.heads, m.kv_heads or m.heads, m.head_dim
+  local Ld = moe and (m.dense_layers or 0) or L
+  local Lm = L - Ld
+  local rep = L * 8 * H + 3 * H
+  local split = L * hd * (2 * hq + 4 * hkv) + Ld * 3 * (m.intermediate or 0)
+  if moe then
+    rep = rep + Lm * (k + 1) * H
+    split = split + Lm * 3 * k * (m.moe_intermediate or 0)
+    local sh = (m.shared_experts or 0) * (m.moe_intermediate or 0)
+    if sh > 0 then split = split + Lm * 3 * sh end
+  end
+  local K = M.kernels
+  local kernels = L * K.layer + K.head
+  if moe then kernels = kernels + Lm * (K.moe + ((m.shared_experts or 0) > 0 and K.shared or 0)) end
+  local waits = M.host_waits(d)
+  return {expert_share = moe and bytes("experts") / all or 0, idle_share = idle / all,
+          body_flops = 2 * body, head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
+          act_split_bytes = 2 * split, kernels = kernels,
+          experts = moe and E or 0, experts_active = moe and k or 0,
+          launch_us = waits and M.host.launch_us or 0, seq_host_us = waits and M.host.seq_host_us or 0}
+end
+
 local eff_keys = {memory = true, compute = true, link = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
-                   step_overhead_ms = true}
+                   step_overhead_ms = true, launch_us = true, seq_host_us = true}
 
 --- The dense peak (TFLOP/s) a deployment computes at: fp8 weights on a GPU
 --- with fp8 tensor cores use its fp8 rate, int8 weights (W8A8) its int8
 --- rate; every other format (16-bit, and weight-only int4/int8 kernels that
---- compute in 16 bits) the bf16 rate, else the fp16 rate.
-function M.compute_tflops(gpu, weights)
+--- compute in 16 bits) the bf16 rate, else the fp16 rate. A mixed
+--- checkpoint of `model` (its weight_formats: FP8 linear layers with block
+--- scales and 16-bit norms and embeddings, MXFP4 experts beside 16-bit
+--- attention) computes at the rate of the class that holds most of a
+--- token's FLOPs: attention, the dense MLPs or the experts a token uses.
+function M.compute_tflops(gpu, weights, model)
   local name = weights and weights.name or ""
+  local wf = model and rawget(model, "weight_formats")
+  if wf ~= nil and name == model:mixed_format_name() then
+    local ok, c = pcall(model.weight_class_params, model)
+    if ok then
+      local pick = (model.experts or 0) > 0 and (model.experts_active or 0) / model.experts or 1
+      local best, most = nil, -1
+      for _, k in ipairs({"attention", "mlp", "experts"}) do
+        local f = (c[k] or 0) * (k == "experts" and pick or 1)
+        if f > most then best, most = k, f end
+      end
+      name = wf[best] ~= nil and formats.get(wf[best], "weight_formats." .. best).name
+             or model:dtype_format().name
+    end
+  end
   if name:find("^fp8") and gpu.fp8_tflops then return gpu.fp8_tflops, "fp8" end
   if name == "int8" and gpu.int8_tops then return gpu.int8_tops, "int8" end
   if gpu.bf16_tflops then return gpu.bf16_tflops, "bf16" end
@@ -107,7 +236,7 @@ function M.rates(d)
   local g, given = d.gpu, o.perf or {}
   local eff = {}
   local by_gpu = M.efficiency_by_gpu[g.id] or {}
-  local peak, rate = M.compute_tflops(g, d.weights)
+  local peak, rate = M.compute_tflops(g, d.weights, d.model)
   for k in pairs(eff_keys) do
     local own = by_gpu[k]
     if type(own) == "table" then own = own[rate] end
@@ -122,11 +251,15 @@ function M.rates(d)
   end
   local acceptance = 0
   if d.speculative then acceptance = d.speculative.acceptance or 0 end
-  return {hbm_gbps = hbm, tflops = tflops, link_gbps = given.link_gbps or g.interconnect_gbps or 0,
-          mem_eff = eff.memory, flop_eff = eff.compute, link_eff = eff.link,
-          link_latency_us = given.link_latency_us or M.link_latency_us,
-          step_overhead_ms = given.step_overhead_ms or 0,
-          acceptance = acceptance, price_per_hour = o.price_per_hour or g.price_per_hour or 0}
+  local p = M.step_facts(d)
+  p.hbm_gbps, p.tflops, p.link_gbps = hbm, tflops, given.link_gbps or g.interconnect_gbps or 0
+  p.mem_eff, p.flop_eff, p.link_eff = eff.memory, eff.compute, eff.link
+  p.link_latency_us = given.link_latency_us or M.link_latency_us
+  p.step_overhead_ms = given.step_overhead_ms or 0
+  p.launch_us = given.launch_us or p.launch_us
+  p.seq_host_us = given.seq_host_us or p.seq_host_us
+  p.acceptance, p.price_per_hour = acceptance, o.price_per_hour or g.price_per_hour or 0
+  return p
 end
 
 --- The rates of deployment d (M.rates); an error when the GPU lacks them.

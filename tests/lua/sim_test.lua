@@ -4,13 +4,32 @@ local kv = require "kvplan"
 local check = require "check"
 local o = kv.optim
 
--- step times: the roofline with every efficiency 1 is a lower bound
-local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1, compute = 1, link = 1}}
+-- step times: the roofline with every efficiency 1 and no host time is a lower bound
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1, compute = 1, link = 1},
+                    perf = {launch_us = 0, seq_host_us = 0}}
 local t = d:time(1, 1)
 local l = d:ledger()
-local weights = l.weights_total
-assert(math.abs(t.tpot_ms - (weights + 2 * l.kv_bytes_per_token) / 3.35e12 * 1e3) < 1e-9,
+local weights, p1 = l.weights_total, d:perf()
+-- every weight but the untied embedding table (its one row gathered), a
+-- token of KV read and one written, the token's activations
+local embed = 128256 * 4096 * 2
+assert(math.abs(p1.idle_share * weights - embed) < 1, "the embedding table is the idle share")
+assert(math.abs(t.tpot_ms - (weights - embed + 2 * l.kv_bytes_per_token + p1.act_rep_bytes
+                             + p1.act_split_bytes) / 3.35e12 * 1e3) < 1e-9,
        "batch 1 decode: weights and one token of KV over 3.35 TB/s, got " .. t.tpot_ms)
+check.eq(t.host_ms, 0, "no host time given")
+-- vLLM without async scheduling waits for the host: 328 kernels (32 layers
+-- of 10, the head's 8) of graph launch and the sequence's bookkeeping
+local th = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:time(1, 1)
+assert(math.abs(th.host_ms - (328 * 0.91 + 1.1) * 1e-3) < 1e-12, "host_ms " .. th.host_ms)
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "trtllm"}:time(1, 1).host_ms, 0,
+         "TensorRT-LLM's overlap scheduler hides the host's time")
+-- a mixed FP8 checkpoint computes at the fp8 rate (DeepSeek-V3: FP8 linear
+-- layers with 128 x 128 block scales; it was the bf16 rate, 989.5)
+check.eq(kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}:perf().tflops, 1979,
+         "deepseek-v3 FP8 checkpoint: fp8 rate")
+check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100-sxm"}:perf().tflops, 989.5,
+         "gpt-oss MXFP4 experts, bf16 attention: bf16 rate")
 check.eq(t.bound, "memory", "bound at batch 1")
 check.eq(d:time(1, 4096).bound, "compute", "bound at batch 4096")
 local dd = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}

@@ -85,7 +85,7 @@ static void tensor_parallel_splits_bytes_and_adds_two_allreduces_a_layer(void **
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   assert_true(c.weight_bytes == 8e9);
   assert_int_equal(c.collectives, 64);
-  kvp_step_time(&c, 10, 0.0, 0.0, &s);
+  kvp_step_time(&c, 10, 10, 0.0, 0.0, &s);
   /* 64 all-reduces of 10 x 4096 x 2 bytes, ring factor 2 (2 - 1) / 2 = 1,
    * at 450 GB/s one way, plus 64 x 5 us */
   double comm = 64.0 * 10 * 4096 * 2 / 450e9 + 64 * 5e-6;
@@ -109,11 +109,11 @@ static void moe_reads_active_weights_alone_and_all_of_them_in_a_large_batch(void
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   kvp_perf p = h100();
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
-  kvp_step_time(&c, 1, 0.0, 0.0, &s);
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
   assert_true(fabs(s.weight_bytes - 2e9) < 1e-3);
-  kvp_step_time(&c, 2, 0.0, 0.0, &s);
+  kvp_step_time(&c, 2, 2, 0.0, 0.0, &s);
   assert_true(fabs(s.weight_bytes - 16e9 * (1 - 0.875 * 0.875)) < 1e-3);
-  kvp_step_time(&c, 4096, 0.0, 0.0, &s);
+  kvp_step_time(&c, 4096, 4096, 0.0, 0.0, &s);
   assert_true(s.weight_bytes > 16e9 * 0.999999);
   assert_true(fabs(s.flops - 4096 * 2e9) < 1.0);
 }
@@ -213,6 +213,104 @@ static void bad_rates_are_errors_naming_the_field(void **state) {
   assert_int_equal(kvp_time_at(&c, 1, 0, &t), KVP_EINVAL);
 }
 
+
+/* A step's kernels run one after another: a decode batch whose GEMMs are
+ * bound by FLOPs and whose attention is bound by KV bytes takes the sum. */
+static void gemms_and_attention_each_take_their_own_bound(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 512 sequences at context 1024: GEMMs 512 x 1.6e10 FLOPs = 8.192e12 at
+   * 989.5e12, 8.3 ms (weights 16e9 bytes take 4.8 ms); attention reads 512 x
+   * 1024 x 131072 bytes at 3.35e12, 20.5 ms (its 512 x 1024 x 32 x 2 x 32 x
+   * 256 FLOPs take 0.3 ms); the KV write of 512 x 131072 bytes joins the
+   * attention's bytes */
+  assert_int_equal(kvp_time_at(&c, 1024, 512, &t), KVP_OK);
+  double gemm = 512 * 1.6e10 / 989.5e12;
+  double kv = (512.0 * 1024 * 131072 + 512.0 * 131072) / 3.35e12;
+  assert_true(fabs(t.decode.gemm_s - gemm) < 1e-15);
+  assert_true(fabs(t.decode.attn_s - kv) < 1e-15);
+  assert_true(fabs(t.decode.seconds - (gemm + kv)) < 1e-15);
+  /* one max over the whole step would have hidden the GEMMs' time */
+  assert_true(t.decode.seconds > fmax(t.decode.mem_s, t.decode.compute_s) * 1.1);
+  assert_false(t.compute_bound); /* the memory-bound attention takes most of it */
+}
+
+/* The model's split: routed experts read as tokens choose them, an unread
+ * embedding table, the layers' and the logits' FLOPs, activation bytes. */
+static void experts_chosen_idle_weights_logits_and_activations_are_counted(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 2);
+  kvp_perf p = h100();
+  /* 16e9 weight bytes: 12e9 routed experts (2 of 8 chosen a token), 1e9 an
+   * untied embedding table, 3e9 read by every step; 8e8 GEMM FLOPs a token
+   * in the layers, 4e8 a sampled row for the logits, 1000 activation bytes a
+   * token on every GPU and 4000 split over tp */
+  p.expert_share = 0.75;
+  p.idle_share = 1.0 / 16;
+  p.experts = 8;
+  p.experts_active = 2;
+  p.body_flops = 8e8;
+  p.head_flops = 4e8;
+  p.act_rep_bytes = 1000;
+  p.act_split_bytes = 4000;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* tp 2: each GPU holds half of every class */
+  assert_true(fabs(c.dense_bytes - 1.5e9) < 1e-3);
+  assert_true(fabs(c.expert_bytes - 6e9) < 1e-3);
+  /* 3 tokens of 2 sequences: experts chosen 1 - (6/8)^3 = 37/64 */
+  kvp_step_time(&c, 3, 2, 0.0, 0.0, &s);
+  assert_true(fabs(s.weight_bytes - (1.5e9 + 6e9 * 37.0 / 64)) < 1e-3);
+  /* FLOPs: 3 x 8e8 / 2 + 2 rows x 4e8 / 2 */
+  assert_true(fabs(s.flops - (1.2e9 + 4e8)) < 1e-3);
+  /* activation bytes: 3 x (1000 + 4000 / 2) */
+  assert_true(fabs(s.act_s - 9000.0 / 3.35e12) < 1e-18);
+  /* the split must leave something read: shares of 1 or more are refused */
+  p.idle_share = 0.25;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "idle_share"));
+  p.idle_share = 0;
+  p.experts_active = 9;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "experts_active"));
+}
+
+/* Host time the engine does not overlap: its kernels' launch and each
+ * scheduled sequence's bookkeeping, added to every step that runs. */
+static void host_time_adds_kernels_and_sequences(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.kernels = 328;
+  p.launch_us = 0.5;
+  p.seq_host_us = 2;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 40, 40, 0.0, 0.0, &s);
+  /* 328 x 0.5 us + 40 x 2 us = 244 us */
+  assert_true(fabs(s.host_s - 244e-6) < 1e-15);
+  assert_true(fabs(s.seconds - (s.gemm_s + s.attn_s + s.act_s + 244e-6)) < 1e-15);
+  kvp_step_time(&c, 0, 0, 0.0, 0.0, &s); /* a step that runs nothing costs nothing */
+  assert_true(s.seconds == 0.0);
+  p.launch_us = -1;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "launch_us"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(batch_one_decode_is_weights_plus_kv_over_bandwidth),
@@ -220,6 +318,9 @@ int main(void) {
     cmocka_unit_test(tensor_parallel_splits_bytes_and_adds_two_allreduces_a_layer),
     cmocka_unit_test(moe_reads_active_weights_alone_and_all_of_them_in_a_large_batch),
     cmocka_unit_test(windows_cap_the_keys_read_and_attended),
+    cmocka_unit_test(gemms_and_attention_each_take_their_own_bound),
+    cmocka_unit_test(experts_chosen_idle_weights_logits_and_activations_are_counted),
+    cmocka_unit_test(host_time_adds_kernels_and_sequences),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
