@@ -37,7 +37,7 @@ M.gpu_columns = {
   aliases = "list",
   memory = "bytes", memory_bytes = "bytes", visible_bytes = "bytes",
   hbm_gbps = "number", bf16_tflops = "number", fp16_tflops = "number",
-  fp8_tflops = "number", int8_tops = "number", interconnect_gbps = "number",
+  fp8_tflops = "number", fp4_tflops = "number", int8_tops = "number", interconnect_gbps = "number",
   pcie_gbps = "number", tdp_w = "number", plan_as = "text", price_per_hour = "number",
 }
 

@@ -10,7 +10,7 @@ local M = {}
 local allowed = {
   id = true, aliases = true, name = true, vendor = true, memory_marketed = true,
   memory_bytes = true, visible_bytes = true, visible_source = true, hbm_gbps = true,
-  bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, int8_tops = true,
+  bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, fp4_tflops = true, int8_tops = true,
   interconnect_gbps = true, interconnect = true, pcie_gbps = true, tdp_w = true,
   source = true, notes = true, memory = true, plan_as = true, price_per_hour = true,
 }

@@ -174,7 +174,9 @@ local eff_keys = {memory = true, compute = true, link = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
                    step_overhead_ms = true, launch_us = true, seq_host_us = true}
 
---- The dense peak (TFLOP/s) a deployment computes at: fp8 weights on a GPU
+--- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
+--- with fp4 tensor cores (Blackwell) its fp4 rate (NVFP4 checkpoints
+--- quantize activations to NVFP4 too: W4A4), fp8 weights on a GPU
 --- with fp8 tensor cores use its fp8 rate, int8 weights (W8A8) its int8
 --- rate; every other format (16-bit, and weight-only int4/int8 kernels that
 --- compute in 16 bits) the bf16 rate, else the fp16 rate. A mixed
@@ -198,6 +200,7 @@ function M.compute_tflops(gpu, weights, model)
              or model:dtype_format().name
     end
   end
+  if name:find("^nvfp4") and gpu.fp4_tflops then return gpu.fp4_tflops, "fp4" end
   if name:find("^fp8") and gpu.fp8_tflops then return gpu.fp8_tflops, "fp8" end
   if name == "int8" and gpu.int8_tops then return gpu.int8_tops, "int8" end
   if gpu.bf16_tflops then return gpu.bf16_tflops, "bf16" end

@@ -28,6 +28,10 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "trtllm"}:
 -- layers with 128 x 128 block scales; it was the bf16 rate, 989.5)
 check.eq(kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}:perf().tflops, 1979,
          "deepseek-v3 FP8 checkpoint: fp8 rate")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "b200", weights = "nvfp4"}:perf().tflops, 9000,
+         "NVFP4 on B200: the fp4 rate (DGX B200 datasheet, 144 PFLOPS sparse / 8 / 2)")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "nvfp4"}:perf().tflops, 989.5,
+         "NVFP4 on a GPU without fp4 tensor cores: the bf16 rate")
 check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100-sxm"}:perf().tflops, 989.5,
          "gpt-oss MXFP4 experts, bf16 attention: bf16 rate")
 check.eq(t.bound, "memory", "bound at batch 1")
