@@ -32,7 +32,8 @@
  * the MLP, Megatron-LM: Shoeybi et al., 2019) of T x hidden x 2 bytes (16-bit
  * activations); a ring all-reduce sends 2 (tp - 1) / tp of it each way
  * (Patarasuk and Yuan, 2009), at half the catalog's bidirectional
- * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes.
+ * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes, and
+ * min(pp, sequences) micro-batches in flight (kvp_step_time).
  * Host time: launch_us per kernel of the step plus seq_host_us per scheduled
  * sequence, when the engine waits for the host between steps.
  */
@@ -228,8 +229,9 @@ double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
   return f;
 }
 
-void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
-                   kvp_step *out) {
+/* One batch through the whole model. */
+static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read,
+                      double attn, kvp_step *out) {
   memset(out, 0, sizeof *out);
   if (tokens <= 0) return;
   double t = (double)tokens;
@@ -261,6 +263,27 @@ void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_re
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
   out->seconds = out->gemm_s + out->attn_s + out->act_s + out->comm_s + out->host_s +
                  c->p.step_overhead_ms * 1e-3;
+}
+
+void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
+                   kvp_step *out) {
+  /* Pipeline parallelism: the engine keeps pp batches in flight, one a
+   * stage (vLLM V1: max_concurrent_batches = pipeline_parallel_size, "PP
+   * requires PP-size concurrent batches to fill the pipeline", vllm/config/
+   * vllm.py; EngineCore.step_with_batch_queue), so the scheduled sequences
+   * split into nb = min(pp, seqs) micro-batches. Each stage runs them in turn
+   * and every sequence advances a token once each micro-batch has crossed all
+   * stages: the time of one micro-batch through the whole model (its bytes,
+   * FLOPs, collectives and hand-offs at 1 / nb of the batch, every stage's
+   * weights read once for it). Even micro-batches are assumed; one sequence
+   * (a prompt) gains nothing. */
+  int64_t nb = c->pp > 1 && seqs > 1 ? (seqs < c->pp ? seqs : c->pp) : 1;
+  if (nb == 1) {
+    step_once(c, tokens, seqs, kv_read, attn, out);
+    return;
+  }
+  double f = 1.0 / (double)nb;
+  step_once(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, kv_read * f, attn * f, out);
 }
 
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {

@@ -18,10 +18,11 @@
  * the whole step would hide attention's memory time behind the GEMMs'
  * compute in a large decode batch; the kernels run one after another.
  *
- * Pipeline stages run one after another for one batch: the stages of a
- * deployment hold proportional shares of the layers, so their times add up
- * to the whole model's time at 1 / tp of each GPU's share, plus pp - 1
- * activation transfers (pipelining of several batches is not modelled).
+ * Pipeline stages hold proportional shares of the layers, so a batch's
+ * pass through them is the whole model's time at 1 / tp of each GPU's
+ * share, plus pp - 1 activation transfers; the engine keeps min(pp, seqs)
+ * micro-batches in flight, so a step of all scheduled sequences takes one
+ * micro-batch's pass (kvp_step_time).
  *
  * Bound or estimate: with mem_eff = flop_eff = link_eff = 1 and no
  * overhead or host time the step time is a lower bound on any engine's (a

@@ -73,6 +73,15 @@ check.error("has no 'hbm_gbps' in the catalog", function()
 end)
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu_memory = "80 GiB", perf = {hbm_gbps = 2000, tflops = 500}}
            :time(1024, 1).bound, "memory", "perf overrides")
+-- pipeline parallelism keeps pp micro-batches in flight: 64 sequences at
+-- 4096 tokens on 2 stages advance in the time of 32's pass (it was the time
+-- of all 64 plus a hand-off: 2932 tokens/s on 2 stages, 2934 on 1)
+local pp1 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:time(4096, 64)
+local pp2 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", pp = 2}:time(4096, 64)
+assert(pp2.tokens_per_s > 1.4 * pp1.tokens_per_s, "pp 2: " .. pp2.tokens_per_s .. " vs " .. pp1.tokens_per_s)
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", pp = 2}:time(4096, 1).tokens_per_s
+         < kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:time(4096, 1).tokens_per_s, true,
+         "one sequence gains nothing from stages (and pays the hand-off)")
 -- speculative decoding: fewer target steps per token
 local s = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
                     optim = o.speculative{heads = "eagle", tokens = 3, acceptance = 0.7}}:time(2048, 16)

@@ -311,6 +311,37 @@ static void host_time_adds_kernels_and_sequences(void **state) {
   assert_non_null(strstr(dg.msg, "launch_us"));
 }
 
+/* Pipeline parallelism: pp batches in flight, one a stage; a round of the
+ * sequences takes one micro-batch's time through the whole model. */
+static void pipeline_stages_run_micro_batches(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.model.params = d.model.active = 8000000000LL;
+  d.gpu_bytes = 80 * GiB;
+  d.pp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 4 sequences at context 1000 in 2 micro-batches of 2: each reads all
+   * 16e9 weight bytes (the stages' halves in turn) and 2 x 1000 tokens of
+   * KV, writes 2 tokens, and hands 2 x 4096 x 2 bytes to the next stage
+   * at 450 GB/s one way */
+  assert_int_equal(kvp_time_at(&c, 1000, 4, &t), KVP_OK);
+  double mem = (16e9 + 2 * 1000 * 131072.0 + 2 * 131072.0) / 3.35e12;
+  double hand = 2 * 4096 * 2.0 / 450e9;
+  assert_true(fabs(t.decode.seconds - (mem + hand)) < 1e-15);
+  assert_true(fabs(t.tokens_per_s - 4 / (mem + hand)) < 1e-6);
+  /* one sequence: no micro-batches, its KV whole */
+  assert_int_equal(kvp_time_at(&c, 1000, 1, &t), KVP_OK);
+  double one = (16e9 + 1000 * 131072.0 + 131072.0) / 3.35e12 + 4096 * 2.0 / 450e9;
+  assert_true(fabs(t.decode.seconds - one) < 1e-15);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(batch_one_decode_is_weights_plus_kv_over_bandwidth),
@@ -321,6 +352,7 @@ int main(void) {
     cmocka_unit_test(gemms_and_attention_each_take_their_own_bound),
     cmocka_unit_test(experts_chosen_idle_weights_logits_and_activations_are_counted),
     cmocka_unit_test(host_time_adds_kernels_and_sequences),
+    cmocka_unit_test(pipeline_stages_run_micro_batches),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
