@@ -153,6 +153,15 @@ function M.step_facts(d)
   local Lm = L - Ld
   local rep = L * 8 * H + 3 * H
   local split = L * hd * (2 * hq + 4 * hkv) + Ld * 3 * (m.intermediate or 0)
+  local mla = rawget(m, "mla")
+  if mla and mla.kv_lora_rank and mla.rope_dim then
+    -- MLA (DeepseekV2Attention): rotary on the q heads' and the one shared
+    -- key's rope parts, the cache write's read of the latent and the rope
+    -- key; the latent is replicated on every GPU of the group
+    local r = mla.rope_dim
+    rep = rep + L * (2 * r + mla.kv_lora_rank + r)
+    split = L * 2 * hq * r + Ld * 3 * (m.intermediate or 0)
+  end
   if moe then
     rep = rep + Lm * (k + 1) * H
     split = split + Lm * 3 * k * (m.moe_intermediate or 0)
