@@ -60,6 +60,9 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
                     shown(p->link_gbps));
   const struct { const char *name; double v; } eff[3] = {
     {"memory", p->mem_eff}, {"compute", p->flop_eff}, {"link", p->link_eff}};
+  if (!(p->expert_eff >= 0.0 && p->expert_eff <= 1.0))
+    return kvp_fail(d, KVP_EINVAL, "efficiency 'experts' must be in (0, 1], got %g",
+                    shown(p->expert_eff));
   for (int i = 0; i < 3; i++)
     if (!(eff[i].v > 0.0 && eff[i].v <= 1.0))
       return kvp_fail(d, KVP_EINVAL, "efficiency '%s' must be in (0, 1], got %g", eff[i].name,
@@ -137,6 +140,7 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld needs the GPUs' interconnect: field "
                     "'link_gbps' must be > 0", (long long)c->tp, (long long)c->pp);
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
+  c->expert_bw = p->expert_eff > 0.0 ? p->hbm_gbps * 1e9 * p->expert_eff : c->bw;
   c->flops = p->tflops * 1e12 * p->flop_eff;
   c->link = p->link_gbps / 2.0 * 1e9 * p->link_eff;
   double tp = (double)dep->tp;
@@ -239,15 +243,16 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
   double experts = c->expert_pick > 0.0 ? c->expert_bytes * -expm1(t * log1p(-c->expert_pick)) : 0.0;
   out->weight_bytes = c->dense_bytes * wfrac + experts;
+  double weight_s = c->dense_bytes * wfrac / c->bw + experts / c->expert_bw;
   out->kv_bytes = kv_read + t * c->write_tok;
   double gemm_flops = t * c->flops_token + (double)seqs * c->head_flops;
   out->flops = gemm_flops + attn;
   double act = t * c->act_tok;
-  double gemm_mem = out->weight_bytes / c->bw, gemm_comp = gemm_flops / c->flops;
+  double gemm_mem = weight_s, gemm_comp = gemm_flops / c->flops;
   out->gemm_s = fmax(gemm_mem, gemm_comp);
   out->attn_s = fmax(out->kv_bytes / c->bw, attn / c->flops);
   out->act_s = act / c->bw;
-  out->mem_s = (out->weight_bytes + out->kv_bytes + act) / c->bw;
+  out->mem_s = weight_s + (out->kv_bytes + act) / c->bw;
   out->compute_s = out->flops / c->flops;
   if (c->collectives > 0)
     out->comm_s += t * c->ar_bytes_tok / c->link +

@@ -41,6 +41,8 @@ typedef struct kvp_perf {
   double mem_eff;          /* achievable fraction of hbm_gbps, (0, 1] */
   double flop_eff;         /* achievable fraction of tflops, (0, 1] */
   double link_eff;         /* achievable fraction of link_gbps, (0, 1] */
+  double expert_eff;       /* achievable fraction of hbm_gbps reading routed experts'
+                            * weights (grouped GEMMs), (0, 1]; 0: mem_eff */
   double link_latency_us;  /* fixed time of one collective, microseconds (>= 0) */
   double step_overhead_ms; /* fixed time of every step, milliseconds (>= 0) */
   double acceptance;       /* speculative decoding: acceptance rate in [0, 1) */
@@ -75,6 +77,7 @@ typedef struct kvp_cost {
   kvp_perf p;
   int64_t tp, pp, gpus;
   double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
+  double expert_bw;           /* effective bytes/s reading routed experts */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
   double active_frac;         /* active / total parameters (1: dense) */
   double flops_token;         /* FLOPs a token of the layers on one GPU */

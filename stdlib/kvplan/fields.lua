@@ -96,7 +96,7 @@ M.list = {
    trtllm = true, meaning = "refuse to start when one max_seq_len sequence does not fit"},
   -- time (kvplan.sim)
   {name = "efficiency", type = "table", default = "by GPU", spec = false,
-   meaning = "{memory =, compute =, link =}: fractions of the GPU's rates reached"},
+   meaning = "{memory =, compute =, link =, experts =}: fractions of the GPU's rates reached (experts: reading routed experts' weights)"},
   {name = "perf", type = "table", default = "the GPU's", spec = false,
    meaning = "GPU rate overrides for step times"},
   {name = "price_per_hour", type = "number", unit = "USD per GPU hour", min = 0,

@@ -31,6 +31,14 @@ local M = {}
 --           Engineering: Best Practices", 2023)
 --   compute 0.7: an assumption, no published measurement behind it
 --   link    0.8: an assumption, the memory derating applied to the link
+--   experts the memory factor (no entry): the fraction of HBM bandwidth at
+--           which routed experts' weights are read (grouped GEMMs). vLLM's
+--           own fused-MoE kernel benchmarks disagree too much for one value:
+--           0.21-0.27 for Triton fused_moe on H100 at DeepSeek-V3's shapes
+--           (fp8 w8a8, TP 1-8, 128-1536 tokens: vllm-project/vllm pull
+--           request 13932, its table, read against the expected experts
+--           touched), 0.39 at 1 token and 0.80 at 16 on B200 (pull request
+--           20087, benchmark_moe.py); give yours, or fit it (kvplan calibrate)
 M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
 
 -- Per GPU kind, from published microbenchmarks; compute may be a number or
@@ -179,7 +187,7 @@ function M.step_facts(d)
           launch_us = waits and M.host.launch_us or 0, seq_host_us = waits and M.host.seq_host_us or 0}
 end
 
-local eff_keys = {memory = true, compute = true, link = true}
+local eff_keys = {memory = true, compute = true, link = true, experts = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
                    step_overhead_ms = true, launch_us = true, seq_host_us = true}
 
@@ -221,7 +229,7 @@ end
 function M.check_options(opts)
   if opts.efficiency ~= nil then
     if type(opts.efficiency) ~= "table" then
-      util.raise("field 'efficiency' must be a table {memory =, compute =, link =}, got %s",
+      util.raise("field 'efficiency' must be a table {memory =, compute =, link =, experts =}, got %s",
                  type(opts.efficiency))
     end
     util.check_keys(opts.efficiency, eff_keys, "efficiency")
@@ -254,6 +262,8 @@ function M.rates(d)
     if type(own) == "table" then own = own[rate] end
     eff[k] = (o.efficiency or {})[k] or own or M.efficiency[k]
   end
+  -- routed experts' weights are read at the memory factor unless one is given
+  eff.experts = (o.efficiency or {}).experts or eff.memory
   local tflops = given.tflops or peak
   local hbm = given.hbm_gbps or g.hbm_gbps
   if hbm == nil or tflops == nil then
@@ -266,6 +276,7 @@ function M.rates(d)
   local p = M.step_facts(d)
   p.hbm_gbps, p.tflops, p.link_gbps = hbm, tflops, given.link_gbps or g.interconnect_gbps or 0
   p.mem_eff, p.flop_eff, p.link_eff = eff.memory, eff.compute, eff.link
+  p.expert_eff = (p.experts or 0) > 0 and eff.experts or 0
   p.link_latency_us = given.link_latency_us or M.link_latency_us
   p.step_overhead_ms = given.step_overhead_ms or 0
   p.launch_us = given.launch_us or p.launch_us

@@ -32,6 +32,14 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "b200", weights = "nvfp4"}:perf
          "NVFP4 on B200: the fp4 rate (DGX B200 datasheet, 144 PFLOPS sparse / 8 / 2)")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "nvfp4"}:perf().tflops, 989.5,
          "NVFP4 on a GPU without fp4 tensor cores: the bf16 rate")
+-- routed experts at their own bandwidth factor (default: the memory factor)
+local moe = {model = "qwen3-30b-a3b", gpu = "h100-sxm"}
+check.eq(kv.deploy(moe):perf().expert_eff, 0.69, "experts default to the memory factor")
+local slow = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm", efficiency = {experts = 0.3}}:time(2048, 32)
+assert(slow.gemm_ms > kv.deploy(moe):time(2048, 32).gemm_ms * 1.5, "experts at 0.3: " .. slow.gemm_ms)
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf().expert_eff, 0, "dense: no experts")
+check.error("efficiency 'experts' must be in (0, 1], got 0", kv.deploy,
+            {model = "qwen3-30b-a3b", gpu = "h100-sxm", efficiency = {experts = 0}})
 check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100-sxm"}:perf().tflops, 989.5,
          "gpt-oss MXFP4 experts, bf16 attention: bf16 rate")
 check.eq(t.bound, "memory", "bound at batch 1")

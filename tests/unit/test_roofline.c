@@ -274,6 +274,17 @@ static void experts_chosen_idle_weights_logits_and_activations_are_counted(void 
   assert_true(fabs(s.flops - (1.2e9 + 4e8)) < 1e-3);
   /* activation bytes: 3 x (1000 + 4000 / 2) */
   assert_true(fabs(s.act_s - 9000.0 / 3.35e12) < 1e-18);
+  /* experts read at their own factor: half the bandwidth, twice the time */
+  kvp_step s2;
+  p.expert_eff = 0.5;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 3, 2, 0.0, 0.0, &s2);
+  assert_true(fabs(s2.gemm_s - (1.5e9 / 3.35e12 + 6e9 * 37.0 / 64 / 1.675e12)) < 1e-15);
+  p.expert_eff = 1.5;
+  kvp_diag de = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &de), KVP_EINVAL);
+  assert_non_null(strstr(de.msg, "experts"));
+  p.expert_eff = 0;
   /* the split must leave something read: shares of 1 or more are refused */
   p.idle_share = 0.25;
   kvp_diag dg = {{0}};
