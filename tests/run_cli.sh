@@ -460,5 +460,43 @@ if command -v parallel >/dev/null 2>&1 && [ -n "$par" ] && [ -n "$merge" ] && [ 
 else
   fail=$((fail + 1)); echo "FAIL cli README recipes: GNU parallel missing (make deps) or recipe not found in README.md"
 fi
+# kvplan calibrate: a good run writes the profile, which another command applies;
+# each bad input names the file (line, key), the value and what was expected
+cf=tests/fixtures/calibrate
+cdep="model=mistral-7b-v0.3 gpu=rtx-4090 max_num_seqs=256 max_num_batched_tokens=2048"
+rm -f "$out/profile.json"
+expect calibrate_good 0 "" -- calibrate $cf/vllm_serve_c4.json $cf/benchmark_serving_c8.json \
+  $cf/sglang_c16_c32.jsonl $cf/plain.csv $cdep -o "$out/profile.json"
+check "calibrate_good: factors, errors and the profile" sh -c "grep -q '^memory (fraction) ' '$out/calibrate_good.out' &&
+  grep -q '^link (fraction) .*not fitted: tp 1 x pp 1: no collectives' '$out/calibrate_good.out' &&
+  grep -q '^median |error|: fit: throughput ' '$out/calibrate_good.out' &&
+  grep -q '\"kvplan_profile\": 1' '$out/profile.json'"
+expect calibrate_profile_applied 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-4090 context=2048 concurrency=16 \
+  time=yes profile="$out/profile.json"
+check "calibrate_profile_applied: other step times than the defaults" sh -c "\"$kvplan\" ledger model=mistral-7b-v0.3 \
+  gpu=rtx-4090 context=2048 concurrency=16 time=yes > '$out/ledger_default.out' &&
+  ! cmp -s '$out/ledger_default.out' '$out/calibrate_profile_applied.out'"
+expect calibrate_profile_other_gpu 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:71: profile '$out/profile.json' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' (profile_any = true applies it anyway)" -- \
+  ledger model=mistral-7b-v0.3 gpu=h100 profile="$out/profile.json"
+expect calibrate_profile_missing 1 "kvplan: command line: argument 'profile': cannot read profile '$out/none.json': $out/none.json: No such file or directory" -- \
+  fit model=mistral-7b-v0.3 profile="$out/none.json"
+expect calibrate_missing_file 1 "kvplan: cannot read result file '$cf/none.json': $cf/none.json: No such file or directory" -- \
+  calibrate $cf/none.json $cdep
+expect calibrate_wrong_format 1 "kvplan: $cf/bad/unknown.json: not a benchmark result kvplan reads (keys 'hello', 'world'; expected a result of vllm bench serve --save-result or benchmark_serving.py (JSON), SGLang bench_serving (JSON Lines), trtllm-bench --report_json (JSON), or a CSV with columns input_len,output_len,output_tok_s[,concurrency|rate,requests,mean_ttft_ms,mean_tpot_ms])" -- \
+  calibrate $cf/bad/unknown.json $cdep
+expect calibrate_bad_key 1 "kvplan: $cf/bad/bad_type.json: key 'output_throughput' is 'fast' (expected output tokens a second > 0)" -- \
+  calibrate $cf/bad/bad_type.json $cdep
+expect calibrate_bad_cell 1 "kvplan: $cf/bad/bad_cell.csv:3: column 'output_len' is 'abc' (expected tokens, an integer >= 1)" -- \
+  calibrate $cf/bad/bad_cell.csv $cdep
+expect calibrate_unknown_arg 1 "kvplan: unknown argument 'tpp' (did you mean 'pp', 'tp', 'gpu'?)" -- \
+  calibrate $cf/plain.csv $cdep tpp=2
+expect calibrate_unknown_factor 1 "kvplan: field 'factors': unknown factor 'memry' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, link_latency_us) (did you mean 'memory'?)" -- \
+  calibrate $cf/plain.csv $cdep factors=memry
+printf 'input_len,output_len,concurrency,requests,output_tok_s\n16,64,1,50,5000\n' > "$out/too_fast.csv"
+expect calibrate_at_bound 0 "" -- calibrate "$out/too_fast.csv" $cdep factors=memory
+check "calibrate_at_bound: memory reported at its upper bound" \
+  grep -q '^memory (fraction) .*at its upper bound 1: the results ask for more than the box allows' "$out/calibrate_at_bound.out"
+expect calibrate_help 0 "" -- calibrate --help
+check "calibrate_help: the command's own text" grep -q '^usage: kvplan calibrate RESULT' "$out/calibrate_help.out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -634,29 +634,51 @@ typedef struct command {
   int where; /* the options it takes */
   int (*run)(options *o, words *w, const char *name);
   const char *usage, *help;
+  const char *more; /* kvplan COMMAND --help: this text; NULL: the general usage */
 } command;
 
 static const command commands[] = {
   {"fit", F_RUN, cmd_ready, "fit model=M [context=N concurrency=N gpus=G,...]",
-   "which GPUs and TP sizes hold a model at a context and concurrency"},
+   "which GPUs and TP sizes hold a model at a context and concurrency", NULL},
   {"capacity", F_RUN, cmd_ready, "capacity model=M [context=N gpus=G,... kv=F,...]",
-   "KV cache tokens and maximum concurrency per GPU, TP and KV format"},
+   "KV cache tokens and maximum concurrency per GPU, TP and KV format", NULL},
   {"ledger", F_RUN, cmd_ready, "ledger model=M gpu=G [tp=N pp=N kv=F context=N concurrency=N]",
-   "where one deployment's memory goes, per GPU"},
+   "where one deployment's memory goes, per GPU", NULL},
   {"best", F_RUN, cmd_ready, "best model=M context=N concurrency=N [gpus=G,... rank=gpus|cost|concurrency]",
-   "the cheapest deployments over GPU x TP x PP x formats"},
+   "the cheapest deployments over GPU x TP x PP x formats", NULL},
   {"simulate", F_RUN, cmd_ready, "simulate model=M gpu=G [requests=N prompt=N output=N rate=R]",
-   "serve a workload step by step: throughput, latencies, preemptions"},
-  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts"},
-  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts"},
+   "serve a workload step by step: throughput, latencies, preemptions", NULL},
+  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts", NULL},
+  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts", NULL},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
-   "draw a report as a chart with gnuplot (width and height at most 8192)"},
+   "draw a report as a chart with gnuplot (width and height at most 8192)", NULL},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
-   "check kvplan against vLLM/SGLang startup logs, one row per figure"},
+   "check kvplan against vLLM/SGLang startup logs, one row per figure", NULL},
+  {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
+   "fit the step-time factors to your benchmark results; -o writes the profile",
+   "RESULT: a file of benchmark results of one deployment, one or more runs:\n"
+   "  vllm bench serve --save-result or benchmarks/benchmark_serving.py JSON,\n"
+   "  SGLang bench_serving JSON Lines, trtllm-bench --report_json JSON, or a CSV\n"
+   "  with columns input_len,output_len,output_tok_s and optionally concurrency,\n"
+   "  rate, requests, mean_ttft_ms, mean_tpot_ms.\n"
+   "key=value: the deployment, as kv.deploy's fields (model, gpu, tp, pp, weights,\n"
+   "  kv, engine, engine_version, budget, utilization, max_num_seqs, ...;\n"
+   "  docs/fields.md); factors=a,b fits only those (default: every factor the\n"
+   "  deployment's step time reads: memory, compute, experts, link, launch_us,\n"
+   "  seq_host_us, step_overhead_ms, link_latency_us); requests=N for CSV rows\n"
+   "  without a requests column (1000).\n"
+   "Each run is simulated (kv.simulate) at its mean lengths, request count and\n"
+   "rate or concurrency; the factors are fitted within their bounds to the\n"
+   "squared log errors of output tokens/s, mean TTFT and mean TPOT, with a prior\n"
+   "around each factor's default. Prints each\n"
+   "factor with its bounds and standard error (jackknife over the runs), the\n"
+   "error of each run and its leave-one-out error, and the median |error|s.\n"
+   "-o FILE writes the profile (JSON); profile=FILE on any command, or\n"
+   "kv.deploy{profile = FILE}, applies it. docs/time.md has the details.\n"},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
-   "run scripts, each report to OUTDIR/NAME.csv"},
+   "run scripts, each report to OUTDIR/NAME.csv", NULL},
   {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...",
-   "join shard outputs, one header (a line at most 16 MiB)"},
+   "join shard outputs, one header (a line at most 16 MiB)", NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -1034,6 +1056,10 @@ int main(int argc, char **argv) {
   }
   for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      if (cmd != NULL && cmd->more != NULL) {
+        printf("usage: kvplan %s\n%s\n\n%s", cmd->usage, cmd->help, cmd->more);
+        return fflush(stdout) == 0 ? 0 : 1;
+      }
       usage(stdout);
       return fflush(stdout) == 0 ? 0 : 1;
     }

@@ -99,6 +99,9 @@ end
 --- startup logs (validate.lua).
 function M.validate(args) return require("kvplan.validate").command(args) end
 
+--- kvplan calibrate RESULT... key=value... [-o profile.json] (calibrate.lua).
+function M.calibrate(args) require("kvplan.calibrate").command(args) end
+
 --- kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked
 --- width=W height=H title=T logx= logy=] -o CHART.png|svg
 function M.plot(args)

@@ -575,6 +575,11 @@ local function stage_memories(d)
   return out
 end
 
+--- Options every deployment of this run takes unless it gives its own:
+--- the fields marked every_command (fields.lua) given to kv.options on the
+--- command line (options.lua): profile.
+M.run_defaults = {}
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
@@ -710,6 +715,16 @@ function M.new(opts)
     util.raise("field 'lengths' must be a length distribution (kv.workload.uniform{...} and the "
                .. "like), got %s", type(d.lengths))
   end
+  -- a profile of `kvplan calibrate`: its factors as if given as efficiency
+  -- and perf options, which win over it (calibrate.lua apply_profile)
+  local profile = opts.profile
+  if profile == nil then profile = M.run_defaults.profile end
+  if profile ~= nil then
+    local calibrate = require "kvplan.calibrate"
+    d.profile = calibrate.read_profile(profile)
+    d.profile_path = profile
+    opts = calibrate.apply_profile(opts, d.profile, profile, d.gpu.id, d.budget)
+  end
   require("kvplan.sim").check_options(opts)
   d.options_time = {efficiency = opts.efficiency, perf = opts.perf, price_per_hour = opts.price_per_hour}
   d:ledger() -- check every field now, at the user's line
@@ -746,9 +761,24 @@ function Deployment:spec()
 end
 
 --- Step times at `context` tokens and `concurrency` sequences (kvplan.sim):
---- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...}.
+--- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...},
+--- and their ranges: tokens_per_s_lo/hi, tpot_ms_lo/hi, ttft_ms_lo/hi, the
+--- same figures with every factor of the step time at the slow and at the
+--- fast end of its uncertainty (a profile's interval, else the factor's
+--- default spread: factors.lua).
 function Deployment:time(context, concurrency)
-  return require("kvplan.sim").time(self, context, concurrency)
+  local sim = require "kvplan.sim"
+  local t = sim.time(self, context, concurrency)
+  local factors = require "kvplan.factors"
+  local slow, fast = factors.ends(self)
+  local ts = sim.time(self, context, concurrency, factors.perf_at(self, slow))
+  local tf = sim.time(self, context, concurrency, factors.perf_at(self, fast))
+  local min, max = math.min, math.max
+  t.tokens_per_s_lo = min(ts.tokens_per_s, t.tokens_per_s, tf.tokens_per_s)
+  t.tokens_per_s_hi = max(ts.tokens_per_s, t.tokens_per_s, tf.tokens_per_s)
+  t.tpot_ms_lo, t.tpot_ms_hi = min(ts.tpot_ms, t.tpot_ms, tf.tpot_ms), max(ts.tpot_ms, t.tpot_ms, tf.tpot_ms)
+  t.ttft_ms_lo, t.ttft_ms_hi = min(ts.ttft_ms, t.ttft_ms, tf.ttft_ms), max(ts.ttft_ms, t.ttft_ms, tf.ttft_ms)
+  return t
 end
 
 --- The GPU rates and efficiency factors the step times use (kvplan.sim).

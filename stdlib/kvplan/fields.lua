@@ -12,7 +12,9 @@
 -- handed to the core when it is not the field's own name (Deployment:spec,
 -- the binding's deploy_keys; false: kv.deploy resolves it in Lua, no key of
 -- its own); sweep: a list of it is an axis the core may loop itself
--- (sweep.lua, the binding's axis fields), by that key.
+-- (sweep.lua, the binding's axis fields), by that key; every_command: any
+-- script's kv.options takes it, and then every deployment of the run
+-- (options.lua, deploy.run_defaults).
 -- The engines' names are those of vLLM's EngineArgs (vllm/engine/arg_utils.py),
 -- SGLang's ServerArgs (python/sglang/srt/server_args.py) and TensorRT-LLM's
 -- KvCacheConfig (free_gpu_memory_fraction, tokens_per_block), trtllm-serve
@@ -99,6 +101,10 @@ M.list = {
    meaning = "{memory =, compute =, link =, experts =}: fractions of the GPU's rates reached (experts: reading routed experts' weights)"},
   {name = "perf", type = "table", default = "the GPU's", spec = false,
    meaning = "GPU rate overrides for step times"},
+  {name = "profile", type = "string", default = "none", spec = false, every_command = true,
+   meaning = "a profile file of `kvplan calibrate`: its fitted factors as efficiency and perf"},
+  {name = "profile_any", type = "boolean", default = false, spec = false,
+   meaning = "apply a profile fitted on another GPU or engine"},
   {name = "price_per_hour", type = "number", unit = "USD per GPU hour", min = 0,
    default = "the GPU catalog's", spec = false, meaning = "price of one GPU for usd_per_mtok"},
   -- optimizations (kvplan.optim sets them; see each constructor)

@@ -48,6 +48,10 @@ M.options = setmetatable({required = require("kvplan.options").required},
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end
 --- kv.best{model, context, concurrency, ...}: ranked deployments (best.lua).
 M.best = function(spec) return require("kvplan.best").search(spec) end
+--- kv.calibrate{deployment, results, ...}: step-time factors fitted to benchmark results
+--- (calibrate.lua); kv.calibrate.read(path) reads a result file's points.
+M.calibrate = setmetatable({read = function(...) return require("kvplan.calibrate").read(...) end},
+                           {__call = function(_, spec) return require("kvplan.calibrate").calibrate(spec) end})
 --- kv.plot{data, x, y, by, kind, output, ...}: a chart by gnuplot (plot.lua).
 M.plot = function(spec) return require("kvplan.plot").plot(spec) end
 --- kv.bytes("80 GiB") -> 85899345920

@@ -14,7 +14,9 @@
 -- given on the command line is reported as "command line: argument ...",
 -- not at the script's line; arguments called model(s), gpu(s), kv and
 -- weights are looked up in the catalogs at once, so a misspelt name is
--- reported the same way.
+-- reported the same way. A field marked every_command (profile=FILE) is
+-- taken by every script, read at once, and given on the command line
+-- applies to every deployment of the run (deploy.run_defaults).
 
 local util = require "kvplan.util"
 local units = require "kvplan.units"
@@ -184,6 +186,21 @@ function M.parse(args, defaults)
       if defaults[u] ~= nil then key = u
       elseif names[u] and defaults[names[u]] ~= nil then key = names[u] end
     end
+    local every = defaults[key] == nil and fields.by_name[(key:gsub("%-", "_"))]
+    if every and every.every_command and type(v) == "string" then
+      -- a field every script takes (profile): checked now, and applied to
+      -- every deployment of the run when it came from the command line
+      local name = every.name
+      if out[name] ~= nil then fail("argument '%s' is given twice", name) end
+      v = trim(v)
+      if name == "profile" then
+        local ok, err = pcall(require("kvplan.calibrate").read_profile, v)
+        if not ok then fail("argument 'profile': %s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
+      end
+      out[name] = v
+      if from_cli then require("kvplan.deploy").run_defaults[name] = v end
+      goto next_arg
+    end
     if defaults[key] == nil then
       local cands = util.sorted_keys(defaults)
       fail("unknown argument '%s'%s", k, util.suggest(k, cands))
@@ -195,6 +212,7 @@ function M.parse(args, defaults)
     if getmetatable(def) == Required then def = "" end
     out[key] = type(v) == "string" and convert(key, v, def, fail, fields.by_name[key]) or v
     if type(v) == "string" then lookup(key, out[key], fail) end
+    ::next_arg::
   end
   for _, k in ipairs(util.sorted_keys(defaults)) do
     local d = defaults[k]

@@ -293,9 +293,10 @@ function M.perf(d)
 end
 
 --- Step times of d at `context` tokens and `concurrency` sequences:
---- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...}.
-function M.time(d, context, concurrency)
-  return core.time(d:spec(), M.perf(d), util.count(context, "context"),
+--- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...};
+--- perf: other rates than d's own (M.perf's table, factors.perf_at).
+function M.time(d, context, concurrency, perf)
+  return core.time(d:spec(), perf or M.perf(d), util.count(context, "context"),
                    util.count(concurrency or 1, "concurrency"))
 end
 

@@ -315,7 +315,8 @@ end
 local function usage_keys(where, cmd, text)
   for key in text:gmatch("([%w_]+)=") do
     local k = fields.aliases[key] or key
-    if not (takes[cmd][key] or takes[cmd][k]) then
+    local every = fields.by_name[k] and fields.by_name[k].every_command
+    if not (takes[cmd][key] or takes[cmd][k] or every) then
       fail("%s: 'kvplan %s' shows argument '%s', which scripts/%s.lua does not take", where, cmd,
            key, cmd)
     end

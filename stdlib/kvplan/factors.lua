@@ -1,0 +1,184 @@
+-- stdlib/kvplan/factors.lua: the free factors of the step-time model,
+-- declared once: what `kvplan calibrate` fits, what a profile file holds
+-- and what the ranges of d:time() (tokens_per_s_lo/hi, ...) rest on.
+-- Stdlib layer: data and the small functions that read it; the step time
+-- itself is the core's (engine/core/roofline.c), its defaults sim.lua's.
+--
+-- Each factor: name (a profile's key); option: where it goes in kv.deploy's
+-- options ({"efficiency", "memory"}: efficiency = {memory = x}); rate: the
+-- key of d:perf() that holds the value in use (the default when no option
+-- or profile sets it); lo, hi: the box calibrate fits in; unit; slow: which
+-- way makes steps slower ("lo": a lower value is slower, an efficiency;
+-- "hi": a higher one, a cost); applies(d): whether the deployment's step
+-- time reads it at all (true, or false and why not; a factor that does not
+-- apply is never fitted);
+-- spread: how far the default may be off, for the ranges of a deployment
+-- without a profile: {"ratio", a, b} (default x a .. default x b),
+-- {"add", a, b} (default + a .. default + b) or {"abs", a, b} (a .. b),
+-- with its source (or said to be an assumption); meaning. A new factor of the step-time model is one
+-- more row here (and its key in sim.lua's perf or efficiency options).
+
+local util = require "kvplan.util"
+
+local M = {}
+
+-- applies(d): true, or false and why not
+local function parallel(d)
+  if (d.tp or 1) * (d.pp or 1) > 1 then return true end
+  return false, "tp 1 x pp 1: no collectives"
+end
+local function always() return true end
+local function moe(d)
+  if (d.model.experts or 0) > 0 then return true end
+  return false, "a dense model: no routed experts"
+end
+-- the engine waits for the host between steps (kvplan.sim host_waits)
+local function host_waits(d)
+  if require("kvplan.sim").host_waits(d) then return true end
+  return false, "the engine overlaps its host work with the GPU's step"
+end
+local function overlaps(d)
+  if not require("kvplan.sim").host_waits(d) then return true end
+  return false, "launch_us is this engine's fixed host time a step (the same constant)"
+end
+
+-- DeepGEMM's published FP8 GEMM table (deepseek-ai/DeepGEMM README.md,
+-- "Performance", first release, February 2025; the table sim.lua's H100
+-- factors come from): its 12 decode-sized dense rows reach 1509-2668 GB/s
+-- around their median 2298.5, its 6 prefill-sized rows 590-1358 TFLOPS
+-- around their median 1041.5. The spread of one kernel library over the
+-- shapes of one model on one GPU: what a single factor per GPU leaves open.
+local deepgemm_memory = {"ratio", 1509 / 2298.5, 2668 / 2298.5,
+                         source = "DeepGEMM README.md, Performance (Feb 2025): decode rows "
+                           .. "1509-2668 GB/s around their median 2298.5"}
+local deepgemm_compute = {"ratio", 590 / 1041.5, 1358 / 1041.5,
+                          source = "DeepGEMM README.md, Performance (Feb 2025): prefill rows "
+                            .. "590-1358 TFLOPS around their median 1041.5"}
+
+M.list = {
+  {name = "memory", option = {"efficiency", "memory"}, rate = "mem_eff", lo = 0.05, hi = 1,
+   unit = "fraction", slow = "lo", applies = always, spread = deepgemm_memory,
+   meaning = "fraction of the HBM bandwidth a step's reads reach"},
+  {name = "compute", option = {"efficiency", "compute"}, rate = "flop_eff", lo = 0.05, hi = 1,
+   unit = "fraction", slow = "lo", applies = always, spread = deepgemm_compute,
+   meaning = "fraction of the dense tensor rate a step's GEMMs reach"},
+  {name = "experts", option = {"efficiency", "experts"}, rate = "expert_eff", lo = 0.05, hi = 1,
+   unit = "fraction", slow = "lo", applies = moe,
+   spread = {"abs", 0.21, 0.80,
+             source = "vLLM's fused-MoE kernel benchmarks: 0.21-0.27 of HBM bandwidth on H100 "
+               .. "(vllm-project/vllm pull request 13932), 0.39-0.80 on B200 (pull request 20087)"},
+   meaning = "fraction of the HBM bandwidth reading routed experts' weights reaches"},
+  {name = "link", option = {"efficiency", "link"}, rate = "link_eff", lo = 0.05, hi = 1,
+   unit = "fraction", slow = "lo", applies = parallel,
+   spread = {"ratio", 1509 / 2298.5, 2668 / 2298.5,
+             source = "an assumption: the memory factor's spread applied to the interconnect"},
+   meaning = "fraction of the interconnect's bandwidth the all-reduces reach"},
+  {name = "launch_us", option = {"perf", "launch_us"}, rate = "launch_us", lo = 0, hi = 10,
+   unit = "us", slow = "hi", applies = host_waits,
+   spread = {"ratio", 1, 0.98 / 0.91,
+             source = "cudaGraphLaunch a kernel: vLLM's graph 0.91 us, SGLang's 0.98 us "
+               .. "(sgl-project/sglang issue 29960)"},
+   meaning = "host time a kernel of the step the GPU waits for (engines that do not overlap)"},
+  {name = "seq_host_us", option = {"perf", "seq_host_us"}, rate = "seq_host_us", lo = 0, hi = 200,
+   unit = "us", slow = "hi", applies = host_waits,
+   spread = {"ratio", 0.14e3 / 128 / 1.1, 0.29e3 / 256 / 1.1,
+             source = "vLLM V1's update_from_output, 0.14 ms at 128 and 0.29 ms at 256 "
+               .. "running requests (vllm-project/vllm pull request 46112)"},
+   meaning = "host time a scheduled request adds to a step (engines that do not overlap)"},
+  {name = "step_overhead_ms", option = {"perf", "step_overhead_ms"}, rate = "step_overhead_ms",
+   lo = 0, hi = 50, unit = "ms", slow = "hi", applies = overlaps,
+   spread = {"add", 0, 0,
+             source = "none: an engine that overlaps its host work has no known fixed time a step"},
+   meaning = "fixed time added to every step (where launch_us does not apply: with it, the two "
+     .. "are the same per-step constant)"},
+  {name = "link_latency_us", option = {"perf", "link_latency_us"}, rate = "link_latency_us",
+   lo = 1, hi = 100, unit = "us", slow = "hi", applies = parallel,
+   spread = {"ratio", 8.5 / 9, 11.8 / 9,
+             source = "vLLM's custom all-reduce, 8.5-11.8 us at 512 B-32 KB on H100 "
+               .. "(sgl-project/sglang pull request 2904)"},
+   meaning = "fixed time of one all-reduce or pipeline hand-off"},
+}
+
+M.by_name = {}
+for _, f in ipairs(M.list) do M.by_name[f.name] = f end
+
+--- The factor named `name`, or an error naming it and the known ones
+--- (`what` says where the name came from).
+function M.get(name, what)
+  local f = M.by_name[name]
+  if f == nil then
+    local names = {}
+    for _, g in ipairs(M.list) do names[#names + 1] = g.name end
+    util.raise("%s: unknown factor '%s' (known: %s)%s", what, util.escape(tostring(name)),
+               table.concat(names, ", "), util.suggest(tostring(name), names))
+  end
+  return f
+end
+
+--- The value of factor f in deployment d as its step times use it.
+function M.value(f, d)
+  return d:perf()[f.rate]
+end
+
+--- Options of kv.deploy with factor values set: opts' own efficiency and
+--- perf tables copied, each value of `values` (name -> number) put at its
+--- factor's option. Returns a new table; opts is not changed.
+function M.apply(opts, values)
+  local out = {}
+  for k, v in pairs(opts) do out[k] = v end
+  for name, x in pairs(values) do
+    local f = M.get(name, "factors")
+    local key, sub = f.option[1], f.option[2]
+    local t = {}
+    for k, v in pairs(out[key] or {}) do t[k] = v end
+    t[sub] = x
+    out[key] = t
+  end
+  return out
+end
+
+--- The default spread of factor f around value x: lo, hi (within f's box).
+function M.spread(f, x)
+  local s = f.spread
+  local a, b
+  if s[1] == "ratio" then a, b = x * s[2], x * s[3]
+  elseif s[1] == "abs" then a, b = math.min(s[2], x), math.max(s[3], x)
+  else a, b = x + s[2], x + s[3] end
+  return math.max(f.lo, math.min(a, b)), math.min(f.hi, math.max(a, b))
+end
+
+--- The factors' values of d at the slow and the fast ends of their
+--- uncertainty: two tables name -> value. With a profile (d.profile), each
+--- fitted factor's interval from the profile; every other factor the step
+--- time reads, its default spread (M.spread).
+function M.ends(d)
+  local slow, fast = {}, {}
+  local prof = d.profile and d.profile.factors or {}
+  local perf = d:perf()
+  for _, f in ipairs(M.list) do
+    if f.applies(d) then
+      local x = perf[f.rate]
+      local p = prof[f.name]
+      local lo, hi
+      if p ~= nil and p.lo ~= nil and p.hi ~= nil and x == p.value then
+        lo, hi = p.lo, p.hi
+      else
+        lo, hi = M.spread(f, x)
+      end
+      if f.slow == "lo" then slow[f.name], fast[f.name] = lo, hi
+      else slow[f.name], fast[f.name] = hi, lo end
+    end
+  end
+  return slow, fast
+end
+
+--- d's rates (d:perf()) with the factors' values `values` (name -> number)
+--- in place of its own: the perf table of the core's step time.
+function M.perf_at(d, values)
+  local p = {}
+  for k, v in pairs(d:perf()) do p[k] = v end
+  for name, x in pairs(values) do p[M.by_name[name].rate] = x end
+  return p
+end
+
+return M

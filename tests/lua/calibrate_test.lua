@@ -1,0 +1,214 @@
+-- tests/lua/calibrate_test.lua: kvplan.calibrate (result readers, the fit,
+-- profiles, kv.deploy{profile}), kvplan.factors and the ranges of d:time.
+local kv = require "kvplan"
+local cal = require "kvplan.calibrate"
+local factors = require "kvplan.factors"
+local check = dofile("tests/lua/check.lua")
+
+local F = "tests/fixtures/calibrate/"
+local dep = {model = "mistral-7b-v0.3", gpu = "rtx-4090", max_num_seqs = 256,
+             max_num_batched_tokens = 2048}
+
+-- ---- readers: each format's keys --------------------------------------------
+local p = cal.read(F .. "vllm_serve_c4.json")
+check.eq(#p, 1, "vllm points")
+check.eq(p[1].format, "vllm bench serve", "vllm format")
+check.eq(p[1].requests, 300, "completed")
+check.eq(p[1].prompt, 256, "mean prompt 76800 / 300")
+check.eq(p[1].output, 100, "mean output 30143 / 300 = 100.48")
+check.eq(p[1].rate, nil, "request_rate inf: all at once")
+check.eq(p[1].max_concurrency, 4, "max_concurrency")
+check.eq(p[1].measured.throughput, 210.0, "output_throughput")
+check.eq(p[1].measured.ttft, 63.0, "mean_ttft_ms")
+check.eq(p[1].measured.tpot, nil, "no mean_tpot_ms key: not measured")
+p = cal.read(F .. "benchmark_serving_c8.json")
+check.eq(p[1].format, "vllm benchmark_serving.py", "old format")
+check.eq(p[1].max_concurrency, 8, "old max_concurrency")
+p = cal.read(F .. "sglang_c16_c32.jsonl")
+check.eq(#p, 2, "sglang JSON Lines: a point a line")
+check.eq(p[1].format, "sglang bench_serving", "sglang format")
+check.eq(p[1].source, F .. "sglang_c16_c32.jsonl:1", "a line's source")
+check.eq(p[2].max_concurrency, 32, "second line")
+check.eq(p[1].rate, nil, "Infinity: all at once")
+check.eq(p[1].measured.tpot, nil, "NaN TPOT: not measured")
+p = cal.read(F .. "trtllm_report.json")
+check.eq(p[1].format, "trtllm-bench", "trtllm format")
+check.eq(p[1].requests, 1000, "num_requests")
+check.eq(p[1].prompt, 128, "avg_input_length")
+check.eq(p[1].max_num_seqs, 512, "max_batch_size")
+check.eq(p[1].max_num_batched_tokens, 2048, "max_num_tokens")
+check.eq(p[1].measured.throughput, 14222.0, "system_output_throughput_tok_s")
+check.eq(p[1].measured.tpot, 25.0, "avg_tpot_ms")
+p = cal.read(F .. "plain.csv")
+check.eq(p[1].source, F .. "plain.csv:2", "CSV source names the line")
+check.eq(p[1].max_concurrency, 48, "CSV concurrency")
+check.eq(p[1].measured.tpot, nil, "blank TPOT")
+check.eq(#kv.calibrate.read(F .. "plain.csv"), 1, "kv.calibrate.read")
+
+-- ---- bad files: file (line, key), value, what was expected -------------------
+check.error("cannot read result file '" .. F .. "none.json'", cal.read, F .. "none.json")
+check.error(F .. "bad/array.json: not a benchmark result (a JSON array", cal.read, F .. "bad/array.json")
+check.error(F .. "bad/bad_type.json: key 'output_throughput' is 'fast' (expected output tokens a second > 0)",
+            cal.read, F .. "bad/bad_type.json")
+check.error(F .. "bad/unknown.json: not a benchmark result kvplan reads (keys 'hello', 'world'",
+            cal.read, F .. "bad/unknown.json")
+check.error(F .. "bad/unknown_column.csv:1: unknown column 'concurency'", cal.read,
+            F .. "bad/unknown_column.csv")
+check.error(F .. "bad/bad_cell.csv:3: column 'output_len' is 'abc' (expected tokens, an integer >= 1)",
+            cal.read, F .. "bad/bad_cell.csv")
+check.error(F .. "bad/empty.json: the file is empty", cal.read, F .. "bad/empty.json")
+check.error(F .. "bad/trtllm_missing.json: key 'request_info.num_requests' is missing (expected an integer >= 1)",
+            cal.read, F .. "bad/trtllm_missing.json")
+check.error(F .. "bad/broken.jsonl:2: not JSON", cal.read, F .. "bad/broken.jsonl")
+
+-- ---- the factor table ----------------------------------------------------------
+for _, f in ipairs(factors.list) do
+  assert(f.lo < f.hi and f.option[1] and f.rate and f.unit and f.meaning and f.spread.source,
+         "factor " .. f.name .. " declares box, option, rate, unit, meaning, spread and source")
+  assert(f.slow == "lo" or f.slow == "hi", f.name .. ": slow")
+end
+check.error("unknown factor 'memry'", factors.get, "memry", "x")
+
+-- ---- the fit ---------------------------------------------------------------------
+local results = {F .. "vllm_serve_c4.json", F .. "benchmark_serving_c8.json",
+                 F .. "sglang_c16_c32.jsonl", F .. "plain.csv"}
+local c = kv.calibrate{deployment = dep, results = results}
+check.eq(#c.points, 5, "five runs")
+check.eq(c.factors.link.fitted, false, "link: no all-reduce at tp 1")
+check.eq(c.factors.link_latency_us.fitted, false, "link latency: tp 1")
+check.eq(c.factors.link.why, "tp 1 x pp 1: no collectives", "why link is not fitted")
+check.eq(c.factors.step_overhead_ms.fitted, false, "vLLM waits for the host: launch_us, not step_overhead_ms")
+local fitted_names = {"memory", "compute", "launch_us", "seq_host_us"}
+for _, name in ipairs(fitted_names) do assert(c.factors[name].fitted, name .. " fitted") end
+for _, name in ipairs(fitted_names) do
+  local e, f = c.factors[name], factors.by_name[name]
+  assert(e.value >= f.lo and e.value <= f.hi, name .. " within its box")
+  assert(e.lo <= e.value and e.value <= e.hi, name .. " inside its interval")
+end
+-- the fit is no worse than the defaults it started from
+local function ssr_at(values)
+  local s = 0
+  for _, pt in ipairs(c.points) do
+    local pr = cal.predict(dep, pt, values)
+    for _, f in ipairs(cal.figures) do
+      if pt.measured[f] then s = s + math.log(pr[f] / pt.measured[f]) ^ 2 end
+    end
+  end
+  return s
+end
+assert(c.ssr <= ssr_at({}) + 1e-12, "the fit improves on the defaults")
+-- deterministic
+local c2 = kv.calibrate{deployment = dep, results = results}
+check.eq(c2.factors.memory.value, c.factors.memory.value, "same fit twice")
+check.eq(c2.loo.median.throughput, c.loo.median.throughput, "same LOO twice")
+-- the approximate leave-one-out errors against real refits without each point
+for i = 1, #c.points do
+  local sub = {}
+  for j, pt in ipairs(c.points) do if j ~= i then sub[#sub + 1] = pt end end
+  local ci = kv.calibrate{deployment = dep, points = sub}
+  local v = {}
+  for name, e in pairs(ci.factors) do if e.fitted then v[name] = e.value end end
+  local real = cal.predict(dep, c.points[i], v).throughput / c.points[i].measured.throughput - 1
+  local approx = c.loo.points[i].error.throughput
+  assert(math.abs(real - approx) < 0.02, string.format("LOO %d: approximate %+.3f, refit %+.3f", i, approx, real))
+end
+-- a factor driven to its bound is reported as such: 50x the throughput the
+-- GPU's bandwidth allows asks for a memory efficiency above 1
+local fast = {{source = "x", requests = 50, prompt = 16, output = 64, max_concurrency = 1,
+               measured = {throughput = 5000}}}
+local cb = kv.calibrate{deployment = dep, points = fast, factors = {"memory"}}
+check.eq(cb.factors.memory.at_bound, "upper", "memory at its upper bound")
+assert(cb:text():find("memory (fraction)", 1, true) and cb:text():find("at its upper bound 1", 1, true),
+       "the report says so")
+check.eq(cb.factors.compute.fitted, false, "factors= limits the fit")
+-- options
+check.error("field 'max_concurrency' is the results' own", kv.calibrate,
+            {deployment = {model = "mistral-7b-v0.3", gpu = "rtx-4090", max_concurrency = 3}, points = fast})
+check.error("unknown field 'resuls' in calibrate", kv.calibrate, {deployment = dep, resuls = {}})
+check.error("unknown factor 'memry'", kv.calibrate, {deployment = dep, points = fast, factors = {"memry"}})
+-- a factor the deployment's options give is held
+local held = {model = "mistral-7b-v0.3", gpu = "rtx-4090", efficiency = {memory = 0.5}}
+local ch = kv.calibrate{deployment = held, points = fast}
+check.eq(ch.factors.memory.fitted, false, "given memory is held")
+check.eq(ch.factors.memory.value, 0.5, "at its given value")
+
+-- ---- the profile -----------------------------------------------------------------
+local dir = check.tmpdir()
+local path = dir .. "/profile.json"
+c:write(path)
+local prof = cal.read_profile(path)
+check.eq(prof.kvplan_profile, 1, "profile version")
+check.eq(prof.deployment.gpu, "rtx-4090", "the GPU it was fitted on")
+check.eq(prof.deployment.engine, "vllm", "the engine")
+check.eq(#prof.inputs, 4, "inputs' names")
+assert(prof.leave_one_out.median_abs_error.throughput and prof.fit.points[1].input, "errors recorded")
+check.eq(prof.kvplan_version, kv.version, "kvplan version")
+local d = kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090", profile = path}
+check.eq(d:perf().mem_eff, c.factors.memory.value, "kv.deploy{profile}: memory")
+check.eq(d:perf().flop_eff, c.factors.compute.value, "kv.deploy{profile}: compute")
+check.eq(d:perf().step_overhead_ms, c.factors.step_overhead_ms.value, "kv.deploy{profile}: overhead")
+local de = kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090", profile = path,
+                     efficiency = {memory = 0.5}}
+check.eq(de:perf().mem_eff, 0.5, "explicit options win over the profile")
+check.eq(de:perf().flop_eff, c.factors.compute.value, "the rest from the profile")
+check.eq(d:with{tp = 1}:perf().mem_eff, c.factors.memory.value, "with keeps the profile")
+check.error("profile '" .. path .. "' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' "
+            .. "(profile_any = true applies it anyway)", kv.deploy,
+            {model = "mistral-7b-v0.3", gpu = "h100", profile = path})
+check.error("was fitted for engine 'vllm', this deployment's is 'sglang'", kv.deploy,
+            {model = "mistral-7b-v0.3", gpu = "rtx-4090", engine = "sglang", profile = path})
+check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", profile = path, profile_any = true}:perf().mem_eff,
+         c.factors.memory.value, "profile_any")
+check.error("cannot read profile '" .. dir .. "/none.json'", kv.deploy,
+            {model = "mistral-7b-v0.3", gpu = "h100", profile = dir .. "/none.json"})
+local function write(name, text)
+  local f = assert(io.open(dir .. "/" .. name, "w"))
+  f:write(text)
+  f:close()
+  return dir .. "/" .. name
+end
+check.error("not a kvplan profile (no key 'kvplan_profile'", cal.read_profile, write("a.json", "{}"))
+check.error("is not JSON", cal.read_profile, write("b.json", "{"))
+check.error(": key 'factors': unknown factor 'memroy'", cal.read_profile, write("c.json",
+  '{"kvplan_profile": 1, "deployment": {"gpu": "rtx-4090"}, "factors": {"memroy": {"value": 0.5}}}'))
+check.error("factors.memory: key 'value' is 3 (expected a number in 0.05 .. 1)", cal.read_profile,
+  write("d.json", '{"kvplan_profile": 1, "deployment": {"gpu": "rtx-4090"}, "factors": {"memory": {"value": 3}}}'))
+check.error("key 'kvplan_profile' is 2 (this kvplan reads version 1)", cal.read_profile,
+  write("e.json", '{"kvplan_profile": 2}'))
+-- simulations and sweeps take it
+local r0 = kv.simulate{model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 20, prompt = 256, output = 50}
+local r1 = kv.simulate{model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 20, prompt = 256, output = 50,
+                       profile = path}
+assert(r0.throughput_tokens_s ~= r1.throughput_tokens_s, "kv.simulate applies the profile")
+kv.sweep{model = "mistral-7b-v0.3", gpu = "rtx-4090", context = 2048, concurrency = 16,
+         base = {profile = path}, columns = {{"tokens_per_s", precision = 6}}}:write(dir .. "/s.csv")
+local rows = {}
+for i, row in ipairs(kv.csv.read(dir .. "/s.csv")) do if i > 1 then rows[#rows + 1] = tonumber(row[1]) end end
+assert(math.abs(rows[1] - d:time(2048, 16).tokens_per_s) < 1e-4, "a sweep's time columns apply the profile")
+
+-- ---- ranges of d:time ------------------------------------------------------------
+local d0 = kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090"}
+local t = d0:time(2048, 16)
+assert(t.tokens_per_s_lo < t.tokens_per_s and t.tokens_per_s < t.tokens_per_s_hi, "default spread: throughput")
+assert(t.tpot_ms_lo < t.tpot_ms and t.tpot_ms < t.tpot_ms_hi, "default spread: tpot")
+assert(t.ttft_ms_lo < t.ttft_ms and t.ttft_ms < t.ttft_ms_hi, "default spread: ttft")
+-- the slow end: every factor at its slow end (memory 0.8 x 1509/2298.5 ...)
+local slow = factors.ends(d0)
+check.eq(slow.memory, 0.8 * 1509 / 2298.5, "memory's slow end")
+assert(math.abs(slow.launch_us - 0.98) < 1e-12, "a kernel launch's slow end: SGLang's 0.98 us")
+check.eq(slow.step_overhead_ms, nil, "no step_overhead_ms where launch_us applies")
+check.eq(slow.link, nil, "no link factor at tp 1")
+local e = c.factors.memory
+local tp = d:time(2048, 16)
+local sp = factors.ends(d)
+check.eq(sp.memory, e.lo, "a profile's interval")
+assert(tp.tokens_per_s_lo <= tp.tokens_per_s and tp.tokens_per_s <= tp.tokens_per_s_hi, "profile range")
+-- a MoE model: the experts' factor joins
+local sm = factors.ends(kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm"})
+check.eq(sm.experts, 0.21, "experts' slow end: the H100 fused-MoE benchmark")
+check.eq(slow.experts, nil, "no experts' factor for a dense model")
+-- tp 2: the link factors join
+local s2 = factors.ends(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", tp = 2})
+assert(s2.link and s2.link_latency_us == 9 * 11.8 / 9, "link factors at tp 2")
+os.execute("rm -rf " .. dir)
+print("calibrate: ok")
