@@ -39,6 +39,26 @@
  * Static batching: a new batch is admitted only when the last has finished,
  * each member reserving its final KV at admission; the batch runs until its
  * longest member is done.
+ * SGLang (KVP_SCHED_SGLANG), as sgl-project/sglang schedules: python/sglang/
+ * srt/managers/scheduler.py (read at d51c1c21: run_step, get_new_batch_prefill,
+ * get_new_batch_decode; update_running_batch's batch_is_full of the later
+ * releases), schedule_policy.py PrefillAdder (read at ad0119fd, 0.5),
+ * schedule_batch.py ScheduleBatch.retract_decode, global_config.py (025ea29a).
+ * A step is a prefill batch when one can be formed, else a decode batch of
+ * every running request (mixed chunks, --enable-mixed-chunk, are off by
+ * default and not modelled). The prefill batch: the chunked request's next
+ * chunk (add_chunked_req), then waiting requests in order (FCFS) while fewer
+ * than max_running_requests run and, in page-aligned tokens, the request's
+ * prompt plus its clipped output stays below the pool's free tokens less the
+ * offset (new_token_ratio x the clipped output each running request has
+ * left, plus what the batch took), its prompt within max_prefill_tokens and
+ * the chunk (chunked_prefill_size: a longer prompt is cut to it and goes on
+ * in later prefill batches). A request the estimate refuses marks the batch
+ * full: no prefill is tried until a request leaves the running batch. Decode:
+ * when the pool lacks a token for every running request, requests are
+ * retracted (sg_retract); else new_token_ratio decays to its minimum. The
+ * pool is counted in tokens as SGLang's token_to_kv_pool does: the ledger's
+ * bytes of one token (its block is 1 token under SGLang's budget).
  * A client with max_concurrency (vllm bench serve --max-concurrency) sends
  * the next request when one finishes, that is after the step's output has
  * reached it; the engine does not wait for it: vLLM V1's engine loop
@@ -58,7 +78,7 @@
 #include "diag.h"
 
 const char *kvp_sched_name(kvp_sched s) {
-  static const char *const names[KVP_NSCHEDS] = {"continuous", "static", "no_evict"};
+  static const char *const names[KVP_NSCHEDS] = {"continuous", "static", "no_evict", "sglang"};
   return (s >= 0 && s < KVP_NSCHEDS) ? names[s] : "unknown";
 }
 
@@ -124,6 +144,12 @@ typedef struct state {
   int64_t step_preempted;
   int64_t finished;
   double swap_bytes;          /* moved this step */
+  /* SGLang's scheduler (KVP_SCHED_SGLANG) */
+  int64_t chunked;            /* the request whose prompt is being chunked, -1 none */
+  int64_t tok_bytes;          /* the pool's bytes a token (its token_to_kv_pool counts tokens) */
+  double ratio;               /* new_token_ratio */
+  int batch_full;             /* batch_is_full: no prefill tried until a request leaves */
+  int64_t left_before;        /* requests finished or retracted when the last step began */
 } state;
 
 /* KV bytes a request holds with n tokens computed (0 for none), its
@@ -175,7 +201,7 @@ static void wait_back(state *s, int64_t i) {
   s->wn++;
 }
 
-static void preempt(state *s, kvp_sim *out, int64_t i) {
+static void preempt_to(state *s, kvp_sim *out, int64_t i, int front) {
   sreq *q = &s->r[i];
   s->free_bytes += q->held;
   if (s->cfg.host_bytes > 0 && q->held > 0 && q->held <= s->host_free) {
@@ -192,8 +218,11 @@ static void preempt(state *s, kvp_sim *out, int64_t i) {
   q->npreempt++;
   out->preemptions++;
   s->step_preempted++;
-  wait_front(s, i);
+  if (front) wait_front(s, i);
+  else wait_back(s, i);
 }
+
+static void preempt(state *s, kvp_sim *out, int64_t i) { preempt_to(s, out, i, 1); }
 
 /* A decode: one token pending after the prompt (or its recomputation). */
 static int decoding(const sreq *q) {
@@ -296,6 +325,232 @@ static kvp_err form_batch(state *s, kvp_sim *out) {
     q->cap = INT64_MAX;
     s->run[s->nrun++] = i;
   }
+  return KVP_OK;
+}
+
+/* ---- SGLang's scheduler (KVP_SCHED_SGLANG; the model and its sources at the
+ * top of this file) ------------------------------------------------------- */
+
+/* The output SGLang's estimate still counts for q: its tokens left, clipped
+ * (CLIP_MAX_NEW_TOKENS). */
+static int64_t sg_left(const state *s, const sreq *q) {
+  return min64(q->output - q->generated, s->cfg.clip_max_new_tokens);
+}
+
+/* Tokens rounded up to whole pages (ceil_paged_tokens). */
+static int64_t sg_paged(const state *s, int64_t t) { return cdiv(t, s->gran) * s->gran; }
+
+/* Schedule request i for t tokens this step with the blocks they need; *fits
+ * is 0 (nothing changed) when the pool lacks them. */
+static kvp_err sg_take(state *s, int64_t i, int64_t t, int *fits) {
+  sreq *q = &s->r[i];
+  int64_t need;
+  TRY(need_for(s, q, kv_upto(q, t), &need));
+  *fits = need - q->held <= s->free_bytes;
+  if (!*fits) return KVP_OK;
+  s->free_bytes -= need - q->held;
+  set_held(s, q, kv_upto(q, t), need);
+  q->sched = t;
+  s->sch[s->nsch++] = i;
+  return KVP_OK;
+}
+
+/* Scheduler.get_new_batch_prefill with PrefillAdder (FCFS, page-aligned
+ * tokens): the chunked request's next chunk first (add_chunked_req), then
+ * waiting requests in order while the estimate of the pool, the prefill
+ * tokens, the chunk and max_running_requests last (add_one_req). */
+static kvp_err sg_prefill(state *s, kvp_sim *out) {
+  if ((s->batch_full || s->wn == 0) && s->chunked < 0) return KVP_OK;
+  const int64_t nrun0 = s->nrun;
+  if (nrun0 >= s->cfg.max_num_seqs && s->chunked < 0) {
+    s->batch_full = 1;
+    return KVP_OK;
+  }
+  /* rem_total_token_offset starts at new_token_ratio x the clipped output
+   * each running request has left; the pool's tokens are those free now */
+  double offset = 0.0, cur = 0.0;
+  for (int64_t k = 0; k < s->nrun; k++)
+    offset += (double)sg_left(s, &s->r[s->run[k]]) * s->ratio;
+  const double avail = (double)(s->free_bytes / s->tok_bytes);
+  int64_t rem_input = s->cfg.max_prefill_tokens, rem_chunk = s->cfg.max_num_batched_tokens;
+  int64_t ncan = 0;
+  int fits;
+  if (s->chunked >= 0) {
+    int64_t i = s->chunked;
+    sreq *q = &s->r[i];
+    int64_t left = q->prompt + q->generated - q->computed;
+    double rt = avail - offset;
+    int64_t lim = rt < (double)rem_chunk ? (int64_t)(rt > 0 ? rt : 0) : rem_chunk;
+    int64_t t = min64(left, lim);
+    if (t > 0) {
+      TRY(sg_take(s, i, t, &fits));
+      if (fits) {
+        ncan++;
+        offset += (double)(sg_paged(s, t) + (t < left ? 0 : sg_left(s, q)));
+        cur += (double)sg_paged(s, t);
+        rem_input -= sg_paged(s, t);
+        rem_chunk -= sg_paged(s, t);
+        if (t == left) { /* its last chunk: it runs from now on */
+          s->run[s->nrun++] = i;
+          s->chunked = -1;
+        }
+      }
+    }
+    if (s->chunked >= 0) return KVP_OK; /* still chunking: the chunk budget is spent */
+    if (avail - offset <= 0 || avail - cur <= 0) {
+      s->batch_full = 1;
+      return KVP_OK;
+    }
+    if (rem_input <= 0 || rem_chunk <= 0) return KVP_OK;
+  }
+  while (s->wn > 0) {
+    if (nrun0 + ncan >= s->cfg.max_num_seqs) {
+      s->batch_full = 1;
+      break;
+    }
+    int64_t i = s->wq[s->wh];
+    sreq *q = &s->r[i];
+    int64_t before = q->computed;
+    prefix_hit(q, out);
+    int64_t extend = q->prompt + q->generated - q->computed;
+    int64_t total = extend + sg_left(s, q), in = sg_paged(s, extend), t = extend;
+    int stop = 0, full = 0;
+    /* an idle engine takes the first request whatever the estimate: SGLang
+     * caps a request below its pool (max_req_input_len), kvplan checked
+     * that each fits the pool alone */
+    if ((double)total >= avail - offset && (nrun0 > 0 || ncan > 0)) stop = full = 1;
+    else if (in >= rem_input && ncan > 0) stop = 1;
+    else if (in > rem_chunk) {
+      t = rem_chunk / s->gran * s->gran;
+      if (t <= 0) stop = 1;
+    }
+    if (!stop) {
+      TRY(sg_take(s, i, t, &fits));
+      if (!fits) stop = full = 1;
+    }
+    if (stop) {
+      out->cached_tokens -= q->computed - before; /* not admitted after all */
+      q->computed = before;
+      if (full) s->batch_full = 1;
+      break;
+    }
+    s->wh = (s->wh + 1) % s->n;
+    s->wn--;
+    ncan++;
+    if (t < extend) { /* chunked prefill: the rest in the next prefill batches */
+      s->chunked = i;
+      offset += (double)t;
+      cur += (double)t;
+      rem_input -= t;
+      rem_chunk -= t;
+    } else {
+      s->run[s->nrun++] = i;
+      offset += (double)(in + sg_left(s, q));
+      cur += (double)in;
+      rem_input -= in;
+      rem_chunk -= in;
+    }
+    if (avail - offset <= 0 || avail - cur <= 0) { /* budget_state: NO_TOKEN */
+      s->batch_full = 1;
+      break;
+    }
+    if (rem_input <= 0 || rem_chunk <= 0) break; /* OTHER */
+  }
+  /* a batch formed while none ran becomes the running batch itself
+   * (get_next_batch_to_run), whose batch_is_full is unset */
+  if (nrun0 == 0 && ncan > 0) s->batch_full = 0;
+  return KVP_OK;
+}
+
+/* ScheduleBatch.retract_decode: the running requests by (output tokens,
+ * -prompt tokens), largest first; the last goes (fewest outputs, longest
+ * prompt among them) while the pool has less than retract_decode_steps
+ * tokens for each left, at least once, never the last one. Retracted
+ * requests free their KV and wait at the back of the queue to be prefilled
+ * again (prompt and outputs). new_token_ratio becomes (outputs so far +
+ * retract_decode_steps x requests left) / their output lengths, at most 1. */
+static kvp_err sg_retract(state *s, kvp_sim *out) {
+  int64_t m = s->nrun, *v = s->sch; /* sch is empty until the decode is scheduled */
+  for (int64_t k = 0; k < m; k++) {
+    int64_t x = s->run[k], j = k;
+    const sreq *a = &s->r[x];
+    while (j > 0) {
+      const sreq *b = &s->r[v[j - 1]];
+      if (b->generated > a->generated || (b->generated == a->generated && b->prompt <= a->prompt))
+        break;
+      v[j] = v[j - 1];
+      j--;
+    }
+    v[j] = x;
+  }
+  int first = 1;
+  while (m > 1) {
+    double room = (double)m * (double)s->cfg.retract_decode_steps * (double)s->tok_bytes;
+    if (!first && (double)s->free_bytes >= room) break;
+    first = 0;
+    int64_t x = v[--m], w = 0;
+    for (int64_t k = 0; k < s->nrun; k++)
+      if (s->run[k] != x) s->run[w++] = s->run[k];
+    s->nrun = w;
+    preempt_to(s, out, x, 0);
+  }
+  int64_t gen = 0, outs = 0;
+  for (int64_t k = 0; k < s->nrun; k++) {
+    gen += s->r[s->run[k]].generated;
+    outs += s->r[s->run[k]].output;
+  }
+  double r = ((double)gen + (double)s->cfg.retract_decode_steps * (double)s->nrun) / (double)outs;
+  s->ratio = r < 1.0 ? r : 1.0;
+  return KVP_OK;
+}
+
+/* A decode batch of every running request (update_running_batch): when the
+ * pool lacks a token for each (check_decode_mem) some are retracted, else
+ * new_token_ratio decays by new_token_ratio_decay to min_new_token_ratio. */
+static kvp_err sg_decode(state *s, kvp_sim *out) {
+  int64_t need_all = 0, need;
+  for (int64_t k = 0; k < s->nrun; k++) {
+    sreq *q = &s->r[s->run[k]];
+    TRY(need_for(s, q, kv_upto(q, wanted(s, q, INT64_MAX)), &need));
+    need_all += need - q->held;
+  }
+  if (need_all > s->free_bytes) {
+    TRY(sg_retract(s, out));
+  } else {
+    s->ratio -= s->cfg.new_token_ratio_decay;
+    if (s->ratio < s->cfg.min_new_token_ratio) s->ratio = s->cfg.min_new_token_ratio;
+  }
+  for (int64_t k = 0; k < s->nrun; k++) {
+    int64_t i = s->run[k];
+    int fits;
+    TRY(sg_take(s, i, wanted(s, &s->r[i], INT64_MAX), &fits));
+    if (!fits && s->chunked >= 0) { /* the chunked prompt's blocks are the only others */
+      preempt_to(s, out, s->chunked, 1);
+      s->chunked = -1;
+      TRY(sg_take(s, i, wanted(s, &s->r[i], INT64_MAX), &fits));
+    }
+    /* one request alone always fits (check_requests); else it waits a step */
+  }
+  return KVP_OK;
+}
+
+/* One step of SGLang's event loop (get_next_batch_to_run): a prefill batch
+ * when one can be formed, else a decode batch of the running requests, else
+ * nothing (new_token_ratio back to its initial value). batch_is_full clears
+ * when a request has left the running batch (finished or retracted). */
+static kvp_err sg_schedule(state *s, kvp_sim *out) {
+  int64_t left = s->finished + out->preemptions;
+  if (left != s->left_before || (s->nrun == 0 && s->chunked < 0)) s->batch_full = 0;
+  s->left_before = left;
+  TRY(sg_prefill(s, out));
+  if (s->nsch > 0) return KVP_OK;
+  if (s->nrun > 0) {
+    TRY(sg_decode(s, out));
+    s->left_before = s->finished + out->preemptions;
+    if (s->step_preempted > 0) s->batch_full = 0;
+    return KVP_OK;
+  }
+  s->ratio = s->cfg.init_new_token_ratio;
   return KVP_OK;
 }
 
@@ -476,6 +731,21 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   if (cfg->host_bytes > 0 && !(isfinite(cfg->pcie_gbps) && cfg->pcie_gbps > 0.0))
     return kvp_fail(d, KVP_EINVAL, "swapping to host memory needs 'pcie_gbps' > 0, got %g",
                     cfg->pcie_gbps);
+  if (cfg->sched == KVP_SCHED_SGLANG) {
+    TRY(kvp_check_count(cfg->max_prefill_tokens, 1, "max_prefill_tokens", d));
+    TRY(kvp_check_count(cfg->clip_max_new_tokens, 1, "clip_max_new_tokens", d));
+    TRY(kvp_check_count(cfg->retract_decode_steps, 1, "retract_decode_steps", d));
+    const double ri = cfg->init_new_token_ratio, rm = cfg->min_new_token_ratio,
+                 rd = cfg->new_token_ratio_decay;
+    if (!(rm >= 0.0 && rm <= ri && ri <= 1.0 && rd >= 0.0 && rd <= 1.0))
+      return kvp_fail(d, KVP_EINVAL, "SGLang's new_token_ratio must have 0 <= min <= init <= 1 "
+                      "and 0 <= decay <= 1, got min %g, init %g, decay %g",
+                      isnan(rm) ? fabs(rm) : rm, isnan(ri) ? fabs(ri) : ri,
+                      isnan(rd) ? fabs(rd) : rd);
+    if (cfg->host_bytes > 0)
+      return kvp_fail(d, KVP_EINVAL, "scheduler 'sglang' does not swap: SGLang retracts a "
+                      "request and prefills it again; give no host_bytes");
+  }
   if (c->spec_tokens + 1 > cfg->max_num_batched_tokens)
     return kvp_fail(d, KVP_EINVAL, "max_num_batched_tokens %lld holds not one speculative "
                     "step of %lld tokens", (long long)cfg->max_num_batched_tokens,
@@ -509,6 +779,14 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   }
   s->free_bytes = s->pool;
   s->host_free = cfg->host_bytes;
+  s->chunked = -1;
+  s->ratio = cfg->init_new_token_ratio;
+  s->tok_bytes = 1;
+  if (cfg->sched == KVP_SCHED_SGLANG) {
+    int64_t b;
+    TRY(kvp_ledger_seq_bytes(l, s->stage, s->gran, &b));
+    s->tok_bytes = b / s->gran > 0 ? b / s->gran : 1;
+  }
   kvp_rng_seed(&s->rng, cfg->seed);
   size_t un = (size_t)n;
   s->r = calloc(un, sizeof *s->r);
@@ -589,7 +867,7 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
         wait_back(&s, i);
       }
     }
-    if (s.nrun == 0 && s.wn == 0) {
+    if (s.nrun == 0 && s.wn == 0 && s.chunked < 0) {
       if (s.ntransit > 0) continue; /* an idle engine takes them at once */
       s.now = req[s.order[next]].arrival; /* idle until the next arrival */
       step_start = -1.0;                  /* no step runs: every slot is free */
@@ -605,10 +883,14 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     s.nsch = 0;
     s.step_preempted = 0;
     s.swap_bytes = 0.0;
-    if (cfg->sched == KVP_SCHED_STATIC && s.nrun == 0) e = form_batch(&s, out);
-    if (e == KVP_OK) e = schedule_running(&s, out, &budget);
-    if (e == KVP_OK && cfg->sched != KVP_SCHED_STATIC && s.step_preempted == 0)
-      e = admit_waiting(&s, out, &budget);
+    if (cfg->sched == KVP_SCHED_SGLANG) {
+      e = sg_schedule(&s, out);
+    } else {
+      if (cfg->sched == KVP_SCHED_STATIC && s.nrun == 0) e = form_batch(&s, out);
+      if (e == KVP_OK) e = schedule_running(&s, out, &budget);
+      if (e == KVP_OK && cfg->sched != KVP_SCHED_STATIC && s.step_preempted == 0)
+        e = admit_waiting(&s, out, &budget);
+    }
     if (e != KVP_OK) goto fail;
     if (s.nsch == 0) {
       e = kvp_fail(d, KVP_EINVAL, "the scheduler found nothing to run with %lld waiting and "

@@ -14,6 +14,10 @@ typedef enum kvp_sched {
   KVP_SCHED_NO_EVICT,       /* continuous, but a request is admitted only when the KV of
                              * its whole length fits, so none is ever preempted
                              * (TensorRT-LLM's default GUARANTEED_NO_EVICT) */
+  KVP_SCHED_SGLANG,         /* SGLang's scheduler: a step is a prefill batch or a decode
+                             * batch; admission by its PrefillAdder, which reserves
+                             * new_token_ratio of each running request's remaining
+                             * output; decode retracts on a full pool (sim.c) */
   KVP_NSCHEDS
 } kvp_sched;
 
@@ -45,6 +49,14 @@ typedef struct kvp_sim_config {
                                     * flight, sending the next when one finishes (vLLM's
                                     * benchmark --max-concurrency); 0: no limit. Latencies
                                     * count from when a request is sent */
+  /* KVP_SCHED_SGLANG only (0 for the others): max_num_batched_tokens is its
+   * chunked_prefill_size, max_num_seqs its max_running_requests */
+  int64_t max_prefill_tokens;      /* tokens of one prefill batch (--max-prefill-tokens) */
+  int64_t clip_max_new_tokens;     /* the estimate of a request's output is clipped here */
+  int64_t retract_decode_steps;    /* decode steps a retraction makes room for */
+  double init_new_token_ratio;     /* share of the remaining output reserved, at the start */
+  double min_new_token_ratio;      /* ... at least */
+  double new_token_ratio_decay;    /* ... less each decode step without retraction */
 } kvp_sim_config;
 
 /* One row of the timeline. */

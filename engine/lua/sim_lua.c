@@ -60,7 +60,9 @@ static int sim_gc(lua_State *L) {
 static const char *const run_keys[] = {
   "deploy", "perf", "scheduler", "max_num_seqs", "max_num_batched_tokens", "host_bytes",
   "pcie_gbps", "seed", "max_steps", "requests", "prompt", "output", "rate", "arrival",
-  "prompt_tokens", "output_tokens", "max_concurrency", NULL
+  "prompt_tokens", "output_tokens", "max_concurrency", "max_prefill_tokens",
+  "clip_max_new_tokens", "retract_decode_steps", "init_new_token_ratio", "min_new_token_ratio",
+  "new_token_ratio_decay", NULL
 };
 
 /* The list at spec[name] as numbers (n of them), in a userdata left on the
@@ -139,14 +141,21 @@ static int l_run(lua_State *L) {
     .seed = (uint64_t)kvl_int_field(L, 1, "seed", 1),
     .max_steps = kvl_int_field(L, 1, "max_steps", 0),
     .max_concurrency = kvl_int_field(L, 1, "max_concurrency", 0),
+    .max_prefill_tokens = kvl_int_field(L, 1, "max_prefill_tokens", 0),
+    .clip_max_new_tokens = kvl_int_field(L, 1, "clip_max_new_tokens", 0),
+    .retract_decode_steps = kvl_int_field(L, 1, "retract_decode_steps", 0),
+    .init_new_token_ratio = kvl_num_field(L, 1, "init_new_token_ratio", 0.0),
+    .min_new_token_ratio = kvl_num_field(L, 1, "min_new_token_ratio", 0.0),
+    .new_token_ratio_decay = kvl_num_field(L, 1, "new_token_ratio_decay", 0.0),
   };
   lua_getfield(L, 1, "scheduler");
   const char *sched = luaL_optstring(L, -1, "continuous");
   if (strcmp(sched, "continuous") == 0) cfg.sched = KVP_SCHED_CONTINUOUS;
   else if (strcmp(sched, "static") == 0) cfg.sched = KVP_SCHED_STATIC;
   else if (strcmp(sched, "no_evict") == 0) cfg.sched = KVP_SCHED_NO_EVICT;
-  else return kvl_error(L, "field 'scheduler' must be 'continuous', 'no_evict' or 'static', got '%s'",
-                        sched);
+  else if (strcmp(sched, "sglang") == 0) cfg.sched = KVP_SCHED_SGLANG;
+  else return kvl_error(L, "field 'scheduler' must be 'continuous', 'no_evict', 'static' or "
+                        "'sglang', got '%s'", sched);
   lua_pop(L, 1);
   int64_t n;
   kvp_request *req = workload(L, 1, cfg.seed, &n);

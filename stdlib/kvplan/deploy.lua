@@ -475,10 +475,49 @@ predict_reserved = function(d, opts, rule, hook)
   if hook ~= nil then hook_reserves(d, opts, hook) end
 end
 
---- The engine limits of d's profile: its own (vLLM, TensorRT-LLM), else
---- vLLM's defaults for its GPU (release opts.engine_version; the OpenAI
---- server's unless usage = "offline"): max_num_batched_tokens, max_num_seqs.
+-- SGLang's max_running_requests when not given: min(pool tokens // 2, the
+-- request pool's size, min(max(int(pool tokens / context_len x 512), 2048),
+-- 4096)) (engines.lua M.sglang, tp_worker.py, model_runner.py).
+local function sglang_running(d)
+  local l = d:ledger()
+  local tokens = math.max(l.kv_tokens or 0, 1)
+  local ctx = l.max_model_len or d.max_model_len or d.model.max_context
+  local pool = math.min(math.max(math.floor(tokens / ctx * 512), 2048), 4096)
+  return math.max(math.min(tokens // 2, pool), 1)
+end
+
+--- The scheduler's limits of deployment d as its engine runs it, each the
+--- given one (opts.max_num_batched_tokens, opts.max_num_seqs) or the
+--- engine's default for its release (opts.engine_version):
+---   vLLM: max_num_batched_tokens and max_num_seqs by the GPU (the OpenAI
+---     server's unless usage = "offline"; engine/core/predict.c)
+---   TensorRT-LLM: max_num_tokens and max_batch_size (engines.lua M.trtllm),
+---     not the dummy run's request count, which sizes only the memory profile
+---   SGLang: chunked_prefill_size and max_running_requests (engines.lua
+---     M.sglang)
+--- Returns max_num_batched_tokens, max_num_seqs.
 function M.engine_limits(d, opts)
+  local tokens = opts.max_num_batched_tokens and util.count(opts.max_num_batched_tokens,
+                                                            "max_num_batched_tokens")
+  local seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
+  if d.budget == "trtllm" then
+    local row = engines.trtllm_version(opts.engine_version)
+    return tokens or row.max_num_tokens, seqs or row.max_batch_size
+  elseif d.budget == "sglang" then
+    local row, v = engines.sglang_version(opts.engine_version)
+    if tokens == nil then
+      if row.chunk then
+        tokens = row.chunk(d.gpu_bytes / 2^20)
+      else
+        local sd = d.sglang_defaults
+        if sd == nil then
+          sd = predict(d, opts, {sglang_memory = true}).sglang
+        end
+        tokens = sd.chunked_prefill_size
+      end
+    end
+    return tokens, seqs or sglang_running(d), v
+  end
   if d.profile_tokens and d.profile_seqs then return d.profile_tokens, d.profile_seqs end
   local rule = {}
   limits_rule(d, opts, engines.vllm_version(opts.engine_version), rule)

@@ -293,10 +293,51 @@ M.sglang_fractions = {{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}, {1, 0.88}}
 -- _handle_gpu_memory_settings, the heuristic of sgl-project/sglang#10975,
 -- October 2025; the 0.5.x release that first shipped it is not pinned here:
 -- assumed from 0.5 on).
-M.sglang = {["0.4"] = {rule = "tp"}, ["0.5"] = {rule = "memory"}}
+-- The scheduling defaults of each row (the simulator's SGLang scheduler,
+-- engine/core/sim.c KVP_SCHED_SGLANG):
+--   chunked_prefill_size  "0.4": 2048 on a GPU under 25,000 MB, else 8192
+--               (ServerArgs.__post_init__ of the 0.4 releases, the form that
+--               sets mem_fraction_static by tp as above: "Set chunked prefill
+--               size, which depends on the gpu memory capacity"); "0.5": by
+--               the GPU's memory, tp and pp (the core's rule above,
+--               d.sglang_defaults.chunked_prefill_size)
+--   cuda_graph_max_bs  "0.4": 8 (tp < 4) or 80 under 25,000 MB, else 160
+--               (the same __post_init__); "0.5": the core's rule
+--   max_prefill_tokens  16384 (ServerArgs default, both rows)
+--   max_running_requests  min(pool tokens // 2, the request pool's size
+--               min(max(int(pool tokens / context_len x 512), 2048), 4096))
+--               unless given (python/sglang/srt/managers/tp_worker.py and
+--               model_runner.py init_memory_pool; context_len: max_model_len)
+M.sglang = {
+  ["0.4"] = {rule = "tp", max_prefill_tokens = 16384,
+             chunk = function(gpu_mib) return gpu_mib < 25000 and 2048 or 8192 end,
+             graph_bs = function(gpu_mib, tp)
+               if gpu_mib < 25000 then return tp < 4 and 8 or 80 end
+               return 160
+             end},
+  ["0.5"] = {rule = "memory", max_prefill_tokens = 16384},
+}
 M.sglang_latest = "0.5"
 
---- The row of an SGLang version ("0.4", "0.5.2", "latest") and its name.
+-- SGLang's scheduler constants (read at sgl-project/sglang: python/sglang/
+-- global_config.py at 025ea29a384914a7f0f338a660238bf7a85ba42f, python/
+-- sglang/srt/managers/schedule_policy.py at ad0119fdde519598c25f5c48b95dacaa2b85d607,
+-- both of the 0.5 releases; 0.4's scheduler.py has the same names):
+--   init_new_token_ratio 0.7 (SGLANG_INIT_NEW_TOKEN_RATIO) x
+--     schedule_conservativeness (1.0 by default); min_new_token_ratio that x
+--     0.14 (SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR); the decay a decode step
+--     (init - min) / 600 (SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS): Scheduler.
+--     __init__'s "Init new token estimation"
+--   retract_decode_steps 20 (GlobalConfig)
+--   clip_max_new_tokens 4096 (CLIP_MAX_NEW_TOKENS, SGLANG_CLIP_MAX_NEW_TOKENS_
+--     ESTIMATION: the estimate of a request's output is clipped there)
+M.sglang_scheduler = {init_new_token_ratio = 0.7, min_new_token_ratio_factor = 0.14,
+                      new_token_ratio_decay_steps = 600, retract_decode_steps = 20,
+                      clip_max_new_tokens = 4096, schedule_conservativeness = 1.0}
+
+--- The row of an SGLang version ("0.4", "0.4.3", "0.5.2", "latest") and its
+--- name: a release from 0.4 on takes the newest modelled row not after it;
+--- an older one is an error naming the releases known.
 function M.sglang_version(v)
   if v == nil or v == "latest" then v = M.sglang_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
@@ -304,7 +345,8 @@ function M.sglang_version(v)
   local key = x and (x .. "." .. y)
   if key and M.sglang[key] then return M.sglang[key], key end
   if key and (tonumber(x) > 0 or tonumber(y) > 5) then return M.sglang[M.sglang_latest], M.sglang_latest end
-  util.raise("unknown SGLang version '%s' (modelled: %s)", v, table.concat(util.sorted_keys(M.sglang), ", "))
+  util.raise("unknown SGLang release '%s' for field 'engine_version' (known: %s; a later release "
+             .. "takes the newest before it)", v, table.concat(util.sorted_keys(M.sglang), ", "))
 end
 
 -- SGLang's memory defaults by the GPU's memory, tp and pp, and the CUDA-graph
@@ -351,30 +393,48 @@ end
 --             predicted: give `activation`.
 -- Either way the ledger's trtllm rule is kv = f x (total - weights -
 -- activation - non-torch), the same as the code's.
+-- The runtime limits of each row: max_batch_size (the requests a step
+-- schedules) and max_num_tokens (the tokens of a step), the limits of the
+-- scheduler, not of the memory profile's dummy run. Both default to
+-- BuildConfig's, max_batch_size 2048 and max_num_tokens 8192
+-- (tensorrt_llm/builder.py BuildConfig, read at NVIDIA/TensorRT-LLM
+-- 008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc). The LLM API (and trtllm-serve,
+-- trtllm-bench without their own) makes a BuildConfig of them when none is
+-- given and, on the PyTorch backend, copies them to the runtime
+-- (tensorrt_llm/llmapi/llm_args.py BaseLlmArgs.init_build_config and
+-- set_runtime_knobs_from_build_config, read at fcd3f31682808ae56118ae43c1d7864a3a945e6f,
+-- a 1.0 release candidate); the engine path's engine is built with them.
 M.trtllm = {
-  -- releases before 1.0 (0.x): the TensorRT engine by default
-  ["0.21"] = {backend = "tensorrt"},
+  -- 0.21 and later 0.x: the TensorRT engine by default
+  ["0.21"] = {backend = "tensorrt", max_batch_size = 2048, max_num_tokens = 8192},
   -- 1.0 and later: the PyTorch backend by default
-  ["1.0"] = {backend = "pytorch"},
+  ["1.0"] = {backend = "pytorch", max_batch_size = 2048, max_num_tokens = 8192},
 }
 M.trtllm_latest = "1.0"
 M.trtllm_tokens_per_block = {pytorch = 32, tensorrt = 64}
--- max_num_tokens and max_batch_size default to BuildConfig's (tensorrt_llm/
--- builder.py: 8192 and 2048) in trtllm-serve and the LLM API; kvplan takes
--- them as the issue text and TensorRT-LLM's docs state them (not re-read at a
--- pinned commit)
+-- the dummy run's max_num_tokens and the KV fraction when unset
+-- (KvCacheConfig.free_gpu_memory_fraction 0.9); max_batch_size as the rows'
 M.trtllm_defaults = {max_num_tokens = 8192, max_batch_size = 2048, fraction = 0.9}
 
 --- The row of a TensorRT-LLM version ("0.21.0", "1.0", "1.2.0rc1",
---- "latest") and its name: 0.x is the engine-path row, 1.x and later 1.0's.
+--- "latest") and its name: a release takes the newest modelled row not
+--- after it; one before the oldest row is an error naming the releases known.
 function M.trtllm_version(v)
   if v == nil or v == "latest" then v = M.trtllm_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
-  local x = v:match("^v?(%d+)%.%d+")
-  if x == nil then
-    util.raise("unknown TensorRT-LLM version '%s' (modelled: 0.x before 1.0, 1.0 and later)", v)
+  local x, y = v:match("^v?(%d+)%.(%d+)")
+  local known = util.sorted_keys(M.trtllm)
+  table.sort(known, version_order)
+  local key
+  if x then
+    for _, k in ipairs(known) do
+      if not version_order(x .. "." .. y, k) then key = k end
+    end
   end
-  local key = tonumber(x) >= 1 and "1.0" or "0.21"
+  if key == nil then
+    util.raise("unknown TensorRT-LLM release '%s' for field 'engine_version' (known: %s; a later "
+               .. "release takes the newest before it)", v, table.concat(known, ", "))
+  end
   return M.trtllm[key], key
 end
 

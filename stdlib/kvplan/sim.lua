@@ -350,6 +350,10 @@ local sim_fields = {requests = true, prompt = true, output = true, rate = true, 
                     scheduler = true, seed = true, swap = true, max_steps = true,
                     max_concurrency = true}
 
+-- The schedulers kv.simulate runs (engine/core/sim.c kvp_sched), in order.
+M.scheduler_list = "'continuous', 'no_evict', 'static' or 'sglang'"
+M.schedulers = {continuous = true, no_evict = true, static = true, sglang = true}
+
 local Result = {}
 Result.__index = Result
 Result.__name = "kvplan.SimResult"
@@ -387,14 +391,29 @@ function M.simulate(opts)
       util.raise("unknown simulation option '%s'%s", tostring(k), util.suggest(tostring(k), names))
     end
   end
-  -- max_num_seqs sizes vLLM's profiling run too; other engines take it here only
-  local seqs = dopts.max_num_seqs
-  if dopts.budget ~= nil and dopts.budget ~= "vllm" then dopts.max_num_seqs = nil end
-  local d = deploy.new(dopts)
-  dopts.max_num_seqs = seqs
-  -- each engine's own default: vLLM preempts, TensorRT-LLM admits only what
-  -- it can finish (GUARANTEED_NO_EVICT)
-  local sched = sopts.scheduler or (d.budget == "trtllm" and "no_evict" or "continuous")
+  -- max_num_seqs sizes vLLM's profiling run too; other engines take it here
+  -- only: the deployment is built without it (its options stay a deployment's,
+  -- so r.deployment:with{} rebuilds it)
+  dopts = deploy.rename(dopts, "simulation")
+  local engine = dopts.engine or dopts.budget or "vllm"
+  local d
+  if engine ~= "vllm" and dopts.max_num_seqs ~= nil then
+    local o = {}
+    for k, v in pairs(dopts) do if k ~= "max_num_seqs" then o[k] = v end end
+    d = deploy.new(o)
+  else
+    d = deploy.new(dopts)
+  end
+  -- each engine's own scheduler by default: vLLM preempts, TensorRT-LLM
+  -- admits only what it can finish (GUARANTEED_NO_EVICT), SGLang schedules
+  -- prefill and decode batches apart (engine/core/sim.c)
+  local sched = sopts.scheduler
+  if sched == nil then
+    sched = d.budget == "trtllm" and "no_evict" or d.budget == "sglang" and "sglang" or "continuous"
+  end
+  if not M.schedulers[sched] then
+    util.raise("field 'scheduler' must be %s, got '%s'", M.scheduler_list, util.escape(tostring(sched)))
+  end
   local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sched,
                 seed = util.count(sopts.seed or 1, "seed", 0)}
   if sopts.max_steps ~= nil then spec.max_steps = util.count(sopts.max_steps, "max_steps") end
@@ -402,6 +421,19 @@ function M.simulate(opts)
     spec.max_concurrency = util.count(sopts.max_concurrency, "max_concurrency")
   end
   spec.max_num_batched_tokens, spec.max_num_seqs = deploy.engine_limits(d, dopts)
+  if sched == "sglang" then
+    -- SGLang's release row and scheduler constants (engines.lua M.sglang,
+    -- M.sglang_scheduler); under another budget, the latest release's
+    local engines = require "kvplan.engines"
+    local row = engines.sglang_version(d.budget == "sglang" and dopts.engine_version or nil)
+    local c = engines.sglang_scheduler
+    local init = math.min(c.init_new_token_ratio * c.schedule_conservativeness, 1.0)
+    local min = math.min(init * c.min_new_token_ratio_factor, 1.0)
+    spec.max_prefill_tokens, spec.clip_max_new_tokens = row.max_prefill_tokens, c.clip_max_new_tokens
+    spec.retract_decode_steps = c.retract_decode_steps
+    spec.init_new_token_ratio, spec.min_new_token_ratio = init, min
+    spec.new_token_ratio_decay = (init - min) / c.new_token_ratio_decay_steps
+  end
   if sopts.swap then
     if d.offload == nil or d.offload.host == 0 then
       util.raise("field 'swap' needs host memory: give offload = {host = ...}")

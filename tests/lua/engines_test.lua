@@ -53,7 +53,7 @@ check.error("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dum
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.9",
             max_num_seqs = 8}
 end)
-check.error("unknown TensorRT-LLM version 'one'", function()
+check.error("unknown TensorRT-LLM release 'one' for field 'engine_version' (known: 0.21, 1.0", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", engine_version = "one"}
 end)
 check.error("field 'backend' must be 'pytorch' or 'tensorrt', got onnx", function()
@@ -130,7 +130,7 @@ check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.5"], 24 * GiB, 4, 
          "kvplan validate's fraction: the same rule")
 check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.4"], nil, 4, 1), 0.85,
          "0.4: by tp")
-check.error("unknown SGLang version '0.3'", function()
+check.error("unknown SGLang release '0.3' for field 'engine_version' (known: 0.4, 0.5", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.3"}
 end)
 check.error("field 'usage' must be 'server' or 'offline'", function()

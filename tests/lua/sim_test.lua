@@ -222,7 +222,7 @@ check.error("cannot be served: prompt 200000 + output", sim_with, "prompt", 2000
 check.error("field 'prompt' must be an integer >= 1, got 0", sim_with, "prompt", 0)
 check.error("field 'output' must be an integer >= 1, got -5", sim_with, "output", -5)
 check.error("unknown simulation option 'reqests' (did you mean 'requests'?)", sim_with, "reqests", 3)
-check.error("field 'scheduler' must be 'continuous', 'no_evict' or 'static', got 'fifo'", sim_with, "scheduler", "fifo")
+check.error("field 'scheduler' must be 'continuous', 'no_evict', 'static' or 'sglang', got 'fifo'", sim_with, "scheduler", "fifo")
 local trt = {}
 for k, v in pairs(chat) do trt[k] = v end
 trt.budget = "trtllm"

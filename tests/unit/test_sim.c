@@ -429,6 +429,121 @@ static void percentiles_interpolate_between_ranks(void **state) {
   assert_true(fabs(s.p99 - 4.96) < 1e-12);
 }
 
+/* SGLang's scheduler on a pool of 12 tokens (block 1, 32 bytes a token):
+ * chunked_prefill_size 4, max_prefill_tokens 16, new_token_ratio from 0.5
+ * down to 0.25 by 0.25 a decode step, retract_decode_steps 1. A (prompt 2,
+ * output 6), B (5, 2), C (2, 5), all at 0. Step by step (tokens held after
+ * scheduling; "avail" the pool's free tokens, "offset" the ratio x the
+ * output the running requests have left plus what the batch took):
+ *   1  prefill A 2 (an idle engine takes the first); B: 5 + 2 = 7 >= 12 -
+ *      (2 + 6) = 4: no token. Used 2; A's 1st token
+ *   2  prefill: offset 0.5 x 5 = 2.5 for A, avail 10; B: 7 < 7.5, its 5
+ *      prompt tokens exceed the chunk of 4: chunk 4 (A not decoded: a step
+ *      is a prefill or a decode). Used 6
+ *   3  prefill: B's last chunk, 1 token (min(4, int(6 - 2.5))); offset 2.5 +
+ *      1 + 2 = 5.5; C: 7 >= 6 - 5.5: no token, batch full. Used 7; B's 1st
+ *   4  batch full: decode A and B (ratio 0.25). Used 9; B done (6 freed)
+ *   5  a request left: prefill C (2 + 5 = 7 < 9 - 0.25 x 4). Used 5
+ *   6-8 decode A and C. Used 7, 9, 11
+ *   9  decode needs 2 tokens, 1 free: retract C (fewest outputs: 4 against
+ *      A's 5), its 5 tokens freed, to the queue's back; ratio (5 + 1) / 6 =
+ *      1; decode A alone. Used 7; A done
+ *  10  prefill C again: prompt and 4 outputs, 6 tokens, chunk 4. Used 4
+ *  11  C's last chunk, 2 tokens: its 5th output. Used 6; C done */
+static void sglang_prefill_and_decode_batches_hand_counted(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000;
+  d.block = 1;
+  d.utilization = 1.0;
+  d.gpu_bytes = 2000 + 13 * 32;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_request req[3] = {{0, 2, 6}, {0, 5, 2}, {0, 2, 5}};
+  kvp_sim_config cfg = {.sched = KVP_SCHED_SGLANG, .max_num_seqs = 8,
+                        .max_num_batched_tokens = 4, .seed = 1, .max_prefill_tokens = 16,
+                        .clip_max_new_tokens = 4096, .retract_decode_steps = 1,
+                        .init_new_token_ratio = 0.5, .min_new_token_ratio = 0.25,
+                        .new_token_ratio_decay = 0.25};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.pool_bytes, 12 * 32);
+  assert_int_equal(s.nsteps, 11);
+  const int64_t tokens[11] = {2, 4, 1, 2, 2, 2, 2, 2, 1, 4, 2};
+  const int64_t prefill[11] = {2, 4, 1, 0, 2, 0, 0, 0, 0, 4, 2};
+  const int64_t used[11] = {2, 6, 7, 9, 5, 7, 9, 11, 7, 4, 6};
+  const int64_t running[11] = {1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 1};
+  const int64_t waiting[11] = {2, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0};
+  for (int i = 0; i < 11; i++) {
+    assert_int_equal(s.steps[i].tokens, tokens[i]);
+    assert_int_equal(s.steps[i].prefill_tokens, prefill[i]);
+    assert_int_equal(s.steps[i].used_bytes, used[i] * 32);
+    assert_int_equal(s.steps[i].running, running[i]);
+    assert_int_equal(s.steps[i].waiting, waiting[i]);
+    assert_int_equal(s.steps[i].preempted, i == 8);
+  }
+  assert_int_equal(s.preemptions, 1);
+  assert_int_equal(s.npreempt[2], 1);
+  assert_int_equal(s.recomputed_tokens, 5);
+  assert_int_equal(s.output_tokens, 13);
+  /* B's first token after steps 1-3, its last after step 4; C's at the end */
+  double t3 = s.steps[0].seconds + s.steps[1].seconds + s.steps[2].seconds;
+  assert_true(fabs(s.ttft[1] - t3) < 1e-18);
+  assert_true(fabs(s.e2e[1] - (t3 + s.steps[3].seconds)) < 1e-18);
+  assert_true(fabs(s.e2e[2] - s.duration) < 1e-18);
+  kvp_sim_free(&s);
+  /* swap is not SGLang's; a bad ratio is named */
+  cfg.host_bytes = 1024;
+  cfg.pcie_gbps = 1;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "does not swap"));
+  cfg.host_bytes = 0;
+  cfg.min_new_token_ratio = 0.75;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "min 0.75, init 0.5"));
+}
+
+/* SGLang's scheduler on a chat workload under pressure: every request
+ * finishes, the pool and max_running_requests hold, and a step is a prefill
+ * or a decode, never both. */
+static void sglang_invariants_on_a_chat_workload(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  llama8b(&l, &c, 20, KVP_ALLOC_PAGED);
+  enum { N = 2000 };
+  kvp_request *req = malloc(N * sizeof *req);
+  chat(req, N, 0.0, 7);
+  kvp_sim_config cfg = {.sched = KVP_SCHED_SGLANG, .max_num_seqs = 128,
+                        .max_num_batched_tokens = 2048, .seed = 1, .max_prefill_tokens = 16384,
+                        .clip_max_new_tokens = 4096, .retract_decode_steps = 20,
+                        .init_new_token_ratio = 0.7, .min_new_token_ratio = 0.098,
+                        .new_token_ratio_decay = 0.001};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, NULL), KVP_OK);
+  int64_t out = 0;
+  for (int64_t i = 0; i < N; i++) {
+    out += req[i].output;
+    assert_true(s.e2e[i] > 0 && s.ttft[i] > 0 && s.ttft[i] <= s.e2e[i]);
+  }
+  assert_int_equal(s.output_tokens, out);
+  for (int64_t k = 0; k < s.nsteps; k++) {
+    const kvp_sim_step *st = &s.steps[k];
+    assert_true(st->used_bytes <= s.pool_bytes && st->used_bytes >= 0);
+    assert_true(st->running <= 128);
+    assert_true(st->prefill_tokens == 0 || st->prefill_tokens == st->tokens);
+    assert_true(st->prefill_tokens <= 2048);
+  }
+  kvp_sim_free(&s);
+  free(req);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(hand_computed_case_matches_step_by_step_preemption_included),
@@ -443,6 +558,8 @@ int main(void) {
     cmocka_unit_test(a_shared_prefix_is_cached_once_and_not_recomputed),
     cmocka_unit_test(a_client_max_concurrency_sends_the_next_when_one_finishes),
     cmocka_unit_test(percentiles_interpolate_between_ranks),
+    cmocka_unit_test(sglang_prefill_and_decode_batches_hand_counted),
+    cmocka_unit_test(sglang_invariants_on_a_chat_workload),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -1,0 +1,82 @@
+-- tests/lua/sim_engines_test.lua: kv.simulate schedules each engine as it
+-- schedules: its own limits (not the memory profile's), its own release
+-- table, its own scheduler (SGLang's prefill and decode batches).
+local kv = require "kvplan"
+local check = require "check"
+
+local base = {model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8", kv = "fp8",
+              requests = 200, prompt = 1000, output = 1000}
+local function sim(extra)
+  local o = {}
+  for k, v in pairs(base) do o[k] = v end
+  for k, v in pairs(extra) do o[k] = v end
+  return kv.simulate(o)
+end
+
+-- TensorRT-LLM 1.0: the runtime batch is max_batch_size (2048 by default,
+-- BuildConfig), not the dummy run's one request; max_num_seqs caps it
+local r = sim{engine = "trtllm", engine_version = "1.0"}
+check.eq(r.max_num_seqs, 2048, "TensorRT-LLM 1.0: max_batch_size")
+check.eq(r.max_num_batched_tokens, 8192, "TensorRT-LLM 1.0: max_num_tokens")
+assert(r.throughput_tokens_s > 5000, "a batch of 200, not of 1: got " .. r.throughput_tokens_s)
+check.eq(r.deployment.profile_seqs, 1, "the dummy run still sizes the memory profile")
+local r64 = sim{engine = "trtllm", engine_version = "1.0", max_num_seqs = 64}
+check.eq(r64.max_num_seqs, 64, "max_num_seqs (max_batch_size) given")
+assert(r64.throughput_tokens_s < r.throughput_tokens_s, "64 at once is slower than 200")
+check.eq(sim{engine = "trtllm", max_num_batched_tokens = 4096}.max_num_batched_tokens, 4096,
+         "max_num_tokens given")
+check.eq(sim{budget = "trtllm"}.max_num_seqs, 2048, "the budget alone: TensorRT-LLM's limits")
+-- the deployment of a simulation given max_num_seqs rebuilds
+for _, e in ipairs{{engine = "trtllm"}, {budget = "trtllm"}, {engine = "sglang"}} do
+  e.max_num_seqs = 128
+  local d = sim(e).deployment
+  check.eq(d:with{}.budget, d.budget, "with{} after max_num_seqs (" .. d.budget .. ")")
+  check.eq(d:with{tp = 2}.tp, 2, "with{tp = 2}")
+end
+
+-- each engine's version in its own table
+local s43 = sim{engine = "sglang", engine_version = "0.4.3"}
+check.eq(s43.deployment.engine_version, "0.4", "SGLang 0.4.3: the 0.4 row")
+check.eq(s43.max_num_batched_tokens, 8192, "SGLang 0.4 on 80 GB: chunked_prefill_size 8192")
+check.eq(sim{engine = "sglang", engine_version = "0.4.3", gpu = "l4"}.max_num_batched_tokens, 2048,
+         "SGLang 0.4 under 25,000 MB: chunked_prefill_size 2048")
+check.eq(sim{engine = "sglang", engine_version = "0.5"}.max_num_batched_tokens,
+         kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang",
+                   engine_version = "0.5"}.sglang_defaults.chunked_prefill_size,
+         "SGLang 0.5: the memory heuristic's chunked_prefill_size")
+check.eq(sim{engine = "trtllm", engine_version = "0.21.0"}.deployment.trtllm_backend, "tensorrt",
+         "TensorRT-LLM 0.21: the engine path")
+check.error("unknown TensorRT-LLM release '0.5' for field 'engine_version' (known: 0.21, 1.0",
+            sim, {engine = "trtllm", engine_version = "0.5"})
+check.error("unknown TensorRT-LLM release '0.14.0' for field 'engine_version' (known: 0.21, 1.0",
+            sim, {engine = "trtllm", engine_version = "0.14.0"})
+check.error("unknown SGLang release '0.3.6' for field 'engine_version' (known: 0.4, 0.5",
+            sim, {engine = "sglang", engine_version = "0.3.6"})
+check.error("unknown vLLM version '0.5.4'", sim, {engine = "vllm", engine_version = "0.5.4"})
+
+-- SGLang is scheduled as SGLang: prefill and decode batches apart
+local sg = sim{engine = "sglang", requests = 300, prompt = 3000, output = 200}
+check.eq(sg.scheduler, "sglang", "SGLang's scheduler by default")
+local dir = check.tmpdir()
+sg:timeline(dir .. "/sg.csv")
+local mixed, prefill, decode = 0, 0, 0
+local lines = 0
+for line in io.lines(dir .. "/sg.csv") do
+  lines = lines + 1
+  if lines > 1 then
+    local f = {}
+    for x in line:gmatch("[^,]+") do f[#f + 1] = x end
+    local tokens, pre = tonumber(f[8]), tonumber(f[9])
+    if pre > 0 and pre < tokens then mixed = mixed + 1 end
+    if pre > 0 then prefill = prefill + 1 else decode = decode + 1 end
+  end
+end
+check.eq(mixed, 0, "no step mixes prefill and decode tokens")
+assert(prefill > 0 and decode > 0, "prefill and decode steps both")
+local vl = sim{engine = "sglang", requests = 300, prompt = 3000, output = 200, scheduler = "continuous"}
+check.eq(vl.scheduler, "continuous", "scheduler= overrides the engine's")
+assert(vl.steps ~= sg.steps, "vLLM's scheduler is not SGLang's")
+check.eq(sim{engine = "vllm", scheduler = "sglang", requests = 20}.scheduler, "sglang",
+         "SGLang's scheduler under another engine")
+os.execute("rm -r " .. dir)
+print("sim engines ok")
