@@ -20,6 +20,12 @@ expect() {
     echo "     stderr: $first"; echo "     wanted: $want"
   fi
 }
+# check NAME CONDITION...: one test that passes when the shell condition holds
+check() {
+  name=$1; shift
+  if "$@"; then pass=$((pass + 1)); echo "ok   cli $name"
+  else fail=$((fail + 1)); echo "FAIL cli $name"; fi
+}
 c=tests/cli
 expect tp_negative 1 "kvplan: $c/bad_tp.lua:3: field 'tp' must be an integer >= 1, got -1" -- $c/bad_tp.lua
 expect layers_zero 1 "kvplan: $c/bad_layers.lua:3: field 'layers' must be an integer >= 1, got 0" -- $c/bad_layers.lua
@@ -30,16 +36,41 @@ expect no_script 1 "kvplan: cannot open $c/none.lua: No such file or directory" 
 expect e_error 1 "kvplan: (command line):1: attempt to call a nil value (global 'nosuch')" -- -e "nosuch()"
 expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; words for the script go after '--')" -- --bogus
 expect o_no_file 2 "kvplan: option '-o' needs an argument (try 'kvplan --help')" -- -o
-expect bad_arg 1 "kvplan: command line: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
-expect unknown_arg 1 "kvplan: command line: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
-expect bad_arg_model 1 "kvplan: command line: argument 'model': unknown model 'llama-3.1-70' (did you mean 'llama-3.1-70b', 'llama-3.1-8b', 'llama-3.3-70b'?)" -- \
+expect bad_arg 2 "kvplan: command line: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
+expect unknown_arg 2 "kvplan: command line: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
+expect bad_arg_model 2 "kvplan: command line: argument 'model': unknown model 'llama-3.1-70' (did you mean 'llama-3.1-70b', 'llama-3.1-8b', 'llama-3.3-70b'?)" -- \
   fit model=llama-3.1-70 context=32768
-expect bad_arg_gpus 1 "kvplan: command line: argument 'gpus': unknown gpu 'h100x' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100'), 'h200'?)" -- \
+expect bad_arg_gpus 2 "kvplan: command line: argument 'gpus': unknown gpu 'h100x' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100'), 'h200'?)" -- \
   fit model=llama-3.1-70b gpus=l40s,h100x
-expect bad_arg_kv 1 "kvplan: command line: argument 'kv': unknown format 'fp9' (did you mean 'fp4', 'fp8', 'fp16'?)" -- \
+expect bad_arg_kv 2 "kvplan: command line: argument 'kv': unknown format 'fp9' (did you mean 'fp4', 'fp8', 'fp16'?)" -- \
   capacity model=llama-3.1-70b kv=bf16,fp9
-expect bad_tokens 1 "kvplan: command line: argument 'context': decimals are not allowed with the binary suffix in '1.5K' (did you mean '1.5k'?)" -- \
+expect bad_tokens 2 "kvplan: command line: argument 'context': decimals are not allowed with the binary suffix in '1.5K' (did you mean '1.5k'?)" -- \
   fit model=llama-3.1-70b context=1.5K
+# unitless sizes are refused with the units accepted ('activation=2' was 2
+# bytes); 0 and the fields whose name says bytes take a plain number
+expect bytes_no_unit 2 "kvplan: command line: argument 'activation': '2' has no unit (expected e.g. '2 GiB', '2 GB', '2G' = 2 GiB, '2g' = 2 GB, or '2B' bytes)" -- \
+  ledger model=llama-3.1-8b gpu=l4 activation=2
+expect bytes_zero 0 "" -- ledger model=llama-3.1-8b gpu=l4 activation=0
+# the exit status of each row of the manual's EXIT STATUS table, one example each
+codes=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH ENVIRONMENT/p' docs/kvplan.1 |
+  awk 'prev == ".TP" && /^\.BI? / { sub(/^\.BI? /, ""); gsub(/ /, ""); printf "%s ", $0 } { prev = $0 }')
+check "the manual's EXIT STATUS table lists 0, 1, 2 and 128+N" [ "$codes" = "0 1 2 128+N " ]
+for code in $codes; do
+  case $code in
+    0) expect exit_0 0 "" -- fit model=llama-3.1-8b gpus=l4 ;;
+    1) expect exit_1 1 "kvplan: (command line):1: stopped" -- -e "error('stopped')" ;;
+    2) expect exit_2_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; words for the script go after '--')" -- fit --bogus
+       expect exit_2_key 2 "kvplan: command line: unknown argument 'modle' (did you mean 'model'?)" -- fit modle=llama-3.1-8b
+       expect exit_2_value 2 "kvplan: command line: argument 'tp' must be an integer >= 1, got -1" -- fit model=llama-3.1-8b tp=-1
+       expect exit_2_size 2 "kvplan: command line: argument 'activation': '2' has no unit (expected e.g. '2 GiB', '2 GB', '2G' = 2 GiB, '2g' = 2 GB, or '2B' bytes)" -- \
+         ledger model=llama-3.1-8b gpu=l4 activation=2
+       expect exit_2_required 2 "kvplan: command line: argument 'model' is required, e.g. model=llama-3.1-70b" -- fit ;;
+    128+N) "$kvplan" -e "while true do end" 2> "$out/exit_term.err" & pid=$!
+       sleep 0.5; kill -TERM $pid; wait $pid 2> /dev/null; rc=$?
+       check "exit_128+N: SIGTERM is 143" [ $rc -eq 143 ] ;;
+    *) fail=$((fail + 1)); echo "FAIL cli the manual's exit status '$code' has no example here" ;;
+  esac
+done
 # same_as NAME ARGS... -- ARGS...: two command lines give the same report
 same_as() {
   name=$1; shift; a=""; while [ "$1" != "--" ]; do a="$a '$1'"; shift; done; shift; b=""
@@ -59,20 +90,20 @@ same_as tokens_decimal fit model=llama-3.1-70b context=25.6k -- fit model=llama-
 same_as vllm_names capacity model=llama-3.1-70b gpus=h100-sxm tensor_parallel_size=2,4 kv_cache_dtype=fp8 gpu_memory_utilization=0.85 block_size=32 -- \
   capacity model=llama-3.1-70b gpus=h100-sxm tp=2,4 kv=fp8 utilization=0.85 block=32
 same_as vllm_dashes capacity model=llama-3.1-70b gpus=h100-sxm tensor-parallel-size=4 -- capacity model=llama-3.1-70b gpus=h100-sxm tp=4
-expect vllm_both 1 "kvplan: command line: arguments 'tp' and 'tensor_parallel_size' are the same option" -- \
+expect vllm_both 2 "kvplan: command line: arguments 'tp' and 'tensor_parallel_size' are the same option" -- \
   capacity model=llama-3.1-70b tp=2 tensor_parallel_size=4
 # arguments named as deployment fields are converted and checked by the field
 # registry (stdlib/kvplan/fields.lua), reported as arguments, not at the script's line
-expect field_fraction 1 "kvplan: command line: argument 'utilization' must be in (0, 1], got 1.5" -- \
+expect field_fraction 2 "kvplan: command line: argument 'utilization' must be in (0, 1], got 1.5" -- \
   capacity model=llama-3.1-8b gpus=l4 gpu_memory_utilization=1.5
-expect field_count 1 "kvplan: command line: argument 'tp' must be an integer >= 1, got 0" -- \
+expect field_count 2 "kvplan: command line: argument 'tp' must be an integer >= 1, got 0" -- \
   fit model=llama-3.1-8b gpus=l4 tp=1,0
-expect field_bytes 1 "kvplan: command line: argument 'activation': cannot read 'lots' as bytes (expected e.g. '80 GiB', '80 GB', '512 MiB', '2G')" -- \
+expect field_bytes 2 "kvplan: command line: argument 'activation': cannot read 'lots' as bytes (expected e.g. '80 GiB', '80 GB', '512 MiB', '2G')" -- \
   ledger model=llama-3.1-8b gpu=l4 activation=lots
-expect field_enum 1 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm" -- \
+expect field_enum 2 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm" -- \
   capacity model=llama-3.1-8b gpus=l4 engine=vlm
 expect field_number 0 "" -- fit model=llama-3.1-8b gpus=l4 price_per_hour=2.5
-same_as field_bytes_units capacity model=llama-3.1-8b gpus=l4 activation=2.5GiB -- capacity model=llama-3.1-8b gpus=l4 activation=2684354560
+same_as field_bytes_units capacity model=llama-3.1-8b gpus=l4 activation=2.5GiB -- capacity model=llama-3.1-8b gpus=l4 activation=2684354560B
 expect suggest_not_typed 1 "kvplan: (command line):1: unknown gpu 'H100 80G' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100-80g'), 'a100-sxm-40gb' (alias 'a100-40g')?)" -- \
   -e "require('kvplan').gpu('H100 80G')"
 expect deploy_vllm_names 0 "" -- -e "local kv = require 'kvplan'
@@ -138,12 +169,6 @@ if command -v script >/dev/null 2>&1; then
     pass=$((pass + 1)); echo "ok   cli progress line only on a terminal"
   else fail=$((fail + 1)); echo "FAIL cli progress"; fi
 fi
-# check NAME CONDITION...: one test that passes when the shell condition holds
-check() {
-  name=$1; shift
-  if "$@"; then pass=$((pass + 1)); echo "ok   cli $name"
-  else fail=$((fail + 1)); echo "FAIL cli $name"; fi
-}
 # kvplan's options anywhere on the line until '--'; unknown options are errors
 rm -f "$out/after.csv"
 expect o_after_script 0 "" -- tests/batch/sweep.lua lua=false -o "$out/after.csv" --quiet
@@ -202,11 +227,21 @@ expect manifest_big 0 "kvplan: batch: ok     $m/ok.lua" -- batch -d "$m/o4" -m "
 check "manifest_big: both jobs ran" sh -c "
   [ \$(wc -c < '$m/big.txt') -gt 65536 ] && grep -qx 'kvplan: batch: 2 scripts, 2 ok, 0 failed' '$out/manifest_big.err'"
 # simulate: a negative rate or concurrency is refused (both were taken as 0,
-# the rate echoed as -1 in the row)
-expect sim_rate_negative 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:43: argument 'rate' must be requests a second >= 0 (0: all at once), got -1" -- \
-  simulate model=llama-3.1-8b gpu=h100 requests=10 rate=-1
-expect sim_concurrency_negative 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:47: argument 'concurrency' must be an integer >= 0 (0: no cap), got -1" -- \
+# the rate echoed as -1 in the row), as a bad command line (kv.options refuses
+# a negative value where the default is >= 0)
+"$kvplan" simulate model=llama-3.1-8b gpu=h100 requests=10 rate=-1 > /dev/null 2> "$out/sim_rate.err"
+check "sim_rate_negative: status 2, the argument named" sh -c "[ $? -eq 2 ] &&
+  grep -Eqx \"kvplan: command line: argument 'rate' must be an? [a-z]+ >= 0, got '-1'\" '$out/sim_rate.err'"
+expect sim_concurrency_negative 2 "kvplan: command line: argument 'concurrency' must be an integer >= 0, got '-1'" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=10 concurrency=-1
+# and so anywhere: best context=-1 was the model's context, top=-1 no row
+expect best_context_negative 2 "kvplan: command line: argument 'context' must be an integer >= 0, got '-1'" -- \
+  best model=llama-3.1-8b context=-1 concurrency=4 gpus=l4
+# an empty list where the default is not: 'tp=' ran no row, 'kv=' planned auto
+expect empty_list 2 "kvplan: command line: argument 'tp' is empty (expected e.g. tp=1)" -- \
+  ledger model=llama-3.1-8b gpu=l4 tp=
+expect empty_name 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- \
+  ledger model=llama-3.1-8b gpu=l4 kv=
 # output formats: table, JSON Lines (streamed sweeps too), Markdown
 fitargs="model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm,l40s"
 expect fmt_csv 0 "" -- fit $fitargs
@@ -264,6 +299,25 @@ if command -v script >/dev/null 2>&1; then
   script -qc "$kvplan fit $fitargs" /dev/null < /dev/null > "$out/tty_table.txt" 2>&1
   check "a terminal gets a table by default" sh -c "grep -aEq 'model +gpu +tp +weights' '$out/tty_table.txt' && ! grep -aq 'model,gpu' '$out/tty_table.txt'"
 fi
+# control characters from data never reach a terminal raw, in any format
+# (a cell's ESC reached it through -f table); to a file CSV keeps every byte
+raw_ctl() { od -An -tx1 "$1" | grep -Eq '(^| )(1b|07|7f|9b)( |$)'; }
+escaped_ctl() { grep -qi '1b.0;TITLE' "$1" && ! raw_ctl "$1"; }
+if command -v script >/dev/null 2>&1; then
+  for f in csv table markdown json; do
+    script -qc "$kvplan -f $f $c/control_chars.lua" /dev/null < /dev/null > "$out/ctl_$f.txt" 2>&1
+    check "control characters escaped on a terminal: -f $f" escaped_ctl "$out/ctl_$f.txt"
+  done
+fi
+"$kvplan" -f csv $c/control_chars.lua > "$out/ctl_file.csv"
+check "control characters kept in a CSV file" raw_ctl "$out/ctl_file.csv"
+# JSON text is UTF-8: a cell that is not says its row, column and byte ("Cannot
+# allocate memory" before)
+expect json_not_utf8 1 "kvplan: (command line):3: cannot write 'standard output': row 2, column \"a\": the value is not UTF-8 (byte 0xff at byte 2), which JSON text must be" -- \
+  -f json -e "local r = require('kvplan').report{columns = {'a', 'b'}}
+  r:row{a = 'ok', b = 1}
+  r:row{a = 'x\\255y', b = 2} r:close()"
+check "json_not_utf8: the rows before it written" [ "$(cat "$out/json_not_utf8.out")" = '{"a":"ok","b":1}' ]
 # kvplan best: the acceptance shape: TP 8 x PP 2 or better, in a table
 expect best_table 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 --format table
 check "best: rank 1 is h100-sxm tp 4 x pp 3 (12 GPUs, better than tp 8 x pp 2)" sh -c "
@@ -306,7 +360,7 @@ check "best tokens_per_s: ranked rows reach the target, tp 1 lost on throughput"
   grep -Eq '^,h100-sxm,1,1,1,.*\"?decodes [0-9]+ tokens/s at 32 requests, target 3000' '$out/best_tput.out'"
 expect best_gcd 0 "" -- best model=llama-3.1-8b context=8k concurrency=8
 check "best over all GPUs plans the MI250X as one GCD" sh -c "grep -q ',mi250x-gcd,' '$out/best_gcd.out' && ! grep -q ',mi250x,' '$out/best_gcd.out'"
-expect best_module 1 "kvplan: command line: argument 'gpus': gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
+expect best_module 2 "kvplan: command line: argument 'gpus': gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
   best model=llama-3.1-8b gpus=mi250x
 # kvplan ledger: the items of one GPU add up to its memory
 expect ledger_cmd 0 "" -- ledger model=llama-3.1-70b gpu=h100-sxm,l40s tp=4,8 pp=1,3 kv=bf16 context=32k concurrency=64
@@ -478,7 +532,7 @@ check "calibrate_profile_applied: other step times than the defaults" sh -c "\"$
   ! cmp -s '$out/ledger_default.out' '$out/calibrate_profile_applied.out'"
 expect calibrate_profile_other_gpu 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:71: profile '$out/profile.json' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' (profile_any = true applies it anyway)" -- \
   ledger model=mistral-7b-v0.3 gpu=h100 profile="$out/profile.json"
-expect calibrate_profile_missing 1 "kvplan: command line: argument 'profile': cannot read profile '$out/none.json': $out/none.json: No such file or directory" -- \
+expect calibrate_profile_missing 2 "kvplan: command line: argument 'profile': cannot read profile '$out/none.json': $out/none.json: No such file or directory" -- \
   fit model=mistral-7b-v0.3 profile="$out/none.json"
 expect calibrate_missing_file 1 "kvplan: cannot read result file '$cf/none.json': $cf/none.json: No such file or directory" -- \
   calibrate $cf/none.json $cdep

@@ -284,19 +284,19 @@ timed() {
 # a token count of 100,000 digits (40,000 cost 13.7 s: units.tokens's
 # pattern backtracked) and of 4 MB in a script are refused at once
 digits=$(printf '%0100000d' 0 | tr 0 9)
-timed tokens_long 5 1 "kvplan: command line: argument 'context': cannot read '9999999999999999999999999999999999999999999999999999999999999999...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
+timed tokens_long 5 2 "kvplan: command line: argument 'context': cannot read '9999999999999999999999999999999999999999999999999999999999999999...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
   fit model=llama-3.1-8b context="$digits"
 timed tokens_long_script 5 1 "kvplan: (command line):1: field 'context': cannot read '9999999999999999999999999999999999999999999999999999999999999999...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
   -e 'require("kvplan").units.tokens(("9"):rep(4e6), "context")'
 # blanks: trimming a long run of them is linear too
-timed tokens_blanks 5 1 "kvplan: command line: argument 'concurrency': cannot read '1                                                               ...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
+timed tokens_blanks 5 2 "kvplan: command line: argument 'concurrency': cannot read '1                                                               ...' as a token count (expected e.g. 32768, 32k = 32000, 32K = 32768)" -- \
   fit model=llama-3.1-8b concurrency="1$(printf '%100000s' '')x"
 # counts that size a table are checked against their bound first: pp against
 # the core's 64 stages (pp=1000 was reported as stage_activation_bytes, a
 # huge pp built a table of pp entries), tp against the heads in workers()
-timed pp_1000 5 1 "kvplan: $(pwd)/scripts/ledger.lua:71: field 'pp' must be at most 64, got 1000" -- \
+timed pp_1000 5 2 "kvplan: command line: argument 'pp' must be at most 64, got 1000" -- \
   ledger model=llama-3.1-8b gpu=h100 pp=1000
-timed pp_huge 5 1 "kvplan: $(pwd)/scripts/ledger.lua:71: field 'pp' must be at most 64, got 41111111111111111" -- \
+timed pp_huge 5 2 "kvplan: command line: argument 'pp' must be at most 64, got 41111111111111111" -- \
   --max-memory 100M ledger model=llama-3.1-8b gpu=h100 pp=41111111111111111
 timed workers_tp 5 1 "kvplan: (command line):1: field 'tp' must be at most the 32 attention heads of 'llama-3.1-8b' for workers(), got 41111111111111111" -- \
   --max-memory 100M -e 'require("kvplan").deploy{model = "llama-3.1-8b", gpu = "h100", tp = 41111111111111111}:workers()'

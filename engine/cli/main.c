@@ -170,6 +170,33 @@ static int docall(lua_State *L, int nargs) {
   return status;
 }
 
+/* In protected mode (the field names are strings to intern): is the
+ * message at 1 the script's usage error? */
+static int usage_check(lua_State *L) {
+  const char *msg = lua_type(L, 1) == LUA_TSTRING ? lua_tostring(L, 1) : NULL;
+  int usage = 0;
+  if (msg != NULL && lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE) == LUA_TTABLE &&
+      lua_getfield(L, -1, "kvplan.cli") == LUA_TTABLE &&
+      lua_getfield(L, -1, "usage_error") == LUA_TSTRING) {
+    size_t n;
+    const char *u = lua_tolstring(L, -1, &n);
+    usage = strncmp(msg, u, n) == 0;
+  }
+  lua_pushboolean(L, usage);
+  return 1;
+}
+
+/* Is the error on top of the stack the script's usage error (a bad
+ * command-line argument: kvplan.options sets kvplan.cli's usage_error to
+ * the message it raises)? 0 when out of memory to tell. */
+static int usage_error(lua_State *L) {
+  lua_pushcfunction(L, usage_check);
+  lua_pushvalue(L, -2);
+  int usage = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return usage;
+}
+
 static int report(lua_State *L, int status) {
   if (status != LUA_OK) {
     size_t len;
@@ -383,7 +410,8 @@ static void sandbox_roots(const char *script, int n, char **words, const char *o
 }
 
 /* Run one script (NULL: the default scenario; code: that code, labelled
- * `label`) in a fresh state with words[0..n) as its arguments. 0 or 1. */
+ * `label`) in a fresh state with words[0..n) as its arguments. 0, 1, or 2
+ * when it failed on a bad command-line argument (usage_error). */
 static int run_script(const options *o, const char *script, const char *code, const char *label,
                       int n, char **words, const char *output, const char *name) {
   lua_State *L = kvp_cli_newstate();
@@ -404,12 +432,13 @@ static int run_script(const options *o, const char *script, const char *code, co
     lua_pushcfunction(L, finish_reports);
     status = docall(L, 0);
   }
+  int usage = status != LUA_OK && usage_error(L);
   status = report(L, status);
   if (o->outdir != NULL && script != NULL) note_written(L, script);
   kvp_cli_closing(); /* the time limit holds through the finalisers */
   lua_close(L); /* unfinished reports are discarded by their __gc */
   kvp_cli_disarm();
-  return status == LUA_OK ? 0 : 1;
+  return status == LUA_OK ? 0 : usage ? 2 : 1;
 }
 
 /* run_script in a process of its own (a script of a batch): a limit that
@@ -718,7 +747,8 @@ static void usage(FILE *f) {
         "(tensor_parallel_size, gpu_memory_utilization, ...; docs/fields.md).\n"
         "batch goes on past a failing script, prints a summary and exits 1 if any\n"
         "failed. Errors print 'kvplan: message' on stderr and exit with status 1;\n"
-        "a bad command line exits with status 2.\n", f);
+        "a bad command line (an unknown option or key=value, a value of the wrong\n"
+        "form, a size without a unit) exits with status 2 ('man kvplan': EXIT STATUS).\n", f);
   const char *dir = scripts_dir();
   fprintf(f, "\nready scripts: %s\n", dir ? dir : "(not found; set KVPLAN_SCRIPTS)");
   DIR *dp = dir ? opendir(dir) : NULL;

@@ -196,10 +196,9 @@ static void per_token(const kvp_shape *s, const kvp_profile *p, int64_t mlp[2], 
   }
 }
 
-kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
-                               kvp_diag *d) {
-  memset(a, 0, sizeof *a);
-  TRY(kvp_predict_check(s, p, d));
+/* The terms of kvp_predict_activation into a (zeroed, p and s checked);
+ * KVP_EOVERFLOW past 2^63 bytes. */
+static kvp_err activation_terms(const kvp_shape *s, const kvp_profile *p, kvp_activation *a) {
   int64_t mlp[2], attn, moe[2];
   per_token(s, p, mlp, &attn, moe);
   const int64_t N = p->tokens, b = p->act_bytes, H = s->hidden;
@@ -245,6 +244,18 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
   }
   a->bytes = point;
   return KVP_OK;
+}
+
+kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
+                               kvp_diag *d) {
+  memset(a, 0, sizeof *a);
+  TRY(kvp_predict_check(s, p, d));
+  kvp_err e = activation_terms(s, p, a);
+  if (e == KVP_EOVERFLOW) /* every term is the profile's tokens times a layer's width */
+    return kvp_fail(d, e, "the activation peak of a profile run of %lld tokens exceeds 64 bits "
+                    "(caused by field 'max_num_batched_tokens' = %lld)", (long long)p->tokens,
+                    (long long)p->tokens);
+  return e;
 }
 
 /*

@@ -126,7 +126,7 @@ static kvp_err trtllm(const kvp_ledger *l, kvp_start *out) {
   return KVP_OK;
 }
 
-kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out) {
+kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out, kvp_diag *diag) {
   if (l == NULL || out == NULL) return KVP_EINVAL;
   memset(out, 0, sizeof *out);
   const kvp_deploy *d = &l->d;
@@ -141,7 +141,12 @@ kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out) {
     return KVP_OK;
   }
   kvp_vllm_start c;
-  TRY(kvp_vllm_check(l, &c));
+  kvp_err e = kvp_vllm_check(l, &c);
+  if (e == KVP_EOVERFLOW) /* the bytes grow with the length checked */
+    return kvp_fail(diag, e, "vLLM's startup check: the KV cache one request of %lld tokens needs "
+                    "exceeds 64 bits (caused by field '%s' = %lld)", (long long)l->max_len,
+                    d->max_model_len ? "max_model_len" : "max_context", (long long)l->max_len);
+  TRY(e);
   if (c.starts) {
     out->starts = 1;
     return KVP_OK;
@@ -205,19 +210,19 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
 }
 
 kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
-                        kvp_verdict *out) {
+                        kvp_verdict *out, kvp_diag *diag) {
   if (l == NULL || out == NULL) return KVP_EINVAL;
   TRY(kvp_ledger_fit(l, context, concurrency, &out->fit));
-  TRY(kvp_start_check(l, &out->start));
+  TRY(kvp_start_check(l, &out->start, diag));
   kvp_verdict_fold(&out->fit, &out->start);
   return KVP_OK;
 }
 
 kvp_err kvp_verdict_max_concurrency(const kvp_ledger *l, int64_t context, int64_t *n,
-                                    kvp_verdict *out) {
+                                    kvp_verdict *out, kvp_diag *diag) {
   if (l == NULL || n == NULL || out == NULL) return KVP_EINVAL;
   TRY(kvp_ledger_max_concurrency(l, context, n, &out->fit));
-  TRY(kvp_start_check(l, &out->start));
+  TRY(kvp_start_check(l, &out->start, diag));
   kvp_verdict_fold(&out->fit, &out->start);
   return KVP_OK;
 }
@@ -233,7 +238,7 @@ kvp_err kvp_verdict_min_tp(const kvp_deploy *d, int64_t context, int64_t concurr
   for (int64_t p = 1; p <= max_tp; p *= 2) {
     t.tp = p;
     TRY(kvp_ledger_eval(&t, l, diag));
-    TRY(kvp_verdict_fit(l, context, concurrency, out));
+    TRY(kvp_verdict_fit(l, context, concurrency, out, diag));
     if (out->fit.why == KVP_FITS) {
       *tp = p;
       return KVP_OK;

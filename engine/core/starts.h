@@ -41,8 +41,9 @@ typedef struct kvp_start {
 /* The engine's startup answer for the evaluated ledger l, by its budget
  * rule (paged allocation; contiguous and other rules always start when
  * they fit). KVP_EINVAL for a NULL argument; other errors from vLLM's
- * check (kvp_vllm_check). */
-kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out);
+ * check (kvp_vllm_check), an overflow named in diag (may be NULL) by the
+ * field that sets the length checked and its value. */
+kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out, kvp_diag *diag);
 /* The engine's error (or the note of a CUT) in words into buf; "" when it
  * starts as asked. Returns what snprintf returns. */
 int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t n);
@@ -70,14 +71,15 @@ static inline void kvp_verdict_fold(kvp_fit *f, const kvp_start *s) {
   const int in = f->why == KVP_FITS || (f->why == KVP_WHY_SEQS && f->concurrency == 0);
   if (in && !s->starts) f->why = KVP_WHY_STARTS;
 }
-/* `concurrency` requests of `context` tokens: kvp_ledger_fit, folded. */
+/* `concurrency` requests of `context` tokens: kvp_ledger_fit, folded
+ * (diag, which may be NULL, as kvp_start_check's). */
 kvp_err kvp_verdict_fit(const kvp_ledger *l, int64_t context, int64_t concurrency,
-                        kvp_verdict *out);
+                        kvp_verdict *out, kvp_diag *diag);
 /* Most concurrent requests of `context` tokens, *n as
  * kvp_ledger_max_concurrency (what the KV cache and max_num_seqs hold,
  * whether or not the engine starts), its why folded. */
 kvp_err kvp_verdict_max_concurrency(const kvp_ledger *l, int64_t context, int64_t *n,
-                                    kvp_verdict *out);
+                                    kvp_verdict *out, kvp_diag *diag);
 /* Smallest power-of-two tp <= max_tp of deployment d at which the
  * requests run (kvp_verdict_fit): *tp, 0 when none does. l (at least
  * kvp_ledger_size(d) bytes) is left holding the ledger of the last tp

@@ -333,7 +333,7 @@ int kvp_sweep_next(kvp_sweep *s, kvp_sweep_row *row, kvp_diag *d) {
   int fold = (s->want & KVP_WANT_FIT) != 0;
   if ((s->want & KVP_WANT_START) || fold) {
     if (!s->start_ok) {
-      if ((e = kvp_start_check(l, &s->start)) != KVP_OK) return -(int)e;
+      if ((e = kvp_start_check(l, &s->start, d)) != KVP_OK) return -(int)e;
       s->start_ok = 1;
     }
     row->start = &s->start;

@@ -143,6 +143,8 @@ const char *kvp_afile_path(const kvp_afile *f) { return f->path ? f->path : "sta
 
 int kvp_afile_error(const kvp_afile *f) { return f->failed; }
 
+int kvp_afile_is_terminal(const kvp_afile *f) { return f->tmp == NULL && isatty(f->fd); }
+
 /* Remove the temporary (signals blocked by the caller). */
 static void drop(kvp_afile *f) {
   unlink_out(f);

@@ -41,6 +41,8 @@ const char *kvp_afile_temp(const kvp_afile *f);
 const char *kvp_afile_path(const kvp_afile *f);
 /* errno of the first failed write, 0 if none. */
 int kvp_afile_error(const kvp_afile *f);
+/* 1 when f writes to a terminal (standard output or a device in place). */
+int kvp_afile_is_terminal(const kvp_afile *f);
 
 /* For a signal handler: remove every open temporary. Async-signal-safe;
  * each (also async-signal-safe, may be NULL) is told the target of every

@@ -22,11 +22,53 @@ struct kvp_csv {
   kvp_fmtw *conv;      /* another format than CSV (fmtw.c), NULL for CSV */
   int nfield;          /* fields in the current row */
   int failed;          /* errno of the first failure, 0 if none */
+  int tty;             /* CSV to a terminal: control characters escaped */
   size_t len;
   char buf[BUFSZ];
 };
 
-static int flush(kvp_csv *w) {
+/* CSV bytes to a terminal: control characters other than the line ends
+ * and tabs of the CSV itself (C0, DEL, the C1 controls U+0080..U+009F in
+ * UTF-8) as escapes such as \x1b, so a cell cannot move the cursor,
+ * recolour or retitle the terminal. A 0xC2 at the end, which may begin a
+ * C1 control the next bytes end, is kept back unless `last`; returns the
+ * bytes kept (0 or 1) or -1. */
+static int write_tty(kvp_csv *w, int last) {
+  const unsigned char *s = (const unsigned char *)w->buf;
+  size_t n = w->len, from = 0, i;
+  int kept = !last && n > 0 && s[n - 1] == 0xC2;
+  if (kept) n--;
+  for (i = 0; i < n; i++) {
+    char esc[16];
+    int k;
+    if (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') k = snprintf(esc, sizeof esc, "\\x%02x", s[i]);
+    else if (s[i] == 0x7F) k = snprintf(esc, sizeof esc, "\\x7f");
+    else if (s[i] == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F)
+      k = snprintf(esc, sizeof esc, "\\xc2\\x%02x", s[i + 1]);
+    else continue;
+    if (kvp_afile_write(w->f, s + from, i - from) < 0 || kvp_afile_write(w->f, esc, (size_t)k) < 0)
+      return -1;
+    if (s[i] == 0xC2) i++;
+    from = i + 1;
+  }
+  if (kvp_afile_write(w->f, s + from, n - from) < 0) return -1;
+  return kept;
+}
+
+static int flush_last(kvp_csv *w, int last);
+static int flush(kvp_csv *w) { return flush_last(w, 0); }
+
+static int flush_last(kvp_csv *w, int last) {
+  if (w->len > 0 && w->tty) {
+    int kept = write_tty(w, last);
+    if (kept < 0) {
+      if (!w->failed) w->failed = kvp_afile_error(w->f);
+      return -1;
+    }
+    if (kept) w->buf[0] = (char)0xC2;
+    w->len = (size_t)kept;
+    return 0;
+  }
   if (w->len > 0 && w->conv != NULL) {
     if (kvp_fmtw_feed(w->conv, w->buf, w->len) < 0) {
       if (!w->failed) w->failed = kvp_fmtw_error(w->conv);
@@ -112,6 +154,7 @@ kvp_csv *kvp_csv_open_as(const char *path, int fmt, char *err, size_t errlen) {
     free(w);
     return NULL;
   }
+  w->tty = fmt == KVP_FMT_CSV && kvp_afile_is_terminal(w->f);
   return w;
 }
 
@@ -300,24 +343,27 @@ int kvp_csv_row_end(kvp_csv *w, size_t used) {
 
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
   int rc = 0;
-  if (w->len > 0) flush(w);
+  if (w->len > 0) flush_last(w, 1);
+  const char *why = NULL;
   if (w->conv != NULL) {
     if (!w->failed && kvp_fmtw_finish(w->conv) < 0) w->failed = kvp_fmtw_error(w->conv);
-    kvp_fmtw_free(w->conv);
+    why = kvp_fmtw_why(w->conv);
   }
   if (w->failed && kvp_afile_error(w->f) == 0) { /* a value that cannot be written (NaN) */
-    snprintf(err, errlen, "cannot write '%s': %s", kvp_afile_path(w->f), strerror(w->failed));
+    snprintf(err, errlen, "cannot write '%s': %s", kvp_afile_path(w->f),
+             why != NULL ? why : strerror(w->failed));
     kvp_afile_discard(w->f);
     rc = -1;
   } else {
     rc = kvp_afile_commit(w->f, err, errlen);
   }
+  kvp_fmtw_free(w->conv);
   free(w);
   return rc;
 }
 
 void kvp_csv_discard(kvp_csv *w) {
-  if (w->len > 0) flush(w); /* standard output: what was written stays written */
+  if (w->len > 0) flush_last(w, 1); /* standard output: what was written stays written */
   kvp_fmtw_free(w->conv);
   kvp_afile_discard(w->f);
   free(w);

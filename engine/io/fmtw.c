@@ -5,6 +5,7 @@
 #include <csv.h>
 #include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,8 @@ struct kvp_fmtw {
   buf cells;               /* tables: every cell, NUL-ended, row after row */
   size_t nrows;            /* tables: rows kept, the header included */
   buf out;                 /* JSON: the line being built */
+  size_t nrow;             /* JSON: data rows seen, for a message */
+  char why[256];           /* what failed, when it is not an errno's text */
 };
 
 int kvp_fmt_named(const char *name) {
@@ -94,21 +97,84 @@ kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f) {
   return c;
 }
 
-/* A string as a JSON string (jansson's encoder), appended to b. */
+/* The offset of the first byte of s[0..len) that is not well-formed UTF-8
+ * (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF), or
+ * len when all are. */
+static size_t utf8_bad(const unsigned char *s, size_t len) {
+  size_t i = 0;
+  while (i < len) {
+    unsigned c = s[i];
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xE1 && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else return i;
+    if (len - i <= n) return i;
+    if (s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (size_t k = 2; k <= n; k++)
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+    i += n + 1;
+  }
+  return len;
+}
+
+/* A string as a JSON string (jansson's encoder; DEL and the C1 controls
+ * U+0080..U+009F, which JSON lets through raw, as \u escapes too, so no
+ * control character reaches a terminal), appended to b. -1 when out of
+ * memory; the caller has checked that s is UTF-8. */
 static int add_json_string(buf *b, const char *s, size_t len) {
   json_t *j = json_stringn_nocheck(s, len);
   if (j == NULL) return -1;
   char *t = json_dumps(j, JSON_ENCODE_ANY);
   json_decref(j);
   if (t == NULL) return -1;
-  int rc = add(b, t, strlen(t));
+  int rc = 0;
+  for (const unsigned char *p = (const unsigned char *)t; *p && rc == 0; p++) {
+    char esc[8];
+    if (*p == 0x7F) {
+      rc = add(b, "\\u007F", 6);
+    } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+      snprintf(esc, sizeof esc, "\\u%04X", (unsigned)p[1]);
+      rc = add(b, esc, 6);
+      p++;
+    } else {
+      rc = add(b, (const char *)p, 1);
+    }
+  }
   free(t);
   return rc;
+}
+
+/* A cell or a column's name that is not UTF-8 cannot be JSON text: c->why
+ * names the row (none for the header), the column and the byte, and the
+ * converter fails with EILSEQ; 0 when it is UTF-8. */
+static int not_utf8(kvp_fmtw *c, const char *s, size_t len, size_t col) {
+  size_t at = utf8_bad((const unsigned char *)s, len);
+  if (at == len) return 0;
+  unsigned byte = (unsigned char)s[at];
+  if (c->keys == NULL)
+    snprintf(c->why, sizeof c->why, "the name of column %zu is not UTF-8 (byte 0x%02x at byte "
+             "%zu), which JSON text must be", col + 1, byte, at + 1);
+  else
+    snprintf(c->why, sizeof c->why, "row %zu, column %.64s: the value is not UTF-8 (byte 0x%02x "
+             "at byte %zu), which JSON text must be", c->nrow, c->keys[col], byte, at + 1);
+  fail(c, EILSEQ);
+  return -1;
 }
 
 static int json_row(kvp_fmtw *c) {
   const char *p = c->row.p;
   c->out.len = 0;
+  c->nrow++;
   if (add(&c->out, "{", 1) < 0) return -1;
   for (size_t i = 0; i < c->nfield && i < c->ncol; i++) {
     size_t len = strlen(p);
@@ -118,6 +184,7 @@ static int json_row(kvp_fmtw *c) {
     if (len == 0) rc = add(&c->out, "null", 4);
     else if (strcmp(p, "true") == 0 || strcmp(p, "false") == 0 || kvp_fmt_is_number(p, len))
       rc = add(&c->out, p, len);
+    else if (not_utf8(c, p, len, i) < 0) return -3;
     else rc = add_json_string(&c->out, p, len);
     if (rc < 0) return -1;
     p += len + 1;
@@ -140,9 +207,15 @@ static void on_row(int term, void *data) {
   if (c->ncol == 0) { /* the header */
     c->ncol = c->nfield;
     if (c->fmt == KVP_FMT_JSON) {
+      const char *p = c->row.p;
+      for (size_t i = 0; i < c->ncol; i++) { /* every name UTF-8, before any is kept */
+        size_t len = strlen(p);
+        if (not_utf8(c, p, len, i) < 0) goto done;
+        p += len + 1;
+      }
       c->keys = calloc(c->ncol ? c->ncol : 1, sizeof *c->keys);
       if (c->keys == NULL) { fail(c, ENOMEM); goto done; }
-      const char *p = c->row.p;
+      p = c->row.p;
       for (size_t i = 0; i < c->ncol; i++) {
         buf k = {0};
         size_t len = strlen(p);
@@ -180,36 +253,45 @@ int kvp_fmtw_feed(kvp_fmtw *c, const char *b, size_t n) {
   return c->failed ? -1 : 0;
 }
 
-/* Display width of a UTF-8 string: its characters (continuation bytes
- * not counted). */
-static size_t width(const char *s) {
-  size_t w = 0;
-  for (; *s; s++) w += ((unsigned char)*s & 0xC0) != 0x80;
-  return w;
-}
-
 static int pad(buf *b, size_t n) {
   while (n-- > 0)
     if (add(b, " ", 1) < 0) return -1;
   return 0;
 }
 
-/* One cell into b: line breaks become spaces; in Markdown '|' is escaped. */
-static int cell(buf *b, const char *s, int md) {
-  for (; *s; s++) {
-    int rc;
-    if (*s == '\n' || *s == '\r') rc = add(b, " ", 1);
-    else if (md && *s == '|') rc = add(b, "\\|", 2);
-    else rc = add(b, s, 1);
-    if (rc < 0) return -1;
+/* One cell into b (NULL: only measured), its display width added to *w
+ * (a UTF-8 character one column: continuation bytes count nothing): line
+ * breaks and tabs become spaces, other control characters (C0, DEL, the C1
+ * controls U+0080..U+009F in UTF-8) escapes such as \x1b, so a cell cannot
+ * move the cursor, recolour or retitle the terminal; in Markdown '|' is
+ * escaped. */
+static int cell(buf *b, const char *s, int md, size_t *w) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    char esc[16];
+    const char *out = (const char *)p;
+    size_t n = 1;
+    if (*p == '\n' || *p == '\r' || *p == '\t') {
+      out = " ";
+    } else if (*p < 0x20 || *p == 0x7F) {
+      n = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned)*p);
+      out = esc;
+    } else if (*p == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+      n = (size_t)snprintf(esc, sizeof esc, "\\xc2\\x%02x", (unsigned)p[1]);
+      out = esc;
+      p++;
+    } else if (md && *p == '|') {
+      out = "\\|";
+      n = 2;
+    }
+    *w += out == (const char *)p ? (*p & 0xC0) != 0x80 : n;
+    if (b != NULL && add(b, out, n) < 0) return -1;
   }
   return 0;
 }
 
 static size_t cell_width(const char *s, int md) {
-  size_t w = width(s);
-  if (md)
-    for (; *s; s++) w += *s == '|';
+  size_t w = 0;
+  cell(NULL, s, md, &w);
   return w;
 }
 
@@ -247,7 +329,8 @@ static int write_table(kvp_fmtw *c) {
       if (md && add(&line, j == 0 ? "| " : " | ", j == 0 ? 2 : 3) < 0) goto out;
       if (!md && j > 0 && add(&line, "  ", 2) < 0) goto out;
       if (right && pad(&line, gap) < 0) goto out;
-      if (cell(&line, s, md) < 0) goto out;
+      size_t shown = 0;
+      if (cell(&line, s, md, &shown) < 0) goto out;
       if (!right && (md || j + 1 < ncol) && pad(&line, gap) < 0) goto out;
     }
     if (md && add(&line, " |", 2) < 0) goto out;
@@ -292,6 +375,8 @@ int kvp_fmtw_finish(kvp_fmtw *c) {
 }
 
 int kvp_fmtw_error(const kvp_fmtw *c) { return c->failed; }
+
+const char *kvp_fmtw_why(const kvp_fmtw *c) { return c->why[0] != '\0' ? c->why : NULL; }
 
 void kvp_fmtw_free(kvp_fmtw *c) {
   if (c == NULL) return;

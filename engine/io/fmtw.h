@@ -8,10 +8,14 @@
  *                     keys and strings encoded by jansson; a cell that is a
  *                     JSON number is written as the CSV has it (fixed
  *                     precision kept), true/false as booleans, an empty
- *                     cell as null.
+ *                     cell as null; a cell or name that is not UTF-8 is
+ *                     an error naming its row and column (JSON text is
+ *                     UTF-8), DEL and the C1 controls as \u escapes.
  *   KVP_FMT_TABLE     an aligned text table for terminals: columns padded
  *                     to their widest cell (UTF-8 characters), numeric
- *                     columns right-aligned, the header underlined.
+ *                     columns right-aligned, the header underlined;
+ *                     line breaks and tabs in a cell as spaces, other
+ *                     control characters as escapes (\x1b), in Markdown too.
  *   KVP_FMT_MARKDOWN  a GitHub-flavoured Markdown table, '|' escaped,
  *                     numeric columns right-aligned.
  * Tables are aligned, so they are kept in memory until the report ends.
@@ -35,6 +39,9 @@ int kvp_fmtw_feed(kvp_fmtw *c, const char *buf, size_t n);
 /* The end of the report: write what is kept (tables); 0 or -1. */
 int kvp_fmtw_finish(kvp_fmtw *c);
 int kvp_fmtw_error(const kvp_fmtw *c);
+/* What failed in words when an errno's text would not say it (a value
+ * that is not UTF-8 for JSON: its row, column and byte), else NULL. */
+const char *kvp_fmtw_why(const kvp_fmtw *c);
 void kvp_fmtw_free(kvp_fmtw *c);
 /* "csv", "table", "json", "markdown", "auto" -> KVP_FMT_*, -1 if none. */
 int kvp_fmt_named(const char *name);

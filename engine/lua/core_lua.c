@@ -338,7 +338,9 @@ static int ledger_max_concurrency(lua_State *L) {
   int64_t n;
   kvp_verdict v;
   int64_t ctx = check_count_arg(L, 2, "context");
-  kvp_err e = kvp_verdict_max_concurrency(l, ctx, &n, &v);
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_verdict_max_concurrency(l, ctx, &n, &v, &diag);
+  if (e != KVP_OK && diag.msg[0] != '\0') return kvl_core_error(L, e, &diag, "max_concurrency");
   if (e != KVP_OK) return ledger_error(L, e, NULL, "max_concurrency", &l->d, 2, ctx);
   lua_pushinteger(L, (lua_Integer)n);
   push_verdict(L, l, &v);
@@ -367,9 +369,10 @@ static int ledger_max_context(lua_State *L) {
 static int ledger_fit(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   kvp_verdict v;
+  kvp_diag diag = {{0}};
   kvp_err e = kvp_verdict_fit(l, check_count_arg(L, 2, "context"),
-                              check_count_arg(L, 3, "concurrency"), &v);
-  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "fit");
+                              check_count_arg(L, 3, "concurrency"), &v, &diag);
+  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "fit");
   lua_pushboolean(L, v.fit.why == KVP_FITS);
   push_verdict(L, l, &v);
   return 3;
@@ -381,8 +384,9 @@ static int ledger_fit(lua_State *L) {
 static int ledger_starts(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   kvp_start st;
-  kvp_err e = kvp_start_check(l, &st);
-  if (e != KVP_OK) return kvl_core_error(L, e, NULL, "starts");
+  kvp_diag diag = {{0}};
+  kvp_err e = kvp_start_check(l, &st, &diag);
+  if (e != KVP_OK) return kvl_core_error(L, e, &diag, "starts");
   char buf[KVP_START_TEXT_MAX];
   int n = kvp_start_explain(l, &st, buf, sizeof buf);
   lua_pushboolean(L, st.starts);

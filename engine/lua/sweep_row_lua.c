@@ -64,8 +64,9 @@ static int row_index(lua_State *L) {
         break;
       }
       if (r->v.start_id != r->v.cur->ledger_id) {
-        kvp_err e = kvp_start_check(l, &r->v.start);
-        if (e != KVP_OK) return kvl_core_error(L, e, NULL, "starts");
+        kvp_diag diag = {{0}};
+        kvp_err e = kvp_start_check(l, &r->v.start, &diag);
+        if (e != KVP_OK) return kvl_core_error(L, e, &diag, "starts");
         r->v.start_id = r->v.cur->ledger_id;
       }
       lua_pushboolean(L, r->v.start.starts);
@@ -76,9 +77,10 @@ static int row_index(lua_State *L) {
       kvp_verdict v;
       int64_t n;
       char buf[KVP_START_TEXT_MAX];
-      kvp_err e = id == LZ_WHY ? kvp_verdict_fit(l, r->v.cur->context, r->v.cur->concurrency, &v)
-                               : kvp_verdict_max_concurrency(l, r->v.cur->context, &n, &v);
-      if (e != KVP_OK) return kvl_core_error(L, e, NULL, lua_tostring(L, 2));
+      kvp_diag diag = {{0}};
+      kvp_err e = id == LZ_WHY ? kvp_verdict_fit(l, r->v.cur->context, r->v.cur->concurrency, &v, &diag)
+                               : kvp_verdict_max_concurrency(l, r->v.cur->context, &n, &v, &diag);
+      if (e != KVP_OK) return kvl_core_error(L, e, &diag, lua_tostring(L, 2));
       if (id == LZ_MC_LIMIT) {
         lua_pushstring(L, kvp_why_name(v.fit.why));
         break;

@@ -6,7 +6,8 @@
 --
 -- Each field: name; type (count, bytes, fraction, number, boolean, string,
 -- enum with its values, table); unit; default (a value, or words saying whose
--- default); min (counts, bytes, numbers); one line of meaning; the engines'
+-- default); min (counts, bytes, numbers); max (counts: the core's bound,
+-- engine/core/deploy.c); one line of meaning; the engines'
 -- spellings accepted for it (vllm, sglang, trtllm: a name or a list; true:
 -- the field is spelled as that engine spells it); spec: the key of the table
 -- handed to the core when it is not the field's own name (Deployment:spec,
@@ -39,7 +40,7 @@ M.list = {
    meaning = "the memory of one GPU, overriding the catalog's"},
   {name = "tp", type = "count", unit = "GPUs", min = 1, default = 1, vllm = "tensor_parallel_size",
    sglang = "tp_size", meaning = "tensor-parallel size"},
-  {name = "pp", type = "count", unit = "stages", min = 1, default = 1,
+  {name = "pp", type = "count", unit = "stages", min = 1, max = require("kvplan.core").max_pp, default = 1,
    vllm = "pipeline_parallel_size", sglang = "pp_size", meaning = "pipeline-parallel stages"},
   {name = "kv", type = "string", default = "auto", vllm = "kv_cache_dtype",
    meaning = "KV cache format; auto: the model's activation dtype"},
@@ -203,7 +204,9 @@ end
 function M.check(f, v)
   local t, name = f.type, f.name
   if t == "count" then
-    return util.count(v, name, f.min)
+    v = util.count(v, name, f.min)
+    if f.max and v > f.max then util.raise("field '%s' must be at most %d, got %d", name, f.max, v) end
+    return v
   elseif t == "bytes" then
     local b = units.bytes(v, name)
     if f.min and b < f.min then

@@ -1110,6 +1110,15 @@ local function read_ffn(C, a)
     a.proj_bias = C:bool("mamba_proj_bias") == true
   end
   local experts = C:int({"num_local_experts", "num_experts", "n_routed_experts"}, 0)
+  if experts == nil and fam.moe ~= nil then
+    -- a mixture-of-experts family without its experts count: the layers'
+    -- experts cannot be counted (a gpt_oss config without num_local_experts
+    -- failed later as a Lua arithmetic error, naming no file)
+    local want = ({qwen = "num_experts", jamba = "num_experts", deepseek = "n_routed_experts"})[fam.moe]
+                 or "num_local_experts"
+    C:raise("missing field '%s' (model_type %s is a mixture of experts: the count of experts a layer)",
+            C:label(want), fam.name)
+  end
   if experts and experts > 1 then
     a.moe = moe_of(C, a, experts)
     local dense = 0

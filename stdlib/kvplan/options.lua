@@ -43,14 +43,23 @@ local function convert(key, v, def, fail, f)
   v = trim(v)
   if f ~= nil and t ~= "table" then return by_field(f, key, v, def, fail) end
   if t == "number" then
+    -- a default >= 0 is a count, a size or a rate: a negative value is no
+    -- such thing ('best context=-1' was the model's context, silently)
+    local function nonneg(x)
+      if def >= 0 and x < 0 then
+        fail("argument '%s' must be %s >= 0, got '%s'", key,
+             math.type(def) == "integer" and "an integer" or "a number", util.escape(v, 64))
+      end
+      return x
+    end
     if math.type(def) == "integer" then
       local ok, x = pcall(units.tokens, v, key)
-      if ok then return x end
+      if ok then return nonneg(x) end
       -- past 64 bytes a number is not one: units.tokens said so (at once)
       if #v > 64 or v:match("^%d+%.%d*[KMGT]$") then fail("%s", strip(x)) end
       local n = tonumber(v)
       if n ~= nil and n == n and n - n == 0 then
-        if n == math.floor(n) and n > -2^63 and n < 2^63 then return math.tointeger(n) end
+        if n == math.floor(n) and n > -2^63 and n < 2^63 then return nonneg(math.tointeger(n)) end
         fail("argument '%s' must be an integer, got '%s'", key, v)
       end
       fail("argument '%s' must be a number, got '%s'", key, v)
@@ -59,7 +68,7 @@ local function convert(key, v, def, fail, f)
     if x == nil or x ~= x or x == math.huge or x == -math.huge then
       fail("argument '%s' must be a number, got '%s'", key, util.escape(v, 64))
     end
-    return x
+    return nonneg(x)
   elseif t == "boolean" then
     local l = v:lower()
     if l == "true" or l == "1" or l == "yes" then return true end
@@ -73,7 +82,15 @@ local function convert(key, v, def, fail, f)
       item = trim(item)
       if item ~= "" then out[#out + 1] = convert(key, item, d1 or "", fail, f) end
     end
+    -- a list given as nothing, where its default is no empty list or name
+    -- ('tp=' ran no row, 'kv=' planned the model's format)
+    if #out == 0 and d1 ~= nil and d1 ~= "" then
+      fail("argument '%s' is empty (expected e.g. %s=%s)", key, key, tostring(d1))
+    end
     return out
+  end
+  if v == "" and type(def) == "string" and def ~= "" then
+    fail("argument '%s' is empty (expected e.g. %s=%s)", key, key, def)
   end
   return v
 end
@@ -81,13 +98,21 @@ end
 -- A value of deployment field f: converted by the field's type (a count as
 -- an integer, bytes with units, ...) and checked by fields.check; the
 -- script's default itself passes as it is.
-local as_def = {count = 0, fraction = 0.0, number = 0.0, boolean = false}
+-- (the templates' negative numbers leave the bounds to fields.check)
+local as_def = {count = -1, fraction = -1.0, number = -1.0, boolean = false}
 by_field = function(f, key, v, def, fail)
   if type(def) == "string" and v == def then return v end
   local x = v
   if f.type == "bytes" then
     local ok, b = pcall(units.bytes, v, key)
     if not ok then fail("%s", strip(b)) end
+    -- a size without a unit is refused ('activation=2' was 2 bytes), but 0
+    -- and the fields whose name says bytes (kv_cache_memory_bytes, as vLLM
+    -- reads its flag)
+    if b ~= 0 and v:find("^[%d.eE+]+$") and not f.name:find("_bytes$") then
+      fail("argument '%s': '%s' has no unit (expected e.g. '%s GiB', '%s GB', '%sG' = %s GiB, "
+           .. "'%sg' = %s GB, or '%sB' bytes)", key, util.escape(v, 64), v, v, v, v, v, v, v)
+    end
     x = b
   elseif as_def[f.type] ~= nil then
     x = convert(key, v, as_def[f.type], fail)
@@ -163,8 +188,12 @@ function M.parse(args, defaults)
   end
   args = args or {}
   if type(args) ~= "table" then util.raise("options needs the script's arguments (...), got %s", type(args)) end
+  -- a bad command-line argument is a usage error: kvplan exits with status 2
+  -- (engine/cli/main.c run_script reads cli.usage_error), as the manual says
   local fail = from_cli and function(msg, ...)
-    error("command line: " .. string.format(msg, ...), 0)
+    local text = "command line: " .. string.format(msg, ...)
+    if cli ~= nil then cli.usage_error = text end
+    error(text, 0)
   end or util.raise
   local out = {}
   local function is_required(d)

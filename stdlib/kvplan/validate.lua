@@ -42,6 +42,17 @@ local GiB = units.GiB
 
 -- ---- numbers as printed ----------------------------------------------------------
 
+-- Figures of the log being parsed that are no number kvplan reads (past
+-- 64 bits, not finite, more digits than any engine prints): M.parse keeps
+-- them as f.unread, and M.check says so in a parse row instead of dropping
+-- the figure's row (or ending the run at an infinite cell) without a word.
+local unread
+
+local function refuse(s)
+  if unread then unread[#unread + 1] = s end
+  return nil
+end
+
 --- A printed decimal figure: its value and the two ends of its rounding
 --- interval, in the unit it was printed in (mid, lo, hi as numbers).
 local function figure(s)
@@ -50,6 +61,7 @@ local function figure(s)
   local sign, int, frac = s:match("^(%-?)(%d+)%.?(%d*)$")
   if int == nil then return nil end
   local v = tonumber(s)
+  if #s > 40 or v == nil or v - v ~= 0 then return refuse(s) end
   local half = 0.5 / 10 ^ #frac
   return {mid = v, lo = v - half, hi = v + half, text = s}
 end
@@ -57,7 +69,10 @@ M.figure = figure
 
 local function int(s)
   if s == nil then return nil end
-  return math.tointeger(tonumber((s:gsub(",", ""))))
+  local t = s:gsub(",", "")
+  local v = #t <= 40 and math.tointeger(tonumber(t)) or nil
+  if v == nil and t:find("^%d+$") then return refuse(t) end
+  return v
 end
 
 -- ---- parsing -----------------------------------------------------------------------
@@ -102,7 +117,8 @@ end
 --- printed; see the header comment). Never raises on a partial log.
 function M.parse(text)
   if type(text) ~= "string" then util.raise("validate: a log must be a string, got %s", type(text)) end
-  local f = {header = {}}
+  local f = {header = {}, unread = {}}
+  unread = f.unread
   local lines = {}
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
     local k, v = line:match("^#%s*([%w_]+):(.*)$")
@@ -367,6 +383,12 @@ function M.check(text, opts)
     end
     rows[#rows + 1] = r
   end
+  unread = nil -- the header's numbers below are checked where they are read
+  for _, s in ipairs(f.unread) do
+    row{figure = "log", mode = "parse", status = string.format(
+      "missing: the figure '%s' is no number kvplan reads (past 64 bits or not finite); "
+      .. "what it states is not checked", util.escape(s, 64))}
+  end
   if f.engine == nil then
     row{figure = "log", mode = "parse", status = "missing: no engine (no vLLM, SGLang or TensorRT-LLM line)"}
     return rows, f
@@ -391,6 +413,17 @@ function M.check(text, opts)
   end
   local qfmt
   m, qfmt = quantized_model(kv, m, f)
+  -- a header count that is no whole number >= 1 is said, not read as the
+  -- default ('# tp: 9999999999999999999' was tp 1, said to be the header's)
+  for _, k in ipairs{"tp", "pp", "max_model_len"} do
+    local h = f.header[k]
+    local n = h and int(h)
+    if h and (n == nil or n < 1) then
+      row{figure = k, mode = "parse", status = string.format("missing: header '%s: %s' is not a %s "
+          .. "(expected a whole number >= 1 below 2^63); the log is not checked", k, util.escape(h, 64), k)}
+      return rows, f
+    end
+  end
   local tp = f.tp or int(f.header.tp) or 1
   src.tp = f.tp and "log" or (f.header.tp and "header" or (f.args_seen and "default" or "assumed"))
   local pp = f.pp or int(f.header.pp) or 1

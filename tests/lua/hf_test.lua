@@ -264,6 +264,25 @@ err("truncated-safetensors", FIX .. "truncated-safetensors/model.safetensors: sa
 err("oversized-safetensors", FIX .. "oversized-safetensors/model.safetensors: safetensors header " ..
     "length 1099511627776 at byte 0 exceeds the format's limit of 100000000 bytes")
 err("absent", "cannot open '" .. FIX .. "absent/config.json': No such file or directory")
+-- a mixture-of-experts family without its experts count names the file and
+-- the field (gpt-oss without num_local_experts failed as a Lua arithmetic
+-- error, then as "MXFP4 experts: bad shape or layout", naming no file)
+for _, c in ipairs{{"gpt-oss-20b", "num_local_experts", "gpt_oss"}, {"qwen3-30b-a3b", "num_experts", "qwen3_moe"},
+                   {"deepseek-v3", "n_routed_experts", "deepseek_v3"}} do
+  local d = tmp .. "/no-experts-" .. c[1]
+  assert(os.execute("mkdir -p " .. d))
+  local text = check.slurp(FIX .. c[1] .. "/config.json")
+  local cut, n = text:gsub('%s*"' .. c[2] .. '"%s*:%s*%d+%s*,', "", 1)
+  assert(n == 1, c[1] .. ": " .. c[2] .. " not found")
+  local fh = assert(io.open(d .. "/config.json", "wb"))
+  fh:write(cut)
+  fh:close()
+  local got = check.error("missing field", function() from_hf(d) end)
+  check.eq(got:gsub("^tests/lua/hf_test%.lua:%d+: ", ""), d .. "/config.json: missing field '" .. c[2] ..
+           "' (model_type " .. c[3] .. " is a mixture of experts: the count of experts a layer)", c[1])
+  os.remove(d .. "/config.json")
+  os.remove(d)
+end
 -- the message points at this file's line, the file name inside it
 local m1 = check.error("missing field", function() from_hf(FIX .. "missing-layers") end)
 assert(m1:find("^tests/lua/hf_test%.lua:%d+: "), m1)

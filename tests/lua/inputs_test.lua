@@ -138,6 +138,26 @@ put(d .. "/config.json", (CONFIG:format('"model_type":"llama",', 2, ""):gsub('"m
     '"max_position_embeddings":4611686018427387904')))
 check.error("caused by field 'max_context' = 4611686018427387904", ledger,
             {model = kv.models.from_hf(d)})
+-- vLLM's startup check past 2^63 (l:starts, l:fit, l:max_concurrency and a
+-- sweep's starts column) names the length's field, not "starts: arithmetic
+-- overflow" alone
+local huge = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", max_model_len = 1 << 62}:ledger()
+for _, q in ipairs{function() return huge:starts() end, function() return huge:fit(1024, 1) end,
+                   function() return huge:max_concurrency(1024) end} do
+  check.error("vLLM's startup check: the KV cache one request of 4611686018427387904 tokens needs " ..
+              "exceeds 64 bits (caused by field 'max_model_len' = 4611686018427387904)", q)
+end
+check.error("(caused by field 'max_model_len' = 4611686018427387904)", function()
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", max_model_len = 1 << 62,
+           columns = {"starts"}}:each(function() end)
+end)
+-- the activation prediction past 2^63 names the profile's tokens ("engine
+-- rule: arithmetic overflow" before)
+for _, engine in ipairs{"vllm", "trtllm"} do
+  check.error("the activation peak of a profile run of 4611686018427387904 tokens exceeds 64 bits " ..
+              "(caused by field 'max_num_batched_tokens' = 4611686018427387904)", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", engine = engine, max_num_batched_tokens = 1 << 62})
+end
 
 -- gpu_memory = 0 names the field
 check.error("field 'gpu_memory' must be > 0 bytes, got 0", kv.deploy, {model = "llama-3.1-8b", gpu_memory = 0})

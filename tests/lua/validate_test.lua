@@ -370,3 +370,32 @@ check.eq(f.version, "0.9.0.1", "and its version")
 -- a header rank that is not a number is said, not ignored
 local badrank = rows_by(kv.validate((v0rank:gsub("# rank: 1", "# rank: two"))))
 check.eq(badrank["rank/parse"].status:find("not a rank", 1, true) ~= nil, true, "bad rank named")
+
+-- a header count past 2^63 is said, not read as tp 1 (it was, "tp=header")
+for _, h in ipairs{"tp: 9999999999999999999", "tp: 0", "pp: 1.5", "max_model_len: -4"} do
+  local bad = rows_by(kv.validate("# " .. h .. "\n" .. v0))
+  local k = h:match("^([%w_]+):")
+  check.eq(bad[k .. "/parse"] and bad[k .. "/parse"].status,
+           "missing: header '" .. h .. "' is not a " .. k .. " (expected a whole number >= 1 below 2^63); "
+           .. "the log is not checked", h)
+  check.eq(bad["weights_gib/predict"], nil, h .. ": nothing predicted")
+end
+-- a figure of 400 digits is said in a row: its row was dropped without a word,
+-- and a decimal one was infinite and ended the run ("column 'logged' has no
+-- finite value", naming no log)
+local digits = ("9"):rep(400)
+for _, text in ipairs{(v0:gsub("# CUDA blocks: 3947", "# CUDA blocks: " .. digits)),
+                      (v0:gsub("took 30%.7098 GB", "took " .. digits .. ".5 GB"))} do
+  local rows = kv.validate(text)
+  local said = rows_by(rows)["log/parse"]
+  check.eq(said and said.status, "missing: the figure '" .. ("9"):rep(64) .. "...' is no number kvplan "
+           .. "reads (past 64 bits or not finite); what it states is not checked", "400 digits")
+  for _, r in ipairs(rows) do
+    assert(type(r.logged) ~= "number" or r.logged - r.logged == 0, "a finite logged figure: " .. tostring(r.logged))
+  end
+  local out = os.tmpname()
+  local rep = kv.report{columns = validate.columns, path = out}
+  for _, r in ipairs(rows) do rep:row(r) end
+  rep:close()
+  os.remove(out)
+end

@@ -36,7 +36,7 @@ static void small(kvp_budget budget, int64_t gpu_bytes, double utilization) {
 static kvp_start check(void) {
   kvp_start s;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
-  assert_int_equal(kvp_start_check(&l, &s), KVP_OK);
+  assert_int_equal(kvp_start_check(&l, &s, NULL), KVP_OK);
   return s;
 }
 
@@ -190,7 +190,7 @@ static void qwen_in_8_gib(int64_t max_model_len, int64_t max_num_seqs) {
 
 static kvp_why verdict(int64_t context, int64_t concurrency) {
   kvp_verdict v;
-  assert_int_equal(kvp_verdict_fit(&l, context, concurrency, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_fit(&l, context, concurrency, &v, NULL), KVP_OK);
   return v.fit.why;
 }
 
@@ -199,7 +199,7 @@ static void requests_that_fit_run_only_on_an_engine_that_starts(void **state) {
   /* max_model_len 16385 needs 1025 blocks of the 1024: vLLM refuses to start */
   qwen_in_8_gib(16385, 0);
   kvp_verdict v;
-  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v, NULL), KVP_OK);
   assert_int_equal(v.fit.why, KVP_WHY_STARTS);
   assert_int_equal(v.start.why, KVP_START_VLLM_LEN);
   char buf[KVP_START_TEXT_MAX];
@@ -216,7 +216,7 @@ static void requests_that_fit_run_only_on_an_engine_that_starts(void **state) {
   assert_int_equal(verdict(1024, 1), KVP_FITS);
   assert_int_equal(verdict(1024, 15), KVP_FITS);
   assert_int_equal(verdict(1024, 16), KVP_WHY_KV);
-  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v, NULL), KVP_OK);
   assert_int_equal(kvp_verdict_explain(&l, &v.fit, &v.start, buf, sizeof buf), 0);
 }
 
@@ -225,12 +225,12 @@ static void max_concurrency_keeps_its_count_and_says_the_refusal(void **state) {
   int64_t n;
   kvp_verdict v;
   qwen_in_8_gib(16385, 0);
-  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v, NULL), KVP_OK);
   assert_int_equal(n, 15);
   assert_int_equal(v.fit.why, KVP_WHY_STARTS);
   /* max_num_seqs 4 caps the 15: still the refusal, 4 requests */
   qwen_in_8_gib(16385, 4);
-  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v, NULL), KVP_OK);
   assert_int_equal(n, 4);
   assert_int_equal(v.fit.why, KVP_WHY_STARTS);
   /* 5 requests exceed max_num_seqs whether or not vLLM starts */
@@ -238,13 +238,13 @@ static void max_concurrency_keeps_its_count_and_says_the_refusal(void **state) {
   assert_int_equal(verdict(1024, 4), KVP_WHY_STARTS);
   /* vLLM starts: the cap is the answer */
   qwen_in_8_gib(16383, 4);
-  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1024, &n, &v, NULL), KVP_OK);
   assert_int_equal(n, 4);
   assert_int_equal(v.fit.why, KVP_WHY_SEQS);
   assert_int_equal(v.fit.need, 15);
   /* none fits: the ledger's reason, not the refusal */
   qwen_in_8_gib(16385, 0);
-  assert_int_equal(kvp_verdict_max_concurrency(&l, 16386, &n, &v), KVP_OK);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 16386, &n, &v, NULL), KVP_OK);
   assert_int_equal(n, 0);
   assert_int_equal(v.fit.why, KVP_WHY_CONTEXT);
 }
@@ -311,19 +311,46 @@ static void min_tp_is_the_smallest_tp_that_starts(void **state) {
   assert_int_equal(kvp_verdict_min_tp(&d, 1024, 1, 0, &last, &tp, &v, NULL), KVP_EINVAL);
 }
 
+/* vLLM's check of one max_model_len request whose bytes pass 2^63: an error
+ * naming the field that sets the length and its value (it said "arithmetic
+ * overflow: a count exceeds 64 bits" alone) */
+static void an_overflow_of_the_startup_check_names_the_field(void **state) {
+  (void)state;
+  small(KVP_BUDGET_VLLM, 8 * GiB, 0.9);
+  d.max_model_len = (int64_t)1 << 62;
+  d.model.max_context = (int64_t)1 << 62;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_start s;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_start_check(&l, &s, &diag), KVP_EOVERFLOW);
+  assert_string_equal(diag.msg, "vLLM's startup check: the KV cache one request of "
+                                "4611686018427387904 tokens needs exceeds 64 bits (caused by "
+                                "field 'max_model_len' = 4611686018427387904)");
+  kvp_verdict v;
+  memset(&diag, 0, sizeof diag);
+  assert_int_equal(kvp_verdict_fit(&l, 1024, 1, &v, &diag), KVP_EOVERFLOW);
+  assert_non_null(strstr(diag.msg, "field 'max_model_len' = 4611686018427387904"));
+  /* the model's context when max_model_len is not set */
+  d.max_model_len = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  memset(&diag, 0, sizeof diag);
+  assert_int_equal(kvp_start_check(&l, &s, &diag), KVP_EOVERFLOW);
+  assert_non_null(strstr(diag.msg, "(caused by field 'max_context' = 4611686018427387904)"));
+}
+
 static void null_arguments_are_refused(void **state) {
   (void)state;
   kvp_start s;
   small(KVP_BUDGET_VLLM, 8 * GiB, 0.9);
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
-  assert_int_equal(kvp_start_check(NULL, &s), KVP_EINVAL);
-  assert_int_equal(kvp_start_check(&l, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_start_check(NULL, &s, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_start_check(&l, NULL, NULL), KVP_EINVAL);
   kvp_verdict v;
   int64_t n;
-  assert_int_equal(kvp_verdict_fit(NULL, 1, 1, &v), KVP_EINVAL);
-  assert_int_equal(kvp_verdict_fit(&l, 1, 1, NULL), KVP_EINVAL);
-  assert_int_equal(kvp_verdict_max_concurrency(&l, 1, NULL, &v), KVP_EINVAL);
-  assert_int_equal(kvp_verdict_max_concurrency(&l, 1, &n, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_fit(NULL, 1, 1, &v, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_fit(&l, 1, 1, NULL, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1, NULL, &v, NULL), KVP_EINVAL);
+  assert_int_equal(kvp_verdict_max_concurrency(&l, 1, &n, NULL, NULL), KVP_EINVAL);
   assert_string_equal(kvp_why_name(KVP_WHY_STARTS), "starts");
 }
 
@@ -337,6 +364,7 @@ int main(void) {
     cmocka_unit_test(max_concurrency_keeps_its_count_and_says_the_refusal),
     cmocka_unit_test(the_fold_changes_only_a_fit_that_lets_requests_in),
     cmocka_unit_test(min_tp_is_the_smallest_tp_that_starts),
+    cmocka_unit_test(an_overflow_of_the_startup_check_names_the_field),
     cmocka_unit_test(null_arguments_are_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

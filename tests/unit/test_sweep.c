@@ -137,7 +137,7 @@ static void cached_answers_equal_fresh_ledger_answers(void **state) {
     assert_int_equal(r.max_context, mx);
     /* a row that fits where the engine refuses to start says so */
     kvp_start st;
-    assert_int_equal(kvp_start_check(&l, &st), KVP_OK);
+    assert_int_equal(kvp_start_check(&l, &st, NULL), KVP_OK);
     assert_int_equal(r.fit.why, f.why == KVP_FITS && !st.starts ? KVP_WHY_STARTS : f.why);
   }
   kvp_sweep_free(&s);
