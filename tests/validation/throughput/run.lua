@@ -1,72 +1,294 @@
 -- tests/validation/throughput/run.lua: kvplan's time model against published
--- serving benchmarks (benchmarks.csv beside this file; docs/time.md,
--- "Step times and the serving simulator" states the result).
+-- serving measurements (the corpus CSVs beside this file; README.md there
+-- describes them, docs/time.md "Checked against published measurements"
+-- states the result).
 --
--- For each benchmark: the deployment it names (model, GPU, tp, weight and KV
--- formats, budget rule and fraction), its workload (fixed prompt and output
--- lengths, that many requests queued at once) and its limits (max_num_seqs,
--- max_num_batched_tokens; the client's max_concurrency where it had one),
--- then two predictions of the output tokens per second:
---   roofline   decode alone at the largest batch that fits and the mean
---              context (prompt + output / 2): d:time(...).tokens_per_s. No
---              prefill, no scheduling: an optimistic figure by construction.
---   simulator  kv.simulate on the same workload: prefill, chunking, the pool,
---              preemption, the tail of the run; also its mean time to first
---              token where the source measured one.
--- Output lengths: output_stop "fixed" means every request generates `output`
--- tokens (trtllm-bench's synthetic requests); "eos" means the client did not
--- set ignore_eos (vllm bench serve's --ignore-eos is off unless given,
--- vllm-project/vllm vllm/benchmarks/serve.py, add_cli_args), so a request
--- stops at the model's end-of-sequence token or at `output`. The source
--- gives the mean it got: output tokens/s over requests/s (about 100 of the
--- 128 asked for). The lengths are then min(G, output) with G geometric
--- (a constant chance of EOS at each token, an assumption: the source gives
--- only the mean) of that mean, 1000 quantiles as an empirical distribution.
--- Errors are (predicted - measured) / measured in percent. Nothing here is
--- fitted: the efficiency factors are kvplan.sim's (its per-GPU table from
--- published microbenchmarks, else its documented defaults).
+-- Every corpus CSV of the folder (`*.csv` except results*.csv and
+-- ratchet.csv) has the schema's header, in order (`M.header`). Each row is
+-- predicted with kv.simulate as its benchmark ran:
+--   deployment  model, GPU, tp, pp, ep (vLLM's enable_expert_parallel when
+--               ep = tp), weight and KV formats, budget rule and fraction,
+--               the engine and its release where kvplan has that engine
+--               (vllm, sglang, tensorrt-llm -> trtllm); NIM and LMDeploy rows
+--               are scheduled under their budget column's engine (kvplan has
+--               neither), their release not passed
+--   limits      max_num_seqs and max_num_batched_tokens as run (blank: the
+--               engine's default; `trtllm-bench`: the limits trtllm-bench
+--               computes itself, trtllm_bench_limits below)
+--   arrivals    all at once (rate blank), Poisson at `rate` requests a second
+--               (seed 1), a closed-loop client keeping `max_concurrency` in
+--               flight; a static batch of B is requests = max_concurrency =
+--               max_num_seqs = B, which is what those three options give
+--   outputs     `fixed`: every request generates `output` tokens; `eos`: the
+--               request may stop early, the lengths min(G, output) with G
+--               geometric of the published mean (eos_lengths below)
+-- A row kvplan cannot express (an engine release, an ep, an output mean it
+-- has no way to give, a deployment kv.simulate refuses) is skipped with its
+-- reason, printed, listed in summary.txt and counted; the ratchet counts the
+-- rows simulated, so a row lost this way fails `make test`.
 --
--- Run: build/kvplan tests/validation/throughput/run.lua [out=results.csv]
+-- Figures compared where the source measured them (`M.figures`): output
+-- tokens/s of the deployment, mean and p99 TTFT, mean and p99 TPOT, mean ITL,
+-- mean E2E. kv.simulate has no ITL: a request's tokens after its first come
+-- (e2e - ttft) / (output - 1) apart on average (its tpot), so the mean gap
+-- between tokens over all requests (vLLM's "Mean ITL", the mean of every
+-- request's gaps pooled) is the mean of the requests' tpot weighted by their
+-- output - 1 gaps, sum(e2e - ttft) / sum(output - 1), which the summary's
+-- means and token counts give exactly. The simulator emits a step's tokens
+-- at the step's end, so this mean gap is its tpot's, not a streamed chunk's.
+-- Errors are (predicted - measured) / measured in percent; a prediction is
+-- optimistic when it is faster (more tokens/s, or less time). Nothing here
+-- is fitted.
+--
+-- Run from the source tree:
+--   build/kvplan tests/validation/throughput/run.lua [out=DIR] [ratchet=check|none|update]
+-- out=DIR writes results.csv and summary.txt into DIR. ratchet=check (the
+-- default) compares the held-out and dev figures with ratchet.csv and the
+-- figures README.md and docs/time.md state, and fails naming every
+-- difference; ratchet=update (a human's re-baseline, after reading those
+-- differences) rewrites results.csv, summary.txt and ratchet.csv in the
+-- corpus folder and the generated blocks of README.md and docs/time.md.
+-- Every row is simulated with the request count its benchmark sent (30,000
+-- and 114,688 included): the corpus takes about 10 s of CPU, so no row is
+-- shortened.
 
 local kv = require "kvplan"
 local csv = require "kvplan.csv"
-local args = kv.options(..., {out = "", corpus = "tests/validation/throughput/benchmarks.csv"})
-
-local rows, lines = csv.read(args.corpus)
-if rows == nil then error(lines, 0) end
-local head = {}
-for j, name in ipairs(rows[1]) do head[name] = j end
-
-local r = kv.report{path = args.out ~= "" and args.out or nil, columns = {
-  "id", "engine", "model", "gpu", "tp", "prompt", "output", "batch", "measured_output_tok_s",
-  {"roofline_tok_s", precision = 0}, {"roofline_err_pct", precision = 1},
-  {"sim_tok_s", precision = 0}, {"sim_err_pct", precision = 1}, "sim_preemptions",
-  "measured_ttft_mean_ms", {"sim_ttft_mean_ms", precision = 1}, {"ttft_err_pct", precision = 1}}}
-
-local function median(v)
-  table.sort(v)
-  local n = #v
-  if n % 2 == 1 then return v[(n + 1) // 2] end
-  return (v[n // 2] + v[n // 2 + 1]) / 2
+local args = kv.options(..., {dir = "tests/validation/throughput", out = "", ratchet = "check",
+                                 timing = false})
+if args.ratchet ~= "check" and args.ratchet ~= "none" and args.ratchet ~= "update" then
+  error(string.format("ratchet must be check, none or update, got '%s'", args.ratchet), 0)
 end
 
--- trtllm-bench's own limits when the command gives none (the performance
--- overview's commands give none): NVIDIA/TensorRT-LLM
+local M = {}
+
+M.header = {"id", "source_id", "split", "engine", "engine_version", "model", "gpu", "tp", "pp",
+            "ep", "weights", "kv", "budget", "utilization", "prompt", "output", "requests", "rate",
+            "max_concurrency", "max_num_seqs", "max_num_batched_tokens", "output_stop",
+            "measured_output_tok_s", "measured_requests_s", "measured_ttft_mean_ms",
+            "measured_ttft_p99_ms", "measured_tpot_mean_ms", "measured_tpot_p99_ms",
+            "measured_itl_mean_ms", "measured_e2e_mean_ms", "source", "table", "notes"}
+
+-- name, measured column, the prediction from a kv.simulate result, whether
+-- more is faster
+M.figures = {
+  {"output_tok_s", "measured_output_tok_s", function(s) return s.throughput_tokens_s end, true},
+  {"ttft_mean_ms", "measured_ttft_mean_ms", function(s) return s.ttft_ms.mean end},
+  {"ttft_p99_ms", "measured_ttft_p99_ms", function(s) return s.ttft_ms.p99 end},
+  {"tpot_mean_ms", "measured_tpot_mean_ms", function(s) return s.tpot_ms.mean end},
+  {"tpot_p99_ms", "measured_tpot_p99_ms", function(s) return s.tpot_ms.p99 end},
+  {"itl_mean_ms", "measured_itl_mean_ms", function(s)
+     local gaps = s.output_tokens - s.requests
+     return gaps > 0 and (s.e2e_ms.mean - s.ttft_ms.mean) * s.requests / gaps or 0 end},
+  {"e2e_mean_ms", "measured_e2e_mean_ms", function(s) return s.e2e_ms.mean end},
+}
+
+-- kvplan's engine for the corpus's engine column (nil: none of its own)
+local ENGINE = {vllm = "vllm", sglang = "sglang", ["tensorrt-llm"] = "trtllm", nim = false,
+                lmdeploy = false}
+local BUDGET = {vllm = true, sglang = true, trtllm = true}
+-- The sources whose rows were used to check constants before the split rule
+-- existed: dev whatever their hash says.
+local GRANDFATHERED = {["trtllm-perf-overview"] = true, ["mushfiqrahman-4090"] = true}
+
+-- ---- reading the corpus ----------------------------------------------------
+
+local function fail(file, line, col, fmt, ...)
+  error(string.format("%s:%d: column '%s': " .. fmt, file, line, col, ...), 0)
+end
+
+--- The split the rule gives source_id: the first hex digit of its sha256,
+--- 0-4 dev, 5-f heldout.
+local split_cache = {}
+local function split_of(id)
+  if GRANDFATHERED[id] then return "dev" end
+  if split_cache[id] == nil then
+    local p = assert(io.popen("printf %s '" .. id .. "' | sha256sum"))
+    local h = p:read("l")
+    p:close()
+    local d = tonumber((h or ""):sub(1, 1), 16)
+    if d == nil then error("sha256sum gave no digest for source_id '" .. id .. "'", 0) end
+    split_cache[id] = d <= 4 and "dev" or "heldout"
+  end
+  return split_cache[id]
+end
+
+--- The corpus files of dir, sorted.
+function M.files(dir)
+  local p = assert(io.popen("LC_ALL=C ls -1 '" .. dir:gsub("'", "'\\''") .. "'"))
+  local out = {}
+  for name in p:lines() do
+    if name:match("%.csv$") and not name:match("^results") and name ~= "ratchet.csv" then
+      out[#out + 1] = name
+    end
+  end
+  p:close()
+  table.sort(out)
+  return out
+end
+
+-- A cell's checks: a number (integer when int) above `min` (or at least it
+-- when `ge`), or blank when `blank`.
+local function number(c, col, opt)
+  local v = c(col)
+  if v == "" then
+    if opt.blank then return nil end
+    c.fail(col, "must be given")
+  end
+  local n = tonumber(v)
+  if n == nil or n ~= n or n == math.huge then c.fail(col, "must be a number, got '%s'", v) end
+  if opt.int then
+    n = math.tointeger(n)
+    if n == nil then c.fail(col, "must be a whole number, got '%s'", v) end
+  end
+  if n < (opt.min or 0) or (n == (opt.min or 0) and not opt.ge) then
+    c.fail(col, "must be %s %s, got '%s'", opt.ge and ">=" or ">", tostring(opt.min or 0), v)
+  end
+  return n
+end
+
+local FORMATS = {}
+for _, n in ipairs(kv.formats.names()) do FORMATS[n] = true end
+
+--- One corpus row, checked: a table of its cells converted, or an error
+--- naming file:line and the column.
+local function parse_row(cells, file, line, seen)
+  local idx = {}
+  for j, k in ipairs(M.header) do idx[k] = j end
+  local c = setmetatable({fail = function(col, fmt, ...) fail(file, line, col, fmt, ...) end},
+                         {__call = function(_, k) return cells[idx[k]] or "" end})
+  if #cells ~= #M.header then
+    fail(file, line, "id", "the row has %d cells, the header %d", #cells, #M.header)
+  end
+  local r = {file = file, line = line}
+  r.id = c("id")
+  if not r.id:match("^[a-z0-9.-]+$") then c.fail("id", "must be lowercase [a-z0-9.-]+, got '%s'", r.id) end
+  if seen[r.id] then c.fail("id", "'%s' is also the id of %s", r.id, seen[r.id]) end
+  seen[r.id] = file .. ":" .. line
+  r.source_id = c("source_id")
+  if not r.source_id:match("^[a-z0-9.-]+$") then
+    c.fail("source_id", "must be lowercase [a-z0-9.-]+, got '%s'", r.source_id)
+  end
+  r.split = c("split")
+  local rule = split_of(r.source_id)
+  if r.split ~= rule then
+    c.fail("split", "source '%s' is %s by the rule (the first hex digit of its sha256: 0-4 dev, "
+           .. "5-f heldout), got '%s'", r.source_id, rule, r.split)
+  end
+  r.engine = c("engine")
+  if ENGINE[r.engine] == nil then
+    c.fail("engine", "must be vllm, sglang, tensorrt-llm, nim or lmdeploy, got '%s'", r.engine)
+  end
+  r.engine_version = c("engine_version")
+  r.model, r.gpu = c("model"), c("gpu")
+  local ok, m = pcall(kv.model, r.model)
+  if not ok then c.fail("model", "%s", m) end
+  local okg, g = pcall(kv.gpu, r.gpu)
+  if not okg then c.fail("gpu", "%s", g) end
+  r.class = m.active < m.params and "moe" or "dense"
+  r.tp = number(c, "tp", {int = true})
+  r.pp = number(c, "pp", {int = true})
+  r.ep = number(c, "ep", {int = true, blank = true})
+  r.weights, r.kv = c("weights"), c("kv")
+  if r.weights ~= "native" and not FORMATS[r.weights] then
+    c.fail("weights", "must be native or a kvplan format (%s), got '%s'",
+           table.concat(kv.formats.names(), ", "), r.weights)
+  end
+  if r.kv ~= "auto" and not FORMATS[r.kv] then
+    c.fail("kv", "must be auto or a kvplan format (%s), got '%s'", table.concat(kv.formats.names(), ", "),
+           r.kv)
+  end
+  r.budget = c("budget")
+  if not BUDGET[r.budget] then c.fail("budget", "must be vllm, sglang or trtllm, got '%s'", r.budget) end
+  r.utilization = number(c, "utilization", {blank = true})
+  if r.utilization and r.utilization > 1 then
+    c.fail("utilization", "must be in (0, 1], got '%s'", c("utilization"))
+  end
+  r.prompt = number(c, "prompt", {int = true})
+  r.output = number(c, "output", {int = true})
+  r.requests = number(c, "requests", {int = true, blank = true})
+  r.rate = number(c, "rate", {blank = true})
+  r.max_concurrency = number(c, "max_concurrency", {int = true, blank = true})
+  if r.requests == nil and r.max_concurrency == nil then
+    c.fail("requests", "must be given (blank only with max_concurrency: a closed loop's steady state)")
+  end
+  for _, k in ipairs{"max_num_seqs", "max_num_batched_tokens"} do
+    if c(k) == "trtllm-bench" then r[k] = "trtllm-bench"
+    else r[k] = number(c, k, {int = true, blank = true}) end
+  end
+  r.output_stop = c("output_stop")
+  if r.output_stop ~= "fixed" and r.output_stop ~= "eos" then
+    c.fail("output_stop", "must be fixed or eos, got '%s'", r.output_stop)
+  end
+  r.measured = {}
+  local any = false
+  for _, f in ipairs(M.figures) do
+    r.measured[f[1]] = number(c, f[2], {blank = true})
+    any = any or r.measured[f[1]] ~= nil
+  end
+  if not any then c.fail("measured_output_tok_s", "the row measures none of the figures") end
+  r.measured_requests_s = number(c, "measured_requests_s", {blank = true})
+  if r.output_stop == "eos" and (r.measured_requests_s == nil or r.measured.output_tok_s == nil) then
+    c.fail("measured_requests_s", "output_stop eos needs measured_output_tok_s and "
+           .. "measured_requests_s (their ratio is the mean output)")
+  end
+  r.source, r.table, r.notes = c("source"), c("table"), c("notes")
+  if r.source == "" then c.fail("source", "must be given") end
+  return r
+end
+
+--- Every row of the corpus files in dir (a list), and the files read.
+function M.read(dir)
+  local rows, seen, files = {}, {}, M.files(dir)
+  for _, name in ipairs(files) do
+    local path = dir .. "/" .. name
+    local t, lines = csv.read(path)
+    if t == nil then error(lines, 0) end
+    local head = t[1] or {}
+    for j, k in ipairs(M.header) do
+      if head[j] ~= k then
+        error(string.format("%s:1: column %d: the header must be the schema's (README.md), expected "
+                            .. "'%s', got '%s'", path, j, k, tostring(head[j])), 0)
+      end
+    end
+    if #head ~= #M.header then
+      error(string.format("%s:1: column %d: the header must be the schema's, got the extra '%s'",
+                          path, #M.header + 1, head[#M.header + 1]), 0)
+    end
+    for i = 2, #t do rows[#rows + 1] = parse_row(t[i], path, lines[i], seen) end
+  end
+  return rows, files
+end
+
+-- ---- predicting a row ------------------------------------------------------
+
+-- trtllm-bench's own limits when the command gives none: NVIDIA/TensorRT-LLM
 -- tensorrt_llm/bench/build/tuning.py, calc_engine_setting and
--- finetune_setting. KV bytes a token over the TP group: 2 x layers x
--- max(tp, kv_heads) x head_size x 1 byte (FP8 KV); the engine: parameters x
--- 1 byte (FP8); the rest of the GPUs' memory (get_device_memory, taken here
--- as the memory CUDA reports: the catalog's visible_bytes) x the KV fraction
--- holds kv_max requests of prompt + output tokens; then
+-- finetune_setting (commit 00f37686aa85). Bytes per element of the weights
+-- and of the KV by their quantization (BYTES_PER_ELEM: FP8 and
+-- FP8_BLOCK_SCALES 1, NVFP4 0.5, anything else 2); KV bytes a token over the
+-- TP group: 2 x layers x max(tp, kv_heads) x head_size x those bytes; the
+-- engine: parameters x those bytes; the rest of the GPUs' memory
+-- (get_device_memory, taken here as the memory CUDA reports: the catalog's
+-- visible_bytes) x the KV fraction holds kv_max requests of prompt + output
+-- tokens; then
 --   bs = min(kv_max, 4096) / pp, tokens = min(bs x (1 + prompt / output), 32768)
 --   max_batch_size = max(64, 32 ceil(bs / 32)) below 256, 128 ceil(bs / 128)
 --                    below 1024, else 256 ceil(bs / 256)
 --   max_num_tokens = max(2048, 256 ceil(t / 256)) below 4096, 512 ceil(t / 512)
 --                    below 8192, else 1024 ceil(t / 1024)
-local function trtllm_bench_limits(model, gpu, tp, pp, prompt, output, fraction)
+local function quant_bytes(name)
+  if name:match("nvfp4") then return 0.5 end
+  if name:match("fp8") then return 1 end
+  return 2
+end
+
+local function trtllm_bench_limits(d, prompt, output, fraction)
+  local model, gpu, tp, pp = d.model, d.gpu, d.tp, d.pp
   local GiB = 2 ^ 30
-  local per_token = 2 * model.layers * math.max(tp, model.kv_heads) * model.head_dim / GiB
-  local engine = model.params / GiB
+  local per_token = 2 * model.layers * math.max(tp, model.kv_heads) * model.head_dim
+                    * quant_bytes(d.kv.name) / GiB
+  local engine = model.params * quant_bytes(d.weights.name) / GiB
   local available = gpu.visible_bytes / GiB * tp * pp - engine
   local kv_max = available * fraction / (per_token * (prompt + output))
   local bs = math.min(kv_max, 4096) / pp
@@ -83,10 +305,17 @@ local function trtllm_bench_limits(model, gpu, tp, pp, prompt, output, fraction)
 end
 
 -- The lengths min(G, cap), G geometric on 1, 2, ... with P(G > k) = (1 - q)^k,
--- whose mean sum_{k<cap} (1 - q)^k = (1 - (1 - q)^cap) / q is `mean`.
+-- whose mean sum_{k<cap} (1 - q)^k = (1 - (1 - q)^cap) / q is `mean`: a
+-- constant chance of the end-of-sequence token at every token (an
+-- assumption: the sources give only the mean), 1000 quantiles as an
+-- empirical distribution. A mean that rounds to the cap (every request ran
+-- to it, or `output` is itself the run's mean: a ShareGPT run) is `cap`
+-- tokens for every request. nil and why when no such q exists.
 local function eos_lengths(mean, cap)
+  if mean >= cap - 0.5 then return cap end
   if not (mean > 1 and mean < cap) then
-    error(string.format("mean output %.2f must be in (1, %d)", mean, cap), 0)
+    return nil, string.format("output_stop eos: the mean output (measured_output_tok_s / "
+                              .. "measured_requests_s = %.2f) must be in (1, %d)", mean, cap)
   end
   local function m(q) return (1 - (1 - q) ^ cap) / q end
   local lo, hi = 1e-12, 1 - 1e-12 -- m falls from cap to 1 as q rises
@@ -99,58 +328,434 @@ local function eos_lengths(mean, cap)
     local u = (i - 0.5) / 1000
     v[i] = math.min(cap, math.max(1, math.ceil(math.log(1 - u) / math.log(1 - q))))
   end
-  return v
+  return kv.workload.empirical(v)
 end
 
-local abs_roof, abs_sim, over_roof, over_sim, abs_ttft = {}, {}, 0, 0, {}
-for i = 2, #rows do
-  local c = function(k) return rows[i][head[k]] end
-  local n = function(k) return tonumber(c(k)) end
-  local max_seqs, max_tokens = n("max_num_seqs"), n("max_num_batched_tokens")
-  if c("max_num_seqs") == "trtllm-bench" then
-    max_seqs, max_tokens = trtllm_bench_limits(kv.model(c("model")), kv.gpu(c("gpu")), n("tp"),
-                                               n("pp"), n("prompt"), n("output"), n("utilization"))
-  end
-  local opts = {model = c("model"), gpu = c("gpu"), tp = n("tp"), pp = n("pp"), weights = c("weights"),
-                kv = c("kv"), budget = c("budget"), utilization = n("utilization"),
-                max_num_seqs = c("budget") == "vllm" and max_seqs or nil,
-                max_num_batched_tokens = max_tokens}
-  local d = kv.deploy(opts)
-  local prompt, output = n("prompt"), n("output")
-  local fit = d:ledger():max_concurrency(prompt + output)
-  local client = n("max_concurrency")
-  local batch = math.min(fit, max_seqs, client or math.huge)
-  local roof = d:time(prompt + output // 2, batch).tokens_per_s
-  local sim_output = output
-  if c("output_stop") == "eos" then
-    sim_output = kv.workload.empirical(eos_lengths(n("measured_output_tok_s") /
-                                                n("measured_requests_s"), output))
-  elseif c("output_stop") ~= "fixed" then
-    error(string.format("%s: output_stop must be fixed or eos, got '%s'", c("id"), c("output_stop")), 0)
-  end
-  local sopts = {requests = n("requests"), prompt = prompt, output = sim_output, seed = 1}
-  for k, v in pairs(opts) do sopts[k] = v end
-  sopts.max_num_seqs, sopts.max_concurrency = max_seqs, client
-  local s = kv.simulate(sopts)
-  local m = n("measured_output_tok_s")
-  local er, es = 100 * (roof - m) / m, 100 * (s.throughput_tokens_s - m) / m
-  abs_roof[#abs_roof + 1], abs_sim[#abs_sim + 1] = math.abs(er), math.abs(es)
-  if er > 0 then over_roof = over_roof + 1 end
-  if es > 0 then over_sim = over_sim + 1 end
-  local mt = n("measured_ttft_mean_ms")
-  if mt then abs_ttft[#abs_ttft + 1] = math.abs(100 * (s.ttft_ms.mean - mt) / mt) end
-  r:row{id = c("id"), engine = c("engine"), model = c("model"), gpu = c("gpu"), tp = n("tp"),
-        prompt = prompt, output = output, batch = batch, measured_output_tok_s = m,
-        roofline_tok_s = roof, roofline_err_pct = er, sim_tok_s = s.throughput_tokens_s,
-        sim_err_pct = es, sim_preemptions = s.num_preemptions,
-        measured_ttft_mean_ms = c("measured_ttft_mean_ms"),
-        sim_ttft_mean_ms = n("measured_ttft_mean_ms") and s.ttft_ms.mean or "",
-        ttft_err_pct = n("measured_ttft_mean_ms") and
-          100 * (s.ttft_ms.mean - n("measured_ttft_mean_ms")) / n("measured_ttft_mean_ms") or ""}
+-- kvplan's message for a refused row: its first line, without the
+-- position in this script that the stdlib's error names
+local function first_line(msg)
+  local m = tostring(msg):match("^[^\n]*")
+  return (m:gsub("^[^:]*run%.lua:%d+: ", ""))
 end
-r:close()
-local summary = string.format("%d benchmarks: median |error| roofline %.1f %% (above the "
-  .. "measurement in %d), simulator %.1f %% (above in %d); mean TTFT of %d: median |error| %.1f %%",
-  #abs_roof, median(abs_roof), over_roof, median(abs_sim), over_sim, #abs_ttft, median(abs_ttft))
-io.stderr:write(summary, "\n")
-return summary
+
+--- kv.simulate's options for row r, or nil and why kvplan cannot express it.
+function M.options(r)
+  local engine = ENGINE[r.engine]
+  if engine and engine ~= r.budget then
+    return nil, string.format("engine %s with budget %s: kvplan's %s has its own budget rule",
+                              r.engine, r.budget, engine)
+  end
+  local o = {model = r.model, gpu = r.gpu, tp = r.tp, pp = r.pp, budget = r.budget,
+             weights = r.weights ~= "native" and r.weights or nil, kv = r.kv,
+             utilization = r.utilization}
+  if engine then
+    o.engine = engine
+    -- a release is a number ("0.17", "1.0 (pytorch backend)"); a commit or
+    -- "release not stated" is no release: the engine's default, as blank
+    if r.engine_version:match("^v?%d") then o.engine_version = r.engine_version:gsub("^v", "") end
+  end
+  if r.ep ~= nil and r.ep > 1 then
+    if r.ep ~= r.tp then
+      return nil, string.format("ep %d with tp %d: kvplan's expert parallelism is vLLM's "
+                                .. "enable_expert_parallel over the tp ranks (ep = tp)", r.ep, r.tp)
+    end
+    o.enable_expert_parallel = true
+  end
+  local seqs, tokens = r.max_num_seqs, r.max_num_batched_tokens
+  if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
+    local ok, d = pcall(kv.deploy, o)
+    if not ok then return nil, first_line(d) end
+    local bs, bt = trtllm_bench_limits(d, r.prompt, r.output, r.utilization or 0.95)
+    if seqs == "trtllm-bench" then seqs = bs end
+    if tokens == "trtllm-bench" then tokens = bt end
+  end
+  o.max_num_seqs, o.max_num_batched_tokens = seqs, tokens
+  -- a closed loop measured over a time window (genai-perf's, NIM's tool)
+  -- gives no request count: its steady state, simulated with 10 rounds of
+  -- max_concurrency requests (at least 100), so that the first wave's
+  -- common start and the last one's tail weigh a tenth at most
+  o.requests = r.requests or math.max(100, 10 * r.max_concurrency)
+  o.prompt, o.seed = r.prompt, 1
+  o.rate, o.max_concurrency = r.rate, r.max_concurrency
+  if r.output_stop == "eos" then
+    local lengths, why = eos_lengths(r.measured.output_tok_s / r.measured_requests_s, r.output)
+    if lengths == nil then return nil, why end
+    o.output = lengths
+  else
+    o.output = r.output
+  end
+  return o
+end
+
+--- Row r predicted: r.sim (kv.simulate's result) and r.predicted, or
+--- r.skipped (why).
+function M.predict(r)
+  local o, why = M.options(r)
+  if o == nil then r.skipped = why return r end
+  local ok, s = pcall(kv.simulate, o)
+  if not ok then r.skipped = first_line(s) return r end
+  r.sim, r.predicted, r.err = s, {}, {}
+  for _, f in ipairs(M.figures) do
+    local p, m = f[3](s), r.measured[f[1]]
+    r.predicted[f[1]] = p
+    if m ~= nil then
+      r.err[f[1]] = 100 * (p - m) / m
+    end
+  end
+  return r
+end
+
+-- ---- statistics --------------------------------------------------------------
+
+--- The q-quantile of v (sorted in place), linear between order statistics
+--- (numpy's default, as the simulator's percentiles).
+function M.quantile(v, q)
+  table.sort(v)
+  local n = #v
+  if n == 0 then return nil end
+  local h = (n - 1) * q + 1
+  local lo = math.floor(h)
+  local hi = math.min(lo + 1, n)
+  return v[lo] + (h - lo) * (v[hi] - v[lo])
+end
+
+--- {n, median, p90, optimistic} of figure f over rows (simulated ones
+--- measuring it).
+function M.stats(rows, f)
+  local abs, opt = {}, 0
+  for _, r in ipairs(rows) do
+    local e = r.err and r.err[f[1]]
+    if e ~= nil then
+      abs[#abs + 1] = math.abs(e)
+      if (f[4] and e > 0) or (not f[4] and e < 0) then opt = opt + 1 end
+    end
+  end
+  if #abs == 0 then return nil end
+  return {n = #abs, median = M.quantile(abs, 0.5), p90 = M.quantile(abs, 0.9), optimistic = opt}
+end
+
+--- The groups of the summary: {split, label, rows}, dev and heldout whole,
+--- then the held-out rows by class, engine and GPU (sorted).
+function M.groups(rows)
+  local by = {dev = {}, heldout = {}}
+  for _, r in ipairs(rows) do
+    if r.sim then table.insert(by[r.split], r) end
+  end
+  local out = {{"dev", "all", by.dev}, {"heldout", "all", by.heldout}}
+  for _, key in ipairs{"class", "engine", "gpu"} do
+    local parts, names = {}, {}
+    for _, r in ipairs(by.heldout) do
+      local v = r[key]
+      if parts[v] == nil then parts[v] = {} names[#names + 1] = v end
+      table.insert(parts[v], r)
+    end
+    table.sort(names)
+    for _, v in ipairs(names) do out[#out + 1] = {"heldout", key .. "=" .. v, parts[v]} end
+  end
+  return out
+end
+
+--- The summary's line for figure f of a group (one format, also the docs').
+function M.line(split, label, f, st)
+  if st == nil then return string.format("%-7s %-20s %-12s no rows", split, label, f[1]) end
+  return string.format("%-7s %-20s %-12s n=%-3d  median %5.1f %%  p90 %5.1f %%  "
+                       .. "optimistic %d/%d (%.0f %%)", split, label, f[1], st.n, st.median, st.p90,
+                       st.optimistic, st.n, 100 * st.optimistic / st.n)
+end
+
+--- The lines of the groups whose split and label pass keep(split, label).
+function M.lines(rows, keep)
+  local out = {}
+  for _, g in ipairs(M.groups(rows)) do
+    if keep(g[1], g[2]) then
+      local any = false
+      for _, f in ipairs(M.figures) do
+        local st = M.stats(g[3], f)
+        if st then out[#out + 1] = M.line(g[1], g[2], f, st) any = true end
+      end
+      if not any then out[#out + 1] = M.line(g[1], g[2], {"rows"}, nil) end
+    end
+  end
+  return out
+end
+
+--- One line counting the rows, sources and skips of each split.
+function M.corpus_line(rows)
+  local n, src, sim = {dev = 0, heldout = 0}, {dev = {}, heldout = {}}, {dev = 0, heldout = 0}
+  local nsrc = {dev = 0, heldout = 0}
+  for _, r in ipairs(rows) do
+    n[r.split] = n[r.split] + 1
+    if not src[r.split][r.source_id] then
+      src[r.split][r.source_id] = true
+      nsrc[r.split] = nsrc[r.split] + 1
+    end
+    if r.sim then sim[r.split] = sim[r.split] + 1 end
+  end
+  return string.format("heldout: %d rows from %d sources, %d simulated, %d skipped; "
+                       .. "dev: %d rows from %d sources, %d simulated, %d skipped",
+                       n.heldout, nsrc.heldout, sim.heldout, n.heldout - sim.heldout,
+                       n.dev, nsrc.dev, sim.dev, n.dev - sim.dev)
+end
+
+--- summary.txt: the corpus line, every group's lines, the skipped rows.
+function M.summary(rows)
+  local out = {"# tests/validation/throughput/summary.txt, written by run.lua: |error| of each "
+               .. "figure in percent of the measurement (median, p90), and the rows whose "
+               .. "prediction is faster than the measurement (optimistic)",
+               M.corpus_line(rows), ""}
+  for _, l in ipairs(M.lines(rows, function() return true end)) do out[#out + 1] = l end
+  local skipped = {}
+  for _, r in ipairs(rows) do
+    if r.skipped then skipped[#skipped + 1] = string.format("%s (%s): %s", r.id, r.split, r.skipped) end
+  end
+  table.sort(skipped)
+  out[#out + 1] = ""
+  out[#out + 1] = string.format("skipped: %d", #skipped)
+  for _, s in ipairs(skipped) do out[#out + 1] = "  " .. s end
+  return table.concat(out, "\n") .. "\n"
+end
+
+-- ---- the ratchet ---------------------------------------------------------------
+
+M.ratchet_header = "split,figure,n,median_abs_pct,p90_abs_pct"
+
+--- The figures the ratchet holds: {split, figure, n, median, p90} for the
+--- rows simulated of each split ("rows") and each figure measured there.
+function M.ratchet_figures(rows)
+  local out = {}
+  for _, g in ipairs(M.groups(rows)) do
+    if g[2] == "all" then
+      out[#out + 1] = {g[1], "rows", #g[3]}
+      for _, f in ipairs(M.figures) do
+        local st = M.stats(g[3], f)
+        if st then out[#out + 1] = {g[1], f[1], st.n, st.median, st.p90} end
+      end
+    end
+  end
+  return out
+end
+
+--- ratchet.csv's text for figures.
+function M.ratchet_text(figs)
+  local out = {M.ratchet_header}
+  for _, t in ipairs(figs) do
+    out[#out + 1] = t[4] and string.format("%s,%s,%d,%.2f,%.2f", t[1], t[2], t[3], t[4], t[5])
+                    or string.format("%s,%s,%d,,", t[1], t[2], t[3])
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+--- ratchet.csv read: {split, figure, n, median, p90} rows.
+function M.read_ratchet(path)
+  local t, lines = csv.read(path)
+  if t == nil then error(lines, 0) end
+  if table.concat(t[1] or {}, ",") ~= M.ratchet_header then
+    error(string.format("%s:1: the header must be %s", path, M.ratchet_header), 0)
+  end
+  local out = {}
+  for i = 2, #t do
+    local c = t[i]
+    local n = math.tointeger(tonumber(c[3]))
+    if n == nil then error(string.format("%s:%d: column 'n': a count, got '%s'", path, lines[i], c[3]), 0) end
+    out[#out + 1] = {c[1], c[2], n, tonumber(c[4]), tonumber(c[5])}
+  end
+  return out
+end
+
+M.tolerance = 0.05 -- percentage points a median or p90 may get worse by
+
+--- The current figures against the ratchet's: a list of failures (a
+--- figure worse by more than the tolerance, a count that dropped, a figure
+--- on one side only) and whether any figure got better.
+function M.compare(figs, ratchet)
+  local now, failures, better = {}, {}, false
+  for _, t in ipairs(figs) do now[t[1] .. " " .. t[2]] = t end
+  local held = {}
+  for _, t in ipairs(ratchet) do
+    local key = t[1] .. " " .. t[2]
+    held[key] = true
+    local c = now[key]
+    if c == nil then
+      failures[#failures + 1] = string.format("%s: %d rows in ratchet.csv, none now (rows lost)", key, t[3])
+    else
+      if c[3] < t[3] then
+        failures[#failures + 1] = string.format("%s: %d rows, ratchet.csv %d (rows lost)", key, c[3], t[3])
+      elseif c[3] > t[3] then
+        better = true
+      end
+      for j, what in pairs{[4] = "median", [5] = "p90"} do
+        if t[j] ~= nil and c[j] ~= nil then
+          if c[j] > t[j] + M.tolerance then
+            failures[#failures + 1] = string.format("%s: %s |error| %.2f %%, ratchet.csv %.2f %% (worse)",
+                                                    key, what, c[j], t[j])
+          elseif c[j] < t[j] - M.tolerance then
+            better = true
+          end
+        end
+      end
+    end
+  end
+  for _, t in ipairs(figs) do
+    local key = t[1] .. " " .. t[2]
+    if not held[key] then
+      failures[#failures + 1] = string.format("%s: %d rows now, not in ratchet.csv", key, t[3])
+    end
+  end
+  table.sort(failures)
+  return failures, better
+end
+
+-- ---- the docs' generated blocks --------------------------------------------
+
+M.begin_mark = "<!-- generated by tests/validation/throughput/run.lua ratchet=update: do not edit -->"
+M.end_mark = "<!-- end of the generated figures -->"
+
+--- The generated block of README.md (held-out whole and by class, dev
+--- whole) or docs/time.md (also the held-out part by engine and GPU).
+function M.block(rows, which)
+  local keep
+  if which == "readme" then
+    keep = function(split, label) return label == "all" or label:match("^class=") end
+  else
+    keep = function() return true end
+  end
+  local lines = {M.corpus_line(rows), ""}
+  -- held-out first: the part never used to derive or check a constant
+  local held, dev = {}, {}
+  for _, l in ipairs(M.lines(rows, keep)) do
+    if l:match("^heldout") then held[#held + 1] = l else dev[#dev + 1] = l end
+  end
+  for _, l in ipairs(held) do lines[#lines + 1] = l end
+  for _, l in ipairs(dev) do lines[#lines + 1] = l end
+  return M.begin_mark .. "\n```text\n" .. table.concat(lines, "\n") .. "\n```\n" .. M.end_mark
+end
+
+local function slurp(path)
+  local f, err = io.open(path, "rb")
+  if not f then error(err, 0) end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+--- The generated block of the text doc, or nil and why.
+function M.find_block(doc)
+  local a = doc:find(M.begin_mark, 1, true)
+  if a == nil then return nil, "no line '" .. M.begin_mark .. "'" end
+  local b = doc:find(M.end_mark, a, true)
+  if b == nil then return nil, "no line '" .. M.end_mark .. "' after the block's first" end
+  return a, b + #M.end_mark - 1
+end
+
+M.docs = {{"README.md", "readme"}, {"docs/time.md", "time"}}
+
+--- The docs whose generated block is not the run's: a list of failures.
+function M.check_docs(rows)
+  local failures = {}
+  for _, d in ipairs(M.docs) do
+    local doc = slurp(d[1])
+    local a, b = M.find_block(doc)
+    if a == nil then
+      failures[#failures + 1] = d[1] .. ": " .. b
+    elseif doc:sub(a, b) ~= M.block(rows, d[2]) then
+      local want, have, before = {}, {}, #failures
+      for l in M.block(rows, d[2]):gmatch("[^\n]+") do want[l] = true end
+      for l in doc:sub(a, b):gmatch("[^\n]+") do have[l] = true end
+      for l in M.block(rows, d[2]):gmatch("[^\n]+") do
+        if not have[l] then failures[#failures + 1] = d[1] .. " lacks the run's: " .. l end
+      end
+      for l in doc:sub(a, b):gmatch("[^\n]+") do
+        if not want[l] then failures[#failures + 1] = d[1] .. " states, not the run: " .. l end
+      end
+      if #failures == before then
+        failures[#failures + 1] = d[1] .. ": the block's lines are not in the run's order"
+      end
+    end
+  end
+  return failures
+end
+
+local function write(path, text)
+  local f <close> = csv.atomic(path)
+  f:write(text)
+  f:commit()
+end
+
+-- ---- the run ---------------------------------------------------------------------
+
+local REPORT = {"id", "source_id", "split", "class", "engine", "gpu", "model", "tp", "prompt",
+                "output", "requests", "max_num_seqs", "max_num_batched_tokens", "preemptions"}
+for _, f in ipairs(M.figures) do
+  local p = f[1] == "output_tok_s" and 1 or 2
+  REPORT[#REPORT + 1] = "measured_" .. f[1]
+  REPORT[#REPORT + 1] = {"predicted_" .. f[1], precision = p}
+  REPORT[#REPORT + 1] = {"err_" .. f[1] .. "_pct", precision = 1}
+end
+REPORT[#REPORT + 1] = "skipped"
+
+--- results.csv written to path: one row per corpus row.
+function M.results(rows, path)
+  local rep = kv.report{path = path, columns = REPORT}
+  for _, r in ipairs(rows) do
+    local t = {id = r.id, source_id = r.source_id, split = r.split, class = r.class, engine = r.engine,
+               gpu = r.gpu, model = r.model, tp = r.tp, prompt = r.prompt, output = r.output,
+               requests = r.sim and r.sim.requests or r.requests or "", max_num_seqs = "", max_num_batched_tokens = "",
+               preemptions = "", skipped = r.skipped or ""}
+    if r.sim then
+      t.max_num_seqs, t.max_num_batched_tokens = r.sim.max_num_seqs, r.sim.max_num_batched_tokens
+      t.preemptions = r.sim.num_preemptions
+    end
+    for _, f in ipairs(M.figures) do
+      local m = r.measured[f[1]]
+      t["measured_" .. f[1]] = m or ""
+      t["predicted_" .. f[1]] = r.predicted and r.predicted[f[1]] or ""
+      t["err_" .. f[1] .. "_pct"] = r.err and r.err[f[1]] or ""
+    end
+    rep:row(t)
+  end
+  rep:close()
+end
+
+local rows = M.read(args.dir)
+local clock = os.clock()
+for _, r in ipairs(rows) do
+  local t0 = os.clock()
+  M.predict(r)
+  if args.timing then io.stderr:write(string.format("%6.2f s %s\n", os.clock() - t0, r.id)) end
+  if r.skipped then io.stderr:write(string.format("skipped %s (%s:%d): %s\n", r.id, r.file, r.line, r.skipped)) end
+end
+M.rows = rows
+M.text = M.summary(rows)
+
+local ratchet_path = args.dir .. "/ratchet.csv"
+if args.ratchet == "update" then
+  M.results(rows, args.dir .. "/results.csv")
+  write(args.dir .. "/summary.txt", M.text)
+  write(ratchet_path, M.ratchet_text(M.ratchet_figures(rows)))
+  for _, d in ipairs(M.docs) do
+    local doc = slurp(d[1])
+    local a, b = M.find_block(doc)
+    if a == nil then error(d[1] .. ": " .. b, 0) end
+    write(d[1], doc:sub(1, a - 1) .. M.block(rows, d[2]) .. doc:sub(b + 1))
+  end
+end
+if args.out ~= "" then
+  M.results(rows, args.out .. "/results.csv")
+  write(args.out .. "/summary.txt", M.text)
+end
+io.stdout:write(M.text)
+if args.ratchet == "check" then
+  local failures, better = M.compare(M.ratchet_figures(rows), M.read_ratchet(ratchet_path))
+  for _, f in ipairs(M.check_docs(rows)) do failures[#failures + 1] = f end
+  if better then
+    io.stdout:write("figures better than ratchet.csv; its new text, to paste after checking:\n",
+                    M.ratchet_text(M.ratchet_figures(rows)))
+  end
+  if #failures > 0 then
+    for _, f in ipairs(failures) do io.stderr:write(f, "\n") end
+    error(string.format("%d throughput figures differ from ratchet.csv or the docs (above); after "
+                        .. "reading them, re-baseline with: build/kvplan "
+                        .. "tests/validation/throughput/run.lua ratchet=update", #failures), 0)
+  end
+end
+return M
