@@ -35,7 +35,8 @@
  * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes, and
  * min(pp, sequences) micro-batches in flight (kvp_step_time).
  * Host time: launch_us per kernel of the step plus seq_host_us per scheduled
- * sequence, when the engine waits for the host between steps.
+ * sequence, added to the step when the engine waits for the host between
+ * steps, else hidden up to the GPU's time (host_overlap: max of the two).
  */
 #include <math.h>
 #include <string.h>
@@ -260,14 +261,16 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   if (c->pp > 1)
     out->comm_s += t * c->pp_bytes_tok / c->link +
                    (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
-  out->host_s = c->host_step + (double)seqs * c->host_seq;
+  double host = c->host_step + (double)seqs * c->host_seq;
+  double device = out->gemm_s + out->attn_s + out->act_s + out->comm_s;
+  /* an engine that overlaps waits only for the host time beyond the GPU's */
+  out->host_s = c->p.host_overlap ? fmax(0.0, host - device) : host;
   /* bound by compute when the kernels whose FLOPs outlast their bytes take
    * most of the step's device time */
   double comp_bound = (gemm_comp > gemm_mem ? out->gemm_s : 0.0) +
                       (attn / c->flops > out->kv_bytes / c->bw ? out->attn_s : 0.0);
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
-  out->seconds = out->gemm_s + out->attn_s + out->act_s + out->comm_s + out->host_s +
-                 c->p.step_overhead_ms * 1e-3;
+  out->seconds = device + out->host_s + c->p.step_overhead_ms * 1e-3;
 }
 
 void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,

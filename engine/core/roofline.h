@@ -47,10 +47,11 @@ typedef struct kvp_perf {
   double step_overhead_ms; /* fixed time of every step, milliseconds (>= 0) */
   double acceptance;       /* speculative decoding: acceptance rate in [0, 1) */
   double price_per_hour;   /* USD per GPU hour (0: no price) */
-  /* host time of a step the engine does not overlap with the GPU's work
-   * (0 for an engine that schedules the next step while this one runs) */
+  /* host time of a step: the engine's work between GPU steps */
   double launch_us;        /* per kernel of the step (CUDA graph replay), microseconds */
   double seq_host_us;      /* per scheduled sequence (bookkeeping), microseconds */
+  int32_t host_overlap;    /* 1: the engine prepares the next step while the GPU runs
+                            * this one, so the step takes max(GPU, host), else the sum */
   /* what a step of the model reads and computes beyond the ledger (all of
    * them 0: every weight read, 2 x active parameters FLOPs a token) */
   double expert_share;     /* routed experts' share of the weight bytes, [0, 1) */
@@ -115,7 +116,7 @@ typedef struct kvp_step {
   double attn_s;       /* attention: max(KV bytes, attention FLOPs) */
   double act_s;        /* activation bytes / effective bandwidth */
   double comm_s;       /* all-reduces and pipeline hand-offs */
-  double host_s;       /* host time not overlapped */
+  double host_s;       /* host time the GPU waits for (overlapped: what exceeds the GPU's) */
   double weight_bytes, kv_bytes, flops;
   int compute_bound;   /* 1 when kernels bound by their FLOPs take most of the time */
 } kvp_step;

@@ -32,11 +32,6 @@ local function moe(d)
   if (d.model.experts or 0) > 0 then return true end
   return false, "a dense model: no routed experts"
 end
--- the engine waits for the host between steps (kvplan.sim host_waits)
-local function host_waits(d)
-  if require("kvplan.sim").host_waits(d) then return true end
-  return false, "the engine overlaps its host work with the GPU's step"
-end
 local function overlaps(d)
   if not require("kvplan.sim").host_waits(d) then return true end
   return false, "launch_us is this engine's fixed host time a step (the same constant)"
@@ -74,17 +69,19 @@ M.list = {
              source = "an assumption: the memory factor's spread applied to the interconnect"},
    meaning = "fraction of the interconnect's bandwidth the all-reduces reach"},
   {name = "launch_us", option = {"perf", "launch_us"}, rate = "launch_us", lo = 0, hi = 10,
-   unit = "us", slow = "hi", applies = host_waits,
+   unit = "us", slow = "hi", applies = always,
    spread = {"ratio", 1, 0.98 / 0.91,
              source = "cudaGraphLaunch a kernel: vLLM's graph 0.91 us, SGLang's 0.98 us "
                .. "(sgl-project/sglang issue 29960)"},
-   meaning = "host time a kernel of the step the GPU waits for (engines that do not overlap)"},
+   meaning = "host time a kernel of the step (added to the step by engines that wait for the "
+     .. "host, hidden up to the GPU's time by those that overlap)"},
   {name = "seq_host_us", option = {"perf", "seq_host_us"}, rate = "seq_host_us", lo = 0, hi = 200,
-   unit = "us", slow = "hi", applies = host_waits,
+   unit = "us", slow = "hi", applies = always,
    spread = {"ratio", 0.14e3 / 128 / 1.1, 0.29e3 / 256 / 1.1,
              source = "vLLM V1's update_from_output, 0.14 ms at 128 and 0.29 ms at 256 "
                .. "running requests (vllm-project/vllm pull request 46112)"},
-   meaning = "host time a scheduled request adds to a step (engines that do not overlap)"},
+   meaning = "host time a scheduled request adds to a step (hidden up to the GPU's time by "
+     .. "engines that overlap)"},
   {name = "step_overhead_ms", option = {"perf", "step_overhead_ms"}, rate = "step_overhead_ms",
    lo = 0, hi = 50, unit = "ms", slow = "hi", applies = overlaps,
    spread = {"add", 0, 0,

@@ -69,10 +69,11 @@ M.efficiency_by_gpu = {
 -- without CUDA graphs). Measured on H100 with NVLink; slower links take longer.
 M.link_latency_us = 9
 
--- Host time of a step that an engine spends between steps while the GPU
--- waits (vLLM before async scheduling became its default: engines.vllm
--- async_scheduling). Engines that schedule the next step while the GPU runs
--- this one pay none: SGLang's overlap scheduler, on by default from 0.4
+-- Host time of a step: the engine's work between GPU steps, added to the
+-- step when the GPU waits for it (vLLM before async scheduling became its
+-- default: engines.vllm async_scheduling), hidden up to the GPU's time by
+-- engines that prepare the next step while the GPU runs this one (the core
+-- takes the longer of the two): SGLang's overlap scheduler, on by default from 0.4
 -- ("SGLang v0.4: Zero-Overhead Batch Scheduler", LMSYS blog, 2024-12-04),
 -- and TensorRT-LLM's PyTorch backend ("Overlap Scheduler",
 -- https://nvidia.github.io/TensorRT-LLM/features/overlap-scheduler.html).
@@ -184,7 +185,7 @@ function M.step_facts(d)
           body_flops = 2 * body, head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
           act_split_bytes = 2 * split, kernels = kernels,
           experts = moe and E or 0, experts_active = moe and k or 0,
-          launch_us = waits and M.host.launch_us or 0, seq_host_us = waits and M.host.seq_host_us or 0}
+          launch_us = M.host.launch_us, seq_host_us = M.host.seq_host_us, host_overlap = not waits}
 end
 
 local eff_keys = {memory = true, compute = true, link = true, experts = true}

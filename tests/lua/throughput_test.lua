@@ -107,8 +107,15 @@ local p = io.popen("printf %s vllm-issue-1 | sha256sum")
 local digit = tonumber(p:read("l"):sub(1, 1), 16)
 p:close()
 msg = corpus(header .. "\n" .. line{source_id = "vllm-issue-1", split = digit <= 4 and "heldout" or "dev"} .. "\n")
-assert(msg:find("x.csv:2: column 'split': source 'vllm-issue-1' is " .. (digit <= 4 and "dev" or "heldout"),
-                1, true), msg)
+assert(msg:find("x.csv:2: column 'split': source 'vllm-issue-1' (family 'vllm-issue-1') is "
+                .. (digit <= 4 and "dev" or "heldout"), 1, true), msg)
+-- the sources of one document family share a part: every GPUStack page is
+-- its family's (gpustack: dev), whatever the page's own hash says
+check.eq(M.family("gpustack-qwen3-14b-a100"), "gpustack", "family of a GPUStack page")
+check.eq(M.family("trtllm-perf-overview-v0.20"), "trtllm-perf-overview", "family of a document version")
+check.eq(M.family("vllm-issue-1"), "vllm-issue-1", "a source of its own")
+msg = corpus(header .. "\n" .. line{source_id = "gpustack-qwen3-14b-a100", split = "heldout"} .. "\n")
+assert(msg:find("(family 'gpustack') is dev", 1, true), msg)
 msg = corpus(header .. "\n" .. line{model = "no-such-model"} .. "\n")
 assert(msg:find("x.csv:2: column 'model'", 1, true), msg)
 -- results*.csv and ratchet.csv are not corpus files

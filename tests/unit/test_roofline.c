@@ -314,6 +314,22 @@ static void host_time_adds_kernels_and_sequences(void **state) {
   /* 328 x 0.5 us + 40 x 2 us = 244 us */
   assert_true(fabs(s.host_s - 244e-6) < 1e-15);
   assert_true(fabs(s.seconds - (s.gemm_s + s.attn_s + s.act_s + 244e-6)) < 1e-15);
+  /* an engine that overlaps waits only for host time beyond the GPU's: at
+   * 244 us of host time a 40-token step of 4.8 ms hides all of it; at 20 ms
+   * per kernel the host (6.56 s) outlasts the GPU */
+  p.host_overlap = 1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 40, 40, 0.0, 0.0, &s);
+  assert_true(s.host_s == 0.0);
+  double device = s.gemm_s + s.attn_s + s.act_s;
+  assert_true(fabs(s.seconds - device) < 1e-15);
+  p.launch_us = 20000;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 40, 40, 0.0, 0.0, &s);
+  assert_true(fabs(s.seconds - (328 * 0.02 + 40 * 2e-6)) < 1e-12);
+  p.host_overlap = 0;
+  p.launch_us = 0.5;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   kvp_step_time(&c, 0, 0, 0.0, 0.0, &s); /* a step that runs nothing costs nothing */
   assert_true(s.seconds == 0.0);
   p.launch_us = -1;
