@@ -1,28 +1,21 @@
--- scripts/simulate.lua: serve a workload on a deployment, step by step as
--- vLLM's V1 scheduler does (kv.simulate), and report throughput, latency
--- percentiles, preemptions and KV cache usage. With lists, one simulation a
--- combination (GPU x tp x KV format x scheduler x rate).
+-- scripts/simulate.lua: serve a workload on a deployment, step by step as its
+-- engine schedules (kv.simulate), and report throughput, latency percentiles,
+-- preemptions and KV cache usage. With lists, one simulation a combination
+-- (GPU x tp x pp x KV format x scheduler x rate).
 --
 -- Run:  kvplan simulate model=llama-3.1-8b gpu=l4 requests=1000 prompt=1000 output=250 rate=2
+--       kvplan simulate model=llama-3.1-8b gpu=h100 engine=trtllm engine_version=1.0 max_batch_size=256
+--       kvplan simulate --help    (every argument, with its default and meaning)
 --
--- Arguments (key=value; lists are comma-separated):
---   model        catalog id or alias (required)
---   gpu          GPU ids or aliases (required)
---   tp, pp       tensor-parallel sizes and pipeline stages (default 1)
---   kv           KV cache formats (default auto: the model's activation dtype)
---   weights      weight format (default native: the checkpoint's own)
---   requests     how many requests (default 1000)
---   prompt, output  median prompt and output tokens (default 1000 and 250);
---                lengths are lognormal around them with sigma `sigma`
---                (default 0.5; 0: every request exactly the median), capped
---                so that prompt + output fit max_model_len
---   rate         Poisson arrivals, requests a second (default 0: all at once)
---   concurrency  a client keeping at most this many in flight (default 0: none)
---   scheduler    continuous or static (default continuous)
---   max_model_len  longest request (default 0: the model's max_context)
---   seed         the generator's seed (default 1)
---   timeline     also write the per-step series of the first simulation to
---                this CSV file (default: none)
+-- Arguments: every option kv.simulate takes (stdlib/kvplan/sim.lua
+-- command_arguments): the workload (requests, prompt, output, sigma, rate,
+-- max_concurrency, trace, seed), the axes (gpu, tp, pp, kv, scheduler, rate),
+-- the tables spelt flat (offload_host, offload_pcie_gbps with swap; the
+-- speculative_* options), timeline, and every one-word deployment field of
+-- the registry (stdlib/kvplan/fields.lua: engine, engine_version, budget,
+-- utilization, max_num_seqs, max_num_batched_tokens, block, usage, ...)
+-- under its name or its engines' names, checked as that field; profile=FILE
+-- as every command takes it.
 --
 -- Output: one row a simulation: the deployment and workload, then
 -- throughput_tokens_s, requests_s, ttft/tpot/e2e percentiles in ms,
@@ -30,31 +23,104 @@
 
 local kv = require "kvplan"
 local w = kv.workload
+local sim = require "kvplan.sim"
 
-local opt = kv.options(..., {
-  model = kv.options.required "model=llama-3.1-8b", gpu = {kv.options.required "gpu=l4"},
-  tp = {1}, pp = {1}, kv = {"auto"}, weights = "native", requests = 1000, prompt = 1000,
-  output = 250, sigma = 0.5, rate = {0}, concurrency = 0, scheduler = {"continuous"},
-  max_model_len = 0, seed = 1, timeline = "",
-})
--- 0 is none for rate and concurrency: a negative one is refused, not taken as 0
-for _, rate in ipairs(opt.rate) do
-  if rate < 0 then
-    kv.util.raise("argument 'rate' must be requests a second >= 0 (0: all at once), got %s", rate)
+local args = ...
+local defaults = {}
+local fields = {} -- the deployment fields given: name -> true
+for _, a in ipairs(sim.command_arguments()) do
+  local def = a[2]
+  if def == nil then
+    def = a[1] == "gpu" and {kv.options.required "gpu=l4"} or kv.options.required "model=llama-3.1-8b"
+  end
+  defaults[a[1]] = def
+  if a[4] then fields[a[1]] = true end
+end
+local opt = kv.options(args, defaults)
+local bad = kv.options.bad -- a bad argument: a usage error, as kv.options gives
+local function given(k) return type(args) == "table" and args[k] ~= nil end
+
+-- a negative rate, concurrency or count is refused by kv.options (their
+-- defaults are >= 0); 0 is none
+if given("concurrency") and given("max_concurrency") then
+  bad("arguments 'max_concurrency' and 'concurrency' are the same option: give one")
+end
+local conc = given("concurrency") and opt.concurrency or opt.max_concurrency
+for _, s in ipairs(opt.scheduler) do
+  if s ~= "" and not sim.schedulers[s] then
+    bad("argument 'scheduler' must be %s, got '%s'", sim.scheduler_list, kv.util.escape(s))
   end
 end
-if opt.concurrency < 0 then
-  kv.util.raise("argument 'concurrency' must be an integer >= 0 (0: no cap), got %d", opt.concurrency)
-end
+if #opt.scheduler == 0 then opt.scheduler = {""} end
 local model = kv.model(opt.model)
 local max_len = opt.max_model_len > 0 and opt.max_model_len or model.max_context
 
-local function lengths(median, cap)
-  if opt.sigma == 0 then return w.fixed(median) end
-  return w.lognormal{median = median, sigma = opt.sigma, max = cap}
+-- the deployment fields given, as kv.simulate takes them
+local base = {}
+for k in pairs(fields) do
+  if opt[k] ~= "" then base[k] = opt[k] end
 end
-local prompt = lengths(opt.prompt, max_len // 2)
-local output = lengths(opt.output, max_len - max_len // 2)
+if opt.engine_version ~= "" then
+  -- the release, checked now in its engine's own table
+  local e = base.engine or base.budget or "vllm"
+  local engines = require "kvplan.engines"
+  local ok, err = pcall(e == "trtllm" and engines.trtllm_version or e == "sglang"
+                        and engines.sglang_version or engines.vllm_version, opt.engine_version)
+  if not ok then bad("argument 'engine_version': %s", (tostring(err):gsub("^.-:%d+: ", ""))) end
+end
+if opt.offload_host ~= "" or opt.offload_pcie_gbps ~= 0 then
+  if opt.offload_host == "" then
+    bad("argument 'offload_pcie_gbps' needs offload_host (host memory, e.g. 64GiB)")
+  end
+  if not (opt.offload_pcie_gbps >= 0) then
+    bad("argument 'offload_pcie_gbps' must be GB/s > 0 (0: the GPU's), got %s",
+        opt.offload_pcie_gbps)
+  end
+  local ok, host = pcall(kv.units.bytes, opt.offload_host, "offload_host")
+  if not ok then
+    bad("argument 'offload_host' must be bytes of host memory (e.g. 64GiB), got '%s'",
+        kv.util.escape(opt.offload_host))
+  end
+  base.offload = {host = host,
+                  pcie_gbps = opt.offload_pcie_gbps > 0 and opt.offload_pcie_gbps or nil}
+end
+if opt.swap and base.offload == nil then
+  bad("argument 'swap' needs offload_host (host memory for the swapped KV, e.g. 64GiB)")
+end
+if opt.speculative_tokens > 0 then
+  local s = {tokens = opt.speculative_tokens, acceptance = opt.speculative_acceptance}
+  if not (s.acceptance >= 0 and s.acceptance <= 1) then
+    bad("argument 'speculative_acceptance' must be in [0, 1], got %s", s.acceptance)
+  end
+  if opt.speculative_heads ~= "" then s.heads = opt.speculative_heads end
+  if opt.speculative_draft ~= "" then s.draft = opt.speculative_draft end
+  if opt.speculative_layers > 0 then s.layers = opt.speculative_layers end
+  base.speculative = s
+else
+  for _, k in ipairs{"speculative_acceptance", "speculative_heads", "speculative_draft",
+                     "speculative_layers"} do
+    if given(k) then bad("argument '%s' needs speculative_tokens > 0", k) end
+  end
+end
+
+local workload
+if opt.trace ~= "" then
+  for _, k in ipairs{"requests", "prompt", "output", "sigma", "rate"} do
+    if given(k) then
+      bad("argument 'trace' gives arrivals and lengths: drop '%s'", k)
+    end
+  end
+  local ok, t = pcall(sim.read_trace, opt.trace)
+  if not ok then bad("argument 'trace': %s", (tostring(t):gsub("^.-:%d+: ", "", 1))) end
+  workload = {trace = t}
+else
+  local function lengths(median, cap)
+    if opt.sigma == 0 then return w.fixed(median) end
+    return w.lognormal{median = median, sigma = opt.sigma, max = cap}
+  end
+  workload = {requests = opt.requests, prompt = lengths(opt.prompt, max_len // 2),
+              output = lengths(opt.output, max_len - max_len // 2)}
+end
 
 local r = kv.report{columns = {
   "model", "gpu", "tp", "pp", "kv", "scheduler", "rate", "requests",
@@ -65,24 +131,26 @@ local r = kv.report{columns = {
   "steps"}}
 
 local first = true
+local rates = opt.trace ~= "" and {0} or opt.rate
 for _, g in ipairs(opt.gpu) do
   for _, tp in ipairs(opt.tp) do
     for _, pp in ipairs(opt.pp) do
       for _, kf in ipairs(opt.kv) do
         for _, sched in ipairs(opt.scheduler) do
-          for _, rate in ipairs(opt.rate) do
-            local s = kv.simulate{
-              model = model, gpu = g, tp = tp, pp = pp, kv = kf,
-              weights = opt.weights ~= "native" and opt.weights or nil,
-              max_model_len = opt.max_model_len > 0 and opt.max_model_len or nil,
-              requests = opt.requests, prompt = prompt, output = output, seed = opt.seed,
-              rate = rate > 0 and rate or nil, scheduler = sched,
-              max_concurrency = opt.concurrency > 0 and opt.concurrency or nil,
-            }
+          for _, rate in ipairs(rates) do
+            local o = {model = model, gpu = g, tp = tp, pp = pp, kv = kf,
+                       weights = opt.weights ~= "native" and opt.weights or nil,
+                       max_model_len = opt.max_model_len > 0 and opt.max_model_len or nil,
+                       seed = opt.seed, rate = rate > 0 and rate or nil,
+                       scheduler = sched ~= "" and sched or nil, swap = opt.swap or nil,
+                       max_concurrency = conc > 0 and conc or nil}
+            for k, v in pairs(base) do o[k] = v end
+            for k, v in pairs(workload) do o[k] = v end
+            local s = kv.simulate(o)
             if first and opt.timeline ~= "" then s:timeline(opt.timeline) end
             first = false
             r:row{model = model.id, gpu = s.deployment.gpu.id, tp = tp, pp = pp,
-                  kv = s.deployment.kv.name, scheduler = sched, rate = rate,
+                  kv = s.deployment.kv.name, scheduler = s.scheduler, rate = rate,
                   requests = s.requests, throughput_tokens_s = s.throughput_tokens_s,
                   requests_s = s.requests_s, ttft_ms_p50 = s.ttft_ms.p50,
                   ttft_ms_p99 = s.ttft_ms.p99, tpot_ms_p50 = s.tpot_ms.p50,

@@ -242,6 +242,71 @@ expect empty_list 2 "kvplan: command line: argument 'tp' is empty (expected e.g.
   ledger model=llama-3.1-8b gpu=l4 tp=
 expect empty_name 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- \
   ledger model=llama-3.1-8b gpu=l4 kv=
+# simulate takes every option kv.simulate takes: a TensorRT-LLM and an SGLang
+# run on the command line give kv.simulate's figures (none could be
+# expressed before: no engine, version, limit or KV-fraction argument)
+sim_row() { # NAME LUA-OPTIONS -- ARGS: the row's throughput is kv.simulate's
+  name=$1; lua=$2; shift 3
+  want=$("$kvplan" -e "local kv = require 'kvplan'
+    local r = kv.simulate{model = 'llama-3.1-8b', gpu = 'h100-sxm', prompt = kv.workload.fixed(1000),
+                          output = kv.workload.fixed(500), requests = 200, $lua}
+    print(string.format('%s,%.1f', r.scheduler, r.throughput_tokens_s))" 2> "$out/$name.err")
+  got=$("$kvplan" simulate model=llama-3.1-8b gpu=h100 requests=200 prompt=1000 output=500 sigma=0 \
+    "$@" -f csv 2>> "$out/$name.err" | sed -n 2p | cut -d, -f6,9)
+  if [ -n "$want" ] && [ "$got" = "$want" ]; then pass=$((pass + 1)); echo "ok   cli $name"
+  else fail=$((fail + 1)); echo "FAIL cli $name: got '$got', kv.simulate '$want'"; head -n 2 "$out/$name.err"; fi
+}
+sim_row sim_trtllm "engine = 'trtllm', engine_version = '1.0', weights = 'fp8', kv = 'fp8', max_num_seqs = 256, utilization = 0.95" -- \
+  engine=trtllm engine_version=1.0 weights=fp8 kv=fp8 max_batch_size=256 kv_cache_free_gpu_memory_fraction=0.95
+sim_row sim_sglang "engine = 'sglang', engine_version = '0.4.3', max_num_seqs = 64, max_num_batched_tokens = 4096" -- \
+  engine=sglang engine_version=0.4.3 max_running_requests=64 chunked_prefill_size=4096
+sim_row sim_sglang_as_vllm "engine = 'sglang', scheduler = 'continuous'" -- engine=sglang scheduler=continuous
+sim_row sim_budget_limits "budget = 'trtllm', max_num_batched_tokens = 2048, prefix = 256" -- \
+  budget=trtllm max_num_batched_tokens=2048 prefix=256
+sim_row sim_swap "swap = true, offload = {host = 64 * 2^30, pcie_gbps = 50}, max_num_seqs = 512" -- \
+  swap=true offload_host=64GiB offload_pcie_gbps=50 max_num_seqs=512
+sim_row sim_speculative "speculative = {tokens = 2, acceptance = 0.7, heads = 'eagle'}" -- \
+  speculative_tokens=2 speculative_acceptance=0.7 speculative_heads=eagle
+expect sim_help 0 "" -- simulate --help
+check "sim_help lists every option kv.simulate takes" sh -c "
+  for w in engine engine_version budget utilization max_num_seqs max_num_batched_tokens scheduler \
+      weights prefix speculative_tokens swap offload_host trace max_concurrency profile \
+      max_running_requests max_batch_size; do grep -q \"^  \$w \\|also.*\$w\" '$out/sim_help.out' || exit 1; done"
+# a bad value of each: a usage error (exit 2) naming the argument, the value
+# and what was expected
+sim="simulate model=llama-3.1-8b gpu=h100 requests=10"
+cl="kvplan: command line:"
+expect sim_bad_engine 2 "$cl argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got foo" -- $sim engine=foo
+expect sim_bad_version 2 "$cl argument 'engine_version': unknown SGLang release '0.3' for field 'engine_version' (known: 0.4, 0.5; a later release takes the newest before it)" -- \
+  $sim engine=sglang engine_version=0.3
+expect sim_bad_trt_version 2 "$cl argument 'engine_version': unknown TensorRT-LLM release '0.14.0' for field 'engine_version' (known: 0.21, 1.0; a later release takes the newest before it)" -- \
+  $sim engine=trtllm engine_version=0.14.0
+expect sim_bad_budget 2 "$cl argument 'budget' must be 'vllm', 'sglang' or 'trtllm', got tgi" -- $sim budget=tgi
+expect sim_bad_utilization 2 "$cl argument 'utilization' must be in (0, 1], got 1.5" -- $sim utilization=1.5
+expect sim_bad_seqs 2 "$cl argument 'max_num_seqs' must be an integer >= 1, got 0" -- $sim max_num_seqs=0
+expect sim_bad_tokens 2 "$cl argument 'max_num_batched_tokens' must be an integer >= 1, got 0" -- $sim max_num_batched_tokens=0
+expect sim_bad_scheduler 2 "$cl argument 'scheduler' must be 'continuous', 'no_evict', 'static' or 'sglang', got 'fifo'" -- $sim scheduler=fifo
+expect sim_bad_weights 2 "$cl argument 'weights': unknown format 'fp9' (did you mean 'fp4', 'fp8', 'fp16'?)" -- $sim weights=fp9
+expect sim_bad_prefix 2 "$cl argument 'prefix' must be an integer >= 0, got -1" -- $sim prefix=-1
+expect sim_bad_swap 2 "$cl argument 'swap' must be true or false, got 'maybe'" -- $sim swap=maybe
+expect sim_swap_no_host 2 "$cl argument 'swap' needs offload_host (host memory for the swapped KV, e.g. 64GiB)" -- $sim swap=true
+expect sim_bad_host 2 "$cl argument 'offload_host' must be bytes of host memory (e.g. 64GiB), got 'lots'" -- $sim offload_host=lots
+expect sim_pcie_no_host 2 "$cl argument 'offload_pcie_gbps' needs offload_host (host memory, e.g. 64GiB)" -- $sim offload_pcie_gbps=10
+expect sim_bad_spec 2 "$cl argument 'speculative_tokens' must be an integer >= 0, got '-1'" -- $sim speculative_tokens=-1
+expect sim_bad_acceptance 2 "$cl argument 'speculative_acceptance' must be in [0, 1], got 2" -- \
+  $sim speculative_tokens=2 speculative_acceptance=2
+expect sim_heads_no_tokens 2 "$cl argument 'speculative_heads' needs speculative_tokens > 0" -- $sim speculative_heads=eagle
+expect sim_bad_trace 2 "$cl argument 'trace': cannot open 'tests/none.csv': No such file or directory" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace=tests/none.csv
+expect sim_trace_and_requests 2 "$cl argument 'trace' gives arrivals and lengths: drop 'requests'" -- \
+  $sim trace=tests/none.csv
+expect sim_bad_max_concurrency 2 "$cl argument 'max_concurrency' must be an integer >= 0, got '-1'" -- \
+  $sim max_concurrency=-1
+expect sim_two_concurrency 2 "$cl arguments 'max_concurrency' and 'concurrency' are the same option: give one" -- \
+  $sim max_concurrency=2 concurrency=2
+# a rate in decimals (rate=2.5 was refused as not an integer)
+expect sim_rate_decimal 0 "" -- $sim rate=2.5 -f csv
+check "sim_rate_decimal: the row's rate" grep -q '^llama-3.1-8b,h100-sxm,1,1,bf16,continuous,2.5,10,' "$out/sim_rate_decimal.out"
 # output formats: table, JSON Lines (streamed sweeps too), Markdown
 fitargs="model=llama-3.1-70b context=32768 concurrency=16 gpus=h100-sxm,l40s"
 expect fmt_csv 0 "" -- fit $fitargs

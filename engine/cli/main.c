@@ -664,25 +664,29 @@ typedef struct command {
   int (*run)(options *o, words *w, const char *name);
   const char *usage, *help;
   const char *more; /* kvplan COMMAND --help: this text; NULL: the general usage */
+  const char *more_lua; /* or the string this Lua expression returns (built from the
+                         * stdlib: the field registry), when more is NULL */
 } command;
 
 static const command commands[] = {
   {"fit", F_RUN, cmd_ready, "fit model=M [context=N concurrency=N gpus=G,...]",
-   "which GPUs and TP sizes hold a model at a context and concurrency", NULL},
+   "which GPUs and TP sizes hold a model at a context and concurrency", NULL, NULL},
   {"capacity", F_RUN, cmd_ready, "capacity model=M [context=N gpus=G,... kv=F,...]",
-   "KV cache tokens and maximum concurrency per GPU, TP and KV format", NULL},
+   "KV cache tokens and maximum concurrency per GPU, TP and KV format", NULL, NULL},
   {"ledger", F_RUN, cmd_ready, "ledger model=M gpu=G [tp=N pp=N kv=F context=N concurrency=N]",
-   "where one deployment's memory goes, per GPU", NULL},
+   "where one deployment's memory goes, per GPU", NULL, NULL},
   {"best", F_RUN, cmd_ready, "best model=M context=N concurrency=N [gpus=G,... rank=gpus|cost|concurrency]",
-   "the cheapest deployments over GPU x TP x PP x formats", NULL},
-  {"simulate", F_RUN, cmd_ready, "simulate model=M gpu=G [requests=N prompt=N output=N rate=R]",
-   "serve a workload step by step: throughput, latencies, preemptions", NULL},
-  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts", NULL},
-  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts", NULL},
+   "the cheapest deployments over GPU x TP x PP x formats", NULL, NULL},
+  {"simulate", F_RUN, cmd_ready,
+   "simulate model=M gpu=G [requests=N prompt=N output=N rate=R engine=E ...]",
+   "serve a workload step by step as its engine schedules: throughput, latencies", NULL,
+   "require('kvplan.sim').command_help()"},
+  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts", NULL, NULL},
+  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts", NULL, NULL},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
-   "draw a report as a chart with gnuplot (width and height at most 8192)", NULL},
+   "draw a report as a chart with gnuplot (width and height at most 8192)", NULL, NULL},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
-   "check kvplan against vLLM/SGLang startup logs, one row per figure", NULL},
+   "check kvplan against vLLM/SGLang startup logs, one row per figure", NULL, NULL},
   {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
    "fit the step-time factors to your benchmark results; -o writes the profile",
    "RESULT: a file of benchmark results of one deployment, one or more runs:\n"
@@ -703,11 +707,11 @@ static const command commands[] = {
    "factor with its bounds and standard error (jackknife over the runs), the\n"
    "error of each run and its leave-one-out error, and the median |error|s.\n"
    "-o FILE writes the profile (JSON); profile=FILE on any command, or\n"
-   "kv.deploy{profile = FILE}, applies it. docs/time.md has the details.\n"},
+   "kv.deploy{profile = FILE}, applies it. docs/time.md has the details.\n", NULL},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
-   "run scripts, each report to OUTDIR/NAME.csv", NULL},
+   "run scripts, each report to OUTDIR/NAME.csv", NULL, NULL},
   {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...",
-   "join shard outputs, one header (a line at most 16 MiB)", NULL},
+   "join shard outputs, one header (a line at most 16 MiB)", NULL, NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -1089,6 +1093,14 @@ int main(int argc, char **argv) {
       if (cmd != NULL && cmd->more != NULL) {
         printf("usage: kvplan %s\n%s\n\n%s", cmd->usage, cmd->help, cmd->more);
         return fflush(stdout) == 0 ? 0 : 1;
+      }
+      if (cmd != NULL && cmd->more_lua != NULL) {
+        char code[256];
+        snprintf(code, sizeof code, "io.stdout:write(%s)", cmd->more_lua);
+        options ho = {0};
+        ho.quiet = 1;
+        int rc = run_script(&ho, NULL, code, "kvplan --help", 0, NULL, NULL, NULL);
+        return fflush(stdout) == 0 ? rc : 1;
       }
       usage(stdout);
       return fflush(stdout) == 0 ? 0 : 1;

@@ -42,7 +42,8 @@ M.gpu = function(t) return M.gpus.get(t) end
 --- kv.format(name or table): a storage format.
 M.format = function(f) return M.formats.get(f) end
 --- kv.options(args, defaults): a script's key=value arguments, checked.
-M.options = setmetatable({required = require("kvplan.options").required},
+M.options = setmetatable({required = require("kvplan.options").required,
+                          bad = require("kvplan.options").bad},
                          {__call = function(_, ...) return require("kvplan.options").parse(...) end})
 --- kv.validate(text [, opts]): kvplan against an engine startup log (validate.lua).
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end

@@ -160,6 +160,19 @@ local function from_arg(words)
   return out
 end
 
+--- bad(fmt, ...): a script's own check of an argument failed: on the command
+--- line a usage error ("command line: ...", kvplan exits with status 2, as
+--- for the arguments options() refuses), else an error at the caller's line.
+function M.bad(fmt, ...)
+  local cli = package.loaded["kvplan.cli"]
+  if cli ~= nil and cli.args ~= nil then
+    local text = "command line: " .. string.format(fmt, ...)
+    cli.usage_error = text
+    error(text, 0)
+  end
+  util.raise(fmt, ...)
+end
+
 --- required(example): a default that must be given, a string; the error
 --- shows the example ("model=llama-3.1-8b"). {required(...)} is a list of
 --- at least one string.

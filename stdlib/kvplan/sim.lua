@@ -382,6 +382,8 @@ end
 function M.simulate(opts)
   if type(opts) ~= "table" then util.raise("simulate needs an options table, got %s", type(opts)) end
   local deploy = require "kvplan.deploy"
+  -- the engines' own names (max_running_requests, max_batch_size, ...)
+  opts = deploy.rename(opts, "simulation")
   local dopts, sopts = {}, {}
   for k, v in pairs(opts) do
     if sim_fields[k] then sopts[k] = v
@@ -395,7 +397,6 @@ function M.simulate(opts)
   -- max_num_seqs sizes vLLM's profiling run too; other engines take it here
   -- only: the deployment is built without it (its options stay a deployment's,
   -- so r.deployment:with{} rebuilds it)
-  dopts = deploy.rename(dopts, "simulation")
   local engine = dopts.engine or dopts.budget or "vllm"
   local d
   if engine ~= "vllm" and dopts.max_num_seqs ~= nil then
@@ -475,6 +476,114 @@ function M.simulate(opts)
   r.sim, r.deployment, r.scheduler = sim, d, spec.scheduler
   r.max_num_seqs, r.max_num_batched_tokens = spec.max_num_seqs, spec.max_num_batched_tokens
   return setmetatable(r, Result)
+end
+
+-- ---- the simulate command's arguments ---------------------------------------
+--
+-- `kvplan simulate` (scripts/simulate.lua) takes every option kv.simulate
+-- takes: its own arguments below (the workload, the axes, the tables
+-- kv.simulate takes spelt flat), and every deployment field of the registry
+-- (fields.lua) whose value is one word, under its own name and checked as
+-- that field. M.command_arguments() lists them in order, M.command_help()
+-- is `kvplan simulate --help`.
+
+-- The command's own arguments: name, default, meaning. A list default is an
+-- axis (comma-separated values, one simulation a combination).
+local own_arguments = {
+  {"model", nil, "catalog id or alias"},
+  {"gpu", nil, "GPU ids or aliases (a list)"},
+  {"tp", {1}, "tensor-parallel sizes (a list)"},
+  {"pp", {1}, "pipeline stages (a list)"},
+  {"kv", {"auto"}, "KV cache formats (a list; auto: as the engine does with the checkpoint)"},
+  {"weights", "native", "weight format (native: the checkpoint's own)"},
+  {"scheduler", {""}, "continuous, no_evict, static or sglang (a list; none: the engine's own)"},
+  {"requests", 1000, "how many requests"},
+  {"prompt", 1000, "median prompt tokens"},
+  {"output", 250, "median output tokens"},
+  {"sigma", 0.5, "lognormal sigma of the lengths (0: every request exactly the median); "
+                 .. "capped so that prompt + output fit max_model_len"},
+  {"rate", {0.0}, "Poisson arrivals, requests a second (a list; 0: all at once)"},
+  {"max_concurrency", 0, "a client keeping at most this many in flight (0: none; also "
+                         .. "concurrency=)"},
+  {"concurrency", 0, "the same as max_concurrency"},
+  {"max_model_len", 0, "longest request (0: the model's max_context)"},
+  {"trace", "", "a CSV of arrival_s,prompt_tokens,output_tokens instead of requests, prompt, "
+                .. "output, sigma and rate"},
+  {"seed", 1, "the generator's seed"},
+  {"swap", false, "a preempted request's KV goes to host memory (needs offload_host)"},
+  {"offload_host", "", "host memory per deployment for swapped KV (bytes: 64GiB)"},
+  {"offload_pcie_gbps", 0.0, "the host link, GB/s (0: the GPU catalog's)"},
+  {"speculative_tokens", 0, "speculative decoding: draft tokens a step (0: none)"},
+  {"speculative_acceptance", 0.0, "the chance a draft token is accepted"},
+  {"speculative_heads", "", "draft heads: eagle, mtp or extract_hidden_states"},
+  {"speculative_draft", "", "a draft model (catalog id)"},
+  {"speculative_layers", 0, "draft heads' decoder layers (0: 1)"},
+  {"timeline", "", "also write the per-step series of the first simulation to this CSV"},
+}
+
+-- Registry fields the command takes under its own arguments' names, or
+-- that kv.simulate reads as its own (prompt, output), or that a table holds.
+local not_flat = {model = true, gpu = true, tp = true, pp = true, kv = true, weights = true,
+                  max_model_len = true, prompt = true, output = true, profile = true}
+local flat_types = {count = true, bytes = true, fraction = true, number = true, boolean = true,
+                    string = true, enum = true}
+
+--- The command's arguments, in order: {name, default, meaning, field} (field:
+--- the registry row of a deployment field, its default "" for not given).
+function M.command_arguments()
+  local fields = require "kvplan.fields"
+  local out = {}
+  for _, a in ipairs(own_arguments) do out[#out + 1] = {a[1], a[2], a[3]} end
+  for _, f in ipairs(fields.list) do
+    if flat_types[f.type] and not not_flat[f.name] then
+      out[#out + 1] = {f.name, "", f.meaning .. " (default: " .. tostring(f.default) .. ")", f}
+    end
+  end
+  return out
+end
+
+--- `kvplan simulate --help`: every argument with its default and meaning.
+function M.command_help()
+  local lines = {
+    "usage: kvplan simulate model=M gpu=G[,G...] [key=value ...]",
+    "Serve a workload on a deployment step by step as its engine schedules (kv.simulate) and",
+    "report throughput, latency percentiles, preemptions and KV cache usage; lists are",
+    "axes, one simulation a combination.",
+    "",
+    "arguments:",
+  }
+  local function show(v)
+    if v == nil then return "required" end
+    if type(v) == "table" then
+      local t = {}
+      for i, x in ipairs(v) do t[i] = tostring(x) end
+      v = table.concat(t, ",")
+    end
+    return v == "" and "none" or tostring(v)
+  end
+  for _, a in ipairs(M.command_arguments()) do
+    if a[4] == nil then
+      lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], show(a[2]))
+    else
+      local f = a[4]
+      local kind = f.type == "enum" and table.concat(f.values, "|") or f.type
+      local names = {}
+      for _, e in ipairs{"vllm", "sglang", "trtllm"} do
+        local n = f[e]
+        for _, x in ipairs(type(n) == "table" and n or {n}) do
+          if type(x) == "string" then names[#names + 1] = x end
+        end
+      end
+      lines[#lines + 1] = string.format("  %-24s %s; %s%s", a[1], a[3], kind,
+        #names > 0 and ("; also " .. table.concat(names, ", ")) or "")
+    end
+  end
+  lines[#lines + 1] = "  profile                  a profile file of kvplan calibrate (every command takes it)"
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "The engines' own option names stand for kvplan's (max_running_requests,"
+  lines[#lines + 1] = "max_batch_size, gpu_memory_utilization, ...: docs/fields.md); tables"
+  lines[#lines + 1] = "(efficiency, perf, evict, optim, worker_gpu_memory) need a script (kv.simulate)."
+  return table.concat(lines, "\n") .. "\n"
 end
 
 -- ---- sweeps of simulations -------------------------------------------------

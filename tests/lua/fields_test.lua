@@ -286,7 +286,9 @@ end
 
 -- the ready scripts: every argument named as a field is in the script's
 -- argument list (its opening comment, which is its help)
-for _, script in ipairs{"fit", "capacity", "ledger", "best", "simulate"} do
+-- (simulate's list is built from the registry, stdlib/kvplan/sim.lua
+-- command_arguments, and its help from the same list: checked below)
+for _, script in ipairs{"fit", "capacity", "ledger", "best"} do
   local src = check.slurp("scripts/" .. script .. ".lua")
   local block = src:match("kv%.options%(%.%.%., (%b{})%)")
   if block == nil then fail("scripts/%s.lua: no kv.options(..., {...}) found", script) end
@@ -307,10 +309,29 @@ end
 -- the commands' usage in --help (engine/cli/main.c) and the manual page
 -- (COMMANDS, EXAMPLES): every key= is an argument of the ready script
 local takes = {}
-for _, script in ipairs{"fit", "capacity", "ledger", "best", "simulate"} do
+for _, script in ipairs{"fit", "capacity", "ledger", "best"} do
   local block = check.slurp("scripts/" .. script .. ".lua"):match("kv%.options%(%.%.%., (%b{})%)")
   takes[script] = {}
   for key in (block or ""):gmatch("([%w_]+) =") do takes[script][key] = true end
+end
+-- simulate: every argument of its generated list, every one-word field of
+-- the registry among them, each in kvplan simulate --help
+local sim = require "kvplan.sim"
+takes.simulate = {}
+local help = sim.command_help()
+for _, a in ipairs(sim.command_arguments()) do
+  takes.simulate[a[1]] = true
+  if not help:find("\n  " .. a[1] .. " ", 1, true) then
+    fail("kvplan simulate --help does not list argument '%s'", a[1])
+  end
+end
+for _, f in ipairs(fields.list) do
+  if f.type ~= "table" and f.name ~= "profile" and not takes.simulate[f.name] then
+    fail("kvplan simulate does not take field '%s' (%s)", f.name, f.meaning)
+  end
+end
+if not check.slurp("scripts/simulate.lua"):find("sim.command_arguments()", 1, true) then
+  fail("scripts/simulate.lua does not take its arguments from sim.command_arguments()")
 end
 local function usage_keys(where, cmd, text)
   for key in text:gmatch("([%w_]+)=") do
