@@ -25,6 +25,10 @@
 --                `context` tokens to every row (default no; see below)
 --   price_per_hour  USD per GPU hour for usd_per_mtok (default 0: the GPU
 --                catalog's price where it has one); a price turns time on
+--   range        yes: with the step times, their ranges tokens_per_s_lo/hi,
+--                tpot_ms_lo/hi, ttft_ms_lo/hi (d:time: every factor at the
+--                slow and the fast end of its uncertainty; default no)
+--   profile      a profile of `kvplan calibrate` (every command takes it)
 --
 -- Output: one row an item of each deployment, for one GPU of the tightest
 -- pipeline stage (the one that decides):
@@ -55,13 +59,15 @@ local opt = kv.options(..., {
   model = kv.options.required "model=llama-3.1-70b", gpu = {kv.options.required "gpu=h100-sxm"},
   tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = 1,
   utilization = 0.9, activation = "predicted", overhead = "predicted", time = false,
-  price_per_hour = 0,
+  price_per_hour = 0, range = false,
 })
 local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
 local context = opt.context == 0 and model.max_context or opt.context
 local GiB = kv.units.GiB
 
+local range_names = {"tokens_per_s_lo", "tokens_per_s_hi", "tpot_ms_lo", "tpot_ms_hi", "ttft_ms_lo",
+                     "ttft_ms_hi"}
 local rows = {}
 for _, g in ipairs(opt.gpu) do
   for _, tp in ipairs(opt.tp) do
@@ -76,6 +82,10 @@ for _, g in ipairs(opt.gpu) do
             price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
           }
           local times = with_time and kv.report.time_fields(d, context, opt.concurrency) or {}
+          if with_time and opt.range then
+            local t = d:time(context, opt.concurrency)
+            for _, k in ipairs(range_names) do times[k] = t[k] end
+          end
           local l = d:ledger()
           local label = string.format("%s tp %d x pp %d, weights %s, kv %s", d.gpu.id, tp, pp,
                                       d.weights.name, d.kv.name)
@@ -101,6 +111,9 @@ local columns = {
 }
 if with_time then
   for _, c in ipairs(kv.report.time_columns) do columns[#columns + 1] = c end
+  if opt.range then
+    for _, k in ipairs(range_names) do columns[#columns + 1] = {k, precision = k:find("^tokens") and 1 or 3} end
+  end
 end
 local r = kv.report{columns = columns}
 for _, row in ipairs(rows) do r:row(row) end

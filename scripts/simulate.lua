@@ -19,7 +19,10 @@
 --
 -- Output: one row a simulation: the deployment and workload, then
 -- throughput_tokens_s, requests_s, ttft/tpot/e2e percentiles in ms,
--- num_preemptions, kv_cache_usage_mean/peak (fractions of the pool), steps.
+-- num_preemptions, kv_cache_usage_mean/peak (fractions of the pool), steps;
+-- with range=yes, throughput_tokens_s_lo/hi, ttft_ms_p50_lo/hi and
+-- tpot_ms_p50_lo/hi (each simulation again at every step-time factor's slow
+-- and fast end: a profile's interval, else the default spread).
 
 local kv = require "kvplan"
 local w = kv.workload
@@ -122,13 +125,20 @@ else
               output = lengths(opt.output, max_len - max_len // 2)}
 end
 
-local r = kv.report{columns = {
+local columns = {
   "model", "gpu", "tp", "pp", "kv", "scheduler", "rate", "requests",
   {"throughput_tokens_s", precision = 1}, {"requests_s", precision = 3},
   {"ttft_ms_p50", precision = 1}, {"ttft_ms_p99", precision = 1},
   {"tpot_ms_p50", precision = 2}, {"tpot_ms_p99", precision = 2}, {"e2e_ms_p99", precision = 1},
   "num_preemptions", {"kv_cache_usage_mean", precision = 3}, {"kv_cache_usage_peak", precision = 3},
-  "steps"}}
+  "steps"}
+if opt.range then -- the ranges: every factor at its slow and fast end (kv.simulate range)
+  for _, c in ipairs{{"throughput_tokens_s_lo", 1}, {"throughput_tokens_s_hi", 1}, {"ttft_ms_p50_lo", 1},
+                     {"ttft_ms_p50_hi", 1}, {"tpot_ms_p50_lo", 2}, {"tpot_ms_p50_hi", 2}} do
+    columns[#columns + 1] = {c[1], precision = c[2]}
+  end
+end
+local r = kv.report{columns = columns}
 
 local first = true
 local rates = opt.trace ~= "" and {0} or opt.rate
@@ -143,7 +153,7 @@ for _, g in ipairs(opt.gpu) do
                        max_model_len = opt.max_model_len > 0 and opt.max_model_len or nil,
                        seed = opt.seed, rate = rate > 0 and rate or nil,
                        scheduler = sched ~= "" and sched or nil, swap = opt.swap or nil,
-                       max_concurrency = conc > 0 and conc or nil}
+                       max_concurrency = conc > 0 and conc or nil, range = opt.range or nil}
             for k, v in pairs(base) do o[k] = v end
             for k, v in pairs(workload) do o[k] = v end
             local s = kv.simulate(o)
@@ -157,7 +167,13 @@ for _, g in ipairs(opt.gpu) do
                   tpot_ms_p99 = s.tpot_ms.p99, e2e_ms_p99 = s.e2e_ms.p99,
                   num_preemptions = s.num_preemptions,
                   kv_cache_usage_mean = s.kv_cache_usage_perc.mean,
-                  kv_cache_usage_peak = s.kv_cache_usage_perc.peak, steps = s.steps}
+                  kv_cache_usage_peak = s.kv_cache_usage_perc.peak, steps = s.steps,
+                  throughput_tokens_s_lo = s.throughput_tokens_s_lo,
+                  throughput_tokens_s_hi = s.throughput_tokens_s_hi,
+                  ttft_ms_p50_lo = s.ttft_ms_lo and s.ttft_ms_lo.p50,
+                  ttft_ms_p50_hi = s.ttft_ms_hi and s.ttft_ms_hi.p50,
+                  tpot_ms_p50_lo = s.tpot_ms_lo and s.tpot_ms_lo.p50,
+                  tpot_ms_p50_hi = s.tpot_ms_hi and s.tpot_ms_hi.p50}
           end
         end
       end

@@ -595,7 +595,7 @@ expect calibrate_profile_applied 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-40
 check "calibrate_profile_applied: other step times than the defaults" sh -c "\"$kvplan\" ledger model=mistral-7b-v0.3 \
   gpu=rtx-4090 context=2048 concurrency=16 time=yes > '$out/ledger_default.out' &&
   ! cmp -s '$out/ledger_default.out' '$out/calibrate_profile_applied.out'"
-expect calibrate_profile_other_gpu 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:71: profile '$out/profile.json' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' (profile_any = true applies it anyway)" -- \
+expect calibrate_profile_other_gpu 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:77: profile '$out/profile.json' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' (profile_any = true applies it anyway)" -- \
   ledger model=mistral-7b-v0.3 gpu=h100 profile="$out/profile.json"
 expect calibrate_profile_missing 2 "kvplan: command line: argument 'profile': cannot read profile '$out/none.json': $out/none.json: No such file or directory" -- \
   fit model=mistral-7b-v0.3 profile="$out/none.json"
@@ -615,6 +615,10 @@ printf 'input_len,output_len,concurrency,requests,output_tok_s\n16,64,1,50,5000\
 expect calibrate_at_bound 0 "" -- calibrate "$out/too_fast.csv" $cdep factors=memory
 check "calibrate_at_bound: memory reported at its upper bound" \
   grep -q '^memory (fraction) .*at its upper bound 1: the results ask for more than the box allows' "$out/calibrate_at_bound.out"
+expect simulate_range 0 "" -- simulate model=mistral-7b-v0.3 gpu=rtx-4090 requests=20 range=yes -f csv
+check "simulate_range: the range columns" grep -q ',steps,throughput_tokens_s_lo,throughput_tokens_s_hi,ttft_ms_p50_lo,ttft_ms_p50_hi,tpot_ms_p50_lo,tpot_ms_p50_hi$' "$out/simulate_range.out"
+expect ledger_range 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-4090 context=2048 concurrency=16 time=yes range=yes -f csv
+check "ledger_range: the range columns" grep -q ',usd_per_mtok,tokens_per_s_lo,tokens_per_s_hi,tpot_ms_lo,tpot_ms_hi,ttft_ms_lo,ttft_ms_hi$' "$out/ledger_range.out"
 expect calibrate_help 0 "" -- calibrate --help
 check "calibrate_help: the command's own text" grep -q '^usage: kvplan calibrate RESULT' "$out/calibrate_help.out"
 echo "cli: $pass passed, $fail failed"

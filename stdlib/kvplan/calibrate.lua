@@ -930,7 +930,7 @@ end
 function Result:text()
   local d, L = self.deployment, {}
   local function add(fmt, ...) L[#L + 1] = string.format(fmt, ...) end
-  add("kvplan calibrate: %s on %s, tp %d x pp %d, engine %s: %d results, %d simulations, %d steps",
+  add("kvplan calibrate: %s on %s, tp %d x pp %d, engine %s: %d results, %d simulations, %d fit steps",
       d.model.id, d.gpu.id, d.tp, d.pp, d.budget, #self.points, self.simulations, self.iterations)
   add("")
   add("%-18s %10s %10s %22s %18s %10s  %s", "factor", "value", "s.e.", "interval (2 s.e.)", "bounds",

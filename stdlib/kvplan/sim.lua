@@ -348,6 +348,7 @@ end
 -- ---- the simulator -----------------------------------------------------------
 
 local sim_fields = {requests = true, prompt = true, output = true, rate = true, trace = true,
+                    range = true,
                     scheduler = true, seed = true, swap = true, max_steps = true,
                     max_concurrency = true}
 
@@ -378,7 +379,12 @@ function Result:__tostring()
 end
 
 --- kv.simulate{deployment options..., requests =, prompt =, output =,
---- rate = | trace =, scheduler =, seed =, swap =, max_steps =, max_concurrency =}
+--- rate = | trace =, scheduler =, seed =, swap =, max_steps =, max_concurrency =,
+--- range =}. range = true: the same workload also simulated with every
+--- factor of the step time at the slow and at the fast end of its
+--- uncertainty (kvplan.factors ends: a profile's interval, else the default
+--- spread), giving throughput_tokens_s_lo/hi and ttft_ms_lo/hi,
+--- tpot_ms_lo/hi, e2e_ms_lo/hi (each {mean, p50, p90, p99, max}).
 function M.simulate(opts)
   if type(opts) ~= "table" then util.raise("simulate needs an options table, got %s", type(opts)) end
   local deploy = require "kvplan.deploy"
@@ -472,9 +478,29 @@ function M.simulate(opts)
     end
   end
   local sim = core.run(spec)
+  local ranges
+  if sopts.range then
+    if type(sopts.range) ~= "boolean" then
+      util.raise("field 'range' must be true or false, got %s", tostring(sopts.range))
+    end
+    local factors = require "kvplan.factors"
+    local slow, fast = factors.ends(d)
+    local base = spec.perf
+    spec.perf = factors.perf_at(d, slow)
+    local rs = core.run(spec):summary()
+    spec.perf = factors.perf_at(d, fast)
+    local rf = core.run(spec):summary()
+    spec.perf = base
+    local t = sim:summary().throughput_tokens_s
+    ranges = {throughput_tokens_s_lo = math.min(rs.throughput_tokens_s, t, rf.throughput_tokens_s),
+              throughput_tokens_s_hi = math.max(rs.throughput_tokens_s, t, rf.throughput_tokens_s),
+              ttft_ms_lo = rf.ttft_ms, ttft_ms_hi = rs.ttft_ms, tpot_ms_lo = rf.tpot_ms,
+              tpot_ms_hi = rs.tpot_ms, e2e_ms_lo = rf.e2e_ms, e2e_ms_hi = rs.e2e_ms}
+  end
   local r = sim:summary()
   r.sim, r.deployment, r.scheduler = sim, d, spec.scheduler
   r.max_num_seqs, r.max_num_batched_tokens = spec.max_num_seqs, spec.max_num_batched_tokens
+  for k, v in pairs(ranges or {}) do r[k] = v end
   return setmetatable(r, Result)
 end
 
@@ -519,6 +545,9 @@ local own_arguments = {
   {"speculative_draft", "", "a draft model (catalog id)"},
   {"speculative_layers", 0, "draft heads' decoder layers (0: 1)"},
   {"timeline", "", "also write the per-step series of the first simulation to this CSV"},
+  {"range", false, "also simulate each with every step-time factor at the slow and the fast end "
+                   .. "of its uncertainty (kvplan.factors): the columns throughput_tokens_s_lo/hi, "
+                   .. "ttft_ms_p50_lo/hi, tpot_ms_p50_lo/hi"},
 }
 
 -- Registry fields the command takes under its own arguments' names, or

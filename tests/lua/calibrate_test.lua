@@ -210,5 +210,18 @@ check.eq(slow.experts, nil, "no experts' factor for a dense model")
 -- tp 2: the link factors join
 local s2 = factors.ends(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", tp = 2})
 assert(s2.link and s2.link_latency_us == 9 * 11.8 / 9, "link factors at tp 2")
+-- simulations carry ranges when asked
+local w = {model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 40, prompt = 256, output = 50}
+local plain = kv.simulate(w)
+check.eq(plain.throughput_tokens_s_lo, nil, "no range unless asked")
+w.range = true
+local rr = kv.simulate(w)
+check.eq(rr.throughput_tokens_s, plain.throughput_tokens_s, "range leaves the figures as they were")
+assert(rr.throughput_tokens_s_lo < rr.throughput_tokens_s and rr.throughput_tokens_s < rr.throughput_tokens_s_hi,
+       "simulated throughput range")
+assert(rr.ttft_ms_lo.mean < rr.ttft_ms.mean and rr.ttft_ms.mean < rr.ttft_ms_hi.mean, "TTFT range")
+assert(rr.tpot_ms_lo.p50 < rr.tpot_ms.p50 and rr.tpot_ms.p50 < rr.tpot_ms_hi.p50, "TPOT range")
+w.range = "yes"
+check.error("field 'range' must be true or false, got yes", kv.simulate, w)
 os.execute("rm -rf " .. dir)
 print("calibrate: ok")
