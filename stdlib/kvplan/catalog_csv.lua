@@ -54,7 +54,7 @@ M.model_columns = {
   kv_lora_rank = "count", rope_dim = "count",
   tie_embeddings = "bool", weight_bytes = "bytes", layer_kinds = "layers",
   attention_bias = "bool", dense_layers = "count", weight_formats = "classes",
-  vision = "pairs",
+  vision = "pairs", kv_checkpoint = "pairs",
 }
 
 -- ---- cells ------------------------------------------------------------------

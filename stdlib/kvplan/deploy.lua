@@ -619,6 +619,37 @@ end
 --- command line (options.lua): profile.
 M.run_defaults = {}
 
+--- The KV format of deployment d under options opts and why: the given
+--- one, or what its engine makes of kv = "auto" with the checkpoint
+--- (rawget(model, "kv_checkpoint"): what the checkpoint's quantization
+--- states, hf.lua kv_checkpoint; catalog models state nothing):
+---   TensorRT-LLM (budget "trtllm"): FP8 KV for a checkpoint whose
+---     hf_quant_config.json gives kv_cache_quant_algo FP8: ModelLoader.
+---     _update_from_hf_quant_config sets quant_config.kv_cache_quant_algo from
+---     it (NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_utils.py at 7b437aaa73bf),
+---     which KvCacheConfig's dtype "auto" follows
+---   vLLM: kv_cache_dtype "auto" resolves from config.json's modelopt
+---     quantization_config (kv_cache_scheme / kv_cache_quant_algo: vllm/utils/
+---     torch_utils.py resolve_kv_cache_dtype_string at 959009b402c3) in the
+---     releases whose row has kv_from_checkpoint (engines.lua M.vllm), else it
+---     is the model dtype
+---   SGLang, other checkpoints, other releases: the model's activation dtype.
+--- Returns the format and "given", "checkpoint (...)" or "model dtype".
+function M.auto_kv(d, opts)
+  if opts.kv ~= nil and opts.kv ~= "auto" then return formats.get(opts.kv, "kv"), "given" end
+  local ck = rawget(d.model, "kv_checkpoint")
+  if type(ck) == "table" and ck.format ~= nil then
+    local follows
+    if d.budget == "trtllm" and ck.hf_quant then
+      follows = "hf_quant_config.json kv_cache_quant_algo"
+    elseif d.budget == "vllm" and ck.config and engines.vllm_version(opts.engine_version).kv_from_checkpoint then
+      follows = "config.json quantization_config"
+    end
+    if follows then return formats.get(ck.format, "kv"), "checkpoint (" .. follows .. ")" end
+  end
+  return d.model:auto_kv_format(), "model dtype"
+end
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
@@ -665,8 +696,7 @@ function M.new(opts)
   end
   d.tp = opts.tp or 1
   d.pp = opts.pp or 1
-  d.kv = (opts.kv == nil or opts.kv == "auto") and d.model:auto_kv_format()
-         or formats.get(opts.kv, "kv")
+  d.kv, d.kv_source = M.auto_kv(d, opts)
   d.weights = opts.weights ~= nil and formats.get(opts.weights, "weights")
               or d.model:native_format()
   if opts.weights == nil and d.model:mixed_format_name() then

@@ -74,9 +74,13 @@ M.vllm = {
   -- int(max_concurrency x max_model_len) (kv_cache_utils.py
   -- _report_kv_cache_config of the releases that support DeepSeek-V4),
   -- where older releases print num_blocks // groups x the smallest block
+  -- kv_from_checkpoint: kv_cache_dtype "auto" is the checkpoint's modelopt
+  -- kv_cache_scheme / kv_cache_quant_algo (vllm/utils/torch_utils.py
+  -- resolve_kv_cache_dtype_string, read at 959009b402c3, after vllm-project/
+  -- vllm issue 34752; its first release is not pinned: assumed from this row)
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
-              async_scheduling = true},
+              async_scheduling = true, kv_from_checkpoint = true},
 }
 M.vllm_latest = "0.11"
 

@@ -43,7 +43,7 @@ M.list = {
   {name = "pp", type = "count", unit = "stages", min = 1, max = require("kvplan.core").max_pp, default = 1,
    vllm = "pipeline_parallel_size", sglang = "pp_size", meaning = "pipeline-parallel stages"},
   {name = "kv", type = "string", default = "auto", vllm = "kv_cache_dtype",
-   meaning = "KV cache format; auto: the model's activation dtype"},
+   meaning = "KV cache format; auto: as the engine does with the checkpoint (deploy.auto_kv)"},
   {name = "weights", type = "string", default = "the checkpoint's",
    meaning = "weight format (bf16, fp8, int4-g128, ...)"},
   {name = "weight_bytes", type = "bytes", unit = "bytes (all GPUs)", min = 0,

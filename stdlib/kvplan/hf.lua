@@ -517,6 +517,15 @@ local function weight_format_of(C, q, where)
             scale = 32},
            string.format("%s fp8: one fp32 scale per %dx%d block", where, b[1], b[2])
   end
+  if method == "modelopt" then
+    -- NVIDIA ModelOpt's export: quant_algo at the top or under "quantization"
+    local inner = type(q.quantization) == "table" and q.quantization or q
+    local algo = inner.quant_algo or q.quant_algo
+    if algo == "FP8" then return "fp8", where .. " modelopt FP8: per-tensor scales" end
+    if algo == "NVFP4" then return "nvfp4", where .. " modelopt NVFP4" end
+    C:raise("field '%s.quant_algo' %s is not supported for modelopt (known: FP8, NVFP4); give "
+            .. "opts.weight_format", where, show(algo))
+  end
   if method == "mxfp4" then
     return "mxfp4", where .. " mxfp4 (OCP MX: e8m0 scale per 32; modules_to_not_convert stay " ..
            "in the model dtype, counted as mxfp4 unless the files give the bytes)"
@@ -540,7 +549,51 @@ local function weight_format_of(C, q, where)
             "tensor/channel weights, or nvfp4); give opts.weight_format", where)
   end
   C:raise("field '%s.quant_method' %s is not supported (known: awq, compressed-tensors, fp8, " ..
-          "gptq, mxfp4); give opts.weight_format", where, show(q.quant_method))
+          "gptq, modelopt, mxfp4); give opts.weight_format", where, show(q.quant_method))
+end
+
+-- ---- the checkpoint's KV cache quantization ----------------------------------
+--
+-- What a checkpoint states about its KV cache, as the engines read it (the
+-- engines decide what `kv = "auto"` makes of it: deploy.lua):
+--   config.json's quantization_config of quant_method "modelopt": its
+--     kv_cache_scheme {dynamic = false, num_bits = 8, type = "float"} or its
+--     kv_cache_quant_algo "FP8" (also under "quantization"): FP8 KV, as
+--     vLLM's get_kv_cache_quant_algo_string reads it (vllm-project/vllm
+--     vllm/utils/torch_utils.py at 959009b402c3)
+--   hf_quant_config.json beside it (ModelOpt's export): quantization.
+--     kv_cache_quant_algo "FP8", as TensorRT-LLM's ModelLoader.
+--     _update_from_hf_quant_config reads it (NVIDIA/TensorRT-LLM
+--     tensorrt_llm/llmapi/llm_utils.py at 7b437aaa73bf)
+-- Returns {format = "fp8", config = true when config.json says so,
+-- hf_quant = true when hf_quant_config.json does}, or nil.
+local function kv_checkpoint(C, dir)
+  local out
+  local function fp8(v)
+    if type(v) == "string" then return v:upper() == "FP8" end
+    return type(v) == "table" and v.dynamic == false and v.num_bits == 8 and v.type == "float"
+  end
+  local q = C:get("quantization_config")
+  if type(q) == "table" and type(q.quant_method) == "string"
+     and q.quant_method:lower():find("^modelopt") then
+    local inner = type(q.quantization) == "table" and q.quantization or q
+    local k = inner.kv_cache_scheme or q.kv_cache_scheme or inner.kv_cache_quant_algo
+              or q.kv_cache_quant_algo
+    if fp8(k) then
+      out = {format = "fp8", config = true}
+      C:fact("checkpoint KV = config.json quantization_config (modelopt): FP8")
+    end
+  end
+  local hq = dir and read_json(dir .. "/hf_quant_config.json")
+  if hq ~= nil then
+    local inner = type(hq.quantization) == "table" and hq.quantization or {}
+    if fp8(inner.kv_cache_quant_algo) then
+      out = out or {format = "fp8"}
+      out.hf_quant = true
+      C:fact("checkpoint KV = hf_quant_config.json kv_cache_quant_algo FP8")
+    end
+  end
+  return out
 end
 
 --- Which weight classes (models.lua weight_class_params) a quantized
@@ -1405,6 +1458,7 @@ function M.from_hf(path, opts)
   end
   local wfs
   if wf ~= nil and opts.weight_format == nil then wfs = quantized_classes(C, a, wf) end
+  local kvc = kv_checkpoint(C, dir)
   local id, iw = model_id(C, opts, dir)
   local t = {
     id = id, family = C.model_type, hf = type(C.root._name_or_path) == "string" and
@@ -1415,7 +1469,7 @@ function M.from_hf(path, opts)
     tie_embeddings = a.tie, dtype = a.dtype, weight_bytes = a.weight_bytes,
     weight_source = a.weight_source, weight_format = wf, weight_formats = wfs,
     attention_bias = a.o_bias or nil, dense_layers = a.dense_layers,
-    layer_kinds = kinds, notes = a.notes, vision = a.vision,
+    layer_kinds = kinds, notes = a.notes, vision = a.vision, kv_checkpoint = kvc,
     source = string.format("from_hf %s (model_type %s; id from %s): %s", C.file,
                            C.model_type and show(C.model_type) or "absent", iw,
                            table.concat(C.facts, "; ")),

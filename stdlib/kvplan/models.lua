@@ -25,6 +25,8 @@ local meta = {
   experts_active = true, shared_experts = true, moe_intermediate = true, dtype = true,
   mla = true, weight_bytes = true, weight_source = true, weight_format = true,
   weight_formats = true, attention_bias = true, dense_layers = true, vision = true,
+  -- the KV format the checkpoint's quantization states (hf.lua kv_checkpoint)
+  kv_checkpoint = true,
 }
 
 -- A vision tower (config.json vision_config; engine/core/predict.c
@@ -150,6 +152,21 @@ function M.new(t)
                "'head_dim' when the heads are not hidden / heads wide", m.id, t.heads, t.hidden)
   end
   m.active = t.active or t.params
+  local kc = t.kv_checkpoint
+  if kc ~= nil then
+    -- {format = KV format, config = bool, hf_quant = bool}: hf.lua kv_checkpoint
+    if type(kc) ~= "table" then
+      util.raise("model '%s': field 'kv_checkpoint' must be a table, got %s", m.id, type(kc))
+    end
+    util.check_keys(kc, {format = true, config = true, hf_quant = true}, "kv_checkpoint")
+    formats.get(kc.format, "kv_checkpoint.format")
+    for _, k in ipairs{"config", "hf_quant"} do
+      if kc[k] ~= nil and type(kc[k]) ~= "boolean" then
+        util.raise("model '%s': field 'kv_checkpoint.%s' must be true or false, got %s", m.id, k,
+                   tostring(kc[k]))
+      end
+    end
+  end
   if t.vision ~= nil then
     if type(t.vision) ~= "table" then
       util.raise("model '%s': field 'vision' must be a table, got %s", m.id, type(t.vision))

@@ -142,7 +142,7 @@ f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "conf
             '"group_size": 128, "symmetric": true}}}}')
 check.eq(f.name, "int4-g128-sym", "compressed-tensors W4A16")
 check.error("config.json: field 'quantization_config.quant_method' 'hqq' is not supported (known: " ..
-            "awq, compressed-tensors, fp8, gptq, mxfp4); give opts.weight_format",
+            "awq, compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format",
             function() from_hf(config_with('"quantization_config": {"quant_method": "hqq"}')) end)
 check.error("config.json: field 'quantization_config.bits' must be an integer 1..16, got 0",
             function() from_hf(config_with('"quantization_config": {"quant_method": "gptq", ' ..
@@ -514,6 +514,56 @@ do
   local item = kv.deploy{model = m, gpu = "h100", engine_version = "0.10"}.activation_range.encoder
   check.eq(item.item_patches, 577, "576 patches and the class token")
   check.eq(item.item_tokens, 576, "576 tokens an image")
+  os.remove(dir .. "/config.json")
+  os.remove(dir)
+end
+
+-- ---- KV auto follows what each engine does with the checkpoint ------------------
+-- A ModelOpt FP8 checkpoint (config.json's quantization_config of quant_method
+-- modelopt, and hf_quant_config.json beside it): from_hf reads its FP8 weights
+-- and FP8 KV (it refused quant_method 'modelopt' before); kv = "auto" is FP8 on
+-- TensorRT-LLM (hf_quant_config.json's kv_cache_quant_algo) and on the vLLM
+-- releases that resolve auto from the checkpoint, the model dtype elsewhere.
+do
+  local dir = check.tmpdir()
+  local base = check.slurp(FIX .. "llama-3.1-8b/config.json")
+  local q = '"vocab_size": 128256,\n  "quantization_config": {"quant_method": "modelopt", '
+            .. '"quant_algo": "FP8", "kv_cache_scheme": {"dynamic": false, "num_bits": 8, '
+            .. '"type": "float"}}'
+  local function write(name, text)
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+  end
+  write("config.json", (base:gsub('"vocab_size": 128256', q)))
+  write("hf_quant_config.json", '{"producer": {"name": "modelopt"}, "quantization": '
+        .. '{"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}}')
+  local m = from_hf(dir)
+  check.eq(m.weight_format, "fp8", "modelopt FP8 weights")
+  local function kvof(o)
+    o.model, o.gpu = m, "h100-sxm"
+    local d = kv.deploy(o)
+    return d.kv.name, d.kv_source
+  end
+  local k, src = kvof{engine = "trtllm", engine_version = "1.0"}
+  check.eq(k, "fp8", "TensorRT-LLM: FP8 KV from the checkpoint")
+  check.eq(src, "checkpoint (hf_quant_config.json kv_cache_quant_algo)", "TensorRT-LLM's source")
+  check.eq(kvof{budget = "trtllm"}, "fp8", "TensorRT-LLM's budget: the same")
+  check.eq(kvof{}, "bf16", "vLLM 0.11 (the default release): the model dtype")
+  check.eq(kvof{engine = "vllm", engine_version = "0.20"}, "fp8", "vLLM 0.20: the checkpoint's")
+  check.eq(kvof{budget = "sglang"}, "bf16", "SGLang: the model dtype")
+  check.eq(kvof{budget = "trtllm", kv = "bf16"}, "bf16", "a given kv wins")
+  -- without hf_quant_config.json TensorRT-LLM 1.0 reads no KV algorithm
+  os.remove(dir .. "/hf_quant_config.json")
+  m = from_hf(dir)
+  check.eq(kvof{engine = "trtllm"}, "bf16", "TensorRT-LLM without hf_quant_config.json")
+  check.eq(kvof{engine = "vllm", engine_version = "0.20"}, "fp8", "vLLM reads config.json's")
+  -- a plain checkpoint states nothing: the model dtype everywhere
+  write("config.json", base)
+  m = from_hf(dir)
+  check.eq(kvof{engine = "trtllm"}, "bf16", "a plain checkpoint on TensorRT-LLM")
+  check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8", budget = "trtllm"}.kv.name,
+           "bf16", "a catalog model (its quantization unknown): the model dtype, not guessed")
   os.remove(dir .. "/config.json")
   os.remove(dir)
 end
