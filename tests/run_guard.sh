@@ -194,6 +194,16 @@ else
 fi
 
 # ---- the sandbox --------------------------------------------------------------------
+# kvplan calibrate's inputs and profiles are read as any input: the paths on the
+# command line below the working directory, nothing else
+expect sandbox_calibrate 0 "" -- --sandbox calibrate tests/fixtures/calibrate/plain.csv \
+  model=mistral-7b-v0.3 gpu=rtx-4090 -o "$out/sb_profile.json"
+expect sandbox_profile_below 0 "" -- --sandbox ledger model=mistral-7b-v0.3 gpu=rtx-4090 time=yes \
+  profile="$out/sb_profile.json"
+expect sandbox_profile_outside 2 "kvplan: command line: argument 'profile': cannot read profile '/etc/passwd': sandbox: cannot read '/etc/passwd' (only under the script's directory and the paths on the command line below the working directory)" -- \
+  --sandbox ledger model=mistral-7b-v0.3 gpu=rtx-4090 profile=/etc/passwd
+expect sandbox_results_outside 1 "kvplan: cannot read result file '/etc/passwd': sandbox: cannot read '/etc/passwd' (only under the script's directory and the paths on the command line below the working directory)" -- \
+  --sandbox calibrate /etc/passwd model=mistral-7b-v0.3 gpu=rtx-4090
 sb=$out/sb; mkdir -p "$sb/data" "$sb/out"
 cp tests/guard/probe.lua "$sb/probe.lua"
 printf 'id,layers,hidden,heads\nm1,2,8,2\n' > "$sb/data/m.csv"

@@ -305,7 +305,9 @@ end
 -- The text of a file, at most `max` bytes; an error naming it otherwise.
 local function read_text(path, max, what)
   if type(path) ~= "string" then util.raise("%s must be a file name, got %s", what, type(path)) end
-  local f, err = io.open(path, "rb")
+  -- under --sandbox, io.open raises for a path outside the readable roots
+  local ok, f, err = pcall(io.open, path, "rb")
+  if not ok then err, f = (tostring(f):gsub("^.-:%d+: ", "", 1)), nil end
   if f == nil then util.raise("cannot read %s '%s': %s", what, path, tostring(err)) end
   local text = f:read(max + 1)
   f:close()
@@ -500,6 +502,19 @@ function M.calibrate(spec)
   if dopts.profile ~= nil then
     util.raise("field 'profile': calibrate fits the factors itself; drop the profile")
   end
+  -- the run's profile (profile=FILE on the command line) is not applied
+  -- while the factors are fitted: restored however the fit ends
+  local run_profile = deploy.run_defaults.profile
+  deploy.run_defaults.profile = nil
+  local ok, c = pcall(M.fit, spec, dopts)
+  deploy.run_defaults.profile = run_profile
+  if not ok then error(c, 0) end
+  return c
+end
+
+-- kv.calibrate's body: spec as given, dopts the deployment's options.
+function M.fit(spec, dopts)
+  local deploy = require "kvplan.deploy"
   local d = deploy.new(dopts)
   local points, inputs = spec.points, {}
   if spec.results ~= nil then

@@ -210,6 +210,15 @@ check.eq(slow.experts, nil, "no experts' factor for a dense model")
 -- tp 2: the link factors join
 local s2 = factors.ends(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", tp = 2})
 assert(s2.link and s2.link_latency_us == 9 * 11.8 / 9, "link factors at tp 2")
+-- a run's profile (profile=FILE on the command line) does not enter a fit
+local deploy = require "kvplan.deploy"
+deploy.run_defaults.profile = path
+local cr = kv.calibrate{deployment = dep, results = results}
+check.eq(cr.factors.memory.value, c.factors.memory.value, "the fit ignores the run's profile")
+check.eq(deploy.run_defaults.profile, path, "and restores it")
+check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090"}:perf().mem_eff, c.factors.memory.value,
+         "the run's profile applies to every deployment")
+deploy.run_defaults.profile = nil
 -- simulations carry ranges when asked
 local w = {model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 40, prompt = 256, output = 50}
 local plain = kv.simulate(w)
