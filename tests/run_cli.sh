@@ -562,6 +562,12 @@ check "merge_zero: /dev/zero refused at line 1" sh -c "[ $rc -eq 1 ] && [ ! -e '
   timeout 10 "$kvplan" merge -o "$out/mz.csv" "$out/mp1.csv" /dev/stdin 2> "$out/merge_row.err"
 check "merge_zero: a row past the bound refused at its line" sh -c "[ ! -e '$out/mz.csv' ] &&
   [ \"\$(cat '$out/merge_row.err')\" = 'kvplan: /dev/stdin:3: a line longer than 16777216 bytes (merge reads lines of at most 16 MiB)' ]"
+# validate streams a log in constant memory: /dev/zero stops at the bound on a
+# line (1 MiB) under a 64 MB memory limit (it read until memory ran out)
+timeout 10 "$kvplan" --max-memory 64M validate /dev/zero > /dev/null 2> "$out/validate_zero.err"
+rc=$?
+check "validate_zero: /dev/zero refused at line 1" sh -c "[ $rc -eq 1 ] &&
+  [ \"\$(cat '$out/validate_zero.err')\" = 'kvplan: /dev/zero:1: a line longer than 1048576 bytes (a startup log'\\''s lines are short)' ]"
 # the README's GNU parallel and Slurm recipes, run as written
 bindir=$(cd "$(dirname "$kvplan")" && pwd)
 rdir="$out/recipes"; rm -rf "$rdir"; mkdir -p "$rdir"; cp tests/batch/sweep.lua "$rdir/sweep.lua"

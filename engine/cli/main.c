@@ -686,7 +686,7 @@ static const command commands[] = {
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
    "draw a report as a chart with gnuplot (width and height at most 8192)", NULL, NULL},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
-   "check kvplan against vLLM/SGLang startup logs, one row per figure", NULL, NULL},
+   "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL, NULL},
   {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
    "fit the step-time factors to your benchmark results; -o writes the profile",
    "RESULT: a file of benchmark results of one deployment, one or more runs:\n"

@@ -113,6 +113,8 @@ local function bool_flag(text, name)
   return v == "True" or v == "true" or v == "1"
 end
 
+local parse_body
+
 --- The facts of a startup log: a table of parsed fields (strings as
 --- printed; see the header comment). Never raises on a partial log.
 function M.parse(text)
@@ -126,6 +128,14 @@ function M.parse(text)
   end
   -- a log quoted in Markdown: its emphasis is not the log's
   local body = table.concat(lines, "\n"):gsub("%*%*", "")
+  parse_body(body, f)
+  return f
+end
+
+-- The log's body (header lines out, emphasis stripped) into f: every
+-- question is body:find, body:match, body:gmatch (through last, flag,
+-- bool_flag), so a recorder in place of the body lists them (M.reduce).
+parse_body = function(body, f)
   -- engine and version
   if body:find("TensorRT%-LLM") or body:find("%[TRT%-LLM%]") or body:find("in paged kv cache")
      or body:find("in paged KV cache") or body:find("Estimated max tokens in KV cache") then
@@ -231,17 +241,17 @@ function M.parse(text)
   local el = last(body, {"estimated maximum model length is (%d+)"})
   if el then f.refused, f.estimated_len = true, int(el) end
   if body:find("larger than the available KV cache memory") then f.refused = true end
-  -- SGLang figures
+  -- SGLang figures (every question asked whatever the answers: M.reduce)
   local sw = last(body, {"Load weight end[^\n]-mem usage=([%d.]+) GB"})
+  local avail = last(body, {"Load weight end[^\n]-avail mem=([%d.]+) GB"})
   if sw then
     f.weights = figure(sw)
-    f.avail_after_load = figure(last(body, {"Load weight end[^\n]-avail mem=([%d.]+) GB"}))
+    f.avail_after_load = figure(avail)
   end
   local st, sk, sv = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), K size: ([%d.]+) GB, V size: ([%d.]+) GB"})
   if st then f.sg_tokens, f.sg_k, f.sg_v = int(st), figure(sk), figure(sv) end
   f.max_total_num_tokens = int(last(body, {"max_total_num_tokens=(%d+)"}))
   if f.engine == "trtllm" then M.parse_trtllm(body, f) end
-  return f
 end
 
 --- TensorRT-LLM's startup lines into f (the PyTorch backend's
@@ -303,6 +313,196 @@ function M.parse_trtllm(body, f)
   end
   f.trt_reduced = int(last(body, {"They are reduced to (%d+)", "they are reduced to (%d+)",
                                   "maxSequenceLen is reduced to maxAttentionWindow: (%d+)"}))
+end
+
+-- ---- a log file streamed ---------------------------------------------------------
+
+-- The longest run of plain characters every match of Lua pattern p holds
+-- (nil when none is 3 bytes long): a block without it holds no match, found
+-- by a plain search, far cheaper than the pattern's.
+local function literal(p)
+  local best, run, i, n = "", {}, 1, #p
+  local function close()
+    local s = table.concat(run)
+    if #s > #best then best = s end
+    run = {}
+  end
+  while i <= n do
+    local c = p:sub(i, i)
+    if c == "%" then
+      local d = p:sub(i + 1, i + 1)
+      if d:find("%w") then -- a class, a frontier %f[set] or a balance %bxy
+        close()
+        if d == "f" and p:sub(i + 2, i + 2) == "[" then -- past the frontier's set
+          i = (p:find("]", i + (p:sub(i + 3, i + 3) == "]" and 4 or 3), true) or n) + 1
+        else
+          i = i + (d == "b" and 4 or 2)
+        end
+      else
+        run[#run + 1], i = d, i + 2
+      end
+    elseif c == "[" then
+      close()
+      local j = i + 1
+      if p:sub(j, j) == "^" then j = j + 1 end
+      if p:sub(j, j) == "]" then j = j + 1 end
+      while j <= n and p:sub(j, j) ~= "]" do j = j + (p:sub(j, j) == "%" and 2 or 1) end
+      i = j + 1
+    elseif c:find("[%*%+%-%?]") then -- the char before it repeats or may be absent
+      run[#run] = nil
+      close()
+      i = i + 1
+    elseif c:find("[%^%$%(%)%.]") then
+      close()
+      i = i + 1
+    else
+      run[#run + 1], i = c, i + 1
+    end
+  end
+  close()
+  return #best >= 3 and best or nil
+end
+M.literal = literal
+
+-- The patterns parse_body asks of a body: parse_body run on a recorder
+-- that answers nothing, so every question is asked (the SGLang and
+-- TensorRT-LLM ones too), each pattern once, in the order asked; `last`
+-- those read through gmatch (their last match is read), the others only
+-- by where they first match.
+local asked
+local function questions()
+  if asked then return asked end
+  local seen, list = {}, {}
+  local function note(p, all)
+    if not seen[p] then
+      seen[p] = {pattern = p, literal = literal(p)}
+      list[#list + 1] = seen[p]
+    end
+    seen[p].last = seen[p].last or all
+    return nil
+  end
+  local rec = {find = function(_, p) return note(p, false) end, match = function(_, p) return note(p, false) end,
+               gmatch = function(_, p) note(p, true) return function() end end}
+  local was = unread
+  unread = nil
+  parse_body(rec, {header = {}})
+  M.parse_trtllm(rec, {})
+  unread = was
+  asked = list
+  return list
+end
+
+--- The longest line of a log kvplan validate reads, in bytes (1 MiB): past
+--- it a file is no startup log (/dev/zero read until memory ran out).
+M.max_line = 1 << 20
+
+--- The lines of a log that answer parse_body, read from the file `path`
+--- in blocks, in memory bounded whatever the log's length: for every
+--- question (pattern) the lines of its first and of its last match, and the
+--- last header line of each key, in the log's order. M.parse of the text
+--- this returns gives the facts M.parse of the whole log gives (the first
+--- and last matches are all parse_body reads), for a log whose matches do
+--- not run from one block of lines into the next (a match spans at most
+--- the lines of one block of about 64 KiB).
+function M.reduce(path)
+  local fh <close>, err = io.open(path, "rb")
+  if fh == nil then util.raise("validate: cannot open %s", err) end
+  local qs = questions()
+  local first, final, header = {}, {}, {} -- per question {line, texts}; per key {line, text}
+  local lineno = 0 -- lines of the blocks done
+  local function block(lines)
+    -- the block's body lines stripped as M.parse strips them, with where
+    -- each starts in the text the questions read ("\n" before every line)
+    local parts, at, starts, raw, pos = {}, {}, {}, {}, 1
+    for i, line in ipairs(lines) do
+      local k = line:match("^#%s*([%w_]+):")
+      if k then
+        header[k] = {lineno + i, line}
+      else
+        local s = line:find("*", 1, true) and line:gsub("%*%*", "") or line
+        parts[#parts + 1], at[#at + 1], raw[#raw + 1] = s, lineno + i, line
+        starts[#starts + 1], pos = pos + 1, pos + 1 + #s
+      end
+    end
+    local text = "\n" .. table.concat(parts, "\n")
+    local function line_of(p) -- the body line holding text position p (binary search)
+      local lo, hi = 1, #starts
+      while lo < hi do
+        local mid = (lo + hi + 1) // 2
+        if starts[mid] <= p then lo = mid else hi = mid - 1 end
+      end
+      return lo
+    end
+    local function span(s, e)
+      local a, b = line_of(math.max(s, 2)), line_of(math.max(e, 2))
+      local t = {}
+      for i = a, b do t[#t + 1] = {at[i], raw[i]} end
+      return t
+    end
+    if #parts == 0 then return end
+    for _, qq in ipairs(qs) do
+      local q = qq.pattern
+      local s, e
+      if (first[q] == nil or qq.last) and (qq.literal == nil or text:find(qq.literal, 1, true)) then
+        s, e = text:find(q)
+      end
+      if s then
+        if first[q] == nil then first[q] = span(s, e) end
+        if qq.last then
+          local ls, le = s, e
+          while true do -- the last match, as gmatch goes: each after the one before
+            s, e = text:find(q, (e >= s and e or s) + 1)
+            if s == nil then break end
+            ls, le = s, e
+          end
+          final[q] = span(ls, le)
+        end
+      end
+    end
+  end
+  local lines, carry, size = {}, {}, 0
+  while true do
+    local data, rerr = fh:read(1 << 16)
+    if data == nil and rerr then util.raise("validate: cannot read '%s': %s", path, rerr) end
+    if data == nil then
+      if size > 0 then lines[#lines + 1] = table.concat(carry) end
+      block(lines)
+      break
+    end
+    local from = 1
+    while true do
+      local nl = data:find("\n", from, true)
+      if nl == nil then
+        carry[#carry + 1], size = data:sub(from), size + #data - from + 1
+        if size > M.max_line then
+          util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
+                     lineno + #lines + 1, M.max_line)
+        end
+        break
+      end
+      if size + nl - from > M.max_line then
+        util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
+                   lineno + #lines + 1, M.max_line)
+      end
+      carry[#carry + 1] = data:sub(from, nl - 1)
+      lines[#lines + 1] = table.concat(carry)
+      carry, size, from = {}, 0, nl + 1
+    end
+    if #lines >= 1024 then
+      block(lines)
+      lineno, lines = lineno + #lines, {}
+    end
+  end
+  -- the lines kept, in the log's order, each once
+  local keep = {}
+  for _, t in pairs(first) do for _, l in ipairs(t) do keep[l[1]] = l[2] end end
+  for _, t in pairs(final) do for _, l in ipairs(t) do keep[l[1]] = l[2] end end
+  for _, h in pairs(header) do keep[h[1]] = h[2] end
+  local order = util.sorted_keys(keep)
+  table.sort(order)
+  local out = {}
+  for i, n in ipairs(order) do out[i] = keep[n] end
+  return table.concat(out, "\n")
 end
 
 -- ---- the deployment a log describes ----------------------------------------------
@@ -868,11 +1068,7 @@ function M.command(args)
   if #files == 0 then util.raise("validate: no LOG file given (kvplan validate LOG... [--config DIR] [summary=1])") end
   local all = {}
   for _, path in ipairs(files) do
-    local fh, err = io.open(path, "rb")
-    if fh == nil then util.raise("validate: cannot open %s", err) end
-    local text = fh:read("a")
-    fh:close()
-    local rows = M.check(text, {name = path, config = config})
+    local rows = M.check(M.reduce(path), {name = path, config = config})
     for _, r in ipairs(rows) do all[#all + 1] = r end
   end
   local report = require "kvplan.report"

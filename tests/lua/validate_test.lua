@@ -399,3 +399,59 @@ for _, text in ipairs{(v0:gsub("# CUDA blocks: 3947", "# CUDA blocks: " .. digit
   rep:close()
   os.remove(out)
 end
+
+-- kvplan validate streams a log (validate.reduce): the lines it keeps give
+-- the facts the whole text gives, for every log of the corpus and for logs
+-- past one block of lines, whose figures are repeated, changed and scattered
+local function dump(v, out)
+  out = out or {}
+  if type(v) ~= "table" then out[#out + 1] = type(v) .. ":" .. tostring(v) return out end
+  out[#out + 1] = "{"
+  for _, k in ipairs(kv.util.sorted_keys(v)) do
+    out[#out + 1] = tostring(k) .. "="
+    -- v0 and v1 are where a line was found: only whether one was is a fact
+    dump((k == "v0" or k == "v1") and v[k] ~= nil or v[k], out)
+  end
+  out[#out + 1] = "}"
+  return out
+end
+local function same_facts(path, what)
+  local whole = validate.parse(check.slurp(path))
+  local streamed = validate.parse(validate.reduce(path))
+  check.eq(table.concat(dump(streamed), " "), table.concat(dump(whole), " "), what)
+end
+local logs = io.popen("ls tests/validation/*.log")
+local n = 0
+for path in logs:lines() do
+  same_facts(path, path)
+  n = n + 1
+end
+logs:close()
+assert(n > 30, "the corpus has " .. n .. " logs")
+local tmp = os.tmpname()
+local a = check.slurp("tests/validation/vllm-pr10511-llama3-8b-h100-tp1.log")
+local b = check.slurp("tests/validation/sglang-21348-qwen3-235b-fp8-h100-tp4.log")
+local noise = {}
+for i = 1, 1100 do noise[i] = "INFO noise line " .. i .. " **bold** --not-a-flag x" end
+noise = table.concat(noise, "\n")
+for _, text in ipairs{a .. noise .. "\n" .. a, noise .. a .. noise, a .. noise .. b .. noise .. "\n# tp: 2\n" .. a,
+                      (a:gsub("\n", "\n" .. noise .. "\n", 3)), a .. noise .. (a:gsub("%d%d", "77"))} do
+  local fh = assert(io.open(tmp, "wb"))
+  fh:write(text)
+  fh:close()
+  same_facts(tmp, "a log of " .. #text .. " bytes")
+end
+-- a file that is no log stops at the bound on a line, not at the machine's memory
+check.error("/dev/zero:1: a line longer than 1048576 bytes (a startup log's lines are short)",
+            validate.reduce, "/dev/zero")
+local fh = assert(io.open(tmp, "wb"))
+fh:write(a, ("x"):rep((1 << 20) + 1), "\n")
+fh:close()
+check.error(":" .. select(2, a:gsub("\n", "")) + 1 .. ": a line longer than 1048576 bytes", validate.reduce, tmp)
+os.remove(tmp)
+-- the plain run a block is searched for first is in every match of its pattern
+for p, want in pairs{["%f[%w%-]max%-num%-tokens:%s+([%w%._/]+)"] = "max-num-tokens:", ["a+bcd"] = "bcd",
+                     ["abc?"] = false, ["%s%-tp[= ]+(%d+)"] = "-tp", ["%[MemUsageChange%] Allocated"] =
+                     "[MemUsageChange] Allocated", ["x%bxyabc"] = "abc", ["%-%-%a[%w%-]+[= ]"] = false} do
+  check.eq(validate.literal(p) or false, want, p)
+end
