@@ -310,6 +310,27 @@ timed pp_huge 5 2 "kvplan: command line: argument 'pp' must be at most 64, got 4
   --max-memory 100M ledger model=llama-3.1-8b gpu=h100 pp=41111111111111111
 timed workers_tp 5 1 "kvplan: (command line):1: field 'tp' must be at most the 32 attention heads of 'llama-3.1-8b' for workers(), got 41111111111111111" -- \
   --max-memory 100M -e 'require("kvplan").deploy{model = "llama-3.1-8b", gpu = "h100", tp = 41111111111111111}:workers()'
+# --timeout stops the simulator's C loop at its next step (kvp_sim_config.stop):
+# it ran on to the hard stop two seconds late ("stopped in the engine")
+t0=$(date +%s%N)
+timeout 20 "$kvplan" --timeout 1 simulate model=llama-3.1-8b gpu=h100 requests=1000000 prompt=100 \
+  output=2000 > /dev/null 2> "$out/sim_timeout.err" < /dev/null
+got=$?; ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $got -eq 1 ] && [ $ms -lt 1500 ] && grep -q 'time limit exceeded (--timeout 1 s)$' "$out/sim_timeout.err"; then
+  pass=$((pass + 1)); echo "ok   guard sim_timeout ($ms ms)"
+else
+  fail=$((fail + 1)); echo "FAIL guard sim_timeout: status $got after $ms ms: $(head -n 1 "$out/sim_timeout.err")"
+fi
+# requests=10^8 took 19.5 GB: at most 10^7 (2 GB), refused before anything is built
+t0=$(date +%s%N)
+timeout 20 "$kvplan" --max-memory 500M simulate model=llama-3.1-8b gpu=h100 requests=100000000 \
+  > /dev/null 2> "$out/sim_requests.err" < /dev/null
+got=$?; ms=$((($(date +%s%N) - t0) / 1000000))
+if [ $got -eq 1 ] && [ $ms -lt 5000 ] && grep -q "field 'requests' must be an integer in 1..10^7 (a simulation holds about 200 bytes a request), got 100000000$" "$out/sim_requests.err"; then
+  pass=$((pass + 1)); echo "ok   guard sim_requests ($ms ms)"
+else
+  fail=$((fail + 1)); echo "FAIL guard sim_requests: status $got after $ms ms: $(head -n 1 "$out/sim_requests.err")"
+fi
 # kv.best's own pp candidates stop at the core's 64 (65 stages of a 126-layer
 # model failed the search)
 timed best_pp 20 0 "" -- best model=llama-3.1-405b gpus=h100 max_gpus=100

@@ -679,7 +679,8 @@ static const command commands[] = {
    "the cheapest deployments over GPU x TP x PP x formats", NULL, NULL},
   {"simulate", F_RUN, cmd_ready,
    "simulate model=M gpu=G [requests=N prompt=N output=N rate=R engine=E ...]",
-   "serve a workload step by step as its engine schedules: throughput, latencies", NULL,
+   "serve a workload step by step as its engine schedules: throughput, latencies\n"
+   "            (at most 10^7 requests, about 2 GB)", NULL,
    "require('kvplan.sim').command_help()"},
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts", NULL, NULL},
   {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts", NULL, NULL},

@@ -874,6 +874,11 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
       fin_at_start = s.finished;
       continue;
     }
+    if (cfg->stop != NULL && *cfg->stop) {
+      e = kvp_fail(d, KVP_EINVAL, "the simulation was stopped after %lld steps (%lld of %lld "
+                   "requests done)", (long long)out->nsteps, (long long)s.finished, (long long)n);
+      goto fail;
+    }
     if (out->nsteps >= bound) {
       e = kvp_fail(d, KVP_EINVAL, "the simulation did not finish within %lld steps (%lld of "
                    "%lld requests done)", (long long)bound, (long long)s.finished, (long long)n);

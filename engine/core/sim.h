@@ -6,6 +6,7 @@
 #ifndef KVP_SIM_H
 #define KVP_SIM_H
 
+#include <signal.h> /* sig_atomic_t: the stop flag's type */
 #include <stdint.h>
 
 typedef enum kvp_sched {
@@ -57,6 +58,10 @@ typedef struct kvp_sim_config {
   double init_new_token_ratio;     /* share of the remaining output reserved, at the start */
   double min_new_token_ratio;      /* ... at least */
   double new_token_ratio_decay;    /* ... less each decode step without retraction */
+  /* A flag the caller may set at any time (a timer or signal handler: the
+   * command line's --timeout); the run reads it before every step and, set,
+   * ends with KVP_EINVAL and a message, its output freed. NULL: none. */
+  const volatile sig_atomic_t *stop;
 } kvp_sim_config;
 
 /* One row of the timeline. */

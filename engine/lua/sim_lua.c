@@ -11,6 +11,9 @@
 #include "csvw.h"
 #include "kvplan_lua.h"
 
+/* The most requests one simulation generates (--help and the manual say so). */
+#define KVL_MAX_REQUESTS 10000000
+
 #define SIM_MT "kvplan.Simulation"
 
 /* Evaluate the deployment at idx and derive its costs with the perf at pidx. */
@@ -106,8 +109,11 @@ static kvp_request *workload(lua_State *L, int spec, uint64_t seed, int64_t *n) 
     return r;
   }
   *n = kvl_int_field(L, spec, "requests", 0);
-  if (*n < 1 || *n > 100000000)
-    kvl_error(L, "field 'requests' must be an integer in 1..10^8, got %I", (lua_Integer)*n);
+  /* a simulation holds about 200 bytes a request (the request, its state,
+   * its latencies): 10^7 requests take 2 GB, the 10^8 allowed before 19.5 */
+  if (*n < 1 || *n > KVL_MAX_REQUESTS)
+    kvl_error(L, "field 'requests' must be an integer in 1..10^7 (a simulation holds about 200 "
+              "bytes a request), got %I", (lua_Integer)*n);
   lua_getfield(L, spec, "prompt");
   kvp_dist prompt = kvl_check_dist(L, -1);
   lua_getfield(L, spec, "output");
@@ -147,6 +153,7 @@ static int l_run(lua_State *L) {
     .init_new_token_ratio = kvl_num_field(L, 1, "init_new_token_ratio", 0.0),
     .min_new_token_ratio = kvl_num_field(L, 1, "min_new_token_ratio", 0.0),
     .new_token_ratio_decay = kvl_num_field(L, 1, "new_token_ratio_decay", 0.0),
+    .stop = &kvl_stop, /* --timeout ends the loop at its next step */
   };
   lua_getfield(L, 1, "scheduler");
   const char *sched = luaL_optstring(L, -1, "continuous");
@@ -164,6 +171,7 @@ static int l_run(lua_State *L) {
   luaL_setmetatable(L, SIM_MT);
   kvp_diag d = {{0}};
   kvp_err e = kvp_sim_run(l, c, &cfg, req, n, &b->s, &d);
+  if (e != KVP_OK) kvl_poll(L); /* stopped by the time limit: say so */
   if (e != KVP_OK) return kvl_core_error(L, e, &d, "simulation");
   b->live = 1;
   return 1;

@@ -334,6 +334,16 @@ static void bad_workloads_are_clear_errors_never_a_hang(void **state) {
   assert_int_equal(kvp_sim_run(&l, &c, &cfg, big, 1, &s, &d), KVP_EINVAL);
   assert_string_equal(d.msg, "request 1 cannot be served: 11 tokens need 384 bytes of KV per "
                              "GPU, the whole pool holds 320");
+  /* the caller's stop flag ends the run before its next step (--timeout) */
+  volatile sig_atomic_t stop = 1;
+  cfg.stop = &stop;
+  kvp_request two[2] = {{0, 2, 2}, {0, 2, 2}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, two, 2, &s, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "the simulation was stopped after 0 steps (0 of 2 requests done)");
+  stop = 0;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, two, 2, &s, NULL), KVP_OK);
+  kvp_sim_free(&s);
+  cfg.stop = NULL;
   kvp_request late[1] = {{NAN, 2, 2}};
   assert_int_equal(kvp_sim_run(&l, &c, &cfg, late, 1, &s, &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "arrival"));
