@@ -296,8 +296,9 @@ static void experts_chosen_idle_weights_logits_and_activations_are_counted(void 
   assert_non_null(strstr(dg.msg, "experts_active"));
 }
 
-/* Host time the engine does not overlap: its kernels' launch and each
- * scheduled sequence's bookkeeping, added to every step that runs. */
+/* Host time: its kernels' launch and each scheduled sequence's bookkeeping,
+ * added to every step that runs by an engine that waits for the host,
+ * hidden up to the GPU's time by one that overlaps. */
 static void host_time_adds_kernels_and_sequences(void **state) {
   (void)state;
   kvp_deploy d;
