@@ -506,13 +506,11 @@ function M.engine_limits(d, opts)
   elseif d.budget == "sglang" then
     local row, v = engines.sglang_version(opts.engine_version)
     if tokens == nil then
-      if row.chunk then
+      local sd = d.sglang_defaults
+      if sd == nil and row.chunk then
         tokens = row.chunk(d.gpu_bytes / 2^20)
       else
-        local sd = d.sglang_defaults
-        if sd == nil then
-          sd = predict(d, opts, {sglang_memory = true}).sglang
-        end
+        sd = sd or predict(d, opts, {sglang_memory = true}).sglang
         tokens = sd.chunked_prefill_size
       end
     end
@@ -731,6 +729,18 @@ function M.new(opts)
   end
   d.block = opts.block or rule.block
   predict_reserved(d, opts, erule, rule.reserves)
+  if d.budget == "sglang" and opts.engine_version ~= nil and d.sglang_defaults == nil then
+    -- a release whose defaults go by tp and the GPU's memory in MB (the 0.4
+    -- row: engines.lua M.sglang): its chunked_prefill_size and
+    -- cuda_graph_max_bs, beside the fraction the budget took
+    local srow = engines.sglang_version(opts.engine_version)
+    if srow.chunk then
+      local mib = d.gpu_bytes / 2^20
+      d.sglang_defaults = {chunked_prefill_size = srow.chunk(mib),
+                           cuda_graph_max_bs = srow.graph_bs(mib, d.tp),
+                           mem_fraction_static = d.utilization}
+    end
+  end
   d.max_num_batched_tokens = opts.max_num_batched_tokens or 1
   d.max_model_len = opts.max_model_len
   d.name = opts.name

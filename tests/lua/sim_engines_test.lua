@@ -40,6 +40,13 @@ check.eq(s43.deployment.engine_version, "0.4", "SGLang 0.4.3: the 0.4 row")
 check.eq(s43.max_num_batched_tokens, 8192, "SGLang 0.4 on 80 GB: chunked_prefill_size 8192")
 check.eq(sim{engine = "sglang", engine_version = "0.4.3", gpu = "l4"}.max_num_batched_tokens, 2048,
          "SGLang 0.4 under 25,000 MB: chunked_prefill_size 2048")
+local sd4 = s43.deployment.sglang_defaults
+check.eq(sd4.cuda_graph_max_bs, 160, "SGLang 0.4 on 80 GB: cuda_graph_max_bs 160")
+check.eq(sd4.mem_fraction_static, 0.88, "SGLang 0.4 at tp 1: mem_fraction_static 0.88")
+local l4 = kv.deploy{model = "llama-3.1-8b", gpu = "l4", engine = "sglang", engine_version = "0.4",
+                     tp = 4}.sglang_defaults
+check.eq(l4.cuda_graph_max_bs, 80, "SGLang 0.4 under 25,000 MB at tp 4: cuda_graph_max_bs 80")
+check.eq(l4.mem_fraction_static, 0.85, "SGLang 0.4 at tp 4: 0.85")
 check.eq(sim{engine = "sglang", engine_version = "0.5"}.max_num_batched_tokens,
          kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang",
                    engine_version = "0.5"}.sglang_defaults.chunked_prefill_size,
