@@ -205,11 +205,11 @@ valgrind-tests: $(KVPLAN)
 # ---- fuzzing ---------------------------------------------------------------------
 # libFuzzer targets (tests/fuzz/fuzz_*.lua through tests/fuzz/harness.c):
 # config.json and safetensors headers, CSV catalogs, key=value arguments,
-# startup logs. `make fuzz` builds them with clang (Debian: clang,
+# startup logs, kvplan plot's script from a report. `make fuzz` builds them with clang (Debian: clang,
 # libclang-rt-14-dev) under ASan+UBSan and runs each for FUZZ_TIME seconds;
 # `make test` replays tests/fuzz/corpus/TARGET/ (every input that ever
 # failed, and the seeds) through the same entry built by $(CC).
-FUZZ = hf csv args log
+FUZZ = hf csv args log plot
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_PKGS = clang libclang-rt-14-dev
