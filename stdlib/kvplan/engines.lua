@@ -408,7 +408,20 @@ end
 -- (tensorrt_llm/llmapi/llm_args.py BaseLlmArgs.init_build_config and
 -- set_runtime_knobs_from_build_config, read at fcd3f31682808ae56118ae43c1d7864a3a945e6f,
 -- a 1.0 release candidate); the engine path's engine is built with them.
+-- Before 1.0 the engine is built with trtllm-build's defaults: max_num_tokens
+-- 8192 and max_batch_size 256 from 0.11 ("[BREAKING CHANGE] max_batch_size in
+-- trtllm-build command is 256 by default now", "max_num_tokens ... 8192 by
+-- default now": NVIDIA/TensorRT-LLM pull request 1763, the update of
+-- 2024-06-11; docs/source/features/paged-attention-ifb-scheduler.md as pull
+-- request 10283 quotes it: "max_num_tokens is set to 8192 by default starting
+-- from v0.11"), max_batch_size 2048 from
+-- the update of 2024-09-24 (pull request 2253: "The default max_batch_size of
+-- trtllm-build command is set to 2048"), first released in 0.14 (assumed: the
+-- update reached main after 0.13 was branched). Releases before 0.11 are not
+-- modelled (their examples' build scripts had their own defaults).
 M.trtllm = {
+  ["0.11"] = {backend = "tensorrt", max_batch_size = 256, max_num_tokens = 8192},
+  ["0.14"] = {backend = "tensorrt", max_batch_size = 2048, max_num_tokens = 8192},
   -- 0.21 and later 0.x: the TensorRT engine by default
   ["0.21"] = {backend = "tensorrt", max_batch_size = 2048, max_num_tokens = 8192},
   -- 1.0 and later: the PyTorch backend by default

@@ -53,7 +53,7 @@ check.error("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dum
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.9",
             max_num_seqs = 8}
 end)
-check.error("unknown TensorRT-LLM release 'one' for field 'engine_version' (known: 0.21, 1.0", function()
+check.error("unknown TensorRT-LLM release 'one' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", engine_version = "one"}
 end)
 check.error("field 'backend' must be 'pytorch' or 'tensorrt', got onnx", function()

@@ -53,10 +53,18 @@ check.eq(sim{engine = "sglang", engine_version = "0.5"}.max_num_batched_tokens,
          "SGLang 0.5: the memory heuristic's chunked_prefill_size")
 check.eq(sim{engine = "trtllm", engine_version = "0.21.0"}.deployment.trtllm_backend, "tensorrt",
          "TensorRT-LLM 0.21: the engine path")
-check.error("unknown TensorRT-LLM release '0.5' for field 'engine_version' (known: 0.21, 1.0",
+check.error("unknown TensorRT-LLM release '0.5' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0",
             sim, {engine = "trtllm", engine_version = "0.5"})
-check.error("unknown TensorRT-LLM release '0.14.0' for field 'engine_version' (known: 0.21, 1.0",
-            sim, {engine = "trtllm", engine_version = "0.14.0"})
+check.error("unknown TensorRT-LLM release '0.10.0' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0",
+            sim, {engine = "trtllm", engine_version = "0.10.0"})
+-- 0.14.0 had vLLM's limits; its own: trtllm-build's max_batch_size 2048 (256 in 0.11-0.13)
+local r14 = sim{engine = "trtllm", engine_version = "0.14.0"}
+check.eq(r14.deployment.engine_version, "0.14", "TensorRT-LLM 0.14.0: the 0.14 row")
+check.eq(r14.max_num_seqs, 2048, "TensorRT-LLM 0.14: max_batch_size 2048")
+check.eq(sim{engine = "trtllm", engine_version = "0.12.0"}.max_num_seqs, 256,
+         "TensorRT-LLM 0.12: max_batch_size 256")
+check.eq(sim{engine = "trtllm", engine_version = "0.17"}.max_num_batched_tokens, 8192,
+         "TensorRT-LLM 0.17: max_num_tokens 8192")
 check.error("unknown SGLang release '0.3.6' for field 'engine_version' (known: 0.4, 0.5",
             sim, {engine = "sglang", engine_version = "0.3.6"})
 check.error("unknown vLLM version '0.5.4'", sim, {engine = "vllm", engine_version = "0.5.4"})
