@@ -25,7 +25,9 @@ typedef enum col_id {
   C_OVERHEAD_GIB, C_KV_BUDGET_GIB, C_KV_BYTES_PER_TOKEN, C_SEQ_BYTES, C_KV_BLOCKS,
   C_KV_TOKENS, C_MAX_CONCURRENCY, C_MAX_CONTEXT, C_FITS, C_LIMIT, C_WHY, C_STARTS,
   C_TPOT_MS, C_TTFT_MS, C_TOKENS_PER_S, C_BOUND, C_KV_READ_SHARE, C_USD_PER_MTOK,  /* time */
-  C_STEPS_PER_TOKEN, C_KV_WRITE_BYTES_PER_TOKEN
+  C_STEPS_PER_TOKEN, C_KV_WRITE_BYTES_PER_TOKEN,
+  /* ranges: at the slow (perf[1]) or the fast (perf[2]) end of the factors */
+  C_TPOT_MS_LO, C_TPOT_MS_HI, C_TTFT_MS_LO, C_TTFT_MS_HI, C_TOKENS_PER_S_LO, C_TOKENS_PER_S_HI
 } col_id;
 
 /* A label value resolved once: a string (kept alive by the labels table on
@@ -125,6 +127,8 @@ typedef struct sweep_text {
   size_t luaneed;     /* their room in the row */
   kvp_cost cost;      /* of the ledger cost_id (step-time columns) */
   int64_t cost_id;
+  kvp_cost range_cost[2]; /* the same at the factors' slow and fast ends (range columns) */
+  int64_t range_id[2];
 } sweep_text;
 
 /* Everything the loop needs, collected from the spec table once. */
@@ -167,7 +171,9 @@ typedef struct run {
   int funcs;                            /* stack index of spec.funcs, or 0 */
   int needrow;                          /* Lua sees rows */
   int time;                             /* a time column: step times per row */
-  kvp_perf *perf;                       /* the current base's GPU's rates (time columns) */
+  kvp_perf *perf;                       /* the current base's GPU's rates (time columns); with
+                                           range columns also at the factors' slow and fast ends */
+  int range;                            /* a range column is asked for: perf[1], perf[2] */
   sweep_view v;
   sweep_text t;
 } run;

@@ -27,6 +27,9 @@ static const struct { const char *name; col_id id; unsigned want; } builtin[] = 
   {"tpot_ms", C_TPOT_MS, 0}, {"ttft_ms", C_TTFT_MS, 0}, {"tokens_per_s", C_TOKENS_PER_S, 0},
   {"bound", C_BOUND, 0}, {"kv_read_share", C_KV_READ_SHARE, 0}, {"usd_per_mtok", C_USD_PER_MTOK, 0},
   {"steps_per_token", C_STEPS_PER_TOKEN, 0}, {"kv_write_bytes_per_token", C_KV_WRITE_BYTES_PER_TOKEN, 0},
+  {"tpot_ms_lo", C_TPOT_MS_LO, 0}, {"tpot_ms_hi", C_TPOT_MS_HI, 0}, {"ttft_ms_lo", C_TTFT_MS_LO, 0},
+  {"ttft_ms_hi", C_TTFT_MS_HI, 0}, {"tokens_per_s_lo", C_TOKENS_PER_S_LO, 0},
+  {"tokens_per_s_hi", C_TOKENS_PER_S_HI, 0},
   /* the same columns by names that say they are for one GPU (as reports name them) */
   {"usable_bytes_per_gpu", C_USABLE_BYTES, 0}, {"weights_bytes_per_gpu", C_WEIGHTS_BYTES, 0},
   {"activation_bytes_per_gpu", C_ACTIVATION_BYTES, 0}, {"overhead_bytes_per_gpu", C_OVERHEAD_BYTES, 0},
@@ -300,6 +303,7 @@ static void read_columns(lua_State *L, int spec, int cols, run *r) {
       c->id = builtin[k].id;
       c->dep = column_dep(c->id);
       if (c->id >= C_TPOT_MS) r->time = 1;
+      if (c->id >= C_TPOT_MS_LO) r->range = 1;
       r->want |= builtin[k].want;
       if (c->prec < 0 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB) c->prec = 2;
       if (c->prec > 9 && c->id >= C_GPU_GIB && c->id <= C_KV_BUDGET_GIB)
@@ -392,6 +396,13 @@ static void load_entry(lua_State *L, run *r, int64_t b) {
     lua_getfield(L, r->entry, "perf");
     r->perf[0] = kvl_check_perf(L, lua_gettop(L));
     lua_pop(L, 1);
+    if (r->range) {
+      lua_getfield(L, r->entry, "perf_slow");
+      r->perf[1] = kvl_check_perf(L, lua_gettop(L));
+      lua_getfield(L, r->entry, "perf_fast");
+      r->perf[2] = kvl_check_perf(L, lua_gettop(L));
+      lua_pop(L, 2);
+    }
   }
   /* the previous base's tables are garbage now (unless its group keeps
    * it, sweep.lua): Lua's collector reclaims them as it goes; a step here
@@ -415,7 +426,7 @@ static void resolve_labels(lua_State *L, run *r) {
   for (int i = 0; i < r->ncol; i++)
     if (r->cols[i].id == C_LABEL && r->cols[i].label > r->nlabel) r->nlabel = r->cols[i].label;
   r->lab = xcalloc(L, (size_t)(r->nlabel ? r->nlabel : 1), sizeof *r->lab);
-  r->perf = xcalloc(L, 1, sizeof *r->perf);
+  r->perf = xcalloc(L, 3, sizeof *r->perf);
   load_entry(L, r, 0);
   r->base[0] = r->base[1];
   label **dst[2] = {&r->kvn, &r->wn};
@@ -541,6 +552,7 @@ int kvl_sweep_read(lua_State *L, run *r) {
   if (lua_getfield(L, 1, "rules") == LUA_TTABLE) read_rules(L, lua_gettop(L), r);
   lua_pop(L, 1);
   r->t.cost_id = -1;
+  r->t.range_id[0] = r->t.range_id[1] = -1;
   resolve_labels(L, r);
   return cols;
 }

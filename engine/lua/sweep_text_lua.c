@@ -19,14 +19,25 @@
  * derived once per ledger. */
 static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *row,
                        const column *c) {
-  if (r->t.cost_id != row->ledger_id) {
+  /* a range column: the figure at the factors' slow end (perf[1]: the low
+   * throughput, the high latencies) or fast end (perf[2]) */
+  kvp_cost *cost = &r->t.cost;
+  int64_t *cost_id = &r->t.cost_id;
+  const kvp_perf *perf = r->perf;
+  if (c->id >= C_TPOT_MS_LO) {
+    int fast = c->id == C_TPOT_MS_LO || c->id == C_TTFT_MS_LO || c->id == C_TOKENS_PER_S_HI;
+    cost = &r->t.range_cost[fast];
+    cost_id = &r->t.range_id[fast];
+    perf = &r->perf[1 + fast];
+  }
+  if (*cost_id != row->ledger_id) {
     kvp_diag d = {{0}};
-    kvp_err e = kvp_cost_init(&r->t.cost, row->ledger, r->perf, &d);
+    kvp_err e = kvp_cost_init(cost, row->ledger, perf, &d);
     if (e != KVP_OK) kvl_core_error(L, e, &d, "step time");
-    r->t.cost_id = row->ledger_id;
+    *cost_id = row->ledger_id;
   }
   kvp_time t;
-  if (kvp_time_at(&r->t.cost, row->context, row->concurrency, &t) != KVP_OK)
+  if (kvp_time_at(cost, row->context, row->concurrency, &t) != KVP_OK)
     kvl_error(L, "step time at context %I and concurrency %I overflows",
               (lua_Integer)row->context, (lua_Integer)row->concurrency);
   double v = 0.0;
@@ -35,9 +46,12 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
     case C_BOUND:
       kvp_csv_raw(w, t.compute_bound ? "compute" : "memory", t.compute_bound ? 7 : 6);
       return;
-    case C_TPOT_MS: v = t.tpot_s * 1e3; break;
-    case C_TTFT_MS: v = t.ttft_s * 1e3; break;
-    case C_TOKENS_PER_S: v = t.tokens_per_s; prec = 1; break;
+    case C_TPOT_MS: case C_TPOT_MS_LO: case C_TPOT_MS_HI: v = t.tpot_s * 1e3; break;
+    case C_TTFT_MS: case C_TTFT_MS_LO: case C_TTFT_MS_HI: v = t.ttft_s * 1e3; break;
+    case C_TOKENS_PER_S: case C_TOKENS_PER_S_LO: case C_TOKENS_PER_S_HI:
+      v = t.tokens_per_s;
+      prec = 1;
+      break;
     case C_KV_READ_SHARE: v = t.kv_read_share; break;
     case C_STEPS_PER_TOKEN: v = t.steps_per_token; break;
     case C_KV_WRITE_BYTES_PER_TOKEN: v = t.kv_write_bytes_per_token; prec = 1; break;

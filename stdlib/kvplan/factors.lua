@@ -147,13 +147,14 @@ end
 --- The factors' values of d at the slow and the fast ends of their
 --- uncertainty: two tables name -> value. With a profile (d.profile), each
 --- fitted factor's interval from the profile; every other factor the step
---- time reads, its default spread (M.spread).
-function M.ends(d)
+--- time reads, its default spread (M.spread); all: every factor, whether
+--- or not d's step time reads it (a sweep's C axes may change tp, pp).
+function M.ends(d, all)
   local slow, fast = {}, {}
   local prof = d.profile and d.profile.factors or {}
   local perf = d:perf()
   for _, f in ipairs(M.list) do
-    if f.applies(d) then
+    if all or f.applies(d) then
       local x = perf[f.rate]
       local p = prof[f.name]
       local lo, hi

@@ -40,6 +40,12 @@ local M = {}
 local time_columns = {tpot_ms = true, ttft_ms = true, tokens_per_s = true, bound = true,
                       kv_read_share = true, usd_per_mtok = true, steps_per_token = true,
                       kv_write_bytes_per_token = true}
+-- Their ranges: the same figures with every factor of the step time at the
+-- slow or the fast end of its uncertainty (kvplan.factors ends, per base:
+-- a profile's interval, else the default spread).
+local range_columns = {tpot_ms_lo = true, tpot_ms_hi = true, ttft_ms_lo = true, ttft_ms_hi = true,
+                       tokens_per_s_lo = true, tokens_per_s_hi = true}
+for k in pairs(range_columns) do time_columns[k] = true end
 
 local Sweep = {}
 Sweep.__index = Sweep
@@ -276,9 +282,10 @@ function M.new(spec)
     end
     axes[#axes + 1] = {k, list(vars[k]), var = true, field = "none"}
   end
-  local timed = false
+  local timed, ranged = false, false
   for _, c in ipairs(type(spec.columns) == "table" and spec.columns or {}) do
     if time_columns[type(c) == "table" and c[1] or c] then timed = true end
+    if range_columns[type(c) == "table" and c[1] or c] then ranged = true end
   end
   -- The optim axis is looped in C when every combination is made of
   -- built-ins of a fixed effect (kv.optim.core_fields): each is resolved once
@@ -490,8 +497,16 @@ function M.new(spec)
     local spec = d:spec()
     -- the core predicts again along its axes
     spec.engine_rule = d.engine_rule
-    return {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
-            combo = combo, b = b}
+    local e = {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
+               combo = combo, b = b}
+    if ranged then
+      -- every factor, whether or not this base reads it: the C axes may
+      -- change tp, pp or the model under it
+      local factors = require "kvplan.factors"
+      local slow, fast = factors.ends(d, true)
+      e.perf_slow, e.perf_fast = factors.perf_at(d, slow), factors.perf_at(d, fast)
+    end
+    return e
   end
   -- A C axis outside some of these axes (the GPU's memory before the optim
   -- axis, say) visits each base once per value: the bases of one value of

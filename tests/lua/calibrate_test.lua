@@ -219,6 +219,31 @@ check.eq(deploy.run_defaults.profile, path, "and restores it")
 check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090"}:perf().mem_eff, c.factors.memory.value,
          "the run's profile applies to every deployment")
 deploy.run_defaults.profile = nil
+-- sweeps carry ranges when a range column is asked (the C axes' tp included)
+local rcols = {"tokens_per_s_lo", "tokens_per_s_hi", "tpot_ms_lo", "tpot_ms_hi", "ttft_ms_lo", "ttft_ms_hi"}
+local cols = {"gpu", "tp", "concurrency"}
+for _, k in ipairs(rcols) do cols[#cols + 1] = {k, precision = 6} end
+kv.sweep{model = "llama-3.1-8b", gpu = {"h100", "l4"}, tp = {1, 2}, context = 2048, concurrency = {1, 16},
+         columns = cols}:write(dir .. "/r.csv")
+local n = 0
+for i, row in ipairs(kv.csv.read(dir .. "/r.csv")) do
+  if i > 1 then
+    local t = kv.deploy{model = "llama-3.1-8b", gpu = row[1], tp = tonumber(row[2])}:time(2048, tonumber(row[3]))
+    for j, k in ipairs(rcols) do
+      assert(math.abs(tonumber(row[3 + j]) - t[k]) <= 1e-6 * t[k] + 1e-6,
+             string.format("sweep %s %s tp %s: %s against d:time %s", k, row[1], row[2], row[3 + j], t[k]))
+    end
+    n = n + 1
+  end
+end
+check.eq(n, 8, "the sweep's rows")
+-- with a profile, its intervals
+kv.sweep{model = "mistral-7b-v0.3", gpu = "rtx-4090", context = 2048, concurrency = 16, base = {profile = path},
+         columns = {{"tokens_per_s_lo", precision = 6}, {"tokens_per_s_hi", precision = 6}}}:write(dir .. "/rp.csv")
+local rp = kv.csv.read(dir .. "/rp.csv")[2]
+local tpr = d:time(2048, 16)
+assert(math.abs(tonumber(rp[1]) - tpr.tokens_per_s_lo) < 1e-5 and math.abs(tonumber(rp[2]) - tpr.tokens_per_s_hi) < 1e-5,
+       "a sweep's ranges under a profile")
 -- simulations carry ranges when asked
 local w = {model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 40, prompt = 256, output = 50}
 local plain = kv.simulate(w)
