@@ -757,8 +757,13 @@ function M.fit(spec, dopts)
   for i, pt in ipairs(points) do
     fit_list[i] = {source = pt.source, measured = pt.measured, predicted = preds[i],
                    error = errors(pt, preds[i])}
-    local lp = (loo_z[i] == z) and preds[i] or eval_point(i, loo_z[i])
-    loo_list[i] = {source = pt.source, measured = pt.measured, predicted = lp, error = errors(pt, lp)}
+    -- one result leaves nothing to fit without it: no leave-one-out error
+    if n == 1 then
+      loo_list[i] = {source = pt.source, measured = pt.measured, predicted = {}, error = {}}
+    else
+      local lp = (loo_z[i] == z) and preds[i] or eval_point(i, loo_z[i])
+      loo_list[i] = {source = pt.source, measured = pt.measured, predicted = lp, error = errors(pt, lp)}
+    end
   end
   return setmetatable({
     deployment = d, options = dopts, points = points, inputs = inputs, factors = out,

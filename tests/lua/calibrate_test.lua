@@ -121,6 +121,8 @@ check.eq(cb.factors.memory.at_bound, "upper", "memory at its upper bound")
 assert(cb:text():find("memory (fraction)", 1, true) and cb:text():find("at its upper bound 1", 1, true),
        "the report says so")
 check.eq(cb.factors.compute.fitted, false, "factors= limits the fit")
+check.eq(cb.loo.median.throughput, nil, "one result: no leave-one-out error")
+check.eq(cb.fit.points[1].error.throughput ~= nil, true, "but a fit error")
 -- options
 check.error("field 'max_concurrency' is the results' own", kv.calibrate,
             {deployment = {model = "mistral-7b-v0.3", gpu = "rtx-4090", max_concurrency = 3}, points = fast})
