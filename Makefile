@@ -205,11 +205,11 @@ valgrind-tests: $(KVPLAN)
 # ---- fuzzing ---------------------------------------------------------------------
 # libFuzzer targets (tests/fuzz/fuzz_*.lua through tests/fuzz/harness.c):
 # config.json and safetensors headers, CSV catalogs, key=value arguments,
-# startup logs, kvplan plot's script from a report. `make fuzz` builds them with clang (Debian: clang,
+# startup logs, kvplan plot's script from a report, batch manifests. `make fuzz` builds them with clang (Debian: clang,
 # libclang-rt-14-dev) under ASan+UBSan and runs each for FUZZ_TIME seconds;
 # `make test` replays tests/fuzz/corpus/TARGET/ (every input that ever
 # failed, and the seeds) through the same entry built by $(CC).
-FUZZ = hf csv args log plot
+FUZZ = hf csv args log plot manifest
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_PKGS = clang libclang-rt-14-dev
@@ -227,6 +227,15 @@ $(B)/replay_%: tests/fuzz/harness.c $(B)/fuzz_%.h $(BIND_O) $(OUTPUT_O) $(B)/lib
 $(B)/fuzzer_%: tests/fuzz/harness.c $(B)/fuzz_%.h $(BIND_O) $(OUTPUT_O) $(B)/libkvplan.a
 	$(CC) $(ALL_CFLAGS) $(LUA_INC) -I$(B) -DTARGET_LUA='"fuzz_$*.h"' -fsanitize=fuzzer $< $(BIND_O) \
 	  $(OUTPUT_O) $(B)/libkvplan.a $(LDFLAGS) $(LUA_LIBS) $(JANSSON_LIBS) -lcsv -lm -o $@
+
+# the manifest target is C alone (kvplan batch's reader, engine/cli/manifest.c)
+$(B)/replay_manifest: tests/fuzz/fuzz_manifest.c engine/cli/manifest.c engine/cli/manifest.h | $(B)
+	$(CC) $(ALL_CFLAGS) -Iengine/cli -DKVP_REPLAY tests/fuzz/fuzz_manifest.c engine/cli/manifest.c \
+	  $(LDFLAGS) -o $@
+
+$(B)/fuzzer_manifest: tests/fuzz/fuzz_manifest.c engine/cli/manifest.c engine/cli/manifest.h | $(B)
+	$(CC) $(ALL_CFLAGS) -Iengine/cli -fsanitize=fuzzer tests/fuzz/fuzz_manifest.c engine/cli/manifest.c \
+	  $(LDFLAGS) -o $@
 
 .PHONY: fuzz fuzz-replay
 test-only: fuzz-replay

@@ -513,6 +513,9 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect plot_no_o 1 "kvplan: kvplan plot needs -o CHART.png or -o CHART.svg" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency
   expect plot_line_text 1 "kvplan: $out/cap_report.csv:2: column 'gpu' holds 'h100-sxm', not a number" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
+  # a command's own key=value arguments are usage errors too (exit 1 before)
+  expect plot_bad_width 2 "kvplan: command line: argument 'width' must be an integer, got '0.5'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency width=0.5 -o "$out/x.png"
   expect plot_sandbox 1 "kvplan: cannot draw '$out/x.png': charts run gnuplot, a separate program, which --sandbox forbids" -- \
     --sandbox plot "$out/cap_report.csv" x=gpu y=max_concurrency kind=bar -o "$out/x.png"
   check "failed plots leave no file" sh -c "! ls '$out' | grep -q '^x\\.'"
@@ -538,6 +541,7 @@ check "gpus_cmd finds h100-sxm by its alias" grep -q '^h100-sxm,NVIDIA H100 SXM5
 expect gpus_module 0 "" -- gpus mi250x
 check "gpus_cmd: the MI250X module says to plan with a GCD" grep -q '^mi250x,.*,mi250x-gcd,' "$out/gpus_module.out"
 expect gpus_none 1 "kvplan: no GPU matches 'zzz' (try 'kvplan gpus')" -- gpus zzz
+expect models_bad_arg 2 "kvplan: command line: unknown argument 'foo'" -- models llama foo=1
 check "gpus_none writes nothing" [ ! -s "$out/gpus_none.out" ]
 expect module_deploy 1 "kvplan: (command line):1: gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
   -e "require('kvplan').deploy{model = 'llama-3.1-8b', gpu = 'mi250x'}"

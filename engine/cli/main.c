@@ -29,6 +29,7 @@
 #include "csvw.h"
 #include "fmtw.h"
 #include "kvplan_lua.h"
+#include "manifest.h"
 
 #ifndef KVPLAN_SCRIPTS_DIR
 #define KVPLAN_SCRIPTS_DIR "/usr/local/share/kvplan/scripts"
@@ -241,16 +242,18 @@ static written taken;
 
 /* realloc that ends the program when memory is out (the command line's own
  * small tables; scripts' memory errors are Lua errors) */
+static void no_memory(void) {
+  if (kvp_cli_memory_hit() == 1)
+    fprintf(stderr, "kvplan: memory limit exceeded (--max-memory %lld bytes)\n",
+            kvp_cli_max_memory());
+  else
+    fprintf(stderr, "kvplan: out of memory\n");
+  exit(1);
+}
+
 static void *xrealloc(void *p, size_t n, size_t size) {
   void *q = n != 0 && size > SIZE_MAX / n ? NULL : realloc(p, n * size);
-  if (q == NULL) {
-    if (kvp_cli_memory_hit() == 1)
-      fprintf(stderr, "kvplan: memory limit exceeded (--max-memory %lld bytes)\n",
-              kvp_cli_max_memory());
-    else
-      fprintf(stderr, "kvplan: out of memory\n");
-    exit(1);
-  }
+  if (q == NULL) no_memory();
   return q;
 }
 
@@ -843,32 +846,6 @@ typedef struct job {
   int first, n; /* its words: args[first..first+n) */
 } job;
 
-/* Split a manifest line into words: blanks separate, "double quotes" group,
- * '#' starts a comment. The words point into line. Returns the count or -1. */
-static int split_line(char *line, char **out, int max) {
-  int n = 0;
-  char *p = line;
-  for (;;) {
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
-    if (*p == '\0' || *p == '#') return n;
-    if (n >= max) return -1;
-    char *dst = p;
-    out[n++] = dst;
-    int quoted = 0;
-    while (*p != '\0' && (quoted || (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n'))) {
-      if (*p == '"') {
-        quoted = !quoted;
-        p++;
-        continue;
-      }
-      *dst++ = *p++;
-    }
-    if (quoted) return -1;
-    if (*p != '\0') p++;
-    *dst = '\0';
-  }
-}
-
 /* The jobs of a batch, grown as scripts come: no fixed limit. */
 static job *jobs;
 static int jobcap;
@@ -895,49 +872,6 @@ static int add_job(int *njob, const char *word, const char *name_given, int firs
   return 0;
 }
 
-/* The next line of manifest f (path, its lineno-th line) without its
- * newline, in a buffer of its own that the jobs' words point into: no limit
- * on its length but --max-memory (xrealloc). NULL at the end; a NUL byte in
- * the line is an error (it would cut the line short), *bad set. */
-static char *manifest_line(FILE *f, const char *path, int lineno, int *bad) {
-  char *line = NULL;
-  size_t len = 0, cap = 0;
-  int c;
-  while ((c = getc(f)) != EOF && c != '\n') {
-    if (c == '\0') {
-      fprintf(stderr, "kvplan: %s:%d: a NUL byte at byte %zu of the line (a manifest is text)\n",
-              path, lineno, len + 1);
-      free(line);
-      *bad = 1;
-      return NULL;
-    }
-    if (len + 1 >= cap) line = xrealloc(line, cap = cap ? 2 * cap : 256, 1);
-    line[len++] = (char)c;
-  }
-  if (ferror(f)) {
-    fprintf(stderr, "kvplan: cannot read manifest '%s': %s\n", path, strerror(errno));
-    free(line);
-    *bad = 1;
-    return NULL;
-  }
-  if (c == EOF && len == 0) {
-    free(line);
-    return NULL;
-  }
-  if (line == NULL) line = xrealloc(NULL, 1, 1);
-  line[len] = '\0';
-  return line;
-}
-
-/* A manifest's 'NAME:' as kvplan.report checks a report name (report.lua
- * output_path): letters, digits, '_', '.' or '-', and one the job holds. */
-static int report_name_ok(const char *name) {
-  size_t n = 0;
-  for (const char *p = name; *p; p++, n++)
-    if (!(isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-')) return 0;
-  return n > 0 && n < sizeof ((job *)0)->name;
-}
-
 /* kvplan batch -d OUTDIR SCRIPT... [key=value ...]: every script with the
  * same pairs; or -m MANIFEST: each line 'SCRIPT key=value ...' (a first word
  * 'NAME:' names its report), the command line's pairs before the line's. */
@@ -961,12 +895,13 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     static char **lines;
     static size_t nlines, linecap;
     int lineno = 0, bad = 0;
-    char *copy;
-    while ((copy = manifest_line(f, o->manifest, ++lineno, &bad)) != NULL) {
+    char *copy, why[PATH_MAX + 128];
+    size_t len;
+    while ((copy = kvp_manifest_line(f, o->manifest, ++lineno, &len, &bad, why, sizeof why)) != NULL) {
       if (nlines == linecap) lines = xrealloc(lines, linecap = linecap ? 2 * linecap : 64, sizeof *lines);
       lines[nlines++] = copy;
       char *ws[256];
-      int n = split_line(copy, ws, 256);
+      int n = kvp_manifest_split(copy, ws, 256);
       if (n < 0) {
         fprintf(stderr, "kvplan: %s:%d: unbalanced quote or too many words\n", o->manifest, lineno);
         fclose(f);
@@ -979,7 +914,7 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
       if (l0 > 1 && ws[0][l0 - 1] == ':') {
         ws[0][l0 - 1] = '\0';
         name = ws[k++];
-        if (!report_name_ok(name)) {
+        if (!kvp_manifest_name_ok(name, sizeof jobs->name)) {
           char msg[512];
           int m = snprintf(msg, sizeof msg, "%s:%d: report name must be letters, digits, '_', "
                            "'.' or '-' (at most %zu), got '%s'", o->manifest, lineno,
@@ -1013,7 +948,11 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
       }
     }
     fclose(f);
-    if (bad) return 2;
+    if (bad < 0) no_memory();
+    if (bad) {
+      kvp_cli_print_error(why, strlen(why));
+      return 2;
+    }
   }
   if (o->outdir == NULL || njob == 0 || o->code != NULL || o->output != NULL) {
     fprintf(stderr, "kvplan: usage: kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n"

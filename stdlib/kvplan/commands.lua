@@ -21,7 +21,7 @@ local function pattern_of(args, cmd, defaults)
     util.raise("kvplan %s takes one PATTERN, got %d words ('%s')", cmd, #words,
                table.concat(words, "' '"))
   end
-  return words[1], options.parse(pairs_only, defaults)
+  return words[1], options.parse(pairs_only, defaults, true)
 end
 
 -- Does entry e match pattern p: a case-insensitive substring of its id,
@@ -116,7 +116,7 @@ function M.plot(args)
     x = options.required "x=context", y = options.required "y=max_concurrency", by = "",
     kind = "line", width = 800, height = 500, title = "", xlabel = "", ylabel = "",
     logx = false, logy = false,
-  })
+  }, true)
   local c = package.loaded["kvplan.cli"] or {}
   if c.output == nil then util.raise("kvplan plot needs -o CHART.png or -o CHART.svg") end
   require("kvplan.plot").plot{

@@ -185,12 +185,14 @@ end
 --- or named as command-line arguments when args came from the command line.
 --- Under a stock lua5.4 (require "kvplan" through kvplan.so) `...` holds
 --- the words themselves; they are read from the global `arg` then.
-function M.parse(args, defaults)
+--- from_command_line: args are the command line's though not its table
+--- (a command's copy without its words), so errors are usage errors.
+function M.parse(args, defaults, from_command_line)
   if type(defaults) ~= "table" then
     util.raise("options needs a table of defaults, got %s", type(defaults))
   end
   local cli = package.loaded["kvplan.cli"]
-  local from_cli = cli ~= nil and rawequal(cli.args, args)
+  local from_cli = cli ~= nil and (rawequal(cli.args, args) or from_command_line == true)
   if args == nil or type(args) == "string" then
     local words = rawget(_G, "arg")
     if type(words) == "table" and (args == nil or words[1] == args) then
