@@ -516,6 +516,10 @@ if command -v gnuplot >/dev/null 2>&1; then
   # a command's own key=value arguments are usage errors too (exit 1 before)
   expect plot_bad_width 2 "kvplan: command line: argument 'width' must be an integer, got '0.5'" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency width=0.5 -o "$out/x.png"
+  # bars that add up past the largest double: 'set yrange [0:inf]' reached gnuplot (found by fuzz_plot)
+  printf 'x,y\na,1e308\na,1e308\n' > "$out/inf.csv"
+  expect plot_bars_inf 1 "kvplan: $out/inf.csv: the bars of column 'y' add up past the largest number (1.8e308): a chart cannot scale them" -- \
+    plot "$out/inf.csv" x=x y=y kind=bar -o "$out/x.png"
   expect plot_sandbox 1 "kvplan: cannot draw '$out/x.png': charts run gnuplot, a separate program, which --sandbox forbids" -- \
     --sandbox plot "$out/cap_report.csv" x=gpu y=max_concurrency kind=bar -o "$out/x.png"
   check "failed plots leave no file" sh -c "! ls '$out' | grep -q '^x\\.'"

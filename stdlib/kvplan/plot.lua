@@ -229,6 +229,12 @@ function M.plot(spec)
       end
       top = math.max(top, kind == "stacked" and sum or most)
     end
+    -- bars summed past the largest double (two cells of 1e308) have no
+    -- scale: 'set yrange [0:inf]' is no gnuplot command (found by fuzz_plot)
+    if top * 1.08 == math.huge then
+      util.raise("%s: the bars of column '%s' add up past the largest number (1.8e308): a chart "
+                 .. "cannot scale them", where, spec.y)
+    end
     add("set yrange [0:%.17g]", top > 0 and top * 1.08 or 1)
     add("set xtics rotate by -25 scale 0")
     add("$d << %s", eod)
