@@ -366,6 +366,14 @@ function M.options(r)
     -- a release is a number ("0.17", "1.0 (pytorch backend)"); a commit or
     -- "release not stated" is no release: the engine's default, as blank
     if r.engine_version:match("^v?%d") then o.engine_version = r.engine_version:gsub("^v", "") end
+    -- TensorRT-LLM's backend where the source names it: "0.19 (pytorch
+    -- backend)" runs the PyTorch backend, "0.17 (TensorRT engine, ...)" the
+    -- engine path (a release's row alone picks its default backend)
+    if engine == "trtllm" then
+      local v = r.engine_version:lower()
+      if v:find("pytorch backend", 1, true) then o.backend = "pytorch"
+      elseif v:find("tensorrt engine", 1, true) then o.backend = "tensorrt" end
+    end
   end
   if r.ep ~= nil and r.ep > 1 then
     if r.ep ~= r.tp then
