@@ -249,8 +249,8 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   double gemm_flops = t * c->flops_token + (double)seqs * c->head_flops;
   out->flops = gemm_flops + attn;
   double act = t * c->act_tok;
-  double gemm_mem = weight_s, gemm_comp = gemm_flops / c->flops;
-  out->gemm_s = fmax(gemm_mem, gemm_comp);
+  double gemm_comp = gemm_flops / c->flops;
+  out->gemm_s = fmax(weight_s, gemm_comp);
   out->attn_s = fmax(out->kv_bytes / c->bw, attn / c->flops);
   out->act_s = act / c->bw;
   out->mem_s = weight_s + (out->kv_bytes + act) / c->bw;
@@ -267,7 +267,7 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   out->host_s = c->p.host_overlap ? fmax(0.0, host - device) : host;
   /* bound by compute when the kernels whose FLOPs outlast their bytes take
    * most of the step's device time */
-  double comp_bound = (gemm_comp > gemm_mem ? out->gemm_s : 0.0) +
+  double comp_bound = (gemm_comp > weight_s ? out->gemm_s : 0.0) +
                       (attn / c->flops > out->kv_bytes / c->bw ? out->attn_s : 0.0);
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
   out->seconds = device + out->host_s + c->p.step_overhead_ms * 1e-3;

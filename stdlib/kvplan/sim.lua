@@ -16,6 +16,7 @@ local util = require "kvplan.util"
 local csv = require "kvplan.csv"
 local formats = require "kvplan.formats"
 local engines = require "kvplan.engines"
+local models = require "kvplan.models"
 
 local M = {}
 
@@ -138,7 +139,7 @@ function M.step_facts(d)
     return formats.bytes(f, c[k])
   end
   local all = 0
-  for _, k in ipairs({"embeddings", "lm_head", "attention", "mlp", "experts", "vision", "other"}) do
+  for _, k in ipairs(models.weight_classes) do
     all = all + bytes(k)
   end
   if not (all > 0) then return {} end
