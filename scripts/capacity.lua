@@ -3,7 +3,7 @@
 -- logs at startup as "GPU KV cache size: N tokens" and "Maximum concurrency
 -- for L tokens per request: X".
 --
--- Run:  build/kvplan scripts/capacity.lua model=qwen3-32b context=32768 gpus=h100,l40s kv=bf16,fp8
+-- Run:  kvplan capacity model=qwen3-32b context=32768 gpus=h100,l40s kv=bf16,fp8
 --
 -- Arguments (key=value; lists are comma-separated):
 --   model        catalog id or alias (required; see kv.models.all())

@@ -2,7 +2,7 @@
 -- at a context length and a number of concurrent requests; for each that does
 -- not, the limiting term and why.
 --
--- Run:  build/kvplan scripts/fit.lua model=llama-3.1-70b context=32768 concurrency=16
+-- Run:  kvplan fit model=llama-3.1-70b context=32768 concurrency=16
 --
 -- Arguments (key=value; lists are comma-separated):
 --   model        catalog id or alias (required; see kv.models.all())

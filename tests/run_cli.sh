@@ -267,6 +267,21 @@ sim_row sim_swap "swap = true, offload = {host = 64 * 2^30, pcie_gbps = 50}, max
   swap=true offload_host=64GiB offload_pcie_gbps=50 max_num_seqs=512
 sim_row sim_speculative "speculative = {tokens = 2, acceptance = 0.7, heads = 'eagle'}" -- \
   speculative_tokens=2 speculative_acceptance=0.7 speculative_heads=eagle
+# a mistyped command gets the nearest command's name, a usage error (exit 2);
+# key=value without a script are the default scenario's (it takes none)
+expect cmd_typo 2 "kvplan: unknown command 'fti' (did you mean 'fit'? 'kvplan --help' lists the commands; a script is a file such as run.lua)" -- fti
+expect cmd_typo_long 2 "kvplan: unknown command 'simualte' (did you mean 'simulate'? 'kvplan --help' lists the commands; a script is a file such as run.lua)" -- simualte
+expect cmd_unknown 2 "kvplan: unknown command 'frobnicate' ('kvplan --help' lists the commands; a script is a file such as run.lua)" -- frobnicate
+expect default_arg 2 "kvplan: command line: unknown argument 'tp'" -- tp=2
+# kvplan COMMAND --help is the command's own: a ready script's opening
+# comment (its arguments, defaults and output), not the general usage
+for cmd in fit capacity ledger best; do
+  expect "${cmd}_help" 0 "" -- $cmd --help
+  check "${cmd}_help is the command's own" sh -c "head -1 '$out/${cmd}_help.out' | grep -q '^usage: kvplan $cmd ' &&
+    grep -q '^Arguments' '$out/${cmd}_help.out' && ! grep -q '^commands:' '$out/${cmd}_help.out'"
+done
+expect models_help 0 "" -- models --help
+check "models_help names its usage" sh -c "head -1 '$out/models_help.out' | grep -q '^usage: kvplan models'"
 expect sim_help 0 "" -- simulate --help
 check "sim_help lists every option kv.simulate takes" sh -c "
   for w in engine engine_version budget utilization max_num_seqs max_num_batched_tokens scheduler \
@@ -539,7 +554,9 @@ expect sweep_precision_range 1 "kvplan: (command line):1: precision of column 'x
 # the catalogs listed by commands
 expect models_cmd 0 "" -- models llama-3.1
 check "models_cmd lists the matching models" [ "$(cut -d, -f1 "$out/models_cmd.out" | tr '\n' ' ')" = "model llama-3.1-8b llama-3.1-70b llama-3.1-405b " ]
-check "models_cmd gives KV bytes per token" grep -q '^llama-3.1-70b,llama,70.55,70.55,80,64,8,128,bf16,131072,bf16,327680,131.42,' "$out/models_cmd.out"
+check "models_cmd gives KV bytes per token" grep -q '^llama-3.1-70b,llama,gqa,70.55,70.55,80,64,8,128,bf16,131072,bf16,327680,327680,131.42,' "$out/models_cmd.out"
+expect models_mla 0 "" -- models deepseek-v3
+check "models_mla marks MLA and MoE" grep -q '^deepseek-v3,deepseek_v3,mla moe:8x256,' "$out/models_mla.out"
 expect gpus_cmd 0 "" -- gpus "H100 80GB"
 check "gpus_cmd finds h100-sxm by its alias" grep -q '^h100-sxm,NVIDIA H100 SXM5 80GB,nvidia,80 GB,79.19,' "$out/gpus_cmd.out"
 expect gpus_module 0 "" -- gpus mi250x

@@ -23,6 +23,9 @@ void kvp_cli_child(pid_t pid);
 /* Print "kvplan: MSG" on stderr: every byte of msg (NULs too), control
  * characters escaped, long messages cut (message.c). */
 void kvp_cli_print_error(const char *msg, size_t len);
+/* The name of names[0..n) nearest to word (at most a third of its letters
+ * changed, inserted or deleted, and at least one kept), or NULL (message.c). */
+const char *kvp_cli_nearest(const char *word, const char *const *names, size_t n);
 
 /* ---- limits and the sandbox (limits.c) ---- */
 /* A Lua state whose allocator counts against --max-memory (with the C

@@ -685,10 +685,35 @@ static const command commands[] = {
    "serve a workload step by step as its engine schedules: throughput, latencies\n"
    "            (at most 10^7 requests, about 2 GB)", NULL,
    "require('kvplan.sim').command_help()"},
-  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts", NULL, NULL},
-  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts", NULL, NULL},
+  {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts",
+   "PATTERN: a case-insensitive part of an id, name, alias or family ('-', '_' and\n"
+   "  spaces alike); none lists every model.\n"
+   "One row a model: model, family, params_b and active_b (billions), layers, heads,\n"
+   "  kv_heads, head_dim, dtype, max_context, kv (the KV format of kv=auto),\n"
+   "  kv_bytes_per_token (all layers, one GPU, that format), weights_gib, aliases.\n"
+   "-o FILE writes the rows (CSV, or -f table|markdown|json).\n"
+   "Example: kvplan models qwen3\n", NULL},
+  {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts",
+   "PATTERN: a case-insensitive part of an id, name, alias or vendor; none lists\n"
+   "  every GPU.\n"
+   "One row a GPU: memory as marketed and as the runtime shows it, bandwidth, dense\n"
+   "  tensor rates, interconnect; plan_with names the device to plan with (another\n"
+   "  entry for a module of several devices).\n"
+   "-o FILE writes the rows (CSV, or -f table|markdown|json).\n"
+   "Example: kvplan gpus h100\n", NULL},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
-   "draw a report as a chart with gnuplot (width and height at most 8192)", NULL, NULL},
+   "draw a report as a chart with gnuplot (width and height at most 8192)",
+   "REPORT.csv  a report kvplan wrote (any CSV with a header row)\n"
+   "x, y        column names (required)\n"
+   "by          a column: one series per value (default: one series)\n"
+   "kind        line (x numeric), bar (x categories, series side by side) or\n"
+   "            stacked (x categories, series stacked) (default line)\n"
+   "width, height  pixels (default 800 x 500, at most 8192 each)\n"
+   "title, xlabel, ylabel  text (default: the column names)\n"
+   "logx, logy  logarithmic axes (default false)\n"
+   "-o CHART    the chart: .png or .svg, written whole or not at all\n"
+   "Example: kvplan plot capacity.csv x=context y=max_concurrency by=gpu logx=true -o cap.png\n",
+   NULL},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
    "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL, NULL},
   {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
@@ -780,6 +805,45 @@ static void usage(FILE *f) {
         "share/doc/kvplan), examples under share/doc/kvplan/examples.\n", f);
 }
 
+/* kvplan COMMAND --help of a command without a text of its own: its usage
+ * line and what it does, then, for a ready script, the comment that opens
+ * the script (its arguments, defaults and output: the one place they are
+ * written), without the comment marks and the script's own path. 0 or 1. */
+static int command_help(const command *cmd) {
+  printf("usage: kvplan %s\n%s\n", cmd->usage, cmd->help);
+  if (cmd->run != cmd_ready) {
+    printf("\n'kvplan --help' lists the options every command takes; 'man kvplan' has the rest.\n");
+    return 0;
+  }
+  char path[PATH_MAX];
+  if (ready_script(cmd->name, path, sizeof path) < 0) return 1;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "kvplan: cannot open %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  char line[1024];
+  int first = 1;
+  putchar('\n');
+  while (fgets(line, sizeof line, f) != NULL && strncmp(line, "--", 2) == 0) {
+    const char *t = line + 2;
+    if (*t == ' ') t++;
+    if (first) { /* "scripts/NAME.lua: what it does" */
+      const char *colon = strstr(t, ".lua: ");
+      if (colon != NULL) t = colon + 6;
+      first = 0;
+    }
+    fputs(t, stdout);
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    fprintf(stderr, "kvplan: cannot read %s\n", path);
+    return 1;
+  }
+  return 0;
+}
+
 /* kvplan [SCRIPT.lua] [key=value ...] or kvplan -e CODE [key=value ...] */
 static int cmd_run(options *o, words *w) {
   if (o->outdir != NULL) {
@@ -788,9 +852,22 @@ static int cmd_run(options *o, words *w) {
   }
   int first = 0;
   const char *script = NULL;
-  if (o->code == NULL && w->n > 0) {
+  if (o->code == NULL && w->n > 0 && strchr(w->w[0], '=') == NULL) {
     script = w->w[0];
     first = 1;
+    /* a word with no '/' or '.' that names no file meant a command */
+    struct stat st;
+    if (strchr(script, '/') == NULL && strchr(script, '.') == NULL && stat(script, &st) != 0) {
+      const char *names[NCOMMANDS];
+      for (size_t i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
+      const char *near = kvp_cli_nearest(script, names, NCOMMANDS);
+      char msg[512];
+      int m = snprintf(msg, sizeof msg, "unknown command '%.100s' (%s%s%s'kvplan --help' lists the "
+                       "commands; a script is a file such as run.lua)", script,
+                       near ? "did you mean '" : "", near ? near : "", near ? "'? " : "");
+      kvp_cli_print_error(msg, m < 0 ? 0 : (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1);
+      return 2;
+    }
   }
   return run_script(o, script, o->code, o->code ? "(command line)" : NULL, w->n - first,
                     w->w + first, o->output, NULL);
@@ -1040,6 +1117,10 @@ int main(int argc, char **argv) {
         options ho = {0};
         ho.quiet = 1;
         int rc = run_script(&ho, NULL, code, "kvplan --help", 0, NULL, NULL, NULL);
+        return fflush(stdout) == 0 ? rc : 1;
+      }
+      if (cmd != NULL) {
+        int rc = command_help(cmd);
         return fflush(stdout) == 0 ? rc : 1;
       }
       usage(stdout);

@@ -5,8 +5,10 @@
  * or clear the terminal, newlines that forge a second "kvplan:" line. Every
  * byte is written; control bytes are shown as \n, \t, \r or \xHH; a message
  * past 4096 bytes is cut with a count of what was left out. The traceback
- * that --traceback adds keeps its own newlines and tabs.
+ * that --traceback adds keeps its own newlines and tabs. kvp_cli_nearest
+ * finds the name a mistyped word meant (a command, for "did you mean").
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,4 +40,38 @@ void kvp_cli_print_error(const char *msg, size_t len) {
   if (t != NULL) put_escaped(stderr, t, len - body, 1);
   putc('\n', stderr);
   fflush(stderr);
+}
+
+/* The optimal string alignment distance of a and b (edits: a letter
+ * changed, inserted, deleted, or two neighbours swapped), case-insensitive;
+ * words past 63 letters are not compared (SIZE_MAX). */
+static size_t distance(const char *a0, const char *b0) {
+  size_t n = strlen(a0), m = strlen(b0);
+  if (n > 63 || m > 63) return (size_t)-1;
+  char a[64], b[64];
+  for (size_t i = 0; i < n; i++) a[i] = (char)tolower((unsigned char)a0[i]);
+  for (size_t j = 0; j < m; j++) b[j] = (char)tolower((unsigned char)b0[j]);
+  size_t d[64][64];
+  for (size_t i = 0; i <= n; i++) d[i][0] = i;
+  for (size_t j = 0; j <= m; j++) d[0][j] = j;
+  for (size_t i = 1; i <= n; i++)
+    for (size_t j = 1; j <= m; j++) {
+      size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  return d[n][m];
+}
+
+const char *kvp_cli_nearest(const char *word, const char *const *names, size_t n) {
+  const char *best = NULL;
+  size_t len = strlen(word), most = len / 3 > 0 ? len / 3 : 1, bestd = (size_t)-1;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = distance(word, names[i]);
+    if (d <= most && d < len && d < bestd) best = names[i], bestd = d;
+  }
+  return best;
 }

@@ -40,8 +40,28 @@ end
 
 local function gib2(c) return {c, precision = 2} end
 
---- kvplan models [PATTERN]: id, family, parameters, attention shape, KV
---- bytes per token (all layers, one GPU, the model's own KV dtype), weights.
+-- The words that say how a model's KV cache differs from the plain formula
+-- 2 x layers x kv_heads x head_dim: the attention (mha, gqa, mqa or mla: a
+-- latent cached in place of K and V), the layer kinds beside full attention
+-- with their counts (sliding window, chunked, recurrent state: a hybrid
+-- model, cross-attention, none), and moe with its routed experts.
+local function architecture(m)
+  local k = m:kinds()
+  local w = {}
+  if (k.mla or 0) > 0 then w[1] = "mla"
+  elseif m.kv_heads == m.heads then w[1] = "mha"
+  elseif m.kv_heads == 1 then w[1] = "mqa"
+  else w[1] = "gqa" end
+  for _, kind in ipairs{"sliding", "chunked", "state", "cross", "none"} do
+    if (k[kind] or 0) > 0 then w[#w + 1] = string.format("%s:%d", kind, k[kind]) end
+  end
+  if m.experts then w[#w + 1] = string.format("moe:%dx%d", m.experts_active or 0, m.experts) end
+  return table.concat(w, " ")
+end
+
+--- kvplan models [PATTERN]: id, family, architecture (mla, sliding window,
+--- hybrid state layers, MoE), parameters, attention shape, KV bytes per token
+--- (all layers, one GPU, the model's own KV dtype, and bf16), weights.
 function M.models(args)
   local p = pattern_of(args, "models", {})
   local models = require "kvplan.models"
@@ -49,20 +69,22 @@ function M.models(args)
   for _, m in ipairs(models.all()) do
     if matches(m, p) then
       rows[#rows + 1] = {
-        model = m.id, family = m.family or "", params_b = (m.params or 0) / 1e9,
+        model = m.id, family = m.family or "", architecture = architecture(m),
+        params_b = (m.params or 0) / 1e9,
         active_b = (m.active or 0) / 1e9, layers = m.layers, heads = m.heads,
         kv_heads = m.kv_heads, head_dim = m.head_dim or "", dtype = m.dtype or "",
         max_context = m.max_context or "", kv = m:auto_kv_format().name,
-        kv_bytes_per_token = m:kv_bytes_per_token(), weights_gib = units.gib(m:weight_size()),
+        kv_bytes_per_token = m:kv_bytes_per_token(),
+        kv_bytes_per_token_bf16 = m:kv_bytes_per_token("bf16"), weights_gib = units.gib(m:weight_size()),
         aliases = table.concat(m.aliases or {}, " "),
       }
     end
   end
   if #rows == 0 then util.raise("no model matches '%s' (try 'kvplan models')", p) end
   local r = report{columns = {
-    "model", "family", {"params_b", precision = 2}, {"active_b", precision = 2}, "layers",
-    "heads", "kv_heads", "head_dim", "dtype", "max_context", "kv", "kv_bytes_per_token",
-    gib2 "weights_gib", "aliases",
+    "model", "family", "architecture", {"params_b", precision = 2}, {"active_b", precision = 2},
+    "layers", "heads", "kv_heads", "head_dim", "dtype", "max_context", "kv", "kv_bytes_per_token",
+    "kv_bytes_per_token_bf16", gib2 "weights_gib", "aliases",
   }}
   for _, row in ipairs(rows) do r:row(row) end
   r:close()

@@ -2,12 +2,14 @@
 -- script, and `make run`): the ledger of one H100 SXM for models from 8B to
 -- 70B, with bf16 and fp8 KV, at 8K to 128K tokens. Activation peak and
 -- non-torch memory are kv.deploy's predictions for vLLM (engines.lua); set
--- them from your own logs to replace them.
+-- them from your own logs to replace them. It takes no key=value argument
+-- (one is refused as the commands refuse an unknown one: exit status 2).
 -- Stdlib layer.
 
 local kv = require "kvplan"
 
-return function()
+return function(args)
+  kv.options(args, {})
   local r = kv.report{columns = kv.report.ledger_columns}
   local cases = {
     -- model,          weights,     kv,     tp, context
