@@ -67,6 +67,20 @@
  * it has no request. So a request sent at the end of step k is scheduled
  * from step k + 2 while the engine is busy, at once when it is idle; its
  * latencies count from the end of step k.
+ * Disaggregated prefill/decode (cfg->phase, sim.h kvp_phase; DistServe, Zhong
+ * et al., OSDI 2024; Splitwise, Patel et al., ISCA 2024): a prefill instance
+ * runs each request's prompt as above and the request leaves when its first
+ * token is sampled (its output is 1 here), its blocks freed at once (the
+ * engines keep them until the decode side has read them, vLLM's
+ * NixlConnector delay_free_blocks: that hold is not modelled); its time to
+ * first token adds kv_transfer_s, the KV's way to the decode instance. A
+ * decode instance receives request i at arrival_i + kv_transfer_s (arrival_i:
+ * when its prefill finished) with its prompt's KV and its first token: it
+ * is admitted as a running request whose prompt is computed (computed =
+ * prompt, one token generated), so admission allocates the blocks of its
+ * prompt and first token and its first step is a decode; a preempted one
+ * recomputes its prompt and tokens on this instance as any other. Its
+ * latencies count from when its KV arrived.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -117,6 +131,7 @@ typedef struct sreq {
                      * latencies count from here (vllm bench serve starts its clock
                      * before the request goes out), waits for a step to end included */
   double first, finish;
+  double second;    /* KVP_PHASE_DECODE: when its first decode step's token came */
   int64_t npreempt;
   int64_t skip;     /* prompt tokens the prefix cache serves (whole blocks) */
   int64_t shared;   /* their bytes, held once in the pool */
@@ -150,6 +165,7 @@ typedef struct state {
   double ratio;               /* new_token_ratio */
   int batch_full;             /* batch_is_full: no prefill tried until a request leaves */
   int64_t left_before;        /* requests finished or retracted when the last step began */
+  kvp_request *moved;         /* KVP_PHASE_DECODE: the requests at their KV's arrival */
 } state;
 
 /* KV bytes a request holds with n tokens computed (0 for none), its
@@ -614,6 +630,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     if (gain == 0) continue;
     if (q->generated + gain > q->output) gain = q->output - q->generated;
     if (q->generated == 0) q->first = s->now;
+    if (q->generated == 1) q->second = s->now; /* once: generated only grows */
     q->generated += gain;
     q->computed = q->prompt + q->generated - 1;
     if (q->generated == q->output) {
@@ -677,6 +694,7 @@ static void free_state(state *s) {
   free(s->run);
   free(s->sch);
   free(s->transit);
+  free(s->moved);
 }
 
 /* Check every request before the run: lengths, and that each can be served
@@ -700,10 +718,15 @@ static kvp_err check_requests(state *s, const kvp_request *req, int64_t n, int64
                       (long long)q->prompt, (long long)q->output, (long long)s->l->max_len);
     sreq *r = &s->r[i];
     r->prompt = q->prompt;
-    r->output = q->output;
+    r->output = s->cfg.phase == KVP_PHASE_PREFILL ? 1 : q->output;
+    if (s->cfg.phase == KVP_PHASE_DECODE) { /* its prompt's KV and first token arrive */
+      r->computed = q->prompt;
+      r->generated = 1;
+    }
     r->skip = min64(s->prefix, (q->prompt - 1) / s->gran * s->gran);
     if (r->skip > 0) TRY(kvp_ledger_seq_bytes(s->l, s->stage, r->skip, &r->shared));
     int64_t need;
+    if (s->cfg.phase == KVP_PHASE_PREFILL) len = q->prompt + 1;
     TRY(bytes_at(s, r, len - 1, &need));
     if (need > s->pool)
       return kvp_fail(d, KVP_EINVAL, "request %lld cannot be served: %lld tokens need %lld "
@@ -728,6 +751,18 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   TRY(kvp_check_count(cfg->host_bytes, 0, "host_bytes", d));
   TRY(kvp_check_count(cfg->max_steps, 0, "max_steps", d));
   TRY(kvp_check_count(cfg->max_concurrency, 0, "max_concurrency", d));
+  if (cfg->phase < 0 || cfg->phase >= KVP_NPHASES)
+    return kvp_fail(d, KVP_EINVAL, "unknown phase %d", (int)cfg->phase);
+  if (!(isfinite(cfg->kv_transfer_s) && cfg->kv_transfer_s >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'kv_transfer_s' must be a time >= 0 s, got %g",
+                    isnan(cfg->kv_transfer_s) ? fabs(cfg->kv_transfer_s) : cfg->kv_transfer_s);
+  if (cfg->phase == KVP_PHASE_BOTH && cfg->kv_transfer_s > 0.0)
+    return kvp_fail(d, KVP_EINVAL, "field 'kv_transfer_s' is a disaggregated pool's: give a "
+                    "phase ('prefill' or 'decode') or no kv_transfer_s");
+  if (cfg->phase == KVP_PHASE_DECODE && cfg->sched == KVP_SCHED_SGLANG)
+    return kvp_fail(d, KVP_EINVAL, "phase 'decode' is modelled on the schedulers 'continuous', "
+                    "'no_evict' and 'static', not 'sglang' (SGLang's decode server admits "
+                    "through its own prealloc and transfer queues)");
   if (cfg->host_bytes > 0 && !(isfinite(cfg->pcie_gbps) && cfg->pcie_gbps > 0.0))
     return kvp_fail(d, KVP_EINVAL, "swapping to host memory needs 'pcie_gbps' > 0, got %g",
                     cfg->pcie_gbps);
@@ -815,6 +850,13 @@ static kvp_err results(state *s, kvp_sim *out) {
     out->ttft[i] = q->first - q->sent;
     out->e2e[i] = q->finish - q->sent;
     out->tpot[i] = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : -1.0;
+    if (s->cfg.phase == KVP_PHASE_PREFILL) { /* the first token waits for its KV's move */
+      out->ttft[i] += s->cfg.kv_transfer_s;
+      out->e2e[i] += s->cfg.kv_transfer_s;
+    } else if (s->cfg.phase == KVP_PHASE_DECODE) {
+      out->ttft[i] = q->output > 1 ? q->second - q->sent : 0.0;
+      out->tpot[i] = q->output > 1 ? (q->finish - q->sent) / (double)(q->output - 1) : -1.0;
+    }
     if (q->finish > out->duration) out->duration = q->finish;
   }
   return KVP_OK;
@@ -831,6 +873,20 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
   if (e != KVP_OK) {
     free_state(&s);
     return e;
+  }
+  if (cfg->phase == KVP_PHASE_DECODE && cfg->kv_transfer_s > 0.0) {
+    /* the decode instance sees request i when its KV has arrived */
+    kvp_request *moved = malloc((size_t)n * sizeof *moved);
+    if (moved == NULL) {
+      free_state(&s);
+      return kvp_fail(d, KVP_ENOMEM, "out of memory for %lld requests", (long long)n);
+    }
+    for (int64_t i = 0; i < n; i++) {
+      moved[i] = req[i];
+      moved[i].arrival += cfg->kv_transfer_s;
+    }
+    s.moved = moved;
+    req = moved;
   }
   int64_t bound = cfg->max_steps;
   /* every step computes at least one token: 64 x the workload's tokens
@@ -859,6 +915,15 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
       int held = cfg->max_concurrency > 0 &&
                  !(req[i].arrival > step_start && next - fin_at_start < cfg->max_concurrency);
       next++;
+      if (cfg->phase == KVP_PHASE_DECODE && s.r[i].output == 1) {
+        /* its only token came from the prefill instance: nothing to do here */
+        sreq *q = &s.r[i];
+        q->sent = q->first = q->second = q->finish = held ? s.now : req[i].arrival;
+        q->done = 1;
+        s.finished++;
+        out->output_tokens += 1;
+        continue;
+      }
       if (held) {
         s.r[i].sent = s.now;
         s.transit[s.ntransit++] = i;
@@ -867,6 +932,7 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
         wait_back(&s, i);
       }
     }
+    if (s.finished == n) break;
     if (s.nrun == 0 && s.wn == 0 && s.chunked < 0) {
       if (s.ntransit > 0) continue; /* an idle engine takes them at once */
       s.now = req[s.order[next]].arrival; /* idle until the next arrival */

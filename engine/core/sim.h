@@ -22,6 +22,24 @@ typedef enum kvp_sched {
   KVP_NSCHEDS
 } kvp_sched;
 
+/* Which part of serving one instance does (disaggregated prefill/decode:
+ * a prefill pool and a decode pool, each its own instances; sim.c). */
+typedef enum kvp_phase {
+  KVP_PHASE_BOTH = 0, /* aggregated: each request's prefill and its decode */
+  KVP_PHASE_PREFILL,  /* a prefill instance: a request computes its prompt, samples its
+                       * first token and leaves (its KV goes to a decode instance);
+                       * ttft and e2e add kv_transfer_s, tpot is not measured (-1) */
+  KVP_PHASE_DECODE,   /* a decode instance: a request arrives with its prompt's KV and
+                       * its first token from a prefill instance, kv_transfer_s after
+                       * its arrival; admitted, it holds its prompt's blocks without
+                       * computing them and decodes tokens 2.. of its output.
+                       * Latencies count from when its KV arrived: ttft to its first
+                       * decode step's token (its second), tpot (finish - KV arrival) /
+                       * (output - 1), the wait for its first decode step included; a
+                       * request of one output token is done on arrival */
+  KVP_NPHASES
+} kvp_phase;
+
 
 /* One request of a workload. */
 typedef struct kvp_request {
@@ -62,6 +80,10 @@ typedef struct kvp_sim_config {
    * command line's --timeout); the run reads it before every step and, set,
    * ends with KVP_EINVAL and a message, its output freed. NULL: none. */
   const volatile sig_atomic_t *stop;
+  kvp_phase phase;                 /* KVP_PHASE_BOTH unless disaggregated */
+  double kv_transfer_s;            /* KVP_PHASE_PREFILL or _DECODE: seconds one request's
+                                    * KV takes from the prefill to the decode instance
+                                    * (>= 0; 0 under KVP_PHASE_BOTH) */
 } kvp_sim_config;
 
 /* One row of the timeline. */

@@ -13,6 +13,7 @@ local allowed = {
   bf16_tflops = true, fp16_tflops = true, fp8_tflops = true, fp4_tflops = true, int8_tops = true,
   interconnect_gbps = true, interconnect = true, pcie_gbps = true, tdp_w = true,
   source = true, notes = true, memory = true, plan_as = true, price_per_hour = true,
+  scaleout_gbps = true, scaleout = true, scaleout_source = true,
 }
 M.fields = allowed
 

@@ -351,7 +351,7 @@ end
 local sim_fields = {requests = true, prompt = true, output = true, rate = true, trace = true,
                     range = true,
                     scheduler = true, seed = true, swap = true, max_steps = true,
-                    max_concurrency = true}
+                    max_concurrency = true, phase = true, kv_transfer_ms = true}
 
 -- The schedulers kv.simulate runs (engine/core/sim.c kvp_sched), in order.
 M.scheduler_list = "'continuous', 'no_evict', 'static' or 'sglang'"
@@ -381,7 +381,13 @@ end
 
 --- kv.simulate{deployment options..., requests =, prompt =, output =,
 --- rate = | trace =, scheduler =, seed =, swap =, max_steps =, max_concurrency =,
---- range =}. range = true: the same workload also simulated with every
+--- range =, phase =, kv_transfer_ms =}. phase = "prefill" | "decode": one
+--- instance of a disaggregated pool (engine/core/sim.c): "prefill" serves
+--- each prompt and lets the request go at its first token (ttft and e2e add
+--- kv_transfer_ms); "decode" receives each request kv_transfer_ms after its
+--- arrival (when its prefill ended) with its prompt's KV, holds its blocks
+--- without computing them, and decodes the rest of its output (latencies
+--- from the KV's arrival). range = true: the same workload also simulated with every
 --- factor of the step time at the slow and at the fast end of its
 --- uncertainty (kvplan.factors ends: a profile's interval, else the default
 --- spread), giving throughput_tokens_s_lo/hi and ttft_ms_lo/hi,
@@ -443,6 +449,24 @@ function M.simulate(opts)
     spec.init_new_token_ratio, spec.min_new_token_ratio = init, min
     spec.new_token_ratio_decay = (init - min) / c.new_token_ratio_decay_steps
   end
+  -- disaggregated prefill/decode: one pool's instance (engine/core/sim.c)
+  if sopts.phase ~= nil then
+    if sopts.phase ~= "prefill" and sopts.phase ~= "decode" then
+      util.raise("field 'phase' must be 'prefill' or 'decode' (a disaggregated pool; none: "
+                 .. "aggregated), got '%s'", util.escape(tostring(sopts.phase)))
+    end
+    spec.phase = sopts.phase
+  end
+  if sopts.kv_transfer_ms ~= nil then
+    local t = sopts.kv_transfer_ms
+    if type(t) ~= "number" or not (t >= 0 and t < math.huge) then
+      util.raise("field 'kv_transfer_ms' must be a number >= 0 (milliseconds), got %s", tostring(t))
+    end
+    if sopts.phase == nil then
+      util.raise("field 'kv_transfer_ms' is a disaggregated pool's: give phase = 'prefill' or 'decode'")
+    end
+    spec.kv_transfer_s = t / 1e3
+  end
   if sopts.swap then
     if d.offload == nil or d.offload.host == 0 then
       util.raise("field 'swap' needs host memory: give offload = {host = ...}")
@@ -501,6 +525,7 @@ function M.simulate(opts)
   local r = sim:summary()
   r.sim, r.deployment, r.scheduler = sim, d, spec.scheduler
   r.max_num_seqs, r.max_num_batched_tokens = spec.max_num_seqs, spec.max_num_batched_tokens
+  r.phase, r.kv_transfer_ms = sopts.phase, sopts.phase and (sopts.kv_transfer_ms or 0) or nil
   for k, v in pairs(ranges or {}) do r[k] = v end
   return setmetatable(r, Result)
 end

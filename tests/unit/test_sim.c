@@ -554,6 +554,159 @@ static void sglang_invariants_on_a_chat_workload(void **state) {
   free(req);
 }
 
+/* Disaggregated prefill (phase prefill): A (prompt 3, output 4) and B (3, 4)
+ * at 0, 5 blocks of 2 tokens, 4 tokens a step, the KV's move 1 us. Each
+ * leaves at its first token:
+ *   1  A prefill 3, B chunk 1: writes 4 tokens, reads none: 2000 + 128 ns;
+ *      A's first token, A leaves
+ *   2  B's last 2 prompt tokens: writes 2, reads B's 1: 2000 + 64 + 32 ns;
+ *      B's first token, B leaves
+ * ttft = its first token + 1 us, e2e the same, no tpot. */
+static void prefill_phase_leaves_at_the_first_token_and_adds_the_transfer(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 5);
+  kvp_request req[2] = {{0, 3, 4}, {0, 3, 4}};
+  kvp_sim_config cfg = config(4, 4);
+  cfg.phase = KVP_PHASE_PREFILL;
+  cfg.kv_transfer_s = 1e-6;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 2);
+  assert_int_equal(s.steps[0].tokens, 4);
+  assert_int_equal(s.steps[0].prefill_tokens, 4);
+  assert_int_equal(s.steps[0].used_bytes, 3 * 64);
+  assert_int_equal(s.steps[1].tokens, 2);
+  assert_int_equal(s.steps[1].running, 1);
+  assert_true(fabs(s.steps[0].seconds - 2128e-9) < 1e-18);
+  assert_true(fabs(s.steps[1].seconds - 2096e-9) < 1e-18);
+  assert_true(fabs(s.ttft[0] - (2128e-9 + 1e-6)) < 1e-15);
+  assert_true(fabs(s.ttft[1] - (2128e-9 + 2096e-9 + 1e-6)) < 1e-15);
+  assert_true(fabs(s.e2e[1] - s.ttft[1]) < 1e-18);
+  assert_true(s.tpot[0] < 0 && s.tpot[1] < 0);
+  assert_int_equal(s.output_tokens, 2);
+  assert_int_equal(s.prompt_tokens, 6);
+  assert_true(fabs(s.duration - (2128e-9 + 2096e-9)) < 1e-18);
+  kvp_sim_free(&s);
+}
+
+/* Disaggregated decode (phase decode): A (prompt 3, output 3) and B (2, 2)
+ * sent at 0, their KV 1 us on the way; 5 blocks of 2 tokens:
+ *   1  (at 1 us) both admitted with their prompts computed: A holds 4
+ *      tokens' blocks (2), B 3 tokens' (2); two decodes: writes 2 tokens,
+ *      reads 3 + 2: 2000 + 64 + 160 ns. B's second token: B done
+ *   2  A decode, 5 tokens (3 blocks): writes 1, reads 4: 2000 + 32 + 128 ns;
+ *      A done
+ * No prompt token is computed; latencies from 1 us: A ttft (its second
+ * token) 2224 ns, tpot (2224 + 2160) / 2 ns, e2e 4384 ns; B 2224 ns each. */
+static void decode_phase_holds_the_prompt_without_computing_it(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 5);
+  kvp_request req[2] = {{0, 3, 3}, {0, 2, 2}};
+  kvp_sim_config cfg = config(4, 4);
+  cfg.phase = KVP_PHASE_DECODE;
+  cfg.kv_transfer_s = 1e-6;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 2);
+  assert_true(fabs(s.steps[0].start - 1e-6) < 1e-18);
+  assert_int_equal(s.steps[0].tokens, 2);
+  assert_int_equal(s.steps[0].prefill_tokens, 0);
+  assert_int_equal(s.steps[0].used_bytes, 4 * 64);
+  assert_int_equal(s.steps[1].tokens, 1);
+  assert_int_equal(s.steps[1].prefill_tokens, 0);
+  assert_int_equal(s.steps[1].used_bytes, 3 * 64);
+  assert_true(fabs(s.steps[0].seconds - 2224e-9) < 1e-18);
+  assert_true(fabs(s.steps[1].seconds - 2160e-9) < 1e-18);
+  assert_true(fabs(s.ttft[0] - 2224e-9) < 1e-15);
+  assert_true(fabs(s.tpot[0] - 2192e-9) < 1e-15);
+  assert_true(fabs(s.e2e[0] - 4384e-9) < 1e-15);
+  assert_true(fabs(s.ttft[1] - 2224e-9) < 1e-15);
+  assert_true(fabs(s.tpot[1] - 2224e-9) < 1e-15);
+  assert_int_equal(s.output_tokens, 5);
+  assert_int_equal(s.recomputed_tokens, 0);
+  assert_true(fabs(s.duration - (1e-6 + 4384e-9)) < 1e-15);
+  kvp_sim_free(&s);
+  /* one output token: it came from the prefill instance, done on arrival */
+  kvp_request one[2] = {{0, 3, 1}, {0, 2, 2}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, one, 2, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 1);
+  assert_true(s.e2e[0] == 0.0 && s.ttft[0] == 0.0 && s.tpot[0] < 0);
+  assert_int_equal(s.output_tokens, 3);
+  kvp_sim_free(&s);
+  kvp_request only[1] = {{0, 3, 1}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, only, 1, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 0);
+  kvp_sim_free(&s);
+}
+
+/* A chat workload on an 8B-like model: the decode pool computes one token
+ * a request a decode step and no prompt while nobody is preempted (a pool
+ * of 80 GiB), Σ (output - 1) tokens in all; the prefill pool computes every
+ * prompt token once and one output token a request. Bad phases are errors. */
+static void disaggregated_phases_split_the_work_of_a_chat_workload(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  llama8b(&l, &c, 80, KVP_ALLOC_PAGED);
+  enum { N = 300 };
+  kvp_request req[N];
+  chat(req, N, 20.0, 5);
+  int64_t prompts = 0, decodes = 0;
+  for (int i = 0; i < N; i++) {
+    prompts += req[i].prompt;
+    decodes += req[i].output - 1;
+  }
+  kvp_sim_config cfg = config(256, 2048);
+  cfg.phase = KVP_PHASE_DECODE;
+  cfg.kv_transfer_s = 0.002;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, NULL), KVP_OK);
+  assert_int_equal(s.preemptions, 0);
+  int64_t tokens = 0, prefill = 0;
+  for (int64_t k = 0; k < s.nsteps; k++) {
+    tokens += s.steps[k].tokens;
+    prefill += s.steps[k].prefill_tokens;
+    assert_true(s.steps[k].start >= 0.002);
+  }
+  assert_int_equal(tokens, decodes);
+  assert_int_equal(prefill, 0);
+  for (int i = 0; i < N; i++) assert_true(s.e2e[i] >= 0 && s.ttft[i] <= s.e2e[i]);
+  kvp_sim_free(&s);
+  cfg.phase = KVP_PHASE_PREFILL;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, NULL), KVP_OK);
+  tokens = prefill = 0;
+  for (int64_t k = 0; k < s.nsteps; k++) {
+    tokens += s.steps[k].tokens;
+    prefill += s.steps[k].prefill_tokens;
+  }
+  assert_int_equal(tokens, prompts);
+  assert_int_equal(prefill, prompts);
+  assert_int_equal(s.output_tokens, N);
+  for (int i = 0; i < N; i++) {
+    assert_true(s.ttft[i] >= 0.002 && s.e2e[i] == s.ttft[i] && s.tpot[i] < 0);
+  }
+  kvp_sim_free(&s);
+  kvp_diag d = {{0}};
+  cfg.kv_transfer_s = -1;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "kv_transfer_s"));
+  cfg.phase = KVP_PHASE_BOTH;
+  cfg.kv_transfer_s = 0.001;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "phase"));
+  cfg.phase = KVP_PHASE_DECODE;
+  cfg.sched = KVP_SCHED_SGLANG;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "sglang"));
+  cfg.sched = KVP_SCHED_CONTINUOUS;
+  cfg.phase = (kvp_phase)7;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, N, &s, &d), KVP_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(hand_computed_case_matches_step_by_step_preemption_included),
@@ -570,6 +723,9 @@ int main(void) {
     cmocka_unit_test(percentiles_interpolate_between_ranks),
     cmocka_unit_test(sglang_prefill_and_decode_batches_hand_counted),
     cmocka_unit_test(sglang_invariants_on_a_chat_workload),
+    cmocka_unit_test(prefill_phase_leaves_at_the_first_token_and_adds_the_transfer),
+    cmocka_unit_test(decode_phase_holds_the_prompt_without_computing_it),
+    cmocka_unit_test(disaggregated_phases_split_the_work_of_a_chat_workload),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }

@@ -12,6 +12,10 @@
 --   * Tensor rates are dense (no 2:4 sparsity). Where a datasheet prints only the sparse
 --     figure (marked *), it was halved; notes say so.
 --   * interconnect_gbps / pcie_gbps are total bidirectional GB/s.
+--   * scaleout_gbps: the scale-out network (RDMA NIC) of the GPU's standard 8-GPU system,
+--     GB/s one way for one GPU (a 400 Gb/s NIC is 50 GB/s each way, full duplex); the
+--     link a disaggregated prefill instance sends its KV over (stdlib/kvplan/disagg.lua).
+--     scaleout names the NICs, scaleout_source the system's datasheet or spec page.
 return {
   ---------------------------------------------------------------------------
   -- NVIDIA Volta / Turing
@@ -322,6 +326,9 @@ return {
     interconnect = "NVLink 4",
     pcie_gbps = 128,
     tdp_w = 700,
+    scaleout_gbps = 50,
+    scaleout = "ConnectX-7 400 Gb/s InfiniBand/Ethernet, one per GPU (8 per DGX H100)",
+    scaleout_source = "NVIDIA DGX BasePOD Reference Architecture, 'Core Components' (https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html): DGX H200 and H100 'Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI ... up to 400 Gb/s InfiniBand/Ethernet'; the DGX H100 User Guide's network-module table maps each ConnectX-7 port to one GPU.",
     source = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column: 80 GB, 3.35 TB/s; BF16/FP16 Tensor 1,979* TFLOPS; FP8 3,958* TFLOPS; INT8 3,958* TOPS; NVLink 900 GB/s; PCIe Gen5 128 GB/s; up to 700 W.",
     notes = "memory_bytes reads '80 GB' as 80 GiB of HBM3. The datasheet prints sparse (*) tensor figures only; all were halved (1,979 -> 989.5; 3,958 -> 1,979).",
   },
@@ -425,6 +432,9 @@ return {
     interconnect = "NVLink 4",
     pcie_gbps = 128,
     tdp_w = 700,
+    scaleout_gbps = 50,
+    scaleout = "ConnectX-7 400 Gb/s InfiniBand/Ethernet, one per GPU (8 per DGX H200)",
+    scaleout_source = "NVIDIA DGX BasePOD Reference Architecture, 'Core Components' (https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html): DGX H200 and H100 'Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI ... up to 400 Gb/s InfiniBand/Ethernet'; the DGX H100 User Guide's network-module table maps each ConnectX-7 port to one GPU.",
     source = "NVIDIA H200 Tensor Core GPU datasheet (hpc-datasheet-sc23-h200), H200 SXM column: 141 GB HBM3e, 4.8 TB/s; BF16/FP16 Tensor 1,979* TFLOPS; FP8 3,958* TFLOPS; INT8 3,958* TOPS; NVLink 900 GB/s; PCIe Gen5 128 GB/s; up to 700 W.",
     notes = "memory_bytes reads '141 GB' as 141 GiB (6 x 24 GB HBM3e stacks = 144 GiB physical, 141 GiB enabled). Sparse datasheet figures halved. The H200 NVL (PCIe) variant is a different SKU (1,671* BF16, 600 W) and is not described by this entry.",
   },
@@ -469,6 +479,9 @@ return {
     interconnect_gbps = 1800,
     interconnect = "NVLink 5",
     tdp_w = 1000,
+    scaleout_gbps = 50,
+    scaleout = "ConnectX-7 400 Gb/s InfiniBand/Ethernet, one per GPU (8 per DGX B200)",
+    scaleout_source = "NVIDIA DGX BasePOD Reference Architecture, 'Core Components' (https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html): DGX B200 '4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI, up to 400Gb/s InfiniBand/Ethernet'.",
     source = "NVIDIA DGX B200 / HGX B200 datasheets: 1,440 GB HBM3e total for 8 GPUs (180 GB per GPU), 64 TB/s HBM3e bandwidth (8 TB/s per GPU), FP4 144 PFLOPS*, FP8 72 PFLOPS* and FP16/BF16 36 PFLOPS* per 8-GPU system, NVLink 5 1.8 TB/s per GPU, 1000 W per GPU.",
     notes = "Uses the 180 GB shipping figure from the HGX/DGX B200 datasheets; the GTC-2024 announcement said 192 GB (8 x 24 GB HBM3e physically), which nvidia-smi/CUDA do not expose. memory_bytes reads '180 GB' as 180 GiB. Per-GPU dense = system sparse / 8 / 2 (e.g. 36 PF / 8 / 2 = 2.25 PF BF16). Later NVIDIA tables quote 7.7 TB/s, and pytorch/ao PR #4002 derives ~7.67 TB/s from the CUDA-reported 7680-bit bus: treat 8000 as an upper bound. pcie_gbps omitted (host-link generation not stated per GPU in the datasheet).",
   },
@@ -570,6 +583,9 @@ return {
     interconnect = "Infinity Fabric (7 links x 128 GB/s)",
     pcie_gbps = 128,
     tdp_w = 750,
+    scaleout_gbps = 50,
+    scaleout = "400 Gb/s InfiniBand NDR, one per GPU (8 per Azure ND MI300X v5 VM)",
+    scaleout_source = "Microsoft Azure, 'ND MI300X v5-series' specifications (MicrosoftDocs/azure-docs articles/virtual-machines/sizes/gpu-accelerated/nd-mi300x-v5-series.md, ms.date 05/21/2024): 8 MI300X, 'Infiniband: Supported, GPUDirect RDMA, 8x400 Gigabit NDR'. AMD's MI300X platform leaves the NICs to the system builder; this is the public cloud system's.",
     source = "AMD Instinct MI300X data sheet: 192 GB HBM3, 5.3 TB/s; peak FP16/BF16 1,307.4 TFLOPS (2,614.9 with sparsity); FP8 2,614.9 TFLOPS (5,229.8 with sparsity); INT8 2,614.9 TOPS; 896 GB/s Infinity Fabric; PCIe Gen5 x16 128 GB/s; 750 W.",
     notes = "memory_bytes reads '192 GB' as 192 GiB of HBM3. ROCm's reported total is 192 GiB minus 16 MiB. AMD's headline figures are dense (sparse are the doubled values).",
   },
