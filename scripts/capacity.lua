@@ -7,7 +7,8 @@
 --
 -- Arguments (key=value; lists are comma-separated):
 --   model        catalog id or alias (required; see kv.models.all())
---   context      tokens per request (default 0: the model's max_context)
+--   context      tokens per request (default 0: max_model_len when given, else
+--                the model's max_context)
 --   gpus         GPU ids or aliases (default: every catalogued GPU)
 --   kv           KV cache formats (default auto,fp8; auto is the model's
 --                activation dtype, as vLLM's kv_cache_dtype=auto)
@@ -28,6 +29,12 @@
 --                (default: none, the memory rule alone)
 --   version      the vLLM release (engine_version: 0.10, 0.11, ...; implies
 --                engine=vllm)
+--   any other deployment field of the registry (docs/fields.md), under its
+--                name or its engines' (max_model_len, max_num_seqs,
+--                max_num_batched_tokens, engine, engine_version, budget,
+--                block, prefix, ...: max-model-len and
+--                gpu-memory-utilization as vLLM spells them), checked as that
+--                field; gpu and gpus stand for each other
 -- Measured values from vLLM's startup log ("non_torch_memory takes X GiB;
 -- PyTorch activation peak memory takes Y GiB") replace the predictions, e.g.
 -- activation=2.3GiB.
@@ -52,16 +59,23 @@
 
 local kv = require "kvplan"
 
-local opt = kv.options(..., {
+local defaults = {
   model = kv.options.required "model=llama-3.1-8b", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
   weights = "native", utilization = 0.9, activation = "predicted", overhead = "predicted", block = 16,
   engine = "", version = "",
-})
+}
+local fields = kv.options.deployment_fields(defaults) -- every other deployment field
+local opt = kv.options(..., defaults)
+if opt.version ~= "" and opt.engine_version ~= "" then
+  kv.options.bad("arguments 'version' and 'engine_version' are the same option: give one")
+end
 if opt.engine ~= "" and opt.engine ~= "vllm" then
   kv.util.raise("argument 'engine' must be vllm (or absent), got '%s'", opt.engine)
 end
 local model = kv.model(opt.model)
-local context = opt.context == 0 and model.max_context or opt.context
+local context = opt.context > 0 and opt.context
+                or opt.max_model_len ~= "" and opt.max_model_len > 0 and opt.max_model_len
+                or model.max_context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.kv == 0 then kv.util.raise("argument 'kv' needs at least one format, e.g. kv=bf16,fp8") end
 if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2") end
@@ -72,13 +86,13 @@ local rows, kvs = {}, {}
 for i, f in ipairs(opt.kv) do kvs[i] = f == "auto" and model:auto_kv_format().name or f end
 kv.sweep{
   model = model, gpu = list, tp = opt.tp, kv = kvs, context = context,
-  base = {
+  base = kv.options.given_fields(opt, fields, {
     pp = opt.pp, weights = opt.weights ~= "native" and opt.weights or nil,
     utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
     overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
     block = opt.block, engine = opt.engine ~= "" and opt.engine or nil,
     engine_version = opt.version ~= "" and opt.version or nil,
-  },
+  }),
   columns = {"max_concurrency"},
 }:each(function(l)
   -- the limit and why of max_concurrency (l:max_concurrency: starts where the

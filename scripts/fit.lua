@@ -6,7 +6,8 @@
 --
 -- Arguments (key=value; lists are comma-separated):
 --   model        catalog id or alias (required; see kv.models.all())
---   context      tokens per request (default 0: the model's max_context)
+--   context      tokens per request (default 0: max_model_len when given, else
+--                the model's max_context)
 --   concurrency  requests running at once, each of `context` tokens (default 1)
 --   gpus         GPU ids or aliases (default: every catalogued GPU)
 --   tp           tensor-parallel sizes to try (default 1,2,4,8)
@@ -26,6 +27,12 @@
 --                kv_read_share, usd_per_mtok; see scripts/ledger.lua)
 --   price_per_hour  USD per GPU hour for usd_per_mtok (default 0: the GPU
 --                catalog's price where it has one); a price turns time on
+--   any other deployment field of the registry (docs/fields.md), under its
+--                name or its engines' (max_model_len, max_num_seqs,
+--                max_num_batched_tokens, engine, engine_version, budget,
+--                block, prefix, ...: max-model-len and
+--                gpu-memory-utilization as vLLM spells them), checked as that
+--                field; gpu and gpus stand for each other
 -- Measured values from vLLM's startup log ("non_torch_memory takes X GiB;
 -- PyTorch activation peak memory takes Y GiB") replace the predictions, e.g.
 -- activation=2.3GiB.
@@ -45,14 +52,18 @@
 
 local kv = require "kvplan"
 
-local opt = kv.options(..., {
+local defaults = {
   model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = 1, gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
   kv = "auto", weights = "native", utilization = 0.9, activation = "predicted",
   overhead = "predicted", time = false, price_per_hour = 0,
-})
+}
+local fields = kv.options.deployment_fields(defaults) -- every other deployment field
+local opt = kv.options(..., defaults)
 local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
-local context = opt.context == 0 and model.max_context or opt.context
+local context = opt.context > 0 and opt.context
+                or opt.max_model_len ~= "" and opt.max_model_len > 0 and opt.max_model_len
+                or model.max_context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2,4,8") end
 
@@ -67,11 +78,11 @@ if with_time then
 end
 kv.sweep{
   model = model, gpu = list, tp = opt.tp, context = context, concurrency = opt.concurrency,
-  base = {
+  base = kv.options.given_fields(opt, fields, {
     pp = opt.pp, kv = opt.kv, weights = opt.weights ~= "native" and opt.weights or nil,
     utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
     overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
     price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
-  },
+  }),
   columns = columns,
 }:write()

@@ -15,7 +15,8 @@
 --   tp, pp       tensor-parallel sizes and pipeline stages (default 1)
 --   weights      weight formats (default native: the checkpoint's own)
 --   kv           KV cache formats (default auto: the model's activation dtype)
---   context      tokens per request (default 0: the model's max_context)
+--   context      tokens per request (default 0: max_model_len when given, else
+--                the model's max_context)
 --   concurrency  requests of `context` tokens at once (default 1)
 --   utilization  fraction of the GPU the engine may use (default 0.9, vLLM's
 --                gpu_memory_utilization)
@@ -29,6 +30,12 @@
 --                tpot_ms_lo/hi, ttft_ms_lo/hi (d:time: every factor at the
 --                slow and the fast end of its uncertainty; default no)
 --   profile      a profile of `kvplan calibrate` (every command takes it)
+--   any other deployment field of the registry (docs/fields.md), under its
+--                name or its engines' (max_model_len, max_num_seqs,
+--                max_num_batched_tokens, engine, engine_version, budget,
+--                block, prefix, ...: max-model-len and
+--                gpu-memory-utilization as vLLM spells them), checked as that
+--                field; gpu and gpus stand for each other
 --
 -- Output: one row an item of each deployment, for one GPU of the tightest
 -- pipeline stage (the one that decides):
@@ -55,15 +62,20 @@
 
 local kv = require "kvplan"
 
-local opt = kv.options(..., {
+local defaults = {
   model = kv.options.required "model=llama-3.1-70b", gpu = {kv.options.required "gpu=h100-sxm"},
   tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = 1,
   utilization = 0.9, activation = "predicted", overhead = "predicted", time = false,
   price_per_hour = 0, range = false,
-})
+}
+local fields = kv.options.deployment_fields(defaults) -- every other deployment field
+local opt = kv.options(..., defaults)
+local given = kv.options.given_fields(opt, fields)
 local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
-local context = opt.context == 0 and model.max_context or opt.context
+local context = opt.context > 0 and opt.context
+                or opt.max_model_len ~= "" and opt.max_model_len > 0 and opt.max_model_len
+                or model.max_context
 local GiB = kv.units.GiB
 
 local range_names = {"tokens_per_s_lo", "tokens_per_s_hi", "tpot_ms_lo", "tpot_ms_hi", "ttft_ms_lo",
@@ -74,13 +86,15 @@ for _, g in ipairs(opt.gpu) do
     for _, pp in ipairs(opt.pp) do
       for _, wf in ipairs(opt.weights) do
         for _, kf in ipairs(opt.kv) do
-          local d = kv.deploy{
+          local o = {
             model = model, gpu = g, tp = tp, pp = pp, kv = kf,
             weights = wf ~= "native" and wf or nil, utilization = opt.utilization,
             activation = opt.activation ~= "predicted" and opt.activation or nil,
             overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
             price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
           }
+          for k, v in pairs(given) do o[k] = v end
+          local d = kv.deploy(o)
           local times = with_time and kv.report.time_fields(d, context, opt.concurrency) or {}
           if with_time and opt.range then
             local t = d:time(context, opt.concurrency)

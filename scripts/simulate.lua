@@ -30,14 +30,14 @@ local sim = require "kvplan.sim"
 
 local args = ...
 local defaults = {}
-local fields = {} -- the deployment fields given: name -> true
+local fields = {} -- the deployment fields it takes, in the registry's order
 for _, a in ipairs(sim.command_arguments()) do
   local def = a[2]
   if def == nil then
     def = a[1] == "gpu" and {kv.options.required "gpu=l4"} or kv.options.required "model=llama-3.1-8b"
   end
   defaults[a[1]] = def
-  if a[4] then fields[a[1]] = true end
+  if a[4] then fields[#fields + 1] = a[1] end
 end
 local opt = kv.options(args, defaults)
 local bad = kv.options.bad -- a bad argument: a usage error, as kv.options gives
@@ -58,19 +58,9 @@ if #opt.scheduler == 0 then opt.scheduler = {""} end
 local model = kv.model(opt.model)
 local max_len = opt.max_model_len > 0 and opt.max_model_len or model.max_context
 
--- the deployment fields given, as kv.simulate takes them
-local base = {}
-for k in pairs(fields) do
-  if opt[k] ~= "" then base[k] = opt[k] end
-end
-if opt.engine_version ~= "" then
-  -- the release, checked now in its engine's own table
-  local e = base.engine or base.budget or "vllm"
-  local engines = require "kvplan.engines"
-  local ok, err = pcall(e == "trtllm" and engines.trtllm_version or e == "sglang"
-                        and engines.sglang_version or engines.vllm_version, opt.engine_version)
-  if not ok then bad("argument 'engine_version': %s", (tostring(err):gsub("^.-:%d+: ", ""))) end
-end
+-- the deployment fields given, as kv.simulate takes them (the release
+-- checked now in its engine's own table)
+local base = kv.options.given_fields(opt, fields)
 if opt.offload_host ~= "" or opt.offload_pcie_gbps ~= 0 then
   if opt.offload_host == "" then
     bad("argument 'offload_pcie_gbps' needs offload_host (host memory, e.g. 64GiB)")

@@ -282,6 +282,21 @@ for cmd in fit capacity ledger best; do
 done
 expect models_help 0 "" -- models --help
 check "models_help names its usage" sh -c "head -1 '$out/models_help.out' | grep -q '^usage: kvplan models'"
+# every deployment field of the registry on every command, under its own
+# name or its engines' (max_model_len was refused by fit, capacity and
+# ledger: "did you mean 'model'?"), checked as that field; gpu and gpus
+# stand for each other
+for cmd in fit capacity ledger; do
+  expect "${cmd}_max_model_len" 0 "" -- $cmd model=llama-3.1-8b gpu=h100 max_model_len=8192 max_num_seqs=128 -f csv
+  check "${cmd}_max_model_len plans 8192 tokens" grep -q ',8192,' "$out/${cmd}_max_model_len.out"
+done
+expect fit_vllm_names 0 "" -- fit model=llama-3.1-8b gpus=h100 tp=1 max-model-len=8192 gpu-memory-utilization=0.8 -f csv
+check "fit_vllm_names reads vLLM's spellings" sh -c "grep -q '^llama-3.1-8b,h100-sxm,1,bf16,bf16,8192,' '$out/fit_vllm_names.out' &&
+  ! cmp -s '$out/fit_vllm_names.out' '$out/fit_max_model_len.out'"
+expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unknown vLLM version '0.1' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.20)" -- \
+  fit model=llama-3.1-8b gpus=h100 engine_version=0.1
+expect ledger_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be an integer >= 1, got 0" -- \
+  ledger model=llama-3.1-8b gpu=h100 max_num_seqs=0
 expect sim_help 0 "" -- simulate --help
 check "sim_help lists every option kv.simulate takes" sh -c "
   for w in engine engine_version budget utilization max_num_seqs max_num_batched_tokens scheduler \
@@ -626,7 +641,8 @@ expect calibrate_profile_applied 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-40
 check "calibrate_profile_applied: other step times than the defaults" sh -c "\"$kvplan\" ledger model=mistral-7b-v0.3 \
   gpu=rtx-4090 context=2048 concurrency=16 time=yes > '$out/ledger_default.out' &&
   ! cmp -s '$out/ledger_default.out' '$out/calibrate_profile_applied.out'"
-expect calibrate_profile_other_gpu 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:77: profile '$out/profile.json' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' (profile_any = true applies it anyway)" -- \
+at=$(grep -n 'local d = kv.deploy(o)' scripts/ledger.lua | cut -d: -f1) # the line that deploys
+expect calibrate_profile_other_gpu 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:$at: profile '$out/profile.json' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' (profile_any = true applies it anyway)" -- \
   ledger model=mistral-7b-v0.3 gpu=h100 profile="$out/profile.json"
 expect calibrate_profile_missing 2 "kvplan: command line: argument 'profile': cannot read profile '$out/none.json': $out/none.json: No such file or directory" -- \
   fit model=mistral-7b-v0.3 profile="$out/none.json"

@@ -311,12 +311,13 @@ timed pp_huge 5 2 "kvplan: command line: argument 'pp' must be at most 64, got 4
 timed workers_tp 5 1 "kvplan: (command line):1: field 'tp' must be at most the 32 attention heads of 'llama-3.1-8b' for workers(), got 41111111111111111" -- \
   --max-memory 100M -e 'require("kvplan").deploy{model = "llama-3.1-8b", gpu = "h100", tp = 41111111111111111}:workers()'
 # --timeout stops the simulator's C loop at its next step (kvp_sim_config.stop):
-# it ran on to the hard stop two seconds late ("stopped in the engine")
+# it ran on to the hard stop two seconds late ("stopped in the engine"); the
+# message tells the two apart, the bound (2.5 s: a loaded machine) the delay
 t0=$(date +%s%N)
 timeout 20 "$kvplan" --timeout 1 simulate model=llama-3.1-8b gpu=h100 requests=1000000 prompt=100 \
   output=2000 > /dev/null 2> "$out/sim_timeout.err" < /dev/null
 got=$?; ms=$((($(date +%s%N) - t0) / 1000000))
-if [ $got -eq 1 ] && [ $ms -lt 1500 ] && grep -q 'time limit exceeded (--timeout 1 s)$' "$out/sim_timeout.err"; then
+if [ $got -eq 1 ] && [ $ms -lt 2500 ] && grep -q 'time limit exceeded (--timeout 1 s)$' "$out/sim_timeout.err"; then
   pass=$((pass + 1)); echo "ok   guard sim_timeout ($ms ms)"
 else
   fail=$((fail + 1)); echo "FAIL guard sim_timeout: status $got after $ms ms: $(head -n 1 "$out/sim_timeout.err")"

@@ -41,9 +41,14 @@ M.model = function(t) return M.models.get(t) end
 M.gpu = function(t) return M.gpus.get(t) end
 --- kv.format(name or table): a storage format.
 M.format = function(f) return M.formats.get(f) end
---- kv.options(args, defaults): a script's key=value arguments, checked.
-M.options = setmetatable({required = require("kvplan.options").required,
-                          bad = require("kvplan.options").bad},
+--- kv.options(args, defaults): a script's key=value arguments, checked;
+--- kv.options.deployment_fields(defaults) adds every deployment field of the
+--- registry a command does not take itself, kv.options.given_fields(opt,
+--- names, base) the ones given (options.lua).
+local options_mod = require "kvplan.options"
+M.options = setmetatable({required = options_mod.required, bad = options_mod.bad,
+                          deployment_fields = options_mod.deployment_fields,
+                          given_fields = options_mod.given_fields},
                          {__call = function(_, ...) return require("kvplan.options").parse(...) end})
 --- kv.validate(text [, opts]): kvplan against an engine startup log (validate.lua).
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end

@@ -180,6 +180,11 @@ function M.required(example)
   return setmetatable({example = example}, Required)
 end
 
+-- Words one command spells in the plural where it searches a list and
+-- another in the singular: each stands for the other (gpu=h100,l40s on fit,
+-- gpus=h100 on ledger).
+local same_as = {gpu = "gpus", gpus = "gpu", model = "models", models = "model"}
+
 --- options(args, defaults): a table with every default, overridden by args.
 --- Unknown keys and values of the wrong type are errors at the user's line,
 --- or named as command-line arguments when args came from the command line.
@@ -228,7 +233,8 @@ function M.parse(args, defaults, from_command_line)
     if defaults[key] == nil then
       local u = key:gsub("%-", "_")
       if defaults[u] ~= nil then key = u
-      elseif names[u] and defaults[names[u]] ~= nil then key = names[u] end
+      elseif names[u] and defaults[names[u]] ~= nil then key = names[u]
+      elseif same_as[u] and defaults[same_as[u]] ~= nil then key = same_as[u] end
     end
     local every = defaults[key] == nil and fields.by_name[(key:gsub("%-", "_"))]
     if every and every.every_command and type(v) == "string" then
@@ -266,6 +272,56 @@ function M.parse(args, defaults, from_command_line)
     end
   end
   return out
+end
+
+-- ---- every deployment field on every command ---------------------------------
+
+-- Registry fields a command takes as one key=value word: their value is one
+-- word of these types (tables need a script), and they are none of the words
+-- every command spells its own way (the axes, the model, the GPU).
+local flat_types = {count = true, bytes = true, fraction = true, number = true, boolean = true,
+                    string = true, enum = true}
+local own_words = {model = true, gpu = true, tp = true, pp = true, kv = true, weights = true,
+                   profile = true}
+
+--- M.flat_field(f): is registry field f one a command takes as one word?
+function M.flat_field(f) return flat_types[f.type] == true and not own_words[f.name] end
+
+--- M.deployment_fields(defaults [, skip]): add to a command's defaults every
+--- deployment field of the registry (fields.lua) that it does not take under
+--- a default of its own, with the default "" (not given), so that each is
+--- accepted under its name or its engines' names and checked as that field.
+--- skip: names left out besides the axes. Returns the names added, in the
+--- registry's order, for M.given_fields.
+function M.deployment_fields(defaults, skip)
+  local added = {}
+  for _, f in ipairs(fields.list) do
+    if M.flat_field(f) and defaults[f.name] == nil and not (skip and skip[f.name]) then
+      defaults[f.name] = ""
+      added[#added + 1] = f.name
+    end
+  end
+  return added
+end
+
+--- M.given_fields(opt, names [, base]): the fields of names (M.deployment_fields)
+--- the command line gave, copied into base (a new table by default): the
+--- options of kv.deploy. An engine_version is checked now in its engine's
+--- table (engine, else budget, else vLLM), as a usage error.
+function M.given_fields(opt, names, base)
+  base = base or {}
+  for _, k in ipairs(names) do
+    if opt[k] ~= "" and opt[k] ~= nil then base[k] = opt[k] end
+  end
+  local v = base.engine_version
+  if v ~= nil then
+    local e = base.engine or base.budget or "vllm"
+    local engines = require "kvplan.engines"
+    local ok, err = pcall(e == "trtllm" and engines.trtllm_version or e == "sglang"
+                          and engines.sglang_version or engines.vllm_version, v)
+    if not ok then M.bad("argument 'engine_version': %s", (tostring(err):gsub("^.-:%d+: ", ""))) end
+  end
+  return base
 end
 
 return M

@@ -577,11 +577,9 @@ local own_arguments = {
 }
 
 -- Registry fields the command takes under its own arguments' names, or
--- that kv.simulate reads as its own (prompt, output), or that a table holds.
-local not_flat = {model = true, gpu = true, tp = true, pp = true, kv = true, weights = true,
-                  max_model_len = true, prompt = true, output = true, profile = true}
-local flat_types = {count = true, bytes = true, fraction = true, number = true, boolean = true,
-                    string = true, enum = true}
+-- that kv.simulate reads as its own (prompt, output): the rest of the
+-- one-word fields (options.flat_field) are its arguments too.
+local not_flat = {max_model_len = true, prompt = true, output = true}
 
 --- The command's arguments, in order: {name, default, meaning, field} (field:
 --- the registry row of a deployment field, its default "" for not given).
@@ -589,8 +587,9 @@ function M.command_arguments()
   local fields = require "kvplan.fields"
   local out = {}
   for _, a in ipairs(own_arguments) do out[#out + 1] = {a[1], a[2], a[3]} end
+  local options = require "kvplan.options"
   for _, f in ipairs(fields.list) do
-    if flat_types[f.type] and not not_flat[f.name] then
+    if options.flat_field(f) and not not_flat[f.name] then
       out[#out + 1] = {f.name, "", f.meaning .. " (default: " .. tostring(f.default) .. ")", f}
     end
   end

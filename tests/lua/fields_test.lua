@@ -288,9 +288,14 @@ end
 -- argument list (its opening comment, which is its help)
 -- (simulate's list is built from the registry, stdlib/kvplan/sim.lua
 -- command_arguments, and its help from the same list: checked below)
+-- A ready script's own defaults: kv.options(..., {...}) or local defaults = {...}
+local function defaults_block(src)
+  return src:match("kv%.options%(%.%.%., (%b{})%)") or src:match("\nlocal defaults = (%b{})")
+end
+local options_mod = require "kvplan.options"
 for _, script in ipairs{"fit", "capacity", "ledger", "best"} do
   local src = check.slurp("scripts/" .. script .. ".lua")
-  local block = src:match("kv%.options%(%.%.%., (%b{})%)")
+  local block = defaults_block(src)
   if block == nil then fail("scripts/%s.lua: no kv.options(..., {...}) found", script) end
   local documented = {}
   for line in src:gmatch("[^\n]+") do
@@ -310,9 +315,16 @@ end
 -- (COMMANDS, EXAMPLES): every key= is an argument of the ready script
 local takes = {}
 for _, script in ipairs{"fit", "capacity", "ledger", "best"} do
-  local block = check.slurp("scripts/" .. script .. ".lua"):match("kv%.options%(%.%.%., (%b{})%)")
+  local src = check.slurp("scripts/" .. script .. ".lua")
+  local block = defaults_block(src)
   takes[script] = {}
   for key in (block or ""):gmatch("([%w_]+) =") do takes[script][key] = true end
+  -- kv.options.deployment_fields(defaults): every other one-word field
+  if src:find("kv.options.deployment_fields(defaults)", 1, true) then
+    for _, f in ipairs(fields.list) do
+      if options_mod.flat_field(f) then takes[script][f.name] = true end
+    end
+  end
 end
 -- simulate: every argument of its generated list, every one-word field of
 -- the registry among them, each in kvplan simulate --help
