@@ -668,5 +668,47 @@ expect ledger_range 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-4090 context=20
 check "ledger_range: the range columns" grep -q ',usd_per_mtok,tokens_per_s_lo,tokens_per_s_hi,tpot_ms_lo,tpot_ms_hi,ttft_ms_lo,ttft_ms_hi$' "$out/ledger_range.out"
 expect calibrate_help 0 "" -- calibrate --help
 check "calibrate_help: the command's own text" grep -q '^usage: kvplan calibrate RESULT' "$out/calibrate_help.out"
+# kvplan launch (scripts/launch.lua, kv.launch): the command of a deployment
+# that starts; bad input named; a deployment that would not start refused
+expect launch_vllm 0 "" -- launch model=llama-3.1-70b gpu=h100-sxm tp=4 kv=fp8
+check "launch_vllm: the vllm serve line and its flags" sh -c "
+  grep -qx 'vllm serve meta-llama/Llama-3.1-70B \\\\' '$out/launch_vllm.out' &&
+  grep -q -- '--tensor-parallel-size 4' '$out/launch_vllm.out' && grep -q -- '--kv-cache-dtype fp8' '$out/launch_vllm.out'"
+expect launch_unknown_engine 2 "kvplan: command line: argument 'engine' must be vllm, sglang, trtllm or k8s, got 'vlm' (did you mean 'vllm'?)" -- \
+  launch model=llama-3.1-70b gpu=h100-sxm tp=4 engine=vlm
+expect launch_no_start 1 "kvplan: not launched: vLLM would not start: weights need 131.4 GiB per GPU, 71.3 GiB usable" -- \
+  launch model=llama-3.1-70b gpu=h100-sxm tp=1
+check "launch_no_start: nothing on stdout" test ! -s "$out/launch_no_start.out"
+expect launch_sglang_no_start 1 "kvplan: not launched: SGLang would not start: SGLang refuses to start (\"Not enough memory. Please try to increase --mem-fraction-static.\"): mem_fraction_static 0.880 of 79.19 GiB leaves -62.08 GiB after 131.42 GiB of weights, no KV token of 327680 bytes" -- \
+  launch model=llama-3.1-70b gpu=h100-sxm tp=1 engine=sglang
+expect launch_bad_tp 2 "kvplan: command line: argument 'tp' must be an integer >= 1, got 0" -- \
+  launch model=llama-3.1-70b gpu=h100-sxm tp=0
+expect launch_no_model 2 "kvplan: command line: argument 'model' is required, e.g. model=llama-3.1-70b" -- launch gpu=h100-sxm
+expect launch_trtllm_amd 1 "kvplan: not launched: TensorRT-LLM runs on NVIDIA GPUs, not on mi300x (amd)" -- \
+  launch model=llama-3.1-8b gpu=mi300x engine=trtllm
+expect launch_help 0 "" -- launch --help
+check "launch_help: the command's own text and the registry's fields" sh -c "
+  grep -q '^usage: kvplan launch model=M gpu=G' '$out/launch_help.out' &&
+  grep -q '^  max_num_seqs .*also max_running_requests, max_batch_size' '$out/launch_help.out'"
+# the round trip: a printed command's flags, written key=value (the engines'
+# own names), give the same command again
+launch_round() { # NAME ENGINE ARGS...: the printed flags fed back print the same text
+  name=$1; engine=$2; shift 2
+  "$kvplan" launch engine="$engine" "$@" > "$out/$name.a" 2> "$out/$name.err"
+  skip=3; [ "$engine" = sglang ] && skip=4
+  # shellcheck disable=SC2046
+  set -- $(grep -v '^#' "$out/$name.a" | tr '\\\n' '  ' | awk -v skip="$skip" '{
+    if (skip == 4) printf "model_path=%s ", $5; else printf "model=%s ", $3
+    for (i = (skip == 4 ? 6 : 4); i <= NF; i += 2) { sub(/^--/, "", $i); printf "%s=%s ", $i, $(i + 1) } }')
+  gpu=$(sed -n 's/^# kvplan [a-z0-9]* gpu=\([^ :]*\).*/\1/p' "$out/$name.a")
+  if "$kvplan" launch engine="$engine" gpu="$gpu" "$@" > "$out/$name.b" 2>> "$out/$name.err" &&
+     [ -s "$out/$name.a" ] && cmp -s "$out/$name.a" "$out/$name.b"; then
+    pass=$((pass + 1)); echo "ok   cli $name"
+  else fail=$((fail + 1)); echo "FAIL cli $name: $(head -n 1 "$out/$name.err")"; fi
+}
+launch_round launch_round_vllm vllm model=llama-3.1-70b gpu=h100-sxm tp=4 kv=fp8 max_model_len=32k max_num_seqs=128
+launch_round launch_round_vllm_h200 vllm model=llama-3.1-70b gpu=h200 tp=2 pp=2 utilization=0.85 block=32
+launch_round launch_round_sglang sglang model=llama-3.1-70b gpu=h100-sxm tp=4 kv=fp8
+launch_round launch_round_sglang_l40s sglang model=llama-3.1-8b gpu=l40s max_model_len=32768 utilization=0.8
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

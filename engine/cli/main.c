@@ -680,6 +680,11 @@ static const command commands[] = {
    "where one deployment's memory goes, per GPU", NULL, NULL},
   {"best", F_RUN, cmd_ready, "best model=M context=N concurrency=N [gpus=G,... rank=gpus|cost|concurrency]",
    "the cheapest deployments over GPU x TP x PP x formats", NULL, NULL},
+  {"launch", F_RUN, cmd_ready,
+   "launch model=M gpu=G [engine=vllm|sglang|trtllm|k8s tp=N ...]",
+   "the command that starts a deployment, every flag kvplan assumed; none\n"
+   "            when kvplan predicts the engine would not start", NULL,
+   "require('kvplan.launch').command_help()"},
   {"simulate", F_RUN, cmd_ready,
    "simulate model=M gpu=G [requests=N prompt=N output=N rate=R engine=E ...]",
    "serve a workload step by step as its engine schedules: throughput, latencies\n"

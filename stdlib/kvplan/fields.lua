@@ -16,11 +16,19 @@
 -- (sweep.lua, the binding's axis fields), by that key; every_command: any
 -- script's kv.options takes it, and then every deployment of the run
 -- (options.lua, deploy.run_defaults).
--- The engines' names are those of vLLM's EngineArgs (vllm/engine/arg_utils.py),
--- SGLang's ServerArgs (python/sglang/srt/server_args.py) and TensorRT-LLM's
--- KvCacheConfig (free_gpu_memory_fraction, tokens_per_block), trtllm-serve
--- (kv_cache_free_gpu_memory_fraction, max_num_tokens) and trtllm-bench
--- (kv_cache_free_gpu_mem_fraction). Dashes count as underscores.
+-- The engines' names are those of vLLM's EngineArgs (vllm/engine/arg_utils.py,
+-- read at vllm-project/vllm 99d7eb5d6a51: model, tensor_parallel_size,
+-- kv_cache_dtype, quantization, ...), SGLang's ServerArgs
+-- (python/sglang/srt/server_args.py, read at sgl-project/sglang 001067fffe33:
+-- model_path, tp_size, pp_size, context_length, kv_cache_dtype, quantization,
+-- mem_fraction_static, max_running_requests, max_total_tokens,
+-- chunked_prefill_size, page_size) and TensorRT-LLM's KvCacheConfig
+-- (free_gpu_memory_fraction, tokens_per_block, max_tokens), trtllm-serve
+-- (tensorrt_llm/commands/serve.py, read at NVIDIA/TensorRT-LLM 4c05a74891e4:
+-- its MODEL argument, --tp_size, --pp_size, --max_seq_len, --max_batch_size,
+-- --max_num_tokens, --kv_cache_free_gpu_memory_fraction, --backend) and
+-- trtllm-bench (kv_cache_free_gpu_mem_fraction). Dashes count as underscores.
+-- The first spelling of a list is the one kv.launch writes (launch.lua).
 
 local util = require "kvplan.util"
 local units = require "kvplan.units"
@@ -31,20 +39,21 @@ local engines3 = {"vllm", "sglang", "trtllm"}
 
 M.list = {
   -- what runs where
-  {name = "model", type = "string", default = "required",
-   meaning = "the model: a catalog name or alias, a table or a Model"},
+  {name = "model", type = "string", default = "required", vllm = true, sglang = "model_path",
+   trtllm = true, meaning = "the model: a catalog name or alias, a table or a Model"},
   {name = "gpu", type = "string", default = "required (or gpu_memory)", spec = false,
    meaning = "the GPU: a catalog name or alias, a table or a GPU"},
   {name = "gpu_memory", type = "bytes", unit = "bytes per GPU", min = 1,
    default = "the GPU's visible memory", sweep = true,
    meaning = "the memory of one GPU, overriding the catalog's"},
   {name = "tp", type = "count", unit = "GPUs", min = 1, default = 1, vllm = "tensor_parallel_size",
-   sglang = "tp_size", meaning = "tensor-parallel size"},
+   sglang = "tp_size", trtllm = "tp_size", meaning = "tensor-parallel size"},
   {name = "pp", type = "count", unit = "stages", min = 1, max = require("kvplan.core").max_pp, default = 1,
-   vllm = "pipeline_parallel_size", sglang = "pp_size", meaning = "pipeline-parallel stages"},
-  {name = "kv", type = "string", default = "auto", vllm = "kv_cache_dtype",
+   vllm = "pipeline_parallel_size", sglang = "pp_size", trtllm = "pp_size", meaning = "pipeline-parallel stages"},
+  {name = "kv", type = "string", default = "auto", vllm = "kv_cache_dtype", sglang = "kv_cache_dtype",
    meaning = "KV cache format; auto: as the engine does with the checkpoint (deploy.auto_kv)"},
-  {name = "weights", type = "string", default = "the checkpoint's",
+  {name = "weights", type = "string", default = "the checkpoint's", vllm = "quantization",
+   sglang = "quantization",
    meaning = "weight format (bf16, fp8, int4-g128, ...)"},
   {name = "weight_bytes", type = "bytes", unit = "bytes (all GPUs)", min = 0,
    default = "params x format", sweep = true,
@@ -73,7 +82,8 @@ M.list = {
    default = "1 (steady decode); profiling: the engine's", sweep = true, vllm = true,
    sglang = "chunked_prefill_size", trtllm = "max_num_tokens", meaning = "tokens of one engine step"},
   {name = "max_model_len", type = "count", unit = "tokens", min = 0,
-   default = "the model's max_context", sweep = true, vllm = true, meaning = "longest request"},
+   default = "the model's max_context", sweep = true, vllm = true, sglang = "context_length",
+   trtllm = "max_seq_len", meaning = "longest request"},
   {name = "name", type = "string", default = "none", spec = false, meaning = "a label for reports"},
   -- the engine's profiling run (predicted activation and non-torch memory)
   {name = "max_num_seqs", type = "count", unit = "sequences", min = 1,
@@ -113,6 +123,7 @@ M.list = {
   {name = "optim", type = "table", default = "none", spec = false,
    meaning = "an optimization or a list of them (kv.optim)"},
   {name = "max_kv_tokens", type = "count", unit = "tokens", min = 0, default = "none", sweep = true,
+   sglang = "max_total_tokens", trtllm = "max_tokens",
    meaning = "TensorRT-LLM's max_tokens: a cap on the pool"},
   {name = "allocation", type = "enum", values = {"paged", "contiguous"}, default = "paged",
    meaning = "how requests get KV memory"},

@@ -60,6 +60,9 @@ M.calibrate = setmetatable({read = function(...) return require("kvplan.calibrat
                            {__call = function(_, spec) return require("kvplan.calibrate").calibrate(spec) end})
 --- kv.plot{data, x, y, by, kind, output, ...}: a chart by gnuplot (plot.lua).
 M.plot = function(spec) return require("kvplan.plot").plot(spec) end
+--- kv.launch.command(d, engine) / kv.launch.parse(text, engine): launch
+--- commands that start (launch.lua).
+M.launch = setmetatable({}, {__index = function(_, k) return require("kvplan.launch")[k] end})
 --- kv.bytes("80 GiB") -> 85899345920
 M.bytes = M.units.bytes
 

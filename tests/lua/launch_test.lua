@@ -1,0 +1,128 @@
+-- tests/lua/launch_test.lua: kv.launch (stdlib/kvplan/launch.lua): every
+-- emitted command reads back (launch.parse) as a deployment whose ledger is
+-- the original's, field by field; a deployment kvplan predicts would not
+-- start is never emitted; the flags carry the engines' own names.
+local kv = require "kvplan"
+local check = require "check"
+local launch = kv.launch
+
+local cases = {
+  {model = "llama-3.1-70b", gpu = "h100-sxm", tp = 4},
+  {model = "llama-3.1-70b", gpu = "h100-sxm", tp = 2, kv = "fp8", weights = "fp8"},
+  {model = "llama-3.1-8b", gpu = "l40s", max_model_len = 32768, block = 32, utilization = 0.85},
+  {model = "llama-3.1-70b", gpu = "h200", tp = 2, pp = 2, max_num_seqs = 64,
+   max_num_batched_tokens = 4096, prefix = 1000},
+  {model = "qwen3-32b", gpu = "mi300x", kv = "fp8", max_model_len = 40960},
+  {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6.3", enforce_eager = true},
+}
+
+-- every case under every engine: emitted (or refused with a reason), and
+-- the emitted text parses back to the same figures
+local emitted = 0
+for i, c in ipairs(cases) do
+  local d = kv.deploy(c)
+  for _, e in ipairs(launch.engines) do
+    local text, info = launch.command(d, e, {replicas = 2})
+    if text then
+      emitted = emitted + 1
+      local dl = info.deployment
+      local opts, limits = launch.parse(text, e, {gpu = c.gpu, prefix = c.prefix})
+      local same, why = launch.same(dl, opts, limits, info.limits)
+      assert(same, string.format("case %d %s: %s\n%s", i, e, tostring(why), text))
+      -- field by field, as the issue asks: KV budget bytes, blocks, concurrency, starts
+      local a, b = dl:ledger(), kv.deploy(opts):ledger()
+      check.eq(b.kv_budget, a.kv_budget, "kv_budget " .. e)
+      check.eq(b.kv_blocks, a.kv_blocks, "kv_blocks " .. e)
+      check.eq(b:max_concurrency(b.max_model_len), a:max_concurrency(a.max_model_len), "max_concurrency " .. e)
+      check.eq(b:starts(), true, "starts " .. e)
+      assert(a:starts(), "an emitted deployment starts")
+    else
+      assert(type(info) == "string" and #info > 0, "a refusal says why")
+    end
+  end
+end
+assert(emitted >= 20, "most cases emit: " .. emitted)
+
+-- the engines' names, from the registry
+local d = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 4, kv = "fp8"}
+local v = assert(launch.command(d, "vllm"))
+assert(v:find("\nvllm serve meta-llama/Llama-3.1-70B \\\n", 1, true), v)
+for _, f in ipairs{"--tensor-parallel-size 4", "--pipeline-parallel-size 1", "--max-model-len 131072",
+                   "--gpu-memory-utilization 0.9", "--kv-cache-dtype fp8", "--max-num-seqs 1024",
+                   "--max-num-batched-tokens 8192"} do
+  assert(v:find(f, 1, true), f .. " in\n" .. v)
+end
+local s = assert(launch.command(d, "sglang"))
+for _, f in ipairs{"--model-path meta-llama/Llama-3.1-70B", "--tp-size 4", "--context-length 131072",
+                   "--mem-fraction-static 0.85", "--kv-cache-dtype fp8_e4m3", "--max-running-requests",
+                   "--chunked-prefill-size"} do
+  assert(s:find(f, 1, true), f .. " in\n" .. s)
+end
+local t = assert(launch.command(d, "trtllm"))
+for _, f in ipairs{"trtllm-serve meta-llama/Llama-3.1-70B", "--backend pytorch", "--tp_size 4",
+                   "--max_seq_len 131072", "--max_batch_size 2048", "--max_num_tokens 8192",
+                   "kv_cache_config:\n  free_gpu_memory_fraction: 0.9\n  dtype: fp8\n",
+                   "--extra_llm_api_options extra_llm_api_options.yaml"} do
+  assert(t:find(f, 1, true), f .. " in\n" .. t)
+end
+local k = assert(launch.command(d, "k8s", {replicas = 3}))
+for _, f in ipairs{"kind: Deployment", "replicas: 3", 'image: vllm/vllm-openai:v0.11.0',
+                   '- "--tensor-parallel-size"\n        - "4"', "nvidia.com/gpu: 4"} do
+  assert(k:find(f, 1, true), f .. " in\n" .. k)
+end
+check.eq(launch.command(d, "k8s", {replicas = 3}), k, "deterministic text")
+local amd = assert(launch.command(kv.deploy{model = "llama-3.1-70b", gpu = "mi300x", tp = 2}, "k8s"))
+assert(amd:find("amd.com/gpu: 2", 1, true) and not amd:find("nvidia.com", 1, true), amd)
+
+-- never emitted: a deployment that would not start, with the refusal
+local big = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 1}
+for _, e in ipairs(launch.engines) do
+  local text, why = launch.command(big, e)
+  check.eq(text, nil, "no command for a deployment that does not start (" .. e .. ")")
+  assert(why:find("would not start", 1, true) and why:find("weights", 1, true), why)
+end
+-- vLLM's max_model_len check: the model's context does not fit one request
+local long = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 2, utilization = 0.6}
+local ok, note = long:ledger():starts()
+assert(not ok, "the check refuses this deployment: " .. tostring(note))
+local text, why = launch.command(long, "vllm")
+check.eq(text, nil, "vLLM's startup check refuses it")
+assert(why:find(note, 1, true), why)
+-- TensorRT-LLM is NVIDIA's
+local _, w2 = launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}, "trtllm")
+assert(w2:find("NVIDIA", 1, true), w2)
+-- settings no command carries are refused, not dropped
+local _, w3 = launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
+                                       evict = {sinks = 4, recent = 1000}}, "vllm")
+assert(w3:find("evict", 1, true), w3)
+local _, w4 = launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "int4-g128"}, "vllm")
+assert(w4:find("quantized", 1, true), w4)
+check.error("unknown engine 'vlm' (expected vllm, sglang, trtllm or k8s) (did you mean 'vllm'?)",
+            launch.command, d, "vlm")
+
+-- a changed flag reads back as another deployment: the check can fail
+local opts, limits = launch.parse(v, "vllm", {gpu = "h100-sxm"})
+assert(launch.same(d:with{engine = "vllm"}, opts, limits))
+local changed = v:gsub("%-%-gpu%-memory%-utilization 0%.9", "--gpu-memory-utilization 0.8")
+local o2, l2 = launch.parse(changed, "vllm", {gpu = "h100-sxm"})
+local same, diff = launch.same(d:with{engine = "vllm"}, o2, l2)
+check.eq(same, false, "utilization 0.8 is another deployment")
+assert(diff:find("^kv_budget"), diff)
+check.eq(o2.tp, 4, "tensor_parallel_size read as tp")
+check.eq(o2.utilization, 0.8, "gpu_memory_utilization read as utilization")
+-- the comment's gpu= and engine_version= stand in for a base
+local o3 = launch.parse(v, "vllm")
+check.eq(o3.gpu, "h100-sxm", "gpu from the comment")
+check.eq(o3.engine_version, "0.11", "engine_version from the comment")
+-- SGLang's and TensorRT-LLM's running-request caps are the scheduler's
+local _, ls = launch.parse(s, "sglang", {gpu = "h100-sxm"})
+assert(ls.max_num_seqs and ls.max_num_seqs > 0, "max_running_requests read as a limit")
+-- bad input
+check.error("unknown vllm flag '--tensor-parallel'", launch.parse,
+            "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel 2", "vllm")
+check.error("expected 'serve'", launch.parse, "vllm run x", "vllm")
+check.error("must be an integer, got 'two'", launch.parse,
+            "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size two", "vllm")
+check.error("sets 'tp' a second time", launch.parse,
+            "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --tensor_parallel_size 2", "vllm")
+print("launch_test: ok (" .. emitted .. " commands read back)")
