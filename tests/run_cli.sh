@@ -275,7 +275,7 @@ expect cmd_unknown 2 "kvplan: unknown command 'frobnicate' ('kvplan --help' list
 expect default_arg 2 "kvplan: command line: unknown argument 'tp'" -- tp=2
 # kvplan COMMAND --help is the command's own: a ready script's opening
 # comment (its arguments, defaults and output), not the general usage
-for cmd in fit capacity ledger best; do
+for cmd in fit capacity ledger best pareto; do
   expect "${cmd}_help" 0 "" -- $cmd --help
   check "${cmd}_help is the command's own" sh -c "head -1 '$out/${cmd}_help.out' | grep -q '^usage: kvplan $cmd ' &&
     grep -q '^Arguments' '$out/${cmd}_help.out' && ! grep -q '^commands:' '$out/${cmd}_help.out'"
@@ -457,6 +457,35 @@ expect best_gcd 0 "" -- best model=llama-3.1-8b context=8k concurrency=8
 check "best over all GPUs plans the MI250X as one GCD" sh -c "grep -q ',mi250x-gcd,' '$out/best_gcd.out' && ! grep -q ',mi250x,' '$out/best_gcd.out'"
 expect best_module 2 "kvplan: command line: argument 'gpus': gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \
   best model=llama-3.1-8b gpus=mi250x
+# kvplan pareto: points of deployments x client concurrencies, the front marked
+expect pareto_cmd 0 "kvplan pareto: 2 deployments, 21 simulations; 21 points, 11 on the front" -- \
+  pareto model=llama-3.1-8b gpus=h100-sxm tp=1,2 input=1000 output=200 tpot_ms=20
+check "pareto: a row a point, the SLA columns, every row meeting TPOT p90 <= 20 ms marked" sh -c "
+  head -n 1 '$out/pareto_cmd.out' | grep -q '^gpu,tp,pp,gpus,weights,kv,concurrency,requests,tokens_per_s,tokens_per_s_gpu,tokens_per_s_user,.*,pareto,meets_sla,pareto_sla,why\$' &&
+  [ \$(wc -l < '$out/pareto_cmd.out') -eq 22 ] &&
+  awk -F, 'NR > 1 { if ((\$16 + 0 <= 20) != (\$21 == \"true\")) bad = 1; if (\$22 == \"true\" && \$20 != \"true\") bad = 1 } END { exit bad }' '$out/pareto_cmd.out'"
+expect pareto_front_only 0 "" -- --quiet pareto model=llama-3.1-8b gpus=h100-sxm tp=1,2 input=1000 output=200 front=true concurrency=1,64
+check "pareto front=true: only rows on the front, no SLA columns without a target" sh -c "
+  head -n 1 '$out/pareto_front_only.out' | grep -q ',pareto\$' && [ \$(wc -l < '$out/pareto_front_only.out') -ge 2 ] &&
+  ! tail -n +2 '$out/pareto_front_only.out' | grep -qv ',true\$'"
+expect pareto_input_zero 2 "kvplan: command line: argument 'input' must be an integer >= 1 (prompt tokens), got '0'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=0 output=200
+expect pareto_output_one 2 "kvplan: command line: argument 'output' must be an integer >= 2 (TPOT is the time between output tokens), got '1'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=1
+expect pareto_no_input 2 "kvplan: command line: argument 'input' is required (tokens per request, e.g. input=1000)" -- \
+  pareto model=llama-3.1-8b gpus=h100 output=200
+expect pareto_tpot_negative 2 "kvplan: command line: argument 'tpot_ms' must be a number >= 0, got '-1'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 tpot_ms=-1
+expect pareto_percentile 2 "kvplan: command line: argument 'percentile' must be p50, p90 or p99, got 'p95'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 percentile=p95
+expect pareto_unknown_gpu 2 "kvplan: command line: argument 'gpus': unknown gpu 'h100x' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100'), 'h200'?)" -- \
+  pareto model=llama-3.1-8b gpus=h100x input=1000 output=200
+expect pareto_concurrency_zero 2 "kvplan: command line: argument 'concurrency' must be integers >= 1, got '0'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 concurrency=4,0
+expect pareto_chart_ext 2 "kvplan: command line: argument 'chart' must name a .png or .svg file, got 'x.gif'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 chart=x.gif
+expect pareto_none_fits 1 "kvplan: no deployment of llama-3.1-70b with at most 8 GPUs holds one request of 1200 tokens and starts: l4 tp 1: weights need 131.4 GiB per GPU, 19.8 GiB usable" -- \
+  pareto model=llama-3.1-70b gpus=l4 tp=1 input=1000 output=200
 # kvplan ledger: the items of one GPU add up to its memory
 expect ledger_cmd 0 "" -- ledger model=llama-3.1-70b gpu=h100-sxm,l40s tp=4,8 pp=1,3 kv=bf16 context=32k concurrency=64
 check "ledger: weights, kv_used, kv_free, activation, overhead, margin add up to the GPU" sh -c "
@@ -530,6 +559,23 @@ if command -v gnuplot >/dev/null 2>&1; then
   expect plot_capacity 0 "" -- examples/capacity_curve.lua chart="$out/cap.png"
   expect png_capacity 0 "" -- tests/cli/png_check.lua path="$out/cap.png" width=900 height=500 blank="$out/blank_900x500.png"
   expect plot_ledger 0 "" -- examples/ledger_bars.lua chart="$out/ledger.png"
+  # the README's Pareto chart (docs/pareto.png): the example draws it, the command the same way
+  rm -f "$out/pareto.png" "$out/pareto_cmd.png" "$out/pareto.svg"
+  expect plot_pareto 0 "" -- examples/pareto_front.lua chart="$out/pareto.png"
+  expect png_pareto 0 "" -- tests/cli/png_check.lua path="$out/pareto.png" width=900 height=500 blank="$out/blank_900x500.png"
+  expect plot_pareto_cmd 0 "" -- --quiet pareto model=llama-3.1-8b gpus=h100-sxm tp=1,2 input=1000 output=200 tpot_ms=20 chart="$out/pareto_cmd.png"
+  expect png_pareto_cmd 0 "" -- tests/cli/png_check.lua path="$out/pareto_cmd.png" width=900 height=500 blank="$out/blank_900x500.png"
+  expect plot_pareto_svg 0 "" -- --quiet pareto model=llama-3.1-8b gpus=h100-sxm tp=1 input=1000 output=200 tpot_ms=20 concurrency=1,8,64 chart="$out/pareto.svg"
+  "$kvplan" --quiet pareto model=llama-3.1-8b gpus=h100-sxm tp=1 input=1000 output=200 concurrency=1,8,64 > "$out/pareto_report.csv"
+  expect plot_scatter_cmd 0 "" -- plot "$out/pareto_report.csv" x=tokens_per_s_user y=tokens_per_s_gpu by=pareto kind=scatter lines=true vline=50 vline_title=SLA -o "$out/scatter.png" width=640 height=400
+  expect png_scatter_cmd 0 "" -- tests/cli/png_check.lua path="$out/scatter.png" width=640 height=400 blank="$out/blank_640x400.png"
+  expect plot_bad_vline 2 "kvplan: command line: argument 'vline' must be a finite number (the x of a vertical line), got 'x'" -- \
+    plot "$out/pareto_report.csv" x=tokens_per_s_user y=tokens_per_s_gpu vline=x -o "$out/x.png"
+  expect plot_vline_bar 1 "kvplan: field 'vline' goes with kind = \"line\" or \"scatter\"" -- \
+    plot "$out/pareto_report.csv" x=gpu y=tokens_per_s_gpu kind=bar vline=3 -o "$out/x.png"
+  expect plot_lines_line 1 "kvplan: field 'lines' goes with kind = \"scatter\"" -- \
+    plot "$out/pareto_report.csv" x=tokens_per_s_user y=tokens_per_s_gpu lines=true -o "$out/x.png"
+  check "plot_pareto_svg: the front, the points and the SLA line in the key" sh -c "grep -q '<svg' '$out/pareto.svg' && grep -q 'Pareto front' '$out/pareto.svg' && grep -q 'h100-sxm tp 1' '$out/pareto.svg' && grep -q 'SLA: TPOT p90 &lt;= 20 ms' '$out/pareto.svg'"
   expect png_ledger 0 "" -- tests/cli/png_check.lua path="$out/ledger.png" width=900 height=500 blank="$out/blank_900x500.png"
   "$kvplan" capacity model=llama-3.1-8b gpus=h100,l40s kv=bf16,fp8 > "$out/cap_report.csv"
   expect plot_cmd 0 "" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency by=kv kind=bar -o "$out/bars.png" width=640 height=400

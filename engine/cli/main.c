@@ -690,6 +690,10 @@ static const command commands[] = {
    "serve a workload step by step as its engine schedules: throughput, latencies\n"
    "            (at most 10^7 requests, about 2 GB)", NULL,
    "require('kvplan.sim').command_help()"},
+  {"pareto", F_RUN, cmd_ready,
+   "pareto model=M input=N output=N [gpus=G,... tpot_ms=T ttft_ms=T percentile=p90 chart=F.png]",
+   "throughput per GPU against speed per user over deployments and client\n"
+   "            concurrencies: the Pareto front, as a report and a chart", NULL, NULL},
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts",
    "PATTERN: a case-insensitive part of an id, name, alias or family ('-', '_' and\n"
    "  spaces alike); none lists every model.\n"
@@ -706,13 +710,17 @@ static const command commands[] = {
    "  entry for a module of several devices).\n"
    "-o FILE writes the rows (CSV, or -f table|markdown|json).\n"
    "Example: kvplan gpus h100\n", NULL},
-  {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg",
+  {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked] -o CHART.png|svg",
    "draw a report as a chart with gnuplot (width and height at most 8192)",
    "REPORT.csv  a report kvplan wrote (any CSV with a header row)\n"
    "x, y        column names (required)\n"
    "by          a column: one series per value (default: one series)\n"
-   "kind        line (x numeric), bar (x categories, series side by side) or\n"
-   "            stacked (x categories, series stacked) (default line)\n"
+   "kind        line (x numeric), scatter (x numeric, points), bar (x categories,\n"
+   "            series side by side) or stacked (x categories, series stacked)\n"
+   "            (default line)\n"
+   "lines       scatter: the series drawn as lines through their points\n"
+   "vline, vline_title  line and scatter: a dashed vertical line at x = vline,\n"
+   "            named vline_title in the key\n"
    "width, height  pixels (default 800 x 500, at most 8192 each)\n"
    "title, xlabel, ylabel  text (default: the column names)\n"
    "logx, logy  logarithmic axes (default false)\n"

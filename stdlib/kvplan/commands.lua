@@ -124,28 +124,41 @@ function M.validate(args) return require("kvplan.validate").command(args) end
 --- kvplan calibrate RESULT... key=value... [-o profile.json] (calibrate.lua).
 function M.calibrate(args) require("kvplan.calibrate").command(args) end
 
---- kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked
---- width=W height=H title=T logx= logy=] -o CHART.png|svg
+--- kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked
+--- width=W height=H title=T logx= logy= lines=S,... vline=X vline_title=T] -o CHART.png|svg
 function M.plot(args)
   local words, opts = {}, {}
   for k, v in pairs(args or {}) do
     if math.type(k) == "integer" then words[k] = v else opts[k] = v end
   end
   if #words ~= 1 then
-    util.raise("usage: kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|bar|stacked] -o CHART.png|svg")
+    util.raise("usage: kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked] "
+               .. "-o CHART.png|svg")
   end
   local o = options.parse(opts, {
     x = options.required "x=context", y = options.required "y=max_concurrency", by = "",
     kind = "line", width = 800, height = 500, title = "", xlabel = "", ylabel = "",
-    logx = false, logy = false,
+    logx = false, logy = false, lines = {""}, vline = "", vline_title = "",
   }, true)
   local c = package.loaded["kvplan.cli"] or {}
   if c.output == nil then util.raise("kvplan plot needs -o CHART.png or -o CHART.svg") end
+  local vline
+  if o.vline ~= "" then
+    local x = tonumber(o.vline)
+    if x == nil or x ~= x or x == math.huge or x == -math.huge then
+      options.bad("argument 'vline' must be a finite number (the x of a vertical line), got '%s'",
+                  util.escape(o.vline, 64))
+    end
+    vline = {x = x, title = o.vline_title}
+  elseif o.vline_title ~= "" then
+    options.bad("argument 'vline_title' needs vline=X")
+  end
   require("kvplan.plot").plot{
     data = words[1], x = o.x, y = o.y, by = o.by ~= "" and o.by or nil, kind = o.kind,
     output = c.output, width = o.width, height = o.height,
     title = o.title ~= "" and o.title or nil, xlabel = o.xlabel ~= "" and o.xlabel or nil,
     ylabel = o.ylabel ~= "" and o.ylabel or nil, logx = o.logx, logy = o.logy,
+    lines = o.lines[1] ~= "" and o.lines or nil, vline = vline,
   }
 end
 

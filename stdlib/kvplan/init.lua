@@ -54,6 +54,14 @@ M.options = setmetatable({required = options_mod.required, bad = options_mod.bad
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end
 --- kv.best{model, context, concurrency, ...}: ranked deployments (best.lua).
 M.best = function(spec) return require("kvplan.best").search(spec) end
+--- kv.pareto{model, gpus, input, output, tpot_ms, ...}: points of deployments x client
+--- concurrencies, marked on the front of tokens/s per GPU against tokens/s per user
+--- (pareto.lua); kv.pareto.front(points, x, y) marks a front of any points;
+--- kv.pareto.chart(points, info, {output = ...}) draws them.
+M.pareto = setmetatable({front = function(...) return require("kvplan.pareto").front(...) end,
+                         chart = function(...) return require("kvplan.pareto").chart(...) end,
+                         percentiles = {p50 = true, p90 = true, p99 = true}},
+                        {__call = function(_, spec) return require("kvplan.pareto").search(spec) end})
 --- kv.calibrate{deployment, results, ...}: step-time factors fitted to benchmark results
 --- (calibrate.lua); kv.calibrate.read(path) reads a result file's points.
 M.calibrate = setmetatable({read = function(...) return require("kvplan.calibrate").read(...) end},

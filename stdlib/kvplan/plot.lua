@@ -16,9 +16,16 @@
 --   data     a CSV report's path, or a list of rows (tables keyed by column)
 --   x, y     column names; `by` (optional) makes one series per value
 --   kind     line (x numeric, one line per series, points in data order
---            sorted by x), bar (x categories, one bar per series side by
---            side) or stacked (x categories, the series stacked: the ledger
---            of each deployment, by=item)
+--            sorted by x), scatter (x numeric, each series as points; the
+--            series named in `lines` as lines through their points, sorted
+--            by x: a Pareto front over the points of every deployment), bar
+--            (x categories, one bar per series side by side) or stacked (x
+--            categories, the series stacked: the ledger of each deployment,
+--            by=item)
+--   lines    scatter: the series drawn as lines (a list of names)
+--   vline    line and scatter: a vertical reference line, {x = number,
+--            title = text} (an SLA: tokens/s per user = 1000 / tpot_ms),
+--            dashed, in the key under its title; the x axis reaches it
 --   output   the chart: *.png (cairo, exactly width x height pixels) or *.svg
 --   width, height  pixels (default 800 x 500, at most 8192 each: a bitmap
 --            of 8192 x 8192 takes 256 MiB); title, xlabel, ylabel
@@ -38,7 +45,7 @@ local M = {}
 local fields = {
   data = true, x = true, y = true, by = true, kind = true, output = true, width = true,
   height = true, title = true, xlabel = true, ylabel = true, logx = true, logy = true,
-  order = true,
+  order = true, lines = true, vline = true,
 }
 
 -- A gnuplot string: single-quoted ('' is a quote inside; gnuplot expands
@@ -105,8 +112,28 @@ function M.plot(spec)
     if spec[f] == nil then util.raise("plot needs '%s'", f) end
   end
   local kind = spec.kind or "line"
-  if kind ~= "line" and kind ~= "bar" and kind ~= "stacked" then
-    util.raise("field 'kind' must be line, bar or stacked, got '%s'", tostring(kind))
+  if kind ~= "line" and kind ~= "scatter" and kind ~= "bar" and kind ~= "stacked" then
+    util.raise("field 'kind' must be line, scatter, bar or stacked, got '%s'", tostring(kind))
+  end
+  local numeric = kind == "line" or kind == "scatter"
+  local as_line = {}
+  if spec.lines ~= nil then
+    if kind ~= "scatter" then util.raise("field 'lines' goes with kind = \"scatter\"") end
+    if type(spec.lines) ~= "table" then util.raise("field 'lines' must be a list of series names") end
+    for i, s in ipairs(spec.lines) do as_line[cell(text(s, "lines item " .. i))] = true end
+  end
+  local vline
+  if spec.vline ~= nil then
+    if not numeric then util.raise("field 'vline' goes with kind = \"line\" or \"scatter\"") end
+    if type(spec.vline) ~= "table" then
+      util.raise("field 'vline' must be a table {x = number, title = text}, got %s", type(spec.vline))
+    end
+    util.check_keys(spec.vline, {x = true, title = true}, "vline")
+    vline = {x = util.number(spec.vline.x, "vline.x"),
+             title = text(spec.vline.title or "", "vline.title")}
+    if spec.logx and vline.x <= 0 then
+      util.raise("field 'vline.x' must be > 0 on a logarithmic x axis, got %s", tostring(vline.x))
+    end
   end
   local out = spec.output
   if type(out) ~= "string" then util.raise("field 'output' must be a path, got %s", type(out)) end
@@ -148,7 +175,7 @@ function M.plot(spec)
     local s = spec.by and cell(r[spec.by] or "") or spec.y
     if series[s] == nil then series[s] = {}; order[#order + 1] = s end
     local y = number(r[spec.y], spec.y, r, where)
-    if kind == "line" then
+    if numeric then
       local x = number(r[spec.x], spec.x, r, where)
       if x ~= nil then series[s][#series[s] + 1] = {x, y} end
     else
@@ -198,21 +225,56 @@ function M.plot(spec)
   add("set xlabel %s", q(spec.xlabel or spec.x))
   add("set ylabel %s", q(spec.ylabel or spec.y))
   add("set grid")
-  if kind == "line" then add("set autoscale xfix") end
+  if kind == "line" and vline == nil then add("set autoscale xfix") end
   add("set key outside right top")
   if spec.logx then add("set logscale x") end
   if spec.logy then add("set logscale y") end
-  if kind == "line" then
+  if numeric then
     local plots = {}
+    -- the x range holds the data and the reference line, 5 % beyond both
+    -- (a factor 1.25 on a logarithmic axis)
+    local lo, hi = vline and vline.x, vline and vline.x
+    local npoints = 0
     for i, s in ipairs(order) do
       local pts = series[s]
-      table.sort(pts, function(a, b) return a[1] < b[1] end)
+      -- points keep their data order (a scatter's), a line goes by x
+      if kind == "line" or as_line[s] then
+        table.sort(pts, function(a, b) return a[1] < b[1] end)
+      end
       add("$d%d << %s", i, eod)
       for _, p in ipairs(pts) do
         add("%s\t%s", string.format("%.17g", p[1]), p[2] and string.format("%.17g", p[2]) or "?")
+        lo, hi = math.min(lo or p[1], p[1]), math.max(hi or p[1], p[1])
       end
       add("%s", eod)
-      plots[#plots + 1] = string.format("$d%d using 1:2 with linespoints title %s", i, q(s))
+      -- a scatter's lines black; its points in the first 7 of gnuplot's
+      -- colours (the 8th is black), the marker changing every 7 series
+      -- (circle, square, triangle, diamond)
+      local with = "linespoints"
+      if kind == "scatter" and as_line[s] then with = "linespoints lw 2 pt 7 ps 0.6 lc rgb '#000000'"
+      elseif kind == "scatter" then
+        npoints = npoints + 1
+        with = string.format("points pt %d ps 1.2 lc %d", ({7, 5, 9, 13})[(npoints - 1) // 7 % 4 + 1],
+                             (npoints - 1) % 7 + 1)
+      end
+      plots[#plots + 1] = string.format("$d%d using 1:2 with %s title %s", i, with, q(s))
+    end
+    if vline then
+      local a, b
+      if spec.logx and lo > 0 then a, b = lo / 1.25, hi * 1.25
+      else
+        local pad = hi > lo and (hi - lo) * 0.05 or math.max(math.abs(lo) * 0.1, 1)
+        a, b = lo - pad, hi + pad
+      end
+      if not (b - a < math.huge) then
+        util.raise("%s: column '%s' and the vline span past the largest number (1.8e308): a "
+                   .. "chart cannot scale them", where, spec.x)
+      end
+      add("set xrange [%.17g:%.17g]", a, b)
+      add("set arrow 1 from %.17g, graph 0 to %.17g, graph 1 nohead lw 2 dt 2 lc rgb '#d62728'",
+          vline.x, vline.x)
+      plots[#plots + 1] = string.format("NaN with lines lw 2 dt 2 lc rgb '#d62728' title %s",
+                                        q(vline.title))
     end
     add("plot %s", table.concat(plots, ", "))
   else

@@ -3,9 +3,11 @@
 -- of csv.gnuplot (no gnuplot runs), and the script is checked: every line
 -- outside a data block is one of the commands plot.lua writes, every string
 -- in them one gnuplot string, every data block ended by its own marker and
--- by no data line. Input: byte 1 picks kind, by and the labels; up to the
--- first NUL a title; the rest the CSV report (x its first column, y its
--- second, by its third).
+-- by no data line. Input: byte 1 picks kind, by and the labels (bit 32: a
+-- scatter, its first series a line; bit 64: a vertical line titled by the
+-- title, at x = the number in the title, else 1.5); up to the first NUL a
+-- title; the rest the CSV report (x its first column, y its second, by its
+-- third).
 local data, dir = ...
 local csv = require "kvplan.csv"
 local plot = require "kvplan.plot"
@@ -27,6 +29,15 @@ local spec = {data = path, x = head[1] or "x", y = head[2] or head[1] or "y", ou
 if flags & 4 ~= 0 then spec.by = head[3] or head[1] end
 if flags & 8 ~= 0 then spec.xlabel, spec.ylabel = title, head[1] end
 if flags & 16 ~= 0 then spec.output = dir .. "/c.svg" end
+if flags & 32 ~= 0 then
+  spec.kind = "scatter"
+  local first = ok and rows and rows[2] and spec.by and rows[2][head[3] and 3 or 1]
+  spec.lines = {first or spec.y}
+end
+if flags & 64 ~= 0 then
+  spec.vline = {x = tonumber(title or "") or 1.5, title = title}
+  if spec.kind ~= "scatter" then spec.kind = "line" end
+end
 pcall(plot.plot, spec)
 csv.gnuplot = real
 if script == nil then return end
@@ -57,6 +68,9 @@ local fixed = {["set datafile separator '\\t'"] = true, ["set datafile missing '
                ["set style histogram rowstacked"] = true, ["set style histogram clustered gap 1"] = true,
                ["set style fill solid 0.85 border -1"] = true, ["set boxwidth 0.75"] = true,
                ["set xtics rotate by -25 scale 0"] = true, ["set output"] = true}
+local num = "[-+]?[%d.]+e?[-+]?%d*"
+local arrow = "^set arrow 1 from " .. num .. ", graph 0 to " .. num
+              .. ", graph 1 nohead lw 2 dt 2 lc rgb '#d62728'$"
 local marker
 for line in (script:sub(1, -2) .. "\n"):gmatch("([^\n]*)\n") do
   -- a tab separates a data line's cells: no other control character anywhere
@@ -69,16 +83,26 @@ for line in (script:sub(1, -2) .. "\n"):gmatch("([^\n]*)\n") do
   elseif line:find("^%$d%d* << KVPLAN_END_%x+$") then
     marker = line:match("(KVPLAN_END_%x+)$")
   elseif line:find("^set terminal %a+ noenhanced size %d+,%d+$") or line:find("^set yrange %[0:[%d.e+-]+%]$")
-         or line:find("^plot for %[i=2:%d+%] %$d using i:xtic%(1%) title columnheader%(i%)$") or fixed[line] then
+         or line:find("^plot for %[i=2:%d+%] %$d using i:xtic%(1%) title columnheader%(i%)$") or fixed[line]
+         or line:find("^set xrange %[" .. num .. ":" .. num .. "%]$") or line:find(arrow) then
     -- a command plot.lua writes whole
   elseif line:find("^set output ") then one_string(line, "set output ")
   elseif line:find("^set title ") then one_string(line, "set title ")
   elseif line:find("^set xlabel ") then one_string(line, "set xlabel ")
   elseif line:find("^set ylabel ") then one_string(line, "set ylabel ")
-  elseif line:find("^plot %$d") then -- line charts: $dN using 1:2 with linespoints title STRING, ...
+  elseif line:find("^plot %$d") or line:find("^plot NaN") then
+    -- line and scatter charts: $dN using 1:2 with STYLE title STRING, ...
+    -- and the vertical line's key entry, NaN with lines ... title STRING
+    local styles = {"linespoints", "linespoints lw 2 pt 7 ps 0.6 lc rgb '#000000'",
+                    "points pt %d+ ps 1.2 lc %d+"}
     local i = 6
     while true do
-      local a, b = line:find("^%$d%d+ using 1:2 with linespoints title ", i)
+      local a, b
+      for _, st in ipairs(styles) do
+        a, b = line:find("^%$d%d+ using 1:2 with " .. st:gsub("[%-%.']", "%%%0") .. " title ", i)
+        if a then break end
+      end
+      if not a then a, b = line:find("^NaN with lines lw 2 dt 2 lc rgb '#d62728' title ", i) end
       assert(a, "a line chart's plot: " .. line)
       i = gstring(line, b + 1)
       if i == #line + 1 then break end
