@@ -727,7 +727,7 @@ static const command commands[] = {
    "-o CHART    the chart: .png or .svg, written whole or not at all\n"
    "Example: kvplan plot capacity.csv x=context y=max_concurrency by=gpu logx=true -o cap.png\n",
    NULL},
-  {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1]",
+  {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1] [key=value ...]",
    "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL, NULL},
   {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
    "fit the step-time factors to your benchmark results; -o writes the profile",

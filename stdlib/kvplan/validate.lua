@@ -48,8 +48,14 @@ local GiB = units.GiB
 -- the figure's row (or ending the run at an infinite cell) without a word.
 local unread
 
+-- Where the last successful `last` matched: its position in the body being
+-- parsed (nil after a question no line answered), and the body's line
+-- numbers (M.parse: line_at(pos) is the log's line holding pos).
+local hit
+local line_at = function() return nil end
+
 local function refuse(s)
-  if unread then unread[#unread + 1] = s end
+  if unread then unread[#unread + 1] = {text = s, line = hit and line_at(hit)} end
   return nil
 end
 
@@ -81,14 +87,18 @@ end
 -- a retried start prints the figures again).
 local function last(text, patterns)
   local found
+  hit = nil
   for _, p in ipairs(patterns) do
-    local it = text:gmatch(p)
+    local it = text:gmatch("()" .. p)
     while true do
       local caps = table.pack(it())
       if caps[1] == nil then break end
       found = caps
     end
-    if found then return table.unpack(found, 1, found.n) end
+    if found then
+      hit = found[1]
+      return table.unpack(found, 2, found.n)
+    end
   end
   return nil
 end
@@ -115,19 +125,57 @@ end
 
 local parse_body
 
+-- v, and the log line of the match it came from as f.at[key] (nil v: none)
+local function at(f, key, v)
+  if v ~= nil and hit and f.at then f.at[key] = line_at(hit) end
+  return v
+end
+
+--- The lines that name a KV figure (anchor: a plain run every such line
+--- holds, its fact in M.parse's table, its report figure, and the form the
+--- engine prints): a line with the anchor whose figure is not read is said.
+M.anchors = {
+  {anchor = "Available KV cache memory", fact = "kv_memory", figure = "kv_memory_gib",
+   expected = "Available KV cache memory: N.NN GiB"},
+  {anchor = "GPU KV cache size", fact = "kv_tokens", figure = "kv_tokens",
+   expected = "GPU KV cache size: N tokens"},
+  {anchor = "# GPU blocks", fact = "blocks", figure = "kv_blocks_x_block", expected = "# GPU blocks: N"},
+  {anchor = "KV Cache is allocated", fact = "sg_tokens", figure = "kv_tokens",
+   expected = "KV Cache is allocated. #tokens: N, K size: N.NN GB, V size: N.NN GB"},
+}
+
 --- The facts of a startup log: a table of parsed fields (strings as
 --- printed; see the header comment). Never raises on a partial log.
-function M.parse(text)
+function M.parse(text, numbers, engine)
   if type(text) ~= "string" then util.raise("validate: a log must be a string, got %s", type(text)) end
-  local f = {header = {}, unread = {}}
+  local f = {header = {}, header_line = {}, unread = {}, at = {}, garbled = {}, engine_hint = engine}
   unread = f.unread
-  local lines = {}
+  local lines, starts, nums, pos, i = {}, {}, {}, 1, 0
   for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    i = i + 1
+    local n = numbers and numbers[i] or i
+    -- header keys in any case (# Engine: vLLM)
     local k, v = line:match("^#%s*([%w_]+):(.*)$")
-    if k then f.header[k] = util.trim(v) else lines[#lines + 1] = line end
+    if k then
+      k = k:lower()
+      f.header[k], f.header_line[k] = util.trim(v), n
+    else
+      -- a log quoted in Markdown: its emphasis is not the log's
+      if line:find("*", 1, true) then line = line:gsub("%*%*", "") end
+      lines[#lines + 1], starts[#starts + 1], nums[#nums + 1] = line, pos, n
+      pos = pos + #line + 1
+    end
   end
-  -- a log quoted in Markdown: its emphasis is not the log's
-  local body = table.concat(lines, "\n"):gsub("%*%*", "")
+  local body = table.concat(lines, "\n")
+  line_at = function(p) -- the log's line holding body position p (binary search)
+    local lo, hi = 1, #starts
+    if hi == 0 then return nil end
+    while lo < hi do
+      local mid = (lo + hi + 1) // 2
+      if starts[mid] <= p then lo = mid else hi = mid - 1 end
+    end
+    return nums[lo]
+  end
   parse_body(body, f)
   return f
 end
@@ -140,19 +188,27 @@ parse_body = function(body, f)
   if body:find("TensorRT%-LLM") or body:find("%[TRT%-LLM%]") or body:find("in paged kv cache")
      or body:find("in paged KV cache") or body:find("Estimated max tokens in KV cache") then
     f.engine = "trtllm"
-  elseif body:find("sglang") or body:find("KV Cache is allocated") or body:find("mem_fraction_static") then
+  elseif body:find("sglang") or body:find("SGLang") or body:find("KV Cache is allocated")
+         or body:find("mem_fraction_static") then
     f.engine = "sglang"
-  elseif body:find("vllm") or body:find("vLLM") or body:find("LLM engine %(v") or body:find("GPU KV cache size")
-         or body:find("GPU blocks") or body:find("CUDA blocks") then
+  elseif body:find("vllm") or body:find("vLLM") or body:find("VLLM") or body:find("LLM engine %(v")
+         or body:find("GPU KV cache size") or body:find("GPU blocks") or body:find("CUDA blocks")
+         or body:find("non%-default args: {") or body:find("Using max model len")
+         or body:find("\u{2580}\u{2584}\u{2580} \u{2588}  version") then
     f.engine = "vllm"
   end
-  f.engine = f.header.engine or f.engine
-  f.version = last(body, {"vLLM API server version v?([%d%.]+[%w%.]*)", "LLM engine %(v([%d%.]+[%w%.]*)%)",
-                          "vLLM version:? v?([%d%.]+[%w%.]*)", "sglang==([%d%.]+)",
-                          "utils%.py:%d+%][^\n]-version (%d+%.%d+[%.%d]*)",
-                          "TensorRT%-LLM version:? v?(%d+%.%d+[%.%w]*)"})
+  -- the release: vLLM's banner (vllm/entrypoints/utils.py log_version_and_model
+  -- at 00fc8809: "vLLM server version %s, serving model %s", or its logo with
+  -- "version %s" and "model   %s"; older api_server.py: "vLLM API server
+  -- version %s"), the engine's config line ("Initializing a V1 LLM engine
+  -- (v%s) with config: ...", vllm/v1/engine/core.py EngineCore.__init__)
+  f.version = f.version or at(f, "version", last(body, {
+    "vLLM API server version v?([%d%.]+[%w%.]*)", "vLLM server version v?([%d%.]+[%w%.]*)",
+    "LLM engine %(v([%d%.]+[%w%.]*)%)", "\u{2580}\u{2584}\u{2580} \u{2588}%s+version%s+v?(%d+%.[%d%.]*[%w%.]*)",
+    "vLLM version:? v?([%d%.]+[%w%.]*)", "sglang==([%d%.]+)",
+    "utils%.py:%d+%][^\n]-version (%d+%.%d+[%.%d]*)",
+    "TensorRT%-LLM version:? v?(%d+%.%d+[%.%w]*)"}))
   f.version_source = f.version and "log"
-  if f.header.version and not f.version then f.version, f.version_source = f.header.version, "header" end
   f.v1 = body:find("V1 LLM engine") or body:find("Available KV cache memory")
          or body:find("GPU KV cache size") or body:find("Model loading took")
   f.v0 = body:find("V0 LLM engine") or body:find("# GPU blocks") or body:find("# CUDA blocks")
@@ -165,28 +221,42 @@ parse_body = function(body, f)
   end
   -- a KV connector (LMCache, NIXL, ...) allocates buffers of its own
   f.kv_connector = body:match("[\"']kv_connector[\"']%s*:%s*[\"']([%w_]+)")
+    or body:match("KVTransferConfig%(kv_connector='([%w_]+)'")
   if f.kv_connector == nil and (body:find("%-%-kv%-transfer%-config") or body:find("kv_transfer_config=[{K]")) then
     f.kv_connector = "named in kv_transfer_config"
   end
-  f.model = last(body, {"model='([^']+)'", "model_path='([^']+)'", "vllm serve%s+([^%s\\]+)",
+  -- the model: the engine's config line (model='...'), SGLang's
+  -- server_args=ServerArgs(model_path='...'), a command line, vLLM's
+  -- non-default args ({'model': '...'}, vllm/entrypoints/utils.py
+  -- log_non_default_args) or its banner
+  f.model = at(f, "model", last(body, {"model='([^']+)'", "model_path='([^']+)'", "vllm serve%s+([^%s\\]+)",
                         "%-%-model%-path%s+([^%s\\]+)", "%-%-model[= ]+([^%s\\]+)",
-                        "model=\"([^\"]+)\"", "LLM%(model=['\"]([^'\"]+)"})
-  f.tp = int(flag(body, {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size", "tp"})
-              or last(body, {"%s%-tp[= ]+(%d+)"}))
-  f.pp = int(flag(body, {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"}))
-  f.dtype = flag(body, {"dtype"})
-  f.kv_cache_dtype = flag(body, {"kv-cache-dtype", "kv_cache_dtype"}) or f.header.kv_cache_dtype
-  f.quantization = flag(body, {"quantization"}) or f.header.quantization
-  f.block = int(flag(body, {"block-size", "block_size", "page-size", "page_size"}))
-  f.max_model_len = int(last(body, {"max_seq_len=(%d+)", "max seq len %((%d+)%)"})) or
+                        "model=\"([^\"]+)\"", "LLM%(model=['\"]([^'\"]+)", "'model': '([^']+)'",
+                        "serving model ([^%s,]+)", "\u{2588}  model   ([^%s]+)"}))
+  f.tp = at(f, "tp", int(flag(body, {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size", "tp"})
+              or last(body, {"%s%-tp[= ]+(%d+)"})))
+  f.pp = at(f, "pp", int(flag(body, {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"})))
+  f.dp = at(f, "dp", int(flag(body, {"data-parallel-size", "data_parallel_size", "dp-size", "dp_size"})))
+  f.dtype = at(f, "dtype", flag(body, {"dtype"}))
+  f.kv_cache_dtype = at(f, "kv", flag(body, {"kv-cache-dtype", "kv_cache_dtype"}))
+  f.quantization = at(f, "quantization", flag(body, {"quantization"}))
+  f.block = at(f, "block", int(flag(body, {"block-size", "block_size", "page-size", "page_size"})))
+  f.max_model_len = at(f, "max_model_len", int(last(body, {"max_seq_len=(%d+)", "max seq len %((%d+)%)",
+                                                           "Using max model len (%d+)"})) or
                     int(flag(body, {"max-model-len", "max_model_len", "context-length", "context_length",
-                                    "max_seq_len"}))
-  f.max_model_len = f.max_model_len or int(f.header.max_model_len)
-  f.max_num_batched_tokens = int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"}))
-  f.max_num_seqs = int(flag(body, {"max-num-seqs", "max_num_seqs"}))
+                                    "max_seq_len"})))
+  f.max_num_batched_tokens = at(f, "max_num_batched_tokens",
+                                int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"})))
+  f.max_num_seqs = at(f, "max_num_seqs", int(flag(body, {"max-num-seqs", "max_num_seqs"})))
   f.enforce_eager = bool_flag(body, "enforce-eager") or bool_flag(body, "enforce_eager")
   f.max_num_batched_tokens = f.max_num_batched_tokens or
-    int(last(body, {"Chunked prefill is enabled with max_num_batched_tokens=(%d+)"}))
+    at(f, "max_num_batched_tokens", int(last(body, {"Chunked prefill is enabled with max_num_batched_tokens=(%d+)"})))
+  -- the GPU, where the log shows its name: torch's device properties
+  -- (_CudaDeviceProperties(name='NVIDIA L4', ...)), collect_env.py or
+  -- nvidia-smi -L ("GPU 0: NVIDIA H100 80GB HBM3"), nvidia-smi's table
+  -- ("|   0  NVIDIA L4    On  |"); read as a catalog alias (M.check)
+  f.gpu_name = at(f, "gpu", last(body, {"_CudaDeviceProperties%(name='([^']+)'",
+                                        "GPU %d+: ((%u%u+)[^\n(]*[%w%)])", "|%s+%d+%s+(NVIDIA [^|]-)%s+O[nf]f?%s+|"}))
   -- the MXFP4 MoE kernel vLLM picked (mxfp4.py get_mxfp4_backend's log
   -- lines; Marlin also warns from marlin_utils_fp4.py)
   if body:find("Using Triton backend") then f.mxfp4_backend = "triton"
@@ -200,11 +270,11 @@ parse_body = function(body, f)
   elseif body:find("Falling back to the PyTorch%-native implementation of top%-p & top%-k") then
     f.flashinfer_sampler = false
   end
-  f.utilization = figure(last(body, {"gpu_memory_utilization%s*%(([%d.]+)%)",
+  f.utilization = at(f, "utilization", figure(last(body, {"gpu_memory_utilization%s*%(([%d.]+)%)",
                                      "gpu_memory_utilization=([%d.]+)", "gpu_memory_utilization%s+([%d.]+)"})
-                         or flag(body, {"gpu-memory-utilization", "gpu_memory_utilization"}))
-  f.mem_fraction_static = figure(flag(body, {"mem-fraction-static", "mem_fraction_static"})
-                                 or last(body, {"mem_fraction_static%s+([%d.]+)"}))
+                         or flag(body, {"gpu-memory-utilization", "gpu_memory_utilization"})))
+  f.mem_fraction_static = at(f, "utilization", figure(flag(body, {"mem-fraction-static", "mem_fraction_static"})
+                                 or last(body, {"mem_fraction_static%s+([%d.]+)"})))
   -- given on SGLang's command line, or resolved by the server (its default)
   f.fraction_given = body:find("%-%-mem%-fraction%-static") ~= nil
   if body:find("LLM%(") then f.usage = "offline" elseif body:find("serve") or body:find("api_server") then
@@ -213,7 +283,7 @@ parse_body = function(body, f)
   -- vLLM figures
   f.weights = figure(last(body, {"Loading model weights took ([%d.]+) GB", "Model loading took:? ([%d.]+) GiB",
                                  "model weights take%s*([%d.]+)%s*GiB", "weights memory: ([%d.]+) ?GiB"}))
-  f.total = figure(last(body, {"total_gpu_memory[%s=(]*([%d.]+)%s*GiB"}))
+  f.total = at(f, "total", figure(last(body, {"total_gpu_memory[%s=(]*([%d.]+)%s*GiB"})))
   f.non_torch = figure(last(body, {"non_torch_memory takes ([%d.]+)%s*GiB", "non_torch_memory[%s=]*([%d.]+)%s*GiB",
                                    "non%-torch forward increase memory: ([%d.]+) ?GiB",
                                    "Non%-torch memory: ([%d.]+) ?GiB"}))
@@ -222,20 +292,20 @@ parse_body = function(body, f)
                                     "torch peak memory increase: ([%d.]+) ?GiB",
                                     "Peak activation memory: ([%d.]+) ?GiB"}))
   f.peak_torch = figure(last(body, {"peak_torch_memory=([%d.]+)GiB"}))
-  f.kv_memory = figure(last(body, {"Available KV cache memory: (%-?[%d.]+) GiB",
+  f.kv_memory = at(f, "kv_memory", figure(last(body, {"Available KV cache memory: (%-?[%d.]+) GiB",
                                    "available_kv_cache_memory%s+(%-?[%d.]+)%s*GiB",
-                                   "reserved for KV Cache is (%-?[%d.]+) ?GiB", "kv_cache_size=(%-?[%d.]+)GiB"}))
-  f.blocks = int(last(body, {"# GPU blocks: ([%d,]+)", "# CUDA blocks: ([%d,]+)", "GPU blocks: ([%d,]+)",
-                             "# cuda blocks: ([%d,]+)"}))
-  f.kv_tokens = int(last(body, {"GPU KV cache size: ([%d,]+) tokens"}))
+                                   "reserved for KV Cache is (%-?[%d.]+) ?GiB", "kv_cache_size=(%-?[%d.]+)GiB"})))
+  f.blocks = at(f, "blocks", int(last(body, {"# GPU blocks: ([%d,]+)", "# CUDA blocks: ([%d,]+)", "GPU blocks: ([%d,]+)",
+                             "# cuda blocks: ([%d,]+)"})))
+  f.kv_tokens = at(f, "kv_tokens", int(last(body, {"GPU KV cache size: ([%d,]+) tokens"})))
   -- a multimodal model's encoder profiling (V1 gpu_model_runner.py profile_run)
   local eb, ei = last(body, {"Encoder cache will be initialized with a budget of ([%d,]+) tokens, "
                              .. "and profiled with ([%d,]+) %a+ items"})
   if eb then f.encoder_budget, f.encoder_items = int(eb), int(ei) end
   local cl, cx = last(body, {"Maximum concurrency for ([%d,]+) tokens per request: ([%d.]+)x"})
-  if cl then f.concurrency_len, f.concurrency = int(cl), figure(cx) end
+  if cl then f.concurrency_len, f.concurrency = at(f, "max_model_len", int(cl)), figure(cx) end
   local rl, rt = last(body, {"max seq len %((%d+)%) is larger than the maximum number of tokens that can be stored in KV cache %((%d+)%)"})
-  if rl then f.refused, f.refused_len, f.refused_tokens = true, int(rl), int(rt) end
+  if rl then f.refused, f.refused_len, f.refused_tokens = true, at(f, "max_model_len", int(rl)), int(rt) end
   local ne, na = last(body, {"%(([%d.]+) GiB KV cache is needed, which is larger than the available KV cache memory %(([%d.]+) GiB%)"})
   if na then f.kv_memory, f.kv_needed = f.kv_memory or figure(na), figure(ne) end
   local el = last(body, {"estimated maximum model length is (%d+)"})
@@ -251,7 +321,22 @@ parse_body = function(body, f)
   local st, sk, sv = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), K size: ([%d.]+) GB, V size: ([%d.]+) GB"})
   if st then f.sg_tokens, f.sg_k, f.sg_v = int(st), figure(sk), figure(sv) end
   f.max_total_num_tokens = int(last(body, {"max_total_num_tokens=(%d+)"}))
-  if f.engine == "trtllm" then M.parse_trtllm(body, f) end
+  -- TensorRT-LLM's lines where the log, its header or an argument says so
+  local he = f.header and f.header.engine and M.engine_names[f.header.engine:lower()]
+  if (f.engine_hint or he or f.engine) == "trtllm" then M.parse_trtllm(body, f) end
+  -- a KV figure's line that names it but cannot be read as the engine
+  -- prints it (vllm/v1/worker/gpu_worker.py "Available KV cache memory:
+  -- %.2f GiB", vllm/v1/core/kv_cache_utils.py "GPU KV cache size: %s
+  -- tokens"; V0 "# GPU blocks: %d"): the last such line, said in a row
+  for _, a in ipairs(M.anchors) do
+    local line = last(body, {"(" .. a.anchor .. "[^\n]*)"})
+    if line then
+      local n = hit and line_at(hit)
+      if f[a.fact] == nil or (n and f.at[a.fact] and f.at[a.fact] < n) then
+        f.garbled[#f.garbled + 1] = {figure = a.figure, line = n, text = line, expected = a.expected}
+      end
+    end
+  end
 end
 
 --- TensorRT-LLM's startup lines into f (the PyTorch backend's
@@ -502,7 +587,7 @@ function M.reduce(path)
   table.sort(order)
   local out = {}
   for i, n in ipairs(order) do out[i] = keep[n] end
-  return table.concat(out, "\n")
+  return table.concat(out, "\n"), order
 end
 
 -- ---- the deployment a log describes ----------------------------------------------
@@ -564,13 +649,45 @@ local function relerr(k, l)
   return (k - l) / math.abs(l)
 end
 
+-- ---- what is stated beside the log: the command line and the header ----------------
+
+--- Header keys read as their argument names (the field registry's, the
+--- engines' spellings through fields.aliases, and these).
+M.header_names = {version = "engine_version", quantization = "quantization", rank = "rank",
+                  source = "source", note = "note", gpu_name = "gpu"}
+
+--- The engine's names as users write them (any case): kvplan's own.
+M.engine_names = {vllm = "vllm", sglang = "sglang", trtllm = "trtllm", ["tensorrt-llm"] = "trtllm",
+                  tensorrt_llm = "trtllm", ["trt-llm"] = "trtllm", tensorrt = "trtllm"}
+
+-- Counts a header states (tp, pp, ...) checked where they are read (M.check)
+local header_counts = {tp = true, pp = true, max_model_len = true, data_parallel_size = true,
+                       block = true, max_num_seqs = true, max_num_batched_tokens = true}
+
+--- What the header and the arguments state: key -> {value, source}, the
+--- arguments ("argument", converted by kv.options) over the header
+--- ("header", strings as written). Keys are argument names.
+function M.stated(f, args)
+  local fields = require "kvplan.fields"
+  local out = {}
+  for k, v in pairs(f.header) do
+    local key = M.header_names[k] or fields.aliases[(k:gsub("%-", "_"))] or (k:gsub("%-", "_"))
+    if key ~= "source" and key ~= "note" then out[key] = {value = v, source = "header"} end
+  end
+  for k, v in pairs(args or {}) do out[k] = {value = v, source = "argument"} end
+  return out
+end
+
 --- Rows for one log: see the header comment. opts: name (the file), config
---- (a Hugging Face directory for a model not in the catalog).
+--- (a Hugging Face directory for a model not in the catalog), lines (the log's
+--- line number of each line of text, from M.reduce), args (key=value
+--- arguments, converted: they override the header, which overrides the log).
 function M.check(text, opts)
   opts = opts or {}
   local kv = require "kvplan"
   local engines = require "kvplan.engines"
-  local f = M.parse(text)
+  local given = opts.args and opts.args.engine
+  local f = M.parse(text, opts.lines, given and M.engine_names[tostring(given):lower()])
   local rows = {}
   local name = opts.name or "log"
   local function row(r)
@@ -584,54 +701,163 @@ function M.check(text, opts)
     rows[#rows + 1] = r
   end
   unread = nil -- the header's numbers below are checked where they are read
-  for _, s in ipairs(f.unread) do
+  local st = M.stated(f, opts.args)
+  -- where an input came from: the argument, the header, the log's line
+  local function logline(key) return f.at[key] and ("log:" .. f.at[key]) or "log" end
+  local function pick(key, from_log, log_key)
+    local g = st[key]
+    if g then return g.value, g.source end
+    if from_log ~= nil then return from_log, logline(log_key or key) end
+    return nil
+  end
+  for _, u in ipairs(f.unread) do
     row{figure = "log", mode = "parse", status = string.format(
-      "missing: the figure '%s' is no number kvplan reads (past 64 bits or not finite); "
-      .. "what it states is not checked", util.escape(s, 64))}
+      "missing: %sthe figure '%s' is no number kvplan reads (past 64 bits or not finite); "
+      .. "what it states is not checked", u.line and ("line " .. u.line .. ": ") or "", util.escape(u.text, 64))}
+  end
+  for _, g in ipairs(f.garbled) do
+    row{figure = g.figure, mode = "parse", status = string.format(
+      "missing: line %s cannot be read (expected '%s'): '%s'; this figure is not checked",
+      tostring(g.line), g.expected, util.escape(util.trim(g.text), 96))}
+  end
+  -- the engine: stated (any case), else the log's
+  local eng, esrc = pick("engine", f.engine)
+  if eng ~= nil then
+    local e = M.engine_names[tostring(eng):lower()]
+    if e == nil then
+      row{figure = "engine", mode = "parse", status = string.format(
+        "missing: %s engine '%s' is not one kvplan reads (expected vllm, sglang or trtllm)",
+        esrc, util.escape(tostring(eng), 64))}
+      return rows, f
+    end
+    f.engine = e
   end
   if f.engine == nil then
-    row{figure = "log", mode = "parse", status = "missing: no engine (no vLLM, SGLang or TensorRT-LLM line)"}
+    row{figure = "log", mode = "parse", status = "missing: no engine (no vLLM, SGLang or TensorRT-LLM line; "
+        .. "give engine=vllm|sglang|trtllm)"}
     return rows, f
   end
+  local ver, vsrc = pick("engine_version", f.version, "version")
+  if ver ~= nil then f.version, f.version_source = tostring(ver), vsrc end
   -- inputs and where they came from
   local src = {}
   local m
+  local mname, msrc = pick("model", f.model)
+  local function hf_dir(d)
+    if type(d) ~= "string" then return false end
+    local fh = io.open(d .. "/config.json", "rb")
+    if fh then fh:close() return true end
+    return false
+  end
   if opts.config then
     m = kv.models.from_hf(opts.config)
     src.model = "config"
+  elseif hf_dir(mname) and msrc ~= "log" then
+    m = kv.models.from_hf(mname)
+    src.model = msrc == "argument" and "config" or msrc
   else
-    m = catalog_model(kv, f.header.model) or catalog_model(kv, f.model)
-    src.model = f.header.model and "header" or "log"
+    m = catalog_model(kv, mname)
+    src.model = msrc
+    if m == nil and msrc ~= "log" then -- a stated id the catalog lacks: the log's own name
+      m = catalog_model(kv, f.model)
+      if m then src.model = logline("model") end
+    end
   end
   if m == nil then
-    local named = f.header.model or f.model
-    row{figure = "model", mode = "parse", status = named and string.format(
-      "missing: model '%s' is not in the catalog (give config=DIR)", named)
+    row{figure = "model", mode = "parse", status = mname and string.format(
+      "missing: model '%s' (%s) is not in the catalog (give model=ID or model=DIR, a Hugging Face "
+      .. "directory)", mname, msrc)
       or "missing: the log names no model (no --model, 'vllm serve MODEL' or model='...' line; "
-         .. "give a '# model: ID' header or config=DIR)"}
+         .. "give model=ID or model=DIR, or a '# model: ID' header)"}
     return rows, f
   end
   local qfmt
-  m, qfmt = quantized_model(kv, m, f)
+  local q = pick("quantization", f.quantization)
+  f.quantization = q
+  local wfmt, wsrc = pick("weights", nil)
+  if wfmt == nil then m, qfmt = quantized_model(kv, m, f) end
   -- a header count that is no whole number >= 1 is said, not read as the
   -- default ('# tp: 9999999999999999999' was tp 1, said to be the header's)
-  for _, k in ipairs{"tp", "pp", "max_model_len"} do
-    local h = f.header[k]
-    local n = h and int(h)
-    if h and (n == nil or n < 1) then
-      row{figure = k, mode = "parse", status = string.format("missing: header '%s: %s' is not a %s "
-          .. "(expected a whole number >= 1 below 2^63); the log is not checked", k, util.escape(h, 64), k)}
-      return rows, f
+  for k in pairs(header_counts) do
+    local g = st[k]
+    if g and g.source == "header" then
+      local n = int(g.value)
+      if n == nil or n < 1 then
+        row{figure = k, mode = "parse", status = string.format("missing: header '%s: %s' is not a %s "
+            .. "(expected a whole number >= 1 below 2^63); the log is not checked", k, util.escape(g.value, 64), k)}
+        return rows, f
+      end
+      g.value = n
     end
   end
-  local tp = f.tp or int(f.header.tp) or 1
-  src.tp = f.tp and "log" or (f.header.tp and "header" or (f.args_seen and "default" or "assumed"))
-  local pp = f.pp or int(f.header.pp) or 1
-  local kvfmt = (f.kv_cache_dtype == nil or f.kv_cache_dtype == "auto") and "auto" or f.kv_cache_dtype
+  local tp, tsrc = pick("tp", f.tp)
+  tp = tp or 1
+  src.tp = tsrc or (f.args_seen and "default" or "assumed")
+  local pp = pick("pp", f.pp) or 1
+  local dp = pick("data_parallel_size", f.dp, "dp")
+  local kvname, ksrc = pick("kv", f.kv_cache_dtype)
+  if ksrc and ksrc ~= logline("kv") then src.kv = ksrc end
+  local kvfmt = (kvname == nil or kvname == "auto") and "auto" or tostring(kvname)
   if kvfmt:find("fp8") then kvfmt = "fp8" end
-  local block = f.block or (f.engine == "sglang" and 1 or 16)
-  local max_len = f.concurrency_len or f.refused_len or f.max_model_len
-  src.max_model_len = max_len and "log" or "model"
+  local bk, bsrc = pick("block", f.block)
+  if bsrc == "argument" or bsrc == "header" then src.block = bsrc end
+  local block = bk or (f.engine == "sglang" and 1 or 16)
+  f.max_num_batched_tokens = pick("max_num_batched_tokens", f.max_num_batched_tokens)
+  f.max_num_seqs = pick("max_num_seqs", f.max_num_seqs)
+  local ee = pick("enforce_eager", f.enforce_eager)
+  if type(ee) == "string" then ee = ee:lower() == "true" or ee == "1" or ee:lower() == "yes" end
+  f.enforce_eager = ee
+  local max_len, lsrc
+  if st.max_model_len then
+    max_len, lsrc = st.max_model_len.value, st.max_model_len.source
+  elseif f.concurrency_len or f.refused_len or f.max_model_len then
+    max_len = f.concurrency_len or f.refused_len or f.max_model_len
+    lsrc = logline("max_model_len")
+  end
+  src.max_model_len = lsrc or "model"
+  -- the GPU: stated, else the name the log prints (a catalog alias)
+  local gpu_id, gsrc = nil, nil
+  if st.gpu then
+    gpu_id, gsrc = st.gpu.value, st.gpu.source
+  elseif f.gpu_name then
+    if pcall(kv.gpu, f.gpu_name) then
+      gpu_id, gsrc = f.gpu_name, logline("gpu")
+    else
+      row{figure = "gpu", mode = "parse", status = string.format(
+        "missing: the GPU '%s' (%s) is not in the catalog (give gpu=ID)", util.escape(f.gpu_name, 64),
+        logline("gpu"))}
+    end
+  end
+  -- the other deployment fields stated: kv.deploy's, for the prediction
+  local extra = {}
+  local taken = {engine = true, engine_version = true, model = true, quantization = true, tp = true,
+                 pp = true, data_parallel_size = true, kv = true, block = true, max_num_batched_tokens = true,
+                 max_num_seqs = true, enforce_eager = true, max_model_len = true, gpu = true,
+                 utilization = true, rank = true, weights = true}
+  local fields = require "kvplan.fields"
+  for k, g in pairs(st) do
+    if not taken[k] and fields.by_name[k] and g.source == "argument" then extra[k] = g.value end
+  end
+  if wfmt then extra.weights, src.weights = wfmt, wsrc end
+  if dp and dp ~= 1 then extra.data_parallel_size = dp end
+  local util_v, usrc = pick("utilization", nil)
+  if util_v ~= nil then
+    local x = tonumber(util_v)
+    util_v = x and figure(string.format("%.17g", x)) or nil
+    if util_v == nil then
+      row{figure = "utilization", mode = "parse", status = string.format(
+        "missing: %s utilization '%s' is not a fraction; the log is not checked", usrc, tostring(st.utilization.value))}
+      return rows, f
+    end
+    if f.engine == "sglang" then f.mem_fraction_static, f.fraction_given = util_v, true
+    elseif f.engine == "trtllm" then f.trt_fraction = util_v
+    else f.utilization = util_v end
+    f.at.utilization = nil
+  end
+  local function usource(read)
+    if usrc then return usrc end
+    return read and logline("utilization") or nil
+  end
   local function inputs(extra)
     local t = {}
     for _, k in ipairs(util.sorted_keys(src)) do t[#t + 1] = k .. "=" .. src[k] end
@@ -645,7 +871,8 @@ function M.check(text, opts)
 
   if f.engine == "trtllm" then
     M.check_trtllm(f, m, {tp = tp, pp = pp, kv = kvfmt, max_model_len = max_len, src = src,
-                          row = row, inputs = inputs, relerr = relerr})
+                          row = row, inputs = inputs, relerr = relerr, gpu = gpu_id, gpu_src = gsrc,
+                          extra = extra, fraction_src = usrc})
     return rows, f
   end
 
@@ -683,7 +910,7 @@ function M.check(text, opts)
         row{figure = f.kv_tokens and "kv_tokens" or "kv_blocks_x_block", mode = "exact",
             logged = logged, kvplan = tokens(mid), range = tokens(lo) .. "-" .. tokens(hi),
             rel_error = relerr(tokens(mid), logged), status = ok and "exact" or "differs",
-            inputs = inputs("kv_memory=log")}
+            inputs = inputs("kv_memory=" .. logline("kv_memory"))}
       end
       if f.kv_needed and max_len then
         -- the KV memory one request of max_model_len needs (vLLM's startup
@@ -703,7 +930,7 @@ function M.check(text, opts)
         row{figure = "estimated_max_model_len", mode = "exact", logged = f.estimated_len,
             kvplan = est(mid), range = est(lo) .. "-" .. est(hi),
             rel_error = relerr(est(mid), f.estimated_len), status = ok and "exact" or "differs",
-            inputs = inputs("kv_memory=log")}
+            inputs = inputs("kv_memory=" .. logline("kv_memory"))}
       end
       if f.concurrency and max_len then
         local function conc(l)
@@ -717,7 +944,7 @@ function M.check(text, opts)
             kvplan = math.floor(conc(mid) * 100 + 0.5) / 100,
             range = string.format("%.2f-%.2f", lo_c, hi_c),
             rel_error = relerr(conc(mid), f.concurrency.mid), status = ok and "exact" or "differs",
-            inputs = inputs("kv_memory=log")}
+            inputs = inputs("kv_memory=" .. logline("kv_memory"))}
       end
     end
   elseif f.engine == "sglang" and f.sg_tokens and f.sg_k then
@@ -738,8 +965,8 @@ function M.check(text, opts)
     local ok, srow, sv = pcall(engines.sglang_version, f.version)
     local total = f.weights and f.avail_after_load and (f.weights.mid + f.avail_after_load.mid) * GiB
     local tsrc = total and "log"
-    if total == nil and f.header.gpu and pcall(kv.gpu, f.header.gpu) then
-      total, tsrc = kv.gpu(f.header.gpu).visible_bytes, "header"
+    if total == nil and gpu_id and pcall(kv.gpu, gpu_id) then
+      total, tsrc = kv.gpu(gpu_id).visible_bytes, gsrc
     end
     if not ok then
       row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
@@ -753,20 +980,22 @@ function M.check(text, opts)
   end
 
   -- predict: GPU, model and flags alone
-  local gpu_id = f.header.gpu
   local popts = {}
   for k, v in pairs(base) do popts[k] = v end
+  for k, v in pairs(extra) do popts[k] = v end
   if f.total then
     popts.gpu_memory = f.total.mid * GiB // 1
-    src.gpu = "log"
+    src.gpu = logline("total")
     if gpu_id then popts.gpu = gpu_id end
   elseif gpu_id then
     popts.gpu = gpu_id
-    src.gpu = "header"
-  else
+    src.gpu = gsrc
+  elseif not popts.gpu_memory then
     row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
-        status = "missing: the GPU (neither the log nor its header names it)", inputs = inputs()}
+        status = "missing: the GPU (neither the log nor its header names it; give gpu=ID)", inputs = inputs()}
     return rows, f
+  else
+    src.gpu_memory = "argument"
   end
   local vrow -- the vLLM release's row of engines.vllm
   local mx_src -- "log" when the log names the MXFP4 MoE kernel
@@ -779,14 +1008,15 @@ function M.check(text, opts)
     vrow, vname = version_row(engines, f)
     if vrow == nil then
       row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
-          status = "missing: the vLLM version (" .. tostring(f.version) .. " is not modelled)",
+          status = f.version and ("missing: the vLLM version (" .. f.version .. " is not modelled)")
+                   or "missing: the vLLM version (the log prints none; give engine_version=)",
           inputs = inputs()}
       return rows, f
     end
     popts.engine_version = vname
     src.version = f.version_source
     popts.utilization = f.utilization and f.utilization.mid or 0.9
-    src.utilization = f.utilization and "log" or (f.args_seen and "default" or "assumed")
+    src.utilization = usource(f.utilization) or (f.args_seen and "default" or "assumed")
     popts.max_num_seqs = f.max_num_seqs
     popts.usage = f.usage
     popts.enforce_eager = f.enforce_eager
@@ -799,7 +1029,7 @@ function M.check(text, opts)
   else
     popts.budget = "sglang"
     popts.utilization = f.mem_fraction_static and f.mem_fraction_static.mid or nil
-    src.utilization = f.mem_fraction_static and "log" or "default"
+    src.utilization = usource(f.mem_fraction_static) or "default"
   end
   local ok, d = pcall(kv.deploy, popts)
   if ok and f.engine == "vllm" and popts.max_num_batched_tokens == nil then
@@ -838,9 +1068,10 @@ function M.check(text, opts)
   end
   local signed = l.usable - l.weights - l.activation - l.overhead
   local rank_act = l.activation
-  local rank = int(f.header.rank)
-  if f.header.rank and (rank == nil or rank < 0) then
-    row{figure = "rank", mode = "parse", status = "missing: header 'rank: " .. f.header.rank
+  local rank_s = st.rank and tostring(st.rank.value)
+  local rank = int(rank_s)
+  if rank_s and (rank == nil or rank < 0) then
+    row{figure = "rank", mode = "parse", status = "missing: " .. st.rank.source .. " 'rank: " .. rank_s
         .. "' is not a rank (expected a whole number >= 0); its figures are predicted as rank 0's"}
   end
   if f.engine == "vllm" and rank and rank > 0 and not vrow.v1 and (d.tp or 1) > 1
@@ -854,7 +1085,7 @@ function M.check(text, opts)
     if a then
       rank_act = a.forward
       signed = l.usable - l.weights - rank_act - l.overhead
-      pin = pin .. " rank=header"
+      pin = pin .. " rank=" .. st.rank.source
     end
   end
   if f.engine == "vllm" then
@@ -933,7 +1164,7 @@ function M.check_trtllm(f, m, c)
         status = ok and "exact" or "differs", inputs = inputs("kv_memory=log")}
   end
   local frac = f.trt_fraction and f.trt_fraction.mid or engines.trtllm_defaults.fraction
-  local fsrc = f.trt_fraction and "log" or "default"
+  local fsrc = c.fraction_src or (f.trt_fraction and "log" or "default")
   if f.trt_free and (f.blocks or f.trt_alloc_tokens) and per > 0 then
     local function blocks(e)
       local t = math.floor(f.trt_free[e] * GiB * frac) // per
@@ -958,13 +1189,16 @@ function M.check_trtllm(f, m, c)
   local popts = {model = m, tp = c.tp, pp = c.pp, kv = c.kv, max_model_len = c.max_model_len,
                  engine = "trtllm", backend = backend, utilization = frac,
                  max_num_batched_tokens = f.max_num_batched_tokens}
+  for k, v in pairs(c.extra or {}) do popts[k] = v end
   if okr and f.version then popts.engine_version, src.version = f.version, f.version_source end
   src.fraction = fsrc
   if f.total then
     popts.gpu_memory, src.gpu = f.total.mid * GiB // 1, "log"
-    if f.header.gpu and pcall(kv.gpu, f.header.gpu) then popts.gpu = f.header.gpu end
-  elseif f.header.gpu and pcall(kv.gpu, f.header.gpu) then
-    popts.gpu, src.gpu = f.header.gpu, "header"
+    if c.gpu and pcall(kv.gpu, c.gpu) then popts.gpu = c.gpu end
+  elseif c.gpu and pcall(kv.gpu, c.gpu) then
+    popts.gpu, src.gpu = c.gpu, c.gpu_src
+  elseif popts.gpu_memory then
+    src.gpu_memory = "argument"
   else
     row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
         status = "missing: the GPU (neither the log nor its header names a known one)", inputs = inputs()}
@@ -1056,20 +1290,91 @@ function M.summary(rows)
   return out
 end
 
---- kvplan validate LOG... [--config DIR] [summary=1]
-function M.command(args)
-  local files, config, summary = {}, nil, false
-  for k, v in pairs(args or {}) do
-    if math.type(k) == "integer" then files[k] = v
-    elseif k == "config" then config = v
-    elseif k == "summary" then summary = v == 1 or v == true or v == "1" or v == "true"
-    else util.raise("validate: unknown argument '%s' (expected LOG files, --config DIR or config=DIR, summary=1)", k) end
+--- validate's own arguments beside the deployment fields (fields.lua):
+--- name, default, meaning.
+M.own_arguments = {
+  {"config", "", "a Hugging Face model directory (also --config DIR, or model=DIR)"},
+  {"summary", false, "the median and worst error of each figure instead of the rows"},
+  {"quantization", "", "the checkpoint's quantization as vLLM names it (awq, gptq, fp8, ...)"},
+  {"rank", "", "the rank a log's figures were quoted from (V0 ranks other than 0 profile no sampler)"},
+  {"version", "", "the same as engine_version (the header's '# version:')"},
+}
+
+-- Registry fields validate takes as arguments: every one-word field
+local arg_types = {count = true, bytes = true, fraction = true, number = true, boolean = true,
+                   string = true, enum = true}
+
+--- The defaults kv.options checks validate's key=value arguments against:
+--- its own, then every one-word deployment field of the registry ("" for not
+--- given: converted and checked as the field, fields.lua).
+function M.argument_defaults()
+  local fields = require "kvplan.fields"
+  local d = {}
+  for _, a in ipairs(M.own_arguments) do d[a[1]] = a[2] end
+  for _, f in ipairs(fields.list) do
+    if arg_types[f.type] and not f.every_command and d[f.name] == nil then d[f.name] = "" end
   end
-  if #files == 0 then util.raise("validate: no LOG file given (kvplan validate LOG... [--config DIR] [summary=1])") end
-  local all = {}
+  return d
+end
+
+-- is path a Hugging Face model directory (or its config.json)?
+local function hf_path(path)
+  if type(path) ~= "string" or path == "" then return false end
+  for _, p in ipairs{path .. "/config.json", path} do
+    local fh = io.open(p, "rb")
+    if fh then
+      local head = fh:read(1)
+      fh:close()
+      if p ~= path or head == "{" then return true end
+    end
+  end
+  return false
+end
+
+--- kvplan validate LOG... [--config DIR] [summary=1] [key=value ...]
+--- key=value: a deployment field (model, gpu, tp, pp, kv, weights, engine,
+--- engine_version, utilization, block, max_model_len, ...; the engines'
+--- spellings too) that fills in or overrides what each log and its header
+--- state (argument > header > log > default); model may be a Hugging Face
+--- directory. Raises after the report is written when a log could not be
+--- read whole (a parse row): kvplan exits with status 1.
+function M.command(args)
+  local files, named = {}, {}
+  for k, v in pairs(args or {}) do
+    if math.type(k) == "integer" then files[k] = v else named[k] = v end
+  end
+  -- a model given as a directory is the config's (kv.options would look it up)
+  if hf_path(named.model) then
+    if named.config and named.config ~= "" then
+      require("kvplan.options").bad("validate: model=%s and config=%s both name the model",
+                                    tostring(named.model), tostring(named.config))
+    end
+    named.config, named.model = named.model, nil
+  end
+  local o = require("kvplan.options").parse(named, M.argument_defaults(), true)
+  local config = o.config ~= "" and o.config or nil
+  local summary = o.summary
+  local stated = {}
+  for k, v in pairs(o) do
+    if v ~= "" and k ~= "config" and k ~= "summary" then stated[k] = v end
+  end
+  if stated.version then
+    if stated.engine_version then
+      require("kvplan.options").bad("validate: version and engine_version are the same argument")
+    end
+    stated.engine_version, stated.version = stated.version, nil
+  end
+  if #files == 0 then util.raise("validate: no LOG file given (kvplan validate LOG... [--config DIR] [summary=1] [key=value ...])") end
+  local all, unread_logs = {}, {}
   for _, path in ipairs(files) do
-    local rows = M.check(M.reduce(path), {name = path, config = config})
-    for _, r in ipairs(rows) do all[#all + 1] = r end
+    local text, numbers = M.reduce(path)
+    local rows = M.check(text, {name = path, config = config, lines = numbers, args = stated})
+    local whole = true
+    for _, r in ipairs(rows) do
+      all[#all + 1] = r
+      if r.mode == "parse" then whole = false end
+    end
+    if not whole then unread_logs[#unread_logs + 1] = path end
   end
   local report = require "kvplan.report"
   if summary then
@@ -1090,6 +1395,10 @@ function M.command(args)
     local r = report{columns = M.columns}
     for _, row in ipairs(all) do r:row(row) end
     r:close()
+  end
+  if #unread_logs > 0 then
+    util.raise("validate: %d of %d logs could not be read whole (their parse rows say why): %s",
+               #unread_logs, #files, table.concat(unread_logs, ", "))
   end
 end
 

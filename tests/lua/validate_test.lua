@@ -87,18 +87,20 @@ check.eq(r["k_size_gib/exact"].status, "exact", "K size follows from the tokens"
 
 -- truncated and partial logs: rows for what is there, never an error
 check.eq(#kv.validate(""), 1, "empty: one row")
-check.eq(kv.validate("")[1].status, "missing: no engine (no vLLM, SGLang or TensorRT-LLM line)", "empty log")
+check.eq(kv.validate("")[1].status, "missing: no engine (no vLLM, SGLang or TensorRT-LLM line; give engine=vllm|sglang|trtllm)",
+         "empty log")
 check.eq(#kv.validate("garbage\n\0\255 binary"), 1, "garbage")
 local cut = v1:sub(1, 120) -- ends mid-line, before any figure
 r = kv.validate("# model: qwen3-14b\n" .. cut)
 check.eq(#r, 1, "a cut log gives its one row")
 r = kv.validate("vllm serve nonexistent/model-x\nAvailable KV cache memory: 1.00 GiB\n")
-check.eq(r[1].status, "missing: model 'nonexistent/model-x' is not in the catalog (give config=DIR)",
+check.eq(r[1].status, "missing: model 'nonexistent/model-x' (log:1) is not in the catalog (give model=ID or "
+         .. "model=DIR, a Hugging Face directory)",
          "unknown model")
 -- a log that names no model says so (it once said "model 'nil'")
 r = kv.validate("INFO worker.py: GPU KV cache size: 1,024 tokens\nAvailable KV cache memory: 1.00 GiB\n")
 check.eq(r[1].status, "missing: the log names no model (no --model, 'vllm serve MODEL' or "
-         .. "model='...' line; give a '# model: ID' header or config=DIR)", "no model named")
+         .. "model='...' line; give model=ID or model=DIR, or a '# model: ID' header)", "no model named")
 check.eq(r[1].status:find("nil", 1, true), nil, "never 'nil'")
 r = rows_by(kv.validate("# model: qwen3-14b\n# gpu: no-such-gpu\nvLLM API server version 0.10.1\n"
                         .. "Available KV cache memory: 6.51 GiB\n"))
@@ -388,8 +390,10 @@ for _, text in ipairs{(v0:gsub("# CUDA blocks: 3947", "# CUDA blocks: " .. digit
                       (v0:gsub("took 30%.7098 GB", "took " .. digits .. ".5 GB"))} do
   local rows = kv.validate(text)
   local said = rows_by(rows)["log/parse"]
-  check.eq(said and said.status, "missing: the figure '" .. ("9"):rep(64) .. "...' is no number kvplan "
-           .. "reads (past 64 bits or not finite); what it states is not checked", "400 digits")
+  check.eq(said and said.status:gsub("^missing: line %d+: ", "missing: "), "missing: the figure '"
+           .. ("9"):rep(64) .. "...' is no number kvplan reads (past 64 bits or not finite); what it states "
+           .. "is not checked", "400 digits")
+  check.eq(said.status:match("^missing: line (%d+): ") ~= nil, true, "400 digits: the line named")
   for _, r in ipairs(rows) do
     assert(type(r.logged) ~= "number" or r.logged - r.logged == 0, "a finite logged figure: " .. tostring(r.logged))
   end
@@ -455,3 +459,123 @@ for p, want in pairs{["%f[%w%-]max%-num%-tokens:%s+([%w%._/]+)"] = "max-num-toke
                      "[MemUsageChange] Allocated", ["x%bxyabc"] = "abc", ["%-%-%a[%w%-]+[= ]"] = false} do
   check.eq(validate.literal(p) or false, want, p)
 end
+
+-- ---- raw logs, as pasted into GitHub threads (tests/validation/raw/) --------------
+local rawdir = "tests/validation/raw/"
+local function raw(name) return validate.reduce(rawdir .. name) end
+local function facts(name) return validate.parse(raw(name)) end
+-- vLLM's "non-default args: {...}" dict: the model, tp, dtype, KV dtype,
+-- quantization, max_model_len, the limits (no header: these read nothing before)
+f = facts("club3090-295-qwen3.6-27b-tp2.log")
+check.eq(f.engine, "vllm", "non-default args: vLLM")
+check.eq(f.model, "~/.cache/huggingface/qwen3.6-27b-autoround-int4", "'model': from non-default args")
+check.eq(f.tp, 2, "'tensor_parallel_size': 2")
+check.eq(f.dtype, "float16", "'dtype'")
+check.eq(f.kv_cache_dtype, "fp8_e5m2", "'kv_cache_dtype'")
+check.eq(f.quantization, "auto_round", "'quantization'")
+check.eq(f.max_num_batched_tokens, 8192, "'max_num_batched_tokens'")
+check.eq(f.max_num_seqs, 2, "'max_num_seqs'")
+check.eq(f.kv_tokens, 620944, "GPU KV cache size")
+check.eq(f.at.tp, 7, "tp read from line 7")
+check.eq(f.at.kv_tokens, 1, "KV tokens from line 1")
+-- the banner and non-default args of 0.10.2.dev, "Using max model len"
+f = facts("vllm-24162-qwen2.5-0.5b-tp2.log")
+check.eq(f.version, "0.10.2.dev378", "vLLM API server version")
+check.eq(f.model, "/data/datasets/models-hf/Qwen2.5-0.5B/", "model from non-default args")
+check.eq(f.tp, 2, "tp from non-default args")
+check.eq(f.max_model_len, 32768, "Using max model len")
+check.eq(f.max_num_batched_tokens, 2048, "chunked prefill's max_num_batched_tokens")
+check.eq(f.at.version, 2, "the version's line")
+-- vLLM's logo banner (log_version_and_model): version and model
+f = facts("vllm-38479-banner-0.20.log")
+check.eq(f.engine, "vllm", "the logo names vLLM")
+check.eq(f.version, "0.20.0", "the logo's version")
+check.eq(f.model, "/home/sie/.cache/huggingface/hub/models--cyankiwi--Qwen3.6-27B-AWQ-INT4/snapshots/"
+         .. "42cf87020d298736061e41fd2673bc631f1cc4c6", "the logo's model")
+-- "vLLM server version V, serving model M" (the banner without the logo)
+f = validate.parse("INFO 01-01 00:00:00 [utils.py:1] vLLM server version 0.12.0, serving model Qwen/Qwen3-8B\n")
+check.eq(f.version, "0.12.0", "vLLM server version")
+check.eq(f.model, "Qwen/Qwen3-8B", "serving model")
+-- non-default args with a KVTransferConfig: the connector, utilization, eager
+f = facts("lmcache-2522-llama3.2-1b.log")
+check.eq(f.engine, "vllm", "non-default args alone: vLLM")
+check.eq(f.kv_connector, "LMCacheConnectorV1", "KVTransferConfig(kv_connector=...)")
+check.eq(f.utilization.mid, 0.35, "'gpu_memory_utilization'")
+check.eq(f.enforce_eager, true, "'enforce_eager': True")
+check.eq(f.max_model_len, 1024, "'max_model_len'")
+check.eq(f.model, "meta-llama/Llama-3.2-1B-Instruct", "'model'")
+-- the GPU where the log names it: collect_env.py, nvidia-smi -L and its table, torch
+f = facts("vllm-7526-collect-env-rtx6000ada.log")
+check.eq(f.gpu_name, "NVIDIA RTX 6000 Ada Generation", "collect_env's GPU line")
+check.eq(f.at.gpu, 4, "the GPU's line")
+check.eq(validate.parse("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1234)\n").gpu_name, "NVIDIA H100 80GB HBM3",
+         "nvidia-smi -L")
+check.eq(validate.parse("|   0  NVIDIA L4                      On  |   00000000:00:03.0 Off |\n").gpu_name,
+         "NVIDIA L4", "nvidia-smi's table")
+check.eq(validate.parse("_CudaDeviceProperties(name='NVIDIA A100-SXM4-80GB', major=8, minor=0)\n").gpu_name,
+         "NVIDIA A100-SXM4-80GB", "torch's device properties")
+-- a log that names its GPU needs no gpu=: the catalog alias, its source the line
+r = rows_by(kv.validate("GPU 0: NVIDIA H100 80GB HBM3\n" .. raw("vllm-21348-qwen3-235b-fp8-tp4.log"),
+                        {args = {engine_version = "0.9"}}))
+check.eq(r["starts/predict"] ~= nil, true, "the log's GPU predicts")
+check.eq(r["starts/predict"].inputs:find("gpu=log:1 ", 1, true) ~= nil, true, "gpu=log:1")
+-- a GPU the catalog lacks is said, naming the line
+r = rows_by(kv.validate("GPU 0: NVIDIA Imaginary X9\nvllm serve Qwen/Qwen3-14B\nAvailable KV cache memory: 6.51 GiB\n"))
+check.eq(r["gpu/parse"].status, "missing: the GPU 'NVIDIA Imaginary X9' (log:1) is not in the catalog (give gpu=ID)",
+         "an unknown GPU named")
+-- SGLang's server_args=ServerArgs(...) (its fields as gpustack/gpustack#3831 quotes them)
+f = validate.parse("server_args=ServerArgs(model_path='Qwen/Qwen3-8B', page_size=128, device='npu', "
+                   .. "tp_size=1, pp_size=1, mem_fraction_static=0.88)\n")
+check.eq(f.engine, "sglang", "ServerArgs: SGLang")
+check.eq(f.model, "Qwen/Qwen3-8B", "model_path")
+check.eq(f.block, 128, "page_size")
+check.eq(f.tp, 1, "tp_size")
+check.eq(f.mem_fraction_static.mid, 0.88, "mem_fraction_static")
+
+-- ---- arguments and the header: precedence argument > header > log -----------------
+local lm = raw("vllm-lmcache-1739-qwen3-14b.log")
+-- the header's engine in any case (it yielded no rows: '# engine: vLLM')
+r = rows_by(kv.validate("# Engine: vLLM\n# model: qwen3-14b\n" .. lm))
+check.eq(r["kv_tokens/exact"].status, "exact", "# Engine: vLLM")
+r = rows_by(kv.validate(lm, {args = {model = "qwen3-14b", engine = "VLLM"}}))
+check.eq(r["kv_tokens/exact"].status, "exact", "engine=VLLM")
+check.eq(r["kv_tokens/exact"].inputs:find("model=argument", 1, true) ~= nil, true, "model=argument")
+-- an argument over the header, the header over the log
+r = rows_by(kv.validate("# tp: 2\n" .. raw("vllm-21348-qwen3-235b-fp8-tp4.log")))
+check.eq(r["kv_tokens/exact"].inputs:find("tp=header", 1, true) ~= nil, true, "header over the log's tp")
+r = rows_by(kv.validate("# tp: 2\n" .. raw("vllm-21348-qwen3-235b-fp8-tp4.log"), {args = {tp = 4}}))
+check.eq(r["kv_tokens/exact"].inputs:find("tp=argument", 1, true) ~= nil, true, "argument over the header")
+check.eq(r["kv_tokens/exact"].kvplan, 180928, "tp 4 as the log says")
+-- a model given as a Hugging Face directory
+r = rows_by(kv.validate(lm, {args = {model = "tests/fixtures/hf/llama-3.1-8b"}}))
+check.eq(r["kv_tokens/exact"] ~= nil, true, "model=DIR")
+check.eq(r["kv_tokens/exact"].inputs:find("model=config", 1, true) ~= nil, true, "model=DIR is the config")
+-- the raw log with gpu= gives the figures of the log with a '# gpu:' header
+local sg = raw("sglang-21348-qwen3-235b-fp8-tp4.log")
+local a = kv.validate(sg, {args = {gpu = "h100-sxm"}})
+local b = kv.validate("# gpu: h100-sxm\n" .. sg)
+check.eq(#a, #b, "raw + gpu=: as many rows as with the header")
+for i = 1, #a do
+  for _, k in ipairs{"figure", "mode", "logged", "kvplan", "rel_error", "status"} do
+    check.eq(a[i][k], b[i][k], "raw + gpu= row " .. i .. " " .. k)
+  end
+end
+check.eq(rows_by(a)["kv_tokens/predict"].status, "predicted", "raw + gpu=: predicted")
+
+-- ---- a garbled KV line: a row naming the line, the other figures checked ------------
+local garbled = lm:gsub("Available KV cache memory: 6%.51 GiB", "Available KV cache memory: 6,5l GiB")
+r = kv.validate(garbled, {args = {model = "qwen3-14b"}, name = "pasted.log"})
+local by = rows_by(r)
+check.eq(by["kv_memory_gib/parse"].status, "missing: line 1 cannot be read (expected 'Available KV cache "
+         .. "memory: N.NN GiB'): 'Available KV cache memory: 6,5l GiB'; this figure is not checked",
+         "the garbled line named")
+check.eq(by["kv_memory_gib/parse"].log, "pasted.log", "the row names the log")
+-- a later unreadable line beside an earlier good one is said too (the later would win)
+local twice = lm .. "\n(EngineCore_DP0 pid=1) INFO [gpu_worker.py:298] Available KV cache memory: n/a GiB\n"
+by = rows_by(kv.validate(twice, {args = {model = "qwen3-14b"}}))
+check.eq(by["kv_memory_gib/parse"].status:find("^missing: line 4 cannot be read") ~= nil, true,
+         "a later unreadable line")
+local tok = lm:gsub("GPU KV cache size: 42,656 tokens", "GPU KV cache size: ?? tokens")
+by = rows_by(kv.validate(tok, {args = {model = "qwen3-14b", gpu = "h100-sxm"}}))
+check.eq(by["kv_tokens/parse"].status:find("^missing: line 2 cannot be read %(expected 'GPU KV cache size: N "
+         .. "tokens'%)") ~= nil, true, "a garbled token line")
