@@ -34,21 +34,22 @@ if not known[engine] then
   kv.options.bad("argument 'engine' must be vllm, sglang, trtllm or k8s, got '%s'%s",
                  kv.util.escape(engine, 64), kv.util.suggest(engine, launch.engines))
 end
-local defaults, fieldnames = {}, {}
-for _, a in ipairs(launch.command_arguments()) do
+local defaults = {name = ""}
+for _, a in ipairs(launch.own_arguments) do
   local def = a[2]
   if def == nil then
     def = kv.options.required(a[1] == "gpu" and "gpu=h100-sxm" or "model=llama-3.1-70b")
   end
   if a[1] ~= "engine" then defaults[a[1]] = def end
-  if a[4] then fieldnames[a[1]] = true end
 end
+-- every deployment field, under its name or its engines' names
+local fields = {}
+for i, n in ipairs(launch.axis_fields) do fields[i], defaults[n] = n, "" end
+for _, n in ipairs(kv.options.deployment_fields(defaults, {engine = true})) do fields[#fields + 1] = n end
 local cli = package.loaded["kvplan.cli"]
 local opt = kv.options(rest, defaults, cli ~= nil and rawequal(cli.args, args))
-local d_opts = {model = opt.model, gpu = opt.gpu, engine = engine == "k8s" and "vllm" or engine}
-for k in pairs(fieldnames) do
-  if opt[k] ~= "" and opt[k] ~= nil then d_opts[k] = opt[k] end
-end
+local d_opts = kv.options.given_fields(opt, fields, {model = opt.model, gpu = opt.gpu,
+                                                     engine = engine == "k8s" and "vllm" or engine})
 if d_opts.profile == "" then d_opts.profile = nil end
 -- SGLang's max_running_requests and TensorRT-LLM's max_batch_size cap their
 -- schedulers (kv.simulate's limit), no deployment field there

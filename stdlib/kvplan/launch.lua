@@ -243,6 +243,24 @@ local function flags_of(d, e, opts, carried)
   if sp == nil then return nil, why end
   if sp then flag("speculative_config", sp) end
   if e == "vllm" and d.prefix then flag("enable_prefix_caching", true) end
+  -- a pool of disaggregated serving: vLLM's NixlConnector with the pool's KV
+  -- role (docs/features/nixl_connector_usage.md at vllm-project/vllm
+  -- 029e67cd28a3: kv_producer for prefillers, kv_consumer for decoders),
+  -- SGLang's disaggregation_mode (server_args.py: "prefill" or "decode")
+  if opts.role ~= nil then
+    if opts.role ~= "prefill" and opts.role ~= "decode" then
+      util.raise("launch.command: role must be 'prefill' or 'decode', got %s", tostring(opts.role))
+    end
+    if e == "vllm" then
+      flag("kv_transfer_config", string.format('{"kv_connector": "NixlConnector", "kv_role": "%s"}',
+                                               opts.role == "prefill" and "kv_producer" or "kv_consumer"))
+    elseif e == "sglang" then
+      flag("disaggregation_mode", opts.role)
+    else
+      return fail("a disaggregated %s pool needs trtllm-serve disaggregated's own configuration, "
+                  .. "which kvplan does not write", opts.role)
+    end
+  end
   for _, n in ipairs(vllm_only) do
     local v = o[n]
     if v ~= nil then
@@ -423,7 +441,9 @@ end
 --- (d:with{engine = engine}). opts: model_path (instead of the model's
 --- Hugging Face id), replicas, name and image (k8s), max_num_seqs (SGLang's
 --- max_running_requests, TensorRT-LLM's max_batch_size: their scheduler's
---- cap, which is no deployment field there).
+--- cap, which is no deployment field there), role ("prefill" or "decode": a
+--- pool of disaggregated serving, vLLM's NixlConnector KV role or SGLang's
+--- disaggregation_mode).
 --- Returns text, info ({deployment, ledger, argv, yaml}) or, when kvplan
 --- predicts the engine would not start (d:ledger():starts()) or no flag
 --- says what d assumes, nil and why.
@@ -543,7 +563,8 @@ end
 --- command does not carry, such as gpu or prefix) fill what the flags do not
 --- give. Returns options, limits ({max_num_seqs =} for SGLang and
 --- TensorRT-LLM, whose running-request cap is the scheduler's, kv.simulate's
---- option, not a deployment field). An unknown flag is an error naming it.
+--- option, not a deployment field; role = "prefill" or "decode" for a pool
+--- of disaggregated serving). An unknown flag is an error naming it.
 function M.parse(text, engine, base)
   if type(text) ~= "string" then util.raise("launch.parse needs the command's text, got %s", type(text)) end
   if not known[engine] then
@@ -574,7 +595,10 @@ function M.parse(text, engine, base)
       local key = line:match("^%s+(%w+):%s*$")
       if key then list = (key == "command" or key == "args") and key or nil
       elseif list and line:match("^%s+%- ") then
-        words[#words + 1] = table.concat(split(line:match("^%s+%- (.*)$")))
+        -- a YAML double-quoted scalar as k8s_text writes it (\" and \\ escaped)
+        local q = line:match('^%s+%- "(.*)"%s*$')
+        if q == nil then util.raise("launch.parse: expected a quoted list item, got '%s'", util.escape(line, 64)) end
+        words[#words + 1] = q:gsub("\\(.)", "%1")
       elseif not line:match("^%s+%- ") then list = nil end
       local n, v = line:match("^%s+%- name: (%S+)"), nil
       if n then
@@ -624,6 +648,12 @@ function M.parse(text, engine, base)
   local function take(name, v)
     -- name with underscores; v a string or true
     if name == "extra_llm_api_options" then return end
+    if name == "kv_transfer_config" then
+      local role = require("kvplan.json").decode(v, "--kv-transfer-config").kv_role
+      limits.role = role == "kv_producer" and "prefill" or role == "kv_consumer" and "decode" or role
+      return
+    end
+    if name == "disaggregation_mode" then limits.role = v return end
     if name == "enable_prefix_caching" or name == "no_enable_prefix_caching" then return end
     if name == "speculative_config" then
       local json = require "kvplan.json"
@@ -734,6 +764,65 @@ function M.same(d, options, limits, d_limits)
   return true
 end
 
+-- ---- a ranked candidate's commands ----------------------------------------
+
+local function copy(t)
+  local o = {}
+  for k, v in pairs(t or {}) do o[k] = v end
+  return o
+end
+
+-- The deployment of pool p (c.prefill or c.decode) of candidate c.
+local function pool_deployment(c, p)
+  if p.deployment ~= nil then return p.deployment end
+  local base = c.deployment
+  if base == nil then return nil end
+  local changes = {}
+  for _, k in ipairs{"gpu", "tp", "pp", "weights", "kv"} do
+    if p[k] ~= nil then changes[k] = p[k] end
+  end
+  return base:with(changes)
+end
+
+--- launch.emit(c, engine [, opts]): the launch text of a ranked candidate of
+--- kv.plan or kv.best (c.deployment; c.replicas): one command, or for a
+--- disaggregated candidate (c.prefill and c.decode) one command a pool, each
+--- with its role and replicas, after a comment naming the pool. Under k8s
+--- the replicas are the Deployment's, and the two pools two Deployments
+--- ("---" between). Returns the text, or nil and why (the pool's).
+function M.emit(c, engine, opts)
+  opts = opts or {}
+  if type(c) ~= "table" then util.raise("launch.emit needs a candidate (a table), got %s", type(c)) end
+  if c.prefill ~= nil and c.decode ~= nil then
+    local parts = {}
+    for _, role in ipairs{"prefill", "decode"} do
+      local p = c[role]
+      local d = pool_deployment(c, p)
+      if d == nil then return nil, role .. " pool: no deployment" end
+      local o = copy(opts)
+      o.role, o.replicas = role, p.replicas or 1
+      o.name = o.name or (d.model.id .. "-" .. (d.gpu.id or "gpu") .. "-" .. role)
+      local text, why = M.command(d, engine, o)
+      if text == nil then return nil, role .. " pool: " .. why end
+      if engine == "k8s" then
+        parts[#parts + 1] = text
+      else
+        parts[#parts + 1] = string.format("# %s pool: %d replica(s) of\n%s", role, o.replicas, text)
+      end
+    end
+    return table.concat(parts, engine == "k8s" and "---\n" or "\n")
+  end
+  if c.deployment == nil then return nil, "the candidate has no deployment" end
+  local o = copy(opts)
+  o.replicas = o.replicas or c.replicas
+  local text, why = M.command(c.deployment, engine, o)
+  if text == nil then return nil, why end
+  if engine ~= "k8s" and (c.replicas or 1) > 1 then
+    text = string.format("# %d replicas of\n%s", c.replicas, text)
+  end
+  return text
+end
+
 -- ---- kvplan launch ---------------------------------------------------------
 
 --- The command's own arguments: name, default, meaning ("" for none given).
@@ -746,21 +835,29 @@ M.own_arguments = {
   {"image", "", "k8s: the container image (none: vllm/vllm-openai of the release, rocm/vllm on AMD)"},
 }
 
-local flat_types = {count = true, bytes = true, fraction = true, number = true, boolean = true,
-                    string = true, enum = true}
-local own = {model = true, gpu = true, engine = true, name = true, profile = true}
+--- The deployment fields other commands take as their own axes, one value
+--- each here.
+M.axis_fields = {"tp", "pp", "kv", "weights"}
 
 --- Every argument of kvplan launch, in order: {name, default, meaning, field}
 --- (field: the registry row of a deployment field, its default "" for not
---- given), the command's own then every one-word deployment field.
+--- given), the command's own then every one-word deployment field
+--- (kv.options.deployment_fields, as the script takes them).
 function M.command_arguments()
-  local out = {}
-  for _, a in ipairs(M.own_arguments) do out[#out + 1] = {a[1], a[2], a[3]} end
+  local out, defaults = {}, {name = ""}
+  for _, a in ipairs(M.own_arguments) do
+    out[#out + 1] = {a[1], a[2], a[3]}
+    defaults[a[1]] = a[2] or ""
+  end
   out[#out + 1] = {"name", "", "k8s: the Deployment's name (none: model-gpu)"}
-  for _, f in ipairs(fields.list) do
-    if flat_types[f.type] and not own[f.name] then
-      out[#out + 1] = {f.name, "", f.meaning .. " (default: " .. tostring(f.default) .. ")", f}
-    end
+  local list = {}
+  for i, n in ipairs(M.axis_fields) do list[i], defaults[n] = n, "" end
+  for _, n in ipairs(require("kvplan.options").deployment_fields(defaults, {engine = true})) do
+    list[#list + 1] = n
+  end
+  for _, n in ipairs(list) do
+    local f = fields.by_name[n]
+    out[#out + 1] = {n, "", f.meaning .. " (default: " .. tostring(f.default) .. ")", f}
   end
   return out
 end

@@ -126,3 +126,30 @@ check.error("must be an integer, got 'two'", launch.parse,
 check.error("sets 'tp' a second time", launch.parse,
             "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --tensor_parallel_size 2", "vllm")
 print("launch_test: ok (" .. emitted .. " commands read back)")
+
+-- a ranked candidate's commands (launch.emit): replicas, and one command a
+-- pool of a disaggregated candidate with its KV role
+local c = {deployment = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 4}, replicas = 3}
+local e1 = assert(launch.emit(c, "vllm"))
+assert(e1:find("^# 3 replicas of\n# kvplan vllm"), e1)
+assert(assert(launch.emit(c, "k8s")):find("\n  replicas: 3\n", 1, true), "k8s replicas")
+local dis = {deployment = c.deployment,
+             prefill = {gpu = "h200", tp = 2, replicas = 2}, decode = {gpu = "h100-sxm", tp = 4, replicas = 3}}
+local e2 = assert(launch.emit(dis, "vllm"))
+assert(e2:find("# prefill pool: 2 replica(s) of\n# kvplan vllm gpu=h200", 1, true), e2)
+assert(e2:find('--kv-transfer-config \'{"kv_connector": "NixlConnector", "kv_role": "kv_producer"}\'', 1, true), e2)
+assert(e2:find("# decode pool: 3 replica(s) of\n# kvplan vllm gpu=h100-sxm", 1, true), e2)
+assert(e2:find('"kv_role": "kv_consumer"', 1, true), e2)
+local e3 = assert(launch.emit(dis, "sglang"))
+assert(e3:find("--disaggregation-mode prefill", 1, true) and e3:find("--disaggregation-mode decode", 1, true), e3)
+local k2 = assert(launch.emit(dis, "k8s"))
+assert(k2:find("name: llama-3.1-70b-h200-prefill", 1, true) == nil, "DNS names")
+assert(k2:find("name: llama-3-1-70b-h200-prefill\n", 1, true) and k2:find("\n---\n", 1, true), k2)
+local _, w5 = launch.emit(dis, "trtllm")
+assert(w5:find("^prefill pool: a disaggregated prefill pool needs trtllm%-serve"), w5)
+local _, lr = launch.parse(e2:match("# prefill pool.-\n(.-)\n# decode"), "vllm", {gpu = "h200"})
+check.eq(lr.role, "prefill", "the KV role read back")
+-- a pool that cannot start is no command
+local _, w6 = launch.emit({deployment = c.deployment, prefill = {tp = 1}, decode = {tp = 4}}, "vllm")
+assert(w6:find("^prefill pool: vLLM would not start"), w6)
+print("launch_test: emit ok")
