@@ -297,6 +297,31 @@ expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unkno
   fit model=llama-3.1-8b gpus=h100 engine_version=0.1
 expect ledger_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be an integer >= 1, got 0" -- \
   ledger model=llama-3.1-8b gpu=h100 max_num_seqs=0
+# kvplan startup prints the engine's startup lines as kvplan predicts them,
+# a log kvplan validate reads back to kvplan's own figures: every row exact,
+# or predicted within 0.1 % (the printed digits), starts or refuses agreeing
+startup_validates() { # NAME ARGS...: the startup text, then validate on it
+  n=$1; shift
+  expect "startup_$n" 0 "" -- startup "$@"
+  cp "$out/startup_$n.out" "$out/startup_$n.log"
+  expect "startup_${n}_validate" 0 "" -- validate "$out/startup_$n.log"
+  check "startup_$n validates to kvplan's figures" awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { s = $c["status"]; e = $c["rel_error"] + 0; n++
+      if (s != "exact" && s != "agrees" && !(s == "predicted" && e < 0.001 && e > -0.001)) bad++ }
+    END { exit !(n >= 2 && bad == 0) }' "$out/startup_${n}_validate.out"
+}
+startup_validates vllm model=llama-3.1-8b gpu=h100 max_model_len=32768
+check "startup_vllm prints vLLM's lines" sh -c "grep -q '^Available KV cache memory: 51.41 GiB$' '$out/startup_vllm.out' &&
+  grep -q '^GPU KV cache size: 421,168 tokens$' '$out/startup_vllm.out' &&
+  grep -q '^Maximum concurrency for 32,768 tokens per request: 12.85x$' '$out/startup_vllm.out'"
+startup_validates refuses model=llama-3.1-8b gpu=l4
+check "startup_refuses prints vLLM's error and the length that starts" sh -c "
+  grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.43 GiB). Based on the available memory, the estimated maximum model length is 28096. Try' '$out/startup_refuses.out' &&
+  grep -q '^kvplan: max_model_len=28096 starts' '$out/startup_refuses.out'"
+startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
+expect startup_trtllm 2 "kvplan: command line: argument 'engine' must be 'vllm' or 'sglang' (TensorRT-LLM's startup lines are not written by kvplan startup; kvplan ledger engine=trtllm has its figures), got 'trtllm'" -- \
+  startup model=llama-3.1-8b gpu=h100 engine=trtllm
+expect startup_help 0 "" -- startup --help
 expect sim_help 0 "" -- simulate --help
 check "sim_help lists every option kv.simulate takes" sh -c "
   for w in engine engine_version budget utilization max_num_seqs max_num_batched_tokens scheduler \

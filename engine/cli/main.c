@@ -685,6 +685,8 @@ static const command commands[] = {
    "the command that starts a deployment, every flag kvplan assumed; none\n"
    "            when kvplan predicts the engine would not start", NULL,
    "require('kvplan.launch').command_help()"},
+  {"startup", F_RUN, cmd_ready, "startup model=M gpu=G [engine=vllm|sglang max_model_len=N ...]",
+   "what the engine will print at startup: its memory lines, or why it refuses", NULL, NULL},
   {"simulate", F_RUN, cmd_ready,
    "simulate model=M gpu=G [requests=N prompt=N output=N rate=R engine=E ...]",
    "serve a workload step by step as its engine schedules: throughput, latencies\n"
