@@ -1023,3 +1023,17 @@ void kvp_summarize(double *v, int64_t n, kvp_summary *out) {
   out->p99 = pct(v, m, 0.99);
   out->max = v[m - 1];
 }
+
+void kvp_sim_goodput(const kvp_sim *s, double ttft, double tpot, double e2e, kvp_goodput *out) {
+  memset(out, 0, sizeof *out);
+  int t1 = isfinite(ttft) && ttft > 0.0, t2 = isfinite(tpot) && tpot > 0.0;
+  int t3 = isfinite(e2e) && e2e > 0.0;
+  for (int64_t i = 0; i < s->n; i++) {
+    int a = t1 && s->ttft[i] > ttft, b = t2 && s->tpot[i] >= 0.0 && s->tpot[i] > tpot;
+    int c = t3 && s->e2e[i] > e2e;
+    out->miss_ttft += a;
+    out->miss_tpot += b;
+    out->miss_e2e += c;
+    out->met += !(a || b || c);
+  }
+}

@@ -135,4 +135,16 @@ typedef struct kvp_summary {
 
 void kvp_summarize(double *v, int64_t n, kvp_summary *out);
 
+/* Requests of a finished simulation against latency targets (seconds; a
+ * target <= 0 or not finite is no target): how many meet every target and
+ * how many miss each. met / n is DistServe's SLO attainment, the share of
+ * requests within all their latency targets (its goodput is the highest
+ * rate at which that share holds: Zhong et al., "DistServe", OSDI 2024).
+ * A request of one output token has no TPOT and meets a TPOT target. */
+typedef struct kvp_goodput {
+  int64_t met, miss_ttft, miss_tpot, miss_e2e;
+} kvp_goodput;
+
+void kvp_sim_goodput(const kvp_sim *s, double ttft, double tpot, double e2e, kvp_goodput *out);
+
 #endif

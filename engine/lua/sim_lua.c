@@ -279,8 +279,28 @@ static int sim_timeline(lua_State *L) {
   return 1;
 }
 
+/* sim:goodput(ttft_ms, tpot_ms, e2e_ms) -> met, miss_ttft, miss_tpot,
+ * miss_e2e: requests within every target, and missing each (nil or 0: no
+ * target) */
+static int sim_goodput(lua_State *L) {
+  simbox *b = check_sim(L);
+  double t[3];
+  for (int i = 0; i < 3; i++) {
+    t[i] = luaL_optnumber(L, i + 2, 0.0);
+    if (!(t[i] >= 0.0 && isfinite(t[i])))
+      return kvl_error(L, "a goodput target must be a number of milliseconds >= 0, got %f", t[i]);
+  }
+  kvp_goodput g;
+  kvp_sim_goodput(&b->s, t[0] / 1e3, t[1] / 1e3, t[2] / 1e3, &g);
+  lua_pushinteger(L, (lua_Integer)g.met);
+  lua_pushinteger(L, (lua_Integer)g.miss_ttft);
+  lua_pushinteger(L, (lua_Integer)g.miss_tpot);
+  lua_pushinteger(L, (lua_Integer)g.miss_e2e);
+  return 4;
+}
+
 static const luaL_Reg sim_meth[] = {
-  {"summary", sim_summary}, {"timeline", sim_timeline}, {NULL, NULL}
+  {"summary", sim_summary}, {"timeline", sim_timeline}, {"goodput", sim_goodput}, {NULL, NULL}
 };
 
 static const luaL_Reg funcs[] = {

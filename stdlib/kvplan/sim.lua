@@ -374,6 +374,15 @@ function Result:timeline(path)
   return n
 end
 
+--- r:goodput{ttft_ms =, tpot_ms =, e2e_ms =}: the requests within every
+--- target given (engine/core/sim.c kvp_sim_goodput; a request of one output
+--- token has no TPOT), and how many miss each: met, {ttft =, tpot =, e2e =}.
+function Result:goodput(t)
+  if type(t) ~= "table" then util.raise("goodput needs a table of targets {ttft_ms =, tpot_ms =, e2e_ms =}") end
+  local met, a, b, c = self.sim:goodput(t.ttft_ms or 0, t.tpot_ms or 0, t.e2e_ms or 0)
+  return met, {ttft = a, tpot = b, e2e = c}
+end
+
 function Result:__tostring()
   return string.format("kvplan.SimResult (%d requests, %.1f output tokens/s)", self.requests,
                        self.throughput_tokens_s)

@@ -439,6 +439,26 @@ static void percentiles_interpolate_between_ranks(void **state) {
   assert_true(fabs(s.p99 - 4.96) < 1e-12);
 }
 
+/* Four requests' latencies against targets, hand-counted: TTFT 0.1 s
+ * misses 2 and 3; TPOT 0.02 s misses 1 (request 3 has one output token:
+ * no TPOT); E2E 1 s misses 3. Met: request 0 alone. */
+static void goodput_counts_the_requests_within_every_target(void **state) {
+  (void)state;
+  double ttft[4] = {0.05, 0.1, 0.2, 0.3}, tpot[4] = {0.01, 0.03, 0.02, -1}, e2e[4] = {0.5, 1, 0.9, 2};
+  kvp_sim s = {.n = 4, .ttft = ttft, .tpot = tpot, .e2e = e2e};
+  kvp_goodput g;
+  kvp_sim_goodput(&s, 0.1, 0.02, 1.0, &g);
+  assert_int_equal(g.met, 1);
+  assert_int_equal(g.miss_ttft, 2);
+  assert_int_equal(g.miss_tpot, 1);
+  assert_int_equal(g.miss_e2e, 1);
+  kvp_sim_goodput(&s, 0.1, 0, NAN, &g); /* TTFT alone */
+  assert_int_equal(g.met, 2);
+  assert_int_equal(g.miss_tpot + g.miss_e2e, 0);
+  kvp_sim_goodput(&s, -1, INFINITY, 0, &g); /* no target: all met */
+  assert_int_equal(g.met, 4);
+}
+
 /* SGLang's scheduler on a pool of 12 tokens (block 1, 32 bytes a token):
  * chunked_prefill_size 4, max_prefill_tokens 16, new_token_ratio from 0.5
  * down to 0.25 by 0.25 a decode step, retract_decode_steps 1. A (prompt 2,
@@ -721,6 +741,7 @@ int main(void) {
     cmocka_unit_test(a_shared_prefix_is_cached_once_and_not_recomputed),
     cmocka_unit_test(a_client_max_concurrency_sends_the_next_when_one_finishes),
     cmocka_unit_test(percentiles_interpolate_between_ranks),
+    cmocka_unit_test(goodput_counts_the_requests_within_every_target),
     cmocka_unit_test(sglang_prefill_and_decode_batches_hand_counted),
     cmocka_unit_test(sglang_invariants_on_a_chat_workload),
     cmocka_unit_test(prefill_phase_leaves_at_the_first_token_and_adds_the_transfer),

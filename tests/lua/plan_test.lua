@@ -1,0 +1,96 @@
+-- tests/lua/plan_test.lua: plan.capacity, the highest rate one replica
+-- sustains under an SLA: a hand-checked case, the bisection's invariants,
+-- bindings, determinism and bad input.
+local kv = require "kvplan"
+local check = require "check"
+local plan = require "kvplan.plan"
+
+-- Hand-checked: prompts of 1024 tokens and one output token on an H100
+-- at the pure roofline (every efficiency 1, no host time). Every step is a
+-- prefill, compute-bound: the replica serves as many requests a second as
+-- one prompt's prefill time allows, 1000 / d:time(1024, 1).ttft_ms (the
+-- same FLOPs a token however the prompts are batched), 60.77 req/s. With
+-- no latency target the capacity is the saturation rate, found in two
+-- simulations (all at once, then Poisson arrivals at that rate).
+local pure = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
+                       efficiency = {memory = 1, compute = 1, link = 1},
+                       perf = {launch_us = 0, seq_host_us = 0}}
+local c = plan.capacity(pure, {input = 1024, output = 1}, {})
+local hand = 1000 / pure:time(1024, 1).ttft_ms
+assert(math.abs(c.rate / hand - 1) < 1e-6, "prefill-only capacity " .. c.rate .. ", by hand " .. hand)
+check.eq(c.binding, "compute", "prefills bind")
+check.eq(c.sims, 2, "simulations")
+
+-- a TPOT below one request's own decode step: no rate meets it
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}
+local wl = {input = 1000, output = 200}
+local lone = d:time(1000, 1).tpot_ms
+c = plan.capacity(d, wl, {tpot_ms = lone * 0.9})
+check.eq(c.rate, 0, "tpot below a lone decode step")
+check.eq(c.binding, "tpot", "binding")
+assert(c.lone and c.why:find("cannot meet the SLA at any rate", 1, true), c.why)
+assert(c.at.tpot_ms.p90 >= lone * 0.99, "a request alone decodes at the roofline's step")
+check.eq(c.sims, 8, "saturation, its rate, 5 bisections, one request alone")
+
+-- the bisection: the SLA holds at the rate, not at the next rate tried,
+-- and the two are within the tolerance of the saturation rate
+local sla = {tpot_ms = 20, ttft_ms = 1000}
+c = plan.capacity(d, wl, sla)
+assert(c.rate > 0 and c.next > c.rate, "a bracket")
+assert(c.next - c.rate <= plan.tolerance * c.saturation_rate + 1e-9, "within the tolerance")
+assert(plan.meets(c.at, plan.sla(sla)), "meets at the rate")
+check.eq(c.at.tpot_ms.p90 <= 20, true, "p90 TPOT at the rate")
+local above = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = plan.requests,
+                          prompt = 1000, output = 200, rate = c.next, seed = 1}
+local ok, f = plan.meets(above, plan.sla(sla))
+check.eq(ok, false, "misses at the next rate")
+check.eq(f.target, c.target, "the target missed above")
+check.eq(c.binding, "tpot", "binding")
+check.eq(c.sims, 7, "saturation, its rate, 5 bisections")
+assert(c.rate <= c.saturation_rate, "never above saturation")
+-- deterministic: the same search gives the same rate, bit for bit
+check.eq(plan.capacity(d, wl, sla).rate, c.rate, "deterministic")
+-- the roofline's bound lies above the simulated saturation
+assert(plan.rate_bound(d, wl) >= c.saturation_rate, "rate_bound is an upper bound")
+
+-- a tighter target never sustains a higher rate
+local last = math.huge
+for _, t in ipairs{60, 40, 30, 25, 20, 15} do
+  local r = plan.capacity(d, wl, {tpot_ms = t, ttft_ms = 2000}).rate
+  assert(r <= last + 1e-12, string.format("tpot %d ms: %g req/s, above the looser %g", t, r, last))
+  last = r
+end
+last = math.huge
+for _, t in ipairs{2000, 500, 200, 100, 60} do
+  local r = plan.capacity(d, wl, {ttft_ms = t}).rate
+  assert(r <= last + 1e-12, string.format("ttft %d ms: %g req/s, above the looser %g", t, r, last))
+  last = r
+end
+
+-- goodput: the share of requests within every target, at the rate
+c = plan.capacity(d, wl, {ttft_ms = 1000, tpot_ms = 25, goodput = 0.9})
+local met = c.at:goodput{ttft_ms = 1000, tpot_ms = 25}
+assert(met / c.at.requests >= 0.9, "goodput at the rate: " .. met / c.at.requests)
+
+-- the verdict first: a deployment that cannot start runs no simulation
+c = plan.capacity(kv.deploy{model = "llama-3.1-70b", gpu = "l4"}, wl, sla)
+check.eq(c.binding, "start", "70B on one L4")
+check.eq(c.sims, 0, "no simulation")
+assert(c.why:find("weights need", 1, true), c.why)
+-- a request longer than max_model_len
+c = plan.capacity(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", max_model_len = 1024}, wl, sla)
+check.eq(c.binding, "start", "longer than max_model_len")
+
+-- bad input names the field, the value and what is expected
+check.error("SLA field 'percentile' must be p50, p90 or p99, got 'p95'", plan.capacity, d, wl,
+            {tpot_ms = 20, percentile = "p95"})
+check.error("SLA field 'goodput' must be a fraction in (0, 1]", plan.capacity, d, wl,
+            {tpot_ms = 20, goodput = 1.5})
+check.error("SLA field 'goodput' needs a target", plan.capacity, d, wl, {goodput = 0.9})
+check.error("SLA field 'tpot_ms' must be a number of milliseconds > 0, got -5", plan.capacity, d, wl,
+            {tpot_ms = -5})
+check.error("a workload needs 'input' and 'output'", plan.capacity, d, {input = 100}, sla)
+check.error("workload prefix 'hit_rate' must be 1", plan.capacity, d,
+            {input = 100, output = 10, prefix = {tokens = 64, hit_rate = 0.5}}, sla)
+check.error("unknown", plan.capacity, d, {input = 100, output = 10, inptu = 3}, sla)
+print("plan: ok")
