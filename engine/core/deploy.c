@@ -104,6 +104,36 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   return KVP_OK;
 }
 
+/* SGLang's attention DP and EP: SGLang's names, SGLang's budget
+ * (server_args.py: enable_dp_attention needs dp_size > 1 and tp_size %
+ * dp_size == 0; moe_tp_size = tp_size // ep_size). */
+static kvp_err check_sglang(const kvp_deploy *d, kvp_diag *diag) {
+  const kvp_sglang_par *s = &d->sglang;
+  TRY(kvp_check_count(s->attn_dp, 0, "dp_size", diag));
+  TRY(kvp_check_count(s->ep, 0, "ep_size", diag));
+  TRY(kvp_check_count(s->attn_bytes, 0, "attention bytes", diag));
+  TRY(kvp_check_count(s->whole_bytes, 0, "embedding bytes", diag));
+  if (s->attn_dp <= 1 && s->ep <= 1) return KVP_OK;
+  const char *set = s->attn_dp > 1 ? "enable_dp_attention" : "ep_size";
+  if (d->budget != KVP_BUDGET_SGLANG)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field '%s' is an SGLang option and needs budget 'sglang', got budget '%s'",
+                    set, kvp_budget_name(d->budget));
+  if (s->attn_dp > 1 && d->tp % s->attn_dp != 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "enable_dp_attention needs dp_size to divide tp: dp_size %lld, tp %lld",
+                    (long long)s->attn_dp, (long long)d->tp);
+  if (s->ep > 1 && d->vllm.experts < 1)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'ep_size' %lld needs a MoE model (routed experts), got none",
+                    (long long)s->ep);
+  if (s->ep > 1 && d->tp % s->ep != 0)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'ep_size' must divide tp (SGLang's moe_tp_size = tp_size / ep_size): "
+                    "ep_size %lld, tp %lld", (long long)s->ep, (long long)d->tp);
+  return KVP_OK;
+}
+
 kvp_err kvp_deploy_check(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_model_check(&d->model, diag));
   int64_t kinds[KVP_NKINDS];
@@ -137,6 +167,7 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));
   TRY(kvp_optim_check(d, d->max_model_len ? d->max_model_len : d->model.max_context, diag));
   TRY(check_vllm(d, diag));
+  TRY(check_sglang(d, diag));
   return KVP_OK;
 }
 

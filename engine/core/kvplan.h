@@ -379,6 +379,21 @@ typedef struct kvp_vllm {
 
 enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };
 
+/* SGLang's attention data parallelism and expert parallelism, by SGLang's
+ * names (engine/core/vllm_kv.c kvp_vllm_stage_weights; sgl-project/sglang
+ * python/sglang/srt/layers/dp_attention.py). All zero: off. Only with
+ * budget sglang; the routed experts' count and bytes are kvp_vllm's. */
+typedef struct kvp_sglang_par {
+  int64_t attn_dp;            /* dp_size under enable_dp_attention: DP ranks inside the tp
+                               * GPUs, each its own requests and KV, attention TP tp / attn_dp
+                               * (0, 1: off) */
+  int64_t ep;                 /* ep_size: MoE ranks holding whole experts, each expert split
+                               * over tp / ep of them (0, 1: experts split over tp) */
+  int64_t attn_bytes;         /* attention layers' weight bytes (split over tp / attn_dp) */
+  int64_t whole_bytes;        /* weight bytes whole on every GPU under attention DP (the
+                               * input embedding) */
+} kvp_sglang_par;
+
 /* A deployment: a model on GPUs of one kind. Every field after `max_model_len`
  * is an optimization (kvplan.optim) whose zero value means off. */
 typedef struct kvp_deploy {
@@ -412,12 +427,30 @@ typedef struct kvp_deploy {
   int32_t nlen;               /* continuous batching: representative lengths (0 = off) */
   int64_t len[KVP_LEN_POINTS];/* sorted, equally likely request lengths */
   kvp_vllm vllm;              /* vLLM's switches and overrides (budget vllm only) */
+  kvp_sglang_par sglang;      /* SGLang's attention DP and EP (budget sglang only) */
   kvp_engine_rule engine;     /* the engine rule of its reserves (kvp_predict_deploy) */
   /* ---- the engine's startup (starts.h) ---- */
   int32_t engine_named;       /* the deployment names its engine (engine or engine_version):
                                * a sweep's fits includes the engine's refusal to start */
   int32_t fail_fast;          /* TensorRT-LLM fail_fast_on_attention_window_too_large */
 } kvp_deploy;
+
+/* ---- data and expert parallelism ---------------------------------------------- */
+
+/* The tensor-parallel size of the attention layers: tp / dp_size under
+ * SGLang's attention DP (derive_attn_tp_size: tp_size // (dp_size x
+ * attn_cp_size), sgl-project/sglang python/sglang/srt/runtime_context at
+ * 2aa2e2d0), else tp. KV heads and attention split over it. */
+static inline int64_t kvp_attn_tp(const kvp_deploy *d) {
+  return d->sglang.attn_dp > 1 ? d->tp / d->sglang.attn_dp : d->tp;
+}
+
+/* DP ranks of the deployment, each its own scheduler, requests and KV:
+ * vLLM's data_parallel_size engines, SGLang's attention-DP ranks; 1 else. */
+static inline int64_t kvp_dp_ranks(const kvp_deploy *d) {
+  if (d->sglang.attn_dp > 1) return d->sglang.attn_dp;
+  return d->vllm.dp > 1 ? d->vllm.dp : 1;
+}
 
 /* ---- a deployment: defaults, names, checks (deploy.c) ------------------ */
 

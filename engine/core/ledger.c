@@ -61,9 +61,11 @@
  * (vllm/config/model.py verify_with_parallel_config, get_num_kv_heads). */
 static kvp_why check_tp(const kvp_deploy *d, int64_t *need, int64_t *have) {
   const kvp_model *m = &d->model;
-  if (m->heads % d->tp != 0) {
+  /* the attention's TP group: tp / dp_size under SGLang's attention DP */
+  const int64_t tp = kvp_attn_tp(d);
+  if (m->heads % tp != 0) {
     *need = m->heads;
-    *have = d->tp;
+    *have = tp;
     return KVP_WHY_TP_HEADS;
   }
   for (int s = 0; s < m->nspec; s++) {
@@ -71,9 +73,9 @@ static kvp_why check_tp(const kvp_deploy *d, int64_t *need, int64_t *have) {
     if (l->kind != KVP_FULL && l->kind != KVP_SLIDING && l->kind != KVP_CHUNKED &&
         l->kind != KVP_CROSS)
       continue;
-    if (d->tp <= l->kv_heads ? l->kv_heads % d->tp != 0 : d->tp % l->kv_heads != 0) {
+    if (tp <= l->kv_heads ? l->kv_heads % tp != 0 : tp % l->kv_heads != 0) {
       *need = l->kv_heads;
-      *have = d->tp;
+      *have = tp;
       return KVP_WHY_TP_KV_HEADS;
     }
   }
@@ -636,20 +638,20 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
     l->attention_free = kinds[KVP_NONE] == m->layers && d->spec.draft_layers == 0;
   }
   for (int k = 0; k < m->nspec; k++) {
-    TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, d->tp, &l->token_bits[k]));
+    TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, kvp_attn_tp(d), &l->token_bits[k]));
     TRY(kvp_page_bytes(l->token_bits[k], block, &l->page_bytes[k]));
-    TRY(kvp_kv_state_bytes(&m->spec[k], d->tp, &l->state_bytes[k]));
+    TRY(kvp_kv_state_bytes(&m->spec[k], kvp_attn_tp(d), &l->state_bytes[k]));
     /* a model of recurrent layers alone: vLLM pages their states (MambaSpec,
      * one group of per-layer pages), the pool keeps its null block */
     if (l->state_pages && m->spec[k].kind == KVP_STATE) l->page_bytes[k] = l->state_bytes[k];
     if (d->kv_recent > 0) {
-      TRY(kvp_kv_token_bits(&m->spec[k], &d->kv_full, d->tp, &l->full_bits[k]));
+      TRY(kvp_kv_token_bits(&m->spec[k], &d->kv_full, kvp_attn_tp(d), &l->full_bits[k]));
       TRY(kvp_page_bytes(l->full_bits[k], block, &l->page_full[k]));
     }
   }
   if (d->spec.draft_layers > 0) {
     int64_t tb, page;
-    TRY(kvp_kv_token_bits(&d->spec.draft, &d->kv, d->tp, &tb));
+    TRY(kvp_kv_token_bits(&d->spec.draft, &d->kv, kvp_attn_tp(d), &tb));
     TRY(kvp_page_bytes(tb, block, &page));
     if (!chk_mul(tb, d->spec.draft_layers, &l->draft_bits) ||
         !chk_mul(page, d->spec.draft_layers, &l->draft_page))

@@ -34,6 +34,25 @@
  * (Patarasuk and Yuan, 2009), at half the catalog's bidirectional
  * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes, and
  * min(pp, sequences) micro-batches in flight (kvp_step_time).
+ * Data and expert parallelism (kvp_dp_ranks DP ranks, each its own
+ * requests): the ranks of a MoE model step together (vLLM: DP ranks of a
+ * MoE model run every forward together, idle ones a dummy batch,
+ * vllm/v1/engine/core.py DPEngineCoreProc; SGLang: every attention-DP rank
+ * joins each MoE layer's gather, python/sglang/srt/layers/dp_attention.py),
+ * so a MoE layer sees the tokens of all ranks, T x ranks when the ranks
+ * are evenly loaded (assumed). On one GPU: the experts it holds (whole
+ * experts under EP, its TP slice of each without) at the share of them
+ * some of the ranks' tokens chose; FLOPs of the whole deployment's tokens
+ * spread over its GPUs, so 2 x active / attn_tp a token of the rank
+ * (attn_tp = tp for vLLM, tp / dp_size under SGLang's attention DP); the
+ * attention's all-reduce over attn_tp. The MLP's collective: under EP an
+ * all-to-all dispatch and combine each MoE layer, each GPU sending its
+ * share (1 / attn_tp) of its rank's tokens' k copies of hidden x 2 bytes,
+ * (ep - 1) / ep of them to other GPUs; without EP under vLLM's DP a ring
+ * all-reduce of the ranks' tokens over the dp x tp GPUs the experts are
+ * split across (flatten_tp_across_dp); under SGLang's attention DP an
+ * all-gather of the ranks' tokens (dp_gather, DpPaddingMode MAX_LEN:
+ * all_gather_into_tensor) and the MLP's all-reduce of them over tp.
  * Host time: launch_us per kernel of the step plus seq_host_us per scheduled
  * sequence, added to the step when the engine waits for the host between
  * steps, else hidden up to the GPU's time (host_overlap: max of the two).
@@ -97,6 +116,12 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (p->expert_share > 0.0 && p->experts == 0)
     return kvp_fail(d, KVP_EINVAL, "field 'expert_share' %g needs 'experts' > 0",
                     p->expert_share);
+  if (p->moe_layers < 0)
+    return kvp_fail(d, KVP_EINVAL, "field 'moe_layers' must be >= 0, got %lld",
+                    (long long)p->moe_layers);
+  if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
+                    "'idle_share' a sum below 1", shown(p->attn_share));
   return KVP_OK;
 }
 
@@ -127,6 +152,31 @@ static void add_term(kvp_cost *c, int64_t window, double tok_bytes, double per_k
   c->attn_key[i] += per_key;
 }
 
+/* 2 (n - 1) / n: the share of a message a ring all-reduce over n ranks
+ * sends each way (Patarasuk and Yuan, 2009). */
+static double ring(double n) { return n > 1.0 ? 2.0 * (n - 1.0) / n : 0.0; }
+
+/* The share of all routed experts' bytes on the fullest GPU, and the EP
+ * size (0: experts split over the TP ranks), as the ledger lays them out
+ * (vllm_kv.c kvp_vllm_stage_weights). */
+static double expert_layout(const kvp_deploy *dep, int64_t *ep_size) {
+  const kvp_sglang_par *sg = &dep->sglang;
+  double E = (double)dep->vllm.experts, tp = (double)dep->tp;
+  *ep_size = 0;
+  if (dep->vllm.experts > 0 && (sg->attn_dp > 1 || sg->ep > 1)) {
+    if (sg->ep <= 1) return 1.0 / tp;
+    *ep_size = sg->ep;
+    return ceil(E / (double)sg->ep) / E / (tp / (double)sg->ep);
+  }
+  if (dep->vllm.experts > 0 && (dep->vllm.dp > 1 || dep->vllm.ep)) {
+    double g = tp * (double)(dep->vllm.dp > 1 ? dep->vllm.dp : 1);
+    if (!dep->vllm.ep) return 1.0 / g;
+    *ep_size = (int64_t)g;
+    return ceil(E / g) / E;
+  }
+  return 1.0 / tp;
+}
+
 kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d) {
   TRY(kvp_perf_check(p, d));
   memset(c, 0, sizeof *c);
@@ -135,38 +185,49 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->p = *p;
   c->tp = dep->tp;
   c->pp = dep->pp;
-  if (!chk_mul(dep->tp, dep->pp, &c->gpus))
-    return kvp_fail(d, KVP_EOVERFLOW, "tp x pp overflows");
-  if ((c->tp > 1 || c->pp > 1) && !(p->link_gbps > 0.0))
-    return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld needs the GPUs' interconnect: field "
-                    "'link_gbps' must be > 0", (long long)c->tp, (long long)c->pp);
+  c->attn_tp = kvp_attn_tp(dep);
+  c->ranks = kvp_dp_ranks(dep);
+  int64_t engines = dep->vllm.dp > 1 ? dep->vllm.dp : 1; /* vLLM's DP engines: more GPUs */
+  if (!chk_mul(dep->tp, dep->pp, &c->gpus) || !chk_mul(c->gpus, engines, &c->gpus))
+    return kvp_fail(d, KVP_EOVERFLOW, "tp x pp x data_parallel_size overflows");
+  int moe = p->experts > 0 && p->expert_share > 0.0;
+  c->meet = moe ? c->ranks : 1;
+  if ((c->tp > 1 || c->pp > 1 || c->meet > 1) && !(p->link_gbps > 0.0))
+    return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld x %lld DP ranks needs the GPUs' "
+                    "interconnect: field 'link_gbps' must be > 0", (long long)c->tp,
+                    (long long)c->pp, (long long)c->meet);
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
   c->expert_bw = p->expert_eff > 0.0 ? p->hbm_gbps * 1e9 * p->expert_eff : c->bw;
   c->flops = p->tflops * 1e12 * p->flop_eff;
   c->link = p->link_gbps / 2.0 * 1e9 * p->link_eff;
-  double tp = (double)dep->tp;
-  c->weight_bytes = (double)l->weights_total / tp;
+  double tp = (double)dep->tp, atp = (double)c->attn_tp;
+  double W = (double)l->weights_total;
+  c->weight_bytes = W / tp;
   double params = (double)m->params, active = (double)(m->active > 0 ? m->active : m->params);
+  /* FLOPs of all ranks' tokens over all GPUs: per token of the rank / attn_tp */
   if (p->body_flops > 0.0 || p->expert_share > 0.0 || p->idle_share > 0.0) {
     /* the model's split (kvplan.sim step facts) */
     c->active_frac = 1.0;
-    c->expert_bytes = c->weight_bytes * p->expert_share;
+    c->expert_bytes = moe ? W * p->expert_share * expert_layout(dep, &c->ep_size)
+                          : c->weight_bytes * p->expert_share;
     c->dense_bytes = c->weight_bytes * (1.0 - p->expert_share - p->idle_share);
+    /* SGLang's attention DP: the attention layers over tp / dp_size */
+    if (c->attn_tp != c->tp) c->dense_bytes += W * p->attn_share * (1.0 / atp - 1.0 / tp);
     c->expert_pick = p->experts > 0 ? (double)p->experts_active / (double)p->experts : 0.0;
-    c->flops_token = (p->body_flops > 0.0 ? p->body_flops : 2.0 * active) / tp;
+    c->flops_token = (p->body_flops > 0.0 ? p->body_flops : 2.0 * active) / atp;
   } else {
     c->active_frac = params > 0.0 ? fmin(1.0, active / params) : 1.0;
     c->dense_bytes = c->weight_bytes;
-    c->flops_token = 2.0 * active / tp;
+    c->flops_token = 2.0 * active / atp;
   }
-  c->head_flops = p->head_flops / tp;
-  c->act_tok = p->act_rep_bytes + p->act_split_bytes / tp;
+  c->head_flops = p->head_flops / atp;
+  c->act_tok = p->act_rep_bytes + p->act_split_bytes / atp;
   c->host_seq = p->seq_host_us * 1e-6;
-  c->host_step = p->kernels * p->launch_us * 1e-6; /* the all-reduces: below */
+  c->host_step = p->kernels * p->launch_us * 1e-6; /* the collectives: below */
   /* KV terms by window, over every layer of the model */
   int64_t per_spec[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
-  int64_t heads_gpu = m->heads / dep->tp > 0 ? m->heads / dep->tp : 1;
+  int64_t heads_gpu = m->heads / c->attn_tp > 0 ? m->heads / c->attn_tp : 1;
   for (int k = 0; k < m->nspec; k++) {
     if (per_spec[k] == 0) continue;
     const kvp_layer *ly = &m->spec[k];
@@ -186,11 +247,42 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     add_term(c, w, tok, n * attn_per_key(ly, heads_gpu));
     c->write_tok += tok;
   }
-  if (dep->tp > 1) {
-    c->collectives = 2 * m->layers;
-    c->ar_bytes_tok = (double)c->collectives * (double)m->hidden * ACT_BYTES * 2.0 *
-                      (tp - 1.0) / tp;
+  /* collectives a layer, in bytes a GPU sends per token of its rank */
+  double msg = (double)m->hidden * ACT_BYTES, L = (double)m->layers;
+  double Lm = moe ? (double)(p->moe_layers > 0 && p->moe_layers <= m->layers ? p->moe_layers
+                                                                            : m->layers) : 0.0;
+  double Ld = L - Lm, ranks = (double)c->meet;
+  int sg_dp = dep->sglang.attn_dp > 1;
+  int64_t n_attn = c->attn_tp > 1 ? m->layers : 0; /* the attention's all-reduce */
+  c->ar_bytes_tok = (double)n_attn * msg * ring(atp);
+  int64_t n_mlp = 0;
+  /* the dense MLPs: SGLang's attention DP gathers the ranks' tokens (an
+   * all-gather: the other ranks' tokens arrive) and all-reduces them over
+   * tp; otherwise each rank's own all-reduce over tp */
+  if (sg_dp) {
+    c->ar_bytes_tok += Ld * msg * ((double)c->ranks - 1.0 + (double)c->ranks * ring(tp));
+    n_mlp += 2 * (int64_t)Ld;
+  } else if (dep->tp > 1) {
+    c->ar_bytes_tok += Ld * msg * ring(tp);
+    n_mlp += (int64_t)Ld;
   }
+  /* the MoE layers */
+  if (Lm > 0.0 && c->ep_size > 1) {
+    double k = (double)p->experts_active, ep = (double)c->ep_size;
+    c->a2a_bytes_tok = Lm * 2.0 * k * msg * (ep - 1.0) / ep / atp;
+    c->a2a_count = 2 * (int64_t)Lm;
+  } else if (Lm > 0.0 && sg_dp) {
+    c->ar_bytes_tok += Lm * msg * (ranks - 1.0 + ranks * ring(tp));
+    n_mlp += 2 * (int64_t)Lm;
+  } else if (Lm > 0.0 && c->meet > 1) {
+    double g = tp * ranks; /* vLLM: the experts split over dp x tp GPUs */
+    c->ar_bytes_tok += Lm * msg * ranks * ring(g);
+    n_mlp += (int64_t)Lm;
+  } else if (Lm > 0.0 && dep->tp > 1) {
+    c->ar_bytes_tok += Lm * msg * ring(tp);
+    n_mlp += (int64_t)Lm;
+  }
+  c->collectives = n_attn + n_mlp + c->a2a_count;
   c->pp_bytes_tok = (double)(dep->pp - 1) * (double)m->hidden * ACT_BYTES;
   /* each collective and hand-off is a kernel of the step too */
   c->host_step += (double)(c->collectives + dep->pp - 1) * p->launch_us * 1e-6;
@@ -242,7 +334,10 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   double t = (double)tokens;
   /* weights: the dense part whole, the routed experts some token chose */
   double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
-  double experts = c->expert_pick > 0.0 ? c->expert_bytes * -expm1(t * log1p(-c->expert_pick)) : 0.0;
+  /* a MoE layer sees the tokens of every rank (c->meet) */
+  double experts = c->expert_pick > 0.0
+                       ? c->expert_bytes * -expm1(t * (double)c->meet * log1p(-c->expert_pick))
+                       : 0.0;
   out->weight_bytes = c->dense_bytes * wfrac + experts;
   double weight_s = c->dense_bytes * wfrac / c->bw + experts / c->expert_bw;
   out->kv_bytes = kv_read + t * c->write_tok;
@@ -255,9 +350,11 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   out->act_s = act / c->bw;
   out->mem_s = weight_s + (out->kv_bytes + act) / c->bw;
   out->compute_s = out->flops / c->flops;
+  if (c->a2a_count > 0)
+    out->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
   if (c->collectives > 0)
-    out->comm_s += t * c->ar_bytes_tok / c->link +
-                   (double)c->collectives * c->p.link_latency_us * 1e-6;
+    out->comm_s += t * c->ar_bytes_tok / c->link + out->a2a_s +
+                   (double)(c->collectives - c->a2a_count) * c->p.link_latency_us * 1e-6;
   if (c->pp > 1)
     out->comm_s += t * c->pp_bytes_tok / c->link +
                    (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
@@ -299,7 +396,7 @@ double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {
   double s = (double)seqs;
   double bytes = c->draft_weight_bytes + s * c->draft_kv_tok * (mean_context + 1.0);
   double mem = bytes / c->bw, comp = s * c->draft_flops_token / c->flops;
-  double comm = c->collectives > 0 ? s * c->ar_bytes_tok / c->link : 0.0;
+  double comm = c->collectives > 0 ? s * (c->ar_bytes_tok + c->a2a_bytes_tok) / c->link : 0.0;
   return (mem > comp ? mem : comp) + comm;
 }
 
@@ -315,7 +412,7 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
                 kvp_draft_time(c, concurrency, (double)context);
   double e = c->tokens_per_step;
   out->tpot_s = step / e;
-  out->tokens_per_s = b * e / step;
+  out->tokens_per_s = b * e / step * (double)c->ranks; /* every DP rank */
   out->steps_per_token = 1.0 / e;
   out->kv_writes_per_token = (double)per / e;
   out->kv_write_bytes_per_token = (c->write_tok * (double)per +

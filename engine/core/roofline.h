@@ -68,6 +68,10 @@ typedef struct kvp_perf {
                             * the all-reduces and pipeline hand-offs) */
   int64_t experts;         /* routed experts a MoE layer chooses from (0: dense) */
   int64_t experts_active;  /* of which a token uses */
+  int64_t moe_layers;      /* layers whose MLP is the routed experts (0: every layer, when
+                            * experts > 0) */
+  double attn_share;       /* the attention layers' share of the weight bytes, [0, 1): split
+                            * over tp / dp_size under SGLang's attention DP */
 } kvp_perf;
 
 #define KVP_ROOF_TERMS (KVP_MAX_SPECS + 1)
@@ -76,7 +80,12 @@ typedef struct kvp_perf {
  * group, derived once from a ledger and a kvp_perf (kvp_cost_init). */
 typedef struct kvp_cost {
   kvp_perf p;
-  int64_t tp, pp, gpus;
+  int64_t tp, pp, gpus;       /* gpus: the whole deployment's (vLLM: tp x pp x dp) */
+  int64_t attn_tp;            /* attention TP size (SGLang's attention DP: tp / dp_size) */
+  int64_t ranks;              /* DP ranks, each its own requests (kvp_dp_ranks) */
+  int64_t meet;               /* ranks whose tokens meet in every MoE layer (ranks for a MoE
+                               * model, else 1): the ranks step together */
+  int64_t ep_size;            /* ranks holding whole experts (0: experts split over TP) */
   double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
   double expert_bw;           /* effective bytes/s reading routed experts */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
@@ -96,8 +105,13 @@ typedef struct kvp_cost {
   double state_bytes;         /* fixed read per sequence: recurrent states and
                                * cross-attention caches of the encoder's tokens */
   double write_tok;           /* KV bytes one token writes */
-  double ar_bytes_tok;        /* all-reduce bytes per token (ring: 2 (tp - 1) / tp) */
-  int64_t collectives;        /* all-reduces per step (2 per layer when tp > 1) */
+  double ar_bytes_tok;        /* all-reduce and all-gather bytes a GPU sends per token of its
+                               * rank (ring all-reduce: 2 (n - 1) / n of the message) */
+  double a2a_bytes_tok;       /* expert parallelism: all-to-all bytes (dispatch + combine) a
+                               * GPU sends per token of its rank */
+  int64_t collectives;        /* collectives per step (2 per layer when tp > 1), all-to-alls
+                               * included */
+  int64_t a2a_count;          /* of which all-to-alls (2 per MoE layer under EP) */
   double pp_bytes_tok;        /* activation bytes per token per stage hand-off */
   /* speculative decoding (g = spec_tokens > 0) */
   int64_t spec_tokens;
@@ -115,7 +129,8 @@ typedef struct kvp_step {
   double gemm_s;       /* the linear layers: max(weight bytes, GEMM FLOPs) */
   double attn_s;       /* attention: max(KV bytes, attention FLOPs) */
   double act_s;        /* activation bytes / effective bandwidth */
-  double comm_s;       /* all-reduces and pipeline hand-offs */
+  double comm_s;       /* all-reduces, all-to-alls and pipeline hand-offs */
+  double a2a_s;        /* of which the MoE layers' all-to-alls (expert parallelism) */
   double host_s;       /* host time the GPU waits for (overlapped: what exceeds the GPU's) */
   double weight_bytes, kv_bytes, flops;
   int compute_bound;   /* 1 when kernels bound by their FLOPs take most of the time */
@@ -133,7 +148,8 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
 typedef struct kvp_time {
   double tpot_s;         /* time per output token of one sequence */
   double ttft_s;         /* the context as one prompt, one prefill step */
-  double tokens_per_s;   /* output tokens per second of the GPU group */
+  double tokens_per_s;   /* output tokens per second of the deployment: every DP rank at
+                          * `concurrency` sequences */
   double kv_read_share;  /* KV bytes / all bytes of the decode step */
   double usd_per_mtok;   /* price x GPUs / tokens, per million (0: no price) */
   double steps_per_token;/* target steps per output token (1 / E) */

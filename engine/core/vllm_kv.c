@@ -162,6 +162,15 @@
  *     GPU holds ceil(experts / ep_size)). KV per GPU is the engine's: the
  *     ledger's answers are per engine, dp engines serve dp times the
  *     requests.
+ *   - SGLang's attention data parallelism and expert parallelism
+ *     (enable_dp_attention, dp_size, ep_size; kvp_sglang_par): dp_size
+ *     ranks inside the tp GPUs, each with its own scheduler, requests and
+ *     KV pool (max_running_requests // dp_size a rank, managers/
+ *     tp_worker.py), the attention over tp / dp_size ranks (its KV heads
+ *     too: MHATokenToKVPool head_num get_num_kv_heads(
+ *     get_attention_tp_size()), the embedding whole, the rest over tp; the
+ *     routed experts whole on ep_size ranks or split over tp. The
+ *     ledger's answers are per DP rank, as vLLM's per engine.
  *   - TurboQuant KV formats (kv_cache_dtype turboquant_k8v4, _4bit_nc,
  *     _k3v4_nc, _3bit_nc; vllm/model_executor/layers/quantization/
  *     turboquant/config.py at 1471680b2471): Attention.get_kv_cache_spec
@@ -526,30 +535,70 @@ kvp_err kvp_vllm_align_block(const kvp_ledger *l, kvp_stage *st) {
   return KVP_OK;
 }
 
+/* The stage's share of `bytes`, spread evenly over the model's layers
+ * (rounded down once per part). */
+static int stage_share(int64_t bytes, int64_t layers, int64_t st_layers, int64_t *out) {
+  int64_t w;
+  if (!chk_mul(bytes / layers, st_layers, &w)) return 0;
+  if (!chk_add(w, (bytes % layers) * st_layers / layers, &w)) return 0;
+  *out = w;
+  return 1;
+}
+
+/* Bytes of el held by the fullest of `ranks` ranks when each holds whole
+ * experts of `experts`: ceil(experts / ranks) of them. */
+static int64_t whole_experts(int64_t el, int64_t experts, int64_t ranks) {
+  int64_t mine = cdiv(experts, ranks);
+  return (int64_t)(((unsigned __int128)el * (uint64_t)mine + (uint64_t)experts - 1) /
+                   (uint64_t)experts);
+}
+
 kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t *bytes) {
   const kvp_deploy *d = &l->d;
-  int64_t layers = d->model.layers, w = l->weights_total, e = 0, wl, el;
-  int split = (d->vllm.dp > 1 || d->vllm.ep) && d->vllm.experts > 0;
-  if (split) {
+  const kvp_sglang_par *sg = &d->sglang;
+  int64_t layers = d->model.layers, w = l->weights_total, e = 0, a = 0, r = 0, wl, part;
+  int vllm_split = (d->vllm.dp > 1 || d->vllm.ep) && d->vllm.experts > 0;
+  int sglang_split = (sg->attn_dp > 1 || sg->ep > 1) && d->vllm.experts > 0;
+  if (vllm_split || sglang_split) {
     e = min64(d->vllm.expert_bytes, w);
     w -= e;
   }
+  if (sg->attn_dp > 1) {
+    /* SGLang's attention DP: the attention layers over the attention TP
+     * group (tp / dp_size ranks), the input embedding whole on every GPU
+     * (VocabParallelEmbedding(enable_tp=not is_dp_attention_enabled()),
+     * python/sglang/srt/models/deepseek_v2.py at 3e4a39ee), the rest (the
+     * dense MLPs, shared experts, the vocabulary-split lm_head) over tp */
+    a = min64(sg->attn_bytes, w);
+    w -= a;
+    r = min64(sg->whole_bytes, w);
+    w -= r;
+  }
   /* the stage's share of the layers, rounded up once */
-  CHK(chk_mul(w / layers, st->layers, &wl));
-  CHK(chk_add(wl, (w % layers) * st->layers / layers, &wl));
+  CHK(stage_share(w, layers, st->layers, &wl));
   *bytes = cdiv(wl, d->tp);
-  if (!split) return KVP_OK;
-  CHK(chk_mul(e / layers, st->layers, &el));
-  CHK(chk_add(el, (e % layers) * st->layers / layers, &el));
-  int64_t gpus, part;
-  CHK(chk_mul(d->tp, d->vllm.dp > 1 ? d->vllm.dp : 1, &gpus));
-  if (d->vllm.ep) {
-    /* whole experts: the fullest GPU holds ceil(experts / ep_size) */
-    int64_t mine = cdiv(d->vllm.experts, gpus);
-    part = (int64_t)(((unsigned __int128)el * (uint64_t)mine + (uint64_t)d->vllm.experts - 1) /
-                     (uint64_t)d->vllm.experts);
+  if (sg->attn_dp > 1) {
+    CHK(stage_share(a, layers, st->layers, &part));
+    CHK(chk_add(*bytes, cdiv(part, kvp_attn_tp(d)), bytes));
+    CHK(stage_share(r, layers, st->layers, &part));
+    CHK(chk_add(*bytes, part, bytes));
+  }
+  if (!(vllm_split || sglang_split)) return KVP_OK;
+  int64_t el;
+  CHK(stage_share(e, layers, st->layers, &el));
+  if (sglang_split) {
+    /* SGLang's MoE group is the tp ranks: ep_size of them hold whole
+     * experts, each expert split over the moe_tp = tp / ep_size ranks
+     * beside it ("MoE: Global(TP) -> MOE_DP -> EP -> MOE_TP",
+     * _compute_parallelism_ranks, sgl-project/sglang's scheduler launch);
+     * without EP the experts are split over tp like any TP layer */
+    int64_t ep = sg->ep > 1 ? sg->ep : 1;
+    part = cdiv(ep > 1 ? whole_experts(el, d->vllm.experts, ep) : el, d->tp / ep);
   } else {
-    part = cdiv(el, gpus);
+    int64_t gpus;
+    CHK(chk_mul(d->tp, d->vllm.dp > 1 ? d->vllm.dp : 1, &gpus));
+    /* whole experts under EP: the fullest GPU holds ceil(experts / ep_size) */
+    part = d->vllm.ep ? whole_experts(el, d->vllm.experts, gpus) : cdiv(el, gpus);
   }
   CHK(chk_add(*bytes, part, bytes));
   return KVP_OK;

@@ -67,6 +67,8 @@ static const char *const deploy_keys[] = {
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
   "vllm_log_tokens_from_concurrency",
+  /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
+  "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes",
   /* the engine's startup (starts.c) */
   "engine_named", "fail_fast_on_attention_window_too_large",
   /* how activation and overhead were predicted (sweeps predict them again) */
@@ -216,6 +218,10 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
   v->experts = kvl_int_field(L, idx, "moe_experts", 0);
   v->expert_bytes = kvl_int_field(L, idx, "expert_bytes", 0);
+  d->sglang.attn_dp = kvl_int_field(L, idx, "sglang_attn_dp", 0);
+  d->sglang.ep = kvl_int_field(L, idx, "sglang_ep", 0);
+  d->sglang.attn_bytes = kvl_int_field(L, idx, "attn_bytes", 0);
+  d->sglang.whole_bytes = kvl_int_field(L, idx, "whole_bytes", 0);
   v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
   if (lua_getfield(L, idx, "mamba_cache_mode") != LUA_TNIL) {
     static const char *const modes[] = {"none", "align", "all"};
@@ -290,7 +296,7 @@ static const char *const perf_keys[] = {
   "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
   "step_overhead_ms", "acceptance", "price_per_hour", "launch_us", "seq_host_us", "host_overlap", "expert_eff",
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
-  "kernels", "experts", "experts_active", NULL
+  "kernels", "experts", "experts_active", "moe_layers", "attn_share", NULL
 };
 
 /* The perf table at idx, checked (kvplan_lua.h). */
@@ -322,6 +328,8 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .kernels = kvl_num_field(L, idx, "kernels", 0.0),
     .experts = kvl_int_field(L, idx, "experts", 0),
     .experts_active = kvl_int_field(L, idx, "experts_active", 0),
+    .moe_layers = kvl_int_field(L, idx, "moe_layers", 0),
+    .attn_share = kvl_num_field(L, idx, "attn_share", 0.0),
   };
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
@@ -350,6 +358,7 @@ static void push_time(lua_State *L, const kvp_time *t) {
   setnum(L, "memory_ms", t->decode.mem_s * 1e3);
   setnum(L, "compute_ms", t->decode.compute_s * 1e3);
   setnum(L, "comm_ms", t->decode.comm_s * 1e3);
+  setnum(L, "a2a_ms", t->decode.a2a_s * 1e3);
   setnum(L, "gemm_ms", t->decode.gemm_s * 1e3);
   setnum(L, "attention_ms", t->decode.attn_s * 1e3);
   setnum(L, "activation_ms", t->decode.act_s * 1e3);

@@ -470,7 +470,7 @@ GETTER(allocation, lua_pushstring(L, kvp_alloc_name(l->d.alloc)))
 GETTER(kv_pool, lua_pushinteger(L, nonneg(tight(l)->pool)))
 GETTER(host_blocks, lua_pushinteger(L, tight(l)->host_blocks))
 GETTER(null_blocks, lua_pushinteger(L, l->null_blocks))
-GETTER(data_parallel_size, lua_pushinteger(L, l->d.vllm.dp > 1 ? l->d.vllm.dp : 1))
+GETTER(data_parallel_size, lua_pushinteger(L, kvp_dp_ranks(&l->d)))
 #undef GETTER
 
 /* vLLM's KV cache groups (1 for a model of one KV type) */

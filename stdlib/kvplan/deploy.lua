@@ -210,7 +210,7 @@ local function mxfp4_rule(d, opts, rule)
   end
   if not mx or opts.weights ~= nil or opts.weight_bytes ~= nil or d.weight_bytes == nil then return end
   d.weights_source = "checkpoint"
-  if opts.enable_expert_parallel or (opts.data_parallel_size or 1) > 1 then
+  if opts.enable_expert_parallel or (opts.data_parallel_size or 1) > 1 or (opts.ep_size or 1) > 1 then
     d.weights_note = "MXFP4 repacking not modelled with data or expert parallelism"
     return
   end
@@ -575,15 +575,79 @@ local function resolve_workers(w, d)
   return out
 end
 
--- Data and expert parallelism (vLLM data_parallel_size, enable_expert_parallel):
--- the routed experts' bytes, which the core cuts across dp x tp GPUs
--- (engine/core/vllm_kv.c), in the experts' own format.
+-- Data and expert parallelism, as each engine lays out a MoE model:
+--   vLLM (data_parallel_size, enable_expert_parallel): data_parallel_size
+--     engines of tp x pp GPUs; the routed experts' bytes, which the core cuts
+--     across dp x tp GPUs (engine/core/vllm_kv.c), in the experts' own format.
+--   SGLang (dp_size, enable_dp_attention, ep_size; python/sglang/srt/
+--     server_args.py): dp_size without enable_dp_attention is replicas
+--     (the data-parallel controller's, each its own tp x pp GPUs, nothing
+--     cut); with it dp_size ranks inside the tp GPUs, the attention over
+--     tp / dp_size (its weights' bytes, the core's attn_bytes) and the
+--     embedding whole on every GPU (whole_bytes); ep_size ranks of the tp
+--     GPUs holding whole experts.
+-- The bytes of weight class k in the deployment's format (a mixed
+-- checkpoint's own for that class).
+local function class_bytes(d, opts, k)
+  local m = d.model
+  local wf = rawget(m, "weight_formats")
+  local f = opts.weights ~= nil and d.weights
+            or (wf and wf[k] and formats.get(wf[k], "weight_formats." .. k))
+            or (wf and m:dtype_format()) or d.weights
+  return formats.bytes(f, m:weight_class_params()[k])
+end
+
 local function resolve_moe_parallel(d, opts)
   local ep = opts.enable_expert_parallel
+  local m = d.model
   d.enable_expert_parallel = ep
   d.data_parallel_size = optional_count(opts.data_parallel_size, "data_parallel_size", 1)
-  if not (ep or (d.data_parallel_size or 1) > 1) then return end
-  local m = d.model
+  d.enable_dp_attention = opts.enable_dp_attention
+  d.ep_size = optional_count(opts.ep_size, "ep_size", 1)
+  local dp = d.data_parallel_size or 1
+  -- (enable_expert_parallel under SGLang's budget: the core refuses it as vLLM's)
+  if d.budget == "sglang" and not ep then
+    if d.enable_dp_attention and dp < 2 then
+      util.raise("field 'enable_dp_attention' needs data_parallel_size (SGLang's dp_size) > 1, "
+                 .. "got %d (SGLang's server_args: 'Please set a dp-size > 1')", dp)
+    end
+    if d.enable_dp_attention and d.tp % dp ~= 0 then
+      util.raise("field 'enable_dp_attention' needs data_parallel_size to divide tp "
+                 .. "(attention TP = tp / dp_size): dp_size %d, tp %d", dp, d.tp)
+    end
+    if (d.ep_size or 1) > 1 and not m.experts then
+      util.raise("field 'ep_size' needs a MoE model, '%s' has no experts", m.id)
+    end
+    if (d.ep_size or 1) > 1 and d.tp % d.ep_size ~= 0 then
+      util.raise("field 'ep_size' must divide tp (SGLang's moe_tp_size = tp_size / ep_size): "
+                 .. "ep_size %d, tp %d", d.ep_size, d.tp)
+    end
+    if d.enable_dp_attention then
+      d.sglang_attn_dp = dp
+      local ok, c = pcall(m.weight_class_params, m)
+      if ok then
+        d.attn_bytes = class_bytes(d, opts, "attention")
+        d.whole_bytes = c.embeddings > 0 and class_bytes(d, opts, "embeddings") or 0
+      end
+    end
+    if (d.ep_size or 1) > 1 then d.sglang_ep = d.ep_size end
+    if m.experts and (d.sglang_attn_dp or d.sglang_ep) then
+      d.moe_experts = m.experts
+      d.expert_bytes = class_bytes(d, opts, "experts")
+    end
+    return
+  end
+  if d.enable_dp_attention and d.budget ~= "sglang" then
+    util.raise("field 'enable_dp_attention' is SGLang's and needs budget 'sglang' (vLLM's "
+               .. "data_parallel_size engines each run their own attention), got budget '%s'",
+               d.budget)
+  end
+  if (d.ep_size or 1) > 1 and d.budget ~= "sglang" then
+    util.raise("field 'ep_size' is SGLang's and needs budget 'sglang' (vLLM's expert-parallel "
+               .. "size is data_parallel_size x tp: give enable_expert_parallel), got budget '%s'",
+               d.budget)
+  end
+  if not (ep or dp > 1) then return end
   if not m.experts then
     if ep then util.raise("field 'enable_expert_parallel' needs a MoE model, '%s' has no experts", m.id) end
     return
@@ -834,6 +898,10 @@ function Deployment:spec()
   t.max_num_seqs = self.max_num_seqs or self.max_num_seqs_default
   t.stage_gpu_bytes, t.stage_activation_bytes = stage_memories(self), self.stage_activation
   t.moe_experts, t.expert_bytes = self.moe_experts, self.expert_bytes
+  -- SGLang's dp_size is its own (replicas or attention-DP ranks), not vLLM's
+  if self.budget == "sglang" then t.data_parallel_size = nil end
+  t.sglang_attn_dp, t.sglang_ep = self.sglang_attn_dp, self.sglang_ep
+  t.attn_bytes, t.whole_bytes = self.attn_bytes, self.whole_bytes
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.engine_named = self.engine_named
   return t

@@ -158,10 +158,16 @@ M.list = {
    meaning = "tp x pp memories in vLLM's rank order: workers with unequal memory"},
   {name = "decode_context_parallel_size", type = "count", unit = "ranks", min = 1, default = 1,
    vllm = true, meaning = "KV tokens split over that many ranks of the TP group"},
-  {name = "data_parallel_size", type = "count", unit = "engines", min = 1, default = 1, vllm = true,
-   meaning = "MoE: routed experts cut across data_parallel_size x tp GPUs"},
+  {name = "data_parallel_size", type = "count", unit = "ranks", min = 1, default = 1, vllm = true,
+   sglang = "dp_size",
+   meaning = "DP ranks, each its own requests and KV (vLLM: engines of tp x pp GPUs, a MoE's routed experts cut across data_parallel_size x tp; SGLang: replicas, or ranks inside the tp GPUs with enable_dp_attention)"},
   {name = "enable_expert_parallel", type = "boolean", default = false, vllm = true,
    meaning = "MoE: experts split, not sharded"},
+  {name = "enable_dp_attention", type = "boolean", default = false, spec = false, sglang = true,
+   meaning = "SGLang: the data_parallel_size ranks inside the tp GPUs, attention over tp / data_parallel_size"},
+  {name = "ep_size", type = "count", unit = "ranks", min = 1, default = 1, spec = false,
+   sglang = "expert_parallel_size",
+   meaning = "SGLang: ranks holding whole experts, each split over tp / ep_size"},
   {name = "block_stride_alignment", type = "bytes", unit = "bytes", min = 0, default = "none",
    meaning = "bytes an MLA backend rounds each block up to"},
   {name = "mamba_cache_mode", type = "enum", values = {"none", "align", "all"}, default = "none",
@@ -179,6 +185,7 @@ M.list = {
 -- bytes, the release's log rule, whether the engine is named, how the
 -- reserved memory was predicted.
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
+             "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes",
              "vllm_log_tokens_from_concurrency", "engine_named", "engine_rule"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).

@@ -186,6 +186,7 @@ function M.step_facts(d)
           body_flops = 2 * body, head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
           act_split_bytes = 2 * split, kernels = kernels,
           experts = moe and E or 0, experts_active = moe and k or 0,
+          moe_layers = moe and Lm or 0, attn_share = bytes("attention") / all,
           launch_us = M.host.launch_us, seq_host_us = M.host.seq_host_us, host_overlap = not waits}
 end
 

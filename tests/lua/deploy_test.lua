@@ -61,3 +61,57 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang"}:
 local l4 = kv.deploy{model = "llama-3.1-8b", gpu = "l4"}
 check.eq(l4:min_tp(2048, 1), 2, "min tp: the engine starts")
 check.eq(select(3, l4:min_tp(2048, 1, 1)), "starts", "min tp 1: vLLM refuses")
+
+-- Data and expert parallelism, hand-counted from the engines' layouts
+-- (engine/core/vllm_kv.c kvp_vllm_stage_weights). Qwen3-235B-A22B: 94 layers
+-- of 64 query heads and 4 KV heads of 128, 128 experts (8 a token), bf16.
+local function moe(o)
+  local t = {model = "qwen3-235b-a22b", gpu = "h200", tp = 8, max_model_len = 8192}
+  for k, v in pairs(o) do t[k] = v end
+  return kv.deploy(t):ledger()
+end
+local qc = kv.model("qwen3-235b-a22b"):weight_class_params()
+local all = 0
+for _, n in pairs(qc) do all = all + 2 * n end
+local experts, attn, emb = 2 * qc.experts, 2 * qc.attention, 2 * qc.embeddings
+-- SGLang at tp 8: 4 KV heads over 8 GPUs, one (replicated) a GPU: 94 x 2 x 1 x 128 x 2 bytes
+local sg = moe{engine = "sglang"}
+check.eq(sg.kv_token_bits, 8 * 94 * 2 * 1 * 128 * 2, "SGLang tp 8: one KV head a GPU")
+check.eq(sg.weights, all // 8, "SGLang tp 8: every weight over tp")
+-- enable_dp_attention, dp_size 8: attention TP 8 / 8 = 1, all 4 KV heads on
+-- every GPU, the attention and the embedding whole, the rest over 8
+local dpa = moe{engine = "sglang", dp_size = 8, enable_dp_attention = true}
+check.eq(dpa.kv_token_bits, 8 * 94 * 2 * 4 * 128 * 2, "attention DP 8: four KV heads a GPU")
+check.eq(dpa.data_parallel_size, 8, "attention DP 8: eight ranks")
+check.eq(dpa.weights, (all - experts - attn - emb + 7) // 8 + attn + emb + (experts + 7) // 8,
+         "attention DP 8: attention and embedding whole")
+-- dp_size 2: attention TP 4, still one KV head a GPU, the attention over 4
+local dp2 = moe{engine = "sglang", data_parallel_size = 2, enable_dp_attention = true}
+check.eq(dp2.kv_token_bits, sg.kv_token_bits, "attention DP 2: attention TP 4, one KV head")
+check.eq(dp2.weights, (all - experts - attn - emb + 7) // 8 + (attn + 3) // 4 + emb + (experts + 7) // 8,
+         "attention DP 2: attention over 4")
+-- ep_size 8: 16 whole experts a GPU, as many bytes as 1/8 of each; ep 4:
+-- 32 experts on each pair of GPUs, each split over 2
+check.eq(moe{engine = "sglang", ep_size = 8}.weights, moe{engine = "sglang"}.weights, "EP 8 of 128 experts")
+check.eq(moe{engine = "sglang", expert_parallel_size = 4}.weights, sg.weights, "SGLang's spelling")
+-- without enable_dp_attention SGLang's dp_size is replicas: each its own tp 8
+check.eq(moe{engine = "sglang", dp_size = 2}.weights, sg.weights, "SGLang dp_size alone: replicas")
+check.error("field 'enable_dp_attention' needs data_parallel_size (SGLang's dp_size) > 1",
+            function() moe{engine = "sglang", enable_dp_attention = true} end)
+check.error("field 'enable_dp_attention' needs data_parallel_size to divide tp",
+            function() moe{engine = "sglang", dp_size = 3, enable_dp_attention = true} end)
+check.error("field 'ep_size' must divide tp", function() moe{engine = "sglang", ep_size = 3} end)
+check.error("field 'ep_size' needs a MoE model",
+            function() kv.deploy{model = "llama-3.1-8b", gpu = "h200", tp = 2, engine = "sglang", ep_size = 2} end)
+check.error("field 'enable_dp_attention' is SGLang's",
+            function() moe{data_parallel_size = 2, enable_dp_attention = true} end)
+check.error("field 'ep_size' is SGLang's", function() moe{ep_size = 8} end)
+-- vLLM data_parallel_size 8 at tp 1 with EP: dense whole, 16 experts a GPU
+local v8 = moe{tp = 1, data_parallel_size = 8, enable_expert_parallel = true}
+check.eq(v8.weights, all - experts + experts // 8, "vLLM DP 8 EP: 16 of 128 experts a GPU")
+check.eq(v8.kv_token_bits, 8 * 94 * 2 * 4 * 128 * 2, "vLLM DP 8 at tp 1: every KV head")
+-- the step time: the deployment's throughput is every rank's
+local tq = kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 8, engine = "sglang",
+                     dp_size = 8, enable_dp_attention = true, ep_size = 8}:time(1024, 16)
+check.eq(tq.a2a_ms > 0, true, "EP: an all-to-all")
+check.eq(math.abs(tq.tokens_per_s / (8 * 16 / (tq.tpot_ms / 1e3)) - 1) < 1e-9, true, "eight ranks of 16")

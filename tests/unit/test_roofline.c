@@ -296,6 +296,165 @@ static void experts_chosen_idle_weights_logits_and_activations_are_counted(void 
   assert_non_null(strstr(dg.msg, "experts_active"));
 }
 
+/* A MoE split of the 8B shape: 16e9 weight bytes, 12e9 of them 8 routed
+ * experts (2 chosen a token) in all 32 layers, 2e9 attention; the perf's
+ * matching step facts. */
+static void moe_split(kvp_deploy *d, int64_t experts, kvp_perf *p) {
+  kvp_deploy_defaults(d);
+  assert_int_equal(kvp_model_init(&d->model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d->model.params = d->model.active = 8000000000LL;
+  d->gpu_bytes = 80 * GiB;
+  d->vllm.experts = experts;
+  d->vllm.expert_bytes = 12000000000LL;
+  *p = h100();
+  p->expert_share = 0.75;
+  p->experts = 8;
+  p->experts_active = 2;
+  p->moe_layers = 32;
+  p->attn_share = 0.125;
+  p->body_flops = 8e8;
+  p->link_latency_us = 10;
+}
+
+/* SGLang's ep_size: whole experts on ep ranks, the MoE layers' all-reduce
+ * replaced by an all-to-all dispatch and combine. */
+static void expert_parallelism_holds_whole_experts_and_adds_an_all_to_all(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  kvp_perf p;
+  moe_split(&d, 8, &p);
+  d.budget = KVP_BUDGET_SGLANG;
+  d.tp = 4;
+  d.sglang.ep = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  /* the 4e9 dense bytes over tp 4, 2 of the 8 experts whole: 1e9 + 3e9 */
+  assert_int_equal(l.stage[0].weights, 4000000000LL);
+  /* 6 experts over 4 ranks: the fullest holds 2 of them, 12e9 x 2 / 6 */
+  d.vllm.experts = 6;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 1000000000LL + 4000000000LL);
+  d.vllm.experts = 8;
+  /* ep 2 of tp 4: 4 experts a rank, each split over tp / ep = 2 GPUs */
+  d.sglang.ep = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 1000000000LL + 3000000000LL);
+  d.sglang.ep = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(c.ep_size, 4);
+  assert_true(fabs(c.expert_bytes - 3e9) < 1e-3);
+  /* attention: 32 ring all-reduces over tp 4 of hidden x 2 bytes a token,
+   * 2 (4 - 1) / 4 of it sent: 32 x 8192 x 1.5; the MoE layers: a dispatch
+   * and a combine each, k = 2 copies of 8192 bytes of the GPU's quarter of
+   * the tokens, 3 / 4 of them to other GPUs: 32 x 2 x 2 x 8192 x 3/4 / 4 */
+  assert_true(fabs(c.ar_bytes_tok - 32.0 * 8192 * 1.5) < 1e-6);
+  assert_true(fabs(c.a2a_bytes_tok - 32.0 * 2 * 2 * 8192 * 0.75 / 4) < 1e-6);
+  assert_int_equal(c.a2a_count, 64);
+  assert_int_equal(c.collectives, 32 + 64);
+  kvp_step_time(&c, 3, 3, 0.0, 0.0, &s);
+  double a2a = 3 * 196608.0 / 450e9 + 64 * 10e-6;
+  assert_true(fabs(s.a2a_s - a2a) < 1e-15);
+  assert_true(fabs(s.comm_s - (a2a + 3 * 393216.0 / 450e9 + 32 * 10e-6)) < 1e-15);
+  /* ep must divide tp; an SGLang option under another budget is refused */
+  kvp_diag dg = {{0}};
+  d.sglang.ep = 3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "ep_size"));
+  d.sglang.ep = 4;
+  d.budget = KVP_BUDGET_VLLM;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "SGLang option"));
+}
+
+/* SGLang's attention DP: dp ranks inside the tp GPUs, the attention and its
+ * KV heads over tp / dp, the embedding whole; each MoE layer sees every
+ * rank's tokens (gathered, then all-reduced over tp). */
+static void attention_dp_splits_attention_over_tp_over_dp(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  kvp_time t;
+  kvp_perf p;
+  moe_split(&d, 8, &p);
+  d.budget = KVP_BUDGET_SGLANG;
+  d.tp = 4;
+  d.sglang.attn_dp = 4;
+  d.sglang.attn_bytes = 2000000000LL;
+  d.sglang.whole_bytes = 1000000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_attn_tp(&d), 1);
+  assert_int_equal(kvp_dp_ranks(&d), 4);
+  /* the rest 1e9 over tp 4, the attention 2e9 over 1, the embedding 1e9
+   * whole, the experts 12e9 over tp 4 */
+  assert_int_equal(l.stage[0].weights, 250000000LL + 2000000000LL + 1000000000LL + 3000000000LL);
+  /* all 8 KV heads on every GPU: 32 x 2 x 8 x 128 x 2 bytes a token */
+  assert_int_equal(l.token_bits[0], 2 * 8 * 128 * 16);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(c.attn_tp, 1);
+  assert_int_equal(c.meet, 4);
+  /* dense: 4e9 / 4, the attention's 2e9 x (1 - 1/4) more */
+  assert_true(fabs(c.dense_bytes - 2.5e9) < 1e-3);
+  assert_true(fabs(c.expert_bytes - 3e9) < 1e-3);
+  /* no attention all-reduce; each MoE layer gathers the other 3 ranks'
+   * tokens and all-reduces all 4 ranks' over tp 4: 32 x 8192 x (3 + 4 x 1.5) */
+  assert_true(fabs(c.ar_bytes_tok - 32.0 * 8192 * 9) < 1e-6);
+  assert_int_equal(c.collectives, 64);
+  /* 3 tokens a rank: the experts see 12, 1 - (6/8)^12 of them chosen; FLOPs
+   * of 3 tokens at 8e8 over attn_tp 1 */
+  kvp_step_time(&c, 3, 3, 0.0, 0.0, &s);
+  assert_true(fabs(s.weight_bytes - (2.5e9 + 3e9 * (1 - pow(0.75, 12)))) < 1e-2);
+  assert_true(fabs(s.flops - 3 * 8e8) < 1e-3);
+  /* the deployment's throughput: 4 ranks of 3 sequences */
+  assert_int_equal(kvp_time_at(&c, 100, 3, &t), KVP_OK);
+  assert_true(fabs(t.tokens_per_s - 4 * 3 / t.tpot_s) < 1e-6 * t.tokens_per_s);
+  /* dp must divide tp */
+  kvp_diag dg = {{0}};
+  d.sglang.attn_dp = 3;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "dp_size"));
+}
+
+/* vLLM's data_parallel_size: dp engines of tp GPUs each, the experts cut
+ * across dp x tp GPUs, the MoE layers' collective over all of them. */
+static void vllm_data_parallel_counts_every_engine(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  kvp_perf p;
+  moe_split(&d, 8, &p);
+  d.tp = 2;
+  d.vllm.dp = 2;
+  p.price_per_hour = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  /* dense 4e9 over tp 2, experts 12e9 over 4 GPUs */
+  assert_int_equal(l.stage[0].weights, 2000000000LL + 3000000000LL);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(c.gpus, 4);
+  assert_int_equal(c.ep_size, 0);
+  /* attention over tp 2 (32 x 8192 x 1), the MoE layers a ring all-reduce
+   * of both engines' tokens over 4 GPUs: 32 x 8192 x 2 x 1.5 */
+  assert_true(fabs(c.ar_bytes_tok - (32.0 * 8192 + 32.0 * 8192 * 2 * 1.5)) < 1e-6);
+  assert_int_equal(kvp_time_at(&c, 100, 5, &t), KVP_OK);
+  assert_true(fabs(t.tokens_per_s - 2 * 5 / t.tpot_s) < 1e-6 * t.tokens_per_s);
+  /* the price of 4 GPUs over both engines' tokens */
+  assert_true(fabs(t.usd_per_mtok - 2.0 * 4 / 3600 / t.tokens_per_s * 1e6) < 1e-9);
+  /* with EP: whole experts over dp x tp = 4, an all-to-all of the GPU's half
+   * of its engine's tokens */
+  d.vllm.ep = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(c.ep_size, 4);
+  assert_true(fabs(c.a2a_bytes_tok - 32.0 * 2 * 2 * 8192 * 0.75 / 2) < 1e-6);
+  assert_true(fabs(c.ar_bytes_tok - 32.0 * 8192) < 1e-6);
+}
+
 /* Host time: its kernels' launch and each scheduled sequence's bookkeeping,
  * added to every step that runs by an engine that waits for the host,
  * hidden up to the GPU's time by one that overlaps. */
@@ -380,6 +539,9 @@ int main(void) {
     cmocka_unit_test(gemms_and_attention_each_take_their_own_bound),
     cmocka_unit_test(experts_chosen_idle_weights_logits_and_activations_are_counted),
     cmocka_unit_test(host_time_adds_kernels_and_sequences),
+    cmocka_unit_test(expert_parallelism_holds_whole_experts_and_adds_an_all_to_all),
+    cmocka_unit_test(attention_dp_splits_attention_over_tp_over_dp),
+    cmocka_unit_test(vllm_data_parallel_counts_every_engine),
     cmocka_unit_test(pipeline_stages_run_micro_batches),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
