@@ -486,6 +486,15 @@ local function sglang_running(d)
   return math.max(math.min(tokens // 2, pool), 1)
 end
 
+--- The GPUs of deployment d: tp x pp, times data_parallel_size for vLLM's
+--- DP engines and SGLang's replicas (not for SGLang's attention-DP ranks,
+--- which live inside the tp GPUs).
+function M.gpus(d)
+  local dp = d.data_parallel_size or 1
+  if d.budget == "sglang" and d.enable_dp_attention then dp = 1 end
+  return d.tp * d.pp * dp
+end
+
 --- The scheduler's limits of deployment d as its engine runs it, each the
 --- given one (opts.max_num_batched_tokens, opts.max_num_seqs) or the
 --- engine's default for its release (opts.engine_version):
@@ -513,6 +522,15 @@ function M.engine_limits(d, opts)
         sd = sd or predict(d, opts, {sglang_memory = true}).sglang
         tokens = sd.chunked_prefill_size
       end
+    end
+    if d.enable_dp_attention and (d.data_parallel_size or 1) > 1 then
+      -- attention DP: each rank's scheduler takes max_running_requests //
+      -- dp_size when it is given (its own default otherwise: tp_worker.py
+      -- TpModelWorker) and chunked_prefill_size // dp_size ("DP attention is
+      -- enabled. The chunked prefill size is adjusted", server_args.py
+      -- ServerArgs.__post_init__ of the 0.4 releases)
+      local dp = d.data_parallel_size
+      return math.max(tokens // dp, 1), seqs and math.max(seqs // dp, 1) or sglang_running(d), v
     end
     return tokens, seqs or sglang_running(d), v
   end

@@ -206,14 +206,20 @@ local function flags_of(d, e, opts, carried)
   if e == "trtllm" then flag("backend", d.trtllm_backend) end
   flag(nil, d.tp, "tp")
   flag(nil, d.pp, "pp")
-  -- data and expert parallelism: vLLM's own fields; TensorRT-LLM and SGLang
-  -- take expert parallelism as an EP size over the TP group
+  -- data and expert parallelism: vLLM's own fields; SGLang's dp_size (with
+  -- --enable-dp-attention: ranks inside the tp GPUs) and ep_size;
+  -- TensorRT-LLM takes expert parallelism as an EP size over the TP group
   local dp, ep = d.data_parallel_size or 1, d.enable_expert_parallel
   if e == "vllm" then
     if dp > 1 then flag(nil, dp, "data_parallel_size") end
     if ep then flag(nil, true, "enable_expert_parallel") end
+  elseif e == "sglang" then
+    if dp > 1 then flag(nil, dp, "data_parallel_size") end
+    if d.enable_dp_attention then flag(nil, true, "enable_dp_attention") end
+    if (d.ep_size or 1) > 1 then flag("ep_size", d.ep_size) end
+    if ep then return fail("enable_expert_parallel is vLLM's; SGLang takes ep_size") end
   else
-    if dp > 1 then return fail("data_parallel_size %d is written for vLLM only", dp) end
+    if dp > 1 then return fail("data_parallel_size %d is written for vLLM and SGLang only", dp) end
     if ep then flag("ep_size", d.tp) end
   end
   flag(nil, l.max_model_len, "max_model_len")
@@ -232,8 +238,11 @@ local function flags_of(d, e, opts, carried)
   end
   local tokens, seqs = deploy.engine_limits(d, setmetatable({max_num_seqs = carried.max_num_seqs},
                                                             {__index = o}))
-  flag(nil, seqs, "max_num_seqs")
-  flag(nil, tokens, "max_num_batched_tokens")
+  -- SGLang's attention DP: the flags are the server's, each rank takes
+  -- 1 / dp_size of them (deploy.engine_limits)
+  local ranks = e == "sglang" and d.enable_dp_attention and dp or 1
+  flag(nil, seqs * ranks, "max_num_seqs")
+  flag(nil, tokens * ranks, "max_num_batched_tokens")
   local q
   q, why = quantization(d, e)
   if q == nil then return nil, why end
@@ -288,7 +297,8 @@ local function flags_of(d, e, opts, carried)
                        utilization = true, block = true, max_num_batched_tokens = true,
                        max_model_len = true, max_num_seqs = true, max_kv_tokens = true,
                        speculative = true, data_parallel_size = true,
-                       enable_expert_parallel = true, backend = true}
+                       enable_expert_parallel = true, backend = true,
+                       enable_dp_attention = true, ep_size = true}
       if not handled[k] then return fail("field '%s' has no %s flag kvplan writes", k, names[e]) end
     end
   end
@@ -358,7 +368,7 @@ local function k8s_text(d, spec, opts)
   local argv = argv_of("vllm", spec)
   local name = dns_name(opts.name or d.name or (d.model.id .. "-" .. (d.gpu.id or "gpu")))
   local res = d.gpu.vendor == "amd" and "amd.com/gpu" or "nvidia.com/gpu"
-  local gpus = d.tp * d.pp * (d.data_parallel_size or 1)
+  local gpus = deploy.gpus(d)
   local replicas = util.count(opts.replicas or 1, "replicas", 1)
   local q = function(s) return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"') .. '"' end
   local t = {
@@ -426,11 +436,13 @@ local function summary(d, e)
   end
   if d.engine_version then words[#words + 1] = "engine_version=" .. d.engine_version end
   local _, note = l:starts()
+  local ranks = l.data_parallel_size > 1 and string.format(" on each of %d DP ranks", l.data_parallel_size)
+                or ""
   return string.format("# kvplan %s %s: %s on %d x %s; KV cache %d tokens (%d blocks of %d), "
-                       .. "%d requests of %d tokens at once; starts%s\n",
-                       e, table.concat(words, " "), d.model.id, d.tp * d.pp, d.gpu.id or "GPU",
+                       .. "%d requests of %d tokens at once%s; starts%s\n",
+                       e, table.concat(words, " "), d.model.id, deploy.gpus(d), d.gpu.id or "GPU",
                        l.kv_tokens, l.kv_blocks, l.block, l:max_concurrency(l.max_model_len),
-                       l.max_model_len, note ~= "" and (" (" .. note .. ")") or "")
+                       l.max_model_len, ranks, note ~= "" and (" (" .. note .. ")") or "")
 end
 
 --- launch.command(d, engine [, opts]): the text of the command that starts
@@ -659,6 +671,10 @@ function M.parse(text, engine, base)
       local json = require "kvplan.json"
       local s = json.decode(v, "--speculative-config")
       set("speculative", {tokens = s.num_speculative_tokens, draft = s.model}, name)
+      return
+    end
+    if name == "ep_size" and e == "sglang" then
+      set("ep_size", tonumber(v) or v, name)
       return
     end
     if name == "ep_size" then

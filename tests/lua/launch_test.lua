@@ -153,3 +153,27 @@ check.eq(lr.role, "prefill", "the KV role read back")
 local _, w6 = launch.emit({deployment = c.deployment, prefill = {tp = 1}, decode = {tp = 4}}, "vllm")
 assert(w6:find("^prefill pool: vLLM would not start"), w6)
 print("launch_test: emit ok")
+-- SGLang's attention DP and EP: the server's dp_size, --enable-dp-attention
+-- and --ep-size written and read back; the limits are the server's, each
+-- of the 8 ranks taking an eighth (deploy.engine_limits)
+local dq = kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 8, max_model_len = 8192,
+                     engine = "sglang", dp_size = 8, enable_dp_attention = true, ep_size = 8}
+local sq, sinfo = assert(launch.command(dq, "sglang"))
+for _, f in ipairs{"--tp-size 8", "--dp-size 8", "--enable-dp-attention", "--ep-size 8",
+                   "on 8 x h200", "on each of 8 DP ranks"} do
+  assert(sq:find(f, 1, true), f .. " in\n" .. sq)
+end
+local sopts, slimits = launch.parse(sq, "sglang", {gpu = "h200"})
+check.eq(sopts.enable_dp_attention, true, "read back: attention DP")
+check.eq(sopts.ep_size, 8, "read back: ep_size")
+check.eq((launch.same(sinfo.deployment, sopts, slimits, sinfo.limits)), true, "SGLang DP round trip")
+local _, seqs = kv.deployments.engine_limits(dq, {max_num_seqs = 800})
+check.eq(seqs, 100, "a given max_running_requests is the server's: 800 // 8 a rank")
+-- vLLM's DP: 8 engines of tp 1, 8 GPUs
+local vq = assert(launch.command(kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 1,
+  max_model_len = 8192, data_parallel_size = 8, enable_expert_parallel = true}, "vllm"))
+assert(vq:find("on 8 x h200", 1, true) and vq:find("--data-parallel-size 8", 1, true), vq)
+-- TensorRT-LLM has no DP flag kvplan writes
+check.eq((launch.command(kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 1,
+  max_model_len = 8192, data_parallel_size = 8, enable_expert_parallel = true}, "trtllm")), nil,
+  "no TensorRT-LLM DP")
