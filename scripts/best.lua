@@ -1,10 +1,15 @@
 -- scripts/best.lua: the cheapest deployments that serve a request shape:
 -- `concurrency` requests of `context` tokens at once, searched over GPUs,
 -- every tensor-parallel size the heads allow, pipeline stages, and weight
--- and KV cache formats (kv.best, stdlib/kvplan/best.lua).
+-- and KV cache formats (kv.best, stdlib/kvplan/best.lua); or, with rate=, a
+-- service: the deployments and replicas that serve `rate` requests a second
+-- of `input` + `output` tokens under latency targets (kv.plan,
+-- stdlib/kvplan/plan.lua), each replica's capacity found by the simulator.
 --
 -- Run:  kvplan best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16
 --       kvplan best model=qwen3-32b context=32k concurrency=32 rank=cost prices=prices.csv
+--       kvplan best model=llama-3.1-70b input=2048 output=256 rate=20 ttft_ms=2000 tpot_ms=50
+--              percentile=p90 gpus=h100-sxm,h200,mi300x
 --
 -- Arguments (key=value; lists are comma-separated):
 --   model        catalog id or alias (required; `kvplan models` lists them)
@@ -29,6 +34,42 @@
 --   utilization  fraction of GPU memory the engine may use (default 0.9)
 -- Activation peak and non-torch memory are predicted as kv.deploy does.
 --
+-- A service (rate= given; context, concurrency and tokens_per_s are then
+-- not taken):
+--   rate         requests a second the service must serve (Poisson arrivals)
+--   input        prompt tokens per request (required with rate)
+--   output       output tokens per request (required with rate)
+--   ttft_ms, tpot_ms, e2e_ms   latency targets in milliseconds at
+--                `percentile` (default 0: none)
+--   percentile   p50, p90 or p99 (default p90)
+--   goodput      the share of requests that must meet every target (0..1;
+--                default 0: the percentile alone)
+--   requests     requests each simulation serves (default 500)
+--   max_num_seqs, max_num_batched_tokens   engine limits to try (lists;
+--                default the engine's)
+--   rank         gpus (fewest GPUs in all, then fewest stages, then the
+--                most requests a second a replica), cost (cost per hour)
+--                or usd_per_mtok (cost per million output tokens at the rate)
+--   wide         true: every column on the terminal too (with -o FILE or
+--                --format csv/json, every column is written anyway)
+-- Each deployment that starts with max_model_len = input + output has its
+-- capacity found (kv.plan.capacity: the highest rate one replica sustains
+-- under the targets) and gets ceil(rate / capacity) replicas; deployments
+-- whose lower bound of GPUs (or cost) exceeds the fifth best found are not
+-- simulated and say so. Output, the `top` ranked, then every other GPU and
+-- format's best or why none serves:
+--   rank, gpu, tp, pp, replicas, gpus (all replicas), rate_per_replica
+--   (requests a second one replica sustains), binding (what stops a higher
+--   rate: ttft, tpot, e2e, kv_memory, compute, start), ttft_ms_P and
+--   tpot_ms_P (at the percentile P, one replica at rate / replicas),
+--   tokens_per_s (output, all replicas, at the rate), cost_per_hour and
+--   usd_per_mtok (per million output tokens; with prices), why; with -o,
+--   --format csv/json or wide=true also mode, weights, kv, max_num_seqs,
+--   max_num_batched_tokens, utilization (rate / capacity of the replicas),
+--   e2e_ms_P, tokens_per_s_user (1000 / mean TPOT), usd_per_mtok_total
+--   (per million input and output tokens). Standard error says how many
+--   deployments were simulated and how many simulations ran.
+--
 -- Output: the `top` deployments that serve the shape, by rank, then for
 -- every other GPU and format its best deployment, or why none serves (when
 -- nothing serves, only those rows, rank empty):
@@ -47,8 +88,173 @@ local opt = kv.options(..., {
   model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = 1, gpus = {""},
   weights = {""}, kv = {""}, tp = {0}, pp = {0}, max_gpus = 64, rank = "gpus", prices = "",
   tokens_per_s = 0.0, top = 5, all = false, utilization = 0.9,
+  rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
+  goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
 })
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
+local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
+local bad = kv.options.bad
+local args = (package.loaded["kvplan.cli"] or {}).args or {}
+if type(args) ~= "table" then args = {} end
+local service = {"input", "output", "ttft_ms", "tpot_ms", "e2e_ms", "percentile", "goodput", "requests",
+                 "max_num_seqs", "max_num_batched_tokens"}
+
+if opt.rate == 0 and args.rate == nil then
+  for _, k in ipairs(service) do
+    if args[k] ~= nil then
+      bad("argument '%s' needs rate= (requests a second): latency targets, lengths and engine limits "
+          .. "plan a service; without rate= best holds concurrency=N requests of context=L tokens", k)
+    end
+  end
+  if opt.rank == "usd_per_mtok" then bad("argument 'rank': usd_per_mtok needs rate= (requests a second)") end
+else
+  --- a service: kv.plan
+  if not (opt.rate > 0 and opt.rate < math.huge) then
+    bad("argument 'rate' must be a number > 0 (requests a second), got '%s'", kv.util.fmt_num(opt.rate))
+  end
+  for _, k in ipairs{"context", "concurrency", "tokens_per_s"} do
+    if args[k] ~= nil then
+      bad("argument '%s' is for the memory search; with rate= give input= and output= (tokens per "
+          .. "request) and latency targets", k)
+    end
+  end
+  if opt.rank == "concurrency" then
+    bad("argument 'rank' must be gpus, cost or usd_per_mtok with rate=, got 'concurrency'")
+  end
+  if not kv.plan.ranks[opt.rank] then
+    bad("argument 'rank' must be gpus, cost or usd_per_mtok, got '%s'", kv.util.escape(opt.rank, 64))
+  end
+  for _, k in ipairs{"input", "output"} do
+    if opt[k] < 1 then
+      bad("argument '%s' must be an integer >= 1 (tokens per request) with rate=, got '%d'", k, opt[k])
+    end
+  end
+  if opt.percentile ~= "" and not kv.plan.percentiles[opt.percentile] then
+    bad("argument 'percentile' must be p50, p90 or p99, got '%s'", kv.util.escape(opt.percentile, 64))
+  end
+  for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
+    if not (opt[k] >= 0 and opt[k] < math.huge) then
+      bad("argument '%s' must be a number of milliseconds > 0 (0: no target), got '%s'", k,
+          kv.util.fmt_num(opt[k]))
+    end
+  end
+  if not (opt.goodput >= 0 and opt.goodput <= 1) then
+    bad("argument 'goodput' must be a fraction in (0, 1] (the share of requests meeting every target), "
+        .. "got '%s'", kv.util.fmt_num(opt.goodput))
+  end
+  if opt.goodput > 0 and opt.ttft_ms == 0 and opt.tpot_ms == 0 and opt.e2e_ms == 0 then
+    bad("argument 'goodput' needs a target: ttft_ms, tpot_ms or e2e_ms")
+  end
+  if opt.requests < 0 then bad("argument 'requests' must be an integer >= 1, got '%d'", opt.requests) end
+  local spec = {
+    model = opt.model, input = opt.input, output = opt.output, rate = opt.rate,
+    percentile = opt.percentile ~= "" and opt.percentile or nil,
+    goodput = opt.goodput > 0 and opt.goodput or nil,
+    requests = opt.requests > 0 and opt.requests or nil,
+    gpus = given(opt.gpus), weights = given(opt.weights), kv = given(opt.kv), tp = given(opt.tp),
+    pp = given(opt.pp), max_gpus = opt.max_gpus, rank = opt.rank,
+    max_num_seqs = given(opt.max_num_seqs), max_num_batched_tokens = given(opt.max_num_batched_tokens),
+    keep = math.max(opt.top, 1), base = {utilization = opt.utilization},
+  }
+  for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
+    if opt[k] > 0 then spec[k] = opt[k] end
+  end
+  local ranked, info = kv.plan(spec)
+  local cli = package.loaded["kvplan.cli"] or {}
+  local p = info.sla.percentile
+  local priced = false
+  for _, c in ipairs(ranked) do priced = priced or c.cost_per_hour ~= nil end
+  local fmt = cli.format
+  local wide = opt.wide or cli.output ~= nil or fmt == "csv" or fmt == "json"
+  local columns
+  if wide then
+    columns = {"rank", "mode", "gpu", "tp", "pp", "weights", "kv", "max_num_seqs", "max_num_batched_tokens",
+               "replicas", "gpus", {"rate_per_replica", precision = 3}, {"utilization", precision = 3},
+               "binding", {"ttft_ms_" .. p, precision = 1}, {"tpot_ms_" .. p, precision = 2},
+               {"e2e_ms_" .. p, precision = 1}, {"tokens_per_s", precision = 1},
+               {"tokens_per_s_user", precision = 2}, {"cost_per_hour", precision = 2},
+               {"usd_per_mtok_output", precision = 4}, {"usd_per_mtok_total", precision = 4}, "why"}
+  else
+    columns = {"rank", "gpu", "tp", "pp", "replicas", "gpus", {"rate_per_replica", precision = 2},
+               "binding", {"ttft_ms_" .. p, precision = 0}, {"tpot_ms_" .. p, precision = 1},
+               {"tokens_per_s", precision = 0}}
+    if priced then
+      columns[#columns + 1] = {"cost_per_hour", precision = 2}
+      columns[#columns + 1] = {"usd_per_mtok", precision = 3}
+    end
+    columns[#columns + 1] = "why"
+  end
+  local names = {}
+  for _, c in ipairs(columns) do names[type(c) == "table" and c[1] or c] = true end
+  local rows, shown = {}, {}
+  local best_why = {gpus = "best: fewest GPUs, then fewest stages, then most requests a replica",
+                    cost = "best: lowest cost per hour", usd_per_mtok = "best: lowest cost per million output tokens"}
+  local function add(c, why)
+    shown[c] = true
+    if c.rank then kv.plan.planned(c, info) end
+    local row = {
+      rank = c.rank or "", mode = c.mode, gpu = c.gpu, tp = c.tp, pp = c.pp, weights = c.weights,
+      kv = c.kv, max_num_seqs = c.max_num_seqs or "", max_num_batched_tokens = c.max_num_batched_tokens or "",
+      replicas = c.replicas or "", gpus = c.rank and c.gpus or "", rate_per_replica = c.rate_per_replica or "",
+      utilization = c.utilization or "", binding = c.binding or "",
+      ["ttft_ms_" .. p] = c.ttft_ms or "", ["tpot_ms_" .. p] = c.tpot_ms or "", ["e2e_ms_" .. p] = c.e2e_ms or "",
+      tokens_per_s = c.rank and c.tokens_per_s or "", tokens_per_s_user = c.tokens_per_s_user or "",
+      cost_per_hour = c.rank and c.cost_per_hour or "", usd_per_mtok = c.usd_per_mtok_output or "",
+      usd_per_mtok_output = c.usd_per_mtok_output or "", usd_per_mtok_total = c.usd_per_mtok_total or "",
+      why = why or c.why,
+    }
+    for k in pairs(row) do if not names[k] then row[k] = nil end end
+    rows[#rows + 1] = row
+  end
+  for _, c in ipairs(ranked) do
+    if c.rank and (c.rank <= opt.top or opt.all) then add(c, c.rank == 1 and best_why[opt.rank] or nil) end
+  end
+  if opt.all then
+    for _, c in ipairs(ranked) do if not shown[c] then add(c) end end
+  else
+    -- every other GPU and format: its best deployment, or the one that came
+    -- closest to serving (simulated, then not simulated by its bound, then
+    -- the largest that could not start) and why
+    local groups, order = {}, {}
+    for _, c in ipairs(ranked) do
+      local key = c.mode .. "|" .. c.gpu .. "|" .. c.weights .. "|" .. c.kv
+      if groups[key] == nil then groups[key] = {}; order[#order + 1] = key end
+      local g = groups[key]
+      g[#g + 1] = c
+    end
+    local function closeness(c)
+      if c.capacity then return 3 end
+      if c.why:find("^not simulated") then return 2 end
+      return 1
+    end
+    for _, key in ipairs(order) do
+      local g, done = groups[key], false
+      for _, c in ipairs(g) do done = done or shown[c] end
+      if not done then
+        if g[1].rank then
+          add(g[1])
+        else
+          local pick = g[1]
+          for _, c in ipairs(g) do
+            local a, b = closeness(c), closeness(pick)
+            if a > b or a == b and a == 1 and c.gpus > pick.gpus then pick = c end
+          end
+          add(pick)
+        end
+      end
+    end
+  end
+  local r = kv.report{columns = columns}
+  for _, row in ipairs(rows) do r:row(row) end
+  r:close()
+  if not cli.quiet then
+    io.stderr:write(string.format("kvplan best: %d candidates, %d simulated (%d simulations), %d not "
+                                  .. "simulated by their lower bound\n", info.candidates, info.simulated,
+                                  info.sims, info.pruned))
+  end
+  return
+end
+
 local ranked, shape = kv.best{
   model = opt.model, context = opt.context > 0 and opt.context or nil,
   concurrency = opt.concurrency, max_gpus = opt.max_gpus, rank = opt.rank,

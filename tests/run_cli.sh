@@ -478,6 +478,43 @@ expect best_tput 0 "" -- best model=llama-3.1-8b context=8k concurrency=32 gpus=
 check "best tokens_per_s: ranked rows reach the target, tp 1 lost on throughput" sh -c "
   awk -F, 'NR > 1 && \$1 != \"\" { n++; if (\$11 + 0 < 3000) bad = 1 } END { exit bad || n == 0 }' '$out/best_tput.out' &&
   grep -Eq '^,h100-sxm,1,1,1,.*\"?decodes [0-9]+ tokens/s at 32 requests, target 3000' '$out/best_tput.out'"
+# kvplan best rate=: a service, replicas by each deployment's capacity under the SLA
+expect best_rate 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=30 ttft_ms=1000 tpot_ms=40 \
+  gpus=h100-sxm,l40s pp=1 prices=tests/fixtures/csv/prices.csv --format table --quiet
+check "best rate=: a ranked table of replicas, GPUs, capacity, binding, latencies and cost" sh -c "
+  sed -n 1p '$out/best_rate.out' | grep -Eq '^rank +gpu +tp +pp +replicas +gpus +rate_per_replica +binding +ttft_ms_p90 +tpot_ms_p90 +tokens_per_s +cost_per_hour +usd_per_mtok +why' &&
+  sed -n 3p '$out/best_rate.out' | grep -Eq '^ +1  h100-sxm +[0-9]+ +1 +[0-9]+ +[0-9]+ +[0-9.]+  [a-z_]+ .* best: fewest GPUs' &&
+  grep -Eq ' l40s .*(needs [0-9]+ GPUs|serves)' '$out/best_rate.out'"
+expect best_rate_csv 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=30 tpot_ms=40 gpus=l40s tp=1,2 pp=1 \
+  rank=usd_per_mtok prices=tests/fixtures/csv/prices.csv percentile=p99 -o "$out/best_rate.csv" --quiet
+check "best rate= -o: every column, at the percentile asked, cost per million tokens" sh -c "
+  sed -n 1p '$out/best_rate.csv' | grep -qx 'rank,mode,gpu,tp,pp,weights,kv,max_num_seqs,max_num_batched_tokens,replicas,gpus,rate_per_replica,utilization,binding,ttft_ms_p99,tpot_ms_p99,e2e_ms_p99,tokens_per_s,tokens_per_s_user,cost_per_hour,usd_per_mtok_output,usd_per_mtok_total,why' &&
+  sed -n 2p '$out/best_rate.csv' | grep -Eq '^1,aggregated,l40s,[12],1,bf16,bf16,,,[0-9]+,[0-9]+,[0-9.]+,0\.[0-9]+,[a-z_]+,.*,6000,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,best: lowest cost per million output tokens\$' &&
+  '$kvplan' best model=llama-3.1-8b input=1000 output=200 rate=30 tpot_ms=40 gpus=l40s tp=1,2 pp=1 -o /dev/null 2>&1 |
+    grep -Eqx 'kvplan best: 2 candidates, 2 simulated \\([0-9]+ simulations\\), 0 not simulated by their lower bound'"
+expect best_rate_limits 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=10 tpot_ms=40 gpus=h100-sxm tp=1 pp=1 \
+  max_num_seqs=16,256 -o "$out/best_limits.csv" --quiet
+check "best max_num_seqs=16,256: each a candidate; 16 sequences serve fewer requests a replica" sh -c "
+  grep -Eq '^1,aggregated,h100-sxm,1,1,bf16,bf16,256,,' '$out/best_limits.csv' &&
+  grep -Eq '^2,aggregated,h100-sxm,1,1,bf16,bf16,16,,' '$out/best_limits.csv'"
+expect best_percentile 2 "kvplan: command line: argument 'percentile' must be p50, p90 or p99, got 'p95'" -- \
+  best model=llama-3.1-8b input=1000 output=200 rate=10 tpot_ms=40 percentile=p95
+expect best_rate_zero 2 "kvplan: command line: argument 'rate' must be a number > 0 (requests a second), got '0'" -- \
+  best model=llama-3.1-8b input=1000 output=200 rate=0
+expect best_rate_negative 2 "kvplan: command line: argument 'rate' must be a number >= 0, got '-2'" -- \
+  best model=llama-3.1-8b input=1000 output=200 rate=-2
+expect best_ttft_no_rate 2 "kvplan: command line: argument 'ttft_ms' needs rate= (requests a second): latency targets, lengths and engine limits plan a service; without rate= best holds concurrency=N requests of context=L tokens" -- \
+  best model=llama-3.1-8b ttft_ms=500
+expect best_rate_no_input 2 "kvplan: command line: argument 'input' must be an integer >= 1 (tokens per request) with rate=, got '0'" -- \
+  best model=llama-3.1-8b rate=5 output=100
+expect best_rate_context 2 "kvplan: command line: argument 'context' is for the memory search; with rate= give input= and output= (tokens per request) and latency targets" -- \
+  best model=llama-3.1-8b rate=5 input=100 output=100 context=8k
+expect best_rate_rank 2 "kvplan: command line: argument 'rank' must be gpus, cost or usd_per_mtok with rate=, got 'concurrency'" -- \
+  best model=llama-3.1-8b rate=5 input=100 output=100 rank=concurrency
+expect best_goodput 2 "kvplan: command line: argument 'goodput' must be a fraction in (0, 1] (the share of requests meeting every target), got '1.5'" -- \
+  best model=llama-3.1-8b rate=5 input=100 output=100 tpot_ms=30 goodput=1.5
+expect best_tpot_negative 2 "kvplan: command line: argument 'tpot_ms' must be a number >= 0, got '-30'" -- \
+  best model=llama-3.1-8b rate=5 input=100 output=100 tpot_ms=-30
 expect best_gcd 0 "" -- best model=llama-3.1-8b context=8k concurrency=8
 check "best over all GPUs plans the MI250X as one GCD" sh -c "grep -q ',mi250x-gcd,' '$out/best_gcd.out' && ! grep -q ',mi250x,' '$out/best_gcd.out'"
 expect best_module 2 "kvplan: command line: argument 'gpus': gpu 'mi250x' is a module the runtime shows as several devices; plan with 'mi250x-gcd' (AMD Instinct MI250X 128GB (OAM module, 2 GCDs))" -- \

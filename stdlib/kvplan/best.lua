@@ -120,48 +120,45 @@ local function lost(c, w, rank)
   return "ties with " .. win
 end
 
---- kv.best(spec): every candidate, ranked: a list of tables {rank (nil when
---- it does not serve the shape), gpu, tp, pp, gpus, weights, kv, fits,
---- limit, max_concurrency, per_gpu, cost_per_hour (nil without a price),
---- tokens_per_s (with a target), why ("" for rank 1), deployment (its
---- kv.deploy, built when first read)}, servers first in
---- rank order, then the rest. spec: model, context, concurrency, gpus,
---- weights, kv, tp, pp (lists; defaults above), max_gpus (64), rank
---- ("gpus"), tokens_per_s (a decode throughput target, 0: none), base (other
---- deployment options, e.g. {utilization = 0.85}).
-function M.search(spec)
-  if type(spec) ~= "table" then util.raise("best needs a table, got %s", type(spec)) end
-  util.check_keys(spec, spec_fields, "best")
+--- The candidates of a search, before any ranking: every GPU x tp x pp x
+--- weight format x KV format (x the engine limits given as lists), each
+--- with the memory verdict for `concurrency` requests of `context` tokens
+--- (ledger:fit, in one sweep a weight and KV format: GPU x tp x pp in C).
+--- s: model (required), context (default the model's max_context),
+--- concurrency (1), gpus, weights, kv, tp, pp (lists; defaults in the head
+--- of this file), max_gpus (64), base (deployment options), limits
+--- ({max_num_seqs = {...}, max_num_batched_tokens = {...}}: lists, each an
+--- axis; nil: the engine's defaults). Returns the candidates, each {gpu,
+--- tp, pp, gpus, weights, kv, max_num_seqs, max_num_batched_tokens (the
+--- axes' values, nil without them), fits, limit, why, max_concurrency,
+--- per_gpu, weights_gib, kv_budget_gib, cost_per_hour (nil without a
+--- price), deployment (its kv.deploy, built when first read)}, in sweep
+--- order; and the resolved {model, context, concurrency, max_gpus}. kv.best
+--- and kv.plan (plan.lua) both search these.
+function M.candidates(s)
   local kv = require "kvplan"
-  if spec.model == nil then util.raise("best needs a 'model'") end
-  local model = kv.model(spec.model)
-  local context = util.count(spec.context or model.max_context, "context")
-  local concurrency = util.count(spec.concurrency or 1, "concurrency")
-  local max_gpus = util.count(spec.max_gpus or 64, "max_gpus")
-  local rank = spec.rank or "gpus"
-  if not M.ranks[rank] then
-    util.raise("field 'rank' must be gpus, cost or concurrency, got '%s'", tostring(rank))
-  end
-  local target = spec.tokens_per_s or 0
-  if type(target) ~= "number" or target < 0 or target ~= target then
-    util.raise("field 'tokens_per_s' must be a number >= 0, got %s", tostring(target))
-  end
-  local gpus = list(spec.gpus, "gpus") or kv.gpus.all()
+  if s.model == nil then util.raise("best needs a 'model'") end
+  local model = kv.model(s.model)
+  local context = util.count(s.context or model.max_context, "context")
+  local concurrency = util.count(s.concurrency or 1, "concurrency")
+  local max_gpus = util.count(s.max_gpus or 64, "max_gpus")
+  local gpus = list(s.gpus, "gpus") or kv.gpus.all()
   if #gpus == 0 then gpus = kv.gpus.all() end
-  local weights = list(spec.weights, "weights") or {"native"}
-  local kvs = list(spec.kv, "kv") or {"auto"}
-  local tps = list(spec.tp, "tp")
+  local weights = list(s.weights, "weights") or {"native"}
+  local kvs = list(s.kv, "kv") or {"auto"}
+  local tps = list(s.tp, "tp")
   if tps == nil or #tps == 0 then tps = M.tp_sizes(model, max_gpus) end
-  local pps = list(spec.pp, "pp")
-  local base = spec.base or {}
+  local pps = list(s.pp, "pp")
+  local base = s.base or {}
   if type(base) ~= "table" then util.raise("field 'base' must be a table of deployment options") end
+  local limits = s.limits or {}
 
   -- one sweep a weight and KV format: GPU x tp x pp in C, each candidate a row
   -- (kv.sweep each); pp 1, 2, ... up to max_gpus // tp and the layers
-  local by_id = {}
+  local by_id, ids = {}, {}
   for i, g in ipairs(gpus) do
     local gpu = kv.gpus.check_plannable(kv.gpu(g))
-    by_id[gpu.id], gpus[i] = gpu, gpu.id
+    by_id[gpu.id], ids[i] = gpu, gpu.id
   end
   if pps == nil or #pps == 0 then
     pps = {}
@@ -183,6 +180,8 @@ function M.search(spec)
         local maxc = r.max_concurrency
         local c = {
           gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = r.weights, kv = r.kv,
+          max_num_seqs = limits.max_num_seqs and r.max_num_seqs or nil,
+          max_num_batched_tokens = limits.max_num_batched_tokens and r.max_num_batched_tokens or nil,
           fits = r.fits, limit = r.limit, max_concurrency = maxc, per_gpu = maxc / (tp * pp),
           weights_gib = units.gib(r.weights_bytes), kv_budget_gib = units.gib(r.kv_budget_bytes),
           why = r.why,
@@ -193,36 +192,67 @@ function M.search(spec)
           local o = {}
           for f, v in pairs(opts) do o[f] = v end
           o.model, o.gpu, o.tp, o.pp = model, gpu, tp, pp
+          o.max_num_seqs = rawget(t, "max_num_seqs") or o.max_num_seqs
+          o.max_num_batched_tokens = rawget(t, "max_num_batched_tokens") or o.max_num_batched_tokens
           rawset(t, k, kv.deploy(o))
           return t[k]
         end})
         if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * tp * pp end
-        if c.fits and target > 0 then
-          local d = c.deployment
-          local ok, t = pcall(d.time, d, context, concurrency)
-          if not ok then
-            c.fits, c.why = false, "no throughput: " .. tostring(t):gsub("^.-:%d+: ", "", 1)
-          else
-            c.tokens_per_s = t.tokens_per_s
-            if t.tokens_per_s < target then
-              c.fits = false
-              c.why = string.format("decodes %.0f tokens/s at %d requests, target %s",
-                                    t.tokens_per_s, concurrency, fmt_num(target))
-            end
-          end
-        end
-        if c.fits and rank == "cost" and c.cost_per_hour == nil then
-          c.fits = false
-          c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)",
-                                gpu.id)
-        end
         all[#all + 1] = c
       end
-      kv.sweep{
-        model = model, gpu = gpus, tp = tps, pp = pps, context = context, concurrency = concurrency,
+      local sw = {
+        model = model, gpu = ids, tp = tps, pp = pps, context = context, concurrency = concurrency,
         base = opts, columns = {"fits"},
         filter = pps.upto and function(r) return r.tp * r.pp <= pps.upto end or nil,
-      }:each(candidate)
+      }
+      for k, v in pairs(limits) do sw[k] = list(v, k) end
+      kv.sweep(sw):each(candidate)
+    end
+  end
+  return all, {model = model, context = context, concurrency = concurrency, max_gpus = max_gpus}
+end
+
+--- kv.best(spec): every candidate, ranked: a list of tables {rank (nil when
+--- it does not serve the shape), gpu, tp, pp, gpus, weights, kv, fits,
+--- limit, max_concurrency, per_gpu, cost_per_hour (nil without a price),
+--- tokens_per_s (with a target), why ("" for rank 1), deployment (its
+--- kv.deploy, built when first read)}, servers first in
+--- rank order, then the rest. spec: model, context, concurrency, gpus,
+--- weights, kv, tp, pp (lists; defaults above), max_gpus (64), rank
+--- ("gpus"), tokens_per_s (a decode throughput target, 0: none), base (other
+--- deployment options, e.g. {utilization = 0.85}).
+function M.search(spec)
+  if type(spec) ~= "table" then util.raise("best needs a table, got %s", type(spec)) end
+  util.check_keys(spec, spec_fields, "best")
+  local rank = spec.rank or "gpus"
+  if not M.ranks[rank] then
+    util.raise("field 'rank' must be gpus, cost or concurrency, got '%s'", tostring(rank))
+  end
+  local target = spec.tokens_per_s or 0
+  if type(target) ~= "number" or target < 0 or target ~= target then
+    util.raise("field 'tokens_per_s' must be a number >= 0, got %s", tostring(target))
+  end
+  local all, shape = M.candidates(spec)
+  local context, concurrency = shape.context, shape.concurrency
+  for _, c in ipairs(all) do
+    if c.fits and target > 0 then
+      local d = c.deployment
+      local ok, t = pcall(d.time, d, context, concurrency)
+      if not ok then
+        c.fits, c.why = false, "no throughput: " .. tostring(t):gsub("^.-:%d+: ", "", 1)
+      else
+        c.tokens_per_s = t.tokens_per_s
+        if t.tokens_per_s < target then
+          c.fits = false
+          c.why = string.format("decodes %.0f tokens/s at %d requests, target %s",
+                                t.tokens_per_s, concurrency, fmt_num(target))
+        end
+      end
+    end
+    if c.fits and rank == "cost" and c.cost_per_hour == nil then
+      c.fits = false
+      c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)",
+                            c.gpu)
     end
   end
   local order = orders[rank]
@@ -244,7 +274,7 @@ function M.search(spec)
     c.why = i == 1 and "" or lost(c, servers[1], rank)
   end
   for _, c in ipairs(rest) do servers[#servers + 1] = c end
-  return servers, {model = model, context = context, concurrency = concurrency, rank = rank}
+  return servers, {model = shape.model, context = context, concurrency = concurrency, rank = rank}
 end
 
 --- Prices per GPU-hour from a CSV file with columns gpu (or id) and

@@ -54,6 +54,11 @@ M.options = setmetatable({required = options_mod.required, bad = options_mod.bad
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end
 --- kv.best{model, context, concurrency, ...}: ranked deployments (best.lua).
 M.best = function(spec) return require("kvplan.best").search(spec) end
+--- kv.plan{model, input, output, rate, ttft_ms, tpot_ms, ...}: the deployments and
+--- replicas that serve a rate under an SLA, ranked (plan.lua); kv.plan.capacity(d, wl,
+--- sla) the highest rate one replica sustains, and the module's other fields.
+M.plan = setmetatable({}, {__index = function(_, k) return require("kvplan.plan")[k] end,
+                           __call = function(_, spec) return require("kvplan.plan").search(spec) end})
 --- kv.pareto{model, gpus, input, output, tpot_ms, ...}: points of deployments x client
 --- concurrencies, marked on the front of tokens/s per GPU against tokens/s per user
 --- (pareto.lua); kv.pareto.front(points, x, y) marks a front of any points;

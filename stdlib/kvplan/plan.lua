@@ -372,4 +372,298 @@ function M.capacity(d, wl, sla, opts)
   return out
 end
 
+-- ---- the search: kv.plan{...} ------------------------------------------------
+
+local spec_fields = {
+  model = true, input = true, output = true, rate = true, requests = true, prefix = true,
+  trace = true, ttft_ms = true, tpot_ms = true, e2e_ms = true, percentile = true, goodput = true,
+  gpus = true, tp = true, pp = true, weights = true, kv = true, max_num_seqs = true,
+  max_num_batched_tokens = true, max_gpus = true, rank = true, modes = true, base = true,
+  keep = true, simulate = true,
+}
+
+M.ranks = {gpus = true, cost = true, usd_per_mtok = true}
+M.modes = {aggregated = true, disaggregated = true}
+-- Ranked candidates whose figures are exact (simulated); the rest of the
+-- candidates are pruned when their lower bound of the rank's figure is
+-- worse than the keep-th best found.
+M.keep = 5
+
+local function fmt2(x) return string.format("%.2f", x) end
+
+-- a < b under a rank (nil: equal so far)
+local orders = {
+  gpus = function(a, b)
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    if a.pp ~= b.pp then return a.pp < b.pp end
+    if a.rate_per_replica ~= b.rate_per_replica then return a.rate_per_replica > b.rate_per_replica end
+    return nil
+  end,
+  cost = function(a, b)
+    if a.cost_per_hour ~= b.cost_per_hour then return a.cost_per_hour < b.cost_per_hour end
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    if a.pp ~= b.pp then return a.pp < b.pp end
+    return nil
+  end,
+}
+orders.usd_per_mtok = function(a, b)
+  if a.usd_per_mtok_output ~= b.usd_per_mtok_output then
+    return a.usd_per_mtok_output < b.usd_per_mtok_output
+  end
+  return orders.gpus(a, b)
+end
+
+local function tie(a, b)
+  if a.mode ~= b.mode then return a.mode < b.mode end
+  if a.gpu ~= b.gpu then return a.gpu < b.gpu end
+  if a.weights ~= b.weights then return a.weights < b.weights end
+  if a.kv ~= b.kv then return a.kv < b.kv end
+  if a.tp ~= b.tp then return a.tp < b.tp end
+  if a.pp ~= b.pp then return a.pp < b.pp end
+  if (a.max_num_seqs or 0) ~= (b.max_num_seqs or 0) then return (a.max_num_seqs or 0) < (b.max_num_seqs or 0) end
+  return (a.max_num_batched_tokens or 0) < (b.max_num_batched_tokens or 0)
+end
+
+local function label(c)
+  local s = string.format("%s tp %d x pp %d", c.gpu, c.tp, c.pp)
+  if c.replicas then s = s .. string.format(", %d replica%s", c.replicas, c.replicas == 1 and "" or "s") end
+  return s
+end
+
+-- Why candidate c lost against the winner w under rank.
+local function lost(c, w, rank)
+  local win = label(w)
+  if rank == "cost" and c.cost_per_hour ~= w.cost_per_hour then
+    return string.format("costs %s/h, %s costs %s/h", fmt2(c.cost_per_hour), win, fmt2(w.cost_per_hour))
+  end
+  if rank == "usd_per_mtok" and c.usd_per_mtok_output ~= w.usd_per_mtok_output then
+    return string.format("costs %s per million output tokens, %s costs %s", fmt2(c.usd_per_mtok_output),
+                         win, fmt2(w.usd_per_mtok_output))
+  end
+  if c.gpus ~= w.gpus then
+    return string.format("needs %d GPUs (%d replica%s of %s req/s), %s needs %d", c.gpus, c.replicas,
+                         c.replicas == 1 and "" or "s", fmt2(c.rate_per_replica), win, w.gpus)
+  end
+  if c.pp ~= w.pp then return string.format("%d pipeline stages, %s has %d", c.pp, win, w.pp) end
+  if c.rate_per_replica ~= w.rate_per_replica then
+    return string.format("serves %s req/s a replica, %s serves %s", fmt2(c.rate_per_replica), win,
+                         fmt2(w.rate_per_replica))
+  end
+  return "ties with " .. win
+end
+
+-- The longest request of workload w: what max_model_len is set to.
+local function longest(w, model)
+  if w.trace then
+    local most = 0
+    for i = 1, #w.trace.arrival do
+      most = math.max(most, w.trace.prompt_tokens[i] + w.trace.output_tokens[i])
+    end
+    return most
+  end
+  local function top(v) return type(v) == "number" and v or v.hi end
+  local a, b = top(w.input), top(w.output)
+  if a == nil or b == nil or a + b > (model.max_context or math.huge) then return nil end
+  return math.floor(a + b)
+end
+
+--- The latencies of ranked candidate c at the planned rate: one replica at
+--- rate / replicas simulated (once), its percentiles set on c (ttft_ms,
+--- tpot_ms, e2e_ms at the SLA's percentile, tokens_per_s_user = 1000 /
+--- the mean TPOT, at = the result). kv.plan sets them on the first `keep`;
+--- info is kv.plan's second result (its sims counts this one).
+function M.planned(c, info)
+  if c.at ~= nil or c.replicas == nil or c.mode ~= "aggregated" then return c end
+  local r = require("kvplan").simulate(sim_options(c.deployment, info.workload, info.rate / c.replicas,
+                                                   info.simulate))
+  info.sims = info.sims + 1
+  local p = info.sla.percentile
+  c.at = r
+  c.ttft_ms, c.tpot_ms, c.e2e_ms = r.ttft_ms[p], r.tpot_ms[p], r.e2e_ms[p]
+  c.tokens_per_s_user = r.tpot_ms.mean > 0 and 1000 / r.tpot_ms.mean or nil
+  return c
+end
+
+--- kv.plan(spec): the deployments and replicas that serve `rate` requests
+--- a second of a workload under an SLA, ranked. See SCRIPTING.md
+--- ("Planning a service") for the fields; returns the candidates (ranked
+--- first, in rank order, then the rest: each says why) and info {model,
+--- rate, workload, sla, rank, sims, simulated, pruned, candidates}.
+function M.search(spec)
+  if type(spec) ~= "table" then util.raise("plan needs a table, got %s", type(spec)) end
+  util.check_keys(spec, spec_fields, "plan")
+  local kv = require "kvplan"
+  local best = require "kvplan.best"
+  if spec.model == nil then util.raise("plan needs a 'model'") end
+  local model = kv.model(spec.model)
+  local rate = spec.rate
+  if type(rate) ~= "number" or not (rate > 0 and rate < math.huge) then
+    util.raise("field 'rate' must be a number > 0 (requests a second), got %s", util.escape(tostring(rate)))
+  end
+  local w = M.workload{input = spec.input, output = spec.output, requests = spec.requests,
+                       prefix = spec.prefix, trace = spec.trace}
+  local s = M.sla{ttft_ms = spec.ttft_ms, tpot_ms = spec.tpot_ms, e2e_ms = spec.e2e_ms,
+                  percentile = spec.percentile, goodput = spec.goodput}
+  local rank = spec.rank or "gpus"
+  if not M.ranks[rank] then
+    util.raise("field 'rank' must be gpus, cost or usd_per_mtok, got '%s'", util.escape(tostring(rank)))
+  end
+  local modes = spec.modes or {"aggregated"}
+  if type(modes) ~= "table" then modes = {modes} end
+  local want = {}
+  for _, m in ipairs(modes) do
+    if not M.modes[m] then
+      util.raise("field 'modes' must list aggregated and/or disaggregated, got '%s'", util.escape(tostring(m)))
+    end
+    want[m] = true
+  end
+  local keep = util.count(spec.keep or M.keep, "keep", 1)
+  local base = {}
+  for k, v in pairs(spec.base or {}) do base[k] = v end
+  -- a server for this workload is started with max_model_len its longest
+  -- request (unless given): the model's default may not start (vLLM checks
+  -- that one request of max_model_len fits the KV cache)
+  if base.max_model_len == nil then base.max_model_len = longest(w, model) end
+  local limits
+  for _, k in ipairs{"max_num_seqs", "max_num_batched_tokens"} do
+    if spec[k] ~= nil then
+      limits = limits or {}
+      limits[k] = type(spec[k]) == "table" and spec[k] or {spec[k]}
+    end
+  end
+  local ctx = base.max_model_len or math.ceil(w.input_mean + w.output_mean)
+  local all = want.aggregated and best.candidates{
+    model = model, context = ctx, concurrency = 1, gpus = spec.gpus, weights = spec.weights,
+    kv = spec.kv, tp = spec.tp, pp = spec.pp, max_gpus = spec.max_gpus, base = base, limits = limits,
+  } or {}
+  local info = {model = model, rate = rate, workload = w, sla = s, rank = rank, sims = 0,
+                simulated = 0, pruned = 0, candidates = #all, simulate = spec.simulate}
+  local copts = spec.simulate and {simulate = spec.simulate} or nil
+
+  -- the lower bound of a candidate's figure under the rank, from one
+  -- replica's GPUs (static) or from the rate bound (ub)
+  local function figure(c, replicas)
+    local g = replicas * c.gpus
+    if rank == "gpus" then return g end
+    if c.cost_per_hour == nil then return math.huge end
+    return replicas * c.cost_per_hour
+  end
+  local served, rest, values = {}, {}, {}
+  local function threshold() return #values >= keep and values[keep] or math.huge end
+  local function record(v)
+    values[#values + 1] = v
+    table.sort(values)
+  end
+  local todo = {}
+  for _, c in ipairs(all) do
+    c.mode, c.dp, c.ep = "aggregated", 1, 1
+    if not c.fits then
+      c.why = "cannot start: " .. c.why
+      rest[#rest + 1] = c
+    elseif rank ~= "gpus" and c.cost_per_hour == nil then
+      c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)", c.gpu)
+      rest[#rest + 1] = c
+    else
+      todo[#todo + 1] = c
+    end
+  end
+  table.sort(todo, function(a, b)
+    local x, y = figure(a, 1), figure(b, 1)
+    if x ~= y then return x < y end
+    return tie(a, b)
+  end)
+  for _, c in ipairs(todo) do
+    if figure(c, 1) > threshold() then
+      c.why = string.format("not simulated: one replica needs %d GPUs%s, more than %d ranked candidates need",
+                            c.gpus, rank ~= "gpus" and string.format(" (%s/h)", fmt2(c.cost_per_hour)) or "",
+                            keep)
+      info.pruned = info.pruned + 1
+      rest[#rest + 1] = c
+    else
+      local d = c.deployment
+      local rates, no_rates = require("kvplan.sim").rates(d)
+      local ub = rates and M.rate_bound(d, w) or 0
+      local lb = ub > 0 and ub < math.huge and math.ceil(rate / ub) or 1
+      if rates == nil then
+        c.why = "no step times: " .. no_rates
+        rest[#rest + 1] = c
+      elseif ub <= 0 then
+        c.why = "cannot serve a request of the workload: its KV cache holds none"
+        rest[#rest + 1] = c
+      elseif figure(c, lb) > threshold() then
+        c.why = string.format("not simulated: at most %s req/s a replica by the roofline (%s), so at "
+                              .. "least %d replicas, more than %d ranked candidates need", fmt2(ub),
+                              "no prefill time, every step a decode of all it holds", lb, keep)
+        info.pruned = info.pruned + 1
+        rest[#rest + 1] = c
+      else
+        local cap = M.capacity(d, w, s, copts)
+        info.sims, info.simulated = info.sims + cap.sims, info.simulated + 1
+        c.capacity, c.binding, c.rate_per_replica = cap, cap.binding, cap.rate
+        if cap.rate <= 0 then
+          c.why = cap.why
+          rest[#rest + 1] = c
+        else
+          c.replicas = math.ceil(rate / cap.rate)
+          c.gpus = c.replicas * c.tp * c.pp
+          c.cost_per_hour = c.cost_per_hour and c.cost_per_hour * c.replicas or nil
+          record(rank == "gpus" and c.gpus or c.cost_per_hour)
+          served[#served + 1] = c
+        end
+      end
+    end
+  end
+  -- disaggregated prefill/decode: kvplan.disagg's candidates, in the same shape
+  if want.disaggregated then
+    local ok, disagg = pcall(require, "kvplan.disagg")
+    if not ok or type(disagg.candidates) ~= "function" then
+      util.raise("mode 'disaggregated' needs kvplan.disagg.candidates, which this build lacks")
+    end
+    for _, c in ipairs(disagg.candidates{model = model, wl = w, sla = s, rate = rate, spec = spec,
+                                         base = base, candidates = served}) do
+      c.mode = "disaggregated"
+      if c.replicas then served[#served + 1] = c else rest[#rest + 1] = c end
+    end
+  end
+  -- the figures at the planned rate: each replica gets rate / replicas
+  local out_mean, in_mean = w.output_mean, w.input_mean
+  for _, c in ipairs(served) do
+    c.utilization = rate / (c.replicas * c.rate_per_replica)
+    c.tokens_per_s = rate * out_mean
+    if c.cost_per_hour then
+      local per_hour = rate * 3600 / 1e6
+      c.usd_per_mtok_output = c.cost_per_hour / (per_hour * out_mean)
+      c.usd_per_mtok_total = c.cost_per_hour / (per_hour * (in_mean + out_mean))
+    end
+  end
+  if rank == "usd_per_mtok" then
+    local priced = {}
+    for _, c in ipairs(served) do
+      if c.usd_per_mtok_output then priced[#priced + 1] = c
+      else
+        c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)", c.gpu)
+        rest[#rest + 1] = c
+      end
+    end
+    served = priced
+  end
+  local order = orders[rank]
+  table.sort(served, function(a, b)
+    local o = order(a, b)
+    if o ~= nil then return o end
+    return tie(a, b)
+  end)
+  for i, c in ipairs(served) do
+    c.rank = i
+    c.why = i == 1 and "" or lost(c, served[1], rank)
+    if i <= keep then M.planned(c, info) end
+  end
+  table.sort(rest, function(a, b)
+    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    return tie(a, b)
+  end)
+  for _, c in ipairs(rest) do served[#served + 1] = c end
+  return served, info
+end
+
 return M

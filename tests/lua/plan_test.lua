@@ -94,3 +94,93 @@ check.error("workload prefix 'hit_rate' must be 1", plan.capacity, d,
             {input = 100, output = 10, prefix = {tokens = 64, hit_rate = 0.5}}, sla)
 check.error("unknown", plan.capacity, d, {input = 100, output = 10, inptu = 3}, sla)
 print("plan: ok")
+
+-- ---- kv.plan: replicas, GPUs and the search ---------------------------------
+
+-- A deployment whose capacity under the SLA is R gets 3 replicas at 2.5 R
+-- (kv.plan starts the server with max_model_len the longest request, 1200)
+local one = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", max_model_len = 1200}
+local R = plan.capacity(one, wl, sla).rate
+local ranked, info = kv.plan{model = "llama-3.1-8b", input = 1000, output = 200, rate = 2.5 * R,
+                             tpot_ms = 20, ttft_ms = 1000, gpus = {"h100-sxm"}, tp = {1}, pp = {1}}
+check.eq(ranked[1].replicas, 3, "2.5 R on replicas of R")
+check.eq(ranked[1].rate_per_replica, R, "the replica's capacity")
+check.eq(ranked[1].gpus, 3, "three GPUs")
+check.eq(ranked[1].mode, "aggregated", "mode")
+assert(math.abs(ranked[1].utilization - 2.5 / 3) < 1e-12, "utilization 2.5 / 3")
+assert(ranked[1].tpot_ms <= 20 and ranked[1].ttft_ms <= 1000, "the planned rate meets the SLA")
+check.eq(ranked[1].why, "", "the winner")
+check.eq(info.simulated, 1, "one deployment simulated")
+-- R itself: one replica; just above: two
+check.eq(kv.plan{model = "llama-3.1-8b", input = 1000, output = 200, rate = R, tpot_ms = 20, ttft_ms = 1000,
+                 gpus = {"h100-sxm"}, tp = {1}, pp = {1}}[1].replicas, 1, "R on one replica")
+
+-- tighter targets and higher rates never need fewer GPUs
+local function fewest(t)
+  local r = kv.plan{model = "llama-3.1-8b", input = 1000, output = 200, rate = t.rate or 8,
+                    tpot_ms = t.tpot_ms, ttft_ms = t.ttft_ms, gpus = {"h100-sxm", "l40s"}, pp = {1}}
+  return r[1].rank and r[1].gpus or math.huge
+end
+local prev = 0
+for _, t in ipairs{60, 40, 30, 25, 20} do
+  local g = fewest{tpot_ms = t, ttft_ms = 2000}
+  assert(g >= prev, string.format("tpot %d ms: %s GPUs, fewer than a looser target's %s", t, g, prev))
+  prev = g
+end
+prev = 0
+for _, t in ipairs{2000, 500, 200, 100} do
+  local g = fewest{tpot_ms = 40, ttft_ms = t}
+  assert(g >= prev, string.format("ttft %d ms: %s GPUs, fewer than a looser target's %s", t, g, prev))
+  prev = g
+end
+prev = 0
+for _, rate in ipairs{2, 8, 20, 40, 80} do
+  local g = fewest{rate = rate, tpot_ms = 40, ttft_ms = 1000}
+  assert(g >= prev, string.format("rate %d: %s GPUs, fewer than a lower rate's %s", rate, g, prev))
+  prev = g
+end
+assert(prev > 1, "80 req/s needs more than one GPU")
+
+-- every candidate that is not ranked says why
+ranked, info = kv.plan{model = "llama-3.1-70b", input = 2048, output = 256, rate = 4, tpot_ms = 50,
+                       ttft_ms = 2000, gpus = {"h100-sxm", "l4"}, pp = {1}, tp = {1, 2, 4, 8}}
+local seen = {}
+for _, c in ipairs(ranked) do
+  if c.rank == nil then
+    assert(c.why ~= "", "unranked without a reason")
+    seen[c.why:match("^[^:]*")] = true
+  end
+end
+assert(seen["cannot start"], "70B on one L4 cannot start")
+check.eq(ranked[1].gpu, "h100-sxm", "the H100s")
+assert(info.sims > 0 and info.sims == info.sims // 1, "sims counted")
+-- rank = cost: GPUs without a price are not ranked, and say so
+kv.gpus.get("h100-sxm").price_per_hour = 3
+ranked = kv.plan{model = "llama-3.1-8b", input = 1000, output = 200, rate = 4, tpot_ms = 40,
+                 gpus = {"h100-sxm", "l40s"}, pp = {1}, rank = "cost"}
+check.eq(ranked[1].gpu, "h100-sxm", "the priced GPU")
+assert(math.abs(ranked[1].cost_per_hour - 3 * ranked[1].gpus) < 1e-12, "cost per hour")
+assert(math.abs(ranked[1].usd_per_mtok_output - ranked[1].cost_per_hour / (4 * 200 * 3600 / 1e6)) < 1e-12,
+       "USD per million output tokens at the planned rate")
+assert(math.abs(ranked[1].usd_per_mtok_total - ranked[1].cost_per_hour / (4 * 1200 * 3600 / 1e6)) < 1e-12,
+       "USD per million tokens, input and output")
+local unpriced = false
+for _, c in ipairs(ranked) do
+  if c.gpu == "l40s" then
+    unpriced = true
+    assert(c.rank == nil and c.why:find("no price_per_hour", 1, true), c.why)
+  end
+end
+assert(unpriced, "the L40S is listed")
+kv.gpus.get("h100-sxm").price_per_hour = nil
+
+-- bad input
+check.error("field 'rate' must be a number > 0", kv.plan, {model = "llama-3.1-8b", input = 1, output = 1, rate = -1})
+check.error("field 'rate' must be a number > 0", kv.plan, {model = "llama-3.1-8b", input = 1, output = 1})
+check.error("SLA field 'percentile' must be p50, p90 or p99, got 'p95'", kv.plan,
+            {model = "llama-3.1-8b", input = 1, output = 1, rate = 1, tpot_ms = 9, percentile = "p95"})
+check.error("field 'rank' must be gpus, cost or usd_per_mtok", kv.plan,
+            {model = "llama-3.1-8b", input = 1, output = 1, rate = 1, rank = "speed"})
+check.error("field 'modes' must list aggregated and/or disaggregated, got 'mixed'", kv.plan,
+            {model = "llama-3.1-8b", input = 1, output = 1, rate = 1, modes = {"mixed"}})
+print("plan search: ok")
