@@ -267,6 +267,18 @@ sim_row sim_swap "swap = true, offload = {host = 64 * 2^30, pcie_gbps = 50}, max
   swap=true offload_host=64GiB offload_pcie_gbps=50 max_num_seqs=512
 sim_row sim_speculative "speculative = {tokens = 2, acceptance = 0.7, heads = 'eagle'}" -- \
   speculative_tokens=2 speculative_acceptance=0.7 speculative_heads=eagle
+# data parallelism (issue 19, scope 5): vLLM's engines and SGLang's replicas
+# split the arrivals, the row's throughput the deployment's; SGLang's
+# attention DP and EP spelt as SGLang spells them
+sim_row sim_vllm_dp "data_parallel_size = 2" -- data_parallel_size=2
+sim_row sim_sglang_dp "engine = 'sglang', data_parallel_size = 2" -- engine=sglang dp_size=2
+sim_row sim_sglang_dp_attention "engine = 'sglang', model = 'qwen3-30b-a3b', tp = 4, data_parallel_size = 4, enable_dp_attention = true, ep_size = 4" -- \
+  engine=sglang model=qwen3-30b-a3b tp=4 dp_size=4 enable_dp_attention=true expert_parallel_size=4
+sim_at=$(grep -n "kv.simulate(o)" scripts/simulate.lua | head -1 | cut -d: -f1)
+expect sim_dp_attention_alone 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'enable_dp_attention' needs data_parallel_size (SGLang's dp_size) > 1, got 1 (SGLang's server_args: 'Please set a dp-size > 1')" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=20 engine=sglang enable_dp_attention=true
+expect sim_ep_size_vllm 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'ep_size' is SGLang's and needs budget 'sglang' (vLLM's expert-parallel size is data_parallel_size x tp: give enable_expert_parallel), got budget 'vllm'" -- \
+  simulate model=qwen3-30b-a3b gpu=h100 tp=2 requests=20 ep_size=2
 # a mistyped command gets the nearest command's name, a usage error (exit 2);
 # key=value without a script are the default scenario's (it takes none)
 expect cmd_typo 2 "kvplan: unknown command 'fti' (did you mean 'fit'? 'kvplan --help' lists the commands; a script is a file such as run.lua)" -- fti

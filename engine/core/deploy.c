@@ -113,8 +113,12 @@ static kvp_err check_sglang(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(s->ep, 0, "ep_size", diag));
   TRY(kvp_check_count(s->attn_bytes, 0, "attention bytes", diag));
   TRY(kvp_check_count(s->whole_bytes, 0, "embedding bytes", diag));
-  if (s->attn_dp <= 1 && s->ep <= 1) return KVP_OK;
-  const char *set = s->attn_dp > 1 ? "enable_dp_attention" : "ep_size";
+  TRY(kvp_check_count(s->replicas, 0, "dp_size", diag));
+  if (s->attn_dp <= 1 && s->ep <= 1 && s->replicas <= 1) return KVP_OK;
+  const char *set = s->attn_dp > 1 ? "enable_dp_attention" : s->ep > 1 ? "ep_size" : "dp_size";
+  if (s->attn_dp > 1 && s->replicas > 1)
+    return kvp_fail(diag, KVP_EINVAL, "dp_size: attention-DP ranks %lld or replicas %lld, not both",
+                    (long long)s->attn_dp, (long long)s->replicas);
   if (d->budget != KVP_BUDGET_SGLANG)
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is an SGLang option and needs budget 'sglang', got budget '%s'",

@@ -392,6 +392,8 @@ typedef struct kvp_sglang_par {
   int64_t attn_bytes;         /* attention layers' weight bytes (split over tp / attn_dp) */
   int64_t whole_bytes;        /* weight bytes whole on every GPU under attention DP (the
                                * input embedding) */
+  int64_t replicas;           /* dp_size without attention DP: replicas of tp x pp GPUs, each
+                               * its own requests (the data-parallel controller's; 0, 1: one) */
 } kvp_sglang_par;
 
 /* A deployment: a model on GPUs of one kind. Every field after `max_model_len`
@@ -446,9 +448,11 @@ static inline int64_t kvp_attn_tp(const kvp_deploy *d) {
 }
 
 /* DP ranks of the deployment, each its own scheduler, requests and KV:
- * vLLM's data_parallel_size engines, SGLang's attention-DP ranks; 1 else. */
+ * vLLM's data_parallel_size engines, SGLang's attention-DP ranks or its
+ * replicas (dp_size alone); 1 else. */
 static inline int64_t kvp_dp_ranks(const kvp_deploy *d) {
   if (d->sglang.attn_dp > 1) return d->sglang.attn_dp;
+  if (d->sglang.replicas > 1) return d->sglang.replicas;
   return d->vllm.dp > 1 ? d->vllm.dp : 1;
 }
 

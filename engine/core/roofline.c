@@ -187,11 +187,13 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->pp = dep->pp;
   c->attn_tp = kvp_attn_tp(dep);
   c->ranks = kvp_dp_ranks(dep);
-  int64_t engines = dep->vllm.dp > 1 ? dep->vllm.dp : 1; /* vLLM's DP engines: more GPUs */
+  /* vLLM's DP engines and SGLang's replicas are more GPUs */
+  int64_t engines = dep->vllm.dp > 1 ? dep->vllm.dp : dep->sglang.replicas > 1 ? dep->sglang.replicas : 1;
   if (!chk_mul(dep->tp, dep->pp, &c->gpus) || !chk_mul(c->gpus, engines, &c->gpus))
     return kvp_fail(d, KVP_EOVERFLOW, "tp x pp x data_parallel_size overflows");
   int moe = p->experts > 0 && p->expert_share > 0.0;
-  c->meet = moe ? c->ranks : 1;
+  /* replicas share nothing: their tokens never meet */
+  c->meet = moe && dep->sglang.replicas <= 1 ? c->ranks : 1;
   if ((c->tp > 1 || c->pp > 1 || c->meet > 1) && !(p->link_gbps > 0.0))
     return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld x %lld DP ranks needs the GPUs' "
                     "interconnect: field 'link_gbps' must be > 0", (long long)c->tp,

@@ -68,7 +68,7 @@ static const char *const deploy_keys[] = {
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
   "vllm_log_tokens_from_concurrency",
   /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
-  "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes",
+  "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
   /* the engine's startup (starts.c) */
   "engine_named", "fail_fast_on_attention_window_too_large",
   /* how activation and overhead were predicted (sweeps predict them again) */
@@ -222,6 +222,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   d->sglang.ep = kvl_int_field(L, idx, "sglang_ep", 0);
   d->sglang.attn_bytes = kvl_int_field(L, idx, "attn_bytes", 0);
   d->sglang.whole_bytes = kvl_int_field(L, idx, "whole_bytes", 0);
+  d->sglang.replicas = kvl_int_field(L, idx, "sglang_replicas", 0);
   v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
   if (lua_getfield(L, idx, "mamba_cache_mode") != LUA_TNIL) {
     static const char *const modes[] = {"none", "align", "all"};

@@ -649,6 +649,7 @@ local function resolve_moe_parallel(d, opts)
       end
     end
     if (d.ep_size or 1) > 1 then d.sglang_ep = d.ep_size end
+    if dp > 1 and not d.enable_dp_attention then d.sglang_replicas = dp end
     if m.experts and (d.sglang_attn_dp or d.sglang_ep) then
       d.moe_experts = m.experts
       d.expert_bytes = class_bytes(d, opts, "experts")
@@ -920,6 +921,7 @@ function Deployment:spec()
   if self.budget == "sglang" then t.data_parallel_size = nil end
   t.sglang_attn_dp, t.sglang_ep = self.sglang_attn_dp, self.sglang_ep
   t.attn_bytes, t.whole_bytes = self.attn_bytes, self.whole_bytes
+  t.sglang_replicas = self.sglang_replicas
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.engine_named = self.engine_named
   return t

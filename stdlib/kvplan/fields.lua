@@ -185,7 +185,7 @@ M.list = {
 -- bytes, the release's log rule, whether the engine is named, how the
 -- reserved memory was predicted.
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
-             "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes",
+             "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "vllm_log_tokens_from_concurrency", "engine_named", "engine_rule"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).

@@ -512,6 +512,29 @@ function M.simulate(opts)
       spec.rate = r
     end
   end
+  -- data parallelism: the arrivals split evenly over the DP ranks (vLLM's
+  -- API server sends each request to the engine of the least waiting x 4 +
+  -- running, vllm/v1/engine/core_client.py DPLBAsyncMPClient
+  -- get_core_engine_for_request; SGLang's data-parallel controller round
+  -- robin by default, managers/data_parallel_controller.py), each rank
+  -- alike: one rank is simulated with its share (a trace's every dp-th
+  -- request from the first; else ceil(requests / dp) Poisson arrivals at
+  -- rate / dp, and a closed loop's ceil(max_concurrency / dp)) and the
+  -- throughput and counts are the deployment's, dp times the rank's
+  local ranks = d.data_parallel_size or 1
+  if ranks > 1 then
+    if spec.arrival then
+      local a, pt, ot = {}, {}, {}
+      for i = 1, #spec.arrival, ranks do
+        a[#a + 1], pt[#pt + 1], ot[#ot + 1] = spec.arrival[i], spec.prompt_tokens[i], spec.output_tokens[i]
+      end
+      spec.arrival, spec.prompt_tokens, spec.output_tokens = a, pt, ot
+    else
+      spec.requests = (spec.requests + ranks - 1) // ranks
+      if spec.rate then spec.rate = spec.rate / ranks end
+    end
+    if spec.max_concurrency then spec.max_concurrency = (spec.max_concurrency + ranks - 1) // ranks end
+  end
   local sim = core.run(spec)
   local ranges
   if sopts.range then
@@ -533,6 +556,17 @@ function M.simulate(opts)
               tpot_ms_hi = rs.tpot_ms, e2e_ms_lo = rf.e2e_ms, e2e_ms_hi = rs.e2e_ms}
   end
   local r = sim:summary()
+  if ranks > 1 then
+    for _, k in ipairs{"throughput_tokens_s", "requests_s", "requests", "num_preemptions", "num_swaps",
+                       "prompt_tokens", "output_tokens", "recomputed_tokens", "prefix_cache_hits"} do
+      if r[k] then r[k] = r[k] * ranks end
+    end
+    if ranges then
+      ranges.throughput_tokens_s_lo = ranges.throughput_tokens_s_lo * ranks
+      ranges.throughput_tokens_s_hi = ranges.throughput_tokens_s_hi * ranks
+    end
+  end
+  r.data_parallel_size, r.gpus = ranks, deploy.gpus(d)
   r.sim, r.deployment, r.scheduler = sim, d, spec.scheduler
   r.max_num_seqs, r.max_num_batched_tokens = spec.max_num_seqs, spec.max_num_batched_tokens
   r.phase, r.kv_transfer_ms = sopts.phase, sopts.phase and (sopts.kv_transfer_ms or 0) or nil

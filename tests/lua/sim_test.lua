@@ -246,3 +246,41 @@ check.error("a trace gives arrivals and lengths", kv.simulate,
             {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/trace.csv", requests = 3})
 os.execute("rm -r " .. dir)
 print("sim ok")
+
+-- data parallelism: the arrivals split evenly over the ranks, one rank
+-- simulated with its share, the throughput and counts the deployment's
+do
+  local base = {model = "llama-3.1-8b", gpu = "h100-sxm", prompt = 1000, output = 200, seed = 3}
+  local function run(o)
+    local t = {}
+    for k, v in pairs(base) do
+      if not (o.trace and (k == "prompt" or k == "output")) then t[k] = v end
+    end
+    for k, v in pairs(o) do t[k] = v end
+    return kv.simulate(t)
+  end
+  local two = run{data_parallel_size = 2, requests = 301, rate = 8}
+  local one = run{requests = 151, rate = 4}
+  check.eq(two.throughput_tokens_s, 2 * one.throughput_tokens_s, "vLLM DP 2: twice a rank's throughput")
+  check.eq(two.requests, 2 * 151, "ceil(301 / 2) requests a rank")
+  check.eq(two.ttft_ms.p90, one.ttft_ms.p90, "latencies are a rank's")
+  check.eq(two.gpus, 2, "two engines of one GPU")
+  check.eq(two.data_parallel_size, 2, "two ranks")
+  -- a closed loop of 64 is 32 a rank
+  local c2 = run{data_parallel_size = 2, requests = 200, max_concurrency = 64}
+  local c1 = run{requests = 100, max_concurrency = 32}
+  check.eq(c2.throughput_tokens_s, 2 * c1.throughput_tokens_s, "closed loop split")
+  -- a trace: every second request from the first
+  local trace = {arrival = {0, 0.1, 0.2, 0.3, 0.4}, prompt_tokens = {100, 900, 200, 800, 300},
+                 output_tokens = {10, 90, 20, 80, 30}}
+  local tr = run{data_parallel_size = 2, trace = trace}
+  local t1 = run{trace = {arrival = {0, 0.2, 0.4}, prompt_tokens = {100, 200, 300},
+                          output_tokens = {10, 20, 30}}}
+  check.eq(tr.output_tokens, 2 * t1.output_tokens, "trace: the rank's every second request")
+  -- SGLang's attention DP: 8 ranks inside 8 GPUs
+  local sg = kv.simulate{model = "qwen3-235b-a22b", gpu = "h200", tp = 8, engine = "sglang",
+                         dp_size = 8, enable_dp_attention = true, requests = 64, prompt = 500,
+                         output = 50, max_model_len = 4096}
+  check.eq(sg.gpus, 8, "attention DP: the tp GPUs")
+  check.eq(sg.requests, 64, "8 a rank")
+end
