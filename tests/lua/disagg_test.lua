@@ -97,3 +97,117 @@ check.error("field 'phase' must be 'prefill' or 'decode'", sim, {phase = "both"}
 check.error("field 'kv_transfer_ms' must be a number >= 0", sim, {phase = "decode", kv_transfer_ms = -1})
 check.error("field 'kv_transfer_ms' is a disaggregated pool's", sim, {kv_transfer_ms = 5})
 check.error("phase 'decode' is modelled on the schedulers", sim, {phase = "decode", scheduler = "sglang"})
+
+-- ---- the pools sized apart: where disaggregation wins and where it loses -------
+
+local plan = require "kvplan.plan"
+local function deployments(model, gpu, tps)
+  local out = {}
+  for _, tp in ipairs(tps) do out[#out + 1] = kv.deploy{model = model, gpu = gpu, tp = tp} end
+  return out
+end
+local function best_aggregated(deps, wl, sla, rate)
+  local best, cap_of = nil, {}
+  for _, d in ipairs(deps) do
+    local c = plan.capacity(d, wl, sla)
+    cap_of[d.tp] = c.rate
+    if c.rate > 0 then
+      local g = math.ceil(rate / c.rate - 1e-9) * d.tp
+      if best == nil or g < best then best = g end
+    end
+  end
+  return best, cap_of
+end
+local function best_disaggregated(cs)
+  local best
+  for _, c in ipairs(cs) do
+    if c.why == nil and (best == nil or c.gpus < best.gpus) then best = c end
+  end
+  return best
+end
+
+-- Wins: long prompts, tight TPOT. Llama-3.1-8B on H100 SXM, 8192 + 512
+-- tokens, 10 req/s, TTFT p90 3 s, TPOT p90 15 ms. One 8192-token prefill
+-- takes t_p = d:time(8192).ttft_ms (about 210 ms, compute-bound), 14 times the
+-- TPOT target; a decode step of one request t_d = d:time(8193).tpot_ms. An
+-- aggregated replica mixes other requests' prefill chunks into the steps of
+-- its running requests, each of which then waits the chunk out: the share of
+-- its time spent prefilling, f = r t_p, must stay below 1 - t_d / TPOT for the
+-- decode steps to keep their pace, so its rate is at most (1 - t_d / TPOT) /
+-- t_p. A prefill instance has no decode to protect: it may prefill nearly all
+-- the time, up to 1 / t_p less its TTFT queue; a decode instance never waits
+-- for a prefill. So the prefill pool's rate a GPU exceeds that bound, and
+-- the pools together need fewer GPUs than the aggregated replicas.
+local wl_long, sla_long = {input = 8192, output = 512, requests = 300}, {ttft_ms = 3000, tpot_ms = 15}
+local deps = deployments("llama-3.1-8b", "h100-sxm", {1, 2})
+local agg_gpus, agg_cap = best_aggregated(deps, wl_long, sla_long, 10)
+local cs = disagg.candidates{wl = wl_long, sla = sla_long, rate = 10, deployments = deps}
+check.eq(#cs, 4, "prefill tp x decode tp: 2 x 2 candidates")
+for _, d in ipairs(deps) do
+  local t_p, t_d = d:time(8192, 1).ttft_ms, d:time(8193, 1).tpot_ms
+  local bound = (1 - t_d / 15) / (t_p / 1e3)
+  assert(agg_cap[d.tp] <= bound, string.format("tp %d: aggregated %.3f req/s within the bound %.3f",
+                                               d.tp, agg_cap[d.tp], bound))
+  for _, c in ipairs(cs) do
+    if c.prefill.tp == d.tp then
+      assert(c.prefill.rate_per_replica > bound, string.format(
+        "tp %d: a prefill instance (%.3f req/s) beats the aggregated bound %.3f", d.tp,
+        c.prefill.rate_per_replica, bound))
+    end
+  end
+end
+local win = best_disaggregated(cs)
+assert(win and agg_gpus and win.gpus < agg_gpus, string.format(
+  "long prompts: disaggregated %s GPUs < aggregated %s", tostring(win and win.gpus), tostring(agg_gpus)))
+-- the pools' counts are the rate over their capacities, each rounded up
+for _, c in ipairs(cs) do
+  check.eq(c.prefill.replicas, math.ceil(10 / c.prefill.rate_per_replica - 1e-9), "prefill replicas")
+  check.eq(c.decode.replicas, math.ceil(10 / c.decode.rate_per_replica - 1e-9), "decode replicas")
+  check.eq(c.gpus, c.prefill.replicas * c.prefill.tp + c.decode.replicas * c.decode.tp, "GPUs")
+  near(c.kv_transfer_ms, disagg.kv_transfer(c.prefill.deployment, c.decode.deployment, 8192).ms, 1e-12,
+       "the candidate's transfer is the request's")
+  assert(c.ttft_ms <= 3000 and c.tpot_ms <= 15, "the planned rate meets the SLA in each pool")
+  assert(c.rate_matching:find("^%d+P%d+D: "), c.rate_matching)
+end
+
+-- Loses: short prompts (128 + 128). A 128-token prefill costs about one
+-- decode step (both read the weights once: t_p(128) < 2 t_d), so mixing it
+-- into the decode steps costs the running requests little, and one GPU
+-- serves 10 req/s (1,280 output tokens/s, below its roofline at 64 running)
+-- within the SLA. Disaggregated serving needs an instance in each pool: at
+-- least two GPUs.
+local wl_short = {input = 128, output = 128, requests = 300}
+local d1 = deps[1]
+assert(d1:time(128, 1).ttft_ms < 2 * d1:time(129, 1).tpot_ms, "a short prefill costs about a decode step")
+assert(d1:time(256, 64).tokens_per_s > 10 * 128, "one GPU's roofline serves 1,280 tokens/s")
+local agg_short = best_aggregated(deps, wl_short, sla_long, 10)
+check.eq(agg_short, 1, "short prompts: one aggregated GPU")
+local lose = best_disaggregated(disagg.candidates{wl = wl_short, sla = sla_long, rate = 10, deployments = deps})
+assert(lose and lose.gpus >= 2 and lose.gpus > agg_short, "short prompts: disaggregated needs more GPUs")
+
+-- an SLA whose E2E target the TTFT target leaves nothing of
+local bad = disagg.candidates{wl = wl_short, sla = {ttft_ms = 100, e2e_ms = 100}, rate = 1, deployments = {d1}}
+assert(bad[1].why:find("leaves the decode pool nothing", 1, true), bad[1].why)
+-- a GPU without a link: the candidate says why
+local l4c = disagg.candidates{wl = wl_short, sla = sla_long, rate = 1, deployments = {l4}}
+assert(l4c[1].why:find("no scale-out link", 1, true), l4c[1].why)
+
+-- Throughput alone (no TPOT target, a loose TTFT): a GPU that serves both
+-- phases spends 1 / r_prefill + 1 / r_decode seconds a request either way,
+-- so splitting them gains nothing but the rounding up of two pools. Test
+-- data, not a tuning: vLLM's documentation says "Disaggregated prefill DOES
+-- NOT improve throughput" (docs.vllm.ai, features/disagg_prefill).
+local loose = {ttft_ms = 20000}
+local agg_loose = best_aggregated(deps, wl_long, loose, 10)
+local dis_loose = best_disaggregated(disagg.candidates{wl = wl_long, sla = loose, rate = 10, deployments = deps})
+assert(dis_loose.gpus >= agg_loose, string.format("no TPOT target: disaggregated %d GPUs >= aggregated %d",
+                                                  dis_loose.gpus, agg_loose))
+
+-- kv.plan's aggregated candidates give the deployments and the baseline of
+-- the gain: 5 replicas of tp 2 (10 GPUs) against 3 x tp 1 + 2 x tp 2 (7)
+local agg_c = {{deployment = deps[1], gpu = "h100-sxm", tp = 1, pp = 1},
+               {deployment = deps[2], gpu = "h100-sxm", tp = 2, pp = 1, replicas = 5, gpus = 10}}
+local via = best_disaggregated(disagg.candidates{wl = wl_long, sla = sla_long, rate = 10, candidates = agg_c})
+check.eq(via.gpus, win.gpus, "the same pools from kv.plan's candidates")
+check.eq(via.vs_aggregated, string.format("%d GPUs fewer than the best aggregated (5 x h100-sxm tp 2 pp 1: 10 GPUs)",
+                                          10 - win.gpus), "the gain stated")
