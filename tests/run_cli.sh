@@ -334,6 +334,23 @@ startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
 expect startup_trtllm 2 "kvplan: command line: argument 'engine' must be 'vllm' or 'sglang' (TensorRT-LLM's startup lines are not written by kvplan startup; kvplan ledger engine=trtllm has its figures), got 'trtllm'" -- \
   startup model=llama-3.1-8b gpu=h100 engine=trtllm
 expect startup_help 0 "" -- startup --help
+# on a terminal of 80 columns (a pseudo-terminal by script(1)), best, ledger
+# and capacity print no line longer than 80 columns; --wide keeps the wide
+# table (199-250 columns before)
+if command -v script > /dev/null 2>&1; then
+  for t in "best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16" \
+           "ledger model=llama-3.1-70b gpu=h100-sxm tp=4 pp=3 context=32k concurrency=64" \
+           "capacity model=qwen3-32b gpus=h100,l40s kv=bf16,fp8 tp=1,2"; do
+    n=tty_$(echo "$t" | cut -d' ' -f1)
+    COLUMNS=80 script -qec "$kvplan -q $t" /dev/null < /dev/null | tr -d '\r' > "$out/$n.out"
+    check "$n fits 80 columns" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/$n.out') -le 80 ] && [ \$(wc -l < '$out/$n.out') -ge 4 ]"
+  done
+  COLUMNS=80 script -qec "$kvplan -q --wide $t" /dev/null < /dev/null | tr -d '\r' > "$out/tty_wide.out"
+  check "tty_wide keeps every column" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_wide.out') -gt 80 ]"
+  check "tty_capacity names what it left out" grep -q '^(not shown, to fit 80 columns:' "$out/tty_capacity.out"
+else
+  echo "skip cli tty_*: script(1) (util-linux) is not installed"
+fi
 expect sim_help 0 "" -- simulate --help
 check "sim_help lists every option kv.simulate takes" sh -c "
   for w in engine engine_version budget utilization max_num_seqs max_num_batched_tokens scheduler \
@@ -429,7 +446,7 @@ m,fp8,,
 n,bf16,2.50,1" ]
 if command -v script >/dev/null 2>&1; then
   script -qc "$kvplan fit $fitargs" /dev/null < /dev/null > "$out/tty_table.txt" 2>&1
-  check "a terminal gets a table by default" sh -c "grep -aEq 'model +gpu +tp +weights' '$out/tty_table.txt' && ! grep -aq 'model,gpu' '$out/tty_table.txt'"
+  check "a terminal gets a table by default" sh -c "grep -aEq '^gpu +tp ' '$out/tty_table.txt' && grep -aq '^model: ' '$out/tty_table.txt' && ! grep -aq 'model,gpu' '$out/tty_table.txt'"
 fi
 # control characters from data never reach a terminal raw, in any format
 # (a cell's ESC reached it through -f table); to a file CSV keeps every byte

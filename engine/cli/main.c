@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,6 +79,23 @@ static int set_allow_binary(options *o, const char *v) {
   return 0;
 }
 static int set_traceback(options *o, const char *v) { (void)o; (void)v; traceback = 1; return 0; }
+static int wide = 0;
+static int set_wide(options *o, const char *v) { (void)o; (void)v; wide = 1; return 0; }
+
+/* The columns of the terminal on standard output: $COLUMNS when it is a
+ * number from 20 to 10000 (what the shell says, and what tests set), else
+ * the terminal's own size, else 80. */
+static size_t terminal_columns(void) {
+  const char *e = getenv("COLUMNS");
+  if (e != NULL) {
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (end != e && *end == '\0' && v >= 20 && v <= 10000) return (size_t)v;
+  }
+  struct winsize ws;
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+  return 80;
+}
 
 static int set_format(options *o, const char *v) {
   static const char *const names[] = {"csv", "table", "json", "markdown", "auto", NULL};
@@ -135,6 +153,8 @@ static const optdef opts[] = {
   {"config", 0, "DIR", F_VALIDATE, set_config,
    "validate: the model from a Hugging Face directory (as config=DIR)"},
   {"quiet", 'q', NULL, F_ALL, set_quiet, "no progress line on stderr"},
+  {"wide", 0, NULL, F_RUN | F_BATCH, set_wide,
+   "tables on a terminal at full width (default: fitted to it,\nleft-out columns named)"},
   {"traceback", 0, NULL, F_ALL, set_traceback, "add a Lua traceback to error messages"},
   {"max-memory", 0, "SIZE", F_ALL, set_max_memory,
    "stop a script past SIZE bytes of memory (512M, 2G)"},
@@ -1147,6 +1167,7 @@ int main(int argc, char **argv) {
     }
   }
   int rc = parse(&o, argc, argv, first, cmd ? cmd->where : F_RUN, cmd ? cmd->name : "kvplan", &w);
+  if (rc == 0 && !wide && isatty(STDOUT_FILENO)) kvp_fmtw_fit(terminal_columns());
   if (rc == 0) rc = cmd ? cmd->run(&o, &w, cmd->name) : cmd_run(&o, &w);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "kvplan: cannot write standard output\n");

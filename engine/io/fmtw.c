@@ -265,7 +265,13 @@ static int pad(buf *b, size_t n) {
  * controls U+0080..U+009F in UTF-8) escapes such as \x1b, so a cell cannot
  * move the cursor, recolour or retitle the terminal; in Markdown '|' is
  * escaped. */
-static int cell(buf *b, const char *s, int md, size_t *w) {
+static int cell_cut(buf *b, const char *s, int md, size_t *w, size_t limit);
+static int cell(buf *b, const char *s, int md, size_t *w) { return cell_cut(b, s, md, w, 0); }
+
+/* The same, cut to at most limit columns (0: none) when it is wider: its
+ * first limit - 1 columns and an ellipsis. */
+static int cell_cut(buf *b, const char *s, int md, size_t *w, size_t limit) {
+  size_t start = *w;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     char esc[16];
     const char *out = (const char *)p;
@@ -283,7 +289,12 @@ static int cell(buf *b, const char *s, int md, size_t *w) {
       out = "\\|";
       n = 2;
     }
-    *w += out == (const char *)p ? (*p & 0xC0) != 0x80 : n;
+    size_t cols = out == (const char *)p ? (*p & 0xC0) != 0x80 : n;
+    if (limit > 0 && *w - start + cols > limit - 1 && cols > 0) {
+      *w += 1; /* the ellipsis, U+2026 */
+      return b != NULL && add(b, "\xe2\x80\xa6", 3) < 0 ? -1 : 0;
+    }
+    *w += cols;
     if (b != NULL && add(b, out, n) < 0) return -1;
   }
   return 0;
@@ -295,16 +306,168 @@ static size_t cell_width(const char *s, int md) {
   return w;
 }
 
+static size_t fit_width; /* kvp_fmtw_fit: a terminal's columns, 0 for none */
+
+void kvp_fmtw_fit(size_t columns) { fit_width = columns; }
+
+/* Words joined by sep (1 or 2) spaces into lines of at most width columns (a word
+ * wider than that alone on its line), written to f: 0, -1 (memory) or -2
+ * (the write failed). */
+static int write_words(kvp_afile *f, const char *const *words, size_t n, size_t width, size_t sep) {
+  buf line = {0};
+  size_t used = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    size_t ww = cell_width(words[i], 0);
+    if (used > 0 && used + sep + ww > width) {
+      if (add(&line, "\n", 1) < 0) rc = -1;
+      used = 0;
+    } else if (used > 0) {
+      if (add(&line, "  ", sep) < 0) rc = -1;
+      used += sep;
+    }
+    if (rc == 0 && cell(&line, words[i], 0, &used) < 0) rc = -1;
+  }
+  if (rc == 0 && used > 0 && add(&line, "\n", 1) < 0) rc = -1;
+  if (rc == 0 && line.len > 0 && kvp_afile_write(f, line.p, line.len) < 0) rc = -2;
+  free(line.p);
+  return rc;
+}
+
+/* The width of a table line of the kept columns. */
+static size_t span(const size_t *w, const int *keep, size_t ncol) {
+  size_t t = 0, k = 0;
+  for (size_t j = 0; j < ncol; j++)
+    if (keep[j] == 1) t += w[j] + (k++ > 0 ? 2 : 0);
+  return t;
+}
+
+/* A column name of printable ASCII broken into lines of at most target
+ * characters after its underscores, packed greedily: the number of lines,
+ * and of line `line` (when < the number) its start and length. A name with
+ * another byte, or with a piece longer than target, is one line. */
+static size_t header_lines(const char *h, size_t target, size_t line, const char **start, size_t *len) {
+  size_t n = strlen(h), count = 0, at = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)h[i] < 0x21 || (unsigned char)h[i] > 0x7e) target = n;
+  while (at < n) {
+    size_t end = at, best = at;
+    while (end < n) { /* the longest run of whole pieces within target */
+      size_t next = end;
+      while (next < n && h[next] != '_') next++;
+      if (next < n) next++; /* the underscore ends its piece */
+      if (next - at > target && end > at) break;
+      end = next;
+      best = end;
+      if (next - at > target) break;
+    }
+    if (count == line && start != NULL) *start = h + at, *len = best - at;
+    count++;
+    at = best;
+  }
+  return count ? count : 1;
+}
+
+/* The narrowest width at or above `least` that name h wraps into (its
+ * longest piece, at most its own length). */
+static size_t header_target(const char *h, size_t least) {
+  size_t n = strlen(h), longest = 0, run = 0;
+  for (size_t i = 0; i < n; i++) {
+    if ((unsigned char)h[i] < 0x21 || (unsigned char)h[i] > 0x7e) return n;
+    run++;
+    if (h[i] == '_' || i + 1 == n) {
+      if (run > longest) longest = run;
+      run = 0;
+    }
+  }
+  return longest > least ? longest : least;
+}
+
+/* A table wider than the terminal (fit_width), made to fit, in this order:
+ * the columns that hold one value in every row are said once above it
+ * ("name: value"); numeric columns whose name is wider than their figures
+ * are left out; text columns wider than their name and 16 columns are cut
+ * (an ellipsis ends a cut cell); columns are left out from the right. A
+ * line under the table names what was left out. keep[j]: 1 shown, 0 left
+ * out, 2 said above; cap[j]: the cut width, 0 none. */
+static void fit_table(kvp_fmtw *c, const char **at, size_t *w, const int *num, int *keep, size_t *cap,
+                      size_t *hw) {
+  size_t ncol = c->ncol, width = fit_width, kept = ncol;
+  if (span(w, keep, ncol) <= width) return;
+  /* 1. one value in every row: said above the table */
+  for (size_t j = 0; c->nrows > 2 && j < ncol && kept > 1; j++) {
+    int same = 1;
+    for (size_t r = 2; r < c->nrows && same; r++) same = strcmp(at[r * ncol + j], at[ncol + j]) == 0;
+    if (same) keep[j] = 2, kept--;
+  }
+  /* 2. a name wider than its column's cells written on several lines,
+   * broken after its underscores (throughput_ / tokens_s) */
+  for (size_t j = 0; j < ncol && span(w, keep, ncol) > width; j++) {
+    if (keep[j] != 1) continue;
+    size_t most = 0;
+    for (size_t r = 1; r < c->nrows; r++) {
+      size_t cw = cell_width(at[r * ncol + j], 0);
+      if (cw > most) most = cw;
+    }
+    size_t t = header_target(at[j], most);
+    if (t < w[j]) w[j] = t, hw[j] = t;
+  }
+  /* 3. text columns wider than their name and 16 cut, the widest first */
+  size_t *full = malloc(sizeof *full * ncol);
+  if (full != NULL) memcpy(full, w, sizeof *full * ncol);
+  for (;;) {
+    size_t t = span(w, keep, ncol);
+    if (t <= width) break;
+    size_t best = ncol, floor = 0;
+    for (size_t j = 0; j < ncol; j++) {
+      size_t f = cell_width(at[j], 0);
+      if (f < 16) f = 16;
+      if (keep[j] == 1 && !num[j] && w[j] > f && (best == ncol || w[j] > w[best])) best = j, floor = f;
+    }
+    if (best == ncol) break;
+    size_t over = t - width;
+    w[best] = w[best] - floor > over ? w[best] - over : floor;
+    cap[best] = w[best];
+  }
+  /* 4. from the right, sparing a text column that ends the table (a note,
+   * a why: cut already) until the last */
+  size_t tail = ncol;
+  for (size_t j = ncol; j-- > 0;)
+    if (keep[j] == 1) {
+      if (!num[j]) tail = j;
+      break;
+    }
+  while (kept > 1 && span(w, keep, ncol) > width) {
+    size_t pick = ncol;
+    for (size_t j = ncol; pick == ncol && j-- > 0;)
+      if (keep[j] == 1 && j != tail) pick = j;
+    keep[pick == ncol ? tail : pick] = 0;
+    kept--;
+  }
+  /* room a left-out column freed goes back to the cut ones */
+  for (size_t j = 0; full != NULL && j < ncol; j++) {
+    size_t t = span(w, keep, ncol);
+    if (keep[j] == 1 && cap[j] > 0 && t < width) {
+      w[j] = full[j] - w[j] <= width - t ? full[j] : w[j] + (width - t);
+      cap[j] = w[j] == full[j] ? 0 : w[j];
+    }
+  }
+  free(full);
+}
+
 static int write_table(kvp_fmtw *c) {
   size_t ncol = c->ncol;
   if (ncol == 0 || c->nrows == 0) return 0;
   int md = c->fmt == KVP_FMT_MARKDOWN;
   const char **at = malloc(sizeof *at * ncol * c->nrows);
-  size_t *w = calloc(ncol, sizeof *w);
-  int *num = calloc(ncol, sizeof *num);
-  buf line = {0};
+  size_t *w = calloc(ncol, sizeof *w), *cap = calloc(ncol, sizeof *cap), *hw = calloc(ncol, sizeof *hw);
+  int *num = calloc(ncol, sizeof *num), *keep = calloc(ncol, sizeof *keep);
+  const char **words = calloc(ncol + 1, sizeof *words);
+  size_t *off = calloc(ncol + 1, sizeof *off);
+  buf line = {0}, facts = {0};
   int rc = -1;
-  if (at == NULL || w == NULL || num == NULL) goto out;
+  if (at == NULL || w == NULL || num == NULL || cap == NULL || keep == NULL || words == NULL ||
+      off == NULL || hw == NULL) goto out;
   const char *p = c->cells.p;
   for (size_t i = 0; i < ncol * c->nrows; i++) {
     at[i] = p;
@@ -312,6 +475,7 @@ static int write_table(kvp_fmtw *c) {
   }
   for (size_t j = 0; j < ncol; j++) {
     num[j] = c->nrows > 1;
+    keep[j] = 1;
     for (size_t r = 0; r < c->nrows; r++) {
       const char *s = at[r * ncol + j];
       size_t cw = cell_width(s, md);
@@ -320,33 +484,127 @@ static int write_table(kvp_fmtw *c) {
     }
     if (md && w[j] < 3) w[j] = 3;
   }
-  for (size_t r = 0; r < c->nrows; r++) {
-    line.len = 0;
+  int fit = !md && fit_width > 0 && kvp_afile_is_terminal(c->f);
+  if (fit && c->nrows == 2 && span(w, keep, ncol) > fit_width) {
+    /* one row too wide: a name and its value a line */
+    size_t nw0 = 0;
     for (size_t j = 0; j < ncol; j++) {
+      size_t hwj = cell_width(at[j], 0);
+      if (hwj > nw0) nw0 = hwj;
+    }
+    for (size_t j = 0; j < ncol; j++) {
+      line.len = 0;
+      size_t m = 0;
+      if (cell(&line, at[j], 0, &m) < 0 || pad(&line, nw0 - m + 2) < 0) goto out;
+      m = 0;
+      if (cell_cut(&line, at[ncol + j], 0, &m, fit_width > nw0 + 2 ? fit_width - nw0 - 2 : 1) < 0) goto out;
+      while (line.len > 0 && line.p[line.len - 1] == ' ') line.len--;
+      if (add(&line, "\n", 1) < 0) goto out;
+      if (kvp_afile_write(c->f, line.p, line.len) < 0) {
+        rc = -2;
+        goto out;
+      }
+    }
+    rc = 0;
+    goto out;
+  }
+  if (fit) fit_table(c, at, w, num, keep, cap, hw);
+  /* the facts every row shares, above the table */
+  size_t nw = 0;
+  for (size_t j = 0; j < ncol; j++)
+    if (keep[j] == 2 && at[ncol + j][0] != '\0') { /* an empty column says nothing */
+      off[nw++] = facts.len;
+      if (add(&facts, at[j], strlen(at[j])) < 0 || add(&facts, ": ", 2) < 0 ||
+          add(&facts, at[ncol + j], strlen(at[ncol + j]) + 1) < 0) goto out;
+    }
+  for (size_t i = 0; i < nw; i++) words[i] = facts.p + off[i];
+  if (nw > 0 && (rc = write_words(c->f, words, nw, fit_width, 2)) < 0) goto out;
+  rc = -1;
+  size_t last = 0; /* the last column shown */
+  for (size_t j = 0; j < ncol; j++)
+    if (keep[j] == 1) last = j;
+  /* names wrapped onto several lines (fit_table): those lines first */
+  size_t hl = 1;
+  for (size_t j = 0; j < ncol; j++)
+    if (keep[j] == 1 && hw[j] > 0) {
+      size_t n = header_lines(at[j], hw[j], 0, NULL, NULL);
+      if (n > hl) hl = n;
+    }
+  for (size_t i = 0; hl > 1 && i < hl; i++) {
+    line.len = 0;
+    int first = 1;
+    for (size_t j = 0; j < ncol; j++) {
+      if (keep[j] != 1) continue;
+      const char *h = at[j];
+      size_t len = 0;
+      if (hw[j] > 0) header_lines(at[j], hw[j], i, &h, &len);
+      else if (i == hl - 1) len = strlen(h); /* a name on one line: the last */
+      buf piece = {0};
+      size_t m = 0;
+      if (add(&piece, h, len) < 0 || add(&piece, "", 1) < 0) { free(piece.p); goto out; }
+      cell_cut(NULL, piece.p, 0, &m, cap[j]);
+      size_t gap = w[j] > m ? w[j] - m : 0;
+      if (!first && add(&line, "  ", 2) < 0) { free(piece.p); goto out; }
+      if (num[j] && pad(&line, gap) < 0) { free(piece.p); goto out; }
+      size_t shown = 0;
+      int bad = cell_cut(&line, piece.p, 0, &shown, cap[j]) < 0;
+      free(piece.p);
+      if (bad || (!num[j] && j != last && pad(&line, gap) < 0)) goto out;
+      first = 0;
+    }
+    while (line.len > 0 && line.p[line.len - 1] == ' ') line.len--;
+    if (add(&line, "\n", 1) < 0) goto out;
+    if (kvp_afile_write(c->f, line.p, line.len) < 0) {
+      rc = -2;
+      goto out;
+    }
+  }
+  for (size_t r = hl > 1 ? 1 : 0; r < c->nrows; r++) {
+    line.len = 0;
+    int first = 1;
+    if (r == 1 && hl > 1) { /* the rule under the wrapped names */
+      for (size_t j = 0; j < ncol; j++) {
+        if (keep[j] != 1) continue;
+        if (!first && add(&line, "  ", 2) < 0) goto out;
+        for (size_t k = 0; k < w[j]; k++)
+          if (add(&line, "-", 1) < 0) goto out;
+        first = 0;
+      }
+      if (add(&line, "\n", 1) < 0) goto out;
+      first = 1;
+    }
+    for (size_t j = 0; j < ncol; j++) {
+      if (keep[j] != 1) continue;
       const char *s = at[r * ncol + j];
-      size_t gap = w[j] - cell_width(s, md);
+      size_t m = 0;
+      cell_cut(NULL, s, md, &m, cap[j]);
+      size_t gap = w[j] - m;
       int right = num[j];
-      if (md && add(&line, j == 0 ? "| " : " | ", j == 0 ? 2 : 3) < 0) goto out;
-      if (!md && j > 0 && add(&line, "  ", 2) < 0) goto out;
+      if (md && add(&line, first ? "| " : " | ", first ? 2 : 3) < 0) goto out;
+      if (!md && !first && add(&line, "  ", 2) < 0) goto out;
       if (right && pad(&line, gap) < 0) goto out;
       size_t shown = 0;
-      if (cell(&line, s, md, &shown) < 0) goto out;
-      if (!right && (md || j + 1 < ncol) && pad(&line, gap) < 0) goto out;
+      if (cell_cut(&line, s, md, &shown, cap[j]) < 0) goto out;
+      if (!right && (md || j != last) && pad(&line, gap) < 0) goto out;
+      first = 0;
     }
     if (md && add(&line, " |", 2) < 0) goto out;
     while (!md && line.len > 0 && line.p[line.len - 1] == ' ') line.len--;
     if (add(&line, "\n", 1) < 0) goto out;
     if (r == 0) { /* the rule under the header */
+      first = 1;
       for (size_t j = 0; j < ncol; j++) {
+        if (keep[j] != 1) continue;
         if (md) {
           if (add(&line, "|", 1) < 0) goto out;
           for (size_t k = 0; k < w[j] + 2; k++)
             if (add(&line, k == w[j] + 1 && num[j] ? ":" : "-", 1) < 0) goto out;
         } else {
-          if (j > 0 && add(&line, "  ", 2) < 0) goto out;
+          if (!first && add(&line, "  ", 2) < 0) goto out;
           for (size_t k = 0; k < w[j]; k++)
             if (add(&line, "-", 1) < 0) goto out;
         }
+        first = 0;
       }
       if (add(&line, md ? "|\n" : "\n", md ? 2 : 1) < 0) goto out;
     }
@@ -355,14 +613,40 @@ static int write_table(kvp_fmtw *c) {
       goto out;
     }
   }
+  /* the columns left out, named under the table, its words wrapped */
+  facts.len = 0;
+  size_t left = 0;
+  for (size_t j = 0; j < ncol; j++)
+    if (keep[j] == 0) {
+      char head[64];
+      snprintf(head, sizeof head, left++ == 0 ? "(not shown, to fit %zu columns: " : ", ", fit_width);
+      if (add(&facts, head, strlen(head)) < 0 || add(&facts, at[j], strlen(at[j])) < 0) goto out;
+    }
+  if (left > 0) {
+    static const char tail[] = "; --wide shows every column, -f csv writes them all)";
+    if (add(&facts, tail, sizeof tail) < 0) goto out;
+    const char **ws = malloc(sizeof *ws * (facts.len / 2 + 1));
+    if (ws == NULL) goto out;
+    size_t n = 0;
+    for (char *q = strtok(facts.p, " "); q != NULL; q = strtok(NULL, " ")) ws[n++] = q;
+    rc = write_words(c->f, ws, n, fit_width, 1);
+    free(ws);
+    if (rc < 0) goto out;
+  }
   rc = 0;
 out:
   if (rc == -1) fail(c, ENOMEM);
   if (rc == -2) fail(c, kvp_afile_error(c->f) ? kvp_afile_error(c->f) : EIO);
   free(at);
   free(w);
+  free(cap);
+  free(hw);
   free(num);
+  free(keep);
+  free(words);
+  free(off);
   free(line.p);
+  free(facts.p);
   return rc < 0 ? -1 : 0;
 }
 

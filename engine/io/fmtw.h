@@ -15,7 +15,8 @@
  *                     to their widest cell (UTF-8 characters), numeric
  *                     columns right-aligned, the header underlined;
  *                     line breaks and tabs in a cell as spaces, other
- *                     control characters as escapes (\x1b), in Markdown too.
+ *                     control characters as escapes (\x1b), in Markdown too;
+ *                     on a terminal, fitted to its width (kvp_fmtw_fit).
  *   KVP_FMT_MARKDOWN  a GitHub-flavoured Markdown table, '|' escaped,
  *                     numeric columns right-aligned.
  * Tables are aligned, so they are kept in memory until the report ends.
@@ -43,6 +44,11 @@ int kvp_fmtw_error(const kvp_fmtw *c);
  * that is not UTF-8 for JSON: its row, column and byte), else NULL. */
 const char *kvp_fmtw_why(const kvp_fmtw *c);
 void kvp_fmtw_free(kvp_fmtw *c);
+/* Tables written to a terminal from now on fit `columns` (0: none): the
+ * columns of one value in every row are said once above the table as
+ * "name: value", text columns wider than their name and 16 are cut with an
+ * ellipsis, then columns are left out from the right and named under it. */
+void kvp_fmtw_fit(size_t columns);
 /* "csv", "table", "json", "markdown", "auto" -> KVP_FMT_*, -1 if none. */
 int kvp_fmt_named(const char *name);
 /* 1 when s[0..len) is a JSON number (the numbers the CSV writer makes). */

@@ -1,6 +1,7 @@
 /* test_fmtw.c: report formats other than CSV: JSON Lines typed and encoded
- * by jansson, aligned tables and Markdown, from CSV bytes split anywhere. */
-#define _POSIX_C_SOURCE 200809L
+ * by jansson, aligned tables and Markdown, from CSV bytes split anywhere;
+ * tables on a terminal (a pseudo-terminal here) fitted to its width. */
+#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -135,11 +137,101 @@ static void the_csv_writer_writes_json_through_the_converter(void **state) {
   assert_string_equal(slurp(path), "{\"a\":-3,\"b\":1.50}\n");
 }
 
+/* Table text written to standard output as a terminal of `columns`
+ * columns (a pseudo-terminal on fd 1), read back without its CR bytes. */
+static const char *on_terminal(const char *text, size_t columns) {
+  static char got[8192];
+  int m = posix_openpt(O_RDWR | O_NOCTTY);
+  assert_true(m >= 0);
+  assert_int_equal(grantpt(m), 0);
+  assert_int_equal(unlockpt(m), 0);
+  int s = open(ptsname(m), O_RDWR | O_NOCTTY);
+  assert_true(s >= 0);
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  dup2(s, STDOUT_FILENO);
+  char err[256];
+  kvp_afile *f = kvp_afile_open(NULL, err, sizeof err);
+  kvp_fmtw *c = kvp_fmtw_new(KVP_FMT_TABLE, f);
+  kvp_fmtw_fit(columns);
+  int ok = c != NULL && kvp_fmtw_feed(c, text, strlen(text)) == 0 && kvp_fmtw_finish(c) == 0;
+  kvp_fmtw_fit(0);
+  kvp_fmtw_free(c);
+  int committed = kvp_afile_commit(f, err, sizeof err);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(s);
+  assert_true(ok);
+  assert_int_equal(committed, 0);
+  size_t n = 0;
+  ssize_t r;
+  fcntl(m, F_SETFL, O_NONBLOCK);
+  while (n < sizeof got - 1 && (r = read(m, got + n, sizeof got - 1 - n)) > 0) n += (size_t)r;
+  close(m);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (got[i] != '\r') got[k++] = got[i];
+  got[k] = '\0';
+  return got;
+}
+
+static const char wide[] =
+  "model,gpu,throughput_tokens_s,requests_s,note\n"
+  "llama-3.1-8b,h100-sxm,2730.9,9.391,a note long enough to be cut at the edge of the terminal\n"
+  "llama-3.1-8b,l40s,1200.5,4.100,short\n"
+  "llama-3.1-8b,l4,300.2,1.000,x\n";
+
+/* At 52 columns: the shared model said above, two names on two lines
+ * (broken after an underscore), the note cut with an ellipsis to the 18
+ * columns left (52 - 8 - 11 - 9 - 3 x 2); nothing left out. At 200 columns
+ * (or off a terminal) the table is as it was. */
+static void tables_fit_the_terminal(void **state) {
+  (void)state;
+  static const char want[] =
+    "model: llama-3.1-8b\n"
+    "          throughput_  requests_\n"
+    "gpu          tokens_s          s  note\n"
+    "--------  -----------  ---------  ------------------\n"
+    "h100-sxm       2730.9      9.391  a note long enoug\xe2\x80\xa6\n"
+    "l40s           1200.5      4.100  short\n"
+    "l4              300.2      1.000  x\n";
+  const char *got = on_terminal(wide, 52);
+  assert_string_equal(got, want);
+  assert_string_equal(on_terminal(wide, 200), "model         gpu       throughput_tokens_s  requests_s  note\n"
+    "------------  --------  -------------------  ----------  --------------------------------------------------------\n"
+    "llama-3.1-8b  h100-sxm               2730.9       9.391  a note long enough to be cut at the edge of the terminal\n"
+    "llama-3.1-8b  l40s                   1200.5       4.100  short\n"
+    "llama-3.1-8b  l4                      300.2       1.000  x\n");
+}
+
+/* One row too wide: a name and its value a line. Too many columns: the
+ * ones left out named under the table, every line within the width. */
+static void one_row_goes_vertical_and_left_out_columns_are_named(void **state) {
+  (void)state;
+  assert_string_equal(on_terminal("alpha_beta_gamma,b,c\n1234567890,two,three\n", 20),
+                      "alpha_beta_gamma  1…\n"
+                      "b                 t…\n"
+                      "c                 t…\n");
+  const char *got = on_terminal("a,b,c,d,e,f,g,h\n"
+                                "aaaaaaaaaa,bbbbbbbbbb,cccccccccc,dddddddddd,e,f,g,h\n"
+                                "1,2,3,4,5,6,7,8\n", 30);
+  for (const char *l = got; *l;) {
+    const char *e = strchr(l, '\n');
+    size_t cols = 0;
+    for (const char *q = l; q < e; q++) cols += ((unsigned char)*q & 0xC0) != 0x80;
+    assert_true(cols <= 30);
+    l = e + 1;
+  }
+  assert_non_null(strstr(got, "(not shown, to fit 30 columns:"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(json_lines_are_typed_objects),
     cmocka_unit_test(tables_align_and_right_align_numbers),
     cmocka_unit_test(markdown_escapes_bars),
+    cmocka_unit_test(tables_fit_the_terminal),
+    cmocka_unit_test(one_row_goes_vertical_and_left_out_columns_are_named),
     cmocka_unit_test(json_numbers_are_recognized_exactly),
     cmocka_unit_test(formats_by_name_and_by_file_name),
     cmocka_unit_test(the_csv_writer_writes_json_through_the_converter),
