@@ -292,7 +292,7 @@ install: all
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/kvplan/scripts/
 	install -m 644 docs/kvplan.1 $(DESTDIR)$(PREFIX)/share/man/man1/kvplan.1
 	install -m 644 README.md SCRIPTING.md LICENSE $(DOC)/
-	install -m 644 examples/*.lua $(DOC)/examples/
+	install -m 644 examples/*.lua examples/*.csv $(DOC)/examples/
 	install -m 644 $(wildcard docs/*.png docs/*.md) $(DOC)/docs/
 
 # make install into a scratch DESTDIR, then run the installed kvplan

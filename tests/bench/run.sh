@@ -17,8 +17,9 @@
 #   (e) vLLM's reserves predicted (activation peak, non-torch memory) over
 #       dense models x GPUs x max_model_len x tp, every deployment axis looped
 #       in C (many deployments, two rows each; Python baseline only);
-# then the serving simulator on 100,000 requests (tests/bench/simulate.lua)
-# and a calibration of 20 result files (tests/bench/calibrate.lua).
+# then the serving simulator on 100,000 requests (tests/bench/simulate.lua),
+# an SLA search over the GPU catalog (tests/bench/plan.lua) and a calibration
+# of 20 result files (tests/bench/calibrate.lua).
 # Baselines: the article's Python functions made exact (article_baseline.py) and a
 # hand-written C loop with printf (c_loop.c); on (b) also a hand-tuned
 # single-core CSV writer (c_fast.c, the physical limit). Every baseline's
@@ -151,6 +152,9 @@ mem "(b) 10x rows (1.04 M -> 10.4 M)" \
     "$(peak "$kvplan" --quiet tests/bench/sweep.lua contexts=1250)"
 # the serving simulator: 100,000 chat-like requests (target < 1 s on one core)
 "$kvplan" tests/bench/simulate.lua | sed 's/^/simulator: /; s/$/ (target < 1 s)/'
+# kv.plan: an SLA search over the whole GPU catalog, beside the unbounded search's
+# simulations estimated from one measured here (tests/bench/plan.lua)
+"$kvplan" tests/bench/plan.lua | sed 's/^/plan: /; s/$/ (target < 10 s)/'
 # kvplan calibrate: 20 vllm bench serve results of 1000 requests each, beside the
 # files' simulations once in the same run (tests/bench/calibrate.lua)
 "$kvplan" tests/bench/calibrate.lua dir="$out" | sed 's/^/calibrate: /; s/$/ (target < 1 s)/'
