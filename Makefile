@@ -62,7 +62,8 @@ UNIT_BIN = $(UNIT:%=$(B)/tests/test_%)
 KVPLAN = $(B)/kvplan
 
 .PHONY: all run test check bench install clean deps test-only unit-tests lua-tests \
-        golden-tests cli-tests module-test install-test fault-tests validate-tests layers-test
+        golden-tests cli-tests module-test install-test fault-tests validate-tests layers-test \
+        docs-tests docs
 
 all: deps $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
 
@@ -158,6 +159,15 @@ guard-tests: $(KVPLAN)
 test-only: layout-tests
 layout-tests:
 	@sh tests/run_layout.sh
+
+# the outputs README.md shows are what kvplan prints (tests/run_docs.sh);
+# make docs rewrites them after a change that moves a number
+DOCS_RUN = README.md
+test-only: docs-tests
+docs-tests: $(KVPLAN)
+	@sh tests/run_docs.sh $(KVPLAN) check $(DOCS_RUN)
+docs: $(KVPLAN)
+	@sh tests/run_docs.sh $(KVPLAN) update $(DOCS_RUN)
 
 fault-tests: $(KVPLAN) $(SHIM)
 	@sh tests/fault/run.sh $(KVPLAN) $(SHIM)
