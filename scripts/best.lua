@@ -50,6 +50,9 @@
 --   rank         gpus (fewest GPUs in all, then fewest stages, then the
 --                most requests a second a replica), cost (cost per hour)
 --                or usd_per_mtok (cost per million output tokens at the rate)
+--   modes        aggregated (default) and/or disaggregated: prefill and
+--                decode pools sized apart (kvplan.disagg), in the same table
+--                (columns mode; with -o also prefill, decode, kv_transfer_ms)
 --   wide         true: every column on the terminal too (with -o FILE or
 --                --format csv/json, every column is written anyway)
 -- Each deployment that starts with max_model_len = input + output has its
@@ -90,6 +93,7 @@ local opt = kv.options(..., {
   tokens_per_s = 0.0, top = 5, all = false, utilization = 0.9,
   rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
   goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
+  modes = {"aggregated"},
 })
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
@@ -97,7 +101,7 @@ local bad = kv.options.bad
 local args = (package.loaded["kvplan.cli"] or {}).args or {}
 if type(args) ~= "table" then args = {} end
 local service = {"input", "output", "ttft_ms", "tpot_ms", "e2e_ms", "percentile", "goodput", "requests",
-                 "max_num_seqs", "max_num_batched_tokens"}
+                 "max_num_seqs", "max_num_batched_tokens", "modes"}
 
 if opt.rate == 0 and args.rate == nil then
   for _, k in ipairs(service) do
@@ -146,6 +150,13 @@ else
     bad("argument 'goodput' needs a target: ttft_ms, tpot_ms or e2e_ms")
   end
   if opt.requests < 0 then bad("argument 'requests' must be an integer >= 1, got '%d'", opt.requests) end
+  local disaggregated = false
+  for _, m in ipairs(opt.modes) do
+    if not kv.plan.modes[m] then
+      bad("argument 'modes' must list aggregated and/or disaggregated, got '%s'", kv.util.escape(m, 64))
+    end
+    disaggregated = disaggregated or m == "disaggregated"
+  end
   local spec = {
     model = opt.model, input = opt.input, output = opt.output, rate = opt.rate,
     percentile = opt.percentile ~= "" and opt.percentile or nil,
@@ -154,7 +165,7 @@ else
     gpus = given(opt.gpus), weights = given(opt.weights), kv = given(opt.kv), tp = given(opt.tp),
     pp = given(opt.pp), max_gpus = opt.max_gpus, rank = opt.rank,
     max_num_seqs = given(opt.max_num_seqs), max_num_batched_tokens = given(opt.max_num_batched_tokens),
-    keep = math.max(opt.top, 1), base = {utilization = opt.utilization},
+    keep = math.max(opt.top, 1), base = {utilization = opt.utilization}, modes = opt.modes,
   }
   for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
     if opt[k] > 0 then spec[k] = opt[k] end
@@ -173,11 +184,16 @@ else
                "binding", {"ttft_ms_" .. p, precision = 1}, {"tpot_ms_" .. p, precision = 2},
                {"e2e_ms_" .. p, precision = 1}, {"tokens_per_s", precision = 1},
                {"tokens_per_s_user", precision = 2}, {"cost_per_hour", precision = 2},
-               {"usd_per_mtok_output", precision = 4}, {"usd_per_mtok_total", precision = 4}, "why"}
+               {"usd_per_mtok_output", precision = 4}, {"usd_per_mtok_total", precision = 4}}
+    if disaggregated then
+      for _, c in ipairs{"prefill", "decode", {"kv_transfer_ms", precision = 2}} do columns[#columns + 1] = c end
+    end
+    columns[#columns + 1] = "why"
   else
     columns = {"rank", "gpu", "tp", "pp", "replicas", "gpus", {"rate_per_replica", precision = 2},
                "binding", {"ttft_ms_" .. p, precision = 0}, {"tpot_ms_" .. p, precision = 1},
                {"tokens_per_s", precision = 0}}
+    if disaggregated then table.insert(columns, 2, "mode") end
     if priced then
       columns[#columns + 1] = {"cost_per_hour", precision = 2}
       columns[#columns + 1] = {"usd_per_mtok", precision = 3}
@@ -203,11 +219,23 @@ else
       usd_per_mtok_output = c.usd_per_mtok_output or "", usd_per_mtok_total = c.usd_per_mtok_total or "",
       why = why or c.why,
     }
+    local function pool(t)
+      if t == nil or t.replicas == nil then return "" end
+      return string.format("%d x %s tp %d x pp %d", t.replicas, t.gpu, t.tp, t.pp or 1)
+    end
+    row.prefill, row.decode, row.kv_transfer_ms = pool(c.prefill), pool(c.decode), c.kv_transfer_ms or ""
     for k in pairs(row) do if not names[k] then row[k] = nil end end
     rows[#rows + 1] = row
   end
   for _, c in ipairs(ranked) do
-    if c.rank and (c.rank <= opt.top or opt.all) then add(c, c.rank == 1 and best_why[opt.rank] or nil) end
+    if c.vs_aggregated and c.rank then
+      c.why = (c.rank == 1 and best_why[opt.rank] or c.why) .. "; " .. c.vs_aggregated
+    end
+  end
+  for _, c in ipairs(ranked) do
+    if c.rank and (c.rank <= opt.top or opt.all) then
+      add(c, c.rank == 1 and not c.vs_aggregated and best_why[opt.rank] or nil)
+    end
   end
   if opt.all then
     for _, c in ipairs(ranked) do if not shown[c] then add(c) end end

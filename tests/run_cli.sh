@@ -526,6 +526,11 @@ expect best_rate_limits 0 "" -- best model=llama-3.1-8b input=1000 output=200 ra
 check "best max_num_seqs=16,256: each a candidate; 16 sequences serve fewer requests a replica" sh -c "
   grep -Eq '^1,aggregated,h100-sxm,1,1,bf16,bf16,256,,' '$out/best_limits.csv' &&
   grep -Eq '^2,aggregated,h100-sxm,1,1,bf16,bf16,16,,' '$out/best_limits.csv'"
+expect best_rate_modes 0 "" -- best model=llama-3.1-8b input=4000 output=200 rate=10 ttft_ms=2000 tpot_ms=20 \
+  gpus=h100-sxm tp=1,2 pp=1 modes=aggregated,disaggregated -o "$out/best_modes.csv" --quiet
+check "best modes=aggregated,disaggregated: both modes in one table, the pools and the KV transfer" sh -c "
+  grep -Eq '^[0-9]+,disaggregated,h100-sxm,.*,[0-9]+ x h100-sxm tp [12] x pp 1,[0-9]+ x h100-sxm tp [12] x pp 1,[0-9.]+,' '$out/best_modes.csv' &&
+  grep -Eq '^[0-9]+,aggregated,h100-sxm,' '$out/best_modes.csv'"
 expect best_percentile 2 "kvplan: command line: argument 'percentile' must be p50, p90 or p99, got 'p95'" -- \
   best model=llama-3.1-8b input=1000 output=200 rate=10 tpot_ms=40 percentile=p95
 expect best_rate_zero 2 "kvplan: command line: argument 'rate' must be a number > 0 (requests a second), got '0'" -- \

@@ -425,6 +425,11 @@ local function tie(a, b)
 end
 
 local function label(c)
+  if c.mode == "disaggregated" and c.prefill and c.decode and c.prefill.replicas then
+    local P, D = c.prefill, c.decode
+    return string.format("%s %dP%dD (prefill tp %d x pp %d, decode tp %d x pp %d)", c.gpu, P.replicas,
+                         D.replicas, P.tp, P.pp or 1, D.tp, D.pp or 1)
+  end
   local s = string.format("%s tp %d x pp %d", c.gpu, c.tp, c.pp)
   if c.replicas then s = s .. string.format(", %d replica%s", c.replicas, c.replicas == 1 and "" or "s") end
   return s
@@ -441,6 +446,9 @@ local function lost(c, w, rank)
                          win, fmt2(w.usd_per_mtok_output))
   end
   if c.gpus ~= w.gpus then
+    if c.mode == "disaggregated" then
+      return string.format("needs %d GPUs (%s), %s needs %d", c.gpus, label(c), win, w.gpus)
+    end
     return string.format("needs %d GPUs (%d replica%s of %s req/s), %s needs %d", c.gpus, c.replicas,
                          c.replicas == 1 and "" or "s", fmt2(c.rate_per_replica), win, w.gpus)
   end
@@ -619,15 +627,25 @@ function M.search(spec)
     if not ok or type(disagg.candidates) ~= "function" then
       util.raise("mode 'disaggregated' needs kvplan.disagg.candidates, which this build lacks")
     end
-    for _, c in ipairs(disagg.candidates{model = model, wl = w, sla = s, rate = rate, spec = spec,
-                                         base = base, candidates = served}) do
+    local list, sims = disagg.candidates{model = model, wl = w, sla = s, rate = rate, spec = spec,
+                                         base = base, candidates = served}
+    info.sims = info.sims + (sims or 0)
+    for _, c in ipairs(list) do
       c.mode = "disaggregated"
-      if c.replicas then served[#served + 1] = c else rest[#rest + 1] = c end
+      if c.replicas and not (rank ~= "gpus" and c.cost_per_hour == nil) then
+        served[#served + 1] = c
+      else
+        if c.replicas then
+          c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)", c.gpu)
+        end
+        rest[#rest + 1] = c
+      end
     end
   end
   -- the figures at the planned rate: each replica gets rate / replicas
   local out_mean, in_mean = w.output_mean, w.input_mean
   for _, c in ipairs(served) do
+    if c.mode ~= "aggregated" then goto next end -- the disaggregated pools' figures are disagg's
     c.utilization = rate / (c.replicas * c.rate_per_replica)
     c.tokens_per_s = rate * out_mean
     if c.cost_per_hour then
@@ -635,6 +653,7 @@ function M.search(spec)
       c.usd_per_mtok_output = c.cost_per_hour / (per_hour * out_mean)
       c.usd_per_mtok_total = c.cost_per_hour / (per_hour * (in_mean + out_mean))
     end
+    ::next::
   end
   if rank == "usd_per_mtok" then
     local priced = {}

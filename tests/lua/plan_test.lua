@@ -174,6 +174,22 @@ end
 assert(unpriced, "the L40S is listed")
 kv.gpus.get("h100-sxm").price_per_hour = nil
 
+-- modes: disaggregated candidates (kvplan.disagg) ranked beside the aggregated ones
+ranked, info = kv.plan{model = "llama-3.1-8b", input = 4000, output = 200, rate = 10, ttft_ms = 2000,
+                       tpot_ms = 20, gpus = {"h100-sxm"}, tp = {1, 2}, pp = {1},
+                       modes = {"aggregated", "disaggregated"}}
+local modes = {}
+for _, c in ipairs(ranked) do
+  if c.rank then
+    modes[c.mode] = true
+    if c.mode == "disaggregated" then
+      assert(c.prefill.replicas >= 1 and c.decode.replicas >= 1 and c.kv_transfer_ms > 0, "pools sized")
+      check.eq(c.gpus, c.prefill.gpus + c.decode.gpus, "GPUs of both pools")
+    end
+  end
+end
+assert(modes.aggregated and modes.disaggregated, "both modes ranked")
+
 -- bad input
 check.error("field 'rate' must be a number > 0", kv.plan, {model = "llama-3.1-8b", input = 1, output = 1, rate = -1})
 check.error("field 'rate' must be a number > 0", kv.plan, {model = "llama-3.1-8b", input = 1, output = 1})
