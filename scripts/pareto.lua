@@ -29,6 +29,12 @@
 --   front        true: only the points on the front (default false: all)
 --   chart        also draw the chart to this .png or .svg file
 --   utilization  fraction of GPU memory the engine may use (default 0.9)
+--   max_model_len  the longest request the engine is started for (default
+--                input + output)
+--   any other deployment field of the registry (docs/fields.md), under its
+--                name or its engines' (engine, engine_version, max_num_seqs,
+--                max_num_batched_tokens, block, prefix, ...: max-num-seqs as
+--                vLLM spells it), checked as that field; gpu stands for gpus
 --
 -- Output, one row a point (a deployment at a client concurrency), in order
 -- of gpu, weights, kv, tp, pp, concurrency:
@@ -45,12 +51,14 @@
 
 local kv = require "kvplan"
 
-local opt = kv.options(..., {
+local defaults = {
   model = kv.options.required "model=llama-3.1-8b", gpus = {""}, input = -1, output = -1,
   tp = {0}, pp = {0}, max_gpus = 8, weights = {""}, kv = {""}, concurrency = {0}, requests = 0,
   tpot_ms = 0.0, ttft_ms = 0.0, e2e_ms = 0.0, percentile = "p90", front = false, chart = "",
   utilization = 0.9,
-})
+}
+local fields = kv.options.deployment_fields(defaults) -- every other deployment field
+local opt = kv.options(..., defaults)
 local bad = kv.options.bad
 for _, k in ipairs{"input", "output"} do
   if opt[k] == -1 then bad("argument '%s' is required (tokens per request, e.g. %s=%d)", k, k,
@@ -80,8 +88,14 @@ local spec = {
   tp = given(opt.tp), pp = given(opt.pp), max_gpus = opt.max_gpus, weights = given(opt.weights),
   kv = given(opt.kv), concurrency = given(opt.concurrency),
   requests = opt.requests > 0 and opt.requests or nil, percentile = opt.percentile,
-  base = {utilization = opt.utilization},
+  base = kv.options.given_fields(opt, fields, {utilization = opt.utilization}),
 }
+-- max_model_len is kv.pareto's own (default input + output)
+spec.max_model_len, spec.base.max_model_len = spec.base.max_model_len, nil
+if spec.max_model_len and spec.max_model_len < opt.input + opt.output then
+  bad("argument 'max_model_len' must hold input + output = %d tokens, got '%d'",
+      opt.input + opt.output, spec.max_model_len)
+end
 for _, k in ipairs{"tpot_ms", "ttft_ms", "e2e_ms"} do
   if opt[k] > 0 then spec[k] = opt[k] end
 end
@@ -93,8 +107,10 @@ if #points == 0 then
                       .. "starts%s", info.model.id, opt.max_gpus, info.max_model_len, why), 0)
 end
 if not (package.loaded["kvplan.cli"] or {}).quiet then
-  io.stderr:write(string.format("kvplan pareto: %d deployments, %d simulations; %d points, %d on the "
-                                .. "front\n", info.deployments, info.sims, #points, #info.front))
+  local function n(k, what) return string.format("%d %s%s", k, what, k == 1 and "" or "s") end
+  io.stderr:write(string.format("kvplan pareto: %s, %s; %s, %d on the front\n",
+                                n(info.deployments, "deployment"), n(info.sims, "simulation"),
+                                n(#points, "point"), #info.front))
 end
 
 local columns = {

@@ -580,6 +580,14 @@ expect pareto_concurrency_zero 2 "kvplan: command line: argument 'concurrency' m
   pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 concurrency=4,0
 expect pareto_chart_ext 2 "kvplan: command line: argument 'chart' must name a .png or .svg file, got 'x.gif'" -- \
   pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 chart=x.gif
+expect pareto_max_model_len 2 "kvplan: command line: argument 'max_model_len' must hold input + output = 1200 tokens, got '1000'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 max_model_len=1000
+expect pareto_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be an integer >= 1, got 0" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 max_num_seqs=0
+# a deployment field reaches the deployments: vLLM's max-num-seqs caps the ladder
+expect pareto_seqs 0 "kvplan pareto: 1 deployment, 7 simulations; 7 points, 7 on the front" -- \
+  pareto model=llama-3.1-8b gpus=h100 tp=1 input=1000 output=200 max-num-seqs=64
+check "pareto max-num-seqs=64: the ladder ends at 64" sh -c "tail -n 1 '$out/pareto_seqs.out' | grep -q '^h100-sxm,1,1,1,bf16,bf16,64,512,'"
 expect pareto_none_fits 1 "kvplan: no deployment of llama-3.1-70b with at most 8 GPUs holds one request of 1200 tokens and starts: l4 tp 1: weights need 131.4 GiB per GPU, 19.8 GiB usable" -- \
   pareto model=llama-3.1-70b gpus=l4 tp=1 input=1000 output=200
 # kvplan ledger: the items of one GPU add up to its memory

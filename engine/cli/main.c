@@ -712,8 +712,7 @@ static const command commands[] = {
    "serve a workload step by step as its engine schedules: throughput, latencies\n"
    "            (at most 10^7 requests, about 2 GB)", NULL,
    "require('kvplan.sim').command_help()"},
-  {"pareto", F_RUN, cmd_ready,
-   "pareto model=M input=N output=N [gpus=G,... tpot_ms=T ttft_ms=T percentile=p90 chart=F.png]",
+  {"pareto", F_RUN, cmd_ready, "pareto model=M input=N output=N [gpus=G,... tpot_ms=T ttft_ms=T percentile=p90 chart=F.png]",
    "throughput per GPU against speed per user over deployments and client\n"
    "            concurrencies: the Pareto front, as a report and a chart", NULL, NULL},
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts",

@@ -294,7 +294,7 @@ local function defaults_block(src)
   return src:match("kv%.options%(%.%.%., (%b{})%)") or src:match("\nlocal defaults = (%b{})")
 end
 local options_mod = require "kvplan.options"
-for _, script in ipairs{"fit", "capacity", "ledger", "best", "startup"} do
+for _, script in ipairs{"fit", "capacity", "ledger", "best", "startup", "pareto"} do
   local src = check.slurp("scripts/" .. script .. ".lua")
   local block = defaults_block(src)
   if block == nil then fail("scripts/%s.lua: no kv.options(..., {...}) found", script) end
@@ -315,7 +315,7 @@ end
 -- the commands' usage in --help (engine/cli/main.c) and the manual page
 -- (COMMANDS, EXAMPLES): every key= is an argument of the ready script
 local takes = {}
-for _, script in ipairs{"fit", "capacity", "ledger", "best", "startup"} do
+for _, script in ipairs{"fit", "capacity", "ledger", "best", "startup", "pareto"} do
   local src = check.slurp("scripts/" .. script .. ".lua")
   local block = defaults_block(src)
   takes[script] = {}
