@@ -26,6 +26,9 @@
 --                (default 0: none)
 --   percentile   p50, p90 or p99 (default p90): the SLA's, and the TPOT that
 --                tokens/s per user is 1000 over
+--   goodput      the share of requests that must meet every target (default
+--                0: none; then the percentile applies only when given), as
+--                kv.plan's SLA
 --   front        true: only the points on the front (default false: all)
 --   chart        also draw the chart to this .png or .svg file
 --   utilization  fraction of GPU memory the engine may use (default 0.9)
@@ -43,7 +46,7 @@
 --   ttft_ms_p50, ttft_ms_p90, ttft_ms_p99, tpot_ms_p50, tpot_ms_p90,
 --   tpot_ms_p99, e2e_ms_p90, e2e_ms_p99,
 --   pareto (on the front), meets_sla and pareto_sla (with a target; the front
---   of the points that meet it), why (the targets missed)
+--   of the points that meet it), why (the target missed by most)
 -- The chart: tokens/s per user across, tokens/s per GPU up, the front as a
 -- line, every point in its deployment's colour, the SLA as a dashed line at
 -- tokens/s per user = 1000 / tpot_ms. Standard error says how many
@@ -54,7 +57,8 @@ local kv = require "kvplan"
 local defaults = {
   model = kv.options.required "model=llama-3.1-8b", gpus = {""}, input = -1, output = -1,
   tp = {0}, pp = {0}, max_gpus = 8, weights = {""}, kv = {""}, concurrency = {0}, requests = 0,
-  tpot_ms = 0.0, ttft_ms = 0.0, e2e_ms = 0.0, percentile = "p90", front = false, chart = "",
+  tpot_ms = 0.0, ttft_ms = 0.0, e2e_ms = 0.0, percentile = "", goodput = 0.0, front = false,
+  chart = "",
   utilization = 0.9,
 }
 local fields = kv.options.deployment_fields(defaults) -- every other deployment field
@@ -69,7 +73,7 @@ if opt.output < 2 then
   bad("argument 'output' must be an integer >= 2 (TPOT is the time between output tokens), got '%d'",
       opt.output)
 end
-if not kv.pareto.percentiles[opt.percentile] then
+if opt.percentile ~= "" and not require("kvplan.plan").percentiles[opt.percentile] then
   bad("argument 'percentile' must be p50, p90 or p99, got '%s'", kv.util.escape(opt.percentile, 64))
 end
 if opt.chart ~= "" then
@@ -87,7 +91,8 @@ local spec = {
   model = opt.model, gpus = given(opt.gpus), input = opt.input, output = opt.output,
   tp = given(opt.tp), pp = given(opt.pp), max_gpus = opt.max_gpus, weights = given(opt.weights),
   kv = given(opt.kv), concurrency = given(opt.concurrency),
-  requests = opt.requests > 0 and opt.requests or nil, percentile = opt.percentile,
+  requests = opt.requests > 0 and opt.requests or nil,
+  percentile = opt.percentile ~= "" and opt.percentile or nil,
   base = kv.options.given_fields(opt, fields, {utilization = opt.utilization}),
 }
 -- max_model_len is kv.pareto's own (default input + output)
@@ -98,6 +103,16 @@ if spec.max_model_len and spec.max_model_len < opt.input + opt.output then
 end
 for _, k in ipairs{"tpot_ms", "ttft_ms", "e2e_ms"} do
   if opt[k] > 0 then spec[k] = opt[k] end
+end
+if opt.goodput ~= 0 then
+  if not (opt.goodput > 0 and opt.goodput <= 1) then
+    bad("argument 'goodput' must be a fraction in (0, 1] (the share of requests meeting every "
+        .. "target), got '%s'", opt.goodput)
+  end
+  if not (spec.tpot_ms or spec.ttft_ms or spec.e2e_ms) then
+    bad("argument 'goodput' needs a target: tpot_ms, ttft_ms or e2e_ms")
+  end
+  spec.goodput = opt.goodput
 end
 local points, info = kv.pareto(spec)
 if #points == 0 then

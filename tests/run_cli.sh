@@ -588,6 +588,10 @@ expect pareto_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be 
 expect pareto_seqs 0 "kvplan pareto: 1 deployment, 7 simulations; 7 points, 7 on the front" -- \
   pareto model=llama-3.1-8b gpus=h100 tp=1 input=1000 output=200 max-num-seqs=64
 check "pareto max-num-seqs=64: the ladder ends at 64" sh -c "tail -n 1 '$out/pareto_seqs.out' | grep -q '^h100-sxm,1,1,1,bf16,bf16,64,512,'"
+expect pareto_goodput 2 "kvplan: command line: argument 'goodput' must be a fraction in (0, 1] (the share of requests meeting every target), got '1.5'" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 tpot_ms=20 goodput=1.5
+expect pareto_goodput_alone 2 "kvplan: command line: argument 'goodput' needs a target: tpot_ms, ttft_ms or e2e_ms" -- \
+  pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 goodput=0.9
 expect pareto_none_fits 1 "kvplan: no deployment of llama-3.1-70b with at most 8 GPUs holds one request of 1200 tokens and starts: l4 tp 1: weights need 131.4 GiB per GPU, 19.8 GiB usable" -- \
   pareto model=llama-3.1-70b gpus=l4 tp=1 input=1000 output=200
 # kvplan ledger: the items of one GPU add up to its memory

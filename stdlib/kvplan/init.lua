@@ -64,8 +64,7 @@ M.plan = setmetatable({}, {__index = function(_, k) return require("kvplan.plan"
 --- (pareto.lua); kv.pareto.front(points, x, y) marks a front of any points;
 --- kv.pareto.chart(points, info, {output = ...}) draws them.
 M.pareto = setmetatable({front = function(...) return require("kvplan.pareto").front(...) end,
-                         chart = function(...) return require("kvplan.pareto").chart(...) end,
-                         percentiles = {p50 = true, p90 = true, p99 = true}},
+                         chart = function(...) return require("kvplan.pareto").chart(...) end},
                         {__call = function(_, spec) return require("kvplan.pareto").search(spec) end})
 --- kv.calibrate{deployment, results, ...}: step-time factors fitted to benchmark results
 --- (calibrate.lua); kv.calibrate.read(path) reads a result file's points.

@@ -53,11 +53,14 @@
 --   pareto_sla         on the front of the points that meet the SLA (nil
 --                      without targets): with a TTFT or e2e target a point
 --                      may be dominated only by points that miss it
---   why                the targets missed ("" when met or none)
+--   why                the target missed by most (plan.what_missed; "" when
+--                      met or none)
 --   deployment         its kv.deploy
 -- Points come in order of gpu, weights, kv, tp, pp, concurrency.
--- SLA fields (as kv.plan's): ttft_ms, tpot_ms, e2e_ms (each optional, > 0),
--- percentile "p50" | "p90" | "p99" (default p90).
+-- SLA fields, checked and met as kv.plan's (plan.sla, plan.meets): ttft_ms,
+-- tpot_ms, e2e_ms (each optional, > 0), percentile "p50" | "p90" | "p99"
+-- (default p90), goodput (the share of requests that must meet every
+-- target; then the percentile applies only when given).
 
 local util = require "kvplan.util"
 
@@ -66,10 +69,10 @@ local M = {}
 local spec_fields = {
   model = true, gpus = true, input = true, output = true, tp = true, pp = true, weights = true,
   kv = true, max_gpus = true, concurrency = true, requests = true, ttft_ms = true,
-  tpot_ms = true, e2e_ms = true, percentile = true, base = true, max_model_len = true,
+  tpot_ms = true, e2e_ms = true, percentile = true, goodput = true, base = true,
+  max_model_len = true,
 }
 
-M.percentiles = {p50 = true, p90 = true, p99 = true}
 M.targets = {"ttft_ms", "tpot_ms", "e2e_ms"}
 
 --- The Pareto front of points on two axes to maximize: a list of booleans,
@@ -115,38 +118,14 @@ local function list(v, field)
   return v
 end
 
--- A length: a number of tokens or a distribution; its mean.
-local function length(v, field, min)
-  local workload = require "kvplan.workload"
-  if type(v) == "number" then
-    return util.count(v, field, min), util.count(v, field, min)
-  end
-  if getmetatable(v) == workload.Distribution then return v, v:mean() end
-  if v == nil then util.raise("pareto needs '%s' (tokens per request)", field) end
-  util.raise("field '%s' must be a number of tokens >= %d or a length distribution "
-             .. "(kv.workload...), got %s", field, min, type(v))
-end
-
---- The SLA of spec: {ttft_ms, tpot_ms, e2e_ms (each nil or > 0), percentile}
---- and whether any target is given.
+--- The SLA of spec, checked by kv.plan's rule (plan.sla: ttft_ms, tpot_ms,
+--- e2e_ms, each nil or > 0, percentile, goodput), and whether a target is
+--- given.
 function M.sla(spec)
-  local sla = {percentile = spec.percentile or "p90"}
-  if not M.percentiles[sla.percentile] then
-    util.raise("field 'percentile' must be p50, p90 or p99, got '%s'",
-               util.escape(tostring(sla.percentile)))
-  end
-  local any = false
-  for _, k in ipairs(M.targets) do
-    local v = spec[k]
-    if v ~= nil then
-      if type(v) ~= "number" or not (v > 0 and v < math.huge) then
-        util.raise("field '%s' must be a number of milliseconds > 0, got %s", k,
-                   type(v) == "string" and ("'" .. util.escape(v) .. "'") or tostring(v))
-      end
-      sla[k], any = v, true
-    end
-  end
-  return sla, any
+  local t = {}
+  for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms", "percentile", "goodput"} do t[k] = spec[k] end
+  local sla = require("kvplan.plan").sla(t)
+  return sla, sla.ttft_ms ~= nil or sla.tpot_ms ~= nil or sla.e2e_ms ~= nil
 end
 
 --- The ladder of client concurrencies below and at top: 1, 2, 4, ... and top.
@@ -170,9 +149,14 @@ function M.search(spec)
   local kv = require "kvplan"
   if spec.model == nil then util.raise("pareto needs a 'model'") end
   local model = kv.model(spec.model)
-  local input, in_mean = length(spec.input, "input", 1)
+  for _, k in ipairs{"input", "output"} do
+    if spec[k] == nil then util.raise("pareto needs '%s' (tokens per request)", k) end
+  end
+  -- lengths as kv.plan's workload takes them: tokens or distributions
+  local w = require("kvplan.plan").workload{input = spec.input, output = spec.output}
+  local input, in_mean, output, out_mean = w.input, w.input_mean, w.output, w.output_mean
   -- TPOT is the time between output tokens: one token has none
-  local output, out_mean = length(spec.output, "output", 2)
+  if type(output) == "number" then util.count(output, "output", 2) end
   local sla, has_sla = M.sla(spec)
   local max_gpus = util.count(spec.max_gpus or 8, "max_gpus")
   local requests = spec.requests and util.count(spec.requests, "requests")
@@ -247,14 +231,9 @@ function M.search(spec)
               why = "",
             }
             if has_sla then
-              local miss = {}
-              for _, k in ipairs(M.targets) do
-                local got = r[k][p]
-                if sla[k] and got > sla[k] then
-                  miss[#miss + 1] = string.format("%s %s %.1f > %s", k, p, got, util.fmt_num(sla[k]))
-                end
-              end
-              pt.meets_sla, pt.why = #miss == 0, table.concat(miss, "; ")
+              local plan = require "kvplan.plan"
+              local ok, missed = plan.meets(r, sla)
+              pt.meets_sla, pt.why = ok, ok and "" or plan.what_missed(missed, sla)
             end
             points[#points + 1] = pt
           end

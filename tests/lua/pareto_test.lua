@@ -102,6 +102,13 @@ for _, p in ipairs(t) do
   assert(math.abs(p.tokens_per_s_user - 1000 / p.tpot_ms_p50) < 1e-9, "per user at p50")
   assert(not p.pareto_sla or p.meets_sla, "the SLA's front meets it")
 end
+-- goodput: the share of requests within every target, as kv.plan's SLA
+local g = kv.pareto{model = "llama-3.1-8b", gpus = {"h100-sxm"}, tp = {1}, input = 1000, output = 200,
+                    tpot_ms = 20, goodput = 0.5, concurrency = {1, 128}}
+check.eq(g[1].meets_sla, true, "one client: every request within 20 ms")
+check.eq(g[2].meets_sla, false, "128 clients: TPOT about 27.6 ms for every request")
+assert(g[2].why:find("of requests meet every target, goodput 0.5 asks 50.0 %", 1, true), g[2].why)
+check.eq(points[8].why, "the p90 TPOT is 27.6 ms, target 20 ms", "why: plan.what_missed")
 -- a model too big for the GPU: skipped with why, no points
 local none, ninfo = kv.pareto{model = "llama-3.1-70b", gpus = {"l4"}, tp = {1}, input = 1000, output = 200}
 check.eq(#none, 0, "nothing fits")
@@ -117,10 +124,11 @@ local function bad(field, value, want)
 end
 bad("input", 0, "field 'input' must be an integer >= 1, got 0")
 bad("output", 1, "field 'output' must be an integer >= 2, got 1")
-bad("input", "lots", "field 'input' must be a number of tokens >= 1 or a length distribution")
-bad("tpot_ms", -1, "field 'tpot_ms' must be a number of milliseconds > 0, got -1")
-bad("ttft_ms", 0 / 0, "field 'ttft_ms' must be a number of milliseconds > 0, got")
-bad("percentile", "p95", "field 'percentile' must be p50, p90 or p99, got 'p95'")
+bad("input", "lots", "workload field 'input' must be a number of tokens >= 1 or a length distribution")
+bad("tpot_ms", -1, "SLA field 'tpot_ms' must be a number of milliseconds > 0, got -1")
+bad("ttft_ms", 0 / 0, "SLA field 'ttft_ms' must be a number of milliseconds > 0, got")
+bad("percentile", "p95", "SLA field 'percentile' must be p50, p90 or p99, got 'p95'")
+bad("goodput", 1.5, "SLA field 'goodput' must be a fraction in (0, 1]")
 bad("concurrency", {4, 0}, "field 'concurrency item 2' must be an integer >= 1, got 0")
 bad("max_model_len", 1000, "field 'max_model_len' must hold input + output = 1200 tokens, got 1000")
 bad("gpu", "h100", "unknown field 'gpu' in pareto (did you mean 'gpus'")
