@@ -53,6 +53,8 @@
 --   modes        aggregated (default) and/or disaggregated: prefill and
 --                decode pools sized apart (kvplan.disagg), in the same table
 --                (columns mode; with -o also prefill, decode, kv_transfer_ms)
+--   kv_link_gbps, kv_link_latency_us   the link between the pools (default:
+--                the GPU's scale-out NIC in the catalog, GB/s one way; 6700 us)
 --   wide         true: every column on the terminal too (with -o FILE or
 --                --format csv/json, every column is written anyway)
 -- Each deployment that starts with max_model_len = input + output has its
@@ -93,7 +95,7 @@ local opt = kv.options(..., {
   tokens_per_s = 0.0, top = 5, all = false, utilization = 0.9,
   rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
   goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
-  modes = {"aggregated"},
+  modes = {"aggregated"}, kv_link_gbps = 0.0, kv_link_latency_us = -1.0,
 })
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
@@ -101,7 +103,7 @@ local bad = kv.options.bad
 local args = (package.loaded["kvplan.cli"] or {}).args or {}
 if type(args) ~= "table" then args = {} end
 local service = {"input", "output", "ttft_ms", "tpot_ms", "e2e_ms", "percentile", "goodput", "requests",
-                 "max_num_seqs", "max_num_batched_tokens", "modes"}
+                 "max_num_seqs", "max_num_batched_tokens", "modes", "kv_link_gbps", "kv_link_latency_us"}
 
 if opt.rate == 0 and args.rate == nil then
   for _, k in ipairs(service) do
@@ -166,7 +168,13 @@ else
     pp = given(opt.pp), max_gpus = opt.max_gpus, rank = opt.rank,
     max_num_seqs = given(opt.max_num_seqs), max_num_batched_tokens = given(opt.max_num_batched_tokens),
     keep = math.max(opt.top, 1), base = {utilization = opt.utilization}, modes = opt.modes,
+    kv_link_gbps = opt.kv_link_gbps > 0 and opt.kv_link_gbps or nil,
+    kv_link_latency_us = opt.kv_link_latency_us >= 0 and opt.kv_link_latency_us or nil,
   }
+  if opt.kv_link_gbps < 0 then
+    bad("argument 'kv_link_gbps' must be a number > 0 (GB/s one way for one GPU), got '%s'",
+        kv.util.fmt_num(opt.kv_link_gbps))
+  end
   for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
     if opt[k] > 0 then spec[k] = opt[k] end
   end

@@ -531,6 +531,26 @@ expect best_rate_modes 0 "" -- best model=llama-3.1-8b input=4000 output=200 rat
 check "best modes=aggregated,disaggregated: both modes in one table, the pools and the KV transfer" sh -c "
   grep -Eq '^[0-9]+,disaggregated,h100-sxm,.*,[0-9]+ x h100-sxm tp [12] x pp 1,[0-9]+ x h100-sxm tp [12] x pp 1,[0-9.]+,' '$out/best_modes.csv' &&
   grep -Eq '^[0-9]+,aggregated,h100-sxm,' '$out/best_modes.csv'"
+# Disaggregation wins with long prompts and a tight TPOT: an 8192-token prefill (210
+# ms) stalls an aggregated replica's decodes, a decode pool never waits for one
+# (tests/lua/disagg_test.lua checks the bound); it loses with short prompts: one GPU
+# serves the rate, two pools need two. Each row's transfer and gain or loss shown
+expect best_disagg_wins 0 "" -- best model=llama-3.1-8b input=8192 output=512 rate=10 ttft_ms=3000 tpot_ms=15 \
+  gpus=h100-sxm tp=1,2 pp=1 requests=300 modes=aggregated,disaggregated -o "$out/best_disagg.csv" --quiet
+check "best modes=: disaggregation wins with long prompts, its pools and transfer shown" sh -c "
+  sed -n 2p '$out/best_disagg.csv' | grep -Eq '^1,disaggregated,h100-sxm,1,1,bf16,bf16,.*,[0-9]+ x h100-sxm tp 1 x pp 1,[0-9]+ x h100-sxm tp [12] x pp 1,28\.17,.*GPUs? fewer than the best aggregated' &&
+  grep -Eq '^[0-9]+,aggregated,h100-sxm,' '$out/best_disagg.csv'"
+expect best_disagg_loses 0 "" -- best model=llama-3.1-8b input=128 output=128 rate=10 ttft_ms=3000 tpot_ms=15 \
+  gpus=h100-sxm tp=1,2 pp=1 requests=300 modes=aggregated,disaggregated -o "$out/best_disagg_short.csv" --quiet
+check "best modes=: disaggregation loses with short prompts, the loss stated" sh -c "
+  sed -n 2p '$out/best_disagg_short.csv' | grep -Eq '^1,aggregated,h100-sxm,1,1,bf16,bf16,,,1,1,' &&
+  grep -Eq '^2,disaggregated,h100-sxm,1,1,bf16,bf16,,,2,2,.*1 GPU more than the best aggregated \(1 x h100-sxm tp 1 pp 1: 1 GPU\)' '$out/best_disagg_short.csv'"
+expect best_disagg_link 0 "" -- best model=llama-3.1-8b input=8192 output=512 rate=10 ttft_ms=3000 tpot_ms=15 \
+  gpus=h100-sxm tp=1 pp=1 requests=300 modes=disaggregated kv_link_gbps=25 kv_link_latency_us=0 -o "$out/best_link.csv" --quiet
+check "best kv_link_gbps=25 kv_link_latency_us=0: 8192 tokens x 131072 bytes over 25 GB/s" sh -c "
+  grep -Eq '^1,disaggregated,.*,42\.95,' '$out/best_link.csv'"
+expect best_modes_no_rate 2 "kvplan: command line: argument 'modes' needs rate= (requests a second): latency targets, lengths and engine limits plan a service; without rate= best holds concurrency=N requests of context=L tokens" -- \
+  best model=llama-3.1-8b modes=disaggregated
 expect best_percentile 2 "kvplan: command line: argument 'percentile' must be p50, p90 or p99, got 'p95'" -- \
   best model=llama-3.1-8b input=1000 output=200 rate=10 tpot_ms=40 percentile=p95
 expect best_rate_zero 2 "kvplan: command line: argument 'rate' must be a number > 0 (requests a second), got '0'" -- \

@@ -195,7 +195,8 @@ function M.candidates(ctx)
   -- when it serves the rate, its replicas and GPUs): the gain or loss is
   -- stated against the one of fewest GPUs
   for _, c in ipairs(ctx.candidates or {}) do
-    if c.deployment then deps[#deps + 1] = c.deployment end
+    -- a pool is a tensor-parallel instance (pp 1) that starts
+    if c.deployment and c.fits ~= false and (c.pp or 1) == 1 then deps[#deps + 1] = c.deployment end
     if c.replicas and c.gpus and (best_agg == nil or c.gpus < best_agg.gpus
         or (c.gpus == best_agg.gpus and (c.cost_per_hour or math.huge) < (best_agg.cost_per_hour or math.huge))) then
       best_agg = c
@@ -308,9 +309,10 @@ function M.candidates(ctx)
             c.utilization = (P.utilization * P.gpus + D.utilization * D.gpus) / c.gpus
             if best_agg then
               local dg = c.gpus - best_agg.gpus
-              c.vs_aggregated = string.format("%s than the best aggregated (%d x %s tp %d pp %d: %d GPUs)",
-                dg == 0 and "as many GPUs" or string.format("%d GPUs %s", math.abs(dg), dg < 0 and "fewer" or "more"),
-                best_agg.replicas, tostring(best_agg.gpu), best_agg.tp, best_agg.pp or 1, best_agg.gpus)
+              c.vs_aggregated = string.format("%s the best aggregated (%d x %s tp %d pp %d: %d GPU%s)",
+                dg == 0 and "as many GPUs as" or string.format("%d GPU%s %s than", math.abs(dg), math.abs(dg) == 1 and "" or "s", dg < 0 and "fewer" or "more"),
+                best_agg.replicas, tostring(best_agg.gpu), best_agg.tp, best_agg.pp or 1, best_agg.gpus,
+                best_agg.gpus == 1 and "" or "s")
             end
             local pp_, pd = price(p), price(dd)
             if pp_ and pd then

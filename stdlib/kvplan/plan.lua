@@ -379,7 +379,7 @@ local spec_fields = {
   trace = true, ttft_ms = true, tpot_ms = true, e2e_ms = true, percentile = true, goodput = true,
   gpus = true, tp = true, pp = true, weights = true, kv = true, max_num_seqs = true,
   max_num_batched_tokens = true, max_gpus = true, rank = true, modes = true, base = true,
-  keep = true, simulate = true,
+  keep = true, simulate = true, kv_link_gbps = true, kv_link_latency_us = true,
 }
 
 M.ranks = {gpus = true, cost = true, usd_per_mtok = true}
@@ -420,6 +420,8 @@ local function tie(a, b)
   if a.kv ~= b.kv then return a.kv < b.kv end
   if a.tp ~= b.tp then return a.tp < b.tp end
   if a.pp ~= b.pp then return a.pp < b.pp end
+  local ad, bd = a.decode and a.decode.tp or 0, b.decode and b.decode.tp or 0
+  if ad ~= bd then return ad < bd end
   if (a.max_num_seqs or 0) ~= (b.max_num_seqs or 0) then return (a.max_num_seqs or 0) < (b.max_num_seqs or 0) end
   return (a.max_num_batched_tokens or 0) < (b.max_num_batched_tokens or 0)
 end
@@ -540,10 +542,14 @@ function M.search(spec)
     end
   end
   local ctx = base.max_model_len or math.ceil(w.input_mean + w.output_mean)
-  local all = want.aggregated and best.candidates{
+  local all = (want.aggregated or want.disaggregated) and best.candidates{
     model = model, context = ctx, concurrency = 1, gpus = spec.gpus, weights = spec.weights,
     kv = spec.kv, tp = spec.tp, pp = spec.pp, max_gpus = spec.max_gpus, base = base, limits = limits,
   } or {}
+  -- the disaggregated pools are drawn from the same deployments (kvplan.disagg:
+  -- those that start, pp 1), simulated or not by the aggregated search
+  local pools = all
+  if not want.aggregated then all = {} end
   local info = {model = model, rate = rate, workload = w, sla = s, rank = rank, sims = 0,
                 simulated = 0, pruned = 0, candidates = #all, simulate = spec.simulate}
   local copts = spec.simulate and {simulate = spec.simulate} or nil
@@ -628,7 +634,7 @@ function M.search(spec)
       util.raise("mode 'disaggregated' needs kvplan.disagg.candidates, which this build lacks")
     end
     local list, sims = disagg.candidates{model = model, wl = w, sla = s, rate = rate, spec = spec,
-                                         base = base, candidates = served}
+                                         base = base, candidates = pools}
     info.sims = info.sims + (sims or 0)
     for _, c in ipairs(list) do
       c.mode = "disaggregated"

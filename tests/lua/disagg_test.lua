@@ -211,3 +211,19 @@ local via = best_disaggregated(disagg.candidates{wl = wl_long, sla = sla_long, r
 check.eq(via.gpus, win.gpus, "the same pools from kv.plan's candidates")
 check.eq(via.vs_aggregated, string.format("%d GPUs fewer than the best aggregated (5 x h100-sxm tp 2 pp 1: 10 GPUs)",
                                           10 - win.gpus), "the gain stated")
+
+-- kv.plan's modes: both in one ranking, or the disaggregated alone
+local both = kv.plan{model = "llama-3.1-8b", input = 8192, output = 512, rate = 10, ttft_ms = 3000,
+                     tpot_ms = 15, gpus = {"h100-sxm"}, tp = {1, 2}, pp = {1}, requests = 300,
+                     modes = {"aggregated", "disaggregated"}}
+check.eq(both[1].mode, "disaggregated", "long prompts: a disaggregated candidate ranks first")
+check.eq(both[1].gpus, win.gpus, "kv.plan ranks the pools disagg.candidates sized")
+assert(both[1].vs_aggregated:find("GPUs fewer than the best aggregated", 1, true), both[1].vs_aggregated)
+local seen_agg = false
+for _, c in ipairs(both) do seen_agg = seen_agg or (c.mode == "aggregated" and c.rank ~= nil) end
+assert(seen_agg, "the aggregated candidates are ranked in the same table")
+local only = kv.plan{model = "llama-3.1-8b", input = 128, output = 128, rate = 10, tpot_ms = 15,
+                     gpus = {"h100-sxm"}, tp = {1}, pp = {1}, requests = 300, modes = {"disaggregated"}}
+for _, c in ipairs(only) do check.eq(c.mode, "disaggregated", "modes = {'disaggregated'}: only pools") end
+check.eq(only[1].gpus, 2, "one prefill and one decode instance")
+check.eq(only[1].vs_aggregated, nil, "no aggregated candidate to compare with")
