@@ -99,6 +99,36 @@ local opt = kv.options(..., {
 })
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
+
+-- The candidates shown, in order, each with its why (nil: its own): the
+-- `top` ranked (every candidate with all=true), then for every other group
+-- of candidates (key(c): a GPU and formats) its best ranked one, or the one
+-- closest(g) picks from a group none of which is ranked, and why.
+local function pick_rows(ranked, key, first_why, closest)
+  local out, shown = {}, {}
+  local function take(c, why) shown[c] = true; out[#out + 1] = {c, why} end
+  for _, c in ipairs(ranked) do
+    if c.rank and (c.rank <= opt.top or opt.all) then take(c, c.rank == 1 and first_why(c) or nil) end
+  end
+  if opt.all then
+    for _, c in ipairs(ranked) do if not shown[c] then take(c) end end
+    return out
+  end
+  local groups, order = {}, {}
+  for _, c in ipairs(ranked) do
+    local k = key(c)
+    if groups[k] == nil then groups[k] = {}; order[#order + 1] = k end
+    table.insert(groups[k], c)
+  end
+  for _, k in ipairs(order) do
+    local g, done = groups[k], false
+    for _, c in ipairs(g) do done = done or shown[c] end
+    if not done then
+      if g[1].rank then take(g[1]) else take(closest(g)) end
+    end
+  end
+  return out
+end
 local bad = kv.options.bad
 local args = (package.loaded["kvplan.cli"] or {}).args or {}
 if type(args) ~= "table" then args = {} end
@@ -210,11 +240,10 @@ else
   end
   local names = {}
   for _, c in ipairs(columns) do names[type(c) == "table" and c[1] or c] = true end
-  local rows, shown = {}, {}
+  local rows = {}
   local best_why = {gpus = "best: fewest GPUs, then fewest stages, then most requests a replica",
                     cost = "best: lowest cost per hour", usd_per_mtok = "best: lowest cost per million output tokens"}
   local function add(c, why)
-    shown[c] = true
     if c.rank then kv.plan.planned(c, info) end
     local row = {
       rank = c.rank or "", mode = c.mode, gpu = c.gpu, tp = c.tp, pp = c.pp, weights = c.weights,
@@ -240,45 +269,24 @@ else
       c.why = (c.rank == 1 and best_why[opt.rank] or c.why) .. "; " .. c.vs_aggregated
     end
   end
-  for _, c in ipairs(ranked) do
-    if c.rank and (c.rank <= opt.top or opt.all) then
-      add(c, c.rank == 1 and not c.vs_aggregated and best_why[opt.rank] or nil)
-    end
+  -- of a group none of which serves, the one that came closest: simulated,
+  -- then not simulated by its bound, then the largest that could not start
+  local function closeness(c)
+    if c.capacity then return 3 end
+    if c.why:find("^not simulated") then return 2 end
+    return 1
   end
-  if opt.all then
-    for _, c in ipairs(ranked) do if not shown[c] then add(c) end end
-  else
-    -- every other GPU and format: its best deployment, or the one that came
-    -- closest to serving (simulated, then not simulated by its bound, then
-    -- the largest that could not start) and why
-    local groups, order = {}, {}
-    for _, c in ipairs(ranked) do
-      local key = c.mode .. "|" .. c.gpu .. "|" .. c.weights .. "|" .. c.kv
-      if groups[key] == nil then groups[key] = {}; order[#order + 1] = key end
-      local g = groups[key]
-      g[#g + 1] = c
+  local function closest(g)
+    local pick = g[1]
+    for _, c in ipairs(g) do
+      local a, b = closeness(c), closeness(pick)
+      if a > b or a == b and a == 1 and c.gpus > pick.gpus then pick = c end
     end
-    local function closeness(c)
-      if c.capacity then return 3 end
-      if c.why:find("^not simulated") then return 2 end
-      return 1
-    end
-    for _, key in ipairs(order) do
-      local g, done = groups[key], false
-      for _, c in ipairs(g) do done = done or shown[c] end
-      if not done then
-        if g[1].rank then
-          add(g[1])
-        else
-          local pick = g[1]
-          for _, c in ipairs(g) do
-            local a, b = closeness(c), closeness(pick)
-            if a > b or a == b and a == 1 and c.gpus > pick.gpus then pick = c end
-          end
-          add(pick)
-        end
-      end
-    end
+    return pick
+  end
+  for _, t in ipairs(pick_rows(ranked, function(c) return c.mode .. "|" .. c.gpu .. "|" .. c.weights .. "|" .. c.kv end,
+                               function(c) return not c.vs_aggregated and best_why[opt.rank] or nil end, closest)) do
+    add(t[1], t[2])
   end
   local r = kv.report{columns = columns}
   for _, row in ipairs(rows) do r:row(row) end
@@ -301,9 +309,8 @@ local ranked, shape = kv.best{
   tokens_per_s = opt.tokens_per_s, base = {utilization = opt.utilization},
 }
 
-local rows, shown = {}, {}
+local rows = {}
 local function add(c, why)
-  shown[c] = true
   rows[#rows + 1] = {
     rank = c.rank or "", gpu = c.gpu, tp = c.tp, pp = c.pp, gpus = c.gpus, weights = c.weights,
     kv = c.kv, max_concurrency = c.max_concurrency, requests_per_gpu = c.per_gpu,
@@ -314,36 +321,18 @@ local function add(c, why)
 end
 local best = {gpus = "best: fewest GPUs, then fewest pipeline stages", cost = "best: lowest cost per hour",
               concurrency = "best: most requests per GPU"}
-for _, c in ipairs(ranked) do
-  if c.rank and (c.rank <= opt.top or opt.all) then add(c, c.rank == 1 and best[shape.rank] or nil) end
+-- of a GPU and format none of which serves: the largest candidate tried, the closest to serving
+local function largest(g)
+  local big = g[1]
+  for _, c in ipairs(g) do
+    if c.gpus > big.gpus or c.gpus == big.gpus and c.max_concurrency > big.max_concurrency then big = c end
+  end
+  return big, string.format("no tp x pp up to %d GPUs serves %d x %d tokens; at %d GPUs: %s",
+                            opt.max_gpus, shape.concurrency, shape.context, big.gpus, big.why)
 end
-if opt.all then
-  for _, c in ipairs(ranked) do if not shown[c] then add(c) end end
-else
-  -- every other GPU and format: its best deployment, or why none serves
-  local groups, order = {}, {}
-  for _, c in ipairs(ranked) do
-    local key = c.gpu .. "|" .. c.weights .. "|" .. c.kv
-    if groups[key] == nil then groups[key] = {}; order[#order + 1] = key end
-    local g = groups[key]
-    g[#g + 1] = c
-  end
-  for _, key in ipairs(order) do
-    local g, done = groups[key], false
-    for _, c in ipairs(g) do done = done or shown[c] end
-    if not done then
-      if g[1].rank then
-        add(g[1])
-      else -- the largest candidate tried: the closest to serving
-        local big = g[1]
-        for _, c in ipairs(g) do
-          if c.gpus > big.gpus or c.gpus == big.gpus and c.max_concurrency > big.max_concurrency then big = c end
-        end
-        add(big, string.format("no tp x pp up to %d GPUs serves %d x %d tokens; at %d GPUs: %s",
-                               opt.max_gpus, shape.concurrency, shape.context, big.gpus, big.why))
-      end
-    end
-  end
+for _, t in ipairs(pick_rows(ranked, function(c) return c.gpu .. "|" .. c.weights .. "|" .. c.kv end,
+                             function() return best[shape.rank] end, largest)) do
+  add(t[1], t[2])
 end
 local r = kv.report{columns = {
   "rank", "gpu", "tp", "pp", "gpus", "weights", "kv", "max_concurrency",

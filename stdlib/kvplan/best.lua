@@ -88,6 +88,8 @@ local orders = {
   end,
 }
 
+M.orders = orders -- kv.plan ranks by cost as kv.best does
+
 local function tie(a, b)
   if a.gpu ~= b.gpu then return a.gpu < b.gpu end
   if a.weights ~= b.weights then return a.weights < b.weights end

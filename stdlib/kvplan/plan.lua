@@ -399,12 +399,8 @@ local orders = {
     if a.rate_per_replica ~= b.rate_per_replica then return a.rate_per_replica > b.rate_per_replica end
     return nil
   end,
-  cost = function(a, b)
-    if a.cost_per_hour ~= b.cost_per_hour then return a.cost_per_hour < b.cost_per_hour end
-    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
-    if a.pp ~= b.pp then return a.pp < b.pp end
-    return nil
-  end,
+  -- lowest cost per hour, then fewest GPUs, then fewest stages: kv.best's order
+  cost = require("kvplan.best").orders.cost,
 }
 orders.usd_per_mtok = function(a, b)
   if a.usd_per_mtok_output ~= b.usd_per_mtok_output then
