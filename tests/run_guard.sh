@@ -312,12 +312,14 @@ timed workers_tp 5 1 "kvplan: (command line):1: field 'tp' must be at most the 3
   --max-memory 100M -e 'require("kvplan").deploy{model = "llama-3.1-8b", gpu = "h100", tp = 41111111111111111}:workers()'
 # --timeout stops the simulator's C loop at its next step (kvp_sim_config.stop):
 # it ran on to the hard stop two seconds late ("stopped in the engine"); the
-# message tells the two apart, the bound (2.5 s: a loaded machine) the delay
+# message tells the two apart (the hard stop says "stopped in the engine");
+# the bound, 10 s, only that the run did not go on (it would for minutes):
+# the stop flag took 1.6 s of wall time under a load of 6, past 2.5 s under 8
 t0=$(date +%s%N)
 timeout 20 "$kvplan" --timeout 1 simulate model=llama-3.1-8b gpu=h100 requests=1000000 prompt=100 \
   output=2000 > /dev/null 2> "$out/sim_timeout.err" < /dev/null
 got=$?; ms=$((($(date +%s%N) - t0) / 1000000))
-if [ $got -eq 1 ] && [ $ms -lt 2500 ] && grep -q 'time limit exceeded (--timeout 1 s)$' "$out/sim_timeout.err"; then
+if [ $got -eq 1 ] && [ $ms -lt 10000 ] && grep -q 'time limit exceeded (--timeout 1 s)$' "$out/sim_timeout.err"; then
   pass=$((pass + 1)); echo "ok   guard sim_timeout ($ms ms)"
 else
   fail=$((fail + 1)); echo "FAIL guard sim_timeout: status $got after $ms ms: $(head -n 1 "$out/sim_timeout.err")"
