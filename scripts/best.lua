@@ -32,6 +32,14 @@
 --   top          ranked deployments shown (default 5)
 --   all          true: every candidate tp x pp, not one a GPU and format
 --   utilization  fraction of GPU memory the engine may use (default 0.9)
+--   emit         vllm, sglang, trtllm or k8s: after the table, the launch
+--                command of the winner (kv.launch: every flag kvplan
+--                assumed, checked by kvplan's startup rule and read back;
+--                its replicas in a comment, the Deployment's under k8s; a
+--                disaggregated winner one command a pool). sglang and trtllm
+--                plan under that engine's rule. A winner whose command
+--                cannot be written passes to the next rank, saying why;
+--                none: exit status 1 (default: none)
 -- Activation peak and non-torch memory are predicted as kv.deploy does.
 --
 -- A service (rate= given; context, concurrency and tokens_per_s are then
@@ -95,7 +103,7 @@ local opt = kv.options(..., {
   tokens_per_s = 0.0, top = 5, all = false, utilization = 0.9,
   rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
   goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
-  modes = {"aggregated"}, kv_link_gbps = 0.0, kv_link_latency_us = -1.0,
+  modes = {"aggregated"}, kv_link_gbps = 0.0, kv_link_latency_us = -1.0, emit = "",
 })
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
@@ -132,6 +140,35 @@ end
 local bad = kv.options.bad
 local args = (package.loaded["kvplan.cli"] or {}).args or {}
 if type(args) ~= "table" then args = {} end
+-- emit=ENGINE: after the table, the winner's launch command (kv.launch.winner);
+-- SGLang and TensorRT-LLM plan under their own engine rule
+local emit_engines = {vllm = true, sglang = true, trtllm = true, k8s = true}
+if opt.emit ~= "" and not emit_engines[opt.emit] then
+  bad("argument 'emit' must be vllm, sglang, trtllm or k8s, got '%s'%s", kv.util.escape(opt.emit, 64),
+      kv.util.suggest(opt.emit, kv.launch.engines))
+end
+local function base_of()
+  local b = {utilization = opt.utilization}
+  if opt.emit == "sglang" or opt.emit == "trtllm" then
+    b.engine = opt.emit
+    -- SGLang's fraction by tp unless one is given (under any of its names)
+    local given_u = false
+    for k in pairs(args) do
+      if type(k) == "string" then
+        local u = k:gsub("%-", "_")
+        given_u = given_u or u == "utilization" or kv.deployments.engine_names[u] == "utilization"
+      end
+    end
+    if opt.emit == "sglang" and not given_u then b.utilization = nil end
+  end
+  return b
+end
+local function emit(ranked)
+  if opt.emit == "" then return end
+  local text, why = kv.launch.winner(ranked, opt.emit)
+  if text == nil then error("not launched: " .. why, 0) end
+  io.stdout:write(text)
+end
 local service = {"input", "output", "ttft_ms", "tpot_ms", "e2e_ms", "percentile", "goodput", "requests",
                  "max_num_seqs", "max_num_batched_tokens", "modes", "kv_link_gbps", "kv_link_latency_us"}
 
@@ -197,7 +234,7 @@ else
     gpus = given(opt.gpus), weights = given(opt.weights), kv = given(opt.kv), tp = given(opt.tp),
     pp = given(opt.pp), max_gpus = opt.max_gpus, rank = opt.rank,
     max_num_seqs = given(opt.max_num_seqs), max_num_batched_tokens = given(opt.max_num_batched_tokens),
-    keep = math.max(opt.top, 1), base = {utilization = opt.utilization}, modes = opt.modes,
+    keep = math.max(opt.top, 1), base = base_of(), modes = opt.modes,
     kv_link_gbps = opt.kv_link_gbps > 0 and opt.kv_link_gbps or nil,
     kv_link_latency_us = opt.kv_link_latency_us >= 0 and opt.kv_link_latency_us or nil,
   }
@@ -296,6 +333,7 @@ else
                                   .. "simulated by their lower bound\n", info.candidates, info.simulated,
                                   info.sims, info.pruned))
   end
+  emit(ranked)
   return
 end
 
@@ -306,7 +344,7 @@ local ranked, shape = kv.best{
   weights = #opt.weights > 0 and opt.weights[1] ~= "" and opt.weights or nil,
   kv = #opt.kv > 0 and opt.kv[1] ~= "" and opt.kv or nil,
   tp = opt.tp[1] ~= 0 and opt.tp or nil, pp = opt.pp[1] ~= 0 and opt.pp or nil,
-  tokens_per_s = opt.tokens_per_s, base = {utilization = opt.utilization},
+  tokens_per_s = opt.tokens_per_s, base = base_of(),
 }
 
 local rows = {}
@@ -342,3 +380,4 @@ local r = kv.report{columns = {
 }}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()
+emit(ranked)

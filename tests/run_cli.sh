@@ -866,16 +866,20 @@ check "launch_help: the command's own text and the registry's fields" sh -c "
   grep -q '^  max_num_seqs .*also max_running_requests, max_batch_size' '$out/launch_help.out'"
 # the round trip: a printed command's flags, written key=value (the engines'
 # own names), give the same command again
+# launch_args FILE ENGINE: the key=value words of the command in FILE (its
+# flags under the engine's own names, the GPU from its comment)
+launch_args() {
+  skip=3; [ "$2" = sglang ] && skip=4
+  sed -n 's/^# kvplan [a-z0-9]* gpu=\([^ :]*\).*/gpu=\1/p' "$1"
+  grep -v '^#' "$1" | tr '\\\n' '  ' | awk -v skip="$skip" '{
+    if (skip == 4) printf "model_path=%s ", $5; else printf "model=%s ", $3
+    for (i = (skip == 4 ? 6 : 4); i <= NF; i += 2) { sub(/^--/, "", $i); printf "%s=%s ", $i, $(i + 1) } }'
+}
 launch_round() { # NAME ENGINE ARGS...: the printed flags fed back print the same text
   name=$1; engine=$2; shift 2
   "$kvplan" launch engine="$engine" "$@" > "$out/$name.a" 2> "$out/$name.err"
-  skip=3; [ "$engine" = sglang ] && skip=4
   # shellcheck disable=SC2046
-  set -- $(grep -v '^#' "$out/$name.a" | tr '\\\n' '  ' | awk -v skip="$skip" '{
-    if (skip == 4) printf "model_path=%s ", $5; else printf "model=%s ", $3
-    for (i = (skip == 4 ? 6 : 4); i <= NF; i += 2) { sub(/^--/, "", $i); printf "%s=%s ", $i, $(i + 1) } }')
-  gpu=$(sed -n 's/^# kvplan [a-z0-9]* gpu=\([^ :]*\).*/\1/p' "$out/$name.a")
-  if "$kvplan" launch engine="$engine" gpu="$gpu" "$@" > "$out/$name.b" 2>> "$out/$name.err" &&
+  if "$kvplan" launch engine="$engine" $(launch_args "$out/$name.a" "$engine") > "$out/$name.b" 2>> "$out/$name.err" &&
      [ -s "$out/$name.a" ] && cmp -s "$out/$name.a" "$out/$name.b"; then
     pass=$((pass + 1)); echo "ok   cli $name"
   else fail=$((fail + 1)); echo "FAIL cli $name: $(head -n 1 "$out/$name.err")"; fi
@@ -884,5 +888,32 @@ launch_round launch_round_vllm vllm model=llama-3.1-70b gpu=h100-sxm tp=4 kv=fp8
 launch_round launch_round_vllm_h200 vllm model=llama-3.1-70b gpu=h200 tp=2 pp=2 utilization=0.85 block=32
 launch_round launch_round_sglang sglang model=llama-3.1-70b gpu=h100-sxm tp=4 kv=fp8
 launch_round launch_round_sglang_l40s sglang model=llama-3.1-8b gpu=l40s max_model_len=32768 utilization=0.8
+# kvplan best emit=: the ranked table, then the winner's command, whose flags
+# (vLLM's names) given back to kvplan launch give the same deployment: the
+# same text, its comment the same KV tokens, blocks and concurrency
+expect best_emit_vllm 0 "" -- best model=llama-3.1-70b input=2048 output=256 rate=20 ttft_ms=2000 tpot_ms=50 \
+  percentile=p90 gpus=h100-sxm,h200,mi300x emit=vllm --quiet
+sed -n '/^# kvplan vllm /,$p' "$out/best_emit_vllm.out" > "$out/best_emit_vllm.cmd"
+check "best_emit_vllm: the ranked table, then a vllm serve line" sh -c "
+  head -n 1 '$out/best_emit_vllm.out' | grep -q '^rank,gpu,tp,pp,replicas,gpus,rate_per_replica,binding,' &&
+  grep -q '^1,' '$out/best_emit_vllm.out' && grep -q '^vllm serve meta-llama/Llama-3.1-70B ' '$out/best_emit_vllm.cmd' &&
+  [ \$(grep -n '^1,' '$out/best_emit_vllm.out' | cut -d: -f1) -lt \$(grep -n '^vllm serve' '$out/best_emit_vllm.out' | cut -d: -f1) ]"
+# shellcheck disable=SC2046
+"$kvplan" launch engine=vllm $(launch_args "$out/best_emit_vllm.cmd" vllm) > "$out/best_emit_back.out" 2> "$out/best_emit_back.err"
+check "best_emit_vllm: the emitted flags read back give the same ledger" \
+  sh -c "[ -s '$out/best_emit_vllm.cmd' ] && cmp -s '$out/best_emit_vllm.cmd' '$out/best_emit_back.out'"
+expect best_emit_bad 2 "kvplan: command line: argument 'emit' must be vllm, sglang, trtllm or k8s, got 'vlm' (did you mean 'vllm'?)" -- \
+  best model=llama-3.1-70b context=8192 concurrency=8 gpus=h100-sxm emit=vlm
+expect best_emit_memory 0 "" -- best model=llama-3.1-70b context=8192 concurrency=8 gpus=h100-sxm emit=k8s
+check "best_emit_memory: the memory search's winner as a Deployment" sh -c "
+  grep -q '^kind: Deployment' '$out/best_emit_memory.out' && grep -q 'nvidia.com/gpu: 3' '$out/best_emit_memory.out'"
+expect best_emit_disagg 0 "" -- best model=llama-3.1-8b input=8000 output=200 rate=4 tpot_ms=20 gpus=h100-sxm tp=1,2 \
+  modes=aggregated,disaggregated requests=100 emit=vllm --quiet
+check "best_emit_disagg: a disaggregated winner, one vllm serve a pool with its KV role" sh -c "
+  grep -q '^1,disaggregated,' '$out/best_emit_disagg.out' && [ \$(grep -c '^vllm serve ' '$out/best_emit_disagg.out') -eq 2 ] &&
+  grep -q '^# prefill pool: ' '$out/best_emit_disagg.out' && grep -q 'kv_producer' '$out/best_emit_disagg.out' &&
+  grep -q '^# decode pool: ' '$out/best_emit_disagg.out' && grep -q 'kv_consumer' '$out/best_emit_disagg.out'"
+expect best_emit_none 1 "kvplan: not launched: no deployment serves, so there is none to launch" -- \
+  best model=llama-3.1-405b context=131072 concurrency=64 gpus=l4 max_gpus=2 emit=vllm
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -839,6 +839,30 @@ function M.emit(c, engine, opts)
   return text
 end
 
+--- launch.winner(ranked, engine [, opts]): the launch text of the best
+--- ranked candidate (c.rank set, in rank order) that engine starts: rank 1's,
+--- or, when kvplan refuses rank 1's command (TensorRT-LLM on an AMD GPU, a
+--- format no flag gives), the first that is not, after a comment saying
+--- why each one before it was passed over. Returns text, the candidate; or
+--- nil and why when no ranked candidate's command can be written.
+function M.winner(ranked, engine, opts)
+  local passed = {}
+  for _, c in ipairs(ranked) do
+    if c.rank then
+      local text, why = M.emit(c, engine, opts)
+      if text then
+        local head = {}
+        for _, p in ipairs(passed) do head[#head + 1] = "# " .. p .. "\n" end
+        if #head > 0 then head[#head + 1] = string.format("# rank %d:\n", c.rank) end
+        return table.concat(head) .. text, c
+      end
+      passed[#passed + 1] = string.format("rank %d (%s, tp %d) not launched: %s", c.rank, c.gpu, c.tp, why)
+    end
+  end
+  if #passed == 0 then return nil, "no deployment serves, so there is none to launch" end
+  return nil, table.concat(passed, "; ")
+end
+
 -- ---- kvplan launch ---------------------------------------------------------
 
 --- The command's own arguments: name, default, meaning ("" for none given).

@@ -177,3 +177,43 @@ assert(vq:find("on 8 x h200", 1, true) and vq:find("--data-parallel-size 8", 1, 
 check.eq((launch.command(kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 1,
   max_model_len = 8192, data_parallel_size = 8, enable_expert_parallel = true}, "trtllm")), nil,
   "no TensorRT-LLM DP")
+
+-- the round trip guards every command: a command that reads back as another
+-- deployment is an error, never returned
+local real_same = launch.same
+local lmod = require "kvplan.launch"
+lmod.same = function() return false, "kv_budget 1, read back 2" end
+check.error("does not read back as the deployment (kv_budget 1, read back 2); a kvplan bug",
+            launch.command, kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}, "vllm")
+lmod.same = real_same
+assert(launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}, "vllm"))
+print("launch_test: guard ok")
+
+-- launch.winner: rank 1's command, or the first ranked one kvplan can write,
+-- saying why the ones before it were passed over
+local r1 = {rank = 1, gpu = "mi300x", tp = 1, deployment = kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}}
+local r2 = {rank = 2, gpu = "h100-sxm", tp = 1, deployment = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}}
+local wt, wc = launch.winner({r1, r2, {gpu = "l4", tp = 1, why = "not ranked"}}, "trtllm")
+check.eq(wc, r2, "the first ranked candidate TensorRT-LLM runs")
+assert(wt:find("^# rank 1 %(mi300x, tp 1%) not launched: TensorRT%-LLM runs on NVIDIA GPUs"), wt)
+assert(wt:find("\n# rank 2:\n# kvplan trtllm gpu=h100-sxm", 1, true), wt)
+local vt, vc = launch.winner({r1, r2}, "vllm")
+check.eq(vc, r1, "rank 1 when its command can be written")
+assert(vt:find("^# kvplan vllm gpu=mi300x"), vt)
+local nt, nwhy = launch.winner({{gpu = "l4", tp = 1}}, "vllm")
+check.eq(nt, nil, "nothing ranked, nothing launched")
+check.eq(nwhy, "no deployment serves, so there is none to launch", "why")
+print("launch_test: winner ok")
+
+-- a disaggregated winner of kv.plan: one command a pool, each read back
+local planned = kv.plan{model = "llama-3.1-8b", input = 8000, output = 200, rate = 4, tpot_ms = 20,
+                        gpus = {"h100-sxm"}, tp = {1, 2}, modes = {"aggregated", "disaggregated"},
+                        requests = 100}
+local dwin
+for _, c in ipairs(planned) do if c.rank and c.mode == "disaggregated" then dwin = c break end end
+assert(dwin, "kv.plan ranks a disaggregated candidate here")
+local dt = assert(launch.emit(dwin, "vllm"))
+assert(dt:find(string.format("# prefill pool: %d replica(s) of\n", dwin.prefill.replicas), 1, true), dt)
+assert(dt:find(string.format("# decode pool: %d replica(s) of\n", dwin.decode.replicas), 1, true), dt)
+check.eq(select(2, dt:gsub("\nvllm serve ", "")), 2, "two vllm serve commands")
+print("launch_test: plan's disaggregated winner ok")
