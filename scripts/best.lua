@@ -65,6 +65,15 @@
 --                the GPU's scale-out NIC in the catalog, GB/s one way; 6700 us)
 --   wide         true: every column on the terminal too (with -o FILE or
 --                --format csv/json, every column is written anyway)
+-- A Pareto front (pareto=yes; no rate): kvplan pareto's report and chart,
+-- the same code (stdlib/kvplan/pareto.lua M.command): input, output, gpus,
+-- tp, pp, max_gpus (default 8 here), weights, kv, the targets, percentile,
+-- goodput, requests, utilization and one max_num_seqs or
+-- max_num_batched_tokens as there, and
+--   pareto       true: the Pareto front of tokens/s per GPU against tokens/s
+--                per user over deployments x client concurrencies
+--   front        true: only the points on the front
+--   chart        also draw the front to this .png or .svg file
 -- Each deployment that starts with max_model_len = input + output has its
 -- capacity found (kv.plan.capacity: the highest rate one replica sustains
 -- under the targets) and gets ceil(rate / capacity) replicas; deployments
@@ -104,6 +113,7 @@ local opt = kv.options(..., {
   rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
   goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
   modes = {"aggregated"}, kv_link_gbps = 0.0, kv_link_latency_us = -1.0, emit = "",
+  pareto = false, front = false, chart = "",
 })
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
@@ -172,6 +182,33 @@ end
 local service = {"input", "output", "ttft_ms", "tpot_ms", "e2e_ms", "percentile", "goodput", "requests",
                  "max_num_seqs", "max_num_batched_tokens", "modes", "kv_link_gbps", "kv_link_latency_us"}
 
+if opt.pareto then
+  --- a Pareto front: kvplan pareto's code path
+  for _, k in ipairs{"rate", "context", "concurrency", "tokens_per_s", "rank", "prices", "top", "all",
+                     "wide", "modes", "kv_link_gbps", "kv_link_latency_us", "emit"} do
+    if args[k] ~= nil then
+      bad("argument '%s' is not for pareto=yes (its points are deployments x client "
+          .. "concurrencies; kvplan pareto --help)", k)
+    end
+  end
+  local base = {utilization = opt.utilization}
+  for _, k in ipairs{"max_num_seqs", "max_num_batched_tokens"} do
+    local l = given(opt[k])
+    if l and #l > 1 then bad("argument '%s' takes one value with pareto=yes, got %d", k, #l) end
+    if l then base[k] = l[1] end
+  end
+  require("kvplan.pareto").command({
+    model = opt.model, gpus = opt.gpus, input = args.input and opt.input or -1,
+    output = args.output and opt.output or -1, tp = opt.tp, pp = opt.pp,
+    max_gpus = args.max_gpus and opt.max_gpus or 8, weights = opt.weights, kv = opt.kv,
+    concurrency = {0}, requests = opt.requests, tpot_ms = opt.tpot_ms, ttft_ms = opt.ttft_ms,
+    e2e_ms = opt.e2e_ms, percentile = opt.percentile, goodput = opt.goodput, front = opt.front,
+    chart = opt.chart,
+  }, base)
+  return
+elseif opt.front or opt.chart ~= "" then
+  bad("argument '%s' goes with pareto=yes", opt.front and "front" or "chart")
+end
 if opt.rate == 0 and args.rate == nil then
   for _, k in ipairs(service) do
     if args[k] ~= nil then

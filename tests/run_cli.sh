@@ -612,6 +612,16 @@ expect pareto_goodput 2 "kvplan: command line: argument 'goodput' must be a frac
   pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 tpot_ms=20 goodput=1.5
 expect pareto_goodput_alone 2 "kvplan: command line: argument 'goodput' needs a target: tpot_ms, ttft_ms or e2e_ms" -- \
   pareto model=llama-3.1-8b gpus=h100 input=1000 output=200 goodput=0.9
+# kvplan best ... pareto=yes: the same code, the same report
+expect best_pareto 0 "kvplan pareto: 2 deployments, 21 simulations; 21 points, 11 on the front" -- \
+  best model=llama-3.1-8b gpus=h100-sxm tp=1,2 input=1000 output=200 tpot_ms=20 pareto=yes
+check "best pareto=yes prints kvplan pareto's report" cmp -s "$out/best_pareto.out" "$out/pareto_cmd.out"
+expect best_pareto_rate 2 "kvplan: command line: argument 'rate' is not for pareto=yes (its points are deployments x client concurrencies; kvplan pareto --help)" -- \
+  best model=llama-3.1-8b gpus=h100-sxm input=1000 output=200 rate=3 pareto=yes
+expect best_pareto_no_input 2 "kvplan: command line: argument 'input' is required (tokens per request, e.g. input=1000)" -- \
+  best model=llama-3.1-8b gpus=h100-sxm output=200 pareto=yes
+expect best_chart_alone 2 "kvplan: command line: argument 'chart' goes with pareto=yes" -- \
+  best model=llama-3.1-8b gpus=h100-sxm context=8k chart=x.png
 expect pareto_none_fits 1 "kvplan: no deployment of llama-3.1-70b with at most 8 GPUs holds one request of 1200 tokens and starts: l4 tp 1: weights need 131.4 GiB per GPU, 19.8 GiB usable" -- \
   pareto model=llama-3.1-70b gpus=l4 tp=1 input=1000 output=200
 # kvplan ledger: the items of one GPU add up to its memory

@@ -328,4 +328,107 @@ function M.chart(points, info, opts)
   }
 end
 
+--- `kvplan pareto` (scripts/pareto.lua) and `kvplan best ... pareto=yes`
+--- (scripts/best.lua): opt, the command's arguments as kv.options parsed
+--- them (input and output -1 when not given, lists {""} or {0} when not
+--- given, 0 and "" for no target, front, chart); base, the deployment
+--- options. Checks them (usage errors naming the argument), runs M.search,
+--- says on stderr how many simulations ran (not under --quiet), writes the
+--- report (kv.report) and, with chart, the chart (M.chart).
+function M.command(opt, base)
+  local kv = require "kvplan"
+  local bad = kv.options.bad
+  for _, k in ipairs{"input", "output"} do
+    if opt[k] == -1 then bad("argument '%s' is required (tokens per request, e.g. %s=%d)", k, k,
+                             k == "input" and 1000 or 200) end
+  end
+  if opt.input < 1 then bad("argument 'input' must be an integer >= 1 (prompt tokens), got '%d'", opt.input) end
+  if opt.output < 2 then
+    bad("argument 'output' must be an integer >= 2 (TPOT is the time between output tokens), got '%d'",
+        opt.output)
+  end
+  if opt.percentile ~= "" and not require("kvplan.plan").percentiles[opt.percentile] then
+    bad("argument 'percentile' must be p50, p90 or p99, got '%s'", kv.util.escape(opt.percentile, 64))
+  end
+  if opt.chart ~= "" then
+    local ext = opt.chart:match("%.(%w+)$")
+    if ext == nil or (ext:lower() ~= "png" and ext:lower() ~= "svg") then
+      bad("argument 'chart' must name a .png or .svg file, got '%s'", kv.util.escape(opt.chart, 64))
+    end
+  end
+  local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
+  for _, c in ipairs(given(opt.concurrency) or {}) do
+    if c < 1 then bad("argument 'concurrency' must be integers >= 1, got '%d'", c) end
+  end
+
+  local spec = {
+    model = opt.model, gpus = given(opt.gpus), input = opt.input, output = opt.output,
+    tp = given(opt.tp), pp = given(opt.pp), max_gpus = opt.max_gpus, weights = given(opt.weights),
+    kv = given(opt.kv), concurrency = given(opt.concurrency),
+    requests = opt.requests > 0 and opt.requests or nil,
+    percentile = opt.percentile ~= "" and opt.percentile or nil,
+    base = base,
+  }
+  -- max_model_len is kv.pareto's own (default input + output)
+  spec.max_model_len, spec.base.max_model_len = spec.base.max_model_len, nil
+  if spec.max_model_len and spec.max_model_len < opt.input + opt.output then
+    bad("argument 'max_model_len' must hold input + output = %d tokens, got '%d'",
+        opt.input + opt.output, spec.max_model_len)
+  end
+  for _, k in ipairs{"tpot_ms", "ttft_ms", "e2e_ms"} do
+    if opt[k] > 0 then spec[k] = opt[k] end
+  end
+  if opt.goodput ~= 0 then
+    if not (opt.goodput > 0 and opt.goodput <= 1) then
+      bad("argument 'goodput' must be a fraction in (0, 1] (the share of requests meeting every "
+          .. "target), got '%s'", opt.goodput)
+    end
+    if not (spec.tpot_ms or spec.ttft_ms or spec.e2e_ms) then
+      bad("argument 'goodput' needs a target: tpot_ms, ttft_ms or e2e_ms")
+    end
+    spec.goodput = opt.goodput
+  end
+  local points, info = M.search(spec)
+  if #points == 0 then
+    local why = info.skipped[1] and (": " .. info.skipped[1].gpu .. " tp " .. info.skipped[1].tp .. ": "
+                                     .. info.skipped[1].why) or ""
+    error(string.format("no deployment of %s with at most %d GPUs holds one request of %d tokens and "
+                        .. "starts%s", info.model.id, opt.max_gpus, info.max_model_len, why), 0)
+  end
+  if not (package.loaded["kvplan.cli"] or {}).quiet then
+    local function n(k, what) return string.format("%d %s%s", k, what, k == 1 and "" or "s") end
+    io.stderr:write(string.format("kvplan pareto: %s, %s; %s, %d on the front\n",
+                                  n(info.deployments, "deployment"), n(info.sims, "simulation"),
+                                  n(#points, "point"), #info.front))
+  end
+
+  local columns = {
+    "gpu", "tp", "pp", "gpus", "weights", "kv", "concurrency", "requests",
+    {"tokens_per_s", precision = 1}, {"tokens_per_s_gpu", precision = 1},
+    {"tokens_per_s_user", precision = 2},
+    {"ttft_ms_p50", precision = 1}, {"ttft_ms_p90", precision = 1}, {"ttft_ms_p99", precision = 1},
+    {"tpot_ms_p50", precision = 2}, {"tpot_ms_p90", precision = 2}, {"tpot_ms_p99", precision = 2},
+    {"e2e_ms_p90", precision = 1}, {"e2e_ms_p99", precision = 1}, "pareto",
+  }
+  if info.sla then
+    for _, c in ipairs{"meets_sla", "pareto_sla", "why"} do columns[#columns + 1] = c end
+  end
+  local r = kv.report{columns = columns}
+  for _, p in ipairs(points) do
+    if p.pareto or not opt.front then
+      local row = {}
+      for _, c in ipairs(columns) do
+        local name = type(c) == "table" and c[1] or c
+        row[name] = p[name]
+      end
+      r:row(row)
+    end
+  end
+  r:close()
+
+  if opt.chart ~= "" then
+    M.chart(points, info, {output = opt.chart})
+  end
+end
+
 return M
