@@ -290,6 +290,9 @@ else
   local fmt = cli.format
   local wide = opt.wide or cli.output ~= nil or fmt == "csv" or fmt == "json"
   local columns
+  -- a MoE model's expert- and data-parallel layouts (kv.plan.parallel_layouts)
+  local layouts = false
+  for _, c in ipairs(ranked) do layouts = layouts or c.layout ~= nil end
   if wide then
     columns = {"rank", "mode", "gpu", "tp", "pp", "weights", "kv", "max_num_seqs", "max_num_batched_tokens",
                "replicas", "gpus", {"rate_per_replica", precision = 3}, {"utilization", precision = 3},
@@ -312,6 +315,7 @@ else
     end
     columns[#columns + 1] = "why"
   end
+  if layouts then table.insert(columns, wide and 6 or 5, "layout") end
   local names = {}
   for _, c in ipairs(columns) do names[type(c) == "table" and c[1] or c] = true end
   local rows = {}
@@ -320,7 +324,8 @@ else
   local function add(c, why)
     if c.rank then kv.plan.planned(c, info) end
     local row = {
-      rank = c.rank or "", mode = c.mode, gpu = c.gpu, tp = c.tp, pp = c.pp, weights = c.weights,
+      rank = c.rank or "", mode = c.mode, gpu = c.gpu, tp = c.tp, pp = c.pp, layout = c.layout or "",
+      weights = c.weights,
       kv = c.kv, max_num_seqs = c.max_num_seqs or "", max_num_batched_tokens = c.max_num_batched_tokens or "",
       replicas = c.replicas or "", gpus = c.rank and c.gpus or "", rate_per_replica = c.rate_per_replica or "",
       utilization = c.utilization or "", binding = c.binding or "",

@@ -279,6 +279,15 @@ expect sim_dp_attention_alone 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: f
   simulate model=llama-3.1-8b gpu=h100 requests=20 engine=sglang enable_dp_attention=true
 expect sim_ep_size_vllm 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'ep_size' is SGLang's and needs budget 'sglang' (vLLM's expert-parallel size is data_parallel_size x tp: give enable_expert_parallel), got budget 'vllm'" -- \
   simulate model=qwen3-30b-a3b gpu=h100 tp=2 requests=20 ep_size=2
+# best rate= on a MoE model compares its expert- and data-parallel layouts
+# (kv.plan.parallel_layouts) with tp alone, in a layout column
+expect best_rate_moe 0 "" -- best model=qwen3-30b-a3b gpus=h100-sxm input=1000 output=200 rate=10 \
+  tpot_ms=100 tp=2 pp=1 --quiet
+check "best rate=: a MoE model's layouts beside tp alone" sh -c "
+  head -1 '$out/best_rate_moe.out' | grep -q '^rank,gpu,tp,pp,layout,replicas,gpus,' &&
+  grep -q '^[0-9]*,h100-sxm,1,1,\"DP 2 x tp 1, EP 2\",1,2,' '$out/best_rate_moe.out' &&
+  grep -q '^[0-9]*,h100-sxm,2,1,EP 2,1,2,' '$out/best_rate_moe.out' &&
+  grep -q '^[0-9]*,h100-sxm,2,1,,1,2,' '$out/best_rate_moe.out'"
 # a mistyped command gets the nearest command's name, a usage error (exit 2);
 # key=value without a script are the default scenario's (it takes none)
 expect cmd_typo 2 "kvplan: unknown command 'fti' (did you mean 'fit'? 'kvplan --help' lists the commands; a script is a file such as run.lua)" -- fti

@@ -194,10 +194,12 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   int moe = p->experts > 0 && p->expert_share > 0.0;
   /* replicas share nothing: their tokens never meet */
   c->meet = moe && dep->sglang.replicas <= 1 ? c->ranks : 1;
-  if ((c->tp > 1 || c->pp > 1 || c->meet > 1) && !(p->link_gbps > 0.0))
-    return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld x %lld DP ranks needs the GPUs' "
-                    "interconnect: field 'link_gbps' must be > 0", (long long)c->tp,
-                    (long long)c->pp, (long long)c->meet);
+  if ((c->tp > 1 || c->pp > 1) && !(p->link_gbps > 0.0))
+    return kvp_fail(d, KVP_EINVAL, "tp %lld x pp %lld needs the GPUs' interconnect: field "
+                    "'link_gbps' must be > 0", (long long)c->tp, (long long)c->pp);
+  if (c->meet > 1 && !(p->link_gbps > 0.0))
+    return kvp_fail(d, KVP_EINVAL, "%lld DP ranks of a MoE model need the GPUs' interconnect: "
+                    "field 'link_gbps' must be > 0", (long long)c->meet);
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
   c->expert_bw = p->expert_eff > 0.0 ? p->hbm_gbps * 1e9 * p->expert_eff : c->bw;
   c->flops = p->tflops * 1e12 * p->flop_eff;

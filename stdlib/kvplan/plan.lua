@@ -418,6 +418,7 @@ local function tie(a, b)
   if a.pp ~= b.pp then return a.pp < b.pp end
   local ad, bd = a.decode and a.decode.tp or 0, b.decode and b.decode.tp or 0
   if ad ~= bd then return ad < bd end
+  if (a.layout or "") ~= (b.layout or "") then return (a.layout or "") < (b.layout or "") end
   if (a.max_num_seqs or 0) ~= (b.max_num_seqs or 0) then return (a.max_num_seqs or 0) < (b.max_num_seqs or 0) end
   return (a.max_num_batched_tokens or 0) < (b.max_num_batched_tokens or 0)
 end
@@ -429,6 +430,7 @@ local function label(c)
                          D.replicas, P.tp, P.pp or 1, D.tp, D.pp or 1)
   end
   local s = string.format("%s tp %d x pp %d", c.gpu, c.tp, c.pp)
+  if c.layout then s = s .. " (" .. c.layout .. ")" end
   if c.replicas then s = s .. string.format(", %d replica%s", c.replicas, c.replicas == 1 and "" or "s") end
   return s
 end
@@ -471,6 +473,92 @@ local function longest(w, model)
   local a, b = top(w.input), top(w.output)
   if a == nil or b == nil or a + b > (model.max_context or math.huge) then return nil end
   return math.floor(a + b)
+end
+
+--- The expert- and data-parallel layouts of a MoE model over the tp GPUs
+--- of one stage, as engine (vllm or sglang) offers them (docs/time.md,
+--- "data and expert parallelism"): a list of {layout (words), options (the
+--- deployment fields that change), dp, ep, attention_dp}. Only the sizes
+--- the experts and heads allow: an EP size dividing the routed experts
+--- (every rank as many whole experts), a DP size dividing tp whose
+--- attention TP (tp / dp) divides the attention heads. vLLM: EP over the tp
+--- GPUs (enable_expert_parallel), and dp engines of tp / dp GPUs with EP
+--- over all of them (data_parallel_size; DP without EP, its experts split
+--- over dp x tp, is left out: no faster by the step time than tp alone and
+--- a replica more to schedule); SGLang: ep_size = tp, attention DP of every
+--- such dp_size, and attention DP = tp with ep_size = tp. Empty for a dense
+--- model, tp 1 or another engine.
+function M.parallel_layouts(model, engine, tp)
+  local E, H = model.experts or 0, model.heads or 0
+  local out = {}
+  if E < 2 or tp < 2 or H < 1 then return out end
+  local ep_ok = E % tp == 0
+  local function add(layout, options, dp, ep, attn)
+    out[#out + 1] = {layout = layout, options = options, dp = dp, ep = ep, attention_dp = attn}
+  end
+  if engine == "vllm" then
+    if ep_ok then add("EP " .. tp, {enable_expert_parallel = true}, 1, tp, false) end
+    for dp = 2, tp do
+      if tp % dp == 0 and H % (tp // dp) == 0 and ep_ok then
+        add(string.format("DP %d x tp %d, EP %d", dp, tp // dp, tp),
+            {tp = tp // dp, data_parallel_size = dp, enable_expert_parallel = true}, dp, tp, false)
+      end
+    end
+  elseif engine == "sglang" then
+    if ep_ok then add("EP " .. tp, {ep_size = tp}, 1, tp, false) end
+    for dp = 2, tp do
+      if tp % dp == 0 and H % (tp // dp) == 0 then
+        add(string.format("attention DP %d", dp), {data_parallel_size = dp, enable_dp_attention = true},
+            dp, 1, true)
+      end
+    end
+    if ep_ok then
+      add(string.format("attention DP %d, EP %d", tp, tp),
+          {data_parallel_size = tp, enable_dp_attention = true, ep_size = tp}, tp, tp, true)
+    end
+  end
+  return out
+end
+
+-- The layouts of M.parallel_layouts for each candidate of all (one stage:
+-- pp 1; a layout across pipeline stages is not searched) that fits, as
+-- candidates of the same shape; each deployment is the candidate's with the
+-- layout's fields.
+local function parallel_candidates(model, all, ctx)
+  local kv = require "kvplan"
+  local deploy = require "kvplan.deploy"
+  local out = {}
+  for _, c in ipairs(all) do
+    if c.fits and c.pp == 1 and c.tp > 1 then
+      local d0 = c.deployment
+      local engine = d0.budget
+      for _, lay in ipairs(M.parallel_layouts(model, engine, c.tp)) do
+        local o = {}
+        for k, v in pairs(d0.options) do o[k] = v end
+        for k, v in pairs(lay.options) do o[k] = v end
+        local ok, d = pcall(kv.deploy, o)
+        local v = {gpu = c.gpu, tp = ok and d.tp or o.tp or c.tp, pp = c.pp, weights = c.weights,
+                   kv = c.kv, max_num_seqs = c.max_num_seqs,
+                   max_num_batched_tokens = c.max_num_batched_tokens, layout = lay.layout,
+                   dp = lay.dp, ep = lay.ep, attention_dp = lay.attention_dp}
+        if ok then
+          local l = d:ledger()
+          local fits, why = l:fit(ctx, 1)
+          v.deployment, v.fits, v.why = d, fits, why or ""
+          v.gpus = deploy.gpus(d)
+          v.max_concurrency = fits and l:max_concurrency(ctx) * l.data_parallel_size or 0
+          v.per_gpu = v.max_concurrency / v.gpus
+          v.weights_gib, v.kv_budget_gib = l.weights / 2^30, l.kv_budget / 2^30
+          local price = d.gpu.price_per_hour
+          if price then v.cost_per_hour = price * v.gpus end
+        else
+          v.fits, v.why, v.gpus = false, tostring(d):gsub("^[^:]*:%d+: ", ""), c.gpus
+        end
+        out[#out + 1] = v
+      end
+    end
+  end
+  return out
 end
 
 --- The latencies of ranked candidate c at the planned rate: one replica at
@@ -546,6 +634,14 @@ function M.search(spec)
   -- those that start, pp 1), simulated or not by the aggregated search
   local pools = all
   if not want.aggregated then all = {} end
+  -- a MoE model: its expert- and data-parallel layouts beside tp alone
+  -- (aggregated serving; the pools stay tp alone)
+  if want.aggregated then
+    local with = {}
+    for _, c in ipairs(all) do with[#with + 1] = c end
+    for _, v in ipairs(parallel_candidates(model, all, ctx)) do with[#with + 1] = v end
+    all = with
+  end
   local info = {model = model, rate = rate, workload = w, sla = s, rank = rank, sims = 0,
                 simulated = 0, pruned = 0, candidates = #all, simulate = spec.simulate}
   local copts = spec.simulate and {simulate = spec.simulate} or nil
@@ -566,7 +662,7 @@ function M.search(spec)
   end
   local todo = {}
   for _, c in ipairs(all) do
-    c.mode, c.dp, c.ep = "aggregated", 1, 1
+    c.mode, c.dp, c.ep = "aggregated", c.dp or 1, c.ep or 1
     if not c.fits then
       c.why = "cannot start: " .. c.why
       rest[#rest + 1] = c
@@ -615,7 +711,7 @@ function M.search(spec)
           rest[#rest + 1] = c
         else
           c.replicas = math.ceil(rate / cap.rate)
-          c.gpus = c.replicas * c.tp * c.pp
+          c.gpus = c.replicas * c.gpus -- a replica's: tp x pp (x dp for vLLM's engines)
           c.cost_per_hour = c.cost_per_hour and c.cost_per_hour * c.replicas or nil
           record(rank == "gpus" and c.gpus or c.cost_per_hour)
           served[#served + 1] = c

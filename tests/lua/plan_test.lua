@@ -200,3 +200,48 @@ check.error("field 'rank' must be gpus, cost or usd_per_mtok", kv.plan,
 check.error("field 'modes' must list aggregated and/or disaggregated, got 'mixed'", kv.plan,
             {model = "llama-3.1-8b", input = 1, output = 1, rate = 1, modes = {"mixed"}})
 print("plan search: ok")
+
+-- expert and data parallelism (issue 19, scope 5): a MoE model's layouts
+-- over one stage's tp GPUs, only the sizes the experts and heads allow
+local function layouts(m, engine, tp)
+  local out = {}
+  for _, l in ipairs(kv.plan.parallel_layouts(m, engine, tp)) do out[#out + 1] = l.layout end
+  return table.concat(out, "; ")
+end
+local v3 = kv.model("deepseek-v3") -- 256 routed experts, 128 heads
+check.eq(layouts(v3, "vllm", 8), "EP 8; DP 2 x tp 4, EP 8; DP 4 x tp 2, EP 8; DP 8 x tp 1, EP 8", "vLLM at tp 8")
+check.eq(layouts(v3, "sglang", 8), "EP 8; attention DP 2; attention DP 4; attention DP 8; attention DP 8, EP 8",
+         "SGLang at tp 8")
+check.eq(layouts(v3, "trtllm", 8), "", "no TensorRT-LLM layouts")
+check.eq(layouts(v3, "vllm", 1), "", "tp 1: none")
+check.eq(layouts(kv.model("llama-3.1-70b"), "vllm", 8), "", "a dense model: none")
+-- 6 experts do not split over 4 ranks: no EP; 12 heads over tp / dp = 2 or 1
+local odd = {experts = 6, heads = 12}
+check.eq(layouts(odd, "sglang", 4), "attention DP 2; attention DP 4", "6 experts, 12 heads at tp 4")
+check.eq(layouts(odd, "vllm", 4), "", "vLLM's DP comes with EP, which 6 experts over 4 refuse")
+check.eq(layouts({experts = 8, heads = 6}, "sglang", 8), "EP 8; attention DP 4; attention DP 8; attention DP 8, EP 8",
+         "6 heads: attention TP 8 / 2 = 4 does not divide them, 2 and 1 do")
+-- the search compares them: Qwen3-235B-A22B on 8 H200s at 60 req/s under SGLang
+local moe, minfo = kv.plan{model = "qwen3-235b-a22b", gpus = {"h200"}, input = 1000, output = 200,
+                           rate = 60, ttft_ms = 3000, tpot_ms = 100, tp = {8}, pp = {1},
+                           base = {engine = "sglang"}}
+check.eq(minfo.candidates, 6, "tp 8 and its five layouts")
+local seen = {}
+for _, c in ipairs(moe) do
+  seen[c.layout or "tp"] = c
+  check.eq(c.gpus, c.replicas * 8, "attention DP ranks live inside the 8 GPUs: " .. (c.layout or "tp"))
+end
+check.eq(seen["attention DP 8, EP 8"].dp, 8, "the candidate's dp")
+check.eq(seen["attention DP 8, EP 8"].ep, 8, "the candidate's ep")
+check.eq(seen["attention DP 8, EP 8"].deployment.enable_dp_attention, true, "its deployment")
+check.eq(seen["tp"].dp, 1, "tp alone: dp 1")
+-- vLLM's DP engines: tp 1 x 8 engines are 8 GPUs a replica
+local vm = kv.plan{model = "qwen3-235b-a22b", gpus = {"h200"}, input = 1000, output = 200, rate = 60,
+                   ttft_ms = 3000, tpot_ms = 100, tp = {8}, pp = {1}}
+for _, c in ipairs(vm) do
+  if c.layout == "DP 8 x tp 1, EP 8" then
+    check.eq(c.tp, 1, "the engines' tp")
+    check.eq(c.gpus, c.replicas * 8, "8 engines of one GPU a replica")
+  end
+end
+print("plan parallel ok")
