@@ -775,8 +775,16 @@ function M.search(spec)
     c.why = i == 1 and "" or lost(c, served[1], rank)
     if i <= keep then M.planned(c, info) end
   end
+  -- a disaggregated candidate that does not serve has no GPU count (its
+  -- pools were not sized): one replica of each pool's GPUs orders it
+  local function gpus_of(c)
+    if c.gpus then return c.gpus end
+    local p, d = c.prefill or {}, c.decode or {}
+    return (p.tp or c.tp) * (p.pp or c.pp or 1) + (d.tp or 0) * (d.pp or 1)
+  end
   table.sort(rest, function(a, b)
-    if a.gpus ~= b.gpus then return a.gpus < b.gpus end
+    local x, y = gpus_of(a), gpus_of(b)
+    if x ~= y then return x < y end
     return tie(a, b)
   end)
   for _, c in ipairs(rest) do served[#served + 1] = c end

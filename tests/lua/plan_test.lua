@@ -189,6 +189,18 @@ for _, c in ipairs(ranked) do
   end
 end
 assert(modes.aggregated and modes.disaggregated, "both modes ranked")
+-- disaggregated pairs that cannot serve are listed with why (ordering them
+-- compared a missing GPU count before)
+ranked = kv.plan{model = "llama-3.1-8b", input = 1000, output = 200, rate = 30, ttft_ms = 1000, tpot_ms = 40,
+                 gpus = {"h100-sxm", "l40s"}, pp = {1}, modes = {"aggregated", "disaggregated"}}
+local unserved = 0
+for _, c in ipairs(ranked) do
+  if c.rank == nil and c.mode == "disaggregated" then
+    unserved = unserved + 1
+    assert(c.why ~= nil and c.why ~= "", "an unranked pair says why")
+  end
+end
+assert(unserved > 0, "some pairs cannot serve 30 req/s under TTFT 1 s, TPOT 40 ms")
 
 -- bad input
 check.error("field 'rate' must be a number > 0", kv.plan, {model = "llama-3.1-8b", input = 1, output = 1, rate = -1})
