@@ -32,6 +32,7 @@ static int grow(buf *b, size_t n) {
 }
 
 static int add(buf *b, const char *s, size_t n) {
+  if (n == 0) return 0; /* b->p may be NULL yet: memcpy takes no NULL */
   if (grow(b, n) < 0) return -1;
   memcpy(b->p + b->len, s, n);
   b->len += n;
