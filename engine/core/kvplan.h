@@ -802,5 +802,6 @@ kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_v
 #include "optim.h"
 #include "roofline.h"
 #include "sim.h"
+#include "scan.h"
 
 #endif

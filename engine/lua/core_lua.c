@@ -736,10 +736,55 @@ static int l_where(lua_State *L) {
   return 1;
 }
 
+/* core.scan_literals(text, {lit, ...}) -> {[i] = true for each lits[i] text
+ * holds} (kvp_scan_literals: one pass over text) */
+static int l_scan_literals(lua_State *L) {
+  size_t n;
+  const char *text = luaL_checklstring(L, 1, &n);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_Integer count = luaL_len(L, 2);
+  if (count < 0 || count > KVP_SCAN_MAX)
+    return kvl_error(L, "scan_literals: %d literals (expected at most %d)", (int)count, KVP_SCAN_MAX);
+  size_t c = (size_t)count;
+  /* scratch the collector frees: pointers, lengths, flags */
+  char *scratch = lua_newuserdatauv(L, c * (sizeof(const char *) + sizeof(size_t) + 1) + 1, 0);
+  const char **lits = (const char **)(void *)scratch;
+  size_t *lens = (size_t *)(void *)(scratch + c * sizeof(const char *));
+  unsigned char *found = (unsigned char *)(scratch + c * (sizeof(const char *) + sizeof(size_t)));
+  for (size_t i = 0; i < c; i++) {
+    lua_rawgeti(L, 2, (lua_Integer)i + 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      return kvl_error(L, "scan_literals: literal %d is a %s (expected a string)", (int)i + 1, luaL_typename(L, -1));
+    lits[i] = lua_tolstring(L, -1, &lens[i]); /* kept alive by the table */
+    lua_pop(L, 1);
+  }
+  kvp_diag d = {{0}};
+  kvp_err e = kvp_scan_literals(text, n, lits, lens, c, found, &d);
+  if (e != KVP_OK) return kvl_core_error(L, e, &d, "scan_literals");
+  lua_createtable(L, 0, 8);
+  for (size_t i = 0; i < c; i++) {
+    if (!found[i]) continue;
+    lua_pushboolean(L, 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+/* core.scan_lines(text) -> newlines, the 1-based position of the last (0: none) */
+static int l_scan_lines(lua_State *L) {
+  size_t n, count, last;
+  const char *text = luaL_checklstring(L, 1, &n);
+  kvp_scan_lines(text, n, &count, &last);
+  lua_pushinteger(L, (lua_Integer)count);
+  lua_pushinteger(L, last == n ? 0 : (lua_Integer)last + 1);
+  return 2;
+}
+
 static const luaL_Reg funcs[] = {
   {"model", l_model}, {"ledger", l_ledger}, {"min_tp", l_min_tp},
   {"format_bytes", l_format_bytes}, {"format_bits", l_format_bits},
-  {"deploy_keys", kvl_deploy_keys}, {"raise", l_raise}, {"where", l_where}, {NULL, NULL}
+  {"deploy_keys", kvl_deploy_keys}, {"raise", l_raise}, {"where", l_where},
+  {"scan_literals", l_scan_literals}, {"scan_lines", l_scan_lines}, {NULL, NULL}
 };
 
 static const luaL_Reg model_meth[] = {

@@ -405,7 +405,7 @@ end
 -- The longest run of plain characters every match of Lua pattern p holds
 -- (nil when none is 3 bytes long): a block without it holds no match, found
 -- by a plain search, far cheaper than the pattern's.
-local function literal(p)
+local function literal(p, min)
   local best, run, i, n = "", {}, 1, #p
   local function close()
     local s = table.concat(run)
@@ -445,9 +445,35 @@ local function literal(p)
     end
   end
   close()
-  return #best >= 3 and best or nil
+  return #best >= (min or 3) and best or nil
 end
 M.literal = literal
+
+-- The plain characters a match of p starts with ("()" and the escapes of
+-- punctuation read; a character a quantifier follows left out): every match
+-- of p begins with them, so a search may jump from one to the next and try
+-- p anchored there. nil when p starts with no plain character.
+local function lead(p)
+  local i, n, run = 1, #p, {}
+  if p:sub(1, 2) == "()" then i = 3 end
+  if p:sub(i, i) == "^" then return nil end
+  while i <= n do
+    local c = p:sub(i, i)
+    local width, ch = 1, c
+    if c == "%" then
+      local d = p:sub(i + 1, i + 1)
+      if d == "" or d:find("%w") then break end
+      width, ch = 2, d
+    elseif c:find("[%^%$%*%+%-%?%.%(%)%[]") then
+      break
+    end
+    local q = p:sub(i + width, i + width)
+    if q ~= "" and q:find("[%*%+%-%?]") then break end
+    run[#run + 1], i = ch, i + width
+  end
+  return #run > 0 and table.concat(run) or nil
+end
+M.lead = lead
 
 -- The patterns parse_body asks of a body: parse_body run on a recorder
 -- that answers nothing, so every question is asked (the SGLang and
@@ -460,7 +486,9 @@ local function questions()
   local seen, list = {}, {}
   local function note(p, all)
     if not seen[p] then
-      seen[p] = {pattern = p, literal = literal(p)}
+      local ld = lead(p)
+      seen[p] = {pattern = p, literal = literal(p), literal2 = literal(p, 2), lead = ld,
+                 anchored = ld and ("^" .. p)}
       list[#list + 1] = seen[p]
     end
     seen[p].last = seen[p].last or all
@@ -473,6 +501,15 @@ local function questions()
   parse_body(rec, {header = {}})
   M.parse_trtllm(rec, {})
   unread = was
+  -- the distinct literals of at least 3 bytes, scanned for in one pass a block
+  local lits, index = {}, {}
+  for _, q in ipairs(list) do
+    if q.literal then
+      if not index[q.literal] then lits[#lits + 1] = q.literal index[q.literal] = #lits end
+      q.lit = index[q.literal]
+    end
+  end
+  list.literals = lits
   asked = list
   return list
 end
@@ -480,6 +517,10 @@ end
 --- The longest line of a log kvplan validate reads, in bytes (1 MiB): past
 --- it a file is no startup log (/dev/zero read until memory ran out).
 M.max_line = 1 << 20
+
+--- The bytes M.reduce reads at a time (256 KiB): a block of whole lines,
+--- searched at once; a match may not run from one block into the next.
+M.block_bytes = 1 << 18
 
 --- The lines of a log that answer parse_body, read from the file `path`
 --- in blocks, in memory bounded whatever the log's length: for every
@@ -492,12 +533,61 @@ M.max_line = 1 << 20
 function M.reduce(path)
   local fh <close>, err = io.open(path, "rb")
   if fh == nil then util.raise("validate: cannot open %s", err) end
+  local core = require "kvplan.core"
   local qs = questions()
+  local lits = qs.literals
   local first, final, header = {}, {}, {} -- per question {line, texts}; per key {line, text}
   local lineno = 0 -- lines of the blocks done
+  -- the first match of question qq in text from init: a jump from one
+  -- occurrence of its leading characters to the next, the pattern anchored
+  -- there (the same match as text:find(pattern, init), far cheaper)
+  local function search(text, qq, init)
+    if qq.lead == nil then return text:find(qq.pattern, init) end
+    local from = init
+    while true do
+      local at = text:find(qq.lead, from, true)
+      if at == nil then return nil end
+      local s, e = text:find(qq.anchored, at)
+      if s then return s, e end
+      from = at + 1
+    end
+  end
+  -- the questions asked of one block: text is "\n" and the block's body
+  -- lines; at[i], raw[i] the log's line number and text of body line i;
+  -- line_of(p) the body line holding text position p
+  local function ask(text, at, raw, line_of)
+    local present = core.scan_literals(text, lits)
+    local function span(s, e)
+      local a, b = line_of(math.max(s, 2)), line_of(math.max(e, 2))
+      local t = {}
+      for i = a, b do t[#t + 1] = {at(i), raw(i)} end
+      return t
+    end
+    for _, qq in ipairs(qs) do
+      local q = qq.pattern
+      local s, e
+      if (first[q] == nil or qq.last)
+         and (qq.lit and present[qq.lit] or (qq.literal == nil
+              and (qq.literal2 == nil or text:find(qq.literal2, 1, true)))) then
+        s, e = search(text, qq, 1)
+      end
+      if s then
+        if first[q] == nil then first[q] = span(s, e) end
+        if qq.last then
+          local ls, le = s, e
+          while true do -- the last match, as gmatch goes: each after the one before
+            s, e = search(text, qq, (e >= s and e or s) + 1)
+            if s == nil then break end
+            ls, le = s, e
+          end
+          final[q] = span(ls, le)
+        end
+      end
+    end
+  end
+  -- a block of lines that needs them one by one: header lines out, a log
+  -- quoted in Markdown without its emphasis
   local function block(lines)
-    -- the block's body lines stripped as M.parse strips them, with where
-    -- each starts in the text the questions read ("\n" before every line)
     local parts, at, starts, raw, pos = {}, {}, {}, {}, 1
     for i, line in ipairs(lines) do
       local k = line:match("^#%s*([%w_]+):")
@@ -509,8 +599,8 @@ function M.reduce(path)
         starts[#starts + 1], pos = pos + 1, pos + 1 + #s
       end
     end
-    local text = "\n" .. table.concat(parts, "\n")
-    local function line_of(p) -- the body line holding text position p (binary search)
+    if #parts == 0 then return end
+    local function line_of(p) -- binary search
       local lo, hi = 1, #starts
       while lo < hi do
         local mid = (lo + hi + 1) // 2
@@ -518,64 +608,73 @@ function M.reduce(path)
       end
       return lo
     end
-    local function span(s, e)
-      local a, b = line_of(math.max(s, 2)), line_of(math.max(e, 2))
-      local t = {}
-      for i = a, b do t[#t + 1] = {at[i], raw[i]} end
-      return t
-    end
-    if #parts == 0 then return end
-    for _, qq in ipairs(qs) do
-      local q = qq.pattern
-      local s, e
-      if (first[q] == nil or qq.last) and (qq.literal == nil or text:find(qq.literal, 1, true)) then
-        s, e = text:find(q)
-      end
-      if s then
-        if first[q] == nil then first[q] = span(s, e) end
-        if qq.last then
-          local ls, le = s, e
-          while true do -- the last match, as gmatch goes: each after the one before
-            s, e = text:find(q, (e >= s and e or s) + 1)
-            if s == nil then break end
-            ls, le = s, e
-          end
-          final[q] = span(ls, le)
-        end
-      end
-    end
+    ask("\n" .. table.concat(parts, "\n"), function(i) return at[i] end, function(i) return raw[i] end, line_of)
   end
-  local lines, carry, size = {}, {}, 0
+  -- a block of whole lines as read (body: its text): searched
+  -- as it is, its lines found only where a question matched
+  local function chunk(body)
+    if body:find("*", 1, true) or body:sub(1, 1) == "#" or body:find("\n#", 1, true) then
+      local lines = {}
+      for line in (body .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+      block(lines)
+      return
+    end
+    local text = "\n" .. body
+    local starts -- where each line starts in text, found at the first match
+    local function index()
+      if starts then return end
+      starts = {}
+      for p in text:gmatch("\n()") do starts[#starts + 1] = p end
+    end
+    local function line_of(p)
+      index()
+      local lo, hi = 1, #starts
+      while lo < hi do
+        local mid = (lo + hi + 1) // 2
+        if starts[mid] <= p then lo = mid else hi = mid - 1 end
+      end
+      return lo
+    end
+    local function raw(i)
+      index()
+      local e = (starts[i + 1] or #text + 2) - 2
+      return text:sub(starts[i], e)
+    end
+    ask(text, function(i) return lineno + i end, raw, line_of)
+  end
+  local carry = ""
   while true do
-    local data, rerr = fh:read(1 << 16)
+    local data, rerr = fh:read(M.block_bytes)
     if data == nil and rerr then util.raise("validate: cannot read '%s': %s", path, rerr) end
     if data == nil then
-      if size > 0 then lines[#lines + 1] = table.concat(carry) end
-      block(lines)
+      if #carry > 0 then chunk(carry) lineno = lineno + 1 end
       break
     end
-    local from = 1
-    while true do
-      local nl = data:find("\n", from, true)
-      if nl == nil then
-        carry[#carry + 1], size = data:sub(from), size + #data - from + 1
-        if size > M.max_line then
-          util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
-                     lineno + #lines + 1, M.max_line)
+    data = carry .. data
+    local nl, last = core.scan_lines(data)
+    if last == 0 then
+      carry = data
+    else
+      -- every line but the last unfinished one; each at most max_line bytes
+      local body = data:sub(1, last - 1)
+      if #body > M.max_line then
+        local from, i = 1, 0
+        for line_end in (body .. "\n"):gmatch("()\n") do
+          i = i + 1
+          if line_end - from > M.max_line then
+            util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
+                       lineno + i, M.max_line)
+          end
+          from = line_end + 1
         end
-        break
       end
-      if size + nl - from > M.max_line then
-        util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
-                   lineno + #lines + 1, M.max_line)
-      end
-      carry[#carry + 1] = data:sub(from, nl - 1)
-      lines[#lines + 1] = table.concat(carry)
-      carry, size, from = {}, 0, nl + 1
+      chunk(body)
+      lineno = lineno + nl
+      carry = data:sub(last + 1)
     end
-    if #lines >= 1024 then
-      block(lines)
-      lineno, lines = lineno + #lines, {}
+    if #carry > M.max_line then
+      util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
+                 lineno + 1, M.max_line)
     end
   end
   -- the lines kept, in the log's order, each once

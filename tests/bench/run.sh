@@ -18,8 +18,9 @@
 #       dense models x GPUs x max_model_len x tp, every deployment axis looped
 #       in C (many deployments, two rows each; Python baseline only);
 # then the serving simulator on 100,000 requests (tests/bench/simulate.lua),
-# an SLA search over the GPU catalog (tests/bench/plan.lua) and a calibration
-# of 20 result files (tests/bench/calibrate.lua).
+# an SLA search over the GPU catalog (tests/bench/plan.lua), a calibration
+# of 20 result files (tests/bench/calibrate.lua) and kvplan validate on a
+# generated 1 GB log (tests/bench/validate.sh).
 # Baselines: the article's Python functions made exact (article_baseline.py) and a
 # hand-written C loop with printf (c_loop.c); on (b) also a hand-tuned
 # single-core CSV writer (c_fast.c, the physical limit). Every baseline's
@@ -158,6 +159,8 @@ mem "(b) 10x rows (1.04 M -> 10.4 M)" \
 # kvplan calibrate: 20 vllm bench serve results of 1000 requests each, beside the
 # files' simulations once in the same run (tests/bench/calibrate.lua)
 "$kvplan" tests/bench/calibrate.lua dir="$out" | sed 's/^/calibrate: /; s/$/ (target < 1 s)/'
+# kvplan validate on a generated 1 GB serving log (tests/bench/validate.sh)
+sh tests/bench/validate.sh "$kvplan" "$out/missed"
 missed=$(cat "$out/missed" 2>/dev/null | wc -l)
 if [ "$missed" -gt 0 ]; then echo "bench: $missed target(s) missed on this run (outputs all byte-identical)"; fi
 if [ "$missed" -gt 0 ] && [ -n "$BENCH_STRICT" ]; then exit 1; fi

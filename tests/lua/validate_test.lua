@@ -435,16 +435,25 @@ assert(n > 30, "the corpus has " .. n .. " logs")
 local tmp = os.tmpname()
 local a = check.slurp("tests/validation/vllm-pr10511-llama3-8b-h100-tp1.log")
 local b = check.slurp("tests/validation/sglang-21348-qwen3-235b-fp8-h100-tp4.log")
-local noise = {}
+-- noise of two kinds: lines read one by one (Markdown emphasis) and as a
+-- block; blocks of 4 KiB put every log's lines in many blocks
+local noise, plain = {}, {}
 for i = 1, 1100 do noise[i] = "INFO noise line " .. i .. " **bold** --not-a-flag x" end
-noise = table.concat(noise, "\n")
+for i = 1, 400 do
+  plain[i] = "INFO 09-03 16:31:02 [loggers.py:123] Engine 000: Avg prompt throughput: " .. i .. ".0 tokens/s"
+end
+noise, plain = table.concat(noise, "\n"), table.concat(plain, "\n")
+local block_was = validate.block_bytes
+validate.block_bytes = 4096
 for _, text in ipairs{a .. noise .. "\n" .. a, noise .. a .. noise, a .. noise .. b .. noise .. "\n# tp: 2\n" .. a,
-                      (a:gsub("\n", "\n" .. noise .. "\n", 3)), a .. noise .. (a:gsub("%d%d", "77"))} do
+                      (a:gsub("\n", "\n" .. noise .. "\n", 3)), a .. noise .. (a:gsub("%d%d", "77")),
+                      a .. plain .. "\n" .. a, plain .. a .. plain .. b, (a:gsub("\n", "\n" .. plain .. "\n", 2))} do
   local fh = assert(io.open(tmp, "wb"))
   fh:write(text)
   fh:close()
   same_facts(tmp, "a log of " .. #text .. " bytes")
 end
+validate.block_bytes = block_was
 -- a file that is no log stops at the bound on a line, not at the machine's memory
 check.error("/dev/zero:1: a line longer than 1048576 bytes (a startup log's lines are short)",
             validate.reduce, "/dev/zero")
@@ -579,3 +588,19 @@ local tok = lm:gsub("GPU KV cache size: 42,656 tokens", "GPU KV cache size: ?? t
 by = rows_by(kv.validate(tok, {args = {model = "qwen3-14b", gpu = "h100-sxm"}}))
 check.eq(by["kv_tokens/parse"].status:find("^missing: line 2 cannot be read %(expected 'GPU KV cache size: N "
          .. "tokens'%)") ~= nil, true, "a garbled token line")
+
+-- the characters every match of a pattern starts with (the search jumps between them)
+for p, want in pairs{["()Available KV cache memory: (%-?[%d.]+) GiB"] = "Available KV cache memory: ",
+                     ["()%-%-model[= ]+([^%s]+)"] = "--model", ["()vLLM API server version v?([%d%.]+)"] =
+                     "vLLM API server version ", ["()%s%-tp[= ]+(%d+)"] = false, ["()[%s{,(]'?tp"] = false,
+                     ["()# GPU blocks: ([%d,]+)"] = "# GPU blocks: ", ["()ab*c"] = "a", ["()%.x"] = ".x",
+                     ["()^abc"] = false} do
+  check.eq(validate.lead(p) or false, want, "lead " .. p)
+end
+-- the scan of literals: a block holds these and not those
+local present = require("kvplan.core").scan_literals("INFO GPU KV cache size: 1 tokens\n", {"GPU KV cache size",
+                                                      "Available KV", "tokens\n"})
+check.eq(present[1], true, "scan: held")
+check.eq(present[2], nil, "scan: not held")
+check.eq(present[3], true, "scan: at the end")
+check.error("literal 1 is 2 bytes long", require("kvplan.core").scan_literals, "abc", {"ab"})
