@@ -57,6 +57,9 @@
 --                    its prefills)
 --   start            the engine refuses to start, the weights or reserves
 --                    do not fit, or a request is longer than max_model_len
+--   rates            the step time cannot be computed: the GPU catalog lacks
+--                    a rate it needs (an interconnect for tp, pp or DP > 1:
+--                    give the GPU's link_gbps, kv.gpus.load or a GPU table)
 -- An SLA with goodput counts the share of requests within every target
 -- (DistServe's SLO attainment, Zhong et al., OSDI 2024; kvp_sim_goodput);
 -- the percentile applies too only when given.
@@ -72,7 +75,7 @@ M.requests = 500
 -- The bisection stops when the bracket is this share of the saturation rate.
 M.tolerance = 1 / 32
 M.percentiles = {p50 = true, p90 = true, p99 = true}
-M.bindings = {"kv_memory", "ttft", "tpot", "e2e", "compute", "start"}
+M.bindings = {"kv_memory", "ttft", "tpot", "e2e", "compute", "start", "rates"}
 
 local wl_fields = {input = true, output = true, requests = true, prefix = true, trace = true}
 local sla_fields = {ttft_ms = true, tpot_ms = true, e2e_ms = true, percentile = true, goodput = true}
@@ -269,7 +272,7 @@ end
 --- plan.capacity(d, wl, sla [, opts]): the highest Poisson arrival rate
 --- (requests a second) one replica of deployment d sustains while meeting
 --- sla, found by simulation (see the head of this file). Returns {rate (0
---- when none), binding ("kv_memory"|"ttft"|"tpot"|"e2e"|"compute"|"start"),
+--- when none), binding ("kv_memory"|"ttft"|"tpot"|"e2e"|"compute"|"start"|"rates"),
 --- at (the kv.simulate result at that rate; at 0, the one of the lowest
 --- rate tried, nil when nothing ran), sims (simulations run), why (in
 --- words), target (the target missed above the rate, nil when none was),
@@ -302,6 +305,12 @@ function M.capacity(d, wl, sla, opts)
     local msg = tostring(r)
     if msg:find("cannot be served", 1, true) then
       return nil, msg:gsub("^.-:%d+: ", "", 1), msg:find("max_model_len", 1, true) and "start" or "kv_memory"
+    end
+    -- a GPU the catalog gives no interconnect: this candidate cannot be
+    -- timed, the others can (a whole-catalog search stopped at it)
+    if msg:find("the GPUs' interconnect: field 'link_gbps'", 1, true) then
+      return nil, string.format("no step time on gpu '%s': %s", d.gpu.id, (msg:gsub("^.-:%d+: ", "", 1))),
+             "rates"
     end
     error(r, 0)
   end

@@ -257,3 +257,18 @@ for _, c in ipairs(vm) do
   end
 end
 print("plan parallel ok")
+
+-- A GPU the catalog gives no interconnect (the MI300A) cannot be timed at
+-- tp 2: that candidate says so (binding "rates"), the search goes on; a
+-- whole-catalog search of Qwen3-235B-A22B stopped at it
+do
+  local r = kv.plan{model = "llama-3.1-8b", input = 100, output = 50, rate = 1, tpot_ms = 100,
+                    gpus = {"mi300a", "h100-sxm"}, tp = {2}, pp = {1}}
+  check.eq(r[1].gpu, "h100-sxm", "the GPU that can be timed ranks")
+  local m
+  for _, c in ipairs(r) do if c.gpu == "mi300a" then m = c end end
+  check.eq(m.binding, "rates", "no interconnect: no step time")
+  check.eq(m.rank, nil, "not ranked")
+  assert(m.why:find("no step time on gpu 'mi300a'", 1, true), m.why)
+end
+print("plan rates ok")
