@@ -217,6 +217,22 @@ local function quoted(values)
   return table.concat(q, ", ", 1, #q - 1) .. " or " .. q[#q]
 end
 
+--- One line of a command's --help for registry field f under argument
+--- name: its meaning, its type (an enum's values), and the engines' own
+--- spellings of it, each once.
+function M.help_line(name, meaning, f)
+  local kind = f.type == "enum" and table.concat(f.values, "|") or f.type
+  local also = {}
+  for _, e in ipairs(engines3) do
+    local n = f[e]
+    for _, x in ipairs(type(n) == "table" and n or {n}) do
+      if type(x) == "string" and x ~= f.name and not also[x] then also[#also + 1], also[x] = x, true end
+    end
+  end
+  return string.format("  %-24s %s; %s%s", name, meaning, kind,
+                       #also > 0 and ("; also " .. table.concat(also, ", ")) or "")
+end
+
 --- Check value v of field f (a registry row) by its type and bounds, the
 --- message as kv.deploy and the core give it ("field 'tp' must be ...").
 --- Returns the value (bytes as an integer).

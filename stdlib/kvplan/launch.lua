@@ -919,19 +919,7 @@ function M.command_help()
     if a[4] == nil then
       lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], def)
     else
-      local f = a[4]
-      local kind = f.type == "enum" and table.concat(f.values, "|") or f.type
-      local also = {}
-      for _, e in ipairs{"vllm", "sglang", "trtllm"} do
-        local n = f[e]
-        for _, x in ipairs(type(n) == "table" and n or {n}) do
-          if type(x) == "string" and x ~= f.name and not also[x] then
-            also[#also + 1], also[x] = x, true
-          end
-        end
-      end
-      lines[#lines + 1] = string.format("  %-24s %s; %s%s", a[1], a[3], kind,
-        #also > 0 and ("; also " .. table.concat(also, ", ")) or "")
+      lines[#lines + 1] = require("kvplan.fields").help_line(a[1], a[3], a[4])
     end
   end
   lines[#lines + 1] = ""

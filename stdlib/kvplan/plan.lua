@@ -669,7 +669,7 @@ function M.search(spec)
     values[#values + 1] = v
     table.sort(values)
   end
-  local todo = {}
+  local to_time = {} -- the candidates that start and can be ranked: timed by their bound
   for _, c in ipairs(all) do
     c.mode, c.dp, c.ep = "aggregated", c.dp or 1, c.ep or 1
     if not c.fits then
@@ -679,15 +679,15 @@ function M.search(spec)
       c.why = string.format("no price_per_hour for gpu '%s' (kv.gpus.load_prices or prices=FILE)", c.gpu)
       rest[#rest + 1] = c
     else
-      todo[#todo + 1] = c
+      to_time[#to_time + 1] = c
     end
   end
-  table.sort(todo, function(a, b)
+  table.sort(to_time, function(a, b)
     local x, y = figure(a, 1), figure(b, 1)
     if x ~= y then return x < y end
     return tie(a, b)
   end)
-  for _, c in ipairs(todo) do
+  for _, c in ipairs(to_time) do
     if figure(c, 1) > threshold() then
       c.why = string.format("not simulated: one replica needs %d GPUs%s, more than %d ranked candidates need",
                             c.gpus, rank ~= "gpus" and string.format(" (%s/h)", fmt2(c.cost_per_hour)) or "",

@@ -663,17 +663,7 @@ function M.command_help()
     if a[4] == nil then
       lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], show(a[2]))
     else
-      local f = a[4]
-      local kind = f.type == "enum" and table.concat(f.values, "|") or f.type
-      local names = {}
-      for _, e in ipairs{"vllm", "sglang", "trtllm"} do
-        local n = f[e]
-        for _, x in ipairs(type(n) == "table" and n or {n}) do
-          if type(x) == "string" then names[#names + 1] = x end
-        end
-      end
-      lines[#lines + 1] = string.format("  %-24s %s; %s%s", a[1], a[3], kind,
-        #names > 0 and ("; also " .. table.concat(names, ", ")) or "")
+      lines[#lines + 1] = require("kvplan.fields").help_line(a[1], a[3], a[4])
     end
   end
   lines[#lines + 1] = "  profile                  a profile file of kvplan calibrate (every command takes it)"
