@@ -45,9 +45,20 @@ for k in pairs(meta) do allowed[k] = true end
 M.fields = allowed
 
 local Model = {}
-Model.__index = Model
 Model.__name = "kvplan.Model"
 M.Model = Model
+-- A model's table holds its facts alone, so a copy of its fields (pairs)
+-- given to kv.model is the same model: the core's userdata and the derived
+-- defaults are not fields (a copy carried the core built from the old facts
+-- and was refused, and an `active` that no longer followed a changed params)
+local cores = setmetatable({}, {__mode = "k"})
+function Model.__index(m, k)
+  local f = Model[k]
+  if f ~= nil then return f end
+  if k == "core" then return cores[m] end
+  if k == "active" then return rawget(m, "params") end
+  return nil
+end
 
 -- Native dtype -> the weight format of the checkpoint.
 local dtype_format = {
@@ -141,7 +152,7 @@ function M.new(t)
   for k, v in pairs(t) do m[k] = v end
   m.id = t.id or t.name or "custom"
   m.kv_heads = t.kv_heads or t.heads
-  m.core = core.model(c)
+  cores[m] = core.model(c)
   -- what the core cannot see: the head counts against each other and hidden
   if m.kv_heads > t.heads then
     util.raise("model '%s': field 'kv_heads' (%d) must be at most field 'heads' (%d)", m.id,
@@ -151,7 +162,6 @@ function M.new(t)
     util.raise("model '%s': field 'heads' (%d) does not divide field 'hidden' (%d); give " ..
                "'head_dim' when the heads are not hidden / heads wide", m.id, t.heads, t.hidden)
   end
-  m.active = t.active or t.params
   local kc = t.kv_checkpoint
   if kc ~= nil then
     -- {format = KV format, config = bool, hf_quant = bool}: hf.lua kv_checkpoint
@@ -351,6 +361,23 @@ function Model:__tostring() return "kvplan.Model '" .. self.id .. "'" end
 --- M.find(name): the same or nil (a hash lookup, no suggestions).
 M.add, M.all, M.get, M.find = require("kvplan.catalog").new("model", Model, function(t) return M.new(t) end,
                                                    "kvplan.catalog.models_data")
+
+--- The facts of model m as a plain table, for a derived model: every field
+--- but the checkpoint's own (its name and aliases, weight_bytes and
+--- weight_source: a changed architecture is another checkpoint). vocab,
+--- intermediate and the experts' sizes are among them: vLLM's activation
+--- peak is predicted from them (engines.shape), and a model built from a
+--- list of the architecture fields alone was predicted no activation at all
+--- (Llama-3.1-8B on an H100: KV budget 56.12 GiB, 51.41 GiB with them).
+function M.facts(m)
+  local t = {}
+  for k, v in pairs(m) do
+    if allowed[k] and k ~= "aliases" and k ~= "weight_bytes" and k ~= "weight_source" and k ~= "name" then
+      t[k] = v
+    end
+  end
+  return t
+end
 
 --- A Model from a Hugging Face model directory or config.json (local files
 --- only; see hf.lua).

@@ -298,17 +298,7 @@ local function ratio(v, field, lo_open, hi)
   return v
 end
 
--- The model of opts as a plain table of its facts, for a derived model.
-local function model_facts(m)
-  local t = {}
-  for k, v in pairs(m) do
-    if models.fields[k] and k ~= "aliases" and k ~= "weight_bytes" and k ~= "weight_source"
-       and k ~= "name" then
-      t[k] = v
-    end
-  end
-  return t
-end
+local model_facts = models.facts
 
 -- ---- built-in optimizations ------------------------------------------------------
 

@@ -39,3 +39,34 @@ check.error("field 'layer_kinds[1].kind' must be one of full", function()
 end)
 check.error("field 'batch' must be an integer >= 1, got 0", function() mistral:kv_bytes(10, {batch = 0}) end)
 check.error("field 'tokens' must be a non-negative integer, got -5", function() mistral:kv_bytes(-5) end)
+
+-- a copy of a model's fields is the same model, reserves and all: vLLM's
+-- activation peak is predicted from vocab and intermediate, which a copy of
+-- the architecture fields alone dropped (KV budget 56.12 GiB for 51.41)
+do
+  local m = kv.model "llama-3.1-8b"
+  local function budget(model)
+    local d = kv.deploy{model = model, gpu = "h100-sxm"}
+    return d:ledger().kv_budget, d.activation_source
+  end
+  local want = budget(m)
+  check.eq(string.format("%.2f", want / kv.units.GiB), "51.41", "the catalog's Llama-3.1-8B on an H100")
+  local t = {}
+  for k, v in pairs(m) do t[k] = v end
+  local copy = kv.model(t)
+  local b, src = budget(copy)
+  check.eq(b, want, "a pairs copy keeps the predicted activation")
+  check.eq(src, "predicted", "a pairs copy's activation")
+  local f = kv.models.facts(m)
+  f.id = "llama-3.1-8b+copy"
+  check.eq(budget(kv.model(f)), want, "kv.models.facts keeps it")
+  check.eq(f.vocab, 128256, "facts: vocab")
+  check.eq(f.aliases, nil, "facts: not the checkpoint's own names")
+  -- the derived defaults are not fields: a copy with fewer params has fewer active ones
+  local h = kv.model{id = "h", layers = 2, hidden = 64, heads = 2, params = 1000}
+  check.eq(h.active, 1000, "active defaults to params")
+  local c = {}
+  for k, v in pairs(h) do c[k] = v end
+  c.params = 500
+  check.eq(kv.model(c).active, 500, "a copy's active follows its params")
+end
