@@ -314,7 +314,7 @@ done
 expect fit_vllm_names 0 "" -- fit model=llama-3.1-8b gpus=h100 tp=1 max-model-len=8192 gpu-memory-utilization=0.8 -f csv
 check "fit_vllm_names reads vLLM's spellings" sh -c "grep -q '^llama-3.1-8b,h100-sxm,1,bf16,bf16,8192,' '$out/fit_vllm_names.out' &&
   ! cmp -s '$out/fit_vllm_names.out' '$out/fit_max_model_len.out'"
-expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unknown vLLM version '0.1' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.20)" -- \
+expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unknown vLLM version '0.1' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.20, 0.21, 0.29)" -- \
   fit model=llama-3.1-8b gpus=h100 engine_version=0.1
 expect ledger_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be an integer >= 1, got 0" -- \
   ledger model=llama-3.1-8b gpu=h100 max_num_seqs=0

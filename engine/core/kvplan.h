@@ -372,6 +372,12 @@ typedef struct kvp_vllm {
                                * 2 a request), KVP_MAMBA_ALL (a state every block) */
   int64_t mamba_chunk;        /* mamba_cache_mode all: the chunk the block aligns to
                                * (vLLM mamba_block_size, else the model's chunk_size) */
+  int32_t check_override;     /* the startup check and its estimate plan against
+                               * num_gpu_blocks_override blocks when it is set (the
+                               * releases of vllm-project/vllm#41069); 0: the measured
+                               * KV memory */
+  int32_t check_null_block;   /* ... against one block less, the null block (the
+                               * releases of vllm-project/vllm#47272) */
   int32_t log_tokens_mode;    /* what "GPU KV cache size" prints: 0 num_blocks // groups x
                                * block; 1 int(max concurrency x max_model_len) (the
                                * releases that derive it from the concurrency figure) */
@@ -767,7 +773,7 @@ typedef struct kvp_vllm_start {
   int32_t starts;         /* one request of max_model_len fits on every worker */
   int32_t stage;          /* the worker (pipeline stage) that decides */
   int64_t needed;         /* bytes one request of max_model_len needs there */
-  int64_t available;      /* bytes of KV memory there */
+  int64_t available;      /* bytes of KV memory the check plans against there */
   int64_t max_model_len;  /* vLLM's estimate of the longest max_model_len that fits
                            * (the figure its startup error suggests), the fewest
                            * over the workers; max_model_len when it starts */

@@ -154,6 +154,7 @@ kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out, kvp_diag *diag) {
   out->why = KVP_START_VLLM_LEN;
   out->limit = c.max_model_len;
   out->needed = c.needed;
+  out->available = c.available > 0 ? c.available : 0;
   return KVP_OK;
 }
 
@@ -167,7 +168,7 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
       return snprintf(buf, n, "vLLM refuses to start: one request of max_model_len %lld tokens "
                       "needs %.2f GiB of KV cache, %.2f GiB available (vLLM's estimated maximum "
                       "model length is %lld)", (long long)l->max_len, gib(s->needed),
-                      gib(kv_budget(l)), (long long)s->limit);
+                      gib(s->available), (long long)s->limit);
     case KVP_START_SGLANG_MEMORY: {
       const kvp_stage *st = tight(l);
       int64_t weights = st ? st->weights : 0, bits = token_bits(l);

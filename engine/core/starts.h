@@ -33,6 +33,7 @@ typedef struct kvp_start {
                        * TensorRT-LLM window); VLLM_LEN: vLLM's estimated maximum model
                        * length; SGLANG_POOL: max_req_input_len (<= 0) */
   int64_t needed;     /* VLLM_LEN: bytes one max_model_len request needs */
+  int64_t available;  /* VLLM_LEN: bytes the check plans against on that worker */
 } kvp_start;
 
 /* Longest text kvp_start_explain writes, with its terminating zero. */

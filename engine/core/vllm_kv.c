@@ -99,7 +99,12 @@
  *     (vllm/v1/kv_cache_interface.py): full cdiv(len, block) pages, sliding
  *     cdiv(min(W - 1 + max_num_batched_tokens, len), block) + 1, chunked
  *     cdiv(min(C + max_num_batched_tokens, len), block), Mamba 1 + the
- *     speculative blocks.
+ *     speculative blocks. The memory it plans against is the worker's KV
+ *     memory; from the releases of vllm-project/vllm#41069 (merged
+ *     2026-04-28) num_gpu_blocks_override blocks when that is set, and from
+ *     those of #47272 (merged 2026-08-20 as 76fb6d210a57, first tagged
+ *     v0.28.1rc0 / v0.29.0rc1) one pool block less, the null block BlockPool
+ *     holds back (check_memory below; the releases: engines.lua).
  *   - the minimum over workers: get_kv_cache_configs sets every worker's
  *     num_blocks to the fewest and shrinks its tensors to that many blocks.
  *   - decode context parallelism (decode_context_parallel_size, vllm/config/
@@ -684,6 +689,23 @@ static kvp_err stage_usage(const kvp_ledger *l, int32_t s, int64_t len, int64_t 
   return KVP_OK;
 }
 
+/* The KV memory vLLM's startup check and its estimate plan against on stage
+ * s (get_kv_cache_configs): the worker's KV budget; num_gpu_blocks_override
+ * blocks of the pool's bytes per block when the release checks the override
+ * (check_override, vllm-project/vllm#41069: "this should take precedence
+ * over the measured available kv cache size"); one block of the pool less
+ * when the release reserves the null block BlockPool holds back
+ * (check_null_block, #47272: check_memory = avail_mem -
+ * _pool_bytes_per_block(groups); the pool itself is still sized from all
+ * of it). */
+static int64_t check_memory(const kvp_ledger *l, const kvp_stage *st) {
+  const kvp_vllm *v = &l->d.vllm;
+  int64_t avail = st->kv_budget;
+  if (v->check_override && v->blocks_override > 0) avail = st->pool; /* blocks x block bytes */
+  if (v->check_null_block && avail > 0) avail -= st->block_bytes;
+  return avail;
+}
+
 kvp_err kvp_vllm_check(const kvp_ledger *l, kvp_vllm_start *out) {
   memset(out, 0, sizeof *out);
   if (l->d.budget != KVP_BUDGET_VLLM || l->d.alloc != KVP_ALLOC_PAGED) return KVP_EINVAL;
@@ -691,7 +713,7 @@ kvp_err kvp_vllm_check(const kvp_ledger *l, kvp_vllm_start *out) {
   out->max_model_len = l->max_len;
   out->stage = -1;
   for (int32_t s = 0; s < l->nstage; s++) {
-    int64_t avail = l->stage[s].kv_budget, need, len;
+    int64_t avail = check_memory(l, &l->stage[s]), need, len;
     int any;
     TRY(stage_usage(l, s, l->max_len, &need, &any));
     if (!any) continue;
@@ -731,7 +753,8 @@ kvp_err kvp_vllm_check(const kvp_ledger *l, kvp_vllm_start *out) {
     int64_t need;
     int any;
     TRY(stage_usage(l, s, l->max_len, &need, &any));
-    if (any && (l->stage[s].kv_budget <= 0 || need > l->stage[s].kv_budget)) out->starts = 0;
+    int64_t avail = check_memory(l, &l->stage[s]);
+    if (any && (avail <= 0 || need > avail)) out->starts = 0;
   }
   return KVP_OK;
 }

@@ -66,7 +66,7 @@ static const char *const deploy_keys[] = {
   "data_parallel_size",
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
-  "vllm_log_tokens_from_concurrency",
+  "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
   /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
   "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
   /* the engine's startup (starts.c) */
@@ -196,6 +196,16 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
 }
 
+/* A field true, false or absent (false). */
+static int32_t bool_field(lua_State *L, int idx, const char *name) {
+  int t = lua_getfield(L, idx, name);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field '%s' must be true or false, %s", name, kvl_got(L, -1));
+  int32_t v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
 /* vLLM's switches and overrides of the deployment table at idx. */
 static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   kvp_vllm *v = &d->vllm;
@@ -239,22 +249,14 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   if (lua_getfield(L, idx, "vllm_log_tokens_from_concurrency") != LUA_TNIL)
     v->log_tokens_mode = lua_toboolean(L, -1) ? 1 : 0;
   lua_pop(L, 1);
+  v->check_override = bool_field(L, idx, "vllm_check_override");
+  v->check_null_block = bool_field(L, idx, "vllm_check_null_block");
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "stage_activation_bytes") != LUA_TNIL)
     int_list(L, "stage_activation_bytes", v->stage_activation_bytes, KVP_MAX_PP);
   lua_pop(L, 1);
-}
-
-/* A field true, false or absent (false). */
-static int32_t bool_field(lua_State *L, int idx, const char *name) {
-  int t = lua_getfield(L, idx, name);
-  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-    kvl_error(L, "field '%s' must be true or false, %s", name, kvl_got(L, -1));
-  int32_t v = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return v;
 }
 
 /* Fill d from the deployment table at idx (the stdlib resolves names). */

@@ -315,6 +315,10 @@ local function vllm_rule(d, opts, rule)
   -- what the release prints as "GPU KV cache size" (the ledger's
   -- vllm_kv_cache_tokens follows it: engine/lua/core_lua.c)
   d.vllm_log_tokens_from_concurrency = row.tokens_from_concurrency or nil
+  -- what the release's startup check plans against (engines.lua
+  -- check_override, check_null_block; the rule: engine/core/vllm_kv.c)
+  d.vllm_check_override = row.check_override or nil
+  d.vllm_check_null_block = row.check_null_block or nil
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   -- vLLM's scheduler never runs more than max_num_seqs requests (vllm/v1/
   -- core/sched/scheduler.py: schedule() stops taking waiting requests at
@@ -923,6 +927,8 @@ function Deployment:spec()
   t.attn_bytes, t.whole_bytes = self.attn_bytes, self.whole_bytes
   t.sglang_replicas = self.sglang_replicas
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
+  t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,
+                                                   self.vllm_check_null_block
   t.engine_named = self.engine_named
   return t
 end

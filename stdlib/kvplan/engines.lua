@@ -53,6 +53,20 @@ local GiB = units.GiB
 --               and TTFT on A100"), 2048 once _DEFAULT_MAX_NUM_BATCHED_TOKENS
 --               replaced it (0.7 modelled; 0.6.5 and 0.6.6 are not told
 --               apart from 0.6.0-0.6.4 here)
+--   check_override the startup check (_check_enough_kv_cache_memory) and its
+--               estimated maximum model length plan against
+--               num_gpu_blocks_override blocks when it is set, not the
+--               measured KV memory (vllm-project/vllm#41069, "[Core] Account
+--               for num_gpu_blocks_override in max_model_len checks", merged
+--               2026-04-28, after the 0.20 releases that brought DeepSeek-V4
+--               (vllm-project/vllm#40778, 2026-04-24): assumed first in 0.21)
+--   check_null_block both plan against one pool block less, the null block
+--               BlockPool holds back (vllm-project/vllm#47272, merged
+--               2026-08-20 as 76fb6d210a57: check_memory = avail_mem -
+--               _pool_bytes_per_block(groups) in get_kv_cache_configs; not in
+--               v0.28.0, first tagged v0.28.1rc0 and v0.29.0rc1; its tests:
+--               tests/v1/core/test_kv_cache_utils.py
+--               test_kv_cache_reserves_null_block_for_max_model_len)
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
              context_counted = false, chunked_tokens = 512},
@@ -81,6 +95,13 @@ M.vllm = {
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true},
+  ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
+              async_scheduling = true, kv_from_checkpoint = true, check_override = true},
+  ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
+              async_scheduling = true, kv_from_checkpoint = true, check_override = true,
+              check_null_block = true},
 }
 M.vllm_latest = "0.11"
 

@@ -182,11 +182,12 @@ M.list = {
 
 -- Keys of the core's table that kv.deploy derives rather than takes
 -- (Deployment:spec): a stage's GPU memory and activation, the MoE experts'
--- bytes, the release's log rule, whether the engine is named, how the
+-- bytes, the release's log and startup-check rules, whether the engine is named, how the
 -- reserved memory was predicted.
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
-             "vllm_log_tokens_from_concurrency", "engine_named", "engine_rule"}
+             "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
+             "engine_named", "engine_rule"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).
 function M.key(f)

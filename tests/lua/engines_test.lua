@@ -305,7 +305,8 @@ check.error("fields 'engine' ('sglang') and 'budget' ('vllm') disagree", functio
 end)
 
 -- what "GPU KV cache size" prints, by release
-check.eq(engines.vllm_version("0.26.1") == engines.vllm["0.20"], true, "0.26 maps to the 0.20 row")
+check.eq(engines.vllm_version("0.26.1") == engines.vllm["0.21"], true, "0.26 maps to the 0.21 row")
+check.eq(engines.vllm_version("0.20.2") == engines.vllm["0.20"], true, "0.20.2 maps to the 0.20 row")
 local function log_ledger(version)
   return kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
                    max_model_len = 8192, engine_version = version}:ledger()

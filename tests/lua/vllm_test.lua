@@ -30,6 +30,48 @@ l = d:with{max_model_len = 16384, kv_cache_memory_bytes = false,
 check.eq(l.kv_blocks, 1536, "num_gpu_blocks_override")
 check.eq(l.vllm_max_concurrency, 1.5, "vLLM's maximum concurrency")
 
+-- the startup check by release (engines.lua check_override, check_null_block):
+-- vllm-project/vllm#47272's test_kv_cache_reserves_null_block_for_max_model_len,
+-- a pool of 32 blocks of 16 for max_model_len 512, refused from 0.29 on; the
+-- ledger's own answer (496 tokens beside the null block) agrees with vLLM's
+-- estimate from then on
+local tiny = kv.model{id = "t", layers = 1, hidden = 128, heads = 4, kv_heads = 2, head_dim = 64,
+                      params = 0}
+local function row(l, ...)
+  local t = {}
+  for i, k in ipairs{...} do t[i] = tostring(l[k]) end
+  return table.concat(t, " ")
+end
+local function tiny_at(v)
+  return kv.deploy{model = tiny, kv = "fp32", gpu_memory = 524288, utilization = 1,
+                   activation = 0, overhead = 0, max_model_len = 512, engine_version = v}:ledger()
+end
+for _, v in ipairs{"0.10.1", "0.28"} do
+  local lt = tiny_at(v)
+  check.eq(row(lt, "kv_blocks", "vllm_starts", "vllm_max_model_len"), "32 true 512",
+           v .. " checks all 32 blocks")
+end
+local lt = tiny_at("0.29.0")
+check.eq(row(lt, "kv_blocks", "vllm_starts", "vllm_max_model_len"), "32 false 496",
+         "0.29 checks 31 blocks, the null block set aside")
+check.eq(lt:max_context(1), 496, "the ledger agrees: 496 tokens fit beside the null block")
+check.eq(lt:fit(512, 1), false, "and the engine does not start")
+-- num_gpu_blocks_override in the check (vllm-project/vllm#41069, from 0.21
+-- on): 32 blocks of 16 on an H100 are 512 tokens, whatever memory is left
+local function l8_override(v)
+  return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", num_gpu_blocks_override = 32,
+                   max_model_len = 16384, activation = 0, overhead = 0,
+                   engine_version = v}:ledger()
+end
+local lo = l8_override("0.20")
+check.eq(row(lo, "kv_blocks", "vllm_starts", "vllm_max_model_len"), "32 true 16384",
+         "0.20 checks the measured memory")
+lo = l8_override("0.21")
+check.eq(row(lo, "kv_blocks", "vllm_starts", "vllm_max_model_len"), "32 false 512",
+         "0.21 checks the override's 32 blocks")
+lo = l8_override("0.29")
+check.eq(row(lo, "vllm_starts", "vllm_max_model_len"), "false 496", "0.29: 31 of them")
+
 -- a hybrid model: the switch puts the sliding layers in the full group
 local g = kv.deploy{model = "gemma-3-27b", gpu = "h100", activation = "1 GiB",
                     overhead = "1 GiB", max_model_len = 32768}

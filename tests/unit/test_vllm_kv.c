@@ -122,6 +122,77 @@ static void max_concurrency_follows_num_blocks_override(void **state) {
   assert_int_equal(n, 2); /* (3459 - the null block) // 1153 */
 }
 
+/* One request of max_model_len 512 on a pool of `blocks` blocks of 16
+ * tokens: by measured memory (kv_cache_memory_bytes, override 0) or by
+ * num_gpu_blocks_override on a pool the GPU holds many times over. */
+static void pool_of(kvp_deploy *d, kvp_ledger *l, int64_t blocks, int override,
+                    int check_override, int check_null_block) {
+  deploy_runs(d, 1, 2, 64, NULL, NULL, 0);
+  d->max_model_len = 512;
+  assert_int_equal(kvp_ledger_eval(d, l, NULL), KVP_OK);
+  int64_t block = l->stage[0].block_bytes;
+  if (override) d->vllm.blocks_override = blocks;
+  else d->vllm.kv_cache_bytes = blocks * block;
+  d->vllm.check_override = check_override;
+  d->vllm.check_null_block = check_null_block;
+  assert_int_equal(kvp_ledger_eval(d, l, NULL), KVP_OK);
+  assert_int_equal(l->stage[0].blocks, blocks);
+}
+
+static void the_check_plans_against_the_override_and_the_null_block(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_start c;
+  int64_t block;
+  /* vllm-project/vllm#47272's tests (tests/v1/core/test_kv_cache_utils.py):
+   * test_kv_cache_reserves_null_block_for_max_model_len, use_override True
+   * and False: a pool of 32 blocks of 16 for max_model_len 512 raises "max
+   * seq len"; test_check_enough_kv_cache_memory_reserves_null_block: 32
+   * blocks refused, 33 accepted. Its PR's end-to-end case: override 50,
+   * block 16, max_model_len 800: "estimated maximum model length is 784" */
+  for (int override = 0; override <= 1; override++) {
+    pool_of(&d, &l, 32, override, 1, 1);
+    block = l.stage[0].block_bytes;
+    assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+    assert_int_equal(c.starts, 0);
+    assert_int_equal(c.max_model_len, 31 * 16);
+    assert_int_equal(c.needed, 32 * block);
+    assert_int_equal(c.available, 31 * block);
+    pool_of(&d, &l, 33, override, 1, 1);
+    assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+    assert_int_equal(c.starts, 1);
+    assert_int_equal(c.max_model_len, 512);
+  }
+  pool_of(&d, &l, 50, 1, 1, 1);
+  d.max_model_len = 800;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 0);
+  assert_int_equal(c.max_model_len, 784);
+  /* before #47272 (#41069 alone): the override's 32 blocks hold the 32 a
+   * request needs, the null block counted; 31 do not */
+  pool_of(&d, &l, 32, 1, 1, 0);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  pool_of(&d, &l, 31, 1, 1, 0);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 0);
+  assert_int_equal(c.max_model_len, 31 * 16);
+  /* before #41069: the override plays no part in the check, the measured
+   * memory (80 GiB here) does */
+  pool_of(&d, &l, 1, 1, 0, 0);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  assert_int_equal(c.max_model_len, 512);
+  /* a budget of exactly one block leaves nothing once the null block is
+   * set aside: "No available memory for the cache blocks" */
+  pool_of(&d, &l, 1, 0, 1, 1);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 0);
+  assert_int_equal(c.max_model_len, 0);
+}
+
 /* test_get_kv_cache_config_one_worker's layers: pages of 16 x 2 x 64 x 4 x 2
  * = 16384 bytes (here 4 KV heads of 64 in bf16: 1024 bytes a token). */
 #define PAGE 16384LL
@@ -778,6 +849,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
     cmocka_unit_test(max_concurrency_follows_num_blocks_override),
+    cmocka_unit_test(the_check_plans_against_the_override_and_the_null_block),
     cmocka_unit_test(one_worker_groups_and_the_hybrid_switch),
     cmocka_unit_test(the_hybrid_switch_refuses_what_stays_hybrid),
     cmocka_unit_test(lookahead_slots_stop_at_max_model_len),
