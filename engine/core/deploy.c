@@ -20,8 +20,8 @@
 void kvp_deploy_defaults(kvp_deploy *d) {
   memset(d, 0, sizeof *d);
   d->tp = d->pp = 1;
-  d->kv = (kvp_format){16, 0, 0, 0, 0, 0, 0};
-  d->weights = (kvp_format){16, 0, 0, 0, 0, 0, 0};
+  d->kv = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d->weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
   d->utilization = 0.9;
   d->block = KVP_DEFAULT_BLOCK;
   d->max_num_batched_tokens = 1;

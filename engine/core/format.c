@@ -29,6 +29,12 @@ kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d) {
                     KVP_FORMAT_MAX_BITS, (int)f->rope_bits);
   if (f->group == 0 && (f->scale_bits != 0 || f->zero_bits != 0))
     return kvp_fail(d, KVP_EINVAL, "field '%s': scale or zero bits need a group size", field);
+  if (f->group2 < 0 || f->scale2_bits < 0 || f->scale2_bits > KVP_FORMAT_MAX_BITS ||
+      (f->group2 > 0) != (f->scale2_bits > 0) || (f->group2 > 0 && f->group == 0))
+    return kvp_fail(d, KVP_EINVAL,
+                    "field '%s': a second-level scale needs group2 >= 1 and scale2 bits 1..%d "
+                    "beside a group size, got group2 %d and scale2 %d", field,
+                    KVP_FORMAT_MAX_BITS, (int)f->group2, (int)f->scale2_bits);
   if ((f->tq_key_bits != 0 || f->tq_value_bits != 0) &&
       (f->tq_key_bits < 1 || f->tq_key_bits > 8 || f->tq_value_bits < 1 || f->tq_value_bits > 8))
     return kvp_fail(d, KVP_EINVAL,
@@ -64,6 +70,10 @@ kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bi
     int64_t meta;
     CHK(chk_mul(groups, (int64_t)f->scale_bits + f->zero_bits, &meta));
     CHK(chk_add(b, meta, &b));
+    if (f->group2 > 0) { /* the scales' own scales, per group2 groups of a tensor */
+      CHK(chk_mul(cdiv(groups, f->group2), f->scale2_bits, &meta));
+      CHK(chk_add(b, meta, &b));
+    }
   }
   *bits = b;
   return KVP_OK;
@@ -83,5 +93,7 @@ int64_t kvp_format_millibits(const kvp_format *f) {
   int64_t mb = (int64_t)f->bits * 1000;
   if (f->group > 0)
     mb += ((int64_t)f->scale_bits + f->zero_bits) * 1000 / f->group;
+  if (f->group > 0 && f->group2 > 0)
+    mb += (int64_t)f->scale2_bits * 1000 / ((int64_t)f->group * f->group2);
   return mb;
 }

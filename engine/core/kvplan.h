@@ -51,6 +51,11 @@ typedef struct kvp_format {
                           * (8: fp8 keys; 3-4: Lloyd-Max indices and an fp16 norm);
                           * 0: not TurboQuant */
   int32_t tq_value_bits; /* TurboQuant value bits (uniform, fp16 scale and zero) */
+  int32_t group2;        /* double quantization: every `group2` groups' scales are
+                          * themselves quantized and share one second-level scale
+                          * of `scale2_bits` (bitsandbytes' nested absmax: 256
+                          * 8-bit absmax values a fp32 one); 0: one level */
+  int32_t scale2_bits;
 } kvp_format;
 
 #define KVP_FORMAT_MAX_BITS 64

@@ -14,7 +14,8 @@
 /* ---- formats and layer kinds ------------------------------------------------ */
 
 static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope",
-                                          "tq_key", "tq_value", "name", NULL};
+                                          "tq_key", "tq_value", "group2", "scale2", "name",
+                                          NULL};
 
 /* The format table at idx ({bits=, group=, scale=, zero=}); field names the
  * option it came from (kvplan_lua.h). */
@@ -30,6 +31,8 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
   f.rope_bits = (int32_t)kvl_int_field(L, idx, "rope", 0);
   f.tq_key_bits = (int32_t)kvl_int_field(L, idx, "tq_key", 0);
   f.tq_value_bits = (int32_t)kvl_int_field(L, idx, "tq_value", 0);
+  f.group2 = (int32_t)kvl_int_field(L, idx, "group2", 0);
+  f.scale2_bits = (int32_t)kvl_int_field(L, idx, "scale2", 0);
   kvp_diag d = {{0}};
   kvp_err e = kvp_format_check(&f, field, &d);
   if (e != KVP_OK) kvl_core_error(L, e, &d, field);

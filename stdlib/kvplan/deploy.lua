@@ -225,6 +225,30 @@ local function mxfp4_rule(d, opts, rule)
   rule.mxfp4.by_gpu = opts.mxfp4_backend == nil
 end
 
+-- Weights as vLLM holds a bitsandbytes checkpoint weighed from its classes
+-- (no weights, weight_bytes or checkpoint bytes given): double-quantized
+-- absmax (bnb-4bit-dq) becomes fp32 (bnb-4bit) from the release
+-- engines.vllm_bnb_dequant_release on (engines.lua has the source).
+local function bnb_rule(d, opts)
+  local m = d.model
+  local wf = rawget(m, "weight_formats")
+  if wf == nil or opts.weights ~= nil or opts.weight_bytes ~= nil or rawget(m, "weight_bytes") then
+    return
+  end
+  local loaded, any = {}, false
+  for k, f in pairs(wf) do
+    local name = formats.get(f, "weight_formats." .. k).name
+    if name == "bnb-4bit-dq" then loaded[k], any = "bnb-4bit", true else loaded[k] = f end
+  end
+  if not any then return end
+  if not engines.vllm_at_least(opts.engine_version, engines.vllm_bnb_dequant_release) then
+    d.weights_source = "checkpoint"
+    return
+  end
+  d.weight_bytes = m:classes_size(loaded)
+  d.weights_source = "loaded (bitsandbytes absmax dequantized to fp32)"
+end
+
 --- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
 --- {a100 = its name says A100, mx = the layout of the MXFP4 kernel vLLM
 --- picks on it}. A sweep's GPU axis carries one per GPU.
@@ -348,6 +372,7 @@ local function vllm_rule(d, opts, rule)
     end
   end
   mxfp4_rule(d, opts, rule)
+  bnb_rule(d, opts)
   limits_rule(d, opts, row, rule)
   rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
   rule.seqs_cap = d.max_num_seqs_source == "default"

@@ -135,6 +135,39 @@ function M.vllm_version(v)
   return row, v
 end
 
+--- Is vLLM release v (an engine_version: "0.9.2", "0.10", "latest", nil
+--- for the latest) at least release `at` ("0.9.2")? A release named by
+--- its minor alone is its .0.
+function M.vllm_at_least(v, at)
+  if v == nil or v == "latest" then v = M.vllm_latest end
+  local function parts(s)
+    local a, b, c = tostring(s):match("^v?(%d+)%.(%d+)%.?(%d*)")
+    if a == nil then util.raise("field 'engine_version': not a vLLM version '%s'", tostring(s)) end
+    return tonumber(a), tonumber(b), tonumber(c) or 0
+  end
+  local a1, b1, c1 = parts(v)
+  local a2, b2, c2 = parts(at)
+  if a1 ~= a2 then return a1 > a2 end
+  if b1 ~= b2 then return b1 > b2 end
+  return c1 >= c2
+end
+
+-- bitsandbytes 4-bit weights as vLLM holds them. The loader quantizes a
+-- bf16/fp16 checkpoint in flight with quantize_4bit(compress_statistics=
+-- True, quant_type="nf4") (vllm/model_executor/model_loader/
+-- bitsandbytes_loader.py _unquantized_generator at 0406fb9fb92d), so its
+-- absmax is double quantized like a checkpoint saved with
+-- bnb_4bit_use_double_quant; from 0.9.2 on, load_weights calls
+-- dequantize_dq, which turns every nested absmax back into fp32 and drops
+-- the second level ("at the cost of increased memory usage",
+-- vllm-project/vllm#19742, merged 2025-06-18, first released in v0.9.2):
+-- bnb-4bit-dq is held as bnb-4bit. Linear layers and fused MoE experts are
+-- quantized (bitsandbytes.py BitsAndBytesConfig.get_quant_method at
+-- 01f5395fdf04: LinearBase unless in llm_int8_skip_modules, FusedMoE); the
+-- embeddings and lm_head (VocabParallelEmbedding, ParallelLMHead) stay in
+-- the model dtype.
+M.vllm_bnb_dequant_release = "0.9.2"
+
 --- Does a GPU's name say A100 (vLLM's big-GPU defaults leave it out)?
 function M.names_a100(name)
   return tostring(name or ""):lower():find("a100", 1, true) ~= nil

@@ -4,7 +4,9 @@
 --
 -- A format is {bits, group, scale, zero}: every `group` elements share a
 -- `scale`-bit scale and a `zero`-bit zero point (group 0: a per-tensor scale
--- that costs nothing per element).
+-- that costs nothing per element). group2, scale2: double quantization, the
+-- group scales themselves quantized, every `group2` of them sharing a
+-- `scale2`-bit second-level scale (bitsandbytes' nested absmax).
 
 local core = require "kvplan.core"
 local util = require "kvplan.util"
@@ -50,6 +52,16 @@ M.table = {
   ["int4-g64"] = {bits = 4, group = 64, scale = 16, zero = 4,
                   note = "fp16 scale and 4-bit zero per 64"},
   ["int8-g128"] = {bits = 8, group = 128, scale = 16, note = "fp16 scale per 128"},
+  -- bitsandbytes 4-bit, nf4 or fp4 alike in size (bitsandbytes/functional.py
+  -- quantize_4bit at 01327aa0119f: blocksize 64, an fp32 absmax per block;
+  -- compress_statistics (bnb_4bit_use_double_quant) quantizes the absmax
+  -- to uint8 with quantize_blockwise(absmax, blocksize=256): an fp32 absmax
+  -- per 256 blocks, and one fp32 offset per tensor, not counted)
+  ["bnb-4bit"] = {bits = 4, group = 64, scale = 32,
+                  note = "bitsandbytes nf4/fp4: fp32 absmax per 64 (4.5 bits)"},
+  ["bnb-4bit-dq"] = {bits = 4, group = 64, scale = 8, group2 = 256, scale2 = 32,
+                     note = "bitsandbytes nf4/fp4, double quantization: uint8 absmax per 64, " ..
+                            "fp32 per 256 of them (4.127 bits)"},
   -- vLLM kv_cache_dtype fp8_ds_mla (FlashMLA sparse, DeepSeek-V3.2): the 512
   -- latent elements in fp8 with an fp32 scale per 128, the 64 rope elements
   -- in bf16: 656 bytes a token (vllm/v1/kv_cache_interface.py
@@ -63,7 +75,8 @@ function M.names() return util.sorted_keys(M.table) end
 
 local function make(name, t)
   return {name = name, bits = t.bits, group = t.group or 0, scale = t.scale or 0,
-          zero = t.zero or 0, rope = t.rope or 0, tq_key = t.tq_key, tq_value = t.tq_value}
+          zero = t.zero or 0, rope = t.rope or 0, tq_key = t.tq_key, tq_value = t.tq_value,
+          group2 = t.group2, scale2 = t.scale2}
 end
 
 --- A format from a name ("int4-g128", "int3-g64-sym", "fp8") or a table
@@ -72,7 +85,8 @@ function M.get(v, field)
   field = field or "format"
   if type(v) == "table" then
     util.check_keys(v, {name = true, bits = true, group = true, scale = true, zero = true,
-                        rope = true, tq_key = true, tq_value = true, note = true}, "format")
+                        rope = true, tq_key = true, tq_value = true, group2 = true,
+                        scale2 = true, note = true}, "format")
     local f = make(v.name or "custom", v)
     core.format_bits(f) -- checks every field
     return f
@@ -83,6 +97,15 @@ function M.get(v, field)
   local key = v:lower()
   local t = M.table[key]
   if t then return make(key, t) end
+  -- bnb-int8-gG: bitsandbytes LLM.int8 (Linear8bitLt / Int8Params), int8
+  -- values and an fp32 absmax per output row (its SCB, row_stats), a row
+  -- being G input elements
+  local rg = key:match("^bnb%-int8%-g(%d+)$")
+  if rg then
+    local g = tonumber(rg) // 1
+    if g < 1 then util.raise("field '%s': bad format '%s' (group >= 1)", field, v) end
+    return {name = key, bits = 8, group = g, scale = 32, zero = 0, rope = 0}
+  end
   -- intN-gG[-sym]: N bits, an fp16 scale per G and an N-bit zero unless -sym
   local bits, group, sym = key:match("^int(%d+)%-g(%d+)(%-?s?y?m?)$")
   if bits and (sym == "" or sym == "-sym") then

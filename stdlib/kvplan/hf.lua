@@ -526,6 +526,26 @@ local function weight_format_of(C, q, where)
     C:raise("field '%s.quant_algo' %s is not supported for modelopt (known: FP8, NVFP4); give "
             .. "opts.weight_format", where, show(algo))
   end
+  if method == "bitsandbytes" then
+    -- transformers' BitsAndBytesConfig.to_dict, as vLLM's
+    -- BitsAndBytesConfig.from_config reads it (load_in_4bit unless
+    -- load_in_8bit; engines.lua has the layouts' sources)
+    if q.load_in_8bit == true then
+      -- LLM.int8: int8 values and an fp32 absmax per output row (SCB),
+      -- counted per hidden_size row as GPTQ's per-channel scales
+      return "bnb-int8-g" .. C.hidden,
+             string.format("%s bitsandbytes 8-bit: int8, an fp32 scale per row (counted per " ..
+                           "hidden_size %d row)", where, C.hidden)
+    end
+    if q.load_in_4bit == false then
+      C:raise("field '%s': bitsandbytes with neither load_in_4bit nor load_in_8bit", where)
+    end
+    local dq = q.bnb_4bit_use_double_quant == true
+    local qt = type(q.bnb_4bit_quant_type) == "string" and q.bnb_4bit_quant_type or "fp4"
+    return dq and "bnb-4bit-dq" or "bnb-4bit",
+           string.format("%s bitsandbytes 4-bit %s: an %s absmax per 64%s", where, qt,
+                         dq and "8-bit" or "fp32", dq and ", an fp32 one per 256 of them" or "")
+  end
   if method == "mxfp4" then
     return "mxfp4", where .. " mxfp4 (OCP MX: e8m0 scale per 32; modules_to_not_convert stay " ..
            "in the model dtype, counted as mxfp4 unless the files give the bytes)"
@@ -548,8 +568,9 @@ local function weight_format_of(C, q, where)
     C:raise("field '%s': compressed-tensors scheme not supported (int group or fp8 " ..
             "tensor/channel weights, or nvfp4); give opts.weight_format", where)
   end
-  C:raise("field '%s.quant_method' %s is not supported (known: awq, compressed-tensors, fp8, " ..
-          "gptq, modelopt, mxfp4); give opts.weight_format", where, show(q.quant_method))
+  C:raise("field '%s.quant_method' %s is not supported (known: awq, bitsandbytes, " ..
+          "compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format", where,
+          show(q.quant_method))
 end
 
 -- ---- the checkpoint's KV cache quantization ----------------------------------
@@ -610,7 +631,7 @@ end
 quantized_classes = function(C, a, wf)
   local q = C:get("quantization_config")
   local skip = {}
-  for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers"}) do
+  for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers", "llm_int8_skip_modules"}) do
     local l = q[key]
     if type(l) == "table" then
       for _, name in ipairs(l) do
@@ -1308,6 +1329,18 @@ local function read_weights(C, a, dir)
   local quantized = C:get("quantization_config") ~= nil
   local h, ix, counted = files.headers, files.index, nil
   local notes = {}
+  -- a bitsandbytes checkpoint's files are not what the engine holds: vLLM
+  -- dequantizes double-quantized absmax at load from 0.9.2 (engines.lua),
+  -- so its bytes come from the scheme by release (deploy.lua bnb_rule)
+  local q = C:get("quantization_config")
+  local bnb = type(q) == "table" and type(q.quant_method) == "string"
+              and q.quant_method:lower() == "bitsandbytes"
+  if bnb and (h or ix) then
+    notes[#notes + 1] = string.format("bitsandbytes checkpoint: its files hold %d bytes; the " ..
+                                      "weights are counted from the scheme as the engine loads them",
+                                      h and h.bytes or ix.total)
+    h, ix = nil, nil
+  end
   if h then
     local names = #h.names == 1 and h.names[1] or (#h.names .. " safetensors files")
     a.weight_bytes, a.weight_source = h.bytes, "sum of tensor spans in " .. names

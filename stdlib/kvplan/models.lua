@@ -337,17 +337,21 @@ end
 function Model:weight_size(f)
   if f == nil and rawget(self, "weight_bytes") then return self.weight_bytes end
   local wf = rawget(self, "weight_formats")
-  if f == nil and wf ~= nil then
-    local c, native, total = self:weight_class_params(), self:dtype_format(), 0
-    for _, k in ipairs(M.weight_classes) do
-      local fk = wf[k] ~= nil and formats.get(wf[k], "weight_formats." .. k) or native
-      local b = formats.bytes(fk, c[k])
-      if total + b < total then util.raise("model '%s': weight bytes overflow", self.id) end
-      total = total + b
-    end
-    return total
-  end
+  if f == nil and wf ~= nil then return self:classes_size(wf) end
   return formats.bytes(formats.get(f or self:native_format(), "weights"), self.params or 0)
+end
+
+--- Bytes of all weights with each class in its format of wf (a table of
+--- class = format), the rest in the model dtype.
+function Model:classes_size(wf)
+  local c, native, total = self:weight_class_params(), self:dtype_format(), 0
+  for _, k in ipairs(M.weight_classes) do
+    local fk = wf[k] ~= nil and formats.get(wf[k], "weight_formats." .. k) or native
+    local b = formats.bytes(fk, c[k])
+    if total + b < total then util.raise("model '%s': weight bytes overflow", self.id) end
+    total = total + b
+  end
+  return total
 end
 
 function Model:kinds() return self.core:kinds() end

@@ -709,18 +709,27 @@ local function catalog_model(kv, name)
 end
 
 -- The checkpoint's weight classes from the log's quantization flag (or its
--- name): GPTQ/AWQ int4 (group 128) and FP8 quantize the linear layers.
+-- name): GPTQ/AWQ int4 (group 128) and FP8 quantize the linear layers;
+-- bitsandbytes (vLLM's quantization=bitsandbytes, the loader's in-flight
+-- quantization or a bnb checkpoint) its linear layers and experts: 8-bit
+-- when the name says so, else 4-bit with double-quantized absmax, the
+-- in-flight loader's (quantize_4bit(compress_statistics=True), engines.lua)
+-- and assumed for a 4-bit checkpoint (its config is not in the log); the
+-- release then decides what vLLM holds (deploy.lua bnb_rule).
 local function quantized_model(kv, m, f)
   local q = (f.quantization or ""):lower()
   local name = (f.model or ""):lower()
   if q == "none" or q == "" then
     if name:find("awq") then q = "awq" elseif name:find("gptq") then q = "gptq"
-    elseif name:find("fp8") then q = "fp8" end
+    elseif name:find("fp8") then q = "fp8" elseif name:find("bnb") then q = "bitsandbytes" end
   end
   local wf
   if q:find("awq") then wf = "int4-g128"
   elseif q:find("gptq") then wf = name:find("int8") and "int8-g128" or "int4-g128-sym"
-  elseif q:find("fp8") then wf = "fp8" end
+  elseif q:find("fp8") then wf = "fp8"
+  elseif q:find("bitsandbytes") then
+    wf = (name:find("8bit") or name:find("int8")) and ("bnb-int8-g" .. m.hidden) or "bnb-4bit-dq"
+  end
   if wf == nil or rawget(m, "weight_formats") then return m, nil end
   local t = {}
   for k, v in pairs(m) do if k ~= "core" and k ~= "weight_bytes" then t[k] = v end end
@@ -1079,7 +1088,7 @@ function M.check(text, opts)
   end
 
   -- predict: GPU, model and flags alone
-  local popts = {}
+  local popts, no_gpu = {}, false
   for k, v in pairs(base) do popts[k] = v end
   for k, v in pairs(extra) do popts[k] = v end
   if f.total then
@@ -1092,7 +1101,13 @@ function M.check(text, opts)
   elseif not popts.gpu_memory then
     row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
         status = "missing: the GPU (neither the log nor its header names it; give gpu=ID)", inputs = inputs()}
-    return rows, f
+    if not (f.weights and f.engine == "vllm" and version_row(engines, f)) then return rows, f end
+    -- vLLM's weights of a checkpoint do not follow the GPU's memory (the
+    -- MXFP4 kernel does, which an unknown GPU leaves at the checkpoint's
+    -- layout): predicted on a GPU of any size, the other figures are not
+    no_gpu = true
+    popts.gpu_memory = 1 << 40
+    src.gpu = "none (the weights do not depend on it)"
   else
     src.gpu_memory = "argument"
   end
@@ -1112,7 +1127,11 @@ function M.check(text, opts)
           inputs = inputs()}
       return rows, f
     end
-    popts.engine_version = vname
+    -- the release as the log prints it where its row is the minor's (a
+    -- patch release can matter: bitsandbytes' absmax from 0.9.2)
+    local patch = f.version and f.version:match("^v?(%d+%.%d+%.%d+)")
+    popts.engine_version = (patch and not vname:find("v1") and patch:match("^%d+%.%d+") == vname)
+                           and patch or vname
     src.version = f.version_source
     popts.utilization = f.utilization and f.utilization.mid or 0.9
     src.utilization = usource(f.utilization) or (f.args_seen and "default" or "assumed")
@@ -1141,6 +1160,12 @@ function M.check(text, opts)
     return rows, f
   end
   local l = d:ledger()
+  if no_gpu then
+    row{figure = "weights_gib", mode = "predict", logged = f.weights.mid, kvplan = l.weights / GiB,
+        rel_error = relerr(l.weights / GiB, f.weights.mid), status = "predicted",
+        inputs = inputs(qfmt and ("weights=" .. qfmt .. " (log)") or nil)}
+    return rows, f
+  end
   local pin = inputs((qfmt and ("weights=" .. qfmt .. " (log)")
                       or ("weights=" .. (src.model == "config" and "config" or "catalog")))
                      .. (d.mxfp4_backend and (" mxfp4_backend=" .. d.mxfp4_backend .. " ("

@@ -455,3 +455,26 @@ do
   check.eq(a.largest, "sampler", "the sampler sets LLaVA's peak")
   check.eq(kv.model("llava-1.5-7b"):weight_class_params().vision, 324487168, "tower and projector")
 end
+
+-- bitsandbytes 4-bit with double quantization: vLLM before 0.9.2 holds the
+-- nested absmax, from 0.9.2 on dequantize_dq turns it into fp32 (#19742)
+do
+  local base = kv.model("llama-3.1-8b")
+  local t = {}
+  for k, v in pairs(base) do if k ~= "core" then t[k] = v end end
+  t.id, t.weight_formats = "llama-bnb", {attention = "bnb-4bit-dq", mlp = "bnb-4bit-dq"}
+  local m = kv.model(t)
+  local c = m:weight_class_params()
+  local lin = c.attention + c.mlp
+  local rest = (c.embeddings + c.lm_head + c.other) * 2
+  local old = kv.deploy{model = m, gpu = "l4", engine_version = "0.9.1", max_model_len = 4096}
+  check.eq(old.weight_bytes, rest + lin // 2 + lin // 64 + lin // 64 // 256 * 4, "0.9.1: nested absmax")
+  check.eq(old.weights_source, "checkpoint", "0.9.1: as the checkpoint")
+  local new = kv.deploy{model = m, gpu = "l4", engine_version = "0.9.2", max_model_len = 4096}
+  check.eq(new.weight_bytes, rest + lin // 2 + lin // 64 * 4, "0.9.2: fp32 absmax")
+  check.eq(new.weights_source, "loaded (bitsandbytes absmax dequantized to fp32)", "0.9.2: as loaded")
+  check.eq(kv.deploy{model = m, gpu = "l4", max_model_len = 4096}.weight_bytes, new.weight_bytes,
+           "the latest release dequantizes")
+  check.eq(engines.vllm_at_least("0.10", "0.9.2"), true, "0.10 after 0.9.2")
+  check.eq(engines.vllm_at_least("0.9", "0.9.2"), false, "0.9 is 0.9.0")
+end

@@ -13,3 +13,15 @@ check.eq(f.bytes(f.get "int4", 3), 2, "rounded once")
 check.error("unknown format 'fp9' (did you mean", f.get, "fp9", "kv")
 check.error("bits must be 1..64, got 0", f.get, {bits = 0})
 check.error("unknown field 'bitz' in format", f.get, {bitz = 4})
+
+-- bitsandbytes: 4 bits and an fp32 absmax per 64; double quantization keeps
+-- the absmax in 8 bits with an fp32 one per 256 of them; LLM.int8 an fp32
+-- scale per row
+check.eq(f.bytes(f.get "bnb-4bit", 4096 * 4096), 4096 * 4096 // 2 + 4096 * 4096 // 64 * 4, "bnb-4bit")
+check.eq(f.bytes(f.get "bnb-4bit-dq", 4096 * 4096),
+         4096 * 4096 // 2 + 4096 * 4096 // 64 + 4096 * 4096 // 64 // 256 * 4, "bnb-4bit-dq")
+check.eq(f.bytes(f.get "bnb-int8-g4096", 4096 * 4096), 4096 * 4096 + 4096 * 4, "bnb-int8: row scales")
+check.eq(f.bytes({bits = 4, group = 64, scale = 8, group2 = 256, scale2 = 32}, 64 * 257),
+         (64 * 257 * 4 + 257 * 8 + 2 * 32) // 8, "a partial block of scales has its scale")
+check.error("a second-level scale needs group2 >= 1", f.get, {bits = 4, group = 64, scale = 8, group2 = 256})
+check.error("bad format 'bnb-int8-g0'", f.get, "bnb-int8-g0")

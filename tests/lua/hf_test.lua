@@ -141,8 +141,27 @@ f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "conf
             '{"group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", ' ..
             '"group_size": 128, "symmetric": true}}}}')
 check.eq(f.name, "int4-g128-sym", "compressed-tensors W4A16")
+-- bitsandbytes (transformers BitsAndBytesConfig.to_dict): 4-bit with or
+-- without double quantization, 8-bit; embeddings and lm_head stay bf16
+local bnb = from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..
+                                '"load_in_4bit": true, "bnb_4bit_quant_type": "nf4", ' ..
+                                '"bnb_4bit_use_double_quant": true, "llm_int8_skip_modules": null}'))
+check.eq(bnb.weight_format, "bnb-4bit-dq", "nf4 with double quantization")
+check.eq(bnb.weight_formats.attention .. bnb.weight_formats.mlp, "bnb-4bit-dqbnb-4bit-dq",
+         "linear layers quantized")
+check.eq(bnb.weight_formats.lm_head, nil, "lm_head stays in the model dtype")
+check.eq(bnb.weight_bytes, nil, "bytes from the scheme, not the files")
+f = qformat('"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true, ' ..
+            '"bnb_4bit_quant_type": "fp4"}')
+check.eq(f.name .. "/" .. kv.formats.bits(f), "bnb-4bit/4.5", "fp4, an fp32 absmax per 64")
+f = qformat('"quantization_config": {"quant_method": "bitsandbytes", "load_in_8bit": true, ' ..
+            '"load_in_4bit": false}')
+check.eq(f.name .. "/" .. f.scale .. "/" .. f.group, "bnb-int8-g8/32/8", "LLM.int8: fp32 row scale")
+local skip = from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..
+                                 '"load_in_4bit": true, "llm_int8_skip_modules": ["mlp"]}'))
+check.eq(skip.weight_formats.mlp, nil, "llm_int8_skip_modules keeps the MLP in bf16")
 check.error("config.json: field 'quantization_config.quant_method' 'hqq' is not supported (known: " ..
-            "awq, compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format",
+            "awq, bitsandbytes, compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format",
             function() from_hf(config_with('"quantization_config": {"quant_method": "hqq"}')) end)
 check.error("config.json: field 'quantization_config.bits' must be an integer 1..16, got 0",
             function() from_hf(config_with('"quantization_config": {"quant_method": "gptq", ' ..

@@ -604,3 +604,25 @@ check.eq(present[1], true, "scan: held")
 check.eq(present[2], nil, "scan: not held")
 check.eq(present[3], true, "scan: at the end")
 check.error("literal 1 is 2 bytes long", require("kvplan.core").scan_literals, "abc", {"ab"})
+
+-- bitsandbytes: the engine config line's quantization=bitsandbytes, in-flight
+-- 4-bit with double-quantized absmax; 0.9.2 holds the absmax in fp32, 0.9.1
+-- does not; no GPU named: the weights alone are predicted
+do
+  local function bnb(version)
+    return rows_by(kv.validate("Initializing a V1 LLM engine (v" .. version .. ") with config: "
+      .. "model='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=8192, "
+      .. "load_format=bitsandbytes, tensor_parallel_size=1, quantization=bitsandbytes\n"
+      .. "Model loading took 5.5 GiB and 30.1 seconds\n"))
+  end
+  local m = kv.model("llama-3.1-8b")
+  local c = m:weight_class_params()
+  local lin, rest = c.attention + c.mlp, (c.embeddings + c.lm_head + c.other) * 2
+  local old, new = bnb("0.9.1")["weights_gib/predict"], bnb("0.9.2")["weights_gib/predict"]
+  check.eq(old.kvplan, (rest + lin // 2 + lin // 64 + lin // 64 // 256 * 4) / 2^30, "0.9.1: nested absmax")
+  check.eq(new.kvplan, (rest + lin // 2 + lin // 64 * 4) / 2^30, "0.9.2: fp32 absmax")
+  assert(new.inputs:find("gpu=none", 1, true) and new.inputs:find("weights=bitsandbytes (log)", 1, true),
+         new.inputs)
+  check.eq(bnb("0.9.2")["kv_memory_gib/predict"].status,
+           "missing: the GPU (neither the log nor its header names it; give gpu=ID)", "no GPU: no KV figure")
+end

@@ -54,7 +54,7 @@ static void weight_bytes_are_given_or_params_in_the_format(void **state) {
   seventy_b(&d);
   assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
   assert_int_equal(bytes, 140000000000LL); /* 70e9 x 2 bytes */
-  d.weights = (kvp_format){4, 128, 16, 4, 0, 0, 0};  /* int4-g128: a 16-bit scale, 4-bit zero */
+  d.weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0};  /* int4-g128: a 16-bit scale, 4-bit zero */
   assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
   assert_int_equal(bytes, 36367187500LL);   /* 70e9 x (4 + 20/128) / 8 */
   d.weight_bytes = 12345;
