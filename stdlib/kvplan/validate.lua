@@ -123,6 +123,19 @@ local function bool_flag(text, name)
   return v == "True" or v == "true" or v == "1"
 end
 
+-- Does text hold mxfp4.py's "Using Triton backend" (the MoE kernel, the
+-- end of its line, or get_mxfp4_backend_with_lora's) rather than the
+-- attention selector's "Using Triton backend on V1 engine."?
+local function triton_moe_line(text)
+  local i = 1
+  while true do
+    local _, e = text:find("Using Triton backend", i, true)
+    if e == nil then return false end
+    if text:sub(e + 1, e + 3) ~= " on" then return true end
+    i = e + 1
+  end
+end
+
 local parse_body
 
 -- v, and the log line of the match it came from as f.at[key] (nil v: none)
@@ -258,8 +271,10 @@ parse_body = function(body, f)
   f.gpu_name = at(f, "gpu", last(body, {"_CudaDeviceProperties%(name='([^']+)'",
                                         "GPU %d+: ((%u%u+)[^\n(]*[%w%)])", "|%s+%d+%s+(NVIDIA [^|]-)%s+O[nf]f?%s+|"}))
   -- the MXFP4 MoE kernel vLLM picked (mxfp4.py get_mxfp4_backend's log
-  -- lines; Marlin also warns from marlin_utils_fp4.py)
-  if body:find("Using Triton backend") then f.mxfp4_backend = "triton"
+  -- lines; Marlin also warns from marlin_utils_fp4.py). "Using Triton
+  -- backend on V1 engine." is the attention backend's line (vllm/platforms/
+  -- cuda.py get_attn_backend_cls, TRITON_ATTN), not the MoE kernel's
+  if triton_moe_line(body) then f.mxfp4_backend = "triton"
   elseif body:find("Using Marlin backend") or body:find("leveraging the Marlin kernel") then
     f.mxfp4_backend = "marlin"
   elseif body:find("Using FlashInfer MXFP4 BF16 backend for SM90") then f.mxfp4_backend = "flashinfer_sm90"

@@ -626,3 +626,13 @@ do
   check.eq(bnb("0.9.2")["kv_memory_gib/predict"].status,
            "missing: the GPU (neither the log nor its header names it; give gpu=ID)", "no GPU: no KV figure")
 end
+
+-- "Using Triton backend on V1 engine." names the attention backend, not the
+-- MXFP4 MoE kernel; mxfp4.py's own line ends at "Using Triton backend"
+check.eq(validate.parse("INFO [cuda.py:398] Using Triton backend on V1 engine.\n").mxfp4_backend, nil,
+         "the attention backend's line")
+check.eq(validate.parse("INFO [cuda.py:398] Using Triton backend on V1 engine.\n"
+                        .. "INFO [mxfp4.py:165] Using Triton backend\n").mxfp4_backend, "triton",
+         "the MoE kernel's line beside it")
+check.eq(validate.parse("INFO [mxfp4.py:91] [get_mxfp4_backend_with_lora] Using Triton backend\n")
+         .mxfp4_backend, "triton", "with LoRA")
