@@ -92,6 +92,12 @@
 --   (per million input and output tokens). Standard error says how many
 --   deployments were simulated and how many simulations ran.
 --
+-- On a table printed to standard output (a terminal, -f table) only the
+-- `top` ranked rows are rows: each other GPU gets one line under the table
+-- (rank, its best deployment, GPUs, cost, why it ranks below, cut to the
+-- terminal's width); all=true prints every candidate as a row, and a file,
+-- a pipe, CSV, JSON and Markdown have the rows below.
+--
 -- Output: the `top` deployments that serve the shape, by rank, then for
 -- every other GPU and format its best deployment, or why none serves (when
 -- nothing serves, only those rows, rank empty):
@@ -128,9 +134,10 @@ local function pick_rows(ranked, key, first_why, closest)
   for _, c in ipairs(ranked) do
     if c.rank and (c.rank <= opt.top or opt.all) then take(c, c.rank == 1 and first_why(c) or nil) end
   end
+  local ntop = #out
   if opt.all then
     for _, c in ipairs(ranked) do if not shown[c] then take(c) end end
-    return out
+    return out, #out
   end
   local groups, order = {}, {}
   for _, c in ipairs(ranked) do
@@ -145,7 +152,55 @@ local function pick_rows(ranked, key, first_why, closest)
       if g[1].rank then take(g[1]) else take(closest(g)) end
     end
   end
-  return out
+  return out, ntop
+end
+
+-- On a table printed to standard output (a terminal, or -f table) the
+-- ranked rows are followed by one line for each other GPU, where a file,
+-- CSV, JSON or Markdown has its rows (all=true: every row, in a table too;
+-- nothing ranked: the rows, which say why each GPU does not serve).
+local out_format, to_stdout, width = kv.report.destination()
+local summarize = not opt.all and out_format == "table" and to_stdout
+
+-- The rows of pick_rows to write (its first ntop with a summary), and the
+-- summary's lines: for each GPU none of those rows is on, its first entry
+-- (its best, or why none serves), in fields from describe(c, why) (rank,
+-- gpu, deployment, GPUs, cost or nil; the why last), aligned and cut to
+-- the terminal's width.
+local function split_rows(picked, ntop, describe)
+  if not summarize or ntop == 0 then return picked, nil end
+  local rows, on, lines = {}, {}, {}
+  for i = 1, ntop do rows[i] = picked[i]; on[picked[i][1].gpu] = true end
+  -- a why ends with how rank 1 compares ('needs 3 GPUs, mi325x tp 2 x pp 1
+  -- needs 2'): rank 1 is the table's first row, the line keeps the first part
+  local first = ", " .. picked[1][1].gpu .. " tp "
+  for i = ntop + 1, #picked do
+    local c, why = picked[i][1], picked[i][2] or picked[i][1].why
+    if not on[c.gpu] then
+      on[c.gpu] = true
+      local at = c.rank and why:find(first, 1, true)
+      lines[#lines + 1] = describe(c, at and why:sub(1, at - 1) or why)
+    end
+  end
+  if #lines == 0 then return rows, nil end
+  local w, priced = {}, false
+  for _, l in ipairs(lines) do
+    priced = priced or l[5] ~= nil
+    for i = 1, 4 do w[i] = math.max(w[i] or 0, utf8.len(l[i])) end
+  end
+  local text = {"Other GPUs, the best deployment of each (all=true lists every deployment):"}
+  for _, l in ipairs(lines) do
+    local f = {string.rep(" ", w[1] - #l[1]) .. l[1], l[2] .. string.rep(" ", w[2] - utf8.len(l[2])),
+               l[3] .. string.rep(" ", w[3] - utf8.len(l[3])), string.rep(" ", w[4] - #l[4]) .. l[4]}
+    if priced then f[#f + 1] = l[5] or "no price" end
+    f[#f + 1] = l[6]
+    text[#text + 1] = kv.util.cut("  " .. table.concat(f, "  "), width)
+  end
+  return rows, table.concat(text, "\n") .. "\n"
+end
+local function gpus_words(n) return n == 1 and "1 GPU" or string.format("%d GPUs", n) end
+local function cost_words(c)
+  return c.cost_per_hour and string.format("$%.2f/h", c.cost_per_hour) or nil
 end
 local bad = kv.options.bad
 local args = (package.loaded["kvplan.cli"] or {}).args or {}
@@ -363,13 +418,26 @@ else
     end
     return pick
   end
-  for _, t in ipairs(pick_rows(ranked, function(c) return c.mode .. "|" .. c.gpu .. "|" .. c.weights .. "|" .. c.kv end,
-                               function(c) return not c.vs_aggregated and best_why[opt.rank] or nil end, closest)) do
-    add(t[1], t[2])
-  end
+  local picked, ntop = pick_rows(ranked, function(c) return c.mode .. "|" .. c.gpu .. "|" .. c.weights .. "|" .. c.kv end,
+                                 function(c) return not c.vs_aggregated and best_why[opt.rank] or nil end, closest)
+  local shown, summary = split_rows(picked, ntop, function(c, why)
+    local what
+    if c.mode == "disaggregated" then
+      local P, D = c.prefill, c.decode
+      what = P.replicas and string.format("%dP%dD prefill tp %d, decode tp %d", P.replicas, D.replicas, P.tp, D.tp)
+        or string.format("prefill tp %d, decode tp %d", P.tp, D.tp)
+    else
+      what = string.format("%stp %d x pp %d", c.replicas and c.rank and (c.replicas .. " x ") or "", c.tp, c.pp)
+      if c.layout then what = what .. " " .. c.layout end
+    end
+    return {c.rank and tostring(c.rank) or "-", c.gpu, what, c.rank and gpus_words(c.gpus) or "",
+            c.rank and cost_words(c) or nil, why}
+  end)
+  for _, t in ipairs(shown) do add(t[1], t[2]) end
   local r = kv.report{columns = columns}
   for _, row in ipairs(rows) do r:row(row) end
   r:close()
+  if summary then io.stdout:write(summary) end
   if not cli.quiet then
     io.stderr:write(string.format("kvplan best: %d candidates, %d simulated (%d simulations), %d not "
                                   .. "simulated by their lower bound\n", info.candidates, info.simulated,
@@ -410,10 +478,18 @@ local function largest(g)
   return big, string.format("no tp x pp up to %d GPUs serves %d x %d tokens; at %d GPUs: %s",
                             opt.max_gpus, shape.concurrency, shape.context, big.gpus, big.why)
 end
-for _, t in ipairs(pick_rows(ranked, function(c) return c.gpu .. "|" .. c.weights .. "|" .. c.kv end,
-                             function() return best[shape.rank] end, largest)) do
-  add(t[1], t[2])
-end
+local picked, ntop = pick_rows(ranked, function(c) return c.gpu .. "|" .. c.weights .. "|" .. c.kv end,
+                               function() return best[shape.rank] end, largest)
+-- a line names the formats when the search tried more than one
+local formats = {}
+for _, t in ipairs(picked) do formats[t[1].weights .. "|" .. t[1].kv] = true end
+local several = next(formats, next(formats)) ~= nil
+local shown, summary = split_rows(picked, ntop, function(c, why)
+  local what = string.format("tp %d x pp %d", c.tp, c.pp)
+  if several then what = string.format("%s, %s weights, %s kv", what, c.weights, c.kv) end
+  return {c.rank and tostring(c.rank) or "-", c.gpu, what, gpus_words(c.gpus), cost_words(c), why}
+end)
+for _, t in ipairs(shown) do add(t[1], t[2]) end
 local r = kv.report{columns = {
   "rank", "gpu", "tp", "pp", "gpus", "weights", "kv", "max_concurrency",
   {"requests_per_gpu", precision = 2}, {"cost_per_hour", precision = 2},
@@ -422,4 +498,5 @@ local r = kv.report{columns = {
 }}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()
+if summary then io.stdout:write(summary) end
 emit(ranked)

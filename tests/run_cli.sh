@@ -357,6 +357,22 @@ if command -v script > /dev/null 2>&1; then
   COLUMNS=80 script -qec "$kvplan -q --wide $t" /dev/null < /dev/null | tr -d '\r' > "$out/tty_wide.out"
   check "tty_wide keeps every column" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_wide.out') -gt 80 ]"
   check "tty_capacity names what it left out" grep -q '^(not shown, to fit 80 columns:' "$out/tty_capacity.out"
+  # best on a terminal: the top rows, then one line for each other GPU (the
+  # catalog's GPUs: 29 rows of 14 columns before); the CSV keeps every row
+  b="best model=llama-3.1-70b context=32k concurrency=16 top=3"
+  COLUMNS=80 script -qec "$kvplan -q $b" /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_top.out"
+  "$kvplan" -q $b > "$out/best_top.csv"
+  gpus=$(tail -n +2 "$out/best_top.csv" | cut -d, -f2 | sort -u | wc -l)
+  check "tty_best_top: 3 ranked rows, then a line for each of the other GPUs, within 80 columns" sh -c "
+    [ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_best_top.out') -le 80 ] &&
+    [ \$(grep -Ec '^ +[0-9]+  [a-z0-9-]+ ' '$out/tty_best_top.out') -eq $gpus ] &&
+    sed '/^Other GPUs, the best deployment of each/q' '$out/tty_best_top.out' | grep -Ec '^ +[0-9]+  [a-z0-9-]+ ' | grep -qx 3 &&
+    grep -Eq '^ +13  h200 +tp 1 x pp 3 +3 GPUs  needs 3 GPUs\$' '$out/tty_best_top.out' &&
+    [ $gpus -gt 20 ] && [ \$(wc -l < '$out/best_top.csv') -eq 28 ]"
+  COLUMNS=80 script -qec "$kvplan -q $b all=true" /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_all.out"
+  check "tty_best_all: every candidate a row, no summary" sh -c "
+    ! grep -q '^Other GPUs' '$out/tty_best_all.out' && [ \$(grep -Ec '^ +[0-9]+  ' '$out/tty_best_all.out') -gt 100 ] &&
+    [ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_best_all.out') -le 80 ]"
 else
   echo "skip cli tty_*: script(1) (util-linux) is not installed"
 fi
@@ -523,6 +539,11 @@ check "best rate=: a ranked table of replicas, GPUs, capacity, binding, latencie
   sed -n 1p '$out/best_rate.out' | grep -Eq '^rank +gpu +tp +pp +replicas +gpus +rate_per_replica +binding +ttft_ms_p90 +tpot_ms_p90 +tokens_per_s +cost_per_hour +usd_per_mtok +why' &&
   sed -n 3p '$out/best_rate.out' | grep -Eq '^ +1  h100-sxm +[0-9]+ +1 +[0-9]+ +[0-9]+ +[0-9.]+  [a-z_]+ .* best: fewest GPUs' &&
   grep -Eq ' l40s .*(needs [0-9]+ GPUs|serves)' '$out/best_rate.out'"
+expect best_rate_top 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=30 ttft_ms=1000 tpot_ms=40 \
+  gpus=h100-sxm,l40s pp=1 prices=tests/fixtures/csv/prices.csv top=1 --format table --quiet
+check "best rate= top=1 table: rank 1, then l40s's best in one line: replicas x tp x pp, GPUs, cost, why" sh -c "
+  [ \$(grep -c ' h100-sxm ' '$out/best_rate_top.out') -eq 1 ] && grep -q '^Other GPUs, the best deployment of each' '$out/best_rate_top.out' &&
+  grep -Eq '^ +[0-9]+  l40s  [0-9]+ x tp [0-9]+ x pp 1  [0-9]+ GPUs  \\\$[0-9.]+/h  needs [0-9]+ GPUs \\([0-9]+ replicas of [0-9.]+ req/s\\)\$' '$out/best_rate_top.out'"
 expect best_rate_csv 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=30 tpot_ms=40 gpus=l40s tp=1,2 pp=1 \
   rank=usd_per_mtok prices=tests/fixtures/csv/prices.csv percentile=p99 -o "$out/best_rate.csv" --quiet
 check "best rate= -o: every column, at the percentile asked, cost per million tokens" sh -c "

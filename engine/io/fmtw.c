@@ -311,6 +311,8 @@ static size_t fit_width; /* kvp_fmtw_fit: a terminal's columns, 0 for none */
 
 void kvp_fmtw_fit(size_t columns) { fit_width = columns; }
 
+size_t kvp_fmtw_fit_width(void) { return fit_width; }
+
 /* Words joined by sep (1 or 2) spaces into lines of at most width columns (a word
  * wider than that alone on its line), written to f: 0, -1 (memory) or -2
  * (the write failed). */

@@ -49,6 +49,8 @@ void kvp_fmtw_free(kvp_fmtw *c);
  * "name: value", text columns wider than their name and 16 are cut with an
  * ellipsis, then columns are left out from the right and named under it. */
 void kvp_fmtw_fit(size_t columns);
+/* The columns kvp_fmtw_fit set (0: none), for text written beside a table. */
+size_t kvp_fmtw_fit_width(void);
 /* "csv", "table", "json", "markdown", "auto" -> KVP_FMT_*, -1 if none. */
 int kvp_fmt_named(const char *name);
 /* 1 when s[0..len) is a JSON number (the numbers the CSV writer makes). */

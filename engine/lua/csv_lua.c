@@ -358,9 +358,28 @@ static const luaL_Reg writer_meth[] = {
   {"isopen", writer_isopen}, {NULL, NULL}
 };
 
+/* csv.format_of(path|nil [, format]): the format a report of path asked
+ * for format gets ("csv", "table", "json" or "markdown"; kvp_csv_resolve_format),
+ * and the columns a table on the terminal is fitted to (0: none) */
+static int l_format_of(lua_State *L) {
+  static const char *const names[] = {"auto", "csv", "table", "json", "markdown"};
+  const char *path = luaL_optstring(L, 1, NULL);
+  int fmt = KVP_FMT_AUTO;
+  if (!lua_isnoneornil(L, 2)) {
+    fmt = kvp_fmt_named(luaL_checkstring(L, 2));
+    if (fmt < 0)
+      return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'",
+                       lua_tostring(L, 2));
+  }
+  fmt = kvp_csv_resolve_format(path, fmt);
+  lua_pushstring(L, names[fmt]);
+  lua_pushinteger(L, (lua_Integer)kvp_fmtw_fit_width());
+  return 2;
+}
+
 static const luaL_Reg funcs[] = {
   {"open", l_open}, {"read", l_read}, {"atomic", l_atomic}, {"gnuplot", l_gnuplot},
-  {NULL, NULL}
+  {"format_of", l_format_of}, {NULL, NULL}
 };
 
 

@@ -53,6 +53,17 @@ function M.output_path(path, name)
   return path
 end
 
+--- Where a report opened with {path =, name =, format =} goes, as text
+--- written beside it needs to know: its format ("csv", "table", "json" or
+--- "markdown"), whether it is standard output, and the columns a table
+--- there is fitted to (nil: not fitted: a file, a pipe, --wide).
+function M.destination(opts)
+  opts = opts or {}
+  local path = M.output_path(opts.path, opts.name)
+  local f, width = csv.format_of(path, opts.format)
+  return f, path == nil, path == nil and width > 0 and width or nil
+end
+
 --- Paths claimed by this run, in order (the batch command reads them so a
 --- later script cannot overwrite them).
 M.claimed = {}

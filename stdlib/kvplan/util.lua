@@ -26,6 +26,14 @@ function M.escape(s, max)
   return cut and s .. "..." or s
 end
 
+--- s cut to `width` columns (UTF-8 characters) with an ellipsis; s itself
+--- when it fits or width is nil.
+function M.cut(s, width)
+  local n = utf8.len(s) or #s
+  if width == nil or n <= width then return s end
+  return s:sub(1, (utf8.offset(s, width) or width) - 1) .. "\u{2026}"
+end
+
 --- Levenshtein distance, for "did you mean".
 local function distance(a, b)
   local la, lb = #a, #b

@@ -33,6 +33,7 @@ local pure = {
   {"^kvplan%.predict_core%.", "computation"}, {"^kvplan%.json%.decode$", "a string"},
   {"^kvplan%.sim_core%.", "computation (sim:timeline, a method, checks its path)"},
   {"^kvplan%.sweep_core%.columns$", "names"}, {"^kvplan%.sweep_core%.shard$", "arithmetic"},
+  {"^kvplan%.csv%.format_of$", "a file name's format and the terminal's width; opens nothing"},
 }
 
 local outside = "/etc/passwd"

@@ -46,3 +46,16 @@ check.eq(none, nil, "missing file")
 assert(msg:find("cannot open '.*missing.csv'"), msg)
 os.remove(dir2 .. "/q.csv")
 os.remove(dir2)
+
+-- where a report goes, for text written beside it (kvplan best's lines under
+-- its table): a .txt file is a table, not standard output, never fitted
+do
+  local f, stdout, width = kv.report.destination{path = "x.txt"}
+  assert(f == "table" and stdout == false and width == nil, "destination of x.txt")
+  f, stdout = kv.report.destination{format = "json"}
+  assert(f == "json" and stdout == true, "destination of -f json")
+  -- and a line cut to a terminal's columns, UTF-8 characters counted
+  assert(kv.util.cut("abcdef", 4) == "abc\u{2026}", "cut")
+  assert(kv.util.cut("ab\u{2026}d", 4) == "ab\u{2026}d", "a line that fits")
+  assert(kv.util.cut("abcdef", nil) == "abcdef", "no width")
+end

@@ -154,8 +154,11 @@ static const char *on_terminal(const char *text, size_t columns) {
   kvp_afile *f = kvp_afile_open(NULL, err, sizeof err);
   kvp_fmtw *c = kvp_fmtw_new(KVP_FMT_TABLE, f);
   kvp_fmtw_fit(columns);
+  /* what text written beside the table is cut to (kvplan best's lines) */
+  assert_int_equal(kvp_fmtw_fit_width(), columns);
   int ok = c != NULL && kvp_fmtw_feed(c, text, strlen(text)) == 0 && kvp_fmtw_finish(c) == 0;
   kvp_fmtw_fit(0);
+  assert_int_equal(kvp_fmtw_fit_width(), 0);
   kvp_fmtw_free(c);
   int committed = kvp_afile_commit(f, err, sizeof err);
   dup2(saved, STDOUT_FILENO);
