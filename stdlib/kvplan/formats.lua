@@ -100,7 +100,12 @@ function M.get(v, field)
   -- bnb-int8-gG: bitsandbytes LLM.int8 (Linear8bitLt / Int8Params), int8
   -- values and an fp32 absmax per output row (its SCB, row_stats), a row
   -- being G input elements
-  local rg = key:match("^bnb%-int8%-g(%d+)$")
+  -- int8-chG: int8 values and an fp32 scale per output channel of G inputs
+  -- (compressed-tensors W8A8 int8, strategy "channel": vLLM's
+  -- CompressedTensorsW8A8Int8.create_weights registers a float32
+  -- ChannelQuantScaleParameter of (output, 1), compressed_tensors_w8a8_int8.py
+  -- at 00ba7ff11a83): the same bytes as LLM.int8's
+  local rg = key:match("^bnb%-int8%-g(%d+)$") or key:match("^int8%-ch(%d+)$")
   if rg then
     local g = tonumber(rg) // 1
     if g < 1 then util.raise("field '%s': bad format '%s' (group >= 1)", field, v) end

@@ -561,11 +561,22 @@ local function weight_format_of(C, q, where)
       return gptq_like(C, {bits = w.num_bits, group_size = w.group_size, sym = w.symmetric},
                        where .. ".config_groups." .. names[1] .. ".weights", "gptq")
     end
+    if type(w) == "table" and w.type == "int" and w.num_bits == 8 and
+       (w.strategy == "tensor" or w.strategy == "channel") then
+      -- W8A8 int8 (formats.lua int8-chG): an fp32 scale per output row,
+      -- counted per hidden_size row; per tensor, one a matrix (not counted)
+      if w.strategy == "tensor" then
+        return "int8", where .. " compressed-tensors int8 (per-tensor scales, not counted)"
+      end
+      return "int8-ch" .. C.hidden,
+             string.format("%s compressed-tensors int8: an fp32 scale per output channel (counted " ..
+                           "per hidden_size %d row)", where, C.hidden)
+    end
     if type(w) == "table" and w.type == "float" and w.num_bits == 8 and
        (w.strategy == "tensor" or w.strategy == "channel") then
       return "fp8", where .. " compressed-tensors fp8 (" .. w.strategy .. " scales, not counted)"
     end
-    C:raise("field '%s': compressed-tensors scheme not supported (int group or fp8 " ..
+    C:raise("field '%s': compressed-tensors scheme not supported (int group, int8 or fp8 " ..
             "tensor/channel weights, or nvfp4); give opts.weight_format", where)
   end
   C:raise("field '%s.quant_method' %s is not supported (known: awq, bitsandbytes, " ..

@@ -25,3 +25,4 @@ check.eq(f.bytes({bits = 4, group = 64, scale = 8, group2 = 256, scale2 = 32}, 6
          (64 * 257 * 4 + 257 * 8 + 2 * 32) // 8, "a partial block of scales has its scale")
 check.error("a second-level scale needs group2 >= 1", f.get, {bits = 4, group = 64, scale = 8, group2 = 256})
 check.error("bad format 'bnb-int8-g0'", f.get, "bnb-int8-g0")
+check.eq(f.bytes(f.get "int8-ch4096", 4096 * 4096), 4096 * 4096 + 4096 * 4, "int8-ch: an fp32 scale per row")

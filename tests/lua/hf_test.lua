@@ -141,6 +141,15 @@ f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "conf
             '{"group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", ' ..
             '"group_size": 128, "symmetric": true}}}}')
 check.eq(f.name, "int4-g128-sym", "compressed-tensors W4A16")
+-- W8A8 int8 per channel: int8 and an fp32 scale per output row (per hidden_size row)
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "channel", ' ..
+            '"symmetric": true}, "input_activations": {"num_bits": 8, "type": "int", ' ..
+            '"strategy": "token", "dynamic": true}}}}')
+check.eq(f.name .. "/" .. f.bits .. "/" .. f.group .. "/" .. f.scale, "int8-ch8/8/8/32", "W8A8 int8 channel")
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "tensor"}}}}')
+check.eq(f.name, "int8", "W8A8 int8 per tensor")
 -- bitsandbytes (transformers BitsAndBytesConfig.to_dict): 4-bit with or
 -- without double quantization, 8-bit; embeddings and lm_head stay bf16
 local bnb = from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..
