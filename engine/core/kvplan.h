@@ -185,12 +185,29 @@ typedef struct kvp_profile {
 typedef struct kvp_range { double lo, point, hi; } kvp_range;
 
 /* The non-torch memory rule's constants (stdlib/kvplan/engines.lua
- * non_torch): per GPU at tp 1, at tp > 1 when the version's snapshot counts
- * NCCL's buffers, and the CUDA context when it counts the context (and
- * what SGLang's budget leaves out of the fraction). */
+ * non_torch): what no source sizes (base: the code the profile run loads,
+ * library handles; a stated range), the CUDA context when the version
+ * counts it (and what SGLang's budget leaves out of its fraction), and the
+ * parts the sources size, counted when the version's snapshot precedes the
+ * distributed init: the bytes of one NCCL connection's buffers (one per
+ * protocol), the channels of one communicator (a range: NCCL picks them by
+ * topology) and the buffers vLLM's custom all-reduce allocates per rank. */
 typedef struct kvp_non_torch {
-  kvp_range tp1, tpn, context;
+  kvp_range base, context;
+  double nccl_connection;   /* bytes: the Simple, LL and LL128 buffers of one peer */
+  kvp_range nccl_channels;  /* channels of one communicator (a count) */
+  double custom_ar;         /* bytes per rank outside torch (cudaMalloc'd IPC buffers) */
 } kvp_non_torch;
+
+/* Where a non-torch memory is predicted: the engine (KVP_NT_*), the
+ * parallelism, what the version's snapshot counts, and whether the GPUs
+ * reach each other peer to peer (NVLink, Infinity Fabric), which puts
+ * NCCL's buffers in device memory and enables vLLM's custom all-reduce. */
+typedef struct kvp_non_torch_at {
+  int32_t engine;
+  int64_t tp, pp;
+  int32_t nccl_counted, context_counted, p2p;
+} kvp_non_torch_at;
 
 /* What engine a predicted non-torch memory follows. */
 enum { KVP_NT_NONE = 0, KVP_NT_VLLM, KVP_NT_SGLANG };
@@ -254,8 +271,9 @@ typedef struct kvp_engine_rule {
   int32_t v1;               /* the V1 engine's defaults, else V0's */
   int32_t offline;          /* usage "offline" (the LLM class), else the server's */
   int32_t gpu_a100;         /* the GPU's name says A100 (no big-GPU defaults) */
-  int32_t nccl_counted;     /* the version counts NCCL's buffers at tp > 1 */
+  int32_t nccl_counted;     /* the version counts NCCL's buffers at tp or pp > 1 */
   int32_t context_counted;  /* the version counts the CUDA context */
+  int32_t gpu_p2p;          /* the GPUs reach each other peer to peer (interconnect) */
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
                              * memory, tp and pp (predict.c sglang_memory_defaults) */
@@ -284,15 +302,17 @@ typedef struct kvp_engine_rule {
 
 /* What an engine rule reads of a GPU besides its memory (a sweep's GPU axis
  * carries one per value): whether its name says A100 (vLLM's big-GPU
- * defaults leave it out) and the layout of the MXFP4 MoE kernel vLLM picks
- * on it (stdlib/kvplan/engines.lua mxfp4_backend, by compute capability). */
+ * defaults leave it out), whether its GPUs reach each other peer to peer,
+ * and the layout of the MXFP4 MoE kernel vLLM picks on it
+ * (stdlib/kvplan/engines.lua mxfp4_backend, by compute capability). */
 typedef struct kvp_gpu_facts {
   int32_t a100;
+  int32_t p2p;              /* peer to peer: NVLink or Infinity Fabric (non-torch memory) */
   kvp_mxfp4 mx;             /* the layout: align_inter, align_hidden, tile, scale_rows,
                              * fp32_bias, keeps_scales (the rest unused) */
 } kvp_gpu_facts;
 
-/* Set a GPU's facts on rule r: the A100 flag, and the kernel's layout when
+/* Set a GPU's facts on rule r: the A100 and P2P flags, and the kernel's layout when
  * the rule's MXFP4 kernel is the GPU's default (r->mx_by_gpu). */
 void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g);
 
@@ -697,10 +717,15 @@ kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_act
                                kvp_diag *d);
 /* The rule's constants are finite, 0 <= lo <= point <= hi < 2^53. */
 kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d);
-/* Predicted non-torch memory of one GPU (engine KVP_NT_VLLM or
- * KVP_NT_SGLANG), out = {point, lo, hi}, bytes rounded down. */
-kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, int nccl_counted,
-                              int context_counted, int64_t out[3], kvp_diag *d);
+/* The parts of a predicted non-torch memory of one GPU, each {point, lo,
+ * hi} in bytes rounded down: the total and the NCCL and custom all-reduce
+ * buffers in it. */
+typedef struct kvp_non_torch_parts {
+  int64_t total[3], nccl[3], custom_ar[3];
+} kvp_non_torch_parts;
+/* Predicted non-torch memory of one GPU at `at`. */
+kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *at,
+                              kvp_non_torch_parts *out, kvp_diag *d);
 /* All weight bytes of a deployment at tp whose MXFP4 experts are loaded as
  * m says: the checkpoint's plus tp x (loaded - checkpoint) experts of one
  * GPU. */
@@ -751,7 +776,7 @@ typedef struct kvp_reserves {
   int64_t enc_budget;         /* V1's encoder budget in tokens (0: V0 has none) */
   int64_t dec_tokens;         /* the decoder's dummy tokens (V0: whole items) */
   int32_t overhead;           /* 1: non_torch is set */
-  int64_t non_torch[3];       /* point, lo, hi */
+  kvp_non_torch_parts non_torch;
   int32_t repacked;           /* weight_bytes: MXFP4 experts as the kernel loads them */
   int32_t sglang;             /* 1: SGLang's memory defaults below are set */
   int64_t chunk, graph_bs;    /* chunked_prefill_size, cuda_graph_max_bs */

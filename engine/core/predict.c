@@ -389,18 +389,35 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
 /* ---- non-torch memory and the profile's defaults ------------------------
  *
  * Non-torch memory is what vLLM's budget subtracts besides the weights and
- * the activation peak: memory the torch allocator does not own (V1
- * gpu_worker.py determine_available_memory, memory_profiling's
- * non_torch_increase). Which buffers it counts follows the version's
- * snapshot: NCCL's and custom all-reduce's buffers at tp > 1 when the
- * snapshot precedes the distributed init, the CUDA context when non-torch
- * is all used memory minus torch's. Their sizes depend on the driver, the
- * topology and NCCL: no engine file states them, so the constants are the
- * stdlib's (engines.lua non_torch, with the public logs they come from);
- * this is the rule that combines them. SGLang's budget leaves the memory
- * used before the weights load outside its fraction (profile_max_num_token,
- * python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py): the
- * context's range.
+ * the activation peak: memory the torch allocator does not hold, from the
+ * snapshot at init_device to the end of the profile run (vllm/utils/
+ * mem_utils.py memory_profiling: non_torch_increase = the increase of
+ * cuda_memory - torch.cuda.memory_reserved(), read at vllm-project/vllm
+ * a6d5c39009eb). So torch's own buffers are not in it: cuBLAS's workspace
+ * (PyTorch allocates it from its caching allocator, CublasHandlePool.cpp
+ * getNewWorkspace), FlashInfer's workspace (torch.empty), the custom
+ * all-reduce's rank_data (torch.empty), CUDA graph pools (captured after
+ * the profile, in torch's pool). What is in it:
+ *   base       the code the profile run loads and the libraries' handles:
+ *              no source sizes them, a stated range (engines.lua);
+ *   context    the CUDA context, when the version counts all used memory
+ *              (V1 of 0.7: determine_available_memory at 0012cf691b7e);
+ *   NCCL and the custom all-reduce, when the snapshot precedes the
+ *              distributed init (V0 worker.py init_device, V1 before
+ *              35d5cda123ec's gpu_worker.py, which takes it after "NCCL is
+ *              initialized"). NCCL: per communicator (tp's and pp's, each
+ *              of > 1 rank), channels x one receiving connection each (a
+ *              ring; a tree's second peer is in the high end) x the
+ *              connection's buffers, in device memory when the GPUs are
+ *              peer to peer; without P2P NCCL goes through its SHM
+ *              transport, whose buffers are host memory (0, the range's
+ *              high end keeps them). The custom all-reduce (vllm/
+ *              distributed/device_communicators/custom_all_reduce.py:
+ *              world sizes 2, 4, 6, 8, P2P, its meta_ptrs and buffer_ptrs
+ *              from cudaMalloc) is on the same condition.
+ * SGLang's budget leaves the memory used before the weights load outside
+ * its fraction (profile_max_num_token, python/sglang/srt/model_executor/
+ * model_runner_kv_cache_mixin.py): the context's range.
  */
 
 static int range_ok(const kvp_range *r) {
@@ -411,36 +428,66 @@ static int range_ok(const kvp_range *r) {
 kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d) {
   if (nt == NULL) return kvp_fail(d, KVP_EINVAL, "the non-torch memory rule has no constants");
   const struct { const kvp_range *r; const char *name; } rs[] = {
-    {&nt->tp1, "tp1"}, {&nt->tpn, "tpn"}, {&nt->context, "context"}};
+    {&nt->base, "base"}, {&nt->context, "context"}, {&nt->nccl_channels, "nccl_channels"}};
   for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
     if (!range_ok(rs[i].r))
       return kvp_fail(d, KVP_EINVAL,
-                      "non_torch.%s must have 0 <= lo <= point <= hi < 2^53 bytes, got %g, %g, %g",
+                      "non_torch.%s must have 0 <= lo <= point <= hi < 2^53, got %g, %g, %g",
                       rs[i].name, rs[i].r->lo, rs[i].r->point, rs[i].r->hi);
+  const struct { double v; const char *name; } bs[] = {
+    {nt->nccl_connection, "nccl_connection"}, {nt->custom_ar, "custom_ar"}};
+  for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
+    if (!(bs[i].v >= 0 && bs[i].v < 1099511627776.0)) /* under 1 TiB */
+      return kvp_fail(d, KVP_EINVAL, "non_torch.%s must be 0 to 1 TiB of bytes, got %g",
+                      bs[i].name, bs[i].v);
   return KVP_OK;
 }
 
-kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, int engine, int64_t tp, int nccl_counted,
-                              int context_counted, int64_t out[3], kvp_diag *d) {
+static void set_range(int64_t out[3], kvp_range r) {
+  out[0] = (int64_t)floor(r.point);
+  out[1] = (int64_t)floor(r.lo);
+  out[2] = (int64_t)floor(r.hi);
+}
+
+kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *at,
+                              kvp_non_torch_parts *out, kvp_diag *d) {
   TRY(kvp_non_torch_check(nt, d));
-  TRY(kvp_check_count(tp, 1, "tp", d));
-  kvp_range r;
-  if (engine == KVP_NT_SGLANG) {
+  TRY(kvp_check_count(at->tp, 1, "tp", d));
+  TRY(kvp_check_count(at->pp, 1, "pp", d));
+  memset(out, 0, sizeof *out);
+  kvp_range r, nccl = {0, 0, 0}, car = {0, 0, 0};
+  if (at->engine == KVP_NT_SGLANG) {
     r = nt->context;
-  } else if (engine == KVP_NT_VLLM) {
-    r = tp > 1 && nccl_counted ? nt->tpn : nt->tp1;
-    if (context_counted) {
-      /* summed as doubles, as the stdlib summed its constants */
+  } else if (at->engine == KVP_NT_VLLM) {
+    /* summed as doubles: the constants are fractions of a GiB */
+    r = nt->base;
+    if (at->context_counted) {
       r.lo += nt->context.lo;
       r.point += nt->context.point;
       r.hi += nt->context.hi;
     }
+    if (at->nccl_counted) {
+      const double comms = (at->tp > 1) + (at->pp > 1);
+      const double conn = comms * nt->nccl_connection;
+      /* the high end: a tree's second receiving peer on every channel */
+      nccl.hi = 2 * conn * nt->nccl_channels.hi;
+      const int64_t tp = at->tp;
+      if (tp == 2 || tp == 4 || tp == 6 || tp == 8) car.hi = nt->custom_ar;
+      if (at->p2p) {
+        nccl.lo = conn * nt->nccl_channels.lo;
+        nccl.point = conn * nt->nccl_channels.point;
+        car.lo = car.point = car.hi;
+      }
+      r.lo += nccl.lo + car.lo;
+      r.point += nccl.point + car.point;
+      r.hi += nccl.hi + car.hi;
+    }
   } else {
-    return kvp_fail(d, KVP_EINVAL, "non-torch memory: unknown engine %d", engine);
+    return kvp_fail(d, KVP_EINVAL, "non-torch memory: unknown engine %d", (int)at->engine);
   }
-  out[0] = (int64_t)floor(r.point);
-  out[1] = (int64_t)floor(r.lo);
-  out[2] = (int64_t)floor(r.hi);
+  set_range(out->total, r);
+  set_range(out->nccl, nccl);
+  set_range(out->custom_ar, car);
   return KVP_OK;
 }
 
@@ -688,6 +735,7 @@ static kvp_err vision_run(const kvp_engine_rule *r, const kvp_deploy *d, int64_t
 
 void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g) {
   r->gpu_a100 = g->a100;
+  r->gpu_p2p = g->p2p;
   if (r->mxfp4 && r->mx_by_gpu) {
     r->mx.align_inter = g->mx.align_inter;
     r->mx.align_hidden = g->mx.align_hidden;
@@ -790,9 +838,11 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
     }
   }
   if (r->overhead != KVP_NT_NONE) {
-    TRY(kvp_predict_non_torch(nt, r->overhead, d->tp, r->nccl_counted, r->context_counted,
-                              out->non_torch, diag));
-    d->overhead_bytes = out->non_torch[0];
+    const kvp_non_torch_at at = {.engine = r->overhead, .tp = d->tp, .pp = d->pp,
+                                 .nccl_counted = r->nccl_counted,
+                                 .context_counted = r->context_counted, .p2p = r->gpu_p2p};
+    TRY(kvp_predict_non_torch(nt, &at, &out->non_torch, diag));
+    d->overhead_bytes = out->non_torch.total[0];
     out->overhead = 1;
   }
   return KVP_OK;

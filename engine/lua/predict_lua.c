@@ -24,7 +24,7 @@ static int32_t flag(lua_State *L, int idx, const char *name) {
 }
 
 void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
-  static const char *const keys_[] = {"a100", "mx", NULL};
+  static const char *const keys_[] = {"a100", "p2p", "mx", NULL};
   static const char *const mx_keys[] = {"align_inter", "align_hidden", "tile", "scale_rows",
                                         "fp32_bias", "keeps_scales", NULL};
   idx = lua_absindex(L, idx);
@@ -32,6 +32,7 @@ void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
   kvl_check_keys(L, idx, keys_, "GPU facts");
   memset(g, 0, sizeof *g);
   g->a100 = flag(L, idx, "a100");
+  g->p2p = flag(L, idx, "p2p");
   if (lua_getfield(L, idx, "mx") != LUA_TTABLE)
     kvl_error(L, "GPU facts: field 'mx' must be the MXFP4 kernel's layout, %s", kvl_got(L, -1));
   int t = lua_gettop(L);
@@ -77,9 +78,12 @@ static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
   p->logits_only = flag(L, idx, "logits_only");
 }
 
-static double range_field(lua_State *L, int idx, const char *name, const char *what) {
-  if (lua_getfield(L, idx, name) != LUA_TNUMBER)
-    kvl_error(L, "non_torch.%s.%s must be a number of bytes, %s", what, name, kvl_got(L, -1));
+static double number_field(lua_State *L, int idx, const char *name, const char *what) {
+  if (lua_getfield(L, idx, name) != LUA_TNUMBER) {
+    if (what != NULL)
+      kvl_error(L, "non_torch.%s.%s must be a number, %s", what, name, kvl_got(L, -1));
+    kvl_error(L, "non_torch.%s must be a number of bytes, %s", name, kvl_got(L, -1));
+  }
   double v = lua_tonumber(L, -1);
   lua_pop(L, 1);
   return v;
@@ -89,16 +93,18 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   struct { const char *name; kvp_range *r; } rs[] = {
-    {"tp1", &nt->tp1}, {"tpn", &nt->tpn}, {"context", &nt->context}};
+    {"base", &nt->base}, {"context", &nt->context}, {"nccl_channels", &nt->nccl_channels}};
   for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++) {
     if (lua_getfield(L, idx, rs[i].name) != LUA_TTABLE)
       kvl_error(L, "non_torch.%s must be a table {lo =, point =, hi =}, %s", rs[i].name,
                 kvl_got(L, -1));
-    rs[i].r->lo = range_field(L, -1, "lo", rs[i].name);
-    rs[i].r->point = range_field(L, -1, "point", rs[i].name);
-    rs[i].r->hi = range_field(L, -1, "hi", rs[i].name);
+    rs[i].r->lo = number_field(L, -1, "lo", rs[i].name);
+    rs[i].r->point = number_field(L, -1, "point", rs[i].name);
+    rs[i].r->hi = number_field(L, -1, "hi", rs[i].name);
     lua_pop(L, 1);
   }
+  nt->nccl_connection = number_field(L, idx, "nccl_connection", NULL);
+  nt->custom_ar = number_field(L, idx, "custom_ar", NULL);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_non_torch_check(nt, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "non_torch");
@@ -106,7 +112,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 
 static const char *const rule_keys[] = {
   "activation", "profiled", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
-  "gpu_a100", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
+  "gpu_a100", "gpu_p2p", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
   "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
 };
 
@@ -125,6 +131,7 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
   r->gpu_a100 = flag(L, idx, "gpu_a100");
   r->nccl_counted = flag(L, idx, "nccl_counted");
   r->context_counted = flag(L, idx, "context_counted");
+  r->gpu_p2p = flag(L, idx, "gpu_p2p");
   r->chunked_tokens = kvl_int_field(L, idx, "chunked_tokens", 0);
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
   r->trtllm = flag(L, idx, "trtllm");
@@ -325,10 +332,13 @@ static int l_reserves(lua_State *L) {
     }
   }
   if (o.overhead) {
-    lua_createtable(L, 0, 3);
-    setint(L, "point", o.non_torch[0]);
-    setint(L, "lo", o.non_torch[1]);
-    setint(L, "hi", o.non_torch[2]);
+    lua_createtable(L, 0, 5);
+    setint(L, "point", o.non_torch.total[0]);
+    setint(L, "lo", o.non_torch.total[1]);
+    setint(L, "hi", o.non_torch.total[2]);
+    /* the parts the sources size, their points */
+    setint(L, "nccl", o.non_torch.nccl[0]);
+    setint(L, "custom_ar", o.non_torch.custom_ar[0]);
     lua_setfield(L, -2, "overhead");
   }
   if (r->mxfp4) {

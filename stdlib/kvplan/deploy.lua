@@ -250,10 +250,12 @@ local function bnb_rule(d, opts)
 end
 
 --- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
---- {a100 = its name says A100, mx = the layout of the MXFP4 kernel vLLM
+--- {a100 = its name says A100, p2p = its copies reach each other peer to
+--- peer (engines.peer_to_peer), mx = the layout of the MXFP4 kernel vLLM
 --- picks on it}. A sweep's GPU axis carries one per GPU.
 function M.gpu_facts(g)
-  return {a100 = engines.names_a100(g.name or g.id), mx = mxfp4_layout((engines.mxfp4_backend(g)))}
+  return {a100 = engines.names_a100(g.name or g.id), p2p = engines.peer_to_peer(g),
+          mx = mxfp4_layout((engines.mxfp4_backend(g)))}
 end
 
 -- The activation model's inputs from the model (engines.shape) and the
@@ -317,6 +319,7 @@ local function trtllm_rule(d, opts, rule)
     rule.overhead = "vllm"
     rule.nccl_counted = engines.trtllm_non_torch.nccl_counted
     rule.context_counted = engines.trtllm_non_torch.context_counted
+    rule.gpu_p2p = engines.peer_to_peer(d.gpu)
   end
 end
 
@@ -375,6 +378,7 @@ local function vllm_rule(d, opts, rule)
   bnb_rule(d, opts)
   limits_rule(d, opts, row, rule)
   rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
+  rule.gpu_p2p = engines.peer_to_peer(d.gpu)
   rule.seqs_cap = d.max_num_seqs_source == "default"
   if d.activation == nil then
     -- a vision tower's dummy batch: limit_mm_per_prompt (one integer for

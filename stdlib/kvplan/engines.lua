@@ -180,21 +180,59 @@ end
 -- SchedulerConfig, 0.6-0.7; vllm/engine/arg_utils.py _set_default_args /
 -- get_batch_defaults).
 
--- Non-torch memory vLLM subtracts, per GPU: a range and a point estimate.
--- What is counted follows the version's snapshot (see the rows above). The
--- sizes of NCCL's buffers and of the CUDA context depend on the driver, the
--- topology and the NCCL version, and no engine file states them; the points
--- are the non_torch_memory of three public logs kept as calibration and
--- excluded from the prediction figures of `kvplan validate`
--- (tests/validation/calib-*.log): 0.03 and 0.35 GiB at TP 1
--- (vllm-project/vllm#13882, #10517), 0.30 GiB at TP 2 (#15815). The ranges
--- are those of the same logs widened to what the docs name as the CUDA
--- context's size (a few hundred MiB).
+-- Non-torch memory vLLM subtracts, per GPU: what its snapshot counts
+-- outside torch's allocator, from its parts (the rule that combines them by
+-- release, tp, pp and interconnect is the core's: engine/core/predict.c
+-- kvp_predict_non_torch, with what is left out and why). Parts:
+--   base     the code the profile run loads (CUDA modules, Triton's and
+--            torch.compile's kernels) and the libraries' handles. No engine
+--            file or doc sizes it: a stated range. Its point is still the
+--            mean of two public logs kept as calibration and excluded from
+--            the prediction figures of `kvplan validate`
+--            (tests/validation/calib-*.log: 0.03 and 0.35 GiB at TP 1,
+--            vllm-project/vllm#13882, #10517), not a derived figure.
+--   context  the CUDA context, for the release that counts it (0.7's V1):
+--            no source sizes it either; the range is what the docs name as
+--            the context's size (a few hundred MiB).
+--   nccl_connection  the buffers of one NCCL connection, one per protocol
+--            (NVIDIA/nccl src/init.cc DEFAULT_BUFFSIZE 1 << 22, DEFAULT_LL_
+--            BUFFSIZE, DEFAULT_LL128_BUFFSIZE, read at 48bb7fec7953, with
+--            src/include/device.h at 80f6bda4378b: NCCL_STEPS 8; LL: 8 lines
+--            x 512 threads x 8 steps x 16 bytes = 512 KiB; LL128: 120
+--            elements x 640 threads x 8 steps x 8 bytes; NCCL_BUFFSIZE's
+--            documented default 4 MiB).
+--   nccl_channels  the channels of one communicator, each with one
+--            receiving peer on a ring: NCCL's topology search picks them
+--            and no source states the count by GPU, so a range: at least 2
+--            (ncclTopoPreset duplicates the channels it found, "Duplicate
+--            channels rings/trees", src/graph/connect.cc at 5d3ab08b6975),
+--            the point at that fewest; at most MAXCHANNELS (64, device.h).
+--   custom_ar vLLM's custom all-reduce per rank: meta_ptrs (meta_size() +
+--            max_size) and buffer_ptrs (max_size) from cudaMalloc
+--            (create_shared_buffer -> allocate_shared_buffer_and_handle),
+--            max_size 8192 x 1024 (vllm/distributed/device_communicators/
+--            custom_all_reduce.py at 00d618aab604); meta_size() (the
+--            Signal flags of csrc/custom_all_reduce.cuh) is not read here.
+--            Its rank_data is torch.empty: torch's memory, not counted.
 M.non_torch = {
-  tp1 = {lo = 0, point = 0.19 * GiB, hi = 0.5 * GiB},
-  tpn = {lo = 0.1 * GiB, point = 0.30 * GiB, hi = 1.0 * GiB},
+  base = {lo = 0, point = 0.19 * GiB, hi = 0.5 * GiB},
   context = {lo = 0.25 * GiB, point = 0.4 * GiB, hi = 0.6 * GiB},
+  nccl_connection = (1 << 22) + 8 * 512 * 8 * 16 + 120 * 640 * 8 * 8,
+  nccl_channels = {lo = 2, point = 2, hi = 64},
+  custom_ar = 2 * 8192 * 1024,
 }
+
+--- Do a GPU's copies reach each other peer to peer (the catalog's
+--- interconnect names NVLink or Infinity Fabric, not a 2-way bridge)?
+--- NCCL's buffers are then in device memory and vLLM enables its custom
+--- all-reduce (it tests P2P access: custom_all_reduce.py _can_p2p; over
+--- PCIe alone GeForce and most PCIe parts have none, so NCCL goes through
+--- its SHM transport, buffers in host memory).
+function M.peer_to_peer(g)
+  local ic = tostring(g and g.interconnect or "")
+  if ic:find("bridge", 1, true) then return false end
+  return ic:find("^NVLink") ~= nil or ic:find("^Infinity Fabric") ~= nil
+end
 
 -- The rule that combines them by tp and what the version counts is the
 -- core's (engine/core/predict.c kvp_predict_non_torch).
@@ -525,9 +563,10 @@ M.trtllm_profile = {eager = true, moe_cache13 = false, flashinfer_sampler = true
 --- Non-torch memory TensorRT-LLM's PyTorch backend subtracts, per GPU. The
 --- code counts everything the device uses outside torch after the dummy run
 --- (total - free - torch's), the CUDA context included: the composition of
---- vLLM's context_counted releases (M.non_torch: tp1 or tpn plus context),
---- with NCCL's buffers counted. The constants are vLLM's calibration logs'
---- (no TensorRT-LLM log states the figure), and the CUDA graphs
+--- vLLM's context_counted releases (M.non_torch: the base, NCCL's and the
+--- custom all-reduce's buffers, the context), with NCCL's buffers counted.
+--- The base's and the context's ranges are vLLM's (no TensorRT-LLM log
+--- states the figure), and the CUDA graphs
 --- TensorRT-LLM captured before the estimation are outside this range when
 --- their pool is not torch's: an assumption, stated in docs/predictions.md.
 M.trtllm_non_torch = {nccl_counted = true, context_counted = true}

@@ -197,7 +197,7 @@ def read_e(path):
             if w[0] == "model":
                 facts["model"].append((w[1],) + tuple(int(x) for x in w[2:]))
             elif w[0] == "gpu":
-                facts["gpu"].append((w[1], int(w[2]), w[3] == "1"))
+                facts["gpu"].append((w[1], int(w[2]), w[3] == "1", w[4] == "1"))
             elif w[0] == "nontorch":
                 facts["nontorch"] = [float(x) for x in w[1:]]
             else:
@@ -235,16 +235,21 @@ def deployment_e(m, gpu, tp, version, nontorch):
     predicted): (activation, non-torch memory, one block's bytes, KV budget,
     fits at all)."""
     (mid, layers, heads, kvh, hd, params, maxctx, H, I, V) = m
-    (gid, total, a100) = gpu
+    (gid, total, a100, p2p) = gpu
     v1, big_seqs, nccl, ctx_counted = version
-    tp1, tpn, context = nontorch
+    base, context, connection, channels, custom_ar = nontorch
     # V1's defaults (the server's): 8192 tokens and big_seqs sequences on a
     # GPU of >= 70 GiB that is not an A100, else 2048 and 256
     N, S = (8192, big_seqs) if total >= 70 * GiB and not a100 else (2048, 256)
     act = vllm_activation(H, I, heads, kvh, hd, V, N, min(S, N), tp)
-    nt = tpn if tp > 1 and nccl else tp1
+    # non-torch: the base, the context when counted, and at tp > 1 when the
+    # snapshot precedes the distributed init and the GPUs are P2P: NCCL's
+    # buffers (tp's communicator) and the custom all-reduce's (tp 2, 4, 6, 8)
+    nt = base
     if ctx_counted:
         nt += context
+    if nccl and p2p and tp > 1:
+        nt += channels * connection + (custom_ar if tp in (2, 4, 6, 8) else 0)
     overhead = math.floor(nt)
     h = max(1, kvh // tp)
     block = 16 * layers * 2 * h * hd * 2

@@ -478,3 +478,28 @@ do
   check.eq(engines.vllm_at_least("0.10", "0.9.2"), true, "0.10 after 0.9.2")
   check.eq(engines.vllm_at_least("0.9", "0.9.2"), false, "0.9 is 0.9.0")
 end
+
+-- non-torch memory from its parts (engines.non_torch): NCCL's connection
+-- is its three protocols' default buffers, the custom all-reduce two 8 MiB
+-- buffers; P2P follows the catalog's interconnect
+do
+  local nt = engines.non_torch
+  check.eq(nt.nccl_connection, 4194304 + 524288 + 4915200, "Simple + LL + LL128")
+  check.eq(nt.custom_ar, 16777216, "meta_ptrs and buffer_ptrs of max_size 8 MiB")
+  check.eq(engines.peer_to_peer(kv.gpu("h100-sxm")), true, "NVLink 4")
+  check.eq(engines.peer_to_peer(kv.gpu("mi300x")), true, "Infinity Fabric")
+  check.eq(engines.peer_to_peer(kv.gpu("l40s")), false, "PCIe alone")
+  check.eq(engines.peer_to_peer(kv.gpu("rtx-3090")), false, "a 2-way bridge is not assumed")
+  -- 0.10 counts them at tp 2 over NVLink: the base + 2 channels + the
+  -- custom all-reduce; not over PCIe, nor from 0.11 on
+  local function nt_at(gpu, version)
+    return kv.deploy{model = "llama-3.1-8b", gpu = gpu, tp = 2, engine_version = version}
+  end
+  local h = nt_at("h100-sxm", "0.10")
+  check.eq(h.overhead, math.floor(nt.base.point + 2 * nt.nccl_connection + nt.custom_ar),
+           "H100 at tp 2 in 0.10")
+  check.eq(h.overhead_range.hi, math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection + nt.custom_ar),
+           "the high end: 64 channels, two peers each")
+  check.eq(nt_at("l40s", "0.10").overhead, math.floor(nt.base.point), "no P2P: host buffers")
+  check.eq(nt_at("h100-sxm", "0.11").overhead, math.floor(nt.base.point), "the snapshot after NCCL")
+end

@@ -329,16 +329,16 @@ check.error("field 'max_num_seqs' must be an integer >= 1, got 0", kv.sweep,
 -- the non-torch rule's constants stay the stdlib's: a changed table changes
 -- both paths alike, a bad one is named
 local engines = require "kvplan.engines"
-local saved = engines.non_torch.tpn
-engines.non_torch.tpn = {lo = 0, point = 1.5 * 2^30, hi = 2 * 2^30}
+local saved = engines.non_torch.base
+engines.non_torch.base = {lo = 0, point = 1.5 * 2^30, hi = 2 * 2^30}
 local ok, err = pcall(both_ways, {model = "llama-3.1-8b", gpu = "h100-sxm", tp = {1, 2, 4},
                                   columns = {"tp", "overhead_bytes"}}, "changed constants")
-engines.non_torch.tpn = {lo = 0, point = 3 * 2^30, hi = 2 * 2^30}
+engines.non_torch.base = {lo = 0, point = 3 * 2^30, hi = 2 * 2^30}
 local ok2, err2 = pcall(kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", tp = 2, engine_version = "0.10"})
-engines.non_torch.tpn = saved
+engines.non_torch.base = saved
 if not ok then error(err, 0) end
 check.eq(ok2, false, "a rule whose point is past its high end fails")
-check.eq(tostring(err2):find("non_torch.tpn must have 0 <= lo <= point <= hi", 1, true) ~= nil, true,
+check.eq(tostring(err2):find("non_torch.base must have 0 <= lo <= point <= hi", 1, true) ~= nil, true,
          "the bad constant is named: " .. tostring(err2))
 
 os.remove(dir)

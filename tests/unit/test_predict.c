@@ -347,50 +347,145 @@ static void bad_towers_are_named(void **state) {
 
 #define GiB 1073741824.0
 
-/* engines.lua's constants at the time of writing */
+/* engines.lua's constants at the time of writing: the base and the context
+ * stated ranges; NCCL's connection from its defaults (src/init.cc: Simple
+ * 1 << 22; LL 8 lines x 512 threads x 8 steps x 16 bytes; LL128 120 x 640
+ * x 8 x 8 bytes), 2-64 channels; the custom all-reduce's two cudaMalloc'd
+ * buffers of max_size 8192 x 1024 (custom_all_reduce.py) */
 static kvp_non_torch constants(void) {
-  kvp_non_torch nt = {{0, 0.19 * GiB, 0.5 * GiB}, {0.1 * GiB, 0.30 * GiB, 1.0 * GiB},
-                      {0.25 * GiB, 0.4 * GiB, 0.6 * GiB}};
+  kvp_non_torch nt = {.base = {0, 0.19 * GiB, 0.5 * GiB},
+                      .context = {0.25 * GiB, 0.4 * GiB, 0.6 * GiB},
+                      .nccl_connection = (1 << 22) + 8 * 512 * 8 * 16 + 120 * 640 * 8 * 8,
+                      .nccl_channels = {2, 2, 64},
+                      .custom_ar = 2 * 8192 * 1024};
   return nt;
 }
 
-static void non_torch_follows_what_the_version_counts(void **state) {
+/* kvp_predict_non_torch at tp, pp for vLLM with NCCL counted or not and
+ * P2P or not, the context not counted */
+static kvp_non_torch_parts vllm_nt(int64_t tp, int64_t pp, int nccl, int p2p) {
+  const kvp_non_torch nt = constants();
+  const kvp_non_torch_at at = {.engine = KVP_NT_VLLM, .tp = tp, .pp = pp, .nccl_counted = nccl,
+                               .p2p = p2p};
+  kvp_non_torch_parts o;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  return o;
+}
+
+static void non_torch_base_alone_at_tp_1(void **state) {
+  (void)state;
+  /* nothing communicates at tp 1, pp 1: the base's range, rounded down */
+  kvp_non_torch_parts o = vllm_nt(1, 1, 1, 1);
+  assert_int_equal(o.total[0], 204010946); /* floor(0.19 x 2^30 = 204010946.56) */
+  assert_int_equal(o.total[1], 0);
+  assert_int_equal(o.total[2], 536870912);
+  assert_int_equal(o.nccl[2], 0);
+  assert_int_equal(o.custom_ar[2], 0);
+  /* a version whose snapshot follows the distributed init: the base at any tp */
+  o = vllm_nt(8, 2, 0, 1);
+  assert_int_equal(o.total[0], 204010946);
+  assert_int_equal(o.total[2], 536870912);
+  assert_int_equal(o.nccl[0], 0);
+}
+
+static void non_torch_nccl_buffers_by_communicator(void **state) {
+  (void)state;
+  /* one connection: 4194304 + 524288 + 4915200 = 9633792 bytes; tp 2 over
+   * P2P: one communicator of 2 channels, 19267584, at most 2 peers x 64
+   * channels, 1233125376 */
+  kvp_non_torch_parts o = vllm_nt(2, 1, 1, 1);
+  assert_int_equal(o.nccl[0], 19267584);
+  assert_int_equal(o.nccl[1], 19267584);
+  assert_int_equal(o.nccl[2], 1233125376);
+  /* pp's communicator alone (tp 1), then tp's and pp's */
+  o = vllm_nt(1, 2, 1, 1);
+  assert_int_equal(o.nccl[0], 19267584);
+  assert_int_equal(o.custom_ar[0], 0);
+  o = vllm_nt(2, 2, 1, 1);
+  assert_int_equal(o.nccl[0], 2 * 19267584);
+  assert_int_equal(o.nccl[2], 2 * (int64_t)1233125376);
+  /* without P2P NCCL's SHM transport keeps its buffers in host memory: 0,
+   * the high end as if P2P */
+  o = vllm_nt(2, 1, 1, 0);
+  assert_int_equal(o.nccl[0], 0);
+  assert_int_equal(o.nccl[1], 0);
+  assert_int_equal(o.nccl[2], 1233125376);
+}
+
+static void non_torch_custom_all_reduce_by_world_size(void **state) {
+  (void)state;
+  /* meta_ptrs and buffer_ptrs, 8 MiB each, at world sizes 2, 4, 6, 8 */
+  const int64_t sizes[] = {2, 3, 4, 5, 6, 7, 8, 16};
+  const int on[] = {1, 0, 1, 0, 1, 0, 1, 0};
+  for (int i = 0; i < 8; i++) {
+    kvp_non_torch_parts o = vllm_nt(sizes[i], 1, 1, 1);
+    assert_int_equal(o.custom_ar[0], on[i] ? 16777216 : 0);
+    assert_int_equal(o.custom_ar[2], on[i] ? 16777216 : 0);
+  }
+  /* without P2P vLLM disables it (_can_p2p): 0, the high end keeps it */
+  kvp_non_torch_parts o = vllm_nt(2, 1, 1, 0);
+  assert_int_equal(o.custom_ar[0], 0);
+  assert_int_equal(o.custom_ar[2], 16777216);
+  /* the total at tp 2 over P2P: base + NCCL + custom all-reduce */
+  o = vllm_nt(2, 1, 1, 1);
+  assert_int_equal(o.total[0], 240055746); /* floor(204010946.56 + 19267584 + 16777216) */
+  assert_int_equal(o.total[1], 36044800);
+  assert_int_equal(o.total[2], 536870912 + 1233125376 + 16777216);
+}
+
+static void non_torch_context_and_sglang(void **state) {
   (void)state;
   kvp_non_torch nt = constants();
-  int64_t o[3];
-  /* tp 1: tp1's range, rounded down */
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 1, 1, 0, o, NULL), KVP_OK);
-  assert_int_equal(o[0], 204010946); /* floor(0.19 x 2^30 = 204010946.56) */
-  assert_int_equal(o[1], 0);
-  assert_int_equal(o[2], 536870912);
-  /* tp 2 with NCCL counted: tpn; without: tp1 again */
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 2, 1, 0, o, NULL), KVP_OK);
-  assert_int_equal(o[0], 322122547); /* floor(0.3 x 2^30 = 322122547.2) */
-  assert_int_equal(o[1], 107374182);
-  assert_int_equal(o[2], 1073741824);
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 8, 0, 0, o, NULL), KVP_OK);
-  assert_int_equal(o[0], 204010946);
+  kvp_non_torch_parts o;
   /* the CUDA context counted: the sums, each rounded down once */
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 1, 1, 1, o, NULL), KVP_OK);
-  assert_int_equal(o[0], 633507676); /* floor((0.19 + 0.4) x 2^30 = 633507676.16) */
-  assert_int_equal(o[1], 268435456);
-  assert_int_equal(o[2], 1181116006);
+  kvp_non_torch_at at = {.engine = KVP_NT_VLLM, .tp = 1, .pp = 1, .nccl_counted = 1,
+                         .context_counted = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[0], 633507676); /* floor((0.19 + 0.4) x 2^30 = 633507676.16) */
+  assert_int_equal(o.total[1], 268435456);
+  assert_int_equal(o.total[2], 1181116006);
   /* SGLang: the context's range whatever tp */
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_SGLANG, 4, 1, 1, o, NULL), KVP_OK);
-  assert_int_equal(o[0], 429496729);
-  /* bad constants and inputs are named */
+  at = (kvp_non_torch_at){.engine = KVP_NT_SGLANG, .tp = 4, .pp = 1, .nccl_counted = 1,
+                          .context_counted = 1, .p2p = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[0], 429496729);
+  assert_int_equal(o.nccl[0], 0);
+}
+
+static void non_torch_bad_constants_are_named(void **state) {
+  (void)state;
+  kvp_non_torch nt = constants();
+  kvp_non_torch_parts o;
   kvp_diag d = {{0}};
-  nt.tpn.point = 2 * GiB; /* past its high end */
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 2, 1, 0, o, &d), KVP_EINVAL);
-  assert_non_null(strstr(d.msg, "non_torch.tpn"));
+  kvp_non_torch_at at = {.engine = KVP_NT_VLLM, .tp = 2, .pp = 1, .nccl_counted = 1};
+  nt.base.point = 2 * GiB; /* past its high end */
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.base"));
   nt = constants();
   nt.context.lo = -1;
   assert_int_equal(kvp_non_torch_check(&nt, &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "non_torch.context"));
   nt = constants();
-  assert_int_equal(kvp_predict_non_torch(&nt, KVP_NT_VLLM, 0, 1, 0, o, &d), KVP_EINVAL);
-  assert_int_equal(kvp_predict_non_torch(&nt, 7, 1, 1, 0, o, &d), KVP_EINVAL);
-  assert_int_equal(kvp_predict_non_torch(NULL, KVP_NT_VLLM, 1, 1, 0, o, &d), KVP_EINVAL);
+  nt.nccl_channels.lo = 3; /* past its point */
+  assert_int_equal(kvp_non_torch_check(&nt, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.nccl_channels"));
+  nt = constants();
+  nt.custom_ar = -1;
+  assert_int_equal(kvp_non_torch_check(&nt, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.custom_ar"));
+  nt = constants();
+  nt.nccl_connection = 0.0 / 0.0;
+  assert_int_equal(kvp_non_torch_check(&nt, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.nccl_connection"));
+  nt = constants();
+  at.tp = 0;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, &d), KVP_EINVAL);
+  at.tp = 1, at.pp = 0;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, &d), KVP_EINVAL);
+  at.pp = 1, at.engine = 7;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, &d), KVP_EINVAL);
+  at.engine = KVP_NT_VLLM;
+  assert_int_equal(kvp_predict_non_torch(NULL, &at, &o, &d), KVP_EINVAL);
 }
 
 /* The profile's max_num_batched_tokens and max_num_seqs of rule r on a GPU
@@ -506,7 +601,11 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_int_equal(d.overhead_bytes, 204010946); /* NCCL not counted */
   d.engine.nccl_counted = 1;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
-  assert_int_equal(d.overhead_bytes, 322122547);
+  assert_int_equal(d.overhead_bytes, 204010946); /* no P2P: NCCL's buffers in host memory */
+  d.engine.gpu_p2p = 1;
+  assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
+  assert_int_equal(d.overhead_bytes, 240055746); /* + NCCL's 2 channels, custom all-reduce */
+  d.engine.gpu_p2p = 0;
   /* pipeline stages: the last samples, the others reserve the forward */
   d.pp = 3;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
@@ -571,9 +670,9 @@ static void deploy_reserves_report_the_parts(void **state) {
   assert_true(r.forward_bytes < r.act.bytes);
   /* tp 1 of a version that counts neither NCCL nor the context: tp1's range */
   assert_int_equal(r.overhead, 1);
-  assert_int_equal(r.non_torch[0], 204010946);
-  assert_int_equal(r.non_torch[1], 0);
-  assert_int_equal(r.non_torch[2], 536870912);
+  assert_int_equal(r.non_torch.total[0], 204010946);
+  assert_int_equal(r.non_torch.total[1], 0);
+  assert_int_equal(r.non_torch.total[2], 536870912);
   assert_int_equal(r.vision, 0);
   assert_int_equal(r.repacked, 0);
   assert_int_equal(r.sglang, 0);
@@ -824,7 +923,11 @@ int main(void) {
     cmocka_unit_test(kept_encoder_outputs_add_to_the_decoder_peak),
     cmocka_unit_test(a_big_encoder_batch_sets_the_peak),
     cmocka_unit_test(bad_towers_are_named),
-    cmocka_unit_test(non_torch_follows_what_the_version_counts),
+    cmocka_unit_test(non_torch_base_alone_at_tp_1),
+    cmocka_unit_test(non_torch_nccl_buffers_by_communicator),
+    cmocka_unit_test(non_torch_custom_all_reduce_by_world_size),
+    cmocka_unit_test(non_torch_context_and_sglang),
+    cmocka_unit_test(non_torch_bad_constants_are_named),
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
     cmocka_unit_test(deploy_reserves_report_the_parts),

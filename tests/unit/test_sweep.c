@@ -457,12 +457,16 @@ static void predicted_reserves_follow_the_axes(void **state) {
   b.engine.shape = (kvp_shape){.hidden = 8192, .heads = 64, .kv_heads = 8, .head_dim = 128,
                                 .intermediate = 28672, .vocab = 128256};
   b.engine.profile.act_bytes = 2;
-  const kvp_non_torch nt = {{0, 0.19 * GiB, 0.5 * GiB}, {0.1 * GiB, 0.3 * GiB, 1.0 * GiB},
-                            {0.25 * GiB, 0.4 * GiB, 0.6 * GiB}};
+  const kvp_non_torch nt = {.base = {0, 0.19 * GiB, 0.5 * GiB},
+                            .context = {0.25 * GiB, 0.4 * GiB, 0.6 * GiB},
+                            .nccl_connection = 9633792, .nccl_channels = {2, 2, 64},
+                            .custom_ar = 16777216};
   static const int64_t mem[] = {80 * GiB, 80 * GiB, 40 * GiB};
   static const int32_t a100[] = {0, 1, 0};
   static kvp_gpu_facts facts[3];
-  for (int i = 0; i < 3; i++) facts[i] = (kvp_gpu_facts){.a100 = a100[i]};
+  /* the first GPU's copies reach each other peer to peer: at tp 2 NCCL's
+   * and the custom all-reduce's buffers count there alone */
+  for (int i = 0; i < 3; i++) facts[i] = (kvp_gpu_facts){.a100 = a100[i], .p2p = i == 0};
   static const int64_t tp2[] = {1, 2};
   kvp_sweep_axis gpu = {.field = KVP_FIELD_GPU_MEMORY, .n = 3, .i = mem, .gpu = facts};
   kvp_sweep_axes ax = {0};
@@ -476,20 +480,24 @@ static void predicted_reserves_follow_the_axes(void **state) {
   static kvp_sweep s;
   kvp_sweep_row r;
   assert_int_equal(kvp_sweep_init(&s, &ax, 0, 6, KVP_WANT_MAXCONC, NULL), KVP_OK);
-  int64_t n = 0, seen[6];
+  int64_t n = 0, seen[6], over[6];
   while (kvp_sweep_next(&s, &r, NULL) == 1) {
     kvp_deploy want = b;
     want.gpu_bytes = mem[n / 2];
     want.engine.gpu_a100 = a100[n / 2];
+    want.engine.gpu_p2p = n / 2 == 0;
     want.tp = tp2[n % 2];
     assert_int_equal(kvp_predict_deploy(&want, &nt, NULL, NULL), KVP_OK);
     assert_int_equal(r.ledger->d.activation_bytes, want.activation_bytes);
     assert_int_equal(r.ledger->d.overhead_bytes, want.overhead_bytes);
     assert_int_equal(r.ledger->d.vllm.max_num_seqs, want.vllm.max_num_seqs);
     seen[n] = want.activation_bytes;
+    over[n] = want.overhead_bytes;
     n++;
   }
   assert_int_equal(n, 6);
+  assert_true(over[1] > over[0]);
+  assert_int_equal(over[3], over[2]);
   kvp_sweep_free(&s);
   /* the H100-sized GPU takes the big defaults, the A100 of the same memory
    * and the small GPU do not (the sampler, over the whole vocabulary, sets
@@ -515,6 +523,7 @@ static void predicted_reserves_follow_the_axes(void **state) {
   while (kvp_sweep_next(&s, &r, NULL) == 1) {
     kvp_deploy want = b;
     want.engine.gpu_a100 = a100[n];
+    want.engine.gpu_p2p = n == 0;
     assert_int_equal(kvp_predict_deploy(&want, &nt, NULL, NULL), KVP_OK);
     assert_int_equal(r.ledger->d.gpu_bytes, 80 * GiB);
     assert_int_equal(r.ledger->d.activation_bytes, want.activation_bytes);
