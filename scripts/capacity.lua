@@ -106,9 +106,18 @@ kv.sweep{
   }
 end)
 
+-- an HTML page (-f html) draws the maximum concurrency of each GPU and tp as bars, a series a KV format
+local bars = {}
+for _, row in ipairs(rows) do
+  bars[#bars + 1] = {deployment = string.format("%s tp %d", row.gpu, row.tp), kv = row.kv,
+                     max_concurrency = row.max_concurrency}
+end
 local r = kv.report{columns = {
   "model", "gpu", "tp", "weights", "kv", "kv_bytes_per_token_per_gpu", {"weights_gib_per_gpu", precision = 2},
   {"kv_budget_gib_per_gpu", precision = 2}, "kv_tokens", "context", "max_concurrency", "limit", "why",
-}}
+}, chart = {data = bars, x = "deployment", y = "max_concurrency", by = "kv", kind = "bar",
+            ylabel = "max concurrency (requests)",
+            title = string.format("requests of %s tokens held at once",
+                                  kv.util.fmt_num(context))}}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()

@@ -129,6 +129,9 @@ if with_time then
     for _, k in ipairs(range_names) do columns[#columns + 1] = {k, precision = k:find("^tokens") and 1 or 3} end
   end
 end
-local r = kv.report{columns = columns}
+-- an HTML page (-f html) draws where each deployment's memory goes as stacked bars
+local r = kv.report{columns = columns, chart = {x = "deployment", y = "gib_per_gpu", by = "item",
+                                                 kind = "stacked", ylabel = "GiB per GPU",
+                                                 title = "where one GPU's memory goes"}}
 for _, row in ipairs(rows) do r:row(row) end
 r:close()

@@ -28,7 +28,9 @@
 
 #include "cli.h"
 #include "csvw.h"
+#include "afile.h"
 #include "fmtw.h"
+#include "htmlw.h"
 #include "kvplan_lua.h"
 #include "manifest.h"
 
@@ -98,14 +100,14 @@ static size_t terminal_columns(void) {
 }
 
 static int set_format(options *o, const char *v) {
-  static const char *const names[] = {"csv", "table", "json", "markdown", "auto", NULL};
+  static const char *const names[] = {"csv", "table", "json", "markdown", "html", "auto", NULL};
   for (int i = 0; names[i] != NULL; i++)
     if (strcmp(v, names[i]) == 0) {
       o->format = names[i];
       kvp_csv_default_format(kvp_fmt_named(names[i]));
       return 0;
     }
-  fprintf(stderr, "kvplan: bad --format '%s' (expected csv, table, json or markdown)\n", v);
+  fprintf(stderr, "kvplan: bad --format '%s' (expected csv, table, json, markdown or html)\n", v);
   return -1;
 }
 
@@ -147,8 +149,8 @@ static const optdef opts[] = {
   {"manifest", 'm', "FILE", F_BATCH, set_manifest,
    "batch: run the lines 'SCRIPT key=value ...' of FILE"},
   {"format", 'f', "FMT", F_RUN | F_BATCH, set_format,
-   "csv, table, json (JSON Lines) or markdown; default:\n"
-   "a table on a terminal, else by the file name (.jsonl, .md,\n.txt), else csv"},
+   "csv, table, json (JSON Lines), markdown or html (a\npage: table, charts, inputs); default: a table on a\n"
+   "terminal, else by the file name (.jsonl, .md, .txt,\n.html), else csv"},
   {"shard", 0, "K/N", F_RUN | F_BATCH, set_shard, "write only the K-th of N equal slices of every sweep"},
   {"config", 0, "DIR", F_VALIDATE, set_config,
    "validate: the model from a Hugging Face directory (as config=DIR)"},
@@ -302,12 +304,26 @@ static void note_written(lua_State *L, const char *script) {
   lua_settop(L, 0);
 }
 
+/* The command run (fit, models, ...; NULL for a script), for the inputs an HTML report shows. */
+static const char *command_name;
+
 /* package.loaded["kvplan.cli"] = {output = FILE, outdir = DIR, name = NAME,
- * script = PATH, args = ARGS, quiet = BOOL, shard = {K, N}, format = FMT} */
+ * script = PATH, args = ARGS, words = {the words in order}, command = NAME,
+ * quiet = BOOL, shard = {K, N}, format = FMT} */
 static void set_cli(lua_State *L, const options *o, const char *output, const char *name,
-                    const char *script) {
+                    const char *script, int n, char **words) {
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 10);
+  lua_createtable(L, n, 0);
+  for (int k = 0; k < n; k++) {
+    lua_pushstring(L, words[k]);
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "words");
+  if (command_name != NULL) {
+    lua_pushstring(L, command_name);
+    lua_setfield(L, -2, "command");
+  }
   if (output != NULL) {
     lua_pushstring(L, output);
     lua_setfield(L, -2, "output");
@@ -389,7 +405,7 @@ static int setup(lua_State *L) {
   kvp_preload(L);
   if (a->script != NULL && a->code == NULL) add_script_dir(L, a->script);
   push_args(L, a->n, a->words);
-  set_cli(L, a->o, a->output, a->name, a->label);
+  set_cli(L, a->o, a->output, a->name, a->label, a->n, a->words);
   /* arg, as lua.c sets it: arg[0] the script, arg[1..] its words */
   lua_createtable(L, a->n, 1);
   for (int k = 0; k < a->n; k++) {
@@ -983,6 +999,36 @@ static int add_job(int *njob, const char *word, const char *name_given, int firs
   return 0;
 }
 
+/* OUTDIR/index.html of a batch run with -f html: job s claimed taken.path[from[s]..from[s + 1]),
+ * linked relative to OUTDIR when it succeeded (a failed script's reports are
+ * discarded, and a file of that name is an older run's). 0, or -1 after printing why. */
+static int write_index(const char *outdir, kvp_html_job *done, const size_t *from, int njob) {
+  char path[PATH_MAX + 16], err[512];
+  snprintf(path, sizeof path, "%s/index.html", outdir);
+  size_t dlen = strlen(outdir);
+  const char **files = xrealloc(NULL, from[njob] - from[0] + 1, sizeof *files);
+  for (int s = 0; s < njob; s++) {
+    done[s].files = files + (from[s] - from[0]);
+    done[s].nfiles = done[s].ok ? from[s + 1] - from[s] : 0;
+    for (size_t i = from[s]; i < from[s + 1]; i++) {
+      const char *p = taken.path[i]; /* OUTDIR/NAME.html: the part after OUTDIR/ */
+      files[i - from[0]] = strncmp(p, outdir, dlen) == 0 && p[dlen] == '/' ? p + dlen + 1 : p;
+    }
+  }
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  int rc = -1;
+  if (f != NULL) {
+    int w = kvp_html_index(f, "kvplan batch", KVPLAN_VERSION, done, (size_t)njob);
+    if (w == -2) no_memory();
+    if (w == 0) rc = kvp_afile_commit(f, err, sizeof err);
+    else kvp_afile_commit(f, err, sizeof err); /* fails: the write's error, the temporary removed */
+  }
+  free(files);
+  if (rc < 0) fprintf(stderr, "kvplan: batch: cannot write the index page: %s\n", err);
+  else fprintf(stderr, "kvplan: batch: index %s\n", path);
+  return rc;
+}
+
 /* kvplan batch -d OUTDIR SCRIPT... [key=value ...]: every script with the
  * same pairs; or -m MANIFEST: each line 'SCRIPT key=value ...' (a first word
  * 'NAME:' names its report), the command line's pairs before the line's. */
@@ -1078,6 +1124,13 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
                 o->manifest ? " (name one with a first word 'NAME:')" : "");
         return 2;
       }
+  int html = o->format != NULL && strcmp(o->format, "html") == 0;
+  for (int a = 0; html && a < njob; a++)
+    if (strcmp(jobs[a].name, "index") == 0) {
+      fprintf(stderr, "kvplan: batch: the report of '%s' would be named 'index', which -f html keeps "
+                      "for the batch's index page (name it with a first word 'NAME:')\n", jobs[a].path);
+      return 2;
+    }
   if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "kvplan: cannot create '%s': %s\n", o->outdir, strerror(errno));
     return 1;
@@ -1085,6 +1138,13 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
   int failed = 0, most = 0;
   for (int s = 0; s < njob; s++) most = jobs[s].n > most ? jobs[s].n : most;
   mine = xrealloc(NULL, (size_t)(ncommon + most + 1), sizeof *mine);
+  /* for the index page (-f html): each job's words, status and the reports it wrote (taken[from..to)) */
+  static kvp_html_job *done;
+  static size_t *from;
+  if (html) {
+    done = xrealloc(NULL, (size_t)njob, sizeof *done);
+    from = xrealloc(NULL, (size_t)njob + 1, sizeof *from);
+  }
   for (int s = 0; s < njob; s++) {
     char out[PATH_MAX + 300];
     int n = 0;
@@ -1092,11 +1152,28 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     for (int i = 0; i < jobs[s].n; i++) mine[n++] = args[jobs[s].first + i];
     const char *ext = o->format == NULL ? ".csv" : strcmp(o->format, "json") == 0 ? ".jsonl"
                       : strcmp(o->format, "markdown") == 0 ? ".md"
-                      : strcmp(o->format, "table") == 0 ? ".txt" : ".csv";
+                      : strcmp(o->format, "table") == 0 ? ".txt"
+                      : strcmp(o->format, "html") == 0 ? ".html" : ".csv";
     snprintf(out, sizeof out, "%s/%s%s", o->outdir, jobs[s].name, ext);
+    if (html) from[s] = taken.n;
     int rc = run_apart(o, jobs[s].path, n, mine, out, jobs[s].name);
     fprintf(stderr, "kvplan: batch: %s %s\n", rc == 0 ? "ok    " : "FAILED", jobs[s].path);
     failed += rc != 0;
+    if (html) {
+      size_t len = 1;
+      for (int i = 0; i < n; i++) len += strlen(mine[i]) + 1;
+      char *said = xrealloc(NULL, len, 1);
+      said[0] = '\0';
+      for (int i = 0; i < n; i++) {
+        if (i > 0) strcat(said, " ");
+        strcat(said, mine[i]);
+      }
+      done[s] = (kvp_html_job){jobs[s].name, jobs[s].path, said, rc == 0, 0, NULL};
+    }
+  }
+  if (html) {
+    from[njob] = taken.n;
+    if (write_index(o->outdir, done, from, njob) < 0) failed++;
   }
   fprintf(stderr, "kvplan: batch: %d scripts, %d ok, %d failed\n", njob, njob - failed, failed);
   free(mine);
@@ -1167,6 +1244,7 @@ int main(int argc, char **argv) {
   }
   int rc = parse(&o, argc, argv, first, cmd ? cmd->where : F_RUN, cmd ? cmd->name : "kvplan", &w);
   if (rc == 0 && !wide && isatty(STDOUT_FILENO)) kvp_fmtw_fit(terminal_columns());
+  if (cmd != NULL && cmd->run != cmd_batch && cmd->run != cmd_merge) command_name = cmd->name;
   if (rc == 0) rc = cmd ? cmd->run(&o, &w, cmd->name) : cmd_run(&o, &w);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "kvplan: cannot write standard output\n");

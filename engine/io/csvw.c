@@ -132,6 +132,7 @@ int kvp_csv_resolve_format(const char *path, int fmt) {
     if (strcmp(dot, ".json") == 0 || strcmp(dot, ".jsonl") == 0) return KVP_FMT_JSON;
     if (strcmp(dot, ".md") == 0) return KVP_FMT_MARKDOWN;
     if (strcmp(dot, ".txt") == 0) return KVP_FMT_TABLE;
+    if (strcmp(dot, ".html") == 0 || strcmp(dot, ".htm") == 0) return KVP_FMT_HTML;
   }
   return KVP_FMT_CSV;
 }
@@ -157,6 +158,8 @@ kvp_csv *kvp_csv_open_as(const char *path, int fmt, char *err, size_t errlen) {
   w->tty = fmt == KVP_FMT_CSV && kvp_afile_is_terminal(w->f);
   return w;
 }
+
+kvp_html *kvp_csv_html(kvp_csv *w) { return w->conv != NULL ? kvp_fmtw_html(w->conv) : NULL; }
 
 kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen) {
   return kvp_csv_open_as(path, KVP_FMT_AUTO, err, errlen);

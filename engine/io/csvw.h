@@ -20,12 +20,17 @@ typedef struct kvp_csv kvp_csv;
 /* path NULL or "-" is standard output. NULL on failure, reason in err.
  * The format (fmtw.h: KVP_FMT_*) is CSV unless kvp_csv_open_as asks for
  * another, or kvp_csv_default_format set one; with KVP_FMT_AUTO a file
- * named *.json or *.jsonl is JSON Lines, *.md Markdown, *.txt a table, and
- * standard output a table when it is a terminal. */
+ * named *.json or *.jsonl is JSON Lines, *.md Markdown, *.txt a table,
+ * *.html or *.htm an HTML page, and standard output a table when it is a
+ * terminal. */
 kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen);
 kvp_csv *kvp_csv_open_as(const char *path, int fmt, char *err, size_t errlen);
 /* The format writers opened with KVP_FMT_AUTO use (process-wide). */
 void kvp_csv_default_format(int fmt);
+/* An HTML report's page, to describe before the first flush (fmtw.h); NULL
+ * for another format. */
+typedef struct kvp_html kvp_html;
+kvp_html *kvp_csv_html(kvp_csv *w);
 /* The format a writer of path asked for fmt gets. */
 int kvp_csv_resolve_format(const char *path, int fmt);
 /* Each field call appends one field to the current row; 0 on success,

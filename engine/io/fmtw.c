@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fmtw.h"
+#include "htmlw.h"
 
 /* A growable byte buffer. */
 typedef struct buf {
@@ -50,13 +51,17 @@ struct kvp_fmtw {
   buf cells;               /* tables: every cell, NUL-ended, row after row */
   size_t nrows;            /* tables: rows kept, the header included */
   buf out;                 /* JSON: the line being built */
+  kvp_html *html;          /* HTML: the page (htmlw.c) */
+  const char **cellp;      /* HTML: the current row's cells */
+  int *cellnum;            /* HTML: which of them are numbers */
+  int head;                /* HTML: the page's head is written */
   size_t nrow;             /* JSON: data rows seen, for a message */
   char why[256];           /* what failed, when it is not an errno's text */
 };
 
 int kvp_fmt_named(const char *name) {
-  static const char *const names[] = {"auto", "csv", "table", "json", "markdown"};
-  for (int i = 0; i < 5; i++)
+  static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html"};
+  for (int i = 0; i < 6; i++)
     if (strcmp(name, names[i]) == 0) return i;
   return -1;
 }
@@ -93,6 +98,11 @@ kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f) {
     return NULL;
   }
   csv_set_blk_size(&c->parser, 1 << 16); /* long cells: few reallocs */
+  if (fmt == KVP_FMT_HTML && (c->html = kvp_html_new()) == NULL) {
+    csv_free(&c->parser);
+    free(c);
+    return NULL;
+  }
   c->fmt = fmt;
   c->f = f;
   return c;
@@ -194,6 +204,23 @@ static int json_row(kvp_fmtw *c) {
   return kvp_afile_write(c->f, c->out.p, c->out.len) < 0 ? -2 : 0;
 }
 
+/* HTML: the current row's cells (at most the header's) into c->cellp; their number. */
+static size_t html_cells(kvp_fmtw *c) {
+  const char *p = c->row.p;
+  size_t n = c->nfield < c->ncol ? c->nfield : c->ncol;
+  for (size_t i = 0; i < n; i++) {
+    c->cellp[i] = p;
+    p += strlen(p) + 1;
+  }
+  return n;
+}
+
+/* A page writer's result: -1 a failed write, -2 out of memory. */
+static void html_failed(kvp_fmtw *c, int rc) {
+  if (rc == -1) fail(c, kvp_afile_error(c->f) ? kvp_afile_error(c->f) : EIO);
+  if (rc == -2) fail(c, ENOMEM);
+}
+
 static void on_field(void *s, size_t len, void *data) {
   kvp_fmtw *c = data;
   if (c->failed) return;
@@ -226,8 +253,21 @@ static void on_row(int term, void *data) {
       }
       goto done;
     }
+    if (c->fmt == KVP_FMT_HTML) {
+      c->cellp = calloc(c->ncol ? c->ncol : 1, sizeof *c->cellp);
+      c->cellnum = calloc(c->ncol ? c->ncol : 1, sizeof *c->cellnum);
+      if (c->cellp == NULL || c->cellnum == NULL) { fail(c, ENOMEM); goto done; }
+      html_cells(c);
+      c->head = 1;
+      html_failed(c, kvp_html_head(c->html, c->f, c->cellp, c->ncol));
+      goto done;
+    }
   }
-  if (c->fmt == KVP_FMT_JSON) {
+  if (c->fmt == KVP_FMT_HTML) {
+    size_t n = html_cells(c);
+    for (size_t i = 0; i < n; i++) c->cellnum[i] = kvp_fmt_is_number(c->cellp[i], strlen(c->cellp[i]));
+    html_failed(c, kvp_html_row(c->html, c->f, c->cellp, c->cellnum, n));
+  } else if (c->fmt == KVP_FMT_JSON) {
     int rc = json_row(c);
     if (rc == -1) fail(c, ENOMEM);
     if (rc == -2) fail(c, kvp_afile_error(c->f) ? kvp_afile_error(c->f) : EIO);
@@ -658,8 +698,15 @@ int kvp_fmtw_finish(kvp_fmtw *c) {
   csv_fini(&c->parser, on_field, on_row, c);
   if (c->failed) return -1;
   if (c->fmt == KVP_FMT_TABLE || c->fmt == KVP_FMT_MARKDOWN) return write_table(c);
+  if (c->fmt == KVP_FMT_HTML) {
+    if (!c->head) html_failed(c, kvp_html_head(c->html, c->f, NULL, 0)); /* no header: no columns */
+    if (!c->failed) html_failed(c, kvp_html_end(c->html, c->f));
+    return c->failed ? -1 : 0;
+  }
   return 0;
 }
+
+kvp_html *kvp_fmtw_html(kvp_fmtw *c) { return c->html; }
 
 int kvp_fmtw_error(const kvp_fmtw *c) { return c->failed; }
 
@@ -674,5 +721,8 @@ void kvp_fmtw_free(kvp_fmtw *c) {
   free(c->row.p);
   free(c->cells.p);
   free(c->out.p);
+  kvp_html_free(c->html);
+  free(c->cellp);
+  free(c->cellnum);
   free(c);
 }

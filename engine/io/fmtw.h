@@ -19,6 +19,9 @@
  *                     on a terminal, fitted to its width (kvp_fmtw_fit).
  *   KVP_FMT_MARKDOWN  a GitHub-flavoured Markdown table, '|' escaped,
  *                     numeric columns right-aligned.
+ *   KVP_FMT_HTML      a self-contained HTML page (htmlw.h): its inputs, the
+ *                     table streamed row by row, its charts; the page's
+ *                     description through kvp_fmtw_html before any row.
  * Tables are aligned, so they are kept in memory until the report ends.
  */
 #ifndef KVP_FMTW_H
@@ -27,12 +30,13 @@
 #include <stddef.h>
 
 #include "afile.h"
+#include "htmlw.h"
 
-enum { KVP_FMT_AUTO = 0, KVP_FMT_CSV, KVP_FMT_TABLE, KVP_FMT_JSON, KVP_FMT_MARKDOWN };
+enum { KVP_FMT_AUTO = 0, KVP_FMT_CSV, KVP_FMT_TABLE, KVP_FMT_JSON, KVP_FMT_MARKDOWN, KVP_FMT_HTML };
 
 typedef struct kvp_fmtw kvp_fmtw;
 
-/* A converter to format fmt (TABLE, JSON or MARKDOWN) writing to f; NULL
+/* A converter to format fmt (TABLE, JSON, MARKDOWN or HTML) writing to f; NULL
  * when out of memory. */
 kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f);
 /* CSV bytes, any split; 0, or -1 with an errno kept for kvp_fmtw_error. */
@@ -51,7 +55,10 @@ void kvp_fmtw_free(kvp_fmtw *c);
 void kvp_fmtw_fit(size_t columns);
 /* The columns kvp_fmtw_fit set (0: none), for text written beside a table. */
 size_t kvp_fmtw_fit_width(void);
-/* "csv", "table", "json", "markdown", "auto" -> KVP_FMT_*, -1 if none. */
+/* HTML: the page's description to fill before the header row is fed
+ * (title, inputs, units, charts); NULL for another format. */
+kvp_html *kvp_fmtw_html(kvp_fmtw *c);
+/* "csv", "table", "json", "markdown", "html", "auto" -> KVP_FMT_*, -1 if none. */
 int kvp_fmt_named(const char *name);
 /* 1 when s[0..len) is a JSON number (the numbers the CSV writer makes). */
 int kvp_fmt_is_number(const char *s, size_t len);

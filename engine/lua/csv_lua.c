@@ -111,14 +111,69 @@ static int writer_discard(lua_State *L) {
   return 0;
 }
 
+/* w:chart(title, svg|nil, note): a chart of an HTML report, shown under
+ * its table (the SVG document, or note saying why there is none); nothing
+ * for another format. */
+static int writer_chart(lua_State *L) {
+  writer *w = check_writer(L);
+  const char *title = luaL_checkstring(L, 2);
+  size_t len = 0;
+  const char *svg = luaL_optlstring(L, 3, NULL, &len);
+  const char *note = luaL_optstring(L, 4, "");
+  kvp_html *h = kvp_csv_html(w->w);
+  if (h != NULL && kvp_html_chart(h, title, svg, len, note) < 0) return kvl_error(L, "out of memory");
+  return 0;
+}
+
 static int writer_isopen(lua_State *L) {
   writer *w = luaL_checkudata(L, 1, WRITER_MT);
   lua_pushboolean(L, w->w != NULL);
   return 1;
 }
 
-/* csv.open(path|nil, columns, precisions[, format]): a writer, header
- * written; format "csv", "table", "json", "markdown" or "auto" (fmtw.h) */
+/* A string field of the table at idx, or NULL (a number is converted). */
+static const char *opt_string(lua_State *L, int idx, const char *key) {
+  lua_getfield(L, idx, key);
+  const char *s = lua_tostring(L, -1);
+  lua_pop(L, 1); /* the table keeps it */
+  return s;
+}
+
+void kvl_html_page(lua_State *L, int idx, kvp_csv *w) {
+  kvp_html *h = kvp_csv_html(w);
+  if (h == NULL || !lua_istable(L, idx)) return;
+  idx = lua_absindex(L, idx);
+  int bad = 0;
+  const char *s;
+  if ((s = opt_string(L, idx, "title")) != NULL) bad |= kvp_html_title(h, s);
+  if ((s = opt_string(L, idx, "version")) != NULL) bad |= kvp_html_version(h, s);
+  if (lua_getfield(L, idx, "inputs") == LUA_TTABLE) {
+    for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TTABLE; i++) {
+      lua_geti(L, -1, 1);
+      lua_geti(L, -2, 2);
+      const char *name = lua_tostring(L, -2), *value = lua_tostring(L, -1);
+      if (name != NULL && value != NULL) bad |= kvp_html_input(h, name, value);
+      lua_pop(L, 3);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "units") == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+      if (lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && lua_type(L, -1) == LUA_TSTRING)
+        bad |= kvp_html_unit(h, (size_t)(lua_tointeger(L, -2) - 1), lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  if (bad) kvl_error(L, "out of memory");
+}
+
+/* csv.open(path|nil, columns, precisions[, format[, page]]): a writer,
+ * header written; format "csv", "table", "json", "markdown", "html" or
+ * "auto" (fmtw.h); page, for HTML: {title, version, inputs = {{name,
+ * value}, ...}, units = {[column] = unit}} (kvl_html_page) */
 static int l_open(lua_State *L) {
   const char *path = luaL_optstring(L, 1, NULL);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -126,10 +181,11 @@ static int l_open(lua_State *L) {
   if (!lua_isnoneornil(L, 4)) {
     fmt = kvp_fmt_named(luaL_checkstring(L, 4));
     if (fmt < 0)
-      return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'",
+      return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
                        lua_tostring(L, 4));
   }
-  lua_settop(L, 3);
+  lua_settop(L, 5);
+  lua_remove(L, 4); /* the page at 4, the writer above it */
   lua_Integer ncol = luaL_len(L, 2);
   if (ncol < 1 || ncol > MAX_COLUMNS)
     return kvl_error(L, "a report needs 1..%d columns, got %I", MAX_COLUMNS, ncol);
@@ -153,6 +209,7 @@ static int l_open(lua_State *L) {
   kvl_check_file(L, path, "w");
   w->w = kvp_csv_open_as(path, fmt, err, sizeof err);
   if (w->w == NULL) return kvl_error(L, "%s", err);
+  kvl_html_page(L, 4, w->w);
   for (int c = 1; c <= w->ncol; c++) {
     lua_geti(L, 2, c);
     if (lua_type(L, -1) != LUA_TSTRING)
@@ -355,20 +412,20 @@ static int l_gnuplot(lua_State *L) {
 
 static const luaL_Reg writer_meth[] = {
   {"row", writer_row}, {"close", writer_close}, {"discard", writer_discard},
-  {"isopen", writer_isopen}, {NULL, NULL}
+  {"isopen", writer_isopen}, {"chart", writer_chart}, {NULL, NULL}
 };
 
 /* csv.format_of(path|nil [, format]): the format a report of path asked
- * for format gets ("csv", "table", "json" or "markdown"; kvp_csv_resolve_format),
+ * for format gets ("csv", "table", "json", "markdown" or "html"; kvp_csv_resolve_format),
  * and the columns a table on the terminal is fitted to (0: none) */
 static int l_format_of(lua_State *L) {
-  static const char *const names[] = {"auto", "csv", "table", "json", "markdown"};
+  static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html"};
   const char *path = luaL_optstring(L, 1, NULL);
   int fmt = KVP_FMT_AUTO;
   if (!lua_isnoneornil(L, 2)) {
     fmt = kvp_fmt_named(luaL_checkstring(L, 2));
     if (fmt < 0)
-      return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'",
+      return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
                        lua_tostring(L, 2));
   }
   fmt = kvp_csv_resolve_format(path, fmt);

@@ -55,6 +55,12 @@ void kvl_check_file(lua_State *L, const char *path, const char *mode);
 extern volatile sig_atomic_t kvl_stop;
 extern const char *kvl_stop_message;
 void kvl_poll(lua_State *L);
+/* An HTML report's page described from the Lua table at idx: {title,
+ * version, inputs = {{name, value}, ...}, units = {[column] = unit}}
+ * (csv_lua.c; htmlw.h); nothing when w writes another format or idx holds
+ * no table. Before the header row is flushed. */
+typedef struct kvp_csv kvp_csv;
+void kvl_html_page(lua_State *L, int idx, kvp_csv *w);
 /* Raise a formatted error located at the user's line. */
 int kvl_error(lua_State *L, const char *fmt, ...);
 /* Raise the error of a failed core call: the diag message if any. */

@@ -110,12 +110,16 @@ static int l_run(lua_State *L) {
     lua_getfield(L, 1, "path");
     const char *path = lua_tostring(L, -1);
     kvl_check_file(L, path, "w");
-    int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown (fmtw.h) */
+    int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown, html (fmtw.h) */
     if (lua_getfield(L, 1, "format") == LUA_TSTRING && (fmt = kvp_fmt_named(lua_tostring(L, -1))) < 0)
-      return kvl_error(L, "field 'format' must be csv, table, json or markdown, got '%s'", lua_tostring(L, -1));
+      return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
+                       lua_tostring(L, -1));
     lua_pop(L, 1);
     h->w = kvp_csv_open_as(path, fmt, err, sizeof err);
     if (h->w == NULL) return kvl_error(L, "%s", err);
+    lua_getfield(L, 1, "page"); /* an HTML page's description (kvl_html_page) */
+    kvl_html_page(L, -1, h->w);
+    lua_pop(L, 1);
     for (int i = 0; i < r->ncol; i++) {
       lua_geti(L, cols, i + 1);
       size_t len;

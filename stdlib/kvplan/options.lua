@@ -271,6 +271,8 @@ function M.parse(args, defaults, from_command_line)
       fail("argument '%s' is required, e.g. %s", k, d.example or (k .. "=..."))
     end
   end
+  -- the options in effect, for an HTML report's inputs (report.lua)
+  if from_cli and cli ~= nil then cli.options = out end
   return out
 end
 

@@ -290,6 +290,14 @@ end
 function M.chart(points, info, opts)
   if type(opts) ~= "table" then util.raise("pareto chart needs an options table, got %s", type(opts)) end
   util.check_keys(opts, {output = true, width = true, height = true, title = true}, "pareto chart")
+  local spec = M.chart_spec(points, info, opts)
+  spec.output = opts.output
+  return require("kvplan.plot").plot(spec)
+end
+
+--- The chart of M.chart as kv.plot's fields but `output` (an HTML report's
+--- chart, kv.report's `chart`).
+function M.chart_spec(points, info, opts)
   if type(points) ~= "table" or type(info) ~= "table" or info.front == nil then
     util.raise("pareto chart needs the points and the info kv.pareto returns")
   end
@@ -320,9 +328,9 @@ function M.chart(points, info, opts)
     vline = {x = 1000 / sla.tpot_ms,
              title = string.format("SLA: TPOT %s <= %s ms", pct, util.fmt_num(sla.tpot_ms))}
   end
-  return require("kvplan.plot").plot{
+  return {
     data = rows, x = "user", y = "gpu", by = "series", kind = "scatter", lines = {front},
-    vline = vline, output = opts.output, width = opts.width or 900, height = opts.height or 500,
+    vline = vline, width = opts.width or 900, height = opts.height or 500,
     title = title, xlabel = string.format("output tokens/s per user (1000 / %s TPOT in ms)", pct),
     ylabel = "output tokens/s per GPU",
   }
@@ -413,7 +421,7 @@ function M.command(opt, base)
   if info.sla then
     for _, c in ipairs{"meets_sla", "pareto_sla", "why"} do columns[#columns + 1] = c end
   end
-  local r = kv.report{columns = columns}
+  local r = kv.report{columns = columns, chart = M.chart_spec(points, info, {})}
   for _, p in ipairs(points) do
     if p.pareto or not opt.front then
       local row = {}

@@ -104,8 +104,10 @@ local function number(v, col, row, where)
   return x
 end
 
---- Draw a chart (see the module comment); returns the output path.
-function M.plot(spec)
+-- Draw a chart (see the module comment): the output path; with `text`,
+-- the SVG document itself, nothing written (spec.output a name beside
+-- which the temporary is made, never written).
+local function draw(spec, text_only)
   if type(spec) ~= "table" then util.raise("plot needs a table, got %s", type(spec)) end
   util.check_keys(spec, fields, "plot")
   for _, f in ipairs{"data", "x", "y", "output"} do
@@ -342,8 +344,40 @@ function M.plot(spec)
     util.raise("cannot draw '%s': gnuplot wrote %d bytes, not a whole %s (a full disk?)%s", out,
                size, ext:upper(), err ~= "" and (": " .. err) or "")
   end
+  if text_only then
+    local f = io.open(tmp, "rb")
+    local svg = f and f:read("a")
+    if f then f:close() end
+    if svg == nil then util.raise("cannot read the chart gnuplot wrote") end
+    return svg
+  end
   file:commit()
   return out
+end
+
+--- Draw a chart (see the module comment); returns the output path.
+function M.plot(spec) return draw(spec, false) end
+
+--- The chart of spec (kv.plot's fields; data and output not needed: the
+--- data default to `rows`; its temporary is made beside the path `beside`
+--- when given) as the text of an SVG document, for a page that
+--- embeds it (an HTML report); nil and why when it cannot be drawn
+--- (gnuplot missing, the sandbox, data it cannot plot), so the page says
+--- so in its place. Nothing is written but gnuplot's temporary, removed.
+function M.svg(spec, rows, beside)
+  if type(spec) ~= "table" then return nil, "a chart needs a table of kv.plot's fields" end
+  local s = {}
+  for k, v in pairs(spec) do s[k] = v end
+  if s.data == nil then s.data = rows end
+  -- gnuplot's temporary beside the page (where kvplan may write: --sandbox
+  -- allows the output alone), else in $TMPDIR or /tmp
+  s.output = (beside or ((os.getenv and os.getenv("TMPDIR")) or "/tmp") .. "/kvplan-chart") .. ".svg"
+  local ok, svg = pcall(draw, s, true)
+  if ok then return svg end
+  local why = tostring(svg):gsub("^.-:%d+: ", "", 1)
+  local drawing = "cannot draw '" .. s.output .. "': " -- the temporary's name says nothing
+  if why:sub(1, #drawing) == drawing then why = why:sub(#drawing + 1) end
+  return nil, why
 end
 
 return M

@@ -1,4 +1,5 @@
--- stdlib/kvplan/report.lua: CSV reports and the standard ledger row.
+-- stdlib/kvplan/report.lua: reports (CSV, tables, JSON Lines, Markdown, HTML
+-- pages) and the standard ledger row.
 -- Stdlib layer: report shapes live here; the writer is engine/io/csvw.c (libcsv
 -- quoting, exact integers, atomic file replace).
 --
@@ -30,10 +31,10 @@ local function cli() return package.loaded["kvplan.cli"] or {} end
 
 --- The file name extension of a report in format f (batch outputs).
 function M.extension(f)
-  return ({json = ".jsonl", markdown = ".md", table = ".txt"})[f] or ".csv"
+  return ({json = ".jsonl", markdown = ".md", table = ".txt", html = ".html"})[f] or ".csv"
 end
 
-M.formats = {csv = true, table = true, json = true, markdown = true, auto = true}
+M.formats = {csv = true, table = true, json = true, markdown = true, html = true, auto = true}
 
 --- Where a report or sweep goes: path if given, else the batch file for
 --- `name`, else `kvplan -o FILE`; nil is standard output.
@@ -85,14 +86,19 @@ function M.release(path)
   if path ~= nil then used_paths[path] = nil end
 end
 
--- Columns as names and precisions: a list of names or {name, precision = p}.
+-- Columns as names, precisions and units: a list of names or {name,
+-- precision = p, unit = "GiB"}.
 local function parse_columns(cols)
-  local names, prec, index = {}, {}, {}
+  local names, prec, index, unit = {}, {}, {}, {}
   for i, c in ipairs(cols) do
     local name, p = c, nil
     if type(c) == "table" then
-      util.check_keys(c, {[1] = true, precision = true}, "column " .. i)
+      util.check_keys(c, {[1] = true, precision = true, unit = true}, "column " .. i)
       name, p = c[1], c.precision
+      if c.unit ~= nil and type(c.unit) ~= "string" then
+        util.raise("unit of column %d must be a string, got %s", i, type(c.unit))
+      end
+      unit[i] = c.unit
     end
     if type(name) ~= "string" or name == "" then
       util.raise("column %d must be named by a non-empty string, got %s", i, tostring(name))
@@ -101,17 +107,94 @@ local function parse_columns(cols)
     if p ~= nil then p = util.count(p, "precision of column '" .. name .. "'", 0) end
     names[i], prec[i], index[name] = name, p, i
   end
-  return names, prec, index
+  return names, prec, index, unit
+end
+
+--- The units of the columns kvplan's reports share, by name (a column
+--- named *_gib* is in GiB, *_ms or *_ms_pNN in milliseconds; a deployment
+--- field's column has the field registry's unit: tp GPUs, pp stages).
+M.column_units = {
+  context = "tokens", max_context = "tokens", kv_tokens = "tokens", max_model_len = "tokens",
+  input = "tokens", output = "tokens", max_kv_tokens = "tokens",
+  concurrency = "requests", max_concurrency = "requests", requests = "requests",
+  requests_per_gpu = "requests", limit_concurrency = "requests",
+  kv_blocks = "blocks", kv_bytes_per_token_per_gpu = "bytes", kv_bytes_per_token = "bytes",
+  kv_bytes_per_token_bf16 = "bytes", gpus = "GPUs",
+  cost_per_hour = "USD per hour", usd_per_mtok = "USD per million tokens",
+  tokens_per_s = "tokens/s", throughput_tokens_s = "tokens/s", tokens_per_s_gpu = "tokens/s per GPU",
+  tokens_per_s_user = "tokens/s per user", requests_s = "requests/s", rate = "requests/s",
+  share_pct = "%", real_token_pct = "%", params_b = "billions", active_b = "billions",
+  hbm_gbps = "GB/s", bf16_tflops = "TFLOP/s", fp8_tflops = "TFLOP/s",
+}
+
+--- The unit of column `name`: the one its declaration gives ({name, unit
+--- = ...}), else M.column_units', else nil.
+function M.column_unit(name, declared)
+  if declared ~= nil then return declared end
+  if M.column_units[name] then return M.column_units[name] end
+  if name:find("_gib", 1, true) or name:find("^gib_") then return "GiB" end
+  if name:find("_ms$") or name:find("_ms_p%d+$") then return "ms" end
+  local f = require("kvplan.fields").by_name[name]
+  return f and f.unit
+end
+
+-- An option's value as the inputs show it: lists joined by commas.
+local function shown(v)
+  if type(v) ~= "table" then return tostring(v) end
+  local parts = {}
+  for i, x in ipairs(v) do
+    if type(x) == "table" then return nil end
+    parts[i] = tostring(x)
+  end
+  return table.concat(parts, ",")
+end
+
+--- What an HTML page of report r with these columns shows beside its table
+--- (csv.open's page): its title (r.title, else the command or the script),
+--- kvplan's version, the inputs (the command and its words, the options in
+--- effect that have a value) and each column's unit.
+function M.page(r, names, unit)
+  local c = cli()
+  local words = table.concat(c.words or {}, " ")
+  local given = rawget(_G, "arg") -- a stock lua5.4's, when kvplan did not run the script
+  local script = c.script and tostring(c.script)
+                 or type(given) == "table" and given[0] and tostring(given[0]) or "(default scenario)"
+  local run = c.command and ("kvplan " .. c.command) or ("kvplan " .. script)
+  local inputs = {{"command", run .. (words ~= "" and (" " .. words) or "")}}
+  if c.command == nil then inputs[#inputs + 1] = {"script", script} end
+  if type(c.options) == "table" then -- those with a value, by name
+    local set = {}
+    for _, k in ipairs(util.sorted_keys(c.options)) do
+      local v = shown(c.options[k])
+      if type(k) == "string" and v ~= nil and v ~= "" then set[#set + 1] = k .. "=" .. v end
+    end
+    if #set > 0 then inputs[#inputs + 1] = {"options in effect", table.concat(set, " ")} end
+  end
+  local units = {}
+  for i, n in ipairs(names) do units[i] = M.column_unit(n, unit and unit[i]) end
+  return {title = r.title or run, version = require("kvplan.core").version, inputs = inputs,
+          units = units}
 end
 
 -- Open the writer of report r with these columns.
-local function open_writer(r, names, prec)
-  local ok, w = pcall(csv.open, r.path, names, prec, r.format)
+local function open_writer(r, names, prec, unit)
+  local ok, w = pcall(csv.open, r.path, names, prec, r.format, r.html and M.page(r, names, unit) or nil)
   if not ok then
     M.release(r.path)
     util.raise("%s", tostring(w):gsub("^.-:%d+: ", "", 1))
   end
   r.writer = w
+end
+
+-- A chart spec of a report: kv.plot's fields but data and output.
+local function check_chart(c, i)
+  if type(c) ~= "table" then util.raise("field 'chart' item %d must be a table of kv.plot's fields", i) end
+  if c.output ~= nil then
+    util.raise("field 'chart' item %d: a report's chart is drawn into its page: no 'output'", i)
+  end
+  for _, f in ipairs{"x", "y"} do
+    if c[f] == nil then util.raise("field 'chart' item %d needs '%s'", i, f) end
+  end
 end
 
 --- A report with the given columns: names, or {name, precision = digits}.
@@ -123,10 +206,21 @@ end
 --- default: the ledger's and the optimizations' columns), then by name.
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("report needs an options table, got %s", type(opts)) end
-  util.check_keys(opts, {columns = true, path = true, name = true, format = true, order = true},
-                  "report")
+  util.check_keys(opts, {columns = true, path = true, name = true, format = true, order = true,
+                         title = true, chart = true}, "report")
   if opts.format ~= nil and not M.formats[opts.format] then
-    util.raise("field 'format' must be csv, table, json or markdown, got %s", tostring(opts.format))
+    util.raise("field 'format' must be csv, table, json, markdown or html, got %s", tostring(opts.format))
+  end
+  if opts.title ~= nil and type(opts.title) ~= "string" then
+    util.raise("field 'title' must be a string, got %s", type(opts.title))
+  end
+  local charts = opts.chart
+  if charts ~= nil then
+    if type(charts) ~= "table" then
+      util.raise("field 'chart' must be a table of kv.plot's fields or a list of them")
+    end
+    if charts[1] == nil then charts = {charts} end
+    for i, c in ipairs(charts) do check_chart(c, i) end
   end
   local cols = opts.columns
   local used = cols == "used"
@@ -137,8 +231,11 @@ function M.new(opts)
   local path = M.output_path(opts.path, opts.name)
   M.claim(path)
   local shard = cli().shard
-  local r = setmetatable({path = path, format = opts.format,
+  local r = setmetatable({path = path, format = opts.format, title = opts.title,
                           silent = shard ~= nil and shard[1] ~= 1}, Report)
+  -- an HTML page draws its charts from the rows, kept for them
+  r.html = (csv.format_of(path, opts.format)) == "html"
+  if r.html and charts then r.charts, r.rows = charts, {} end
   if used then
     local order = opts.order
     if order == nil then
@@ -148,8 +245,9 @@ function M.new(opts)
     end
     r.order, r.kept = {parse_columns(order)}, {}
   else
-    r.names, r.prec, r.index = parse_columns(cols)
-    open_writer(r, r.names, r.prec)
+    local unit
+    r.names, r.prec, r.index, unit = parse_columns(cols)
+    open_writer(r, r.names, r.prec, unit)
   end
   open_reports[#open_reports + 1] = r
   return r
@@ -168,6 +266,11 @@ function Report:row(t)
   end
   if not self.writer:isopen() then util.raise("report is already closed") end
   if self.silent then return end
+  if self.rows then
+    local copy = {}
+    for k, v in pairs(t) do copy[k] = v end
+    self.rows[#self.rows + 1] = copy
+  end
   local vals = {}
   for k, v in pairs(t) do
     local i = self.index[k]
@@ -188,10 +291,13 @@ local function write_kept(r)
       if v ~= nil and v ~= "" then filled[k] = true end
     end
   end
-  local onames, oprec = r.order[1], r.order[2]
-  local names, prec, seen = {}, {}, {}
+  local onames, oprec, ounit = r.order[1], r.order[2], r.order[4]
+  local names, prec, unit, seen = {}, {}, {}, {}
   for i, n in ipairs(onames) do
-    if filled[n] then names[#names + 1], prec[#names + 1], seen[n] = n, oprec[i], true end
+    if filled[n] then
+      names[#names + 1], seen[n] = n, true
+      prec[#names], unit[#names] = oprec[i], ounit[i]
+    end
   end
   for _, k in ipairs(util.sorted_keys(filled)) do
     if not seen[k] then
@@ -201,7 +307,8 @@ local function write_kept(r)
   end
   if #names == 0 then names[1] = "(no columns)" end
   r.names = names
-  open_writer(r, names, prec)
+  open_writer(r, names, prec, unit)
+  if r.rows then r.rows = r.kept end
   for _, row in ipairs(r.kept) do
     local vals = {}
     for i, n in ipairs(names) do
@@ -226,6 +333,15 @@ function Report:close()
   forget(self)
   self.closed = true
   if self.kept then write_kept(self) end
+  if self.charts and self.writer:isopen() then
+    local plot = require "kvplan.plot"
+    for _, c in ipairs(self.charts) do
+      local svg, why = plot.svg(c, self.rows, self.path)
+      local title = c.title or (tostring(c.y) .. (c.by and (" by " .. tostring(c.by)) or "")
+                                .. " against " .. tostring(c.x))
+      self.writer:chart(title, svg, why)
+    end
+  end
   if self.writer:isopen() then self.writer:close() end
 end
 

@@ -710,7 +710,7 @@ function Sweep:write(path, opts)
   opts = opts or {}
   util.check_keys(opts, {name = true, format = true}, "sweep write options")
   if opts.format ~= nil and not require("kvplan.report").formats[opts.format] then
-    util.raise("field 'format' must be csv, table, json or markdown, got %s", tostring(opts.format))
+    util.raise("field 'format' must be csv, table, json, markdown or html, got %s", tostring(opts.format))
   end
   local cli = package.loaded["kvplan.cli"] or {}
   local report = require "kvplan.report"
@@ -730,7 +730,14 @@ function Sweep:write(path, opts)
     end
   end
   report.claim(path)
-  local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard,
+  -- an HTML page (-f html, a .html path, format = "html"): its inputs and units
+  local page
+  if (require("kvplan.csv").format_of(path, opts.format)) == "html" then
+    local names = {}
+    for i, c in ipairs(self.columns) do names[i] = type(c) == "table" and c[1] or c end
+    page = report.page({}, names)
+  end
+  local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard, page = page,
                                                     progress = not cli.quiet, format = opts.format})
   report.release(path)
   if not ok then error(written, 0) end

@@ -102,6 +102,24 @@ if [ -n "$shim" ] && [ -f "$shim" ]; then
   if [ -z "$badn" ]; then ok "report -o: a full disk at every point is an error, the old file stays"
   else bad "report -o full disk at bytes$badn" "$(cat "$w/err")"; fi
 
+  # an HTML page (its chart drawn by gnuplot when it is there): a full disk
+  # at every point is an error, the old page stays, no temporary
+  echo "old page" > "$w/r.html"
+  hargs="ledger model=llama-3.1-8b gpu=l4 context=4096 concurrency=2"
+  "$kvplan" $hargs -o "$w/full.html" 2> /dev/null
+  size=$(wc -c < "$w/full.html")
+  n=0; step=$((size / 12 + 1)); badn=""
+  while [ $n -lt "$size" ]; do
+    KVPLAN_FAULT_WRITE=$n LD_PRELOAD=$shim "$kvplan" $hargs -o "$w/r.html" 2> "$w/err" > /dev/null
+    rc=$?; points=$((points + 1))
+    { [ $rc -eq 1 ] && grep -q "cannot write '$w/r.html': No space left on device" "$w/err" &&
+      [ "$(cat "$w/r.html")" = "old page" ] && [ "$(strays w)" -eq 0 ]; } || badn="$badn $n"
+    n=$((n + step))
+  done
+  if [ -z "$badn" ]; then ok "report -o page.html: a full disk at every point is an error, the old page stays"
+  else bad "report -o page.html full disk at bytes$badn" "$(cat "$w/err")"; fi
+  rm -f "$w/full.html"
+
   echo "old merge" > "$w/m.csv"
   KVPLAN_FAULT_WRITE=5 LD_PRELOAD=$shim "$kvplan" merge -o "$w/m.csv" "$m/p1.csv" "$m/p2.csv" 2> "$w/err"
   rc=$?; points=$((points + 1))

@@ -59,3 +59,57 @@ do
   assert(kv.util.cut("ab\u{2026}d", 4) == "ab\u{2026}d", "a line that fits")
   assert(kv.util.cut("abcdef", nil) == "abcdef", "no width")
 end
+
+-- HTML pages: every column, units from the column registry, each string
+-- from data escaped, charts from the rows, the same bytes twice, nothing
+-- left by a report that fails
+local dir3 = check.tmpdir()
+local function html_report(p, chart)
+  local r = kv.report{columns = {"gpu", {"kv_budget_gib_per_gpu", precision = 2}, "tp", "context",
+                                 {"v", unit = "widgets"}, "why"},
+                      path = p, title = "budgets & <more>", chart = chart}
+  r:row{gpu = "<script>alert(1)</script>", kv_budget_gib_per_gpu = 51.41, tp = 1, context = 8192, v = 3,
+        why = "a \"quoted\" 'reason'"}
+  r:row{gpu = "l4", kv_budget_gib_per_gpu = 3.5, tp = 2, context = 8192, v = 4, why = ""}
+  r:close()
+  return check.slurp(p)
+end
+local chart = {x = "gpu", y = "v", kind = "bar", title = "v by gpu"}
+local page = html_report(dir3 .. "/a.html", chart)
+check.eq(select(2, page:gsub("<tr><td", "")), 2, "one table row a report row")
+assert(page:find("<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>", 1, true), "a cell is escaped")
+assert(not page:find("<script>alert", 1, true), "no script from data")
+assert(page:find("<td class=\"w\">a &quot;quoted&quot; &#39;reason&#39;</td>", 1, true) or
+       page:find("<td>a &quot;quoted&quot; &#39;reason&#39;</td>", 1, true), "quotes escaped")
+assert(page:find("<title>budgets &amp; &lt;more&gt;</title>", 1, true), "the title, escaped")
+for _, h in ipairs{"kv_budget_gib_per_gpu <span class=\"unit\">(GiB)</span>", "tp <span class=\"unit\">(GPUs)</span>",
+                   "context <span class=\"unit\">(tokens)</span>", "v <span class=\"unit\">(widgets)</span>",
+                   ">gpu</th>", ">why</th>"} do
+  assert(page:find(h, 1, true), "header " .. h)
+end
+assert(page:find("<td class=\"n\">51.41</td>", 1, true), "numbers as the CSV writes them")
+assert(page:find("Written by kvplan " .. kv.version, 1, true), "kvplan's version")
+assert(page:find("<figcaption>v by gpu</figcaption>", 1, true), "the chart's title")
+local drawn = page:find("<svg", 1, true) ~= nil
+local said = page:find("<p class=\"note\">No chart: gnuplot is not installed", 1, true) ~= nil
+assert(drawn ~= said, "the chart is drawn, or the page says gnuplot is missing")
+check.eq(html_report(dir3 .. "/b.html", chart), page, "the same bytes twice")
+check.eq(kv.report.column_unit("ttft_ms_p90"), "ms", "a time column")
+check.eq(kv.report.column_unit("weights_gib_per_gpu"), "GiB", "a GiB column")
+check.eq(kv.report.column_unit("max_model_len"), "tokens", "a field's unit (fields.lua)")
+check.eq(kv.report.column_unit("gpu"), nil, "no unit")
+check.eq((kv.csv.format_of(dir3 .. "/x.html")), "html", "html by the file name")
+-- a chart it cannot draw is said on the page, the table written
+local p2 = html_report(dir3 .. "/c.html", {x = "gpu", y = "why", kind = "bar"})
+assert(p2:find("<p class=\"note\">No chart: ", 1, true) and p2:find("not a number", 1, true), "a chart's error on the page")
+check.error("field 'chart' item 1: a report's chart is drawn into its page: no 'output'",
+            kv.report, {columns = {"a"}, chart = {x = "a", y = "a", output = "x.png"}})
+check.error("field 'chart' item 1 needs 'y'", kv.report, {columns = {"a"}, chart = {x = "a"}})
+-- an error before close: no page, no temporary
+local bad3 = kv.report{columns = {"v"}, path = dir3 .. "/bad.html"}
+bad3:row{v = 1}
+check.error("column 'v' has no finite value", function() bad3:row{v = 0 / 0} end)
+bad3:discard()
+assert(io.open(dir3 .. "/bad.html") == nil, "a failed HTML report leaves no file")
+for _, n in ipairs{"a", "b", "c"} do os.remove(dir3 .. "/" .. n .. ".html") end
+os.remove(dir3)

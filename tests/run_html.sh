@@ -1,0 +1,109 @@
+#!/bin/sh
+# tests/run_html.sh: HTML reports from the command line: -o FILE.html and
+# -f html for commands, scripts and sweeps, hostile cells as text, the same
+# bytes twice, a page without gnuplot, kvplan batch -f html's index page.
+# (tests/run_browser.sh loads the pages in Chromium.)
+# Usage: sh tests/run_html.sh build/kvplan
+kvplan=$1
+case $kvplan in /*) ;; *) kvplan=$(pwd)/$kvplan ;; esac
+out=$(dirname "$kvplan")/html
+rm -rf "$out"; mkdir -p "$out"
+KVPLAN_SCRIPTS=${KVPLAN_SCRIPTS:-$(pwd)/scripts}; export KVPLAN_SCRIPTS
+pass=0; fail=0
+check() {
+  name=$1; shift
+  if "$@"; then pass=$((pass + 1)); echo "ok   html $name"
+  else fail=$((fail + 1)); echo "FAIL html $name"; fi
+}
+# rows NAME: the data rows of a page's report table
+rows() { sed -n '/<table id="report">/,/<\/tbody>/p' "$1" | grep -c '^<tr><td'; }
+# scripts PAGE: the <script> elements of a page (its own sort, one)
+scripts() { grep -c '<script>' "$1"; }
+
+cap="capacity model=llama-3.1-8b gpus=h100,l4 kv=bf16,fp8"
+"$kvplan" $cap -o "$out/cap.html" 2> "$out/cap.err"; rc=$?
+"$kvplan" $cap -f csv > "$out/cap.csv"
+check "capacity -o cap.html: status 0, a row a CSV row" sh -c "
+  [ $rc -eq 0 ] && [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/cap.html' | grep -c '^<tr><td') -eq \$((\$(wc -l < '$out/cap.csv') - 1)) ]"
+check "capacity page: every column, units in the headers" sh -c "
+  for c in \$(head -n 1 '$out/cap.csv' | tr , ' '); do grep -q \">\$c\\( <span class=\\\"unit\\\">([^)]*)</span>\\)\\?</th>\" '$out/cap.html' || exit 1; done &&
+  grep -q '>kv_budget_gib_per_gpu <span class=\"unit\">(GiB)</span></th>' '$out/cap.html' &&
+  grep -q '>max_concurrency <span class=\"unit\">(requests)</span></th>' '$out/cap.html'"
+check "capacity page: the command, the options in effect, kvplan's version" sh -c "
+  grep -q '<td>kvplan $cap</td>' '$out/cap.html' && grep -q '<th scope=\"row\">options in effect</th><td>.*model=llama-3.1-8b' '$out/cap.html' &&
+  grep -q \"Written by kvplan \$('$kvplan' --version | cut -d' ' -f2)\\.\" '$out/cap.html'"
+check "capacity page: one script (its own), nothing fetched" sh -c "
+  [ \$(grep -c '<script>' '$out/cap.html') -eq 1 ] && ! grep -Eq '(src|href)=\"(https?:)?//' '$out/cap.html' &&
+  ! grep -q '<link' '$out/cap.html'"
+"$kvplan" $cap -o "$out/cap2.html" 2> /dev/null
+"$kvplan" $cap -f html > "$out/cap3.html" 2> /dev/null
+check "capacity page: the same bytes twice, and from -f html on stdout" sh -c "cmp -s '$out/cap.html' '$out/cap2.html' && cmp -s '$out/cap.html' '$out/cap3.html'"
+
+# a chart: drawn inline when gnuplot is there; without it the page says so
+# and the table is written all the same
+if command -v gnuplot > /dev/null 2>&1; then
+  check "capacity page: its chart as inline SVG" sh -c "
+    grep -q '^<figcaption>requests of 131072 tokens held at once</figcaption>' '$out/cap.html' && grep -q '^<svg' '$out/cap.html' &&
+    ! grep -q '<?xml' '$out/cap.html'"
+fi
+env PATH=/nonexistent "$kvplan" $cap -o "$out/nognuplot.html" 2> "$out/nognuplot.err"; rc=$?
+check "without gnuplot: status 0, the page says so, the table written" sh -c "
+  [ $rc -eq 0 ] && grep -q '<p class=\"note\">No chart: gnuplot is not installed (Debian: apt-get install gnuplot-nox)</p>' '$out/nognuplot.html' &&
+  ! grep -q '<svg' '$out/nognuplot.html' && [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/nognuplot.html' | grep -c '^<tr><td') -eq 4 ]"
+"$kvplan" --sandbox $cap -o "$out/sandbox.html" 2> /dev/null; rc=$?
+check "under --sandbox: the page says why there is no chart" sh -c "
+  [ $rc -eq 0 ] && grep -q '<p class=\"note\">No chart: .*sandbox' '$out/sandbox.html'"
+
+# hostile cells of a CSV: text on the page and in the chart
+"$kvplan" tests/cli/html_rows.lua -o "$out/hostile.html" 2> "$out/hostile.err"; rc=$?
+check "hostile CSV cells: escaped in the table, no script or handler from data" sh -c "
+  [ $rc -eq 0 ] && grep -q '<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>' '$out/hostile.html' &&
+  grep -q '<td>&lt;/td&gt;&lt;img src=x onerror=alert(2)&gt;</td>' '$out/hostile.html' &&
+  grep -q '<td>it&#39;s &quot;quoted&quot;</td>' '$out/hostile.html' &&
+  [ \$(grep -c '<script>' '$out/hostile.html') -eq 1 ] && ! grep -q '<img' '$out/hostile.html' &&
+  [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/hostile.html' | grep -c '^<tr><td') -eq 3 ]"
+if command -v gnuplot > /dev/null 2>&1; then
+  check "hostile CSV cells: the chart's labels escaped" sh -c "
+    sed -n '/^<svg/,/<\/svg>/p' '$out/hostile.html' | grep -q '&lt;script>alert(1)&lt;/script>' &&
+    ! sed -n '/^<svg/,/<\/svg>/p' '$out/hostile.html' | grep -qi '<script'"
+fi
+
+# other commands: ledger (stacked bars), a sweep streamed into a page, fit
+"$kvplan" ledger model=llama-3.1-8b gpu=l4 context=4096 concurrency=2 -f html > "$out/ledger.html" 2> /dev/null
+check "ledger -f html: seven items, a chart" sh -c "
+  [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/ledger.html' | grep -c '^<tr><td') -eq 7 ] &&
+  grep -q '^<figcaption>where one GPU&#39;s memory goes</figcaption>' '$out/ledger.html'"
+"$kvplan" --quiet tests/batch/sweep.lua -o "$out/sweep.html"; rc=$?
+"$kvplan" --quiet tests/batch/sweep.lua -f csv > "$out/sweep.csv"
+check "a sweep -o sweep.html: every row, streamed" sh -c "
+  [ $rc -eq 0 ] && [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/sweep.html' | grep -c '^<tr><td') -eq \$((\$(wc -l < '$out/sweep.csv') - 1)) ] &&
+  grep -q '<td>kvplan tests/batch/sweep.lua</td>' '$out/sweep.html'"
+"$kvplan" -e "local kv = require 'kvplan'
+  local r = kv.report{columns = {'a'}, format = 'html', title = 'from -e'}
+  r:row{a = 1} r:close()" > "$out/e.html"
+check "kv.report{format = 'html'} on standard output" sh -c "grep -q '<h1>from -e</h1>' '$out/e.html' && grep -q '<p id=\"rows\">1 row</p>' '$out/e.html'"
+"$kvplan" fit model=llama-3.1-8b gpus=l4 -f htm > /dev/null 2> "$out/badfmt.err"; rc=$?
+check "-f htm: status 2, the formats named" sh -c "
+  [ $rc -eq 2 ] && grep -q \"^kvplan: bad --format 'htm' (expected csv, table, json, markdown or html)\" '$out/badfmt.err'"
+
+# kvplan batch -f html: a page a script and the index linking them
+rm -rf "$out/b"
+"$kvplan" batch -q -f html -d "$out/b" capacity ledger tests/batch/bad.lua model=llama-3.1-8b gpu=l4 2> "$out/batch.err"; rc=$?
+check "batch -f html: status 1 (a script failed), a page each, the index" sh -c "
+  [ $rc -eq 1 ] && [ -s '$out/b/capacity.html' ] && [ -s '$out/b/ledger.html' ] && [ -s '$out/b/index.html' ] &&
+  ! ls '$out/b' | grep -q '\.tmp\.'"
+check "batch index: each script, its status, links to its pages" sh -c "
+  grep -q '<p id=\"summary\">3 scripts, 2 ok, 1 failed.</p>' '$out/b/index.html' &&
+  grep -q '<tr><td>capacity</td><td>ok</td>.*<td>model=llama-3.1-8b gpu=l4</td><td><a href=\"capacity.html\">capacity.html</a></td></tr>' '$out/b/index.html' &&
+  grep -q '<tr><td>bad</td><td class=\"note\">FAILED</td><td>tests/batch/bad.lua</td>.*none (the batch' '$out/b/index.html' &&
+  grep -q 'Written by kvplan' '$out/b/index.html'"
+cp "$out/b/index.html" "$out/index1.html"
+"$kvplan" batch -q -f html -d "$out/b" capacity ledger tests/batch/bad.lua model=llama-3.1-8b gpu=l4 2> /dev/null
+check "batch index: the same bytes twice" cmp -s "$out/index1.html" "$out/b/index.html"
+printf 'index: capacity model=llama-3.1-8b\n' > "$out/m.txt"
+"$kvplan" batch -q -f html -d "$out/b2" -m "$out/m.txt" 2> "$out/index_name.err"; rc=$?
+check "batch -f html: a report named index is refused (status 2), nothing run" sh -c "
+  [ $rc -eq 2 ] && grep -q \"would be named 'index'\" '$out/index_name.err' && [ ! -e '$out/b2' ]"
+
+echo "html: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
