@@ -374,6 +374,28 @@ local function vllm_rule(d, opts, rule)
             .. " without VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE")
     end
   end
+  -- releases without V1's hybrid KV cache manager (row hybrid_manager =
+  -- false: V0, and V1 before vllm-project/vllm#17996) keep one KV type:
+  -- sliding and chunked local layers beside full ones hold every token, as
+  -- disable_hybrid_kv_cache_manager does later; applied like the rules above
+  -- when the deployment names the engine
+  local kinds = d.model:kinds()
+  if opts.disable_hybrid_kv_cache_manager == false and row.hybrid_manager == false and named then
+    util.raise("field 'disable_hybrid_kv_cache_manager' = false: vLLM %s has no hybrid KV cache "
+               .. "manager to keep on (it came with 0.10's row, vllm-project/vllm#17996)", version)
+  end
+  if named and opts.disable_hybrid_kv_cache_manager == nil and row.hybrid_manager == false
+     and d.hybrid_off_reason == nil then
+    if (kinds.state or 0) > 0 and kinds.state + (kinds.none or 0) < d.model.layers then
+      util.raise("vLLM %s has no hybrid KV cache manager: attention beside recurrent layers "
+                 .. "kept their states in V0's MambaCacheManager, not modelled (engine_version "
+                 .. "0.10 or later: V1's groups)", version)
+    end
+    if (kinds.sliding or 0) + (kinds.chunked or 0) > 0
+       and (kinds.full or 0) + (kinds.mla or 0) > 0 then
+      d.hybrid_off_reason = "vLLM " .. version .. " has no hybrid KV cache manager"
+    end
+  end
   mxfp4_rule(d, opts, rule)
   bnb_rule(d, opts)
   limits_rule(d, opts, row, rule)

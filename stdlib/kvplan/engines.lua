@@ -53,6 +53,18 @@ local GiB = units.GiB
 --               and TTFT on A100"), 2048 once _DEFAULT_MAX_NUM_BATCHED_TOKENS
 --               replaced it (0.7 modelled; 0.6.5 and 0.6.6 are not told
 --               apart from 0.6.0-0.6.4 here)
+--   hybrid_manager V1's hybrid KV cache manager puts layers of more than one
+--               KV type in their own KV cache groups (vllm-project/vllm#17996,
+--               "[v1] Hybrid Memory Allocator": vllm/v1/core/
+--               kv_cache_coordinator.py HybridKVCacheCoordinator, absent from
+--               the v0.9.0 API reference, docs.vllm.ai/en/v0.9.0/api/vllm/v1/
+--               core, present in v0.9.2's; 0.9.1 and 0.9.2 are modelled as
+--               0.9.0). false: one KV type, sliding-window and chunked layers
+--               beside full attention hold every token (vllm-project/vllm
+--               #14097: "For models with global attention + sliding window
+--               attention, still regard as global-attention-only model in kv
+--               cache manager"; V0's block manager has one block table per
+--               sequence for all layers)
 --   check_override the startup check (_check_enough_kv_cache_memory) and its
 --               estimated maximum model length plan against
 --               num_gpu_blocks_override blocks when it is set, not the
@@ -69,15 +81,15 @@ local GiB = units.GiB
 --               test_kv_cache_reserves_null_block_for_max_model_len)
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false, chunked_tokens = 512},
+             context_counted = false, chunked_tokens = 512, hybrid_manager = false},
   ["0.7"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false},
+             context_counted = false, hybrid_manager = false},
   ["0.7-v1"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-                context_counted = true, logits_only = true},
+                context_counted = true, logits_only = true, hybrid_manager = false},
   ["0.8"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false},
+             context_counted = false, hybrid_manager = false},
   ["0.9"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = true, nccl_counted = true,
-             context_counted = false},
+             context_counted = false, hybrid_manager = false},
   ["0.10"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = true,
               context_counted = false, chunked_hybrid = false},
   -- assumed from 0.11 on: the snapshot after the distributed init (the

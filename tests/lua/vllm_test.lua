@@ -87,6 +87,26 @@ local off = g:with{disable_hybrid_kv_cache_manager = true}:ledger()
 check.eq(off.kv_groups, 1, "one group")
 check.eq(off:seq_bytes(8192), 62 * 512 * 16 * 8192, "every layer holds every token")
 check.eq(off:max_concurrency(8192) < lh:max_concurrency(8192), true, "fewer requests")
+-- the hybrid KV cache manager by release (engines.lua hybrid_manager): V0
+-- and V1 before vllm-project/vllm#17996 regard sliding beside full layers as
+-- full attention (#14097), the switch's own arithmetic
+for _, v in ipairs{"0.6", "0.7.3", "0.8.2", "0.9"} do
+  local dv = g:with{engine_version = v}
+  local lv = dv:ledger()
+  check.eq(lv.kv_groups, 1, v .. ": one group")
+  check.eq(lv:seq_bytes(8192), off:seq_bytes(8192), v .. ": every layer holds every token")
+  check.eq(dv.hybrid_off_reason, "vLLM " .. dv.engine_version .. " has no hybrid KV cache manager",
+           v .. ": the deployment says why")
+end
+check.eq(g:with{engine_version = "0.10"}:ledger().kv_groups, 7, "0.10 groups them")
+check.eq(g:with{engine_version = "0.8", disable_hybrid_kv_cache_manager = true}:ledger().kv_groups,
+         1, "the switch given on 0.8 changes nothing")
+check.error("vLLM 0.8 has no hybrid KV cache manager to keep on", function()
+  kv.deploy{model = "gemma-3-27b", gpu = "h100", engine_version = "0.8",
+            disable_hybrid_kv_cache_manager = false}
+end)
+check.error("attention beside recurrent layers kept their states in V0's MambaCacheManager",
+            function() kv.deploy{model = "nemotron-nano-9b-v2", gpu = "h100", engine_version = "0.9"} end)
 check.eq(g:with{max_num_seqs = 2}:ledger():max_concurrency(8192), 2, "max_num_seqs caps")
 local fits, why, limit = g:with{max_num_seqs = 2}:ledger():fit(8192, 3)
 check.eq(fits, false, "3 > max_num_seqs")
