@@ -729,7 +729,15 @@ kvp_err kvp_ledger_vllm_log(const kvp_ledger *l, int64_t *tokens, int64_t *block
       CHK(chk_add(req, part, &req));
     }
     ngroups = l->ngroups;
-    min_block = l->min_block;
+    /* the smallest spec block (an attention group's per rank: its manager's
+     * block / (dcp x pcp)), times dcp x pcp (_report_kv_cache_config) */
+    int64_t cp = l->span / l->d.block;
+    min_block = INT64_MAX;
+    for (int32_t t = 0; t < l->ntype; t++) {
+      const kvp_kv_type *ty = &ledger_types_of(l)[t];
+      min_block = min64(min_block, ty->shape.kind == KVP_STATE ? ty->block : ty->block / cp);
+    }
+    CHK(chk_mul(min_block, cp, &min_block));
   } else {
     /* one type: every paged layer needs the same blocks; take the first */
     const kvp_model *m = &l->d.model;

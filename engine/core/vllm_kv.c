@@ -130,7 +130,9 @@
  *     parallel guide, docs.vllm.ai/projects/ascend user_guide/feature_guide/
  *     context_parallel): tp % dcp == 0; MLA holds one latent on every rank,
  *     so any such dcp; GQA needs dcp copies of each head, dcp dividing
- *     tp / kv_heads. kvplan models it for full attention and MLA layers.
+ *     tp / kv_heads. kvplan models it for full attention and MLA layers,
+ *     and for Mamba layers beside them, whose groups keep their block and
+ *     state at dcp 1 (dcp_world_size_for_kv_cache_spec: plan_groups).
  *   - MLA attention backends that address blocks by a fixed stride report a
  *     block_stride_alignment (MLAAttentionSpec); the pool's bytes a block
  *     are rounded up to the lcm of those alignments
@@ -362,6 +364,18 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
                       (long long)ty->page, (long long)l->page);
     }
   }
+  /* decode (and prefill) context parallelism: an attention group's block
+   * spans block x dcp x pcp tokens of a request, block on each rank
+   * (SingleTypeKVCacheManager: block_size *= dcp_world_size x
+   * pcp_world_size); a Mamba group keeps its state whole on every rank and
+   * its block at dcp 1 (dcp_world_size_for_kv_cache_spec: "Other specs keep
+   * replicated per-rank state (Mamba, ...) and must keep dcp_world_size=1",
+   * vllm/v1/core/kv_cache_coordinator.py at 00b08dc44519) */
+  int64_t cp = (d->vllm.dcp > 1 ? d->vllm.dcp : 1) * (d->vllm.pcp > 1 ? d->vllm.pcp : 1);
+  for (int32_t t = 0; cp > 1 && t < l->ntype; t++) {
+    kvp_kv_type *ty = &ledger_types_of(l)[t];
+    if (ty->shape.kind != KVP_STATE) CHK(chk_mul(ty->block, cp, &ty->block));
+  }
   /* group size: the fewest layers of a type, or the most below 1.5 times that */
   int64_t fewest = INT64_MAX, most = 0;
   for (int32_t t = 0; t < l->ntype; t++) {
@@ -508,9 +522,15 @@ kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
                     "(its ranks are the TP group's)", (long long)dcp, (long long)tp);
   int64_t used[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
+  int attention = 0;
   for (int k = 0; k < m->nspec; k++) {
     const kvp_layer *ly = &m->spec[k];
-    if (used[k] == 0 || ly->kind == KVP_NONE || ly->kind == KVP_MLA) continue;
+    if (used[k] == 0 || ly->kind == KVP_NONE) continue;
+    attention |= full_like(ly->kind);
+    if (ly->kind == KVP_MLA) continue;
+    /* Mamba groups stay at dcp 1, their states whole on every rank
+     * (dcp_world_size_for_kv_cache_spec; plan_groups) */
+    if (ly->kind == KVP_STATE && dcp > 1 && d->vllm.pcp <= 1) continue;
     if (ly->kind != KVP_FULL)
       return kvp_fail(diag, KVP_EINVAL,
                       "%s %lld with %s layers: vLLM splits the tokens of full attention and "
@@ -523,6 +543,10 @@ kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
                       "%lld KV heads at tp %lld: dcp must divide tp / kv_heads",
                       (long long)dcp, (long long)ly->kv_heads, (long long)tp);
   }
+  if (!attention)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "%s %lld without full attention or MLA layers: there are no tokens to "
+                    "split", opt, (long long)size);
   return KVP_OK;
 }
 
@@ -901,7 +925,7 @@ kvp_err kvp_vllm_sink_blocks(const kvp_ledger *l, int64_t *blocks, kvp_diag *dia
     for (int32_t t = 0; t < l->ntype; t++)
       if (ledger_types_of(l)[t].shape.kind == KVP_FULL && ledger_types_of(l)[t].shape.sink > 0) {
         groups += ledger_types_of(l)[t].groups;
-        block = ledger_types_of(l)[t].block * (l->span / l->d.block);
+        block = ledger_types_of(l)[t].block; /* x dcp x pcp: plan_groups */
       }
   }
   if (sink % block != 0)

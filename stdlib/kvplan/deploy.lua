@@ -396,6 +396,15 @@ local function vllm_rule(d, opts, rule)
       d.hybrid_off_reason = "vLLM " .. version .. " has no hybrid KV cache manager"
     end
   end
+  -- decode context parallelism beside recurrent layers: vLLM 0.10's
+  -- HybridKVCacheCoordinator asserts dcp_world_size == 1 (row dcp_hybrid =
+  -- false); later releases keep the Mamba groups at dcp 1 (engine/core/vllm_kv.c)
+  if named and row.dcp_hybrid == false and (kinds.state or 0) > 0
+     and (opts.decode_context_parallel_size or 1) > 1 then
+    util.raise("field 'decode_context_parallel_size' = %s with recurrent layers: vLLM %s's "
+               .. "HybridKVCacheCoordinator asserts dcp_world_size == 1 (\"DCP not support hybrid "
+               .. "attn now.\")", tostring(opts.decode_context_parallel_size), version)
+  end
   mxfp4_rule(d, opts, rule)
   bnb_rule(d, opts)
   limits_rule(d, opts, row, rule)

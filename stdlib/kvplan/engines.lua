@@ -65,6 +65,13 @@ local GiB = units.GiB
 --               attention, still regard as global-attention-only model in kv
 --               cache manager"; V0's block manager has one block table per
 --               sequence for all layers)
+--   dcp_hybrid  false: decode context parallelism beside recurrent layers is
+--               refused (vllm/v1/core/kv_cache_coordinator.py
+--               HybridKVCacheCoordinator at v0.10.2: assert dcp_world_size ==
+--               1, "DCP not support hybrid attn now.", docs.vllm.ai/en/v0.10.2
+--               API reference; v0.14.1's has no such assertion and later
+--               sources keep Mamba groups at dcp 1; the 0.11 row, for 0.11 to
+--               0.19, allows it: 0.11 to 0.13 were not read)
 --   check_override the startup check (_check_enough_kv_cache_memory) and its
 --               estimated maximum model length plan against
 --               num_gpu_blocks_override blocks when it is set, not the
@@ -91,7 +98,7 @@ M.vllm = {
   ["0.9"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = true, nccl_counted = true,
              context_counted = false, hybrid_manager = false},
   ["0.10"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = true,
-              context_counted = false, chunked_hybrid = false},
+              context_counted = false, chunked_hybrid = false, dcp_hybrid = false},
   -- assumed from 0.11 on: the snapshot after the distributed init (the
   -- release that moved it is not pinned here)
   ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,

@@ -152,8 +152,13 @@ M.list = {
    meaning = "one KV cache group for every layer"},
   {name = "num_gpu_blocks_override", type = "count", unit = "blocks", min = 1, default = "none",
    vllm = true, meaning = "the KV cache's blocks, as given"},
+  -- 0 is vLLM's unset: gpu_worker.py determine_available_memory takes the
+  -- value only when it is truthy ("if kv_cache_memory_bytes :=
+  -- self.cache_config.kv_cache_memory_bytes:", vllm/v1/worker/gpu_worker.py
+  -- at 35d5cda123ec), else profiles with gpu_memory_utilization
   {name = "kv_cache_memory_bytes", type = "bytes", unit = "bytes per GPU", min = 0,
-   default = "none", vllm = true, meaning = "every GPU's KV memory, utilization ignored"},
+   default = "none", vllm = true,
+   meaning = "every GPU's KV memory, utilization ignored; 0 as unset, as vLLM reads it"},
   {name = "worker_gpu_memory", type = "table", default = "none", spec = "stage_gpu_bytes",
    meaning = "tp x pp memories in vLLM's rank order: workers with unequal memory"},
   {name = "decode_context_parallel_size", type = "count", unit = "ranks", min = 1, default = 1,

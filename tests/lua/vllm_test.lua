@@ -7,6 +7,13 @@ local kv = require "kvplan"
 local check = require "check"
 local GiB = kv.units.GiB
 
+-- some of a ledger's fields, as one string
+local function row(l, ...)
+  local t = {}
+  for i, k in ipairs{...} do t[i] = tostring(l[k]) end
+  return table.concat(t, " ")
+end
+
 -- test_estimate_max_model_len: 32 layers of 32 KV heads of 128 in fp16 and
 -- 8 GiB of KV memory: vLLM refuses max_model_len 16385 and suggests 16384
 local qwen = kv.model{id = "qwen1.5-7b-kv", layers = 32, hidden = 4096, heads = 32,
@@ -24,6 +31,14 @@ l = d:with{max_model_len = 16383}:ledger()
 check.eq(l.vllm_starts, true, "16383 starts")
 check.eq(l.vllm_max_model_len, 16383, "the estimate is max_model_len when it starts")
 
+-- kv_cache_memory_bytes = 0 is vLLM's unset: determine_available_memory
+-- (vllm/v1/worker/gpu_worker.py at 35d5cda123ec) takes the value only when
+-- truthy and profiles with gpu_memory_utilization otherwise
+local z, u = d:with{kv_cache_memory_bytes = 0}:ledger(), d:with{kv_cache_memory_bytes = false}:ledger()
+check.eq(row(z, "kv_budget", "usable", "kv_blocks", "vllm_starts"),
+         row(u, "kv_budget", "usable", "kv_blocks", "vllm_starts"), "0 is unset")
+check.eq(z.usable, math.floor(80 * GiB * 0.9), "gpu_memory_utilization applies")
+
 -- test_get_max_concurrency_for_kv_cache_config: num_blocks 1536 of 1024 a request
 l = d:with{max_model_len = 16384, kv_cache_memory_bytes = false,
            num_gpu_blocks_override = 1536}:ledger()
@@ -37,11 +52,6 @@ check.eq(l.vllm_max_concurrency, 1.5, "vLLM's maximum concurrency")
 -- estimate from then on
 local tiny = kv.model{id = "t", layers = 1, hidden = 128, heads = 4, kv_heads = 2, head_dim = 64,
                       params = 0}
-local function row(l, ...)
-  local t = {}
-  for i, k in ipairs{...} do t[i] = tostring(l[k]) end
-  return table.concat(t, " ")
-end
 local function tiny_at(v)
   return kv.deploy{model = tiny, kv = "fp32", gpu_memory = 524288, utilization = 1,
                    activation = 0, overhead = 0, max_model_len = 512, engine_version = v}:ledger()
@@ -71,6 +81,26 @@ check.eq(row(lo, "kv_blocks", "vllm_starts", "vllm_max_model_len"), "32 false 51
          "0.21 checks the override's 32 blocks")
 lo = l8_override("0.29")
 check.eq(row(lo, "vllm_starts", "vllm_max_model_len"), "false 496", "0.29: 31 of them")
+
+-- decode context parallelism beside Mamba layers (Qwen3-Next: 36 linear
+-- attention states, 12 full layers of 2 KV heads): the attention group's
+-- block spans dcp x its block, the Mamba groups keep theirs (at dcp 1,
+-- vllm/v1/core/kv_cache_coordinator.py dcp_world_size_for_kv_cache_spec at
+-- 00b08dc44519); vLLM 0.10 refuses it
+local function next_at(dcp, v)
+  return kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4, activation = "1 GiB",
+                   overhead = "1 GiB", max_model_len = 262144,
+                   decode_context_parallel_size = dcp, engine_version = v}:ledger()
+end
+local n1, n2 = next_at(1), next_at(2)
+check.eq(n1.group_blocks, "262144/262144/262144/272", "three Mamba groups, one attention group")
+check.eq(n2.group_blocks, "262144/262144/262144/544", "dcp 2: the attention block doubles")
+check.eq(n2.kv_blocks, n1.kv_blocks, "the same pages on each rank")
+check.eq(row(n1, "vllm_kv_cache_tokens") .. " " .. row(n2, "vllm_kv_cache_tokens"),
+         "702576 1405152", "GPU KV cache size: 10334 // 4 x 272, times dcp")
+check.eq(n1:max_concurrency(262144) .. " " .. n2:max_concurrency(262144), "10 21",
+         "each request holds half the attention blocks, one state each")
+check.error("HybridKVCacheCoordinator asserts dcp_world_size == 1", function() next_at(2, "0.10.2") end)
 
 -- a hybrid model: the switch puts the sliding layers in the full group
 local g = kv.deploy{model = "gemma-3-27b", gpu = "h100", activation = "1 GiB",

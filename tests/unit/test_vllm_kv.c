@@ -539,6 +539,43 @@ static void decode_context_parallel_splits_a_requests_tokens(void **state) {
   d.vllm.dcp = 3;
   assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
   assert_non_null(strstr(diag.msg, "must divide tensor parallel size 8"));
+  /* beside Mamba layers the attention groups split the tokens and the Mamba
+   * groups stay at dcp 1 (dcp_world_size_for_kv_cache_spec, vllm/v1/core/
+   * kv_cache_coordinator.py at 00b08dc44519): one full layer of 2 KV heads
+   * of 128 (replicated at tp 4: a page of 16 x 2 x 128 x 2 = 8192 bytes) and
+   * one state of 8192 bytes a GPU, 100 blocks of one page each */
+  kvp_layer hy[2] = {{.kind = KVP_FULL, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128},
+                     {.kind = KVP_STATE, .kv_heads = 2, .state_bytes = 16384}};
+  int64_t both[2] = {1, 1};
+  deploy_runs(&d, 2, 2, 128, hy, both, 2);
+  d.tp = 4;
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 100 * 8192;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1000, &seq), KVP_OK);
+  assert_int_equal(seq, (63 + 1) * 8192); /* cdiv(1000, 16) blocks and the state's */
+  d.vllm.dcp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 100);
+  assert_int_equal(l.stage[0].block_bytes, 8192);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1000, &seq), KVP_OK);
+  assert_int_equal(seq, (32 + 1) * 8192); /* cdiv(1000, 32), the state still one block */
+  /* a max_model_len request: cdiv(cdiv(4096, 2), 16) = 128 pages and the
+   * state (_max_memory_usage_bytes_from_groups); "GPU KV cache size":
+   * 100 // 2 groups x the smallest spec block 16 x dcp 2 */
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(per, 128 + 1);
+  assert_int_equal(tokens, 100 / 2 * 16 * 2);
+  kvp_vllm_start c;
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.needed, 129 * 8192);
+  /* a model of Mamba layers alone has no tokens to split */
+  deploy_runs(&d, 2, 2, 128, &hy[1], one, 1);
+  d.tp = 4;
+  d.vllm.dcp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "without full attention or MLA layers"));
   /* sliding windows refuse it */
   kvp_layer sw[1] = {{.kind = KVP_SLIDING, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128,
                       .window = 4096}};
