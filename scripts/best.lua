@@ -12,7 +12,12 @@
 --              percentile=p90 gpus=h100-sxm,h200,mi300x
 --
 -- Arguments (key=value; lists are comma-separated):
---   model        catalog id or alias (required; `kvplan models` lists them)
+--   model        catalog id or alias (required; `kvplan models` lists them),
+--                else a Hugging Face directory or config.json, else a repo
+--                id ORG/NAME in the local Hugging Face cache ($HF_HUB_CACHE,
+--                $HF_HOME/hub, ~/.cache/huggingface/hub; no network)
+--   revision     with a repo id: the cache's snapshot of this branch, tag or
+--                commit (default: the one refs/main names)
 --   context      tokens per request (default 0: the model's max_context;
 --                32k = 32000 and 32K = 32768 as vLLM's --max-model-len)
 --   concurrency  requests running at once (default 1)

@@ -6,7 +6,12 @@
 -- Run:  kvplan capacity model=qwen3-32b context=32768 gpus=h100,l40s kv=bf16,fp8
 --
 -- Arguments (key=value; lists are comma-separated):
---   model        catalog id or alias (required; see kv.models.all())
+--   model        catalog id or alias (required; `kvplan models` lists them),
+--                else a Hugging Face directory or config.json, else a repo
+--                id ORG/NAME in the local Hugging Face cache ($HF_HUB_CACHE,
+--                $HF_HOME/hub, ~/.cache/huggingface/hub; no network)
+--   revision     with a repo id: the cache's snapshot of this branch, tag or
+--                commit (default: the one refs/main names)
 --   context      tokens per request (default 0: max_model_len when given, else
 --                the model's max_context)
 --   gpus         GPU ids or aliases (default: every catalogued GPU)

@@ -5,7 +5,12 @@
 -- Run:  kvplan fit model=llama-3.1-70b context=32768 concurrency=16
 --
 -- Arguments (key=value; lists are comma-separated):
---   model        catalog id or alias (required; see kv.models.all())
+--   model        catalog id or alias (required; `kvplan models` lists them),
+--                else a Hugging Face directory or config.json, else a repo
+--                id ORG/NAME in the local Hugging Face cache ($HF_HUB_CACHE,
+--                $HF_HOME/hub, ~/.cache/huggingface/hub; no network)
+--   revision     with a repo id: the cache's snapshot of this branch, tag or
+--                commit (default: the one refs/main names)
 --   context      tokens per request (default 0: max_model_len when given, else
 --                the model's max_context)
 --   concurrency  requests running at once, each of `context` tokens (default 1)

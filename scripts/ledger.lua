@@ -10,7 +10,12 @@
 -- Run:  kvplan ledger model=llama-3.1-70b gpu=h100-sxm tp=4 pp=3 kv=bf16 context=32k concurrency=64
 --
 -- Arguments (key=value; lists are comma-separated):
---   model        catalog id or alias (required; `kvplan models` lists them)
+--   model        catalog id or alias (required; `kvplan models` lists them),
+--                else a Hugging Face directory or config.json, else a repo
+--                id ORG/NAME in the local Hugging Face cache ($HF_HUB_CACHE,
+--                $HF_HOME/hub, ~/.cache/huggingface/hub; no network)
+--   revision     with a repo id: the cache's snapshot of this branch, tag or
+--                commit (default: the one refs/main names)
 --   gpu          GPU ids or aliases (required; `kvplan gpus` lists them)
 --   tp, pp       tensor-parallel sizes and pipeline stages (default 1)
 --   weights      weight formats (default native: the checkpoint's own)

@@ -9,7 +9,12 @@
 --       kvplan pareto model=qwen3-32b gpus=h100-sxm input=2048 output=256 chart=front.png -o front.csv
 --
 -- Arguments (key=value; lists are comma-separated):
---   model        catalog id or alias (required)
+--   model        catalog id or alias (required; `kvplan models` lists them),
+--                else a Hugging Face directory or config.json, else a repo
+--                id ORG/NAME in the local Hugging Face cache ($HF_HUB_CACHE,
+--                $HF_HOME/hub, ~/.cache/huggingface/hub; no network)
+--   revision     with a repo id: the cache's snapshot of this branch, tag or
+--                commit (default: the one refs/main names)
 --   gpus         GPU ids or aliases (default: every plannable GPU)
 --   input        prompt tokens per request (required, >= 1)
 --   output       output tokens per request (required, >= 2: TPOT is the

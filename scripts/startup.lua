@@ -8,7 +8,12 @@
 --       kvplan startup model=qwen3-32b gpu=h100 tp=2 engine=sglang
 --
 -- Arguments (key=value):
---   model        catalog id or alias (required; `kvplan models` lists them)
+--   model        catalog id or alias (required; `kvplan models` lists them),
+--                else a Hugging Face directory or config.json, else a repo
+--                id ORG/NAME in the local Hugging Face cache ($HF_HUB_CACHE,
+--                $HF_HOME/hub, ~/.cache/huggingface/hub; no network)
+--   revision     with a repo id: the cache's snapshot of this branch, tag or
+--                commit (default: the one refs/main names)
 --   gpu          GPU id or alias (required; `kvplan gpus` lists them)
 --   tp, pp       tensor-parallel size and pipeline stages (default 1)
 --   kv           KV cache format (default auto: as the engine does with the

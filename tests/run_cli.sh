@@ -343,6 +343,45 @@ startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
 expect startup_trtllm 2 "kvplan: command line: argument 'engine' must be 'vllm' or 'sglang' (TensorRT-LLM's startup lines are not written by kvplan startup; kvplan ledger engine=trtllm has its figures), got 'trtllm'" -- \
   startup model=llama-3.1-8b gpu=h100 engine=trtllm
 expect startup_help 0 "" -- startup --help
+# model= a Hugging Face directory, a config.json, or a repo id read from the
+# local Hugging Face cache (tests/fixtures/hf-home: $HF_HUB_CACHE, else
+# $HF_HOME/hub, else ~/.cache/huggingface/hub); the catalog first
+hub=tests/fixtures/hf-home/hub
+smol="model=HuggingFaceTB/SmolLM2-135M gpu=l4 context=8192"
+# model_column CASE: the model column of CASE's CSV output, its rows agreeing
+model_column() { tail -n +2 "$out/$1.out" | cut -d, -f2 | sort -u; }
+for n in hub_cache hf_home home_cache; do
+  case $n in
+    hub_cache) env HF_HUB_CACHE=$hub HF_HOME= "$kvplan" ledger $smol > "$out/$n.out" 2> "$out/$n.err" ;;
+    hf_home) env -u HF_HUB_CACHE -u HUGGINGFACE_HUB_CACHE HF_HOME=tests/fixtures/hf-home "$kvplan" ledger $smol \
+               > "$out/$n.out" 2> "$out/$n.err" ;;
+    home_cache) mkdir -p "$out/home/.cache/huggingface" && rm -f "$out/home/.cache/huggingface/hub" &&
+                ln -s "$(pwd)/$hub" "$out/home/.cache/huggingface/hub" &&
+                env -u HF_HUB_CACHE -u HUGGINGFACE_HUB_CACHE -u HF_HOME -u XDG_CACHE_HOME HOME="$out/home" \
+                  "$kvplan" ledger $smol > "$out/$n.out" 2> "$out/$n.err" ;;
+  esac
+  check "model=ORG/NAME from the cache ($n): SmolLM2-135M's ledger" sh -c "
+    [ \"\$(tail -n +2 '$out/$n.out' | cut -d, -f4 | sort -u)\" = HuggingFaceTB/SmolLM2-135M ] && [ ! -s '$out/$n.err' ]"
+done
+HF_HUB_CACHE=$hub; export HF_HUB_CACHE
+expect hub_catalog_first 0 "" -- fit model=meta-llama/Llama-3.1-8B gpus=l4 context=8192
+check "model=meta-llama/Llama-3.1-8B: the catalog's alias before the cache" sh -c "
+  [ \"\$(tail -n +2 '$out/hub_catalog_first.out' | cut -d, -f1 | sort -u)\" = llama-3.1-8b ]"
+expect hub_revision 0 "" -- capacity model=meta-llama/Llama-3.1-8B revision=18cf537a24c1076a5cdaa56091448ad394d1a381 gpus=h100
+check "revision= picks the snapshot: its id is ORG/NAME@REVISION" sh -c "
+  [ \"\$(tail -n +2 '$out/hub_revision.out' | cut -d, -f1 | sort -u)\" = meta-llama/Llama-3.1-8B@18cf537a24c1076a5cdaa56091448ad394d1a381 ]"
+expect hub_best 0 "" -- best model=HuggingFaceTB/SmolLM2-135M context=8k concurrency=64 gpus=l4,t4 --quiet
+expect hub_missing 2 "kvplan: command line: argument 'model': unknown model 'org/none': not in the catalog, and it is not in the local Hugging Face cache: no directory $hub/models--org--none (the cache directory $hub: \$HF_HUB_CACHE, the first set of \$HF_HUB_CACHE, \$HF_HOME/hub, ~/.cache/huggingface/hub); kvplan reads local files only: \`huggingface-cli download org/none config.json\` puts its config.json there (model.safetensors.index.json too for the checkpoint's exact size)" -- \
+  fit model=org/none gpus=l4
+expect hub_bad_revision 2 "kvplan: command line: argument 'revision' must be a branch, tag or commit of the repo (letters, digits, '.', '_', '-'), got '../main'" -- \
+  ledger model=meta-llama/Llama-3.1-8B revision=../main gpu=l4
+expect hub_revision_catalog 2 "kvplan: command line: argument 'revision' picks a snapshot of a Hugging Face repo id in the local cache (model=ORG/NAME), got model 'llama-3.1-8b'" -- \
+  ledger model=llama-3.1-8b revision=main gpu=l4
+unset HF_HUB_CACHE
+expect model_dir 0 "" -- ledger model=tests/fixtures/hf/qwen3-8b gpu=h100 context=8192
+expect model_config 0 "" -- fit model=tests/fixtures/hf/qwen3-8b/config.json gpus=h100 context=8192
+check "model= a directory or a config.json: the checkpoint's model" sh -c "
+  grep -q ',qwen3-8b,h100-sxm,' '$out/model_dir.out' && grep -q '^qwen3-8b,h100-sxm,' '$out/model_config.out'"
 # on a terminal of 80 columns (a pseudo-terminal by script(1)), best, ledger
 # and capacity print no line longer than 80 columns; --wide keeps the wide
 # table (199-250 columns before)

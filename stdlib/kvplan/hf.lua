@@ -6,6 +6,7 @@
 --
 --   local m = kv.models.from_hf("path/to/Llama-3.1-8B")        -- a directory
 --   local m = kv.models.from_hf("path/to/config.json", {id = "mine"})
+--   local m = kv.models.from_cache("meta-llama/Llama-3.1-8B")  -- the local cache's snapshot
 --
 -- Every fact the Model carries is recorded in m.source with the file and the
 -- field it came from. The field rules follow transformers' configuration
@@ -1527,6 +1528,125 @@ function M.from_hf(path, opts)
     t.moe_intermediate, t.shared_experts = a.moe.inter, a.moe.n_shared
   end
   return models.new(t)
+end
+
+-- ---- the local Hugging Face cache ---------------------------------------------
+-- A repo id (ORG/NAME) is read from what huggingface_hub downloaded, never
+-- from the network. The cache is huggingface_hub's (src/huggingface_hub/
+-- constants.py, huggingface/huggingface_hub at 03333b689b5a): $HF_HUB_CACHE,
+-- else the older $HUGGINGFACE_HUB_CACHE, else $HF_HOME/hub, HF_HOME being
+-- $XDG_CACHE_HOME/huggingface by default and XDG_CACHE_HOME ~/.cache. A
+-- repo's files are under models--ORG--NAME (REPO_ID_SEPARATOR "--"):
+-- refs/REVISION holds the commit a branch or tag names, snapshots/COMMIT/
+-- that commit's files; a revision no ref names is taken as a commit
+-- (file_download.py try_to_load_from_cache).
+
+--- The cache directory and what chose it ("$HF_HUB_CACHE", ...); nil and
+--- why when none can be found (--sandbox reads no environment).
+function M.cache_dir()
+  local getenv = os.getenv
+  if getenv == nil then
+    return nil, "the environment is not readable here (--sandbox: give the snapshot's directory as the model)"
+  end
+  local home = getenv("HOME")
+  local function var(k)
+    local v = getenv(k)
+    if v == nil or v == "" then return nil end
+    if home and (v == "~" or v:sub(1, 2) == "~/") then v = home .. v:sub(2) end -- expanduser
+    return v
+  end
+  for _, k in ipairs{"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"} do
+    if var(k) then return var(k), "$" .. k end
+  end
+  if var("HF_HOME") then return var("HF_HOME") .. "/hub", "$HF_HOME/hub" end
+  if var("XDG_CACHE_HOME") then
+    return var("XDG_CACHE_HOME") .. "/huggingface/hub", "$XDG_CACHE_HOME/huggingface/hub"
+  end
+  if home and home ~= "" then return home .. "/.cache/huggingface/hub", "~/.cache/huggingface/hub" end
+  return nil, "none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME and HOME is set"
+end
+
+--- name as a Hugging Face repo id and revision: "ORG/NAME" or
+--- "ORG/NAME@REVISION" -> repo, revision (nil: main); nil when it is not one
+--- (the Hub's ids: letters, digits, '-', '_' and '.', no '--' or '..').
+function M.repo_id(name)
+  if type(name) ~= "string" then return nil end
+  local repo, rev = name:match("^([^@]+)@([^@]*)$")
+  repo = repo or name
+  if not repo:match("^[%w][%w._-]*/[%w][%w._-]*$") or repo:find("--", 1, true)
+     or repo:find("..", 1, true) then
+    return nil
+  end
+  return repo, rev
+end
+
+--- Is rev a revision from_cache reads: a branch, tag or commit name of
+--- letters, digits, '.', '_' and '-' (no path: no '/', no '..')?
+function M.revision_ok(rev)
+  return type(rev) == "string" and rev:match("^[%w][%w._-]*$") ~= nil and not rev:find("..", 1, true)
+end
+
+-- Can path be opened? (a path --sandbox refuses cannot)
+local function exists(path)
+  local ok, f = pcall(io.open, path, "rb")
+  if ok and f then f:close() end
+  return ok and f ~= nil
+end
+
+--- Is path a Hugging Face checkpoint on disk: a config.json file, or a
+--- directory holding one?
+function M.is_checkpoint(path)
+  if type(path) ~= "string" or path == "" then return false end
+  if path:match("%.json$") then return exists(path) end
+  return exists(path:gsub("/+$", "") .. "/config.json")
+end
+
+--- A Model from the local cache's snapshot of repo (ORG/NAME) at revision
+--- (a branch, tag or commit; default main): from_hf of its directory
+--- (config.json, and the safetensors index and headers when there), its id
+--- the repo id (with "@revision" when one is given), its hf the repo.
+--- opts: cache (the directory, default M.cache_dir()), unknown (what an
+--- error starts with, default "model 'ORG/NAME'"). A cache without it is
+--- an error naming the directory looked in and how to download it.
+function M.from_cache(repo, revision, opts)
+  opts = opts or {}
+  local r = M.repo_id(repo)
+  if r == nil or r ~= repo then
+    util.raise("from_cache: '%s' is not a Hugging Face repo id (ORG/NAME)", util.escape(tostring(repo), 80))
+  end
+  if revision ~= nil and not M.revision_ok(revision) then
+    util.raise("revision must be a branch, tag or commit of the repo (letters, digits, '.', '_', '-'), got '%s'",
+               util.escape(tostring(revision), 80))
+  end
+  local what = opts.unknown or ("model '" .. repo .. "'")
+  local dir, chosen = opts.cache, "the cache given"
+  if dir == nil then dir, chosen = M.cache_dir() end
+  local download = string.format("kvplan reads local files only: `huggingface-cli download %s config.json%s` "
+                                 .. "puts its config.json there (model.safetensors.index.json too for the "
+                                 .. "checkpoint's exact size)", repo, revision and (" --revision " .. revision) or "")
+  if dir == nil then
+    util.raise("%s is not in the local Hugging Face cache: %s; %s", what, chosen, download)
+  end
+  local folder = dir .. "/models--" .. repo:gsub("/", "--")
+  local rev = revision or "main"
+  local ref = read(folder .. "/refs/" .. rev)
+  local commit = rev
+  if ref ~= nil then
+    commit = ref:match("^%s*(%x+)%s*$")
+    if commit == nil then util.raise("%s/refs/%s: expected a commit hash, got %s", folder, rev, show(util.escape(ref, 80))) end
+  end
+  local snap = folder .. "/snapshots/" .. commit
+  if not exists(snap .. "/config.json") then
+    local looked = not exists(folder) and ("directory " .. folder)
+      or ref ~= nil and (snap .. "/config.json (refs/" .. rev .. ")")
+      or string.format("%s/refs/%s nor %s/config.json", folder, rev, snap)
+    util.raise("%s is not in the local Hugging Face cache: no %s (the cache directory %s: %s, the "
+               .. "first set of $HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub); %s",
+               what, looked, dir, chosen, download)
+  end
+  local m = M.from_hf(snap, {id = revision and (repo .. "@" .. revision) or repo})
+  m.hf = repo
+  return m
 end
 
 return M

@@ -363,8 +363,40 @@ function Model:__tostring() return "kvplan.Model '" .. self.id .. "'" end
 --- M.add(t): add a model to the catalog under its id and aliases;
 --- M.all(): every catalogued model; M.get(name): by id or alias, any case;
 --- M.find(name): the same or nil (a hash lookup, no suggestions).
-M.add, M.all, M.get, M.find = require("kvplan.catalog").new("model", Model, function(t) return M.new(t) end,
-                                                   "kvplan.catalog.models_data")
+local catalog = require "kvplan.catalog"
+local catalog_get
+M.add, M.all, catalog_get, M.find = catalog.new("model", Model, function(t) return M.new(t) end,
+                                                "kvplan.catalog.models_data")
+
+-- Models read from files, by the name that named them: read once a run
+local read_models = {}
+
+--- M.get(name): a Model or table passes through (a table is made one);
+--- a name is the catalog's id or alias first, else a Hugging Face
+--- directory or config.json (from_hf), else a repo id ORG/NAME (or
+--- ORG/NAME@REVISION) read from the local Hugging Face cache (from_cache).
+--- An unknown name is an error with the closest catalog names, and for a
+--- repo id the cache directory looked in and how to download it.
+function M.get(name)
+  if type(name) ~= "string" then return catalog_get(name) end
+  local m = M.find(name) or read_models[name]
+  if m then return m end
+  local hf = require "kvplan.hf"
+  if hf.is_checkpoint(name) then
+    m = hf.from_hf(name)
+  else
+    local repo, rev = hf.repo_id(name)
+    if repo == nil then return catalog_get(name) end -- unknown: raises with suggestions
+    -- a catalog name one typo away is suggested; the closest of the rest are noise here
+    local near = catalog.suggest(name, M.all())
+    if not near:find("^ %(did you mean") then near = "" end
+    m = hf.from_cache(repo, rev, {
+      unknown = "unknown model '" .. util.escape(name) .. "'" .. near .. ": not in the catalog, and it",
+    })
+  end
+  read_models[name] = m
+  return m
+end
 
 --- The facts of model m as a plain table, for a derived model: every field
 --- but the checkpoint's own (its name and aliases, weight_bytes and
@@ -386,6 +418,10 @@ end
 --- A Model from a Hugging Face model directory or config.json (local files
 --- only; see hf.lua).
 function M.from_hf(path, opts) return require("kvplan.hf").from_hf(path, opts) end
+
+--- A Model from the local Hugging Face cache's snapshot of repo ORG/NAME
+--- (see hf.lua from_cache).
+function M.from_cache(repo, revision, opts) return require("kvplan.hf").from_cache(repo, revision, opts) end
 
 --- Add the models of a CSV file to the catalog (see catalog_csv.lua).
 function M.load_csv(path) return require("kvplan.catalog_csv").load_models(path) end

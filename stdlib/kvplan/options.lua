@@ -225,7 +225,15 @@ function M.parse(args, defaults, from_command_line)
     else out[k] = v end
   end
   local names = fields.aliases
+  -- revision=REV beside model=ORG/NAME picks a snapshot of the repo in the
+  -- local Hugging Face cache (models.get of "ORG/NAME@REV"), on every script
+  -- that takes a model; the model is looked up once both are read
+  local revision = defaults.revision == nil and defaults.model ~= nil and args.revision or nil
+  if revision ~= nil and type(revision) ~= "string" then
+    fail("argument 'revision' must be a branch, tag or commit, got %s", type(revision))
+  end
   for k, v in pairs(args) do
+    if revision ~= nil and k == "revision" then goto next_arg end
     if type(k) ~= "string" then
       fail("argument '%s' is not of the form key=value", tostring(v))
     end
@@ -261,8 +269,25 @@ function M.parse(args, defaults, from_command_line)
     local def = defaults[key]
     if getmetatable(def) == Required then def = "" end
     out[key] = type(v) == "string" and convert(key, v, def, fail, fields.by_name[key]) or v
-    if type(v) == "string" then lookup(key, out[key], fail) end
+    if type(v) == "string" and not (revision ~= nil and key == "model") then lookup(key, out[key], fail) end
     ::next_arg::
+  end
+  if revision ~= nil then
+    revision = trim(revision)
+    local m = out.model
+    local hf = require "kvplan.hf"
+    if not hf.revision_ok(revision) then
+      fail("argument 'revision' must be a branch, tag or commit of the repo (letters, digits, '.', '_', "
+           .. "'-'), got '%s'", util.escape(revision, 80))
+    end
+    local repo, at = hf.repo_id(m)
+    if type(m) ~= "string" or repo == nil or hf.is_checkpoint(m) then
+      fail("argument 'revision' picks a snapshot of a Hugging Face repo id in the local cache "
+           .. "(model=ORG/NAME), got model '%s'", util.escape(tostring(m or ""), 80))
+    end
+    if at ~= nil then fail("argument 'revision' and model '%s' both name a revision", util.escape(m, 80)) end
+    out.model = repo .. "@" .. revision
+    lookup("model", out.model, fail)
   end
   for _, k in ipairs(util.sorted_keys(defaults)) do
     local d = defaults[k]

@@ -595,3 +595,54 @@ do
   os.remove(dir .. "/config.json")
   os.remove(dir)
 end
+
+-- ---- the local Hugging Face cache (tests/fixtures/hf-home/README.md) -------------
+
+do
+  local hf = require "kvplan.hf"
+  local cache = "tests/fixtures/hf-home/hub"
+  check.eq(select(2, hf.repo_id("meta-llama/Llama-3.1-8B@v1")), "v1", "repo@revision")
+  check.eq(hf.repo_id("meta-llama/Llama-3.1-8B"), "meta-llama/Llama-3.1-8B", "a repo id")
+  for _, bad in ipairs{"llama-3.1-8b", "a/b/c", "/abs/x", "a--b/c", "a/../b", "../x", "a/"} do
+    check.eq(hf.repo_id(bad), nil, "not a repo id: " .. bad)
+  end
+  check.eq(hf.revision_ok("main"), true, "a branch")
+  check.eq(hf.revision_ok("../main"), false, "no path in a revision")
+  check.eq(hf.revision_ok("refs/pr/1"), false, "no '/' in a revision")
+  -- SmolLM2-135M: config.json alone (refs/main -> its snapshot)
+  local s = kv.models.from_cache("HuggingFaceTB/SmolLM2-135M", nil, {cache = cache})
+  check.eq(s.id, "HuggingFaceTB/SmolLM2-135M", "id: the repo id")
+  check.eq(s.hf, "HuggingFaceTB/SmolLM2-135M", "hf: the repo id")
+  check.eq(s:kv_bytes_per_token(), 2 * 30 * 3 * 64 * 2, "30 layers, 3 KV heads of 64, bf16")
+  check.eq(s.max_context, 8192, "max_position_embeddings")
+  -- 134,515,008 from the shapes, tied embeddings (as transformers counts them)
+  check.eq(s.params, 49152 * 576 + 30 * (576 * 576 * 2 + 576 * 192 * 2 + 3 * 576 * 1536 + 2 * 576) + 576,
+           "params from the shapes")
+  check.eq(s.params, 134515008, "SmolLM2-135M's parameters")
+  assert(s.source:find("snapshots/d1cc2d2db3caca96cf7303ddd079d7e7f0caa88f/config.json", 1, true), s.source)
+  -- Llama-3.1-8B: main has the index (the checkpoint's size), the other snapshot config.json alone
+  local main = kv.models.from_cache("meta-llama/Llama-3.1-8B", nil, {cache = cache})
+  check.eq(main.weight_bytes, 16060522496, "main: the index's total_size")
+  local old = kv.models.from_cache("meta-llama/Llama-3.1-8B", "18cf537a24c1076a5cdaa56091448ad394d1a381",
+                                   {cache = cache})
+  check.eq(old.id, "meta-llama/Llama-3.1-8B@18cf537a24c1076a5cdaa56091448ad394d1a381", "id with the revision")
+  check.eq(old.weight_bytes, nil, "a snapshot without the index")
+  check.eq(old:kv_bytes_per_token(), main:kv_bytes_per_token(), "the same config")
+  check.eq(kv.models.from_cache("meta-llama/Llama-3.1-8B", "main", {cache = cache}).weight_bytes, 16060522496,
+           "revision main: refs/main")
+  -- what is not there: the directory looked in and how to download it
+  local msg = check.error("model 'org/none' is not in the local Hugging Face cache: no directory "
+                          .. cache .. "/models--org--none", kv.models.from_cache, "org/none", nil, {cache = cache})
+  assert(msg:find("`huggingface-cli download org/none config.json`", 1, true), msg)
+  msg = check.error("no " .. cache .. "/models--meta-llama--Llama-3.1-8B/refs/v9 nor ",
+                    kv.models.from_cache, "meta-llama/Llama-3.1-8B", "v9", {cache = cache})
+  assert(msg:find("config.json --revision v9`", 1, true), msg)
+  check.error("revision must be a branch, tag or commit", kv.models.from_cache, "org/x", "../../etc", {cache = cache})
+  check.error("'a/b/c' is not a Hugging Face repo id", kv.models.from_cache, "a/b/c")
+  -- kv.model: the catalog first, then a directory or config.json
+  check.eq(kv.model("meta-llama/Llama-3.1-8B").id, "llama-3.1-8b", "the catalog's alias wins")
+  check.eq(kv.model(FIX .. "qwen3-8b").id, "qwen3-8b", "a directory")
+  check.eq(kv.model(FIX .. "qwen3-8b/config.json"):kv_bytes_per_token(), kv.model("qwen3-8b"):kv_bytes_per_token(),
+           "a config.json")
+  check.eq(rawequal(kv.model(FIX .. "qwen3-8b"), kv.model(FIX .. "qwen3-8b")), true, "read once")
+end
