@@ -79,6 +79,20 @@ local GiB = units.GiB
 --               for num_gpu_blocks_override in max_model_len checks", merged
 --               2026-04-28, after the 0.20 releases that brought DeepSeek-V4
 --               (vllm-project/vllm#40778, 2026-04-24): assumed first in 0.21)
+--   flashinfer_sampler V1's top-k/top-p sampler is FlashInfer's unless
+--               VLLM_USE_FLASHINFER_SAMPLER=0 (vllm-project/vllm#40376, "[Perf]
+--               Enable FlashInfer top-k/top-p sampler by default", merged
+--               2026-04-29 as b92ef9ec5a04, the week of #41069: assumed
+--               first in 0.21 too), FlashInfer being a dependency of the CUDA
+--               wheel since #26443 (2025-10-08). nil: the PyTorch sort path.
+--               Between them #26859 (2025-10-15) had the sampler off unless
+--               set; before it V1 took FlashInfer's whenever FlashInfer was
+--               installed (topk_topp_sampler.py: "In V1, None means True",
+--               #11394), but FlashInfer was an optional install then
+--               (`vllm[flashinfer]`, #21959), so a pip-installed 0.7-0.11.0
+--               sorts: the corpus logs of 0.8-0.11 that print no sampler
+--               line have the sort path's activation (a log's own
+--               "Using FlashInfer for top-p & top-k sampling" wins)
 --   check_null_block both plan against one pool block less, the null block
 --               BlockPool holds back (vllm-project/vllm#47272, merged
 --               2026-08-20 as 76fb6d210a57: check_memory = avail_mem -
@@ -116,11 +130,12 @@ M.vllm = {
               async_scheduling = true, kv_from_checkpoint = true},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
-              async_scheduling = true, kv_from_checkpoint = true, check_override = true},
+              async_scheduling = true, kv_from_checkpoint = true, check_override = true,
+              flashinfer_sampler = true},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
-              check_null_block = true},
+              check_null_block = true, flashinfer_sampler = true},
 }
 M.vllm_latest = "0.11"
 
@@ -313,9 +328,10 @@ end
 function M.vllm_profile(row, o)
   return {
     eager = o.enforce_eager or row.eager, moe_cache13 = row.moe_cache13,
-    -- VLLM_USE_FLASHINFER_SAMPLER is off unless set (vllm/envs.py): the
-    -- PyTorch sort path is the default
-    flashinfer_sampler = o.flashinfer_sampler or false,
+    -- the release's default unless VLLM_USE_FLASHINFER_SAMPLER is given
+    -- (row.flashinfer_sampler above)
+    flashinfer_sampler = o.flashinfer_sampler == nil and (row.flashinfer_sampler or false)
+                         or o.flashinfer_sampler,
     logits_only = row.logits_only or false,
     moe_chunk = 32768, -- VLLM_FUSED_MOE_CHUNK_SIZE default (vllm/envs.py)
   }

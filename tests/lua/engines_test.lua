@@ -503,3 +503,16 @@ do
   check.eq(nt_at("l40s", "0.10").overhead, math.floor(nt.base.point), "no P2P: host buffers")
   check.eq(nt_at("h100-sxm", "0.11").overhead, math.floor(nt.base.point), "the snapshot after NCCL")
 end
+
+-- the dummy sampler by release: the PyTorch sort path until 0.20, FlashInfer's
+-- kernel from 0.21 (#40376); flashinfer_sampler = false is the sort path again
+do
+  local function act(v, fi)
+    return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = v, max_model_len = 8192,
+                     flashinfer_sampler = fi}.activation_range
+  end
+  check.eq(act("0.20").largest, "sampler", "0.20: the sort sets the peak")
+  check.eq(act("0.21").bytes < act("0.20").bytes, true, "0.21: FlashInfer's sampler, a smaller peak")
+  check.eq(act("0.21", false).bytes, act("0.20").bytes, "0.21 with the sampler off: the sort")
+  check.eq(act("0.20", true).bytes, act("0.21").bytes, "0.20 with FlashInfer's sampler asked for")
+end
