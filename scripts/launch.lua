@@ -62,4 +62,5 @@ local text, why = launch.command(d, engine, {
   max_num_seqs = seqs,
 })
 if text == nil then error("not launched: " .. why, 0) end
-io.write(text)
+-- to standard output, or -o FILE (an HTML page for FILE.html or -f html)
+kv.report.text(text, {title = "kvplan launch"})

@@ -147,4 +147,5 @@ else
     line("kvplan: max_model_len=%d starts (vLLM's own estimate, as above)", l.vllm_max_model_len)
   end
 end
-io.write(table.concat(out, "\n"), "\n")
+-- to standard output, or -o FILE (an HTML page for FILE.html or -f html)
+kv.report.text(table.concat(out, "\n") .. "\n", {title = "kvplan startup"})

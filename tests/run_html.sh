@@ -86,19 +86,38 @@ check "kv.report{format = 'html'} on standard output" sh -c "grep -q '<h1>from -
 check "-f htm: status 2, the formats named" sh -c "
   [ $rc -eq 2 ] && grep -q \"^kvplan: bad --format 'htm' (expected csv, table, json, markdown or html)\" '$out/badfmt.err'"
 
+# a command's text (startup, launch): -o FILE writes it there (it went to
+# standard output, -o unheard), -o FILE.html as a page, both atomically
+st="startup model=llama-3.1-8b gpu=h100"
+"$kvplan" $st > "$out/startup.out" 2> /dev/null
+"$kvplan" $st -o "$out/startup.txt" > "$out/startup_o.out" 2> /dev/null; rc=$?
+check "startup -o FILE: the text in the file, nothing on standard output" sh -c "
+  [ $rc -eq 0 ] && [ -s '$out/startup.out' ] && cmp -s '$out/startup.out' '$out/startup.txt' && [ ! -s '$out/startup_o.out' ]"
+"$kvplan" $st -o "$out/startup.html" 2> /dev/null; rc=$?
+check "startup -o FILE.html: a page of the engine's lines and the inputs" sh -c "
+  [ $rc -eq 0 ] && grep -q '^<pre id=\"text\"># source: kvplan startup' '$out/startup.html' &&
+  grep -q '^GPU KV cache size: [0-9,]* tokens\$' '$out/startup.html' && grep -q '<td>kvplan $st</td>' '$out/startup.html' &&
+  ! grep -q '<script' '$out/startup.html' && grep -q 'Written by kvplan' '$out/startup.html'"
+"$kvplan" launch model=llama-3.1-8b gpu=h100 -f html > "$out/launch.html" 2> /dev/null; rc=$?
+"$kvplan" launch model=llama-3.1-8b gpu=h100 -f html > "$out/launch2.html" 2> /dev/null
+check "launch -f html: the command on a page, the same bytes twice" sh -c "
+  [ $rc -eq 0 ] && grep -q '^vllm serve meta-llama/Llama-3.1-8B ' '$out/launch.html' && cmp -s '$out/launch.html' '$out/launch2.html'"
+
 # kvplan batch -f html: a page a script and the index linking them
 rm -rf "$out/b"
-"$kvplan" batch -q -f html -d "$out/b" capacity ledger tests/batch/bad.lua model=llama-3.1-8b gpu=l4 2> "$out/batch.err"; rc=$?
+"$kvplan" batch -q -f html -d "$out/b" capacity ledger startup tests/batch/bad.lua model=llama-3.1-8b gpu=l4 2> "$out/batch.err"; rc=$?
 check "batch -f html: status 1 (a script failed), a page each, the index" sh -c "
   [ $rc -eq 1 ] && [ -s '$out/b/capacity.html' ] && [ -s '$out/b/ledger.html' ] && [ -s '$out/b/index.html' ] &&
+  grep -q '^<pre id=\"text\">' '$out/b/startup.html' &&
   ! ls '$out/b' | grep -q '\.tmp\.'"
 check "batch index: each script, its status, links to its pages" sh -c "
-  grep -q '<p id=\"summary\">3 scripts, 2 ok, 1 failed.</p>' '$out/b/index.html' &&
+  grep -q '<p id=\"summary\">4 scripts, 3 ok, 1 failed.</p>' '$out/b/index.html' &&
+  grep -q '<a href=\"startup.html\">startup.html</a>' '$out/b/index.html' &&
   grep -q '<tr><td>capacity</td><td>ok</td>.*<td>model=llama-3.1-8b gpu=l4</td><td><a href=\"capacity.html\">capacity.html</a></td></tr>' '$out/b/index.html' &&
   grep -q '<tr><td>bad</td><td class=\"note\">FAILED</td><td>tests/batch/bad.lua</td>.*none (the batch' '$out/b/index.html' &&
   grep -q 'Written by kvplan' '$out/b/index.html'"
 cp "$out/b/index.html" "$out/index1.html"
-"$kvplan" batch -q -f html -d "$out/b" capacity ledger tests/batch/bad.lua model=llama-3.1-8b gpu=l4 2> /dev/null
+"$kvplan" batch -q -f html -d "$out/b" capacity ledger startup tests/batch/bad.lua model=llama-3.1-8b gpu=l4 2> /dev/null
 check "batch index: the same bytes twice" cmp -s "$out/index1.html" "$out/b/index.html"
 printf 'index: capacity model=llama-3.1-8b\n' > "$out/m.txt"
 "$kvplan" batch -q -f html -d "$out/b2" -m "$out/m.txt" 2> "$out/index_name.err"; rc=$?

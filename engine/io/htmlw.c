@@ -240,10 +240,8 @@ static int end(kvp_html *h, int rc) {
   return h->failed;
 }
 
-int kvp_html_head(kvp_html *h, kvp_afile *f, const char *const *names, size_t ncol) {
-  h->f = f;
-  h->ncol = ncol;
-  doc_head(h, h->title ? h->title : "kvplan report");
+/* The inputs of the run, a table of names and values. */
+static int inputs(kvp_html *h) {
   if (h->ninputs > 0) {
     puts_(h, "<h2>Inputs</h2>\n<table id=\"inputs\">\n");
     for (size_t i = 0; i < h->ninputs; i++) {
@@ -255,6 +253,14 @@ int kvp_html_head(kvp_html *h, kvp_afile *f, const char *const *names, size_t nc
     }
     puts_(h, "</table>\n");
   }
+  return h->failed;
+}
+
+int kvp_html_head(kvp_html *h, kvp_afile *f, const char *const *names, size_t ncol) {
+  h->f = f;
+  h->ncol = ncol;
+  doc_head(h, h->title ? h->title : "kvplan report");
+  inputs(h);
   puts_(h, "<h2>Report</h2>\n<table id=\"report\">\n<thead><tr>");
   for (size_t j = 0; j < ncol; j++) {
     puts_(h, "<th scope=\"col\" title=\"sort by this column\">");
@@ -340,6 +346,19 @@ int kvp_html_end(kvp_html *h, kvp_afile *f) {
   puts_(h, "<script>\n");
   puts_(h, script);
   puts_(h, "</script>\n</body>\n</html>\n");
+  if (end(h, 0) == 0) flush(h);
+  return h->failed;
+}
+
+int kvp_html_text(kvp_html *h, kvp_afile *f, const char *text) {
+  h->f = f;
+  doc_head(h, h->title ? h->title : "kvplan");
+  inputs(h);
+  puts_(h, "<h2>Output</h2>\n<pre id=\"text\">");
+  esc(h, text);
+  puts_(h, "</pre>\n");
+  footer(h);
+  puts_(h, "</body>\n</html>\n");
   if (end(h, 0) == 0) flush(h);
   return h->failed;
 }

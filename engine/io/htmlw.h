@@ -49,6 +49,10 @@ int kvp_html_head(kvp_html *h, kvp_afile *f, const char *const *names, size_t nc
 int kvp_html_row(kvp_html *h, kvp_afile *f, const char *const *cells, const int *number, size_t n);
 int kvp_html_end(kvp_html *h, kvp_afile *f);
 
+/* A page of a command's text (kvplan startup, kvplan launch): the title,
+ * the inputs, the text as preformatted lines, kvplan's version. 0, -1 or -2. */
+int kvp_html_text(kvp_html *h, kvp_afile *f, const char *text);
+
 /* The index page of a batch: one entry a script (its report name, the script, its
  * words, ok or FAILED) with links to the files it wrote (hrefs relative to
  * the page, percent-encoded). 0, -1 (write) or -2 (memory). */

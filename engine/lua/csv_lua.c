@@ -139,9 +139,9 @@ static const char *opt_string(lua_State *L, int idx, const char *key) {
   return s;
 }
 
-void kvl_html_page(lua_State *L, int idx, kvp_csv *w) {
-  kvp_html *h = kvp_csv_html(w);
-  if (h == NULL || !lua_istable(L, idx)) return;
+/* The page's description at idx into h (kvl_html_page); nonzero when out of memory. */
+static int describe(lua_State *L, int idx, kvp_html *h) {
+  if (h == NULL || !lua_istable(L, idx)) return 0;
   idx = lua_absindex(L, idx);
   int bad = 0;
   const char *s;
@@ -167,7 +167,11 @@ void kvl_html_page(lua_State *L, int idx, kvp_csv *w) {
     }
   }
   lua_pop(L, 1);
-  if (bad) kvl_error(L, "out of memory");
+  return bad;
+}
+
+void kvl_html_page(lua_State *L, int idx, kvp_csv *w) {
+  if (describe(L, idx, kvp_csv_html(w))) kvl_error(L, "out of memory");
 }
 
 /* csv.open(path|nil, columns, precisions[, format[, page]]): a writer,
@@ -291,6 +295,38 @@ static int l_atomic(lua_State *L) {
   *f = kvp_afile_open(path, err, sizeof err);
   if (*f == NULL) return kvl_error(L, "%s", err);
   return 1;
+}
+
+/* csv.text(path|nil, text[, format[, page]]): a command's text written
+ * whole and atomically to path (nil: standard output); as an HTML page
+ * (htmlw.h kvp_html_text) when the format resolves to html */
+static int l_text(lua_State *L) {
+  const char *path = luaL_optstring(L, 1, NULL);
+  size_t len;
+  const char *text = luaL_checklstring(L, 2, &len);
+  int fmt = lua_isnoneornil(L, 3) ? KVP_FMT_AUTO : kvp_fmt_named(luaL_checkstring(L, 3));
+  if (fmt < 0) return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
+                                lua_tostring(L, 3));
+  kvl_check_file(L, path, "w");
+  char err[512];
+  kvp_afile **f = lua_newuserdatauv(L, sizeof *f, 0); /* discarded by __gc after an error */
+  *f = NULL;
+  luaL_setmetatable(L, AFILE_MT);
+  *f = kvp_afile_open(path, err, sizeof err);
+  if (*f == NULL) return kvl_error(L, "%s", err);
+  int rc = 0;
+  if (kvp_csv_resolve_format(path, fmt) == KVP_FMT_HTML) {
+    kvp_html *h = kvp_html_new();
+    rc = h == NULL || describe(L, 4, h) ? -2 : kvp_html_text(h, *f, text);
+    kvp_html_free(h);
+    if (rc == -2) return kvl_error(L, "out of memory");
+  } else {
+    rc = kvp_afile_write(*f, text, len);
+  }
+  kvp_afile *g = *f;
+  *f = NULL;
+  if (kvp_afile_commit(g, err, sizeof err) < 0) return kvl_error(L, "%s", err); /* a failed write too */
+  return 0;
 }
 
 static const luaL_Reg afile_meth[] = {
@@ -436,7 +472,7 @@ static int l_format_of(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"open", l_open}, {"read", l_read}, {"atomic", l_atomic}, {"gnuplot", l_gnuplot},
-  {"format_of", l_format_of}, {NULL, NULL}
+  {"format_of", l_format_of}, {"text", l_text}, {NULL, NULL}
 };
 
 

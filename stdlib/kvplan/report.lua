@@ -176,6 +176,21 @@ function M.page(r, names, unit)
           units = units}
 end
 
+--- Write a command's text (kvplan startup, kvplan launch) where a report
+--- would go (`-o FILE`, else standard output), whole and atomically: as
+--- it is, or as an HTML page (-f html, FILE.html) of the inputs and the
+--- text. opts: title (the page's), name (under kvplan batch), format.
+function M.text(text, opts)
+  opts = opts or {}
+  util.check_keys(opts, {title = true, name = true, format = true}, "report text")
+  local path = M.output_path(nil, opts.name)
+  M.claim(path)
+  local page = (csv.format_of(path, opts.format)) == "html" and M.page({title = opts.title}, {}) or nil
+  local ok, err = pcall(csv.text, path, text, opts.format, page)
+  M.release(path)
+  if not ok then util.raise("%s", tostring(err):gsub("^.-:%d+: ", "", 1)) end
+end
+
 -- Open the writer of report r with these columns.
 local function open_writer(r, names, prec, unit)
   local ok, w = pcall(csv.open, r.path, names, prec, r.format, r.html and M.page(r, names, unit) or nil)

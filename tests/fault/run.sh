@@ -119,6 +119,14 @@ if [ -n "$shim" ] && [ -f "$shim" ]; then
   if [ -z "$badn" ]; then ok "report -o page.html: a full disk at every point is an error, the old page stays"
   else bad "report -o page.html full disk at bytes$badn" "$(cat "$w/err")"; fi
   rm -f "$w/full.html"
+  # a command's text (kvplan startup -o FILE): the same
+  echo "old text" > "$w/s.txt"
+  KVPLAN_FAULT_WRITE=5 LD_PRELOAD=$shim "$kvplan" startup model=llama-3.1-8b gpu=l4 -o "$w/s.txt" 2> "$w/err"
+  rc=$?; points=$((points + 1))
+  if [ $rc -eq 1 ] && grep -q "cannot write '$w/s.txt': No space left on device" "$w/err" &&
+     [ "$(cat "$w/s.txt")" = "old text" ] && [ "$(strays w)" -eq 0 ]; then
+    ok "startup -o FILE: a full disk is an error, the old file stays"
+  else bad "startup -o full disk" "status $rc: $(cat "$w/err")"; fi
 
   echo "old merge" > "$w/m.csv"
   KVPLAN_FAULT_WRITE=5 LD_PRELOAD=$shim "$kvplan" merge -o "$w/m.csv" "$m/p1.csv" "$m/p2.csv" 2> "$w/err"

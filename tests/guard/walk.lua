@@ -67,6 +67,8 @@ local checked = {
                          function() return refuses(require("kvplan.csv").open, "/tmp/kvplan-walk.csv", {"a"}) end},
   ["kvplan.csv.atomic"] = {"kvl_check_file write",
                            function() return refuses(require("kvplan.csv").atomic, "/tmp/kvplan-walk") end},
+  ["kvplan.csv.text"] = {"kvl_check_file write",
+                         function() return refuses(require("kvplan.csv").text, "/tmp/kvplan-walk", "x") end},
   ["kvplan.csv.gnuplot"] = {"runs nothing under the sandbox (nil, why)",
                             function() return select(2, refuses(require("kvplan.csv").gnuplot, "")) ~= nil
                                               and require("kvplan.csv").gnuplot("") == nil, "ran" end},

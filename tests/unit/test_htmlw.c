@@ -203,6 +203,23 @@ static void the_index_links_each_report(void **state) {
   free(p);
 }
 
+static void a_text_page_is_escaped_preformatted_text(void **state) {
+  (void)state;
+  char err[256];
+  kvp_html *h = kvp_html_new();
+  assert_int_equal(kvp_html_title(h, "kvplan startup"), 0);
+  assert_int_equal(kvp_html_input(h, "command", "kvplan startup model=m"), 0);
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  assert_int_equal(kvp_html_text(h, f, "GPU KV cache size: 1 tokens\n<b>&\x1b\n"), 0);
+  kvp_html_free(h);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  char *p = slurp(path);
+  assert_non_null(strstr(p, "<pre id=\"text\">GPU KV cache size: 1 tokens\n&lt;b&gt;&amp;\\x1b\n</pre>"));
+  assert_non_null(strstr(p, "<td>kvplan startup model=m</td>"));
+  assert_null(strstr(p, "<script"));
+  free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(every_string_is_escaped),
@@ -212,6 +229,7 @@ int main(void) {
     cmocka_unit_test(a_failed_write_is_an_error),
     cmocka_unit_test(the_csv_writer_picks_html_by_name),
     cmocka_unit_test(the_index_links_each_report),
+    cmocka_unit_test(a_text_page_is_escaped_preformatted_text),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
