@@ -69,6 +69,22 @@ if command -v gnuplot > /dev/null 2>&1; then
   check "the chart renders: an SVG of its size with its marks" sh -c "echo '$result' | grep -Eq ';svg=800x500 [0-9]{2,}\$'"
 fi
 
+# hostile CSV cells as the browser parses the page: text in their cells,
+# no element or script of theirs (two scripts: the page's and this test's;
+# the dump escapes the cells' text again)
+"$kvplan" tests/cli/html_rows.lua -o "$out/hostile.html" 2> /dev/null
+sed 's|</body>|<script>\
+(function(){var c=document.getElementById("report").tBodies[0].rows[0].cells;\
+var p=document.createElement("pre");p.id="result";\
+p.textContent="cell="+c[0].textContent+";note="+c[2].textContent+";scripts="+document.scripts.length+\
+";img="+document.getElementsByTagName("img").length+";onerror="+document.querySelectorAll("[onerror]").length;\
+document.body.appendChild(p);})();\
+</script></body>|' "$out/hostile.html" > "$out/hostile_dom.html"
+hostile=$(chrome --dump-dom "file://$out/hostile_dom.html" | sed -n 's|.*<pre id="result">\(.*\)</pre>.*|\1|p')
+echo "     $hostile"
+check "hostile cells are text: <script> and an onerror image made nothing" sh -c "
+  [ \"\$(printf '%s' '$hostile')\" = 'cell=&lt;script&gt;alert(1)&lt;/script&gt;;note=&lt;/td&gt;&lt;img src=x onerror=alert(2)&gt;;scripts=2;img=0;onerror=0' ]"
+
 # a screenshot of the page: its size, more than one colour
 chrome --screenshot="$out/shot.png" --window-size=1200,900 "file://$out/page.html" > /dev/null
 size=$(od -An -tu1 -j16 -N8 "$out/shot.png" 2> /dev/null | tr -s ' ' | sed 's/^ //')
