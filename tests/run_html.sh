@@ -113,7 +113,8 @@ check "batch -f html: status 1 (a script failed), a page each, the index" sh -c 
 check "batch index: each script, its status, links to its pages" sh -c "
   grep -q '<p id=\"summary\">4 scripts, 3 ok, 1 failed.</p>' '$out/b/index.html' &&
   grep -q '<a href=\"startup.html\">startup.html</a>' '$out/b/index.html' &&
-  grep -q '<tr><td>capacity</td><td>ok</td>.*<td>model=llama-3.1-8b gpu=l4</td><td><a href=\"capacity.html\">capacity.html</a></td></tr>' '$out/b/index.html' &&
+  grep -q '<tr><td>capacity</td><td>ok</td><td>capacity</td><td>model=llama-3.1-8b gpu=l4</td><td><a href=\"capacity.html\">capacity.html</a></td></tr>' '$out/b/index.html' &&
+  grep -q '<td>kvplan capacity model=llama-3.1-8b gpu=l4</td>' '$out/b/capacity.html' &&
   grep -q '<tr><td>bad</td><td class=\"note\">FAILED</td><td>tests/batch/bad.lua</td>.*none (the batch' '$out/b/index.html' &&
   grep -q 'Written by kvplan' '$out/b/index.html'"
 cp "$out/b/index.html" "$out/index1.html"

@@ -970,7 +970,8 @@ static const char *script_path(const char *w, char *buf, size_t len) {
 /* One script of a batch: its path, report name and own words. */
 typedef struct job {
   char path[PATH_MAX], name[256];
-  int first, n; /* its words: args[first..first+n) */
+  const char *command; /* a ready script named by its command (fit), else NULL */
+  int first, n;        /* its words: args[first..first+n) */
 } job;
 
 /* The jobs of a batch, grown as scripts come: no fixed limit. */
@@ -984,6 +985,9 @@ static int add_job(int *njob, const char *word, const char *name_given, int firs
   }
   job *j = &jobs[*njob];
   if (script_path(word, j->path, sizeof j->path) == NULL) return -1;
+  j->command = NULL;
+  for (size_t i = 0; i < NCOMMANDS; i++)
+    if (commands[i].run == cmd_ready && strcmp(commands[i].name, word) == 0) j->command = commands[i].name;
   const char *base = strrchr(word, '/');
   base = base ? base + 1 : word;
   size_t len = strlen(base);
@@ -1156,6 +1160,7 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
                       : strcmp(o->format, "html") == 0 ? ".html" : ".csv";
     snprintf(out, sizeof out, "%s/%s%s", o->outdir, jobs[s].name, ext);
     if (html) from[s] = taken.n;
+    command_name = jobs[s].command; /* its page's inputs say 'kvplan fit', not the script's path */
     int rc = run_apart(o, jobs[s].path, n, mine, out, jobs[s].name);
     fprintf(stderr, "kvplan: batch: %s %s\n", rc == 0 ? "ok    " : "FAILED", jobs[s].path);
     failed += rc != 0;
@@ -1168,7 +1173,8 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
         if (i > 0) strcat(said, " ");
         strcat(said, mine[i]);
       }
-      done[s] = (kvp_html_job){jobs[s].name, jobs[s].path, said, rc == 0, 0, NULL};
+      done[s] = (kvp_html_job){jobs[s].name, jobs[s].command ? jobs[s].command : jobs[s].path, said,
+                               rc == 0, 0, NULL};
     }
   }
   if (html) {
