@@ -318,6 +318,15 @@ expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unkno
   fit model=llama-3.1-8b gpus=h100 engine_version=0.1
 expect ledger_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be an integer >= 1, got 0" -- \
   ledger model=llama-3.1-8b gpu=h100 max_num_seqs=0
+# vLLM's LoRA slots: a row of their own beside the weights; a rank vLLM
+# does not take and a MoE model are refused, naming why
+expect ledger_lora 0 "" -- ledger model=llama-3.1-8b gpu=h100 enable_lora=true max_loras=4 max_lora_rank=64
+check "ledger_lora has its row" grep -q ',lora,1.25,1.6,"4 LoRA slots of rank 64 (max_loras, max_lora_rank)"$' "$out/ledger_lora.out"
+lat=$(grep -n 'local d = kv.deploy(o)' scripts/ledger.lua | cut -d: -f1)
+expect ledger_lora_rank 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:$lat: field 'max_lora_rank' must be one of vLLM's ranks (1, 8, 16, 32, 64, 128, 256, 320, 512), got 24" -- \
+  ledger model=llama-3.1-8b gpu=h100 enable_lora=true max_lora_rank=24
+expect ledger_lora_moe 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:$lat: model 'mixtral-8x7b': LoRA slots of MoE experts (vllm/lora/layers/fused_moe.py) are not modelled" -- \
+  ledger model=mixtral-8x7b gpu=h100 enable_lora=true
 # kvplan startup prints the engine's startup lines as kvplan predicts them,
 # a log kvplan validate reads back to kvplan's own figures: every row exact,
 # or predicted within 0.1 % (the printed digits), starts or refuses agreeing

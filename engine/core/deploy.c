@@ -87,6 +87,10 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
       return kvp_fail(diag, KVP_EINVAL, "activation given for pipeline stage %d of %lld", s + 1,
                       (long long)d->pp);
   }
+  if (v->lora.max_loras != 0) {
+    int64_t per;
+    TRY(kvp_lora_layer_bytes(&v->lora, d->tp, &per, diag));
+  }
   const char *set = v->disable_hybrid ? "disable_hybrid_kv_cache_manager"
                     : v->blocks_override ? "num_gpu_blocks_override"
                     : v->kv_cache_bytes ? "kv_cache_memory_bytes"
@@ -95,7 +99,8 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
                     : v->dp > 1 ? "data_parallel_size"
                     : v->ep ? "enable_expert_parallel"
                     : v->stride_align ? "block_stride_alignment"
-                    : v->mamba_mode ? "mamba_cache_mode" : NULL;
+                    : v->mamba_mode ? "mamba_cache_mode"
+                    : v->lora.max_loras ? "enable_lora" : NULL;
   if (set != NULL && (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED))
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "

@@ -364,6 +364,22 @@ typedef struct kvp_spec {
   int64_t draft_weight_bytes; /* all draft weights (split over tp) */
 } kvp_spec;
 
+/* vLLM's LoRA slots (--enable-lora; vllm/config/lora.py LoRAConfig): every
+ * decoder layer's qkv_proj, o_proj, gate_up_proj and down_proj gets
+ * max_loras stacked A and B tensors of max_lora_rank in lora_dtype
+ * (predict.c kvp_lora_layer_bytes). max_loras 0: off. */
+typedef struct kvp_lora {
+  int64_t max_loras, max_rank;
+  int32_t dtype_bytes;        /* lora_dtype (auto: the model dtype's) */
+  int32_t fully_sharded;      /* fully_sharded_loras: A (column) and B (row) split by tp */
+  int64_t hidden, heads, kv_heads, head_dim, intermediate; /* the decoder layer's shape */
+} kvp_lora;
+
+/* Bytes of one decoder layer's LoRA slots on one GPU at tensor parallelism
+ * tp. Fails on a bad config (a count < 1, a fully sharded rank or hidden
+ * size tp does not divide). */
+kvp_err kvp_lora_layer_bytes(const kvp_lora *lo, int64_t tp, int64_t *bytes, kvp_diag *d);
+
 /* vLLM's KV cache switches and overrides, by vLLM's names (engine/core/
  * vllm_kv.c; vllm-project/vllm vllm/config/cache.py, scheduler.py,
  * parallel.py). All zero: vLLM's defaults. Only with budget vllm. */
@@ -406,6 +422,7 @@ typedef struct kvp_vllm {
   int32_t log_tokens_mode;    /* what "GPU KV cache size" prints: 0 num_blocks // groups x
                                * block; 1 int(max concurrency x max_model_len) (the
                                * releases that derive it from the concurrency figure) */
+  kvp_lora lora;              /* --enable-lora's slots, in every stage's weights */
 } kvp_vllm;
 
 enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };
@@ -546,7 +563,8 @@ typedef struct kvp_kv_type {
 /* One pipeline stage as one of its GPUs sees it. */
 typedef struct kvp_stage {
   int64_t first, layers;
-  int64_t weights;       /* weight bytes on one GPU of the stage */
+  int64_t weights;       /* weight bytes on one GPU of the stage (LoRA slots included) */
+  int64_t lora;          /* of which vLLM's LoRA slots (vllm.lora) */
   int64_t kv_budget;     /* bytes left for KV; <= 0 when nothing is left */
   int64_t token_bits;    /* bits a token adds across the stage's paged layers */
   int64_t block_bytes;   /* one block on every paged layer of the stage */

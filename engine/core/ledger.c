@@ -469,6 +469,14 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
   /* weights of the stage's layers, split over tp; rounded up once. MoE
    * under data or expert parallelism: the routed experts apart (vllm_kv.c) */
   TRY(kvp_vllm_stage_weights(l, st, &st->weights));
+  if (d->vllm.lora.max_loras > 0) {
+    /* vLLM's LoRA slots load with the model: in its weights (checked by
+     * kvp_deploy_check) */
+    int64_t per;
+    TRY(kvp_lora_layer_bytes(&d->vllm.lora, d->tp, &per, NULL));
+    CHK(chk_mul(per, st->layers, &st->lora));
+    CHK(chk_add(st->weights, st->lora, &st->weights));
+  }
   if (holds_draft(l, s)) {
     CHK(chk_add(st->token_bits, l->draft_bits, &st->token_bits));
     if (!l->hybrid) CHK(chk_add(st->block_bytes, l->draft_page, &st->block_bytes));

@@ -491,6 +491,74 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *a
   return KVP_OK;
 }
 
+/* ---- LoRA slots -----------------------------------------------------------
+ *
+ * vLLM with --enable-lora replaces every supported linear layer by a LoRA
+ * layer that allocates, when the model loads (so inside "Model loading
+ * took"), max_loras slots of A (max_loras, 1, rank_a, input) and B
+ * (max_loras, 1, output, max_lora_rank) per slice, in lora_dtype
+ * (vllm/lora/layers/base_linear.py create_lora_weights at 1ace43ed7b3c;
+ * column_parallel_linear.py at 4f54575c9914; row_parallel_linear.py at
+ * 7626577c2064). A decoder layer of a dense model, tp t, rank r, hidden H,
+ * intermediate I, heads q, KV heads k per GPU (kvp_kv_heads_per_gpu), head
+ * dim d; column layers see the whole input and their rank_a is r / t when
+ * fully sharded; row layers see input / t and their B output is H / t when
+ * fully sharded:
+ *   qkv_proj     3 slices (q, k, v): A 3 x rank_a x H, B (q d / t + 2 k d) x r
+ *   o_proj       A r x q d / t, B H_b x r
+ *   gate_up_proj 2 slices: A 2 x rank_a x H, B 2 x I / t x r
+ *   down_proj    A r x I / t, B H_b x r
+ * times max_loras and the dtype's bytes. lm_head's and the embeddings'
+ * slots (LogitsProcessorWithLoRA, VocabParallelEmbeddingWithLoRA, whose
+ * shapes changed with the releases' extra vocabulary) are not counted.
+ */
+kvp_err kvp_lora_layer_bytes(const kvp_lora *lo, int64_t tp, int64_t *bytes, kvp_diag *d) {
+  TRY(kvp_check_count(lo->max_loras, 1, "max_loras", d));
+  TRY(kvp_check_count(lo->max_rank, 1, "max_lora_rank", d));
+  TRY(kvp_check_count(tp, 1, "tp", d));
+  if (lo->dtype_bytes != 2 && lo->dtype_bytes != 4)
+    return kvp_fail(d, KVP_EINVAL, "lora_dtype must be 2 or 4 bytes, got %d", lo->dtype_bytes);
+  const struct { int64_t v; const char *name; } dims[] = {
+    {lo->hidden, "hidden"}, {lo->heads, "heads"}, {lo->kv_heads, "kv_heads"},
+    {lo->head_dim, "head_dim"}, {lo->intermediate, "intermediate"}};
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
+    if (dims[i].v < 1)
+      return kvp_fail(d, KVP_EINVAL, "LoRA slots need the layer's %s (>= 1), got %lld",
+                      dims[i].name, (long long)dims[i].v);
+  const int64_t r = lo->max_rank, h = lo->hidden;
+  int64_t ra = r, hb = h;
+  if (lo->fully_sharded) {
+    /* vllm/distributed/utils.py divide asserts divisibility */
+    if (r % tp != 0 || h % tp != 0)
+      return kvp_fail(d, KVP_EINVAL,
+                      "fully_sharded_loras: tp %lld must divide max_lora_rank %lld and the "
+                      "hidden size %lld", (long long)tp, (long long)r, (long long)h);
+    ra = r / tp;
+    hb = h / tp;
+  }
+  const int64_t qd = cdiv(lo->heads, tp) * lo->head_dim;
+  const int64_t kd = kvp_kv_heads_per_gpu(lo->kv_heads, tp) * lo->head_dim;
+  const int64_t inter = cdiv(lo->intermediate, tp);
+  /* elements of one slot: the four modules' A and B */
+  const int64_t terms[][2] = {
+    {5 * ra, h},            /* qkv (3) and gate_up (2) A: rank_a x H each */
+    {qd + 2 * kd, r},       /* qkv B */
+    {r, qd},                /* o_proj A */
+    {2 * inter, r},         /* gate_up B */
+    {r, inter},             /* down A */
+    {2 * hb, r},            /* o_proj and down B */
+  };
+  int64_t slot = 0;
+  for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++) {
+    int64_t e;
+    if (!chk_mul(terms[i][0], terms[i][1], &e) || !chk_add(slot, e, &slot))
+      return kvp_fail(d, KVP_EOVERFLOW, "LoRA slots overflow");
+  }
+  if (!chk_mul(slot, lo->max_loras, &slot) || !chk_mul(slot, lo->dtype_bytes, bytes))
+    return kvp_fail(d, KVP_EOVERFLOW, "LoRA slots overflow");
+  return KVP_OK;
+}
+
 /* vLLM's defaults for max_num_batched_tokens and max_num_seqs (the rows'
  * constants: stdlib/kvplan/engines.lua M.vllm):
  *   V0 (vllm/config.py SchedulerConfig, 0.6-0.7): 256 sequences; tokens the

@@ -70,6 +70,7 @@ static const char *const deploy_keys[] = {
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
   "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
+  "vllm_lora",
   /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
   "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
   /* the engine's startup (starts.c) */
@@ -259,6 +260,25 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
   if (lua_getfield(L, idx, "stage_activation_bytes") != LUA_TNIL)
     int_list(L, "stage_activation_bytes", v->stage_activation_bytes, KVP_MAX_PP);
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "vllm_lora") != LUA_TNIL) {
+    static const char *const keys[] = {"max_loras", "max_rank", "dtype_bytes", "fully_sharded",
+                                       "hidden", "heads", "kv_heads", "head_dim",
+                                       "intermediate", NULL};
+    int lt = lua_gettop(L);
+    luaL_checktype(L, lt, LUA_TTABLE);
+    kvl_check_keys(L, lt, keys, "vllm_lora");
+    kvp_lora *lo = &v->lora;
+    lo->max_loras = kvl_int_field(L, lt, "max_loras", 0);
+    lo->max_rank = kvl_int_field(L, lt, "max_rank", 0);
+    lo->dtype_bytes = (int32_t)kvl_int_field(L, lt, "dtype_bytes", 0);
+    lo->fully_sharded = bool_field(L, lt, "fully_sharded");
+    lo->hidden = kvl_int_field(L, lt, "hidden", 0);
+    lo->heads = kvl_int_field(L, lt, "heads", 0);
+    lo->kv_heads = kvl_int_field(L, lt, "kv_heads", 0);
+    lo->head_dim = kvl_int_field(L, lt, "head_dim", 0);
+    lo->intermediate = kvl_int_field(L, lt, "intermediate", 0);
+  }
   lua_pop(L, 1);
 }
 

@@ -795,6 +795,62 @@ function M.auto_kv(d, opts)
   return d.model:auto_kv_format(), "model dtype"
 end
 
+-- vLLM's LoRA ranks (vllm/config/lora.py MaxLoRARanks, read at a78dc92f43ae)
+local lora_ranks = {1, 8, 16, 32, 64, 128, 256, 320, 512}
+
+-- vLLM's LoRA slots of deployment d (--enable-lora and its options, by
+-- vLLM's names and defaults: vllm/config/lora.py LoRAConfig), the core's
+-- table (kvplan.h kvp_lora), or nil without enable_lora. The slots' sizes
+-- are the core's (predict.c kvp_lora_layer_bytes): a dense decoder's four
+-- linear modules; MoE experts and MLA attention are refused, not guessed.
+local lora_options = {"max_loras", "max_lora_rank", "max_cpu_loras", "lora_dtype"}
+local function resolve_lora(d, opts)
+  -- like vLLM, which builds its LoRAConfig only under --enable-lora
+  -- (vllm/engine/arg_utils.py create_engine_config), the other options
+  -- alone change nothing; their values are checked all the same
+  for _, k in ipairs(lora_options) do
+    if opts[k] ~= nil then registry.check(registry.by_name[k], opts[k]) end
+  end
+  if not opts.enable_lora then return nil end
+  if d.budget ~= "vllm" then
+    util.raise("field 'enable_lora' is vLLM's; budget '%s' has no LoRA slots", d.budget)
+  end
+  local m = d.model
+  if (m.experts or 0) > 0 then
+    util.raise("model '%s': LoRA slots of MoE experts (vllm/lora/layers/fused_moe.py) are not "
+               .. "modelled", m.id)
+  end
+  if (m.kv_lora_rank or 0) > 0 then
+    util.raise("model '%s': LoRA slots of MLA attention are not modelled", m.id)
+  end
+  if m.intermediate == nil then
+    util.raise("model '%s' gives no intermediate size: its LoRA slots cannot be sized", m.id)
+  end
+  local n = optional_count(opts.max_loras, "max_loras", 1) or 1
+  local rank = optional_count(opts.max_lora_rank, "max_lora_rank", 1) or 16
+  local ok = false
+  for _, r in ipairs(lora_ranks) do ok = ok or r == rank end
+  if not ok then
+    util.raise("field 'max_lora_rank' must be one of vLLM's ranks (%s), got %d",
+               table.concat(lora_ranks, ", "), rank)
+  end
+  local cpu = optional_count(opts.max_cpu_loras, "max_cpu_loras", 1)
+  if cpu ~= nil and cpu < n then
+    util.raise("field 'max_cpu_loras' (%d) must be >= max_loras (%d)", cpu, n)
+  end
+  local dtype = opts.lora_dtype or "auto"
+  local bytes = ({auto = engines.act_bytes(m), float16 = 2, bfloat16 = 2})[dtype]
+  if bytes == nil then
+    util.raise("field 'lora_dtype' must be 'auto', 'float16' or 'bfloat16', got %s",
+               util.escape(tostring(dtype)))
+  end
+  d.max_cpu_loras = cpu or n
+  return {max_loras = n, max_rank = rank, dtype_bytes = bytes,
+          fully_sharded = opts.fully_sharded_loras and true or false, hidden = m.hidden,
+          heads = m.heads, kv_heads = m.kv_heads, head_dim = m.head_dim,
+          intermediate = m.intermediate}
+end
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
@@ -936,6 +992,7 @@ function M.new(opts)
                                                    "prefill_context_parallel_size", 1)
   d.mamba_cache_mode = opts.mamba_cache_mode
   d.mamba_block_size = optional_count(opts.mamba_block_size, "mamba_block_size", 1)
+  d.lora = resolve_lora(d, opts)
   d.lengths = opts.lengths
   if d.lengths ~= nil and (type(d.lengths) ~= "table" or type(d.lengths.points) ~= "function") then
     util.raise("field 'lengths' must be a length distribution (kv.workload.uniform{...} and the "
@@ -990,6 +1047,7 @@ function Deployment:spec()
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,
                                                    self.vllm_check_null_block
   t.engine_named = self.engine_named
+  t.vllm_lora = self.lora
   return t
 end
 

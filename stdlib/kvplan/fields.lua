@@ -184,6 +184,20 @@ M.list = {
    vllm = true, meaning = "more ranks of tp x pp GPUs, each holding 1 / p of a request's KV"},
   {name = "allow_chunked_local_attn_with_hybrid_kv_cache", type = "boolean", default = false,
    spec = false, meaning = "vLLM's environment variable of that name in capitals"},
+  -- vLLM's LoRA adapters (vllm/config/lora.py LoRAConfig, engine/core/predict.c
+  -- kvp_lora_layer_bytes)
+  {name = "enable_lora", type = "boolean", default = false, spec = false, vllm = true,
+   meaning = "LoRA adapters: max_loras slots of max_lora_rank in every layer, loaded with the weights"},
+  {name = "max_loras", type = "count", unit = "adapters", min = 1, default = 1, spec = false,
+   vllm = true, meaning = "LoRA adapters one batch may use: the GPU's slots (with enable_lora)"},
+  {name = "max_lora_rank", type = "count", unit = "rank", min = 1, default = 16, spec = false,
+   vllm = true, meaning = "the largest adapter rank, every slot's: 1, 8, 16, 32, 64, 128, 256, 320 or 512 (with enable_lora)"},
+  {name = "max_cpu_loras", type = "count", unit = "adapters", min = 1, default = "max_loras",
+   spec = false, vllm = true, meaning = "adapters cached in host memory, at least max_loras (no GPU memory; with enable_lora)"},
+  {name = "lora_dtype", type = "enum", values = {"auto", "float16", "bfloat16"}, default = "auto",
+   spec = false, vllm = true, meaning = "the slots' dtype; auto: the model's (with enable_lora)"},
+  {name = "fully_sharded_loras", type = "boolean", default = false, spec = false, vllm = true,
+   meaning = "LoRA A of column layers and B of row layers split over tp too (with enable_lora)"},
 }
 
 -- Keys of the core's table that kv.deploy derives rather than takes
@@ -193,7 +207,7 @@ M.list = {
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
-             "engine_named", "engine_rule"}
+             "engine_named", "engine_rule", "vllm_lora"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).
 function M.key(f)

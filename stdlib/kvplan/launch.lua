@@ -75,7 +75,9 @@ local vllm_env = {flashinfer_sampler = "VLLM_USE_FLASHINFER_SAMPLER",
 local vllm_only = {"enforce_eager", "limit_mm_per_prompt", "skip_mm_profiling",
                    "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override",
                    "kv_cache_memory_bytes", "decode_context_parallel_size", "mamba_cache_mode",
-                   "mamba_block_size", "prefill_context_parallel_size"}
+                   "mamba_block_size", "prefill_context_parallel_size", "enable_lora",
+                   "max_loras", "max_lora_rank", "max_cpu_loras", "lora_dtype",
+                   "fully_sharded_loras"}
 local vllm_only_set = {}
 for _, n in ipairs(vllm_only) do vllm_only_set[n] = true end
 

@@ -429,7 +429,8 @@ end
 
 --- Where the memory of one GPU of deployment d goes with `concurrency`
 --- requests of `context` tokens (the tightest pipeline stage): a list of
---- {item, bytes, note} for weights, kv_used, kv_free, activation, overhead,
+--- {item, bytes, note} for weights, lora (vLLM's LoRA slots, when
+--- enable_lora), kv_used, kv_free, activation, overhead,
 --- margin (1 - utilization) and kv_short (what the requests need beyond the
 --- KV budget, 0 when they fit; its note is the verdict, l:fit: "fits", why
 --- not, or the engine's refusal to start). All but kv_short add up to the
@@ -445,7 +446,15 @@ function M.ledger_items(d, context, concurrency)
   local fits, why, limit = l:fit(context, concurrency)
   local held = fits or limit == "starts" -- the KV budget holds them (the engine may refuse)
   local stages = d.pp > 1 and string.format(", the tightest of %d stages", d.pp) or ""
-  item("weights", l.weights, string.format("%s weights / tp %d%s", d.weights.name, d.tp, stages))
+  item("weights", l.weights - l.lora, string.format("%s weights / tp %d%s", d.weights.name, d.tp,
+                                                  stages))
+  if l.lora > 0 then
+    -- vLLM loads them with the weights ("Model loading took" counts them)
+    local lo = d.lora
+    item("lora", l.lora, string.format("%d LoRA slot%s of rank %d (max_loras, max_lora_rank)%s",
+                                       lo.max_loras, lo.max_loras == 1 and "" or "s", lo.max_rank,
+                                       lo.fully_sharded and ", fully sharded" or ""))
+  end
   local used = held and need or math.max(0, math.min(need, l.kv_budget))
   item("kv_used", used, held and string.format("%d x %d tokens, %s, blocks of %d", concurrency, context,
                                                d.kv.name, l.block) or "the whole KV budget")

@@ -262,6 +262,18 @@ parse_body = function(body, f)
                                 int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"})))
   f.max_num_seqs = at(f, "max_num_seqs", int(flag(body, {"max-num-seqs", "max_num_seqs"})))
   f.enforce_eager = bool_flag(body, "enforce-eager") or bool_flag(body, "enforce_eager")
+  -- LoRA slots (--enable-lora, vllm/engine/arg_utils.py): they load with
+  -- the weights, so "Model loading took" holds them (kv.deploy's enable_lora)
+  f.enable_lora = bool_flag(body, "enable-lora") or bool_flag(body, "enable_lora")
+  if f.enable_lora then
+    f.max_loras = int(flag(body, {"max-loras", "max_loras"}))
+    f.max_lora_rank = int(flag(body, {"max-lora-rank", "max_lora_rank"}))
+    f.fully_sharded_loras = bool_flag(body, "fully-sharded-loras")
+                            or bool_flag(body, "fully_sharded_loras")
+    f.lora_dtype = flag(body, {"lora-dtype", "lora_dtype"})
+    f.lora_dtype = f.lora_dtype and f.lora_dtype:gsub("^torch%.", "")
+    if f.lora_dtype == "None" then f.lora_dtype = nil end
+  end
   f.max_num_batched_tokens = f.max_num_batched_tokens or
     at(f, "max_num_batched_tokens", int(last(body, {"Chunked prefill is enabled with max_num_batched_tokens=(%d+)"})))
   -- the GPU, where the log shows its name: torch's device properties
@@ -1154,6 +1166,15 @@ function M.check(text, opts)
     popts.usage = f.usage
     popts.enforce_eager = f.enforce_eager
     popts.flashinfer_sampler = f.flashinfer_sampler
+    if f.enable_lora and popts.enable_lora == nil then
+      -- the log's LoRA options where the arguments give none
+      popts.enable_lora = true
+      popts.max_loras = popts.max_loras or f.max_loras
+      popts.max_lora_rank = popts.max_lora_rank or f.max_lora_rank
+      if popts.fully_sharded_loras == nil then popts.fully_sharded_loras = f.fully_sharded_loras end
+      popts.lora_dtype = popts.lora_dtype or f.lora_dtype
+      src.lora = logline("enable_lora") or "log"
+    end
     if f.mxfp4_backend and not base.weight_bytes and not base.weights then
       local wf = rawget(m, "weight_formats")
       if wf and wf.experts == "mxfp4" then popts.mxfp4_backend, mx_src = f.mxfp4_backend, "log" end

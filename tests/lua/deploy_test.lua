@@ -115,3 +115,50 @@ local tq = kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 8, engine = "
                      dp_size = 8, enable_dp_attention = true, ep_size = 8}:time(1024, 16)
 check.eq(tq.a2a_ms > 0, true, "EP: an all-to-all")
 check.eq(math.abs(tq.tokens_per_s / (8 * 16 / (tq.tpot_ms / 1e3)) - 1) < 1e-9, true, "eight ranks of 16")
+
+-- vLLM's LoRA slots (--enable-lora): every layer's four linear modules,
+-- max_loras slots of max_lora_rank, in the weights (engine/core/predict.c
+-- kvp_lora_layer_bytes): Llama-3.1-8B at rank 16, one slot, bf16: LoRA's
+-- 41943040 parameters on its seven linear layers, 80 MiB
+do
+  local plain = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:ledger()
+  local lo = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true}:ledger()
+  check.eq(lo.lora, 41943040 * 2, "one slot of rank 16")
+  check.eq(lo.weights, plain.weights + lo.lora, "in the weights")
+  check.eq(lo.kv_budget, plain.kv_budget - lo.lora, "out of the KV budget")
+  check.eq(plain.lora, 0, "none without enable_lora")
+  local four = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true,
+                         max_loras = 4, max_lora_rank = 64, lora_dtype = "float16"}:ledger()
+  check.eq(four.lora, 16 * lo.lora, "4 slots of rank 64")
+  -- pipeline stages hold their own layers' slots
+  local pp = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true, pp = 2}:ledger()
+  check.eq(pp.lora, lo.lora // 2, "16 of 32 layers a stage")
+  -- the ledger's rows: weights without them, a lora row
+  local items = kv.report.ledger_items(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
+                                                 enable_lora = true, max_loras = 2})
+  check.eq(items[1].item, "weights", "weights first")
+  check.eq(items[1].bytes, plain.weights, "weights alone")
+  check.eq(items[2].item, "lora", "then the slots")
+  check.eq(items[2].bytes, 2 * lo.lora, "2 slots")
+  check.eq(items[2].note, "2 LoRA slots of rank 16 (max_loras, max_lora_rank)", "its note")
+  local sum = 0
+  for _, it in ipairs(items) do if it.item ~= "kv_short" then sum = sum + it.bytes end end
+  check.eq(sum, plain.total, "the rows add up to the GPU")
+  -- bad options are named
+  -- as vLLM, the options change nothing without enable_lora
+  check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", max_loras = 2}:ledger().lora, 0,
+           "max_loras alone")
+  check.error("field 'max_lora_rank' must be one of vLLM's ranks (1, 8, 16, 32, 64, 128, 256, "
+              .. "320, 512), got 24", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true, max_lora_rank = 24})
+  check.error("field 'max_cpu_loras' (2) must be >= max_loras (4)", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true, max_loras = 4,
+               max_cpu_loras = 2})
+  check.error("field 'enable_lora' is vLLM's; budget 'sglang' has no LoRA slots", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true, budget = "sglang"})
+  check.error("LoRA slots of MoE experts", kv.deploy,
+              {model = "mixtral-8x7b", gpu = "h100-sxm", enable_lora = true})
+  check.error("fully_sharded_loras: tp 4 must divide max_lora_rank 1", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true, max_lora_rank = 1,
+               fully_sharded_loras = true, tp = 4})
+end

@@ -128,6 +128,13 @@ both_ways({
   columns = {"gpu", "engine_version", "tp", "enforce_eager", "flashinfer_sampler",
              "activation_bytes", "overhead_bytes", "kv_budget_bytes", "fits"},
 }, "versions and switches")
+-- vLLM's LoRA slots: the C loop over tp and pp sizes them again per
+-- deployment (kvp_lora_layer_bytes in each stage's weights)
+both_ways({
+  model = {"llama-3.1-8b", "qwen2.5-7b"}, gpu = "h100-sxm", enable_lora = true,
+  max_lora_rank = {16, 64}, max_loras = {1, 4}, tp = {1, 2}, pp = {1, 2},
+  columns = {"model", "max_lora_rank", "max_loras", "tp", "pp", "kv_budget_bytes", "fits"},
+}, "LoRA slots")
 -- SGLang's budget (its overhead from the context's range), budgets side by side
 both_ways({
   model = {"llama-3.1-8b", "gemma-2-9b"}, gpu = {"h100-sxm", "l4"}, budget = {"vllm", "sglang"},

@@ -636,3 +636,40 @@ check.eq(validate.parse("INFO [cuda.py:398] Using Triton backend on V1 engine.\n
          "the MoE kernel's line beside it")
 check.eq(validate.parse("INFO [mxfp4.py:91] [get_mxfp4_backend_with_lora] Using Triton backend\n")
          .mxfp4_backend, "triton", "with LoRA")
+
+-- LoRA slots from the engine's arguments: non-default args (0.9 on) and
+-- the argparse Namespace (0.6-0.8); the slots join the predicted weights as
+-- they join "Model loading took"
+do
+  local nd = [[
+# gpu: h100-sxm
+INFO [utils.py:233] non-default args: {'model': 'meta-llama/Llama-3.1-8B', 'max_model_len': 8192, 'enable_lora': True, 'max_loras': 4, 'max_lora_rank': 64}
+INFO [__init__.py:1] Initializing a V1 LLM engine (v0.10.1) with config: model='meta-llama/Llama-3.1-8B', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1
+INFO [gpu_model_runner.py:1] Model loading took 16.2100 GiB and 3.1 seconds
+]]
+  local lf = validate.parse(nd)
+  check.eq(lf.enable_lora, true, "enable_lora from non-default args")
+  check.eq(lf.max_loras, 4, "max_loras")
+  check.eq(lf.max_lora_rank, 64, "max_lora_rank")
+  local lr = rows_by(kv.validate(nd))
+  local want = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.10.1",
+                         max_model_len = 8192, enable_lora = true, max_loras = 4,
+                         max_lora_rank = 64}:ledger()
+  check.eq(string.format("%.4f", lr["weights_gib/predict"].kvplan),
+           string.format("%.4f", want.weights / 2^30), "the slots in the predicted weights")
+  check.eq(lr["weights_gib/predict"].inputs:find("lora=log", 1, true) ~= nil, true,
+           "the inputs say where the slots came from")
+  -- an argument overrides the log's
+  local over = rows_by(kv.validate(nd, {args = {max_loras = 1}}))
+  check.eq(tonumber(over["weights_gib/predict"].kvplan) < tonumber(lr["weights_gib/predict"].kvplan),
+           true, "max_loras=1 given: fewer slots")
+  local ns = validate.parse("args: Namespace(model='m', enable_lora=True, max_loras=2, "
+                            .. "max_lora_rank=32, fully_sharded_loras=True, lora_dtype='auto')")
+  check.eq(ns.enable_lora, true, "Namespace enable_lora")
+  check.eq(ns.max_loras, 2, "Namespace max_loras")
+  check.eq(ns.fully_sharded_loras, true, "Namespace fully_sharded_loras")
+  check.eq(ns.lora_dtype, "auto", "Namespace lora_dtype")
+  local off = validate.parse("args: Namespace(model='m', enable_lora=False, max_loras=1)")
+  check.eq(off.enable_lora, false, "enable_lora=False: no slots")
+  check.eq(off.max_loras, nil, "its defaults not read")
+end

@@ -136,6 +136,38 @@ static void tightest_pipeline_stage_decides(void **state) {
   assert_int_equal(n, (l.stage[0].kv_budget - l.stage[0].block_bytes) / seq);
 }
 
+/* vLLM's LoRA slots load with the weights: every stage's layers' slots in
+ * its weights, the KV budget that much smaller */
+static void lora_slots_join_each_stage_weights(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger base, l;
+  seed_deploy(&d, 0);
+  d.pp = 3;
+  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  assert_int_equal(kvp_ledger_eval(&d, &base, NULL), KVP_OK);
+  d.vllm.lora = (kvp_lora){.max_loras = 2, .max_rank = 8, .dtype_bytes = 2, .hidden = 8192,
+                           .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672};
+  int64_t per;
+  assert_int_equal(kvp_lora_layer_bytes(&d.vllm.lora, 1, &per, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  for (int s = 0; s < 3; s++) {
+    assert_int_equal(l.stage[s].lora, per * l.stage[s].layers);
+    assert_int_equal(l.stage[s].weights, base.stage[s].weights + l.stage[s].lora);
+    assert_int_equal(l.stage[s].kv_budget, base.stage[s].kv_budget - l.stage[s].lora);
+  }
+  /* another budget rule has no such slots: refused, naming the option */
+  kvp_diag diag = {{0}};
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "enable_lora"));
+  /* a bad config is named at the deployment's check */
+  d.budget = KVP_BUDGET_VLLM;
+  d.vllm.lora.max_rank = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "max_lora_rank"));
+}
+
 static void context_beyond_max_model_len_does_not_fit(void **state) {
   (void)state;
   kvp_deploy d;
@@ -970,6 +1002,7 @@ int main(void) {
     cmocka_unit_test(reserve_beyond_usable_is_its_own_reason),
     cmocka_unit_test(tp_that_does_not_divide_heads_does_not_fit),
     cmocka_unit_test(tightest_pipeline_stage_decides),
+    cmocka_unit_test(lora_slots_join_each_stage_weights),
     cmocka_unit_test(context_beyond_max_model_len_does_not_fit),
     cmocka_unit_test(absurd_concurrency_saturates_instead_of_wrapping),
     cmocka_unit_test(bad_deployments_are_errors_naming_the_field),

@@ -488,6 +488,69 @@ static void non_torch_bad_constants_are_named(void **state) {
   assert_int_equal(kvp_predict_non_torch(NULL, &at, &o, &d), KVP_EINVAL);
 }
 
+/* Llama-3.1-8B's decoder layer (config.json: hidden 4096, 32 heads, 8 KV
+ * heads of 128, intermediate 14336) with one slot of rank 16 in bf16 */
+static kvp_lora llama8b_lora(void) {
+  return (kvp_lora){.max_loras = 1, .max_rank = 16, .dtype_bytes = 2, .hidden = 4096,
+                    .heads = 32, .kv_heads = 8, .head_dim = 128, .intermediate = 14336};
+}
+
+static void lora_slots_match_a_hand_count(void **state) {
+  (void)state;
+  kvp_lora lo = llama8b_lora();
+  int64_t b;
+  /* tp 1, by module (A rank x in, B out x rank): qkv 3 x 16 x 4096 + (4096
+   * + 2 x 1024) x 16, o 16 x 4096 + 4096 x 16, gate_up 2 x 16 x 4096 + 2 x
+   * 14336 x 16, down 16 x 14336 + 4096 x 16 = 1310720 parameters, LoRA's
+   * count on the seven linear layers; 32 layers: 41943040, 80 MiB in bf16 */
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 1, &b, NULL), KVP_OK);
+  assert_int_equal(b, 1310720 * 2);
+  /* max_loras slots and a 4-byte dtype scale it */
+  lo.max_loras = 4, lo.dtype_bytes = 4;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 1, &b, NULL), KVP_OK);
+  assert_int_equal(b, 1310720 * 4 * 4);
+  /* tp 2: A of the column layers whole (5 x 16 x 4096), B of the row layers
+   * whole (2 x 4096 x 16), the rest split: qkv B (2048 + 2 x 512) x 16, o A
+   * 16 x 2048, gate_up B 2 x 7168 x 16, down A 16 x 7168 */
+  lo = llama8b_lora();
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 2, &b, NULL), KVP_OK);
+  assert_int_equal(b, (327680 + 131072 + 49152 + 32768 + 229376 + 114688) * 2);
+  /* fully sharded: the column layers' A rank 8, the row layers' B 2048 */
+  lo.fully_sharded = 1;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 2, &b, NULL), KVP_OK);
+  assert_int_equal(b, (163840 + 65536 + 49152 + 32768 + 229376 + 114688) * 2);
+  /* tp 16 over 8 KV heads: one replicated head per GPU */
+  lo.fully_sharded = 0;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 16, &b, NULL), KVP_OK);
+  assert_int_equal(b, (327680 + (256 + 2 * 128) * 16 + 16 * 256 + 2 * 896 * 16 + 16 * 896 +
+                       131072) * 2);
+}
+
+static void lora_bad_configs_are_named(void **state) {
+  (void)state;
+  kvp_lora lo = llama8b_lora();
+  int64_t b;
+  kvp_diag d = {{0}};
+  lo.fully_sharded = 1; /* vLLM's divide: tp 3 does not divide rank 16 */
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 3, &b, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "fully_sharded_loras"));
+  lo = llama8b_lora();
+  lo.max_loras = 0;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 1, &b, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "max_loras"));
+  lo = llama8b_lora();
+  lo.dtype_bytes = 1;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 1, &b, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "lora_dtype"));
+  lo = llama8b_lora();
+  lo.intermediate = 0;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 1, &b, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "intermediate"));
+  lo = llama8b_lora();
+  lo.max_loras = INT64_MAX / 4;
+  assert_int_equal(kvp_lora_layer_bytes(&lo, 1, &b, &d), KVP_EOVERFLOW);
+}
+
 /* The profile's max_num_batched_tokens and max_num_seqs of rule r on a GPU
  * of gpu bytes at max_model_len mml (0: unknown), tokens and seqs given
  * when > 0, through kvp_predict_deploy. */
@@ -928,6 +991,8 @@ int main(void) {
     cmocka_unit_test(non_torch_custom_all_reduce_by_world_size),
     cmocka_unit_test(non_torch_context_and_sglang),
     cmocka_unit_test(non_torch_bad_constants_are_named),
+    cmocka_unit_test(lora_slots_match_a_hand_count),
+    cmocka_unit_test(lora_bad_configs_are_named),
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
     cmocka_unit_test(deploy_predictions_follow_its_numbers),
     cmocka_unit_test(deploy_reserves_report_the_parts),
