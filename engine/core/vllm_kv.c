@@ -253,6 +253,48 @@ static int32_t add_type(kvp_ledger *l, const kvp_layer *ly, int64_t count, int d
   return t;
 }
 
+/* The hidden-state cache of extract_hidden_states beside a hybrid target
+ * (HiddenStateCacheSpec, an MLAAttentionSpec of n x hidden elements a token
+ * in the model dtype): vLLM leaves it out of the target's grouping and page
+ * unification and adds it back as its own group of one layer, its page
+ * padded to the common page and its block the largest divisor of the gcd of
+ * the target's group blocks that keeps block x its bytes a token within
+ * that page (get_kv_cache_groups, vllm/v1/core/kv_cache_utils.py: "Add
+ * hidden-state layers back with page aligned to the common page",
+ * _largest_divisor_at_most; vllm-project/vllm#39949). A token wider than
+ * the page (a block of 1 over it) is not modelled: vllm-project/vllm#50894
+ * raises the target's blocks then. */
+static kvp_err hidden_group(kvp_ledger *l, int32_t *draft_type, kvp_diag *diag) {
+  const kvp_deploy *d = &l->d;
+  int64_t g = 0, bits;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    int64_t a = g, b = ledger_types_of(l)[t].block;
+    while (b != 0) { int64_t r = a % b; a = b; b = r; }
+    g = a;
+  }
+  int32_t t = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
+  if (t < 0) return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
+  *draft_type = t;
+  kvp_kv_type *ty = &ledger_types_of(l)[t];
+  TRY(kvp_kv_token_bits(&ty->shape, &d->kv, d->tp, &bits));
+  int64_t per_token = cdiv(bits, 8);
+  if (per_token > l->page)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "the hidden-state cache's %lld bytes a token exceed the KV page of %lld "
+                    "bytes: vLLM then raises the target's blocks (vllm-project/vllm#50894), "
+                    "not modelled", (long long)per_token, (long long)l->page);
+  int64_t most = l->page / per_token, block = 1;
+  for (int64_t c = min64(g, most); c > 0; c--)
+    if (g % c == 0) {
+      block = c;
+      break;
+    }
+  ty->block = block;
+  ty->page = l->page;
+  ty->padded = block * per_token != l->page;
+  return KVP_OK;
+}
+
 kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type,
                               kvp_diag *diag) {
   kvp_deploy *d = &l->d;
@@ -275,7 +317,11 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
       if (t < 0) return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
       spec_type[k] = (int8_t)t;
     }
-  if (d->spec.draft_layers > 0) {
+  /* the hidden-state cache of extract_hidden_states joins a model of one KV
+   * type it is uniform with; beside anything else it is its own group, added
+   * once the target's groups are planned (hidden_group) */
+  int hidden = d->spec.draft_layers > 0 && d->spec.hidden_cache;
+  if (d->spec.draft_layers > 0 && !hidden) {
     *draft_type = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
     if (*draft_type < 0)
       return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
@@ -283,6 +329,15 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
   int uniform = 1;
   for (int32_t t = 1; t < l->ntype; t++)
     if (!same_class(&ledger_types_of(l)[0].shape, &ledger_types_of(l)[t].shape)) uniform = 0;
+  if (hidden && uniform &&
+      (l->ntype == 0 || same_class(&ledger_types_of(l)[0].shape, &d->spec.draft))) {
+    *draft_type = add_type(l, &d->spec.draft, d->spec.draft_layers, 1);
+    if (*draft_type < 0)
+      return kvp_fail(diag, KVP_EINVAL, "more KV cache types than the ledger has room for");
+    hidden = 0;
+  } else if (hidden) {
+    uniform = 0;
+  }
   if (uniform) {
     l->ntype = 0;
     *draft_type = -1;
@@ -364,6 +419,7 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
                       (long long)ty->page, (long long)l->page);
     }
   }
+  if (hidden) TRY(hidden_group(l, draft_type, diag));
   /* decode (and prefill) context parallelism: an attention group's block
    * spans block x dcp x pcp tokens of a request, block on each rank
    * (SingleTypeKVCacheManager: block_size *= dcp_world_size x
@@ -379,6 +435,7 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
   /* group size: the fewest layers of a type, or the most below 1.5 times that */
   int64_t fewest = INT64_MAX, most = 0;
   for (int32_t t = 0; t < l->ntype; t++) {
+    if (t == *draft_type && d->spec.hidden_cache) continue; /* its own group of one layer */
     fewest = min64(fewest, ledger_types_of(l)[t].layers);
     most = max64(most, ledger_types_of(l)[t].layers);
   }

@@ -140,9 +140,19 @@ static int64_t int_list(lua_State *L, const char *field, int64_t *v, int64_t max
 
 static const char *const evict_keys[] = {"sinks", "recent", "keep_ppm", "layers", NULL};
 static const char *const spec_keys[] = {"tokens", "draft_layers", "draft", "draft_weight_bytes",
-                                        NULL};
+                                        "hidden_cache", NULL};
 static const char *const draft_keys[] = {"kind", "kv_heads", "head_dim", "head_dim_v",
                                          "kv_lora_rank", "rope_dim", "kv_auto", NULL};
+
+/* A field true, false or absent (false). */
+static int32_t bool_field(lua_State *L, int idx, const char *name) {
+  int t = lua_getfield(L, idx, name);
+  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+    kvl_error(L, "field '%s' must be true or false, %s", name, kvl_got(L, -1));
+  int32_t v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
 
 /* The optimization fields of the deployment table at idx. */
 static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
@@ -175,6 +185,7 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
     d->spec.tokens = kvl_int_field(L, -1, "tokens", 0);
     d->spec.draft_layers = kvl_int_field(L, -1, "draft_layers", 0);
     d->spec.draft_weight_bytes = kvl_int_field(L, -1, "draft_weight_bytes", 0);
+    d->spec.hidden_cache = bool_field(L, lua_gettop(L), "hidden_cache");
     if (opt_table(L, lua_gettop(L), "draft", draft_keys)) {
       kvp_layer *ly = &d->spec.draft;
       lua_getfield(L, -1, "kind");
@@ -198,16 +209,6 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
   if (lua_getfield(L, idx, "lengths") != LUA_TNIL)
     d->nlen = (int32_t)int_list(L, "lengths", d->len, KVP_LEN_POINTS);
   lua_pop(L, 1);
-}
-
-/* A field true, false or absent (false). */
-static int32_t bool_field(lua_State *L, int idx, const char *name) {
-  int t = lua_getfield(L, idx, name);
-  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-    kvl_error(L, "field '%s' must be true or false, %s", name, kvl_got(L, -1));
-  int32_t v = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-  return v;
 }
 
 /* vLLM's switches and overrides of the deployment table at idx. */

@@ -145,6 +145,7 @@ local function resolve_spec(s, d)
     out.draft = {kind = "mla", kv_lora_rank = n * hidden, rope_dim = 0, kv_auto = 1}
     out.draft_layers = 1
     out.draft_weight_bytes = 0
+    out.hidden_cache = true
   elseif s.heads ~= nil then
     if s.heads ~= "eagle" and s.heads ~= "mtp" then
       util.raise("field 'speculative.heads' must be 'eagle', 'mtp' or 'extract_hidden_states', "
@@ -395,6 +396,19 @@ local function vllm_rule(d, opts, rule)
        and (kinds.full or 0) + (kinds.mla or 0) > 0 then
       d.hybrid_off_reason = "vLLM " .. version .. " has no hybrid KV cache manager"
     end
+  end
+  -- extract_hidden_states needs a KV connector, and the releases before
+  -- vllm-project/vllm#39949 (row hidden_group) turn the hybrid KV cache
+  -- manager off whenever kv_transfer_config is set (vllm/config/vllm.py, from
+  -- #17996: "Hybrid KV cache manager is not compatible with KV transfer")
+  local hs = type(opts.speculative) == "table" and opts.speculative.heads == "extract_hidden_states"
+  local classes = ((kinds.full or 0) + (kinds.mla or 0) > 0 and 1 or 0)
+                  + ((kinds.sliding or 0) > 0 and 1 or 0) + ((kinds.chunked or 0) > 0 and 1 or 0)
+                  + ((kinds.state or 0) > 0 and 1 or 0) + ((kinds.cross or 0) > 0 and 1 or 0)
+  if named and hs and not row.hidden_group and classes > 1
+     and opts.disable_hybrid_kv_cache_manager == nil and d.hybrid_off_reason == nil then
+    d.hybrid_off_reason = "extract_hidden_states in vLLM " .. version
+                          .. ": its KV connector turns the hybrid KV cache manager off"
   end
   -- decode context parallelism beside recurrent layers: vLLM 0.10's
   -- HybridKVCacheCoordinator asserts dcp_world_size == 1 (row dcp_hybrid =

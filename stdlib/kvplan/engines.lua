@@ -72,6 +72,11 @@ local GiB = units.GiB
 --               API reference; v0.14.1's has no such assertion and later
 --               sources keep Mamba groups at dcp 1; the 0.11 row, for 0.11 to
 --               0.19, allows it: 0.11 to 0.13 were not read)
+--   hidden_group the hidden-state cache of extract_hidden_states is its own KV
+--               cache group beside a hybrid target (vllm-project/vllm#39949,
+--               merged 2026-04-15, after the 0.19 releases: assumed first in
+--               0.20); before it the method's KV connector turns the hybrid
+--               KV cache manager off (kv_transfer_config, vllm/config/vllm.py)
 --   check_override the startup check (_check_enough_kv_cache_memory) and its
 --               estimated maximum model length plan against
 --               num_gpu_blocks_override blocks when it is set, not the
@@ -127,15 +132,15 @@ M.vllm = {
   -- vllm issue 34752; its first release is not pinned: assumed from this row)
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
-              async_scheduling = true, kv_from_checkpoint = true},
+              async_scheduling = true, kv_from_checkpoint = true, hidden_group = true},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
-              flashinfer_sampler = true},
+              flashinfer_sampler = true, hidden_group = true},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
-              check_null_block = true, flashinfer_sampler = true},
+              check_null_block = true, flashinfer_sampler = true, hidden_group = true},
 }
 M.vllm_latest = "0.11"
 

@@ -102,6 +102,33 @@ check.eq(n1:max_concurrency(262144) .. " " .. n2:max_concurrency(262144), "10 21
          "each request holds half the attention blocks, one state each")
 check.error("HybridKVCacheCoordinator asserts dcp_world_size == 1", function() next_at(2, "0.10.2") end)
 
+-- extract_hidden_states' hidden-state cache beside a hybrid target: its own
+-- group from 0.20 (vllm-project/vllm#39949), its block the largest divisor of
+-- the groups' gcd within page // its bytes a token (gpt-oss-20b: 32768 //
+-- 17280 = 1); before, its KV connector turns the hybrid manager off
+local function oss_hs(v)
+  local dv = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = "1 GiB",
+                       overhead = "1 GiB", max_model_len = 32768, engine_version = v,
+                       speculative = {heads = "extract_hidden_states", hidden_states = 3, tokens = 1}}
+  return dv:ledger(), dv
+end
+local h20, h11 = oss_hs("0.20"), oss_hs("0.11")
+check.eq(row(h20, "kv_groups", "group_blocks"), "3 16/16/1", "0.20: sliding, full, the cache")
+check.eq(h20:max_concurrency(32768), 4, "a block of the pool for each token of the cache")
+check.eq(row(h11, "kv_groups", "group_blocks"), "1 16", "0.11: one KV type")
+check.eq(select(2, oss_hs("0.11")).hybrid_off_reason,
+         "extract_hidden_states in vLLM 0.11: its KV connector turns the hybrid KV cache manager off",
+         "the deployment says why")
+check.error("failed to convert the KV cache specs to one unified type", function()
+  kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4, engine_version = "0.11",
+            speculative = {heads = "extract_hidden_states", hidden_states = 3, tokens = 1}}:ledger()
+end)
+local q = kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4, engine_version = "0.20",
+                    speculative = {heads = "extract_hidden_states", hidden_states = 3, tokens = 1},
+                    max_model_len = 32768}:ledger()
+check.eq(q.group_blocks, "32768/32768/32768/272/16",
+         "Mamba and attention groups as without it, the cache at gcd 16 within 278528 // 12288")
+
 -- a hybrid model: the switch puts the sliding layers in the full group
 local g = kv.deploy{model = "gemma-3-27b", gpu = "h100", activation = "1 GiB",
                     overhead = "1 GiB", max_model_len = 32768}

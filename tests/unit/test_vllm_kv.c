@@ -586,6 +586,68 @@ static void decode_context_parallel_splits_a_requests_tokens(void **state) {
   assert_non_null(strstr(diag.msg, "SlidingWindowSpec asserts"));
 }
 
+static void the_hidden_state_cache_beside_a_hybrid_target(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_diag diag = {{0}};
+  int64_t with, without;
+  /* 2 full and 4 sliding layers of 8 KV heads of 128 in bf16 (pages of
+   * 65536 bytes at block 16: 3 groups of 2 layers) and extract_hidden_states'
+   * cache of 3 hidden states of 4096 (24576 bytes a token): its own group,
+   * block the largest divisor of gcd(16, 16) within 65536 // 24576 = 2
+   * (get_kv_cache_groups: "Add hidden-state layers back with page aligned
+   * to the common page"), the page padded to 65536 */
+  kvp_layer runs[2] = {{.kind = KVP_SLIDING, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128,
+                        .window = 4096},
+                       {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {2, 1};
+  deploy_runs(&d, 6, 8, 128, runs, counts, 2);
+  d.max_model_len = 8192;
+  d.vllm.kv_cache_bytes = 1000 * 131072LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.ngroups, 3);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1000, &without), KVP_OK);
+  d.spec.tokens = 1;
+  d.spec.draft_layers = 1;
+  d.spec.draft = (kvp_layer){.kind = KVP_MLA, .latent = 3 * 4096, .kv_auto = 1};
+  d.spec.hidden_cache = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
+  assert_int_equal(l.ngroups, 4);
+  assert_int_equal(l.group_size, 2); /* the target's: the cache adds no layer slot */
+  assert_int_equal(l.page, 65536);
+  assert_int_equal(l.stage[0].block_bytes, 131072);
+  const kvp_kv_type *hs = NULL;
+  for (int32_t t = 0; t < l.ntype; t++)
+    if (kvp_ledger_types(&l)[t].draft_only) hs = &kvp_ledger_types(&l)[t];
+  assert_non_null(hs);
+  assert_int_equal(hs->block, 2);
+  assert_int_equal(hs->groups, 1);
+  assert_int_equal(hs->padded, 1);
+  /* a request of 1000 tokens takes cdiv(1000 + its speculative slot, 2)
+   * blocks more (cdiv(1001, 16) = 63 in the full group, as before) */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1000, &with), KVP_OK);
+  assert_int_equal(with - without, 501 * 131072LL);
+  /* beside full attention alone it is one KV type with the target's layers
+   * (UniformTypeKVCacheSpecs: an MLAAttentionSpec is a FullAttentionSpec) */
+  deploy_runs(&d, 6, 8, 128, NULL, NULL, 0);
+  d.max_model_len = 8192;
+  d.spec.tokens = 1;
+  d.spec.draft_layers = 1;
+  d.spec.draft = (kvp_layer){.kind = KVP_MLA, .latent = 3 * 4096, .kv_auto = 1};
+  d.spec.hidden_cache = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  /* a token wider than the page is not modelled (#50894 raises the blocks) */
+  deploy_runs(&d, 6, 8, 128, runs, counts, 2);
+  d.spec.tokens = 1;
+  d.spec.draft_layers = 1;
+  d.spec.draft = (kvp_layer){.kind = KVP_MLA, .latent = 12 * 4096, .kv_auto = 1};
+  d.spec.hidden_cache = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "vllm-project/vllm#50894"));
+}
+
 static void data_and_expert_parallel_cut_the_experts(void **state) {
   (void)state;
   kvp_deploy d;
@@ -894,6 +956,7 @@ int main(void) {
     cmocka_unit_test(workers_end_with_the_fewest_blocks),
     cmocka_unit_test(overrides_that_outgrow_the_gpu_do_not_fit),
     cmocka_unit_test(decode_context_parallel_splits_a_requests_tokens),
+    cmocka_unit_test(the_hidden_state_cache_beside_a_hybrid_target),
     cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
     cmocka_unit_test(attention_free_and_state_only_models),
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
