@@ -37,6 +37,11 @@
 --   top          ranked deployments shown (default 5)
 --   all          true: every candidate tp x pp, not one a GPU and format
 --   utilization  fraction of GPU memory the engine may use (default 0.9)
+--   any other deployment field of the registry (docs/fields.md), under its
+--                name or its engines' (max_model_len: `context` defaults to
+--                it; engine, engine_version, block, prefix, ...), checked as
+--                that field and given to every candidate; gpu and gpus stand
+--                for each other
 --   emit         vllm, sglang, trtllm or k8s: after the table, the launch
 --                command of the winner (kv.launch: every flag kvplan
 --                assumed, checked by kvplan's startup rule and read back;
@@ -117,15 +122,17 @@
 
 local kv = require "kvplan"
 
-local opt = kv.options(..., {
-  model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = 1, gpus = {""},
-  weights = {""}, kv = {""}, tp = {0}, pp = {0}, max_gpus = 64, rank = "gpus", prices = "",
+local defaults = {
+  model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = kv.options.at_least(1, 1), gpus = {""},
+  weights = {""}, kv = {""}, tp = {0}, pp = {0}, max_gpus = kv.options.at_least(1, 64), rank = "gpus", prices = "",
   tokens_per_s = 0.0, top = 5, all = false, utilization = 0.9,
   rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
   goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
   modes = {"aggregated"}, kv_link_gbps = 0.0, kv_link_latency_us = -1.0, emit = "",
   pareto = false, front = false, chart = "",
-})
+}
+local fields = kv.options.deployment_fields(defaults) -- every other deployment field
+local opt = kv.options(..., defaults)
 if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
 
@@ -218,7 +225,7 @@ if opt.emit ~= "" and not emit_engines[opt.emit] then
       kv.util.suggest(opt.emit, kv.launch.engines))
 end
 local function base_of()
-  local b = {utilization = opt.utilization}
+  local b = kv.options.given_fields(opt, fields, {utilization = opt.utilization})
   if opt.emit == "sglang" or opt.emit == "trtllm" then
     b.engine = opt.emit
     -- SGLang's fraction by tp unless one is given (under any of its names)
@@ -251,7 +258,7 @@ if opt.pareto then
           .. "concurrencies; kvplan pareto --help)", k)
     end
   end
-  local base = {utilization = opt.utilization}
+  local base = kv.options.given_fields(opt, fields, {utilization = opt.utilization})
   for _, k in ipairs{"max_num_seqs", "max_num_batched_tokens"} do
     local l = given(opt[k])
     if l and #l > 1 then bad("argument '%s' takes one value with pareto=yes, got %d", k, #l) end
@@ -316,6 +323,10 @@ else
     bad("argument 'goodput' needs a target: ttft_ms, tpot_ms or e2e_ms")
   end
   if opt.requests < 0 then bad("argument 'requests' must be an integer >= 1, got '%d'", opt.requests) end
+  if opt.max_model_len ~= "" and opt.max_model_len < opt.input + opt.output then
+    bad("argument 'max_model_len' must hold input + output = %d tokens, got '%d'", opt.input + opt.output,
+        opt.max_model_len)
+  end
   local disaggregated = false
   for _, m in ipairs(opt.modes) do
     if not kv.plan.modes[m] then
@@ -453,7 +464,9 @@ else
 end
 
 local ranked, shape = kv.best{
-  model = opt.model, context = opt.context > 0 and opt.context or nil,
+  model = opt.model,
+  context = opt.context > 0 and opt.context or opt.max_model_len ~= "" and opt.max_model_len > 0
+            and opt.max_model_len or nil,
   concurrency = opt.concurrency, max_gpus = opt.max_gpus, rank = opt.rank,
   gpus = #opt.gpus > 0 and opt.gpus[1] ~= "" and opt.gpus or nil,
   weights = #opt.weights > 0 and opt.weights[1] ~= "" and opt.weights or nil,

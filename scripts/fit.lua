@@ -58,7 +58,7 @@
 local kv = require "kvplan"
 
 local defaults = {
-  model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = 1, gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
+  model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = kv.options.at_least(1, 1), gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
   kv = "auto", weights = "native", utilization = 0.9, activation = "predicted",
   overhead = "predicted", time = false, price_per_hour = 0,
 }

@@ -69,7 +69,7 @@ local kv = require "kvplan"
 
 local defaults = {
   model = kv.options.required "model=llama-3.1-70b", gpu = {kv.options.required "gpu=h100-sxm"},
-  tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = 1,
+  tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = kv.options.at_least(1, 1),
   utilization = 0.9, activation = "predicted", overhead = "predicted", time = false,
   price_per_hour = 0, range = false,
 }

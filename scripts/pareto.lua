@@ -61,7 +61,7 @@ local kv = require "kvplan"
 
 local defaults = {
   model = kv.options.required "model=llama-3.1-8b", gpus = {""}, input = -1, output = -1,
-  tp = {0}, pp = {0}, max_gpus = 8, weights = {""}, kv = {""}, concurrency = {0}, requests = 0,
+  tp = {0}, pp = {0}, max_gpus = kv.options.at_least(1, 8), weights = {""}, kv = {""}, concurrency = {0}, requests = 0,
   tpot_ms = 0.0, ttft_ms = 0.0, e2e_ms = 0.0, percentile = "", goodput = 0.0, front = false,
   chart = "",
   utilization = 0.9,

@@ -36,6 +36,8 @@ for _, a in ipairs(sim.command_arguments()) do
   if def == nil then
     def = a[1] == "gpu" and {kv.options.required "gpu=l4"} or kv.options.required "model=llama-3.1-8b"
   end
+  -- a run of no requests, or of empty prompts or outputs, is no run
+  if a[1] == "requests" or a[1] == "prompt" or a[1] == "output" then def = kv.options.at_least(1, def) end
   defaults[a[1]] = def
   if a[4] then fields[#fields + 1] = a[1] end
 end

@@ -311,6 +311,30 @@ for cmd in fit capacity ledger; do
   expect "${cmd}_max_model_len" 0 "" -- $cmd model=llama-3.1-8b gpu=h100 max_model_len=8192 max_num_seqs=128 -f csv
   check "${cmd}_max_model_len plans 8192 tokens" grep -q ',8192,' "$out/${cmd}_max_model_len.out"
 done
+# best too (unknown argument 'max_model_len' before): context defaults to it,
+# every candidate starts with it; with rate= it must hold input + output
+expect best_max_model_len 0 "" -- best model=llama-3.1-8b gpu=h100 concurrency=4 max-model-len=8192 tp=1 block=16 -f csv
+check "best_max_model_len: requests of 8192 tokens (51 on one H100, 3 of the model's 131072)" \
+  grep -q '^1,h100-sxm,1,1,1,bf16,bf16,51,' "$out/best_max_model_len.out"
+expect best_max_model_len_rate 2 "kvplan: command line: argument 'max_model_len' must hold input + output = 1200 tokens, got '1000'" -- \
+  best model=llama-3.1-8b input=1000 output=200 rate=5 tpot_ms=50 gpus=h100 max_model_len=1000
+# gpus and gpu stand for each other on every command that takes one of them
+for cmd in ledger startup simulate launch; do
+  more=; [ $cmd = simulate ] && more=requests=10
+  expect "${cmd}_gpus" 0 "" -- $cmd model=llama-3.1-8b gpus=h100 max_model_len=8192 $more
+done
+# a value out of its range is refused naming the argument, as a usage error
+# (concurrency=0 failed at 'scripts/fit.lua:84: field 'concurrency' ...')
+for t in "fit concurrency" "ledger concurrency" "best concurrency" "best max_gpus" "pareto max_gpus" \
+         "simulate requests" "simulate prompt" "simulate output"; do
+  cmd=${t% *}; arg=${t#* }
+  case $cmd in
+    pareto) extra="gpus=l4 input=100 output=10" ;; fit|best) extra="gpus=l4" ;; *) extra="gpu=l4" ;;
+  esac
+  # shellcheck disable=SC2086
+  expect "range_${cmd}_$arg" 2 "kvplan: command line: argument '$arg' must be an integer >= 1, got '0'" -- \
+    $cmd model=llama-3.1-8b $extra $arg=0
+done
 expect fit_vllm_names 0 "" -- fit model=llama-3.1-8b gpus=h100 tp=1 max-model-len=8192 gpu-memory-utilization=0.8 -f csv
 check "fit_vllm_names reads vLLM's spellings" sh -c "grep -q '^llama-3.1-8b,h100-sxm,1,bf16,bf16,8192,' '$out/fit_vllm_names.out' &&
   ! cmp -s '$out/fit_vllm_names.out' '$out/fit_max_model_len.out'"

@@ -42,11 +42,12 @@ M.gpu = function(t) return M.gpus.get(t) end
 --- kv.format(name or table): a storage format.
 M.format = function(f) return M.formats.get(f) end
 --- kv.options(args, defaults): a script's key=value arguments, checked;
+--- kv.options.at_least(min, default) a number argument of at least min;
 --- kv.options.deployment_fields(defaults) adds every deployment field of the
 --- registry a command does not take itself, kv.options.given_fields(opt,
 --- names, base) the ones given (options.lua).
 local options_mod = require "kvplan.options"
-M.options = setmetatable({required = options_mod.required, bad = options_mod.bad,
+M.options = setmetatable({required = options_mod.required, at_least = options_mod.at_least, bad = options_mod.bad,
                           deployment_fields = options_mod.deployment_fields,
                           given_fields = options_mod.given_fields},
                          {__call = function(_, ...) return require("kvplan.options").parse(...) end})

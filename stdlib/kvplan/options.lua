@@ -29,6 +29,8 @@ local trim = util.trim
 local Required = {}
 Required.__index = Required
 Required.__name = "kvplan.Required"
+local AtLeast = {}
+AtLeast.__name = "kvplan.AtLeast"
 
 -- An error of the stdlib as a command-line argument's.
 local function strip(err)
@@ -180,6 +182,14 @@ function M.required(example)
   return setmetatable({example = example}, Required)
 end
 
+--- at_least(min, default): a number argument whose default is `default`
+--- and whose value must be >= min, refused on the command line naming the
+--- argument ('concurrency=0' failed at the script's line, 'field
+--- 'concurrency' must be ...').
+function M.at_least(min, default)
+  return setmetatable({min = min, default = default}, AtLeast)
+end
+
 -- Words one command spells in the plural where it searches a list and
 -- another in the singular: each stands for the other (gpu=h100,l40s on fit,
 -- gpus=h100 on ledger).
@@ -221,6 +231,7 @@ function M.parse(args, defaults, from_command_line)
   end
   for k, v in pairs(defaults) do
     if getmetatable(v) == Required then out[k] = nil
+    elseif getmetatable(v) == AtLeast then out[k] = v.default
     elseif is_required(v) then out[k] = {}
     else out[k] = v end
   end
@@ -268,7 +279,14 @@ function M.parse(args, defaults, from_command_line)
     end
     local def = defaults[key]
     if getmetatable(def) == Required then def = "" end
+    local min
+    if getmetatable(def) == AtLeast then min, def = def.min, def.default end
     out[key] = type(v) == "string" and convert(key, v, def, fail, fields.by_name[key]) or v
+    if min ~= nil and type(out[key]) == "number" and not (out[key] >= min) then
+      fail("argument '%s' must be %s >= %s, got '%s'", key,
+           math.type(def) == "integer" and "an integer" or "a number", util.fmt_num(min),
+           util.escape(tostring(v), 64))
+    end
     if type(v) == "string" and not (revision ~= nil and key == "model") then lookup(key, out[key], fail) end
     ::next_arg::
   end

@@ -13,3 +13,13 @@ check.eq(o.quiet, false, "default kept")
 check.error("unknown argument 'contxt' (did you mean 'context'", kv.options, {contxt = "1"}, {context = 1})
 check.error("argument 'context' must be an integer, got '1.5'", kv.options, {context = "1.5"}, {context = 1})
 check.error("argument 'context' must be a number, got 'nan'", kv.options, {context = "nan"}, {context = 1})
+
+-- at_least(min, default): the default, and a value below min refused naming the argument
+do
+  local d = {n = kv.options.at_least(1, 4), x = kv.options.at_least(0.5, 1.0)}
+  check.eq(kv.options({}, d).n, 4, "the default")
+  check.eq(kv.options({n = "2k"}, d).n, 2000, "converted as its default's type")
+  check.error("argument 'n' must be an integer >= 1, got '0'", kv.options, {n = "0"}, d)
+  check.error("argument 'x' must be a number >= 0.5, got '0.25'", kv.options, {x = "0.25"}, d)
+  check.error("argument 'n' must be an integer >= 1, got '0'", kv.options, {n = 0}, d)
+end
