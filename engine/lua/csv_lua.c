@@ -174,6 +174,15 @@ void kvl_html_page(lua_State *L, int idx, kvp_csv *w) {
   if (describe(L, idx, kvp_csv_html(w))) kvl_error(L, "out of memory");
 }
 
+/* The format named by argument i (fmtw.h KVP_FMT_*), KVP_FMT_AUTO when none. */
+static int opt_format(lua_State *L, int i) {
+  if (lua_isnoneornil(L, i)) return KVP_FMT_AUTO;
+  int fmt = kvp_fmt_named(luaL_checkstring(L, i));
+  if (fmt < 0)
+    kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'", lua_tostring(L, i));
+  return fmt;
+}
+
 /* csv.open(path|nil, columns, precisions[, format[, page]]): a writer,
  * header written; format "csv", "table", "json", "markdown", "html" or
  * "auto" (fmtw.h); page, for HTML: {title, version, inputs = {{name,
@@ -181,13 +190,7 @@ void kvl_html_page(lua_State *L, int idx, kvp_csv *w) {
 static int l_open(lua_State *L) {
   const char *path = luaL_optstring(L, 1, NULL);
   luaL_checktype(L, 2, LUA_TTABLE);
-  int fmt = KVP_FMT_AUTO;
-  if (!lua_isnoneornil(L, 4)) {
-    fmt = kvp_fmt_named(luaL_checkstring(L, 4));
-    if (fmt < 0)
-      return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
-                       lua_tostring(L, 4));
-  }
+  int fmt = opt_format(L, 4);
   lua_settop(L, 5);
   lua_remove(L, 4); /* the page at 4, the writer above it */
   lua_Integer ncol = luaL_len(L, 2);
@@ -457,14 +460,7 @@ static const luaL_Reg writer_meth[] = {
 static int l_format_of(lua_State *L) {
   static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html"};
   const char *path = luaL_optstring(L, 1, NULL);
-  int fmt = KVP_FMT_AUTO;
-  if (!lua_isnoneornil(L, 2)) {
-    fmt = kvp_fmt_named(luaL_checkstring(L, 2));
-    if (fmt < 0)
-      return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
-                       lua_tostring(L, 2));
-  }
-  fmt = kvp_csv_resolve_format(path, fmt);
+  int fmt = kvp_csv_resolve_format(path, opt_format(L, 2));
   lua_pushstring(L, names[fmt]);
   lua_pushinteger(L, (lua_Integer)kvp_fmtw_fit_width());
   return 2;
