@@ -133,7 +133,10 @@ local defaults = {
 }
 local fields = kv.options.deployment_fields(defaults) -- every other deployment field
 local opt = kv.options(..., defaults)
-if opt.prices ~= "" then kv.gpus.load_prices(opt.prices) end
+if opt.prices ~= "" then
+  local ok, err = pcall(kv.gpus.load_prices, opt.prices)
+  if not ok then kv.options.bad("argument 'prices': %s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
+end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
 
 -- The candidates shown, in order, each with its why (nil: its own): the

@@ -8,9 +8,10 @@ pass=0; fail=0
 # the ready scripts of this tree, wherever the binary was built (build/asan too)
 KVPLAN_SCRIPTS=${KVPLAN_SCRIPTS:-$(pwd)/scripts}; export KVPLAN_SCRIPTS
 # expect NAME STATUS STDERR-LINE -- ARGS...: exit status and the first stderr line
+# (standard input: /dev/null, or the file fed names)
 expect() {
   name=$1; status=$2; want=$3; shift 4
-  "$kvplan" "$@" > "$out/$name.out" 2> "$out/$name.err" < /dev/null
+  "$kvplan" "$@" > "$out/$name.out" 2> "$out/$name.err" < "${input:-/dev/null}"
   got=$?
   first=$(head -n 1 "$out/$name.err")
   if [ "$got" -eq "$status" ] && [ "$first" = "$want" ]; then
@@ -1027,5 +1028,138 @@ check "best_emit_disagg: a disaggregated winner, one vllm serve a pool with its 
   grep -q '^# decode pool: ' '$out/best_emit_disagg.out' && grep -q 'kv_consumer' '$out/best_emit_disagg.out'"
 expect best_emit_none 1 "kvplan: not launched: no deployment serves, so there is none to launch" -- \
   best model=llama-3.1-405b context=131072 concurrency=64 gpus=l4 max_gpus=2 emit=vllm
+# '-' is standard input wherever kvplan reads a file, one '-' a command line
+# fed NAME FILE STATUS STDERR-LINE -- ARGS...: expect, with FILE as standard input
+fed() {
+  n=$1; input=$2; shift 2
+  expect "$n" "$@"
+  input=
+}
+printf 'local a = ...\nio.write("from stdin ", a.k, "\\n")\n' > "$out/stdin_script.lua"
+fed stdin_script "$out/stdin_script.lua" 0 "" -- - k=v
+check "stdin_script: kvplan - runs the script piped in" [ "$(cat "$out/stdin_script.out")" = "from stdin v" ]
+printf 'local x = 1\nerror("stopped")\n' > "$out/stdin_error.lua"
+fed stdin_error "$out/stdin_error.lua" 1 "kvplan: stdin:2: stopped" -- -
+fed stdin_script_empty /dev/null 1 "kvplan: standard input ('-') is empty: 'kvplan -' runs the Lua script piped in" -- -
+expect stdin_twice 2 "kvplan: 'prices=-' and 'trace=-' both read standard input ('-'), which can be read once: give one of them a file" -- \
+  simulate model=llama-3.1-8b gpu=h100 prices=- trace=-
+expect stdin_twice_manifest 2 "kvplan: '-m -' and 'x=-' both read standard input ('-'), which can be read once: give one of them a file" -- \
+  batch -d "$out/stdin_batch" -m - x=-
+expect stdin_words_after_dashes 0 "" -- -e "io.write(#{...})" -- - -
+# validate -: a log piped in, read as a file is: the same rows
+vlog=tests/validation/calib-vllm-10517-llama8b-3090-20k.log
+"$kvplan" validate "$vlog" | cut -d, -f2- > "$out/stdin_validate.want"
+fed stdin_validate "$vlog" 0 "" -- validate -
+check "stdin_validate: the rows of the log read as a file" sh -c "
+  cut -d, -f2- '$out/stdin_validate.out' | cmp -s - '$out/stdin_validate.want' && [ -s '$out/stdin_validate.want' ] &&
+  sed -n 2p '$out/stdin_validate.out' | grep -q '^-,vllm,'"
+fed stdin_validate_empty /dev/null 1 "kvplan: validate: standard input ('-') is empty: nothing was piped in" -- validate -
+# ... streamed from a pipe in bounded memory: 64 MB of a server's access lines after
+# the startup log, under --max-memory 24M (reading it whole does not fit there)
+serving() {
+  cat "$vlog"
+  awk 'BEGIN { for (i = 0; i < 900000; i++) print "INFO:     127.0.0.1:" 40000 + i % 20000 " - \"POST /v1/chat/completions HTTP/1.1\" 200 OK" }'
+}
+serving | "$kvplan" --max-memory 24M validate - 2> "$out/stdin_pipe.err" | cut -d, -f2- > "$out/stdin_pipe.out"
+check "stdin_pipe: validate - streams a 64 MB pipe in 24 MB, the startup log's rows" \
+  cmp -s "$out/stdin_pipe.out" "$out/stdin_validate.want"
+serving | "$kvplan" --max-memory 24M -e "local s = io.read('a')" 2> "$out/stdin_pipe_whole.err"
+check "stdin_pipe: the 64 MB log read whole exceeds 24 MB (the bound is tight)" \
+  grep -q '^kvplan: memory limit exceeded' "$out/stdin_pipe_whole.err"
+# file-valued arguments: a CSV of prices, a trace, a plot's report, a merge part, a CSV catalog
+prices_args="best model=qwen3-32b context=32k concurrency=32 rank=cost gpus=h100-sxm,a100-sxm-80gb"
+# shellcheck disable=SC2086
+"$kvplan" $prices_args prices=examples/prices.csv > "$out/stdin_prices.want"
+# shellcheck disable=SC2086
+fed stdin_prices examples/prices.csv 0 "" -- $prices_args prices=-
+check "stdin_prices: prices=- reads the CSV piped in" sh -c "cmp -s '$out/stdin_prices.out' '$out/stdin_prices.want' && grep -q '^1,' '$out/stdin_prices.want'"
+# shellcheck disable=SC2086
+fed stdin_prices_empty /dev/null 2 "kvplan: command line: argument 'prices': standard input ('-') is empty: nothing was piped in" -- $prices_args prices=-
+printf 'arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,200,20\n1,300,5\n' > "$out/stdin_trace.csv"
+"$kvplan" simulate model=llama-3.1-8b gpu=h100 trace="$out/stdin_trace.csv" > "$out/stdin_trace.want"
+fed stdin_trace "$out/stdin_trace.csv" 0 "" -- simulate model=llama-3.1-8b gpu=h100 trace=-
+check "stdin_trace: trace=- reads the trace piped in" sh -c "cmp -s '$out/stdin_trace.out' '$out/stdin_trace.want' && [ -s '$out/stdin_trace.want' ]"
+fed stdin_trace_empty /dev/null 2 "kvplan: command line: argument 'trace': standard input ('-') is empty: nothing was piped in" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace=-
+"$kvplan" fit model=llama-3.1-8b gpus=l4,h100-sxm -f csv > "$out/stdin_part.csv"
+fed stdin_merge "$out/stdin_part.csv" 0 "" -- merge -o "$out/stdin_merged.csv" - "$out/stdin_part.csv"
+check "stdin_merge: a part piped in joins a part on disk" sh -c "
+  [ \$(wc -l < '$out/stdin_merged.csv') -eq \$((2 * \$(wc -l < '$out/stdin_part.csv') - 1)) ]"
+fed stdin_merge_empty /dev/null 1 "kvplan: standard input ('-') is empty: nothing was piped in" -- merge -o "$out/stdin_merged.csv" -
+printf 'context,n\n1024,8\n2048,4\n' > "$out/stdin_plot.csv"
+fed stdin_plot_empty /dev/null 1 "kvplan: standard input ('-') is empty: nothing was piped in" -- plot - x=context y=n -o "$out/stdin_plot.svg"
+if command -v gnuplot > /dev/null 2>&1; then
+  fed stdin_plot "$out/stdin_plot.csv" 0 "" -- plot - x=context y=n -o "$out/stdin_plot.svg"
+  check "stdin_plot: the chart of the report piped in" grep -q '<svg' "$out/stdin_plot.svg"
+fi
+fed stdin_catalog tests/fixtures/csv/gpus.csv 0 "" -- -e "local kv = require 'kvplan'
+  local added = kv.gpus.load_csv('-'); io.write(#added, ' ', kv.gpu(added[1].id).id)"
+check "stdin_catalog: kv.gpus.load_csv('-') adds the GPUs piped in" grep -Eqx '[1-9][0-9]* [a-z0-9-]+' "$out/stdin_catalog.out"
+# batch -m -: the manifest piped in
+printf 'fit model=llama-3.1-8b gpus=l4\n' > "$out/stdin_manifest.txt"
+rm -rf "$out/stdin_batch"
+fed stdin_manifest "$out/stdin_manifest.txt" 0 "kvplan: batch: ok     $(cd scripts && pwd)/fit.lua" -- batch -d "$out/stdin_batch" -m -
+check "stdin_manifest: the job of the manifest piped in wrote its report" grep -q '^llama-3.1-8b,l4,1,' "$out/stdin_batch/fit.csv"
+fed stdin_manifest_empty /dev/null 2 "kvplan: batch: standard input ('-m -') is empty: nothing was piped in" -- batch -d "$out/stdin_batch" -m -
+expect stdin_batch_script 2 "kvplan: batch: a script is a file ('-', standard input, is for the manifest: -m -)" -- batch -d "$out/stdin_batch" -
+# kvplan validate --help: the keys it takes, from the field registry as the other
+# commands list them, and what it reads from a log
+expect validate_help 0 "" -- validate --help
+check "validate_help lists its keys and what it reads from a log" sh -c "
+  for k in model gpu tp pp version engine_version max_model_len utilization kv block summary config; do
+    grep -q \"^  \$k  *[^ ]\" '$out/validate_help.out' || exit 1
+  done
+  grep -q '^  max_model_len .*also context_length, max_seq_len' '$out/validate_help.out' &&
+  grep -q '^read from a log' '$out/validate_help.out' && grep -q 'GPU KV cache size: N tokens' '$out/validate_help.out'"
+# NO_COLOR (https://no-color.org): kvplan colours nothing; on a terminal, with NO_COLOR
+# unset and a colour TERM, no output holds an escape (ESC): tables, errors, help, progress
+if command -v script > /dev/null 2>&1; then
+  : > "$out/no_color.txt"
+  for t in "fit model=llama-3.1-8b gpus=l4,h100" "ledger model=llama-3.1-8b gpu=l4" \
+           "capacity model=qwen3-32b gpus=h100,l40s kv=bf16,fp8" "best model=llama-3.1-8b context=8k concurrency=8 gpus=l4" \
+           "validate $vlog" "fit model=llama-3.1-70" "--help" "tests/bench/sweep.lua contexts=600"; do
+    env -u NO_COLOR TERM=xterm-256color script -qec "$kvplan $t" /dev/null < /dev/null >> "$out/no_color.txt" 2>&1
+  done
+  check "no_color: outputs on a terminal hold no ESC" sh -c "
+    grep -q 'did you mean' '$out/no_color.txt' && grep -q '^gpu' '$out/no_color.txt' &&
+    ! LC_ALL=C grep -q \"\$(printf '\\033')\" '$out/no_color.txt'"
+fi
+# --columns a,b,c: a report's columns chosen and ordered, in every format and on a
+# fitted terminal table; an unknown one names the report's columns and the nearest
+"$kvplan" fit model=llama-3.1-8b gpus=l4,h100 -f csv | awk -F, '{ print $3 "," $2 "," $8 }' > "$out/columns.want"
+expect columns_csv 0 "" -- fit model=llama-3.1-8b gpus=l4,h100 -f csv --columns tp,gpu,fits
+check "columns_csv: the chosen columns in the order given" sh -c "
+  cmp -s '$out/columns_csv.out' '$out/columns.want' && head -n 1 '$out/columns.want' | grep -qx 'tp,gpu,fits'"
+expect columns_blanks 0 "" -- fit model=llama-3.1-8b gpus=l4,h100 -f csv "--columns= tp, gpu ,fits"
+check "columns_blanks: blanks around the names dropped" cmp -s "$out/columns_blanks.out" "$out/columns.want"
+expect columns_json 0 "" -- fit model=llama-3.1-8b gpus=l4 -f json --columns fits,tp
+check "columns_json: one key a chosen column, in order" sh -c "head -n 1 '$out/columns_json.out' | grep -qx '{\"fits\":false,\"tp\":1}'"
+expect columns_md 0 "" -- capacity model=qwen3-32b gpus=h100 -f markdown --columns kv_tokens,gpu
+check "columns_md: a Markdown table of the chosen columns" sh -c "head -n 1 '$out/columns_md.out' | grep -Eq '^\\| *kv_tokens *\\| *gpu *\\|\$'"
+expect columns_unknown 2 "kvplan: command line: --columns: unknown column 'tpp' (did you mean 'tp', 'gpu'?); the report's columns: model, gpu, tp, weights, kv, context, concurrency, fits, limit, max_concurrency, max_context, weights_gib_per_gpu, kv_budget_gib_per_gpu, why" -- \
+  fit model=llama-3.1-8b gpus=l4 --columns gpu,tpp
+check "columns_unknown: nothing written" test ! -s "$out/columns_unknown.out"
+expect columns_twice 2 "kvplan: command line: --columns: column 'tp' given twice" -- fit model=llama-3.1-8b gpus=l4 --columns tp,gpu,tp
+expect columns_empty 2 "kvplan: bad --columns 'tp,,gpu' (expected column names separated by commas, e.g. --columns gpu,tp,max_concurrency)" -- \
+  fit model=llama-3.1-8b gpus=l4 --columns tp,,gpu
+expect columns_not_merge 2 "kvplan: option '--columns' is not for 'merge' (try 'kvplan --help')" -- merge -o "$out/x.csv" --columns a "$out/columns.want"
+# a sweep written by the core, and a report of the columns its rows fill
+"$kvplan" tests/batch/sweep.lua -f csv | awk -F, '{ print $9 "," $3 }' > "$out/columns_sweep.want"
+expect columns_sweep 0 "" -- tests/batch/sweep.lua -f csv --columns max_concurrency,tp
+check "columns_sweep: the sweep's chosen columns" sh -c "cmp -s '$out/columns_sweep.out' '$out/columns_sweep.want' && [ \$(wc -l < '$out/columns_sweep.want') -gt 1000 ]"
+expect columns_sweep_unknown 2 "kvplan: command line: --columns: unknown column 'fit' (did you mean 'fits'?); the report's columns: model, gpu, tp, kv, context, concurrency, kv_budget_gib, kv_bytes_per_token, max_concurrency, max_context, fits, limit, why" -- \
+  tests/batch/sweep.lua --columns fit
+expect columns_used 0 "" -- -f csv --columns c,a -e "local r = require('kvplan').report{columns = 'used', order = {'a', 'b', 'c'}}
+  r:row{a = 1, c = 'x'}; r:row{a = 2, b = 5, c = 'y'}; r:close()"
+check "columns_used: a report of the columns its rows fill" [ "$(cat "$out/columns_used.out")" = "c,a
+x,1
+y,2" ]
+if command -v script > /dev/null 2>&1; then
+  COLUMNS=80 script -qec "$kvplan -q best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 top=3 --columns why,rank,tp,pp,max_concurrency" \
+    /dev/null < /dev/null | tr -d '\r' > "$out/columns_tty.out"
+  check "columns_tty: a fitted table of the chosen columns in order, within 80 columns" sh -c "
+    grep -Eq '^why +rank +tp +pp +max_concurrency\$' '$out/columns_tty.out' && grep -Eq '^best: fewest GPUs.* +1 +4 +3 +68\$' '$out/columns_tty.out' &&
+    [ \$(LC_ALL=C.UTF-8 wc -L < '$out/columns_tty.out') -le 80 ]"
+fi
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -41,7 +41,7 @@
 
 /* Options of one run. */
 typedef struct options {
-  const char *code, *output, *outdir, *manifest, *format, *config;
+  const char *code, *output, *outdir, *manifest, *format, *config, *columns;
   int quiet;
   long long shard_k, shard_n;
 } options;
@@ -69,6 +69,40 @@ static int set_config(options *o, const char *v) { o->config = v; return 0; }
 static int set_outdir(options *o, const char *v) { o->outdir = v; return 0; }
 static int set_manifest(options *o, const char *v) { o->manifest = v; return 0; }
 static int set_quiet(options *o, const char *v) { (void)v; o->quiet = 1; return 0; }
+
+/* The name of a comma-separated list at *p, blanks around it dropped: its
+ * start and length n; *p moves past the comma, to NULL after the last. */
+static const char *list_item(const char **p, size_t *n) {
+  const char *s = *p, *e = strchr(s, ',');
+  size_t len = e ? (size_t)(e - s) : strlen(s);
+  while (len > 0 && *s == ' ') s++, len--;
+  while (len > 0 && s[len - 1] == ' ') len--;
+  *p = e ? e + 1 : NULL;
+  *n = len;
+  return s;
+}
+
+/* --columns a,b,c: names (letters, digits, '_', '.', '-', '%'); which a
+ * report has is the stdlib's to say (kvplan.report.chosen). */
+static int set_columns(options *o, const char *v) {
+  for (const char *at = v; at != NULL;) {
+    size_t n;
+    const char *p = list_item(&at, &n);
+    if (n == 0) {
+      fprintf(stderr, "kvplan: bad --columns '%s' (expected column names separated by commas, "
+                      "e.g. --columns gpu,tp,max_concurrency)\n", v);
+      return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+      if (!isalnum((unsigned char)p[i]) && strchr("_.-%", p[i]) == NULL) {
+        fprintf(stderr, "kvplan: bad --columns '%s': '%.*s' is no column name (letters, digits, "
+                        "'_', '.', '-')\n", v, (int)(n < 64 ? n : 64), p);
+        return -1;
+      }
+  }
+  o->columns = v;
+  return 0;
+}
 /* limits and the sandbox: limits.c keeps them */
 static int set_max_memory(options *o, const char *v) { (void)o; return kvp_cli_set_max_memory(v); }
 static int set_timeout(options *o, const char *v) { (void)o; return kvp_cli_set_timeout(v); }
@@ -155,6 +189,8 @@ static const optdef opts[] = {
   {"config", 0, "DIR", F_VALIDATE, set_config,
    "validate: the model from a Hugging Face directory (as config=DIR)"},
   {"quiet", 'q', NULL, F_ALL, set_quiet, "no progress line on stderr"},
+  {"columns", 0, "A,B,...", F_RUN | F_BATCH, set_columns,
+   "reports: only these columns, in this order (an unknown\nname is an error listing the report's)"},
   {"wide", 0, NULL, F_RUN | F_BATCH, set_wide,
    "tables on a terminal at full width (default: fitted to it,\nleft-out columns named)"},
   {"traceback", 0, NULL, F_ALL, set_traceback, "add a Lua traceback to error messages"},
@@ -308,6 +344,7 @@ static void note_written(lua_State *L, const char *script) {
 static const char *command_name;
 
 /* package.loaded["kvplan.cli"] = {output = FILE, outdir = DIR, name = NAME,
+ * columns = {--columns' names},
  * script = PATH, args = ARGS, words = {the words in order}, command = NAME,
  * quiet = BOOL, shard = {K, N}, format = FMT} */
 static void set_cli(lua_State *L, const options *o, const char *output, const char *name,
@@ -347,6 +384,17 @@ static void set_cli(lua_State *L, const options *o, const char *output, const ch
   }
   lua_pushboolean(L, o->quiet);
   lua_setfield(L, -2, "quiet");
+  if (o->columns != NULL) { /* columns = {names}, blanks around them dropped */
+    lua_newtable(L);
+    lua_Integer k = 0;
+    for (const char *at = o->columns; at != NULL;) {
+      size_t len;
+      const char *p = list_item(&at, &len);
+      lua_pushlstring(L, p, len);
+      lua_rawseti(L, -2, ++k);
+    }
+    lua_setfield(L, -2, "columns");
+  }
   lua_pushinteger(L, kvp_cli_max_rows());
   lua_setfield(L, -2, "max_rows");
   if (o->shard_n > 0) {
@@ -421,6 +469,13 @@ static int setup(lua_State *L) {
     lua_pushfstring(L, "=%s", a->label);
     status = luaL_loadbuffer(L, a->code, strlen(a->code), lua_tostring(L, -1));
     lua_remove(L, -2);
+  } else if (a->script != NULL && strcmp(a->script, "-") == 0) {
+    /* kvplan -: the script piped in, named stdin in its messages */
+    int c = getc(stdin);
+    if (c == EOF)
+      return luaL_error(L, "standard input ('-') is empty: 'kvplan -' runs the Lua script piped in");
+    ungetc(c, stdin);
+    status = luaL_loadfilex(L, NULL, kvp_cli_chunk_mode());
   } else if (a->script != NULL) {
     status = luaL_loadfilex(L, a->script, kvp_cli_chunk_mode());
     if (status != LUA_OK && strstr(lua_tostring(L, -1), "attempt to load a binary chunk"))
@@ -440,7 +495,7 @@ static int setup(lua_State *L) {
 static void sandbox_roots(const char *script, int n, char **words, const char *output) {
   if (!kvp_cli_sandboxed()) return;
   kvp_cli_sandbox_reset();
-  if (script != NULL) kvp_cli_allow_read_dir_of(script);
+  if (script != NULL && strcmp(script, "-") != 0) kvp_cli_allow_read_dir_of(script);
   for (int k = 0; k < n; k++) {
     const char *eq = strchr(words[k], '=');
     kvp_cli_allow_read(eq ? eq + 1 : words[k]);
@@ -765,7 +820,8 @@ static const command commands[] = {
    "Example: kvplan plot capacity.csv x=context y=max_concurrency by=gpu logx=true -o cap.png\n",
    NULL},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1] [key=value ...]",
-   "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL, NULL},
+   "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL,
+   "require('kvplan.validate').command_help()"},
   {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
    "fit the step-time factors to your benchmark results; -o writes the profile",
    "RESULT: a file of benchmark results of one deployment, one or more runs:\n"
@@ -828,6 +884,8 @@ static void usage(FILE *f) {
         "an argument named as a deployment field (tp, utilization, activation, ...) is\n"
         "checked as that field, and the engines' names stand for them\n"
         "(tensor_parallel_size, gpu_memory_utilization, ...; docs/fields.md).\n"
+        "A file name '-' is standard input, read once: 'kvplan -' runs the script\n"
+        "piped in, 'kvplan validate -' a log, -m - a manifest, prices=-, trace=-.\n"
         "batch goes on past a failing script, prints a summary and exits 1 if any\n"
         "failed. Errors print 'kvplan: message' on stderr and exit with status 1;\n"
         "a bad command line (an unknown option or key=value, a value of the wrong\n"
@@ -907,7 +965,8 @@ static int cmd_run(options *o, words *w) {
     first = 1;
     /* a word with no '/' or '.' that names no file meant a command */
     struct stat st;
-    if (strchr(script, '/') == NULL && strchr(script, '.') == NULL && stat(script, &st) != 0) {
+    if (strcmp(script, "-") != 0 && strchr(script, '/') == NULL && strchr(script, '.') == NULL &&
+        stat(script, &st) != 0) {
       const char *names[NCOMMANDS];
       for (size_t i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
       const char *near = kvp_cli_nearest(script, names, NCOMMANDS);
@@ -984,6 +1043,11 @@ static int add_job(int *njob, const char *word, const char *name_given, int firs
     jobs = xrealloc(jobs, (size_t)jobcap, sizeof *jobs);
   }
   job *j = &jobs[*njob];
+  if (strcmp(word, "-") == 0) {
+    fprintf(stderr, "kvplan: batch: a script is a file ('-', standard input, is for the "
+                    "manifest: -m -)\n");
+    return -1;
+  }
   if (script_path(word, j->path, sizeof j->path) == NULL) return -1;
   j->command = NULL;
   for (size_t i = 0; i < NCOMMANDS; i++)
@@ -1047,11 +1111,21 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     else if (add_job(&njob, w->w[i], NULL, 0) < 0) return 2;
   }
   if (o->manifest != NULL) {
-    FILE *f = fopen(o->manifest, "r");
+    /* -m -: the manifest piped in (its messages say "standard input") */
+    int std_in = strcmp(o->manifest, "-") == 0;
+    FILE *f = std_in ? fdopen(dup(STDIN_FILENO), "r") : fopen(o->manifest, "r");
     if (f == NULL) {
       fprintf(stderr, "kvplan: cannot open manifest '%s': %s\n", o->manifest, strerror(errno));
       return 2;
     }
+    int c = getc(f);
+    if (c == EOF && std_in) {
+      fprintf(stderr, "kvplan: batch: standard input ('-m -') is empty: nothing was piped in\n");
+      fclose(f);
+      return 2;
+    }
+    ungetc(c, f);
+    if (std_in) o->manifest = "standard input";
     /* the lines, kept until exit: the jobs' words point into them */
     static char **lines;
     static size_t nlines, linecap;
@@ -1199,6 +1273,26 @@ static int cmd_merge(options *o, words *w, const char *name) {
   return run_script(o, NULL, code, "(command line)", w->n, w->w, o->output, NULL);
 }
 
+/* Standard input can be read once: at most one word up to `--` names it
+ * ('-', or a value '-' as in trace=-), with -m - counted. 0, or 2 after
+ * naming the two that do. */
+static int one_stdin(const options *o, const words *w) {
+  const char *first = o->manifest != NULL && strcmp(o->manifest, "-") == 0 ? "-m -" : NULL;
+  int end = w->after_dashes >= 0 ? w->after_dashes : w->n;
+  for (int i = 0; i < end; i++) {
+    const char *eq = strchr(w->w[i], '=');
+    if (strcmp(eq != NULL && eq != w->w[i] ? eq + 1 : w->w[i], "-") != 0) continue;
+    if (first == NULL) {
+      first = w->w[i];
+      continue;
+    }
+    fprintf(stderr, "kvplan: '%s' and '%s' both read standard input ('-'), which can be read "
+                    "once: give one of them a file\n", first, w->w[i]);
+    return 2;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   static options o;
   static words w;
@@ -1249,6 +1343,7 @@ int main(int argc, char **argv) {
     }
   }
   int rc = parse(&o, argc, argv, first, cmd ? cmd->where : F_RUN, cmd ? cmd->name : "kvplan", &w);
+  if (rc == 0) rc = one_stdin(&o, &w);
   if (rc == 0 && !wide && isatty(STDOUT_FILENO)) kvp_fmtw_fit(terminal_columns());
   if (cmd != NULL && cmd->run != cmd_batch && cmd->run != cmd_merge) command_name = cmd->name;
   if (rc == 0) rc = cmd ? cmd->run(&o, &w, cmd->name) : cmd_run(&o, &w);

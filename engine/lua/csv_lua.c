@@ -375,11 +375,15 @@ static void on_row(int c, void *data) {
 }
 
 /* csv.read(path) -> rows, lines | nil, message. rows[i] is a list of
- * strings; lines[i] the line where row i starts (for error messages). */
+ * strings; lines[i] the line where row i starts (for error messages).
+ * path "-" reads standard input; nil, message when it is empty. */
 static int l_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   kvl_check_file(L, path, "r");
-  FILE *f = fopen(path, "rb");
+  /* "-": standard input, which the command line lets one argument name */
+  int std_in = strcmp(path, "-") == 0;
+  const char *shown = std_in ? "standard input" : path;
+  FILE *f = std_in ? stdin : fopen(path, "rb");
   if (f == NULL) {
     luaL_pushfail(L);
     lua_pushfstring(L, "cannot open '%s': %s", path, strerror(errno));
@@ -401,8 +405,10 @@ static int l_read(lua_State *L) {
   size_t n;
   int bad = 0;
   /* feed one byte span per physical line so each row knows its first line */
+  int read_any = 0;
   while (!bad && (n = fread(buf, 1, sizeof buf, f)) > 0) {
     size_t start = 0;
+    read_any = 1;
     for (size_t i = 0; i < n && !bad; i++) {
       if (buf[i] != '\n') continue;
       if (csv_parse(&p, buf + start, i + 1 - start, on_field, on_row, &r) != i + 1 - start) bad = 1;
@@ -414,13 +420,18 @@ static int l_read(lua_State *L) {
       bad = 1;
   }
   int ioerr = ferror(f);
-  fclose(f);
+  if (std_in) clearerr(f);
+  else fclose(f);
   if (!bad && csv_fini(&p, on_field, on_row, &r) != 0) bad = 1;
   const char *why = csv_strerror(csv_error(&p));
   csv_free(&p);
-  if (ioerr) return kvl_error(L, "cannot read '%s'", path);
-  if (bad) return kvl_error(L, "%s:%I: malformed CSV (%s)", path, r.cur, why);
-  return 2;
+  if (ioerr) return kvl_error(L, "cannot read '%s'", shown);
+  if (bad) return kvl_error(L, "%s:%I: malformed CSV (%s)", shown, r.cur, why);
+  if (std_in && !read_any) {
+    luaL_pushfail(L);
+    lua_pushliteral(L, "standard input ('-') is empty: nothing was piped in");
+  }
+  return 2; /* rows, lines; or fail, message above them */
 }
 
 /* csv.gnuplot(script) -> status, stderr: gnuplot (found in PATH) run

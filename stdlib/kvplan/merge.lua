@@ -34,7 +34,7 @@ function M.run(args)
   local w <close> = csv.atomic(out)
   local header, json
   for _, p in ipairs(parts) do
-    local f <close>, ferr = io.open(p, "rb")
+    local f <close>, ferr = util.open_input(p)
     if not f then util.raise("%s", ferr) end
     local function read()
       local block, rerr = f:read(1 << 16)

@@ -191,8 +191,36 @@ function M.text(text, opts)
   if not ok then util.raise("%s", tostring(err):gsub("^.-:%d+: ", "", 1)) end
 end
 
--- Open the writer of report r with these columns.
+--- The columns `kvplan --columns a,b,c` chose of a report's columns
+--- `names`: their indices in names, in the order given; nil without
+--- --columns. A name the report lacks, or one given twice, is a usage error
+--- naming it, the nearest of the report's columns and all of them.
+function M.chosen(names)
+  local want = cli().columns
+  if want == nil then return nil end
+  local index, out, seen = {}, {}, {}
+  for i, n in ipairs(names) do index[n] = i end
+  for _, w in ipairs(want) do
+    if index[w] == nil then
+      require("kvplan.options").bad("--columns: unknown column '%s'%s; the report's columns: %s", w,
+                                    util.suggest(w, names), table.concat(names, ", "))
+    end
+    if seen[w] then require("kvplan.options").bad("--columns: column '%s' given twice", w) end
+    out[#out + 1], seen[w] = index[w], true
+  end
+  return out
+end
+
+-- Open the writer of report r with these columns (only those --columns
+-- chose: r.pos[i] is where column i goes, nil when it is left out).
 local function open_writer(r, names, prec, unit)
+  local pick = M.chosen(names)
+  if pick then
+    local n, p, u = {}, {}, {}
+    r.pos = {}
+    for k, i in ipairs(pick) do n[k], p[k], u[k], r.pos[i] = names[i], prec[i], unit and unit[i], k end
+    names, prec, unit = n, p, u
+  end
   local ok, w = pcall(csv.open, r.path, names, prec, r.format, r.html and M.page(r, names, unit) or nil)
   if not ok then
     M.release(r.path)
@@ -295,6 +323,14 @@ function Report:row(t)
     end
     vals[i] = v
   end
+  local pos = self.pos
+  if pos then -- the columns --columns chose, in its order
+    local out = {}
+    for i, v in pairs(vals) do
+      if pos[i] then out[pos[i]] = v end
+    end
+    vals = out
+  end
   self.writer:row(vals)
 end
 
@@ -327,8 +363,11 @@ local function write_kept(r)
   for _, row in ipairs(r.kept) do
     local vals = {}
     for i, n in ipairs(names) do
-      local v = row[n]
-      vals[i] = v == nil and "" or v
+      local at = r.pos == nil and i or r.pos[i]
+      if at then
+        local v = row[n]
+        vals[at] = v == nil and "" or v
+      end
     end
     r.writer:row(vals)
   end

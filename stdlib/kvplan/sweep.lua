@@ -729,16 +729,24 @@ function Sweep:write(path, opts)
                  rows, limit)
     end
   end
+  -- the columns kvplan --columns chose, in its order
+  local columns, precision, funcs = self.columns, self.precision, self.funcs
+  local pick = report.chosen(columns)
+  if pick then
+    columns, precision, funcs = {}, {}, {}
+    for k, i in ipairs(pick) do columns[k], precision[k], funcs[k] = self.columns[i], self.precision[i], self.funcs[i] end
+  end
   report.claim(path)
   -- an HTML page (-f html, a .html path, format = "html"): its inputs and units
   local page
   if (require("kvplan.csv").format_of(path, opts.format)) == "html" then
     local names = {}
-    for i, c in ipairs(self.columns) do names[i] = type(c) == "table" and c[1] or c end
+    for i, c in ipairs(columns) do names[i] = type(c) == "table" and c[1] or c end
     page = report.page({}, names)
   end
   local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard, page = page,
-                                                    progress = not cli.quiet, format = opts.format})
+                                                    progress = not cli.quiet, format = opts.format,
+                                                    columns = columns, precision = precision, funcs = funcs})
   report.release(path)
   if not ok then error(written, 0) end
   return written

@@ -156,6 +156,22 @@ function M.number(v, field)
   return v
 end
 
+--- How a file argument is named in messages: "standard input" for "-".
+function M.input_name(path)
+  return path == "-" and "standard input" or path
+end
+
+--- A file kvplan reads, opened for reading in binary; "-" is standard input
+--- (the command line lets one argument name it). nil and why when it cannot
+--- be opened, or when standard input is empty (nothing was piped in).
+function M.open_input(path)
+  if path ~= "-" then return io.open(path, "rb") end
+  if io.stdin:read(0) == nil then
+    return nil, "standard input ('-') is empty: nothing was piped in"
+  end
+  return io.stdin
+end
+
 --- A number as a report name writes it: whole numbers without a point, else %g.
 function M.fmt_num(x)
   if math.type(x) == "integer" or x == math.floor(x) and math.abs(x) < 2^53 then

@@ -556,10 +556,12 @@ M.block_bytes = 1 << 18
 --- this returns gives the facts M.parse of the whole log gives (the first
 --- and last matches are all parse_body reads), for a log whose matches do
 --- not run from one block of lines into the next (a match spans at most
---- the lines of one block of about 64 KiB).
+--- the lines of one block of about 64 KiB). path "-" reads standard input
+--- (a pipe: the same blocks, the same bounded memory).
 function M.reduce(path)
-  local fh <close>, err = io.open(path, "rb")
-  if fh == nil then util.raise("validate: cannot open %s", err) end
+  local fh <close>, err = util.open_input(path)
+  if fh == nil then util.raise(path == "-" and "validate: %s" or "validate: cannot open %s", err) end
+  local shown = util.input_name(path)
   local core = require "kvplan.core"
   local qs = questions()
   local lits = qs.literals
@@ -672,7 +674,7 @@ function M.reduce(path)
   local carry = ""
   while true do
     local data, rerr = fh:read(M.block_bytes)
-    if data == nil and rerr then util.raise("validate: cannot read '%s': %s", path, rerr) end
+    if data == nil and rerr then util.raise("validate: cannot read '%s': %s", shown, rerr) end
     if data == nil then
       if #carry > 0 then chunk(carry) lineno = lineno + 1 end
       break
@@ -689,7 +691,7 @@ function M.reduce(path)
         for line_end in (body .. "\n"):gmatch("()\n") do
           i = i + 1
           if line_end - from > M.max_line then
-            util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
+            util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", shown,
                        lineno + i, M.max_line)
           end
           from = line_end + 1
@@ -700,7 +702,7 @@ function M.reduce(path)
       carry = data:sub(last + 1)
     end
     if #carry > M.max_line then
-      util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", path,
+      util.raise("%s:%d: a line longer than %d bytes (a startup log's lines are short)", shown,
                  lineno + 1, M.max_line)
     end
   end
@@ -1475,6 +1477,66 @@ function M.argument_defaults()
     if arg_types[f.type] and not f.every_command and d[f.name] == nil then d[f.name] = "" end
   end
   return d
+end
+
+--- What validate reads from a log, for its --help: a fact of M.parse (its
+--- key) and what the log prints for it. validate_test.lua checks each is a
+--- fact M.parse finds in a log of tests/validation (or raw/).
+M.log_facts = {
+  {"engine", "the engine (vLLM, SGLang or TensorRT-LLM) and its version"},
+  {"model", "the model (a catalog id, or its Hugging Face name)"},
+  {"gpu_name", "the GPU's name, as the engine or the driver prints it"},
+  {"tp", "tensor- and pipeline-parallel sizes"},
+  {"max_model_len", "max_model_len (context_length, max_seq_len)"},
+  {"utilization", "gpu_memory_utilization, mem_fraction_static or the free fraction"},
+  {"kv_cache_dtype", "the KV cache format and the checkpoint's quantization"},
+  {"block", "the block (page) size"},
+  {"max_num_seqs", "max_num_seqs and max_num_batched_tokens"},
+  {"weights", "the memory the weights took"},
+  {"activation", "the profiling run's activation peak and non-torch memory"},
+  {"kv_memory", "the KV cache memory ('Available KV cache memory: N GiB')"},
+  {"kv_tokens", "KV tokens and blocks ('GPU KV cache size: N tokens', '# GPU blocks')"},
+  {"concurrency", "'Maximum concurrency for N tokens per request: X'"},
+  {"refused", "a refusal to start (the KV cache too small for max_model_len)"},
+}
+
+--- `kvplan validate --help`: the arguments (validate's own, then every
+--- registry field it takes, as the other commands list them) and what it
+--- reads from a log.
+function M.command_help()
+  local fields = require "kvplan.fields"
+  local lines = {
+    "usage: kvplan validate LOG... [--config DIR] [summary=1] [key=value ...]",
+    "Check kvplan against engine startup logs: one row per figure the log states, kvplan's",
+    "value beside the log's (exact: given the KV memory the engine reports; predict: from",
+    "the GPU, the model and the flags alone) and where each input came from. LOG '-' is",
+    "standard input (a log piped in, read in blocks: any length in bounded memory).",
+    "",
+    "arguments (fill in or override what a log and its header state: argument > header",
+    "> log > default):",
+  }
+  local function show(v)
+    if v == "" then return "none" end
+    return tostring(v)
+  end
+  for _, a in ipairs(M.own_arguments) do
+    lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], show(a[2]))
+  end
+  local own = {}
+  for _, a in ipairs(M.own_arguments) do own[a[1]] = true end
+  local defaults = M.argument_defaults()
+  for _, f in ipairs(fields.list) do
+    if defaults[f.name] ~= nil and not own[f.name] then
+      lines[#lines + 1] = fields.help_line(f.name, f.meaning, f)
+    end
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = "read from a log (what the log does not print, or prints wrongly, an argument states):"
+  for _, r in ipairs(M.log_facts) do lines[#lines + 1] = "  " .. r[2] end
+  lines[#lines + 1] = "A log may open with header lines '# key: value' naming any argument above (and"
+  lines[#lines + 1] = "source, note): the thread's GPU, the command line it left out."
+  lines[#lines + 1] = "Example: kvplan validate vllm.log gpu=h100-sxm; kubectl logs POD | kvplan validate -"
+  return table.concat(lines, "\n") .. "\n"
 end
 
 -- is path a Hugging Face model directory (or its config.json)?

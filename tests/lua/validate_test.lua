@@ -673,3 +673,26 @@ INFO [gpu_model_runner.py:1] Model loading took 16.2100 GiB and 3.1 seconds
   check.eq(off.enable_lora, false, "enable_lora=False: no slots")
   check.eq(off.max_loras, nil, "its defaults not read")
 end
+
+-- validate --help says what it reads from a log: each fact it names is one
+-- M.parse finds in a log of tests/validation or tests/validation/raw
+do
+  local found = {}
+  local p = io.popen("ls tests/validation/*.log tests/validation/raw/*.log")
+  for path in p:lines() do
+    local fh = assert(io.open(path, "rb"))
+    local text = fh:read("a")
+    fh:close()
+    for k, v in pairs(validate.parse(text)) do
+      if v ~= nil and not (type(v) == "table" and next(v) == nil) then found[k] = true end
+    end
+  end
+  p:close()
+  for _, r in ipairs(validate.log_facts) do
+    check.eq(found[r[1]], true, "log fact '" .. r[1] .. "' is one M.parse reads from a log")
+  end
+  local help = validate.command_help()
+  for _, key in ipairs{"model", "gpu", "tp", "version", "engine_version", "max_model_len", "summary"} do
+    check.eq(help:find("\n  " .. key .. " ", 1, true) ~= nil, true, "validate --help lists " .. key)
+  end
+end
