@@ -21,6 +21,8 @@ MEMWRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 # sharding recipe in the CLI tests; gnuplot (no X) draws `kvplan plot` charts.
 DEB_PKGS = liblua5.4-dev libcsv-dev libcmocka-dev libjansson-dev pkg-config lua5.4 \
            parallel gnuplot-nox
+# ... and `make test` alone: zsh checks the zsh completion kvplan generates
+TEST_PKGS = zsh
 
 # ---- nothing to change below --------------------------------------------------
 LUA_CFLAGS = $(shell pkg-config --cflags lua5.4 2>/dev/null)
@@ -195,6 +197,7 @@ layers-test: $(KVPLAN)
 	@sh tests/run_layers.sh $(B)
 
 test: deps
+	@$(MAKE) --no-print-directory DEB_PKGS="$(TEST_PKGS)" deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory test-only
 
@@ -309,7 +312,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/lib/lua/5.4 $(DESTDIR)$(PREFIX)/include/kvplan \
 	  $(DESTDIR)$(PREFIX)/share/kvplan/scripts $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DOC)/examples $(DOC)/docs
+	  $(DOC)/examples $(DOC)/docs $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 	install -m 755 $(KVPLAN) $(DESTDIR)$(PREFIX)/bin/kvplan
 	install -m 644 $(B)/libkvplan.a $(DESTDIR)$(PREFIX)/lib/libkvplan.a
 	install -m 644 $(PUBLIC_H) $(DESTDIR)$(PREFIX)/include/kvplan/
@@ -319,6 +323,10 @@ install: all
 	install -m 644 README.md SCRIPTING.md LICENSE $(DOC)/
 	install -m 644 examples/*.lua examples/*.csv $(DOC)/examples/
 	install -m 644 $(wildcard docs/*.png docs/*.md) $(DOC)/docs/
+	KVPLAN_SCRIPTS=$(CURDIR)/scripts $(KVPLAN) completion bash > $(B)/kvplan.bash
+	KVPLAN_SCRIPTS=$(CURDIR)/scripts $(KVPLAN) completion zsh > $(B)/_kvplan
+	install -m 644 $(B)/kvplan.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kvplan
+	install -m 644 $(B)/_kvplan $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_kvplan
 
 # make install into a scratch DESTDIR, then run the installed kvplan
 install-test:

@@ -1161,5 +1161,69 @@ if command -v script > /dev/null 2>&1; then
     grep -Eq '^why +rank +tp +pp +max_concurrency\$' '$out/columns_tty.out' && grep -Eq '^best: fewest GPUs.* +1 +4 +3 +68\$' '$out/columns_tty.out' &&
     [ \$(LC_ALL=C.UTF-8 wc -L < '$out/columns_tty.out') -le 80 ]"
 fi
+# kvplan completion bash|zsh: the bash function run in bash as bash runs it (COMP_WORDS,
+# COMP_CWORD), for a command, an option, a key, a value, a list's item, '=' split off
+expect completion_bash 0 "" -- completion bash
+# comp WORDS...: COMPREPLY for the last word, with '=' as bash splits it or not
+cat > "$out/comp.bash" << EOF
+. '$out/completion_bash.out'
+comp() { COMP_WORDS=("\$@"); COMP_CWORD=\$((\${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _kvplan; echo "\${COMPREPLY[*]}"; }
+comp kvplan fi
+comp kvplan --quiet ca
+comp kvplan fit max_model
+comp kvplan fit --colu
+comp kvplan simulate model=llama-3.1-7
+comp kvplan simulate model = llama-3.1-7
+comp kvplan fit gpus=h100-sxm,l4
+comp kvplan capacity kv_cache_dtype=fp8_e
+comp kvplan -f j
+comp kvplan -f h
+comp kvplan launch engine=s
+comp kvplan completion z
+EOF
+bash "$out/comp.bash" > "$out/comp.out" 2>&1
+check "completion_bash: command, options, keys, values (a list's item, '=' split, an engine's spelling)" [ "$(cat "$out/comp.out")" = "fit
+capacity calibrate
+max_model_len=
+--columns
+model=llama-3.1-70b
+llama-3.1-70b
+gpus=h100-sxm,l4 gpus=h100-sxm,l40 gpus=h100-sxm,l40s
+kv_cache_dtype=fp8_e4m3 kv_cache_dtype=fp8_e5m2
+json
+html
+engine=sglang
+zsh" ]
+expect completion_zsh 0 "" -- completion zsh
+if command -v zsh > /dev/null 2>&1; then
+  check "completion_zsh: zsh -n reads it" zsh -n "$out/completion_zsh.out"
+  # zsh's completion builtins as stubs that keep what would be offered
+  cat > "$out/comp.zsh" << EOF
+compadd() { local a p=\${words[CURRENT]}; for a in "\$@"; do case \$a in -S|=|--) ;; *) [[ \$a == \${p}* ]] && reply+=("\$a") ;; esac; done; }
+compset() { [[ \$2 == '*=' ]] && words[CURRENT]=\${words[CURRENT]#*=}; [[ \$2 == '*,' ]] && words[CURRENT]=\${words[CURRENT]##*,}; return 0; }
+_files() { reply+=(FILES); }
+source '$out/completion_zsh.out'
+comp() { reply=(); words=("\$@"); CURRENT=\$#; _kvplan; print -r -- "\${reply[*]}"; }
+comp kvplan fi
+comp kvplan fit max_model
+comp kvplan simulate model=llama-3.1-7
+comp kvplan fit gpus=h100-sxm,l4
+comp kvplan -f j
+comp kvplan -f h
+EOF
+  zsh -f "$out/comp.zsh" > "$out/comp_zsh.out" 2>&1
+  check "completion_zsh: command, key, value, a list's item, an option's values" [ "$(cat "$out/comp_zsh.out")" = "fit FILES
+max_model_len
+llama-3.1-70b
+l4 l40 l40s
+json
+html" ]
+else
+  echo "skip cli completion_zsh: zsh is not installed (make test installs it); only its structure checked"
+fi
+check "completion_zsh: an autoloadable #compdef function that calls itself" sh -c "
+  head -n 1 '$out/completion_zsh.out' | grep -qx '#compdef kvplan' && grep -q '^_kvplan() {\$' '$out/completion_zsh.out' &&
+  tail -n 1 '$out/completion_zsh.out' | grep -qx '_kvplan \"\\\$@\"'"
+expect completion_fish 2 "kvplan: command line: usage: kvplan completion bash|zsh (got 'fish')" -- completion fish
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

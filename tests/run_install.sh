@@ -14,7 +14,8 @@ for f in bin/kvplan lib/lua/5.4/kvplan.so lib/libkvplan.a include/kvplan/kvplan.
          share/kvplan/scripts/fit.lua share/kvplan/scripts/capacity.lua share/kvplan/scripts/ledger.lua \
          share/kvplan/scripts/best.lua share/man/man1/kvplan.1 share/doc/kvplan/README.md \
          share/doc/kvplan/SCRIPTING.md share/doc/kvplan/examples/capacity_curve.lua \
-         share/doc/kvplan/docs/capacity_curve.png; do
+         share/doc/kvplan/docs/capacity_curve.png share/bash-completion/completions/kvplan \
+         share/zsh/site-functions/_kvplan; do
   check "$f" test -s "$p/$f"
 done
 # the installed headers are the public ones, enough to build against the library
@@ -22,6 +23,16 @@ check "include/kvplan holds the public headers alone, which compile on their own
   "[ ! -e '$p/include/kvplan/core.h' ] && [ ! -e '$p/include/kvplan/vllm_kv.h' ] &&
    printf '#include <kvplan.h>\nint main(void) { kvp_deploy d; kvp_deploy_defaults(&d); return d.tp != 1; }\n' |
    \${CC:-cc} -std=c11 -I'$p/include/kvplan' -x c - -x none '$p/lib/libkvplan.a' -lm -o '$p/../hdr_test' && '$p/../hdr_test'"
+# the installed shell completions: bash completes a command, a key and a value with
+# them; zsh reads its file (zsh -n) when it is installed
+check "the installed bash completion completes" bash -c "
+  . '$p/share/bash-completion/completions/kvplan' &&
+  COMP_WORDS=(kvplan fi); COMP_CWORD=1; _kvplan; [ \"\${COMPREPLY[*]}\" = fit ] &&
+  COMP_WORDS=(kvplan fit max_model); COMP_CWORD=2; _kvplan; [ \"\${COMPREPLY[*]}\" = max_model_len= ] &&
+  COMP_WORDS=(kvplan fit gpus=h100-s); COMP_CWORD=2; _kvplan; [ \"\${COMPREPLY[*]}\" = gpus=h100-sxm ]"
+if command -v zsh > /dev/null 2>&1; then
+  check "the installed zsh completion parses (zsh -n)" zsh -n "$p/share/zsh/site-functions/_kvplan"
+fi
 # the installed binary, run from elsewhere, finds the installed scripts
 check "kvplan fit from the installed scripts" sh -c "cd /tmp && env -u KVPLAN_SCRIPTS '$PWD/$p/bin/kvplan' fit model=llama-3.1-8b gpus=l4 | grep -q '^llama-3.1-8b,l4,'"
 check "--help names the installed scripts" sh -c "'$p/bin/kvplan' --help | grep -q 'ready scripts: .*$p/share/kvplan/scripts'"

@@ -43,6 +43,7 @@
 typedef struct options {
   const char *code, *output, *outdir, *manifest, *format, *config, *columns;
   int quiet;
+  int commands; /* the run gets kvplan.cli.commands (kvplan completion) */
   long long shard_k, shard_n;
 } options;
 
@@ -133,8 +134,11 @@ static size_t terminal_columns(void) {
   return 80;
 }
 
+/* --format's names (kvplan completion offers them, auto aside) */
+static const char *const format_names[] = {"csv", "table", "json", "markdown", "html", "auto", NULL};
+
 static int set_format(options *o, const char *v) {
-  static const char *const names[] = {"csv", "table", "json", "markdown", "html", "auto", NULL};
+  const char *const *names = format_names;
   for (int i = 0; names[i] != NULL; i++)
     if (strcmp(v, names[i]) == 0) {
       o->format = names[i];
@@ -343,8 +347,13 @@ static void note_written(lua_State *L, const char *script) {
 /* The command run (fit, models, ...; NULL for a script), for the inputs an HTML report shows. */
 static const char *command_name;
 
+/* kvplan completion: the commands and options, as the Lua table
+ * kvplan.cli.commands (below the command table). */
+static void push_commands(lua_State *L);
+
 /* package.loaded["kvplan.cli"] = {output = FILE, outdir = DIR, name = NAME,
- * columns = {--columns' names},
+ * columns = {--columns' names}, commands = {...} (push_commands, for
+ * kvplan completion),
  * script = PATH, args = ARGS, words = {the words in order}, command = NAME,
  * quiet = BOOL, shard = {K, N}, format = FMT} */
 static void set_cli(lua_State *L, const options *o, const char *output, const char *name,
@@ -407,6 +416,10 @@ static void set_cli(lua_State *L, const options *o, const char *output, const ch
   }
   lua_pushstring(L, script);
   lua_setfield(L, -2, "script");
+  if (o->commands) {
+    push_commands(L);
+    lua_setfield(L, -2, "commands");
+  }
   lua_pushvalue(L, -3); /* the args table */
   lua_setfield(L, -2, "args");
   lua_setfield(L, -2, "kvplan.cli");
@@ -843,12 +856,69 @@ static const command commands[] = {
    "error of each run and its leave-one-out error, and the median |error|s.\n"
    "-o FILE writes the profile (JSON); profile=FILE on any command, or\n"
    "kv.deploy{profile = FILE}, applies it. docs/time.md has the details.\n", NULL},
+  {"completion", F_RUN, cmd_lua, "completion bash|zsh",
+   "print the shell completion of kvplan's commands, options, keys and values",
+   "bash: source <(kvplan completion bash), or save it as\n"
+   "  ~/.local/share/bash-completion/completions/kvplan\n"
+   "zsh: kvplan completion zsh > ~/.zfunc/_kvplan, with ~/.zfunc in fpath before\n"
+   "  compinit\n"
+   "The script is generated from the commands, the options, the arguments each\n"
+   "command takes (its script's defaults and the field registry: every deployment\n"
+   "field completes as key=) and the values of enumerated ones (engines, formats,\n"
+   "the catalogs' GPU and model ids). make install installs both under PREFIX/share.\n"
+   "Example: kvplan completion bash > kvplan.bash\n", NULL},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
    "run scripts, each report to OUTDIR/NAME.csv", NULL, NULL},
   {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...",
    "join shard outputs, one header (a line at most 16 MiB)", NULL, NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+/* {commands = {{name = NAME, script = PATH of a ready script, lua = true
+ * for a stdlib command}, ...}, options = {{name = LONG, letter = "x",
+ * arg = true when it takes one}, ...}, formats = {--format's names}}:
+ * what `kvplan completion` completes, from the tables the parser reads. */
+static void push_commands(lua_State *L) {
+  lua_createtable(L, 0, 3);
+  lua_createtable(L, (int)NCOMMANDS, 0);
+  for (size_t i = 0; i < NCOMMANDS; i++) {
+    char path[PATH_MAX];
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, commands[i].name);
+    lua_setfield(L, -2, "name");
+    const char *dir = commands[i].run == cmd_ready ? scripts_dir() : NULL;
+    if (dir != NULL) {
+      snprintf(path, sizeof path, "%s/%s.lua", dir, commands[i].name);
+      lua_pushstring(L, path);
+      lua_setfield(L, -2, "script");
+    }
+    lua_pushboolean(L, commands[i].run == cmd_lua);
+    lua_setfield(L, -2, "lua");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "commands");
+  lua_createtable(L, (int)NOPTS, 0);
+  for (size_t i = 0; i < NOPTS; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, opts[i].name);
+    lua_setfield(L, -2, "name");
+    if (opts[i].letter != 0) {
+      lua_pushlstring(L, &opts[i].letter, 1);
+      lua_setfield(L, -2, "letter");
+    }
+    lua_pushboolean(L, opts[i].arg != NULL);
+    lua_setfield(L, -2, "arg");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "options");
+  lua_newtable(L);
+  for (int i = 0; format_names[i] != NULL; i++)
+    if (strcmp(format_names[i], "auto") != 0) {
+      lua_pushstring(L, format_names[i]);
+      lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+  lua_setfield(L, -2, "formats");
+}
 
 static int compare_names(const void *a, const void *b) { return strcmp(a, b); }
 
@@ -1002,6 +1072,7 @@ static int cmd_lua(options *o, words *w, const char *name) {
     fprintf(stderr, "kvplan: option '-e' is not for '%s'\n", name);
     return 2;
   }
+  o->commands = strcmp(name, "completion") == 0;
   char *config = NULL;
   if (o->config != NULL) {
     /* --config DIR reaches the command as its word config=DIR; the option

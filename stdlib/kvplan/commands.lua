@@ -123,6 +123,7 @@ function M.validate(args) return require("kvplan.validate").command(args) end
 
 --- kvplan calibrate RESULT... key=value... [-o profile.json] (calibrate.lua).
 function M.calibrate(args) require("kvplan.calibrate").command(args) end
+function M.completion(args) require("kvplan.completion").command(args) end
 
 --- kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked
 --- width=W height=H title=T logx= logy= lines=S,... vline=X vline_title=T] -o CHART.png|svg

@@ -175,6 +175,10 @@ function M.bad(fmt, ...)
   util.raise(fmt, ...)
 end
 
+--- The error options() raises instead of parsing when kvplan.cli.describe
+--- is set (kvplan completion): {defaults = the command's defaults table}.
+M.Described = {__name = "kvplan.Described"}
+
 --- required(example): a default that must be given, a string; the error
 --- shows the example ("model=llama-3.1-8b"). {required(...)} is a list of
 --- at least one string.
@@ -218,6 +222,8 @@ function M.parse(args, defaults, from_command_line)
   end
   args = args or {}
   if type(args) ~= "table" then util.raise("options needs the script's arguments (...), got %s", type(args)) end
+  -- kvplan completion asks each command what it takes: the keys, not a run
+  if cli ~= nil and cli.describe then error(setmetatable({defaults = defaults}, M.Described), 0) end
   -- a bad command-line argument is a usage error: kvplan exits with status 2
   -- (engine/cli/main.c run_script reads cli.usage_error), as the manual says
   local fail = from_cli and function(msg, ...)
