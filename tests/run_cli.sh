@@ -404,6 +404,14 @@ check "model=meta-llama/Llama-3.1-8B: the catalog's alias before the cache" sh -
 expect hub_revision 0 "" -- capacity model=meta-llama/Llama-3.1-8B revision=18cf537a24c1076a5cdaa56091448ad394d1a381 gpus=h100
 check "revision= picks the snapshot: its id is ORG/NAME@REVISION" sh -c "
   [ \"\$(tail -n +2 '$out/hub_revision.out' | cut -d, -f1 | sort -u)\" = meta-llama/Llama-3.1-8B@18cf537a24c1076a5cdaa56091448ad394d1a381 ]"
+for e in vllm sglang trtllm k8s; do
+  expect hub_launch_$e 0 "" -- launch model=meta-llama/Llama-3.1-8B revision=18cf537a24c1076a5cdaa56091448ad394d1a381 gpu=h100 engine=$e
+  check "launch engine=$e of a cache snapshot asks the engine for that revision" \
+    grep -q -e '--revision 18cf537a24c1076a5cdaa56091448ad394d1a381 ' -e '^ *- "18cf537a24c1076a5cdaa56091448ad394d1a381"$' "$out/hub_launch_$e.out"
+done
+check "launch of a repo id without revision= names no revision" sh -c "
+  HF_HUB_CACHE=$hub '$kvplan' launch model=HuggingFaceTB/SmolLM2-135M gpu=l4 | grep -q -v -e '--revision' &&
+  ! HF_HUB_CACHE=$hub '$kvplan' launch model=HuggingFaceTB/SmolLM2-135M gpu=l4 | grep -q -e '--revision'"
 expect hub_best 0 "" -- best model=HuggingFaceTB/SmolLM2-135M context=8k concurrency=64 gpus=l4,t4 --quiet
 expect hub_missing 2 "kvplan: command line: argument 'model': unknown model 'org/none': not in the catalog, and it is not in the local Hugging Face cache: no directory $hub/models--org--none (the cache directory $hub: \$HF_HUB_CACHE, the first set of \$HF_HUB_CACHE, \$HF_HOME/hub, ~/.cache/huggingface/hub); kvplan reads local files only: \`huggingface-cli download org/none config.json\` puts its config.json there (model.safetensors.index.json too for the checkpoint's exact size)" -- \
   fit model=org/none gpus=l4

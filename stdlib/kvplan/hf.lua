@@ -1646,6 +1646,7 @@ function M.from_cache(repo, revision, opts)
   end
   local m = M.from_hf(snap, {id = revision and (repo .. "@" .. revision) or repo})
   m.hf = repo
+  m.hf_revision = revision
   return m
 end
 

@@ -205,6 +205,10 @@ local function flags_of(d, e, opts, carried)
   end
   local model = opts.model_path or d.model.hf
   if model == nil then return fail("model '%s' names no Hugging Face repository; give model_path", d.model.id) end
+  -- the snapshot kvplan read (model=ORG/NAME revision=REV): every engine
+  -- takes --revision (vLLM's and SGLang's revision, trtllm-serve's too:
+  -- tensorrt_llm/commands/serve.py get_llm_args at 00209af149e7)
+  if opts.model_path == nil and d.model.hf_revision ~= nil then flag("revision", d.model.hf_revision) end
   if e == "trtllm" then flag("backend", d.trtllm_backend) end
   flag(nil, d.tp, "tp")
   flag(nil, d.pp, "pp")
@@ -652,6 +656,7 @@ function M.parse(text, engine, base)
   end
   local sep = e == "trtllm" and "_" or "-"
   local seen = {}
+  local revision
   local function set(field, v, flagname)
     if opts[field] ~= nil and seen[field] then
       util.raise("launch.parse: flag '--%s' sets '%s' a second time", flagname, field)
@@ -668,6 +673,11 @@ function M.parse(text, engine, base)
       return
     end
     if name == "disaggregation_mode" then limits.role = v return end
+    if name == "revision" then
+      if revision ~= nil then util.raise("launch.parse: flag '--revision' given a second time") end
+      revision = v
+      return
+    end
     if name == "enable_prefix_caching" or name == "no_enable_prefix_caching" then return end
     if name == "speculative_config" then
       local json = require "kvplan.json"
@@ -717,6 +727,15 @@ function M.parse(text, engine, base)
     else v = true end
     take((name:gsub("%-", "_")), v)
     i = i + 1
+  end
+  if revision ~= nil then
+    if revision == true then util.raise("launch.parse: flag '--revision' needs a value") end
+    if type(opts.model) ~= "string" or opts.model:find("@", 1, true) then
+      util.raise("launch.parse: flag '--revision' needs a model given as ORG/NAME, got '%s'",
+                 util.escape(tostring(opts.model), 64))
+    end
+    -- the snapshot's model, as model=ORG/NAME revision=REV names it
+    opts.model = opts.model .. "@" .. revision
   end
   -- TensorRT-LLM's YAML: kv_cache_config's members
   local section

@@ -127,6 +127,16 @@ check.error("must be an integer, got 'two'", launch.parse,
             "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size two", "vllm")
 check.error("sets 'tp' a second time", launch.parse,
             "vllm serve meta-llama/Llama-3.1-8B --tensor-parallel-size 2 --tensor_parallel_size 2", "vllm")
+-- --revision names the snapshot: read back as model=ORG/NAME@REV (the local
+-- cache's model, as model= revision= names it)
+local rv = launch.parse("vllm serve meta-llama/Llama-3.1-8B --revision abc123 --tensor-parallel-size 2", "vllm")
+check.eq(rv.model, "meta-llama/Llama-3.1-8B@abc123", "--revision read back into the model")
+check.eq(rv.tp, 2, "the flags after --revision")
+check.error("flag '--revision' given a second time", launch.parse,
+            "vllm serve meta-llama/Llama-3.1-8B --revision a --revision b", "vllm")
+check.error("flag '--revision' needs a value", launch.parse, "vllm serve meta-llama/Llama-3.1-8B --revision", "vllm")
+check.error("needs a model given as ORG/NAME, got 'meta-llama/Llama-3.1-8B@a'", launch.parse,
+            "vllm serve meta-llama/Llama-3.1-8B@a --revision b", "vllm")
 print("launch_test: ok (" .. emitted .. " commands read back)")
 
 -- a ranked candidate's commands (launch.emit): replicas, and one command a
