@@ -339,7 +339,11 @@ end
 -- vLLM's rule: the release's row, the GPU's name, usage and flags.
 local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
+  if opts.vllm_use_v1 ~= nil then
+    row, version = engines.vllm_engine(row, version, opts.vllm_use_v1)
+  end
   d.engine_version = version
+  d.vllm_v0 = not row.v1 or nil
   -- what the release prints as "GPU KV cache size" (the ledger's
   -- vllm_kv_cache_tokens follows it: engine/lua/core_lua.c)
   d.vllm_log_tokens_from_concurrency = row.tokens_from_concurrency or nil

@@ -152,6 +152,39 @@ local function version_order(a, b)
   return key(a) < key(b)
 end
 
+-- The V0 engine of the releases that ran V1 by default (VLLM_USE_V1=0,
+-- 0.8 to 0.10; "V1 is now enabled by default" from 0.8.0, and the V0 engine
+-- "completely removed from vLLM starting with version 0.11.0",
+-- huggingface/optimum-neuron#1027; vllm-project/vllm#25033 "[V0 Deprecation]
+-- Remove LLMEngine"): the V0 worker, scheduler and block manager of the 0.7
+-- row (eager profiling, 256 sequences, 2048 tokens with chunked prefill, the
+-- snapshot before the distributed init, one KV type), with the release's
+-- kernels (the fused MoE caches of moe_cache13).
+local v0_keys = {"v1", "eager", "big_seqs", "nccl_counted", "context_counted", "chunked_tokens",
+                 "hybrid_manager"}
+
+--- The row of release `row` (named `version`) on the engine VLLM_USE_V1
+--- asks for (use_v1 nil: the release's own), and its name; an engine the
+--- release does not have is an error naming it.
+function M.vllm_engine(row, version, use_v1)
+  if use_v1 == nil or use_v1 == row.v1 then return row, version end
+  if use_v1 then
+    if version ~= "0.7" then
+      util.raise("field 'vllm_use_v1' = true: vLLM %s has no V1 engine modelled (0.7 and later)",
+                 version)
+    end
+    return M.vllm["0.7-v1"], "0.7-v1"
+  end
+  if version == "0.7-v1" then return M.vllm["0.7"], "0.7" end
+  if not version_order(version, "0.11") then
+    util.raise("field 'vllm_use_v1' = false: vLLM %s has no V0 engine (removed in 0.11.0)", version)
+  end
+  local out = {}
+  for k, v in pairs(row) do out[k] = v end
+  for _, k in ipairs(v0_keys) do out[k] = M.vllm["0.7"][k] end
+  return out, version
+end
+
 --- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest".
 function M.vllm_version(v)
   if v == nil or v == "latest" then v = M.vllm_latest end

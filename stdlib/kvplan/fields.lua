@@ -184,6 +184,8 @@ M.list = {
    vllm = true, meaning = "more ranks of tp x pp GPUs, each holding 1 / p of a request's KV"},
   {name = "allow_chunked_local_attn_with_hybrid_kv_cache", type = "boolean", default = false,
    spec = false, meaning = "vLLM's environment variable of that name in capitals"},
+  {name = "vllm_use_v1", type = "boolean", default = "the release's engine", spec = false,
+   meaning = "vLLM's environment variable VLLM_USE_V1: false runs the V0 engine (0.8 to 0.10)"},
   -- vLLM's LoRA adapters (vllm/config/lora.py LoRAConfig, engine/core/predict.c
   -- kvp_lora_layer_bytes)
   {name = "enable_lora", type = "boolean", default = false, spec = false, vllm = true,

@@ -68,7 +68,10 @@ local kv_cache_config = {free_gpu_memory_fraction = true, tokens_per_block = tru
 -- VLLM_USE_FLASHINFER_SAMPLER, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE.
 local vllm_env = {flashinfer_sampler = "VLLM_USE_FLASHINFER_SAMPLER",
                   allow_chunked_local_attn_with_hybrid_kv_cache =
-                    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"}
+                    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE",
+                  vllm_use_v1 = "VLLM_USE_V1"}
+-- ... of which false is written too, as 0 (VLLM_USE_V1=0: the V0 engine)
+local vllm_env_false = {vllm_use_v1 = true}
 
 -- vLLM's options kvplan models beyond the common ones, written when the
 -- deployment gives them (registry order), under vLLM's names.
@@ -285,9 +288,9 @@ local function flags_of(d, e, opts, carried)
     end
   end
   for n, var in pairs(vllm_env) do
-    if o[n] then
+    if o[n] or (o[n] == false and vllm_env_false[n]) then
       if e ~= "vllm" then return fail("field '%s' is vLLM's; %s has no such setting", n, names[e]) end
-      env[#env + 1] = {var, "1"}
+      env[#env + 1] = {var, o[n] and "1" or "0"}
     end
   end
   table.sort(env, function(a, b) return a[1] < b[1] end)

@@ -775,6 +775,11 @@ local function version_row(engines, f)
   if minor == "0.7" and f.v1 and not f.v0 then v = "0.7-v1" end
   local ok, row, name = pcall(engines.vllm_version, v)
   if not ok then return nil end
+  -- a V0 engine's lines on a release that ran V1 by default (VLLM_USE_V1=0)
+  if f.v0 and not f.v1 and row.v1 then
+    local okv, r0 = pcall(engines.vllm_engine, row, name, false)
+    if okv then return r0, name, false end
+  end
   return row, name
 end
 
@@ -1016,11 +1021,11 @@ function M.check(text, opts)
   -- exact: the engine's own KV memory in, tokens, blocks, concurrency out
   if f.engine == "vllm" and f.kv_memory then
     -- the log's release, whose "GPU KV cache size" the ledger prints
-    local _, vname = version_row(engines, f)
+    local _, vname, use_v1 = version_row(engines, f)
     local function at(e)
       local o = {}
       for k, v in pairs(base) do o[k] = v end
-      o.engine_version = vname
+      o.engine_version, o.vllm_use_v1 = vname, use_v1
       -- the logged KV memory is the whole budget: no weights, nothing reserved
       local b = math.floor(f.kv_memory[e] * GiB)
       if b < 1 then b = 1 end
@@ -1147,8 +1152,9 @@ function M.check(text, opts)
     return rows, f
   end
   if f.engine == "vllm" then
-    local vname
-    vrow, vname = version_row(engines, f)
+    local vname, use_v1
+    vrow, vname, use_v1 = version_row(engines, f)
+    popts.vllm_use_v1 = use_v1
     if vrow == nil then
       row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
           status = f.version and ("missing: the vLLM version (" .. f.version .. " is not modelled)")

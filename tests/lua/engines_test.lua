@@ -306,6 +306,23 @@ end)
 
 -- what "GPU KV cache size" prints, by release
 check.eq(engines.vllm_version("0.26.1") == engines.vllm["0.21"], true, "0.26 maps to the 0.21 row")
+
+-- the engine by VLLM_USE_V1 (vllm_use_v1): the V0 engine of 0.8 to 0.10 has
+-- 0.7's V0 worker, scheduler and block manager, the release's kernels
+local r0 = engines.vllm_engine(engines.vllm["0.9"], "0.9", false)
+for _, k in ipairs{"v1", "eager", "big_seqs", "nccl_counted", "context_counted", "hybrid_manager"} do
+  check.eq(r0[k], engines.vllm["0.7"][k], "V0 on 0.9: " .. k)
+end
+check.eq(r0.moe_cache13, engines.vllm["0.9"].moe_cache13, "V0 on 0.9: the release's MoE kernel")
+check.eq(engines.vllm_engine(engines.vllm["0.9"], "0.9", true) == engines.vllm["0.9"], true,
+         "V1 is 0.9's own")
+check.eq(select(2, engines.vllm_engine(engines.vllm["0.7"], "0.7", true)), "0.7-v1", "0.7's V1")
+check.error("vLLM 0.11 has no V0 engine", function() engines.vllm_engine(engines.vllm["0.11"], "0.11", false) end)
+check.error("vLLM 0.6 has no V1 engine", function() engines.vllm_engine(engines.vllm["0.6"], "0.6", true) end)
+local g0 = kv.deploy{model = "gemma-3-27b", gpu = "h100", engine_version = "0.10", vllm_use_v1 = false,
+                     activation = "1 GiB", overhead = "1 GiB", max_model_len = 32768}
+check.eq(g0:ledger().kv_groups, 1, "the V0 engine of 0.10 keeps one KV type")
+check.eq(g0.vllm_v0, true, "the deployment says V0")
 check.eq(engines.vllm_version("0.20.2") == engines.vllm["0.20"], true, "0.20.2 maps to the 0.20 row")
 local function log_ledger(version)
   return kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,

@@ -54,6 +54,11 @@ for _, f in ipairs{"--tensor-parallel-size 4", "--pipeline-parallel-size 1", "--
                    "--max-num-batched-tokens 8192"} do
   assert(v:find(f, 1, true), f .. " in\n" .. v)
 end
+-- VLLM_USE_V1=0 (the V0 engine of 0.8 to 0.10) is written and read back
+local d0 = kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine_version = "0.9", vllm_use_v1 = false}
+local v0 = assert(launch.command(d0, "vllm"))
+assert(v0:find("\nVLLM_USE_V1=0 vllm serve", 1, true), v0)
+assert(launch.parse(v0, "vllm", {gpu = "h100"}).vllm_use_v1 == false, "read back")
 local s = assert(launch.command(d, "sglang"))
 for _, f in ipairs{"--model-path meta-llama/Llama-3.1-70B", "--tp-size 4", "--context-length 131072",
                    "--mem-fraction-static 0.85", "--kv-cache-dtype fp8_e4m3", "--max-running-requests",

@@ -33,6 +33,16 @@ check.eq(r["kv_blocks_x_block/exact"].status, "exact", "V0 blocks follow from th
 check.eq(r["kv_memory_gib/predict"].status, "predicted", "V0 predicted from the logged total")
 check.eq(r["weights_gib/predict"].inputs:find("gpu=log", 1, true) ~= nil, true, "inputs say where")
 
+-- a V0 engine on a release that ran V1 by default (VLLM_USE_V1=0, 0.8 to
+-- 0.10): predicted with the V0 rules, which for a dense model are 0.7's
+local v0_09 = (v0:gsub("v0%.7%.1", "v0.9.2"))
+local r09 = rows_by(kv.validate(v0_09))
+check.eq(r09["kv_memory_gib/predict"].kvplan, r["kv_memory_gib/predict"].kvplan,
+         "the V0 engine of 0.9.2 predicts as 0.7's V0")
+local v1_09 = rows_by(kv.validate((v0_09:gsub("V0 LLM engine", "V1 LLM engine"))))
+check.eq(v1_09["kv_memory_gib/predict"].kvplan ~= r09["kv_memory_gib/predict"].kvplan, true,
+         "its V1 engine does not")
+
 -- V1: KV memory, tokens, concurrency with thousands separators
 local v1 = [[
 (APIServer pid=1) INFO [api_server.py:1] vLLM API server version 0.10.1
