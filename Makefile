@@ -162,9 +162,10 @@ test-only: layout-tests
 layout-tests:
 	@sh tests/run_layout.sh
 
-# the outputs README.md shows are what kvplan prints (tests/run_docs.sh);
+# the commands and outputs README.md and docs/commands.md show are what kvplan
+# prints, and the README's charts what its commands draw (tests/run_docs.sh);
 # make docs rewrites them after a change that moves a number
-DOCS_RUN = README.md
+DOCS_RUN = README.md docs/commands.md
 test-only: docs-tests
 docs-tests: $(KVPLAN)
 	@sh tests/run_docs.sh $(KVPLAN) check $(DOCS_RUN)

@@ -803,10 +803,24 @@ blank() { # blank.png of W x H: the same terminal with nothing drawn
   gnuplot -e "set terminal pngcairo size $1,$2; set output '$out/blank_$1x$2.png'; unset border; unset tics; unset key; plot [0:1][0:1] NaN"
 }
 if command -v gnuplot >/dev/null 2>&1; then
-  blank 900 500; blank 640 400
+  blank 900 500; blank 800 500; blank 640 400
   rm -f "$out/cap.png" "$out/ledger.png" "$out/bars.png" "$out/bars.svg"
   expect plot_capacity 0 "" -- examples/capacity_curve.lua chart="$out/cap.png"
-  expect png_capacity 0 "" -- tests/cli/png_check.lua path="$out/cap.png" width=900 height=500 blank="$out/blank_900x500.png"
+  expect png_capacity 0 "" -- tests/cli/png_check.lua path="$out/cap.png" width=800 height=500 blank="$out/blank_800x500.png"
+  # axes by the quantity: the README's capacity chart from kvplan plot alone has
+  # both axes logarithmic (1K..128K tokens, 411 requests down to 1), the
+  # registry's labels and the question as its title
+  "$kvplan" --quiet examples/capacity_curve.lua -o "$out/cap_curve.csv"
+  expect plot_curve_svg 0 "" -- plot "$out/cap_curve.csv" x=context y=max_concurrency by=series -o "$out/curve.svg"
+  check "plot_curve_svg: labels with units, the title from the data, log axes" sh -c "
+    grep -q '>context (tokens)<' '$out/curve.svg' && grep -q '>max concurrency (requests)<' '$out/curve.svg' &&
+    grep -q '>Llama-3.1-8B: max concurrency vs context<' '$out/curve.svg' &&
+    grep -q '> 10000<' '$out/curve.svg' && ! grep -q '> 20000<' '$out/curve.svg'"
+  expect plot_linear_svg 0 "" -- plot "$out/cap_curve.csv" x=context y=max_concurrency by=series logx=no logy=no title=T -o "$out/linear.svg"
+  check "plot_linear_svg: logx=no draws a linear x axis, title= the title" sh -c "
+    grep -q '> 20000<' '$out/linear.svg' && grep -q '>T<' '$out/linear.svg'"
+  expect plot_bad_log 2 "kvplan: command line: argument 'logy' must be yes, no or auto (logarithmic where the data span two decades), got 'maybe'" -- \
+    plot "$out/cap_curve.csv" x=context y=max_concurrency logy=maybe -o "$out/x.png"
   expect plot_ledger 0 "" -- examples/ledger_bars.lua chart="$out/ledger.png"
   # the README's Pareto chart (docs/pareto.png): the example draws it, the command the same way
   rm -f "$out/pareto.png" "$out/pareto_cmd.png" "$out/pareto.svg"

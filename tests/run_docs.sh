@@ -1,25 +1,49 @@
 #!/bin/sh
-# tests/run_docs.sh KVPLAN [check|update] FILE...: the command outputs shown
-# in the docs, run. A block
+# tests/run_docs.sh KVPLAN [check|update] FILE...: the commands and outputs
+# shown in the docs, run. In Markdown a block
 #   <!-- kvplan-run: ARGS -->
 #       $ kvplan ARGS
 #       ... what it prints on a terminal of 100 columns, indented 4 ...
 #   <!-- kvplan-end -->
 # is the output of `kvplan ARGS` (standard output and error) under script(1),
-# COLUMNS=100, run in a directory holding every ```lua block of the same
-# file that opens with "-- NAME.lua" as NAME.lua. check (make test) fails
-# naming each block that differs; update (make docs) rewrites them.
+# COLUMNS=100, with --quiet (kvplan-run-verbose: without, for a command whose
+# summary on standard error is shown); a block <!-- kvplan-cmd: ARGS --> ...
+# <!-- kvplan-end --> shows the command alone ("    $ kvplan ARGS"), which must exit with status 0 (its
+# output, a file it writes, is not shown). In roff (a FILE ending in .1) the
+# markers are comments, `.\" kvplan-run: ARGS` (-verbose, -cmd alike) and
+# `.\" kvplan-end`, the block between them .nf ... .fi with roff's escapes, the
+# outputs at 78 columns. Every block of a file runs in order in one directory
+# holding every ```lua block of the file that opens with "-- NAME.lua" as
+# NAME.lua, the repository's examples/ (read) and an empty docs/: a chart a
+# command writes there (docs/NAME.png) is the file's docs/NAME.png, and every
+# docs/*.png a Markdown file shows must be written by one of its commands.
+# check (make test) fails naming each block that differs or fails and each
+# chart not written or not of the committed chart's width and height (the PNG
+# header; gnuplot's bytes are the same run after run on one machine, not
+# across gnuplot, cairo and font versions, so they are not compared); update
+# (make docs) rewrites the blocks and copies the charts over docs/.
 set -u
 kvplan=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 mode=$2
 shift 2
+root=$(pwd)
 if ! command -v script > /dev/null 2>&1; then
   echo "skip docs: script(1) (util-linux) is not installed"
   exit 0
 fi
+# a PNG's width and height: bytes 17-24, two big-endian 32-bit integers
+png_size() {
+  od -An -tu1 -j16 -N8 "$1" 2> /dev/null |
+    awk 'NF == 8 { printf "%dx%d", (($1 * 256 + $2) * 256 + $3) * 256 + $4, (($5 * 256 + $6) * 256 + $7) * 256 + $8 }'
+}
 fail=0 pass=0
 for f in "$@"; do
   work=$(mktemp -d)
+  bad=0
+  case $f in
+    *.1) roff=1 cols=78 open='^\.\\" kvplan-\(run-verbose\|run\|cmd\): \(.*\)$' ;;
+    *) roff=0 cols=100 open='^<!-- kvplan-\(run-verbose\|run\|cmd\): \(.*\) -->$' ;;
+  esac
   # the scripts the file shows
   awk -v dir="$work" '
     /^```lua$/ { inblock = 1; name = ""; next }
@@ -27,29 +51,85 @@ for f in "$@"; do
     inblock && name == "" && /^-- [A-Za-z0-9_.-]+\.lua$/ { name = substr($0, 4) }
     inblock && name != "" { print > (dir "/" name) }
   ' "$f"
-  # each block's command, run
-  grep '^<!-- kvplan-run: .* -->$' "$f" | sed 's/^<!-- kvplan-run: \(.*\) -->$/\1/' > "$work/.commands"
+  ln -s "$root/examples" "$work/examples"
+  mkdir "$work/docs"
+  # each block's command, run: "run ARGS" or "cmd ARGS" a line
+  grep "$open" "$f" | sed "s/$open/\\1 \\2/" > "$work/.commands"
   n=0
-  while IFS= read -r args; do
+  while IFS= read -r line; do
     n=$((n + 1))
-    (cd "$work" && COLUMNS=100 NO_COLOR=1 script -qec "$kvplan -q $args" /dev/null < /dev/null) |
-      tr -d '\r' | sed 's/^/    /; s/^ *$//' > "$work/.out.$n"
+    kind=${line%% *} args=${line#* }
+    if [ "$kind" != cmd ]; then
+      quiet=-q
+      [ "$kind" = run-verbose ] && quiet=
+      (cd "$work" && COLUMNS=$cols NO_COLOR=1 script -qec "$kvplan $quiet $args" /dev/null < /dev/null) |
+        tr -d '\r' > "$work/.out.$n"
+    else
+      : > "$work/.out.$n"
+      (cd "$work" && eval "set -- $args" && "$kvplan" -q "$@" < /dev/null > "$work/.log.$n" 2>&1)
+      rc=$?
+      if [ "$rc" -ne 0 ]; then
+        bad=1; echo "FAIL docs $f: kvplan $args exits with status $rc (it must succeed):"
+        head -5 "$work/.log.$n"
+      fi
+    fi
   done < "$work/.commands"
   # the file with every block as it runs now
-  awk -v dir="$work" '
-    /^<!-- kvplan-run: .* -->$/ {
-      print; n++; args = $0; sub(/^<!-- kvplan-run: /, "", args); sub(/ -->$/, "", args)
-      print "    $ kvplan " args
-      while ((getline line < (dir "/.out." n)) > 0) print line
-      close(dir "/.out." n); skip = 1; next
+  awk -v dir="$work" -v roff="$roff" -v quote="'" '
+    function esc(s) {
+      gsub(/\\/, "\\e", s); gsub(/-/, "\\-", s)
+      if (substr(s, 1, 1) == "." || substr(s, 1, 1) == quote) s = "\\&" s
+      return s
     }
-    /^<!-- kvplan-end -->$/ { skip = 0 }
+    function block(args, n,   line) {
+      if (roff) { print ".nf"; print esc("$ kvplan " args) }
+      else print "    $ kvplan " args
+      while ((getline line < (dir "/.out." n)) > 0) {
+        if (roff) print esc(line)
+        else if (line ~ /^ *$/) print ""
+        else print "    " line
+      }
+      close(dir "/.out." n)
+      if (roff) print ".fi"
+    }
+    BEGIN {
+      head = roff ? "^\\.\\\\\" kvplan-(run-verbose|run|cmd): " : "^<!-- kvplan-(run-verbose|run|cmd): "
+      tail = roff ? "$" : " -->$"
+      end = roff ? "^\\.\\\\\" kvplan-end$" : "^<!-- kvplan-end -->$"
+    }
+    !skip && $0 ~ (head ".*" tail) {
+      print; n++; args = $0
+      sub(head, "", args); sub(tail, "", args)
+      block(args, n); skip = 1; next
+    }
+    $0 ~ end { skip = 0 }
     !skip { print }
   ' "$f" > "$work/.new"
-  if cmp -s "$f" "$work/.new"; then
-    pass=$((pass + 1)); echo "ok   docs $f ($n outputs)"
+  # the charts the commands wrote, and those the file shows
+  for png in "$work"/docs/*.png; do
+    [ -e "$png" ] || continue
+    name=docs/$(basename "$png")
+    if [ "$mode" = update ]; then
+      cp "$png" "$root/$name"; echo "updated docs $name"
+    elif [ ! -e "$root/$name" ]; then
+      bad=1; echo "FAIL docs $f: a command writes $name, which the repository lacks (make docs writes it)"
+    elif [ "$(png_size "$png")" != "$(png_size "$root/$name")" ] || [ -z "$(png_size "$png")" ]; then
+      bad=1; echo "FAIL docs $f: $name is $(png_size "$root/$name"), its command writes $(png_size "$png")"
+    fi
+  done
+  if [ "$roff" = 0 ]; then
+    for name in $(grep -o '](docs/[A-Za-z0-9_.-]*\.png)' "$f" | sed 's/^](//; s/)$//' | sort -u); do
+      if [ ! -e "$work/$name" ]; then
+        bad=1; echo "FAIL docs $f: it shows $name, which none of its kvplan-run or kvplan-cmd commands writes"
+      fi
+    done
+  fi
+  if [ "$bad" = 1 ]; then
+    fail=$((fail + 1))
+  elif cmp -s "$f" "$work/.new"; then
+    pass=$((pass + 1)); echo "ok   docs $f ($n commands)"
   elif [ "$mode" = update ]; then
-    cp "$work/.new" "$f"; echo "updated docs $f ($n outputs)"
+    cp "$work/.new" "$f"; pass=$((pass + 1)); echo "updated docs $f ($n commands)"
   else
     fail=$((fail + 1)); echo "FAIL docs $f: an output shown is not what kvplan prints (make docs rewrites it):"
     diff "$f" "$work/.new" | head -20

@@ -827,10 +827,15 @@ static const command commands[] = {
    "vline, vline_title  line and scatter: a dashed vertical line at x = vline,\n"
    "            named vline_title in the key\n"
    "width, height  pixels (default 800 x 500, at most 8192 each)\n"
-   "title, xlabel, ylabel  text (default: the column names)\n"
-   "logx, logy  logarithmic axes (default false)\n"
+   "title       text (default: the question the report answers, from the columns\n"
+   "            of one value in every row (model, gpu, context, concurrency) and the\n"
+   "            axes: 'Llama-3.1-8B: max concurrency vs context')\n"
+   "xlabel, ylabel  text (default: the column's quantity and unit,\n"
+   "            'max concurrency (requests)')\n"
+   "logx, logy  yes, no or auto (default): logarithmic where the axis is numeric\n"
+   "            and its values span two decades or more, none negative\n"
    "-o CHART    the chart: .png or .svg, written whole or not at all\n"
-   "Example: kvplan plot capacity.csv x=context y=max_concurrency by=gpu logx=true -o cap.png\n",
+   "Example: kvplan plot capacity.csv x=context y=max_concurrency by=series -o cap.png\n",
    NULL},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1] [key=value ...]",
    "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL,

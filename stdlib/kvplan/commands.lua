@@ -126,7 +126,8 @@ function M.calibrate(args) require("kvplan.calibrate").command(args) end
 function M.completion(args) require("kvplan.completion").command(args) end
 
 --- kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked
---- width=W height=H title=T logx= logy= lines=S,... vline=X vline_title=T] -o CHART.png|svg
+--- width=W height=H title=T logx=yes|no|auto logy=yes|no|auto lines=S,... vline=X
+--- vline_title=T] -o CHART.png|svg
 function M.plot(args)
   local words, opts = {}, {}
   for k, v in pairs(args or {}) do
@@ -139,8 +140,15 @@ function M.plot(args)
   local o = options.parse(opts, {
     x = options.required "x=context", y = options.required "y=max_concurrency", by = "",
     kind = "line", width = 800, height = 500, title = "", xlabel = "", ylabel = "",
-    logx = false, logy = false, lines = {""}, vline = "", vline_title = "",
+    logx = "auto", logy = "auto", lines = {""}, vline = "", vline_title = "",
   }, true)
+  for _, f in ipairs{"logx", "logy"} do
+    local v = o[f]
+    if v ~= "auto" and v ~= "yes" and v ~= "no" and v ~= "true" and v ~= "false" then
+      options.bad("argument '%s' must be yes, no or auto (logarithmic where the data span two "
+                  .. "decades), got '%s'", f, util.escape(v, 64))
+    end
+  end
   local c = package.loaded["kvplan.cli"] or {}
   if c.output == nil then util.raise("kvplan plot needs -o CHART.png or -o CHART.svg") end
   local vline

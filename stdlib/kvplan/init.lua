@@ -73,6 +73,8 @@ M.calibrate = setmetatable({read = function(...) return require("kvplan.calibrat
                            {__call = function(_, spec) return require("kvplan.calibrate").calibrate(spec) end})
 --- kv.plot{data, x, y, by, kind, output, ...}: a chart by gnuplot (plot.lua).
 M.plot = function(spec) return require("kvplan.plot").plot(spec) end
+--- kv.columns: what report columns measure and their units (columns.lua).
+M.columns = require "kvplan.columns"
 --- kv.launch.command(d, engine) / kv.launch.parse(text, engine): launch
 --- commands that start (launch.lua).
 M.launch = setmetatable({}, {__index = function(_, k) return require("kvplan.launch")[k] end})

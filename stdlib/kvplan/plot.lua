@@ -28,8 +28,19 @@
 --            dashed, in the key under its title; the x axis reaches it
 --   output   the chart: *.png (cairo, exactly width x height pixels) or *.svg
 --   width, height  pixels (default 800 x 500, at most 8192 each: a bitmap
---            of 8192 x 8192 takes 256 MiB); title, xlabel, ylabel
---   logx, logy     logarithmic axes (true/false)
+--            of 8192 x 8192 takes 256 MiB)
+--   title    default: the question the data answer, from the columns of
+--            one value in every row (model, gpu, context and concurrency)
+--            and the axes' quantities: "Llama-3.1-8B: max concurrency vs
+--            context" (x numeric), "... : memory per GPU by deployment"
+--            (x categories)
+--   xlabel, ylabel  default: the column's quantity and unit from the column
+--            registry (columns.lua): "context (tokens)"
+--   logx, logy     logarithmic axes: true/"yes", false/"no" or "auto"
+--            (default): logarithmic where the axis is numeric and its
+--            positive values span two decades or more (largest / smallest
+--            >= 100) with none negative; zeros are then left off. Bars
+--            (x categories, y from 0) have linear axes.
 --   order    series names to put first, in this order (stacking order)
 -- Series keep the order of their first row; missing y values are gaps in
 -- a line and zero in bars. The chart is written beside `output`, checked
@@ -39,6 +50,7 @@
 -- file as it was and no temporary.
 
 local util = require "kvplan.util"
+local columns = require "kvplan.columns"
 
 local M = {}
 
@@ -94,6 +106,68 @@ local function load(data)
   return out, data, header
 end
 
+-- A log-axis setting: true, false or "auto".
+local function log_mode(v, field)
+  if v == nil or v == "auto" then return "auto" end
+  if v == true or v == "yes" or v == "true" then return true end
+  if v == false or v == "no" or v == "false" then return false end
+  util.raise("field '%s' must be true, false, 'yes', 'no' or 'auto', got '%s'", field,
+             util.escape(tostring(v), 64))
+end
+
+-- Whether numbers span two decades or more with none negative: an axis
+-- that is read on a logarithmic scale (a context or concurrency sweep
+-- doubling from 1K to 128K; capacity falling as 1/context).
+local function decades(values)
+  local lo, hi
+  for _, v in ipairs(values) do
+    if v < 0 then return false end
+    if v > 0 then lo, hi = math.min(lo or v, v), math.max(hi or v, v) end
+  end
+  return lo ~= nil and hi / lo >= 100
+end
+
+-- A piece of a title from the data: control characters made spaces, at
+-- most 48 characters.
+local function piece(s)
+  s = cell(s)
+  if #s > 48 then s = s:sub(1, 45) .. "..." end
+  return s
+end
+
+-- The question the rows answer, as a title: the model (its Hugging Face
+-- name), the GPU (its name) and the request shape where one value holds in
+-- every row, then the axes' quantities.
+local function question(rows, spec, numeric)
+  local function same(c)
+    if c == spec.x or c == spec.y or c == spec.by then return nil end
+    local v = rows[1][c]
+    if type(v) ~= "string" and type(v) ~= "number" or v == "" then return nil end
+    for i = 2, #rows do if rows[i][c] ~= v then return nil end end
+    return piece(v)
+  end
+  local subject = {}
+  local m, g = same("model"), same("gpu")
+  if m then
+    local e = require("kvplan.models").find(m)
+    subject[#subject + 1] = e and e.hf and piece(e.hf:match("[^/]*$")) or m
+  end
+  if g then
+    local e = require("kvplan.gpus").find(g)
+    local name = e and e.name and piece((e.name:gsub("^NVIDIA ", ""):gsub("^AMD ", ""))) or g
+    subject[#subject + 1] = (m and "on " or "") .. name
+  end
+  local ctx, conc = same("context"), same("concurrency")
+  local shape
+  if ctx and conc then shape = string.format("%s requests of %s tokens", conc, ctx)
+  elseif ctx then shape = string.format("context %s tokens", ctx)
+  elseif conc then shape = string.format("%s requests", conc) end
+  local what = columns.quantity(spec.y) .. (numeric and " vs " or " by ") .. columns.quantity(spec.x)
+  local head = table.concat(subject, " ")
+  if shape then head = head ~= "" and (head .. ", " .. shape) or shape end
+  return head ~= "" and (head .. ": " .. what) or what
+end
+
 local function number(v, col, row, where)
   if v == nil or v == "" then return nil end
   local x = tonumber(v)
@@ -133,9 +207,16 @@ local function draw(spec, text_only)
     util.check_keys(spec.vline, {x = true, title = true}, "vline")
     vline = {x = util.number(spec.vline.x, "vline.x"),
              title = text(spec.vline.title or "", "vline.title")}
-    if spec.logx and vline.x <= 0 then
-      util.raise("field 'vline.x' must be > 0 on a logarithmic x axis, got %s", tostring(vline.x))
+  end
+  local logx, logy = log_mode(spec.logx, "logx"), log_mode(spec.logy, "logy")
+  if not numeric then
+    for f, v in pairs{logx = logx, logy = logy} do
+      if v == true then
+        util.raise("field '%s' goes with kind = \"line\" or \"scatter\" (bars are drawn from 0 "
+                   .. "over categories)", f)
+      end
     end
+    logx, logy = false, false
   end
   local out = spec.output
   if type(out) ~= "string" then util.raise("field 'output' must be a path, got %s", type(out)) end
@@ -223,14 +304,25 @@ local function draw(spec, text_only)
   add("set output %s", q(tmp))
   add("set datafile separator '\\t'")
   add("set datafile missing '?'")
-  add("set title %s", q(spec.title or (spec.y .. (spec.by and (" by " .. spec.by) or "") .. " against " .. spec.x)))
-  add("set xlabel %s", q(spec.xlabel or spec.x))
-  add("set ylabel %s", q(spec.ylabel or spec.y))
+  add("set title %s", q(spec.title or question(rows, spec, numeric)))
+  add("set xlabel %s", q(spec.xlabel or columns.label(spec.x)))
+  add("set ylabel %s", q(spec.ylabel or columns.label(spec.y)))
   add("set grid")
   if kind == "line" and vline == nil then add("set autoscale xfix") end
   add("set key outside right top")
-  if spec.logx then add("set logscale x") end
-  if spec.logy then add("set logscale y") end
+  if numeric then
+    local xv, yv = {vline and vline.x}, {}
+    for _, s in ipairs(order) do
+      for _, p in ipairs(series[s]) do xv[#xv + 1], yv[#yv + 1] = p[1], p[2] end
+    end
+    if logx == "auto" then logx = decades(xv) end
+    if logy == "auto" then logy = decades(yv) end
+    if logx and vline and vline.x <= 0 then
+      util.raise("field 'vline.x' must be > 0 on a logarithmic x axis, got %s", tostring(vline.x))
+    end
+  end
+  if logx then add("set logscale x") end
+  if logy then add("set logscale y") end
   if numeric then
     local plots = {}
     -- the x range holds the data and the reference line, 5 % beyond both
@@ -263,7 +355,7 @@ local function draw(spec, text_only)
     end
     if vline then
       local a, b
-      if spec.logx and lo > 0 then a, b = lo / 1.25, hi * 1.25
+      if logx and lo > 0 then a, b = lo / 1.25, hi * 1.25
       else
         local pad = hi > lo and (hi - lo) * 0.05 or math.max(math.abs(lo) * 0.1, 1)
         a, b = lo - pad, hi + pad
