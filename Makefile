@@ -162,10 +162,11 @@ test-only: layout-tests
 layout-tests:
 	@sh tests/run_layout.sh
 
-# the commands and outputs README.md and docs/commands.md show are what kvplan
-# prints, and the README's charts what its commands draw (tests/run_docs.sh);
-# make docs rewrites them after a change that moves a number
-DOCS_RUN = README.md docs/commands.md
+# every command README.md, docs/commands.md and the man page show runs, the
+# outputs they show are what kvplan prints and the README's charts what its
+# commands draw (tests/run_docs.sh); make docs rewrites them after a change
+# that moves a number
+DOCS_RUN = README.md docs/commands.md docs/kvplan.1
 test-only: docs-tests
 docs-tests: $(KVPLAN)
 	@sh tests/run_docs.sh $(KVPLAN) check $(DOCS_RUN)

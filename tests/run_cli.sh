@@ -59,19 +59,42 @@ check "the manual's EXIT STATUS table lists 0, 1, 2 and 128+N" [ "$codes" = "0 1
 for code in $codes; do
   case $code in
     0) expect exit_0 0 "" -- fit model=llama-3.1-8b gpus=l4 ;;
-    1) expect exit_1 1 "kvplan: (command line):1: stopped" -- -e "error('stopped')" ;;
+    1) expect exit_1 1 "kvplan: (command line):1: stopped" -- -e "error('stopped')"
+       "$kvplan" batch -d "$out/exit_batch" tests/batch/good_a.lua tests/batch/bad.lua 2> "$out/exit_batch.err"
+       rc=$?
+       check "exit_1_batch: a batch of which one script failed is 1" sh -c "[ $rc -eq 1 ] &&
+         grep -qx 'kvplan: batch: 2 scripts, 1 ok, 1 failed' '$out/exit_batch.err'"
+       printf '# model: llama-3.1-8b\n# gpu: h100-sxm\nGPU KV cache size: many tokens\n' > "$out/exit_parse.log"
+       expect exit_1_validate 1 "kvplan: validate: 1 of 1 logs could not be read whole (their parse rows say why): $out/exit_parse.log" -- \
+         validate "$out/exit_parse.log" ;;
     2) expect exit_2_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; words for the script go after '--')" -- fit --bogus
        expect exit_2_key 2 "kvplan: command line: unknown argument 'modle' (did you mean 'model'?)" -- fit modle=llama-3.1-8b
        expect exit_2_value 2 "kvplan: command line: argument 'tp' must be an integer >= 1, got -1" -- fit model=llama-3.1-8b tp=-1
        expect exit_2_size 2 "kvplan: command line: argument 'activation': '2' has no unit (expected e.g. '2 GiB', '2 GB', '2G' = 2 GiB, '2g' = 2 GB, or '2B' bytes)" -- \
          ledger model=llama-3.1-8b gpu=l4 activation=2
-       expect exit_2_required 2 "kvplan: command line: argument 'model' is required, e.g. model=llama-3.1-70b" -- fit ;;
+       expect exit_2_required 2 "kvplan: command line: argument 'model' is required, e.g. model=llama-3.1-70b" -- fit
+       expect exit_2_command 2 "kvplan: unknown command 'fti' (did you mean 'fit'? 'kvplan --help' lists the commands; a script is a file such as run.lua)" -- fti ;;
     128+N) "$kvplan" -e "while true do end" 2> "$out/exit_term.err" & pid=$!
        sleep 0.5; kill -TERM $pid; wait $pid 2> /dev/null; rc=$?
-       check "exit_128+N: SIGTERM is 143" [ $rc -eq 143 ] ;;
+       check "exit_128+N: SIGTERM is 143" [ $rc -eq 143 ]
+       "$kvplan" -e "while true do end" 2> "$out/exit_hup.err" & pid=$!
+       sleep 0.5; kill -HUP $pid; wait $pid 2> /dev/null; rc=$?
+       check "exit_128+N: SIGHUP is 129" [ $rc -eq 129 ] ;;
     *) fail=$((fail + 1)); echo "FAIL cli the manual's exit status '$code' has no example here" ;;
   esac
 done
+# every status the program's code exits with is in that table: the literals
+# engine/cli returns or passes to exit() and _exit() (all but the terminal's
+# default width, 80 columns, in terminal_columns) are documented codes, and
+# the signals it dies of again (raise) are those 128+N names
+used=$(awk '/^static size_t terminal_columns/ { skip = 1 } skip && /^}/ { skip = 0; next } !skip' engine/cli/*.c |
+  grep -oE '(_?exit\(|return )[0-9]+[);]' | grep -oE '[0-9]+' | sort -un | tr '\n' ' ')
+check "exit statuses of engine/cli ($used) are documented ($codes)" sh -c "
+  for u in $used; do case ' $codes' in *\" \$u \"*) ;; *) exit 1 ;; esac; done"
+man_sigs=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH ENVIRONMENT/p' docs/kvplan.1 | grep -oE 'SIG[A-Z]+' | sort -u | tr '\n' ' ')
+check "the signals engine/cli/signals.c handles ($man_sigs) are the manual's" sh -c "
+  for g in \$(grep -oE 'SIG(INT|TERM|HUP|QUIT|PIPE|USR1|USR2|ALRM)' engine/cli/signals.c | sort -u); do
+    case ' $man_sigs' in *\" \$g \"*) ;; *) exit 1 ;; esac; done"
 # same_as NAME ARGS... -- ARGS...: two command lines give the same report
 same_as() {
   name=$1; shift; a=""; while [ "$1" != "--" ]; do a="$a '$1'"; shift; done; shift; b=""
@@ -919,18 +942,19 @@ check "validate_zero: /dev/zero refused at line 1" sh -c "[ $rc -eq 1 ] &&
   [ \"\$(cat '$out/validate_zero.err')\" = 'kvplan: /dev/zero:1: a line longer than 1048576 bytes (a startup log'\\''s lines are short)' ]"
 # the README's GNU parallel and Slurm recipes, run as written
 bindir=$(cd "$(dirname "$kvplan")" && pwd)
-rdir="$out/recipes"; rm -rf "$rdir"; mkdir -p "$rdir"; cp tests/batch/sweep.lua "$rdir/sweep.lua"
+rdir="$out/recipes"; rm -rf "$rdir"; mkdir -p "$rdir"; ln -s "$(pwd)/examples" "$rdir/examples"
 par=$(grep -E '^    parallel kvplan ' README.md | sed 's/^    //')
 merge=$(grep -E '^    kvplan merge -o all.csv part1.csv' README.md | sed 's/^    //')
 slurm=$(grep -E '^    kvplan .*SLURM_ARRAY_TASK_ID' README.md | sed 's/^    //')
 smerge=$(grep -E '^    # then: kvplan merge' README.md | sed 's/^    # then: //')
 if command -v parallel >/dev/null 2>&1 && [ -n "$par" ] && [ -n "$merge" ] && [ -n "$slurm" ] && [ -n "$smerge" ]; then
-  (cd "$rdir" && PATH="$bindir:$PATH" && "$bindir/kvplan" --quiet sweep.lua > whole.csv &&
+  (cd "$rdir" && PATH="$bindir:$PATH" && "$bindir/kvplan" --quiet examples/capacity_sweep.lua > whole.csv &&
    sh -c "$par" < /dev/null && sh -c "$merge" && mv all.csv parallel.csv && rm part*.csv &&
    for i in 1 2 3 4 5 6 7 8; do SLURM_ARRAY_TASK_ID=$i sh -c "$slurm" || exit 1; done &&
    sh -c "$smerge") > "$out/recipes.log" 2>&1
   check "README parallel recipe" cmp -s "$rdir/whole.csv" "$rdir/parallel.csv"
   check "README Slurm recipe" cmp -s "$rdir/whole.csv" "$rdir/all.csv"
+  check "README recipes: a sweep of more rows than shards" [ "$(wc -l < "$rdir/whole.csv")" -gt 1000 ]
 else
   fail=$((fail + 1)); echo "FAIL cli README recipes: GNU parallel missing (make deps) or recipe not found in README.md"
 fi

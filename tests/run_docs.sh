@@ -44,14 +44,17 @@ for f in "$@"; do
     *.1) roff=1 cols=78 open='^\.\\" kvplan-\(run-verbose\|run\|cmd\): \(.*\)$' ;;
     *) roff=0 cols=100 open='^<!-- kvplan-\(run-verbose\|run\|cmd\): \(.*\) -->$' ;;
   esac
-  # the scripts the file shows
+  # the scripts and files the file shows: a ```lua block opening with
+  # "-- NAME.lua", a ```text block opening with "# NAME.EXT" (a manifest)
   awk -v dir="$work" '
-    /^```lua$/ { inblock = 1; name = ""; next }
+    /^```(lua|text)$/ { inblock = 1; name = ""; next }
     inblock && /^```$/ { inblock = 0; if (name != "") close(dir "/" name); next }
     inblock && name == "" && /^-- [A-Za-z0-9_.-]+\.lua$/ { name = substr($0, 4) }
+    inblock && name == "" && /^# [A-Za-z0-9_-]+\.[a-z]+$/ { name = substr($0, 3) }
     inblock && name != "" { print > (dir "/" name) }
   ' "$f"
   ln -s "$root/examples" "$work/examples"
+  ln -s "$root/tests" "$work/tests"
   mkdir "$work/docs"
   # each block's command, run: "run ARGS" or "cmd ARGS" a line
   grep "$open" "$f" | sed "s/$open/\\1 \\2/" > "$work/.commands"
@@ -74,6 +77,55 @@ for f in "$@"; do
       fi
     fi
   done < "$work/.commands"
+  # the commands a Markdown file shows outside the blocks, each run: an
+  # indented line "    kvplan ..." (a trailing "# comment" off, "\" joining
+  # the next line, "; " parting two commands) and a code span `kvplan ...`
+  # with an argument key=value, but for those with a placeholder ("...",
+  # "[", "|", "<", an argument in capitals: FILE, M, "key=" alone) and the
+  # indented lines after <!-- kvplan-not-run: WHY --> up to the next text
+  # (recipes another test runs); each must exit 0
+  if [ "$roff" = 0 ]; then
+    awk '
+      function spans(text,   at) {
+        while (match(text, /`kvplan [^`]*`/)) {
+          at = substr(text, RSTART + 1, RLENGTH - 2)
+          if (at ~ /=/) print at
+          text = substr(text, RSTART + RLENGTH)
+        }
+      }
+      /^```/ { fence = !fence; next }
+      fence { next }
+      /^<!-- kvplan-(run-verbose|run|cmd): .* -->$/ { block = 1; next }
+      /^<!-- kvplan-end -->$/ { block = 0; next }
+      block { next }
+      /^<!-- kvplan-not-run: .* -->$/ { notrun = 1; next }
+      notrun && (/^$/ || /^    /) { next }
+      { notrun = 0 }
+      cont != "" { line = $0; sub(/^ +/, "", line); sub(/  +#.*$/, "", line); cont = cont " " line
+        if (cont ~ /\\$/) { sub(/ *\\$/, "", cont); next }
+        print cont; cont = ""; next }
+      /^    kvplan / {
+        line = substr($0, 5); sub(/  +#.*$/, "", line)
+        if (line ~ /\\$/) { sub(/ *\\$/, "", line); cont = line; next }
+        n = split(line, part, /; /); for (i = 1; i <= n; i++) print part[i]; next
+      }
+      /^$/ { spans(para); para = ""; next }
+      /^    / { next }
+      { para = para " " $0 }
+      END { spans(para) }
+    ' "$f" | sed 's/^kvplan //' | grep -v -E '\.\.\.|\[|\||<|=( |$)|(^|[ =])[A-Z][A-Z_]*([ ,]|$)' > "$work/.shown"
+    m=0
+    while IFS= read -r args; do
+      m=$((m + 1))
+      (cd "$work" && eval "set -- $args" && "$kvplan" -q "$@" < /dev/null > "$work/.shown.$m" 2>&1)
+      rc=$?
+      if [ "$rc" -ne 0 ]; then
+        bad=1; echo "FAIL docs $f: it shows 'kvplan $args', which exits with status $rc:"
+        head -3 "$work/.shown.$m"
+      fi
+    done < "$work/.shown"
+    n=$((n + m))
+  fi
   # the file with every block as it runs now
   awk -v dir="$work" -v roff="$roff" -v quote="'" '
     function esc(s) {
