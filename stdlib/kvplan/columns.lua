@@ -1,7 +1,8 @@
 -- stdlib/kvplan/columns.lua: what the reports' columns measure and in which
 -- unit, declared once: a chart's axis labels (kv.plot: max_concurrency ->
 -- "max concurrency (requests)", context -> "context (tokens)",
--- weights_gib_per_gpu -> "weights per GPU (GiB)").
+-- weights_gib_per_gpu -> "weights per GPU (GiB)") and the units in an HTML
+-- report's headers (report.column_unit).
 -- Stdlib layer, data. A column is found by its name (M.known, then a
 -- deployment field of fields.lua, whose unit the registry declares), else
 -- by the suffix that names its unit (M.suffixes: _gib, _bytes, _ms, _pct,
@@ -15,6 +16,9 @@ local M = {}
 -- columns (engine/lua/sweep_spec_lua.c) and the examples'.
 M.known = {
   context = {"context", "tokens"},
+  input = {"input", "tokens"},
+  limit_concurrency = {"concurrency limit", "requests"},
+  real_token_pct = {"real tokens", "%"},
   concurrency = {"concurrency", "requests"},
   max_concurrency = {"max concurrency", "requests"},
   max_context = {"max context", "tokens"},

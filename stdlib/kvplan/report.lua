@@ -110,32 +110,12 @@ local function parse_columns(cols)
   return names, prec, index, unit
 end
 
---- The units of the columns kvplan's reports share, by name (a column
---- named *_gib* is in GiB, *_ms or *_ms_pNN in milliseconds; a deployment
---- field's column has the field registry's unit: tp GPUs, pp stages).
-M.column_units = {
-  context = "tokens", max_context = "tokens", kv_tokens = "tokens", max_model_len = "tokens",
-  input = "tokens", output = "tokens", max_kv_tokens = "tokens",
-  concurrency = "requests", max_concurrency = "requests", requests = "requests",
-  requests_per_gpu = "requests", limit_concurrency = "requests",
-  kv_blocks = "blocks", kv_bytes_per_token_per_gpu = "bytes", kv_bytes_per_token = "bytes",
-  kv_bytes_per_token_bf16 = "bytes", gpus = "GPUs",
-  cost_per_hour = "USD per hour", usd_per_mtok = "USD per million tokens",
-  tokens_per_s = "tokens/s", throughput_tokens_s = "tokens/s", tokens_per_s_gpu = "tokens/s per GPU",
-  tokens_per_s_user = "tokens/s per user", requests_s = "requests/s", rate = "requests/s",
-  share_pct = "%", real_token_pct = "%", params_b = "billions", active_b = "billions",
-  hbm_gbps = "GB/s", bf16_tflops = "TFLOP/s", fp8_tflops = "TFLOP/s",
-}
-
 --- The unit of column `name`: the one its declaration gives ({name, unit
---- = ...}), else M.column_units', else nil.
+--- = ...}), else the column registry's (columns.lua: context tokens,
+--- *_gib GiB, *_ms_pNN ms, a deployment field's unit), else nil.
 function M.column_unit(name, declared)
   if declared ~= nil then return declared end
-  if M.column_units[name] then return M.column_units[name] end
-  if name:find("_gib", 1, true) or name:find("^gib_") then return "GiB" end
-  if name:find("_ms$") or name:find("_ms_p%d+$") then return "ms" end
-  local f = require("kvplan.fields").by_name[name]
-  return f and f.unit
+  return (select(2, require("kvplan.columns").quantity(name)))
 end
 
 -- An option's value as the inputs show it: lists joined by commas.
