@@ -14,7 +14,8 @@
 # `.\" kvplan-end`, the block between them .nf ... .fi with roff's escapes, the
 # outputs at 78 columns. Every block of a file runs in order in one directory
 # holding every ```lua block of the file that opens with "-- NAME.lua" as
-# NAME.lua, the repository's examples/ (read) and an empty docs/: a chart a
+# NAME.lua, copies of the repository's examples/, tests/validation/ and
+# tests/fixtures/ and an empty docs/: a chart a
 # command writes there (docs/NAME.png) is the file's docs/NAME.png, and every
 # docs/*.png a Markdown file shows must be written by one of its commands.
 # check (make test) fails naming each block that differs or fails and each
@@ -36,6 +37,17 @@ png_size() {
   od -An -tu1 -j16 -N8 "$1" 2> /dev/null |
     awk 'NF == 8 { printf "%dx%d", (($1 * 256 + $2) * 256 + $3) * 256 + $4, (($5 * 256 + $6) * 256 + $7) * 256 + $8 }'
 }
+# must_run ARGS LOG: `kvplan -q ARGS` (words as the shell splits them) in
+# $work, its output in LOG; a status but 0 is reported naming $f
+must_run() {
+  shown=$1 log=$2
+  (cd "$work" && eval "set -- $shown" && "$kvplan" -q "$@" < /dev/null > "$log" 2>&1)
+  rc=$?
+  [ "$rc" -eq 0 ] && return 0
+  echo "FAIL docs $f: it shows 'kvplan $shown', which exits with status $rc (it must succeed):"
+  head -5 "$log"
+  return 1
+}
 fail=0 pass=0
 for f in "$@"; do
   work=$(mktemp -d)
@@ -53,9 +65,10 @@ for f in "$@"; do
     inblock && name == "" && /^# [A-Za-z0-9_-]+\.[a-z]+$/ { name = substr($0, 3) }
     inblock && name != "" { print > (dir "/" name) }
   ' "$f"
-  ln -s "$root/examples" "$work/examples"
-  ln -s "$root/tests" "$work/tests"
-  mkdir "$work/docs"
+  # copies, not links: a command the docs show cannot write into the tree
+  cp -R "$root/examples" "$work/examples"
+  mkdir "$work/tests" "$work/docs"
+  cp -R "$root/tests/validation" "$root/tests/fixtures" "$work/tests/"
   # each block's command, run: "run ARGS" or "cmd ARGS" a line
   grep "$open" "$f" | sed "s/$open/\\1 \\2/" > "$work/.commands"
   n=0
@@ -69,12 +82,7 @@ for f in "$@"; do
         tr -d '\r' > "$work/.out.$n"
     else
       : > "$work/.out.$n"
-      (cd "$work" && eval "set -- $args" && "$kvplan" -q "$@" < /dev/null > "$work/.log.$n" 2>&1)
-      rc=$?
-      if [ "$rc" -ne 0 ]; then
-        bad=1; echo "FAIL docs $f: kvplan $args exits with status $rc (it must succeed):"
-        head -5 "$work/.log.$n"
-      fi
+      must_run "$args" "$work/.log.$n" || bad=1
     fi
   done < "$work/.commands"
   # the commands a Markdown file shows outside the blocks, each run: an
@@ -117,12 +125,7 @@ for f in "$@"; do
     m=0
     while IFS= read -r args; do
       m=$((m + 1))
-      (cd "$work" && eval "set -- $args" && "$kvplan" -q "$@" < /dev/null > "$work/.shown.$m" 2>&1)
-      rc=$?
-      if [ "$rc" -ne 0 ]; then
-        bad=1; echo "FAIL docs $f: it shows 'kvplan $args', which exits with status $rc:"
-        head -3 "$work/.shown.$m"
-      fi
+      must_run "$args" "$work/.shown.$m" || bad=1
     done < "$work/.shown"
     n=$((n + m))
   fi
