@@ -49,7 +49,8 @@
 --                disaggregated winner one command a pool). sglang and trtllm
 --                plan under that engine's rule. A winner whose command
 --                cannot be written passes to the next rank, saying why;
---                none: exit status 1 (default: none)
+--                none: exit status 1 (default: none). An HTML page goes
+--                to a file (-o FILE.html), the command to standard output
 -- Activation peak and non-torch memory are predicted as kv.deploy does.
 --
 -- A service (rate= given; context, concurrency and tokens_per_s are then
@@ -242,6 +243,12 @@ local function base_of()
     if opt.emit == "sglang" and not given_u then b.utilization = nil end
   end
   return b
+end
+-- an HTML page on standard output is one document: a command after it
+-- would be text past </html>
+if opt.emit ~= "" and out_format == "html" and to_stdout then
+  bad("argument 'emit' writes the launch command after the report, which is an HTML page on standard "
+      .. "output; write the page to a file (-o FILE.html) and the command comes to standard output")
 end
 local function emit(ranked)
   if opt.emit == "" then return end

@@ -1053,6 +1053,12 @@ launch_round launch_round_sglang_l40s sglang model=llama-3.1-8b gpu=l40s max_mod
 expect best_emit_vllm 0 "" -- best model=llama-3.1-70b input=2048 output=256 rate=20 ttft_ms=2000 tpot_ms=50 \
   percentile=p90 gpus=h100-sxm,h200,mi300x emit=vllm --quiet
 sed -n '/^# kvplan vllm /,$p' "$out/best_emit_vllm.out" > "$out/best_emit_vllm.cmd"
+expect best_emit_html 2 "kvplan: command line: argument 'emit' writes the launch command after the report, which is an HTML page on standard output; write the page to a file (-o FILE.html) and the command comes to standard output" -- \
+  best model=llama-3.1-8b input=1000 output=200 rate=5 ttft_ms=2000 tpot_ms=50 gpus=h100-sxm emit=vllm -f html --quiet
+expect best_emit_html_file 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=5 ttft_ms=2000 tpot_ms=50 \
+  gpus=h100-sxm emit=vllm -o "$out/best_emit.html" --quiet
+check "best emit= -o page.html: the page whole, the command on standard output" sh -c "
+  tail -c 8 '$out/best_emit.html' | grep -q '</html>' && grep -q '^vllm serve ' '$out/best_emit_html_file.out'"
 check "best_emit_vllm: the ranked table, then a vllm serve line" sh -c "
   head -n 1 '$out/best_emit_vllm.out' | grep -q '^rank,gpu,tp,pp,replicas,gpus,rate_per_replica,binding,' &&
   grep -q '^1,' '$out/best_emit_vllm.out' && grep -q '^vllm serve meta-llama/Llama-3.1-70B ' '$out/best_emit_vllm.cmd' &&
