@@ -286,6 +286,8 @@ typedef struct kvp_engine_rule {
   kvp_mxfp4 mx;
   int32_t mx_by_gpu;        /* mx's layout is the GPU's default kernel's (no kernel named):
                              * a GPU's facts set it (kvp_engine_rule_gpu) */
+  int32_t mx_bundled;       /* the release ships triton_kernels: the GPU's default kernel
+                             * is its facts' mx_bundled */
   int64_t default_tokens;   /* TensorRT-LLM: max_num_tokens when not given */
   int64_t chunked_tokens;   /* V0: max_num_batched_tokens with chunked prefill */
   int64_t big_seqs;         /* V1: max_num_seqs on a GPU of >= 70 GiB, not an A100 */
@@ -310,10 +312,12 @@ typedef struct kvp_gpu_facts {
   int32_t p2p;              /* peer to peer: NVLink or Infinity Fabric (non-torch memory) */
   kvp_mxfp4 mx;             /* the layout: align_inter, align_hidden, tile, scale_rows,
                              * fp32_bias, keeps_scales (the rest unused) */
+  kvp_mxfp4 mx_bundled;     /* the same in the releases whose wheel ships triton_kernels */
 } kvp_gpu_facts;
 
 /* Set a GPU's facts on rule r: the A100 and P2P flags, and the kernel's layout when
- * the rule's MXFP4 kernel is the GPU's default (r->mx_by_gpu). */
+ * the rule's MXFP4 kernel is the GPU's default (r->mx_by_gpu): mx_bundled's when
+ * the rule's release ships triton_kernels (r->mx_bundled). */
 void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g);
 
 /* ---- the ledger of one GPU (ledger.c) ---------------------------------- */

@@ -805,12 +805,13 @@ void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g) {
   r->gpu_a100 = g->a100;
   r->gpu_p2p = g->p2p;
   if (r->mxfp4 && r->mx_by_gpu) {
-    r->mx.align_inter = g->mx.align_inter;
-    r->mx.align_hidden = g->mx.align_hidden;
-    r->mx.tile = g->mx.tile;
-    r->mx.scale_rows = g->mx.scale_rows;
-    r->mx.fp32_bias = g->mx.fp32_bias;
-    r->mx.keeps_scales = g->mx.keeps_scales;
+    const kvp_mxfp4 *m = r->mx_bundled ? &g->mx_bundled : &g->mx;
+    r->mx.align_inter = m->align_inter;
+    r->mx.align_hidden = m->align_hidden;
+    r->mx.tile = m->tile;
+    r->mx.scale_rows = m->scale_rows;
+    r->mx.fp32_bias = m->fp32_bias;
+    r->mx.keeps_scales = m->keeps_scales;
   }
 }
 

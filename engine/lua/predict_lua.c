@@ -23,27 +23,34 @@ static int32_t flag(lua_State *L, int idx, const char *name) {
   return (int32_t)v;
 }
 
-void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
-  static const char *const keys_[] = {"a100", "p2p", "mx", NULL};
+/* The MXFP4 kernel layout at field `name` of the GPU facts at idx into m. */
+static void read_mx_layout(lua_State *L, int idx, const char *name, kvp_mxfp4 *m) {
   static const char *const mx_keys[] = {"align_inter", "align_hidden", "tile", "scale_rows",
                                         "fp32_bias", "keeps_scales", NULL};
+  if (lua_getfield(L, idx, name) != LUA_TTABLE)
+    kvl_error(L, "GPU facts: field '%s' must be the MXFP4 kernel's layout, %s", name,
+              kvl_got(L, -1));
+  int t = lua_gettop(L);
+  kvl_check_keys(L, t, mx_keys, "GPU facts mx");
+  m->align_inter = kvl_int_field(L, t, "align_inter", 1);
+  m->align_hidden = kvl_int_field(L, t, "align_hidden", 1);
+  m->tile = kvl_int_field(L, t, "tile", 0);
+  m->scale_rows = kvl_int_field(L, t, "scale_rows", 0);
+  m->fp32_bias = flag(L, t, "fp32_bias");
+  m->keeps_scales = flag(L, t, "keeps_scales");
+  lua_pop(L, 1);
+}
+
+void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
+  static const char *const keys_[] = {"a100", "p2p", "mx", "mx_bundled", NULL};
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, keys_, "GPU facts");
   memset(g, 0, sizeof *g);
   g->a100 = flag(L, idx, "a100");
   g->p2p = flag(L, idx, "p2p");
-  if (lua_getfield(L, idx, "mx") != LUA_TTABLE)
-    kvl_error(L, "GPU facts: field 'mx' must be the MXFP4 kernel's layout, %s", kvl_got(L, -1));
-  int t = lua_gettop(L);
-  kvl_check_keys(L, t, mx_keys, "GPU facts mx");
-  g->mx.align_inter = kvl_int_field(L, t, "align_inter", 1);
-  g->mx.align_hidden = kvl_int_field(L, t, "align_hidden", 1);
-  g->mx.tile = kvl_int_field(L, t, "tile", 0);
-  g->mx.scale_rows = kvl_int_field(L, t, "scale_rows", 0);
-  g->mx.fp32_bias = flag(L, t, "fp32_bias");
-  g->mx.keeps_scales = flag(L, t, "keeps_scales");
-  lua_pop(L, 1);
+  read_mx_layout(L, idx, "mx", &g->mx);
+  read_mx_layout(L, idx, "mx_bundled", &g->mx_bundled);
 }
 
 static void setint(lua_State *L, const char *k, int64_t v) {
@@ -165,7 +172,8 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
   if (lua_getfield(L, idx, "mxfp4") == LUA_TTABLE) {
     static const char *const mx_keys[] = {"experts", "hidden", "inter", "layers", "ckpt_bytes",
                                           "align_inter", "align_hidden", "tile", "scale_rows",
-                                          "fp32_bias", "keeps_scales", "by_gpu", NULL};
+                                          "fp32_bias", "keeps_scales", "by_gpu", "bundled",
+                                          NULL};
     int t = lua_gettop(L);
     kvl_check_keys(L, t, mx_keys, "engine rule mxfp4");
     kvp_mxfp4 *m = &r->mx;
@@ -181,6 +189,7 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
     m->fp32_bias = flag(L, t, "fp32_bias");
     m->keeps_scales = flag(L, t, "keeps_scales");
     r->mx_by_gpu = flag(L, t, "by_gpu");
+    r->mx_bundled = flag(L, t, "bundled");
     r->mxfp4 = 1;
   }
   lua_pop(L, 1);

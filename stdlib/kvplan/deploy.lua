@@ -216,14 +216,17 @@ local function mxfp4_rule(d, opts, rule)
     return
   end
   local backend, why = opts.mxfp4_backend, nil
-  if backend == nil then backend, why = engines.mxfp4_backend(d.gpu.id and d.gpu or nil) end
+  local bundled = engines.vllm_bundles_triton_kernels(opts.engine_version)
+  if backend == nil then backend, why = engines.mxfp4_backend(d.gpu.id and d.gpu or nil, bundled) end
   local m = d.model
   d.mxfp4_backend, d.weights_note = backend, why
   rule.mxfp4 = mxfp4_layout(backend)
   rule.mxfp4.experts, rule.mxfp4.hidden, rule.mxfp4.inter = m.experts, m.hidden, m.moe_intermediate
   rule.mxfp4.layers, rule.mxfp4.ckpt_bytes = m.layers - (m.dense_layers or 0), d.weight_bytes
-  -- the kernel follows the GPU unless named (a sweep's GPU axis sets it)
+  -- the kernel follows the GPU unless named (a sweep's GPU axis sets it,
+  -- the release's layout of the two its facts carry)
   rule.mxfp4.by_gpu = opts.mxfp4_backend == nil
+  rule.mxfp4.bundled = bundled
 end
 
 -- Weights as vLLM holds a bitsandbytes checkpoint weighed from its classes
@@ -253,10 +256,12 @@ end
 --- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
 --- {a100 = its name says A100, p2p = its copies reach each other peer to
 --- peer (engines.peer_to_peer), mx = the layout of the MXFP4 kernel vLLM
---- picks on it}. A sweep's GPU axis carries one per GPU.
+--- picks on it, mx_bundled = the same in a release that ships
+--- triton_kernels}. A sweep's GPU axis carries one per GPU.
 function M.gpu_facts(g)
   return {a100 = engines.names_a100(g.name or g.id), p2p = engines.peer_to_peer(g),
-          mx = mxfp4_layout((engines.mxfp4_backend(g)))}
+          mx = mxfp4_layout((engines.mxfp4_backend(g, false))),
+          mx_bundled = mxfp4_layout((engines.mxfp4_backend(g, true)))}
 end
 
 -- The activation model's inputs from the model (engines.shape) and the

@@ -412,8 +412,13 @@ end
 --   compute capability 10.x with FlashInfer: flashinfer; 9.0: triton when
 --   the triton_kernels package is installed and torch >= 2.8, else marlin;
 --   below 9.0 and 11+: marlin. Whether triton_kernels is installed is not
---   in the flags: kvplan assumes marlin on 9.0 unless told
---   (mxfp4_backend = "triton", or a log's "Using Triton backend").
+--   in the flags before vLLM bundles it: kvplan assumes marlin on 9.0
+--   unless told (mxfp4_backend = "triton", or a log's "Using Triton
+--   backend"). vLLM's build copies triton_kernels into vllm/third_party
+--   (vllm-project/vllm#28788, "[Build] Add OpenAI triton_kernels", merged
+--   the week ending 2025-11-21, after the 0.11.1 release of 2025-11-18:
+--   assumed first in 0.12, M.vllm_triton_kernels_release), with torch 2.9:
+--   from then on 9.0 takes Triton, as the H100 logs of 0.14 show.
 -- Compute capabilities: NVIDIA's CUDA GPUs list
 -- (https://developer.nvidia.com/cuda-gpus).
 M.compute_capability = {
@@ -433,19 +438,28 @@ M.mxfp4_backends = {
   checkpoint = {inter = 1, hidden = 1},
 }
 
---- The MXFP4 MoE backend vLLM picks on a GPU (a catalog GPU or nil):
---- name, and a reason when it is an assumption.
-function M.mxfp4_backend(gpu)
+--- The MXFP4 MoE backend vLLM picks on a GPU (a catalog GPU or nil) in a
+--- release that bundles triton_kernels or not: name, and a reason when it is
+--- an assumption.
+function M.mxfp4_backend(gpu, bundled)
   local cc = gpu and M.compute_capability[gpu.id]
   if cc == nil then
     return "checkpoint", "no compute capability known for the GPU: the checkpoint's layout is used"
   end
   if cc >= 10 and cc < 11 then return "flashinfer" end
   if cc == 9.0 then
+    if bundled then return "triton" end
     return "marlin", "on compute capability 9.0 vLLM takes Triton when triton_kernels is installed, "
                      .. "else Marlin: Marlin assumed (mxfp4_backend = \"triton\" to change it)"
   end
   return "marlin"
+end
+
+--- Does vLLM release v (an engine_version, nil for the latest) ship
+--- triton_kernels in its wheel (from M.vllm_triton_kernels_release on)?
+M.vllm_triton_kernels_release = "0.12"
+function M.vllm_bundles_triton_kernels(v)
+  return M.vllm_at_least(v, M.vllm_triton_kernels_release)
 end
 
 --- SGLang's default mem_fraction_static by tensor-parallel size

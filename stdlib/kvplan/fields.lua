@@ -99,7 +99,7 @@ M.list = {
    meaning = "FlashInfer's top-k/top-p sampler instead of the sort path"},
   {name = "mxfp4_backend", type = "enum",
    values = {"marlin", "triton", "flashinfer", "flashinfer_sm90", "checkpoint"},
-   default = "by the GPU's compute capability", spec = false,
+   default = "by the GPU's compute capability and the release", spec = false,
    meaning = "the kernel whose layout MXFP4 experts are loaded in"},
   {name = "limit_mm_per_prompt", type = "count", unit = "images", min = 0, default = "vLLM's",
    spec = false, vllm = true, meaning = "images a prompt in a vision tower's dummy run; 0: none"},

@@ -1162,11 +1162,11 @@ function M.check(text, opts)
           inputs = inputs()}
       return rows, f
     end
-    -- the release as the log prints it where its row is the minor's (a
-    -- patch release can matter: bitsandbytes' absmax from 0.9.2)
-    local patch = f.version and f.version:match("^v?(%d+%.%d+%.%d+)")
-    popts.engine_version = (patch and not vname:find("v1") and patch:match("^%d+%.%d+") == vname)
-                           and patch or vname
+    -- the release as the log prints it, whose row is the newest modelled
+    -- one not after it: a release between rows can matter (bitsandbytes'
+    -- absmax from 0.9.2, triton_kernels bundled from 0.12)
+    local given = f.version and f.version:match("^v?(%d+%.%d+%.?%d*)")
+    popts.engine_version = (given and not vname:find("v1")) and given or vname
     src.version = f.version_source
     popts.utilization = f.utilization and f.utilization.mid or 0.9
     src.utilization = usource(f.utilization) or (f.args_seen and "default" or "assumed")

@@ -179,6 +179,17 @@ check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "a100-80gb", tp = 4, activation 
          "TP 4 Marlin: each GPU's padded experts")
 check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100", weight_bytes = 1000}.weight_bytes, 1000,
          "given weight bytes are not repacked")
+-- the kernel by release on an H100: Marlin assumed until vLLM bundles
+-- triton_kernels (#28788, assumed 0.12), Triton's layout from then on
+local h11 = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+                      engine_version = "0.11.2"}
+local h12 = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+                      engine_version = "0.12"}
+check.eq(h11.mxfp4_backend, "marlin", "0.11.2: Marlin assumed")
+check.eq(h12.mxfp4_backend .. "/" .. tostring(h12.weights_note), "triton/nil", "0.12: Triton, no assumption")
+check.eq(h12.weight_bytes, tri.weight_bytes, "0.12: Triton's layout")
+check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "a100-80gb", engine_version = "0.12"}.mxfp4_backend,
+         "marlin", "capability 8.0 keeps Marlin")
 check.error("unknown mxfp4_backend 'marlinn' (did you mean 'marlin'?)", function()
   kv.deploy{model = "gpt-oss-20b", gpu = "h100", mxfp4_backend = "marlinn"}
 end)
@@ -325,8 +336,9 @@ check.eq(g0:ledger().kv_groups, 1, "the V0 engine of 0.10 keeps one KV type")
 check.eq(g0.vllm_v0, true, "the deployment says V0")
 check.eq(engines.vllm_version("0.20.2") == engines.vllm["0.20"], true, "0.20.2 maps to the 0.20 row")
 local function log_ledger(version)
+  -- the kernel named: its default follows the release too (Triton from 0.12)
   return kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
-                   max_model_len = 8192, engine_version = version}:ledger()
+                   max_model_len = 8192, engine_version = version, mxfp4_backend = "marlin"}:ledger()
 end
 local l20, l11 = log_ledger("0.26.1"), log_ledger("0.11")
 check.eq(l20.vllm_max_concurrency, l11.vllm_max_concurrency, "the same cache either way")
@@ -356,8 +368,11 @@ end
 
 -- ---- "GPU KV cache size" as the release prints it -------------------------
 do
-  local old = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.11", max_model_len = 32768}:ledger()
-  local new = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.20", max_model_len = 32768}:ledger()
+  -- the MXFP4 kernel named (its default follows the release: Triton from 0.12)
+  local old = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.11", max_model_len = 32768,
+                        mxfp4_backend = "marlin"}:ledger()
+  local new = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.20", max_model_len = 32768,
+                        mxfp4_backend = "marlin"}:ledger()
   check.eq(new.vllm_max_concurrency, old.vllm_max_concurrency, "the same pool and concurrency")
   check.eq(new.vllm_kv_cache_tokens, math.floor(new.vllm_max_concurrency * 32768),
            "0.20: int(max concurrency x max_model_len)")

@@ -329,6 +329,12 @@ both_ways({
   tp = {1, 2, 4, 8}, weights = {"mxfp4", "bf16"},
   columns = {"model", "mxfp4_backend", "tp", "weights", "weights_bytes", "kv_budget_bytes"},
 }, "MXFP4 kernels by tp, weight formats")
+-- a release that bundles triton_kernels: the GPU axis takes each GPU's
+-- kernel of that release (Triton on the H100, Marlin on the A100)
+both_ways({
+  model = "gpt-oss-20b", gpu = {"h100-sxm", "a100-sxm-80gb", "b200"}, engine_version = {"0.11", "0.12"},
+  tp = {1, 2}, columns = {"gpu", "engine_version", "tp", "weights_bytes", "kv_budget_bytes"},
+}, "MXFP4 kernels by GPU and release")
 -- a max_num_seqs list is checked as kv.deploy checks one value
 check.error("field 'max_num_seqs' must be an integer >= 1, got 0", kv.sweep,
             {model = "llama-3.1-8b", gpu = "h100-sxm", max_num_seqs = {8, 0}, columns = {"fits"}})

@@ -876,6 +876,22 @@ static void gpu_facts_set_the_a100_and_the_default_kernel(void **state) {
   assert_int_equal(d.engine.gpu_a100, 0);
   assert_int_equal(d.engine.mx.align_inter, 128);
   assert_int_equal(d.engine.mx.fp32_bias, 0);
+  /* a release that ships triton_kernels takes the GPU's other default (an
+   * H100: Triton's layout where Marlin's was the older releases') */
+  const kvp_gpu_facts h100 = {.mx = {.align_inter = 128, .align_hidden = 256},
+                              .mx_bundled = {.align_inter = 64, .align_hidden = 1, .tile = 32,
+                                             .scale_rows = 256, .fp32_bias = 1,
+                                             .keeps_scales = 1}};
+  d.engine.mx_by_gpu = 1;
+  d.engine.mx_bundled = 1;
+  kvp_engine_rule_gpu(&d.engine, &h100);
+  assert_int_equal(d.engine.mx.align_inter, 64);
+  assert_int_equal(d.engine.mx.scale_rows, 256);
+  assert_int_equal(d.engine.mx.keeps_scales, 1);
+  d.engine.mx_bundled = 0;
+  kvp_engine_rule_gpu(&d.engine, &h100);
+  assert_int_equal(d.engine.mx.align_inter, 128);
+  assert_int_equal(d.engine.mx.keeps_scales, 0);
 }
 
 static void fraction_by_tp_picks_the_first_row_reached(void **state) {
