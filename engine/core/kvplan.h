@@ -430,6 +430,9 @@ typedef struct kvp_vllm {
                                * block; 1 int(max concurrency x max_model_len) (the
                                * releases that derive it from the concurrency figure) */
   kvp_lora lora;              /* --enable-lora's slots, in every stage's weights */
+  int32_t v0_blocks;          /* V0's block manager: one KV type, every block spanning all
+                               * layers, an encoder-decoder's cross-attention blocks from the
+                               * same pool (no KV cache groups) */
 } kvp_vllm;
 
 enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };

@@ -327,6 +327,22 @@ static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *byt
   return KVP_OK;
 }
 
+/* V0's block manager (vllm.v0_blocks): a sequence of n tokens takes
+ * cdiv(n, block) self-attention blocks and, in an encoder-decoder, the
+ * encoder's tokens in cross blocks (cross_block_tables), each block of
+ * every layer (the stage's block_bytes); enc-dec has no prefix caching
+ * (vllm/core/block/utils.py check_no_caching_or_swa_for_blockmgr_encdec). */
+static kvp_err seq_v0(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes) {
+  const kvp_model *m = &l->d.model;
+  const kvp_stage *st = &l->stage[s];
+  int64_t blocks = cdiv(n, l->span), enc = 0;
+  for (int k = 0; k < m->nspec; k++)
+    if (st->count[k] > 0 && m->spec[k].kind == KVP_CROSS) enc = max64(enc, m->spec[k].window);
+  if (n > 0) CHK(chk_add(blocks, cdiv(enc, l->span), &blocks));
+  CHK(chk_mul(blocks, st->block_bytes, bytes));
+  return KVP_OK;
+}
+
 /* One request of n tokens on stage s: its own bytes and the shared ones. */
 static kvp_err request_cost(const kvp_ledger *l, int32_t s, int64_t n, int64_t *own,
                             int64_t *shared) {
@@ -334,6 +350,7 @@ static kvp_err request_cost(const kvp_ledger *l, int32_t s, int64_t n, int64_t *
   int64_t samples = d->samples > 1 ? d->samples : 1;
   *shared = 0;
   int64_t seq, sg, sr, part;
+  if (d->vllm.v0_blocks) return seq_v0(l, s, n, own);
   if (l->hybrid) {
     TRY(seq_grouped(l, s, n, &seq, &sg, &sr));
     if (l->plain) {
@@ -696,6 +713,7 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
 kvp_err kvp_ledger_seq_bytes(const kvp_ledger *l, int32_t s, int64_t n, int64_t *bytes) {
   if (s < 0 || s >= l->nstage || n < 0) return KVP_EINVAL;
   int64_t sg, sr;
+  if (l->d.vllm.v0_blocks) return seq_v0(l, s, n, bytes);
   if (l->hybrid) return seq_grouped(l, s, n, bytes, &sg, &sr);
   if (l->plain) return seq_plain(l, s, n, bytes);
   if (l->d.alloc == KVP_ALLOC_CONTIGUOUS) {

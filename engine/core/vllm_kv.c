@@ -304,7 +304,7 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
   *draft_type = -1;
   for (int k = 0; k < KVP_MAX_SPECS; k++) spec_type[k] = -1;
   if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED || d->kv_recent > 0 ||
-      d->evict.nlevel > 0)
+      d->evict.nlevel > 0 || d->vllm.v0_blocks)
     return KVP_OK;
   if (d->vllm.disable_hybrid) TRY(kvp_vllm_promote(l, 0, diag));
   int64_t per_spec[KVP_MAX_SPECS] = {0};

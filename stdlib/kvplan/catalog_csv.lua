@@ -47,6 +47,7 @@ M.gpu_columns = {
 M.model_columns = {
   id = "text", name = "text", hf = "text", source = "text", family = "text",
   notes = "text", dtype = "text", weight_source = "text", weight_format = "text",
+  activation_unmodelled = "text",
   aliases = "list",
   layers = "count", hidden = "count", heads = "count", kv_heads = "count",
   head_dim = "count", head_dim_v = "count", params = "count", active = "count",

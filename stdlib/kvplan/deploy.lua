@@ -405,6 +405,12 @@ local function vllm_rule(d, opts, rule)
        and (kinds.full or 0) + (kinds.mla or 0) > 0 then
       d.hybrid_off_reason = "vLLM " .. version .. " has no hybrid KV cache manager"
     end
+    -- an encoder-decoder (cross-attention layers): V0's block manager
+    -- gives the encoder's tokens cross blocks from the one pool, each
+    -- block spanning every layer (vllm/core/block_manager.py
+    -- SelfAttnBlockSpaceManager, cross_block_tables; the V0 worker's
+    -- CacheEngine allocates num_layers of them): no KV cache groups
+    if (kinds.cross or 0) > 0 then d.vllm_v0_blocks = true end
   end
   -- extract_hidden_states needs a KV connector, and the releases before
   -- vllm-project/vllm#39949 (row hidden_group) turn the hybrid KV cache
@@ -1071,6 +1077,7 @@ function Deployment:spec()
                                                    self.vllm_check_null_block
   t.engine_named = self.engine_named
   t.vllm_lora = self.lora
+  t.vllm_v0_blocks = self.vllm_v0_blocks
   return t
 end
 

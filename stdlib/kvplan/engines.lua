@@ -312,6 +312,7 @@ end
 --- The activation model's inputs from a Model (nil and a reason when the
 --- model lacks a field the model needs).
 function M.shape(m)
+  if m.activation_unmodelled then return nil, "model '" .. m.id .. "': " .. m.activation_unmodelled end
   local need = {"hidden", "heads", "vocab"}
   for _, k in ipairs(need) do
     if m[k] == nil then return nil, "model '" .. m.id .. "' gives no " .. k end

@@ -209,7 +209,7 @@ M.list = {
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
-             "engine_named", "engine_rule", "vllm_lora"}
+             "engine_named", "engine_rule", "vllm_lora", "vllm_v0_blocks"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).
 function M.key(f)

@@ -27,6 +27,9 @@ local meta = {
   weight_formats = true, attention_bias = true, dense_layers = true, vision = true,
   -- the KV format the checkpoint's quantization states (hf.lua kv_checkpoint)
   kv_checkpoint = true,
+  -- why the engine's profiling-run activation is not predicted for the
+  -- model (engines.shape): the deployment's activation is then 'none'
+  activation_unmodelled = true,
 }
 
 -- A vision tower (config.json vision_config; engine/core/predict.c

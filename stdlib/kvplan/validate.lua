@@ -1263,11 +1263,24 @@ function M.check(text, opts)
       -- 0.6.4 prints the torch peak with the weights in it
       act = math.floor((f.peak_torch.mid - f.weights.mid) * 1e4 + 0.5) / 1e4
     end
-    pred("activation_gib", rank_act / GiB, act)
+    -- an activation kvplan does not predict (the model's profiling run is
+    -- not modelled): neither it nor what follows from it is predicted
+    local unpredicted = d.activation_source == "none"
+    local why = "missing: the activation (" .. tostring(d.prediction_note) .. ")"
+    local function missing(figname, logged)
+      if logged then row{figure = figname, mode = "predict", logged = logged, status = why, inputs = pin} end
+    end
+    if unpredicted then missing("activation_gib", act) else pred("activation_gib", rank_act / GiB, act) end
     pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
-    pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
-    if f.kv_tokens then pred("kv_tokens", l.vllm_kv_cache_tokens, f.kv_tokens)
-    elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
+    if unpredicted then
+      missing("kv_memory_gib", f.kv_memory and f.kv_memory.mid)
+      missing("kv_tokens", f.kv_tokens)
+      missing("kv_blocks_x_block", not f.kv_tokens and f.blocks and f.blocks * block)
+    else
+      pred("kv_memory_gib", signed / GiB, f.kv_memory and f.kv_memory.mid)
+      if f.kv_tokens then pred("kv_tokens", l.vllm_kv_cache_tokens, f.kv_tokens)
+      elseif f.blocks then pred("kv_blocks_x_block", l.kv_blocks * block, f.blocks * block) end
+    end
     -- the encoder's dummy batch a multimodal model is profiled with (the
     -- budget in tokens and the items: engine/core/predict.c vision_run)
     local enc = d.activation_range and d.activation_range.encoder
@@ -1281,7 +1294,7 @@ function M.check(text, opts)
     local none = f.blocks == 0 or (f.kv_memory and f.kv_memory.mid <= 0)
     local logged_refusal = (f.refused or none) and "refuses" or
       ((f.kv_tokens or f.blocks or f.concurrency) and "starts" or nil)
-    if logged_refusal then
+    if logged_refusal and not unpredicted then
       local k = d:starts() and "starts" or "refuses"
       row{figure = "starts", mode = "predict", logged = logged_refusal, kvplan = k,
           status = k == logged_refusal and "agrees" or "differs", inputs = pin}

@@ -162,3 +162,28 @@ do
               {model = "llama-3.1-8b", gpu = "h100-sxm", enable_lora = true, max_lora_rank = 1,
                fully_sharded_loras = true, tp = 4})
 end
+
+-- Llama-3.2-11B-Vision (mllama, from its config.json): 32 self-attention
+-- layers and, every fifth from layer 3, 8 cross-attention layers caching
+-- an image's 4 x 1601 encoder tokens; its profiling run is not modelled
+do
+  local m = kv.model("meta-llama/Llama-3.2-11B-Vision")
+  check.eq(m.id, "llama-3.2-11b-vision", "the alias")
+  local k = m:kinds()
+  check.eq(k.full, 32, "self-attention layers")
+  check.eq(k.cross, 8, "cross-attention layers")
+  check.eq(m:layer(4).kind, "cross", "layer 3 (the fourth) is cross-attention")
+  check.eq(m:layer(39).kind, "cross", "layer 38 too")
+  local d0 = kv.deploy{model = m, gpu = "h100-sxm", engine_version = "0.7", max_model_len = 65536}
+  check.eq(d0.activation_source, "none", "no activation predicted")
+  check.eq(tostring(d0.prediction_note):find("mllama", 1, true) ~= nil, true, "and why")
+  -- V0: one pool, every block of all 40 layers (16 tokens x 8 KV heads x
+  -- 128 x K and V x 2 bytes each), a request's cross blocks beside its own
+  local l0 = d0:ledger()
+  check.eq(l0.block_bytes, 40 * 16 * 4096, "a V0 block spans every layer")
+  check.eq(l0:request_bytes(512), (32 + 401) * l0.block_bytes, "512 tokens: 32 + 401 blocks")
+  -- V1's releases: the cross layers are a KV type of their own
+  local l1 = kv.deploy{model = m, gpu = "h100-sxm", engine_version = "0.11", max_model_len = 65536,
+                       activation = "30 GiB"}:ledger()
+  check.eq(l1.block_bytes ~= l0.block_bytes, true, "V1: KV cache groups")
+end

@@ -423,6 +423,38 @@ static void cross_attention_caches_the_encoder_once(void **state) {
   assert_non_null(strstr(diag.msg, "CrossAttentionSpec"));
 }
 
+/* V0's block manager (vllm.v0_blocks, the releases before V1's KV cache
+ * groups): one pool, every block spanning all 64 layers; a request takes
+ * its decoder tokens' blocks and the encoder's 1500 tokens' cross blocks
+ * (cross_block_tables), each of every layer. The same Whisper decoder. */
+static void v0_cross_blocks_span_every_layer(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64},
+                       {.kind = KVP_CROSS, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64,
+                        .window = 1500}};
+  int64_t counts[2] = {1, 1};
+  deploy_runs(&d, 64, 20, 64, runs, counts, 2);
+  d.kv = (kvp_format){.bits = 16};
+  d.max_model_len = 448;
+  d.gpu_bytes = 6300LL * 32 * 81920;
+  d.vllm.v0_blocks = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 0);
+  assert_int_equal(l.stage[0].block_bytes, 64LL * 81920);
+  assert_int_equal(l.stage[0].blocks, 3150);
+  int64_t one, full;
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 1, &one), KVP_OK);
+  assert_int_equal(one, (1 + 94) * 64LL * 81920);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 448, &full), KVP_OK);
+  assert_int_equal(full, (28 + 94) * 64LL * 81920);
+  int64_t n;
+  kvp_fit f;
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 448, &n, &f), KVP_OK);
+  assert_int_equal(n, 3149 / 122); /* the null block aside */
+}
+
 static void workers_end_with_the_fewest_blocks(void **state) {
   (void)state;
   kvp_deploy d;
@@ -961,6 +993,7 @@ int main(void) {
     cmocka_unit_test(attention_free_and_state_only_models),
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
     cmocka_unit_test(cross_attention_caches_the_encoder_once),
+    cmocka_unit_test(v0_cross_blocks_span_every_layer),
     cmocka_unit_test(turboquant_slots_and_boundary_layers),
     cmocka_unit_test(static_sinks_take_blocks_once),
     cmocka_unit_test(mamba_alone_align_and_all),

@@ -108,6 +108,36 @@ return {
     dtype = "bf16", max_context = 131072,
   },
   {
+    id = "llama-3.2-11b-vision",
+    aliases = {"meta-llama/Llama-3.2-11B-Vision", "meta-llama/Llama-3.2-11B-Vision-Instruct",
+               "llama-3.2-11b-vision-instruct"},
+    hf = "meta-llama/Llama-3.2-11B-Vision",
+    source = "config.json of meta-llama/Llama-3.2-11B-Vision (model_type mllama) as public code quotes it: text_config vocab_size 128256, hidden_size 4096, intermediate_size 14336, num_hidden_layers 40, num_attention_heads 32, num_key_value_heads 8, cross_attention_layers [3, 8, 13, 18, 23, 28, 33, 38], max_position_embeddings 131072 (a transformers-style test config named after it); vision_config hidden_size 1280, intermediate_size 5120, num_hidden_layers 32, num_global_layers 8, attention_heads 16, image_size 560, patch_size 14, max_num_tiles 4, vision_output_dim 7680, torch_dtype bfloat16 (a llama.cpp study's copy of the checkpoint's config); params 10670220835, the Instruct checkpoint's safetensors parameter count (HfApi.get_safetensors_metadata, as tabulated in public evaluation code; the base checkpoint has the same shapes); tie_word_embeddings false (MllamaTextConfig's default)",
+    family = "mllama",
+    -- the 40 text layers as vLLM builds them (vllm/model_executor/models/
+    -- mllama.py at 6f0b37b88978): self-attention decoder layers, and at
+    -- cross_attention_layers (every fifth from layer 3) cross-attention
+    -- layers whose K and V are the vision encoder's output, cached once a
+    -- request: one image of the most features is max_num_tiles tiles of
+    -- calc_token_per_chunk = (560 / 14)^2 + 1 = 1601 tokens, 6404 encoder
+    -- tokens (get_image_size_with_most_features, _get_prompt_updates)
+    layers = 40, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
+    intermediate = 14336, vocab = 128256, tie_embeddings = false,
+    params = 10670220835, active = 10670220835,
+    dtype = "bf16", max_context = 131072,
+    layer_kinds = {{kind = "full", n = 3}, {kind = "cross", encoder_tokens = 6404, n = 1},
+                   {kind = "full", n = 1}},
+    -- its profiling is the V0 encoder-decoder runner's (mllama.py is
+    -- SupportsV0Only there): dummy requests of an image each through the
+    -- tiled vision tower (32 local and 8 global layers over 4 x 1601
+    -- patches, an aspect-ratio attention mask of (4 x 1608)^2 per image,
+    -- five intermediate layers' outputs kept) before the decoder; kvplan's
+    -- encoder model is the token-merging towers' (Qwen2-VL), not this one
+    activation_unmodelled = "mllama's encoder-decoder profiling run (a tiled vision tower "
+                            .. "feeding 8 cross-attention layers) is not modelled; give 'activation'",
+    notes = "vision-language model (mllama): 32 self-attention layers and 8 cross-attention layers caching an image's 6404 encoder tokens (4 tiles x 1601) once a request; the vision tower's 0.9B parameters are in params; the profiling run's activation is not predicted",
+  },
+  {
     id = "llama-3.3-70b",
     aliases = {"meta-llama/Llama-3.3-70B-Instruct", "llama3.3-70b", "llama-3.3-70b-instruct"},
     hf = "meta-llama/Llama-3.3-70B-Instruct",
