@@ -18,6 +18,8 @@
 # tests/fixtures/ and an empty docs/: a chart a
 # command writes there (docs/NAME.png) is the file's docs/NAME.png, and every
 # docs/*.png a Markdown file shows must be written by one of its commands.
+# A figure <!-- fig:NAME -->VALUE<!-- /fig --> (Markdown) is VALUE as the
+# catalogs and the validation run give it now (figures() below).
 # check (make test) fails naming each block that differs or fails and each
 # chart not written or not of the committed chart's width and height (the PNG
 # header; gnuplot's bytes are the same run after run on one machine, not
@@ -47,6 +49,25 @@ must_run() {
   echo "FAIL docs $f: it shows 'kvplan $shown', which exits with status $rc (it must succeed):"
   head -5 "$log"
   return 1
+}
+# the figures a file quotes from the catalogs and the validation run, "NAME
+# VALUE" a line: catalog sizes, the startup logs of tests/validation/ and the
+# README's validation table (kvplan validate ... summary=1; errors in percent,
+# two decimals below 1, one below 100, none above)
+figures() {
+  "$kvplan" -q -e "local kv = require 'kvplan'
+    print('models ' .. #kv.models.all()); print('gpus ' .. #kv.gpus.all(true))"
+  echo "logs $(ls tests/validation/*.log | wc -l)"
+  echo "calibration_logs $(ls tests/validation/calib-*.log | wc -l)"
+  "$kvplan" -q validate tests/validation/*.log summary=1 2> /dev/null | awk -F, '
+    function pct(x) { x *= 100; return x < 1 ? sprintf("%.2f", x) : x < 100 ? sprintf("%.1f", x) : sprintf("%.0f", x) }
+    $1 == "exact_accounting" { print "exact_n " $2; print "exact " $5 }
+    $1 == "weights_gib" { print "weights_n " $2; print "weights_median " pct($3); print "weights_worst " pct($4) }
+    $1 == "kv_memory_gib" { print "kv_memory_n " $2; print "kv_memory_median " pct($3); print "kv_memory_worst " pct($4) }
+    $1 == "kv_tokens" { print "kv_tokens_n " $2; print "kv_tokens_median " pct($3); print "kv_tokens_worst " pct($4) }
+    $1 == "kv_tokens_stated" { print "kv_tokens_stated_worst " pct($4) }
+    $1 == "activation_gib" { print "activation_n " $2; print "activation_median " pct($3); print "activation_worst " pct($4) }
+    $1 == "non_torch_gib" { print "non_torch_n " $2; print "non_torch_median " pct($3); print "non_torch_worst " pct($4) }'
 }
 fail=0 pass=0
 for f in "$@"; do
@@ -129,8 +150,25 @@ for f in "$@"; do
     done < "$work/.shown"
     n=$((n + m))
   fi
-  # the file with every block as it runs now
+  # the figures it quotes, <!-- fig:NAME -->VALUE<!-- /fig -->
+  if grep -q '<!-- fig:[a-z_]* -->' "$f"; then
+    (cd "$root" && figures) > "$work/.figures"
+  else
+    : > "$work/.figures"
+  fi
+  # the file with every block as it runs now and every figure as it is
   awk -v dir="$work" -v roff="$roff" -v quote="'" '
+    BEGIN { while ((getline line < (dir "/.figures")) > 0) { split(line, w, " "); fig[w[1]] = w[2] } }
+    /<!-- fig:[a-z_]* -->/ {
+      out = ""; rest = $0
+      while (match(rest, /<!-- fig:[a-z_]* -->[^<]*<!-- \/fig -->/)) {
+        name = substr(rest, RSTART + 9); sub(/ -->.*/, "", name)
+        value = (name in fig) ? fig[name] : "(no figure " name ")"
+        out = out substr(rest, 1, RSTART - 1) "<!-- fig:" name " -->" value "<!-- /fig -->"
+        rest = substr(rest, RSTART + RLENGTH)
+      }
+      $0 = out rest
+    }
     function esc(s) {
       gsub(/\\/, "\\e", s); gsub(/-/, "\\-", s)
       if (substr(s, 1, 1) == "." || substr(s, 1, 1) == quote) s = "\\&" s
@@ -160,6 +198,10 @@ for f in "$@"; do
     $0 ~ end { skip = 0 }
     !skip { print }
   ' "$f" > "$work/.new"
+  if grep -q '<!-- fig:[a-z_]* -->(no figure ' "$work/.new"; then
+    bad=1; echo "FAIL docs $f: it quotes a figure run_docs.sh does not compute:"
+    grep -o '<!-- fig:[a-z_]* -->(no figure [a-z_]*)' "$work/.new" | sort -u
+  fi
   # the charts the commands wrote, and those the file shows
   for png in "$work"/docs/*.png; do
     [ -e "$png" ] || continue
@@ -186,7 +228,7 @@ for f in "$@"; do
   elif [ "$mode" = update ]; then
     cp "$work/.new" "$f"; pass=$((pass + 1)); echo "updated docs $f ($n commands)"
   else
-    fail=$((fail + 1)); echo "FAIL docs $f: an output shown is not what kvplan prints (make docs rewrites it):"
+    fail=$((fail + 1)); echo "FAIL docs $f: an output or figure shown is not what kvplan gives (make docs rewrites it):"
     diff "$f" "$work/.new" | head -20
   fi
   rm -rf "$work"
