@@ -62,6 +62,34 @@ M.table = {
   ["bnb-4bit-dq"] = {bits = 4, group = 64, scale = 8, group2 = 256, scale2 = 32,
                      note = "bitsandbytes nf4/fp4, double quantization: uint8 absmax per 64, " ..
                             "fp32 per 256 of them (4.127 bits)"},
+  -- llama.cpp's GGUF block types, each block's bytes as ggml/src/ggml-common.h
+  -- declares them (ggml-org/llama.cpp at 01243c587fec; QK_K = 256,
+  -- K_SCALE_SIZE = 12): q4_0 an fp16 d and 16 bytes of nibbles per 32 (18
+  -- bytes), q4_1 d and m (20), q5_0 d, 4 bytes of high bits and 16 of
+  -- nibbles (22), q5_1 (24), q8_0 d and 32 int8 (34); the K super-blocks of
+  -- 256: q2_K 16 bytes of 4-bit scales and mins, 64 of quants, d and dmin
+  -- (84), q3_K 32 + 64 bytes of quants, 12 of scales, d (110), q4_K d, dmin,
+  -- 12 bytes of scales, 128 of quants (144), q5_K the same and 32 of high
+  -- bits (176), q6_K 128 + 64 bytes of quants, 16 int8 scales, d (210).
+  -- The K types as two levels: sub-blocks of 16 or 32 with their scales
+  -- (and mins: `zero`), the super-block's fp16 d (and dmin) over them
+  -- (group2, scale2). A file type such as Q4_K_M mixes these per tensor
+  -- (llama.cpp's quantizer): not one format.
+  q4_0 = {bits = 4, group = 32, scale = 16, note = "GGUF Q4_0: 18 bytes per 32 (4.5 bits)"},
+  q4_1 = {bits = 4, group = 32, scale = 32, note = "GGUF Q4_1: 20 bytes per 32 (5 bits)"},
+  q5_0 = {bits = 5, group = 32, scale = 16, note = "GGUF Q5_0: 22 bytes per 32 (5.5 bits)"},
+  q5_1 = {bits = 5, group = 32, scale = 32, note = "GGUF Q5_1: 24 bytes per 32 (6 bits)"},
+  q8_0 = {bits = 8, group = 32, scale = 16, note = "GGUF Q8_0: 34 bytes per 32 (8.5 bits)"},
+  q2_k = {bits = 2, group = 16, scale = 4, zero = 4, group2 = 16, scale2 = 32,
+          note = "GGUF Q2_K: 84 bytes per 256 (2.625 bits)"},
+  q3_k = {bits = 3, group = 16, scale = 6, group2 = 16, scale2 = 16,
+          note = "GGUF Q3_K: 110 bytes per 256 (3.4375 bits)"},
+  q4_k = {bits = 4, group = 32, scale = 6, zero = 6, group2 = 8, scale2 = 32,
+          note = "GGUF Q4_K: 144 bytes per 256 (4.5 bits)"},
+  q5_k = {bits = 5, group = 32, scale = 6, zero = 6, group2 = 8, scale2 = 32,
+          note = "GGUF Q5_K: 176 bytes per 256 (5.5 bits)"},
+  q6_k = {bits = 6, group = 16, scale = 8, group2 = 16, scale2 = 16,
+          note = "GGUF Q6_K: 210 bytes per 256 (6.5625 bits)"},
   -- vLLM kv_cache_dtype fp8_ds_mla (FlashMLA sparse, DeepSeek-V3.2): the 512
   -- latent elements in fp8 with an fp32 scale per 128, the 64 rope elements
   -- in bf16: 656 bytes a token (vllm/v1/kv_cache_interface.py

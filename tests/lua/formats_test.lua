@@ -26,3 +26,11 @@ check.eq(f.bytes({bits = 4, group = 64, scale = 8, group2 = 256, scale2 = 32}, 6
 check.error("a second-level scale needs group2 >= 1", f.get, {bits = 4, group = 64, scale = 8, group2 = 256})
 check.error("bad format 'bnb-int8-g0'", f.get, "bnb-int8-g0")
 check.eq(f.bytes(f.get "int8-ch4096", 4096 * 4096), 4096 * 4096 + 4096 * 4, "int8-ch: an fp32 scale per row")
+
+-- GGUF block types: each block's bytes (ggml-common.h static_asserts)
+for name, want in pairs{q4_0 = {32, 18}, q4_1 = {32, 20}, q5_0 = {32, 22}, q5_1 = {32, 24},
+                        q8_0 = {32, 34}, q2_k = {256, 84}, q3_k = {256, 110}, q4_k = {256, 144},
+                        q5_k = {256, 176}, q6_k = {256, 210}} do
+  check.eq(f.bytes(f.get(name), want[1] * 1000), want[2] * 1000, name .. ": bytes of 1000 blocks")
+end
+check.eq(f.get("Q4_K").name, "q4_k", "GGUF names in any case")
