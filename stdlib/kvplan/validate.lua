@@ -917,7 +917,18 @@ function M.check(text, opts)
   local q = pick("quantization", f.quantization)
   f.quantization = q
   local wfmt, wsrc = pick("weights", nil)
-  if wfmt == nil then m, qfmt = quantized_model(kv, m, f) end
+  if wfmt == nil then
+    -- a catalog entry whose weight classes do not add up cannot be weighed
+    -- by class: a row that says so, the other logs still read
+    local ok, qm, qf = pcall(quantized_model, kv, m, f)
+    if not ok then
+      row{figure = "weights", mode = "parse", status = string.format(
+        "missing: the %s checkpoint of '%s' cannot be weighed by class (%s); the log is not checked",
+        util.escape(tostring(q), 64), m.id, tostring(qm):gsub("^.-: (model ')", "%1"))}
+      return rows, f
+    end
+    m, qfmt = qm, qf
+  end
   -- a header count that is no whole number >= 1 is said, not read as the
   -- default ('# tp: 9999999999999999999' was tp 1, said to be the header's)
   for k in pairs(header_counts) do

@@ -706,3 +706,20 @@ do
     check.eq(help:find("\n  " .. key .. " ", 1, true) ~= nil, true, "validate --help lists " .. key)
   end
 end
+
+-- a quantized log whose catalog model cannot be weighed by class gives a row
+-- saying so, not an error that ends the run (deepseek-v2-lite's classes
+-- exceed its params: no dense_layers in its entry)
+do
+  local ok, rows = pcall(kv.validate, "# engine: vllm\n# model: deepseek-v2-lite\n# version: 0.7\n"
+    .. "# quantization: awq\n"
+    .. "model weights take 10.45GiB; non_torch_memory takes 0.16GiB; PyTorch activation peak memory "
+    .. "takes 0.94GiB; the rest of the memory reserved for KV Cache is 59.75GiB.\n")
+  check.eq(ok, true, "the run goes on: " .. tostring(rows))
+  local r = rows_by(rows)
+  local w = r["weights/parse"] or r["weights_gib/predict"]
+  check.eq(w ~= nil, true, "a weights row")
+  if r["weights/parse"] then
+    assert(w.status:find("cannot be weighed by class", 1, true), w.status)
+  end
+end
