@@ -23,6 +23,17 @@ static int32_t flag(lua_State *L, int idx, const char *name) {
   return (int32_t)v;
 }
 
+/* The MXFP4 kernel layout's fields of the table at t (an engine rule's
+ * mxfp4 or a GPU's facts) into m. */
+static void mx_layout_fields(lua_State *L, int t, kvp_mxfp4 *m) {
+  m->align_inter = kvl_int_field(L, t, "align_inter", 1);
+  m->align_hidden = kvl_int_field(L, t, "align_hidden", 1);
+  m->tile = kvl_int_field(L, t, "tile", 0);
+  m->scale_rows = kvl_int_field(L, t, "scale_rows", 0);
+  m->fp32_bias = flag(L, t, "fp32_bias");
+  m->keeps_scales = flag(L, t, "keeps_scales");
+}
+
 /* The MXFP4 kernel layout at field `name` of the GPU facts at idx into m. */
 static void read_mx_layout(lua_State *L, int idx, const char *name, kvp_mxfp4 *m) {
   static const char *const mx_keys[] = {"align_inter", "align_hidden", "tile", "scale_rows",
@@ -32,12 +43,7 @@ static void read_mx_layout(lua_State *L, int idx, const char *name, kvp_mxfp4 *m
               kvl_got(L, -1));
   int t = lua_gettop(L);
   kvl_check_keys(L, t, mx_keys, "GPU facts mx");
-  m->align_inter = kvl_int_field(L, t, "align_inter", 1);
-  m->align_hidden = kvl_int_field(L, t, "align_hidden", 1);
-  m->tile = kvl_int_field(L, t, "tile", 0);
-  m->scale_rows = kvl_int_field(L, t, "scale_rows", 0);
-  m->fp32_bias = flag(L, t, "fp32_bias");
-  m->keeps_scales = flag(L, t, "keeps_scales");
+  mx_layout_fields(L, t, m);
   lua_pop(L, 1);
 }
 
@@ -182,12 +188,7 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
     m->inter = kvl_int_field(L, t, "inter", 0);
     m->layers = kvl_int_field(L, t, "layers", 0);
     m->ckpt_bytes = kvl_int_field(L, t, "ckpt_bytes", 0);
-    m->align_inter = kvl_int_field(L, t, "align_inter", 1);
-    m->align_hidden = kvl_int_field(L, t, "align_hidden", 1);
-    m->tile = kvl_int_field(L, t, "tile", 0);
-    m->scale_rows = kvl_int_field(L, t, "scale_rows", 0);
-    m->fp32_bias = flag(L, t, "fp32_bias");
-    m->keeps_scales = flag(L, t, "keeps_scales");
+    mx_layout_fields(L, t, m);
     r->mx_by_gpu = flag(L, t, "by_gpu");
     r->mx_bundled = flag(L, t, "bundled");
     r->mxfp4 = 1;

@@ -369,6 +369,20 @@ static void max_num_seqs_caps_the_requests(void **state) {
   assert_int_equal(f.why, KVP_FITS);
 }
 
+/* Whisper large-v3's decoder: 32 self- and 32 cross-attention layers of 20
+ * heads of 64 in fp16, 1500 encoder tokens, max_model_len 448, on 6300
+ * blocks of 32 pages of 80 KiB. */
+static void whisper_decoder(kvp_deploy *d) {
+  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64},
+                       {.kind = KVP_CROSS, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64,
+                        .window = 1500}};
+  int64_t counts[2] = {1, 1};
+  deploy_runs(d, 64, 20, 64, runs, counts, 2);
+  d->kv = (kvp_format){.bits = 16};
+  d->max_model_len = 448;
+  d->gpu_bytes = 6300LL * 32 * 81920;
+}
+
 /* Cross-attention (encoder-decoder models): vllm/v1/kv_cache_interface.py
  * at 001cabc1be16a59a70d720ed61a13b678c060a18, CrossAttentionSpec:
  * page_size_bytes = 2 x block x kv_heads x head_size x dtype bytes (the
@@ -383,14 +397,7 @@ static void cross_attention_caches_the_encoder_once(void **state) {
   kvp_deploy d;
   kvp_ledger l;
   kvp_vllm_start c;
-  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64},
-                       {.kind = KVP_CROSS, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64,
-                        .window = 1500}};
-  int64_t counts[2] = {1, 1};
-  deploy_runs(&d, 64, 20, 64, runs, counts, 2);
-  d.kv = (kvp_format){.bits = 16};
-  d.max_model_len = 448;
-  d.gpu_bytes = 6300LL * 32 * 81920; /* 6300 blocks of 32 pages of 80 KiB */
+  whisper_decoder(&d);
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.hybrid, 1);
   assert_int_equal(l.ntype, 2);
@@ -431,14 +438,7 @@ static void v0_cross_blocks_span_every_layer(void **state) {
   (void)state;
   kvp_deploy d;
   kvp_ledger l;
-  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64},
-                       {.kind = KVP_CROSS, .kv_heads = 20, .head_dim = 64, .head_dim_v = 64,
-                        .window = 1500}};
-  int64_t counts[2] = {1, 1};
-  deploy_runs(&d, 64, 20, 64, runs, counts, 2);
-  d.kv = (kvp_format){.bits = 16};
-  d.max_model_len = 448;
-  d.gpu_bytes = 6300LL * 32 * 81920;
+  whisper_decoder(&d);
   d.vllm.v0_blocks = 1;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.hybrid, 0);
