@@ -426,6 +426,10 @@ typedef struct kvp_vllm {
                                * KV memory */
   int32_t check_null_block;   /* ... against one block less, the null block (the
                                * releases of vllm-project/vllm#47272) */
+  int32_t ngiven;             /* kv_cache_groups given by hand (0: vLLM groups the
+                               * layers itself) */
+  int64_t given_block[KVP_MAX_SPECS]; /* each given group's block (0: the block) */
+  uint8_t group_of[KVP_MAX_LAYERS];   /* each layer's given group, 1-based; 0: none */
   int32_t log_tokens_mode;    /* what "GPU KV cache size" prints: 0 num_blocks // groups x
                                * block; 1 int(max concurrency x max_model_len) (the
                                * releases that derive it from the concurrency figure) */

@@ -295,6 +295,75 @@ static kvp_err hidden_group(kvp_ledger *l, int32_t *draft_type, kvp_diag *diag) 
   return KVP_OK;
 }
 
+/* KV cache groups given by hand (kv_cache_groups), as vLLM's own tests build
+ * a KVCacheConfig of KVCacheGroupSpec(layer_names, spec) with each group's
+ * block_size (tests/v1/core/test_prefix_caching.py make_kv_cache_config_hybrid_model,
+ * test_kv_cache_utils.py): each group one KV spec, its pages the block's;
+ * every group's page must be the pool's (get_uniform_page_size asserts one
+ * page size); the pool's block is group_size pages, group_size the most
+ * layers of a group (get_kv_cache_config_from_groups). */
+static kvp_err given_groups(kvp_ledger *l, kvp_diag *diag) {
+  kvp_deploy *d = &l->d;
+  const kvp_model *m = &d->model;
+  const kvp_vllm *v = &d->vllm;
+  if (d->spec.draft_layers > 0 || v->disable_hybrid || v->dcp > 1 || v->pcp > 1)
+    return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups with %s: not modelled",
+                    v->disable_hybrid ? "disable_hybrid_kv_cache_manager"
+                    : d->spec.draft_layers > 0 ? "a speculative draft" : "context parallelism");
+  if (v->ngiven > l->cap_types)
+    return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups: %d groups, at most %d", (int)v->ngiven,
+                    (int)l->cap_types);
+  kvp_kv_type *type = ledger_types_of(l);
+  memset(type, 0, sizeof *type * (size_t)v->ngiven);
+  for (int64_t i = 0; i < m->layers; i++) {
+    const kvp_layer *ly = &m->spec[m->layer_spec[i]];
+    int g = v->group_of[i];
+    if (g == 0) {
+      if (ly->kind == KVP_NONE) continue;
+      return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups: layer %lld (%s) is in no group "
+                      "(vLLM asserts every layer is assigned to a group)", (long long)i + 1,
+                      kvp_kind_name(ly->kind));
+    }
+    if (g > v->ngiven || ly->kind == KVP_NONE)
+      return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups: layer %lld %s", (long long)i + 1,
+                      ly->kind == KVP_NONE ? "holds no KV cache" : "names no given group");
+    kvp_kv_type *ty = &type[g - 1];
+    if (ty->layers > 0 && !same_spec(&ty->shape, ly, d->tp))
+      return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups: group %d holds layers of two KV "
+                      "specs (layer %lld is %s)", g, (long long)i + 1, kvp_kind_name(ly->kind));
+    ty->shape = *ly;
+    ty->layers++;
+  }
+  l->ntype = v->ngiven;
+  l->page = 0;
+  l->group_size = 0;
+  l->ngroups = v->ngiven;
+  l->min_block = INT64_MAX;
+  for (int32_t t = 0; t < l->ntype; t++) {
+    kvp_kv_type *ty = &type[t];
+    if (ty->layers == 0)
+      return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups: group %d has no layer", (int)t + 1);
+    ty->block = v->given_block[t] > 0 ? v->given_block[t] : d->block;
+    ty->groups = 1;
+    if (ty->shape.kind == KVP_STATE) {
+      TRY(kvp_kv_state_bytes(&ty->shape, d->tp, &ty->page));
+    } else {
+      int64_t bits;
+      TRY(kvp_kv_token_bits(&ty->shape, &d->kv, d->tp, &bits));
+      TRY(kvp_page_bytes(bits, ty->block, &ty->page));
+    }
+    if (l->page == 0) l->page = ty->page;
+    if (ty->page != l->page)
+      return kvp_fail(diag, KVP_EINVAL, "kv_cache_groups: group %d has pages of %lld bytes, "
+                      "group 1 of %lld: vLLM needs one page size (get_uniform_page_size)",
+                      (int)t + 1, (long long)ty->page, (long long)l->page);
+    l->group_size = max64(l->group_size, ty->layers);
+    l->min_block = min64(l->min_block, ty->block);
+  }
+  l->hybrid = 1;
+  return KVP_OK;
+}
+
 kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type,
                               kvp_diag *diag) {
   kvp_deploy *d = &l->d;
@@ -306,6 +375,7 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
   if (d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED || d->kv_recent > 0 ||
       d->evict.nlevel > 0 || d->vllm.v0_blocks)
     return KVP_OK;
+  if (d->vllm.ngiven > 0) return given_groups(l, diag);
   if (d->vllm.disable_hybrid) TRY(kvp_vllm_promote(l, 0, diag));
   int64_t per_spec[KVP_MAX_SPECS] = {0};
   if (m->nspec == 1) per_spec[0] = m->layers; /* one layer shape: no walk */
@@ -457,7 +527,7 @@ int64_t kvp_vllm_stage_group_size(const kvp_ledger *l, const kvp_stage *st,
                                   const int8_t *spec_type, int32_t draft_type, int draft) {
   int64_t on[KVP_MAX_KV_TYPES] = {0}, g = 0;
   for (int64_t i = st->first; i < st->first + st->layers; i++) {
-    int8_t t = spec_type[l->d.model.layer_spec[i]];
+    int t = l->d.vllm.ngiven > 0 ? l->d.vllm.group_of[i] - 1 : spec_type[l->d.model.layer_spec[i]];
     if (t >= 0) on[t]++;
   }
   if (draft && draft_type >= 0) on[draft_type] += l->d.spec.draft_layers;

@@ -70,6 +70,7 @@ static const char *const deploy_keys[] = {
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
   "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
+  "kv_cache_group_of", "kv_cache_group_blocks",
   "vllm_lora", "vllm_v0_blocks",
   /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
   "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
@@ -253,6 +254,20 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->mamba_chunk = kvl_int_field(L, idx, "mamba_block_size", 0);
   if (lua_getfield(L, idx, "vllm_log_tokens_from_concurrency") != LUA_TNIL)
     v->log_tokens_mode = lua_toboolean(L, -1) ? 1 : 0;
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "kv_cache_group_of") != LUA_TNIL) {
+    int64_t of[KVP_MAX_LAYERS];
+    int64_t n = int_list(L, "kv_cache_group_of", of, KVP_MAX_LAYERS);
+    for (int64_t i = 0; i < n; i++) {
+      if (of[i] < 0 || of[i] > KVP_MAX_SPECS)
+        kvl_error(L, "field 'kv_cache_groups': group %lld of layer %lld out of range",
+                  (long long)of[i], (long long)i + 1);
+      v->group_of[i] = (uint8_t)of[i];
+    }
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, idx, "kv_cache_group_blocks") != LUA_TNIL)
+    v->ngiven = (int32_t)int_list(L, "kv_cache_group_blocks", v->given_block, KVP_MAX_SPECS);
   lua_pop(L, 1);
   v->check_override = bool_field(L, idx, "vllm_check_override");
   v->check_null_block = bool_field(L, idx, "vllm_check_null_block");

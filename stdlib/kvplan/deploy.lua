@@ -673,6 +673,39 @@ end
 -- Workers with unequal memory: a list of tp x pp memories in vLLM's rank
 -- order (rank = stage x tp + tensor-parallel rank) -> the list itself, each
 -- in bytes; the core takes the smallest GPU of each stage.
+-- kv_cache_groups: {{layers = {i, ...}, block = n}, ...} as vLLM's tests
+-- give KVCacheGroupSpecs (1-based model layers, each in one group; block
+-- the group's block_size, the deployment's when absent): each layer's group
+-- and each group's block, for the core (engine/core/vllm_kv.c given_groups)
+local function resolve_groups(g, d)
+  if g == nil then return nil end
+  if type(g) ~= "table" or #g == 0 then
+    util.raise("field 'kv_cache_groups' must be a list of groups {layers = {...}, block = n}, got %s",
+               type(g) == "table" and "an empty table" or type(g))
+  end
+  local of, blocks = {}, {}
+  for i = 1, d.model.layers do of[i] = 0 end
+  for gi, grp in ipairs(g) do
+    local where = "kv_cache_groups[" .. gi .. "]"
+    if type(grp) ~= "table" or type(grp.layers) ~= "table" or #grp.layers == 0 then
+      util.raise("field '%s' must be {layers = {...}, block = n} with at least one layer", where)
+    end
+    util.check_keys(grp, {layers = true, block = true}, where)
+    for _, li in ipairs(grp.layers) do
+      local n = util.count(li, where .. ".layers", 1)
+      if n > d.model.layers then
+        util.raise("field '%s.layers': layer %d, the model has %d", where, n, d.model.layers)
+      end
+      if of[n] ~= 0 then
+        util.raise("field '%s.layers': layer %d is already in group %d", where, n, of[n])
+      end
+      of[n] = gi
+    end
+    blocks[gi] = grp.block ~= nil and util.count(grp.block, where .. ".block", 1) or 0
+  end
+  return of, blocks
+end
+
 local function resolve_workers(w, d)
   if w == nil then return nil end
   local n = util.count(d.tp, "tp") * util.count(d.pp, "pp")
@@ -1011,6 +1044,8 @@ function M.new(opts)
                             and units.bytes(opts.kv_cache_memory_bytes, "kv_cache_memory_bytes")
                             or nil
   d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
+  d.kv_cache_groups = opts.kv_cache_groups
+  d.kv_cache_group_of, d.kv_cache_group_blocks = resolve_groups(opts.kv_cache_groups, d)
   d.decode_context_parallel_size = optional_count(opts.decode_context_parallel_size,
                                                   "decode_context_parallel_size", 1)
   resolve_moe_parallel(d, opts)
@@ -1075,6 +1110,7 @@ function Deployment:spec()
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,
                                                    self.vllm_check_null_block
+  t.kv_cache_group_of, t.kv_cache_group_blocks = self.kv_cache_group_of, self.kv_cache_group_blocks
   t.engine_named = self.engine_named
   t.vllm_lora = self.lora
   t.vllm_v0_blocks = self.vllm_v0_blocks

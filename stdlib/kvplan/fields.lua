@@ -184,6 +184,8 @@ M.list = {
    vllm = true, meaning = "more ranks of tp x pp GPUs, each holding 1 / p of a request's KV"},
   {name = "allow_chunked_local_attn_with_hybrid_kv_cache", type = "boolean", default = false,
    spec = false, meaning = "vLLM's environment variable of that name in capitals"},
+  {name = "kv_cache_groups", type = "table", default = "vLLM's own grouping", spec = false,
+   meaning = "vLLM's KV cache groups by hand: {{layers = {1, 3}, block = 32}, ...}"},
   {name = "vllm_use_v1", type = "boolean", default = "the release's engine", spec = false,
    meaning = "vLLM's environment variable VLLM_USE_V1: false runs the V0 engine (0.8 to 0.10)"},
   -- vLLM's LoRA adapters (vllm/config/lora.py LoRAConfig, engine/core/predict.c
@@ -209,6 +211,7 @@ M.list = {
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
+             "kv_cache_group_of", "kv_cache_group_blocks",
              "engine_named", "engine_rule", "vllm_lora", "vllm_v0_blocks"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).

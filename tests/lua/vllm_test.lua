@@ -129,6 +129,37 @@ local q = kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4, engine_v
 check.eq(q.group_blocks, "32768/32768/32768/272/16",
          "Mamba and attention groups as without it, the cache at gcd 16 within 278528 // 12288")
 
+-- KV cache groups by hand (kv_cache_groups), as vLLM's tests give a
+-- KVCacheConfig: tests/v1/core/test_prefix_caching.py
+-- make_kv_cache_config_hybrid_model(16, 21, 2), layer1 full and layer2,
+-- layer3 sliding (window 32) of one KV head of size 1 in fp32, each its own
+-- group, 21 blocks: vLLM's own grouping gives the same
+local t3 = kv.model{id = "t3", layers = 3, hidden = 64, heads = 1, kv_heads = 1, head_dim = 1,
+                    params = 0, layer_kinds = {{kind = "full"}, {kind = "sliding", window = 32, n = 2}}}
+local hd = kv.deploy{model = t3, kv = "fp32", gpu_memory = "1 GiB", activation = 0, overhead = 0,
+                     max_model_len = 8192, num_gpu_blocks_override = 21,
+                     kv_cache_groups = {{layers = {1}}, {layers = {2}}, {layers = {3}}}}
+local hl, own = hd:ledger(), hd:with{kv_cache_groups = false}:ledger()
+check.eq(row(hl, "kv_groups", "group_blocks", "kv_blocks"), "3 16/16/16 21", "three groups of one layer")
+check.eq(hl:seq_bytes(55), own:seq_bytes(55), "as vLLM groups them")
+-- a grouping vLLM's heuristic would not make: both sliding layers in one
+-- group, the full one padded to two slots (a block is two pages)
+local h2 = hd:with{kv_cache_groups = {{layers = {1}}, {layers = {2, 3}}}}:ledger()
+check.eq(row(h2, "kv_groups", "group_blocks"), "2 16/16", "two groups")
+check.eq(h2:seq_bytes(55), 7 * 2 * 128, "4 full and 3 sliding blocks of 256 bytes")
+check.error("layer 3 (sliding) is in no group", function()
+  hd:with{kv_cache_groups = {{layers = {1}}, {layers = {2}}}}:ledger()
+end)
+check.error("holds layers of two KV specs", function()
+  hd:with{kv_cache_groups = {{layers = {1, 2}}, {layers = {3}}}}:ledger()
+end)
+check.error("vLLM needs one page size", function()
+  hd:with{kv_cache_groups = {{layers = {1}, block = 32}, {layers = {2, 3}}}}:ledger()
+end)
+check.error("layer 1 is already in group 1", function()
+  hd:with{kv_cache_groups = {{layers = {1, 1}}}}:ledger()
+end)
+
 -- a hybrid model: the switch puts the sliding layers in the full group
 local g = kv.deploy{model = "gemma-3-27b", gpu = "h100", activation = "1 GiB",
                     overhead = "1 GiB", max_model_len = 32768}

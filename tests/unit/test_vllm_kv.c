@@ -680,6 +680,48 @@ static void the_hidden_state_cache_beside_a_hybrid_target(void **state) {
   assert_non_null(strstr(diag.msg, "vllm-project/vllm#50894"));
 }
 
+static void kv_cache_groups_given_by_hand(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_diag diag = {{0}};
+  int64_t seq, tokens, blocks, per;
+  /* KVCacheGroupSpec(["layer1"], FullAttentionSpec(block_size=32, 1 KV head))
+   * and KVCacheGroupSpec(["layer2"], FullAttentionSpec(block_size=16, 2 KV
+   * heads)), as vLLM's tests build a KVCacheConfig: pages of 32 x 2 x 128 x 2 =
+   * 16 x 2 x 2 x 128 x 2 = 16384 bytes, one layer a group */
+  kvp_layer runs[2] = {{.kind = KVP_FULL, .kv_heads = 1, .head_dim = 128, .head_dim_v = 128},
+                       {.kind = KVP_FULL, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {1, 1};
+  deploy_runs(&d, 2, 2, 128, runs, counts, 2);
+  d.max_model_len = 4096;
+  d.vllm.blocks_override = 100;
+  d.vllm.ngiven = 2;
+  d.vllm.given_block[0] = 32;
+  d.vllm.given_block[1] = 16;
+  d.vllm.group_of[0] = 1;
+  d.vllm.group_of[1] = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(l.ngroups, 2);
+  assert_int_equal(l.stage[0].block_bytes, 16384);
+  /* 100 tokens: cdiv(100, 32) + cdiv(100, 16) blocks */
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 100, &seq), KVP_OK);
+  assert_int_equal(seq, (4 + 7) * 16384);
+  /* a max_model_len request: 128 + 256 blocks; GPU KV cache size 100 // 2 x 16 */
+  assert_int_equal(kvp_ledger_vllm_log(&l, &tokens, &blocks, &per), KVP_OK);
+  assert_int_equal(per, 128 + 256);
+  assert_int_equal(tokens, 100 / 2 * 16);
+  /* one page size (get_uniform_page_size), every KV layer in a group */
+  d.vllm.given_block[0] = 16;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "one page size"));
+  d.vllm.given_block[0] = 32;
+  d.vllm.group_of[1] = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "layer 2 (full) is in no group"));
+}
+
 static void data_and_expert_parallel_cut_the_experts(void **state) {
   (void)state;
   kvp_deploy d;
@@ -989,6 +1031,7 @@ int main(void) {
     cmocka_unit_test(overrides_that_outgrow_the_gpu_do_not_fit),
     cmocka_unit_test(decode_context_parallel_splits_a_requests_tokens),
     cmocka_unit_test(the_hidden_state_cache_beside_a_hybrid_target),
+    cmocka_unit_test(kv_cache_groups_given_by_hand),
     cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
     cmocka_unit_test(attention_free_and_state_only_models),
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
