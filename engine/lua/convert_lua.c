@@ -260,8 +260,8 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
     int64_t n = int_list(L, "kv_cache_group_of", of, KVP_MAX_LAYERS);
     for (int64_t i = 0; i < n; i++) {
       if (of[i] < 0 || of[i] > KVP_MAX_SPECS)
-        kvl_error(L, "field 'kv_cache_groups': group %lld of layer %lld out of range",
-                  (long long)of[i], (long long)i + 1);
+        kvl_error(L, "field 'kv_cache_groups': layer %I is in group %I, expected at most %d groups",
+                  (lua_Integer)i + 1, (lua_Integer)of[i], KVP_MAX_SPECS);
       v->group_of[i] = (uint8_t)of[i];
     }
   }

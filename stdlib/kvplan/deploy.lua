@@ -670,9 +670,6 @@ function M.rename(opts, what)
   return out or opts
 end
 
--- Workers with unequal memory: a list of tp x pp memories in vLLM's rank
--- order (rank = stage x tp + tensor-parallel rank) -> the list itself, each
--- in bytes; the core takes the smallest GPU of each stage.
 -- kv_cache_groups: {{layers = {i, ...}, block = n}, ...} as vLLM's tests
 -- give KVCacheGroupSpecs (1-based model layers, each in one group; block
 -- the group's block_size, the deployment's when absent): each layer's group
@@ -706,6 +703,9 @@ local function resolve_groups(g, d)
   return of, blocks
 end
 
+-- Workers with unequal memory: a list of tp x pp memories in vLLM's rank
+-- order (rank = stage x tp + tensor-parallel rank) -> the list itself, each
+-- in bytes; the core takes the smallest GPU of each stage.
 local function resolve_workers(w, d)
   if w == nil then return nil end
   local n = util.count(d.tp, "tp") * util.count(d.pp, "pp")

@@ -159,6 +159,13 @@ end)
 check.error("layer 1 is already in group 1", function()
   hd:with{kv_cache_groups = {{layers = {1, 1}}}}:ledger()
 end)
+-- more groups than the core holds (KVP_MAX_SPECS, 16): named, not a
+-- format error of the message itself
+local many = {}
+for i = 1, 17 do many[i] = {layers = {i}} end
+check.error("field 'kv_cache_groups': layer 17 is in group 17, expected at most 16 groups", function()
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", kv_cache_groups = many}:ledger()
+end)
 
 -- a hybrid model: the switch puts the sliding layers in the full group
 local g = kv.deploy{model = "gemma-3-27b", gpu = "h100", activation = "1 GiB",
