@@ -204,6 +204,16 @@ expect sandbox_profile_outside 2 "kvplan: command line: argument 'profile': cann
   --sandbox ledger model=mistral-7b-v0.3 gpu=rtx-4090 profile=/etc/passwd
 expect sandbox_results_outside 1 "kvplan: cannot read result file '/etc/passwd': sandbox: cannot read '/etc/passwd' (only under the script's directory and the paths on the command line below the working directory)" -- \
   --sandbox calibrate /etc/passwd model=mistral-7b-v0.3 gpu=rtx-4090
+# kvplan validate under --sandbox: the log's model name (qwen3-1.7b), no
+# readable path, is the catalog's, silently (validate.lua probed it as a
+# Hugging Face directory and the sandbox's refusal ended the run); the
+# report is the one without --sandbox
+expect sandbox_validate 0 "" -- --sandbox validate tests/validation/vllm-33263-qwen3-1.7b.log
+"$kvplan" validate tests/validation/vllm-33263-qwen3-1.7b.log > "$out/validate_plain.out" 2> /dev/null
+if cmp -s "$out/sandbox_validate.out" "$out/validate_plain.out" && [ ! -s "$out/sandbox_validate.err" ] &&
+   [ "$(wc -l < "$out/sandbox_validate.out")" -ge 2 ]; then
+  pass=$((pass + 1)); echo "ok   guard sandbox_validate: the catalog's model, silently, the same report"
+else fail=$((fail + 1)); echo "FAIL guard sandbox_validate: $(head -c 300 "$out/sandbox_validate.err")"; fi
 sb=$out/sb; mkdir -p "$sb/data" "$sb/out"
 cp tests/guard/probe.lua "$sb/probe.lua"
 printf 'id,layers,hidden,heads\nm1,2,8,2\n' > "$sb/data/m.csv"

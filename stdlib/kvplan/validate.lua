@@ -885,10 +885,13 @@ function M.check(text, opts)
   local src = {}
   local m
   local mname, msrc = pick("model", f.model)
+  -- a model name that is a Hugging Face directory; under --sandbox io.open
+  -- raises for a path outside the readable roots, and a name such as
+  -- 'qwen3-1.7b' that is no readable path is the catalog's, silently
   local function hf_dir(d)
     if type(d) ~= "string" then return false end
-    local fh = io.open(d .. "/config.json", "rb")
-    if fh then fh:close() return true end
+    local ok, fh = pcall(io.open, d .. "/config.json", "rb")
+    if ok and fh then fh:close() return true end
     return false
   end
   if opts.config then
