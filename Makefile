@@ -167,7 +167,7 @@ layout-tests:
 # commands draw and the figures the README and docs/catalogs.md quote what the
 # catalogs and the validation run give (tests/run_docs.sh); make docs rewrites
 # them after a change that moves a number
-DOCS_RUN = README.md docs/commands.md docs/kvplan.1 docs/catalogs.md
+DOCS_RUN = README.md docs/commands.md docs/kvplan.1 docs/catalogs.md docs/predictions.md
 test-only: docs-tests
 docs-tests: $(KVPLAN)
 	@sh tests/run_docs.sh $(KVPLAN) check $(DOCS_RUN)

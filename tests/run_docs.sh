@@ -60,14 +60,20 @@ figures() {
   echo "logs $(ls tests/validation/*.log | wc -l)"
   echo "calibration_logs $(ls tests/validation/calib-*.log | wc -l)"
   "$kvplan" -q validate tests/validation/*.log summary=1 2> /dev/null | awk -F, '
-    function pct(x) { x *= 100; return x < 1 ? sprintf("%.2f", x) : x < 100 ? sprintf("%.1f", x) : sprintf("%.0f", x) }
+    function pct(x) { x *= 100; return x == 0 ? "0" : x < 1 ? sprintf("%.2f", x) : x < 100 ? sprintf("%.1f", x) : sprintf("%.0f", x) }
     $1 == "exact_accounting" { print "exact_n " $2; print "exact " $5 }
     $1 == "weights_gib" { print "weights_n " $2; print "weights_median " pct($3); print "weights_worst " pct($4) }
     $1 == "kv_memory_gib" { print "kv_memory_n " $2; print "kv_memory_median " pct($3); print "kv_memory_worst " pct($4) }
     $1 == "kv_tokens" { print "kv_tokens_n " $2; print "kv_tokens_median " pct($3); print "kv_tokens_worst " pct($4) }
     $1 == "kv_tokens_stated" { print "kv_tokens_stated_worst " pct($4) }
     $1 == "activation_gib" { print "activation_n " $2; print "activation_median " pct($3); print "activation_worst " pct($4) }
-    $1 == "non_torch_gib" { print "non_torch_n " $2; print "non_torch_median " pct($3); print "non_torch_worst " pct($4) }'
+    $1 == "non_torch_gib" { print "non_torch_n " $2; print "non_torch_median " pct($3); print "non_torch_worst " pct($4) }
+    # every row of the summary: v_FIGURE_n, _median, _worst (percent) and
+    # _median_diff, _worst_diff (its unit: two decimals, whole numbers as they are)
+    function diff(x) { return x == int(x) ? sprintf("%d", x) : sprintf("%.2f", x) }
+    NR > 1 && $1 != "exact_accounting" {
+      v = "v_" $1; print v "_n " $2; print v "_median " pct($3); print v "_worst " pct($4)
+      print v "_median_diff " diff($6); print v "_worst_diff " diff($7) }'
 }
 fail=0 pass=0
 for f in "$@"; do
