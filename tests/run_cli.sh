@@ -79,7 +79,22 @@ for code in $codes; do
        check "exit_128+N: SIGTERM is 143" [ $rc -eq 143 ]
        "$kvplan" -e "while true do end" 2> "$out/exit_hup.err" & pid=$!
        sleep 0.5; kill -HUP $pid; wait $pid 2> /dev/null; rc=$?
-       check "exit_128+N: SIGHUP is 129" [ $rc -eq 129 ] ;;
+       check "exit_128+N: SIGHUP is 129" [ $rc -eq 129 ]
+       # SIGINT (^C) to a long command writing -o FILE: 130, and neither the
+       # file nor its temporary is left (a background job of sh starts with
+       # SIGINT ignored: env --default-signal gives it back, as a terminal's
+       # job has); the signal lands once the temporary exists
+       int_code=$(sed -n '/^\.SH EXIT STATUS/,/^\.SH ENVIRONMENT/p' docs/kvplan.1 | grep -oE '[0-9]+ for SIGINT' | cut -d' ' -f1)
+       si=$out/exit_int; rm -rf "$si"; mkdir -p "$si"
+       env --default-signal=INT "$kvplan" -q simulate model=llama-3.1-8b gpu=l4 requests=5000000 prompt=1000 \
+         output=250 rate=2 -o "$si/sim.csv" 2> "$out/exit_int.err" & pid=$!
+       t=0
+       while [ $t -lt 250 ] && [ -z "$(ls "$si" | grep '\.tmp\.')" ]; do sleep 0.02; t=$((t + 1)); done
+       sleep 0.2; kill -INT $pid; wait $pid 2> /dev/null; rc=$?
+       check "exit_128+N: SIGINT to a long simulate -o FILE is the manual's $int_code (130), no file or temporary left" sh -c "
+         [ '$int_code' = 130 ] && [ $rc -eq 130 ] && [ -z \"\$(ls '$si')\" ] &&
+         grep -qx 'kvplan: interrupted by SIGINT while running .*scripts/simulate.lua' '$out/exit_int.err' &&
+         grep -qx \"kvplan: '$si/sim.csv' not written (left as it was)\" '$out/exit_int.err'" ;;
     *) fail=$((fail + 1)); echo "FAIL cli the manual's exit status '$code' has no example here" ;;
   esac
 done
