@@ -34,7 +34,8 @@
 --   range        yes: with the step times, their ranges tokens_per_s_lo/hi,
 --                tpot_ms_lo/hi, ttft_ms_lo/hi (d:time: every factor at the
 --                slow and the fast end of its uncertainty; default no)
---   profile      a profile of `kvplan calibrate` (every command takes it)
+--   profile      a profile of `kvplan calibrate` (every command takes it; '-':
+--                standard input)
 --   any other deployment field of the registry (docs/fields.md), under its
 --                name or its engines' (max_model_len, max_num_seqs,
 --                max_num_batched_tokens, engine, engine_version, budget,

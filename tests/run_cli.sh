@@ -1148,6 +1148,31 @@ fed stdin_trace "$out/stdin_trace.csv" 0 "" -- simulate model=llama-3.1-8b gpu=h
 check "stdin_trace: trace=- reads the trace piped in" sh -c "cmp -s '$out/stdin_trace.out' '$out/stdin_trace.want' && [ -s '$out/stdin_trace.want' ]"
 fed stdin_trace_empty /dev/null 2 "kvplan: command line: argument 'trace': standard input ('-') is empty: nothing was piped in" -- \
   simulate model=llama-3.1-8b gpu=h100 trace=-
+# kvplan calibrate - (a result file piped in: CSV or JSON) fits the factors the
+# file gives, and profile=- applies a profile piped in, as a file does
+cal="model=mistral-7b-v0.3 gpu=rtx-4090"
+for r in plain.csv vllm_serve_c4.json; do
+  n=stdin_calibrate_${r%%.*}
+  "$kvplan" calibrate tests/fixtures/calibrate/$r $cal -o "$out/$n.want.json" > "$out/$n.want" 2> /dev/null
+  fed $n tests/fixtures/calibrate/$r 0 "" -- calibrate - $cal -o "$out/$n.json"
+  sed -n '1,/^result /p' "$out/$n.want" > "$out/$n.factors"
+  check "$n: the result piped in fits the factors the file does" sh -c "
+    sed -n '1,/^result /p' '$out/$n.out' | cmp -s - '$out/$n.factors' &&
+    grep -q '^memory (fraction) ' '$out/$n.out' && grep -q '^standard input' '$out/$n.out' &&
+    grep -q '\"value\"' '$out/$n.json'"
+done
+fed stdin_calibrate_empty /dev/null 1 "kvplan: cannot read result file: standard input ('-') is empty: nothing was piped in" -- \
+  calibrate - $cal
+"$kvplan" -q ledger $cal time=yes profile="$out/stdin_calibrate_plain.want.json" > "$out/stdin_profile.want"
+fed stdin_profile "$out/stdin_calibrate_plain.want.json" 0 "" -- -q ledger $cal time=yes profile=-
+check "stdin_profile: profile=- applies the profile piped in" sh -c "
+  cmp -s '$out/stdin_profile.out' '$out/stdin_profile.want' && [ -s '$out/stdin_profile.want' ]"
+fed stdin_profile_empty /dev/null 2 "kvplan: command line: argument 'profile': cannot read profile: standard input ('-') is empty: nothing was piped in" -- \
+  ledger $cal profile=-
+printf '{"a": 1}\n' > "$out/stdin_profile_bad.json"
+fed stdin_profile_bad "$out/stdin_profile_bad.json" 2 "kvplan: command line: argument 'profile': standard input: not a kvplan profile (no key 'kvplan_profile'; \`kvplan calibrate ... -o profile.json\` writes one)" -- \
+  ledger $cal profile=-
+check "calibrate --help says a RESULT '-' reads standard input" sh -c "'$kvplan' calibrate --help | grep -q \"'-' reads standard input\""
 "$kvplan" fit model=llama-3.1-8b gpus=l4,h100-sxm -f csv > "$out/stdin_part.csv"
 fed stdin_merge "$out/stdin_part.csv" 0 "" -- merge -o "$out/stdin_merged.csv" - "$out/stdin_part.csv"
 check "stdin_merge: a part piped in joins a part on disk" sh -c "

@@ -846,7 +846,7 @@ static const command commands[] = {
    "  vllm bench serve --save-result or benchmarks/benchmark_serving.py JSON,\n"
    "  SGLang bench_serving JSON Lines, trtllm-bench --report_json JSON, or a CSV\n"
    "  with columns input_len,output_len,output_tok_s and optionally concurrency,\n"
-   "  rate, requests, mean_ttft_ms, mean_tpot_ms.\n"
+   "  rate, requests, mean_ttft_ms, mean_tpot_ms. '-' reads standard input.\n"
    "key=value: the deployment, as kv.deploy's fields (model, gpu, tp, pp, weights,\n"
    "  kv, engine, engine_version, budget, utilization, max_num_seqs, ...;\n"
    "  docs/fields.md); factors=a,b fits only those (default: every factor the\n"
@@ -859,8 +859,9 @@ static const command commands[] = {
    "around each factor's default. Prints each\n"
    "factor with its bounds and standard error (jackknife over the runs), the\n"
    "error of each run and its leave-one-out error, and the median |error|s.\n"
-   "-o FILE writes the profile (JSON); profile=FILE on any command, or\n"
-   "kv.deploy{profile = FILE}, applies it. docs/time.md has the details.\n", NULL},
+   "-o FILE writes the profile (JSON); profile=FILE on any command ('-':\n"
+   "standard input), or kv.deploy{profile = FILE}, applies it. docs/time.md has\n"
+   "the details.\n", NULL},
   {"completion", F_RUN, cmd_lua, "completion bash|zsh",
    "print the shell completion of kvplan's commands, options, keys and values",
    "bash: source <(kvplan completion bash), or save it as\n"

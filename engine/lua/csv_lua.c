@@ -374,21 +374,41 @@ static void on_row(int c, void *data) {
   r->open = 0;
 }
 
-/* csv.read(path) -> rows, lines | nil, message. rows[i] is a list of
- * strings; lines[i] the line where row i starts (for error messages).
- * path "-" reads standard input; nil, message when it is empty. */
+/* Feed n bytes to the parser one physical line a time, so each row knows
+ * its first line; 0, or -1 when the CSV is malformed. */
+static int feed_lines(struct csv_parser *p, reader *r, const char *buf, size_t n) {
+  size_t start = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (buf[i] != '\n') continue;
+    if (csv_parse(p, buf + start, i + 1 - start, on_field, on_row, r) != i + 1 - start) return -1;
+    start = i + 1;
+    r->cur++;
+    if (p->pstate == 0) r->line = r->cur; /* no row in progress: the next starts here */
+  }
+  if (start < n && csv_parse(p, buf + start, n - start, on_field, on_row, r) != n - start) return -1;
+  return 0;
+}
+
+/* csv.read(path [, text]) -> rows, lines | nil, message. rows[i] is a list
+ * of strings; lines[i] the line where row i starts (for error messages).
+ * path "-" reads standard input; nil, message when it is empty. With text,
+ * text is parsed instead of the file, named path in messages (a file
+ * already read whole: standard input cannot be read twice). */
 static int l_read(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  kvl_check_file(L, path, "r");
-  /* "-": standard input, which the command line lets one argument name */
+  size_t tlen = 0;
+  const char *text = luaL_optlstring(L, 2, NULL, &tlen);
   int std_in = strcmp(path, "-") == 0;
+  if (text == NULL) kvl_check_file(L, path, "r");
+  /* "-": standard input, which the command line lets one argument name */
   const char *shown = std_in ? "standard input" : path;
-  FILE *f = std_in ? stdin : fopen(path, "rb");
-  if (f == NULL) {
+  FILE *f = text != NULL ? NULL : std_in ? stdin : fopen(path, "rb");
+  if (text == NULL && f == NULL) {
     luaL_pushfail(L);
     lua_pushfstring(L, "cannot open '%s': %s", path, strerror(errno));
     return 2;
   }
+  lua_settop(L, 2); /* the text stays on the stack while it is parsed */
   struct csv_parser p;
   csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
   /* the parser's field buffer through this file's realloc and free, which
@@ -403,25 +423,20 @@ static int l_read(lua_State *L) {
   reader r = {L, lua_gettop(L) - 1, lua_gettop(L), 0, 0, 1, 1, 0};
   char buf[4096];
   size_t n;
-  int bad = 0;
-  /* feed one byte span per physical line so each row knows its first line */
+  int bad = 0, ioerr = 0;
   int read_any = 0;
-  while (!bad && (n = fread(buf, 1, sizeof buf, f)) > 0) {
-    size_t start = 0;
-    read_any = 1;
-    for (size_t i = 0; i < n && !bad; i++) {
-      if (buf[i] != '\n') continue;
-      if (csv_parse(&p, buf + start, i + 1 - start, on_field, on_row, &r) != i + 1 - start) bad = 1;
-      start = i + 1;
-      r.cur++;
-      if (p.pstate == 0) r.line = r.cur; /* no row in progress: the next starts here */
+  if (text != NULL) {
+    read_any = tlen > 0;
+    bad = feed_lines(&p, &r, text, tlen) < 0;
+  } else {
+    while (!bad && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+      read_any = 1;
+      bad = feed_lines(&p, &r, buf, n) < 0;
     }
-    if (!bad && start < n && csv_parse(&p, buf + start, n - start, on_field, on_row, &r) != n - start)
-      bad = 1;
+    ioerr = ferror(f);
+    if (std_in) clearerr(f);
+    else fclose(f);
   }
-  int ioerr = ferror(f);
-  if (std_in) clearerr(f);
-  else fclose(f);
   if (!bad && csv_fini(&p, on_field, on_row, &r) != 0) bad = 1;
   const char *why = csv_strerror(csv_error(&p));
   csv_free(&p);

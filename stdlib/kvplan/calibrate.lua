@@ -245,29 +245,30 @@ end
 local csv_columns = {input_len = true, output_len = true, output_tok_s = true, concurrency = true,
                      rate = true, requests = true, mean_ttft_ms = true, mean_tpot_ms = true}
 
-local function csv_points(path, opts)
-  local rows, lines = csv.read(path)
+local function csv_points(path, opts, text)
+  local name = util.input_name(path)
+  local rows, lines = csv.read(path, text)
   if rows == nil then util.raise("%s", lines) end
   local col, out = nil, {}
   for i, row in ipairs(rows) do
     if #row == 1 and util.trim(row[1]) == "" then goto continue end
     if col == nil then
       col = {}
-      for j, name in ipairs(row) do
-        local k = util.trim(name)
+      for j, head in ipairs(row) do
+        local k = util.trim(head)
         if not csv_columns[k] then
-          util.raise("%s:%d: unknown column '%s' (expected %s)%s", path, lines[i], util.escape(k, 60),
+          util.raise("%s:%d: unknown column '%s' (expected %s)%s", name, lines[i], util.escape(k, 60),
                      "input_len, output_len, output_tok_s, concurrency, rate, requests, "
                      .. "mean_ttft_ms, mean_tpot_ms", util.suggest(k, util.sorted_keys(csv_columns)))
         end
-        if col[k] then util.raise("%s:%d: column '%s' appears twice", path, lines[i], k) end
+        if col[k] then util.raise("%s:%d: column '%s' appears twice", name, lines[i], k) end
         col[k] = j
       end
       for _, k in ipairs{"input_len", "output_len", "output_tok_s"} do
-        if col[k] == nil then util.raise("%s:%d: the header needs a column '%s'", path, lines[i], k) end
+        if col[k] == nil then util.raise("%s:%d: the header needs a column '%s'", name, lines[i], k) end
       end
     else
-      local where = string.format("%s:%d", path, lines[i])
+      local where = string.format("%s:%d", name, lines[i])
       local function cell(k, expected, check, optional)
         local v = col[k] and util.trim(row[col[k]] or "") or ""
         if v == "" then
@@ -298,21 +299,31 @@ local function csv_points(path, opts)
     end
     ::continue::
   end
-  if #out == 0 then util.raise("%s: no result rows (expected a header and a row a run)", path) end
+  if #out == 0 then util.raise("%s: no result rows (expected a header and a row a run)", name) end
   return out
 end
 
 -- The text of a file, at most `max` bytes; an error naming it otherwise.
+-- "-" is standard input (the command line lets one argument name it), read
+-- once and kept: the result reader looks at it twice (its first character,
+-- then CSV or JSON), and a profile is read again for each deployment.
+local stdin_text
 local function read_text(path, max, what)
   if type(path) ~= "string" then util.raise("%s must be a file name, got %s", what, type(path)) end
+  if path == "-" and stdin_text ~= nil then
+    if #stdin_text > max then util.raise("%s on standard input is larger than %d bytes", what, max) end
+    return stdin_text
+  end
   -- under --sandbox, io.open raises for a path outside the readable roots
-  local ok, f, err = pcall(io.open, path, "rb")
+  local ok, f, err = pcall(util.open_input, path)
   if not ok then err, f = (tostring(f):gsub("^.-:%d+: ", "", 1)), nil end
-  if f == nil then util.raise("cannot read %s '%s': %s", what, path, tostring(err)) end
-  local text = f:read(max + 1)
-  f:close()
-  text = text or ""
-  if #text > max then util.raise("%s '%s' is larger than %d bytes", what, path, max) end
+  if f == nil then
+    if path == "-" then util.raise("cannot read %s: %s", what, tostring(err)) end
+    util.raise("cannot read %s '%s': %s", what, path, tostring(err))
+  end
+  local text = f:read(max + 1) or ""
+  if path == "-" then stdin_text = text else f:close() end
+  if #text > max then util.raise("%s '%s' is larger than %d bytes", what, util.input_name(path), max) end
   return text
 end
 
@@ -325,28 +336,29 @@ M.max_file = 256 << 20
 function M.read(path, opts)
   opts = opts or {}
   local text = read_text(path, M.max_file, "result file")
+  local name = util.input_name(path)
   local first = text:match("^%s*(.)")
-  if first == nil then util.raise("%s: the file is empty (expected %s)", path, formats_expected) end
-  if first ~= "{" and first ~= "[" then return csv_points(path, opts) end
+  if first == nil then util.raise("%s: the file is empty (expected %s)", name, formats_expected) end
+  if first ~= "{" and first ~= "[" then return csv_points(path, opts, path == "-" and text or nil) end
   if first == "[" then
-    util.raise("%s: not a benchmark result (a JSON array; expected %s)", path, formats_expected)
+    util.raise("%s: not a benchmark result (a JSON array; expected %s)", name, formats_expected)
   end
   local fixed = python_json(text)
-  local ok, doc = pcall(json.decode, fixed, path)
-  if ok then return {object_point(doc, path)} end
+  local ok, doc = pcall(json.decode, fixed, name)
+  if ok then return {object_point(doc, name)} end
   -- JSON Lines: one object a line (SGLang appends one a run)
   local lines = {}
   for line in (fixed .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
   local objects = 0
   for _, line in ipairs(lines) do if util.trim(line) ~= "" then objects = objects + 1 end end
   if objects < 2 then
-    util.raise("%s: not JSON (%s; expected %s)", path, (tostring(doc):gsub("^.-:%d+:%d+: ", "")),
+    util.raise("%s: not JSON (%s; expected %s)", name, (tostring(doc):gsub("^.-:%d+:%d+: ", "")),
                formats_expected)
   end
   local out = {}
   for lineno, line in ipairs(lines) do
     if util.trim(line) ~= "" then
-      local where = string.format("%s:%d", path, lineno)
+      local where = string.format("%s:%d", name, lineno)
       local ok2, o = pcall(json.decode, line, where)
       if not ok2 then
         util.raise("%s: not JSON (%s; expected one result object a line)", where,
@@ -877,23 +889,24 @@ function M.read_profile(path)
   if type(path) ~= "string" then util.raise("field 'profile' must be a file name, got %s", type(path)) end
   local text = read_text(path, M.max_profile, "profile")
   if profile_cache[path] and profile_cache[path].text == text then return profile_cache[path].p end
-  local ok, p = pcall(json.decode, text, path)
-  if not ok then util.raise("profile '%s' is not JSON: %s", path, tostring(p):gsub("^.-:%d+:%d+: ", "")) end
+  local name = util.input_name(path) -- "-": standard input
+  local ok, p = pcall(json.decode, text, name)
+  if not ok then util.raise("profile '%s' is not JSON: %s", name, tostring(p):gsub("^.-:%d+:%d+: ", "")) end
   if type(p) ~= "table" or p.kvplan_profile == nil then
     util.raise("%s: not a kvplan profile (no key 'kvplan_profile'; `kvplan calibrate ... -o %s` writes one)",
-               path, path)
+               name, path == "-" and "profile.json" or path)
   end
   if p.kvplan_profile ~= M.profile_version then
-    util.raise("%s: key 'kvplan_profile' is %s (this kvplan reads version %d)", path,
+    util.raise("%s: key 'kvplan_profile' is %s (this kvplan reads version %d)", name,
                shown(p.kvplan_profile), M.profile_version)
   end
   if type(p.deployment) ~= "table" or type(p.deployment.gpu) ~= "string" then
-    util.raise("%s: key 'deployment.gpu' is missing (expected the GPU the profile was fitted on)", path)
+    util.raise("%s: key 'deployment.gpu' is missing (expected the GPU the profile was fitted on)", name)
   end
-  if type(p.factors) ~= "table" then util.raise("%s: key 'factors' is missing (expected an object)", path) end
-  for name, e in pairs(p.factors) do
-    local f = factors.get(name, path .. ": key 'factors'")
-    local where = path .. ": factors." .. name
+  if type(p.factors) ~= "table" then util.raise("%s: key 'factors' is missing (expected an object)", name) end
+  for fname, e in pairs(p.factors) do
+    local f = factors.get(fname, name .. ": key 'factors'")
+    local where = name .. ": factors." .. fname
     local function inbox(x) return x >= f.lo and x <= f.hi end
     e.value = number(e, "value", where, string.format("a number in %s .. %s", util.fmt_num(f.lo),
                                                        util.fmt_num(f.hi)), inbox)

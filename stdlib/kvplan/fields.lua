@@ -115,7 +115,7 @@ M.list = {
   {name = "perf", type = "table", default = "the GPU's", spec = false,
    meaning = "GPU rate overrides for step times"},
   {name = "profile", type = "string", default = "none", spec = false, every_command = true,
-   meaning = "a profile file of `kvplan calibrate`: its fitted factors as efficiency and perf"},
+   meaning = "a profile file of `kvplan calibrate` ('-': standard input): its fitted factors as efficiency and perf"},
   {name = "profile_any", type = "boolean", default = false, spec = false,
    meaning = "apply a profile fitted on another GPU or engine"},
   {name = "price_per_hour", type = "number", unit = "USD per GPU hour", min = 0,

@@ -666,7 +666,7 @@ function M.command_help()
       lines[#lines + 1] = require("kvplan.fields").help_line(a[1], a[3], a[4])
     end
   end
-  lines[#lines + 1] = "  profile                  a profile file of kvplan calibrate (every command takes it)"
+  lines[#lines + 1] = "  profile                  a profile file of kvplan calibrate (every command takes it; '-': standard input)"
   lines[#lines + 1] = ""
   lines[#lines + 1] = "The engines' own option names stand for kvplan's (max_running_requests,"
   lines[#lines + 1] = "max_batch_size, gpu_memory_utilization, ...: docs/fields.md); tables"

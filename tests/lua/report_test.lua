@@ -44,6 +44,13 @@ check.eq(rows[4][2], "5", "quoted field")
 local none, msg = kv.csv.read(dir2 .. "/missing.csv")
 check.eq(none, nil, "missing file")
 assert(msg:find("cannot open '.*missing.csv'"), msg)
+-- csv.read(path, text): the text parsed, named path (standard input read
+-- whole already): the same rows and lines as the file; no file is opened
+local trows, tlines = kv.csv.read(dir2 .. "/missing.csv", 'a,b\n1,2\n"x\ny",3\n4,"5"\n')
+check.eq(#trows, 4, "rows of a text")
+check.eq(trows[3][1], "x\ny", "quoted line break of a text")
+check.eq(tlines[4], 5, "a text's rows know their lines")
+check.error("standard input:3: malformed CSV", function() kv.csv.read("-", 'a,b\n"x,1\n') end)
 os.remove(dir2 .. "/q.csv")
 os.remove(dir2)
 
