@@ -346,6 +346,13 @@ local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
   if opts.vllm_use_v1 ~= nil then
     row, version = engines.vllm_engine(row, version, opts.vllm_use_v1)
+  else
+    -- VLLM_USE_V1 unset: the release's oracle may fall back to V0 itself
+    local why = engines.vllm_v0_fallback(row, version, d.gpu, d.model)
+    if why then
+      row, version = engines.vllm_engine(row, version, false)
+      d.vllm_v0_reason = "vLLM " .. version .. " falls back to V0: " .. why
+    end
   end
   d.engine_version = version
   d.vllm_v0 = not row.v1 or nil

@@ -185,6 +185,35 @@ function M.vllm_engine(row, version, use_v1)
   return out, version
 end
 
+-- Where a release that runs V1 by default falls back to V0 by itself
+-- (VLLM_USE_V1 unset): EngineArgs._is_v1_supported_oracle (vllm/engine/
+-- arg_utils.py), read in a copy of the 0.8.4 release (Farrrrland/vllm084 at
+-- 36ca3c652f00, the file as released) and in a later 0.9-0.10 one: a CUDA
+-- GPU of compute capability below 8.0 ("Need at least Ampere for now (FA
+-- support required)": _raise_or_fallback(feature_name="Compute Capability <
+-- 8.0")) and a model that is not V1 compatible ("No Mamba or Encoder-Decoder
+-- so far": model_config.is_v1_compatible, false for SupportsV0Only models:
+-- the encoder-decoders kvplan models, those with cross-attention layers).
+-- _raise_or_fallback logs "... is not supported by the V1 Engine. Falling
+-- back to V0." and raises instead when VLLM_USE_V1=1 is set. Not modelled:
+-- the oracle's other fallbacks (flags such as --preemption-mode, fp8 KV
+-- without FlashAttention's fp8, ngram and EAGLE drafts on 0.8, Mamba's
+-- "experimental" fallback, non-CUDA platforms), and which later 0.10.x
+-- release moved Whisper to V1.
+--- The reason release row `row` (named `version`) runs the V0 engine on
+--- GPU gpu (a catalog GPU) for model m when VLLM_USE_V1 is unset, or nil.
+function M.vllm_v0_fallback(row, version, gpu, m)
+  if not row.v1 or version == "0.7-v1" or not version_order(version, "0.11") then return nil end
+  local cc = gpu and M.compute_capability[gpu.id]
+  if cc and cc < 8.0 then
+    return string.format("compute capability %.1f < 8.0 (%s)", cc, gpu.id)
+  end
+  if m and ((m:kinds().cross or 0) > 0) then
+    return "an encoder-decoder model (model '" .. tostring(m.id) .. "': cross-attention layers)"
+  end
+  return nil
+end
+
 --- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest".
 function M.vllm_version(v)
   if v == nil or v == "latest" then v = M.vllm_latest end

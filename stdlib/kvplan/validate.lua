@@ -780,6 +780,9 @@ local function version_row(engines, f)
     local okv, r0 = pcall(engines.vllm_engine, row, name, false)
     if okv then return r0, name, false end
   end
+  -- a V1 engine's lines on a release whose oracle would fall back to V0
+  -- (engines.vllm_v0_fallback): VLLM_USE_V1=1 was set, V1 it is
+  if f.v1 and not f.v0 and row.v1 then return row, name, true end
   return row, name
 end
 
@@ -1228,6 +1231,7 @@ function M.check(text, opts)
                       or ("weights=" .. (src.model == "config" and "config" or "catalog")))
                      .. (d.mxfp4_backend and (" mxfp4_backend=" .. d.mxfp4_backend .. " ("
                                               .. (mx_src or "default") .. ")") or "")
+                     .. (d.vllm_v0_reason and " engine=V0 (fallback)" or "")
                      .. " activation=" .. d.activation_source .. " overhead=" .. d.overhead_source)
   -- the KV pool is what is left after everything else: a connector's own
   -- buffers (not modelled) make it unpredictable, the weights are not
@@ -1256,7 +1260,7 @@ function M.check(text, opts)
     row{figure = "rank", mode = "parse", status = "missing: " .. st.rank.source .. " 'rank: " .. rank_s
         .. "' is not a rank (expected a whole number >= 0); its figures are predicted as rank 0's"}
   end
-  if f.engine == "vllm" and rank and rank > 0 and not vrow.v1 and (d.tp or 1) > 1
+  if f.engine == "vllm" and rank and rank > 0 and (not vrow.v1 or d.vllm_v0) and (d.tp or 1) > 1
      and d.activation_source == "predicted" then
     -- V0 gathers the logits to the driver (rank 0) alone (LogitsProcessor.
     -- _gather_logits: tensor_model_parallel_gather; V1 all-gathers), so the

@@ -334,6 +334,33 @@ local g0 = kv.deploy{model = "gemma-3-27b", gpu = "h100", engine_version = "0.10
                      activation = "1 GiB", overhead = "1 GiB", max_model_len = 32768}
 check.eq(g0:ledger().kv_groups, 1, "the V0 engine of 0.10 keeps one KV type")
 check.eq(g0.vllm_v0, true, "the deployment says V0")
+-- VLLM_USE_V1 unset: 0.8-0.10's _is_v1_supported_oracle falls back to V0 on
+-- a GPU of compute capability < 8.0 and for an encoder-decoder model
+-- (vllm/engine/arg_utils.py of 0.8.4: "Compute Capability < 8.0", "No Mamba
+-- or Encoder-Decoder so far"); VLLM_USE_V1=1 keeps V1, 0.11 has no V0
+local function dep(m, g, v, use_v1)
+  return kv.deploy{model = m, gpu = g, engine_version = v, vllm_use_v1 = use_v1, max_model_len = 4096}
+end
+local t4 = dep("llama-3.1-8b", "t4", "0.9")
+check.eq(t4.vllm_v0, true, "a T4 (7.5) on 0.9 runs V0")
+check.eq(t4.vllm_v0_reason, "vLLM 0.9 falls back to V0: compute capability 7.5 < 8.0 (t4)",
+         "the reason names the capability")
+local t4v0 = dep("llama-3.1-8b", "t4", "0.9", false)
+check.eq(t4.activation, t4v0.activation, "the fallback's activation is V0's (eager, V0's profile)")
+check.eq(t4.profile_tokens, 4096, "V0's profile: max(max_model_len, 2048) tokens without chunking")
+local t4v1 = dep("llama-3.1-8b", "t4", "0.9", true)
+check.eq(t4v1.vllm_v0, nil, "VLLM_USE_V1=1 keeps V1 on a T4")
+check.eq(t4v1.profile_tokens, 2048, "V1's profile: 2048 tokens")
+check.eq(t4.activation ~= t4v1.activation, true, "the two engines' activations differ")
+check.eq(dep("llama-3.1-8b", "l4", "0.9").vllm_v0, nil, "an L4 (8.9) runs V1")
+check.eq(dep("llama-3.1-8b", "v100-sxm2-16gb", "0.8").vllm_v0, true, "a V100 (7.0) on 0.8 runs V0")
+check.eq(dep("llama-3.1-8b", "t4", "0.11").vllm_v0, nil, "0.11 has no V0 to fall back to")
+local wh = dep("whisper-large-v3", "h100", "0.10")
+check.eq(wh.vllm_v0, true, "Whisper (encoder-decoder) on 0.10 runs V0")
+check.eq(wh.vllm_v0_reason:find("encoder%-decoder") ~= nil, true, "the reason says encoder-decoder")
+check.eq(wh.activation, dep("whisper-large-v3", "h100", "0.10", false).activation,
+         "Whisper's fallback is the V0 engine")
+check.eq(dep("qwen3-8b", "h100", "0.10").vllm_v0, nil, "a decoder on an H100 runs V1")
 check.eq(engines.vllm_version("0.20.2") == engines.vllm["0.20"], true, "0.20.2 maps to the 0.20 row")
 local function log_ledger(version)
   -- the kernel named: its default follows the release too (Triton from 0.12)

@@ -43,6 +43,26 @@ local v1_09 = rows_by(kv.validate((v0_09:gsub("V0 LLM engine", "V1 LLM engine"))
 check.eq(v1_09["kv_memory_gib/predict"].kvplan ~= r09["kv_memory_gib/predict"].kvplan, true,
          "its V1 engine does not")
 
+-- a T4 on 0.9: the oracle's fallback to V0 unless the log shows V1's lines
+-- (VLLM_USE_V1=1 set)
+local t4_v1 = rows_by(kv.validate([[
+# gpu: t4
+Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-7B-Instruct', dtype=torch.bfloat16, max_seq_len=4096, tensor_parallel_size=1
+Available KV cache memory: 0.50 GiB
+]]))
+local t4_none = rows_by(kv.validate([[
+# gpu: t4
+vLLM API server version 0.9.2
+non-default args: {'model': 'Qwen/Qwen2.5-7B-Instruct', 'max_model_len': 4096}
+model weights take 14.25GiB; non_torch_memory takes 0.10GiB; PyTorch activation peak memory takes 1.00GiB; the rest of the memory reserved for KV Cache is 0.50GiB.
+]]))
+check.eq(t4_v1["kv_memory_gib/predict"].inputs:find("engine=V0", 1, true), nil,
+         "V1's lines on a T4: predicted as V1")
+check.eq(t4_none["kv_memory_gib/predict"].inputs:find("engine=V0 (fallback)", 1, true) ~= nil, true,
+         "no engine line on a T4 at 0.9: V0 by the oracle's fallback")
+check.eq(t4_none["kv_memory_gib/predict"].kvplan ~= t4_v1["kv_memory_gib/predict"].kvplan, true,
+         "the two engines predict apart")
+
 -- V1: KV memory, tokens, concurrency with thousands separators
 local v1 = [[
 (APIServer pid=1) INFO [api_server.py:1] vLLM API server version 0.10.1
