@@ -1050,6 +1050,16 @@ function M.new(opts)
   d.kv_cache_memory_bytes = opts.kv_cache_memory_bytes ~= nil
                             and units.bytes(opts.kv_cache_memory_bytes, "kv_cache_memory_bytes")
                             or nil
+  -- 0 is what vLLM makes of it, and said so: the option's config field has
+  -- no bound (vllm/config/cache.py: "kv_cache_memory_bytes: int | None =
+  -- None", at 002f10e0cfa1, as since vllm-project/vllm#21489 brought it) and
+  -- the worker takes it only when truthy ("if kv_cache_memory_bytes :=
+  -- self.cache_config.kv_cache_memory_bytes:", gpu_worker.py
+  -- determine_available_memory at 35d5cda123ec), else profiles
+  if d.kv_cache_memory_bytes == 0 then
+    d.kv_cache_memory_note = "kv_cache_memory_bytes = 0 is vLLM's unset: the budget is profiled "
+                             .. "with gpu_memory_utilization"
+  end
   d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
   d.kv_cache_groups = opts.kv_cache_groups
   d.kv_cache_group_of, d.kv_cache_group_blocks = resolve_groups(opts.kv_cache_groups, d)

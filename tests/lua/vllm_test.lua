@@ -38,6 +38,18 @@ local z, u = d:with{kv_cache_memory_bytes = 0}:ledger(), d:with{kv_cache_memory_
 check.eq(row(z, "kv_budget", "usable", "kv_blocks", "vllm_starts"),
          row(u, "kv_budget", "usable", "kv_blocks", "vllm_starts"), "0 is unset")
 check.eq(z.usable, math.floor(80 * GiB * 0.9), "gpu_memory_utilization applies")
+-- and said so where the ledger is shown (kvplan ledger, kvplan startup): the
+-- margin held back by utilization names the 0
+local function margin_note(dd)
+  for _, it in ipairs(kv.report.ledger_items(dd, 16383, 1)) do
+    if it.item == "margin" then return it.note end
+  end
+end
+local dz = d:with{max_model_len = 16383, kv_cache_memory_bytes = 0}
+check.eq(margin_note(dz), "held back by utilization 0.90 (kv_cache_memory_bytes = 0 is vLLM's "
+         .. "unset: the budget is profiled with gpu_memory_utilization)", "the 0 is not silent")
+check.eq(margin_note(d:with{max_model_len = 16383, kv_cache_memory_bytes = false}),
+         "held back by utilization 0.90", "unset says nothing of it")
 
 -- test_get_max_concurrency_for_kv_cache_config: num_blocks 1536 of 1024 a request
 l = d:with{max_model_len = 16384, kv_cache_memory_bytes = false,
