@@ -398,10 +398,13 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
  * getNewWorkspace), FlashInfer's workspace (torch.empty), the custom
  * all-reduce's rank_data (torch.empty), CUDA graph pools (captured after
  * the profile, in torch's pool). What is in it:
- *   base       the code the profile run loads and the libraries' handles:
- *              no source sizes them, a stated range (engines.lua);
+ *   base       the kernels the profile run loads after the snapshot (lazy
+ *              loading) and the libraries' handles: no source sizes them by
+ *              GPU, a stated range (engines.lua);
  *   context    the CUDA context, when the version counts all used memory
- *              (V1 of 0.7: determine_available_memory at 0012cf691b7e);
+ *              (V0 of 0.6.0-0.6.4: determine_num_available_blocks' used -
+ *              allocated; V1 of 0.7: determine_available_memory at
+ *              0012cf691b7e); its size the published measurements;
  *   NCCL and the custom all-reduce, when the snapshot precedes the
  *              distributed init (V0 worker.py init_device, V1 before
  *              35d5cda123ec's gpu_worker.py, which takes it after "NCCL is

@@ -17,6 +17,7 @@ local units = require "kvplan.units"
 local M = {}
 
 local GiB = units.GiB
+local MiB = units.MiB
 
 -- vLLM engine versions modelled. Fields:
 --   v1          the V1 engine (vllm/v1/...); else V0 (vllm/worker/...)
@@ -38,9 +39,18 @@ local GiB = units.GiB
 --               here before 0.20); nil: not modelled for the version
 --   logits_only V1's profile_run computes the logits but runs no dummy
 --               sampler (0.7.x; the sampler run came with 0.8: predict.c)
---   context_counted non-torch = all used GPU memory - torch's (V1
---               gpu_worker.py determine_available_memory at 0012cf691b7e):
---               the CUDA context and other processes count too
+--   context_counted non-torch = all used GPU memory - torch's, after the
+--               profile run and empty_cache, so the CUDA context and other
+--               processes count too: V0 worker.py determine_num_available_
+--               blocks of 0.6.0-0.6.4 (non_torch_allocations = mem_get_info's
+--               used - memory_stats' allocated_bytes.all.current; the line
+--               "Memory profiling results: total_gpu_memory=...
+--               memory_usage_post_profile=... non_torch_memory=..." it prints)
+--               and V1 gpu_worker.py determine_available_memory at
+--               0012cf691b7e (0.7). vllm-project/vllm#10511 (merged 2024-12,
+--               first in 0.6.5) replaced V0's by a baseline taken at
+--               init_device, after the context exists; the 0.6 row keeps the
+--               0.6.0-0.6.4 formula (0.6.5 and 0.6.6 are not told apart)
 --   async_scheduling the scheduler plans the next step while the GPU runs this
 --               one, so the host's work between steps (graph launch,
 --               bookkeeping) costs no GPU time (vllm/config/vllm.py turns
@@ -107,7 +117,7 @@ local GiB = units.GiB
 --               test_kv_cache_reserves_null_block_for_max_model_len)
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false, chunked_tokens = 512, hybrid_manager = false},
+             context_counted = true, chunked_tokens = 512, hybrid_manager = false},
   ["0.7"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
              context_counted = false, hybrid_manager = false},
   ["0.7-v1"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
@@ -285,16 +295,38 @@ end
 -- outside torch's allocator, from its parts (the rule that combines them by
 -- release, tp, pp and interconnect is the core's: engine/core/predict.c
 -- kvp_predict_non_torch, with what is left out and why). Parts:
---   base     the code the profile run loads (CUDA modules, Triton's and
---            torch.compile's kernels) and the libraries' handles. No engine
---            file or doc sizes it: a stated range. Its point is still the
---            mean of two public logs kept as calibration and excluded from
---            the prediction figures of `kvplan validate`
---            (tests/validation/calib-*.log: 0.03 and 0.35 GiB at TP 1,
---            vllm-project/vllm#13882, #10517), not a derived figure.
---   context  the CUDA context, for the release that counts it (0.7's V1):
---            no source sizes it either; the range is what the docs name as
---            the context's size (a few hundred MiB).
+--   base     the code the profile run loads after the snapshot (CUDA loads
+--            a kernel at its first use: CUDA_MODULE_LOADING=LAZY, the
+--            default on Linux from CUDA 12.2 and set by PyTorch itself from
+--            1.13, pytorch/pytorch#86509; NVIDIA's CUDA Programming Guide,
+--            "Lazy Loading": runtime >= 11.7, driver >= 515), Triton's and
+--            torch.compile's kernels, the libraries' handles. No engine
+--            file, doc or published measurement sizes it by GPU: NOT
+--            DERIVED, a stated range whose point is the calibration
+--            constant of earlier releases of kvplan (the mean of the two
+--            TP 1 calibration logs as logged, tests/validation/calib-*.log:
+--            0.03 GiB, vllm-project/vllm#13882, 0.7 on an RTX 4060, and 0.35
+--            GiB, #10517, 0.6.4 on an RTX 3090). Read with each release's
+--            formula they put the base lower on those GPUs: 0.6.4's figure
+--            holds the CUDA context (context_counted), so #10517's base is
+--            0.35 - context, 0 to 0.08 GiB over the context's range below;
+--            #13882's is 0.03. A point re-derived from them (about 0.03 GiB)
+--            is contradicted by the other logs (H100s at TP 1: 0.13-0.16
+--            GiB), so the base depends on the GPU in a way no source gives
+--            and the point is left as it was: docs/predictions.md
+--            (non-torch memory).
+--   context  the CUDA context (the driver's state and the kernels loaded at
+--            its creation), for the releases that count it (0.6.0-0.6.4,
+--            0.7's V1) and what SGLang's budget leaves out: measured with
+--            lazy loading at 287,047,680 bytes (PyTorch 1.13, a 6.4 MB
+--            tensor in it: pytorch/pytorch#86509, where eager loading
+--            measured 666,632,192) and 426 MiB (PyTorch 2.10 with CUDA 13 on
+--            an RTX 6000 Ada, torch.cuda.mem_get_info alone: unsloth-zoo
+--            #1053); "around 400MB if CUDA >= 11.7 is used and lazy module
+--            loading enabled" (NVIDIA's ptrblck, pytorch/pytorch#109888):
+--            the point 0.4 GiB, the range the two measurements. By GPU no
+--            measurement was found; eager loading (CUDA_MODULE_LOADING=
+--            EAGER, a driver before 515) is not modelled.
 --   nccl_connection  the buffers of one NCCL connection, one per protocol
 --            (NVIDIA/nccl src/init.cc DEFAULT_BUFFSIZE 1 << 22, DEFAULT_LL_
 --            BUFFSIZE, DEFAULT_LL128_BUFFSIZE, read at 48bb7fec7953, with
@@ -317,7 +349,7 @@ end
 --            Its rank_data is torch.empty: torch's memory, not counted.
 M.non_torch = {
   base = {lo = 0, point = 0.19 * GiB, hi = 0.5 * GiB},
-  context = {lo = 0.25 * GiB, point = 0.4 * GiB, hi = 0.6 * GiB},
+  context = {lo = 287047680, point = 0.4 * GiB, hi = 426 * MiB},
   nccl_connection = (1 << 22) + 8 * 512 * 8 * 16 + 120 * 640 * 8 * 8,
   nccl_channels = {lo = 2, point = 2, hi = 64},
   custom_ar = 2 * 8192 * 1024,

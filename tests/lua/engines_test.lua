@@ -563,6 +563,33 @@ do
   check.eq(nt_at("h100-sxm", "0.11").overhead, math.floor(nt.base.point), "the snapshot after NCCL")
 end
 
+-- 0.6.0-0.6.4 count the CUDA context: V0's non_torch_allocations is all
+-- used memory minus torch's allocated (worker.py determine_num_available_
+-- blocks), where 0.7's V0 starts from a baseline taken after the context
+-- exists; the context's range is the published measurements (287,047,680
+-- bytes, pytorch/pytorch#86509; 426 MiB, unsloth-zoo#1053), its point 0.4 GiB
+do
+  local nt = engines.non_torch
+  check.eq(nt.context.lo, 287047680, "context: PyTorch 1.13 with lazy loading")
+  check.eq(nt.context.hi, 426 * 1048576, "context: PyTorch 2.10, CUDA 13")
+  check.eq(nt.context.point, 0.4 * GiB, "context: about 400 MB")
+  local function nt_at(gpu, tp, version)
+    return kv.deploy{model = "llama-3.1-8b", gpu = gpu, tp = tp, engine_version = version}
+  end
+  -- hand count, bytes: base 0.19 GiB = 204,010,946.56, context 0.4 GiB =
+  -- 429,496,729.6; tp 2 over NVLink adds 2 channels x 9,633,792 = 19,267,584
+  -- and the custom all-reduce's 16,777,216
+  check.eq(nt_at("rtx-3090", 1, "0.6.4").overhead, 633507676, "0.6.4, tp 1: base + context")
+  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead, 669552476, "0.6.4, tp 2: + NCCL + custom all-reduce")
+  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead_range.lo, 287047680 + 19267584 + 16777216,
+           "0.6.4, tp 2, low end: the base's 0 + the context's low end")
+  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead_range.hi,
+           math.floor(0.5 * GiB + 426 * 1048576 + 2 * 64 * 9633792 + 16777216),
+           "0.6.4, tp 2, high end")
+  check.eq(nt_at("rtx-3090", 1, "0.7").overhead, 204010946, "0.7's V0: the base alone")
+  check.eq(nt_at("h100-sxm", 2, "0.7").overhead, 204010946 + 19267584 + 16777216, "0.7, tp 2: no context")
+end
+
 -- the dummy sampler by release: the PyTorch sort path until 0.20, FlashInfer's
 -- kernel from 0.21 (#40376); flashinfer_sampler = false is the sort path again
 do
