@@ -347,14 +347,15 @@ static void bad_towers_are_named(void **state) {
 
 #define GiB 1073741824.0
 
-/* engines.lua's constants at the time of writing: the base and the context
- * stated ranges; NCCL's connection from its defaults (src/init.cc: Simple
+/* engines.lua's constants at the time of writing: the base's stated range;
+ * the context's from its published measurements (287,047,680 bytes,
+ * pytorch/pytorch#86509; 426 MiB, unsloth-zoo#1053; about 0.4 GiB); NCCL's connection from its defaults (src/init.cc: Simple
  * 1 << 22; LL 8 lines x 512 threads x 8 steps x 16 bytes; LL128 120 x 640
  * x 8 x 8 bytes), 2-64 channels; the custom all-reduce's two cudaMalloc'd
  * buffers of max_size 8192 x 1024 (custom_all_reduce.py) */
 static kvp_non_torch constants(void) {
   kvp_non_torch nt = {.base = {0, 0.19 * GiB, 0.5 * GiB},
-                      .context = {0.25 * GiB, 0.4 * GiB, 0.6 * GiB},
+                      .context = {287047680, 0.4 * GiB, 426 * 1048576.0},
                       .nccl_connection = (1 << 22) + 8 * 512 * 8 * 16 + 120 * 640 * 8 * 8,
                       .nccl_channels = {2, 2, 64},
                       .custom_ar = 2 * 8192 * 1024};
@@ -442,8 +443,20 @@ static void non_torch_context_and_sglang(void **state) {
                          .context_counted = 1};
   assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
   assert_int_equal(o.total[0], 633507676); /* floor((0.19 + 0.4) x 2^30 = 633507676.16) */
-  assert_int_equal(o.total[1], 268435456);
-  assert_int_equal(o.total[2], 1181116006);
+  assert_int_equal(o.total[1], 287047680);
+  assert_int_equal(o.total[2], 983564288); /* 0.5 GiB + 426 MiB */
+  /* 0.6.4's V0 at tp 2 over NVLink: base + context + 2 channels x 9633792 +
+   * the custom all-reduce's 16777216 = 669552476.16; the low end the
+   * context's 287047680 + 19267584 + 16777216; the high end 0.5 GiB + 426
+   * MiB + 2 peers x 64 channels x 9633792 + 16777216 */
+  at = (kvp_non_torch_at){.engine = KVP_NT_VLLM, .tp = 2, .pp = 1, .nccl_counted = 1,
+                          .context_counted = 1, .p2p = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[0], 669552476);
+  assert_int_equal(o.total[1], 323092480);
+  assert_int_equal(o.total[2], 2233466880);
+  assert_int_equal(o.nccl[0], 19267584);
+  assert_int_equal(o.custom_ar[0], 16777216);
   /* SGLang: the context's range whatever tp */
   at = (kvp_non_torch_at){.engine = KVP_NT_SGLANG, .tp = 4, .pp = 1, .nccl_counted = 1,
                           .context_counted = 1, .p2p = 1};
