@@ -107,7 +107,7 @@
 -- `top` ranked rows are rows: each other GPU gets one line under the table
 -- (rank, its best deployment, GPUs, cost, why it ranks below, cut to the
 -- terminal's width); all=true prints every candidate as a row, and a file,
--- a pipe, CSV, JSON and Markdown have the rows below.
+-- a pipe, CSV, JSON, Markdown and -f vertical have the rows below.
 --
 -- Output: the `top` deployments that serve the shape, by rank, then for
 -- every other GPU and format its best deployment, or why none serves (when

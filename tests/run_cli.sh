@@ -495,6 +495,45 @@ if command -v script > /dev/null 2>&1; then
 else
   echo "skip cli tty_*: script(1) (util-linux) is not installed"
 fi
+# -f vertical: every command that prints a table writes each row as a block
+# of 'column: value' lines, names aligned, a blank line between rows (off a
+# terminal the values whole); its --help says so; on a terminal of 60 columns
+# no line is longer (values cut)
+vert_ok() { # NAME ROWS: NAME.out holds ROWS blocks of name: value lines, the values in one
+  # column, a line a cell of NAME.csv, and NAME.err nothing
+  [ "$2" -ge 1 ] && [ ! -s "$out/$1.err" ] &&
+  [ "$(grep -c . "$out/$1.out")" -eq $(($2 * $(head -n 1 "$out/$1.csv" | awk -F, '{ print NF }'))) ] &&
+  awk -v rows="$2" '
+    /^$/ { blocks++; next }
+    { if (!match($0, /^[A-Za-z0-9_%.]+:( +|$)/)) bad = 1
+      if (RLENGTH < length($0)) { if (col == "") col = RLENGTH; else if (col != RLENGTH) bad = 1 } }
+    END { exit !(NR > 0 && !bad && blocks + 1 == rows) }' "$out/$1.out"
+}
+for t in "fit model=llama-3.1-8b gpus=l4 tp=1,2 context=8192 concurrency=4" \
+         "capacity model=qwen3-32b gpus=h100,l40s kv=bf16 tp=1" \
+         "ledger model=llama-3.1-8b gpu=l4 context=8192" \
+         "best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 top=3" \
+         "simulate model=llama-3.1-8b gpu=l4,h100 requests=20 prompt=100 output=20" \
+         "models qwen3-32" "tests/cli/args.lua"; do
+  n=vertical_$(echo "$t" | cut -d' ' -f1 | tr -c 'a-z\n' _)
+  "$kvplan" -q $t -f csv > "$out/$n.csv"
+  "$kvplan" -q $t -f vertical > "$out/$n.out" 2> "$out/$n.err"
+  rows=$(($(wc -l < "$out/$n.csv") - 1))
+  check "$n: -f vertical writes the $rows rows as blocks of 'column: value' lines" vert_ok $n $rows
+done
+for cmd in fit capacity ledger best simulate pareto validate models gpus; do
+  "$kvplan" $cmd --help > "$out/help_vertical_$cmd.out" 2>&1
+  check "$cmd --help lists -f vertical" grep -q "^  -f vertical  each row a block of 'column: value' lines" "$out/help_vertical_$cmd.out"
+done
+check "kvplan --help lists vertical among --format's names" sh -c "'$kvplan' --help | grep -q 'csv, table, vertical'"
+check "the completion offers -f vertical" sh -c "'$kvplan' completion bash | grep -q 'csv table vertical json markdown html'"
+if command -v script > /dev/null 2>&1; then
+  COLUMNS=60 script -qec "$kvplan -q best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 top=3 -f vertical" \
+    /dev/null < /dev/null | tr -d '\r' > "$out/tty_vertical.out"
+  check "tty_vertical: best -f vertical on 60 columns: every row a block, no line past 60, a why cut" sh -c "
+    [ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_vertical.out') -le 60 ] && grep -q '^rank: *3\$' '$out/tty_vertical.out' &&
+    grep -q \"^why: .*\$(printf '\\342\\200\\246')\\\$\" '$out/tty_vertical.out' && ! grep -q '^Other GPUs' '$out/tty_vertical.out'"
+fi
 expect sim_help 0 "" -- simulate --help
 check "sim_help lists every option kv.simulate takes" sh -c "
   for w in engine engine_version budget utilization max_num_seqs max_num_batched_tokens scheduler \

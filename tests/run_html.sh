@@ -84,7 +84,7 @@ check "a sweep -o sweep.html: every row, streamed" sh -c "
 check "kv.report{format = 'html'} on standard output" sh -c "grep -q '<h1>from -e</h1>' '$out/e.html' && grep -q '<p id=\"rows\">1 row</p>' '$out/e.html'"
 "$kvplan" fit model=llama-3.1-8b gpus=l4 -f htm > /dev/null 2> "$out/badfmt.err"; rc=$?
 check "-f htm: status 2, the formats named" sh -c "
-  [ $rc -eq 2 ] && grep -q \"^kvplan: bad --format 'htm' (expected csv, table, json, markdown or html)\" '$out/badfmt.err'"
+  [ $rc -eq 2 ] && grep -q \"^kvplan: bad --format 'htm' (expected csv, table, vertical, json, markdown or html)\" '$out/badfmt.err'"
 
 # a command's text (startup, launch): -o FILE writes it there (it went to
 # standard output, -o unheard), -o FILE.html as a page, both atomically

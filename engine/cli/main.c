@@ -135,7 +135,7 @@ static size_t terminal_columns(void) {
 }
 
 /* --format's names (kvplan completion offers them, auto aside) */
-static const char *const format_names[] = {"csv", "table", "json", "markdown", "html", "auto", NULL};
+static const char *const format_names[] = {"csv", "table", "vertical", "json", "markdown", "html", "auto", NULL};
 
 static int set_format(options *o, const char *v) {
   const char *const *names = format_names;
@@ -145,7 +145,7 @@ static int set_format(options *o, const char *v) {
       kvp_csv_default_format(kvp_fmt_named(names[i]));
       return 0;
     }
-  fprintf(stderr, "kvplan: bad --format '%s' (expected csv, table, json, markdown or html)\n", v);
+  fprintf(stderr, "kvplan: bad --format '%s' (expected csv, table, vertical, json, markdown or html)\n", v);
   return -1;
 }
 
@@ -187,8 +187,9 @@ static const optdef opts[] = {
   {"manifest", 'm', "FILE", F_BATCH, set_manifest,
    "batch: run the lines 'SCRIPT key=value ...' of FILE"},
   {"format", 'f', "FMT", F_RUN | F_BATCH, set_format,
-   "csv, table, json (JSON Lines), markdown or html (a\npage: table, charts, inputs); default: a table on a\n"
-   "terminal, else by the file name (.jsonl, .md, .txt,\n.html), else csv"},
+   "csv, table, vertical (a record a block of\n'column: value' lines), json (JSON Lines), markdown\n"
+   "or html (a page: table, charts, inputs); default: a\ntable on a terminal, else by the file name (.jsonl,\n"
+   ".md, .txt, .html), else csv"},
   {"shard", 0, "K/N", F_RUN | F_BATCH, set_shard, "write only the K-th of N equal slices of every sweep"},
   {"config", 0, "DIR", F_VALIDATE, set_config,
    "validate: the model from a Hugging Face directory (as config=DIR)"},
@@ -773,48 +774,57 @@ typedef struct command {
   const char *more; /* kvplan COMMAND --help: this text; NULL: the general usage */
   const char *more_lua; /* or the string this Lua expression returns (built from the
                          * stdlib: the field registry), when more is NULL */
+  int report;           /* it writes a report: --help ends with the formats */
 } command;
+
+/* The end of kvplan COMMAND --help for a command that writes a report. */
+static const char report_help[] =
+  "\nOutput: a table on a terminal, else CSV, or -f FMT (else by -o FILE's name):\n"
+  "  -f vertical  each row a block of 'column: value' lines, names aligned, a\n"
+  "               blank line between rows (rows too wide for a terminal)\n"
+  "  -f table, csv, json (JSON Lines), markdown, html (a page with its charts);\n"
+  "  --columns a,b,c picks columns, --wide keeps a terminal's table whole.\n";
 
 static const command commands[] = {
   {"fit", F_RUN, cmd_ready, "fit model=M [context=N concurrency=N gpus=G,...]",
-   "which GPUs and TP sizes hold a model at a context and concurrency", NULL, NULL},
+   "which GPUs and TP sizes hold a model at a context and concurrency", NULL, NULL, 1},
   {"capacity", F_RUN, cmd_ready, "capacity model=M [context=N gpus=G,... kv=F,...]",
-   "KV cache tokens and maximum concurrency per GPU, TP and KV format", NULL, NULL},
+   "KV cache tokens and maximum concurrency per GPU, TP and KV format", NULL, NULL, 1},
   {"ledger", F_RUN, cmd_ready, "ledger model=M gpu=G [tp=N pp=N kv=F context=N concurrency=N]",
-   "where one deployment's memory goes, per GPU", NULL, NULL},
+   "where one deployment's memory goes, per GPU", NULL, NULL, 1},
   {"best", F_RUN, cmd_ready, "best model=M context=N concurrency=N [gpus=G,... rank=gpus|cost|concurrency]",
-   "the cheapest deployments over GPU x TP x PP x formats", NULL, NULL},
+   "the cheapest deployments over GPU x TP x PP x formats", NULL, NULL, 1},
   {"launch", F_RUN, cmd_ready,
    "launch model=M gpu=G [engine=vllm|sglang|trtllm|k8s tp=N ...]",
    "the command that starts a deployment, every flag kvplan assumed; none\n"
    "            when kvplan predicts the engine would not start", NULL,
-   "require('kvplan.launch').command_help()"},
+   "require('kvplan.launch').command_help()", 0},
   {"startup", F_RUN, cmd_ready, "startup model=M gpu=G [engine=vllm|sglang max_model_len=N ...]",
-   "what the engine will print at startup: its memory lines, or why it refuses", NULL, NULL},
+   "what the engine will print at startup: its memory lines, or why it refuses", NULL, NULL, 0},
   {"simulate", F_RUN, cmd_ready,
    "simulate model=M gpu=G [requests=N prompt=N output=N rate=R engine=E ...]",
    "serve a workload step by step as its engine schedules: throughput, latencies\n"
    "            (at most 10^7 requests, about 2 GB)", NULL,
-   "require('kvplan.sim').command_help()"},
+   "require('kvplan.sim').command_help()", 1},
   {"pareto", F_RUN, cmd_ready, "pareto model=M input=N output=N [gpus=G,... tpot_ms=T ttft_ms=T percentile=p90 chart=F.png]",
    "throughput per GPU against speed per user over deployments and client\n"
-   "            concurrencies: the Pareto front, as a report and a chart", NULL, NULL},
+   "            concurrencies: the Pareto front, as a report and a chart", NULL, NULL, 1},
   {"models", F_RUN, cmd_lua, "models [PATTERN]", "list the model catalog and its key facts",
    "PATTERN: a case-insensitive part of an id, name, alias or family ('-', '_' and\n"
    "  spaces alike); none lists every model.\n"
    "One row a model: model, family, params_b and active_b (billions), layers, heads,\n"
    "  kv_heads, head_dim, dtype, max_context, kv (the KV format of kv=auto),\n"
    "  kv_bytes_per_token (all layers, one GPU, that format), weights_gib, aliases.\n"
-   "-o FILE writes the rows (CSV, or -f table|markdown|json).\n"
-   "Example: kvplan models qwen3\n", NULL},
+   "-o FILE writes the rows (CSV, or -f table|vertical|markdown|json).\n"
+   "Example: kvplan models qwen3\n", NULL, 1},
   {"gpus", F_RUN, cmd_lua, "gpus [PATTERN]", "list the GPU catalog and its key facts",
    "PATTERN: a case-insensitive part of an id, name, alias or vendor; none lists\n"
    "  every GPU.\n"
    "One row a GPU: memory as marketed and as the runtime shows it, bandwidth, dense\n"
    "  tensor rates, interconnect; plan_with names the device to plan with (another\n"
    "  entry for a module of several devices).\n"
-   "-o FILE writes the rows (CSV, or -f table|markdown|json).\n"
-   "Example: kvplan gpus h100\n", NULL},
+   "-o FILE writes the rows (CSV, or -f table|vertical|markdown|json).\n"
+   "Example: kvplan gpus h100\n", NULL, 1},
   {"plot", F_RUN, cmd_lua, "plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked] -o CHART.png|svg",
    "draw a report as a chart with gnuplot (width and height at most 8192)",
    "REPORT.csv  a report kvplan wrote (any CSV with a header row)\n"
@@ -836,10 +846,10 @@ static const command commands[] = {
    "            and its values span two decades or more, none negative\n"
    "-o CHART    the chart: .png or .svg, written whole or not at all\n"
    "Example: kvplan plot capacity.csv x=context y=max_concurrency by=series -o cap.png\n",
-   NULL},
+   NULL, 0},
   {"validate", F_RUN | F_VALIDATE, cmd_lua, "validate LOG... [--config DIR] [summary=1] [key=value ...]",
    "check kvplan against startup logs, one row per figure (a line at most 1 MiB)", NULL,
-   "require('kvplan.validate').command_help()"},
+   "require('kvplan.validate').command_help()", 1},
   {"calibrate", F_RUN, cmd_lua, "calibrate RESULT... model=M gpu=G [tp=N engine=E ...] [-o profile.json]",
    "fit the step-time factors to your benchmark results; -o writes the profile",
    "RESULT: a file of benchmark results of one deployment, one or more runs:\n"
@@ -861,7 +871,7 @@ static const command commands[] = {
    "error of each run and its leave-one-out error, and the median |error|s.\n"
    "-o FILE writes the profile (JSON); profile=FILE on any command ('-':\n"
    "standard input), or kv.deploy{profile = FILE}, applies it. docs/time.md has\n"
-   "the details.\n", NULL},
+   "the details.\n", NULL, 0},
   {"completion", F_RUN, cmd_lua, "completion bash|zsh",
    "print the shell completion of kvplan's commands, options, keys and values",
    "bash: source <(kvplan completion bash), or save it as\n"
@@ -872,11 +882,11 @@ static const command commands[] = {
    "command takes (its script's defaults and the field registry: every deployment\n"
    "field completes as key=) and the values of enumerated ones (engines, formats,\n"
    "the catalogs' GPU and model ids). make install installs both under PREFIX/share.\n"
-   "Example: kvplan completion bash > kvplan.bash\n", NULL},
+   "Example: kvplan completion bash > kvplan.bash\n", NULL, 0},
   {"batch", F_BATCH, cmd_batch, "batch -d OUTDIR SCRIPT... [key=value ...] | -m MANIFEST",
-   "run scripts, each report to OUTDIR/NAME.csv", NULL, NULL},
+   "run scripts, each report to OUTDIR/NAME.csv", NULL, NULL, 0},
   {"merge", F_MERGE, cmd_merge, "merge -o FILE PART.csv...",
-   "join shard outputs, one header (a line at most 16 MiB)", NULL, NULL},
+   "join shard outputs, one header (a line at most 16 MiB)", NULL, NULL, 0},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -1307,7 +1317,7 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     for (int i = 0; i < jobs[s].n; i++) mine[n++] = args[jobs[s].first + i];
     const char *ext = o->format == NULL ? ".csv" : strcmp(o->format, "json") == 0 ? ".jsonl"
                       : strcmp(o->format, "markdown") == 0 ? ".md"
-                      : strcmp(o->format, "table") == 0 ? ".txt"
+                      : strcmp(o->format, "table") == 0 || strcmp(o->format, "vertical") == 0 ? ".txt"
                       : strcmp(o->format, "html") == 0 ? ".html" : ".csv";
     snprintf(out, sizeof out, "%s/%s%s", o->outdir, jobs[s].name, ext);
     if (html) from[s] = taken.n;
@@ -1396,7 +1406,7 @@ int main(int argc, char **argv) {
   for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       if (cmd != NULL && cmd->more != NULL) {
-        printf("usage: kvplan %s\n%s\n\n%s", cmd->usage, cmd->help, cmd->more);
+        printf("usage: kvplan %s\n%s\n\n%s%s", cmd->usage, cmd->help, cmd->more, cmd->report ? report_help : "");
         return fflush(stdout) == 0 ? 0 : 1;
       }
       if (cmd != NULL && cmd->more_lua != NULL) {
@@ -1405,10 +1415,12 @@ int main(int argc, char **argv) {
         options ho = {0};
         ho.quiet = 1;
         int rc = run_script(&ho, NULL, code, "kvplan --help", 0, NULL, NULL, NULL);
+        if (rc == 0 && cmd->report) fputs(report_help, stdout);
         return fflush(stdout) == 0 ? rc : 1;
       }
       if (cmd != NULL) {
         int rc = command_help(cmd);
+        if (rc == 0 && cmd->report) fputs(report_help, stdout);
         return fflush(stdout) == 0 ? rc : 1;
       }
       usage(stdout);

@@ -60,8 +60,8 @@ struct kvp_fmtw {
 };
 
 int kvp_fmt_named(const char *name) {
-  static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html"};
-  for (int i = 0; i < 6; i++)
+  static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html", "vertical"};
+  for (int i = 0; i < 7; i++)
     if (strcmp(name, names[i]) == 0) return i;
   return -1;
 }
@@ -498,6 +498,69 @@ static void fit_table(kvp_fmtw *c, const char **at, size_t *w, const int *num, i
   free(full);
 }
 
+/* Row r of the kept cells as a record, one line a column: its name
+ * (padded to nw, the widest name), then its value from column nw + 2;
+ * with colon, "name:" and the padding after it (-f vertical), else two
+ * spaces (a one-row table on a terminal). Values cut to `limit` columns
+ * (0: none). 0, -1 (memory) or -2 (the write failed). */
+static int write_record(kvp_fmtw *c, const char **at, size_t r, size_t nw, int colon, size_t limit,
+                        buf *line) {
+  size_t ncol = c->ncol;
+  for (size_t j = 0; j < ncol; j++) {
+    line->len = 0;
+    size_t m = 0;
+    if (cell(line, at[j], 0, &m) < 0) return -1;
+    if (colon && add(line, ":", 1) < 0) return -1;
+    if (pad(line, nw - m + (colon ? 1 : 2)) < 0) return -1;
+    m = 0;
+    if (cell_cut(line, at[r * ncol + j], 0, &m, limit) < 0) return -1;
+    while (line->len > 0 && line->p[line->len - 1] == ' ') line->len--;
+    if (add(line, "\n", 1) < 0) return -1;
+    if (kvp_afile_write(c->f, line->p, line->len) < 0) return -2;
+  }
+  return 0;
+}
+
+/* The widest column name of the kept header. */
+static size_t name_width(kvp_fmtw *c, const char **at) {
+  size_t nw = 0;
+  for (size_t j = 0; j < c->ncol; j++) {
+    size_t w = cell_width(at[j], 0);
+    if (w > nw) nw = w;
+  }
+  return nw;
+}
+
+/* -f vertical: every row a record ("name: value" lines, the names aligned),
+ * a blank line between records; on a terminal (kvp_fmtw_fit) values are cut
+ * to its width as a one-row table's are. */
+static int write_vertical(kvp_fmtw *c) {
+  size_t ncol = c->ncol;
+  if (ncol == 0 || c->nrows < 2) return 0;
+  const char **at = malloc(sizeof *at * ncol * c->nrows);
+  buf line = {0};
+  int rc = -1;
+  if (at == NULL) goto out;
+  const char *p = c->cells.p;
+  for (size_t i = 0; i < ncol * c->nrows; i++) {
+    at[i] = p;
+    p += strlen(p) + 1;
+  }
+  size_t nw = name_width(c, at);
+  size_t limit = fit_width > 0 && kvp_afile_is_terminal(c->f) ? (fit_width > nw + 2 ? fit_width - nw - 2 : 1) : 0;
+  rc = 0;
+  for (size_t r = 1; r < c->nrows && rc == 0; r++) {
+    if (r > 1 && kvp_afile_write(c->f, "\n", 1) < 0) rc = -2;
+    if (rc == 0) rc = write_record(c, at, r, nw, 1, limit, &line);
+  }
+out:
+  if (rc == -1) fail(c, ENOMEM);
+  if (rc == -2) fail(c, kvp_afile_error(c->f) ? kvp_afile_error(c->f) : EIO);
+  free(at);
+  free(line.p);
+  return rc < 0 ? -1 : 0;
+}
+
 static int write_table(kvp_fmtw *c) {
   size_t ncol = c->ncol;
   if (ncol == 0 || c->nrows == 0) return 0;
@@ -529,26 +592,9 @@ static int write_table(kvp_fmtw *c) {
   }
   int fit = !md && fit_width > 0 && kvp_afile_is_terminal(c->f);
   if (fit && c->nrows == 2 && span(w, keep, ncol) > fit_width) {
-    /* one row too wide: a name and its value a line */
-    size_t nw0 = 0;
-    for (size_t j = 0; j < ncol; j++) {
-      size_t hwj = cell_width(at[j], 0);
-      if (hwj > nw0) nw0 = hwj;
-    }
-    for (size_t j = 0; j < ncol; j++) {
-      line.len = 0;
-      size_t m = 0;
-      if (cell(&line, at[j], 0, &m) < 0 || pad(&line, nw0 - m + 2) < 0) goto out;
-      m = 0;
-      if (cell_cut(&line, at[ncol + j], 0, &m, fit_width > nw0 + 2 ? fit_width - nw0 - 2 : 1) < 0) goto out;
-      while (line.len > 0 && line.p[line.len - 1] == ' ') line.len--;
-      if (add(&line, "\n", 1) < 0) goto out;
-      if (kvp_afile_write(c->f, line.p, line.len) < 0) {
-        rc = -2;
-        goto out;
-      }
-    }
-    rc = 0;
+    /* one row too wide: a name and its value a line (write_record) */
+    size_t nw0 = name_width(c, at);
+    rc = write_record(c, at, 1, nw0, 0, fit_width > nw0 + 2 ? fit_width - nw0 - 2 : 1, &line);
     goto out;
   }
   if (fit) fit_table(c, at, w, num, keep, cap, hw);
@@ -698,6 +744,7 @@ int kvp_fmtw_finish(kvp_fmtw *c) {
   csv_fini(&c->parser, on_field, on_row, c);
   if (c->failed) return -1;
   if (c->fmt == KVP_FMT_TABLE || c->fmt == KVP_FMT_MARKDOWN) return write_table(c);
+  if (c->fmt == KVP_FMT_VERTICAL) return write_vertical(c);
   if (c->fmt == KVP_FMT_HTML) {
     if (!c->head) html_failed(c, kvp_html_head(c->html, c->f, NULL, 0)); /* no header: no columns */
     if (!c->failed) html_failed(c, kvp_html_end(c->html, c->f));

@@ -22,6 +22,10 @@
  *   KVP_FMT_HTML      a self-contained HTML page (htmlw.h): its inputs, the
  *                     table streamed row by row, its charts; the page's
  *                     description through kvp_fmtw_html before any row.
+ *   KVP_FMT_VERTICAL  one record a row: a line "name: value" a column, the
+ *                     names aligned, a blank line between records; cells
+ *                     escaped as in tables; on a terminal the values cut to
+ *                     its width (kvp_fmtw_fit). Nothing for a header alone.
  * Tables are aligned, so they are kept in memory until the report ends.
  */
 #ifndef KVP_FMTW_H
@@ -32,11 +36,12 @@
 #include "afile.h"
 #include "htmlw.h"
 
-enum { KVP_FMT_AUTO = 0, KVP_FMT_CSV, KVP_FMT_TABLE, KVP_FMT_JSON, KVP_FMT_MARKDOWN, KVP_FMT_HTML };
+enum { KVP_FMT_AUTO = 0, KVP_FMT_CSV, KVP_FMT_TABLE, KVP_FMT_JSON, KVP_FMT_MARKDOWN, KVP_FMT_HTML,
+       KVP_FMT_VERTICAL };
 
 typedef struct kvp_fmtw kvp_fmtw;
 
-/* A converter to format fmt (TABLE, JSON, MARKDOWN or HTML) writing to f; NULL
+/* A converter to format fmt (TABLE, JSON, MARKDOWN, HTML or VERTICAL) writing to f; NULL
  * when out of memory. */
 kvp_fmtw *kvp_fmtw_new(int fmt, kvp_afile *f);
 /* CSV bytes, any split; 0, or -1 with an errno kept for kvp_fmtw_error. */
@@ -58,7 +63,7 @@ size_t kvp_fmtw_fit_width(void);
 /* HTML: the page's description to fill before the header row is fed
  * (title, inputs, units, charts); NULL for another format. */
 kvp_html *kvp_fmtw_html(kvp_fmtw *c);
-/* "csv", "table", "json", "markdown", "html", "auto" -> KVP_FMT_*, -1 if none. */
+/* "csv", "table", "json", "markdown", "html", "vertical", "auto" -> KVP_FMT_*, -1 if none. */
 int kvp_fmt_named(const char *name);
 /* 1 when s[0..len) is a JSON number (the numbers the CSV writer makes). */
 int kvp_fmt_is_number(const char *s, size_t len);

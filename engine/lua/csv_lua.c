@@ -179,12 +179,12 @@ static int opt_format(lua_State *L, int i) {
   if (lua_isnoneornil(L, i)) return KVP_FMT_AUTO;
   int fmt = kvp_fmt_named(luaL_checkstring(L, i));
   if (fmt < 0)
-    kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'", lua_tostring(L, i));
+    kvl_error(L, "field 'format' must be csv, table, vertical, json, markdown or html, got '%s'", lua_tostring(L, i));
   return fmt;
 }
 
 /* csv.open(path|nil, columns, precisions[, format[, page]]): a writer,
- * header written; format "csv", "table", "json", "markdown", "html" or
+ * header written; format "csv", "table", "json", "markdown", "html", "vertical" or
  * "auto" (fmtw.h); page, for HTML: {title, version, inputs = {{name,
  * value}, ...}, units = {[column] = unit}} (kvl_html_page) */
 static int l_open(lua_State *L) {
@@ -308,7 +308,7 @@ static int l_text(lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 2, &len);
   int fmt = lua_isnoneornil(L, 3) ? KVP_FMT_AUTO : kvp_fmt_named(luaL_checkstring(L, 3));
-  if (fmt < 0) return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
+  if (fmt < 0) return kvl_error(L, "field 'format' must be csv, table, vertical, json, markdown or html, got '%s'",
                                 lua_tostring(L, 3));
   kvl_check_file(L, path, "w");
   char err[512];
@@ -481,10 +481,10 @@ static const luaL_Reg writer_meth[] = {
 };
 
 /* csv.format_of(path|nil [, format]): the format a report of path asked
- * for format gets ("csv", "table", "json", "markdown" or "html"; kvp_csv_resolve_format),
+ * for format gets ("csv", "table", "json", "markdown", "html" or "vertical"; kvp_csv_resolve_format),
  * and the columns a table on the terminal is fitted to (0: none) */
 static int l_format_of(lua_State *L) {
-  static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html"};
+  static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html", "vertical"};
   const char *path = luaL_optstring(L, 1, NULL);
   int fmt = kvp_csv_resolve_format(path, opt_format(L, 2));
   lua_pushstring(L, names[fmt]);

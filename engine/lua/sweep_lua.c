@@ -110,9 +110,9 @@ static int l_run(lua_State *L) {
     lua_getfield(L, 1, "path");
     const char *path = lua_tostring(L, -1);
     kvl_check_file(L, path, "w");
-    int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown, html (fmtw.h) */
+    int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown, html, vertical (fmtw.h) */
     if (lua_getfield(L, 1, "format") == LUA_TSTRING && (fmt = kvp_fmt_named(lua_tostring(L, -1))) < 0)
-      return kvl_error(L, "field 'format' must be csv, table, json, markdown or html, got '%s'",
+      return kvl_error(L, "field 'format' must be csv, table, vertical, json, markdown or html, got '%s'",
                        lua_tostring(L, -1));
     lua_pop(L, 1);
     h->w = kvp_csv_open_as(path, fmt, err, sizeof err);

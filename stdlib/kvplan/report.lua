@@ -31,10 +31,10 @@ local function cli() return package.loaded["kvplan.cli"] or {} end
 
 --- The file name extension of a report in format f (batch outputs).
 function M.extension(f)
-  return ({json = ".jsonl", markdown = ".md", table = ".txt", html = ".html"})[f] or ".csv"
+  return ({json = ".jsonl", markdown = ".md", table = ".txt", vertical = ".txt", html = ".html"})[f] or ".csv"
 end
 
-M.formats = {csv = true, table = true, json = true, markdown = true, html = true, auto = true}
+M.formats = {csv = true, table = true, vertical = true, json = true, markdown = true, html = true, auto = true}
 
 --- Where a report or sweep goes: path if given, else the batch file for
 --- `name`, else `kvplan -o FILE`; nil is standard output.
@@ -221,7 +221,8 @@ local function check_chart(c, i)
 end
 
 --- A report with the given columns: names, or {name, precision = digits}.
---- `format`: csv, table, json (JSON Lines) or markdown (default: the
+--- `format`: csv, table, vertical (a record a block), json (JSON Lines),
+--- markdown or html (default: the
 --- command line's --format, else by the file name, else a table on a
 --- terminal and CSV otherwise). `columns = "used"` keeps the rows until the
 --- report closes and writes only the columns some row fills (not nil, not
@@ -232,7 +233,7 @@ function M.new(opts)
   util.check_keys(opts, {columns = true, path = true, name = true, format = true, order = true,
                          title = true, chart = true}, "report")
   if opts.format ~= nil and not M.formats[opts.format] then
-    util.raise("field 'format' must be csv, table, json, markdown or html, got %s", tostring(opts.format))
+    util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", tostring(opts.format))
   end
   if opts.title ~= nil and type(opts.title) ~= "string" then
     util.raise("field 'title' must be a string, got %s", type(opts.title))

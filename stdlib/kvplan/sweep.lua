@@ -710,7 +710,7 @@ function Sweep:write(path, opts)
   opts = opts or {}
   util.check_keys(opts, {name = true, format = true}, "sweep write options")
   if opts.format ~= nil and not require("kvplan.report").formats[opts.format] then
-    util.raise("field 'format' must be csv, table, json, markdown or html, got %s", tostring(opts.format))
+    util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", tostring(opts.format))
   end
   local cli = package.loaded["kvplan.cli"] or {}
   local report = require "kvplan.report"

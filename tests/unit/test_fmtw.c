@@ -97,6 +97,34 @@ static void markdown_escapes_bars(void **state) {
   assert_string_equal(convert(KVP_FMT_MARKDOWN, 4096), want);
 }
 
+/* -f vertical: a record a row, "name:" padded to the widest name (model, 5)
+ * plus the colon and a space, so every value starts at column 7; a blank
+ * line between records; an empty cell leaves "why:" alone; cells escaped as
+ * in tables. */
+static void vertical_is_a_record_a_row(void **state) {
+  (void)state;
+  static const char want[] =
+    "model: llama-3.1-70b\n"
+    "tp:    8\n"
+    "gib:   16.43\n"
+    "fits:  true\n"
+    "why:\n"
+    "\n"
+    "model: a,b\n"
+    "tp:    16\n"
+    "gib:   0.50\n"
+    "fits:  false\n"
+    "why:   needs \"more\" | room now\n"
+    "\n"
+    "model: été\n"
+    "tp:    1\n"
+    "gib:   1e+20\n"
+    "fits:  false\n"
+    "why:   x\n";
+  for (size_t step = 1; step <= sizeof csv; step += 5) assert_string_equal(convert(KVP_FMT_VERTICAL, step), want);
+  assert_int_equal(kvp_fmt_named("vertical"), KVP_FMT_VERTICAL);
+}
+
 static void json_numbers_are_recognized_exactly(void **state) {
   (void)state;
   static const char *const yes[] = {"0", "-1", "16.43", "1e+20", "2.5E-3", "-0.00"};
@@ -139,7 +167,7 @@ static void the_csv_writer_writes_json_through_the_converter(void **state) {
 
 /* Table text written to standard output as a terminal of `columns`
  * columns (a pseudo-terminal on fd 1), read back without its CR bytes. */
-static const char *on_terminal(const char *text, size_t columns) {
+static const char *on_terminal_as(const char *text, size_t columns, int fmt) {
   static char got[8192];
   int m = posix_openpt(O_RDWR | O_NOCTTY);
   assert_true(m >= 0);
@@ -152,7 +180,7 @@ static const char *on_terminal(const char *text, size_t columns) {
   dup2(s, STDOUT_FILENO);
   char err[256];
   kvp_afile *f = kvp_afile_open(NULL, err, sizeof err);
-  kvp_fmtw *c = kvp_fmtw_new(KVP_FMT_TABLE, f);
+  kvp_fmtw *c = kvp_fmtw_new(fmt, f);
   kvp_fmtw_fit(columns);
   /* what text written beside the table is cut to (kvplan best's lines) */
   assert_int_equal(kvp_fmtw_fit_width(), columns);
@@ -177,6 +205,8 @@ static const char *on_terminal(const char *text, size_t columns) {
   got[k] = '\0';
   return got;
 }
+
+static const char *on_terminal(const char *text, size_t columns) { return on_terminal_as(text, columns, KVP_FMT_TABLE); }
 
 static const char wide[] =
   "model,gpu,throughput_tokens_s,requests_s,note\n"
@@ -228,6 +258,20 @@ static void one_row_goes_vertical_and_left_out_columns_are_named(void **state) {
   assert_non_null(strstr(got, "(not shown, to fit 30 columns:"));
 }
 
+/* -f vertical on a terminal of 24 columns: the values start at column 18
+ * (the widest name, 16, a colon and a space) and are cut to the 6 left, an
+ * ellipsis their last; a header alone writes nothing. */
+static void vertical_on_a_terminal_cuts_values(void **state) {
+  (void)state;
+  assert_string_equal(on_terminal_as("alpha_beta_gamma,b\n1234567890,two\n3,x\n", 24, KVP_FMT_VERTICAL),
+                      "alpha_beta_gamma: 12345\xe2\x80\xa6\n"
+                      "b:                two\n"
+                      "\n"
+                      "alpha_beta_gamma: 3\n"
+                      "b:                x\n");
+  assert_string_equal(on_terminal_as("a,b\n", 24, KVP_FMT_VERTICAL), "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(json_lines_are_typed_objects),
@@ -235,6 +279,8 @@ int main(void) {
     cmocka_unit_test(markdown_escapes_bars),
     cmocka_unit_test(tables_fit_the_terminal),
     cmocka_unit_test(one_row_goes_vertical_and_left_out_columns_are_named),
+    cmocka_unit_test(vertical_is_a_record_a_row),
+    cmocka_unit_test(vertical_on_a_terminal_cuts_values),
     cmocka_unit_test(json_numbers_are_recognized_exactly),
     cmocka_unit_test(formats_by_name_and_by_file_name),
     cmocka_unit_test(the_csv_writer_writes_json_through_the_converter),
