@@ -13,9 +13,12 @@
 
 /* ---- formats and layer kinds ------------------------------------------------ */
 
+/* tensor and col (bits a matrix, bits an input column of a matrix) are the
+ * stdlib's, counted over a model's weight classes (stdlib/kvplan/models.lua
+ * classes_size): accepted here, not the core's */
 static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope",
                                           "tq_key", "tq_value", "group2", "scale2", "name",
-                                          NULL};
+                                          "tensor", "col", NULL};
 
 /* The format table at idx ({bits=, group=, scale=, zero=}); field names the
  * option it came from (kvplan_lua.h). */

@@ -745,7 +745,7 @@ local function class_bytes(d, opts, k)
   local f = opts.weights ~= nil and d.weights
             or (wf and wf[k] and formats.get(wf[k], "weight_formats." .. k))
             or (wf and m:dtype_format()) or d.weights
-  return formats.bytes(f, m:weight_class_params()[k])
+  return m:class_bytes(k, f)
 end
 
 local function resolve_moe_parallel(d, opts)
@@ -809,7 +809,7 @@ local function resolve_moe_parallel(d, opts)
             or (wf and wf.experts and formats.get(wf.experts, "weight_formats.experts"))
             or m:dtype_format()
   d.moe_experts = m.experts
-  d.expert_bytes = formats.bytes(f, m:weight_class_params().experts)
+  d.expert_bytes = m:class_bytes("experts", f)
 end
 
 -- The smallest GPU of each pipeline stage (nil when all are the deployment's).

@@ -7,6 +7,12 @@
 -- that costs nothing per element). group2, scale2: double quantization, the
 -- group scales themselves quantized, every `group2` of them sharing a
 -- `scale2`-bit second-level scale (bitsandbytes' nested absmax).
+-- tensor, col: what a quantized linear layer holds besides its elements, by
+-- its shape: `tensor` bits a matrix (NVFP4's fp32 global scale and input
+-- scale a shard) and `col` bits an input column of a layer (GPTQ's act-order
+-- g_idx). They count where a model's weight classes are weighed
+-- (models.lua classes_size: the classes' matrices and input columns), not in
+-- a tensor's bits (M.bits, M.bytes) nor in a KV cache.
 
 local core = require "kvplan.core"
 local util = require "kvplan.util"
@@ -43,7 +49,12 @@ M.table = {
   int8      = {bits = 8, note = "int8, per-tensor or per-channel scale"},
   int4      = {bits = 4, note = "4 bits flat, scales not counted"},
   fp4       = {bits = 4, note = "fp4 e2m1 flat, scales not counted"},
-  nvfp4     = {bits = 4, group = 16, scale = 8, note = "NVFP4: fp8 scale per 16 elements"},
+  -- NVFP4 (vLLM ModelOptNvFp4LinearMethod.create_weights, vllm/model_executor/
+  -- layers/quantization/modelopt.py at c9a59901113c): packed fp4 values, an
+  -- fp8 weight_scale per 16 inputs, and per output shard an fp32
+  -- weight_scale_2 (the global scale) and an fp32 input_scale: 64 bits a matrix
+  nvfp4     = {bits = 4, group = 16, scale = 8, tensor = 64,
+               note = "NVFP4: fp8 scale per 16 elements, fp32 global and input scales a matrix"},
   mxfp4     = {bits = 4, group = 32, scale = 8, note = "MXFP4 (OCP): e8m0 scale per 32 elements"},
   ["int4-g128"] = {bits = 4, group = 128, scale = 16, zero = 4,
                    note = "GPTQ/AWQ: fp16 scale and 4-bit zero per 128 (4.156 bits)"},
@@ -104,7 +115,7 @@ function M.names() return util.sorted_keys(M.table) end
 local function make(name, t)
   return {name = name, bits = t.bits, group = t.group or 0, scale = t.scale or 0,
           zero = t.zero or 0, rope = t.rope or 0, tq_key = t.tq_key, tq_value = t.tq_value,
-          group2 = t.group2, scale2 = t.scale2}
+          group2 = t.group2, scale2 = t.scale2, tensor = t.tensor, col = t.col}
 end
 
 --- A format from a name ("int4-g128", "int3-g64-sym", "fp8") or a table
@@ -114,7 +125,13 @@ function M.get(v, field)
   if type(v) == "table" then
     util.check_keys(v, {name = true, bits = true, group = true, scale = true, zero = true,
                         rope = true, tq_key = true, tq_value = true, group2 = true,
-                        scale2 = true, note = true}, "format")
+                        scale2 = true, note = true, tensor = true, col = true}, "format")
+    for _, k in ipairs{"tensor", "col"} do
+      if v[k] ~= nil and (math.type(v[k]) ~= "integer" or v[k] < 0 or v[k] > 1024) then
+        util.raise("field '%s.%s' must be an integer 0..1024 (bits), got %s", field, k,
+                   tostring(v[k]))
+      end
+    end
     local f = make(v.name or "custom", v)
     core.format_bits(f) -- checks every field
     return f
@@ -133,17 +150,41 @@ function M.get(v, field)
   -- CompressedTensorsW8A8Int8.create_weights registers a float32
   -- ChannelQuantScaleParameter of (output, 1), compressed_tensors_w8a8_int8.py
   -- at 00ba7ff11a83): the same bytes as LLM.int8's
+  -- fp8-chG: fp8 values and an fp32 scale per output channel of G inputs
+  -- (compressed-tensors W8A8 fp8, strategy "channel": vLLM's
+  -- CompressedTensorsW8A8Fp8.create_weights registers a float32 channel
+  -- scale of (output, 1), compressed_tensors_w8a8_fp8.py at 00cb05c39f77)
   local rg = key:match("^bnb%-int8%-g(%d+)$") or key:match("^int8%-ch(%d+)$")
+             or key:match("^fp8%-ch(%d+)$")
   if rg then
     local g = tonumber(rg) // 1
     if g < 1 then util.raise("field '%s': bad format '%s' (group >= 1)", field, v) end
     return {name = key, bits = 8, group = g, scale = 32, zero = 0, rope = 0}
   end
-  -- intN-gG[-sym]: N bits, an fp16 scale per G and an N-bit zero unless -sym
-  local bits, group, sym = key:match("^int(%d+)%-g(%d+)(%-?s?y?m?)$")
+  -- fp8-bHxW: fp8 values and an fp32 scale per H x W block (DeepSeek-V3's
+  -- weight_block_size; compressed-tensors strategy "block", whose float32
+  -- block scales the same create_weights registers)
+  local bh, bw = key:match("^fp8%-b(%d+)x(%d+)$")
+  if bh then
+    local h, w = tonumber(bh) // 1, tonumber(bw) // 1
+    if h < 1 or w < 1 then util.raise("field '%s': bad format '%s' (blocks >= 1)", field, v) end
+    return {name = key, bits = 8, group = h * w, scale = 32, zero = 0, rope = 0}
+  end
+  -- intN-gG[-sym][-act]: N bits, an fp16 scale per G and an N-bit zero unless
+  -- -sym; -act: act order (GPTQ desc_act, compressed-tensors actorder
+  -- "group"), whose g_idx vLLM's Marlin keeps sorted beside its sort
+  -- indices, two int32 an input column of each layer
+  -- (MarlinLinearKernel.process_weights_after_loading: marlin_sort_g_idx when
+  -- has_g_idx, else empty tensors; vllm/model_executor/layers/quantization/
+  -- kernels/mixed_precision/marlin.py at def725a56685; has_g_idx = desc_act
+  -- in gptq_marlin.py at 0ede9ef306be, actorder == GROUP in
+  -- compressed_tensors_wNa16.py at 519b90d4648d)
+  local act = key:match("%-act$") ~= nil
+  local stem = act and key:sub(1, -5) or key
+  local bits, group, sym = stem:match("^int(%d+)%-g(%d+)(%-?s?y?m?)$")
   if bits and (sym == "" or sym == "-sym") then
     local f = {name = key, bits = tonumber(bits) // 1, group = tonumber(group) // 1, scale = 16,
-               zero = sym == "" and tonumber(bits) // 1 or 0}
+               zero = sym == "" and tonumber(bits) // 1 or 0, col = act and 64 or nil}
     if f.bits < 1 or f.bits > 16 or f.group < 1 then
       util.raise("field '%s': bad format '%s' (bits 1..16, group >= 1)", field, v)
     end

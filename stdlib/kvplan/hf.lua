@@ -486,10 +486,17 @@ local function gptq_like(C, q, where, method)
     -- hidden-size input (the q/k/v/gate/up matrices)
     group, note = C.hidden, " (group_size -1: per-channel scales counted per hidden_size row)"
   end
-  local name = string.format("int%d-g%d%s", bits, group, zero and "" or "-sym")
-  return {name = name, bits = bits, group = group, scale = 16, zero = zero and bits or 0},
-         string.format("%s %s: %d bits, group %d, fp16 scales%s%s", where, method, bits, group,
-                       zero and (", " .. bits .. "-bit zeros") or ", symmetric", note)
+  -- act order: GPTQ's desc_act, compressed-tensors' actorder "group" (the
+  -- caller's act): vLLM's Marlin keeps the sorted g_idx and its sort
+  -- indices, two int32 an input column of each layer (formats.lua -act)
+  local act = (method == "gptq" and q.desc_act == true) or q.act == true
+  local name = string.format("int%d-g%d%s%s", bits, group, zero and "" or "-sym", act and "-act" or "")
+  return {name = name, bits = bits, group = group, scale = 16, zero = zero and bits or 0,
+          col = act and 64 or nil},
+         string.format("%s %s: %d bits, group %d, fp16 scales%s%s%s", where, method, bits, group,
+                       zero and (", " .. bits .. "-bit zeros") or ", symmetric", note,
+                       act and ", act order (g_idx and its sort indices, int32 an input column)"
+                       or "")
 end
 
 --- The weight format of quantization_config q (field label where), and a
@@ -559,7 +566,8 @@ local function weight_format_of(C, q, where)
     local names = util.sorted_keys(groups)
     local w = names[1] and type(groups[names[1]]) == "table" and groups[names[1]].weights
     if type(w) == "table" and w.type == "int" and w.strategy == "group" then
-      return gptq_like(C, {bits = w.num_bits, group_size = w.group_size, sym = w.symmetric},
+      return gptq_like(C, {bits = w.num_bits, group_size = w.group_size, sym = w.symmetric,
+                           act = w.actorder == "group"},
                        where .. ".config_groups." .. names[1] .. ".weights", "gptq")
     end
     if type(w) == "table" and w.type == "int" and w.num_bits == 8 and
@@ -573,12 +581,31 @@ local function weight_format_of(C, q, where)
              string.format("%s compressed-tensors int8: an fp32 scale per output channel (counted " ..
                            "per hidden_size %d row)", where, C.hidden)
     end
-    if type(w) == "table" and w.type == "float" and w.num_bits == 8 and
-       (w.strategy == "tensor" or w.strategy == "channel") then
-      return "fp8", where .. " compressed-tensors fp8 (" .. w.strategy .. " scales, not counted)"
+    -- W8A8 fp8 (vLLM CompressedTensorsW8A8Fp8.create_weights, compressed_tensors_
+    -- w8a8_fp8.py at 00cb05c39f77): float32 scales per output channel (channel,
+    -- counted per hidden_size row as int8's) or per block_structure block
+    -- (block); per tensor, one a matrix (not counted)
+    if type(w) == "table" and w.type == "float" and w.num_bits == 8 and w.strategy == "tensor" then
+      return "fp8", where .. " compressed-tensors fp8 (per-tensor scales, not counted)"
+    end
+    if type(w) == "table" and w.type == "float" and w.num_bits == 8 and w.strategy == "channel" then
+      return "fp8-ch" .. C.hidden,
+             string.format("%s compressed-tensors fp8: an fp32 scale per output channel (counted " ..
+                           "per hidden_size %d row)", where, C.hidden)
+    end
+    if type(w) == "table" and w.type == "float" and w.num_bits == 8 and w.strategy == "block" then
+      local b = w.block_structure
+      if type(b) ~= "table" or #b ~= 2 or math.type(b[1]) ~= "integer"
+         or math.type(b[2]) ~= "integer" or b[1] < 1 or b[2] < 1 then
+        C:raise("field '%s.config_groups.%s.weights.block_structure' must be two positive " ..
+                "integers, got %s", where, names[1], show(b))
+      end
+      return string.format("fp8-b%dx%d", b[1], b[2]),
+             string.format("%s compressed-tensors fp8: an fp32 scale per %dx%d block", where,
+                           b[1], b[2])
     end
     C:raise("field '%s': compressed-tensors scheme not supported (int group, int8 or fp8 " ..
-            "tensor/channel weights, or nvfp4); give opts.weight_format", where)
+            "tensor/channel/block weights, or nvfp4); give opts.weight_format", where)
   end
   C:raise("field '%s.quant_method' %s is not supported (known: awq, bitsandbytes, " ..
           "compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format", where,
@@ -640,10 +667,11 @@ end
 --- and head as not converted: its experts alone are MXFP4 (vLLM
 --- vllm/model_executor/layers/quantization/mxfp4.py quantizes only the
 --- fused MoE layers).
-quantized_classes = function(C, a, wf)
-  local q = C:get("quantization_config")
+quantized_classes = function(C, a, wf, q)
+  q = q or C:get("quantization_config")
   local skip = {}
-  for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers", "llm_int8_skip_modules"}) do
+  for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers", "llm_int8_skip_modules",
+                        "exclude_modules"}) do
     local l = q[key]
     if type(l) == "table" then
       for _, name in ipairs(l) do
@@ -1501,8 +1529,36 @@ function M.from_hf(path, opts)
     wf, line = weight_format_of(C, C:get("quantization_config"))
     C:fact("weight_format = " .. line)
   end
+  -- no quantization_config: a ModelOpt export's hf_quant_config.json beside
+  -- config.json ({"quantization": {"quant_algo", "group_size",
+  -- "exclude_modules", "kv_cache_quant_algo"}}), the file TensorRT-LLM reads
+  -- first (ModelLoader._update_from_hf_quant_config, tensorrt_llm/llmapi/
+  -- llm_utils.py at 0066b2a5696f: "Found hf_quant_config.json, pre-quantized
+  -- checkpoint is used") and vLLM's ModelOpt configs name as theirs
+  -- (ModelOptFp8Config / ModelOptNvFp4Config get_config_filenames, from_config
+  -- reading quantization.quant_algo: vllm/model_executor/layers/quantization/
+  -- modelopt.py at c9a59901113c); its exclude_modules stay in the model dtype
+  local hq_inner
+  if wf == nil and opts.weight_format == nil and dir then
+    local hq = read_json(dir .. "/hf_quant_config.json")
+    if hq ~= nil then
+      if type(hq) ~= "table" or type(hq.quantization) ~= "table" then
+        C:raise("hf_quant_config.json: field 'quantization' must be an object, got %s",
+                show(type(hq) == "table" and hq.quantization or hq))
+      end
+      hq_inner = hq.quantization
+      if hq_inner.quant_algo ~= nil and hq_inner.quant_algo ~= null then
+        local line
+        wf, line = weight_format_of(C, {quant_method = "modelopt", quantization = hq_inner},
+                                    "hf_quant_config.json quantization")
+        C:fact("weight_format = " .. line)
+      else
+        hq_inner = nil
+      end
+    end
+  end
   local wfs
-  if wf ~= nil and opts.weight_format == nil then wfs = quantized_classes(C, a, wf) end
+  if wf ~= nil and opts.weight_format == nil then wfs = quantized_classes(C, a, wf, hq_inner) end
   local kvc = kv_checkpoint(C, dir)
   local id, iw = model_id(C, opts, dir)
   local t = {

@@ -311,6 +311,57 @@ function Model:weight_class_params()
   return c
 end
 
+--- The linear layers of each weight class as vLLM holds them: {shards =
+--- the matrices a checkpoint stores (q, k, v, o; gate, up, down; an expert's
+--- w1, w3, w2; lm_head), cols = the input columns of the layers vLLM builds
+--- from them, merged layers counted once (QKVParallelLinear and
+--- MergedColumnParallelLinear read one input: qkv H and o heads x head_dim;
+--- gate_up H and down intermediate; a fused MoE's w13 H and w2
+--- moe_intermediate an expert; MLA: fused q_a and kv_a H with q_lora, else q
+--- and kv_a H each, q_b q_lora, kv_b kv_lora, o heads x v_head_dim; lm_head
+--- H)} per class over the whole model (vllm/model_executor/models/llama.py,
+--- deepseek_v2.py). A format's tensor and col bits count over them
+--- (formats.lua); the embeddings, vision tower and other parameters have
+--- none.
+function Model:class_shapes()
+  local H, L = self.hidden or 0, self.layers
+  local c = {attention = {shards = 0, cols = 0}, mlp = {shards = 0, cols = 0},
+             experts = {shards = 0, cols = 0},
+             lm_head = {shards = self.tie_embeddings and 0 or 1,
+                        cols = self.tie_embeddings and 0 or H}}
+  local mla = rawget(self, "mla")
+  if mla and self.heads then
+    local q = mla.q_lora_rank
+    c.attention.shards = L * (q and 5 or 4)
+    c.attention.cols = L * ((q and (H + q) or 2 * H) + mla.kv_lora_rank
+                            + self.heads * (mla.v_head_dim or 0))
+  elseif self.heads and self.head_dim then
+    c.attention.shards = 4 * L
+    c.attention.cols = L * (H + self.heads * self.head_dim)
+  end
+  local dense = self.experts and (self.dense_layers or 0) or L
+  c.mlp.shards, c.mlp.cols = 3 * dense, dense * (H + (self.intermediate or 0))
+  if self.experts then
+    local n = (L - dense) * self.experts
+    c.experts.shards, c.experts.cols = 3 * n, n * (H + (self.moe_intermediate or 0))
+  end
+  return c
+end
+
+--- Bytes of weight class k in format f: its parameters' elements, and the
+--- format's bits a matrix and an input column over the class's linear
+--- layers (class_shapes), rounded up once.
+function Model:class_bytes(k, f, params, shapes)
+  params = params or self:weight_class_params()[k]
+  local b = formats.bytes(f, params)
+  local t, col = f.tensor or 0, f.col or 0
+  if (t > 0 or col > 0) and params > 0 then
+    local sh = (shapes or self:class_shapes())[k]
+    if sh then b = b + (sh.shards * t + sh.cols * col + 7) // 8 end
+  end
+  return b
+end
+
 --- The name of a mixed checkpoint's formats: the dtype's format, then
 --- each other format with its classes ("bf16+experts:mxfp4"); nil when the
 --- model has no weight_formats.
@@ -345,12 +396,14 @@ function Model:weight_size(f)
 end
 
 --- Bytes of all weights with each class in its format of wf (a table of
---- class = format), the rest in the model dtype.
+--- class = format), the rest in the model dtype; a format's bits a matrix
+--- and an input column count over the class's layers (class_bytes).
 function Model:classes_size(wf)
   local c, native, total = self:weight_class_params(), self:dtype_format(), 0
+  local shapes = self:class_shapes()
   for _, k in ipairs(M.weight_classes) do
     local fk = wf[k] ~= nil and formats.get(wf[k], "weight_formats." .. k) or native
-    local b = formats.bytes(fk, c[k])
+    local b = self:class_bytes(k, fk, c[k], shapes)
     if total + b < total then util.raise("model '%s': weight bytes overflow", self.id) end
     total = total + b
   end

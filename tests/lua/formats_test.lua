@@ -34,3 +34,21 @@ for name, want in pairs{q4_0 = {32, 18}, q4_1 = {32, 20}, q5_0 = {32, 22}, q5_1 
   check.eq(f.bytes(f.get(name), want[1] * 1000), want[2] * 1000, name .. ": bytes of 1000 blocks")
 end
 check.eq(f.get("Q4_K").name, "q4_k", "GGUF names in any case")
+
+-- what a quantized layer holds by its shape (models.lua class_bytes): GPTQ's
+-- act order (-act: vLLM's Marlin keeps the sorted g_idx and its sort indices,
+-- 2 x int32 an input column), NVFP4's fp32 global and input scales a matrix;
+-- fp8 with an fp32 scale per output channel or per block
+local act = f.get "int4-g128-act"
+check.eq(act.col .. "/" .. act.zero .. "/" .. act.group, "64/4/128", "int4-g128-act: g_idx columns")
+check.eq(f.get("int4-g128-sym-act").zero, 0, "-sym-act: symmetric with act order")
+check.eq(f.get("int4-g128").col, nil, "no act order: no g_idx held")
+check.eq(f.bytes(act, 4096 * 4096), f.bytes(f.get "int4-g128", 4096 * 4096),
+         "a tensor's bytes leave the columns to the classes")
+check.eq(f.get("nvfp4").tensor, 64, "nvfp4: 2 fp32 a matrix")
+check.eq(f.bytes(f.get "fp8-ch4096", 4096 * 4096), 4096 * 4096 + 4096 * 4, "fp8-ch: an fp32 scale per row")
+check.eq(f.bytes(f.get "fp8-b128x128", 1024 * 1024), 1024 * 1024 + 64 * 4, "fp8-b128x128: fp32 per block")
+check.eq(f.get({bits = 4, group = 16, scale = 8, tensor = 64}).tensor, 64, "tensor in a table")
+check.error("field 'format.col' must be an integer 0..1024 (bits), got -1", f.get,
+            {bits = 4, col = -1})
+check.error("bad format 'fp8-b0x128'", f.get, "fp8-b0x128")

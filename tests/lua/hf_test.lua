@@ -150,6 +150,66 @@ check.eq(f.name .. "/" .. f.bits .. "/" .. f.group .. "/" .. f.scale, "int8-ch8/
 f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
             '{"group_0": {"weights": {"num_bits": 8, "type": "int", "strategy": "tensor"}}}}')
 check.eq(f.name, "int8", "W8A8 int8 per tensor")
+-- act order and the per-shape terms, hand-counted on tiny-llama (hidden 8,
+-- intermediate 16, 2 heads of 4, 1 KV head, 2 layers): vLLM's layers are
+-- qkv_proj and o_proj (inputs 8 and 8), gate_up_proj and down_proj (8 and
+-- 16), so 2 x (8 + 8) = 32 attention and 2 x (8 + 16) = 48 MLP input columns,
+-- and 2 x 4 attention and 2 x 3 MLP shards
+f = qformat('"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, ' ..
+            '"desc_act": true, "sym": true}')
+check.eq(f.name .. "/" .. f.col, "int4-g128-sym-act/64", "GPTQ desc_act: g_idx and sort indices")
+local gact = from_hf(config_with('"quantization_config": {"quant_method": "gptq", "bits": 4, ' ..
+                                 '"group_size": 128, "desc_act": true, "sym": true}'))
+local gno = from_hf(config_with('"quantization_config": {"quant_method": "gptq", "bits": 4, ' ..
+                                '"group_size": 128, "desc_act": false, "sym": true}'))
+check.eq(gact:weight_size() - gno:weight_size(), (32 + 48) * 64 // 8,
+         "act order: 80 input columns x 2 int32 (640 bytes)")
+check.eq(gact:class_bytes("attention", kv.formats.get(gact.weight_formats.attention)),
+         kv.formats.bytes(kv.formats.get "int4-g128-sym", 384) + 32 * 8, "attention: 384 weights + 32 columns")
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", ' ..
+            '"group_size": 128, "symmetric": true, "actorder": "group"}}}}')
+check.eq(f.name, "int4-g128-sym-act", "compressed-tensors actorder group: a g_idx")
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 4, "type": "int", "strategy": "group", ' ..
+            '"group_size": 128, "symmetric": true, "actorder": "weight"}}}}')
+check.eq(f.name, "int4-g128-sym", "actorder weight: reordered at quantization, no g_idx")
+-- compressed-tensors W8A8 fp8: fp32 channel scales (per hidden_size row), block scales
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "channel"}}}}')
+check.eq(f.name .. "/" .. f.group .. "/" .. f.scale, "fp8-ch8/8/32", "fp8 channel: an fp32 scale a row")
+f = qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+            '{"group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "block", ' ..
+            '"block_structure": [128, 128]}}}}')
+check.eq(f.name .. "/" .. f.group .. "/" .. f.scale, "fp8-b128x128/16384/32", "fp8 block: fp32 a block")
+check.error("block_structure' must be two positive integers", function()
+  qformat('"quantization_config": {"quant_method": "compressed-tensors", "config_groups": ' ..
+          '{"group_0": {"weights": {"num_bits": 8, "type": "float", "strategy": "block"}}}}')
+end)
+-- a ModelOpt export for TensorRT-LLM: no quantization_config, hf_quant_config.json
+-- beside config.json; NVFP4's two fp32 a matrix: attention 384 elements in
+-- 216 bytes + 8 x 8, the MLP 768 in 432 + 6 x 8, embeddings, lm_head and the
+-- other 40 parameters in bf16
+local mo = tmp .. "/modelopt"
+assert(os.execute("mkdir -p " .. mo))
+local function put_file(path, text) local o = assert(io.open(path, "wb")) o:write(text) o:close() end
+put_file(mo .. "/config.json", base)
+put_file(mo .. "/hf_quant_config.json", '{"producer": {"name": "modelopt", "version": "0.29.0"}, ' ..
+         '"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": null, "group_size": 16, ' ..
+         '"exclude_modules": ["lm_head"]}}')
+local mom = from_hf(mo)
+check.eq(mom.weight_format, "nvfp4", "hf_quant_config.json's quant_algo")
+check.eq(mom.weight_formats.attention .. mom.weight_formats.mlp, "nvfp4nvfp4", "linear layers NVFP4")
+check.eq(mom.weight_formats.lm_head, nil, "lm_head excluded, in bf16")
+check.eq(mom:weight_size(), (216 + 64) + (432 + 48) + (256 + 256 + 40) * 2, "NVFP4 weights to the byte")
+assert(mom.source:find("hf_quant_config.json quantization modelopt NVFP4", 1, true), mom.source)
+put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "NVFP4", "group_size": 16, ' ..
+         '"exclude_modules": ["lm_head", "model.layers.*.self_attn"]}}')
+check.eq(from_hf(mo).weight_formats.attention, nil, "an excluded attention stays bf16")
+put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "W4A8_AWQ"}}')
+check.error("field 'hf_quant_config.json quantization.quant_algo' 'W4A8_AWQ' is not supported for modelopt",
+            function() from_hf(mo) end)
+
 -- bitsandbytes (transformers BitsAndBytesConfig.to_dict): 4-bit with or
 -- without double quantization, 8-bit; embeddings and lm_head stay bf16
 local bnb = from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..

@@ -70,3 +70,21 @@ do
   c.params = 500
   check.eq(kv.model(c).active, 500, "a copy's active follows its params")
 end
+
+-- the linear layers a format's per-matrix and per-column bits count over
+-- (class_shapes), by hand: Qwen3-30B-A3B's attention 48 x (2048 + 32 x 128)
+-- input columns (qkv_proj, o_proj) and 48 x 4 shards, its 48 x 128 experts
+-- 3 shards and 2048 + 768 columns each (w13, w2); DeepSeek-V3's MLA with
+-- q_lora: fused q_a/kv_a 7168, q_b 1536, kv_b 512, o 128 x 128 a layer, 5
+-- shards; its 3 dense layers' MLP 7168 + 18432
+local q3 = kv.model("qwen3-30b-a3b"):class_shapes()
+check.eq(q3.attention.shards .. "/" .. q3.attention.cols, 48 * 4 .. "/" .. 48 * (2048 + 4096),
+         "Qwen3-30B-A3B attention")
+check.eq(q3.experts.shards .. "/" .. q3.experts.cols, 48 * 128 * 3 .. "/" .. 48 * 128 * (2048 + 768),
+         "Qwen3-30B-A3B experts")
+check.eq(q3.mlp.shards, 0, "no dense MLP")
+local v3 = kv.model("deepseek-v3"):class_shapes()
+check.eq(v3.attention.shards .. "/" .. v3.attention.cols,
+         61 * 5 .. "/" .. 61 * (7168 + 1536 + 512 + 128 * 128), "DeepSeek-V3 MLA")
+check.eq(v3.mlp.cols, 3 * (7168 + 18432), "DeepSeek-V3's dense layers")
+check.eq(v3.lm_head.shards .. "/" .. v3.lm_head.cols, "1/7168", "an untied lm_head")
