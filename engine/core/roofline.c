@@ -99,11 +99,14 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
-  const struct { const char *name; double v; } nonneg[7] = {
+  const struct { const char *name; double v; } nonneg[13] = {
     {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us}, {"body_flops", p->body_flops},
     {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
-    {"act_split_bytes", p->act_split_bytes}, {"kernels", p->kernels}};
-  for (int i = 0; i < 7; i++)
+    {"act_split_bytes", p->act_split_bytes}, {"kernels", p->kernels},
+    {"kernel_floor_us", p->kernel_floor_us}, {"gemm_kernels", p->gemm_kernels},
+    {"attn_kernels", p->attn_kernels}, {"sampler_bytes", p->sampler_bytes},
+    {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max}};
+  for (int i = 0; i < 13; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       shown(nonneg[i].v));
@@ -119,6 +122,13 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (p->moe_layers < 0)
     return kvp_fail(d, KVP_EINVAL, "field 'moe_layers' must be >= 0, got %lld",
                     (long long)p->moe_layers);
+  if (p->gemm_kernels + p->attn_kernels > p->kernels)
+    return kvp_fail(d, KVP_EINVAL, "fields 'gemm_kernels' %g and 'attn_kernels' %g are of "
+                    "'kernels' %g: their sum must not exceed it", p->gemm_kernels,
+                    p->attn_kernels, p->kernels);
+  if (p->graphs < KVP_GRAPHS_NONE || p->graphs > KVP_GRAPHS_SGLANG)
+    return kvp_fail(d, KVP_EINVAL, "field 'graphs' must be %d..%d (kvp_graphs), got %d",
+                    KVP_GRAPHS_NONE, KVP_GRAPHS_SGLANG, (int)p->graphs);
   if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
                     "'idle_share' a sum below 1", shown(p->attn_share));
@@ -227,7 +237,14 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->head_flops = p->head_flops / atp;
   c->act_tok = p->act_rep_bytes + p->act_split_bytes / atp;
   c->host_seq = p->seq_host_us * 1e-6;
+  double eager_us = p->eager_launch_us > 0.0 ? p->eager_launch_us : p->launch_us;
   c->host_step = p->kernels * p->launch_us * 1e-6; /* the collectives: below */
+  c->host_step_eager = p->kernels * eager_us * 1e-6;
+  /* the GPU's floor: each kind of kernel takes at least its count x the
+   * floor (the collectives have link_latency_us) */
+  c->floor_gemm = p->gemm_kernels * p->kernel_floor_us * 1e-6;
+  c->floor_attn = p->attn_kernels * p->kernel_floor_us * 1e-6;
+  c->floor_other = (p->kernels - p->gemm_kernels - p->attn_kernels) * p->kernel_floor_us * 1e-6;
   /* KV terms by window, over every layer of the model */
   int64_t per_spec[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;
@@ -290,6 +307,7 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->pp_bytes_tok = (double)(dep->pp - 1) * (double)m->hidden * ACT_BYTES;
   /* each collective and hand-off is a kernel of the step too */
   c->host_step += (double)(c->collectives + dep->pp - 1) * p->launch_us * 1e-6;
+  c->host_step_eager += (double)(c->collectives + dep->pp - 1) * eager_us * 1e-6;
   /* speculative decoding: the rates of Leviathan et al. (optim.c) */
   c->tokens_per_step = 1.0;
   if (dep->spec.tokens > 0) {
@@ -330,12 +348,53 @@ double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
   return f;
 }
 
+/* The captured size a batch of n (sequences or tokens) runs at: the
+ * smallest of the engine's graph sizes >= n (graphs: kvp_graphs), n itself
+ * above them. vLLM V1: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1,
+ * 16) (vllm/config/vllm.py VllmConfig._set_cudagraph_sizes at 09f030eaf851;
+ * V0's 1, 2, 4 and multiples of 8 to 256, vllm/worker/model_runner.py
+ * _BATCH_SIZES_TO_CAPTURE, are the same up to 256); SGLang: 1, 2, 4, 8, 12,
+ * 16..256 by 8, 272..496 by 16, 512.. by 32 (server_args.py
+ * _generate_cuda_graph_batch_sizes, as predict.c graph_sizes). */
+static int64_t graph_size(int32_t graphs, int64_t n) {
+  if (n <= 2) return n;
+  if (n <= 4) return 4;
+  if (graphs == KVP_GRAPHS_SGLANG) {
+    if (n <= 8) return 8;
+    if (n <= 12) return 12;
+    if (n <= 256) return (n + 7) / 8 * 8;
+    if (n <= 496) return (n + 15) / 16 * 16;
+    if (n <= 512) return 512;
+    return 512 + (n - 512 + 31) / 32 * 32;
+  }
+  if (n <= 256) return (n + 7) / 8 * 8;
+  return (n + 15) / 16 * 16;
+}
+
 /* One batch through the whole model. */
 static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read,
                       double attn, kvp_step *out) {
   memset(out, 0, sizeof *out);
   if (tokens <= 0) return;
-  double t = (double)tokens;
+  /* CUDA graphs: a step the engine has captured replays its graph, at its
+   * batch padded up to the captured size (the padding's tokens run through
+   * every GEMM, activation and collective; they read no KV and sample
+   * nothing); any other step runs eagerly, each kernel launched from the
+   * host (eager_launch_us). A decode-only step is one of 1 + g tokens a
+   * sequence. */
+  int64_t run = tokens;
+  int graph = c->p.graphs == KVP_GRAPHS_NONE;
+  if (c->p.graphs != KVP_GRAPHS_NONE && c->p.graph_max > 0) {
+    int64_t per = 1 + c->spec_tokens;
+    if (c->p.graphs == KVP_GRAPHS_TOKENS) {
+      if (tokens <= c->p.graph_max) graph = 1, run = graph_size(c->p.graphs, tokens);
+    } else if (tokens == seqs * per && seqs <= c->p.graph_max) {
+      graph = 1, run = graph_size(c->p.graphs, seqs) * per;
+    }
+  }
+  out->graph = graph && c->p.graphs != KVP_GRAPHS_NONE;
+  out->run_tokens = run;
+  double t = (double)run;
   /* weights: the dense part whole, the routed experts some token chose */
   double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
   /* a MoE layer sees the tokens of every rank (c->meet) */
@@ -344,14 +403,19 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
                        : 0.0;
   out->weight_bytes = c->dense_bytes * wfrac + experts;
   double weight_s = c->dense_bytes * wfrac / c->bw + experts / c->expert_bw;
-  out->kv_bytes = kv_read + t * c->write_tok;
+  out->kv_bytes = kv_read + (double)tokens * c->write_tok;
   double gemm_flops = t * c->flops_token + (double)seqs * c->head_flops;
   out->flops = gemm_flops + attn;
-  double act = t * c->act_tok;
+  /* the sampler's kernels read and write each sampled row's logits */
+  double act = t * c->act_tok + (double)seqs * c->p.sampler_bytes;
   double gemm_comp = gemm_flops / c->flops;
-  out->gemm_s = fmax(weight_s, gemm_comp);
-  out->attn_s = fmax(out->kv_bytes / c->bw, attn / c->flops);
-  out->act_s = act / c->bw;
+  double gemm_roof = fmax(weight_s, gemm_comp), attn_roof = fmax(out->kv_bytes / c->bw, attn / c->flops);
+  double act_roof = act / c->bw;
+  /* no kind of kernel runs faster than its kernels' floor */
+  out->gemm_s = fmax(gemm_roof, c->floor_gemm);
+  out->attn_s = fmax(attn_roof, c->floor_attn);
+  out->act_s = fmax(act_roof, c->floor_other);
+  out->floor_s = out->gemm_s - gemm_roof + out->attn_s - attn_roof + out->act_s - act_roof;
   out->mem_s = weight_s + (out->kv_bytes + act) / c->bw;
   out->compute_s = out->flops / c->flops;
   if (c->a2a_count > 0)
@@ -362,14 +426,14 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   if (c->pp > 1)
     out->comm_s += t * c->pp_bytes_tok / c->link +
                    (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
-  double host = c->host_step + (double)seqs * c->host_seq;
+  double host = (graph ? c->host_step : c->host_step_eager) + (double)seqs * c->host_seq;
   double device = out->gemm_s + out->attn_s + out->act_s + out->comm_s;
   /* an engine that overlaps waits only for the host time beyond the GPU's */
   out->host_s = c->p.host_overlap ? fmax(0.0, host - device) : host;
   /* bound by compute when the kernels whose FLOPs outlast their bytes take
    * most of the step's device time */
-  double comp_bound = (gemm_comp > weight_s ? out->gemm_s : 0.0) +
-                      (attn / c->flops > out->kv_bytes / c->bw ? out->attn_s : 0.0);
+  double comp_bound = (gemm_comp > weight_s ? gemm_roof : 0.0) +
+                      (attn / c->flops > out->kv_bytes / c->bw ? attn_roof : 0.0);
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
   out->seconds = device + out->host_s + c->p.step_overhead_ms * 1e-3;
 }

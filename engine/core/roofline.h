@@ -7,12 +7,18 @@
  * chunk) on one GPU of the TP group. Its time is a sum over the kinds of
  * kernel it runs, each bound by its own bytes or its own FLOPs:
  *
- *     max(weight bytes / bandwidth, GEMM FLOPs / peak)       the linear layers
- *   + max(KV bytes / bandwidth, attention FLOPs / peak)      attention
- *   + activation bytes / bandwidth                           norms, rotary, activations
+ *     max(weight bytes / bandwidth, GEMM FLOPs / peak, GEMMs x floor)    the linear layers
+ *   + max(KV bytes / bandwidth, attention FLOPs / peak, attentions x floor)
+ *   + max(activation and sampler bytes / bandwidth, other kernels x floor)
  *   + tensor-parallel all-reduces + pipeline hand-offs
- *   + host time the engine does not overlap with the GPU     graph launch, bookkeeping
+ *   + host time the engine does not overlap with the GPU     graph or eager launches,
+ *                                                            bookkeeping
  *   + a fixed overhead
+ *
+ * (floor: kernel_floor_us, the GPU time a kernel takes at least). A step
+ * the engine captured as a CUDA graph (kvp_graphs) runs at its batch padded
+ * up to the captured size; any other launches each kernel from the host
+ * (eager_launch_us).
  *
  * (bandwidth and peak derated by mem_eff and flop_eff). Taking one max over
  * the whole step would hide attention's memory time behind the GEMMs'
@@ -72,7 +78,33 @@ typedef struct kvp_perf {
                             * experts > 0) */
   double attn_share;       /* the attention layers' share of the weight bytes, [0, 1): split
                             * over tp / dp_size under SGLang's attention DP */
+  /* fixed costs of the GPU's kernels (all 0: none, as before) */
+  double kernel_floor_us;  /* GPU time a kernel takes at least, even replayed in a CUDA
+                            * graph, microseconds: each kind of kernel takes at least its
+                            * count x this */
+  double gemm_kernels;     /* of kernels: the linear layers' GEMMs (the logits' included) */
+  double attn_kernels;     /* of kernels: attention's (one a layer) */
+  double sampler_bytes;    /* bytes the sampler's kernels move for one sampled row (its
+                            * fp32 logits), added to the activation kernels */
+  /* CUDA graphs (graphs = KVP_GRAPHS_NONE: not modelled, every step at launch_us) */
+  int32_t graphs;          /* which steps replay a captured graph: kvp_graphs */
+  int64_t graph_max;       /* the largest captured size (sequences or tokens, by graphs);
+                            * 0 with graphs modelled: none captured, every step eager */
+  double eager_launch_us;  /* host time of one kernel launched without a graph (eager),
+                            * microseconds; 0: launch_us */
 } kvp_perf;
+
+/* Which steps run as a replayed CUDA graph, padded to the next captured
+ * size, and which eagerly (roofline.c graph_size). */
+typedef enum kvp_graphs {
+  KVP_GRAPHS_NONE = 0,   /* not modelled: every step launch_us a kernel, no padding */
+  KVP_GRAPHS_DECODE = 1, /* decode-only steps of at most graph_max sequences (vLLM V0's
+                          * sizes 1, 2, 4, 8, 16, ..., 256) */
+  KVP_GRAPHS_TOKENS = 2, /* steps of at most graph_max tokens, decode or not (vLLM V1's
+                          * sizes 1, 2, 4, 8..248 by 8, 256.. by 16) */
+  KVP_GRAPHS_SGLANG = 3  /* decode-only steps of at most graph_max sequences (SGLang's
+                          * sizes 1, 2, 4, 8, 12, 16..256 by 8, 272..496 by 16, 512.. by 32) */
+} kvp_graphs;
 
 #define KVP_ROOF_TERMS (KVP_MAX_SPECS + 1)
 
@@ -98,6 +130,9 @@ typedef struct kvp_cost {
   double act_tok;             /* activation bytes one token moves on one GPU */
   double host_seq;            /* seconds of host time a scheduled sequence adds */
   double host_step;           /* seconds of host time every step adds (its kernels) */
+  double host_step_eager;     /* the same when the step runs without a graph */
+  double floor_gemm, floor_attn, floor_other; /* seconds the kinds of kernel take at least
+                                               * (kernel_floor_us x their counts) */
   int32_t nterm;              /* KV terms: (bytes per token, FLOPs per key, window) */
   double kv_tok[KVP_ROOF_TERMS];
   double attn_key[KVP_ROOF_TERMS]; /* attention FLOPs per (query, key) pair */
@@ -132,6 +167,9 @@ typedef struct kvp_step {
   double comm_s;       /* all-reduces, all-to-alls and pipeline hand-offs */
   double a2a_s;        /* of which the MoE layers' all-to-alls (expert parallelism) */
   double host_s;       /* host time the GPU waits for (overlapped: what exceeds the GPU's) */
+  double floor_s;      /* what the kernels' GPU floor added to gemm_s, attn_s and act_s */
+  int64_t run_tokens;  /* tokens the step computed: padded up to its graph's size */
+  int graph;           /* 1: replayed a CUDA graph; 0: eager (or graphs not modelled) */
   double weight_bytes, kv_bytes, flops;
   int compute_bound;   /* 1 when kernels bound by their FLOPs take most of the time */
 } kvp_step;

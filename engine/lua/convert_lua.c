@@ -342,7 +342,8 @@ static const char *const perf_keys[] = {
   "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
   "step_overhead_ms", "acceptance", "price_per_hour", "launch_us", "seq_host_us", "host_overlap", "expert_eff",
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
-  "kernels", "experts", "experts_active", "moe_layers", "attn_share", NULL
+  "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
+  "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us", NULL
 };
 
 /* The perf table at idx, checked (kvplan_lua.h). */
@@ -376,7 +377,19 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .experts_active = kvl_int_field(L, idx, "experts_active", 0),
     .moe_layers = kvl_int_field(L, idx, "moe_layers", 0),
     .attn_share = kvl_num_field(L, idx, "attn_share", 0.0),
+    .kernel_floor_us = kvl_num_field(L, idx, "kernel_floor_us", 0.0),
+    .gemm_kernels = kvl_num_field(L, idx, "gemm_kernels", 0.0),
+    .attn_kernels = kvl_num_field(L, idx, "attn_kernels", 0.0),
+    .sampler_bytes = kvl_num_field(L, idx, "sampler_bytes", 0.0),
+    .graphs = KVP_GRAPHS_NONE,
+    .graph_max = kvl_int_field(L, idx, "graph_max", 0),
+    .eager_launch_us = kvl_num_field(L, idx, "eager_launch_us", 0.0),
   };
+  int64_t graphs = kvl_int_field(L, idx, "graphs", 0);
+  if (graphs < KVP_GRAPHS_NONE || graphs > KVP_GRAPHS_SGLANG)
+    kvl_error(L, "field 'graphs' must be an integer in [%d, %d] (kvp_graphs), got %I",
+              KVP_GRAPHS_NONE, KVP_GRAPHS_SGLANG, (lua_Integer)graphs);
+  p.graphs = (int32_t)graphs;
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
   return p;
@@ -389,7 +402,7 @@ static void setnum(lua_State *L, const char *k, double v) {
 
 /* Push the step times t as a table. */
 static void push_time(lua_State *L, const kvp_time *t) {
-  lua_createtable(L, 0, 17);
+  lua_createtable(L, 0, 20);
   setnum(L, "tpot_ms", t->tpot_s * 1e3);
   setnum(L, "ttft_ms", t->ttft_s * 1e3);
   setnum(L, "tokens_per_s", t->tokens_per_s);
@@ -409,6 +422,10 @@ static void push_time(lua_State *L, const kvp_time *t) {
   setnum(L, "attention_ms", t->decode.attn_s * 1e3);
   setnum(L, "activation_ms", t->decode.act_s * 1e3);
   setnum(L, "host_ms", t->decode.host_s * 1e3);
+  setnum(L, "floor_ms", t->decode.floor_s * 1e3);
+  lua_pushboolean(L, t->decode.graph);
+  lua_setfield(L, -2, "graph");
+  setnum(L, "run_tokens", (double)t->decode.run_tokens);
 }
 
 /* The step times of ledger l under perf p at (context, concurrency) at the

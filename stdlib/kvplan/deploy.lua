@@ -364,6 +364,8 @@ local function vllm_rule(d, opts, rule)
   d.vllm_check_override = row.check_override or nil
   d.vllm_check_null_block = row.check_null_block or nil
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
+  -- no CUDA graphs: every step eager (sim.lua cuda_graphs)
+  d.enforce_eager = opts.enforce_eager or nil
   -- vLLM's scheduler never runs more than max_num_seqs requests (vllm/v1/
   -- core/sched/scheduler.py: schedule() stops taking waiting requests at
   -- len(self.running) == self.max_num_running_reqs): a deployment that
@@ -639,6 +641,19 @@ function M.engine_limits(d, opts)
   limits_rule(d, opts, engines.vllm_version(opts.engine_version), rule)
   local r = predict(d, opts, rule)
   return r.tokens, r.seqs
+end
+
+--- SGLang's cuda_graph_max_bs for d: its release's rule (engines.lua
+--- M.sglang: by tp and the GPU's memory in 0.4, the core's by memory, tp
+--- and pp in 0.5), as engine_limits takes chunked_prefill_size.
+function M.sglang_graph_bs(d)
+  local sd = d.sglang_defaults
+  if sd == nil then
+    local row = engines.sglang_version(d.engine_version)
+    if row.graph_bs then return row.graph_bs(d.gpu_bytes / 2^20, d.tp) end
+    sd = predict(d, {}, {sglang_memory = true}).sglang
+  end
+  return sd.cuda_graph_max_bs
 end
 
 --- SGLang's default mem_fraction_static of release row srow

@@ -108,6 +108,44 @@ M.host = {launch_us = 0.91, seq_host_us = 1.1}
 --           sampler's five (to fp32, temperature, softmax, top-k/top-p,
 --           the draw)
 M.kernels = {layer = 10, moe = 4, shared = 4, head = 8}
+-- Of them, GEMMs (the kernels bound by the weights they read or their
+-- FLOPs) and attention's: a layer's qkv, o, gate_up and down (4) and its
+-- attention (1); a MoE layer's MLP trades gate_up and down for the router
+-- GEMM and the w13 and w2 grouped GEMMs (+1); shared experts' gate_up and
+-- down (+2); the head's logits GEMM (1). The rest (norms, rotary, the cache
+-- write, activations, top-k, moe_align, moe_sum, the embedding gather, the
+-- sampler) move activations.
+M.gemm_kernels = {layer = 4, moe = 1, shared = 2, head = 1}
+
+-- The GPU time a kernel takes at least, microseconds, even replayed in a
+-- CUDA graph (no launch gap): 1.1 us, a pointwise `x + y` of two 1024-element
+-- fp32 tensors captured 2000 times unrolled in one CUDA graph and replayed
+-- (pytorch/pytorch issue 161104, 2025-08-20: 0.0011 ms a call; 0.0013 ms in
+-- the variant the issue reports as anomalous). A step's kernels of each kind
+-- (GEMMs, attention, the rest) take at least their count x this, whatever
+-- their bytes and FLOPs (roofline.c step_once).
+M.kernel_floor_us = 1.1
+
+-- Bytes the sampler's kernels move for one sampled row of V logits,
+-- greedy: vLLM V1's Sampler.forward (vllm/v1/sample/sampler.py at
+-- 00ec97818a85) converts the row to fp32 (reads 2 V, writes 4 V), divides
+-- it by the temperature in place (4 V + 4 V), takes its softmax in fp32
+-- (4 V + 4 V) and the argmax (4 V): 26 V. Greedy because the serving
+-- benchmarks send temperature 0 (vllm-project/vllm benchmarks/
+-- backend_request_func.py at 011841309828, async_request_openai_completions
+-- and async_request_openai_chat_completions: "temperature": 0.0); random
+-- sampling adds q.exponential_() and probs.div_(q) (20 V more). The logits
+-- are the whole vocabulary on every GPU (gathered over tp).
+M.sampler_bytes_per_vocab = 26
+
+-- Host time of one kernel launched without a CUDA graph (eagerly, from
+-- Python), microseconds: 5.5. vLLM's CUDA-graph pull request measured Llama
+-- 2 7B at batch 1 (5 prompt and 100 output tokens) at 1.05 s with a graph of
+-- its decode step and 1.2 s without (vllm-project/vllm pull request 1440,
+-- 2023-10-20): 1.5 ms more a decode step, which over the 328 kernels counted
+-- here for a 32-layer Llama (32 x 10 + 8) is 4.57 us a kernel beyond
+-- launch_us's 0.91: 5.48 us.
+M.eager_launch_us = 5.48
 
 --- Does the engine of d wait for the host between steps?
 function M.host_waits(d)
@@ -178,21 +216,86 @@ function M.step_facts(d)
     local sh = (m.shared_experts or 0) * (m.moe_intermediate or 0)
     if sh > 0 then split = split + Lm * 3 * sh end
   end
-  local K = M.kernels
+  local K, G = M.kernels, M.gemm_kernels
+  local shared = (m.shared_experts or 0) > 0
   local kernels = L * K.layer + K.head
-  if moe then kernels = kernels + Lm * (K.moe + ((m.shared_experts or 0) > 0 and K.shared or 0)) end
+  local gemms = L * G.layer + G.head
+  if moe then
+    kernels = kernels + Lm * (K.moe + (shared and K.shared or 0))
+    gemms = gemms + Lm * (G.moe + (shared and G.shared or 0))
+  end
   local waits = M.host_waits(d)
   return {expert_share = moe and bytes("experts") / all or 0, idle_share = idle / all,
           body_flops = 2 * body, head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
-          act_split_bytes = 2 * split, kernels = kernels,
+          act_split_bytes = 2 * split, kernels = kernels, gemm_kernels = gemms, attn_kernels = L,
+          kernel_floor_us = M.kernel_floor_us, sampler_bytes = M.sampler_bytes_per_vocab * V,
+          eager_launch_us = M.eager_launch_us,
           experts = moe and E or 0, experts_active = moe and k or 0,
           moe_layers = moe and Lm or 0, attn_share = bytes("attention") / all,
           launch_us = M.host.launch_us, seq_host_us = M.host.seq_host_us, host_overlap = not waits}
 end
 
+-- CUDA graphs by engine and release (roofline.h kvp_graphs): which steps
+-- replay a captured graph, padded up to the next captured size, and which
+-- run eagerly, each kernel launched from the host (M.eager_launch_us).
+--   vLLM V1 (the 0.8 rows on): a step of at most the largest captured size
+--            in tokens, decode or mixed (piecewise graphs), where the sizes
+--            are [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) up
+--            to max = min(2 x max_num_seqs, 512), those above
+--            max_num_batched_tokens dropped (vllm/config/vllm.py
+--            VllmConfig._set_cudagraph_sizes at 09f030eaf851; earlier V1
+--            releases captured multiples of 8 above 256 as well, a padding
+--            of at most 8 tokens more, not told apart). enforce_eager: none.
+--   vLLM V0 (0.6, 0.7): decode-only steps of at most min(max_num_seqs
+--            rounded up to 8, 256) sequences (vllm/worker/model_runner.py
+--            _BATCH_SIZES_TO_CAPTURE = [1, 2, 4] + [8 i for i in 1..32],
+--            _get_max_graph_batch_size); prefill and mixed steps eager
+--   SGLang   decode-only steps of at most cuda_graph_max_bs sequences
+--            (python/sglang/srt/model_executor/model_runner.py forward: a
+--            graph for a batch whose forward_mode is_cuda_graph (decode,
+--            target verify, idle) and that cuda_graph_runner.py can_run,
+--            bs <= max_bs, padded unless disable_padding; the sizes of
+--            server_args.py _generate_cuda_graph_batch_sizes); its prefill
+--            (extend) batches run eagerly
+--   TensorRT-LLM and others: not modelled (every step at launch_us)
+-- Not modelled: V1's piecewise graphs launch attention outside the graph
+-- (eagerly) in mixed steps; V0's max_seq_len_to_capture (8192) sends decode
+-- batches of longer contexts eager.
+M.graph_kinds = {none = 0, decode = 1, tokens = 2, sglang = 3}
+
+local function v1_graph_max(seqs, tokens)
+  local m = math.min(2 * seqs, 512, tokens or math.huge)
+  if m >= 256 then return 256 + (m - 256) // 16 * 16 end
+  if m >= 8 then return m // 8 * 8 end
+  if m >= 4 then return 4 end
+  return m
+end
+
+--- d's CUDA graphs: kind, largest captured size (M.graph_kinds, roofline.h
+--- kvp_graphs), at the scheduler's max_num_seqs and max_num_batched_tokens
+--- (nil: the engine's defaults for d).
+function M.cuda_graphs(d, seqs, tokens)
+  local K = M.graph_kinds
+  if d.budget == "sglang" then
+    return K.sglang, require("kvplan.deploy").sglang_graph_bs(d)
+  end
+  if d.budget ~= "vllm" then return K.none, 0 end
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
+  local v0 = row ~= nil and not row.v1
+  if d.enforce_eager then return v0 and K.decode or K.tokens, 0 end
+  if seqs == nil then
+    local deploy = require "kvplan.deploy"
+    local t, s = deploy.engine_limits(d, {engine_version = d.engine_version, max_num_seqs = d.max_num_seqs})
+    seqs, tokens = s, tokens or t
+  end
+  if v0 then return K.decode, math.min((seqs + 7) // 8 * 8, 256) end
+  return K.tokens, v1_graph_max(seqs, tokens)
+end
+
 local eff_keys = {memory = true, compute = true, link = true, experts = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
-                   step_overhead_ms = true, launch_us = true, seq_host_us = true}
+                   step_overhead_ms = true, launch_us = true, seq_host_us = true,
+                   kernel_floor_us = true, eager_launch_us = true}
 
 --- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
 --- with fp4 tensor cores (Blackwell) its fp4 rate (NVFP4 checkpoints
@@ -284,6 +387,9 @@ function M.rates(d)
   p.step_overhead_ms = given.step_overhead_ms or 0
   p.launch_us = given.launch_us or p.launch_us
   p.seq_host_us = given.seq_host_us or p.seq_host_us
+  p.kernel_floor_us = given.kernel_floor_us or p.kernel_floor_us
+  p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
+  p.graphs, p.graph_max = M.cuda_graphs(d)
   p.acceptance, p.price_per_hour = acceptance, o.price_per_hour or g.price_per_hour or 0
   return p
 end
@@ -446,6 +552,8 @@ function M.simulate(opts)
     spec.max_concurrency = util.count(sopts.max_concurrency, "max_concurrency")
   end
   spec.max_num_batched_tokens, spec.max_num_seqs = deploy.engine_limits(d, dopts)
+  -- the graphs the engine captures at the limits it runs with
+  spec.perf.graphs, spec.perf.graph_max = M.cuda_graphs(d, spec.max_num_seqs, spec.max_num_batched_tokens)
   if sched == "sglang" then
     -- SGLang's release row and scheduler constants (engines.lua M.sglang,
     -- M.sglang_scheduler); under another budget, the latest release's
@@ -545,8 +653,10 @@ function M.simulate(opts)
     local slow, fast = factors.ends(d)
     local base = spec.perf
     spec.perf = factors.perf_at(d, slow)
+    spec.perf.graphs, spec.perf.graph_max = base.graphs, base.graph_max
     local rs = core.run(spec):summary()
     spec.perf = factors.perf_at(d, fast)
+    spec.perf.graphs, spec.perf.graph_max = base.graphs, base.graph_max
     local rf = core.run(spec):summary()
     spec.perf = base
     local t = sim:summary().throughput_tokens_s

@@ -6,7 +6,7 @@ local check = require "check"
 local plan = require "kvplan.plan"
 
 -- Hand-checked: prompts of 1024 tokens and one output token on an H100
--- at the pure roofline (every efficiency 1, no host time). Every step is a
+-- at the pure roofline (every efficiency 1, no host time, no kernel floor). Every step is a
 -- prefill, compute-bound: the replica serves as many requests a second as
 -- one prompt's prefill time allows, 1000 / d:time(1024, 1).ttft_ms (the
 -- same FLOPs a token however the prompts are batched), 60.77 req/s. With
@@ -14,7 +14,8 @@ local plan = require "kvplan.plan"
 -- simulations (all at once, then Poisson arrivals at that rate).
 local pure = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
                        efficiency = {memory = 1, compute = 1, link = 1},
-                       perf = {launch_us = 0, seq_host_us = 0}}
+                       perf = {launch_us = 0, seq_host_us = 0, kernel_floor_us = 0,
+                               eager_launch_us = 0}}
 local c = plan.capacity(pure, {input = 1024, output = 1}, {})
 local hand = 1000 / pure:time(1024, 1).ttft_ms
 assert(math.abs(c.rate / hand - 1) < 1e-6, "prefill-only capacity " .. c.rate .. ", by hand " .. hand)

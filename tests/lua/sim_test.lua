@@ -4,19 +4,60 @@ local kv = require "kvplan"
 local check = require "check"
 local o = kv.optim
 
--- step times: the roofline with every efficiency 1 and no host time is a lower bound
+-- step times: the roofline with every efficiency 1, no host time and no
+-- kernel floor is a lower bound
 local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1, compute = 1, link = 1},
-                    perf = {launch_us = 0, seq_host_us = 0}}
+                    perf = {launch_us = 0, seq_host_us = 0, kernel_floor_us = 0, eager_launch_us = 0}}
 local t = d:time(1, 1)
 local l = d:ledger()
 local weights, p1 = l.weights_total, d:perf()
 -- every weight but the untied embedding table (its one row gathered), a
--- token of KV read and one written, the token's activations
+-- token of KV read and one written, the token's activations, the sampler's
+-- 26 bytes an entry of the sampled row's 128256 logits
 local embed = 128256 * 4096 * 2
 assert(math.abs(p1.idle_share * weights - embed) < 1, "the embedding table is the idle share")
+check.eq(p1.sampler_bytes, 26 * 128256, "sampler bytes a row")
 assert(math.abs(t.tpot_ms - (weights - embed + 2 * l.kv_bytes_per_token + p1.act_rep_bytes
-                             + p1.act_split_bytes) / 3.35e12 * 1e3) < 1e-9,
+                             + p1.act_split_bytes + 26 * 128256) / 3.35e12 * 1e3) < 1e-9,
        "batch 1 decode: weights and one token of KV over 3.35 TB/s, got " .. t.tpot_ms)
+check.eq(t.floor_ms, 0, "no kernel floor given")
+-- the kernels by kind: 32 layers x 4 GEMMs + the logits; 32 attentions
+check.eq(p1.gemm_kernels, 129, "GEMMs of Llama 3.1 8B")
+check.eq(p1.attn_kernels, 32, "attentions")
+-- the default floor, 1.1 us a kernel: at batch 1 the 32 attentions (35.2
+-- us) and the 167 other kernels (183.7 us) outlast their bytes
+local tf = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1, compute = 1, link = 1},
+                     perf = {launch_us = 0, seq_host_us = 0}}:time(1, 1)
+assert(math.abs(tf.attention_ms - 0.0352) < 1e-12, "attention floor " .. tf.attention_ms)
+assert(math.abs(tf.activation_ms - 0.1837) < 1e-12, "activation floor " .. tf.activation_ms)
+-- CUDA graphs by engine and release (sim.cuda_graphs): vLLM V1 captures
+-- up to min(2 x max_num_seqs, 512) tokens, V0 decode batches up to 256,
+-- SGLang up to cuda_graph_max_bs, none under enforce_eager or TensorRT-LLM
+local sim = require "kvplan.sim"
+local function graphs(o)
+  o.model, o.gpu = o.model or "llama-3.1-8b", o.gpu or "h100-sxm"
+  local p = kv.deploy(o):perf()
+  return p.graphs .. " " .. p.graph_max
+end
+check.eq(graphs{engine_version = "0.11"}, sim.graph_kinds.tokens .. " 512", "V1 on an H100: 1024 seqs")
+check.eq(graphs{engine_version = "0.11", max_num_seqs = 100}, sim.graph_kinds.tokens .. " 200",
+         "V1, 100 seqs: 200")
+check.eq(graphs{engine_version = "0.11", max_num_seqs = 150}, sim.graph_kinds.tokens .. " 288",
+         "V1, 150 seqs: 300 rounded down to the sizes by 16 above 256")
+check.eq(graphs{engine_version = "0.6"}, sim.graph_kinds.decode .. " 256", "V0: 256")
+check.eq(graphs{engine_version = "0.11", enforce_eager = true}, sim.graph_kinds.tokens .. " 0",
+         "enforce_eager: none")
+check.eq(graphs{budget = "sglang", engine_version = "0.4"}, sim.graph_kinds.sglang .. " 160",
+         "SGLang 0.4 on an H100: cuda_graph_max_bs 160")
+check.eq(graphs{budget = "trtllm"}, sim.graph_kinds.none .. " 0", "TensorRT-LLM: not modelled")
+-- a vLLM V1 decode batch above its largest graph runs eagerly: 328 kernels
+-- at 5.48 us of host time each and 600 sequences' bookkeeping
+local te = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.11"}:time(1024, 600)
+check.eq(te.graph, false, "600 sequences: eager")
+assert(math.abs(te.host_ms - (328 * 5.48 + 600 * 1.1) * 1e-3) < 1e-12, "eager host_ms " .. te.host_ms)
+local tg = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.11"}:time(1024, 5)
+check.eq(tg.graph, true, "5 sequences run a graph")
+check.eq(tg.run_tokens, 8, "5 sequences run the graph of 8")
 check.eq(t.host_ms, 0, "no host time given")
 -- vLLM without async scheduling waits for the host: 328 kernels (32 layers
 -- of 10, the head's 8) of graph launch and the sequence's bookkeeping

@@ -498,6 +498,141 @@ static void host_time_adds_kernels_and_sequences(void **state) {
   assert_non_null(strstr(dg.msg, "launch_us"));
 }
 
+/* The GPU's floor a kernel: each kind of kernel takes at least its count x
+ * kernel_floor_us, whatever its bytes and FLOPs (a pointwise kernel replayed
+ * in a CUDA graph takes 1.1 us, pytorch/pytorch issue 161104). */
+static void kernels_take_at_least_their_floor(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  /* 32 layers x 10 + 8 kernels: 32 x 4 + 1 GEMMs, 32 attentions, 167 others */
+  p.kernels = 328;
+  p.gemm_kernels = 129;
+  p.attn_kernels = 32;
+  p.kernel_floor_us = 1.1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* one token of one sequence at context 0: the GEMMs read 16e9 bytes (4.78
+   * ms, above 129 x 1.1 us); attention writes 131072 bytes (39 ns, below 32 x
+   * 1.1 = 35.2 us); the other kernels move nothing here (167 x 1.1 = 183.7 us) */
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.gemm_s - 16e9 / 3.35e12) < 1e-15);
+  assert_true(fabs(s.attn_s - 35.2e-6) < 1e-15);
+  assert_true(fabs(s.act_s - 183.7e-6) < 1e-15);
+  assert_true(fabs(s.floor_s - (35.2e-6 - 131072.0 / 3.35e12 + 183.7e-6)) < 1e-15);
+  assert_true(fabs(s.seconds - (16e9 / 3.35e12 + 35.2e-6 + 183.7e-6)) < 1e-15);
+  /* the bytes are the roofline's: memory time is not the floor */
+  assert_true(fabs(s.mem_s - (16e9 + 131072.0) / 3.35e12) < 1e-15);
+  /* without a floor the step is the roofline's, as before */
+  p.kernel_floor_us = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(s.floor_s == 0.0 && s.act_s == 0.0);
+  /* the kinds are of the kernels: more GEMMs and attentions than kernels is refused */
+  p.attn_kernels = 300;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "gemm_kernels"));
+  p.attn_kernels = 32;
+  p.kernel_floor_us = -1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "kernel_floor_us"));
+}
+
+/* The sampler's kernels read and write each sampled row's fp32 logits:
+ * 26 x vocab bytes a row, greedy (vLLM V1's Sampler.forward). */
+static void the_sampler_moves_each_sampled_rows_logits(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 2);
+  kvp_perf p = h100();
+  p.act_rep_bytes = 1000;
+  p.sampler_bytes = 26.0 * 128256; /* 3334656 bytes a row */
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 3 tokens of 2 sequences: 3 x 1000 activation bytes + 2 rows x 3334656,
+   * on each GPU (the logits are gathered whole over tp) */
+  kvp_step_time(&c, 3, 2, 0.0, 0.0, &s);
+  assert_true(fabs(s.act_s - (3000.0 + 2 * 3334656.0) / 3.35e12) < 1e-18);
+  /* a prompt chunk of 100 tokens samples one row */
+  kvp_step_time(&c, 100, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.act_s - (100000.0 + 3334656.0) / 3.35e12) < 1e-18);
+}
+
+/* CUDA graphs: a captured step runs at its batch padded to the next
+ * captured size and launch_us a kernel; any other runs eagerly at
+ * eager_launch_us a kernel. */
+static void cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.kernels = 328;
+  p.launch_us = 0.91;
+  p.eager_launch_us = 5.48;
+  p.act_rep_bytes = 1000; /* activation bytes follow the tokens computed */
+  p.graphs = KVP_GRAPHS_TOKENS;
+  p.graph_max = 512;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* vLLM V1: 5 tokens run as 8; host 328 x 0.91 us = 298.48 us */
+  kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
+  assert_true(s.graph && s.run_tokens == 8);
+  assert_true(fabs(s.act_s - 8000.0 / 3.35e12) < 1e-18);
+  assert_true(fabs(s.host_s - 298.48e-6) < 1e-15);
+  /* the padding writes no KV: 5 tokens' 131072 bytes */
+  assert_true(fabs(s.kv_bytes - 5 * 131072.0) < 1e-6);
+  /* 300 tokens (a mixed step too) run as 304 (256 + 3 x 16); 512 as 512 */
+  kvp_step_time(&c, 300, 3, 0.0, 0.0, &s);
+  assert_true(s.graph && s.run_tokens == 304);
+  kvp_step_time(&c, 512, 512, 0.0, 0.0, &s);
+  assert_true(s.graph && s.run_tokens == 512);
+  /* 600 tokens: above the largest graph, eager, 328 x 5.48 us = 1797.44 us */
+  kvp_step_time(&c, 600, 600, 0.0, 0.0, &s);
+  assert_true(!s.graph && s.run_tokens == 600);
+  assert_true(fabs(s.host_s - 1797.44e-6) < 1e-15);
+  /* vLLM V0: decode-only steps by sequences (5 as 8), a prompt eager */
+  p.graphs = KVP_GRAPHS_DECODE;
+  p.graph_max = 256;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
+  assert_true(s.graph && s.run_tokens == 8);
+  kvp_step_time(&c, 5, 1, 0.0, 0.0, &s);
+  assert_true(!s.graph && s.run_tokens == 5);
+  kvp_step_time(&c, 257, 257, 0.0, 0.0, &s);
+  assert_true(!s.graph && s.run_tokens == 257);
+  /* SGLang's sizes: 10 as 12, 300 as 304, 500 as 512, 520 as 544 */
+  p.graphs = KVP_GRAPHS_SGLANG;
+  p.graph_max = 1024;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  const int64_t in[4] = {10, 300, 500, 520}, runs[4] = {12, 304, 512, 544};
+  for (int i = 0; i < 4; i++) {
+    kvp_step_time(&c, in[i], in[i], 0.0, 0.0, &s);
+    assert_true(s.graph && s.run_tokens == runs[i]);
+  }
+  /* graphs modelled, none captured (enforce_eager): every step eager */
+  p.graph_max = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(!s.graph && s.run_tokens == 1 && fabs(s.host_s - 1797.44e-6) < 1e-15);
+  /* not modelled: launch_us a kernel, no padding (as before) */
+  p.graphs = KVP_GRAPHS_NONE;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
+  assert_true(!s.graph && s.run_tokens == 5 && fabs(s.host_s - 298.48e-6) < 1e-15);
+  p.graphs = 4;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "graphs"));
+}
+
 /* Pipeline parallelism: pp batches in flight, one a stage; a round of the
  * sequences takes one micro-batch's time through the whole model. */
 static void pipeline_stages_run_micro_batches(void **state) {
@@ -539,6 +674,9 @@ int main(void) {
     cmocka_unit_test(gemms_and_attention_each_take_their_own_bound),
     cmocka_unit_test(experts_chosen_idle_weights_logits_and_activations_are_counted),
     cmocka_unit_test(host_time_adds_kernels_and_sequences),
+    cmocka_unit_test(kernels_take_at_least_their_floor),
+    cmocka_unit_test(the_sampler_moves_each_sampled_rows_logits),
+    cmocka_unit_test(cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel),
     cmocka_unit_test(expert_parallelism_holds_whole_experts_and_adds_an_all_to_all),
     cmocka_unit_test(attention_dp_splits_attention_over_tp_over_dp),
     cmocka_unit_test(vllm_data_parallel_counts_every_engine),
