@@ -178,6 +178,22 @@ end
 local out_format, to_stdout, width = kv.report.destination()
 local summarize = not opt.all and out_format == "table" and to_stdout
 
+-- An HTML page's chart (-f html): the metric the candidates are ranked by,
+-- a bar a candidate of the `top` ranked, in rank order. picked: pick_rows's
+-- list; metric: {field of a candidate, column name, axis label};
+-- label(c): the candidate's bar.
+local function rank_chart(picked, metric, label, what)
+  local bars = {}
+  for _, t in ipairs(picked) do
+    local c = t[1]
+    if c.rank and c.rank <= math.max(opt.top, 1) then
+      bars[#bars + 1] = {candidate = label(c), [metric[2]] = c[metric[1]] or 0}
+    end
+  end
+  return {data = bars, x = "candidate", y = metric[2], kind = "bar", ylabel = metric[3], xlabel = "candidate, by rank",
+          title = string.format("the best deployments by %s, %s", metric[3], what)}
+end
+
 -- The rows of pick_rows to write (its first ntop with a summary), and the
 -- summary's lines: for each GPU none of those rows is on, its first entry
 -- (its best, or why none serves), in fields from describe(c, why) (rank,
@@ -460,7 +476,13 @@ else
             c.rank and cost_words(c) or nil, why}
   end)
   for _, t in ipairs(shown) do add(t[1], t[2]) end
-  local r = kv.report{columns = columns}
+  local sla_metric = ({gpus = {"gpus", "gpus", "GPUs"}, cost = {"cost_per_hour", "cost_per_hour", "cost per hour (USD)"},
+                       usd_per_mtok = {"usd_per_mtok_output", "usd_per_mtok", "USD per million output tokens"}})[opt.rank]
+  local chart = sla_metric and rank_chart(picked, sla_metric, function(c)
+    if c.mode == "disaggregated" then return string.format("%d. %s disaggregated", c.rank, c.gpu) end
+    return string.format("%d. %s%s tp %d x pp %d", c.rank, c.replicas and (c.replicas .. " x ") or "", c.gpu, c.tp, c.pp)
+  end, string.format("%s requests a second under the SLA", kv.util.fmt_num(opt.rate))) or nil
+  local r = kv.report{columns = columns, chart = chart}
   for _, row in ipairs(rows) do r:row(row) end
   r:close()
   if summary then io.stdout:write(summary) end
@@ -518,7 +540,13 @@ local shown, summary = split_rows(picked, ntop, function(c, why)
   return {c.rank and tostring(c.rank) or "-", c.gpu, what, gpus_words(c.gpus), cost_words(c), why}
 end)
 for _, t in ipairs(shown) do add(t[1], t[2]) end
-local r = kv.report{columns = {
+local metric = ({gpus = {"gpus", "gpus", "GPUs"}, cost = {"cost_per_hour", "cost_per_hour", "cost per hour (USD)"},
+                 concurrency = {"per_gpu", "requests_per_gpu", "requests per GPU"}})[shape.rank]
+local chart = metric and rank_chart(picked, metric, function(c)
+  local what = string.format("%d. %s tp %d x pp %d", c.rank, c.gpu, c.tp, c.pp)
+  return several and string.format("%s, %s/%s", what, c.weights, c.kv) or what
+end, string.format("%d requests of %s tokens", shape.concurrency, kv.util.fmt_num(shape.context))) or nil
+local r = kv.report{chart = chart, columns = {
   "rank", "gpu", "tp", "pp", "gpus", "weights", "kv", "max_concurrency",
   {"requests_per_gpu", precision = 2}, {"cost_per_hour", precision = 2},
   {"tokens_per_s", precision = 0},

@@ -72,6 +72,21 @@ local context = opt.context > 0 and opt.context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2,4,8") end
 
+-- an HTML page (-f html) answers the question by the swept axis, when there
+-- is one: the requests of `context` tokens each GPU and tp holds at once, as
+-- bars (a GPU a group, a bar a tp; or a bar a tp of one GPU, a GPU of one tp)
+local chart
+if #list > 1 or #opt.tp > 1 then
+  local by_tp = #list > 1 and #opt.tp > 1
+  chart = {x = #list > 1 and "gpu" or "tp", by = by_tp and "tp" or nil, y = "max_concurrency", kind = "bar",
+           ylabel = "max concurrency (requests)",
+           title = string.format("requests of %s tokens held at once (%d asked)", kv.util.fmt_num(context),
+                                 opt.concurrency),
+           data = function(r)
+             return {gpu = r.gpu, tp = "tp " .. tostring(r.tp), max_concurrency = r.max_concurrency}
+           end}
+end
+
 -- one sweep: GPU x tp, each checked before the first row (kv.sweep)
 local columns = {
   "model", "gpu", "tp", "weights", "kv", "context", "concurrency", "fits", "limit",
@@ -90,4 +105,4 @@ kv.sweep{
     price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
   }),
   columns = columns,
-}:write()
+}:write{chart = chart}

@@ -130,7 +130,25 @@ if opt.range then -- the ranges: every factor at its slow and fast end (kv.simul
     columns[#columns + 1] = {c[1], precision = c[2]}
   end
 end
-local r = kv.report{columns = columns}
+-- an HTML page (-f html) draws throughput and latency by the swept axis when
+-- one is: against the rate (lines, a line a deployment) when the rate is
+-- swept, else as bars of the deployments (the axes that vary named)
+local axes = {{"gpu", opt.gpu}, {"tp", opt.tp}, {"pp", opt.pp}, {"kv", opt.kv}, {"scheduler", opt.scheduler}}
+local varying = {}
+for _, a in ipairs(axes) do if #a[2] > 1 then varying[#varying + 1] = a[1] end end
+local rate_swept = opt.trace == "" and #opt.rate > 1
+local chart_rows, charts = {}, nil
+if rate_swept or #varying > 0 then
+  charts = {}
+  for _, y in ipairs{{"throughput_tokens_s", "output throughput (tokens/s)"}, {"ttft_ms_p99", "TTFT p99 (ms)"},
+                     {"tpot_ms_p99", "TPOT p99 (ms)"}} do
+    charts[#charts + 1] = {data = chart_rows, x = rate_swept and "rate" or "deployment", y = y[1],
+                           by = rate_swept and #varying > 0 and "deployment" or nil,
+                           kind = rate_swept and "line" or "bar", ylabel = y[2],
+                           title = string.format("%s by %s", y[2], rate_swept and "request rate" or table.concat(varying, ", "))}
+  end
+end
+local r = kv.report{columns = columns, chart = charts}
 
 local first = true
 local rates = opt.trace ~= "" and {0} or opt.rate
@@ -151,6 +169,15 @@ for _, g in ipairs(opt.gpu) do
             local s = kv.simulate(o)
             if first and opt.timeline ~= "" then s:timeline(opt.timeline) end
             first = false
+            if charts then
+              local parts = {}
+              local at = {gpu = s.deployment.gpu.id, tp = "tp " .. tp, pp = "pp " .. pp, kv = "kv " .. s.deployment.kv.name,
+                          scheduler = s.scheduler}
+              for _, a in ipairs(varying) do parts[#parts + 1] = at[a] end
+              chart_rows[#chart_rows + 1] = {deployment = #parts > 0 and table.concat(parts, " ") or "", rate = rate,
+                                             throughput_tokens_s = s.throughput_tokens_s, ttft_ms_p99 = s.ttft_ms.p99,
+                                             tpot_ms_p99 = s.tpot_ms.p99}
+            end
             r:row{model = model.id, gpu = s.deployment.gpu.id, tp = tp, pp = pp,
                   kv = s.deployment.kv.name, scheduler = s.scheduler, rate = rate,
                   requests = s.requests, throughput_tokens_s = s.throughput_tokens_s,

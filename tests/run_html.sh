@@ -73,6 +73,49 @@ fi
 check "ledger -f html: seven items, a chart" sh -c "
   [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/ledger.html' | grep -c '^<tr><td') -eq 7 ] &&
   grep -q '^<figcaption>where one GPU&#39;s memory goes</figcaption>' '$out/ledger.html'"
+# fit, best and simulate: the chart that answers each one's question (issue
+# 22: their pages had none); captions from the command's own words
+# chart_texts PAGE: the text elements of the page's charts, one a line
+chart_texts() { sed -n '/^<svg/,/<\/svg>/p' "$1" | grep -o '<text[^>]*>[^<]*' | sed 's/^<text[^>]*>//'; }
+if command -v gnuplot > /dev/null 2>&1; then
+  fitc="fit model=llama-3.1-8b gpus=l4,h100 tp=1,2 context=8192 concurrency=4"
+  "$kvplan" -q $fitc -o "$out/fit.html"; rc=$?
+  "$kvplan" -q $fitc -o "$out/fit2.html"
+  check "fit page: bars of the requests each GPU (a group) and tp (a bar) holds, the same bytes twice" sh -c "
+    [ $rc -eq 0 ] && grep -q '^<figcaption>requests of 8192 tokens held at once (4 asked)</figcaption>' '$out/fit.html' &&
+    [ \$(grep -c '^<svg' '$out/fit.html') -eq 1 ] && cmp -s '$out/fit.html' '$out/fit2.html'"
+  chart_texts "$out/fit.html" > "$out/fit.texts"
+  check "fit chart: the GPUs along, a series a tp, the quantity up" sh -c "
+    grep -qx 'l4' '$out/fit.texts' && grep -qx 'h100-sxm' '$out/fit.texts' && grep -qx 'tp 1' '$out/fit.texts' &&
+    grep -qx 'tp 2' '$out/fit.texts' && grep -qx 'max concurrency (requests)' '$out/fit.texts'"
+  "$kvplan" -q fit model=llama-3.1-8b gpus=l4 tp=1 context=8192 -o "$out/fit1.html"
+  check "fit page of one GPU and one tp: no axis swept, no chart" sh -c "! grep -q '<svg' '$out/fit1.html' && ! grep -q '<h2>Charts' '$out/fit1.html'"
+  "$kvplan" -q --shard 1/2 $fitc -o "$out/fit_shard.html"
+  check "fit page of a shard: the chart left out, the page says why" \
+    grep -q '<p class="note">No chart: a shard of the sweep (--shard)' "$out/fit_shard.html"
+  "$kvplan" -q best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm,h200 kv=bf16 top=3 -o "$out/best.html"; rc=$?
+  chart_texts "$out/best.html" > "$out/best.texts"
+  check "best page: the ranked metric (GPUs) of the top 3, a bar a candidate in rank order" sh -c "
+    [ $rc -eq 0 ] && grep -q '^<figcaption>the best deployments by GPUs, 64 requests of 32768 tokens</figcaption>' '$out/best.html' &&
+    [ \$(grep -Ec '^[0-9]+\. [a-z0-9-]+ tp [0-9]+ x pp [0-9]+\$' '$out/best.texts') -eq 3 ] &&
+    grep -E '^[0-9]+\. ' '$out/best.texts' | cut -d. -f1 | tr '\n' ' ' | grep -qx '1 2 3 '"
+  "$kvplan" -q best model=llama-3.1-8b input=1000 output=100 rate=2 gpus=l4,h100 rank=gpus -o "$out/best_sla.html"; rc=$?
+  check "best rate= page: replicas under the SLA, the ranked metric by candidate" sh -c "
+    [ $rc -eq 0 ] && grep -q '^<figcaption>the best deployments by GPUs, 2 requests a second under the SLA</figcaption>' '$out/best_sla.html' &&
+    grep -q '^<svg' '$out/best_sla.html'"
+  "$kvplan" -q simulate model=llama-3.1-8b gpu=l4 requests=50 rate=1,2,4 -o "$out/sim.html"; rc=$?
+  check "simulate page, rate swept: throughput, TTFT and TPOT against the rate" sh -c "
+    [ $rc -eq 0 ] && [ \$(grep -c '^<svg' '$out/sim.html') -eq 3 ] &&
+    grep -q '^<figcaption>output throughput (tokens/s) by request rate</figcaption>' '$out/sim.html' &&
+    grep -q '^<figcaption>TTFT p99 (ms) by request rate</figcaption>' '$out/sim.html' &&
+    grep -q '^<figcaption>TPOT p99 (ms) by request rate</figcaption>' '$out/sim.html' &&
+    sed -n '/^<svg/,/<\/svg>/p' '$out/sim.html' | grep -q '>request rate (requests/s)<'"
+  "$kvplan" -q simulate model=llama-3.1-8b gpu=l4,h100 requests=50 -o "$out/sim_gpu.html"
+  check "simulate page, GPUs swept: bars of each GPU" sh -c "
+    [ \$(grep -c '^<svg' '$out/sim_gpu.html') -eq 3 ] && grep -q '^<figcaption>output throughput (tokens/s) by gpu</figcaption>' '$out/sim_gpu.html'"
+  "$kvplan" -q simulate model=llama-3.1-8b gpu=l4 requests=50 -o "$out/sim1.html"
+  check "simulate page of one simulation: nothing swept, no chart" sh -c "! grep -q '<svg' '$out/sim1.html'"
+fi
 "$kvplan" --quiet tests/batch/sweep.lua -o "$out/sweep.html"; rc=$?
 "$kvplan" --quiet tests/batch/sweep.lua -f csv > "$out/sweep.csv"
 check "a sweep -o sweep.html: every row, streamed" sh -c "

@@ -167,6 +167,19 @@ static int describe(lua_State *L, int idx, kvp_html *h) {
     }
   }
   lua_pop(L, 1);
+  /* charts drawn before the rows are written (a sweep's): {{title, svg, note}, ...} */
+  if (lua_getfield(L, idx, "charts") == LUA_TTABLE) {
+    for (lua_Integer i = 1; lua_geti(L, -1, i) == LUA_TTABLE; i++) {
+      const char *title = opt_string(L, -1, "title"), *note = opt_string(L, -1, "note");
+      lua_getfield(L, -1, "svg");
+      size_t len = 0;
+      const char *svg = lua_tolstring(L, -1, &len);
+      bad |= kvp_html_chart(h, title ? title : "", svg, svg ? len : 0, note ? note : "") < 0;
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
   return bad;
 }
 

@@ -210,7 +210,7 @@ local function open_writer(r, names, prec, unit)
 end
 
 -- A chart spec of a report: kv.plot's fields but data and output.
-local function check_chart(c, i)
+function M.check_chart(c, i)
   if type(c) ~= "table" then util.raise("field 'chart' item %d must be a table of kv.plot's fields", i) end
   if c.output ~= nil then
     util.raise("field 'chart' item %d: a report's chart is drawn into its page: no 'output'", i)
@@ -244,7 +244,7 @@ function M.new(opts)
       util.raise("field 'chart' must be a table of kv.plot's fields or a list of them")
     end
     if charts[1] == nil then charts = {charts} end
-    for i, c in ipairs(charts) do check_chart(c, i) end
+    for i, c in ipairs(charts) do M.check_chart(c, i) end
   end
   local cols = opts.columns
   local used = cols == "used"
@@ -362,6 +362,11 @@ local function forget(r)
   M.release(r.path)
 end
 
+--- The caption of a page's chart: its title, else what it draws.
+function M.chart_title(c)
+  return c.title or (tostring(c.y) .. (c.by and (" by " .. tostring(c.by)) or "") .. " against " .. tostring(c.x))
+end
+
 --- Commit the report: flush and rename the file into place.
 function Report:close()
   if self.closed then return end
@@ -372,9 +377,7 @@ function Report:close()
     local plot = require "kvplan.plot"
     for _, c in ipairs(self.charts) do
       local svg, why = plot.svg(c, self.rows, self.path)
-      local title = c.title or (tostring(c.y) .. (c.by and (" by " .. tostring(c.by)) or "")
-                                .. " against " .. tostring(c.x))
-      self.writer:chart(title, svg, why)
+      self.writer:chart(M.chart_title(c), svg, why)
     end
   end
   if self.writer:isopen() then self.writer:close() end

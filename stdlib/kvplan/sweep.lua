@@ -701,14 +701,32 @@ function Sweep:count()
   return n
 end
 
+-- The charts of Sweep:write{chart = ...} checked: a list of kv.plot specs.
+local function chart_list(spec)
+  local list = type(spec) == "table" and spec[1] == nil and {spec} or spec
+  if type(list) ~= "table" then util.raise("field 'chart' must be a table of kv.plot's fields or a list of them") end
+  for i, c in ipairs(list) do
+    require("kvplan.report").check_chart(c, i)
+    if c.data ~= nil and type(c.data) ~= "function" then
+      util.raise("field 'chart' item %d: a sweep's chart takes 'data' as a function of a row", i)
+    end
+  end
+  return list
+end
+
 --- Write the sweep as CSV to path (default: `kvplan -o FILE`, else stdout;
 --- under `kvplan batch`, the script's file, or SCRIPT-NAME.csv with
 --- opts.name). Under `kvplan --shard K/N` only the K-th slice of the rows is
---- written. Returns the rows written.
+--- written. Returns the rows written. opts.chart: an HTML page's chart (or a
+--- list of them), kv.plot's fields but output; its `data` is a function of a
+--- sweep row that gives the chart's row (nil leaves the row out; default:
+--- the row's x, y and by), drawn from every row the filters keep before the
+--- table is written (not under --shard: a slice's page says so).
 function Sweep:write(path, opts)
   if type(path) == "table" then path, opts = nil, path end
   opts = opts or {}
-  util.check_keys(opts, {name = true, format = true}, "sweep write options")
+  util.check_keys(opts, {name = true, format = true, chart = true}, "sweep write options")
+  if opts.chart ~= nil then chart_list(opts.chart) end
   if opts.format ~= nil and not require("kvplan.report").formats[opts.format] then
     util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", tostring(opts.format))
   end
@@ -736,20 +754,48 @@ function Sweep:write(path, opts)
     columns, precision, funcs = {}, {}, {}
     for k, i in ipairs(pick) do columns[k], precision[k], funcs[k] = self.columns[i], self.precision[i], self.funcs[i] end
   end
-  report.claim(path)
-  -- an HTML page (-f html, a .html path, format = "html"): its inputs and units
+  -- an HTML page (-f html, a .html path, format = "html"): its inputs and
+  -- units, its charts (drawn before the path is claimed: a bad chart leaves
+  -- it free)
   local page
   if (require("kvplan.csv").format_of(path, opts.format)) == "html" then
     local names = {}
     for i, c in ipairs(columns) do names[i] = type(c) == "table" and c[1] or c end
     page = report.page({}, names)
+    if opts.chart ~= nil then page.charts = self:charts(opts.chart, path, cli.shard) end
   end
+  report.claim(path)
   local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard, page = page,
                                                     progress = not cli.quiet, format = opts.format,
                                                     columns = columns, precision = precision, funcs = funcs})
   report.release(path)
   if not ok then error(written, 0) end
   return written
+end
+
+-- The charts of an HTML page of the sweep (Sweep:write's opts.chart):
+-- {{title, svg, note}, ...} as csv.open's page takes them.
+function Sweep:charts(spec, path, shard)
+  local report, plot = require "kvplan.report", require "kvplan.plot"
+  local out = {}
+  for _, c in ipairs(chart_list(spec)) do
+    local title = report.chart_title(c)
+    if shard then
+      out[#out + 1] = {title = title, note = "a shard of the sweep (--shard): the chart is the whole sweep's"}
+    else
+      local rows = {}
+      self:each(function(r)
+        local t
+        if c.data then t = c.data(r) else t = {[c.x] = r[c.x], [c.y] = r[c.y]}; if c.by then t[c.by] = r[c.by] end end
+        if t ~= nil then rows[#rows + 1] = t end
+      end)
+      local s = {}
+      for k, v in pairs(c) do if k ~= "data" then s[k] = v end end
+      local svg, why = plot.svg(s, rows, path)
+      out[#out + 1] = {title = title, svg = svg, note = why}
+    end
+  end
+  return out
 end
 
 --- Call fn(row) for every row the filters keep, in row order, writing

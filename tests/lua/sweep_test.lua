@@ -570,5 +570,35 @@ do
   check.error("sweep each: ", function() se:each(function() error("stop") end) end)
 end
 
+-- an HTML page's chart of a sweep (s:write{chart = ...}): drawn from the rows
+-- the filters keep, through data(row); a chart's data that is no function,
+-- or a chart with an output, is an error naming the field
+do
+  local sc = kv.sweep{model = "llama-3.1-8b", gpu = {"l4", "h100"}, tp = {1, 2}, context = 8192,
+                      columns = {"gpu", "tp", "max_concurrency"}}
+  check.error("field 'chart' item 1: a sweep's chart takes 'data' as a function of a row", function()
+    sc:write(dir .. "/c.html", {chart = {x = "gpu", y = "max_concurrency", data = {}}})
+  end)
+  check.error("field 'chart' item 1: a report's chart is drawn into its page: no 'output'", function()
+    sc:write(dir .. "/c.html", {chart = {x = "gpu", y = "max_concurrency", output = "x.png"}})
+  end)
+  local seen = 0
+  local charts = sc:charts({x = "gpu", by = "tp", y = "max_concurrency", kind = "bar", title = "held",
+                            data = function(r) seen = seen + 1; return {gpu = r.gpu, tp = "tp " .. r.tp,
+                                                                        max_concurrency = r.max_concurrency} end},
+                           dir .. "/c.html")
+  check.eq(seen, 4, "data sees every row")
+  check.eq(#charts, 1, "one chart")
+  check.eq(charts[1].title, "held", "its title")
+  local gp = io.open("/usr/bin/gnuplot") -- drawn when gnuplot is there, else the note says why
+  if gp then gp:close(); assert(charts[1].svg and charts[1].svg:find("<svg", 1, true), charts[1].note) end
+  check.eq(sc:charts({x = "gpu", y = "max_concurrency"}, nil, {1, 2})[1].note,
+           "a shard of the sweep (--shard): the chart is the whole sweep's", "a shard's note")
+  sc:write(dir .. "/c.html", {chart = {x = "gpu", y = "max_concurrency", kind = "bar", title = "held"}})
+  local page = check.slurp(dir .. "/c.html")
+  assert(page:find("<figcaption>held</figcaption>", 1, true), "the page's chart caption")
+  os.remove(dir .. "/c.html")
+end
+
 os.remove(path)
 os.remove(dir)
