@@ -348,7 +348,7 @@ local function vllm_rule(d, opts, rule)
     row, version = engines.vllm_engine(row, version, opts.vllm_use_v1)
   else
     -- VLLM_USE_V1 unset: the release's oracle may fall back to V0 itself
-    local why = engines.vllm_v0_fallback(row, version, d.gpu, d.model)
+    local why = engines.vllm_v0_fallback(row, version, d.gpu, d.model, d.kv)
     if why then
       row, version = engines.vllm_engine(row, version, false)
       d.vllm_v0_reason = "vLLM " .. version .. " falls back to V0: " .. why

@@ -204,15 +204,23 @@ end
 -- 8.0")) and a model that is not V1 compatible ("No Mamba or Encoder-Decoder
 -- so far": model_config.is_v1_compatible, false for SupportsV0Only models:
 -- the encoder-decoders kvplan models, those with cross-attention layers).
+-- 0.8's oracle (the 0.8.4 file) falls back too for an fp8 KV cache unless
+-- FlashAttention supports fp8 ("No Fp8 KV cache so far": supported =
+-- flash_attn_supports_fp8(), FlashAttention 3 on a device of capability
+-- 9.x, vllm_flash_attn/fa_utils.py as copies of that era read it) and off
+-- CUDA ("Non-CUDA is supported on V1, but off by default for now":
+-- _warn_or_fallback(device_name)); the later copy asks the platform
+-- instead (is_kv_cache_dtype_supported, default_v1), not read for CUDA's
+-- and ROCm's answers, so these two are 0.8's alone here.
 -- _raise_or_fallback logs "... is not supported by the V1 Engine. Falling
 -- back to V0." and raises instead when VLLM_USE_V1=1 is set. Not modelled:
--- the oracle's other fallbacks (flags such as --preemption-mode, fp8 KV
--- without FlashAttention's fp8, ngram and EAGLE drafts on 0.8, Mamba's
--- "experimental" fallback, non-CUDA platforms), and which later 0.10.x
--- release moved Whisper to V1.
+-- the oracle's other fallbacks (flags such as --preemption-mode, ngram and
+-- EAGLE drafts on 0.8, Mamba's "experimental" fallback), and which later
+-- 0.10.x release moved Whisper to V1.
 --- The reason release row `row` (named `version`) runs the V0 engine on
---- GPU gpu (a catalog GPU) for model m when VLLM_USE_V1 is unset, or nil.
-function M.vllm_v0_fallback(row, version, gpu, m)
+--- GPU gpu (a catalog GPU) for model m with KV format kv (a format or nil)
+--- when VLLM_USE_V1 is unset, or nil.
+function M.vllm_v0_fallback(row, version, gpu, m, kv)
   if not row.v1 or version == "0.7-v1" or not version_order(version, "0.11") then return nil end
   local cc = gpu and M.compute_capability[gpu.id]
   if cc and cc < 8.0 then
@@ -220,6 +228,17 @@ function M.vllm_v0_fallback(row, version, gpu, m)
   end
   if m and ((m:kinds().cross or 0) > 0) then
     return "an encoder-decoder model (model '" .. tostring(m.id) .. "': cross-attention layers)"
+  end
+  if version_order(version, "0.9") then
+    local vendor = gpu and gpu.vendor
+    if vendor and vendor ~= "nvidia" then
+      return "a non-CUDA platform (" .. vendor .. " " .. tostring(gpu.id) .. "), V1 off by default"
+    end
+    local kname = kv and kv.name or ""
+    if kname:find("^fp8") and cc and math.floor(cc) ~= 9 then
+      return string.format("an %s KV cache without FlashAttention 3's fp8 (compute capability " ..
+                           "%.1f, not 9.x)", kname, cc)
+    end
   end
   return nil
 end

@@ -187,7 +187,7 @@ M.list = {
   {name = "kv_cache_groups", type = "table", default = "vLLM's own grouping", spec = false,
    meaning = "vLLM's KV cache groups by hand: {{layers = {1, 3}, block = 32}, ...}"},
   {name = "vllm_use_v1", type = "boolean", default = "the release's engine", spec = false,
-   meaning = "vLLM's environment variable VLLM_USE_V1: false runs the V0 engine (0.8 to 0.10); unset, 0.8-0.10 fall back to V0 on a GPU below compute capability 8.0 or for an encoder-decoder model"},
+   meaning = "vLLM's environment variable VLLM_USE_V1: false runs the V0 engine (0.8 to 0.10); unset, 0.8-0.10 fall back to V0 on a GPU below compute capability 8.0 or for an encoder-decoder model, 0.8 also for fp8 KV off Hopper and off CUDA"},
   -- vLLM's LoRA adapters (vllm/config/lora.py LoRAConfig, engine/core/predict.c
   -- kvp_lora_layer_bytes)
   {name = "enable_lora", type = "boolean", default = false, spec = false, vllm = true,

@@ -361,6 +361,21 @@ check.eq(wh.vllm_v0_reason:find("encoder%-decoder") ~= nil, true, "the reason sa
 check.eq(wh.activation, dep("whisper-large-v3", "h100", "0.10", false).activation,
          "Whisper's fallback is the V0 engine")
 check.eq(dep("qwen3-8b", "h100", "0.10").vllm_v0, nil, "a decoder on an H100 runs V1")
+-- 0.8's oracle also falls back for an fp8 KV cache off FlashAttention 3's
+-- fp8 (capability 9.x) and off CUDA (V1 "off by default" there)
+local function depkv(g, v, k)
+  return kv.deploy{model = "llama-3.1-8b", gpu = g, engine_version = v, kv = k, max_model_len = 4096}
+end
+check.eq(depkv("a100-80gb", "0.8", "fp8").vllm_v0_reason,
+         "vLLM 0.8 falls back to V0: an fp8 KV cache without FlashAttention 3's fp8 "
+         .. "(compute capability 8.0, not 9.x)", "fp8 KV on an A100 at 0.8: V0")
+check.eq(depkv("h100-sxm", "0.8", "fp8").vllm_v0, nil, "fp8 KV on an H100 at 0.8: V1 (FA3)")
+check.eq(depkv("a100-80gb", "0.8").vllm_v0, nil, "bf16 KV on an A100 at 0.8: V1")
+check.eq(depkv("a100-80gb", "0.9", "fp8").vllm_v0, nil, "0.9's platform check is not modelled: V1")
+check.eq(depkv("mi300x", "0.8").vllm_v0_reason,
+         "vLLM 0.8 falls back to V0: a non-CUDA platform (amd mi300x), V1 off by default",
+         "an MI300X at 0.8: V0")
+check.eq(depkv("mi300x", "0.9").vllm_v0, nil, "an MI300X at 0.9: V1")
 check.eq(engines.vllm_version("0.20.2") == engines.vllm["0.20"], true, "0.20.2 maps to the 0.20 row")
 local function log_ledger(version)
   -- the kernel named: its default follows the release too (Triton from 0.12)
