@@ -14,7 +14,7 @@
 -- ConnectX-7 (DGX H100, one a GPU), kv_transfer_ms. vs_best_aggregated is
 -- each row's GPUs less the fewest aggregated GPUs of its workload: negative
 -- where disaggregation saves GPUs. A disaggregated row's binding is its
--- prefill pool's / its decode pool's; its capacities are in rate_matching. With long prompts a prefill (210 ms) is 14
+-- prefill pool's / its decode pool's; its capacities are in rate_matching. With long prompts a prefill (219 ms) is 14
 -- TPOT targets long and stalls every running request of an aggregated
 -- replica; a decode pool never waits for one, so 3 prefill instances of tp 1
 -- and 2 decode instances of tp 2 (7 GPUs) serve what 10 aggregated GPUs (5 x

@@ -53,6 +53,13 @@
  * split across (flatten_tp_across_dp); under SGLang's attention DP an
  * all-gather of the ranks' tokens (dp_gather, DpPaddingMode MAX_LEN:
  * all_gather_into_tensor) and the MLP's all-reduce of them over tp.
+ * The dense linear layers read their weights at hbm x gemm_mem(T) and
+ * compute at peak x gemm_flop(T), T the step's tokens (the logits at the
+ * sequences they are computed for): curves by M from published kernel
+ * benchmarks (stdlib/kvplan/sim.lua gemm_benchmarks), interpolated in log M
+ * and clamped outside their points (kvp_curve_at); without a curve, the
+ * flat mem_eff and flop_eff. KV, attention, activations and routed experts
+ * keep their own factors.
  * Host time: launch_us per kernel of the step plus seq_host_us per scheduled
  * sequence, added to the step when the engine waits for the host between
  * steps, else hidden up to the GPU's time (host_overlap: max of the two).
@@ -69,6 +76,23 @@
 
 static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
 static double shown(double v) { return isnan(v) ? fabs(v) : v; }
+
+/* A curve's points: at most KVP_CURVE_PTS, M >= 1 strictly increasing,
+ * efficiencies in (0, 1]. */
+static kvp_err curve_check(const kvp_curve *c, const char *name, kvp_diag *d) {
+  if (c->n < 0 || c->n > KVP_CURVE_PTS)
+    return kvp_fail(d, KVP_EINVAL, "field '%s' must have 0 to %d points, got %d", name,
+                    KVP_CURVE_PTS, (int)c->n);
+  for (int32_t i = 0; i < c->n; i++) {
+    if (!(isfinite(c->m[i]) && c->m[i] >= 1.0) || (i > 0 && !(c->m[i] > c->m[i - 1])))
+      return kvp_fail(d, KVP_EINVAL, "field '%s' point %d: M must be >= 1 and above the "
+                      "previous point's, got %g", name, (int)i + 1, shown(c->m[i]));
+    if (!(c->e[i] > 0.0 && c->e[i] <= 1.0))
+      return kvp_fail(d, KVP_EINVAL, "field '%s' point %d: efficiency must be in (0, 1], got %g",
+                      name, (int)i + 1, shown(c->e[i]));
+  }
+  return KVP_OK;
+}
 
 kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!finite_pos(p->hbm_gbps))
@@ -132,7 +156,21 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
                     "'idle_share' a sum below 1", shown(p->attn_share));
+  TRY(curve_check(&p->gemm_mem, "gemm_memory", d));
+  TRY(curve_check(&p->gemm_flop, "gemm_compute", d));
   return KVP_OK;
+}
+
+double kvp_curve_at(const kvp_curve *c, double m, double flat) {
+  if (c->n <= 0) return flat;
+  if (m <= c->m[0]) return c->e[0];
+  int32_t last = c->n - 1;
+  if (m >= c->m[last]) return c->e[last];
+  int32_t i = 0;
+  while (m >= c->m[i + 1]) i++;
+  /* linear in log M between the points around m */
+  double t = log(m / c->m[i]) / log(c->m[i + 1] / c->m[i]);
+  return c->e[i] + t * (c->e[i + 1] - c->e[i]);
 }
 
 /* Attention FLOPs per (query, key) pair of one layer of shape l, all heads. */
@@ -210,6 +248,8 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   if (c->meet > 1 && !(p->link_gbps > 0.0))
     return kvp_fail(d, KVP_EINVAL, "%lld DP ranks of a MoE model need the GPUs' interconnect: "
                     "field 'link_gbps' must be > 0", (long long)c->meet);
+  c->hbm = p->hbm_gbps * 1e9;
+  c->peak = p->tflops * 1e12;
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
   c->expert_bw = p->expert_eff > 0.0 ? p->hbm_gbps * 1e9 * p->expert_eff : c->bw;
   c->flops = p->tflops * 1e12 * p->flop_eff;
@@ -402,13 +442,22 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
                        ? c->expert_bytes * -expm1(t * (double)c->meet * log1p(-c->expert_pick))
                        : 0.0;
   out->weight_bytes = c->dense_bytes * wfrac + experts;
-  double weight_s = c->dense_bytes * wfrac / c->bw + experts / c->expert_bw;
+  /* the dense GEMMs at their M (the step's tokens as run, padding included;
+   * the logits' M is the sequences they are computed for): the curves'
+   * efficiencies, else the flat factors */
+  const kvp_perf *p = &c->p;
+  double s = (double)seqs;
+  double dense_bw = p->gemm_mem.n > 0 ? c->hbm * kvp_curve_at(&p->gemm_mem, t, p->mem_eff) : c->bw;
+  double weight_s = c->dense_bytes * wfrac / dense_bw + experts / c->expert_bw;
   out->kv_bytes = kv_read + (double)tokens * c->write_tok;
-  double gemm_flops = t * c->flops_token + (double)seqs * c->head_flops;
+  double gemm_flops = t * c->flops_token + s * c->head_flops;
   out->flops = gemm_flops + attn;
   /* the sampler's kernels read and write each sampled row's logits */
   double act = t * c->act_tok + (double)seqs * c->p.sampler_bytes;
   double gemm_comp = gemm_flops / c->flops;
+  if (p->gemm_flop.n > 0)
+    gemm_comp = t * c->flops_token / (c->peak * kvp_curve_at(&p->gemm_flop, t, p->flop_eff)) +
+                s * c->head_flops / (c->peak * kvp_curve_at(&p->gemm_flop, s, p->flop_eff));
   double gemm_roof = fmax(weight_s, gemm_comp), attn_roof = fmax(out->kv_bytes / c->bw, attn / c->flops);
   double act_roof = act / c->bw;
   /* no kind of kernel runs faster than its kernels' floor */
@@ -417,7 +466,7 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   out->act_s = fmax(act_roof, c->floor_other);
   out->floor_s = out->gemm_s - gemm_roof + out->attn_s - attn_roof + out->act_s - act_roof;
   out->mem_s = weight_s + (out->kv_bytes + act) / c->bw;
-  out->compute_s = out->flops / c->flops;
+  out->compute_s = gemm_comp + attn / c->flops;
   if (c->a2a_count > 0)
     out->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
   if (c->collectives > 0)

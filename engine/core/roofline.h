@@ -20,7 +20,9 @@
  * up to the captured size; any other launches each kernel from the host
  * (eager_launch_us).
  *
- * (bandwidth and peak derated by mem_eff and flop_eff). Taking one max over
+ * (bandwidth and peak derated by mem_eff and flop_eff; the linear layers'
+ * by the curves gemm_mem and gemm_flop at the step's tokens M when given:
+ * kernel benchmarks measure a GEMM's efficiency as a function of M). Taking one max over
  * the whole step would hide attention's memory time behind the GEMMs'
  * compute in a large decode batch; the kernels run one after another.
  *
@@ -38,6 +40,19 @@
 #define KVP_ROOFLINE_H
 
 #include <stdint.h>
+
+/* Points of a curve an efficiency follows over a GEMM's M (its tokens). */
+#define KVP_CURVE_PTS 12
+
+/* An efficiency as a function of a GEMM's M: n points (m[i], e[i]) with m
+ * strictly increasing from 1, e in (0, 1]; between points linear in log m,
+ * outside them the nearest point's (clamped). n = 0: no curve, the flat
+ * factor instead. */
+typedef struct kvp_curve {
+  int32_t n;
+  double m[KVP_CURVE_PTS];
+  double e[KVP_CURVE_PTS];
+} kvp_curve;
 
 /* One GPU kind's rates and the efficiency factors applied to them. */
 typedef struct kvp_perf {
@@ -92,6 +107,12 @@ typedef struct kvp_perf {
                             * 0 with graphs modelled: none captured, every step eager */
   double eager_launch_us;  /* host time of one kernel launched without a graph (eager),
                             * microseconds; 0: launch_us */
+  /* the linear layers' (dense GEMMs') efficiencies by the GEMM's M, in place
+   * of mem_eff for the weights they read and of flop_eff for their FLOPs
+   * (n = 0: the flat factors); attention, activations and routed experts
+   * keep their own factors */
+  kvp_curve gemm_mem;      /* fraction of hbm_gbps the weights are read at, by M */
+  kvp_curve gemm_flop;     /* fraction of tflops the GEMMs reach, by M */
 } kvp_perf;
 
 /* Which steps run as a replayed CUDA graph, padded to the next captured
@@ -119,6 +140,8 @@ typedef struct kvp_cost {
                                * model, else 1): the ranks step together */
   int64_t ep_size;            /* ranks holding whole experts (0: experts split over TP) */
   double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
+  double hbm, peak;           /* the datasheet's bytes/s and FLOP/s (the GEMM curves'
+                               * base) */
   double expert_bw;           /* effective bytes/s reading routed experts */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
   double active_frac;         /* active / total parameters (1: dense) */
@@ -177,8 +200,11 @@ typedef struct kvp_step {
 /* Check a kvp_perf: rates finite and > 0 (link >= 0), efficiencies in
  * (0, 1], latencies, host times, FLOPs, bytes, kernels and price >= 0,
  * shares in [0, 1) and together below 1, acceptance in [0, 1), experts_active
- * in [1, experts] when experts > 0. */
+ * in [1, experts] when experts > 0, each curve's points as kvp_curve says. */
 kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d);
+/* Curve c at M = m (interpolated in log m, clamped outside its points), or
+ * flat when c has no points. */
+double kvp_curve_at(const kvp_curve *c, double m, double flat);
 /* Derive the per-token and per-sequence costs of an evaluated ledger. */
 kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d);
 

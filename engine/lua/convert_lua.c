@@ -343,8 +343,38 @@ static const char *const perf_keys[] = {
   "step_overhead_ms", "acceptance", "price_per_hour", "launch_us", "seq_host_us", "host_overlap", "expert_eff",
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
-  "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us", NULL
+  "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
+  "gemm_memory", "gemm_compute", NULL
 };
+
+/* perf[name]: nil (no curve) or a list of {M, efficiency} points, into c;
+ * the core checks their order and range. */
+static void curve_field(lua_State *L, int idx, const char *name, kvp_curve *c) {
+  c->n = 0;
+  if (lua_getfield(L, idx, name) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  if (!lua_istable(L, -1))
+    kvl_error(L, "field 'perf.%s' must be a list of {M, efficiency} points, got %s", name,
+              luaL_typename(L, -1));
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n > KVP_CURVE_PTS)
+    kvl_error(L, "field 'perf.%s' has %I points, expected at most %I", name, n,
+              (lua_Integer)KVP_CURVE_PTS);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, i);
+    int ok = lua_istable(L, -1) && lua_rawgeti(L, -1, 1) == LUA_TNUMBER &&
+             lua_rawgeti(L, -2, 2) == LUA_TNUMBER;
+    if (!ok)
+      kvl_error(L, "field 'perf.%s' point %I must be {M, efficiency}, two numbers", name, i);
+    c->m[i - 1] = lua_tonumber(L, -2);
+    c->e[i - 1] = lua_tonumber(L, -1);
+    lua_pop(L, 3);
+  }
+  c->n = (int32_t)n;
+  lua_pop(L, 1);
+}
 
 /* The perf table at idx, checked (kvplan_lua.h). */
 kvp_perf kvl_check_perf(lua_State *L, int idx) {
@@ -390,6 +420,8 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     kvl_error(L, "field 'graphs' must be an integer in [%d, %d] (kvp_graphs), got %I",
               KVP_GRAPHS_NONE, KVP_GRAPHS_SGLANG, (lua_Integer)graphs);
   p.graphs = (int32_t)graphs;
+  curve_field(L, idx, "gemm_memory", &p.gemm_mem);
+  curve_field(L, idx, "gemm_compute", &p.gemm_flop);
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
   return p;

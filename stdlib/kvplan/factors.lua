@@ -7,7 +7,8 @@
 -- Each factor: name (a profile's key); option: where it goes in kv.deploy's
 -- options ({"efficiency", "memory"}: efficiency = {memory = x}); rate: the
 -- key of d:perf() that holds the value in use (the default when no option
--- or profile sets it); lo, hi: the box calibrate fits in; unit; slow: which
+-- or profile sets it); curve: the key of d:perf() of a curve by M the factor
+-- scales too (M.perf_at); lo, hi: the box calibrate fits in; unit; slow: which
 -- way makes steps slower ("lo": a lower value is slower, an efficiency;
 -- "hi": a higher one, a cost); applies(d): whether the deployment's step
 -- time reads it at all (true, or false and why not; a factor that does not
@@ -51,11 +52,11 @@ local deepgemm_compute = {"ratio", 590 / 1041.5, 1358 / 1041.5,
                             .. "590-1358 TFLOPS around their median 1041.5"}
 
 M.list = {
-  {name = "memory", option = {"efficiency", "memory"}, rate = "mem_eff", lo = 0.05, hi = 1,
-   unit = "fraction", slow = "lo", applies = always, spread = deepgemm_memory,
+  {name = "memory", option = {"efficiency", "memory"}, rate = "mem_eff", curve = "gemm_memory",
+   lo = 0.05, hi = 1, unit = "fraction", slow = "lo", applies = always, spread = deepgemm_memory,
    meaning = "fraction of the HBM bandwidth a step's reads reach"},
-  {name = "compute", option = {"efficiency", "compute"}, rate = "flop_eff", lo = 0.05, hi = 1,
-   unit = "fraction", slow = "lo", applies = always, spread = deepgemm_compute,
+  {name = "compute", option = {"efficiency", "compute"}, rate = "flop_eff", curve = "gemm_compute",
+   lo = 0.05, hi = 1, unit = "fraction", slow = "lo", applies = always, spread = deepgemm_compute,
    meaning = "fraction of the dense tensor rate a step's GEMMs reach"},
   {name = "experts", option = {"efficiency", "experts"}, rate = "expert_eff", lo = 0.05, hi = 1,
    unit = "fraction", slow = "lo", applies = moe,
@@ -171,11 +172,23 @@ function M.ends(d, all)
 end
 
 --- d's rates (d:perf()) with the factors' values `values` (name -> number)
---- in place of its own: the perf table of the core's step time.
+--- in place of its own: the perf table of the core's step time. A factor
+--- with a curve (the dense GEMMs' efficiency by M, sim.gemm_curves) moves
+--- the curve's points by the same ratio as its flat value (at most 1).
 function M.perf_at(d, values)
   local p = {}
-  for k, v in pairs(d:perf()) do p[k] = v end
-  for name, x in pairs(values) do p[M.by_name[name].rate] = x end
+  local own = d:perf()
+  for k, v in pairs(own) do p[k] = v end
+  for name, x in pairs(values) do
+    local f = M.by_name[name]
+    p[f.rate] = x
+    local c = f.curve and own[f.curve]
+    if c ~= nil and own[f.rate] > 0 then
+      local r, moved = x / own[f.rate], {}
+      for i, pt in ipairs(c) do moved[i] = {pt[1], math.min(1, pt[2] * r)} end
+      p[f.curve] = moved
+    end
+  end
   return p
 end
 

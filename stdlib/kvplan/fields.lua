@@ -111,7 +111,7 @@ M.list = {
    trtllm = true, meaning = "refuse to start when one max_seq_len sequence does not fit"},
   -- time (kvplan.sim)
   {name = "efficiency", type = "table", default = "by GPU", spec = false,
-   meaning = "{memory =, compute =, link =, experts =}: fractions of the GPU's rates reached (experts: reading routed experts' weights)"},
+   meaning = "{memory =, compute =, link =, experts =}: fractions of the GPU's rates reached (experts: reading routed experts' weights), each a flat factor in place of the dense GEMMs' published curve by M"},
   {name = "perf", type = "table", default = "the GPU's", spec = false,
    meaning = "GPU rate overrides for step times"},
   {name = "profile", type = "string", default = "none", spec = false, every_command = true,

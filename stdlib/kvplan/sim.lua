@@ -63,6 +63,187 @@ M.efficiency_by_gpu = {
   ["h200"] = {compute = {fp8 = 0.53}},
 }
 
+-- The dense GEMMs' efficiency by M (the GEMM's tokens), from published
+-- kernel benchmarks: M.gemm_benchmarks[gpu][class] lists each source's rows
+-- {M, TFLOP/s} as published (one GEMM shape N x K, or a table's median),
+-- with the bytes of a weight element of the kernel's format. A row's GEMM is
+-- memory-bound when its weight bytes take longer at the datasheet's HBM rate
+-- than its FLOPs at the datasheet's peak, i.e. M <= bytes x peak / (2 x hbm)
+-- whatever N and K; such a row gives the fraction of HBM bandwidth the
+-- weights were read at, TFLOP/s x bytes / (2 M) / hbm; any other row the
+-- fraction of the peak, TFLOP/s / peak (M.gemm_curves). The two curves go to
+-- the core (perf.gemm_memory, perf.gemm_compute), which interpolates each in
+-- log M and clamps it outside its points (engine/core/roofline.c
+-- kvp_curve_at); the weights' read and the GEMMs' FLOPs of a step of T
+-- tokens take max(bytes / (hbm x memory(T)), FLOPs / (peak x compute(T))).
+-- A class or side without rows keeps the flat factor (M.efficiency_by_gpu,
+-- M.efficiency). Formats (M.gemm_class): bf16 (16-bit weights and
+-- activations), fp8 (per-tensor or per-channel scales), fp8_block (128 x 128
+-- block scales), int4 (weight-only 4-bit, Marlin kernels, computing in 16
+-- bits). vLLM's benchmarks/kernels/bench_fp8_gemm.py reports TFLOP/s by
+-- batch size (M); "noquant" columns time the GEMM alone, without the
+-- activation's quantization kernel.
+--   h100-sxm
+--     bf16      memory: vllm-project/vllm pull request 49363 (H100, google/
+--               gemma-4-31B-it N=12288 K=5376 and N=43008 K=5376, column
+--               torch-bf16, rows M = 1 to 256); compute: pull request 23280 (H100, DeepSeek-V3
+--               N=2112 K=7168, column torch-bf16, rows M = 512 to 8192; its
+--               memory-bound rows are left out: 30 MB of bf16 weights fit the
+--               H100's 50 MB L2, so a repeated GEMM need not read HBM)
+--     fp8       memory: pull request 49363, both shapes, column
+--               fp8-tensor-w-tensor-a-noquant, rows M = 1 to 128; compute: none
+--               (the flat fp8 factor)
+--     fp8_block memory: pull request 49363, both shapes, column
+--               fp8-block-w-block-a-noquant, rows M = 1 to 128 (the first
+--               shape's row at 128 is cut off in the thread);
+--               compute: DeepGEMM's first table (deepseek-ai/DeepGEMM README.md,
+--               "Performance", February 2025, H800 SXM): the median of its 6
+--               dense rows at M = 4096, 1041.5 TFLOPS
+--     int4      memory: inclusionAI/humming pull request 2 (H100, dense N=8192
+--               K=8192 channelwise, fp16 activations, column marlin-w4a16, rows
+--               M = 1, 2, 4, 0.5 bytes a weight); compute: none
+--   h200        compute only, the H100's rows (the same GH100 SMs, clocks and
+--               peaks; its HBM3e differs): bf16 from pull request 23280,
+--               fp8_block from DeepGEMM
+--   b200        (vLLM's SM100 CUTLASS tuning threads, measured on B200)
+--     bf16      memory: pull request 20071 (Llama-3.1-8B N=28672 K=4096, column
+--               torch-bf16, rows M = 1 to 256); compute: pull request 18778
+--               (N=6144 K=4096, rows M = 512, 1024) and pull request 19566 (the
+--               same shape, row M = 16384)
+--     fp8       the same threads and rows, column fp8-tensor-w-tensor-a-noquant
+--     nvfp4     pull request 20578 (bench_nvfp4_gemm.py's own output, N=6144
+--               K=4096, column nvfp4-noquant, rows M = 1 to 16384, 4.5 bits a
+--               weight with its fp8 scale per 16): measured before vLLM's tuned
+--               NVFP4 configs (pull request 20646, whose "Before" it is), so a
+--               floor on today's kernel; flashinfer-ai/flashinfer issue 1732 (B200,
+--               CUTLASS FP4, M = 1, N = K = 8192: 1.78 of 8 TB/s) agrees in size
+-- Nothing published was found for the other GPUs (their rule of thumb
+-- stays): AMD's MI300X GEMM rows found (ROCm/aiter pull request 1092) are one
+-- 10 MB shape of Llama-70B at TP 8 that reads HBM at 0.19 of its rate at M =
+-- 1, a latency-bound kernel rather than the model's GEMMs; the L40S rows of
+-- vllm-project/vllm pull request 6677 read more bytes a second than the L40S's
+-- HBM moves (its L2 held the weights); A100 Marlin rows (pull request 2497)
+-- name no GPU.
+local H100_BF16_COMPUTE = {source = "vllm-project/vllm#23280 H100 DeepSeek-V3 N=2112 K=7168 torch-bf16",
+                           bytes = 2, rows = {{512, 566.262626}, {1024, 619.771938},
+                                              {2048, 648.192575}, {4096, 715.781529},
+                                              {8192, 666.385367}}}
+local DEEPGEMM_COMPUTE = {source = "deepseek-ai/DeepGEMM README.md Performance (Feb 2025), H800 "
+                            .. "SXM, median of the 6 dense rows at M = 4096",
+                          bytes = 1, rows = {{4096, 1041.5}}}
+M.gemm_benchmarks = {
+  ["h100-sxm"] = {
+    bf16 = {
+      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=12288 K=5376 torch-bf16", bytes = 2,
+       rows = {{1, 2.870333}, {16, 46.541434}, {64, 182.588263}, {128, 352.560566}}},
+      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=43008 K=5376 torch-bf16", bytes = 2,
+       rows = {{1, 3.072025}, {16, 48.328807}, {64, 187.994464}, {128, 364.745064},
+               {256, 593.264799}}},
+      H100_BF16_COMPUTE,
+    },
+    fp8 = {
+      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=12288 K=5376 "
+         .. "fp8-tensor-w-tensor-a-noquant", bytes = 1,
+       rows = {{1, 5.162899}, {16, 83.053145}, {64, 318.410871}, {128, 581.821280}}},
+      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=43008 K=5376 "
+         .. "fp8-tensor-w-tensor-a-noquant", bytes = 1,
+       rows = {{1, 6.077129}, {16, 93.962340}, {64, 356.667172}, {128, 647.281778}}},
+    },
+    fp8_block = {
+      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=12288 K=5376 "
+         .. "fp8-block-w-block-a-noquant", bytes = 1,
+       rows = {{1, 4.907601}, {16, 74.557993}, {64, 263.261886}}},
+      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=43008 K=5376 "
+         .. "fp8-block-w-block-a-noquant", bytes = 1,
+       rows = {{1, 5.870524}, {16, 72.973218}, {64, 309.152364}, {128, 667.370105}}},
+      DEEPGEMM_COMPUTE,
+    },
+    int4 = {
+      {source = "inclusionAI/humming#2 H100 dense N=8192 K=8192 channelwise marlin-w4a16",
+       bytes = 0.5, rows = {{1, 4.98}, {2, 10.02}, {4, 19.85}}},
+    },
+  },
+  ["h200"] = {
+    bf16 = {H100_BF16_COMPUTE},
+    fp8_block = {DEEPGEMM_COMPUTE},
+  },
+  ["b200"] = {
+    bf16 = {
+      {source = "vllm-project/vllm#20071 Llama-3.1-8B N=28672 K=4096 torch-bf16", bytes = 2,
+       rows = {{1, 5.807663}, {16, 83.888922}, {64, 327.389390}, {128, 628.627237},
+               {256, 1053.583061}}},
+      {source = "vllm-project/vllm#18778 Llama-3.1-8B N=6144 K=4096 torch-bf16", bytes = 2,
+       rows = {{512, 1337.772701}, {1024, 1432.973854}}},
+      {source = "vllm-project/vllm#19566 Llama-3.1-8B N=6144 K=4096 torch-bf16", bytes = 2,
+       rows = {{16384, 1512.843919}}},
+    },
+    fp8 = {
+      {source = "vllm-project/vllm#20071 Llama-3.1-8B N=28672 K=4096 "
+         .. "fp8-tensor-w-tensor-a-noquant", bytes = 1,
+       rows = {{1, 10.621919}, {16, 168.898281}, {64, 648.955934}, {128, 1192.150441},
+               {256, 1629.970175}}},
+      {source = "vllm-project/vllm#18778 Llama-3.1-8B N=6144 K=4096 "
+         .. "fp8-tensor-w-tensor-a-noquant", bytes = 1,
+       rows = {{512, 1759.884804}, {1024, 2207.502274}}},
+      {source = "vllm-project/vllm#19566 Llama-3.1-8B N=6144 K=4096 "
+         .. "fp8-tensor-w-tensor-a-noquant", bytes = 1, rows = {{16384, 2544.683145}}},
+    },
+    nvfp4 = {
+      {source = "vllm-project/vllm#20578 Llama-3.1-8B N=6144 K=4096 nvfp4-noquant", bytes = 0.5625,
+       rows = {{1, 4.439497}, {16, 71.160187}, {64, 281.971021}, {128, 549.526976},
+               {256, 1102.033286}, {512, 2187.995534}, {1024, 2894.987191},
+               {2048, 3411.463557}, {4096, 3645.594842}, {8192, 3778.760919},
+               {16384, 3904.329097}}},
+    },
+  },
+}
+
+--- The GEMM class of a deployment computing at `rate` (M.compute_tflops)
+--- with weights of format `name` (M.gemm_benchmarks' keys), or nil.
+function M.gemm_class(name, rate)
+  if name:find("^fp8%-b") or name:find("^fp8_block") then return "fp8_block" end
+  if rate == "fp8" then return "fp8" end
+  if rate == "fp4" then return "nvfp4" end
+  if name == "bf16" or name == "fp16" then return "bf16" end
+  if name:find("^int4") or name == "awq" or name:find("^gptq") then return "int4" end
+  return nil
+end
+
+--- The two curves of GPU g for a GEMM class, {{M, efficiency}, ...} each
+--- (M.gemm_benchmarks' rows as the core reads them), and the peak (TFLOP/s)
+--- they are fractions of; nil for a side without rows. Rows of one M from
+--- several sources: their median.
+function M.gemm_curves(g, class, peak)
+  local srcs = class and (M.gemm_benchmarks[g.id] or {})[class]
+  if srcs == nil or g.hbm_gbps == nil or peak == nil then return nil, nil end
+  local by = {memory = {}, compute = {}}
+  for _, src in ipairs(srcs) do
+    local ridge = src.bytes * peak * 1e12 / (2 * g.hbm_gbps * 1e9)
+    for _, r in ipairs(src.rows) do
+      local m, tf = r[1], r[2]
+      local side, e = "compute", tf / peak
+      if m <= ridge then side, e = "memory", tf * 1e12 * src.bytes / (2 * m) / (g.hbm_gbps * 1e9) end
+      by[side][m] = by[side][m] or {}
+      table.insert(by[side][m], math.min(1, e))
+    end
+  end
+  local function curve(t)
+    local ms = {}
+    for m in pairs(t) do ms[#ms + 1] = m end
+    if #ms == 0 then return nil end
+    table.sort(ms)
+    local out = {}
+    for i, m in ipairs(ms) do
+      local v = t[m]
+      table.sort(v)
+      local med = #v % 2 == 1 and v[(#v + 1) // 2] or (v[#v // 2] + v[#v // 2 + 1]) / 2
+      out[i] = {m, med}
+    end
+    return out
+  end
+  return curve(by.memory), curve(by.compute)
+end
+
 -- Fixed time of one tensor-parallel all-reduce (and of one pipeline hand-off),
 -- microseconds: vLLM's custom all-reduce on H100 takes 8.5-11.8 us for
 -- messages of 512 B to 32 KB at TP 2, 4 and 8, where the bytes cost next to
@@ -307,6 +488,7 @@ local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latenc
 --- scales and 16-bit norms and embeddings, MXFP4 experts beside 16-bit
 --- attention) computes at the rate of the class that holds most of a
 --- token's FLOPs: attention, the dense MLPs or the experts a token uses.
+--- Returns the peak, the rate's name and the format's name it was chosen by.
 function M.compute_tflops(gpu, weights, model)
   local name = weights and weights.name or ""
   local wf = model and rawget(model, "weight_formats")
@@ -323,11 +505,11 @@ function M.compute_tflops(gpu, weights, model)
              or model:dtype_format().name
     end
   end
-  if name:find("^nvfp4") and gpu.fp4_tflops then return gpu.fp4_tflops, "fp4" end
-  if name:find("^fp8") and gpu.fp8_tflops then return gpu.fp8_tflops, "fp8" end
-  if name == "int8" and gpu.int8_tops then return gpu.int8_tops, "int8" end
-  if gpu.bf16_tflops then return gpu.bf16_tflops, "bf16" end
-  return gpu.fp16_tflops, "fp16"
+  if name:find("^nvfp4") and gpu.fp4_tflops then return gpu.fp4_tflops, "fp4", name end
+  if name:find("^fp8") and gpu.fp8_tflops then return gpu.fp8_tflops, "fp8", name end
+  if name == "int8" and gpu.int8_tops then return gpu.int8_tops, "int8", name end
+  if gpu.bf16_tflops then return gpu.bf16_tflops, "bf16", name end
+  return gpu.fp16_tflops, "fp16", name
 end
 
 --- Check a deployment's time options (kv.deploy calls it): efficiency,
@@ -362,7 +544,7 @@ function M.rates(d)
   local g, given = d.gpu, o.perf or {}
   local eff = {}
   local by_gpu = M.efficiency_by_gpu[g.id] or {}
-  local peak, rate = M.compute_tflops(g, d.weights, d.model)
+  local peak, rate, fname = M.compute_tflops(g, d.weights, d.model)
   for k in pairs(eff_keys) do
     local own = by_gpu[k]
     if type(own) == "table" then own = own[rate] end
@@ -382,6 +564,14 @@ function M.rates(d)
   local p = M.step_facts(d)
   p.hbm_gbps, p.tflops, p.link_gbps = hbm, tflops, given.link_gbps or g.interconnect_gbps or 0
   p.mem_eff, p.flop_eff, p.link_eff = eff.memory, eff.compute, eff.link
+  -- the dense GEMMs by M where published rows exist for this GPU and format,
+  -- unless the user's efficiency gives a flat factor (or perf its own rates)
+  local user = o.efficiency or {}
+  if given.hbm_gbps == nil and given.tflops == nil then
+    local mem, comp = M.gemm_curves(g, M.gemm_class(fname, rate), peak)
+    if user.memory == nil then p.gemm_memory = mem end
+    if user.compute == nil then p.gemm_compute = comp end
+  end
   p.expert_eff = (p.experts or 0) > 0 and eff.experts or 0
   p.link_latency_us = given.link_latency_us or M.link_latency_us
   p.step_overhead_ms = given.step_overhead_ms or 0

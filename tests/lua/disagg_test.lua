@@ -128,7 +128,7 @@ end
 
 -- Wins: long prompts, tight TPOT. Llama-3.1-8B on H100 SXM, 8192 + 512
 -- tokens, 10 req/s, TTFT p90 3 s, TPOT p90 15 ms. One 8192-token prefill
--- takes t_p = d:time(8192).ttft_ms (about 210 ms, compute-bound), 14 times the
+-- takes t_p = d:time(8192).ttft_ms (about 219 ms, compute-bound), 14 times the
 -- TPOT target; a decode step of one request t_d = d:time(8193).tpot_ms. An
 -- aggregated replica mixes other requests' prefill chunks into the steps of
 -- its running requests, each of which then waits the chunk out: the share of

@@ -95,6 +95,45 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l4"}:perf().mem_eff, 0.8, "def
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 0.9}}:perf().mem_eff,
          0.9, "the user's efficiency wins")
 check.eq(dd:perf().tflops, 989.5, "bf16 rate")
+-- the dense GEMMs by M (sim.gemm_benchmarks): H100 bf16, vLLM pull request
+-- 49363's torch-bf16 rows at M = 1 of its two shapes (2.870333 and 3.072025
+-- TFLOP/s, 2 bytes a weight: as many TB/s of weights, over 3.35 TB/s; their
+-- median, the mean of two) and pull request 23280's at M = 512 (566.262626
+-- TFLOP/s over 989.5); memory-bound up to M = 2 x 989.5 / (2 x 3.35) = 295
+local gp = dd:perf()
+assert(math.abs(gp.gemm_memory[1][1] - (1)) <= 0, "first memory point at M = 1")
+assert(math.abs(gp.gemm_memory[1][2] - ((2.870333 + 3.072025) / 2 / 3.35)) <= 1e-12, "H100 bf16 memory at M = 1")
+assert(math.abs(gp.gemm_memory[4][2] - ((352.560566 + 364.745064) / 2 / 128 / 3.35)) <= 1e-12,
+       "H100 bf16 memory at M = 128")
+assert(math.abs(gp.gemm_memory[5][2] - (593.264799 / 256 / 3.35)) <= 1e-12, "M = 256: one shape")
+assert(math.abs(gp.gemm_compute[1][2] - (566.262626 / 989.5)) <= 1e-12, "H100 bf16 compute at M = 512")
+check.eq(#gp.gemm_compute, 5, "M = 512 to 8192")
+-- fp8 weights: 1 byte a weight, the fp8-tensor-w-tensor-a-noquant column
+local fp = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:perf()
+assert(math.abs(fp.gemm_memory[1][2] - ((5.162899 + 6.077129) / 2 / 2 / 3.35)) <= 1e-12,
+       "H100 fp8 memory at M = 1")
+check.eq(fp.gemm_compute, nil, "H100 fp8 per-tensor: no compute rows, the flat factor")
+-- a step of one sequence reads the weights at the M = 1 point: its GEMM time
+-- is the weight bytes over 3.35 TB/s x 0.8568 (the logits' FLOPs are far below)
+-- the user's number is a flat factor: no curve on that side
+local flat = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 0.69}}:perf()
+check.eq(flat.gemm_memory, nil, "a number is a flat memory factor")
+assert(flat.gemm_compute ~= nil, "the compute curve stays")
+local both = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 0.69, compute = 0.7}}
+check.eq(both:perf().gemm_compute, nil, "a number is a flat compute factor")
+-- the curve at M = 1 makes a single-sequence decode faster than the flat 0.69
+assert(dd:time(2048, 1).tpot_ms < both:time(2048, 1).tpot_ms, "0.887 at M = 1 beats the flat 0.69")
+-- NVFP4 on B200: pull request 20578's nvfp4-noquant row at M = 1 (4.439497
+-- TFLOP/s, 4.5 bits a weight: 4.439497 x 0.5625 / 2 TB/s over 8 TB/s)
+local nv = kv.deploy{model = "llama-3.1-8b", gpu = "b200", weights = "nvfp4"}:perf()
+assert(math.abs(nv.gemm_memory[1][2] - 4.439497 * 0.5625 / 2 / 8) <= 1e-12, "B200 nvfp4 at M = 1")
+assert(math.abs(nv.gemm_compute[#nv.gemm_compute][2] - 3904.329097 / 9000) <= 1e-12, "at M = 16384")
+-- GPUs without published rows keep the flat factors
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}:perf().gemm_memory, nil, "MI300X: none")
+-- the range's slow end moves the curve by the flat factor's ratio
+local factors = require "kvplan.factors"
+local slow = factors.perf_at(dd, {memory = 0.345})
+assert(math.abs(slow.gemm_memory[1][2] - gp.gemm_memory[1][2] / 2) <= 1e-12, "curve scaled by 0.345 / 0.69")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:perf().tflops, 1979, "fp8 rate")
 -- the ledger object gives the same step times as its deployment
 local pd = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", price_per_hour = 2}

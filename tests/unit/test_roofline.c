@@ -664,6 +664,54 @@ static void pipeline_stages_run_micro_batches(void **state) {
   assert_true(fabs(t.decode.seconds - one) < 1e-15);
 }
 
+/* The dense GEMMs' efficiency by M: two curves in log M, clamped outside
+ * their points, in place of the flat factors for the weights' read and the
+ * GEMMs' FLOPs; KV and attention keep the flat factors. */
+static void gemm_efficiency_follows_its_curves_in_log_m(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.gemm_mem = (kvp_curve){.n = 2, .m = {1, 64}, .e = {0.8, 0.5}};
+  p.gemm_flop = (kvp_curve){.n = 2, .m = {256, 4096}, .e = {0.5, 0.7}};
+  /* M = 8 is halfway from 1 to 64 in log M: 0.8 + (0.5 - 0.8) / 2 */
+  assert_true(fabs(kvp_curve_at(&p.gemm_mem, 8, 1) - 0.65) < 1e-15);
+  assert_true(kvp_curve_at(&p.gemm_mem, 1, 1) == 0.8);
+  assert_true(kvp_curve_at(&p.gemm_mem, 1000, 1) == 0.5);   /* clamped above */
+  assert_true(kvp_curve_at(&p.gemm_flop, 8, 1) == 0.5);     /* clamped below */
+  kvp_curve none = {0};
+  assert_true(kvp_curve_at(&none, 8, 0.9) == 0.9);          /* no points: flat */
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* decode of 8 at context 1000: 16e9 weight bytes at 3.35e12 x 0.65 (their
+   * 2 x 8e9 x 8 FLOPs at 989.5e12 x 0.5 take less), the KV at 3.35e12 x 1 */
+  assert_int_equal(kvp_time_at(&c, 1000, 8, &t), KVP_OK);
+  double gemm = 16e9 / (3.35e12 * 0.65);
+  double kv = 8 * 131072.0 * 1001 / 3.35e12;
+  assert_true(fabs(t.decode.gemm_s - gemm) < 1e-15);
+  assert_true(fabs(t.decode.attn_s - kv) < 1e-15);
+  assert_true(fabs(t.tpot_s - (gemm + kv)) < 1e-15);
+  /* one prompt of 1000 tokens: M = 1000 is ln(1000 / 256) / ln 16 of the way
+   * from 256 to 4096; its 2 x 8e9 x 1000 FLOPs at 989.5e12 x that, beside
+   * the weights at 3.35e12 x 0.5 (clamped) */
+  double e = 0.5 + 0.2 * log(1000.0 / 256) / log(16.0);
+  double attn = 32.0 * 2 * 32 * 256 * (1000.0 * 1001 / 2) / 989.5e12;
+  assert_true(fabs(t.prefill.gemm_s - 16e12 / (989.5e12 * e)) < 1e-15);
+  assert_true(fabs(t.ttft_s - (16e12 / (989.5e12 * e) + attn)) < 1e-12);
+  /* a curve out of order, or an efficiency above 1, is an error naming it */
+  kvp_diag diag;
+  kvp_perf bad = p;
+  bad.gemm_mem.m[1] = 1;
+  assert_int_equal(kvp_perf_check(&bad, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "gemm_memory"));
+  bad = p;
+  bad.gemm_flop.e[0] = 1.5;
+  assert_int_equal(kvp_perf_check(&bad, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "gemm_compute"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(batch_one_decode_is_weights_plus_kv_over_bandwidth),
@@ -681,6 +729,7 @@ int main(void) {
     cmocka_unit_test(attention_dp_splits_attention_over_tp_over_dp),
     cmocka_unit_test(vllm_data_parallel_counts_every_engine),
     cmocka_unit_test(pipeline_stages_run_micro_batches),
+    cmocka_unit_test(gemm_efficiency_follows_its_curves_in_log_m),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
