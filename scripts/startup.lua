@@ -93,6 +93,13 @@ line("# gpu: %s", d.gpu.id)
 line("# engine: %s", d.budget)
 line("# version: %s", d.engine_version or "latest")
 line("# tp: %d", d.tp)
+-- a V0 engine on a release that runs V1 by default (VLLM_USE_V1=0, or the
+-- release's own fallback: d.vllm_v0_reason) prints V1's lines here, so the
+-- header says which engine the figures are (kvplan validate reads it)
+if d.budget == "vllm" and d.vllm_v0 and d.engine_version
+   and require("kvplan.engines").vllm_version(d.engine_version).v1 then
+  line("# vllm_use_v1: false")
+end
 if d.pp > 1 then line("# note: pp %d; the figures are the tightest stage's", d.pp) end
 
 local mml = l.max_model_len

@@ -412,6 +412,10 @@ check "startup_refuses prints vLLM's error and the length that starts" sh -c "
   grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.43 GiB). Based on the available memory, the estimated maximum model length is 28096. Try' '$out/startup_refuses.out' &&
   grep -q '^kvplan: max_model_len=28096 starts' '$out/startup_refuses.out'"
 startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
+# a V0 engine on a V1 release (0.9's own fallback on a T4) prints V1's words:
+# its header says which engine, and validating it gives its figures back
+startup_validates v0_fallback model=llama-3.2-1b gpu=t4 engine_version=0.9 max_model_len=4096
+check "startup_v0_fallback says the engine is V0" grep -q '^# vllm_use_v1: false$' "$out/startup_v0_fallback.out"
 expect startup_trtllm 2 "kvplan: command line: argument 'engine' must be 'vllm' or 'sglang' (TensorRT-LLM's startup lines are not written by kvplan startup; kvplan ledger engine=trtllm has its figures), got 'trtllm'" -- \
   startup model=llama-3.1-8b gpu=h100 engine=trtllm
 expect startup_help 0 "" -- startup --help

@@ -786,6 +786,23 @@ local function version_row(engines, f)
   return row, name
 end
 
+-- The engine a log ran on: VLLM_USE_V1 as the header or the command line
+-- states it (vllm_use_v1; kvplan startup writes it for a V0 engine on a V1
+-- release) over what the log's lines say (version_row's).
+local function stated_use_v1(st, use_v1)
+  local g = st.vllm_use_v1
+  if g == nil then return use_v1 end
+  local v = g.value
+  if type(v) == "string" then
+    local l = v:lower()
+    if l == "true" or l == "1" then return true end
+    if l == "false" or l == "0" then return false end
+    return use_v1
+  end
+  if type(v) == "boolean" then return v end
+  return use_v1
+end
+
 -- ---- the checks ---------------------------------------------------------------------
 
 local function relerr(k, l)
@@ -1039,6 +1056,7 @@ function M.check(text, opts)
   if f.engine == "vllm" and f.kv_memory then
     -- the log's release, whose "GPU KV cache size" the ledger prints
     local _, vname, use_v1 = version_row(engines, f)
+    use_v1 = stated_use_v1(st, use_v1)
     local function at(e)
       local o = {}
       for k, v in pairs(base) do o[k] = v end
@@ -1171,7 +1189,8 @@ function M.check(text, opts)
   if f.engine == "vllm" then
     local vname, use_v1
     vrow, vname, use_v1 = version_row(engines, f)
-    popts.vllm_use_v1 = use_v1
+    popts.vllm_use_v1 = stated_use_v1(st, use_v1)
+    if st.vllm_use_v1 and popts.vllm_use_v1 ~= nil then src.vllm_use_v1 = st.vllm_use_v1.source end
     if vrow == nil then
       row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
           status = f.version and ("missing: the vLLM version (" .. f.version .. " is not modelled)")

@@ -62,6 +62,18 @@ check.eq(t4_none["kv_memory_gib/predict"].inputs:find("engine=V0 (fallback)", 1,
          "no engine line on a T4 at 0.9: V0 by the oracle's fallback")
 check.eq(t4_none["kv_memory_gib/predict"].kvplan ~= t4_v1["kv_memory_gib/predict"].kvplan, true,
          "the two engines predict apart")
+-- a stated engine wins over the lines (kvplan startup writes "# vllm_use_v1:
+-- false" for a V0 engine, whose lines it prints in V1's words)
+local t4_stated = rows_by(kv.validate([[
+# gpu: t4
+# vllm_use_v1: false
+Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-7B-Instruct', dtype=torch.bfloat16, max_seq_len=4096, tensor_parallel_size=1
+Available KV cache memory: 0.50 GiB
+]]))
+check.eq(t4_stated["kv_memory_gib/predict"].kvplan, t4_none["kv_memory_gib/predict"].kvplan,
+         "# vllm_use_v1: false predicts V0 over V1's lines")
+check.eq(t4_stated["kv_memory_gib/predict"].inputs:find("vllm_use_v1=header", 1, true) ~= nil, true,
+         "the inputs say where the engine came from")
 
 -- V1: KV memory, tokens, concurrency with thousands separators
 local v1 = [[
