@@ -172,7 +172,9 @@ typedef struct run {
   int needrow;                          /* Lua sees rows */
   int time;                             /* a time column: step times per row */
   kvp_perf *perf;                       /* the current base's GPU's rates (time columns); with
-                                           range columns also at the factors' slow and fast ends */
+                                           range columns also at the factors' slow and fast ends:
+                                           perf[3 w + end], w the weights axis position */
+  int nperf;                            /* sets of rates: the weights axis' values (1: none) */
   int range;                            /* a range column is asked for: perf[1], perf[2] */
   sweep_view v;
   sweep_text t;

@@ -393,15 +393,25 @@ static void load_entry(lua_State *L, run *r, int64_t b) {
   }
   lua_pop(L, 1);
   if (r->time) {
-    lua_getfield(L, r->entry, "perf");
-    r->perf[0] = kvl_check_perf(L, lua_gettop(L));
-    lua_pop(L, 1);
-    if (r->range) {
-      lua_getfield(L, r->entry, "perf_slow");
-      r->perf[1] = kvl_check_perf(L, lua_gettop(L));
-      lua_getfield(L, r->entry, "perf_fast");
-      r->perf[2] = kvl_check_perf(L, lua_gettop(L));
-      lua_pop(L, 2);
+    /* one set of rates a weights-axis value when the entry gives them (the
+     * format's compute rate and GEMM curves, kvplan.sim), else the base's */
+    static const char *const one[3] = {"perf", "perf_slow", "perf_fast"};
+    static const char *const each[3] = {"perfs", "perfs_slow", "perfs_fast"};
+    int ends = r->range ? 3 : 1;
+    for (int k = 0; k < ends; k++) {
+      if (r->ax.nweights > 0 && lua_getfield(L, r->entry, each[k]) == LUA_TTABLE) {
+        for (int w = 0; w < r->nperf; w++) {
+          lua_rawgeti(L, -1, w + 1);
+          r->perf[3 * w + k] = kvl_check_perf(L, lua_gettop(L));
+          lua_pop(L, 1);
+        }
+      } else {
+        if (r->ax.nweights > 0) lua_pop(L, 1);
+        lua_getfield(L, r->entry, one[k]);
+        kvp_perf p = kvl_check_perf(L, lua_gettop(L));
+        for (int w = 0; w < r->nperf; w++) r->perf[3 * w + k] = p;
+      }
+      lua_pop(L, 1);
     }
   }
   /* the previous base's tables are garbage now (unless its group keeps
@@ -426,7 +436,8 @@ static void resolve_labels(lua_State *L, run *r) {
   for (int i = 0; i < r->ncol; i++)
     if (r->cols[i].id == C_LABEL && r->cols[i].label > r->nlabel) r->nlabel = r->cols[i].label;
   r->lab = xcalloc(L, (size_t)(r->nlabel ? r->nlabel : 1), sizeof *r->lab);
-  r->perf = xcalloc(L, 3, sizeof *r->perf);
+  r->nperf = r->ax.nweights > 0 ? (int)r->ax.nweights : 1;
+  r->perf = xcalloc(L, 3 * (size_t)r->nperf, sizeof *r->perf);
   load_entry(L, r, 0);
   r->base[0] = r->base[1];
   label **dst[2] = {&r->kvn, &r->wn};

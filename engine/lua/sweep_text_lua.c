@@ -23,12 +23,13 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
    * throughput, the high latencies) or fast end (perf[2]) */
   kvp_cost *cost = &r->t.cost;
   int64_t *cost_id = &r->t.cost_id;
-  const kvp_perf *perf = r->perf;
+  /* the rates of the row's weight format (its compute rate and GEMM curves) */
+  const kvp_perf *perf = &r->perf[r->nperf > 1 ? 3 * row->pos[KVP_AX_WEIGHTS] : 0];
   if (c->id >= C_TPOT_MS_LO) {
     int fast = c->id == C_TPOT_MS_LO || c->id == C_TTFT_MS_LO || c->id == C_TOKENS_PER_S_HI;
     cost = &r->t.range_cost[fast];
     cost_id = &r->t.range_id[fast];
-    perf = &r->perf[1 + fast];
+    perf += 1 + fast;
   }
   if (*cost_id != row->ledger_id) {
     kvp_diag d = {{0}};

@@ -506,6 +506,20 @@ function M.new(spec)
       local slow, fast = factors.ends(d, true)
       e.perf_slow, e.perf_fast = factors.perf_at(d, slow), factors.perf_at(d, fast)
     end
+    -- a weights axis in C: each format's own rates (its compute rate and
+    -- dense GEMM curves, kvplan.sim), the base with that format
+    if timed and s.weights ~= nil then
+      local factors = ranged and require "kvplan.factors"
+      e.perfs, e.perfs_slow, e.perfs_fast = {}, {}, {}
+      for i, f in ipairs(s.weights) do
+        local dw = setmetatable({weights = f}, {__index = d})
+        e.perfs[i] = dw:perf()
+        if ranged then
+          local slow, fast = factors.ends(dw, true)
+          e.perfs_slow[i], e.perfs_fast[i] = factors.perf_at(dw, slow), factors.perf_at(dw, fast)
+        end
+      end
+    end
     return e
   end
   -- A C axis outside some of these axes (the GPU's memory before the optim

@@ -94,6 +94,21 @@ for i = 2, 3 do
   local d = kv.deploy{model = "llama-3.1-8b", gpu = rows[i][1], activation = 0, overhead = 0}
   check.eq(rows[i][2], string.format("%.4f", d:time(2048, 4).tpot_ms), "tpot_ms on " .. rows[i][1])
 end
+-- and each weight format's: its compute rate and dense GEMM curves (a
+-- weights axis in C took the base's bf16 rate and curves for fp8 rows)
+kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", weights = {"bf16", "fp8"}, context = 2048,
+         concurrency = {1, 256}, columns = {"weights", "concurrency", "tpot_ms", "tpot_ms_hi"}}:write(path)
+rows = kv.csv.read(path)
+for i = 2, 5 do
+  local t = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = rows[i][1]}:time(2048, tonumber(rows[i][2]))
+  check.eq(rows[i][3], string.format("%.4f", t.tpot_ms), "tpot_ms of " .. rows[i][1] .. " at " .. rows[i][2])
+  check.eq(rows[i][4], string.format("%.4f", t.tpot_ms_hi), "tpot_ms_hi of " .. rows[i][1])
+end
+kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8", context = 2048, concurrency = 256,
+         columns = {"tpot_ms"}}:write(path)
+check.eq(kv.csv.read(path)[2][1], string.format("%.4f",
+         kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}:time(2048, 256).tpot_ms),
+         "one weights value: its rates")
 check.error("field 'utilization' must be in (0, 1], got 1.5", function()
   kv.sweep{model = "llama-3.1-8b", gpu = "h100", utilization = {0.9, 1.5},
            columns = {"fits"}}:write(path)
