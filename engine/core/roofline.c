@@ -123,14 +123,15 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
-  const struct { const char *name; double v; } nonneg[13] = {
+  const struct { const char *name; double v; } nonneg[14] = {
     {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us}, {"body_flops", p->body_flops},
     {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
     {"act_split_bytes", p->act_split_bytes}, {"kernels", p->kernels},
     {"kernel_floor_us", p->kernel_floor_us}, {"gemm_kernels", p->gemm_kernels},
     {"attn_kernels", p->attn_kernels}, {"sampler_bytes", p->sampler_bytes},
-    {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max}};
-  for (int i = 0; i < 13; i++)
+    {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
+    {"piecewise_kernels", p->piecewise_kernels}};
+  for (int i = 0; i < 14; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       shown(nonneg[i].v));
@@ -150,9 +151,12 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     return kvp_fail(d, KVP_EINVAL, "fields 'gemm_kernels' %g and 'attn_kernels' %g are of "
                     "'kernels' %g: their sum must not exceed it", p->gemm_kernels,
                     p->attn_kernels, p->kernels);
-  if (p->graphs < KVP_GRAPHS_NONE || p->graphs > KVP_GRAPHS_SGLANG)
+  if (p->piecewise_kernels > p->kernels)
+    return kvp_fail(d, KVP_EINVAL, "field 'piecewise_kernels' %g is of 'kernels' %g: it must "
+                    "not exceed it", p->piecewise_kernels, p->kernels);
+  if (p->graphs < KVP_GRAPHS_NONE || p->graphs > KVP_GRAPHS_FULL_DECODE)
     return kvp_fail(d, KVP_EINVAL, "field 'graphs' must be %d..%d (kvp_graphs), got %d",
-                    KVP_GRAPHS_NONE, KVP_GRAPHS_SGLANG, (int)p->graphs);
+                    KVP_GRAPHS_NONE, KVP_GRAPHS_FULL_DECODE, (int)p->graphs);
   if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
                     "'idle_share' a sum below 1", shown(p->attn_share));
@@ -280,6 +284,7 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   double eager_us = p->eager_launch_us > 0.0 ? p->eager_launch_us : p->launch_us;
   c->host_step = p->kernels * p->launch_us * 1e-6; /* the collectives: below */
   c->host_step_eager = p->kernels * eager_us * 1e-6;
+  c->host_piece = p->piecewise_kernels * (eager_us - p->launch_us) * 1e-6;
   /* the GPU's floor: each kind of kernel takes at least its count x the
    * floor (the collectives have link_latency_us) */
   c->floor_gemm = p->gemm_kernels * p->kernel_floor_us * 1e-6;
@@ -423,12 +428,16 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
    * host (eager_launch_us). A decode-only step is one of 1 + g tokens a
    * sequence. */
   int64_t run = tokens;
-  int graph = c->p.graphs == KVP_GRAPHS_NONE;
+  int graph = c->p.graphs == KVP_GRAPHS_NONE, piecewise = 0;
   if (c->p.graphs != KVP_GRAPHS_NONE && c->p.graph_max > 0) {
     int64_t per = 1 + c->spec_tokens;
-    if (c->p.graphs == KVP_GRAPHS_TOKENS) {
-      if (tokens <= c->p.graph_max) graph = 1, run = graph_size(c->p.graphs, tokens);
-    } else if (tokens == seqs * per && seqs <= c->p.graph_max) {
+    int decode = tokens == seqs * per;
+    if (c->p.graphs == KVP_GRAPHS_TOKENS || c->p.graphs == KVP_GRAPHS_FULL_DECODE) {
+      if (tokens <= c->p.graph_max) {
+        graph = 1, run = graph_size(c->p.graphs, tokens);
+        piecewise = c->p.graphs == KVP_GRAPHS_TOKENS || !decode;
+      }
+    } else if (decode && seqs <= c->p.graph_max) {
       graph = 1, run = graph_size(c->p.graphs, seqs) * per;
     }
   }
@@ -475,7 +484,8 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   if (c->pp > 1)
     out->comm_s += t * c->pp_bytes_tok / c->link +
                    (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
-  double host = (graph ? c->host_step : c->host_step_eager) + (double)seqs * c->host_seq;
+  double host = (graph ? c->host_step + (piecewise ? c->host_piece : 0.0) : c->host_step_eager) +
+                (double)seqs * c->host_seq;
   double device = out->gemm_s + out->attn_s + out->act_s + out->comm_s;
   /* an engine that overlaps waits only for the host time beyond the GPU's */
   out->host_s = c->p.host_overlap ? fmax(0.0, host - device) : host;

@@ -113,6 +113,9 @@ typedef struct kvp_perf {
    * keep their own factors */
   kvp_curve gemm_mem;      /* fraction of hbm_gbps the weights are read at, by M */
   kvp_curve gemm_flop;     /* fraction of tflops the GEMMs reach, by M */
+  double piecewise_kernels;/* of kernels: those a piecewise graph step launches outside its
+                            * graphs, eagerly (vLLM V1: each layer's KV cache write and
+                            * attention) */
 } kvp_perf;
 
 /* Which steps run as a replayed CUDA graph, padded to the next captured
@@ -121,10 +124,13 @@ typedef enum kvp_graphs {
   KVP_GRAPHS_NONE = 0,   /* not modelled: every step launch_us a kernel, no padding */
   KVP_GRAPHS_DECODE = 1, /* decode-only steps of at most graph_max sequences (vLLM V0's
                           * sizes 1, 2, 4, 8, 16, ..., 256) */
-  KVP_GRAPHS_TOKENS = 2, /* steps of at most graph_max tokens, decode or not (vLLM V1's
-                          * sizes 1, 2, 4, 8..248 by 8, 256.. by 16) */
-  KVP_GRAPHS_SGLANG = 3  /* decode-only steps of at most graph_max sequences (SGLang's
+  KVP_GRAPHS_TOKENS = 2, /* steps of at most graph_max tokens, decode or not, as piecewise
+                          * graphs around the piecewise_kernels launched eagerly (vLLM V1's
+                          * PIECEWISE mode; sizes 1, 2, 4, 8..248 by 8, 256.. by 16) */
+  KVP_GRAPHS_SGLANG = 3, /* decode-only steps of at most graph_max sequences (SGLang's
                           * sizes 1, 2, 4, 8, 12, 16..256 by 8, 272..496 by 16, 512.. by 32) */
+  KVP_GRAPHS_FULL_DECODE = 4 /* as KVP_GRAPHS_TOKENS, but a decode-only step replays one full
+                          * graph, attention inside (vLLM V1's FULL_AND_PIECEWISE mode) */
 } kvp_graphs;
 
 #define KVP_ROOF_TERMS (KVP_MAX_SPECS + 1)
@@ -154,6 +160,8 @@ typedef struct kvp_cost {
   double host_seq;            /* seconds of host time a scheduled sequence adds */
   double host_step;           /* seconds of host time every step adds (its kernels) */
   double host_step_eager;     /* the same when the step runs without a graph */
+  double host_piece;          /* more in a piecewise graph step: its piecewise kernels
+                               * launched eagerly */
   double floor_gemm, floor_attn, floor_other; /* seconds the kinds of kernel take at least
                                                * (kernel_floor_us x their counts) */
   int32_t nterm;              /* KV terms: (bytes per token, FLOPs per key, window) */

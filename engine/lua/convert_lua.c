@@ -344,7 +344,7 @@ static const char *const perf_keys[] = {
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
-  "gemm_memory", "gemm_compute", NULL
+  "gemm_memory", "gemm_compute", "piecewise_kernels", NULL
 };
 
 /* perf[name]: nil (no curve) or a list of {M, efficiency} points, into c;
@@ -414,11 +414,12 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .graphs = KVP_GRAPHS_NONE,
     .graph_max = kvl_int_field(L, idx, "graph_max", 0),
     .eager_launch_us = kvl_num_field(L, idx, "eager_launch_us", 0.0),
+    .piecewise_kernels = kvl_num_field(L, idx, "piecewise_kernels", 0.0),
   };
   int64_t graphs = kvl_int_field(L, idx, "graphs", 0);
-  if (graphs < KVP_GRAPHS_NONE || graphs > KVP_GRAPHS_SGLANG)
+  if (graphs < KVP_GRAPHS_NONE || graphs > KVP_GRAPHS_FULL_DECODE)
     kvl_error(L, "field 'graphs' must be an integer in [%d, %d] (kvp_graphs), got %I",
-              KVP_GRAPHS_NONE, KVP_GRAPHS_SGLANG, (lua_Integer)graphs);
+              KVP_GRAPHS_NONE, KVP_GRAPHS_FULL_DECODE, (lua_Integer)graphs);
   p.graphs = (int32_t)graphs;
   curve_field(L, idx, "gemm_memory", &p.gemm_mem);
   curve_field(L, idx, "gemm_compute", &p.gemm_flop);

@@ -410,7 +410,7 @@ function M.step_facts(d)
           body_flops = 2 * body, head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
           act_split_bytes = 2 * split, kernels = kernels, gemm_kernels = gemms, attn_kernels = L,
           kernel_floor_us = M.kernel_floor_us, sampler_bytes = M.sampler_bytes_per_vocab * V,
-          eager_launch_us = M.eager_launch_us,
+          eager_launch_us = M.eager_launch_us, piecewise_kernels = M.piecewise_kernels * L,
           experts = moe and E or 0, experts_active = moe and k or 0,
           moe_layers = moe and Lm or 0, attn_share = bytes("attention") / all,
           launch_us = M.host.launch_us, seq_host_us = M.host.seq_host_us, host_overlap = not waits}
@@ -420,13 +420,24 @@ end
 -- replay a captured graph, padded up to the next captured size, and which
 -- run eagerly, each kernel launched from the host (M.eager_launch_us).
 --   vLLM V1 (the 0.8 rows on): a step of at most the largest captured size
---            in tokens, decode or mixed (piecewise graphs), where the sizes
+--            in tokens, decode or mixed, where the sizes
 --            are [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) up
 --            to max = min(2 x max_num_seqs, 512), those above
 --            max_num_batched_tokens dropped (vllm/config/vllm.py
 --            VllmConfig._set_cudagraph_sizes at 09f030eaf851; earlier V1
 --            releases captured multiples of 8 above 256 as well, a padding
 --            of at most 8 tokens more, not told apart). enforce_eager: none.
+--            Piecewise graphs (CUDAGraphMode PIECEWISE, the default of 0.8 to
+--            0.10): the graphs run between the attention ops, which run
+--            eagerly ("piecewise cudagraph capture, excluding cudagraph-
+--            unsupported operations (mainly attention)", docs.vllm.ai
+--            design/cuda_graphs), each layer's KV cache write and attention
+--            kernel launched from the host (vllm/v1/attention/backends/
+--            flash_attn.py FlashAttentionImpl.forward: reshape_and_cache_flash,
+--            then the attention; M.piecewise_kernels). From 0.11
+--            (FULL_AND_PIECEWISE "as the CUDA graph mode default", the v0.11.0
+--            release notes) a decode-only step replays one full graph,
+--            attention inside; a mixed one stays piecewise.
 --   vLLM V0 (0.6, 0.7): decode-only steps of at most min(max_num_seqs
 --            rounded up to 8, 256) sequences (vllm/worker/model_runner.py
 --            _BATCH_SIZES_TO_CAPTURE = [1, 2, 4] + [8 i for i in 1..32],
@@ -442,7 +453,10 @@ end
 -- Not modelled: V1's piecewise graphs launch attention outside the graph
 -- (eagerly) in mixed steps; V0's max_seq_len_to_capture (8192) sends decode
 -- batches of longer contexts eager.
-M.graph_kinds = {none = 0, decode = 1, tokens = 2, sglang = 3}
+M.graph_kinds = {none = 0, decode = 1, tokens = 2, sglang = 3, full_decode = 4}
+-- kernels a layer launches outside a piecewise graph: the KV cache write
+-- and the attention
+M.piecewise_kernels = 2
 
 local function v1_graph_max(seqs, tokens)
   local m = math.min(2 * seqs, 512, tokens or math.huge)
@@ -462,7 +476,7 @@ function M.cuda_graphs(d, seqs, tokens)
   end
   if d.budget ~= "vllm" then return K.none, 0 end
   local row = engines.vllm[d.engine_version or engines.vllm_latest]
-  local v0 = row ~= nil and not row.v1
+  local v0 = d.vllm_v0 or (row ~= nil and not row.v1)
   if d.enforce_eager then return v0 and K.decode or K.tokens, 0 end
   if seqs == nil then
     local deploy = require "kvplan.deploy"
@@ -470,7 +484,8 @@ function M.cuda_graphs(d, seqs, tokens)
     seqs, tokens = s, tokens or t
   end
   if v0 then return K.decode, math.min((seqs + 7) // 8 * 8, 256) end
-  return K.tokens, v1_graph_max(seqs, tokens)
+  local kind = engines.vllm_at_least(d.engine_version, "0.11") and K.full_decode or K.tokens
+  return kind, v1_graph_max(seqs, tokens)
 end
 
 local eff_keys = {memory = true, compute = true, link = true, experts = true}

@@ -39,11 +39,15 @@ local function graphs(o)
   local p = kv.deploy(o):perf()
   return p.graphs .. " " .. p.graph_max
 end
-check.eq(graphs{engine_version = "0.11"}, sim.graph_kinds.tokens .. " 512", "V1 on an H100: 1024 seqs")
-check.eq(graphs{engine_version = "0.11", max_num_seqs = 100}, sim.graph_kinds.tokens .. " 200",
+check.eq(graphs{engine_version = "0.11"}, sim.graph_kinds.full_decode .. " 512",
+         "V1 0.11 on an H100: 1024 seqs, FULL_AND_PIECEWISE")
+check.eq(graphs{engine_version = "0.11", max_num_seqs = 100}, sim.graph_kinds.full_decode .. " 200",
          "V1, 100 seqs: 200")
-check.eq(graphs{engine_version = "0.11", max_num_seqs = 150}, sim.graph_kinds.tokens .. " 288",
+check.eq(graphs{engine_version = "0.11", max_num_seqs = 150}, sim.graph_kinds.full_decode .. " 288",
          "V1, 150 seqs: 300 rounded down to the sizes by 16 above 256")
+check.eq(graphs{engine_version = "0.9"}, sim.graph_kinds.tokens .. " 512", "V1 0.9: PIECEWISE")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf().piecewise_kernels, 64,
+         "a cache write and an attention a layer outside piecewise graphs")
 check.eq(graphs{engine_version = "0.6"}, sim.graph_kinds.decode .. " 256", "V0: 256")
 check.eq(graphs{engine_version = "0.11", enforce_eager = true}, sim.graph_kinds.tokens .. " 0",
          "enforce_eager: none")

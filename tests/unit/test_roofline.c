@@ -627,10 +627,49 @@ static void cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
   assert_true(!s.graph && s.run_tokens == 5 && fabs(s.host_s - 298.48e-6) < 1e-15);
-  p.graphs = 4;
+  p.graphs = 5;
   kvp_diag dg = {{0}};
   assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
   assert_non_null(strstr(dg.msg, "graphs"));
+}
+
+/* vLLM V1's piecewise graphs: the 64 kernels outside them (each layer's KV
+ * cache write and attention) are launched eagerly, 5.48 - 0.91 = 4.57 us of
+ * host time more each; under FULL_AND_PIECEWISE a decode-only step replays
+ * one full graph and only mixed steps are piecewise. */
+static void piecewise_graphs_launch_attention_eagerly(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.kernels = 328;
+  p.piecewise_kernels = 64;
+  p.launch_us = 0.91;
+  p.eager_launch_us = 5.48;
+  p.graphs = KVP_GRAPHS_TOKENS;
+  p.graph_max = 512;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* PIECEWISE: a decode step of 5: 328 x 0.91 + 64 x 4.57 = 590.96 us */
+  kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
+  assert_true(s.graph && fabs(s.host_s - 590.96e-6) < 1e-15);
+  /* FULL_AND_PIECEWISE: the decode step is one full graph, 298.48 us; a
+   * mixed step of 300 tokens of 3 sequences piecewise, 590.96 us */
+  p.graphs = KVP_GRAPHS_FULL_DECODE;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
+  assert_true(s.graph && s.run_tokens == 8 && fabs(s.host_s - 298.48e-6) < 1e-15);
+  kvp_step_time(&c, 300, 3, 0.0, 0.0, &s);
+  assert_true(s.graph && s.run_tokens == 304 && fabs(s.host_s - 590.96e-6) < 1e-15);
+  /* above the largest graph: eager, every kernel at 5.48 us */
+  kvp_step_time(&c, 600, 600, 0.0, 0.0, &s);
+  assert_true(!s.graph && fabs(s.host_s - 1797.44e-6) < 1e-15);
+  p.piecewise_kernels = 400;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "piecewise_kernels"));
 }
 
 /* Pipeline parallelism: pp batches in flight, one a stage; a round of the
@@ -725,6 +764,7 @@ int main(void) {
     cmocka_unit_test(kernels_take_at_least_their_floor),
     cmocka_unit_test(the_sampler_moves_each_sampled_rows_logits),
     cmocka_unit_test(cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel),
+    cmocka_unit_test(piecewise_graphs_launch_attention_eagerly),
     cmocka_unit_test(expert_parallelism_holds_whole_experts_and_adds_an_all_to_all),
     cmocka_unit_test(attention_dp_splits_attention_over_tp_over_dp),
     cmocka_unit_test(vllm_data_parallel_counts_every_engine),

@@ -101,6 +101,45 @@ static void hand_computed_case_matches_step_by_step_preemption_included(void **s
   kvp_sim_free(&s);
 }
 
+/* The fixed costs of the step time in a simulation, hand-counted: the
+ * tiny model at 1 GB/s with 10 kernels a step (4 GEMMs, 1 attention, 5
+ * others) of at least 1.1 us each, CUDA graphs of up to 4 tokens (vLLM V1's
+ * sizes) replayed at 1 us of host time a kernel, 5 us eager. Three prompts
+ * of 2 tokens, 3 outputs each, all at once:
+ *   step 1  the three prompts, 6 tokens > 4: eager. GEMMs max(2000 bytes =
+ *           2 us, 4 x 1.1) = 4.4 us, attention 1.1 us (its bytes 0.26 us),
+ *           the others 5 x 1.1 = 5.5 us, host 10 x 5 = 50 us: 61 us
+ *   steps 2, 3  three decodes, a graph of 4 (3 padded to 4): 4.4 + 1.1 +
+ *           5.5 + 10 x 1 = 21 us each */
+static void fixed_costs_of_the_steps_hand_counted(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 20);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1,
+                .kernels = 10, .gemm_kernels = 4, .attn_kernels = 1, .kernel_floor_us = 1.1,
+                .launch_us = 1, .eager_launch_us = 5, .graphs = KVP_GRAPHS_TOKENS,
+                .graph_max = 4};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_request req[3] = {{0, 2, 3}, {0, 2, 3}, {0, 2, 3}};
+  kvp_sim_config cfg = config(4, 8);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 3);
+  const int64_t tokens[3] = {6, 3, 3};
+  const double secs[3] = {61e-6, 21e-6, 21e-6};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(s.steps[i].tokens, tokens[i]);
+    assert_true(fabs(s.steps[i].seconds - secs[i]) < 1e-12);
+  }
+  for (int i = 0; i < 3; i++) {
+    assert_true(fabs(s.ttft[i] - 61e-6) < 1e-12);
+    assert_true(fabs(s.e2e[i] - 103e-6) < 1e-12);
+  }
+  assert_true(fabs(s.throughput - 9 / 103e-6) < 1e-6);
+  kvp_sim_free(&s);
+}
+
 /* 8B-like model, one 80 GiB GPU, H100 rates, efficiencies as given */
 static void llama8b(kvp_ledger *l, kvp_cost *c, int64_t gpu_gib, kvp_alloc alloc) {
   kvp_deploy d;
@@ -730,6 +769,7 @@ static void disaggregated_phases_split_the_work_of_a_chat_workload(void **state)
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(hand_computed_case_matches_step_by_step_preemption_included),
+    cmocka_unit_test(fixed_costs_of_the_steps_hand_counted),
     cmocka_unit_test(invariants_hold_on_a_chat_workload_under_pressure),
     cmocka_unit_test(no_preemption_when_the_pool_holds_every_request_at_its_longest),
     cmocka_unit_test(static_batching_never_beats_continuous),
