@@ -224,8 +224,12 @@ parse_body = function(body, f)
   f.version_source = f.version and "log"
   f.v1 = body:find("V1 LLM engine") or body:find("Available KV cache memory")
          or body:find("GPU KV cache size") or body:find("Model loading took")
+  -- the oracle's fallback says so too (vllm/engine/arg_utils.py of 0.8.4,
+  -- _raise_or_fallback: "... is not supported by the V1 Engine. Falling back
+  -- to V0."; _warn_or_fallback: "... Falling back to V0 Engine.")
   f.v0 = body:find("V0 LLM engine") or body:find("# GPU blocks") or body:find("# CUDA blocks")
          or body:find("GPU blocks:") or body:find("Loading model weights took")
+         or body:find("Falling back to V0")
   -- engine arguments (command line, config dump, non-default args); whether
   -- the log shows any: without them an engine default is an assumption
   for _, p in ipairs({"vllm serve", "%-m vllm", "model='", "non%-default args", "LLM%(model",

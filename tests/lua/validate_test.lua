@@ -62,6 +62,12 @@ check.eq(t4_none["kv_memory_gib/predict"].inputs:find("engine=V0 (fallback)", 1,
          "no engine line on a T4 at 0.9: V0 by the oracle's fallback")
 check.eq(t4_none["kv_memory_gib/predict"].kvplan ~= t4_v1["kv_memory_gib/predict"].kvplan, true,
          "the two engines predict apart")
+-- the oracle's own words: "Falling back to V0" (the feature named) is V0
+local fb = validate.parse([[
+vLLM API server version 0.8.4
+Compute Capability < 8.0 is not supported by the V1 Engine. Falling back to V0.
+]])
+check.eq(fb.v0 ~= nil and fb.v1 == nil, true, "a fallback line says V0")
 -- a stated engine wins over the lines (kvplan startup writes "# vllm_use_v1:
 -- false" for a V0 engine, whose lines it prints in V1's words)
 local t4_stated = rows_by(kv.validate([[
