@@ -114,6 +114,15 @@ double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count);
  * two functions above). */
 void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
                    kvp_step *out);
+/* Seconds the attention FLOPs `attn` of one sequence with `count` query
+ * tokens in the step take at the attention kernel's rate: attn_tflops x the curve
+ * attn_flop at `count` (kvp_curve_at; flop_eff without one). */
+double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn);
+/* kvp_step_time with the attention's compute seconds given (`attn_s`, the
+ * sum of kvp_cost_attn_s over the scheduled sequences); kvp_step_time takes
+ * them at the mean query tokens a sequence, tokens / seqs. */
+void kvp_step_time_s(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
+                     double attn_s, kvp_step *out);
 /* One draft pass for `seqs` sequences at mean context n (speculative). */
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
 

@@ -160,6 +160,13 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
                     "'idle_share' a sum below 1", shown(p->attn_share));
+  TRY(curve_check(&p->attn_flop, "attn_compute", d));
+  if (!(isfinite(p->attn_tflops) && p->attn_tflops >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'attn_tflops' must be a number >= 0, got %g",
+                    shown(p->attn_tflops));
+  if (!(p->attn_mem_eff >= 0.0 && p->attn_mem_eff <= 1.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'attn_mem_eff' must be in [0, 1] (0: mem_eff), got %g",
+                    shown(p->attn_mem_eff));
   TRY(curve_check(&p->gemm_mem, "gemm_memory", d));
   TRY(curve_check(&p->gemm_flop, "gemm_compute", d));
   return KVP_OK;
@@ -257,6 +264,9 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
   c->expert_bw = p->expert_eff > 0.0 ? p->hbm_gbps * 1e9 * p->expert_eff : c->bw;
   c->flops = p->tflops * 1e12 * p->flop_eff;
+  /* attention: its kernel's own rates where the backend's are published */
+  c->attn_bw = p->hbm_gbps * 1e9 * (p->attn_mem_eff > 0.0 ? p->attn_mem_eff : p->mem_eff);
+  c->attn_peak = (p->attn_tflops > 0.0 ? p->attn_tflops : p->tflops) * 1e12;
   c->link = p->link_gbps / 2.0 * 1e9 * p->link_eff;
   double tp = (double)dep->tp, atp = (double)c->attn_tp;
   double W = (double)l->weights_total;
@@ -416,9 +426,15 @@ static int64_t graph_size(int32_t graphs, int64_t n) {
   return (n + 15) / 16 * 16;
 }
 
+double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn) {
+  if (!(attn > 0.0)) return 0.0;
+  double q = (double)(count > 0 ? count : 1);
+  return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->p.flop_eff));
+}
+
 /* One batch through the whole model. */
 static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read,
-                      double attn, kvp_step *out) {
+                      double attn, double attn_comp, kvp_step *out) {
   memset(out, 0, sizeof *out);
   if (tokens <= 0) return;
   /* CUDA graphs: a step the engine has captured replays its graph, at its
@@ -467,15 +483,19 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   if (p->gemm_flop.n > 0)
     gemm_comp = t * c->flops_token / (c->peak * kvp_curve_at(&p->gemm_flop, t, p->flop_eff)) +
                 s * c->head_flops / (c->peak * kvp_curve_at(&p->gemm_flop, s, p->flop_eff));
-  double gemm_roof = fmax(weight_s, gemm_comp), attn_roof = fmax(out->kv_bytes / c->bw, attn / c->flops);
+  /* attention: KV bytes at its kernel's bandwidth, FLOPs at its kernel's
+   * rate for each sequence's query tokens (kvp_cost_attn_s) */
+  double attn_mem = out->kv_bytes / c->attn_bw;
+  double gemm_roof = fmax(weight_s, gemm_comp), attn_roof = fmax(attn_mem, attn_comp);
   double act_roof = act / c->bw;
   /* no kind of kernel runs faster than its kernels' floor */
   out->gemm_s = fmax(gemm_roof, c->floor_gemm);
   out->attn_s = fmax(attn_roof, c->floor_attn);
   out->act_s = fmax(act_roof, c->floor_other);
   out->floor_s = out->gemm_s - gemm_roof + out->attn_s - attn_roof + out->act_s - act_roof;
-  out->mem_s = weight_s + (out->kv_bytes + act) / c->bw;
-  out->compute_s = gemm_comp + attn / c->flops;
+  out->mem_s = c->attn_bw == c->bw ? weight_s + (out->kv_bytes + act) / c->bw
+                                    : weight_s + attn_mem + act / c->bw;
+  out->compute_s = gemm_comp + attn_comp;
   if (c->a2a_count > 0)
     out->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
   if (c->collectives > 0)
@@ -492,13 +512,19 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   /* bound by compute when the kernels whose FLOPs outlast their bytes take
    * most of the step's device time */
   double comp_bound = (gemm_comp > weight_s ? gemm_roof : 0.0) +
-                      (attn / c->flops > out->kv_bytes / c->bw ? attn_roof : 0.0);
+                      (attn_comp > attn_mem ? attn_roof : 0.0);
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
   out->seconds = device + out->host_s + c->p.step_overhead_ms * 1e-3;
 }
 
 void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
                    kvp_step *out) {
+  int64_t q = seqs > 0 ? (tokens + seqs - 1) / seqs : tokens;
+  kvp_step_time_s(c, tokens, seqs, kv_read, attn, kvp_cost_attn_s(c, q, attn), out);
+}
+
+void kvp_step_time_s(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
+                     double attn_s, kvp_step *out) {
   /* Pipeline parallelism: the engine keeps pp batches in flight, one a
    * stage (vLLM V1: max_concurrent_batches = pipeline_parallel_size, "PP
    * requires PP-size concurrent batches to fill the pipeline", vllm/config/
@@ -511,11 +537,11 @@ void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_re
    * (a prompt) gains nothing. */
   int64_t nb = c->pp > 1 && seqs > 1 ? (seqs < c->pp ? seqs : c->pp) : 1;
   if (nb == 1) {
-    step_once(c, tokens, seqs, kv_read, attn, out);
+    step_once(c, tokens, seqs, kv_read, attn, attn_s, out);
     return;
   }
   double f = 1.0 / (double)nb;
-  step_once(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, kv_read * f, attn * f, out);
+  step_once(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, kv_read * f, attn * f, attn_s * f, out);
 }
 
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {

@@ -116,6 +116,12 @@ typedef struct kvp_perf {
   double piecewise_kernels;/* of kernels: those a piecewise graph step launches outside its
                             * graphs, eagerly (vLLM V1: each layer's KV cache write and
                             * attention) */
+  /* the attention kernel's own rates (the backend's published benchmarks;
+   * all 0: the present rule, KV at mem_eff and FLOPs at tflops x flop_eff) */
+  double attn_tflops;      /* the dense rate attention computes at, TFLOP/s (0: tflops) */
+  double attn_mem_eff;     /* fraction of hbm_gbps attention's KV reads reach, (0, 1]; 0: mem_eff */
+  kvp_curve attn_flop;     /* fraction of attn_tflops attention reaches by a sequence's query
+                            * tokens in the step (n = 0: flop_eff) */
 } kvp_perf;
 
 /* Which steps run as a replayed CUDA graph, padded to the next captured
@@ -148,6 +154,7 @@ typedef struct kvp_cost {
   double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
   double hbm, peak;           /* the datasheet's bytes/s and FLOP/s (the GEMM curves'
                                * base) */
+  double attn_bw, attn_peak;  /* attention: effective KV bytes/s; FLOP/s before its curve */
   double expert_bw;           /* effective bytes/s reading routed experts */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
   double active_frac;         /* active / total parameters (1: dense) */

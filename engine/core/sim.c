@@ -580,12 +580,14 @@ static int64_t accepted(state *s, int64_t g) {
 /* Run the scheduled requests' step: its time, then their progress. */
 static kvp_err run_step(state *s, kvp_sim *out) {
   int64_t tokens = 0, prefill = 0, ndecode = 0;
-  double kv = 0.0, attn = 0.0, ctx = 0.0;
+  double kv = 0.0, attn = 0.0, attn_s = 0.0, ctx = 0.0;
   for (int64_t k = 0; k < s->nsch; k++) {
     sreq *q = &s->r[s->sch[k]];
     tokens += q->sched;
     kv += kvp_cost_kv_read(s->c, q->computed);
-    attn += kvp_cost_attn(s->c, q->computed, q->sched);
+    double a = kvp_cost_attn(s->c, q->computed, q->sched);
+    attn += a;
+    attn_s += kvp_cost_attn_s(s->c, q->sched, a); /* at its own query tokens */
     if (decoding(q)) {
       ndecode++;
       ctx += (double)q->computed;
@@ -594,7 +596,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     }
   }
   kvp_step st;
-  kvp_step_time(s->c, tokens, s->nsch, kv, attn, &st);
+  kvp_step_time_s(s->c, tokens, s->nsch, kv, attn, attn_s, &st);
   double dt = st.seconds;
   if (ndecode > 0 && s->c->spec_tokens > 0)
     dt += (double)s->c->spec_tokens * kvp_draft_time(s->c, ndecode, ctx / (double)ndecode);

@@ -344,7 +344,8 @@ static const char *const perf_keys[] = {
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
-  "gemm_memory", "gemm_compute", "piecewise_kernels", NULL
+  "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
+  "attn_compute", NULL
 };
 
 /* perf[name]: nil (no curve) or a list of {M, efficiency} points, into c;
@@ -423,6 +424,9 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   p.graphs = (int32_t)graphs;
   curve_field(L, idx, "gemm_memory", &p.gemm_mem);
   curve_field(L, idx, "gemm_compute", &p.gemm_flop);
+  p.attn_tflops = kvl_num_field(L, idx, "attn_tflops", 0.0);
+  p.attn_mem_eff = kvl_num_field(L, idx, "attn_mem_eff", 0.0);
+  curve_field(L, idx, "attn_compute", &p.attn_flop);
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
   return p;

@@ -349,7 +349,9 @@ function M.capacity(d, wl, sla, opts)
   end
   local lo, hi, r_lo, r_hi, f_hi = 0, mu, nil, r, f
   local function bisect(top)
-    while hi - lo > M.tolerance * top do
+    -- halving [0, top] five times leaves top / 32 up to rounding: a
+    -- relative slack keeps the rounding from running a sixth simulation
+    while hi - lo > M.tolerance * top * (1 + 1e-9) do
       local mid = (lo + hi) / 2
       local rm = run(mid)
       local okm, fm = M.meets(rm, s)

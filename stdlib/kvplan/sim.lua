@@ -244,6 +244,99 @@ function M.gemm_curves(g, class, peak)
   return curve(by.memory), curve(by.compute)
 end
 
+-- The attention kernel's own rates, by backend and GPU, from published
+-- kernel benchmarks (engine/core/roofline.c: attention takes max(KV bytes /
+-- (hbm_gbps x attn_mem_eff), its FLOPs / (attn_tflops x the curve at each
+-- sequence's query tokens in the step)); where nothing here applies, the
+-- present rule: KV at the memory factor, FLOPs at the GEMMs' peak and
+-- compute factor. Measured rates are stored as published and divided by
+-- the GPU's bf16 peak (the datasheet's 989.5 TFLOPS for the H100 SXM).
+--   fa3, fa2  prefill: FlashAttention's forward in BF16 with the causal mask,
+--             TFLOPS by sequence length 512 .. 16k, measured on an H100 80GB
+--             SXM5 (Shah et al., "FlashAttention-3: Fast and Accurate
+--             Attention with Asynchrony and Low-precision", NeurIPS 2024,
+--             arXiv 2407.08608, Figure 5 "Attention forward speed (FP16/BF16)
+--             on H100", its causal panels, the FlashAttention-2 and
+--             FlashAttention-3 bars; batch x seqlen = 16k tokens, heads x
+--             head_dim = 2048). FA3, head_dim 128: 292 423 521 579 602 616;
+--             head_dim 256: 286 427 537 612 628 642. FA2, head_dim 128: 191
+--             260 298 319 333 335; head_dim 256: 208 251 278 293 297 298. The
+--             paper counts causal FLOPs as half of 4 seqlen^2 head_dim heads,
+--             as kvplan does (engine/core/roofline.c keys_sum). A step's query
+--             tokens of one sequence (its prompt chunk) stand for the
+--             benchmark's sequence length; other head dims keep the present
+--             rule (no table of theirs found). Decode keeps the memory factor:
+--             no complete published table of FlashAttention's paged decode
+--             bandwidth at vLLM's block size was found.
+--   flashmla  MLA decode on Hopper (deepseek-ai/FlashMLA README.md, first
+--             release, February 2025: "up to 3000 GB/s in memory-bound
+--             configuration" on an H800 SXM5, whose HBM3 is the H100 SXM's
+--             3.35 TB/s; "Performance Update (2025.04.22)": "up to 660
+--             TFlops" compute-bound): KV at 3000 / 3350 of HBM, FLOPs at 660
+--             TFLOPS at any query length (kvplan counts MLA's FLOPs in the
+--             absorbed form, as FlashMLA runs it; vLLM's MLA prefill runs
+--             FlashAttention on the unabsorbed heads, not modelled apart).
+--   Which backend (M.attention_backend): vLLM's FlashAttention backend on
+--   compute capability 9.0 runs FlashAttention 3 ("fa_version = 3 if
+--   device_capability.major == 9 and is_fa_version_supported(3) else 2",
+--   vllm/attention/utils/fa_utils.py get_flash_attn_version at 4d5ee6c68071; FA3 since
+--   vllm-project/vllm#12093, merged in January 2025 before 0.7.0: "As of
+--   #12093 Flash Attention 3 is now supported in vLLM for Hopper GPUs (SM
+--   9.0)", vllm-project/vllm#12429, 2025-01-25), so FA2 before 0.7; vLLM
+--   picks FlashMLA for an MLA model on Hopper when it is supported
+--   (vllm/platforms/cuda.py get_attn_backend_cls, use_flashmla). The
+--   H200 has the H100's GH100 SMs and clocks (the same bf16 peak), so its
+--   FLOP rates are the H100's; its HBM3e (4.8 TB/s) has no published MLA
+--   decode figure, so its decode keeps the memory factor. SGLang (its
+--   default is flashinfer, or fa3 on Hopper for the architectures
+--   python/sglang/srt/utils.py is_fa3_default_architecture lists, which
+--   kvplan's catalog does not record) and TensorRT-LLM (its own kernels,
+--   no published table found) keep the present rule.
+M.attention = {
+  len = {512, 1024, 2048, 4096, 8192, 16384},
+  fa3 = {[128] = {292, 423, 521, 579, 602, 616}, [256] = {286, 427, 537, 612, 628, 642}},
+  fa2 = {[128] = {191, 260, 298, 319, 333, 335}, [256] = {208, 251, 278, 293, 297, 298}},
+  flashmla = {gbps = 3000, tflops = 660, hbm_gbps = 3350},
+  -- the GPUs the H100 SXM5 measurements stand for (the same GH100 SMs and clocks)
+  hopper = {["h100-sxm"] = "h100-sxm", ["h200"] = "h100-sxm"},
+  h100_bf16_tflops = 989.5,
+}
+
+--- The attention backend d's engine runs on its GPU where kvplan has its
+--- published rates ("fa3", "fa2", "flashmla"), or nil (the present rule).
+function M.attention_backend(d)
+  if d.budget ~= "vllm" or M.attention.hopper[d.gpu.id] == nil then return nil end
+  if rawget(d.model, "mla") ~= nil then return "flashmla" end
+  return engines.vllm_at_least(d.engine_version, "0.7") and "fa3" or "fa2"
+end
+
+--- The attention kernel's rates of d (perf.attn_tflops, attn_mem_eff and
+--- attn_compute, a list of {query tokens, fraction of attn_tflops}), or an empty table
+--- (the present rule). `given`: the efficiency factors the user set (a
+--- user's memory or compute factor applies to attention as before).
+function M.attention_rates(d, given)
+  local b = M.attention_backend(d)
+  if b == nil then return {} end
+  local A, g = M.attention, given or {}
+  local bf16 = A.h100_bf16_tflops
+  local out = {}
+  if b == "flashmla" then
+    if g.memory == nil and d.gpu.id == "h100-sxm" then
+      out.attn_mem_eff = A.flashmla.gbps / A.flashmla.hbm_gbps
+    end
+    if g.compute == nil then
+      out.attn_tflops, out.attn_compute = bf16, {{1, A.flashmla.tflops / bf16}}
+    end
+    return out
+  end
+  local curve = A[b][d.model.head_dim]
+  if curve == nil or g.compute ~= nil then return out end
+  local points = {}
+  for i, v in ipairs(curve) do points[i] = {A.len[i], v / bf16} end
+  out.attn_tflops, out.attn_compute = bf16, points
+  return out
+end
+
 -- Fixed time of one tensor-parallel all-reduce (and of one pipeline hand-off),
 -- microseconds: vLLM's custom all-reduce on H100 takes 8.5-11.8 us for
 -- messages of 512 B to 32 KB at TP 2, 4 and 8, where the bytes cost next to
@@ -596,6 +689,7 @@ function M.rates(d)
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
   p.graphs, p.graph_max = M.cuda_graphs(d)
   p.acceptance, p.price_per_hour = acceptance, o.price_per_hour or g.price_per_hour or 0
+  for k, v in pairs(M.attention_rates(d, o.efficiency)) do p[k] = v end
   return p
 end
 

@@ -368,3 +368,33 @@ do
   check.eq(sg.gpus, 8, "attention DP: the tp GPUs")
   check.eq(sg.requests, 64, "8 a rank")
 end
+
+-- the attention kernel's own rates by engine, GPU and model (sim.attention)
+do
+  local sim = require "kvplan.sim"
+  local function backend(o) return sim.attention_backend(kv.deploy(o)) end
+  check.eq(backend{model = "llama-3.1-8b", gpu = "h100-sxm"}, "fa3", "vLLM on Hopper: FA3")
+  check.eq(backend{model = "llama-3.1-8b", gpu = "h200", engine_version = "0.6"}, "fa2",
+           "vLLM before 0.7: FA2")
+  check.eq(backend{model = "deepseek-v3", gpu = "h100-sxm", tp = 8}, "flashmla", "MLA: FlashMLA")
+  check.eq(backend{model = "llama-3.1-8b", gpu = "a100-sxm-80gb"}, nil, "A100: the present rule")
+  check.eq(backend{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang"}, nil,
+           "SGLang: the present rule")
+  local p = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf()
+  check.eq(p.attn_tflops, 989.5, "FA3 rates over the bf16 peak")
+  check.eq(#p.attn_compute, 6, "six sequence lengths")
+  check.eq(p.attn_compute[3][1], 2048, "at 2k tokens")
+  check.eq(p.attn_compute[3][2], 521 / 989.5, "FA3 causal head_dim 128 at 2k: 521 TFLOPS")
+  check.eq(p.attn_mem_eff, nil, "decode: the memory factor")
+  local m = kv.deploy{model = "deepseek-v3", gpu = "h100-sxm", tp = 8}:perf()
+  check.eq(m.attn_mem_eff, 3000 / 3350, "FlashMLA 3000 GB/s of 3350")
+  check.eq(m.attn_compute[1][2], 660 / 989.5, "FlashMLA 660 TFLOPS")
+  check.eq(kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}:perf().attn_mem_eff, nil,
+           "H200: no published MLA decode bandwidth")
+  -- the user's factors apply to attention as before
+  local u = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {compute = 0.6}}:perf()
+  check.eq(u.attn_compute, nil, "a given compute factor: no curve")
+  -- beyond 16k tokens the curve is clamped to its last point, 616 TFLOPS
+  check.eq(p.attn_compute[6][1], 16384, "the last point, 16k")
+  check.eq(p.attn_compute[6][2], 616 / 989.5, "FA3 at 16k")
+end

@@ -144,6 +144,67 @@ static void windows_cap_the_keys_read_and_attended(void **state) {
   assert_true(kvp_cost_attn(&c, 8, 2) == 32.0 * (19 + 8));
 }
 
+/* Attention at its kernel's own rates (kvp_perf attn_*): KV bytes at
+ * hbm x attn_mem_eff, FLOPs at attn_tflops x the curve at each sequence's
+ * query tokens, interpolated in log tokens and clamped; hand-counted on
+ * the Llama-3-8B-like shape (32 layers, 32 heads of 128, 8 KV heads). */
+static void attention_runs_at_its_kernels_rates_by_query_tokens(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.mem_eff = 0.8;
+  p.flop_eff = 0.5;
+  p.attn_tflops = 1000;
+  p.attn_mem_eff = 0.9;
+  p.attn_flop = (kvp_curve){.n = 2, .m = {512, 2048}, .e = {0.3, 0.5}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* a prompt of 1024 tokens (halfway in log between 512 and 2048: 0.4):
+   * 32 layers x 2 x 32 heads x (128 + 128) FLOPs a key, 1024 x 1025 / 2
+   * keys, at 1000 TFLOPS x 0.4; its KV write 1024 x 131072 bytes at
+   * 3350 GB/s x 0.9 is shorter */
+  double a1 = 32.0 * 2 * 32 * 256 * (1024.0 * 1025 / 2);
+  assert_true(kvp_cost_attn(&c, 0, 1024) == a1);
+  assert_true(fabs(kvp_cost_attn_s(&c, 1024, a1) - a1 / 4e14) < 1e-15);
+  kvp_step_time(&c, 1024, 1, 0.0, a1, &s);
+  assert_true(fabs(s.attn_s - a1 / 4e14) < 1e-15);
+  /* clamped: 256 and 1 query tokens at 0.3, 4096 at 0.5 */
+  assert_true(fabs(kvp_cost_attn_s(&c, 256, 3e14) - 1.0) < 1e-15);
+  assert_true(fabs(kvp_cost_attn_s(&c, 1, 3e14) - 1.0) < 1e-15);
+  assert_true(fabs(kvp_cost_attn_s(&c, 4096, 5e14) - 1.0) < 1e-15);
+  /* 16 sequences decoding at context 4096: KV bytes 16 x 131072 x 4096 read
+   * + 16 x 131072 written at 3350 GB/s x 0.9, beyond their FLOPs at 0.3 */
+  double kv = 16.0 * 131072 * 4096, a2 = 16.0 * 32 * 2 * 32 * 256 * 4097;
+  kvp_step_time(&c, 16, 16, kv, a2, &s);
+  assert_true(fabs(s.attn_s - (kv + 16.0 * 131072) / (3350e9 * 0.9)) < 1e-15);
+  assert_true(a2 / 3e14 < s.attn_s);
+  /* a mixed step (the simulator's): the prompt chunk at its own 1024 query
+   * tokens, a decode at 1, not both at their mean */
+  double a3 = 32.0 * 2 * 32 * 256 * 4097;
+  double as = kvp_cost_attn_s(&c, 1024, a1) + kvp_cost_attn_s(&c, 1, a3);
+  assert_true(fabs(as - (a1 / 4e14 + a3 / 3e14)) < 1e-15);
+  kvp_step_time_s(&c, 1025, 2, 131072.0 * 4096, a1 + a3, as, &s);
+  assert_true(fabs(s.attn_s - as) < 1e-15);
+  /* no curve, no rates: the present rule, the GEMMs' peak and factors */
+  kvp_perf q = h100();
+  q.mem_eff = 0.8;
+  q.flop_eff = 0.5;
+  assert_int_equal(kvp_cost_init(&c, &l, &q, NULL), KVP_OK);
+  assert_true(kvp_cost_attn_s(&c, 1024, a1) == a1 / (989.5e12 * 0.5));
+  /* bad rates name the field */
+  kvp_diag dg = {{0}};
+  p.attn_flop.e[1] = 0;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "attn_compute"));
+  p.attn_flop.e[1] = 0.5;
+  p.attn_mem_eff = 1.5;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "attn_mem_eff"));
+}
+
 static void speculative_decoding_divides_steps_by_tokens_per_step(void **state) {
   (void)state;
   kvp_deploy d;
@@ -770,6 +831,7 @@ int main(void) {
     cmocka_unit_test(vllm_data_parallel_counts_every_engine),
     cmocka_unit_test(pipeline_stages_run_micro_batches),
     cmocka_unit_test(gemm_efficiency_follows_its_curves_in_log_m),
+    cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
