@@ -490,8 +490,14 @@ function M.ledger_items(d, context, concurrency)
        .. (enc and string.format(" (the vision encoder's dummy batch included: %d item%s)",
                                  enc.items, enc.items == 1 and "" or "s") or ""))
   item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), " .. (d.overhead_source or "given"))
-  item("margin", l.total - l.usable, string.format("held back by utilization %.2f", d.utilization or 0.9)
-       .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or ""))
+  -- kv_cache_memory_bytes > 0 is the KV budget, utilization plays no part
+  -- (vllm/config/cache.py: "kv_cache_memory_bytes (when not-None) ignores
+  -- gpu_memory_utilization"; ledger.c usable = the whole GPU)
+  local pinned = (d.kv_cache_memory_bytes or 0) > 0
+  item("margin", l.total - l.usable, pinned
+       and "none held back: kv_cache_memory_bytes ignores gpu_memory_utilization"
+       or string.format("held back by utilization %.2f", d.utilization or 0.9)
+          .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or ""))
   item("kv_short", held and 0 or math.max(0, need - math.max(0, l.kv_budget)),
        fits and "fits" or held and why or "does not fit: " .. why)
   return out

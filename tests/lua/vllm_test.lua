@@ -50,6 +50,9 @@ check.eq(margin_note(dz), "held back by utilization 0.90 (kv_cache_memory_bytes 
          .. "unset: the budget is profiled with gpu_memory_utilization)", "the 0 is not silent")
 check.eq(margin_note(d:with{max_model_len = 16383, kv_cache_memory_bytes = false}),
          "held back by utilization 0.90", "unset says nothing of it")
+check.eq(margin_note(d:with{max_model_len = 16383}),
+         "none held back: kv_cache_memory_bytes ignores gpu_memory_utilization",
+         "a pinned KV budget holds nothing back")
 
 -- test_get_max_concurrency_for_kv_cache_config: num_blocks 1536 of 1024 a request
 l = d:with{max_model_len = 16384, kv_cache_memory_bytes = false,
