@@ -258,9 +258,10 @@ end
 --             arXiv 2407.08608, Figure 5 "Attention forward speed (FP16/BF16)
 --             on H100", its causal panels, the FlashAttention-2 and
 --             FlashAttention-3 bars; batch x seqlen = 16k tokens, heads x
---             head_dim = 2048). FA3, head_dim 128: 292 423 521 579 602 616;
---             head_dim 256: 286 427 537 612 628 642. FA2, head_dim 128: 191
---             260 298 319 333 335; head_dim 256: 208 251 278 293 297 298. The
+--             head_dim = 2048). FA3, head_dim 64: 197 265 371 420 460 473;
+--             head_dim 128: 292 423 521 579 602 616; head_dim 256: 286 427 537
+--             612 628 642. FA2, head_dim 64: 180 229 262 284 295 299; head_dim
+--             128: 191 260 298 319 333 335; head_dim 256: 208 251 278 293 297 298. The
 --             paper counts causal FLOPs as half of 4 seqlen^2 head_dim heads,
 --             as kvplan does (engine/core/roofline.c keys_sum). A step's query
 --             tokens of one sequence (its prompt chunk) stand for the
@@ -294,8 +295,10 @@ end
 --   no published table found) keep the present rule.
 M.attention = {
   len = {512, 1024, 2048, 4096, 8192, 16384},
-  fa3 = {[128] = {292, 423, 521, 579, 602, 616}, [256] = {286, 427, 537, 612, 628, 642}},
-  fa2 = {[128] = {191, 260, 298, 319, 333, 335}, [256] = {208, 251, 278, 293, 297, 298}},
+  fa3 = {[64] = {197, 265, 371, 420, 460, 473}, [128] = {292, 423, 521, 579, 602, 616},
+         [256] = {286, 427, 537, 612, 628, 642}},
+  fa2 = {[64] = {180, 229, 262, 284, 295, 299}, [128] = {191, 260, 298, 319, 333, 335},
+         [256] = {208, 251, 278, 293, 297, 298}},
   flashmla = {gbps = 3000, tflops = 660, hbm_gbps = 3350},
   -- the GPUs the H100 SXM5 measurements stand for (the same GH100 SMs and clocks)
   hopper = {["h100-sxm"] = "h100-sxm", ["h200"] = "h100-sxm"},

@@ -391,6 +391,10 @@ do
   check.eq(m.attn_compute[1][2], 660 / 989.5, "FlashMLA 660 TFLOPS")
   check.eq(kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}:perf().attn_mem_eff, nil,
            "H200: no published MLA decode bandwidth")
+  local g = kv.deploy{model = "llama-3.2-1b", gpu = "h100-sxm"}:perf()
+  check.eq(g.attn_compute[1][2], 197 / 989.5, "FA3 causal head_dim 64 at 512: 197 TFLOPS")
+  check.eq(kv.deploy{model = "llama-3.2-1b", gpu = "h100-sxm", engine_version = "0.6"}:perf()
+             .attn_compute[6][2], 299 / 989.5, "FA2 causal head_dim 64 at 16k: 299 TFLOPS")
   -- the user's factors apply to attention as before
   local u = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {compute = 0.6}}:perf()
   check.eq(u.attn_compute, nil, "a given compute factor: no curve")
