@@ -117,6 +117,13 @@ M.efficiency_by_gpu = {
 --               NVFP4 configs (pull request 20646, whose "Before" it is), so a
 --               floor on today's kernel; flashinfer-ai/flashinfer issue 1732 (B200,
 --               CUTLASS FP4, M = 1, N = K = 8192: 1.78 of 8 TB/s) agrees in size
+--   a100-sxm-80gb
+--     bf16      compute only: zzc0721/torch-performance-test-data database.md
+--               (commit bbb8e247, row "NVIDIA A100 SXM4 80GB"): torch.mm of
+--               square bf16 matrices, the best of sizes 1024 to 10240 (its
+--               test.py; which size is not recorded), 264.53 of 312 TFLOPS.
+--               One point: the compute curve is flat over M (its M, 8192, is
+--               immaterial); memory: none (the rule of thumb)
 -- Nothing published was found for the other GPUs (their rule of thumb
 -- stays): AMD's MI300X GEMM rows found (ROCm/aiter pull request 1092) are one
 -- 10 MB shape of Llama-70B at TP 8 that reads HBM at 0.19 of its rate at M =
@@ -166,6 +173,13 @@ M.gemm_benchmarks = {
   ["h200"] = {
     bf16 = {H100_BF16_COMPUTE},
     fp8_block = {DEEPGEMM_COMPUTE},
+  },
+  ["a100-sxm-80gb"] = {
+    bf16 = {
+      {source = "zzc0721/torch-performance-test-data database.md at bbb8e247, row NVIDIA A100 "
+         .. "SXM4 80GB (PyTorch 2.8, CUDA 12.8): torch.mm bf16, the best of square sizes "
+         .. "1024-10240 (test.py)", bytes = 2, rows = {{8192, 264.53}}},
+    },
   },
   ["b200"] = {
     bf16 = {

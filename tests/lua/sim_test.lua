@@ -132,6 +132,11 @@ assert(dd:time(2048, 1).tpot_ms < both:time(2048, 1).tpot_ms, "0.887 at M = 1 be
 local nv = kv.deploy{model = "llama-3.1-8b", gpu = "b200", weights = "nvfp4"}:perf()
 assert(math.abs(nv.gemm_memory[1][2] - 4.439497 * 0.5625 / 2 / 8) <= 1e-12, "B200 nvfp4 at M = 1")
 assert(math.abs(nv.gemm_compute[#nv.gemm_compute][2] - 3904.329097 / 9000) <= 1e-12, "at M = 16384")
+-- A100 SXM 80GB: one compute point, torch.mm bf16 at 264.53 of 312 TFLOPS
+-- (zzc0721/torch-performance-test-data), flat over M; no memory rows
+local a1 = kv.deploy{model = "llama-3.1-8b", gpu = "a100-sxm-80gb"}:perf()
+assert(math.abs(a1.gemm_compute[1][2] - 264.53 / 312) <= 1e-12 and #a1.gemm_compute == 1, "A100 bf16 compute")
+check.eq(a1.gemm_memory, nil, "A100: no memory rows, the rule of thumb")
 -- GPUs without published rows keep the flat factors
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}:perf().gemm_memory, nil, "MI300X: none")
 -- the range's slow end moves the curve by the flat factor's ratio
