@@ -154,9 +154,9 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (p->piecewise_kernels > p->kernels)
     return kvp_fail(d, KVP_EINVAL, "field 'piecewise_kernels' %g is of 'kernels' %g: it must "
                     "not exceed it", p->piecewise_kernels, p->kernels);
-  if (p->graphs < KVP_GRAPHS_NONE || p->graphs > KVP_GRAPHS_FULL_DECODE)
+  if (p->graphs < KVP_GRAPHS_NONE || p->graphs > KVP_GRAPHS_EXACT)
     return kvp_fail(d, KVP_EINVAL, "field 'graphs' must be %d..%d (kvp_graphs), got %d",
-                    KVP_GRAPHS_NONE, KVP_GRAPHS_FULL_DECODE, (int)p->graphs);
+                    KVP_GRAPHS_NONE, KVP_GRAPHS_EXACT, (int)p->graphs);
   if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
                     "'idle_share' a sum below 1", shown(p->attn_share));
@@ -432,6 +432,17 @@ double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn) {
   return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->p.flop_eff));
 }
 
+/* Is n one of TensorRT-LLM's captured sizes up to max without padding:
+ * list(range(1, 32)) + [32, 64, 128] + the powers of 2 from 256 below max,
+ * those above max dropped, max itself added (tensorrt_llm/llmapi/
+ * llm_args.py CudaGraphConfig._generate_cuda_graph_batch_sizes with
+ * enable_padding False)? */
+static int exact_size(int64_t n, int64_t max) {
+  if (n < 1 || n > max) return 0;
+  if (n == max || n <= 32 || n == 64 || n == 128) return 1;
+  return n >= 256 && (n & (n - 1)) == 0;
+}
+
 /* One batch through the whole model. */
 static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read,
                       double attn, double attn_comp, kvp_step *out) {
@@ -453,6 +464,8 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
         graph = 1, run = graph_size(c->p.graphs, tokens);
         piecewise = c->p.graphs == KVP_GRAPHS_TOKENS || !decode;
       }
+    } else if (c->p.graphs == KVP_GRAPHS_EXACT) {
+      graph = decode && exact_size(seqs, c->p.graph_max);
     } else if (decode && seqs <= c->p.graph_max) {
       graph = 1, run = graph_size(c->p.graphs, seqs) * per;
     }

@@ -135,8 +135,11 @@ typedef enum kvp_graphs {
                           * PIECEWISE mode; sizes 1, 2, 4, 8..248 by 8, 256.. by 16) */
   KVP_GRAPHS_SGLANG = 3, /* decode-only steps of at most graph_max sequences (SGLang's
                           * sizes 1, 2, 4, 8, 12, 16..256 by 8, 272..496 by 16, 512.. by 32) */
-  KVP_GRAPHS_FULL_DECODE = 4 /* as KVP_GRAPHS_TOKENS, but a decode-only step replays one full
+  KVP_GRAPHS_FULL_DECODE = 4, /* as KVP_GRAPHS_TOKENS, but a decode-only step replays one full
                           * graph, attention inside (vLLM V1's FULL_AND_PIECEWISE mode) */
+  KVP_GRAPHS_EXACT = 5   /* decode-only steps whose sequences are one of the captured sizes,
+                          * no padding: 1..32, 64, 128, the powers of 2 from 256 below
+                          * graph_max, and graph_max (TensorRT-LLM's PyTorch backend) */
 } kvp_graphs;
 
 #define KVP_ROOF_TERMS (KVP_MAX_SPECS + 1)

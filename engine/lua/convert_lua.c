@@ -418,9 +418,9 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .piecewise_kernels = kvl_num_field(L, idx, "piecewise_kernels", 0.0),
   };
   int64_t graphs = kvl_int_field(L, idx, "graphs", 0);
-  if (graphs < KVP_GRAPHS_NONE || graphs > KVP_GRAPHS_FULL_DECODE)
+  if (graphs < KVP_GRAPHS_NONE || graphs > KVP_GRAPHS_EXACT)
     kvl_error(L, "field 'graphs' must be an integer in [%d, %d] (kvp_graphs), got %I",
-              KVP_GRAPHS_NONE, KVP_GRAPHS_FULL_DECODE, (lua_Integer)graphs);
+              KVP_GRAPHS_NONE, KVP_GRAPHS_EXACT, (lua_Integer)graphs);
   p.graphs = (int32_t)graphs;
   curve_field(L, idx, "gemm_memory", &p.gemm_mem);
   curve_field(L, idx, "gemm_compute", &p.gemm_flop);

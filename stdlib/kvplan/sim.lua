@@ -559,11 +559,27 @@ end
 --            bs <= max_bs, padded unless disable_padding; the sizes of
 --            server_args.py _generate_cuda_graph_batch_sizes); its prefill
 --            (extend) batches run eagerly
---   TensorRT-LLM and others: not modelled (every step at launch_us)
+--   TensorRT-LLM's PyTorch backend (the 1.0 rows): decode-only batches of
+--            exactly a captured size, no padding: TorchLlmArgs.cuda_graph_config
+--            defaults to CudaGraphConfig() ("enabled for batches that consist
+--            of decoding requests *only*"), whose max_batch_size 0 becomes 128
+--            and whose enable_padding is False, so the sizes are
+--            list(range(1, 32)) + [32, 64, 128] (tensorrt_llm/llmapi/
+--            llm_args.py validate_cuda_graph_config and
+--            _generate_cuda_graph_batch_sizes; the same in BaseCudaGraphConfig
+--            at 0004396720054f). Any other batch runs eagerly, at
+--            M.eager_launch_us (vLLM's PyTorch eager figure, assumed for
+--            TensorRT-LLM's PyTorch eager too) hidden behind the GPU by its
+--            overlap scheduler. trtllm-bench's and trtllm-serve's own
+--            settings of it are not read here.
+--   TensorRT-LLM's engine path and the others: not modelled (every step at
+--            launch_us)
 -- Not modelled: V1's piecewise graphs launch attention outside the graph
 -- (eagerly) in mixed steps; V0's max_seq_len_to_capture (8192) sends decode
 -- batches of longer contexts eager.
-M.graph_kinds = {none = 0, decode = 1, tokens = 2, sglang = 3, full_decode = 4}
+M.graph_kinds = {none = 0, decode = 1, tokens = 2, sglang = 3, full_decode = 4, exact = 5}
+-- TensorRT-LLM's PyTorch backend: CudaGraphConfig's max_batch_size when unset
+M.trtllm_graph_max = 128
 -- kernels a layer launches outside a piecewise graph: the KV cache write
 -- and the attention
 M.piecewise_kernels = 2
@@ -583,6 +599,11 @@ function M.cuda_graphs(d, seqs, tokens)
   local K = M.graph_kinds
   if d.budget == "sglang" then
     return K.sglang, require("kvplan.deploy").sglang_graph_bs(d)
+  end
+  if d.budget == "trtllm" then
+    local row = engines.trtllm_version(d.engine_version)
+    if row.backend == "pytorch" then return K.exact, M.trtllm_graph_max end
+    return K.none, 0
   end
   if d.budget ~= "vllm" then return K.none, 0 end
   local row = engines.vllm[d.engine_version or engines.vllm_latest]

@@ -53,7 +53,10 @@ check.eq(graphs{engine_version = "0.11", enforce_eager = true}, sim.graph_kinds.
          "enforce_eager: none")
 check.eq(graphs{budget = "sglang", engine_version = "0.4"}, sim.graph_kinds.sglang .. " 160",
          "SGLang 0.4 on an H100: cuda_graph_max_bs 160")
-check.eq(graphs{budget = "trtllm"}, sim.graph_kinds.none .. " 0", "TensorRT-LLM: not modelled")
+check.eq(graphs{budget = "trtllm"}, sim.graph_kinds.exact .. " 128",
+         "TensorRT-LLM 1.0, the PyTorch backend: CudaGraphConfig's 128, unpadded")
+check.eq(graphs{budget = "trtllm", engine_version = "0.21"}, sim.graph_kinds.none .. " 0",
+         "TensorRT-LLM's engine path: not modelled")
 -- a vLLM V1 decode batch above its largest graph runs eagerly: 328 kernels
 -- at 5.48 us of host time each and 600 sequences' bookkeeping
 local te = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.11"}:time(1024, 600)

@@ -688,7 +688,31 @@ static void cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   kvp_step_time(&c, 5, 5, 0.0, 0.0, &s);
   assert_true(!s.graph && s.run_tokens == 5 && fabs(s.host_s - 298.48e-6) < 1e-15);
-  p.graphs = 5;
+  /* TensorRT-LLM's PyTorch backend: decode batches of exactly 1..32, 64 or
+   * 128 sequences (graph_max 128) replay a graph, unpadded; 40 or 130 eager */
+  p.graphs = KVP_GRAPHS_EXACT;
+  p.graph_max = 128;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  const int64_t bs[7] = {1, 31, 32, 40, 64, 128, 130};
+  const int on[7] = {1, 1, 1, 0, 1, 1, 0};
+  for (int i = 0; i < 7; i++) {
+    kvp_step_time(&c, bs[i], bs[i], 0.0, 0.0, &s);
+    assert_int_equal(s.graph, on[i]);
+    assert_true(s.run_tokens == bs[i]);
+    assert_true(fabs(s.host_s - (on[i] ? 298.48e-6 : 1797.44e-6)) < 1e-15);
+  }
+  kvp_step_time(&c, 5, 1, 0.0, 0.0, &s); /* a prompt: eager */
+  assert_false(s.graph);
+  /* a larger graph_max adds the powers of 2 from 256 below it and itself */
+  p.graph_max = 1000;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  const int64_t bs2[4] = {256, 300, 512, 1000};
+  const int on2[4] = {1, 0, 1, 1};
+  for (int i = 0; i < 4; i++) {
+    kvp_step_time(&c, bs2[i], bs2[i], 0.0, 0.0, &s);
+    assert_int_equal(s.graph, on2[i]);
+  }
+  p.graphs = 6;
   kvp_diag dg = {{0}};
   assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
   assert_non_null(strstr(dg.msg, "graphs"));
