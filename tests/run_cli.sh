@@ -1047,7 +1047,7 @@ expect calibrate_bad_cell 1 "kvplan: $cf/bad/bad_cell.csv:3: column 'output_len'
   calibrate $cf/bad/bad_cell.csv $cdep
 expect calibrate_unknown_arg 1 "kvplan: unknown argument 'tpp' (did you mean 'pp', 'tp', 'gpu'?)" -- \
   calibrate $cf/plain.csv $cdep tpp=2
-expect calibrate_unknown_factor 1 "kvplan: field 'factors': unknown factor 'memry' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, link_latency_us) (did you mean 'memory'?)" -- \
+expect calibrate_unknown_factor 1 "kvplan: field 'factors': unknown factor 'memry' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, request_ms, link_latency_us) (did you mean 'memory'?)" -- \
   calibrate $cf/plain.csv $cdep factors=memry
 printf 'input_len,output_len,concurrency,requests,output_tok_s\n16,64,1,50,5000\n' > "$out/too_fast.csv"
 expect calibrate_at_bound 0 "" -- calibrate "$out/too_fast.csv" $cdep factors=memory

@@ -761,6 +761,12 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   if (cfg->phase == KVP_PHASE_BOTH && cfg->kv_transfer_s > 0.0)
     return kvp_fail(d, KVP_EINVAL, "field 'kv_transfer_s' is a disaggregated pool's: give a "
                     "phase ('prefill' or 'decode') or no kv_transfer_s");
+  if (!(isfinite(cfg->request_s) && cfg->request_s >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'request_s' must be a time >= 0 s, got %g",
+                    isnan(cfg->request_s) ? fabs(cfg->request_s) : cfg->request_s);
+  if (cfg->phase != KVP_PHASE_BOTH && cfg->request_s > 0.0)
+    return kvp_fail(d, KVP_EINVAL, "field 'request_s' is an aggregated instance's client time: "
+                    "a disaggregated pool's latencies are the pool's own");
   if (cfg->phase == KVP_PHASE_DECODE && cfg->sched == KVP_SCHED_SGLANG)
     return kvp_fail(d, KVP_EINVAL, "phase 'decode' is modelled on the schedulers 'continuous', "
                     "'no_evict' and 'static', not 'sglang' (SGLang's decode server admits "
@@ -852,6 +858,10 @@ static kvp_err results(state *s, kvp_sim *out) {
     out->ttft[i] = q->first - q->sent;
     out->e2e[i] = q->finish - q->sent;
     out->tpot[i] = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : -1.0;
+    /* the client's time outside the engine's steps (HTTP, tokenization, the
+     * first detokenization): in every latency it measures, in no step */
+    out->ttft[i] += s->cfg.request_s;
+    out->e2e[i] += s->cfg.request_s;
     if (s->cfg.phase == KVP_PHASE_PREFILL) { /* the first token waits for its KV's move */
       out->ttft[i] += s->cfg.kv_transfer_s;
       out->e2e[i] += s->cfg.kv_transfer_s;

@@ -84,6 +84,11 @@ typedef struct kvp_sim_config {
   double kv_transfer_s;            /* KVP_PHASE_PREFILL or _DECODE: seconds one request's
                                     * KV takes from the prefill to the decode instance
                                     * (>= 0; 0 under KVP_PHASE_BOTH) */
+  double request_s;                /* KVP_PHASE_BOTH: seconds a request spends outside the
+                                    * engine's steps as its client measures it (the API
+                                    * server's HTTP, tokenization, the first detokenization
+                                    * and stream chunk): every ttft and e2e adds it, nothing
+                                    * else moves (>= 0; 0 under a disaggregated phase) */
 } kvp_sim_config;
 
 /* One row of the timeline. */

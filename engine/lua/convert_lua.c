@@ -345,7 +345,10 @@ static const char *const perf_keys[] = {
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
-  "attn_compute", NULL
+  "attn_compute",
+  /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
+   * passed to the simulator as its request_s) */
+  "request_ms", NULL
 };
 
 /* perf[name]: nil (no curve) or a list of {M, efficiency} points, into c;

@@ -65,7 +65,7 @@ static const char *const run_keys[] = {
   "pcie_gbps", "seed", "max_steps", "requests", "prompt", "output", "rate", "arrival",
   "prompt_tokens", "output_tokens", "max_concurrency", "max_prefill_tokens",
   "clip_max_new_tokens", "retract_decode_steps", "init_new_token_ratio", "min_new_token_ratio",
-  "new_token_ratio_decay", "phase", "kv_transfer_s", NULL
+  "new_token_ratio_decay", "phase", "kv_transfer_s", "request_s", NULL
 };
 
 /* The list at spec[name] as numbers (n of them), in a userdata left on the
@@ -172,6 +172,7 @@ static int l_run(lua_State *L) {
   else return kvl_error(L, "field 'phase' must be 'prefill', 'decode' or 'both', got '%s'", phase);
   lua_pop(L, 1);
   cfg.kv_transfer_s = kvl_num_field(L, 1, "kv_transfer_s", 0.0);
+  cfg.request_s = kvl_num_field(L, 1, "request_s", 0.0);
   int64_t n;
   kvp_request *req = workload(L, 1, cfg.seed, &n);
   simbox *b = lua_newuserdatauv(L, sizeof *b, 0);

@@ -89,6 +89,13 @@ M.list = {
              source = "none: an engine that overlaps its host work has no known fixed time a step"},
    meaning = "fixed time added to every step (where launch_us does not apply: with it, the two "
      .. "are the same per-step constant)"},
+  {name = "request_ms", option = {"perf", "request_ms"}, rate = "request_ms", lo = 0, hi = 1000,
+   unit = "ms", slow = "hi", applies = always,
+   spread = {"ratio", 8.4 / 11.0, 12.2 / 11.0,
+             source = "the client's TTFT less vLLM's own, +8.4 to +12.2 ms around the median 11.0 "
+               .. "(vllm-project/vllm pull request 54628)"},
+   meaning = "a request's time outside the engine's steps as its client measures it (HTTP, "
+     .. "tokenization, the first detokenization): in every TTFT and E2E, in no step"},
   {name = "link_latency_us", option = {"perf", "link_latency_us"}, rate = "link_latency_us",
    lo = 1, hi = 100, unit = "us", slow = "hi", applies = parallel,
    spread = {"ratio", 8.5 / 9, 11.8 / 9,

@@ -382,6 +382,41 @@ M.link_latency_us = 9
 --                request 46112, its micro-benchmark)
 M.host = {launch_us = 0.91, seq_host_us = 1.1}
 
+-- A request's time outside the engine's steps as its client measures it,
+-- milliseconds (perf.request_ms; kv.simulate adds it to every TTFT and E2E,
+-- to no step, so throughput and TPOT do not move): the API server's HTTP
+-- handling, the chat template and tokenization, the first detokenization and
+-- stream chunk, the client's own parsing. By engine (the deployment's
+-- budget), for a deployment served over HTTP (usage = "offline", vLLM's LLM
+-- class, has none):
+--   vllm    11.0: the client's TTFT less vLLM's own
+--           vllm:time_to_first_token_seconds over the same requests,
+--           +8.4 to +12.2 ms over the three OpenAI backends of `vllm bench
+--           serve` (completions, chat, responses), median 11.0 of the five
+--           rows read (vllm-project/vllm pull request 54628, "Backend
+--           parity": Qwen2.5-0.5B-Instruct, 512 in / 128 out, concurrency 8,
+--           vLLM 0.28.1rc1 on an RTX 4070 Laptop under WSL2; the sixth row
+--           was not in the stored copy). The server's metric starts at the
+--           request's arrival_time in the engine's frontend, so what the
+--           API server does before that is in the gap; measured on one
+--           release and one host CPU, taken for every vLLM release
+--   sglang   6.9: TTFT less the forward with a mock model whose forward
+--           busy-waits a fixed 2.632 ms, median TTFT 9.54 ms (`vllm bench
+--           serve --backend openai-chat`, 128 in / 2048 out, concurrency 1;
+--           tenstorrent/tt-inference-server issue 3560, 2026-05-18, the
+--           tt-sglang-plugin CPU mock): HTTP, tokenization, the scheduler's
+--           steps around the one prefill forward and the first stream chunk
+--   others   0: no published figure found (TensorRT-LLM's trtllm-serve);
+--           trtllm-bench runs in-process
+M.request_ms = {vllm = 11.0, sglang = 6.9}
+
+--- The client's time a request of d spends outside the engine's steps, ms.
+function M.request_ms_default(d)
+  local o = d.options or {}
+  if o.usage == "offline" then return 0 end
+  return M.request_ms[d.budget] or 0
+end
+
 -- Kernels a step launches, counted from vLLM's forward of a decoder layer
 -- (vllm/model_executor/models/llama.py LlamaDecoderLayer.forward and
 -- layers/fused_moe/fused_moe.py fused_experts), compiled with CUDA graphs:
@@ -622,7 +657,7 @@ end
 local eff_keys = {memory = true, compute = true, link = true, experts = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
                    step_overhead_ms = true, launch_us = true, seq_host_us = true,
-                   kernel_floor_us = true, eager_launch_us = true}
+                   kernel_floor_us = true, eager_launch_us = true, request_ms = true}
 
 --- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
 --- with fp4 tensor cores (Blackwell) its fp4 rate (NVFP4 checkpoints
@@ -676,6 +711,11 @@ function M.check_options(opts)
   if opts.perf ~= nil then
     if type(opts.perf) ~= "table" then util.raise("field 'perf' must be a table, got %s", type(opts.perf)) end
     util.check_keys(opts.perf, perf_keys, "perf")
+    local r = opts.perf.request_ms
+    if r ~= nil and (type(r) ~= "number" or not (r >= 0 and r < math.huge)) then
+      util.raise("perf 'request_ms' must be a number >= 0 (milliseconds a request spends outside "
+                 .. "the engine's steps), got %s", tostring(r))
+    end
   end
   local p = opts.price_per_hour
   if p ~= nil and (type(p) ~= "number" or not (p >= 0 and p < math.huge)) then
@@ -725,6 +765,7 @@ function M.rates(d)
   p.seq_host_us = given.seq_host_us or p.seq_host_us
   p.kernel_floor_us = given.kernel_floor_us or p.kernel_floor_us
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
+  p.request_ms = given.request_ms or M.request_ms_default(d)
   p.graphs, p.graph_max = M.cuda_graphs(d)
   p.acceptance, p.price_per_hour = acceptance, o.price_per_hour or g.price_per_hour or 0
   for k, v in pairs(M.attention_rates(d, o.efficiency)) do p[k] = v end
@@ -922,6 +963,12 @@ function M.simulate(opts)
     end
     spec.kv_transfer_s = t / 1e3
   end
+  -- the client's time outside the steps (M.request_ms): an aggregated
+  -- instance's requests only, a disaggregated pool's latencies being its own
+  local function client_s(perf)
+    return sopts.phase == nil and (perf.request_ms or 0) / 1e3 or 0
+  end
+  spec.request_s = client_s(spec.perf)
   if sopts.swap then
     if d.offload == nil or d.offload.host == 0 then
       util.raise("field 'swap' needs host memory: give offload = {host = ...}")
@@ -991,11 +1038,14 @@ function M.simulate(opts)
     local base = spec.perf
     spec.perf = factors.perf_at(d, slow)
     spec.perf.graphs, spec.perf.graph_max = base.graphs, base.graph_max
+    spec.request_s = client_s(spec.perf)
     local rs = core.run(spec):summary()
     spec.perf = factors.perf_at(d, fast)
     spec.perf.graphs, spec.perf.graph_max = base.graphs, base.graph_max
+    spec.request_s = client_s(spec.perf)
     local rf = core.run(spec):summary()
     spec.perf = base
+    spec.request_s = client_s(base)
     local t = sim:summary().throughput_tokens_s
     ranges = {throughput_tokens_s_lo = math.min(rs.throughput_tokens_s, t, rf.throughput_tokens_s),
               throughput_tokens_s_hi = math.max(rs.throughput_tokens_s, t, rf.throughput_tokens_s),

@@ -410,3 +410,44 @@ do
   check.eq(p.attn_compute[6][1], 16384, "the last point, 16k")
   check.eq(p.attn_compute[6][2], 616 / 989.5, "FA3 at 16k")
 end
+
+-- the client's time a request outside the engine's steps (sim.request_ms):
+-- by engine over HTTP, none offline, given in perf; every TTFT and E2E add
+-- it, TPOT and throughput do not move
+do
+  local function rq(o)
+    o.model, o.gpu = o.model or "llama-3.1-8b", o.gpu or "h100-sxm"
+    return kv.deploy(o):perf().request_ms
+  end
+  check.eq(rq{}, 11.0, "vLLM: client TTFT less the server's, median of vllm-project/vllm#54628")
+  check.eq(rq{engine = "sglang"}, 6.9, "SGLang: 9.54 ms TTFT less a 2.632 ms mock forward")
+  check.eq(rq{engine = "trtllm"}, 0, "TensorRT-LLM: no published figure")
+  check.eq(rq{usage = "offline"}, 0, "vLLM's LLM class: no HTTP")
+  check.eq(rq{perf = {request_ms = 2.5}}, 2.5, "given")
+  local w = {model = "llama-3.1-8b", gpu = "h100-sxm", requests = 8, prompt = 500, output = 20,
+             max_concurrency = 2}
+  local function run(ms)
+    local o = {}
+    for k, v in pairs(w) do o[k] = v end
+    o.perf = {request_ms = ms}
+    return kv.simulate(o)
+  end
+  local a, b = run(0), run(11)
+  for _, k in ipairs{"mean", "p50", "p99", "max"} do
+    assert(math.abs(b.ttft_ms[k] - a.ttft_ms[k] - 11) < 1e-9, "ttft " .. k .. " + 11 ms")
+    assert(math.abs(b.e2e_ms[k] - a.e2e_ms[k] - 11) < 1e-9, "e2e " .. k .. " + 11 ms")
+    assert(math.abs(b.tpot_ms[k] - a.tpot_ms[k]) < 1e-9, "tpot " .. k .. " unmoved")
+  end
+  check.eq(b.throughput_tokens_s, a.throughput_tokens_s, "throughput unmoved")
+  check.eq(b.steps, a.steps, "the same steps")
+  -- a disaggregated pool's latencies are its own
+  local pf = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = 2, prompt = 100,
+                         output = 1, phase = "prefill", kv_transfer_ms = 1}
+  local pz = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = 2, prompt = 100,
+                         output = 1, phase = "prefill", kv_transfer_ms = 1, perf = {request_ms = 0}}
+  check.eq(pf.ttft_ms.mean, pz.ttft_ms.mean, "no client time in a prefill pool")
+  local ok, err = pcall(kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", perf = {request_ms = -1}})
+  assert(not ok and err:find("perf 'request_ms' must be a number >= 0", 1, true), tostring(err))
+  ok, err = pcall(kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", perf = {request_ms = "x"}})
+  assert(not ok and err:find("request_ms", 1, true), tostring(err))
+end

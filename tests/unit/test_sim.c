@@ -650,6 +650,52 @@ static void prefill_phase_leaves_at_the_first_token_and_adds_the_transfer(void *
   kvp_sim_free(&s);
 }
 
+/* The client's time a request (request_s, sim.lua request_ms): A (prompt 3,
+ * output 1) and B (prompt 3, output 2), both sent at 0, 5 ms of client time:
+ *   1  A's 3 prompt tokens and B's first: writes 4 tokens: 2000 + 128 ns;
+ *      A's first token, A leaves
+ *   2  B's last 2 prompt tokens: writes 2, reads B's 1: 2000 + 64 + 32 ns;
+ *      B's first token
+ *   3  B's decode: writes 1, reads 3: 2000 + 32 + 96 ns; B leaves
+ * A: ttft = e2e = 2128 ns + 5 ms; B: ttft = 2128 + 2096 ns + 5 ms, e2e adds
+ * the 2128 ns of step 3, tpot (e2e - ttft) / 1 = 2128 ns, unmoved by the
+ * client's time, as are the steps and the duration. Negative or non-finite
+ * is an error, and so is a client time on a disaggregated pool. */
+static void client_time_adds_to_ttft_and_e2e_only(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 5);
+  kvp_request req[2] = {{0, 3, 1}, {0, 3, 2}};
+  kvp_sim_config cfg = config(4, 4);
+  cfg.request_s = 0.005;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 3);
+  assert_true(fabs(s.steps[0].seconds - 2128e-9) < 1e-18);
+  assert_true(fabs(s.steps[1].seconds - 2096e-9) < 1e-18);
+  assert_true(fabs(s.steps[2].seconds - 2128e-9) < 1e-18);
+  assert_true(fabs(s.ttft[0] - (2128e-9 + 0.005)) < 1e-15);
+  assert_true(fabs(s.e2e[0] - s.ttft[0]) < 1e-18);
+  assert_true(s.tpot[0] < 0);
+  assert_true(fabs(s.ttft[1] - (2128e-9 + 2096e-9 + 0.005)) < 1e-15);
+  assert_true(fabs(s.e2e[1] - (2128e-9 + 2096e-9 + 2128e-9 + 0.005)) < 1e-15);
+  assert_true(fabs(s.tpot[1] - 2128e-9) < 1e-15);
+  assert_true(fabs(s.duration - (2128e-9 + 2096e-9 + 2128e-9)) < 1e-18);
+  kvp_sim_free(&s);
+  kvp_diag d = {{0}};
+  cfg.request_s = -0.001;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "request_s"));
+  cfg.request_s = NAN;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "request_s"));
+  cfg.request_s = 0.005;
+  cfg.phase = KVP_PHASE_PREFILL;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "disaggregated"));
+}
+
 /* Disaggregated decode (phase decode): A (prompt 3, output 3) and B (2, 2)
  * sent at 0, their KV 1 us on the way; 5 blocks of 2 tokens:
  *   1  (at 1 us) both admitted with their prompts computed: A holds 4
@@ -785,6 +831,7 @@ int main(void) {
     cmocka_unit_test(sglang_prefill_and_decode_batches_hand_counted),
     cmocka_unit_test(sglang_invariants_on_a_chat_workload),
     cmocka_unit_test(prefill_phase_leaves_at_the_first_token_and_adds_the_transfer),
+    cmocka_unit_test(client_time_adds_to_ttft_and_e2e_only),
     cmocka_unit_test(decode_phase_holds_the_prompt_without_computing_it),
     cmocka_unit_test(disaggregated_phases_split_the_work_of_a_chat_workload),
   };
