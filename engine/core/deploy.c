@@ -47,6 +47,7 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(v->pcp, 0, "prefill_context_parallel_size", diag));
   TRY(kvp_check_count(v->dp, 0, "data_parallel_size", diag));
   TRY(kvp_check_count(v->stride_align, 0, "block_stride_alignment", diag));
+  TRY(kvp_check_count(v->mla_entry_align, 0, "vllm_mla_entry_align", diag));
   if (v->stride_align > 0 && !kvp_optim_plain(d))
     return kvp_fail(diag, KVP_EINVAL,
                     "field 'block_stride_alignment' with optimizations (eviction, speculative "

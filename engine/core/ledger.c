@@ -663,14 +663,16 @@ static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) 
     l->attention_free = kinds[KVP_NONE] == m->layers && d->spec.draft_layers == 0;
   }
   for (int k = 0; k < m->nspec; k++) {
-    TRY(kvp_kv_token_bits(&m->spec[k], &d->kv, kvp_attn_tp(d), &l->token_bits[k]));
+    kvp_layer ly;
+    TRY(kvp_vllm_mla_entry(d, &m->spec[k], &ly));
+    TRY(kvp_kv_token_bits(&ly, &d->kv, kvp_attn_tp(d), &l->token_bits[k]));
     TRY(kvp_page_bytes(l->token_bits[k], block, &l->page_bytes[k]));
     TRY(kvp_kv_state_bytes(&m->spec[k], kvp_attn_tp(d), &l->state_bytes[k]));
     /* a model of recurrent layers alone: vLLM pages their states (MambaSpec,
      * one group of per-layer pages), the pool keeps its null block */
     if (l->state_pages && m->spec[k].kind == KVP_STATE) l->page_bytes[k] = l->state_bytes[k];
     if (d->kv_recent > 0) {
-      TRY(kvp_kv_token_bits(&m->spec[k], &d->kv_full, kvp_attn_tp(d), &l->full_bits[k]));
+      TRY(kvp_kv_token_bits(&ly, &d->kv_full, kvp_attn_tp(d), &l->full_bits[k]));
       TRY(kvp_page_bytes(l->full_bits[k], block, &l->page_full[k]));
     }
   }

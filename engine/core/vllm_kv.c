@@ -637,6 +637,27 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
   return KVP_OK;
 }
 
+/* V0's MLA entry alignment (vllm-project/vllm#12676, "Mem align KV caches for
+ * CUDA devices", merged 2025-02-04 as 75e94309e8d8, first released in 0.7.2):
+ * vllm/worker/cache_engine.py CacheEngine._align_cache is true for a model with
+ * use_mla on CUDA when VLLM_CUDA_MEM_ALIGN_KV_CACHE is set (on by default: the
+ * PR's baseline runs needed VLLM_CUDA_MEM_ALIGN_KV_CACHE=0), and then
+ * get_cache_block_size takes key_cache_entry = align_to_256bytes(num_heads x
+ * head_size, model_config.dtype), a multiple of 256 bytes of the model dtype
+ * (not the cache dtype), and _allocate_kv_cache allocates the padded entry:
+ * DeepSeek's 576 elements become 640 ("1280 bytes instead of 1152", the PR).
+ * The V1 engine's MLAAttentionSpec has no such padding. */
+kvp_err kvp_vllm_mla_entry(const kvp_deploy *d, const kvp_layer *in, kvp_layer *out) {
+  *out = *in;
+  int64_t a = d->vllm.mla_entry_align, n, r;
+  if (in->kind != KVP_MLA || a <= 0) return KVP_OK;
+  CHK(chk_add(in->latent, in->rope_dim, &n));
+  CHK(chk_add(n, a - 1, &r));
+  r = r / a * a;
+  CHK(chk_add(out->rope_dim, r - n, &out->rope_dim));
+  return KVP_OK;
+}
+
 kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag) {
   const kvp_deploy *d = &l->d;
   const kvp_model *m = &d->model;

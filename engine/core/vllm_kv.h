@@ -42,6 +42,10 @@ kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t
 /* decode_context_parallel_size against tp, the heads and the layer kinds
  * (vllm_kv.c); KVP_EINVAL naming what fails. */
 kvp_err kvp_vllm_dcp_check(const kvp_ledger *l, kvp_diag *diag);
+/* Layer spec as vLLM's V0 CacheEngine allocates it: an MLA entry rounded up to
+ * vllm.mla_entry_align elements (the padding counted with the rope), any other
+ * layer as it is. */
+kvp_err kvp_vllm_mla_entry(const kvp_deploy *d, const kvp_layer *in, kvp_layer *out);
 /* TurboQuant KV formats: checks the layers hold full attention (or states)
  * only, and on a model without recurrent layers keeps the first and last
  * min(2, layers / 2) layers in the model dtype (kv_auto), as vLLM's boundary

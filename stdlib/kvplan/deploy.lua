@@ -356,6 +356,14 @@ local function vllm_rule(d, opts, rule)
   end
   d.engine_version = version
   d.vllm_v0 = not row.v1 or nil
+  -- V0's CacheEngine on CUDA pads each MLA entry to 256 bytes of the model
+  -- dtype (576 -> 640 elements) from 0.7.2 (vllm-project/vllm#12676:
+  -- engines.vllm_mla_align_release; the rule: engine/core/vllm_kv.c
+  -- kvp_vllm_mla_entry); V1 does not
+  if d.vllm_v0 and (d.model:kinds().mla or 0) > 0 and (d.gpu.vendor or "nvidia") == "nvidia"
+     and engines.vllm_at_least(opts.engine_version or version, engines.vllm_mla_align_release) then
+    d.vllm_mla_entry_align = 256 // engines.act_bytes(d.model)
+  end
   -- what the release prints as "GPU KV cache size" (the ledger's
   -- vllm_kv_cache_tokens follows it: engine/lua/core_lua.c)
   d.vllm_log_tokens_from_concurrency = row.tokens_from_concurrency or nil
@@ -1146,6 +1154,7 @@ function Deployment:spec()
   t.engine_named = self.engine_named
   t.vllm_lora = self.lora
   t.vllm_v0_blocks = self.vllm_v0_blocks
+  t.vllm_mla_entry_align = self.vllm_mla_entry_align
   return t
 end
 

@@ -298,6 +298,16 @@ end
 -- the model dtype.
 M.vllm_bnb_dequant_release = "0.9.2"
 
+-- V0's CacheEngine aligns MLA cache entries to 256 bytes on CUDA
+-- (vllm/worker/cache_engine.py _align_cache and get_cache_block_size:
+-- align_to_256bytes(num_heads x head_size, model_config.dtype) when use_mla,
+-- current_platform.is_cuda() and VLLM_CUDA_MEM_ALIGN_KV_CACHE, on by default):
+-- vllm-project/vllm#12676 ("Mem align KV caches for CUDA devices (MLA perf
+-- improvement)", merged 2025-02-04 as 75e94309e8d8; "for MLA with a head dim
+-- of 576 ... we allocate 640 elements per cache entry instead of 576"), first
+-- released in v0.7.2 (2025-02-06). The V1 engine's MLA pages are unpadded.
+M.vllm_mla_align_release = "0.7.2"
+
 --- Does a GPU's name say A100 (vLLM's big-GPU defaults leave it out)?
 function M.names_a100(name)
   return tostring(name or ""):lower():find("a100", 1, true) ~= nil

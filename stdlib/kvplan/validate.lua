@@ -1061,10 +1061,14 @@ function M.check(text, opts)
     -- the log's release, whose "GPU KV cache size" the ledger prints
     local _, vname, use_v1 = version_row(engines, f)
     use_v1 = stated_use_v1(st, use_v1)
+    -- the release as the log prints it, as the predictions take it (a
+    -- release between rows can matter: V0's MLA entries padded from 0.7.2)
+    local given = f.version and f.version:match("^v?(%d+%.%d+%.?%d*)")
+    local ename = (given and vname and not vname:find("v1")) and given or vname
     local function at(e)
       local o = {}
       for k, v in pairs(base) do o[k] = v end
-      o.engine_version, o.vllm_use_v1 = vname, use_v1
+      o.engine_version, o.vllm_use_v1 = ename, use_v1
       -- the logged KV memory is the whole budget: no weights, nothing reserved
       local b = math.floor(f.kv_memory[e] * GiB)
       if b < 1 then b = 1 end

@@ -603,3 +603,29 @@ do
               speculative = {heads = "extract_hidden_states", hidden_states = 3, tokens = 2}}
   end)
 end
+
+-- V0's CacheEngine pads each MLA entry to 256 bytes of the model dtype on
+-- CUDA from 0.7.2 (vllm-project/vllm#12676: 576 elements allocated as 640):
+-- DeepSeek-V2-Lite's 27 layers hold 27 x 640 x 2 = 34560 bytes a token, a
+-- block of 16 tokens 552960, where V1 and 0.7.1 hold 27 x 576 x 2 = 31104
+-- (497664 a block); 64 GiB of KV memory: 124275 blocks padded, 138084 not
+do
+  local function blocks(o)
+    local t = {model = "deepseek-v2-lite", gpu_memory = 64 * GiB, utilization = 1,
+               activation = 0, overhead = 0, weight_bytes = 1, block = 16}
+    for k, v in pairs(o) do t[k] = v end
+    local d = kv.deploy(t)
+    return d:ledger().kv_blocks, d.vllm_mla_entry_align
+  end
+  local b, a = blocks{engine_version = "0.7.2"}
+  check.eq(a, 128, "V0 at 0.7.2: entries a multiple of 128 bf16 elements")
+  check.eq(b, (64 * GiB) // 552960, "V0 at 0.7.2: 640 elements a latent")
+  check.eq((blocks{engine_version = "0.7.1"}), (64 * GiB) // 497664, "0.7.1: no padding")
+  check.eq((blocks{engine_version = "0.8.4", vllm_use_v1 = true}), (64 * GiB) // 497664,
+           "V1: MLAAttentionSpec unpadded")
+  check.eq((blocks{engine_version = "0.8.4", vllm_use_v1 = false}), (64 * GiB) // 552960,
+           "V0 on 0.8 pads")
+  local ar = kv.deploy{model = "deepseek-v2-lite", gpu = "mi300x", engine_version = "0.7.2",
+                       activation = 0, overhead = 0}.vllm_mla_entry_align
+  check.eq(ar, nil, "ROCm: current_platform.is_cuda() is false, no padding")
+end

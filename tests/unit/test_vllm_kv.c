@@ -1018,6 +1018,42 @@ static void mamba_alone_align_and_all(void **state) {
   assert_int_equal(per, 64);
 }
 
+/* V0's CacheEngine on CUDA (vllm-project/vllm#12676, vllm/worker/
+ * cache_engine.py get_cache_block_size): an MLA entry of 512 + 64 elements
+ * is allocated as align_to_256bytes(576, bf16) = 640 elements. Two layers,
+ * block 16, bf16: a page of 16 x 640 x 2 = 20480 bytes a layer, a block of
+ * 40960 (18432 a layer unpadded); an fp8 cache pads at the model dtype's
+ * 128 elements too: 640 bytes a token. Other layers are not padded. */
+static void v0_pads_mla_entries_to_256_bytes(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t seq;
+  kvp_layer mla[1] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64}};
+  int64_t one[1] = {1};
+  deploy_runs(&d, 2, 8, 128, mla, one, 1);
+  d.max_model_len = 4096;
+  d.vllm.kv_cache_bytes = 100 * 40960;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 100 * 40960 / 36864); /* 111 unpadded */
+  d.vllm.mla_entry_align = 128;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 100);
+  assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 17, &seq), KVP_OK);
+  assert_int_equal(seq, 2 * 40960);
+  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.vllm.kv_cache_bytes = 100 * 2 * 16 * 640;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 100);
+  /* full attention: 8 heads of 128 bf16 K and V, 4096 bytes a token */
+  deploy_runs(&d, 2, 8, 128, NULL, NULL, 0);
+  d.max_model_len = 4096;
+  d.vllm.mla_entry_align = 128;
+  d.vllm.kv_cache_bytes = 100 * 2 * 16 * 4096;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 100);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
@@ -1035,6 +1071,7 @@ int main(void) {
     cmocka_unit_test(data_and_expert_parallel_cut_the_experts),
     cmocka_unit_test(attention_free_and_state_only_models),
     cmocka_unit_test(mla_block_stride_alignment_rounds_the_block),
+    cmocka_unit_test(v0_pads_mla_entries_to_256_bytes),
     cmocka_unit_test(cross_attention_caches_the_encoder_once),
     cmocka_unit_test(v0_cross_blocks_span_every_layer),
     cmocka_unit_test(turboquant_slots_and_boundary_layers),
