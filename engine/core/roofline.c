@@ -60,7 +60,8 @@
  * and clamped outside their points (kvp_curve_at); without a curve, the
  * flat mem_eff and flop_eff. KV, attention, activations and routed experts
  * keep their own factors.
- * Host time: launch_us per kernel of the step plus seq_host_us per scheduled
+ * Host time: launch_us per kernel of the step, loop_host_us a step (the
+ * engine loop's own work beyond its launches) plus seq_host_us per scheduled
  * sequence, added to the step when the engine waits for the host between
  * steps, else hidden up to the GPU's time (host_overlap: max of the two).
  */
@@ -123,15 +124,16 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
-  const struct { const char *name; double v; } nonneg[14] = {
-    {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us}, {"body_flops", p->body_flops},
+  const struct { const char *name; double v; } nonneg[15] = {
+    {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us},
+    {"loop_host_us", p->loop_host_us}, {"body_flops", p->body_flops},
     {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
     {"act_split_bytes", p->act_split_bytes}, {"kernels", p->kernels},
     {"kernel_floor_us", p->kernel_floor_us}, {"gemm_kernels", p->gemm_kernels},
     {"attn_kernels", p->attn_kernels}, {"sampler_bytes", p->sampler_bytes},
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
     {"piecewise_kernels", p->piecewise_kernels}};
-  for (int i = 0; i < 14; i++)
+  for (int i = 0; i < 15; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       shown(nonneg[i].v));
@@ -292,8 +294,9 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->act_tok = p->act_rep_bytes + p->act_split_bytes / atp;
   c->host_seq = p->seq_host_us * 1e-6;
   double eager_us = p->eager_launch_us > 0.0 ? p->eager_launch_us : p->launch_us;
-  c->host_step = p->kernels * p->launch_us * 1e-6; /* the collectives: below */
-  c->host_step_eager = p->kernels * eager_us * 1e-6;
+  /* the kernels' launches (the collectives: below) and the loop's own work */
+  c->host_step = (p->kernels * p->launch_us + p->loop_host_us) * 1e-6;
+  c->host_step_eager = (p->kernels * eager_us + p->loop_host_us) * 1e-6;
   c->host_piece = p->piecewise_kernels * (eager_us - p->launch_us) * 1e-6;
   /* the GPU's floor: each kind of kernel takes at least its count x the
    * floor (the collectives have link_latency_us) */

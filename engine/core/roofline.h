@@ -71,6 +71,9 @@ typedef struct kvp_perf {
   /* host time of a step: the engine's work between GPU steps */
   double launch_us;        /* per kernel of the step (CUDA graph replay), microseconds */
   double seq_host_us;      /* per scheduled sequence (bookkeeping), microseconds */
+  double loop_host_us;     /* per step, whatever it runs: the engine loop's own host work
+                            * beyond its launches (scheduling, input preparation, output
+                            * processing), microseconds */
   int32_t host_overlap;    /* 1: the engine prepares the next step while the GPU runs
                             * this one, so the step takes max(GPU, host), else the sum */
   /* what a step of the model reads and computes beyond the ledger (all of

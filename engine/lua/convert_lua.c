@@ -341,7 +341,8 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
 
 static const char *const perf_keys[] = {
   "hbm_gbps", "tflops", "link_gbps", "mem_eff", "flop_eff", "link_eff", "link_latency_us",
-  "step_overhead_ms", "acceptance", "price_per_hour", "launch_us", "seq_host_us", "host_overlap", "expert_eff",
+  "step_overhead_ms", "acceptance", "price_per_hour", "launch_us", "seq_host_us", "loop_host_us",
+  "host_overlap", "expert_eff",
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
@@ -401,6 +402,7 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .expert_eff = kvl_num_field(L, idx, "expert_eff", 0.0),
     .host_overlap = bool_field(L, idx, "host_overlap"),
     .seq_host_us = kvl_num_field(L, idx, "seq_host_us", 0.0),
+    .loop_host_us = kvl_num_field(L, idx, "loop_host_us", 0.0),
     .expert_share = kvl_num_field(L, idx, "expert_share", 0.0),
     .idle_share = kvl_num_field(L, idx, "idle_share", 0.0),
     .body_flops = kvl_num_field(L, idx, "body_flops", 0.0),

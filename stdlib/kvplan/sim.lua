@@ -382,6 +382,25 @@ M.link_latency_us = 9
 --                request 46112, its micro-benchmark)
 M.host = {launch_us = 0.91, seq_host_us = 1.1}
 
+-- The engine loop's own host work a step beyond its launches (scheduling,
+-- input preparation, output processing and streaming), microseconds, by
+-- engine (the deployment's budget; perf.loop_host_us), in the same host
+-- time as launch_us and seq_host_us (waited for or hidden as they are):
+--   sglang  308: a mock model whose forward busy-waits 2.632 ms (no kernel
+--           is launched) decoded at a median TPOT of 2.94 ms at batch 1:
+--           2.94 - 2.632 = 0.308 ms of the loop a step (tenstorrent/
+--           tt-inference-server issue 3560, 2026-05-18, the tt-sglang-plugin
+--           CPU mock, `vllm bench serve --backend openai-chat`, 128 in / 2048
+--           out, concurrency 1). One batch size: no per-sequence part read
+--   vllm, trtllm  0: no figure of the whole loop a step by release found
+--           beyond vLLM V1's update_from_output (seq_host_us). vLLM V0
+--           before 0.6's asynchronous output processor left 5-13 ms of GPU
+--           idle a decode step (vllm-project/vllm issue 6854, model and
+--           batch not given); kvplan has no release of that era
+-- No kvplan.factors row: launch_us x kernels is the same per-step constant,
+-- which calibrate fits already.
+M.loop_host_us = {sglang = 308}
+
 -- A request's time outside the engine's steps as its client measures it,
 -- milliseconds (perf.request_ms; kv.simulate adds it to every TTFT and E2E,
 -- to no step, so throughput and TPOT do not move): the API server's HTTP
@@ -657,7 +676,8 @@ end
 local eff_keys = {memory = true, compute = true, link = true, experts = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
                    step_overhead_ms = true, launch_us = true, seq_host_us = true,
-                   kernel_floor_us = true, eager_launch_us = true, request_ms = true}
+                   kernel_floor_us = true, eager_launch_us = true, request_ms = true,
+                   loop_host_us = true}
 
 --- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
 --- with fp4 tensor cores (Blackwell) its fp4 rate (NVFP4 checkpoints
@@ -763,6 +783,7 @@ function M.rates(d)
   p.step_overhead_ms = given.step_overhead_ms or 0
   p.launch_us = given.launch_us or p.launch_us
   p.seq_host_us = given.seq_host_us or p.seq_host_us
+  p.loop_host_us = given.loop_host_us or M.loop_host_us[d.budget] or 0
   p.kernel_floor_us = given.kernel_floor_us or p.kernel_floor_us
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
   p.request_ms = given.request_ms or M.request_ms_default(d)

@@ -451,3 +451,27 @@ do
   ok, err = pcall(kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", perf = {request_ms = "x"}})
   assert(not ok and err:find("request_ms", 1, true), tostring(err))
 end
+
+-- the engine loop's own host work a step (sim.loop_host_us): SGLang's 308 us,
+-- none read for vLLM and TensorRT-LLM; under an engine that waits for the
+-- host (vLLM 0.10) it adds 0.308 ms to every step's host time
+do
+  local function lh(o)
+    o.model, o.gpu = o.model or "llama-3.1-8b", o.gpu or "h100-sxm"
+    return kv.deploy(o):perf().loop_host_us
+  end
+  check.eq(lh{engine = "sglang"}, 308, "SGLang: 2.94 ms TPOT less a 2.632 ms mock forward")
+  check.eq(lh{}, 0, "vLLM: no figure")
+  check.eq(lh{engine = "trtllm"}, 0, "TensorRT-LLM: no figure")
+  check.eq(lh{perf = {loop_host_us = 50}}, 50, "given")
+  local base = {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.10"}
+  local a = kv.deploy(base):time(1024, 8)
+  base.perf = {loop_host_us = 308}
+  local b = kv.deploy(base):time(1024, 8)
+  assert(math.abs(b.host_ms - a.host_ms - 0.308) < 1e-9, "host + 0.308 ms: " .. b.host_ms - a.host_ms)
+  assert(math.abs(b.tpot_ms - a.tpot_ms - 0.308) < 1e-9, "tpot + 0.308 ms")
+  local ok, err = pcall(function()
+    return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", perf = {loop_host_us = -1}}:time(1, 1)
+  end)
+  assert(not ok and err:find("loop_host_us", 1, true), tostring(err))
+end

@@ -559,6 +559,47 @@ static void host_time_adds_kernels_and_sequences(void **state) {
   assert_non_null(strstr(dg.msg, "launch_us"));
 }
 
+/* The engine loop's own host work a step (loop_host_us, SGLang's 308 us):
+ * once a step whatever it runs, beside its launches and sequences: 328 x 0.5
+ * us + 308 us + 40 x 2 us = 552 us, 1 sequence 328 x 0.5 + 308 + 2 = 474 us;
+ * an eager step launches at eager_launch_us and still adds it once (328 x 5
+ * + 308 + 80 = 2028 us); overlapped, hidden up to the GPU's time; negative
+ * is an error. */
+static void loop_host_time_adds_once_a_step(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.kernels = 328;
+  p.launch_us = 0.5;
+  p.seq_host_us = 2;
+  p.loop_host_us = 308;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 40, 40, 0.0, 0.0, &s);
+  assert_true(fabs(s.host_s - 552e-6) < 1e-15);
+  assert_true(fabs(s.seconds - (s.gemm_s + s.attn_s + s.act_s + 552e-6)) < 1e-15);
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.host_s - 474e-6) < 1e-15);
+  p.eager_launch_us = 5;
+  p.graphs = KVP_GRAPHS_DECODE;
+  p.graph_max = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 40, 40, 0.0, 0.0, &s);
+  assert_true(!s.graph && fabs(s.host_s - 2028e-6) < 1e-15);
+  p.graphs = KVP_GRAPHS_NONE;
+  p.host_overlap = 1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 40, 40, 0.0, 0.0, &s);
+  assert_true(s.host_s == 0.0);
+  p.loop_host_us = -1;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "loop_host_us"));
+}
+
 /* The GPU's floor a kernel: each kind of kernel takes at least its count x
  * kernel_floor_us, whatever its bytes and FLOPs (a pointwise kernel replayed
  * in a CUDA graph takes 1.1 us, pytorch/pytorch issue 161104). */
@@ -846,6 +887,7 @@ int main(void) {
     cmocka_unit_test(gemms_and_attention_each_take_their_own_bound),
     cmocka_unit_test(experts_chosen_idle_weights_logits_and_activations_are_counted),
     cmocka_unit_test(host_time_adds_kernels_and_sequences),
+    cmocka_unit_test(loop_host_time_adds_once_a_step),
     cmocka_unit_test(kernels_take_at_least_their_floor),
     cmocka_unit_test(the_sampler_moves_each_sampled_rows_logits),
     cmocka_unit_test(cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel),
