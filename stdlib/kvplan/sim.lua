@@ -396,7 +396,12 @@ M.host = {launch_us = 0.91, seq_host_us = 1.1}
 --           beyond vLLM V1's update_from_output (seq_host_us). vLLM V0
 --           before 0.6's asynchronous output processor left 5-13 ms of GPU
 --           idle a decode step (vllm-project/vllm issue 6854, model and
---           batch not given); kvplan has no release of that era
+--           batch not given); kvplan has no release of that era. Read
+--           and not used (docs/time.md): V1's schedule() at 93-115 us a
+--           call, running requests not stated (pull request 19057);
+--           TensorRT-LLM's ~580 us an iteration of exposed GPU idle
+--           (NVIDIA/TensorRT-LLM issue 13957), the host's excess over an
+--           unstated GPU time
 -- No kvplan.factors row: launch_us x kernels is the same per-step constant,
 -- which calibrate fits already.
 M.loop_host_us = {sglang = 308}
