@@ -253,6 +253,39 @@ local function bnb_rule(d, opts)
   d.weights_source = "loaded (bitsandbytes absmax dequantized to fp32)"
 end
 
+-- V0's MLA backend of 0.7.1-0.7.x materializes the absorbed decode
+-- matrices after loading, in the activation dtype, beside the checkpoint's
+-- own q_proj, kv_b_proj and o_proj (kept for prefill):
+-- MLACommonImpl.process_weights_after_loading (vllm/attention/backends/mla/
+-- utils.py) with VLLM_MLA_PERFORM_MATRIX_ABSORPTION on (the default) stores
+-- W_Q_UK (Lq, N x Lkv), W_QR (Lq, N x R) and W_UV_O (N x Lkv, H), Lq the
+-- q_lora_rank or the hidden size, N the heads of a rank, Lkv the
+-- kv_lora_rank, R the rope dim; an fp8 checkpoint requantizes W_Q_UK and
+-- W_UV_O to fp8 with scales (not modelled: no term). The releases: from
+-- vllm-project/vllm#12528 (merged 2025-01-30 as cabaf4eff3c7, v0.7.1) until
+-- #14770 ("MLA get rid of materialization", merged 2025-03-13 as
+-- 9532c49836ad: W_UV and W_UK_T copies instead, not modelled), so the 0.7
+-- row (engines.vllm_mla_absorb_releases). They count in "model weights take",
+-- measured after loading. Only for weights kvplan weighs (no weight_bytes).
+local function mla_absorb_rule(d, opts, version)
+  local m = d.model
+  local mla = rawget(m, "mla")
+  if not d.vllm_v0 or mla == nil or opts.weight_bytes ~= nil or (m:kinds().mla or 0) == 0 then return end
+  local r = engines.vllm_mla_absorb_releases
+  local v = opts.engine_version or version
+  if not engines.vllm_at_least(v, r.from) or engines.vllm_at_least(v, r.to) then return end
+  local wf = rawget(m, "weight_formats")
+  local af = (wf and wf.attention) or (opts.weights and d.weights)
+  if af and formats.get(af, "weights").name:match("^fp8") then return end
+  local lq, n, lkv = mla.q_lora_rank or m.hidden, m.heads, mla.kv_lora_rank
+  local per = lq * n * lkv + lq * n * (mla.rope_dim or 0) + n * lkv * m.hidden
+  local extra = m:kinds().mla * per * engines.act_bytes(m)
+  d.weight_bytes = (d.weight_bytes or m:weight_size(opts.weights and d.weights or nil)) + extra
+  d.mla_absorbed_bytes = extra
+  d.weights_source = (d.weights_source and (d.weights_source .. " ") or "")
+                     .. "+ V0 MLA's absorbed W_Q_UK, W_QR, W_UV_O"
+end
+
 --- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
 --- {a100 = its name says A100, p2p = its copies reach each other peer to
 --- peer (engines.peer_to_peer), mx = the layout of the MXFP4 kernel vLLM
@@ -453,6 +486,7 @@ local function vllm_rule(d, opts, rule)
   end
   mxfp4_rule(d, opts, rule)
   bnb_rule(d, opts)
+  mla_absorb_rule(d, opts, version)
   limits_rule(d, opts, row, rule)
   rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
   rule.gpu_p2p = engines.peer_to_peer(d.gpu)

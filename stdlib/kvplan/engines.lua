@@ -308,6 +308,16 @@ M.vllm_bnb_dequant_release = "0.9.2"
 -- released in v0.7.2 (2025-02-06). The V1 engine's MLA pages are unpadded.
 M.vllm_mla_align_release = "0.7.2"
 
+-- V0's MLA backend materializes the absorbed decode matrices W_Q_UK, W_QR
+-- and W_UV_O in the activation dtype after loading (vllm/attention/backends/
+-- mla/utils.py MLACommonImpl.process_weights_after_loading,
+-- VLLM_MLA_PERFORM_MATRIX_ABSORPTION on) from vllm-project/vllm#12528
+-- (merged 2025-01-30 as cabaf4eff3c7, first in v0.7.1) until #14770
+-- (merged 2025-03-13 as 9532c49836ad, "It's actually better to just not
+-- materialize the absorbed W_Q_UK and W_UV_O as it reduces memory usage"):
+-- releases from `from` up to, not including, `to` (deploy.lua mla_absorb_rule).
+M.vllm_mla_absorb_releases = {from = "0.7.1", to = "0.8.0"}
+
 --- Does a GPU's name say A100 (vLLM's big-GPU defaults leave it out)?
 function M.names_a100(name)
   return tostring(name or ""):lower():find("a100", 1, true) ~= nil

@@ -629,3 +629,23 @@ do
                        activation = 0, overhead = 0}.vllm_mla_entry_align
   check.eq(ar, nil, "ROCm: current_platform.is_cuda() is false, no padding")
 end
+
+-- V0's MLA backend of 0.7.1-0.7.x materializes W_Q_UK (2048 x 16 x 512),
+-- W_QR (2048 x 16 x 64) and W_UV_O (16 x 512 x 2048) in bf16 a layer
+-- (vllm-project/vllm#12528 to #14770): DeepSeek-V2-Lite's 27 layers hold
+-- 27 x 35651584 x 2 = 1925185536 bytes more than its checkpoint; none at
+-- 0.7.0, on V0 at 0.8 (#14770), on V1, or with weight_bytes given
+do
+  local function w(o)
+    local t = {model = "deepseek-v2-lite", gpu = "h100-sxm", activation = 0, overhead = 0}
+    for k, v in pairs(o) do t[k] = v end
+    return kv.deploy(t).weight_bytes
+  end
+  local base = kv.model("deepseek-v2-lite"):weight_size()
+  check.eq(w{engine_version = "0.7.2"}, base + 1925185536, "0.7.2 V0: the absorbed matrices")
+  check.eq(w{engine_version = "0.7.1"}, base + 1925185536, "0.7.1 V0: from #12528")
+  check.eq(w{engine_version = "0.7.0"}, nil, "0.7.0: no MLA backend, the checkpoint's bytes")
+  check.eq(w{engine_version = "0.8.4", vllm_use_v1 = false}, nil, "V0 at 0.8: not materialized")
+  check.eq(w{engine_version = "0.8.4", vllm_use_v1 = true}, nil, "V1: not materialized")
+  check.eq(w{engine_version = "0.7.2", weight_bytes = 10 * GiB}, 10 * GiB, "given weight_bytes win")
+end
