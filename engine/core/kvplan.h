@@ -437,7 +437,7 @@ typedef struct kvp_vllm {
   int32_t v0_blocks;          /* V0's block manager: one KV type, every block spanning all
                                * layers, an encoder-decoder's cross-attention blocks from the
                                * same pool (no KV cache groups) */
-  int64_t mla_entry_align;    /* V0's CacheEngine on CUDA (0.7.2 on): an MLA layer's entry,
+  int64_t mla_entry_align;    /* V0's CacheEngine on CUDA (0.7.2-0.7.x): an MLA layer's entry,
                                * kv_lora_rank + qk_rope_head_dim elements, allocated
                                * rounded up to a multiple of this many elements (256
                                * bytes of the model dtype: 128 for bf16); 0: none */

@@ -646,7 +646,8 @@ kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
  * head_size, model_config.dtype), a multiple of 256 bytes of the model dtype
  * (not the cache dtype), and _allocate_kv_cache allocates the padded entry:
  * DeepSeek's 576 elements become 640 ("1280 bytes instead of 1152", the PR).
- * The V1 engine's MLAAttentionSpec has no such padding. */
+ * vllm-project/vllm#14842 (merged 2025-03-15 as 5952d8ab61a3, before v0.8.0)
+ * removed it; the V1 engine's MLAAttentionSpec has no such padding. */
 kvp_err kvp_vllm_mla_entry(const kvp_deploy *d, const kvp_layer *in, kvp_layer *out) {
   *out = *in;
   int64_t a = d->vllm.mla_entry_align, n, r;

@@ -390,11 +390,12 @@ local function vllm_rule(d, opts, rule)
   d.engine_version = version
   d.vllm_v0 = not row.v1 or nil
   -- V0's CacheEngine on CUDA pads each MLA entry to 256 bytes of the model
-  -- dtype (576 -> 640 elements) from 0.7.2 (vllm-project/vllm#12676:
-  -- engines.vllm_mla_align_release; the rule: engine/core/vllm_kv.c
-  -- kvp_vllm_mla_entry); V1 does not
+  -- dtype (576 -> 640 elements) in 0.7.2-0.7.x (vllm-project/vllm#12676 to
+  -- #14842: engines.vllm_mla_align_release and _end; the rule: engine/core/
+  -- vllm_kv.c kvp_vllm_mla_entry); V1 does not
   if d.vllm_v0 and (d.model:kinds().mla or 0) > 0 and (d.gpu.vendor or "nvidia") == "nvidia"
-     and engines.vllm_at_least(opts.engine_version or version, engines.vllm_mla_align_release) then
+     and engines.vllm_at_least(opts.engine_version or version, engines.vllm_mla_align_release)
+     and not engines.vllm_at_least(opts.engine_version or version, engines.vllm_mla_align_end) then
     d.vllm_mla_entry_align = 256 // engines.act_bytes(d.model)
   end
   -- what the release prints as "GPU KV cache size" (the ledger's

@@ -305,8 +305,13 @@ M.vllm_bnb_dequant_release = "0.9.2"
 -- vllm-project/vllm#12676 ("Mem align KV caches for CUDA devices (MLA perf
 -- improvement)", merged 2025-02-04 as 75e94309e8d8; "for MLA with a head dim
 -- of 576 ... we allocate 640 elements per cache entry instead of 576"), first
--- released in v0.7.2 (2025-02-06). The V1 engine's MLA pages are unpadded.
+-- released in v0.7.2 (2025-02-06), until vllm-project/vllm#14842 ("Get rid
+-- of mla cache alignment", merged 2025-03-15 as 5952d8ab61a3, before v0.8.0:
+-- main still called itself 0.7.4.dev on 03-18, vllm#14992): releases from
+-- vllm_mla_align_release up to, not including, vllm_mla_align_end. The V1
+-- engine's MLA pages are unpadded.
 M.vllm_mla_align_release = "0.7.2"
+M.vllm_mla_align_end = "0.8.0"
 
 -- V0's MLA backend materializes the absorbed decode matrices W_Q_UK, W_QR
 -- and W_UV_O in the activation dtype after loading (vllm/attention/backends/

@@ -605,9 +605,9 @@ do
 end
 
 -- V0's CacheEngine pads each MLA entry to 256 bytes of the model dtype on
--- CUDA from 0.7.2 (vllm-project/vllm#12676: 576 elements allocated as 640):
+-- CUDA in 0.7.2-0.7.x (vllm-project/vllm#12676 to #14842: 576 elements as 640):
 -- DeepSeek-V2-Lite's 27 layers hold 27 x 640 x 2 = 34560 bytes a token, a
--- block of 16 tokens 552960, where V1 and 0.7.1 hold 27 x 576 x 2 = 31104
+-- block of 16 tokens 552960, where V1, 0.7.1 and 0.8 hold 27 x 576 x 2 = 31104
 -- (497664 a block); 64 GiB of KV memory: 124275 blocks padded, 138084 not
 do
   local function blocks(o)
@@ -623,8 +623,9 @@ do
   check.eq((blocks{engine_version = "0.7.1"}), (64 * GiB) // 497664, "0.7.1: no padding")
   check.eq((blocks{engine_version = "0.8.4", vllm_use_v1 = true}), (64 * GiB) // 497664,
            "V1: MLAAttentionSpec unpadded")
-  check.eq((blocks{engine_version = "0.8.4", vllm_use_v1 = false}), (64 * GiB) // 552960,
-           "V0 on 0.8 pads")
+  check.eq((blocks{engine_version = "0.7.3"}), (64 * GiB) // 552960, "V0 at 0.7.3 pads")
+  check.eq((blocks{engine_version = "0.8.4", vllm_use_v1 = false}), (64 * GiB) // 497664,
+           "V0 on 0.8: vllm-project/vllm#14842 removed the padding")
   local ar = kv.deploy{model = "deepseek-v2-lite", gpu = "mi300x", engine_version = "0.7.2",
                        activation = 0, overhead = 0}.vllm_mla_entry_align
   check.eq(ar, nil, "ROCm: current_platform.is_cuda() is false, no padding")
