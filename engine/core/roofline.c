@@ -146,6 +146,21 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (p->expert_share > 0.0 && p->experts == 0)
     return kvp_fail(d, KVP_EINVAL, "field 'expert_share' %g needs 'experts' > 0",
                     p->expert_share);
+  if (p->expert_points < 0 || p->expert_points > KVP_EXPERT_POINTS)
+    return kvp_fail(d, KVP_EINVAL, "field 'expert_points' must be in [0, %d], got %d",
+                    KVP_EXPERT_POINTS, (int)p->expert_points);
+  for (int32_t i = 0; i < p->expert_points; i++) {
+    double x = p->expert_tpe[i], f = p->expert_frac[i];
+    if (!(isfinite(x) && x > 0.0) || (i > 0 && !(x > p->expert_tpe[i - 1])))
+      return kvp_fail(d, KVP_EINVAL, "field 'expert_tpe' point %d must be a number > 0 and above "
+                      "the point before it, got %g", (int)i + 1, shown(x));
+    if (!(f > 0.0 && f <= 1.0))
+      return kvp_fail(d, KVP_EINVAL, "field 'expert_frac' point %d must be in (0, 1], got %g",
+                      (int)i + 1, shown(f));
+  }
+  if (!(isfinite(p->expert_flops) && p->expert_flops >= 0.0 && p->expert_flops <= p->body_flops))
+    return kvp_fail(d, KVP_EINVAL, "field 'expert_flops' must be a number in [0, body_flops %g], "
+                    "got %g", p->body_flops, shown(p->expert_flops));
   if (p->moe_layers < 0)
     return kvp_fail(d, KVP_EINVAL, "field 'moe_layers' must be >= 0, got %lld",
                     (long long)p->moe_layers);
@@ -184,6 +199,20 @@ double kvp_curve_at(const kvp_curve *c, double m, double flat) {
   /* linear in log M between the points around m */
   double t = log(m / c->m[i]) / log(c->m[i + 1] / c->m[i]);
   return c->e[i] + t * (c->e[i + 1] - c->e[i]);
+}
+
+double kvp_expert_fraction(const kvp_perf *p, double tpe) {
+  if (p->expert_eff > 0.0) return p->expert_eff;
+  int32_t n = p->expert_points;
+  if (n <= 0) return p->mem_eff;
+  const double *x = p->expert_tpe, *f = p->expert_frac;
+  if (!(tpe > x[0])) return f[0];
+  if (tpe >= x[n - 1]) return f[n - 1];
+  int32_t i = 1;
+  while (x[i] < tpe) i++;
+  /* linear in log tokens between the measured points i - 1 and i */
+  double u = log(tpe / x[i - 1]) / log(x[i] / x[i - 1]);
+  return f[i - 1] + u * (f[i] - f[i - 1]);
 }
 
 /* Attention FLOPs per (query, key) pair of one layer of shape l, all heads. */
@@ -264,7 +293,8 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->hbm = p->hbm_gbps * 1e9;
   c->peak = p->tflops * 1e12;
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
-  c->expert_bw = p->expert_eff > 0.0 ? p->hbm_gbps * 1e9 * p->expert_eff : c->bw;
+  c->hbm = p->hbm_gbps * 1e9;
+  c->peak = p->tflops * 1e12;
   c->flops = p->tflops * 1e12 * p->flop_eff;
   /* attention: its kernel's own rates where the backend's are published */
   c->attn_bw = p->hbm_gbps * 1e9 * (p->attn_mem_eff > 0.0 ? p->attn_mem_eff : p->mem_eff);
@@ -284,7 +314,9 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     /* SGLang's attention DP: the attention layers over tp / dp_size */
     if (c->attn_tp != c->tp) c->dense_bytes += W * p->attn_share * (1.0 / atp - 1.0 / tp);
     c->expert_pick = p->experts > 0 ? (double)p->experts_active / (double)p->experts : 0.0;
-    c->flops_token = (p->body_flops > 0.0 ? p->body_flops : 2.0 * active) / atp;
+    c->flops_token = ((p->body_flops > 0.0 ? p->body_flops : 2.0 * active) -
+                      (moe ? p->expert_flops : 0.0)) / atp;
+    c->expert_flops_tok = moe ? p->expert_flops / atp : 0.0;
   } else {
     c->active_frac = params > 0.0 ? fmin(1.0, active / params) : 1.0;
     c->dense_bytes = c->weight_bytes;
@@ -478,10 +510,14 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   double t = (double)run;
   /* weights: the dense part whole, the routed experts some token chose */
   double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
-  /* a MoE layer sees the tokens of every rank (c->meet) */
-  double experts = c->expert_pick > 0.0
-                       ? c->expert_bytes * -expm1(t * (double)c->meet * log1p(-c->expert_pick))
-                       : 0.0;
+  /* a MoE layer sees the tokens of every rank (c->meet): the share of the
+   * experts some token chose, and the mean tokens each of those gets */
+  double tm = t * (double)c->meet, touched = 0.0;
+  if (c->expert_pick > 0.0) {
+    touched = -expm1(tm * log1p(-c->expert_pick));
+    out->tokens_per_expert = touched > 0.0 ? tm * c->expert_pick / touched : 1.0;
+  }
+  double experts = c->expert_bytes * touched;
   out->weight_bytes = c->dense_bytes * wfrac + experts;
   /* the dense GEMMs at their M (the step's tokens as run, padding included;
    * the logits' M is the sequences they are computed for): the curves'
@@ -489,10 +525,11 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   const kvp_perf *p = &c->p;
   double s = (double)seqs;
   double dense_bw = p->gemm_mem.n > 0 ? c->hbm * kvp_curve_at(&p->gemm_mem, t, p->mem_eff) : c->bw;
-  double weight_s = c->dense_bytes * wfrac / dense_bw + experts / c->expert_bw;
+  double dense_s = c->dense_bytes * wfrac / dense_bw;
   out->kv_bytes = kv_read + (double)tokens * c->write_tok;
   double gemm_flops = t * c->flops_token + s * c->head_flops;
-  out->flops = gemm_flops + attn;
+  double expert_flops = t * c->expert_flops_tok;
+  out->flops = gemm_flops + expert_flops + attn;
   /* the sampler's kernels read and write each sampled row's logits */
   double act = t * c->act_tok + (double)seqs * c->p.sampler_bytes;
   double gemm_comp = gemm_flops / c->flops;
@@ -502,7 +539,15 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   /* attention: KV bytes at its kernel's bandwidth, FLOPs at its kernel's
    * rate for each sequence's query tokens (kvp_cost_attn_s) */
   double attn_mem = out->kv_bytes / c->attn_bw;
-  double gemm_roof = fmax(weight_s, gemm_comp), attn_roof = fmax(attn_mem, attn_comp);
+  /* the routed experts' grouped GEMMs: their own roofline at the datasheet's
+   * rates, reached to the fraction the kernel benchmarks measured at this
+   * many tokens per expert (kvp_expert_fraction) */
+  double expert_mem = experts / c->hbm, expert_comp = expert_flops / c->peak;
+  double frac = experts > 0.0 ? kvp_expert_fraction(&c->p, out->tokens_per_expert) : 1.0;
+  out->expert_s = experts > 0.0 ? fmax(expert_mem, expert_comp) / frac : 0.0;
+  double weight_s = dense_s + (experts > 0.0 ? expert_mem / frac : 0.0);
+  double gemm_roof = fmax(dense_s, gemm_comp) + out->expert_s;
+  double attn_roof = fmax(attn_mem, attn_comp);
   double act_roof = act / c->bw;
   /* no kind of kernel runs faster than its kernels' floor */
   out->gemm_s = fmax(gemm_roof, c->floor_gemm);
@@ -511,7 +556,7 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   out->floor_s = out->gemm_s - gemm_roof + out->attn_s - attn_roof + out->act_s - act_roof;
   out->mem_s = c->attn_bw == c->bw ? weight_s + (out->kv_bytes + act) / c->bw
                                     : weight_s + attn_mem + act / c->bw;
-  out->compute_s = gemm_comp + attn_comp;
+  out->compute_s = gemm_comp + expert_comp / frac + attn_comp;
   if (c->a2a_count > 0)
     out->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
   if (c->collectives > 0)
@@ -527,7 +572,8 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   out->host_s = c->p.host_overlap ? fmax(0.0, host - device) : host;
   /* bound by compute when the kernels whose FLOPs outlast their bytes take
    * most of the step's device time */
-  double comp_bound = (gemm_comp > weight_s ? gemm_roof : 0.0) +
+  double comp_bound = (gemm_comp > dense_s ? gemm_roof - out->expert_s : 0.0) +
+                      (expert_comp > expert_mem ? out->expert_s : 0.0) +
                       (attn_comp > attn_mem ? attn_roof : 0.0);
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
   out->seconds = device + out->host_s + c->p.step_overhead_ms * 1e-3;

@@ -53,6 +53,8 @@ typedef struct kvp_curve {
   double m[KVP_CURVE_PTS];
   double e[KVP_CURVE_PTS];
 } kvp_curve;
+/* Points of a routed-expert efficiency curve (kvp_perf.expert_tpe). */
+#define KVP_EXPERT_POINTS 24
 
 /* One GPU kind's rates and the efficiency factors applied to them. */
 typedef struct kvp_perf {
@@ -62,8 +64,16 @@ typedef struct kvp_perf {
   double mem_eff;          /* achievable fraction of hbm_gbps, (0, 1] */
   double flop_eff;         /* achievable fraction of tflops, (0, 1] */
   double link_eff;         /* achievable fraction of link_gbps, (0, 1] */
-  double expert_eff;       /* achievable fraction of hbm_gbps reading routed experts'
-                            * weights (grouped GEMMs), (0, 1]; 0: mem_eff */
+  double expert_eff;       /* achievable fraction of the routed experts' roofline (their
+                            * grouped GEMMs: max(bytes / hbm_gbps, FLOPs / tflops)) at any
+                            * tokens per expert, (0, 1]; 0: expert_frac by tokens per
+                            * expert when expert_points > 0, else mem_eff */
+  int32_t expert_points;   /* points of the curve below, 0 .. KVP_EXPERT_POINTS */
+  double expert_tpe[KVP_EXPERT_POINTS];  /* tokens per expert touched, increasing, >= 1 */
+  double expert_frac[KVP_EXPERT_POINTS]; /* the fraction of the roofline measured there,
+                            * (0, 1]; interpolated in log tokens, clamped outside */
+  double expert_flops;     /* of body_flops, the routed experts' FLOPs a token (2 x the
+                            * parameters of the k experts a token uses, every MoE layer) */
   double link_latency_us;  /* fixed time of one collective, microseconds (>= 0) */
   double step_overhead_ms; /* fixed time of every step, milliseconds (>= 0) */
   double acceptance;       /* speculative decoding: acceptance rate in [0, 1) */
@@ -158,10 +168,10 @@ typedef struct kvp_cost {
                                * model, else 1): the ranks step together */
   int64_t ep_size;            /* ranks holding whole experts (0: experts split over TP) */
   double bw, flops, link;     /* effective bytes/s, FLOP/s, one-way link bytes/s */
-  double hbm, peak;           /* the datasheet's bytes/s and FLOP/s (the GEMM curves'
-                               * base) */
+  double hbm, peak;           /* the datasheet's bytes/s and FLOP/s (the GEMM curves' and
+                               * the routed experts' base) */
   double attn_bw, attn_peak;  /* attention: effective KV bytes/s; FLOP/s before its curve */
-  double expert_bw;           /* effective bytes/s reading routed experts */
+  double expert_flops_tok;    /* FLOPs a token of the rank in the routed experts on one GPU */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
   double active_frac;         /* active / total parameters (1: dense) */
   double flops_token;         /* FLOPs a token of the layers on one GPU */
@@ -210,6 +220,9 @@ typedef struct kvp_step {
   double act_s;        /* activation bytes / effective bandwidth */
   double comm_s;       /* all-reduces, all-to-alls and pipeline hand-offs */
   double a2a_s;        /* of which the MoE layers' all-to-alls (expert parallelism) */
+  double expert_s;     /* of gemm_s, the routed experts: their roofline / the fraction of it
+                        * the grouped GEMMs reach at the step's tokens per expert */
+  double tokens_per_expert; /* mean tokens an expert some token chose gets (0: dense) */
   double host_s;       /* host time the GPU waits for (overlapped: what exceeds the GPU's) */
   double floor_s;      /* what the kernels' GPU floor added to gemm_s, attn_s and act_s */
   int64_t run_tokens;  /* tokens the step computed: padded up to its graph's size */
@@ -226,6 +239,11 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d);
 /* Curve c at M = m (interpolated in log m, clamped outside its points), or
  * flat when c has no points. */
 double kvp_curve_at(const kvp_curve *c, double m, double flat);
+/* The fraction of the routed experts' roofline their grouped GEMMs reach at
+ * `tpe` tokens per expert: expert_eff when given (> 0), else the curve
+ * expert_tpe/expert_frac interpolated linearly in log tokens and clamped to
+ * its first and last points, else mem_eff. */
+double kvp_expert_fraction(const kvp_perf *p, double tpe);
 /* Derive the per-token and per-sequence costs of an evaluated ledger. */
 kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d);
 

@@ -347,7 +347,7 @@ static const char *const perf_keys[] = {
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
-  "attn_compute",
+  "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
    * passed to the simulator as its request_s) */
   "request_ms", NULL
@@ -380,6 +380,36 @@ static void curve_field(lua_State *L, int idx, const char *name, kvp_curve *c) {
   }
   c->n = (int32_t)n;
   lua_pop(L, 1);
+}
+
+/* The routed experts' efficiency curve: perf.expert_tpe and perf.expert_frac,
+ * two lists of numbers of the same length (at most KVP_EXPERT_POINTS), or
+ * neither. */
+static void expert_curve(lua_State *L, int idx, kvp_perf *p) {
+  int tt = lua_getfield(L, idx, "expert_tpe");
+  int tf = lua_getfield(L, idx, "expert_frac");
+  if (tt == LUA_TNIL && tf == LUA_TNIL) {
+    lua_pop(L, 2);
+    return;
+  }
+  if (tt != LUA_TTABLE || tf != LUA_TTABLE)
+    kvl_error(L, "fields 'expert_tpe' and 'expert_frac' must both be lists of numbers, got %s "
+              "and %s", luaL_typename(L, -2), luaL_typename(L, -1));
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
+  if (n != (lua_Integer)lua_rawlen(L, -1) || n < 1 || n > KVP_EXPERT_POINTS)
+    kvl_error(L, "fields 'expert_tpe' and 'expert_frac' must be lists of the same length, 1 to "
+              "%d, got %I and %I", KVP_EXPERT_POINTS, n, (lua_Integer)lua_rawlen(L, -1));
+  for (lua_Integer i = 1; i <= n; i++) {
+    for (int k = 0; k < 2; k++) {
+      if (lua_rawgeti(L, k == 0 ? -2 : -1, i) != LUA_TNUMBER)
+        kvl_error(L, "field '%s' point %I must be a number, got %s",
+                  k == 0 ? "expert_tpe" : "expert_frac", i, luaL_typename(L, -1));
+      (k == 0 ? p->expert_tpe : p->expert_frac)[i - 1] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+  }
+  p->expert_points = (int32_t)n;
+  lua_pop(L, 2);
 }
 
 /* The perf table at idx, checked (kvplan_lua.h). */
@@ -433,6 +463,8 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   p.attn_tflops = kvl_num_field(L, idx, "attn_tflops", 0.0);
   p.attn_mem_eff = kvl_num_field(L, idx, "attn_mem_eff", 0.0);
   curve_field(L, idx, "attn_compute", &p.attn_flop);
+  p.expert_flops = kvl_num_field(L, idx, "expert_flops", 0.0);
+  expert_curve(L, idx, &p);
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
   return p;
@@ -462,6 +494,8 @@ static void push_time(lua_State *L, const kvp_time *t) {
   setnum(L, "comm_ms", t->decode.comm_s * 1e3);
   setnum(L, "a2a_ms", t->decode.a2a_s * 1e3);
   setnum(L, "gemm_ms", t->decode.gemm_s * 1e3);
+  setnum(L, "experts_ms", t->decode.expert_s * 1e3);
+  setnum(L, "tokens_per_expert", t->decode.tokens_per_expert);
   setnum(L, "attention_ms", t->decode.attn_s * 1e3);
   setnum(L, "activation_ms", t->decode.act_s * 1e3);
   setnum(L, "host_ms", t->decode.host_s * 1e3);

@@ -552,6 +552,7 @@ function M.fit(spec, dopts)
   local defaults = d:perf()
   for _, f in ipairs(factors.list) do
     local x = defaults[f.rate]
+    if x == 0 and f.default then x = f.default(d) or x end
     local e = {value = x, default = x, min = f.lo, max = f.hi, unit = f.unit, fitted = false}
     local given = (f.option[1] == "efficiency" and eff or perf)[f.option[2]] ~= nil
     local applies, why_not = f.applies(d)

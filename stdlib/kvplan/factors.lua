@@ -60,10 +60,21 @@ M.list = {
    meaning = "fraction of the dense tensor rate a step's GEMMs reach"},
   {name = "experts", option = {"efficiency", "experts"}, rate = "expert_eff", lo = 0.05, hi = 1,
    unit = "fraction", slow = "lo", applies = moe,
-   spread = {"abs", 0.21, 0.80,
-             source = "vLLM's fused-MoE kernel benchmarks: 0.21-0.27 of HBM bandwidth on H100 "
-               .. "(vllm-project/vllm pull request 13932), 0.39-0.80 on B200 (pull request 20087)"},
-   meaning = "fraction of the HBM bandwidth reading routed experts' weights reaches"},
+   -- without a given factor the step time reads sim.lua's benchmark curve
+   -- (expert_eff 0): its value at one token per expert, the decode of a
+   -- single sequence, stands for it where one number is needed (the fit's start)
+   default = function(d)
+     local rows = require("kvplan.sim").expert_curve(d)
+     return rows and rows[1][2] or nil
+   end,
+   spread = {"abs", 0.105, 0.883,
+             source = "the least and greatest fraction of sim.lua's expert_gemm curves: "
+               .. "0.105 (B200, DeepSeek-R1 TP 8 FP8, one token; sgl-project/sglang pull request "
+               .. "11816), 0.883 (H100, Mixtral BF16 TP 2, 16 tokens; vllm-project/vllm pull "
+               .. "request 24700)"},
+   meaning = "fraction of the routed experts' roofline (bytes at the HBM bandwidth, FLOPs at "
+     .. "the dense peak) their grouped GEMMs reach, at every tokens per expert (given, it "
+     .. "replaces the benchmark curve)"},
   {name = "link", option = {"efficiency", "link"}, rate = "link_eff", lo = 0.05, hi = 1,
    unit = "fraction", slow = "lo", applies = parallel,
    spread = {"ratio", 1509 / 2298.5, 2668 / 2298.5,
@@ -122,7 +133,9 @@ end
 
 --- The value of factor f in deployment d as its step times use it.
 function M.value(f, d)
-  return d:perf()[f.rate]
+  local v = d:perf()[f.rate]
+  if v == 0 and f.default then v = f.default(d) or v end
+  return v
 end
 
 --- Options of kv.deploy with factor values set: opts' own efficiency and
@@ -164,6 +177,7 @@ function M.ends(d, all)
   for _, f in ipairs(M.list) do
     if all or f.applies(d) then
       local x = perf[f.rate]
+      if x == 0 and f.default then x = f.default(d) or x end
       local p = prof[f.name]
       local lo, hi
       if p ~= nil and p.lo ~= nil and p.hi ~= nil and x == p.value then

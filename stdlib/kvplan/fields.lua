@@ -111,7 +111,7 @@ M.list = {
    trtllm = true, meaning = "refuse to start when one max_seq_len sequence does not fit"},
   -- time (kvplan.sim)
   {name = "efficiency", type = "table", default = "by GPU", spec = false,
-   meaning = "{memory =, compute =, link =, experts =}: fractions of the GPU's rates reached (experts: reading routed experts' weights), each a flat factor in place of the dense GEMMs' published curve by M"},
+   meaning = "{memory =, compute =, link =, experts =}: fractions of the GPU's rates reached (experts: of the routed experts' roofline), each a flat factor in place of the published curve (the dense GEMMs' by M, the routed experts' by tokens per expert)"},
   {name = "perf", type = "table", default = "the GPU's", spec = false,
    meaning = "GPU rate overrides for step times"},
   {name = "profile", type = "string", default = "none", spec = false, every_command = true,

@@ -32,14 +32,7 @@ local M = {}
 --           Engineering: Best Practices", 2023)
 --   compute 0.7: an assumption, no published measurement behind it
 --   link    0.8: an assumption, the memory derating applied to the link
---   experts the memory factor (no entry): the fraction of HBM bandwidth at
---           which routed experts' weights are read (grouped GEMMs). vLLM's
---           own fused-MoE kernel benchmarks disagree too much for one value:
---           0.21-0.27 for Triton fused_moe on H100 at DeepSeek-V3's shapes
---           (fp8 w8a8, TP 1-8, 128-1536 tokens: vllm-project/vllm pull
---           request 13932, its table, read against the expected experts
---           touched), 0.39 at 1 token and 0.80 at 16 on B200 (pull request
---           20087, benchmark_moe.py); give yours, or fit it (kvplan calibrate)
+--   experts no single factor: M.expert_gemm below, by tokens per expert
 M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
 
 -- Per GPU kind, from published microbenchmarks; compute may be a number or
@@ -354,6 +347,111 @@ function M.attention_rates(d, given)
   return out
 end
 
+-- The routed experts' grouped GEMMs (a MoE layer's fused_moe: top-k,
+-- moe_align_block_size, the w13 and w2 GEMMs, SiLU-and-multiply, moe_sum),
+-- as the fraction of their roofline, max(bytes of the experts some token
+-- chose / HBM bandwidth, their FLOPs / the format's dense peak), that
+-- published kernel benchmarks measured, by tokens per expert touched: T k /
+-- (E (1 - (1 - k/E)^T)) for T tokens each choosing k of E experts (exactly 1
+-- at T = 1). Each point is one row of a benchmark: M tokens, its kernel time,
+-- read against the same expected experts touched (the benchmarks route
+-- random gating logits, an even spread in expectation) at the GPU's catalog
+-- rates. The core interpolates linearly in log tokens per expert between
+-- points and clamps outside them (engine/core/roofline.c
+-- kvp_expert_fraction). Rows: {tokens per expert, fraction, M, kernel us}.
+--   h100-sxm fp8   vllm-project/vllm pull request 24700 ("Improve default
+--                  fused moe configs", 2025-09-11, "Benchmarks on H100"), its
+--                  "Qwen3 MoE FP8" block, "# Main" rows:
+--                  benchmarks/kernels/benchmark_moe.py --model=Qwen/Qwen3-30B-A3B
+--                  -tp=1 --dtype=fp8_w8a8 (E 128, top-k 8, hidden 2048, moe
+--                  intermediate 768: 4.7 MB an expert, about DeepSeek-V3's
+--                  5.5 MB slice at TP 8); 3350 GB/s, 1979 TFLOPS
+--   h100-sxm bf16  the same pull request, its "Mixtral BF16" block, "# Tuned
+--                  Config" rows: --model=mistralai/Mixtral-8x7B-Instruct-v0.1
+--                  -tp=2 (E 8, top-k 2, hidden 4096, intermediate 14336 / 2:
+--                  176 MB an expert slice); 989.5 TFLOPS
+--   h200 fp8       sgl-project/sglang pull request 11730 ("add tuned fuse moe
+--                  kernel for qwen3 235b fp8 on h200"), "# Without tuned
+--                  kernel" rows: benchmark/kernels/fused_moe_triton/
+--                  tuning_fused_moe_triton.py --model Qwen/Qwen3-235B-A22B-
+--                  Instruct-2507 --tp-size 8 --dtype fp8_w8a8 (E 128, top-k 8,
+--                  hidden 4096, moe intermediate 1536 / 8); 4800 GB/s. Measured
+--                  to 32 tokens only (2.29 tokens an expert): clamped beyond
+--   b200 fp8       sgl-project/sglang pull request 11816 ("use
+--                  flashinfer_trtllm moe runner backend ... b200 fp8 dpsk"),
+--                  b8zhong's comment of 2025-10-19, "Before:" rows:
+--                  tuning_fused_moe_triton.py --model deepseek-ai/DeepSeek-R1
+--                  --tp 8 --dtype w8a8 (E 256, top-k 8, hidden 7168, moe
+--                  intermediate 2048 / 8, block FP8); 8000 GB/s. Measured to 24
+--                  tokens (1.41 tokens an expert): clamped beyond
+-- The curves differ most by the size of an expert's slice (small slices
+-- reach less of the bandwidth at a few tokens: Mixtral's 176 MB slices 0.73
+-- at one token, Qwen3-30B's 4.7 MB 0.25), which the table does not model.
+-- Which curve a deployment reads (M.expert_curve): its GPU's for the
+-- experts' format (fp8; fp4, int8, int4 and 16-bit formats as "fp4",
+-- "int8", "int4", "bf16"), else that GPU's bf16 then fp8 curve, else the
+-- H100 SXM's for the format, else its bf16 curve: for a GPU without a
+-- benchmark here (A100, L40S, MI300X, ...) an assumption, not a
+-- measurement. efficiency = {experts = x} replaces the curve by x at every
+-- tokens per expert.
+M.expert_gemm = {
+  ["h100-sxm"] = {
+    fp8 = {{1.000, 0.253, 1, 44.54}, {1.032, 0.364, 2, 59.94}, {1.099, 0.453, 4, 90.46},
+           {1.240, 0.560, 8, 129.77}, {1.553, 0.626, 16, 185.40}, {1.905, 0.657, 24, 215.99},
+           {2.290, 0.660, 32, 238.37}, {3.142, 0.668, 48, 257.83}, {4.065, 0.675, 64, 262.73},
+           {6.012, 0.664, 96, 270.98}, {8.002, 0.659, 128, 273.72}, {16, 0.507, 256, 355.49},
+           {32, 0.460, 512, 391.86}, {64, 0.336, 1024, 536.33}, {96, 0.248, 1536, 727.31},
+           {128, 0.198, 2048, 911.64}, {192, 0.141, 3072, 1279.17}, {256, 0.109, 4096, 1647.57}},
+    bf16 = {{1.000, 0.730, 1, 144.03}, {1.143, 0.803, 2, 229.28}, {1.463, 0.819, 4, 351.10},
+            {2.223, 0.870, 8, 434.98}, {4.040, 0.883, 16, 471.49}, {6.006, 0.879, 24, 478.27},
+            {8.001, 0.863, 32, 487.35}, {12, 0.862, 48, 487.85}, {16, 0.871, 64, 483.14},
+            {24, 0.851, 96, 494.42}, {32, 0.856, 128, 491.39}, {64, 0.784, 256, 536.77},
+            {128, 0.635, 512, 662.33}, {256, 0.505, 1024, 833.72}, {384, 0.487, 1536, 1122.93}},
+  },
+  ["h200"] = {
+    fp8 = {{1.000, 0.124, 1, 31.70}, {1.032, 0.208, 2, 36.56}, {1.099, 0.288, 4, 49.67},
+           {1.240, 0.379, 8, 66.87}, {1.553, 0.439, 16, 92.36}, {1.905, 0.422, 24, 117.38},
+           {2.290, 0.440, 32, 124.99}},
+  },
+  ["b200"] = {
+    fp8 = {{1.000, 0.105, 1, 52.65}, {1.016, 0.180, 2, 60.35}, {1.048, 0.266, 4, 79.09},
+           {1.115, 0.414, 8, 95.47}, {1.255, 0.506, 16, 138.68}, {1.406, 0.534, 24, 175.80}},
+  },
+}
+
+--- The format class of d's routed experts for M.expert_gemm: "fp8", "fp4",
+--- "int8", "int4" or "bf16" (16-bit and anything else).
+local function expert_format(d)
+  local m, f = d.model, d.weights
+  local wf = rawget(m, "weight_formats")
+  if wf ~= nil and f.name == m:mixed_format_name() then
+    f = wf.experts ~= nil and formats.get(wf.experts, "weight_formats.experts") or m:dtype_format()
+  end
+  local name = f.name or ""
+  if name:find("^fp8") then return "fp8" end
+  if name:find("^nvfp4") or name:find("^mxfp4") then return "fp4" end
+  if name == "int8" then return "int8" end
+  if name:find("^int4") or name:find("^awq") or name:find("^gptq") then return "int4" end
+  return "bf16"
+end
+
+--- The benchmark curve d's routed experts read (M.expert_gemm): the rows, and
+--- which GPU and format they were measured on; nil for a dense model.
+function M.expert_curve(d)
+  if (d.model.experts or 0) == 0 then return nil end
+  local want = expert_format(d)
+  local function pick(id, fmts)
+    local g = M.expert_gemm[id]
+    if g == nil then return nil end
+    for _, k in ipairs(fmts) do
+      if g[k] then return g[k], id, k end
+    end
+  end
+  local rows, id, k = pick(d.gpu.id, {want, "bf16", "fp8"})
+  if rows == nil then rows, id, k = pick("h100-sxm", {want, "bf16"}) end
+  return rows, id, k
+end
+
 -- Fixed time of one tensor-parallel all-reduce (and of one pipeline hand-off),
 -- microseconds: vLLM's custom all-reduce on H100 takes 8.5-11.8 us for
 -- messages of 512 B to 32 KB at TP 2, 4 and 8, where the bytes cost next to
@@ -561,8 +659,8 @@ function M.step_facts(d)
     split = L * 2 * hq * r + Ld * 3 * (m.intermediate or 0)
   end
   if moe then
-    rep = rep + Lm * (k + 1) * H
-    split = split + Lm * 3 * k * (m.moe_intermediate or 0)
+    -- the routed experts' SiLU-and-multiply and moe_sum run inside fused_moe,
+    -- whose measured time the experts' term already is (M.expert_gemm)
     local sh = (m.shared_experts or 0) * (m.moe_intermediate or 0)
     if sh > 0 then split = split + Lm * 3 * sh end
   end
@@ -576,7 +674,8 @@ function M.step_facts(d)
   end
   local waits = M.host_waits(d)
   return {expert_share = moe and bytes("experts") / all or 0, idle_share = idle / all,
-          body_flops = 2 * body, head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
+          body_flops = 2 * body, expert_flops = moe and 2 * c.experts * k / E or 0,
+          head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
           act_split_bytes = 2 * split, kernels = kernels, gemm_kernels = gemms, attn_kernels = L,
           kernel_floor_us = M.kernel_floor_us, sampler_bytes = M.sampler_bytes_per_vocab * V,
           eager_launch_us = M.eager_launch_us, piecewise_kernels = M.piecewise_kernels * L,
@@ -761,8 +860,8 @@ function M.rates(d)
     if type(own) == "table" then own = own[rate] end
     eff[k] = (o.efficiency or {})[k] or own or M.efficiency[k]
   end
-  -- routed experts' weights are read at the memory factor unless one is given
-  eff.experts = (o.efficiency or {}).experts or eff.memory
+  -- routed experts: the benchmark curve of M.expert_gemm unless a factor is given
+  eff.experts = (o.efficiency or {}).experts
   local tflops = given.tflops or peak
   local hbm = given.hbm_gbps or g.hbm_gbps
   if hbm == nil or tflops == nil then
@@ -784,6 +883,11 @@ function M.rates(d)
     if user.compute == nil then p.gemm_compute = comp end
   end
   p.expert_eff = (p.experts or 0) > 0 and eff.experts or 0
+  if (p.experts or 0) > 0 and eff.experts == nil then
+    local rows = M.expert_curve(d)
+    p.expert_tpe, p.expert_frac = {}, {}
+    for i, r in ipairs(rows) do p.expert_tpe[i], p.expert_frac[i] = r[1], r[2] end
+  end
   p.link_latency_us = given.link_latency_us or M.link_latency_us
   p.step_overhead_ms = given.step_overhead_ms or 0
   p.launch_us = given.launch_us or p.launch_us

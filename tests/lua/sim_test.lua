@@ -80,11 +80,31 @@ check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "b200", weights = "nvfp4"}:perf
          "NVFP4 on B200: the fp4 rate (DGX B200 datasheet, 144 PFLOPS sparse / 8 / 2)")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = "nvfp4"}:perf().tflops, 989.5,
          "NVFP4 on a GPU without fp4 tensor cores: the bf16 rate")
--- routed experts at their own bandwidth factor (default: the memory factor)
+-- routed experts at the kernel benchmarks' fraction of their roofline by
+-- tokens per expert (sim.expert_gemm), a given factor in place of the curve
+local sim = require "kvplan.sim"
 local moe = {model = "qwen3-30b-a3b", gpu = "h100-sxm"}
-check.eq(kv.deploy(moe):perf().expert_eff, 0.69, "experts default to the memory factor")
+local mp = kv.deploy(moe):perf()
+check.eq(mp.expert_eff, 0, "no factor given: the curve")
+check.eq(#mp.expert_tpe, 15, "bf16 experts on H100: vLLM pull request 24700's Mixtral BF16 rows")
+check.eq(mp.expert_frac[1], 0.730, "1 token: 2 experts of 176 MB in 144.03 us at 3.35 TB/s")
+local dsv3 = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}
+local rows, on, fmt = sim.expert_curve(dsv3)
+check.eq(on .. " " .. fmt .. " " .. rows[1][2], "h200 fp8 0.124", "DeepSeek-V3's FP8 experts on H200")
+-- explicit fallbacks: a GPU without rows reads the H100's; a format the GPU
+-- lacks, that GPU's other curve
+local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "mi300x"})
+check.eq(on2 .. " " .. fmt2, "h100-sxm bf16", "MI300X: the H100's curve, an assumption")
+local _, on3, fmt3 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200"})
+check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's only (FP8) curve")
+check.eq(sim.expert_curve(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), nil, "dense: none")
+-- one sequence: one token per expert, the first row
+local one = dsv3:time(2048, 1)
+assert(math.abs(one.tokens_per_expert - 1) < 1e-12, "a single token: one token per expert")
+local factors = require "kvplan.factors"
+check.eq(factors.value(factors.by_name.experts, dsv3), 0.124, "the fit starts at the 1-token row")
 local slow = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm", efficiency = {experts = 0.3}}:time(2048, 32)
-assert(slow.gemm_ms > kv.deploy(moe):time(2048, 32).gemm_ms * 1.5, "experts at 0.3: " .. slow.gemm_ms)
+assert(slow.experts_ms > kv.deploy(moe):time(2048, 32).experts_ms * 1.5, "experts at 0.3: " .. slow.experts_ms)
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf().expert_eff, 0, "dense: no experts")
 check.error("efficiency 'experts' must be in (0, 1], got 0", kv.deploy,
             {model = "qwen3-30b-a3b", gpu = "h100-sxm", efficiency = {experts = 0}})

@@ -357,6 +357,84 @@ static void experts_chosen_idle_weights_logits_and_activations_are_counted(void 
   assert_non_null(strstr(dg.msg, "experts_active"));
 }
 
+/* The routed experts' term by tokens per expert: the same split as above
+ * at tp 2 (6e9 bytes of routed experts on a GPU, 2 of 8 chosen a token),
+ * 4e8 of the 8e8 FLOPs a token in the experts, and a curve of two points:
+ * 0.25 of the experts' roofline at 1 token per expert, 0.5 at 4. */
+static void experts_reach_the_benchmarked_fraction_by_tokens_per_expert(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 2);
+  kvp_perf p = h100();
+  p.expert_share = 0.75;
+  p.idle_share = 1.0 / 16;
+  p.experts = 8;
+  p.experts_active = 2;
+  p.body_flops = 8e8;
+  p.expert_flops = 4e8;
+  p.head_flops = 4e8;
+  p.expert_points = 2;
+  p.expert_tpe[0] = 1;
+  p.expert_frac[0] = 0.25;
+  p.expert_tpe[1] = 4;
+  p.expert_frac[1] = 0.5;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 1 token: exactly its 2 experts, 1 token each, the first point: 6e9 x
+   * 2 / 8 = 1.5e9 bytes at 3.35e12 x 0.25 (its 4e8 / 2 FLOPs: 0.2 us at
+   * 989.5e12, below the bytes' 448 us) */
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.tokens_per_expert - 1.0) < 1e-12);
+  assert_true(fabs(s.expert_s - 1.5e9 / 3.35e12 / 0.25) < 1e-15);
+  /* the dense part beside it: 1.5e9 bytes at 3.35e12 (3e9 / tp 2) */
+  assert_true(fabs(s.gemm_s - (1.5e9 / 3.35e12 + s.expert_s)) < 1e-15);
+  /* 3 tokens: 1 - (6/8)^3 = 37/64 of the experts chosen, 3 x 2 / 8 / (37/64)
+   * = 48/37 = 1.297 tokens each; between the points in log tokens: 0.25 +
+   * 0.25 x ln(48/37) / ln 4 = 0.29694; 6e9 x 37/64 = 3.46875e9 bytes */
+  kvp_step_time(&c, 3, 2, 0.0, 0.0, &s);
+  assert_true(fabs(s.tokens_per_expert - 48.0 / 37.0) < 1e-12);
+  double f3 = 0.25 + 0.25 * log(48.0 / 37.0) / log(4.0);
+  assert_true(fabs(f3 - 0.29694) < 1e-5);
+  assert_true(fabs(s.expert_s - 3.46875e9 / 3.35e12 / f3) < 1e-15);
+  /* FLOPs unchanged in sum: dense 3 x 4e8 / 2 + 2 rows x 4e8 / 2, experts
+   * 3 x 4e8 / 2 */
+  assert_true(fabs(s.flops - 1.6e9) < 1e-3);
+  /* 4096 tokens: every expert, 4096 x 2 / 8 = 1024 tokens each, clamped to
+   * the last point 0.5; the experts' 4096 x 4e8 / 2 = 8.192e11 FLOPs take
+   * 0.828 ms at 989.5e12, their 6e9 bytes 1.791 ms: bytes bind */
+  kvp_step_time(&c, 4096, 4096, 0.0, 0.0, &s);
+  assert_true(fabs(s.tokens_per_expert - 1024.0) < 1e-6);
+  assert_true(fabs(s.expert_s - 6e9 / 3.35e12 / 0.5) < 1e-12);
+  /* a curve of one point of 0.25: FLOPs bind at 16384 tokens (3.311 ms
+   * beside the bytes' 1.791 ms), at a quarter of the peak */
+  p.expert_points = 1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 16384, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.expert_s - 16384 * 4e8 / 2 / 989.5e12 / 0.25) < 1e-12);
+  /* a given factor replaces the curve at every tokens per expert */
+  p.expert_points = 2;
+  p.expert_eff = 0.8;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 3, 2, 0.0, 0.0, &s);
+  assert_true(fabs(s.expert_s - 3.46875e9 / 3.35e12 / 0.8) < 1e-15);
+  p.expert_eff = 0;
+  /* a curve whose tokens do not increase, or a fraction out of (0, 1] */
+  kvp_diag de = {{0}};
+  p.expert_tpe[1] = 1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &de), KVP_EINVAL);
+  assert_non_null(strstr(de.msg, "'expert_tpe' point 2"));
+  p.expert_tpe[1] = 4;
+  p.expert_frac[1] = 1.5;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &de), KVP_EINVAL);
+  assert_non_null(strstr(de.msg, "'expert_frac' point 2"));
+  p.expert_frac[1] = 0.5;
+  p.expert_flops = 9e8;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &de), KVP_EINVAL);
+  assert_non_null(strstr(de.msg, "expert_flops"));
+}
+
 /* A MoE split of the 8B shape: 16e9 weight bytes, 12e9 of them 8 routed
  * experts (2 chosen a token) in all 32 layers, 2e9 attention; the perf's
  * matching step facts. */
@@ -898,6 +976,7 @@ int main(void) {
     cmocka_unit_test(pipeline_stages_run_micro_batches),
     cmocka_unit_test(gemm_efficiency_follows_its_curves_in_log_m),
     cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
+    cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
