@@ -47,7 +47,7 @@ M.gpu_columns = {
 M.model_columns = {
   id = "text", name = "text", hf = "text", source = "text", family = "text",
   notes = "text", dtype = "text", weight_source = "text", weight_format = "text",
-  activation_unmodelled = "text",
+  activation_unmodelled = "text", other_note = "text", classes_unweighable = "text",
   aliases = "list",
   layers = "count", hidden = "count", heads = "count", kv_heads = "count",
   head_dim = "count", head_dim_v = "count", params = "count", active = "count",
@@ -56,6 +56,7 @@ M.model_columns = {
   kv_lora_rank = "count", rope_dim = "count",
   tie_embeddings = "bool", weight_bytes = "bytes", layer_kinds = "layers",
   attention_bias = "bool", dense_layers = "count", weight_formats = "classes",
+  attention_layers = "count", mlp_layers = "count", mlp_matrices = "count", no_lm_head = "bool",
   vision = "pairs", kv_checkpoint = "pairs",
 }
 

@@ -1489,6 +1489,9 @@ local function whisper_model(C, opts, dir)
     layers = 2 * dec, hidden = d, heads = heads, kv_heads = heads, head_dim = d // heads,
     max_context = tgt, params = params, active = params, intermediate = dffn, vocab = vocab,
     tie_embeddings = true, dtype = dtype or "bf16",
+    -- weight classes: the encoder's self-attention, the decoder's self- and
+    -- cross-attention; fc1 and fc2 MLPs (modeling_whisper.py)
+    attention_layers = enc + 2 * dec, mlp_layers = enc + dec, mlp_matrices = 2,
     layer_kinds = {{kind = "full", n = 1}, {kind = "cross", encoder_tokens = src, n = 1}},
     notes = string.format("encoder-decoder: %d decoder self-attention and %d cross-attention " ..
                           "layers caching the encoder's %d tokens; %d encoder layers (no cache)",
@@ -1575,6 +1578,25 @@ function M.from_hf(path, opts)
                            C.model_type and show(C.model_type) or "absent", iw,
                            table.concat(C.facts, "; ")),
   }
+  -- the weight classes' layers and MLP matrices where they are not every
+  -- layer's gated MLP (models.lua weight_class_params): Falcon's
+  -- dense_h_to_4h / dense_4h_to_h (vLLM falcon.py FalconMLP); Nemotron-H's
+  -- blocks hold one mixer each, attention, an up/down MLP (NemotronHMLP) or
+  -- Mamba2; a Mamba1 block its mixer alone. Mamba mixers' projections have
+  -- no class: such a checkpoint is not weighed by class
+  if C.fam.falcon then t.mlp_matrices = 2 end
+  if C.fam.hybrid == "mamba2" or C.fam.hybrid == "mamba1" then
+    local att, mlp = 0, 0
+    for i = 1, a.layers do
+      local k = a.kinds[i]
+      if k == "full" then att = att + 1 elseif k ~= "state" then mlp = mlp + 1 end
+    end
+    t.attention_layers, t.mlp_layers = att, C.fam.hybrid == "mamba2" and mlp or 0
+    t.mlp_matrices = 2
+    t.other_note = "the Mamba mixers and the norms"
+    t.classes_unweighable = "its Mamba mixers' projections are linear layers a quantized "
+                            .. "checkpoint quantizes and have no weight class"
+  end
   if a.mla then
     t.mla = {kv_lora_rank = a.mla.kv_lora, rope_dim = a.mla.rope, q_lora_rank = a.mla.q_lora,
              qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v, index_head_dim = a.mla.index}

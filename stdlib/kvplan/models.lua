@@ -25,6 +25,15 @@ local meta = {
   experts_active = true, shared_experts = true, moe_intermediate = true, dtype = true,
   mla = true, weight_bytes = true, weight_source = true, weight_format = true,
   weight_formats = true, attention_bias = true, dense_layers = true, vision = true,
+  -- the weight classes' layer counts where they are not `layers` and the
+  -- dense MLP's matrices (Model:weight_class_params); other_note says what
+  -- the class 'other' holds beyond norms and biases; classes_unweighable
+  -- why a checkpoint cannot be weighed by class (its quantized linear
+  -- layers have no class)
+  attention_layers = true, mlp_layers = true, mlp_matrices = true, other_note = true,
+  classes_unweighable = true,
+  -- no output layer at all (an embedding model: BertModel ends in a pooler)
+  no_lm_head = true,
   -- the KV format the checkpoint's quantization states (hf.lua kv_checkpoint)
   kv_checkpoint = true,
   -- why the engine's profiling-run activation is not predicted for the
@@ -197,7 +206,24 @@ function M.new(t)
       util.raise("model '%s': field 'vision' needs one of max_pixels or image_size", m.id)
     end
   end
+  for _, k in ipairs{"attention_layers", "mlp_layers"} do
+    if t[k] ~= nil then util.count(t[k], k, 0) end
+  end
+  if t.mlp_matrices ~= nil and t.mlp_matrices ~= 2 and t.mlp_matrices ~= 3 then
+    util.raise("model '%s': field 'mlp_matrices' must be 2 (up, down) or 3 (gate, up, down), got %s",
+               m.id, tostring(t.mlp_matrices))
+  end
+  for _, k in ipairs{"other_note", "classes_unweighable"} do
+    if t[k] ~= nil and type(t[k]) ~= "string" then
+      util.raise("model '%s': field '%s' must be a string, got %s", m.id, k, type(t[k]))
+    end
+  end
   if t.weight_formats ~= nil then
+    -- (a checkpoint whose bytes are given is not weighed by class)
+    if t.classes_unweighable and t.weight_bytes == nil then
+      util.raise("model '%s': its checkpoint cannot be weighed by class: %s", m.id,
+                 t.classes_unweighable)
+    end
     if type(t.weight_formats) ~= "table" then
       util.raise("field 'weight_formats' must be a table of class = format, got %s",
                  type(t.weight_formats))
@@ -261,14 +287,22 @@ end
 -- 16-bit embeddings and head; FP8 with block scales likewise). Parameters
 -- per class, from the config shapes as transformers builds the modules:
 --   embeddings  vocab x hidden
---   lm_head     vocab x hidden, unless tied
---   attention   per layer q, k, v, o: hidden x (heads + 2 kv_heads) x head_dim
+--   lm_head     vocab x hidden, unless tied (or no_lm_head)
+--   attention   per attention layer (attention_layers, default layers: an
+--               encoder-decoder's encoder self-, decoder self- and cross-
+--               attention modules, a hybrid's attention layers alone) q, k,
+--               v, o: hidden x (heads + 2 kv_heads) x head_dim
 --               + heads x head_dim x hidden (+ their biases with
 --               attention_bias); MLA: q (through q_lora_rank), kv_a, kv_b, o
---   mlp         dense layers: 3 x hidden x intermediate (gate, up, down)
+--   mlp         dense layers (mlp_layers, default layers; dense_layers with
+--               experts): mlp_matrices x hidden x intermediate, 3 (gate, up,
+--               down; the default) or 2 (up, down: Falcon, OPT, GPT-3, BERT,
+--               Whisper, Nemotron-H)
 --   experts     MoE layers: experts x 3 x hidden x moe_intermediate
---   other       params minus the above: norms, routers, biases, shared
---               experts, sinks (and a vision tower without vision.params)
+--   other       params minus the above: norms, routers, biases, learned
+--               positions, shared experts, sinks, a Mamba mixer (and a
+--               vision tower without vision.params); other_note says which
+--               when they are more than norms and biases
 --   vision      the vision tower and its projector: vision.params
 M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "vision", "other"}
 
@@ -276,7 +310,8 @@ M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "vis
 function Model:weight_class_params()
   local H, V, L = self.hidden or 0, self.vocab or 0, self.layers
   local vis = rawget(self, "vision")
-  local c = {embeddings = V * H, lm_head = self.tie_embeddings and 0 or V * H,
+  local nohead = self.tie_embeddings or self.no_lm_head
+  local c = {embeddings = V * H, lm_head = nohead and 0 or V * H,
              attention = 0, mlp = 0, experts = 0, vision = vis and vis.params or 0}
   local mla = rawget(self, "mla")
   if mla and self.heads then
@@ -292,14 +327,15 @@ function Model:weight_class_params()
     local q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
     local per = H * (q + 2 * kv) + q * H
     if self.attention_bias then per = per + q + 2 * kv + H end
-    c.attention = per * L
+    c.attention = per * (self.attention_layers or L)
   end
+  local mm = self.mlp_matrices or 3
   if self.experts then
     local dense = self.dense_layers or 0
     c.experts = (L - dense) * self.experts * 3 * H * (self.moe_intermediate or 0)
-    c.mlp = dense * 3 * H * (self.intermediate or 0)
+    c.mlp = dense * mm * H * (self.intermediate or 0)
   else
-    c.mlp = L * 3 * H * (self.intermediate or 0)
+    c.mlp = (self.mlp_layers or L) * mm * H * (self.intermediate or 0)
   end
   local sum = 0
   for _, k in ipairs(M.weight_classes) do sum = sum + (c[k] or 0) end
@@ -327,8 +363,8 @@ function Model:class_shapes()
   local H, L = self.hidden or 0, self.layers
   local c = {attention = {shards = 0, cols = 0}, mlp = {shards = 0, cols = 0},
              experts = {shards = 0, cols = 0},
-             lm_head = {shards = self.tie_embeddings and 0 or 1,
-                        cols = self.tie_embeddings and 0 or H}}
+             lm_head = {shards = (self.tie_embeddings or self.no_lm_head) and 0 or 1,
+                        cols = (self.tie_embeddings or self.no_lm_head) and 0 or H}}
   local mla = rawget(self, "mla")
   if mla and self.heads then
     local q = mla.q_lora_rank
@@ -336,11 +372,15 @@ function Model:class_shapes()
     c.attention.cols = L * ((q and (H + q) or 2 * H) + mla.kv_lora_rank
                             + self.heads * (mla.v_head_dim or 0))
   elseif self.heads and self.head_dim then
-    c.attention.shards = 4 * L
-    c.attention.cols = L * (H + self.heads * self.head_dim)
+    local La = self.attention_layers or L
+    c.attention.shards = 4 * La
+    c.attention.cols = La * (H + self.heads * self.head_dim)
   end
-  local dense = self.experts and (self.dense_layers or 0) or L
-  c.mlp.shards, c.mlp.cols = 3 * dense, dense * (H + (self.intermediate or 0))
+  -- a two-matrix MLP's up and down read H and intermediate columns, as the
+  -- merged gate_up and down of a gated one do
+  local dense = self.experts and (self.dense_layers or 0) or (self.mlp_layers or L)
+  c.mlp.shards = (self.mlp_matrices or 3) * dense
+  c.mlp.cols = dense * (H + (self.intermediate or 0))
   if self.experts then
     local n = (L - dense) * self.experts
     c.experts.shards, c.experts.cols = 3 * n, n * (H + (self.moe_intermediate or 0))
@@ -397,8 +437,13 @@ end
 
 --- Bytes of all weights with each class in its format of wf (a table of
 --- class = format), the rest in the model dtype; a format's bits a matrix
---- and an input column count over the class's layers (class_bytes).
+--- and an input column count over the class's layers (class_bytes). An
+--- error for a model marked classes_unweighable.
 function Model:classes_size(wf)
+  if rawget(self, "classes_unweighable") then
+    util.raise("model '%s': its checkpoint cannot be weighed by class: %s", self.id,
+               self.classes_unweighable)
+  end
   local c, native, total = self:weight_class_params(), self:dtype_format(), 0
   local shapes = self:class_shapes()
   for _, k in ipairs(M.weight_classes) do

@@ -78,12 +78,20 @@ function M.closest(name, names, n, any)
   for _, c in ipairs(names) do
     local lc = M.norm(c:sub(1, 64))
     -- the distance is at least the difference of the lengths
-    local d = math.abs(#lc - #lname) > limit and math.huge or distance(lname, lc)
-    if lc:find(lname, 1, true) or lname:find(lc, 1, true) then d = math.min(d, 1) end
-    if d <= limit and lc ~= lname then scored[#scored + 1] = {c, d} end
+    local e = math.abs(#lc - #lname) > limit and math.huge or distance(lname, lc)
+    local d = e
+    if lc:find(lname, 1, true) or lname:find(lc, 1, true) then
+      -- one inside the other: the edit distance is the lengths' difference
+      d, e = math.min(d, 1), math.abs(#lc - #lname)
+    end
+    if d <= limit and lc ~= lname then scored[#scored + 1] = {c, d, e} end
   end
+  -- names containing the name (or contained in it) rank as distance 1,
+  -- among them the nearer by edit distance first ('layer': 'layers' before
+  -- 'mlp_layers' and 'attention_layers'), then by name
   table.sort(scored, function(x, y)
     if x[2] ~= y[2] then return x[2] < y[2] end
+    if x[3] ~= y[3] then return x[3] < y[3] end
     return x[1] < y[1]
   end)
   local out = {}

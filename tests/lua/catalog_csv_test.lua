@@ -205,7 +205,7 @@ mbad("id,layers,hidden,heads,weight_format\nx,8,1024,8,int4-g12x\n",
 mbad("id,layers,hidden,heads,weight_bytes\nx,8,1024,8,lots\n",
      ":2:5: bad number 'lots' in column 'weight_bytes'")
 mbad("id,layers,hidden,heads\nllama-3.1-8b,8,1024,8\n", ":2:1: model 'llama-3.1-8b' is already in the catalog")
-mbad("id,layer,hidden,heads\nx,8,1024,8\n", ":1:2: unknown column 'layer' (did you mean 'dense_layers', 'layer_kinds', 'layers'?)")
+mbad("id,layer,hidden,heads\nx,8,1024,8\n", ":1:2: unknown column 'layer' (did you mean 'layers', 'mlp_layers', 'layer_kinds'?)")
 mbad("id,layers,hidden,heads,mla\nx,8,1024,8,\n", ":1:5: unknown column 'mla'")
 layers("sliding*5,full", ":2:6: field 'layer_kinds[1].window' must be an integer >= 1, got 0")
 layers("sliding:4k*5,full",

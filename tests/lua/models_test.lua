@@ -88,3 +88,65 @@ check.eq(v3.attention.shards .. "/" .. v3.attention.cols,
          61 * 5 .. "/" .. 61 * (7168 + 1536 + 512 + 128 * 128), "DeepSeek-V3 MLA")
 check.eq(v3.mlp.cols, 3 * (7168 + 18432), "DeepSeek-V3's dense layers")
 check.eq(v3.lm_head.shards .. "/" .. v3.lm_head.cols, "1/7168", "an untied lm_head")
+
+-- every catalog model is weighed by class: its classes add up to no more
+-- than params (the rest is 'other'), and 'other' is norms and biases alone
+-- (at most 0.5 % of params) unless the entry's other_note says what else it
+-- holds; a model marked classes_unweighable refuses to be weighed by class
+-- with its reason (before: falcon, OPT, GPT-3, BERT and Whisper counted a
+-- gated three-matrix MLP, Nemotron-H attention and an MLP in every layer)
+do
+  local models = require "kvplan.models"
+  local n = 0
+  for _, m in ipairs(models.all()) do
+    n = n + 1
+    local ok, c = pcall(m.weight_class_params, m)
+    check.eq(ok, true, m.id .. " weighed by class: " .. tostring(not ok and c or ""))
+    if ok then
+      check.eq(c.other >= 0, true, m.id .. " other >= 0")
+      if c.other * 200 > m.params then
+        check.eq(type(rawget(m, "other_note")), "string",
+                 string.format("%s: other %d of %d params needs an other_note", m.id, c.other, m.params))
+      end
+    end
+    local why = rawget(m, "classes_unweighable")
+    if why then
+      check.error(why, m.classes_size, m, {attention = "int4-g128", mlp = "int4-g128"})
+    end
+  end
+  check.eq(n > 50, true, "the whole catalog")
+end
+
+-- OPT-66B by class, by hand (fc1 and fc2: two matrices an MLP): 64 layers
+-- of attention 4 x 9216^2 = 21743271936 and MLP 2 x 9216 x 36864 =
+-- 43486543872, embeddings 50272 x 9216 = 463306752 (lm_head tied), other
+-- the learned positions 2050 x 9216 = 18892800 and 64 x (9 x 9216 + 36864)
+-- biases and LayerNorms + 2 x 9216 final = 7686144: 26578944. int4-g128
+-- (4.15625 bits, 133/256 bytes a weight) on attention and MLP, fp16 the rest:
+-- 11296309248 + 22592618496 + 2 x (463306752 + 26578944) = 34868699136
+do
+  local m = kv.model("opt-66b")
+  local c = m:weight_class_params()
+  check.eq(c.attention, 21743271936, "OPT-66B attention")
+  check.eq(c.mlp, 43486543872, "OPT-66B MLP: up and down")
+  check.eq(c.embeddings .. "/" .. c.lm_head, "463306752/0", "OPT-66B embeddings, tied head")
+  check.eq(c.other, 18892800 + 7686144, "OPT-66B other: positions, biases, LayerNorms")
+  local sh = m:class_shapes()
+  check.eq(sh.mlp.shards .. "/" .. sh.mlp.cols, 64 * 2 .. "/" .. 64 * (9216 + 36864), "OPT-66B MLP shapes")
+  check.eq(m:classes_size{attention = "int4-g128", mlp = "int4-g128"}, 34868699136,
+           "OPT-66B int4-g128 by class")
+  -- falcon-7b likewise adds up exactly: 32 x (4544 x (4544 + 128) + 4544^2
+  -- attention + 2 x 4544 x 18176 MLP + 2 x 4544 LayerNorm) + 65024 x 4544
+  -- + 2 x 4544 = params, other its 33 LayerNorms
+  local f = kv.model("falcon-7b"):weight_class_params()
+  check.eq(f.other, 33 * 2 * 4544, "falcon-7b: other is its LayerNorms")
+  -- Whisper's 96 attention modules (encoder self, decoder self and cross)
+  -- and 64 two-matrix MLPs
+  local w = kv.model("whisper-large-v3"):weight_class_params()
+  check.eq(w.attention .. "/" .. w.mlp, 96 * 4 * 1280 * 1280 .. "/" .. 64 * 2 * 1280 * 5120,
+           "whisper-large-v3 classes")
+  -- BERT has no LM head
+  check.eq(kv.model("bge-large-en-v1.5"):weight_class_params().lm_head, 0, "bge: no lm_head")
+end
+check.error("field 'mlp_matrices' must be 2 (up, down) or 3 (gate, up, down), got 4", kv.model,
+            {id = "x", layers = 1, hidden = 64, heads = 1, params = 1000, mlp_matrices = 4})

@@ -746,17 +746,27 @@ do
 end
 
 -- a quantized log whose catalog model cannot be weighed by class gives a row
--- saying so, not an error that ends the run (falcon-7b's classes exceed its
--- params: its MLP has two matrices, no gate, where the classes count three)
-do
-  local ok, rows = pcall(kv.validate, "# engine: vllm\n# model: falcon-7b\n# version: 0.7\n"
-    .. "# quantization: awq\n"
+-- saying so, not an error that ends the run (nemotron-nano-9b-v2's Mamba2
+-- mixers' projections have no weight class: classes_unweighable)
+local function awq_log(id)
+  return "# engine: vllm\n# model: " .. id .. "\n# version: 0.7\n# quantization: awq\n"
     .. "model weights take 4.45GiB; non_torch_memory takes 0.16GiB; PyTorch activation peak memory "
-    .. "takes 0.94GiB; the rest of the memory reserved for KV Cache is 59.75GiB.\n")
+    .. "takes 0.94GiB; the rest of the memory reserved for KV Cache is 59.75GiB.\n"
+end
+do
+  local ok, rows = pcall(kv.validate, awq_log("nemotron-nano-9b-v2"))
   check.eq(ok, true, "the run goes on: " .. tostring(rows))
   local w = rows_by(rows)["weights/parse"]
   check.eq(w ~= nil, true, "a weights row")
   assert(w.status:find("cannot be weighed by class", 1, true), w.status)
+  assert(w.status:find("Mamba2 mixers", 1, true), w.status)
+end
+-- falcon-7b's two-matrix MLP (mlp_matrices = 2) adds up: its AWQ log is
+-- weighed (before, its classes counted a gated MLP and exceeded params)
+do
+  local r = rows_by(kv.validate(awq_log("falcon-7b")))
+  check.eq(r["weights_gib/predict"] and r["weights_gib/predict"].status, "predicted",
+           "falcon-7b AWQ weighed by class")
 end
 -- deepseek-v2-lite's classes add up since its entry has dense_layers = 1
 -- (first_k_dense_replace): its AWQ checkpoint is weighed (vllm#13109's log)

@@ -127,6 +127,7 @@ return {
     dtype = "bf16", max_context = 131072,
     layer_kinds = {{kind = "full", n = 3}, {kind = "cross", encoder_tokens = 6404, n = 1},
                    {kind = "full", n = 1}},
+    other_note = "the vision tower and its projector (no vision.params), the cross-attention layers' gates and norms, and the norms",
     -- its profiling is the V0 encoder-decoder runner's (mllama.py is
     -- SupportsV0Only there): dummy requests of an image each through the
     -- tiled vision tower (32 local and 8 global layers over 4 x 1601
@@ -160,6 +161,7 @@ return {
     params = 107769861120, active = 17000000000,
     dtype = "bf16", max_context = 262144,
     layer_kinds = { {kind = "chunked", window = 8192, n = 3}, {kind = "full", n = 1} },
+    other_note = "the 48 shared experts (6039797760: 3 x 5120 x 8192 a layer), the routers (3932160) and the norms: exactly the rest",
     notes = "no_rope_layers[i]=1 -> RoPE layer with chunked local attention (8192-token chunks); every 4th layer (3,7,...) is NoPE global full attention. Instruct repo config says max_position_embeddings 10485760. Computed active 17172894720",
   },
   ---------------------------------------------------------------- Mistral / Mixtral
@@ -433,6 +435,11 @@ return {
     experts = 512, experts_active = 10, shared_experts = 1, moe_intermediate = 512,
     params = 79674391296, active = 3000000000,
     dtype = "bf16", max_context = 262144,
+    -- the classes count 48 plain attention layers (905969664) where the 12
+    -- gated-attention and 36 Gated DeltaNet layers' linear layers hold
+    -- 1539833856 (hf.lua attention_params / linear_params): 'other' holds
+    -- the difference with the shared experts, routers and norms
+    other_note = "633864192 of the token mixers' linear layers beyond the 48 plain attention layers the class counts, the shared experts (151093248), routers (50331648), convolutions and norms",
     layer_kinds = {
       {kind = "state", n = 3, state_bytes = 1097728, state_heads = 16,
        note = "Gated DeltaNet: conv state (conv_kernel-1)*(key_dim*2+value_dim) = 3*(2048*2+4096) = 24576 elements + recurrent state num_v_heads*head_k_dim*head_v_dim = 32*128*128 = 524288 elements; 548864 elements * 2 bytes (bf16). Split over TP by the 16 key heads (32 value heads)"},
@@ -454,6 +461,7 @@ return {
     dtype = "bf16", max_context = 163840,
     dense_layers = 1,
     mla = { kv_lora_rank = 512, rope_dim = 64, qk_nope_head_dim = 128, v_head_dim = 128 },
+    other_note = "the 26 MoE layers' 2 shared experts (449839104), the routers (3407872) and the norms (126464): exactly the rest",
     notes = "MLA: KV cache per token per layer = kv_lora_rank + qk_rope_head_dim = 576 elements; layer 0 dense FFN, layers 1-26 MoE",
   },
   {
@@ -469,6 +477,7 @@ return {
     dtype = "bf16", max_context = 163840,
     dense_layers = 1,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128 },
+    other_note = "the 59 MoE layers' 2 shared experts (2783969280), the routers (48332800) and the norms (742400): exactly the rest",
     notes = "MLA: 576 cached elements per token per layer",
   },
   {
@@ -485,6 +494,7 @@ return {
     weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128},
     dense_layers = 3,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128 },
+    other_note = "the 58 MoE layers' shared expert (2554331136), the routers and their score-correction biases (106445312) and the norms (1006592): exactly the rest",
     notes = "weights fp8 (e4m3, 128x128 block scales; norms/embeddings bf16); MLA 576 cached elements per token per layer; first 3 layers dense FFN, 58 MoE; num_nextn_predict_layers 1",
   },
   {
@@ -502,6 +512,7 @@ return {
     dense_layers = 3,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128,
             index_head_dim = 128 },
+    other_note = "DeepSeek-V3's (its shared experts, routers and norms: 2661783040) and the 61 sparse-attention indexers (851524864)",
     notes = "DeepSeek Sparse Attention: besides the MLA latent every layer caches the indexer's 128 keys in fp8 with an fp32 scale (132 bytes a token, vLLM DeepseekV32IndexerCache); vLLM's kv_cache_dtype fp8_ds_mla stores the latent in 656 bytes a token (kv format fp8_ds_mla)",
   },
   ---------------------------------------------------------------- Nemotron-H (NVIDIA)
@@ -514,6 +525,13 @@ return {
     layers = 56, hidden = 4480, heads = 40, kv_heads = 8, head_dim = 128,
     intermediate = 15680, vocab = 131072, tie_embeddings = false,
     params = 8888227328, dtype = "bf16", max_context = 131072,
+    -- weight classes (models.lua weight_class_params): the 4 '*' layers hold
+    -- attention, the 25 '-' layers an MLP of up_proj and down_proj (relu2, no
+    -- gate: vLLM vllm/model_executor/models/nemotron_h.py NemotronHMLP,
+    -- transformers modeling_nemotron_h.py NemotronHMLP)
+    attention_layers = 4, mlp_layers = 25, mlp_matrices = 2,
+    other_note = "the 27 Mamba2 mixers (3981045888: in_proj 4480 x 22656, out_proj 10240 x 4480, conv1d with its bias, dt_bias, A_log, D, norm) and the 57 norms (255360): exactly the rest",
+    classes_unweighable = "its 27 Mamba2 mixers' in_proj and out_proj are linear layers a quantized checkpoint quantizes (vLLM nemotron_h.py / mamba_mixer2.py give them the quant_config) and have no weight class",
     -- M Mamba2 (state from its shapes, models.lua mamba2_state), * attention, - MLP only
     layer_kinds = {
       {kind = "state", mamba2 = MAMBA2}, {kind = "none"}, {kind = "state", mamba2 = MAMBA2},
@@ -551,6 +569,13 @@ return {
     max_context = 2048, -- no length key in config.json: vLLM assumes 2048 (_get_and_verify_max_len)
     -- a Mamba1 mixer in every block: its state from the shapes (models.lua mamba1_state)
     layer_kinds = {{kind = "state", mamba1 = {inner = 8192, state = 16, conv_kernel = 4}}},
+    -- no attention and no MLP: a block is a norm and a Mamba1 mixer
+    -- (transformers modeling_falcon_mamba.py FalconMambaBlock); the mixers'
+    -- in_proj, x_proj, dt_proj and out_proj are 'other' (where a 3 x hidden
+    -- x intermediate MLP had been counted, in_proj and out_proj's size)
+    mlp_layers = 0,
+    other_note = "the 64 Mamba1 mixers (in_proj, conv1d, x_proj, dt_proj, A_log, D, out_proj) and the norms",
+    classes_unweighable = "its Mamba1 mixers' in_proj, x_proj, dt_proj and out_proj are the linear layers a quantized checkpoint quantizes and have no weight class",
     notes = "attention-free: every layer a Mamba1 state of conv 8192 x 3 + SSM 8192 x 16 elements (311296 bf16 bytes); nothing cached per token",
   },
   ---------------------------------------------------------------- Whisper (OpenAI): encoder-decoder
@@ -568,6 +593,13 @@ return {
     layers = 64, hidden = 1280, heads = 20, kv_heads = 20, head_dim = 64,
     intermediate = 5120, vocab = 51866, tie_embeddings = true,
     params = 1543490560, dtype = "fp16",
+    -- weight classes: 32 encoder self-attention, 32 decoder self-attention
+    -- and 32 decoder cross-attention modules (q, k, v, out_proj, 1280 x 1280
+    -- each), and 32 + 32 MLPs of fc1 and fc2 (no gate: transformers
+    -- modeling_whisper.py WhisperEncoderLayer / WhisperDecoderLayer, vLLM
+    -- vllm/model_executor/models/whisper.py WhisperMLP)
+    attention_layers = 96, mlp_layers = 64, mlp_matrices = 2,
+    other_note = "the encoder's two convolutions, the encoder's and decoder's learned positions, biases and LayerNorms",
     max_context = 448, -- max_target_positions: the decoder's longest sequence
     layer_kinds = {{kind = "full", n = 1}, {kind = "cross", encoder_tokens = 1500, n = 1}},
     notes = "encoder-decoder: 32 decoder self-attention layers (full) and 32 cross-attention layers that cache the encoder's 1500 tokens (30 s of audio) once per request, whatever its length",
@@ -582,6 +614,11 @@ return {
     layers = 24, hidden = 1024, heads = 16, kv_heads = 16, head_dim = 64,
     intermediate = 4096, vocab = 30522, tie_embeddings = false,
     params = 335141888, dtype = "fp32", max_context = 512,
+    -- the MLP is two matrices, intermediate.dense and output.dense (no gate:
+    -- transformers modeling_bert.py BertIntermediate / BertOutput)
+    -- BertModel has no LM head (vLLM bert.py BertEmbeddingModel pools)
+    mlp_matrices = 2, no_lm_head = true,
+    other_note = "the position and token-type embeddings (526336), the pooler (1049600), biases and LayerNorms (321536)",
     -- bidirectional attention over the whole input in one pass: vLLM's
     -- EncoderOnlyAttention layers need no KV cache (EncoderOnlyAttentionSpec,
     -- max_memory_usage_bytes 0), so the model is attention-free to the KV
@@ -730,6 +767,9 @@ return {
     intermediate = 18176, vocab = 65024, tie_embeddings = true,
     params = 6921720704, active = 6921720704,
     dtype = "bf16", max_context = 2048,
+    -- dense_h_to_4h and dense_4h_to_h, no gate (vLLM vllm/model_executor/
+    -- models/falcon.py FalconMLP, commit 00620f91ea18)
+    mlp_matrices = 2,
     notes = "MQA: one K/V head shared by 71 query heads; FFN 4*hidden (no intermediate_size key)",
   },
   {
@@ -742,6 +782,10 @@ return {
     intermediate = 32768, vocab = 65024, tie_embeddings = true,
     params = 41835970560, active = 41835970560,
     dtype = "bf16", max_context = 2048,
+    -- dense_h_to_4h and dense_4h_to_h, no gate (vLLM falcon.py FalconMLP,
+    -- commit 00620f91ea18)
+    mlp_matrices = 2,
+    other_note = "the checkpoint's own lm_head.weight (532676608, in params although tied: vLLM's FalconForCausalLM.load_weights skips 'lm_head.' when tie_word_embeddings), LayerNorms and biases",
     notes = "checkpoint stores lm_head.weight separately (532676608 params) although lm_head is tied by default; with tying, in-memory count is 41303293952. FFN 4*hidden (no intermediate_size key)",
   },
   ---------------------------------------------------------------- gpt-oss (OpenAI)
@@ -788,6 +832,9 @@ return {
     intermediate = 36864, vocab = 50272, tie_embeddings = true,
     params = 65719701504, active = 65719701504,
     dtype = "fp16", max_context = 2048,
+    -- fc1 and fc2, no gate (transformers modeling_opt.py OPTDecoderLayer,
+    -- vLLM vllm/model_executor/models/opt.py OPTDecoderLayer)
+    mlp_matrices = 2,
     notes = "ffn_dim 36864 (relu MLP, 2 matrices)",
   },
   {
@@ -800,6 +847,12 @@ return {
     intermediate = 49152, vocab = 50257,
     params = 175000000000, active = 175000000000,
     dtype = "fp16", max_context = 2048,
+    -- GPT-2's architecture (Brown et al. 2020 section 2.1: 'the same model
+    -- and architecture as GPT-2'): a two-matrix MLP (c_fc, c_proj) and the
+    -- output layer tied to the token embedding (transformers
+    -- modeling_gpt2.py GPT2MLP; GPT2LMHeadModel ties lm_head.weight to wte)
+    mlp_matrices = 2, tie_embeddings = true,
+    other_note = "the nominal 175.0B's excess over the shapes (174604259328 with learned positions, biases and LayerNorms): 395740672",
     notes = "nominal parameter count; MHA reference; hf = none",
   },
   {
