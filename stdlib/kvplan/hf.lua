@@ -1582,17 +1582,21 @@ function M.from_hf(path, opts)
   -- layer's gated MLP (models.lua weight_class_params): Falcon's
   -- dense_h_to_4h / dense_4h_to_h (vLLM falcon.py FalconMLP); Nemotron-H's
   -- blocks hold one mixer each, attention, an up/down MLP (NemotronHMLP) or
-  -- Mamba2; a Mamba1 block its mixer alone. Mamba mixers' projections have
-  -- no class: such a checkpoint is not weighed by class
+  -- Mamba2; a Mamba1 block its mixer alone; a Jamba layer attention or a
+  -- Mamba mixer, then its MLP or MoE (modeling_jamba.py JambaAttentionDecoderLayer
+  -- / JambaMambaDecoderLayer). Mamba mixers' projections have no class: such
+  -- a checkpoint is not weighed by class
   if C.fam.falcon then t.mlp_matrices = 2 end
-  if C.fam.hybrid == "mamba2" or C.fam.hybrid == "mamba1" then
+  local hy = C.fam.hybrid
+  if hy == "mamba2" or hy == "mamba1" or hy == "mamba" then
     local att, mlp = 0, 0
     for i = 1, a.layers do
       local k = a.kinds[i]
-      if k == "full" then att = att + 1 elseif k ~= "state" then mlp = mlp + 1 end
+      if k ~= "state" and (hy == "mamba" or k == "full") then att = att + 1
+      elseif k ~= "state" then mlp = mlp + 1 end
     end
-    t.attention_layers, t.mlp_layers = att, C.fam.hybrid == "mamba2" and mlp or 0
-    t.mlp_matrices = 2
+    t.attention_layers = att
+    if hy ~= "mamba" then t.mlp_layers, t.mlp_matrices = hy == "mamba2" and mlp or 0, 2 end
     t.other_note = "the Mamba mixers and the norms"
     t.classes_unweighable = "its Mamba mixers' projections are linear layers a quantized "
                             .. "checkpoint quantizes and have no weight class"

@@ -101,6 +101,19 @@ check.eq(jb:kinds().state, 28, "Jamba Mamba layers")
 check.eq(jb:layer(5).kind, "full", "attn_layer_offset 4")
 check.eq(jb:layer(1).state_bytes, 2 * 4096 * (4 - 1 + 16) * 2, "Mamba conv + SSM state")
 check.eq(jb:kv_bytes_per_token(), 4 * 2 * 8 * 128 * 2, "only attention layers grow")
+-- its weight classes count the 4 attention layers' q, k, v, o alone (32
+-- before, the Mamba layers' too), its 28 Mamba mixers are 'other' and mark
+-- it not weighable by class; Nemotron-H's 4 attention and 25 up/down MLP
+-- layers as the catalog's (models_test.lua)
+check.eq(jb:weight_class_params().attention, 4 * (4096 * (4096 + 2 * 1024) + 4096 * 4096),
+         "Jamba attention class: 4 layers")
+check.eq(type(jb.classes_unweighable), "string", "Jamba's Mamba mixers have no class")
+local nh = from_hf(FIX .. "nemotron-nano-9b-v2"):weight_class_params()
+local nc = kv.model("nemotron-nano-9b-v2"):weight_class_params()
+check.eq(nh.attention .. "/" .. nh.mlp .. "/" .. nh.other, nc.attention .. "/" .. nc.mlp .. "/" .. nc.other,
+         "Nemotron-H classes from_hf = catalog")
+check.eq(from_hf(FIX .. "whisper-large-v3"):weight_class_params().other,
+         kv.model("whisper-large-v3"):weight_class_params().other, "Whisper classes from_hf = catalog")
 
 -- ---- quantization_config -> weight format -------------------------------------------
 
