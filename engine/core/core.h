@@ -102,12 +102,40 @@ kvp_err kvp_combo_check(const kvp_combo *c, kvp_diag *diag);
 
 /* ---- step times (roofline.c) ------------------------------------------------- */
 
+/* The per-sequence costs below are defined here, inline: the simulator
+ * (sim.c) evaluates them for every scheduled sequence of every step, and a
+ * call into roofline.c for each cost most of what they compute. Their
+ * arithmetic is roofline.c's (see its header comment). */
+
 /* KV bytes one sequence with n tokens of context reads in one step. */
-double kvp_cost_kv_read(const kvp_cost *c, int64_t n);
+static inline double kvp_cost_kv_read(const kvp_cost *c, int64_t n) {
+  double r = c->state_bytes;
+  for (int32_t i = 0; i < c->nterm; i++) {
+    int64_t keys = c->window[i] > 0 && n > c->window[i] ? c->window[i] : n;
+    r += c->kv_tok[i] * (double)keys;
+  }
+  return r;
+}
+
+/* Sum of min(i, w) for i = a + 1 .. a + k (w = 0: no cap). */
+static inline double kvp_keys_sum(int64_t a, int64_t k, int64_t w) {
+  double fa = (double)a, fk = (double)k;
+  if (w <= 0 || a + k <= w) return fk * fa + fk * (fk + 1.0) / 2.0;
+  if (a >= w) return fk * (double)w;
+  int64_t below = w - a; /* positions a + 1 .. w are uncapped */
+  double fb = (double)below;
+  return fb * fa + fb * (fb + 1.0) / 2.0 + (fk - fb) * (double)w;
+}
+
 /* Attention FLOPs of `count` new tokens of a sequence that already holds
  * `start` tokens: token i (1-based position start + i) attends to
  * start + i keys, or the last `window` of them. */
-double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count);
+static inline double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
+  double f = 0.0;
+  for (int32_t i = 0; i < c->nterm; i++)
+    f += c->attn_key[i] * kvp_keys_sum(start, count, c->window[i]);
+  return f;
+}
 /* One step of the target model: `tokens` tokens of `seqs` sequences
  * processed (each sequence's last token gives logits), `kv_read` bytes of
  * KV read, `attn` attention FLOPs (sums over the scheduled sequences of the
@@ -117,12 +145,38 @@ void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_re
 /* Seconds the attention FLOPs `attn` of one sequence with `count` query
  * tokens in the step take at the attention kernel's rate: attn_tflops x the curve
  * attn_flop at `count` (kvp_curve_at; flop_eff without one). */
-double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn);
+static inline double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn) {
+  if (!(attn > 0.0)) return 0.0;
+  double q = (double)(count > 0 ? count : 1);
+  return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->p.flop_eff));
+}
 /* kvp_step_time with the attention's compute seconds given (`attn_s`, the
  * sum of kvp_cost_attn_s over the scheduled sequences); kvp_step_time takes
  * them at the mean query tokens a sequence, tokens / seqs. */
 void kvp_step_time_s(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
                      double attn_s, kvp_step *out);
+/* The part of a step's time its tokens and sequences decide alone (those of
+ * one micro-batch under pipeline parallelism), before its KV and attention. */
+typedef struct kvp_step_part {
+  int64_t tokens, seqs, run_tokens;
+  int graph;
+  double tokens_per_expert, weight_bytes, weight_s, write_bytes, act, act_roof, act_s;
+  double gemm_flops;  /* the GEMMs' and routed experts' FLOPs */
+  double gemm_comp;   /* their compute seconds */
+  double gemm_roof, gemm_s, expert_s, a2a_s, comm_s, host;
+  double comp_bound;  /* the GEMMs' and experts' seconds bound by their FLOPs */
+} kvp_step_part;
+/* The last step's shape and its part: steps of one shape in a row (a decode
+ * batch that neither grows nor shrinks) compute it once. Start it zeroed
+ * (nothing memoized); it holds for one kvp_cost. */
+typedef struct kvp_step_memo {
+  int valid;
+  int64_t key_tokens, key_seqs;
+  kvp_step_part part;
+} kvp_step_memo;
+/* kvp_step_time_s through the memo m: the same figures, bit for bit. */
+void kvp_step_time_memo(const kvp_cost *c, kvp_step_memo *m, int64_t tokens, int64_t seqs,
+                        double kv_read, double attn, double attn_s, kvp_step *out);
 /* One draft pass for `seqs` sequences at mean context n (speculative). */
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
 

@@ -413,31 +413,6 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   return KVP_OK;
 }
 
-double kvp_cost_kv_read(const kvp_cost *c, int64_t n) {
-  double r = c->state_bytes;
-  for (int32_t i = 0; i < c->nterm; i++) {
-    int64_t keys = c->window[i] > 0 && n > c->window[i] ? c->window[i] : n;
-    r += c->kv_tok[i] * (double)keys;
-  }
-  return r;
-}
-
-/* Sum of min(i, w) for i = a + 1 .. a + k (w = 0: no cap). */
-static double keys_sum(int64_t a, int64_t k, int64_t w) {
-  double fa = (double)a, fk = (double)k;
-  if (w <= 0 || a + k <= w) return fk * fa + fk * (fk + 1.0) / 2.0;
-  if (a >= w) return fk * (double)w;
-  int64_t below = w - a; /* positions a + 1 .. w are uncapped */
-  double fb = (double)below;
-  return fb * fa + fb * (fb + 1.0) / 2.0 + (fk - fb) * (double)w;
-}
-
-double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
-  double f = 0.0;
-  for (int32_t i = 0; i < c->nterm; i++) f += c->attn_key[i] * keys_sum(start, count, c->window[i]);
-  return f;
-}
-
 /* The captured size a batch of n (sequences or tokens) runs at: the
  * smallest of the engine's graph sizes >= n (graphs: kvp_graphs), n itself
  * above them. vLLM V1: [1, 2, 4] + range(8, 256, 8) + range(256, max + 1,
@@ -461,12 +436,6 @@ static int64_t graph_size(int32_t graphs, int64_t n) {
   return (n + 15) / 16 * 16;
 }
 
-double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn) {
-  if (!(attn > 0.0)) return 0.0;
-  double q = (double)(count > 0 ? count : 1);
-  return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->p.flop_eff));
-}
-
 /* Is n one of TensorRT-LLM's captured sizes up to max without padding:
  * list(range(1, 32)) + [32, 64, 128] + the powers of 2 from 256 below max,
  * those above max dropped, max itself added (tensorrt_llm/llmapi/
@@ -478,10 +447,13 @@ static int exact_size(int64_t n, int64_t max) {
   return n >= 256 && (n & (n - 1)) == 0;
 }
 
-/* One batch through the whole model. */
-static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read,
-                      double attn, double attn_comp, kvp_step *out) {
-  memset(out, 0, sizeof *out);
+/* The part of one batch's time that depends on its tokens and sequences
+ * only (not on its KV or attention): what a step of the same shape as the
+ * one before reuses (kvp_step_memo). */
+static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, kvp_step_part *b) {
+  memset(b, 0, sizeof *b);
+  b->tokens = tokens;
+  b->seqs = seqs;
   if (tokens <= 0) return;
   /* CUDA graphs: a step the engine has captured replays its graph, at its
    * batch padded up to the captured size (the padding's tokens run through
@@ -505,8 +477,8 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
       graph = 1, run = graph_size(c->p.graphs, seqs) * per;
     }
   }
-  out->graph = graph && c->p.graphs != KVP_GRAPHS_NONE;
-  out->run_tokens = run;
+  b->graph = graph && c->p.graphs != KVP_GRAPHS_NONE;
+  b->run_tokens = run;
   double t = (double)run;
   /* weights: the dense part whole, the routed experts some token chose */
   double wfrac = c->active_frac >= 1.0 ? 1.0 : -expm1(t * log1p(-c->active_frac));
@@ -515,10 +487,10 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   double tm = t * (double)c->meet, touched = 0.0;
   if (c->expert_pick > 0.0) {
     touched = -expm1(tm * log1p(-c->expert_pick));
-    out->tokens_per_expert = touched > 0.0 ? tm * c->expert_pick / touched : 1.0;
+    b->tokens_per_expert = touched > 0.0 ? tm * c->expert_pick / touched : 1.0;
   }
   double experts = c->expert_bytes * touched;
-  out->weight_bytes = c->dense_bytes * wfrac + experts;
+  b->weight_bytes = c->dense_bytes * wfrac + experts;
   /* the dense GEMMs at their M (the step's tokens as run, padding included;
    * the logits' M is the sequences they are computed for): the curves'
    * efficiencies, else the flat factors */
@@ -526,55 +498,76 @@ static void step_once(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv
   double s = (double)seqs;
   double dense_bw = p->gemm_mem.n > 0 ? c->hbm * kvp_curve_at(&p->gemm_mem, t, p->mem_eff) : c->bw;
   double dense_s = c->dense_bytes * wfrac / dense_bw;
-  out->kv_bytes = kv_read + (double)tokens * c->write_tok;
+  b->write_bytes = (double)tokens * c->write_tok;
   double gemm_flops = t * c->flops_token + s * c->head_flops;
   double expert_flops = t * c->expert_flops_tok;
-  out->flops = gemm_flops + expert_flops + attn;
+  b->gemm_flops = gemm_flops + expert_flops;
   /* the sampler's kernels read and write each sampled row's logits */
-  double act = t * c->act_tok + (double)seqs * c->p.sampler_bytes;
+  b->act = t * c->act_tok + (double)seqs * c->p.sampler_bytes;
   double gemm_comp = gemm_flops / c->flops;
   if (p->gemm_flop.n > 0)
     gemm_comp = t * c->flops_token / (c->peak * kvp_curve_at(&p->gemm_flop, t, p->flop_eff)) +
                 s * c->head_flops / (c->peak * kvp_curve_at(&p->gemm_flop, s, p->flop_eff));
-  /* attention: KV bytes at its kernel's bandwidth, FLOPs at its kernel's
-   * rate for each sequence's query tokens (kvp_cost_attn_s) */
-  double attn_mem = out->kv_bytes / c->attn_bw;
   /* the routed experts' grouped GEMMs: their own roofline at the datasheet's
    * rates, reached to the fraction the kernel benchmarks measured at this
    * many tokens per expert (kvp_expert_fraction) */
   double expert_mem = experts / c->hbm, expert_comp = expert_flops / c->peak;
-  double frac = experts > 0.0 ? kvp_expert_fraction(&c->p, out->tokens_per_expert) : 1.0;
-  out->expert_s = experts > 0.0 ? fmax(expert_mem, expert_comp) / frac : 0.0;
-  double weight_s = dense_s + (experts > 0.0 ? expert_mem / frac : 0.0);
-  double gemm_roof = fmax(dense_s, gemm_comp) + out->expert_s;
-  double attn_roof = fmax(attn_mem, attn_comp);
-  double act_roof = act / c->bw;
+  double frac = experts > 0.0 ? kvp_expert_fraction(&c->p, b->tokens_per_expert) : 1.0;
+  b->expert_s = experts > 0.0 ? fmax(expert_mem, expert_comp) / frac : 0.0;
+  b->weight_s = dense_s + (experts > 0.0 ? expert_mem / frac : 0.0);
+  b->gemm_roof = fmax(dense_s, gemm_comp) + b->expert_s;
+  b->act_roof = b->act / c->bw;
   /* no kind of kernel runs faster than its kernels' floor */
-  out->gemm_s = fmax(gemm_roof, c->floor_gemm);
-  out->attn_s = fmax(attn_roof, c->floor_attn);
-  out->act_s = fmax(act_roof, c->floor_other);
-  out->floor_s = out->gemm_s - gemm_roof + out->attn_s - attn_roof + out->act_s - act_roof;
-  out->mem_s = c->attn_bw == c->bw ? weight_s + (out->kv_bytes + act) / c->bw
-                                    : weight_s + attn_mem + act / c->bw;
-  out->compute_s = gemm_comp + expert_comp / frac + attn_comp;
+  b->gemm_s = fmax(b->gemm_roof, c->floor_gemm);
+  b->act_s = fmax(b->act_roof, c->floor_other);
+  b->gemm_comp = gemm_comp + expert_comp / frac;
   if (c->a2a_count > 0)
-    out->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
+    b->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
   if (c->collectives > 0)
-    out->comm_s += t * c->ar_bytes_tok / c->link + out->a2a_s +
-                   (double)(c->collectives - c->a2a_count) * c->p.link_latency_us * 1e-6;
+    b->comm_s += t * c->ar_bytes_tok / c->link + b->a2a_s +
+                 (double)(c->collectives - c->a2a_count) * c->p.link_latency_us * 1e-6;
   if (c->pp > 1)
-    out->comm_s += t * c->pp_bytes_tok / c->link +
-                   (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
-  double host = (graph ? c->host_step + (piecewise ? c->host_piece : 0.0) : c->host_step_eager) +
-                (double)seqs * c->host_seq;
+    b->comm_s += t * c->pp_bytes_tok / c->link +
+                 (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
+  b->host = (graph ? c->host_step + (piecewise ? c->host_piece : 0.0) : c->host_step_eager) +
+            (double)seqs * c->host_seq;
+  /* the GEMMs' share of the compute-bound kernels (step_finish adds attention's) */
+  b->comp_bound = (gemm_comp > dense_s ? b->gemm_roof - b->expert_s : 0.0) +
+                  (expert_comp > expert_mem ? b->expert_s : 0.0);
+}
+
+/* One batch through the whole model: its shape's part b, then its KV and
+ * attention. */
+static void step_finish(const kvp_cost *c, const kvp_step_part *b, double kv_read, double attn,
+                        double attn_comp, kvp_step *out) {
+  memset(out, 0, sizeof *out);
+  if (b->tokens <= 0) return;
+  out->graph = b->graph;
+  out->run_tokens = b->run_tokens;
+  out->tokens_per_expert = b->tokens_per_expert;
+  out->weight_bytes = b->weight_bytes;
+  out->kv_bytes = kv_read + b->write_bytes;
+  out->flops = b->gemm_flops + attn;
+  /* attention: KV bytes at its kernel's bandwidth, FLOPs at its kernel's
+   * rate for each sequence's query tokens (kvp_cost_attn_s) */
+  double attn_mem = out->kv_bytes / c->attn_bw;
+  double attn_roof = fmax(attn_mem, attn_comp);
+  out->expert_s = b->expert_s;
+  out->gemm_s = b->gemm_s;
+  out->attn_s = fmax(attn_roof, c->floor_attn);
+  out->act_s = b->act_s;
+  out->floor_s = out->gemm_s - b->gemm_roof + out->attn_s - attn_roof + out->act_s - b->act_roof;
+  out->mem_s = c->attn_bw == c->bw ? b->weight_s + (out->kv_bytes + b->act) / c->bw
+                                    : b->weight_s + attn_mem + b->act / c->bw;
+  out->compute_s = b->gemm_comp + attn_comp;
+  out->a2a_s = b->a2a_s;
+  out->comm_s = b->comm_s;
   double device = out->gemm_s + out->attn_s + out->act_s + out->comm_s;
   /* an engine that overlaps waits only for the host time beyond the GPU's */
-  out->host_s = c->p.host_overlap ? fmax(0.0, host - device) : host;
+  out->host_s = c->p.host_overlap ? fmax(0.0, b->host - device) : b->host;
   /* bound by compute when the kernels whose FLOPs outlast their bytes take
    * most of the step's device time */
-  double comp_bound = (gemm_comp > dense_s ? gemm_roof - out->expert_s : 0.0) +
-                      (expert_comp > expert_mem ? out->expert_s : 0.0) +
-                      (attn_comp > attn_mem ? attn_roof : 0.0);
+  double comp_bound = b->comp_bound + (attn_comp > attn_mem ? attn_roof : 0.0);
   out->compute_bound = comp_bound > out->gemm_s + out->attn_s + out->act_s - comp_bound;
   out->seconds = device + out->host_s + c->p.step_overhead_ms * 1e-3;
 }
@@ -597,13 +590,26 @@ void kvp_step_time_s(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_
    * FLOPs, collectives and hand-offs at 1 / nb of the batch, every stage's
    * weights read once for it). Even micro-batches are assumed; one sequence
    * (a prompt) gains nothing. */
+  kvp_step_memo m = {0};
+  kvp_step_time_memo(c, &m, tokens, seqs, kv_read, attn, attn_s, out);
+}
+
+void kvp_step_time_memo(const kvp_cost *c, kvp_step_memo *m, int64_t tokens, int64_t seqs,
+                        double kv_read, double attn, double attn_s, kvp_step *out) {
   int64_t nb = c->pp > 1 && seqs > 1 ? (seqs < c->pp ? seqs : c->pp) : 1;
+  if (!m->valid || m->key_tokens != tokens || m->key_seqs != seqs) {
+    /* one micro-batch of nb: its share of the tokens and sequences */
+    step_base(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, &m->part);
+    m->key_tokens = tokens;
+    m->key_seqs = seqs;
+    m->valid = 1;
+  }
   if (nb == 1) {
-    step_once(c, tokens, seqs, kv_read, attn, attn_s, out);
+    step_finish(c, &m->part, kv_read, attn, attn_s, out);
     return;
   }
   double f = 1.0 / (double)nb;
-  step_once(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, kv_read * f, attn * f, attn_s * f, out);
+  step_finish(c, &m->part, kv_read * f, attn * f, attn_s * f, out);
 }
 
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {

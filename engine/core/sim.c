@@ -166,6 +166,9 @@ typedef struct state {
   int batch_full;             /* batch_is_full: no prefill tried until a request leaves */
   int64_t left_before;        /* requests finished or retracted when the last step began */
   kvp_request *moved;         /* KVP_PHASE_DECODE: the requests at their KV's arrival */
+  /* constant over the run, derived once (the same figures as derived each time) */
+  double attn_den1;           /* kvp_cost_attn_s's divisor for one query token (a decode) */
+  kvp_step_memo memo;         /* the last step's shape and its part of the step time */
 } state;
 
 /* KV bytes a request holds with n tokens computed (0 for none), its
@@ -188,17 +191,23 @@ static void prefix_hit(sreq *q, kvp_sim *out) {
   }
 }
 
-/* Bytes request q needs for `upto` computed tokens (held grows, never
- * shrinks, while the request runs). */
-static kvp_err need_for(state *s, sreq *q, int64_t upto, int64_t *need) {
-  if (upto <= q->cap && (q->held > 0 || upto == 0)) {
-    *need = q->held;
-    return KVP_OK;
-  }
+/* need_for beyond what q holds: its bytes at `upto` looked up. */
+static kvp_err need_more(state *s, sreq *q, int64_t upto, int64_t *need) {
   int64_t b;
   TRY(bytes_at(s, q, upto, &b));
   *need = b > q->held ? b : q->held;
   return KVP_OK;
+}
+
+/* Bytes request q needs for `upto` computed tokens (held grows, never
+ * shrinks, while the request runs). Inline: every scheduled request asks
+ * every step, and most steps it holds them already. */
+static inline kvp_err need_for(state *s, sreq *q, int64_t upto, int64_t *need) {
+  if (upto <= q->cap && (q->held > 0 || upto == 0)) {
+    *need = q->held;
+    return KVP_OK;
+  }
+  return need_more(s, q, upto, need);
 }
 
 static void set_held(state *s, sreq *q, int64_t upto, int64_t bytes) {
@@ -265,8 +274,17 @@ static kvp_err schedule_running(state *s, kvp_sim *out, int64_t *budget) {
     int64_t i = s->run[k];
     sreq *q = &s->r[i];
     if (q->done) continue;
-    int64_t t = wanted(s, q, *budget), need;
-    TRY(need_for(s, q, kv_upto(q, t), &need));
+    int64_t t = wanted(s, q, *budget), upto = kv_upto(q, t), need;
+    TRY(need_for(s, q, upto, &need));
+    if (need == q->held && s->free_bytes >= 0 && !s->contiguous && upto <= q->cap &&
+        upto > q->cap - s->gran) {
+      /* nothing to allocate or preempt, and set_held would leave cap as it
+       * is: a multiple of gran, the smallest one >= upto */
+      q->sched = t;
+      s->sch[s->nsch++] = i;
+      *budget -= t;
+      continue;
+    }
     int self = 0;
     while (need - q->held > s->free_bytes) {
       int64_t v = s->run[--s->nrun];
@@ -278,7 +296,7 @@ static kvp_err schedule_running(state *s, kvp_sim *out, int64_t *budget) {
     }
     if (self) break;
     s->free_bytes -= need - q->held;
-    set_held(s, q, kv_upto(q, t), need);
+    set_held(s, q, upto, need);
     q->sched = t;
     s->sch[s->nsch++] = i;
     *budget -= t;
@@ -587,7 +605,8 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     kv += kvp_cost_kv_read(s->c, q->computed);
     double a = kvp_cost_attn(s->c, q->computed, q->sched);
     attn += a;
-    attn_s += kvp_cost_attn_s(s->c, q->sched, a); /* at its own query tokens */
+    /* at its own query tokens: kvp_cost_attn_s, its divisor for one derived once */
+    attn_s += q->sched != 1 ? kvp_cost_attn_s(s->c, q->sched, a) : a > 0.0 ? a / s->attn_den1 : 0.0;
     if (decoding(q)) {
       ndecode++;
       ctx += (double)q->computed;
@@ -596,7 +615,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     }
   }
   kvp_step st;
-  kvp_step_time_s(s->c, tokens, s->nsch, kv, attn, attn_s, &st);
+  kvp_step_time_memo(s->c, &s->memo, tokens, s->nsch, kv, attn, attn_s, &st);
   double dt = st.seconds;
   if (ndecode > 0 && s->c->spec_tokens > 0)
     dt += (double)s->c->spec_tokens * kvp_draft_time(s->c, ndecode, ctx / (double)ndecode);
@@ -617,6 +636,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
   out->usage_mean += (double)used * dt;
   s->now += dt;
   /* progress: tokens computed, tokens sampled, requests finished */
+  int64_t finished = s->finished;
   for (int64_t k = 0; k < s->nsch; k++) {
     int64_t i = s->sch[k];
     sreq *q = &s->r[i];
@@ -646,7 +666,10 @@ static kvp_err run_step(state *s, kvp_sim *out) {
       }
     }
   }
-  /* leave: continuous at once; static when the whole batch is done */
+  /* leave: continuous at once; static when the whole batch is done (none
+   * finished this step: nobody leaves, the running requests are those not
+   * done, or a static batch with some alive) */
+  if (s->finished == finished) return KVP_OK;
   int64_t m = 0, alive = 0;
   for (int64_t k = 0; k < s->nrun; k++) alive += !s->r[s->run[k]].done;
   for (int64_t k = 0; k < s->nrun; k++) {
@@ -825,6 +848,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   s->chunked = -1;
   s->ratio = cfg->init_new_token_ratio;
   s->tok_bytes = 1;
+  s->attn_den1 = c->attn_peak * kvp_curve_at(&c->p.attn_flop, 1.0, c->p.flop_eff);
   if (cfg->sched == KVP_SCHED_SGLANG) {
     int64_t b;
     TRY(kvp_ledger_seq_bytes(l, s->stage, s->gran, &b));

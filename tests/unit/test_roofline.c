@@ -907,6 +907,46 @@ static void pipeline_stages_run_micro_batches(void **state) {
   assert_true(fabs(t.decode.seconds - one) < 1e-15);
 }
 
+/* The simulator's memo of a step's shape (kvp_step_time_memo) gives what
+ * kvp_step_time_s gives, bit for bit, whether the shape repeats or changes:
+ * under pipeline parallelism, CUDA graphs, GEMM curves, floors, host time
+ * overlapped and a MoE model's experts. */
+static void the_step_memo_gives_the_same_step_bit_for_bit(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 32, 4096, 32, 8, 128, NULL), KVP_OK);
+  d.model.params = 46700000000LL;
+  d.model.active = 12900000000LL;
+  d.gpu_bytes = 80 * GiB;
+  d.pp = 2;
+  d.tp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  p.mem_eff = 0.7, p.flop_eff = 0.6, p.link_eff = 0.8, p.link_latency_us = 5;
+  p.launch_us = 2, p.seq_host_us = 3, p.loop_host_us = 40, p.host_overlap = 1;
+  p.kernels = 400, p.gemm_kernels = 200, p.attn_kernels = 32, p.kernel_floor_us = 2;
+  p.graphs = KVP_GRAPHS_TOKENS, p.graph_max = 512, p.piecewise_kernels = 64;
+  p.eager_launch_us = 5, p.step_overhead_ms = 0.5;
+  p.gemm_mem = (kvp_curve){.n = 2, .m = {1, 256}, .e = {0.5, 0.8}};
+  p.gemm_flop = (kvp_curve){.n = 2, .m = {1, 4096}, .e = {0.3, 0.7}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  static const int64_t shape[][2] = {{1, 1},   {1, 1},     {7, 7},   {7, 7}, {7, 7}, {2048, 3},
+                                     {2048, 3}, {600, 600}, {1, 1},  {0, 0}, {0, 0}, {9, 3}};
+  kvp_step_memo m;
+  memset(&m, 0, sizeof m);
+  for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) {
+    kvp_step a, b;
+    double kv = 1e6 * (double)(i + 1), attn = 3e9 * (double)(i + 1), as = attn / 5e14;
+    kvp_step_time_s(&c, shape[i][0], shape[i][1], kv, attn, as, &a);
+    kvp_step_time_memo(&c, &m, shape[i][0], shape[i][1], kv, attn, as, &b);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_true(shape[i][0] == 0 || a.seconds > 0.0);
+  }
+}
+
 /* The dense GEMMs' efficiency by M: two curves in log M, clamped outside
  * their points, in place of the flat factors for the weights' read and the
  * GEMMs' FLOPs; KV and attention keep the flat factors. */
@@ -974,6 +1014,7 @@ int main(void) {
     cmocka_unit_test(attention_dp_splits_attention_over_tp_over_dp),
     cmocka_unit_test(vllm_data_parallel_counts_every_engine),
     cmocka_unit_test(pipeline_stages_run_micro_batches),
+    cmocka_unit_test(the_step_memo_gives_the_same_step_bit_for_bit),
     cmocka_unit_test(gemm_efficiency_follows_its_curves_in_log_m),
     cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
