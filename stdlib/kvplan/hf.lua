@@ -1601,6 +1601,12 @@ function M.from_hf(path, opts)
     t.classes_unweighable = "its Mamba mixers' projections are linear layers a quantized "
                             .. "checkpoint quantizes and have no weight class"
   end
+  -- Qwen3-Next's Gated DeltaNet layers: in_proj_qkvz and out_proj take the
+  -- quant_config (vLLM qwen3_next.py Qwen3NextGatedDeltaNet) and have no class
+  if hy == "gdn" then
+    t.classes_unweighable = "its Gated DeltaNet layers' in_proj_qkvz, in_proj_ba and out_proj "
+                            .. "(and the gated attention's doubled q_proj) have no weight class"
+  end
   if a.mla then
     t.mla = {kv_lora_rank = a.mla.kv_lora, rope_dim = a.mla.rope, q_lora_rank = a.mla.q_lora,
              qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v, index_head_dim = a.mla.index}

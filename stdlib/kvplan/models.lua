@@ -219,11 +219,6 @@ function M.new(t)
     end
   end
   if t.weight_formats ~= nil then
-    -- (a checkpoint whose bytes are given is not weighed by class)
-    if t.classes_unweighable and t.weight_bytes == nil then
-      util.raise("model '%s': its checkpoint cannot be weighed by class: %s", m.id,
-                 t.classes_unweighable)
-    end
     if type(t.weight_formats) ~= "table" then
       util.raise("field 'weight_formats' must be a table of class = format, got %s",
                  type(t.weight_formats))

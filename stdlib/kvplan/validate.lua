@@ -764,6 +764,9 @@ local function quantized_model(kv, m, f)
     wf = (name:find("8bit") or name:find("int8")) and ("bnb-int8-g" .. m.hidden) or "bnb-4bit-dq"
   end
   if wf == nil or rawget(m, "weight_formats") then return m, nil end
+  if rawget(m, "classes_unweighable") then
+    util.raise("model '%s': %s", m.id, m.classes_unweighable)
+  end
   local t = {}
   for k, v in pairs(m) do if k ~= "core" and k ~= "weight_bytes" then t[k] = v end end
   t.weight_formats = {attention = wf, mlp = wf, experts = wf}

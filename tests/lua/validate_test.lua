@@ -760,6 +760,20 @@ do
   check.eq(w ~= nil, true, "a weights row")
   assert(w.status:find("cannot be weighed by class", 1, true), w.status)
   assert(w.status:find("Mamba2 mixers", 1, true), w.status)
+  -- Qwen3-Next likewise: its Gated DeltaNet projections have no class (the
+  -- attention class counted 48 plain attention layers, and the log was
+  -- weighed with them in the model dtype)
+  local q = rows_by(kv.validate(awq_log("qwen3-next-80b-a3b")))["weights/parse"]
+  check.eq(q ~= nil, true, "a weights row for qwen3-next")
+  assert(q.status:find("Gated DeltaNet", 1, true), q.status)
+end
+-- a model marked so refuses to be weighed by class when a deployment asks
+do
+  local t = kv.models.facts(kv.model("nemotron-nano-9b-v2"))
+  t.id, t.weight_formats = "nemotron-awq", {attention = "int4-g128", mlp = "int4-g128"}
+  local m = kv.model(t)
+  check.error("model 'nemotron-awq': its checkpoint cannot be weighed by class: its 27 Mamba2",
+              m.weight_size, m)
 end
 -- falcon-7b's two-matrix MLP (mlp_matrices = 2) adds up: its AWQ log is
 -- weighed (before, its classes counted a gated MLP and exceeded params)

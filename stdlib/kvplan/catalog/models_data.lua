@@ -440,6 +440,10 @@ return {
     -- 1539833856 (hf.lua attention_params / linear_params): 'other' holds
     -- the difference with the shared experts, routers and norms
     other_note = "633864192 of the token mixers' linear layers beyond the 48 plain attention layers the class counts, the shared experts (151093248), routers (50331648), convolutions and norms",
+    -- vLLM's Qwen3NextGatedDeltaNet builds in_proj_qkvz and out_proj with
+    -- the quant_config (vllm/model_executor/models/qwen3_next.py): linear
+    -- layers a quantized checkpoint quantizes that no class holds
+    classes_unweighable = "its 36 Gated DeltaNet layers' in_proj_qkvz, in_proj_ba and out_proj and its 12 gated attention layers' doubled q_proj have no weight class (the attention class counts 48 plain attention layers)",
     layer_kinds = {
       {kind = "state", n = 3, state_bytes = 1097728, state_heads = 16,
        note = "Gated DeltaNet: conv state (conv_kernel-1)*(key_dim*2+value_dim) = 3*(2048*2+4096) = 24576 elements + recurrent state num_v_heads*head_k_dim*head_v_dim = 32*128*128 = 524288 elements; 548864 elements * 2 bytes (bf16). Split over TP by the 16 key heads (32 value heads)"},
