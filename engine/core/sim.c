@@ -136,6 +136,7 @@ typedef struct sreq {
   int64_t skip;     /* prompt tokens the prefix cache serves (whole blocks) */
   int64_t shared;   /* their bytes, held once in the pool */
   int done;
+  int dec;          /* decoding(q) when its step was costed (run_step) */
 } sreq;
 
 typedef struct state {
@@ -168,6 +169,8 @@ typedef struct state {
   kvp_request *moved;         /* KVP_PHASE_DECODE: the requests at their KV's arrival */
   /* constant over the run, derived once (the same figures as derived each time) */
   double attn_den1;           /* kvp_cost_attn_s's divisor for one query token (a decode) */
+  int plain;                  /* one KV term over every key (no window): the costs' loops
+                               * of one term, written out */
   kvp_step_memo memo;         /* the last step's shape and its part of the step time */
 } state;
 
@@ -599,15 +602,25 @@ static int64_t accepted(state *s, int64_t g) {
 static kvp_err run_step(state *s, kvp_sim *out) {
   int64_t tokens = 0, prefill = 0, ndecode = 0;
   double kv = 0.0, attn = 0.0, attn_s = 0.0, ctx = 0.0;
+  /* one KV term without a window: kvp_cost_kv_read's and kvp_cost_attn's
+   * loop of one, the same operations in the same order */
+  const double st0 = s->c->state_bytes, kt0 = s->c->kv_tok[0], ak0 = s->c->attn_key[0];
   for (int64_t k = 0; k < s->nsch; k++) {
     sreq *q = &s->r[s->sch[k]];
     tokens += q->sched;
-    kv += kvp_cost_kv_read(s->c, q->computed);
-    double a = kvp_cost_attn(s->c, q->computed, q->sched);
+    double a;
+    if (s->plain) {
+      kv += st0 + kt0 * (double)q->computed;
+      a = 0.0 + ak0 * kvp_keys_sum(q->computed, q->sched, 0);
+    } else {
+      kv += kvp_cost_kv_read(s->c, q->computed);
+      a = kvp_cost_attn(s->c, q->computed, q->sched);
+    }
     attn += a;
     /* at its own query tokens: kvp_cost_attn_s, its divisor for one derived once */
     attn_s += q->sched != 1 ? kvp_cost_attn_s(s->c, q->sched, a) : a > 0.0 ? a / s->attn_den1 : 0.0;
-    if (decoding(q)) {
+    q->dec = decoding(q);
+    if (q->dec) {
       ndecode++;
       ctx += (double)q->computed;
     } else {
@@ -641,7 +654,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     int64_t i = s->sch[k];
     sreq *q = &s->r[i];
     int64_t gain = 0;
-    if (decoding(q)) {
+    if (q->dec) { /* decoding(q): nothing changed it since it was costed */
       int64_t drafts = q->sched - 1;
       gain = 1 + (drafts > 0 ? accepted(s, drafts) : 0);
       q->computed += gain;
@@ -849,6 +862,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   s->ratio = cfg->init_new_token_ratio;
   s->tok_bytes = 1;
   s->attn_den1 = c->attn_peak * kvp_curve_at(&c->p.attn_flop, 1.0, c->p.flop_eff);
+  s->plain = c->nterm == 1 && c->window[0] == 0;
   if (cfg->sched == KVP_SCHED_SGLANG) {
     int64_t b;
     TRY(kvp_ledger_seq_bytes(l, s->stage, s->gran, &b));
