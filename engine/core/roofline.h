@@ -54,7 +54,7 @@ typedef struct kvp_curve {
   double e[KVP_CURVE_PTS];
 } kvp_curve;
 /* Points of a routed-expert efficiency curve (kvp_perf.expert_tpe). */
-#define KVP_EXPERT_POINTS 24
+#define KVP_EXPERT_POINTS 48
 
 /* One GPU kind's rates and the efficiency factors applied to them. */
 typedef struct kvp_perf {

@@ -384,16 +384,22 @@ end
 --                  --tp 8 --dtype w8a8 (E 256, top-k 8, hidden 7168, moe
 --                  intermediate 2048 / 8, block FP8); 8000 GB/s. Measured to 24
 --                  tokens (1.41 tokens an expert): clamped beyond
--- The curves differ most by the size of an expert's slice (small slices
--- reach less of the bandwidth at a few tokens: Mixtral's 176 MB slices 0.73
--- at one token, Qwen3-30B's 4.7 MB 0.25), which the table does not model.
--- Which curve a deployment reads (M.expert_curve): its GPU's for the
--- experts' format (fp8; fp4, int8, int4 and 16-bit formats as "fp4",
--- "int8", "int4", "bf16"), else that GPU's bf16 then fp8 curve, else the
--- H100 SXM's for the format, else its bf16 curve: for a GPU without a
--- benchmark here (A100, L40S, MI300X, ...) an assumption, not a
--- measurement. efficiency = {experts = x} replaces the curve by x at every
--- tokens per expert.
+-- The curves differ most by the size of an expert's slice, the bytes of one
+-- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
+-- bandwidth at a few tokens: Mixtral's 176 MB slices 0.73 at one token,
+-- Qwen3-30B's 4.7 MB 0.25). M.expert_slice gives each curve's slice, 3 x
+-- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
+-- left out). Which fraction a deployment reads (M.expert_curve): from its
+-- GPU's curves (else, for a GPU without a benchmark here -- A100, L40S,
+-- MI300X, ... -- the H100 SXM's: an assumption, not a measurement), the two
+-- whose slices bracket the deployment's own slice (M.expert_slice_bytes),
+-- interpolated linearly in log slice bytes at every tokens per expert of
+-- either curve, and clamped to the nearest curve outside them (a GPU with one
+-- curve reads it at every slice). The slice is the axis across formats: an
+-- FP8 slice is half a BF16 one of the same shape, and the kernel benchmarked
+-- is Triton's fused_moe for both; the format itself (w8a8's activation
+-- quantization, fp4 and int4 kernels) is not told apart, an assumption.
+-- efficiency = {experts = x} replaces the curve by x at every tokens per expert.
 M.expert_gemm = {
   ["h100-sxm"] = {
     fp8 = {{1.000, 0.253, 1, 44.54}, {1.032, 0.364, 2, 59.94}, {1.099, 0.453, 4, 90.46},
@@ -419,37 +425,103 @@ M.expert_gemm = {
   },
 }
 
---- The format class of d's routed experts for M.expert_gemm: "fp8", "fp4",
---- "int8", "int4" or "bf16" (16-bit and anything else).
+-- Bytes of one expert's slice (its w13 and w2 in one layer on one GPU) in
+-- each M.expert_gemm benchmark: 3 x hidden x moe intermediate / tp x bytes.
+M.expert_slice = {
+  ["h100-sxm"] = {fp8 = 3 * 2048 * 768 * 1,        -- Qwen3-30B-A3B, tp 1: 4718592
+                  bf16 = 3 * 4096 * 7168 * 2},     -- Mixtral-8x7B, tp 2: 176160768
+  ["h200"] = {fp8 = 3 * 4096 * 192 * 1},           -- Qwen3-235B-A22B, tp 8: 2359296
+  ["b200"] = {fp8 = 3 * 7168 * 256 * 1},           -- DeepSeek-R1, tp 8: 5505024
+}
+
+--- The format of d's routed experts (a mixed checkpoint's experts' own).
 local function expert_format(d)
   local m, f = d.model, d.weights
   local wf = rawget(m, "weight_formats")
   if wf ~= nil and f.name == m:mixed_format_name() then
     f = wf.experts ~= nil and formats.get(wf.experts, "weight_formats.experts") or m:dtype_format()
   end
-  local name = f.name or ""
-  if name:find("^fp8") then return "fp8" end
-  if name:find("^nvfp4") or name:find("^mxfp4") then return "fp4" end
-  if name == "int8" then return "int8" end
-  if name:find("^int4") or name:find("^awq") or name:find("^gptq") then return "int4" end
-  return "bf16"
+  return f
 end
 
---- The benchmark curve d's routed experts read (M.expert_gemm): the rows, and
---- which GPU and format they were measured on; nil for a dense model.
-function M.expert_curve(d)
-  if (d.model.experts or 0) == 0 then return nil end
-  local want = expert_format(d)
-  local function pick(id, fmts)
-    local g = M.expert_gemm[id]
-    if g == nil then return nil end
-    for _, k in ipairs(fmts) do
-      if g[k] then return g[k], id, k end
+--- GPUs one routed expert's slice is split over, as the core lays the
+--- experts out (engine/core/roofline.c expert_layout): SGLang's ep_size
+--- ranks hold whole experts split over tp / ep_size; vLLM's expert
+--- parallelism whole experts; vLLM's data parallelism without it splits them
+--- over tp x data_parallel_size; else over tp.
+local function expert_split(d)
+  local tp = d.tp or 1
+  if d.budget == "sglang" and (d.sglang_attn_dp or d.sglang_ep) then
+    if (d.sglang_ep or 1) <= 1 then return tp end
+    return tp / d.sglang_ep
+  end
+  local dp = d.data_parallel_size or 1
+  if d.enable_expert_parallel then return 1 end
+  if dp > 1 then return tp * dp end
+  return tp
+end
+
+--- Bytes of one routed expert's slice of d on one GPU: the routed experts'
+--- bytes in their format / (experts x MoE layers) / the GPUs an expert is
+--- split over; nil for a dense model or one without the shapes.
+function M.expert_slice_bytes(d)
+  local m = d.model
+  local E, k = m.experts or 0, m.experts_active or 0
+  if E == 0 or k == 0 or not m.layers then return nil end
+  local ok, c = pcall(m.weight_class_params, m)
+  if not ok or not ((c.experts or 0) > 0) then return nil end
+  local Lm = m.layers - (m.dense_layers or 0)
+  if not (Lm > 0) then return nil end
+  return formats.bytes(expert_format(d), c.experts) / (E * Lm) / expert_split(d)
+end
+
+-- a curve's fraction at x tokens per expert: linear in log tokens, clamped
+-- (as engine/core/roofline.c kvp_expert_fraction)
+local function curve_at(rows, x)
+  if x <= rows[1][1] then return rows[1][2] end
+  for i = 2, #rows do
+    if x <= rows[i][1] then
+      local a, b = rows[i - 1], rows[i]
+      return a[2] + math.log(x / a[1]) / math.log(b[1] / a[1]) * (b[2] - a[2])
     end
   end
-  local rows, id, k = pick(d.gpu.id, {want, "bf16", "fp8"})
-  if rows == nil then rows, id, k = pick("h100-sxm", {want, "bf16"}) end
-  return rows, id, k
+  return rows[#rows][2]
+end
+
+--- The curve d's routed experts read: rows {tokens per expert, fraction}
+--- (M.expert_gemm's rows where one curve is read), the GPU they were
+--- measured on, and which curves: a format ("fp8") or two and the weight of
+--- the second ("fp8+bf16 0.19148"); nil for a dense model.
+function M.expert_curve(d)
+  if (d.model.experts or 0) == 0 then return nil end
+  local id = M.expert_gemm[d.gpu.id] and d.gpu.id or "h100-sxm"
+  local list = {}
+  for k, rows in pairs(M.expert_gemm[id]) do
+    list[#list + 1] = {k = k, rows = rows, s = M.expert_slice[id][k]}
+  end
+  table.sort(list, function(a, b) return a.s < b.s end)
+  local s = M.expert_slice_bytes(d) or list[1].s
+  if #list == 1 or s <= list[1].s then return list[1].rows, id, list[1].k end
+  if s >= list[#list].s then return list[#list].rows, id, list[#list].k end
+  local i = 2
+  while list[i].s < s do i = i + 1 end
+  local a, b = list[i - 1], list[i]
+  local u = math.log(s / a.s) / math.log(b.s / a.s)
+  -- every tokens per expert of either curve, so that the core's linear
+  -- interpolation in log tokens between them is the blend of the two curves'
+  local xs = {}
+  for _, c in ipairs({a, b}) do
+    for _, r in ipairs(c.rows) do xs[#xs + 1] = r[1] end
+  end
+  table.sort(xs)
+  local rows = {}
+  for _, x in ipairs(xs) do
+    if #rows == 0 or x > rows[#rows][1] then
+      local fa, fb = curve_at(a.rows, x), curve_at(b.rows, x)
+      rows[#rows + 1] = {x, fa + u * (fb - fa)}
+    end
+  end
+  return rows, id, string.format("%s+%s %.5f", a.k, b.k, u)
 end
 
 -- Fixed time of one tensor-parallel all-reduce (and of one pipeline hand-off),

@@ -320,7 +320,9 @@ function M.new(spec)
   -- An engine rule in Lua (a budget's reserves hook) is kv.deploy's alone:
   -- then tp and pp are expanded here too (same row order)
   local hooked = lua_rule(dspec, base)
-  local tp_in_lua, pp_in_lua = hooked and spec.tp ~= nil, hooked and spec.pp ~= nil
+  -- step times: tp too, since a MoE model's routed-expert curve depends on the
+  -- slice of an expert on one GPU (kvplan.sim expert_curve), a perf table a tp
+  local tp_in_lua, pp_in_lua = (hooked or timed) and spec.tp ~= nil, hooked and spec.pp ~= nil
   if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
   if pp_in_lua then axes[#axes + 1] = {"pp", list(spec.pp)} end
   for i = 1, #axes do

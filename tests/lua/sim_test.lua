@@ -86,15 +86,45 @@ local sim = require "kvplan.sim"
 local moe = {model = "qwen3-30b-a3b", gpu = "h100-sxm"}
 local mp = kv.deploy(moe):perf()
 check.eq(mp.expert_eff, 0, "no factor given: the curve")
-check.eq(#mp.expert_tpe, 15, "bf16 experts on H100: vLLM pull request 24700's Mixtral BF16 rows")
-check.eq(mp.expert_frac[1], 0.730, "1 token: 2 experts of 176 MB in 144.03 us at 3.35 TB/s")
+-- by the slice of one expert on one GPU (sim.expert_slice_bytes): Qwen3-30B's
+-- bf16 experts at tp 1, 3 x 2048 x 768 x 2 = 9437184 bytes, between the H100's
+-- FP8 Qwen3-30B curve (4718592) and its BF16 Mixtral tp 2 curve (176160768):
+-- u = ln(9437184 / 4718592) / ln(176160768 / 4718592) = ln 2 / ln(37.333) =
+-- 0.19148, at 1 token 0.253 + u (0.730 - 0.253) = 0.34434; the tokens per
+-- expert of both curves, 18 + 15 less the 6 they share (1, 16, 32, 64, 128,
+-- 256) = 27 points
+check.eq(sim.expert_slice_bytes(kv.deploy(moe)), 9437184, "one bf16 expert slice of Qwen3-30B")
+check.eq(#mp.expert_tpe, 27, "both curves' tokens per expert")
+assert(math.abs(mp.expert_frac[1] - 0.34434) < 1e-5, "1 token: " .. mp.expert_frac[1])
+-- at 4 tokens per expert (between fp8's 3.142 and 4.065, bf16's 2.223 and 4.040)
+local f8 = 0.668 + math.log(4 / 3.142) / math.log(4.065 / 3.142) * (0.675 - 0.668)
+local f16 = 0.870 + math.log(4 / 2.223) / math.log(4.040 / 2.223) * (0.883 - 0.870)
+local u = math.log(2) / math.log(176160768 / 4718592)
+local want = f8 + u * (f16 - f8)
+local i4
+for i, x in ipairs(mp.expert_tpe) do if x == 4.040 then i4 = i end end
+local lo = mp.expert_frac[i4 - 1] -- the point before 4.040: fp8's 3.142
+assert(mp.expert_tpe[i4 - 1] == 3.142, "the point before: " .. mp.expert_tpe[i4 - 1])
+local got = lo + math.log(4 / 3.142) / math.log(4.040 / 3.142) * (mp.expert_frac[i4] - lo)
+assert(math.abs(got - want) < 1e-12, "blend at 4 tokens: " .. got .. " where " .. want)
+-- the slices the curves were measured at read their own curve; a slice
+-- beyond the largest clamps to it; TP splits the slice
+local _, _, f = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm", weights = "fp8"})
+check.eq(f, "fp8", "Qwen3-30B FP8 at tp 1: the FP8 curve's own slice")
+local mx = kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 2}
+check.eq(sim.expert_slice_bytes(mx), 176160768, "Mixtral at tp 2: 3 x 4096 x 7168 x 2")
+check.eq(select(3, sim.expert_curve(mx)), "bf16", "Mixtral at tp 2: the BF16 curve's own slice")
+check.eq(sim.expert_slice_bytes(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 4}),
+         176160768 / 2, "tp 4 halves the slice")
+check.eq(select(3, sim.expert_curve(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm"})), "bf16",
+         "Mixtral at tp 1 (352 MB): beyond the largest slice, clamped")
 local dsv3 = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}
 local rows, on, fmt = sim.expert_curve(dsv3)
 check.eq(on .. " " .. fmt .. " " .. rows[1][2], "h200 fp8 0.124", "DeepSeek-V3's FP8 experts on H200")
 -- explicit fallbacks: a GPU without rows reads the H100's; a format the GPU
 -- lacks, that GPU's other curve
 local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "mi300x"})
-check.eq(on2 .. " " .. fmt2, "h100-sxm bf16", "MI300X: the H100's curve, an assumption")
+check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "MI300X: the H100's curves, an assumption")
 local _, on3, fmt3 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200"})
 check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's only (FP8) curve")
 check.eq(sim.expert_curve(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), nil, "dense: none")
