@@ -497,7 +497,12 @@ function M.expert_curve(d)
   local id = M.expert_gemm[d.gpu.id] and d.gpu.id or "h100-sxm"
   local list = {}
   for k, rows in pairs(M.expert_gemm[id]) do
-    list[#list + 1] = {k = k, rows = rows, s = M.expert_slice[id][k]}
+    local sl = (M.expert_slice[id] or {})[k]
+    if type(sl) ~= "number" or not (sl > 0) then
+      util.raise("kvplan.sim.expert_slice['%s'].%s must be the bytes (> 0) of one expert's slice "
+                 .. "the expert_gemm curve was measured at, got %s", id, k, tostring(sl))
+    end
+    list[#list + 1] = {k = k, rows = rows, s = sl}
   end
   table.sort(list, function(a, b) return a.s < b.s end)
   local s = M.expert_slice_bytes(d) or list[1].s

@@ -116,6 +116,10 @@ check.eq(sim.expert_slice_bytes(mx), 176160768, "Mixtral at tp 2: 3 x 4096 x 716
 check.eq(select(3, sim.expert_curve(mx)), "bf16", "Mixtral at tp 2: the BF16 curve's own slice")
 check.eq(sim.expert_slice_bytes(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 4}),
          176160768 / 2, "tp 4 halves the slice")
+sim.expert_gemm["h100-sxm"].int4 = {{1, 0.5}}
+check.error("kvplan.sim.expert_slice['h100-sxm'].int4 must be the bytes (> 0) of one expert's slice",
+            sim.expert_curve, mx)
+sim.expert_gemm["h100-sxm"].int4 = nil
 check.eq(select(3, sim.expert_curve(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm"})), "bf16",
          "Mixtral at tp 1 (352 MB): beyond the largest slice, clamped")
 local dsv3 = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}
