@@ -189,30 +189,26 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   return KVP_OK;
 }
 
-double kvp_curve_at(const kvp_curve *c, double m, double flat) {
-  if (c->n <= 0) return flat;
-  if (m <= c->m[0]) return c->e[0];
-  int32_t last = c->n - 1;
-  if (m >= c->m[last]) return c->e[last];
+/* y at v on the n points (x[i], y[i]), x increasing: linear in log x
+ * between the points around v, the nearest point's y outside them. */
+static double log_interp(const double *x, const double *y, int32_t n, double v) {
+  if (!(v > x[0])) return y[0];
+  if (v >= x[n - 1]) return y[n - 1];
   int32_t i = 0;
-  while (m >= c->m[i + 1]) i++;
-  /* linear in log M between the points around m */
-  double t = log(m / c->m[i]) / log(c->m[i + 1] / c->m[i]);
-  return c->e[i] + t * (c->e[i + 1] - c->e[i]);
+  while (v >= x[i + 1]) i++;
+  double t = log(v / x[i]) / log(x[i + 1] / x[i]);
+  return y[i] + t * (y[i + 1] - y[i]);
+}
+
+double kvp_curve_at(const kvp_curve *c, double m, double flat) {
+  return c->n > 0 ? log_interp(c->m, c->e, c->n, m) : flat;
 }
 
 double kvp_expert_fraction(const kvp_perf *p, double tpe) {
   if (p->expert_eff > 0.0) return p->expert_eff;
-  int32_t n = p->expert_points;
-  if (n <= 0) return p->mem_eff;
-  const double *x = p->expert_tpe, *f = p->expert_frac;
-  if (!(tpe > x[0])) return f[0];
-  if (tpe >= x[n - 1]) return f[n - 1];
-  int32_t i = 1;
-  while (x[i] < tpe) i++;
-  /* linear in log tokens between the measured points i - 1 and i */
-  double u = log(tpe / x[i - 1]) / log(x[i] / x[i - 1]);
-  return f[i - 1] + u * (f[i] - f[i - 1]);
+  if (p->expert_points <= 0) return p->mem_eff;
+  /* the measured points by tokens per expert touched */
+  return log_interp(p->expert_tpe, p->expert_frac, p->expert_points, tpe);
 }
 
 /* Attention FLOPs per (query, key) pair of one layer of shape l, all heads. */
@@ -293,8 +289,6 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->hbm = p->hbm_gbps * 1e9;
   c->peak = p->tflops * 1e12;
   c->bw = p->hbm_gbps * 1e9 * p->mem_eff;
-  c->hbm = p->hbm_gbps * 1e9;
-  c->peak = p->tflops * 1e12;
   c->flops = p->tflops * 1e12 * p->flop_eff;
   /* attention: its kernel's own rates where the backend's are published */
   c->attn_bw = p->hbm_gbps * 1e9 * (p->attn_mem_eff > 0.0 ? p->attn_mem_eff : p->mem_eff);
