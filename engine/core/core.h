@@ -148,7 +148,7 @@ void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_re
 static inline double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double attn) {
   if (!(attn > 0.0)) return 0.0;
   double q = (double)(count > 0 ? count : 1);
-  return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->p.flop_eff));
+  return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->attn_eff));
 }
 /* kvp_step_time with the attention's compute seconds given (`attn_s`, the
  * sum of kvp_cost_attn_s over the scheduled sequences); kvp_step_time takes

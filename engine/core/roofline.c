@@ -186,6 +186,12 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
                     shown(p->attn_mem_eff));
   TRY(curve_check(&p->gemm_mem, "gemm_memory", d));
   TRY(curve_check(&p->gemm_flop, "gemm_compute", d));
+  if (!(isfinite(p->attn16_tflops) && p->attn16_tflops >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'attn16_tflops' must be a number >= 0, got %g",
+                    shown(p->attn16_tflops));
+  if (p->attn16_tflops > 0.0 && !(p->attn16_eff > 0.0 && p->attn16_eff <= 1.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'attn16_eff' must be in (0, 1] with 'attn16_tflops', "
+                    "got %g", shown(p->attn16_eff));
   return KVP_OK;
 }
 
@@ -293,6 +299,16 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   /* attention: its kernel's own rates where the backend's are published */
   c->attn_bw = p->hbm_gbps * 1e9 * (p->attn_mem_eff > 0.0 ? p->attn_mem_eff : p->mem_eff);
   c->attn_peak = (p->attn_tflops > 0.0 ? p->attn_tflops : p->tflops) * 1e12;
+  c->attn_eff = p->flop_eff;
+  /* without the backend's rates, attention computes in its inputs' dtype:
+   * a KV cache of 16 bits means 16-bit math whatever the weights' format
+   * (FlashAttention-2 takes fp16 and bf16 alone: Dao-AILab/flash-attention
+   * README.md, "Datatype fp16 and bf16"; FlashInfer and FlashAttention-3
+   * run fp8 only on an fp8 KV cache), so not at the GEMMs' fp8/int8/fp4 peak */
+  if (!(p->attn_tflops > 0.0) && p->attn16_tflops > 0.0 && dep->kv.bits >= 16) {
+    c->attn_peak = p->attn16_tflops * 1e12;
+    c->attn_eff = p->attn16_eff;
+  }
   c->link = p->link_gbps / 2.0 * 1e9 * p->link_eff;
   double tp = (double)dep->tp, atp = (double)c->attn_tp;
   double W = (double)l->weights_total;

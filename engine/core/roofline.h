@@ -135,6 +135,11 @@ typedef struct kvp_perf {
   double attn_mem_eff;     /* fraction of hbm_gbps attention's KV reads reach, (0, 1]; 0: mem_eff */
   kvp_curve attn_flop;     /* fraction of attn_tflops attention reaches by a sequence's query
                             * tokens in the step (n = 0: flop_eff) */
+  /* attention without published rates computes in its inputs' dtype: with a
+   * KV cache of 16 bits or more, at the GPU's 16-bit peak, not at the
+   * weights' 8- or 4-bit one (0: tflops and flop_eff, as the GEMMs) */
+  double attn16_tflops;    /* the GPU's dense bf16 (else fp16) rate, TFLOP/s */
+  double attn16_eff;       /* its compute factor, (0, 1] when attn16_tflops > 0 */
 } kvp_perf;
 
 /* Which steps run as a replayed CUDA graph, padded to the next captured
@@ -171,6 +176,8 @@ typedef struct kvp_cost {
   double hbm, peak;           /* the datasheet's bytes/s and FLOP/s (the GEMM curves' and
                                * the routed experts' base) */
   double attn_bw, attn_peak;  /* attention: effective KV bytes/s; FLOP/s before its curve */
+  double attn_eff;            /* attention's compute factor without a curve (flop_eff, or
+                               * attn16_eff at the 16-bit peak) */
   double expert_flops_tok;    /* FLOPs a token of the rank in the routed experts on one GPU */
   double weight_bytes;        /* target weights on one GPU (whole model / tp) */
   double active_frac;         /* active / total parameters (1: dense) */

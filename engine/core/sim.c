@@ -861,7 +861,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   s->chunked = -1;
   s->ratio = cfg->init_new_token_ratio;
   s->tok_bytes = 1;
-  s->attn_den1 = c->attn_peak * kvp_curve_at(&c->p.attn_flop, 1.0, c->p.flop_eff);
+  s->attn_den1 = c->attn_peak * kvp_curve_at(&c->p.attn_flop, 1.0, c->attn_eff);
   s->plain = c->nterm == 1 && c->window[0] == 0;
   if (cfg->sched == KVP_SCHED_SGLANG) {
     int64_t b;

@@ -347,7 +347,7 @@ static const char *const perf_keys[] = {
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
-  "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
+  "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
    * passed to the simulator as its request_s) */
   "request_ms", NULL
@@ -462,6 +462,8 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   curve_field(L, idx, "gemm_compute", &p.gemm_flop);
   p.attn_tflops = kvl_num_field(L, idx, "attn_tflops", 0.0);
   p.attn_mem_eff = kvl_num_field(L, idx, "attn_mem_eff", 0.0);
+  p.attn16_tflops = kvl_num_field(L, idx, "attn16_tflops", 0.0);
+  p.attn16_eff = kvl_num_field(L, idx, "attn16_eff", 0.0);
   curve_field(L, idx, "attn_compute", &p.attn_flop);
   p.expert_flops = kvl_num_field(L, idx, "expert_flops", 0.0);
   expert_curve(L, idx, &p);

@@ -56,6 +56,7 @@ M.list = {
    lo = 0.05, hi = 1, unit = "fraction", slow = "lo", applies = always, spread = deepgemm_memory,
    meaning = "fraction of the HBM bandwidth a step's reads reach"},
   {name = "compute", option = {"efficiency", "compute"}, rate = "flop_eff", curve = "gemm_compute",
+   also = "attn16_eff",
    lo = 0.05, hi = 1, unit = "fraction", slow = "lo", applies = always, spread = deepgemm_compute,
    meaning = "fraction of the dense tensor rate a step's GEMMs reach"},
   {name = "experts", option = {"efficiency", "experts"}, rate = "expert_eff", lo = 0.05, hi = 1,
@@ -209,6 +210,9 @@ function M.perf_at(d, values)
       for i, pt in ipairs(c) do moved[i] = {pt[1], math.min(1, pt[2] * r)} end
       p[f.curve] = moved
     end
+    -- a rate that moves with this one (attention's 16-bit compute factor)
+    local a = f.also and own[f.also]
+    if a ~= nil and own[f.rate] > 0 then p[f.also] = math.min(1, a * x / own[f.rate]) end
   end
   return p
 end

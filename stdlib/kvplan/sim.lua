@@ -976,6 +976,20 @@ function M.rates(d)
   p.graphs, p.graph_max = M.cuda_graphs(d)
   p.acceptance, p.price_per_hour = acceptance, o.price_per_hour or g.price_per_hour or 0
   for k, v in pairs(M.attention_rates(d, o.efficiency)) do p[k] = v end
+  -- attention without its backend's rates computes in its inputs' dtype: on
+  -- a 16-bit KV cache at the GPU's 16-bit peak and compute factor, not at an
+  -- fp8/int8/fp4 checkpoint's (the core picks it by the KV format:
+  -- roofline.c kvp_cost_init, attn16_tflops)
+  if given.tflops == nil and rate ~= "bf16" and rate ~= "fp16" then
+    local t16, r16 = g.bf16_tflops, "bf16"
+    if t16 == nil then t16, r16 = g.fp16_tflops, "fp16" end
+    if t16 ~= nil then
+      local own = by_gpu.compute
+      if type(own) == "table" then own = own[r16] end
+      p.attn16_tflops = t16
+      p.attn16_eff = (o.efficiency or {}).compute or own or M.efficiency.compute
+    end
+  end
   return p
 end
 

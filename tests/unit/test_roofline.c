@@ -205,6 +205,41 @@ static void attention_runs_at_its_kernels_rates_by_query_tokens(void **state) {
   assert_non_null(strstr(dg.msg, "attn_mem_eff"));
 }
 
+/* Without its backend's rates, attention computes in its inputs' dtype: an
+ * fp8 checkpoint (tflops the fp8 peak 1979) on a 16-bit KV cache runs its
+ * attention at the 16-bit peak 989.5 x attn16_eff, its GEMMs at 1979 x
+ * flop_eff; on an fp8 KV cache at the GEMMs' peak and factor, as before. */
+static void attention_on_a_16_bit_cache_computes_at_the_16_bit_peak(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.tflops = 1979;
+  p.flop_eff = 0.5;
+  p.attn16_tflops = 989.5;
+  p.attn16_eff = 0.7;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  double a = 32.0 * 2 * 32 * 256 * (1024.0 * 1025 / 2);
+  assert_true(kvp_cost_attn_s(&c, 1024, a) == a / (989.5e12 * 0.7));
+  assert_true(c.flops == 1979e12 * 0.5);
+  /* an fp8 KV cache: the GEMMs' rate */
+  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0};
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(kvp_cost_attn_s(&c, 1024, a) == a / (1979e12 * 0.5));
+  /* the backend's own rates win over both */
+  p.attn_tflops = 1000;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(kvp_cost_attn_s(&c, 1024, a) == a / (1000e12 * 0.5));
+  /* a 16-bit peak without its factor is an error naming it */
+  kvp_diag dg = {{0}};
+  p.attn16_eff = 0;
+  assert_int_equal(kvp_perf_check(&p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "attn16_eff"));
+}
+
 static void speculative_decoding_divides_steps_by_tokens_per_step(void **state) {
   (void)state;
   kvp_deploy d;
@@ -1017,6 +1052,7 @@ int main(void) {
     cmocka_unit_test(the_step_memo_gives_the_same_step_bit_for_bit),
     cmocka_unit_test(gemm_efficiency_follows_its_curves_in_log_m),
     cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
+    cmocka_unit_test(attention_on_a_16_bit_cache_computes_at_the_16_bit_peak),
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
