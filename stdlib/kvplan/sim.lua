@@ -571,7 +571,45 @@ M.host = {launch_us = 0.91, seq_host_us = 1.1}
 --           beyond vLLM V1's update_from_output (seq_host_us). vLLM V0
 --           before 0.6's asynchronous output processor left 5-13 ms of GPU
 --           idle a decode step (vllm-project/vllm issue 6854, model and
---           batch not given); kvplan has no release of that era. Read
+--           batch not given); kvplan has no release of that era. V0's
+--           figures found (issue 18), all of the 0.5 era (vLLM main of
+--           2024-07/08, before 0.6.0):
+--             _process_model_outputs (detokenization, stop checks, output
+--             objects) 0.2 ms at batch 1 and 3.4 ms at batch 32 (Llama3-70B
+--             FP8, 4x H100, 128 in; vllm-project/vllm issue 6913, its
+--             table, whose third row, 0.2 ms at batch 1024, contradicts the
+--             other two): (3.4 - 0.2) / (32 - 1) = 0.103 ms a sequence and
+--             0.2 - 0.103 = 0.097 ms a step
+--             sampling, input preparation, output processing and the
+--             scheduler together "can be 20 ms" at batch 200 (issue 6801,
+--             comment of 2024-08-08): 20 / 200 = 0.1 ms a sequence, no
+--             fixed part read; the output part alone (0.097 + 200 x 0.103 =
+--             20.7 ms) takes all of it, so the rest cannot be told by
+--             difference
+--             v0.5.4 on an A6000 (Xeon Gold 5218 host), everything but the
+--             forward ("Schedule": input tensors, detokenization, logging,
+--             the scheduler) 10.6 ms an iteration at 128 requests, 24.6 at
+--             512, 42.1 at 1024 (WukLab blog "Can Scheduling Overhead
+--             Dominate LLM Inference Performance?", 2024-09-10, read off its
+--             figure's SVG, WukLab/wuklab_sysml static/images/
+--             scheduling_overhead/vLLM_A6000_Requests.svg; its labels 24.5,
+--             32.1 and 33.5 % agree): (24.6 - 10.6) / 384 = 36 us and
+--             (42.1 - 24.6) / 512 = 34 us a request, but whether the
+--             requests sent or those in the batch is not said (max_num_seqs
+--             is 256 by default, so 512 and 1024 are not one batch), and
+--             the model is not named
+--           None is used: from 0.6.0 the asynchronous output processor
+--           (vllm-project/vllm pull request 7049: process_model_outputs
+--           runs in a callback right before the sampler, overlapping the
+--           forward; on by default in V0 on CUDA unless enforce_eager,
+--           pipeline parallelism or speculative decoding: vllm/config.py
+--           ModelConfig.verify_async_output_proc) hides the output part in
+--           every V0 release kvplan has (0.6, 0.7, the 0.8-0.10 fallback),
+--           and no figure of what stays serial (schedule(),
+--           prepare_model_input, the driver's broadcast to the TP workers,
+--           _advance_to_next_step) by batch size was found; pull request
+--           7162 (0.6.0's object cache) cut that part by a share (+24 %
+--           throughput), not to a time. Read
 --           and not used (docs/time.md): V1's schedule() at 93-115 us a
 --           call, running requests not stated (pull request 19057);
 --           TensorRT-LLM's ~580 us an iteration of exposed GPU idle
