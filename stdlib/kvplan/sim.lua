@@ -51,9 +51,24 @@ M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
 --             may run faster.
 --   h200      compute fp8 0.53, the same GH100 SMs and FP8 peak as above; no
 --             published measurement of its HBM3e found: memory the default.
+--   mi300x    memory 4110 / 5300 (0.775): BabelStream (hip-stream) on one GPU
+--             of an Azure ND MI300X v5 VM, ROCm 6.2 (HIP 6.2.41133): Copy 4.11,
+--             Mul 4.26, Add 4.14, Triad 4.09, Dot 3.87 TB/s, their median 4.11
+--             over the datasheet's 5.3 TB/s (Azure's AI-benchmarking-guide,
+--             "ND MI300X v5 Benchmark Results", "HBM Bandwidth": the file
+--             Azure_Results/ND_MI300X_v5_results.md in its fork
+--             samuel-bohman/AI-benchmarking-guide at 3de0c294; the benchmark is
+--             Azure/AI-benchmarking-guide Benchmarks/AMD/HBMBandwidth.py at
+--             aa00461f, BabelStream's default arrays of 2^25 doubles, 268 MB
+--             each, beyond the 256 MB Infinity Cache). A streaming kernel's
+--             bandwidth, not a GEMM's: it stands for KV, attention,
+--             activations and the GEMMs without memory rows (all of them on
+--             MI300X). Compute: the default (no measurement of MI300X's
+--             attention or bf16 GEMMs read; its fp8 GEMMs have rows below).
 M.efficiency_by_gpu = {
   ["h100-sxm"] = {memory = 0.69, compute = {fp8 = 0.53}},
   ["h200"] = {compute = {fp8 = 0.53}},
+  ["mi300x"] = {memory = 4110 / 5300},
 }
 
 -- The dense GEMMs' efficiency by M (the GEMM's tokens), from published
@@ -117,8 +132,26 @@ M.efficiency_by_gpu = {
 --               test.py; which size is not recorded), 264.53 of 312 TFLOPS.
 --               One point: the compute curve is flat over M (its M, 8192, is
 --               immaterial); memory: none (the rule of thumb)
+--   mi300x
+--     fp8       compute only: hipBLASLt FP8 GEMMs on one GPU of an Azure ND
+--               MI300X v5 VM (Azure's AI-benchmarking-guide, "ND MI300X v5
+--               Benchmark Results", "GEMM HipBLASLt": random initialization,
+--               FP8, 10,000 warmup iterations; Azure_Results/ND_MI300X_v5_results.md
+--               in the fork samuel-bohman/AI-benchmarking-guide at 3de0c294),
+--               the rows of M >= 4096 tokens: 4096^3 955.17, 6144 x 12288 x
+--               12288 1159.54, 8192^3 1159.23, 16384^3 1015.1, 32768^3 1029.14
+--               TFLOPS of 2614.9 (every row above the ridge, 247 tokens at 1
+--               byte a weight). Left out: the squares of 1024 and 2048, whose N
+--               and K are a fifth to a tenth of a large model's (53.13 and
+--               427.74 TFLOPS: the launch, not the M), 1024 x 2145 x 1024 and
+--               802816 x 192 x 768 (K 768). hipBLASLt is what vLLM's ROCm
+--               build runs for per-tensor FP8 linear layers (vLLM 0.6,
+--               vllm/model_executor/layers/quantization/utils/w8a8_utils.py
+--               apply_fp8_linear: per-tensor weights and activations go to
+--               torch._scaled_mm where CUTLASS is not supported, as on ROCm);
+--               memory: none (the flat factor above)
 -- Nothing published was found for the other GPUs (their rule of thumb
--- stays): AMD's MI300X GEMM rows found (ROCm/aiter pull request 1092) are one
+-- stays): AMD's MI300X small-M GEMM rows found (ROCm/aiter pull request 1092) are one
 -- 10 MB shape of Llama-70B at TP 8 that reads HBM at 0.19 of its rate at M =
 -- 1, a latency-bound kernel rather than the model's GEMMs; the L40S rows of
 -- vllm-project/vllm pull request 6677 read more bytes a second than the L40S's
@@ -166,6 +199,14 @@ M.gemm_benchmarks = {
   ["h200"] = {
     bf16 = {H100_BF16_COMPUTE},
     fp8_block = {DEEPGEMM_COMPUTE},
+  },
+  ["mi300x"] = {
+    fp8 = {
+      {source = "Azure AI-benchmarking-guide ND_MI300X_v5_results.md (fork samuel-bohman/"
+         .. "AI-benchmarking-guide at 3de0c294), GEMM HipBLASLt FP8, rows of M >= 4096",
+       bytes = 1, rows = {{4096, 955.17}, {6144, 1159.54}, {8192, 1159.23},
+                          {16384, 1015.1}, {32768, 1029.14}}},
+    },
   },
   ["a100-sxm-80gb"] = {
     bf16 = {

@@ -196,6 +196,31 @@ assert(math.abs(a1.gemm_compute[1][2] - 264.53 / 312) <= 1e-12 and #a1.gemm_comp
 check.eq(a1.gemm_memory, nil, "A100: no memory rows, the rule of thumb")
 -- GPUs without published rows keep the flat factors
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}:perf().gemm_memory, nil, "MI300X: none")
+-- MI300X: memory at BabelStream's median kernel, 4.11 of 5.3 TB/s (Azure's
+-- AI-benchmarking-guide, ND MI300X v5); bf16 GEMMs have no rows
+local mib = kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}:perf()
+assert(math.abs(mib.mem_eff - 4.11 / 5.3) <= 1e-12, "MI300X memory: BabelStream 4.11 of 5.3 TB/s")
+check.eq(mib.flop_eff, 0.7, "MI300X compute: the default")
+check.eq(mib.gemm_compute, nil, "MI300X bf16: no compute rows")
+-- fp8: hipBLASLt's rows of M >= 4096 over 2614.9 TFLOPS, compute side only
+-- (the ridge is 2614.9 / (2 x 5.3) = 247 tokens)
+local mif = kv.deploy{model = "llama-3.1-8b", gpu = "mi300x", weights = "fp8"}
+local mip = mif:perf()
+check.eq(mip.gemm_memory, nil, "MI300X fp8: no memory rows, the flat 0.775")
+check.eq(#mip.gemm_compute, 5, "M = 4096, 6144, 8192, 16384, 32768")
+check.eq(mip.gemm_compute[3][1], 8192, "third point at M = 8192")
+assert(math.abs(mip.gemm_compute[3][2] - 1159.23 / 2614.9) <= 1e-12, "MI300X fp8 compute at M = 8192")
+assert(math.abs(mip.gemm_compute[1][2] - 955.17 / 2614.9) <= 1e-12, "MI300X fp8 compute at M = 4096")
+-- hand count: a decode step of 8192 sequences (eager under V0's graphs, so
+-- 8192 tokens) is compute-bound; its GEMMs take the body's FLOPs a token and
+-- the logits' a sequence at 2614.9 TFLOPS x 1159.23 / 2614.9, i.e. at
+-- 1159.23 TFLOPS: (13,959,176,192 + 1,050,673,152) x 8192 / 1159.23e12 s
+check.eq(mip.body_flops, 13959176192, "Llama 3.1 8B: 2 x the layers' parameters")
+check.eq(mip.head_flops, 1050673152, "2 x vocab x hidden")
+local mt = mif:time(128, 8192)
+check.eq(mt.run_tokens, 8192, "8192 tokens, unpadded")
+assert(math.abs(mt.gemm_ms - (13959176192 + 1050673152) * 8192 / 1159.23e12 * 1e3) <= 1e-9,
+       "MI300X fp8 GEMMs of 8192 tokens at 1159.23 TFLOPS: " .. mt.gemm_ms)
 -- the range's slow end moves the curve by the flat factor's ratio
 local factors = require "kvplan.factors"
 local slow = factors.perf_at(dd, {memory = 0.345})
