@@ -358,7 +358,10 @@ end
 --            is contradicted by the other logs (H100s at TP 1: 0.13-0.16
 --            GiB), so the base depends on the GPU in a way no source gives
 --            and the point is left as it was: docs/predictions.md
---            (non-torch memory).
+--            (non-torch memory). Local memory sized by resident threads
+--            (SMs x threads per SM) and a per-thread figure set from the
+--            two calibration logs alone (728-747 bytes) gives an H100 SXM
+--            0.18-0.19 GiB, no nearer its logs: not adopted (same page).
 --   context  the CUDA context (the driver's state and the kernels loaded at
 --            its creation), for the releases that count it (0.6.0-0.6.4,
 --            0.7's V1) and what SGLang's budget leaves out: measured with
@@ -384,6 +387,12 @@ end
 --            (ncclTopoPreset duplicates the channels it found, "Duplicate
 --            channels rings/trees", src/graph/connect.cc at 5d3ab08b6975),
 --            the point at that fewest; at most MAXCHANNELS (64, device.h).
+--            All are allocated in ncclCommInitRank while vLLM forces
+--            NCCL_CUMEM_ENABLE=0 (vllm-project/vllm#5091 until #24141):
+--            NCCL 2.22+ connects at the first collective only with cuMem
+--            (src/init.cc at v2.22.3-1: runtimeConn = cuMemSupport &&
+--            RuntimeConnect). NVLS buffers (tp > 2, multicast GPUs) are not
+--            counted: docs/predictions.md gives their size by NCCL version.
 --   custom_ar vLLM's custom all-reduce per rank: meta_ptrs (meta_size() +
 --            max_size) and buffer_ptrs (max_size) from cudaMalloc
 --            (create_shared_buffer -> allocate_shared_buffer_and_handle),
