@@ -425,6 +425,25 @@ end
 --                  --tp 8 --dtype w8a8 (E 256, top-k 8, hidden 7168, moe
 --                  intermediate 2048 / 8, block FP8); 8000 GB/s. Measured to 24
 --                  tokens (1.41 tokens an expert): clamped beyond
+--   mi300x bf16_tp8, bf16_tp4  ROCm/aiter's tuned MoE table for Qwen3-235B-A22B
+--                  in BF16 on MI300X (aiter/configs/model_configs/
+--                  qwen3_235b_bf16_tuned_fmoe.csv at ca781d8197, pull request
+--                  3384, "update mi300x moe qwen bf16 configs", 2026-06-01: its
+--                  rows of cu_num 304, MI300X's CUs), the column "us" (the
+--                  best CK 2-stage kernel pair: stage 1, the w13 GEMM with
+--                  SiLU-and-multiply, plus stage 2, the w2 GEMM with the
+--                  weighted sum; the sort of tokens by expert is not in it),
+--                  tokens 1 to 32768: E 128, top-k 8, hidden 4096, moe
+--                  intermediate 1536 / 8 = 192 and 1536 / 4 = 384; 5300 GB/s,
+--                  1307.4 TFLOPS. aiter's tuner times each kernel with
+--                  run_perftest, which rotates copies of the inputs (weights
+--                  included) over up to 64 x 128 x the L2 (aiter/test_common.py
+--                  perftest, since pull request 213), so the weights are read
+--                  from HBM, not the 256 MB Infinity Cache. aiter's MoE is what
+--                  SGLang runs on ROCm; vLLM's ROCm build runs Triton's
+--                  fused_moe unless VLLM_ROCM_USE_AITER is set (its default
+--                  False: vllm/envs.py at 001f69f8b52e), a kernel with no
+--                  MI300X table found: vLLM deployments read these curves too
 -- The curves differ most by the size of an expert's slice, the bytes of one
 -- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
 -- bandwidth at a few tokens: Mixtral's 176 MB slices 0.73 at one token,
@@ -432,7 +451,7 @@ end
 -- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
 -- left out). Which fraction a deployment reads (M.expert_curve): from its
 -- GPU's curves (else, for a GPU without a benchmark here -- A100, L40S,
--- MI300X, ... -- the H100 SXM's: an assumption, not a measurement), the two
+-- ... -- the H100 SXM's: an assumption, not a measurement), the two
 -- whose slices bracket the deployment's own slice (M.expert_slice_bytes),
 -- interpolated linearly in log slice bytes at every tokens per expert of
 -- either curve, and clamped to the nearest curve outside them (a GPU with one
@@ -460,6 +479,20 @@ M.expert_gemm = {
            {1.240, 0.379, 8, 66.87}, {1.553, 0.439, 16, 92.36}, {1.905, 0.422, 24, 117.38},
            {2.290, 0.440, 32, 124.99}},
   },
+  ["mi300x"] = {
+    bf16_tp8 = {{1.000, 0.218, 1, 32.7102}, {1.032, 0.315, 2, 43.8746}, {1.099, 0.486, 4, 53.3718},
+                {1.240, 0.555, 8, 82.8639}, {1.553, 0.629, 16, 116.7202}, {2.290, 0.643, 32, 154.6934},
+                {4.065, 0.653, 64, 171.5953}, {8.002, 0.626, 128, 181.8923}, {16, 0.586, 256, 194.3511},
+                {32, 0.485, 512, 234.8546}, {64, 0.379, 1024, 300.731}, {128, 0.240, 2048, 475.133},
+                {256, 0.146, 4096, 810.5673}, {512, 0.158, 8192, 1497.0631},
+                {1024, 0.165, 16384, 2874.9394}, {2048, 0.169, 32768, 5610.7573}},
+    bf16_tp4 = {{1.000, 0.418, 1, 34.0571}, {1.032, 0.524, 2, 52.6583}, {1.099, 0.614, 4, 84.4321},
+                {1.240, 0.621, 8, 147.9434}, {1.553, 0.672, 16, 218.2396}, {2.290, 0.658, 32, 302.339},
+                {4.065, 0.663, 64, 338.2867}, {8.002, 0.648, 128, 351.8764}, {16, 0.639, 256, 356.6064},
+                {32, 0.553, 512, 412.152}, {64, 0.434, 1024, 525.1645}, {128, 0.317, 2048, 719.6576},
+                {256, 0.185, 4096, 1277.8145}, {512, 0.213, 8192, 2220.8408},
+                {1024, 0.224, 16384, 4216.914}, {2048, 0.244, 32768, 7767.4427}},
+  },
   ["b200"] = {
     fp8 = {{1.000, 0.105, 1, 52.65}, {1.016, 0.180, 2, 60.35}, {1.048, 0.266, 4, 79.09},
            {1.115, 0.414, 8, 95.47}, {1.255, 0.506, 16, 138.68}, {1.406, 0.534, 24, 175.80}},
@@ -473,6 +506,8 @@ M.expert_slice = {
                   bf16 = 3 * 4096 * 7168 * 2},     -- Mixtral-8x7B, tp 2: 176160768
   ["h200"] = {fp8 = 3 * 4096 * 192 * 1},           -- Qwen3-235B-A22B, tp 8: 2359296
   ["b200"] = {fp8 = 3 * 7168 * 256 * 1},           -- DeepSeek-R1, tp 8: 5505024
+  ["mi300x"] = {bf16_tp8 = 3 * 4096 * 192 * 2,     -- Qwen3-235B-A22B, tp 8: 4718592
+                bf16_tp4 = 3 * 4096 * 384 * 2},    -- Qwen3-235B-A22B, tp 4: 9437184
 }
 
 --- The format of d's routed experts (a mixed checkpoint's experts' own).

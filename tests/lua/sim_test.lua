@@ -127,8 +127,21 @@ local rows, on, fmt = sim.expert_curve(dsv3)
 check.eq(on .. " " .. fmt .. " " .. rows[1][2], "h200 fp8 0.124", "DeepSeek-V3's FP8 experts on H200")
 -- explicit fallbacks: a GPU without rows reads the H100's; a format the GPU
 -- lacks, that GPU's other curve
-local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "mi300x"})
-check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "MI300X: the H100's curves, an assumption")
+local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "a100-sxm-80gb"})
+check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "A100: the H100's curves, an assumption")
+-- MI300X: its own curves, aiter's CK MoE for Qwen3-235B BF16 (ROCm/aiter
+-- pull request 3384). Qwen3-30B-A3B in BF16 at tp 1 has 3 x 2048 x 768 x 2 =
+-- 9,437,184 bytes a slice, the TP 4 curve's own (3 x 4096 x 384 x 2); at one
+-- token its 8 experts' 75,497,472 bytes take 14.245 us at 5.3 TB/s, and the
+-- kernel took 34.0571 us: 0.418
+local q30 = kv.deploy{model = "qwen3-30b-a3b", gpu = "mi300x"}
+local mrows, on4, fmt4 = sim.expert_curve(q30)
+check.eq(on4 .. " " .. fmt4, "mi300x bf16_tp4", "MI300X Qwen3-30B BF16: the TP 4 slice's curve")
+check.eq(sim.expert_slice_bytes(q30), 9437184, "3 x 2048 x 768 x 2")
+assert(math.abs(mrows[1][2] - 8 * 9437184 / 5300e9 / 34.0571e-6) < 5e-4, "0.418 at one token")
+local _, _, fmt5 = sim.expert_curve(kv.deploy{model = "qwen3-235b-a22b", gpu = "mi300x", tp = 8})
+check.eq(fmt5, "bf16_tp8", "Qwen3-235B BF16 at tp 8: the TP 8 curve's own slice")
+check.eq(q30:perf().expert_frac[1], mrows[1][2], "the core reads the MI300X curve")
 local _, on3, fmt3 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200"})
 check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's only (FP8) curve")
 check.eq(sim.expert_curve(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), nil, "dense: none")
