@@ -429,7 +429,9 @@ end
 --                  in BF16 on MI300X (aiter/configs/model_configs/
 --                  qwen3_235b_bf16_tuned_fmoe.csv at ca781d8197, pull request
 --                  3384, "update mi300x moe qwen bf16 configs", 2026-06-01: its
---                  rows of cu_num 304, MI300X's CUs), the column "us" (the
+--                  rows of cu_num 304, which the pull request added; gfx942 with
+--                  304 CUs is MI325X too, and its title names the MI300X), the
+--                  column "us" (the
 --                  best CK 2-stage kernel pair: stage 1, the w13 GEMM with
 --                  SiLU-and-multiply, plus stage 2, the w2 GEMM with the
 --                  weighted sum; the sort of tokens by expert is not in it),
