@@ -180,4 +180,125 @@ function M.empirical(t)
   return dist({kind = "empirical", values = v}, t.name or ("empirical-" .. #v))
 end
 
+-- ShareGPT as vLLM's benchmark client samples it (`--dataset-name sharegpt`):
+-- vllm/benchmarks/datasets.py ShareGPTDataset.sample at vllm-project/vllm
+-- 0056b87fc1fd shuffles ShareGPT_V3_unfiltered_cleaned_split.json (seed 0),
+-- takes each conversation's first turn as the prompt and its reply's token
+-- count as the request's cap, and keeps a pair only if is_valid_sequence
+-- holds: prompt and completion >= 4 tokens, prompt <= 1024, prompt +
+-- completion <= 2048 (the same rule as benchmarks/benchmark_serving.py's
+-- sample_sharegpt_requests before it). The shape: the percentiles P0, P1,
+-- ..., P100 (nearest rank) of the per-request lengths of one such run,
+-- LambdaLabsML/vllm-benchmark commit a4f9f4371a1c,
+-- results/prompt_1280/1xH100-80GB-SXM/Meta-Llama-3-8B-Instruct_tp1_len2048.json
+-- (its benchmark.py: vLLM's benchmark_serving.py --dataset-name sharegpt
+-- --num-prompts 1280 --save-result, in the vllm/vllm-openai:v0.5.4 image by
+-- its benchmark.sh's default; Llama 3 tokenizer): `input_lens` of all 1280
+-- requests (sum 283459 = its total_input_tokens, mean 221.5, median 102.5),
+-- `output_lens` of the 1191 that were served (the 89 with no first token
+-- and 0 tokens are failed requests, left out; sum 233412 = its
+-- total_output_tokens, mean 196.0, median 146): what the model generated
+-- under each request's cap, stopping at EOS.
+local sharegpt_prompt_q = {
+  4, 5, 6, 7, 7, 8, 8, 9, 9, 10,  -- P0..P9
+  10, 11, 11, 12, 13, 13, 14, 14, 15, 15,  -- P10..P19
+  16, 16, 17, 18, 19, 20, 21, 22, 23, 24,  -- P20..P29
+  25, 27, 28, 29, 32, 33, 35, 39, 41, 44,  -- P30..P39
+  46, 49, 53, 58, 62, 67, 73, 78, 85, 93,  -- P40..P49
+  102, 115, 125, 139, 155, 161, 175, 189, 203, 216,  -- P50..P59
+  225, 235, 245, 253, 262, 274, 286, 302, 308, 317,  -- P60..P69
+  325, 331, 339, 352, 361, 366, 379, 395, 406, 422,  -- P70..P79
+  444, 462, 475, 486, 498, 515, 529, 551, 573, 597,  -- P80..P89
+  618, 641, 668, 696, 719, 757, 768, 769, 770, 782,  -- P90..P99
+  997,  -- P100
+}
+local sharegpt_output_q = {
+  1, 4, 5, 6, 7, 7, 8, 9, 9, 10,  -- P0..P9
+  11, 11, 12, 12, 13, 14, 15, 16, 17, 19,  -- P10..P19
+  19, 21, 22, 23, 24, 25, 26, 27, 28, 30,  -- P20..P29
+  32, 36, 38, 40, 43, 46, 53, 58, 63, 73,  -- P30..P39
+  78, 85, 90, 100, 105, 111, 114, 120, 129, 139,  -- P40..P49
+  146, 153, 162, 169, 173, 178, 183, 194, 201, 206,  -- P50..P59
+  212, 218, 225, 233, 241, 250, 256, 261, 273, 279,  -- P60..P69
+  285, 290, 299, 305, 312, 318, 322, 331, 334, 343,  -- P70..P79
+  355, 363, 373, 384, 393, 399, 413, 431, 441, 449,  -- P80..P89
+  474, 483, 495, 512, 536, 569, 602, 646, 740, 768,  -- P90..P99
+  1104,  -- P100
+}
+-- vLLM's filters on the lengths drawn: a prompt of 4..1024 tokens; an output
+-- of at most 2048 - 4 (prompt + completion <= 2048 with the shortest prompt);
+-- at least 1, since a served output stops at EOS before its cap (the
+-- source's shortest is 1).
+local sharegpt_bounds = {prompt = {4, 1024}, output = {1, 2044}}
+local sharegpt_n = 1000 -- lengths of the inverse CDF a distribution holds
+
+-- n lengths at u = (i - 0.5) / n of the inverse CDF linear between the
+-- percentiles q (P0..P100), times s, floored and clamped to [lo, hi], with
+-- s chosen so that they sum to round(mean * n): the largest s whose sum is
+-- at most that, then +1 on the unclamped lengths of the largest fractional
+-- parts (the sum rises by at most one a length between two values of s).
+local function scaled_quantiles(q, mean, lo, hi, field)
+  if not (mean > lo and mean < hi) then
+    util.raise("field '%s' must be a mean length in (%d, %d), got %s", field, lo, hi, fmt_num(mean))
+  end
+  local n = sharegpt_n
+  local base = {}
+  for i = 1, n do
+    local x = (i - 0.5) / n * 100
+    local j = math.floor(x)
+    base[i] = q[j + 1] + (x - j) * (q[j + 2] - q[j + 1])
+  end
+  local target = math.floor(mean * n + 0.5)
+  local floor, min, max = math.floor, math.min, math.max
+  local function total(s)
+    local t = 0
+    for i = 1, n do t = t + min(hi, max(lo, floor(s * base[i]))) end
+    return t
+  end
+  local a, b = 0, hi -- total(0) = lo * n <= target; total(hi) = hi * n >= target (base >= 1)
+  for _ = 1, 100 do
+    local m = (a + b) / 2
+    if total(m) <= target then a = m else b = m end
+  end
+  local v, order = {}, {}
+  for i = 1, n do
+    local x = a * base[i]
+    v[i] = min(hi, max(lo, floor(x)))
+    if floor(x) >= lo and floor(x) < hi then order[#order + 1] = {i, x - floor(x)} end
+  end
+  table.sort(order, function(p, r) if p[2] ~= r[2] then return p[2] > r[2] end return p[1] < r[1] end)
+  local left = target - total(a)
+  for k = 1, math.min(left, #order) do
+    local i = order[k][1]
+    v[i] = v[i] + 1
+  end
+  return v
+end
+
+--- ShareGPT-like prompt and output lengths with the given means:
+--- kv.workload.sharegpt{prompt_mean = 217, output_mean = 202} returns
+--- {prompt = D, output = D}, two empirical distributions of 1000 lengths
+--- each with the source's shape (the percentiles above) scaled to the mean
+--- (an assumption: a run's own tokenizer and model move the means, the
+--- shape is taken to scale with them) and vLLM's filters applied; the mean
+--- is exact to 1/1000 token. Omitted, a mean is the source's (221.45
+--- prompt, 195.98 output tokens). The source gives prompt and output pairs,
+--- negatively correlated (Spearman -0.40 over the 1191 served requests);
+--- kv.simulate draws the two independently, so the correlation is left out.
+function M.sharegpt(t)
+  t = t or {}
+  opts_of(t, {prompt_mean = true, output_mean = true}, "sharegpt")
+  local out = {}
+  for _, k in ipairs{"prompt", "output"} do
+    local field = k .. "_mean"
+    local mean = t[field] ~= nil and number(t[field], field)
+                 or (k == "prompt" and 283459 / 1280 or 233412 / 1191)
+    local b = sharegpt_bounds[k]
+    local q = k == "prompt" and sharegpt_prompt_q or sharegpt_output_q
+    out[k] = dist({kind = "empirical", values = scaled_quantiles(q, mean, b[1], b[2], field)},
+                  "sharegpt-" .. k .. "-mean" .. fmt_num(mean))
+  end
+  return out
+end
+
 return M

@@ -148,6 +148,23 @@ check.eq(o.max_num_seqs, math.tointeger(want), "trtllm-bench max_batch_size")
 check.eq(o.max_num_batched_tokens, 2048, "trtllm-bench max_num_tokens (2 x kv_max below 2048)")
 check.eq(o.engine, "trtllm", "engine")
 
+-- a `sharegpt:` row (vLLM's client on ShareGPT; prompt and output are the
+-- run's means): both lengths drawn from kv.workload.sharegpt with those
+-- means, not every request of the same length
+local sg
+for _, row in ipairs(M.rows) do
+  if row.id == "gs-qwen3-14b-h100-vllm-tp1-sharegpt" then sg = row end
+end
+assert(sg and sg.notes:find("^sharegpt:"), "the ShareGPT row")
+o = M.options(sg)
+for _, k in ipairs{"prompt", "output"} do
+  assert(getmetatable(o[k]) == kv.workload.Distribution, k .. " must be a distribution, got " .. tostring(o[k]))
+  check.eq(o[k]:mean(), sg[k] + 0.0, "sharegpt row: mean " .. k)
+  local v, differ = o[k]:sample(100, 1), false
+  for i = 2, #v do differ = differ or v[i] ~= v[1] end
+  assert(differ, "sharegpt row: " .. k .. " lengths all equal")
+end
+
 -- a row kvplan cannot express is skipped with its reason
 local r = M.predict{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 2, pp = 1, ep = 4, budget = "vllm",
                     engine = "vllm", engine_version = "", weights = "bf16", kv = "auto", prompt = 10,

@@ -60,3 +60,45 @@ do
   again[1] = -1
   assert(e:points()[1] == first[1], "a caller's copy does not change the kept points")
 end
+
+-- ShareGPT as vLLM's client samples it: the means asked for, exact to
+-- 1/1000 token; the source's percentiles (workload.lua: P50 102, P90 618,
+-- P99 782 prompt tokens; P50 146, P90 474, P99 768 output tokens) at its
+-- own means; half the means halve them; vLLM's filters bound every length
+do
+  local function pct(d, p)
+    local v = {}
+    for i, x in ipairs(d.values) do v[i] = x end
+    table.sort(v)
+    return v[math.max(1, math.ceil(p * #v / 100))], v[1], v[#v]
+  end
+  local function near(got, want, tol, what)
+    assert(math.abs(got - want) <= tol, string.format("%s: %s, expected %s +- %s", what, got, want, tol))
+  end
+  local g = w.sharegpt{prompt_mean = 217, output_mean = 202}
+  check.eq(g.prompt:mean(), 217.0, "sharegpt prompt mean")
+  check.eq(g.output:mean(), 202.0, "sharegpt output mean")
+  near(w.sharegpt{prompt_mean = 233.3}.prompt:mean(), 233.3, 0.0005, "a fractional mean")
+  local src = w.sharegpt()
+  near(src.prompt:mean(), 283459 / 1280, 0.0005, "the source's prompt mean by default")
+  near(src.output:mean(), 233412 / 1191, 0.0005, "the source's output mean by default")
+  for _, c in ipairs{{"prompt", 50, 102}, {"prompt", 90, 618}, {"prompt", 99, 782},
+                     {"output", 50, 146}, {"output", 90, 474}, {"output", 99, 768}} do
+    near(pct(src[c[1]], c[2]), c[3], 0.01 * c[3] + 1, c[1] .. " P" .. c[2])
+  end
+  local half = w.sharegpt{prompt_mean = 283459 / 2560, output_mean = 233412 / 2382}
+  near(pct(half.prompt, 50), 51, 2, "half the prompt mean: P50")
+  near(pct(half.prompt, 90), 309, 4, "half the prompt mean: P90")
+  near(pct(half.output, 50), 73, 2, "half the output mean: P50")
+  local long = w.sharegpt{prompt_mean = 900, output_mean = 1500}
+  local _, lo, hi = pct(long.prompt, 50)
+  assert(lo >= 4 and hi == 1024, "prompt lengths in 4..1024, got " .. lo .. ".." .. hi)
+  _, lo, hi = pct(long.output, 50)
+  assert(lo >= 1 and hi == 2044, "output lengths in 1..2044, got " .. lo .. ".." .. hi)
+  check.eq(long.prompt:mean(), 900.0, "a clamped distribution keeps its mean")
+  check.eq(table.concat(g.prompt:sample(50, 7), ","), table.concat(w.sharegpt{prompt_mean = 217}.prompt:sample(50, 7), ","),
+           "same seed, same lengths")
+  check.error("field 'prompt_mean' must be a mean length in (4, 1024), got 1100", w.sharegpt, {prompt_mean = 1100})
+  check.error("field 'output_mean' must be a finite number, got x", w.sharegpt, {output_mean = "x"})
+  check.error("unknown field 'prompt' in sharegpt (did you mean 'prompt_mean'?)", w.sharegpt, {prompt = 10})
+end

@@ -21,7 +21,10 @@
 --               max_num_seqs = B, which is what those three options give
 --   outputs     `fixed`: every request generates `output` tokens; `eos`: the
 --               request may stop early, the lengths min(G, output) with G
---               geometric of the published mean (eos_lengths below)
+--               geometric of the published mean (eos_lengths below);
+--               `sharegpt:` rows (vLLM's client on ShareGPT, `prompt` and
+--               `output` the run's means): prompt and output lengths drawn
+--               from kv.workload.sharegpt with those means
 -- A row kvplan cannot express (an engine release, an ep, an output mean it
 -- has no way to give, a deployment kv.simulate refuses) is skipped with its
 -- reason, printed, listed in summary.txt and counted; the ratchet counts the
@@ -322,7 +325,8 @@ end
 -- constant chance of the end-of-sequence token at every token (an
 -- assumption: the sources give only the mean), 1000 quantiles as an
 -- empirical distribution. A mean that rounds to the cap (every request ran
--- to it, or `output` is itself the run's mean: a ShareGPT run) is `cap`
+-- to it, or `output` is itself the run's mean; ShareGPT rows do not come
+-- here, M.options draws theirs from kv.workload.sharegpt) is `cap`
 -- tokens for every request. nil and why when no such q exists.
 local function eos_lengths(mean, cap)
   if mean >= cap - 0.5 then return cap end
@@ -398,7 +402,13 @@ function M.options(r)
   o.requests = r.requests or math.max(100, 10 * r.max_concurrency)
   o.prompt, o.seed = r.prompt, 1
   o.rate, o.max_concurrency = r.rate, r.max_concurrency
-  if r.output_stop == "eos" then
+  if r.notes and r.notes:find("^sharegpt:") then
+    -- vLLM's client on ShareGPT (README.md, `sharegpt:`): prompt and output
+    -- are the run's means; both lengths drawn from kv.workload.sharegpt,
+    -- the source's shape scaled to them (stdlib/kvplan/workload.lua)
+    local w = kv.workload.sharegpt{prompt_mean = r.prompt, output_mean = r.output}
+    o.prompt, o.output = w.prompt, w.output
+  elseif r.output_stop == "eos" then
     local lengths, why = eos_lengths(r.measured.output_tok_s / r.measured_requests_s, r.output)
     if lengths == nil then return nil, why end
     o.output = lengths
