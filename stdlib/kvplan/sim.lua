@@ -340,7 +340,12 @@ end
 --   default is flashinfer, or fa3 on Hopper for the architectures
 --   python/sglang/srt/utils.py is_fa3_default_architecture lists, which
 --   kvplan's catalog does not record) and TensorRT-LLM (its own kernels,
---   no published table found) keep the present rule.
+--   no published table found) keep the present rule, as does MI300X: the
+--   one figure found, FlashAttention 2 at 328.6 TFLOPS (head_dim 64, batch 2,
+--   8192 tokens, Azure's AI-benchmarking-guide ND MI300X v5 results), is
+--   forward plus backward (Azure/AI-benchmarking-guide
+--   Benchmarks/AMD/FlashAttention.py at d9ca54be parses "fwd + bwd"), and no
+--   forward or paged-decode table of ROCm's kernels on MI300X was found.
 M.attention = {
   len = {512, 1024, 2048, 4096, 8192, 16384},
   fa3 = {[64] = {197, 265, 371, 420, 460, 473}, [128] = {292, 423, 521, 579, 602, 616},
