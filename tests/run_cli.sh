@@ -1026,7 +1026,7 @@ expect calibrate_good 0 "" -- calibrate $cf/vllm_serve_c4.json $cf/benchmark_ser
 check "calibrate_good: factors, errors and the profile" sh -c "grep -q '^memory (multiplier) ' '$out/calibrate_good.out' &&
   grep -q '^link (fraction) .*not fitted: tp 1 x pp 1: no collectives' '$out/calibrate_good.out' &&
   grep -q '^median |error|: fit: throughput ' '$out/calibrate_good.out' &&
-  grep -q '\"kvplan_profile\": 1' '$out/profile.json'"
+  grep -q '\"kvplan_profile\": 2' '$out/profile.json'"
 expect calibrate_profile_applied 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-4090 context=2048 concurrency=16 \
   time=yes profile="$out/profile.json"
 check "calibrate_profile_applied: other step times than the defaults" sh -c "\"$kvplan\" ledger model=mistral-7b-v0.3 \
