@@ -191,12 +191,15 @@ typedef struct kvp_range { double lo, point, hi; } kvp_range;
  * parts the sources size, counted when the version's snapshot precedes the
  * distributed init: the bytes of one NCCL connection's buffers (one per
  * protocol), the channels of one communicator (a range: NCCL picks them by
- * topology) and the buffers vLLM's custom all-reduce allocates per rank. */
+ * topology) and the buffers vLLM's custom all-reduce allocates per rank;
+ * NCCL's NVLS buffers per head at their largest (the high end alone). */
 typedef struct kvp_non_torch {
   kvp_range base, context;
   double nccl_connection;   /* bytes: the Simple, LL and LL128 buffers of one peer */
   kvp_range nccl_channels;  /* channels of one communicator (a count) */
   double custom_ar;         /* bytes per rank outside torch (cudaMalloc'd IPC buffers) */
+  double nvls_head;         /* bytes per head (one per rank) of NCCL's NVLS buffers at their
+                             * largest layout: the range's high end, communicators of > 2 ranks */
 } kvp_non_torch;
 
 /* Where a non-torch memory is predicted: the engine (KVP_NT_*), the
@@ -207,6 +210,9 @@ typedef struct kvp_non_torch_at {
   int32_t engine;
   int64_t tp, pp;
   int32_t nccl_counted, context_counted, p2p;
+  int32_t nccl_runtime;     /* NCCL connects at the first collective, after the snapshot:
+                             * its buffers in the range's high end alone */
+  int32_t nvls;             /* the GPUs may run NCCL's NVLS (multicast over NVSwitch) */
 } kvp_non_torch_at;
 
 /* What engine a predicted non-torch memory follows. */
@@ -274,6 +280,9 @@ typedef struct kvp_engine_rule {
   int32_t nccl_counted;     /* the version counts NCCL's buffers at tp or pp > 1 */
   int32_t context_counted;  /* the version counts the CUDA context */
   int32_t gpu_p2p;          /* the GPUs reach each other peer to peer (interconnect) */
+  int32_t nccl_runtime;     /* the version's NCCL connects at the first collective, after
+                             * the snapshot (cuMem on, NCCL 2.22 and later) */
+  int32_t gpu_nvls;         /* the GPUs may run NCCL's NVLS (engines.lua nvls_capable) */
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
                              * memory, tp and pp (predict.c sglang_memory_defaults) */
@@ -310,6 +319,7 @@ typedef struct kvp_engine_rule {
 typedef struct kvp_gpu_facts {
   int32_t a100;
   int32_t p2p;              /* peer to peer: NVLink or Infinity Fabric (non-torch memory) */
+  int32_t nvls;             /* NCCL's NVLS may run on it (non-torch memory's high end) */
   kvp_mxfp4 mx;             /* the layout: align_inter, align_hidden, tile, scale_rows,
                              * fp32_bias, keeps_scales (the rest unused) */
   kvp_mxfp4 mx_bundled;     /* the same in the releases whose wheel ships triton_kernels */

@@ -417,7 +417,20 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
  *              high end keeps them). The custom all-reduce (vllm/
  *              distributed/device_communicators/custom_all_reduce.py:
  *              world sizes 2, 4, 6, 8, P2P, its meta_ptrs and buffer_ptrs
- *              from cudaMalloc) is on the same condition.
+ *              from cudaMalloc) is on the same condition. NVLS (NVLink
+ *              SHARP), in a communicator of more than 2 ranks on GPUs with
+ *              multicast, one head per rank (NVIDIA/nccl src/transport/
+ *              nvls.cc ncclNvlsInit, ncclNvlsBufferSetup): the high end,
+ *              at its largest layout (NCCL to 2.20), the version's NCCL
+ *              not being known.
+ *   NCCL connected at runtime (nccl_runtime): NCCL 2.22 and later, with
+ *              cuMem on, connects an algorithm's channels at its first
+ *              collective (src/init.cc at v2.22.3-1: runtimeConn =
+ *              cuMemSupport && RuntimeConnect), which from vllm-project/
+ *              vllm#24141 (no more NCCL_CUMEM_ENABLE=0) may follow the
+ *              snapshot: the channels' and NVLS's buffers in the high end
+ *              alone (which algorithms vLLM's warm-up all-reduce connected
+ *              before the snapshot is not known).
  * SGLang's budget leaves the memory used before the weights load outside
  * its fraction (profile_max_num_token, python/sglang/srt/model_executor/
  * model_runner_kv_cache_mixin.py): the context's range.
@@ -438,7 +451,8 @@ kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d) {
                       "non_torch.%s must have 0 <= lo <= point <= hi < 2^53, got %g, %g, %g",
                       rs[i].name, rs[i].r->lo, rs[i].r->point, rs[i].r->hi);
   const struct { double v; const char *name; } bs[] = {
-    {nt->nccl_connection, "nccl_connection"}, {nt->custom_ar, "custom_ar"}};
+    {nt->nccl_connection, "nccl_connection"}, {nt->custom_ar, "custom_ar"},
+    {nt->nvls_head, "nvls_head"}};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
     if (!(bs[i].v >= 0 && bs[i].v < 1099511627776.0)) /* under 1 TiB */
       return kvp_fail(d, KVP_EINVAL, "non_torch.%s must be 0 to 1 TiB of bytes, got %g",
@@ -469,22 +483,34 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *a
       r.point += nt->context.point;
       r.hi += nt->context.hi;
     }
-    if (at->nccl_counted) {
+    if (at->nccl_counted || at->nccl_runtime) {
       const double comms = (at->tp > 1) + (at->pp > 1);
       const double conn = comms * nt->nccl_connection;
-      /* the high end: a tree's second receiving peer on every channel */
+      /* the high end: a tree's second receiving peer on every channel, and
+       * NVLS's buffers, one head per rank, in a communicator of more than 2
+       * ranks on GPUs that may run it */
       nccl.hi = 2 * conn * nt->nccl_channels.hi;
+      if (at->nvls)
+        nccl.hi += nt->nvls_head * (double)((at->tp > 2 ? at->tp : 0) + (at->pp > 2 ? at->pp : 0));
+    }
+    /* the snapshot precedes the distributed init: the point and the low
+     * end count the channels' buffers and the custom all-reduce's. Where
+     * NCCL connects at the first collective instead (nccl_runtime), the
+     * custom all-reduce's buffers come before the snapshot and the
+     * channels' a collective may connect after it: the high end alone. */
+    if (at->nccl_counted) {
       const int64_t tp = at->tp;
+      const double conn = ((at->tp > 1) + (at->pp > 1)) * nt->nccl_connection;
       if (tp == 2 || tp == 4 || tp == 6 || tp == 8) car.hi = nt->custom_ar;
       if (at->p2p) {
         nccl.lo = conn * nt->nccl_channels.lo;
         nccl.point = conn * nt->nccl_channels.point;
         car.lo = car.point = car.hi;
       }
-      r.lo += nccl.lo + car.lo;
-      r.point += nccl.point + car.point;
-      r.hi += nccl.hi + car.hi;
     }
+    r.lo += nccl.lo + car.lo;
+    r.point += nccl.point + car.point;
+    r.hi += nccl.hi + car.hi;
   } else {
     return kvp_fail(d, KVP_EINVAL, "non-torch memory: unknown engine %d", (int)at->engine);
   }
@@ -807,6 +833,7 @@ static kvp_err vision_run(const kvp_engine_rule *r, const kvp_deploy *d, int64_t
 void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g) {
   r->gpu_a100 = g->a100;
   r->gpu_p2p = g->p2p;
+  r->gpu_nvls = g->nvls;
   if (r->mxfp4 && r->mx_by_gpu) {
     const kvp_mxfp4 *m = r->mx_bundled ? &g->mx_bundled : &g->mx;
     r->mx.align_inter = m->align_inter;
@@ -912,7 +939,8 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
   if (r->overhead != KVP_NT_NONE) {
     const kvp_non_torch_at at = {.engine = r->overhead, .tp = d->tp, .pp = d->pp,
                                  .nccl_counted = r->nccl_counted,
-                                 .context_counted = r->context_counted, .p2p = r->gpu_p2p};
+                                 .context_counted = r->context_counted, .p2p = r->gpu_p2p,
+                                 .nccl_runtime = r->nccl_runtime, .nvls = r->gpu_nvls};
     TRY(kvp_predict_non_torch(nt, &at, &out->non_torch, diag));
     d->overhead_bytes = out->non_torch.total[0];
     out->overhead = 1;

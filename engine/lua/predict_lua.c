@@ -48,13 +48,14 @@ static void read_mx_layout(lua_State *L, int idx, const char *name, kvp_mxfp4 *m
 }
 
 void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
-  static const char *const keys_[] = {"a100", "p2p", "mx", "mx_bundled", NULL};
+  static const char *const keys_[] = {"a100", "p2p", "nvls", "mx", "mx_bundled", NULL};
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, keys_, "GPU facts");
   memset(g, 0, sizeof *g);
   g->a100 = flag(L, idx, "a100");
   g->p2p = flag(L, idx, "p2p");
+  g->nvls = flag(L, idx, "nvls");
   read_mx_layout(L, idx, "mx", &g->mx);
   read_mx_layout(L, idx, "mx_bundled", &g->mx_bundled);
 }
@@ -118,6 +119,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
   }
   nt->nccl_connection = number_field(L, idx, "nccl_connection", NULL);
   nt->custom_ar = number_field(L, idx, "custom_ar", NULL);
+  nt->nvls_head = number_field(L, idx, "nvls_head", NULL);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_non_torch_check(nt, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "non_torch");
@@ -125,8 +127,8 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 
 static const char *const rule_keys[] = {
   "activation", "profiled", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
-  "gpu_a100", "gpu_p2p", "nccl_counted", "context_counted", "chunked_tokens", "big_seqs", "shape",
-  "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
+  "gpu_a100", "gpu_p2p", "gpu_nvls", "nccl_counted", "nccl_runtime", "context_counted",
+  "chunked_tokens", "big_seqs", "shape", "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
 };
 
 void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
@@ -144,6 +146,8 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
   r->gpu_a100 = flag(L, idx, "gpu_a100");
   r->nccl_counted = flag(L, idx, "nccl_counted");
   r->context_counted = flag(L, idx, "context_counted");
+  r->nccl_runtime = flag(L, idx, "nccl_runtime");
+  r->gpu_nvls = flag(L, idx, "gpu_nvls");
   r->gpu_p2p = flag(L, idx, "gpu_p2p");
   r->chunked_tokens = kvl_int_field(L, idx, "chunked_tokens", 0);
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);

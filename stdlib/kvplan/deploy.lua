@@ -288,11 +288,13 @@ end
 
 --- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
 --- {a100 = its name says A100, p2p = its copies reach each other peer to
---- peer (engines.peer_to_peer), mx = the layout of the MXFP4 kernel vLLM
+--- peer (engines.peer_to_peer), nvls = NCCL may run NVLS on it
+--- (engines.nvls_capable), mx = the layout of the MXFP4 kernel vLLM
 --- picks on it, mx_bundled = the same in a release that ships
 --- triton_kernels}. A sweep's GPU axis carries one per GPU.
 function M.gpu_facts(g)
   return {a100 = engines.names_a100(g.name or g.id), p2p = engines.peer_to_peer(g),
+          nvls = engines.nvls_capable(g),
           mx = mxfp4_layout((engines.mxfp4_backend(g, false))),
           mx_bundled = mxfp4_layout((engines.mxfp4_backend(g, true)))}
 end
@@ -359,6 +361,7 @@ local function trtllm_rule(d, opts, rule)
     rule.nccl_counted = engines.trtllm_non_torch.nccl_counted
     rule.context_counted = engines.trtllm_non_torch.context_counted
     rule.gpu_p2p = engines.peer_to_peer(d.gpu)
+    rule.gpu_nvls = engines.nvls_capable(d.gpu)
   end
 end
 
@@ -490,7 +493,9 @@ local function vllm_rule(d, opts, rule)
   mla_absorb_rule(d, opts, version)
   limits_rule(d, opts, row, rule)
   rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
+  rule.nccl_runtime = row.nccl_runtime
   rule.gpu_p2p = engines.peer_to_peer(d.gpu)
+  rule.gpu_nvls = engines.nvls_capable(d.gpu)
   rule.seqs_cap = d.max_num_seqs_source == "default"
   if d.activation == nil then
     -- a vision tower's dummy batch: limit_mm_per_prompt (one integer for

@@ -51,6 +51,16 @@ local MiB = units.MiB
 --               first in 0.6.5) replaced V0's by a baseline taken at
 --               init_device, after the context exists; the 0.6 row keeps the
 --               0.6.0-0.6.4 formula (0.6.5 and 0.6.6 are not told apart)
+--   nccl_runtime NCCL connects an algorithm's channels at the first
+--               collective that uses it, which may follow the snapshot:
+--               NCCL 2.22 and later do so with cuMem on (src/init.cc at
+--               v2.22.3-1: runtimeConn = cuMemSupport && RuntimeConnect),
+--               and vLLM stopped forcing NCCL_CUMEM_ENABLE=0 with
+--               vllm-project/vllm#24141 (set since #5091 for NCCL 2.19's
+--               cuMem overhead, "resolved" in 2.22.3); the rows from 0.11 on.
+--               Only the non-torch range's high end takes those buffers
+--               (which algorithms vLLM's one-element warm-up all-reduce
+--               connected before the snapshot is not known)
 --   async_scheduling the scheduler plans the next step while the GPU runs this
 --               one, so the host's work between steps (graph launch,
 --               bookkeeping) costs no GPU time (vllm/config/vllm.py turns
@@ -129,8 +139,10 @@ M.vllm = {
   ["0.10"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = true,
               context_counted = false, chunked_hybrid = false, dcp_hybrid = false},
   -- assumed from 0.11 on: the snapshot after the distributed init (the
-  -- release that moved it is not pinned here)
+  -- release that moved it is not pinned here), and NCCL left to connect
+  -- at the first collective (nccl_runtime, below)
   ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              nccl_runtime = true,
               context_counted = false, chunked_hybrid = false},
   -- assumed from 0.20 on (the release is not pinned): "GPU KV cache size" is
   -- int(max_concurrency x max_model_len) (kv_cache_utils.py
@@ -141,13 +153,16 @@ M.vllm = {
   -- resolve_kv_cache_dtype_string, read at 959009b402c3, after vllm-project/
   -- vllm issue 34752; its first release is not pinned: assumed from this row)
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, hidden_group = true},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               flashinfer_sampler = true, hidden_group = true},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               check_null_block = true, flashinfer_sampler = true, hidden_group = true},
@@ -400,12 +415,24 @@ end
 --            custom_all_reduce.py at 00d618aab604); meta_size() (the
 --            Signal flags of csrc/custom_all_reduce.cuh) is not read here.
 --            Its rank_data is torch.empty: torch's memory, not counted.
+--   nvls_head NCCL's NVLS (NVLink SHARP) buffers per head, one head per
+--            rank of a communicator of more than 2 GPUs with multicast
+--            (src/transport/nvls.cc ncclNvlsInit: "gpuCount <= 2" turns it
+--            off; nvlsTotalSize = nChannels x 2 x (buffSize + memSize) x
+--            nHeads on every rank), at its largest layout, NCCL 2.18-2.20:
+--            16 channels (NCCL_NVLS_NCHANNELS) x 2 x (Simple's 4 MiB +
+--            NVLS_MEM_ALIGN_SIZE 2 MiB), read at v2.20.5-1 (48bb7fec7953);
+--            2.21 keeps 1 MiB + 2 MiB (ab2b89c4c339), 2.22 on 1 MiB
+--            (178b6b759074). Which NCCL a release's torch ships is not
+--            mapped here, so it is the range's high end alone, counted
+--            where NCCL's buffers are (kvp_predict_non_torch).
 M.non_torch = {
   base = {lo = 0, point = 0.19 * GiB, hi = 0.5 * GiB},
   context = {lo = 287047680, point = 0.4 * GiB, hi = 426 * MiB},
   nccl_connection = (1 << 22) + 8 * 512 * 8 * 16 + 120 * 640 * 8 * 8,
   nccl_channels = {lo = 2, point = 2, hi = 64},
   custom_ar = 2 * 8192 * 1024,
+  nvls_head = 16 * 2 * ((1 << 22) + (1 << 21)),
 }
 
 --- Do a GPU's copies reach each other peer to peer (the catalog's
@@ -418,6 +445,17 @@ function M.peer_to_peer(g)
   local ic = tostring(g and g.interconnect or "")
   if ic:find("bridge", 1, true) then return false end
   return ic:find("^NVLink") ~= nil or ic:find("^Infinity Fabric") ~= nil
+end
+
+--- May NCCL run NVLS on a GPU's nodes? Multicast objects (CU_DEVICE_
+--- ATTRIBUTE_MULTICAST_SUPPORTED, which ncclNvlsInit reads) need NVSwitch
+--- of the NVLink 4 generation or later (Hopper, Blackwell): the catalog's
+--- interconnect "NVLink 4" or "NVLink 5", not a 2-way bridge. A board
+--- without NVSwitch (a 4-GPU HGX H100) has none, so this feeds only the
+--- non-torch range's high end.
+function M.nvls_capable(g)
+  if not M.peer_to_peer(g) then return false end
+  return tostring(g.interconnect):find("^NVLink [45]") ~= nil
 end
 
 -- The rule that combines them by tp and what the version counts is the

@@ -576,6 +576,29 @@ do
            "the high end: 64 channels, two peers each")
   check.eq(nt_at("l40s", "0.10").overhead, math.floor(nt.base.point), "no P2P: host buffers")
   check.eq(nt_at("h100-sxm", "0.11").overhead, math.floor(nt.base.point), "the snapshot after NCCL")
+  -- from 0.11 NCCL connects at the first collective (cuMem on, NCCL 2.22+,
+  -- vllm-project/vllm#24141): its channels' buffers may follow the
+  -- snapshot, the high end takes them (the 0.13 log's 0.54 GiB at tp 2)
+  check.eq(nt_at("h100-sxm", "0.11").overhead_range.hi,
+           math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection), "0.11: NCCL at runtime, high end")
+  check.eq(nt_at("h100-sxm", "0.11").overhead_range.lo, 0, "0.11: the low end the base's")
+  -- NVLS: 16 channels x 2 x (4 MiB + 2 MiB) a head, one head per rank, at
+  -- more than 2 GPUs with multicast (NVLink 4 and 5 over NVSwitch)
+  check.eq(nt.nvls_head, 16 * 2 * 6 * 2^20, "NVLS per head, NCCL 2.18-2.20's layout")
+  check.eq(engines.nvls_capable(kv.gpu("h100-sxm")), true, "NVLink 4")
+  check.eq(engines.nvls_capable(kv.gpu("b200")), true, "NVLink 5")
+  check.eq(engines.nvls_capable(kv.gpu("a100-sxm-80gb")), false, "NVLink 3: no multicast")
+  check.eq(engines.nvls_capable(kv.gpu("h100-nvl")), false, "a 2-way bridge")
+  check.eq(engines.nvls_capable(kv.gpu("mi300x")), false, "Infinity Fabric")
+  local function tp4(gpu, version)
+    return kv.deploy{model = "llama-3.1-8b", gpu = gpu, tp = 4, engine_version = version}
+  end
+  check.eq(tp4("h100-sxm", "0.10").overhead_range.hi,
+           math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection + 4 * nt.nvls_head + nt.custom_ar),
+           "tp 4 on H100 in 0.10: NVLS's 4 heads in the high end")
+  check.eq(tp4("h100-sxm", "0.10").overhead, h.overhead, "the point without NVLS")
+  check.eq(tp4("a100-sxm-80gb", "0.10").overhead_range.hi,
+           math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection + nt.custom_ar), "A100: no NVLS")
 end
 
 -- 0.6.0-0.6.4 count the CUDA context: V0's non_torch_allocations is all

@@ -352,13 +352,15 @@ static void bad_towers_are_named(void **state) {
  * pytorch/pytorch#86509; 426 MiB, unsloth-zoo#1053; about 0.4 GiB); NCCL's connection from its defaults (src/init.cc: Simple
  * 1 << 22; LL 8 lines x 512 threads x 8 steps x 16 bytes; LL128 120 x 640
  * x 8 x 8 bytes), 2-64 channels; the custom all-reduce's two cudaMalloc'd
- * buffers of max_size 8192 x 1024 (custom_all_reduce.py) */
+ * buffers of max_size 8192 x 1024 (custom_all_reduce.py); NVLS's 16
+ * channels x 2 x (4 MiB + 2 MiB) per head (nvls.cc to NCCL 2.20) */
 static kvp_non_torch constants(void) {
   kvp_non_torch nt = {.base = {0, 0.19 * GiB, 0.5 * GiB},
                       .context = {287047680, 0.4 * GiB, 426 * 1048576.0},
                       .nccl_connection = (1 << 22) + 8 * 512 * 8 * 16 + 120 * 640 * 8 * 8,
                       .nccl_channels = {2, 2, 64},
-                      .custom_ar = 2 * 8192 * 1024};
+                      .custom_ar = 2 * 8192 * 1024,
+                      .nvls_head = 16 * 2 * ((1 << 22) + (1 << 21))};
   return nt;
 }
 
@@ -499,6 +501,56 @@ static void non_torch_bad_constants_are_named(void **state) {
   assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, &d), KVP_EINVAL);
   at.engine = KVP_NT_VLLM;
   assert_int_equal(kvp_predict_non_torch(NULL, &at, &o, &d), KVP_EINVAL);
+  nt = constants();
+  nt.nvls_head = -1;
+  assert_int_equal(kvp_non_torch_check(&nt, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "non_torch.nvls_head"));
+}
+
+/* NVLS (communicators of more than 2 ranks on multicast GPUs) and NCCL
+ * connected at runtime feed the high end alone */
+static void non_torch_nvls_and_runtime_connect_in_high_end(void **state) {
+  (void)state;
+  const kvp_non_torch nt = constants();
+  kvp_non_torch_parts o;
+  /* tp 4 over NVSwitch, NCCL counted: 2 channels x 9633792 at the point;
+   * the high end 2 peers x 64 channels x 9633792 = 1233125376 + 4 heads x
+   * 16 x 2 x 6 MiB = 805306368 */
+  kvp_non_torch_at at = {.engine = KVP_NT_VLLM, .tp = 4, .pp = 1, .nccl_counted = 1, .p2p = 1,
+                         .nvls = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[0], 19267584);
+  assert_int_equal(o.nccl[1], 19267584);
+  assert_int_equal(o.nccl[2], 2038431744); /* 1233125376 + 805306368 */
+  assert_int_equal(o.total[2], 2592079872); /* + 0.5 GiB + 16777216 */
+  /* NVLS is off at 2 GPUs (ncclNvlsInit: gpuCount <= 2) */
+  at.tp = 2;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[2], 1233125376);
+  /* tp 8 and pp 4: two communicators, 2 x 1233125376 + (8 + 4) heads x
+   * 201326592 */
+  at.tp = 8, at.pp = 4;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[2], 2 * (int64_t)1233125376 + 12 * (int64_t)201326592);
+  /* NCCL connected at the first collective (the snapshot after NCCL's
+   * init): the point and the low end the base alone, the custom
+   * all-reduce's buffers before the snapshot; the channels' buffers in
+   * the high end: tp 2, 536870912 + 1233125376 */
+  at = (kvp_non_torch_at){.engine = KVP_NT_VLLM, .tp = 2, .pp = 1, .nccl_runtime = 1, .p2p = 1,
+                          .nvls = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[0], 204010946);
+  assert_int_equal(o.total[1], 0);
+  assert_int_equal(o.total[2], 536870912 + 1233125376);
+  assert_int_equal(o.nccl[0], 0);
+  assert_int_equal(o.custom_ar[2], 0);
+  /* at tp 4 NVLS's 4 heads too; at tp 1 nothing communicates */
+  at.tp = 4;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[2], 2575302656); /* 0.5 GiB + 1233125376 + 805306368 */
+  at.tp = 1;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[2], 536870912);
 }
 
 /* Llama-3.1-8B's decoder layer (config.json: hidden 4096, 32 heads, 8 KV
@@ -1020,6 +1072,7 @@ int main(void) {
     cmocka_unit_test(non_torch_custom_all_reduce_by_world_size),
     cmocka_unit_test(non_torch_context_and_sglang),
     cmocka_unit_test(non_torch_bad_constants_are_named),
+    cmocka_unit_test(non_torch_nvls_and_runtime_connect_in_high_end),
     cmocka_unit_test(lora_slots_match_a_hand_count),
     cmocka_unit_test(lora_bad_configs_are_named),
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
