@@ -447,9 +447,11 @@ function M.peer_to_peer(g)
   return ic:find("^NVLink") ~= nil or ic:find("^Infinity Fabric") ~= nil
 end
 
---- May NCCL run NVLS on a GPU's nodes? Multicast objects (CU_DEVICE_
---- ATTRIBUTE_MULTICAST_SUPPORTED, which ncclNvlsInit reads) need NVSwitch
---- of the NVLink 4 generation or later (Hopper, Blackwell): the catalog's
+--- May NCCL run NVLS on a GPU's nodes? ncclNvlsInit reads CU_DEVICE_
+--- ATTRIBUTE_MULTICAST_SUPPORTED and ncclTopoCompute finds no NVLS graph
+--- without an NVSwitch or below compute capability 9.0 (NVIDIA/nccl
+--- src/graph/search.cc at v2.27.5-1: "nodes[NVS].count == 0 || ccMin <
+--- 90"), one head per GPU of the node: Hopper and Blackwell, the catalog's
 --- interconnect "NVLink 4" or "NVLink 5", not a 2-way bridge. A board
 --- without NVSwitch (a 4-GPU HGX H100) has none, so this feeds only the
 --- non-torch range's high end.
