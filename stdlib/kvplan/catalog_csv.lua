@@ -53,6 +53,7 @@ M.model_columns = {
   head_dim = "count", head_dim_v = "count", params = "count", active = "count",
   max_context = "count", intermediate = "count", vocab = "count", experts = "count",
   experts_active = "count", shared_experts = "count", moe_intermediate = "count",
+  shared_intermediate = "count",
   kv_lora_rank = "count", rope_dim = "count",
   tie_embeddings = "bool", weight_bytes = "bytes", layer_kinds = "layers",
   attention_bias = "bool", dense_layers = "count", weight_formats = "classes",

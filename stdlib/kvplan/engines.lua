@@ -487,9 +487,7 @@ function M.shape(m)
   if m.experts then
     s.experts, s.experts_active = m.experts, m.experts_active
     s.moe_intermediate = m.moe_intermediate or m.intermediate
-    if m.shared_experts and m.shared_experts > 0 then
-      s.shared_intermediate = m.shared_experts * s.moe_intermediate
-    end
+    if m:shared_width() > 0 then s.shared_intermediate = m:shared_width() end
   end
   if m.mla then
     s.kv_lora_rank, s.rope_dim = m.mla.kv_lora_rank, m.mla.rope_dim or 0

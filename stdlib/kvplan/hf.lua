@@ -658,10 +658,14 @@ end
 
 --- Which weight classes (models.lua weight_class_params) a quantized
 --- checkpoint stores in format wf: the linear layers (attention, dense MLP,
---- experts) except those named by modules_to_not_convert / ignore (by the
---- last dotted component of each entry: "attn" for attention, "mlp" for
---- both MLP classes, "expert" for experts; routers, norms, embeddings and
---- vision modules are not linear classes here); embeddings, norms and routers stay in the
+--- experts, shared experts) except those named by modules_to_not_convert /
+--- ignore (by the last dotted component of each entry: "attn" for
+--- attention, "mlp" for every MLP class, "shared_expert" for the shared
+--- experts alone, another "expert" for the routed experts; routers, norms,
+--- embeddings and vision modules are not linear classes here). The shared
+--- experts take the checkpoint's quant_config as the dense MLP does (vLLM
+--- DeepseekV2MoE / Llama4MoE / Qwen2MoeSparseMoeBlock: models.lua
+--- weight_classes): quantized unless listed. Embeddings, norms and routers stay in the
 --- model dtype, and lm_head too unless quantization_config.lm_head is true
 --- (GPTQ's option). gpt-oss's mxfp4 lists its attention, router, embeddings
 --- and head as not converted: its experts alone are MXFP4 (vLLM
@@ -680,16 +684,21 @@ quantized_classes = function(C, a, wf, q)
           -- names a router (not a linear class), "model.layers.*.self_attn" attention
           local last = name:lower():match("([^%.]+)$") or ""
           if last:find("attn") then skip.attention = true end
-          if last:find("expert") then skip.experts = true end
-          if last:find("mlp") then skip.mlp, skip.experts = true, true end
+          if last:find("shared_expert", 1, true) then skip.shared_experts = true
+          elseif last:find("expert") then skip.experts = true end
+          if last:find("mlp") then skip.mlp, skip.experts, skip.shared_experts = true, true, true end
         end
       end
     end
   end
   local method = type(q.quant_method) == "string" and q.quant_method:lower() or ""
-  if method == "mxfp4" and a.moe then skip.attention, skip.mlp = true, true end
+  -- MXFP4 quantizes the fused MoE layers alone (above): a shared expert's
+  -- linear layers stay in the model dtype as the attention's do
+  if method == "mxfp4" and a.moe then
+    skip.attention, skip.mlp, skip.shared_experts = true, true, true
+  end
   local out = {}
-  for _, k in ipairs({"attention", "mlp", "experts"}) do
+  for _, k in ipairs({"attention", "mlp", "experts", "shared_experts"}) do
     if not skip[k] then out[k] = wf end
   end
   if q.lm_head == true then out.lm_head = wf end
@@ -1157,18 +1166,18 @@ local function moe_of(C, a, experts)
   if active > experts then
     C:raise("field 'num_experts_per_tok' (%d) exceeds the %d experts", active, experts)
   end
-  local e = {experts = experts, active = active, shared = 0,
+  local e = {experts = experts, active = active, shared = 0, shared_inter = 0,
              inter = C:int("moe_intermediate_size") or a.intermediate}
   if fam.moe == "deepseek" then
     local first, freq = C:int("first_k_dense_replace", 0) or 0, C:int("moe_layer_freq") or 1
     local ns = C:int("n_shared_experts", 0) or 0
-    e.shared, e.n_shared = 3 * mul(F, h, ns, e.inter), ns
+    e.shared, e.n_shared, e.shared_inter = 3 * mul(F, h, ns, e.inter), ns, ns * e.inter
     e.is_moe = function(i) return i >= first and i % freq == 0 end
   elseif fam.moe == "qwen" then
     local step, only = C:int("decoder_sparse_step") or 1, {}
     for _, i in ipairs(C:list("mlp_only_layers") or {}) do only[i] = true end
     local si = C:int("shared_expert_intermediate_size", 0) or 0
-    if si > 0 then e.shared, e.n_shared = 3 * mul(F, h, si) + h, 1 end -- + shared_expert_gate
+    if si > 0 then e.shared, e.n_shared, e.shared_inter = 3 * mul(F, h, si) + h, 1, si end -- + shared_expert_gate
     e.is_moe = function(i) return not only[i] and (i + 1) % step == 0 end
   elseif fam.moe == "jamba" then
     local period = C:int("expert_layer_period", 1, true)
@@ -1177,7 +1186,7 @@ local function moe_of(C, a, experts)
   elseif fam.moe == "llama4" then
     local step, set, listed = C:int("interleave_moe_layer_step", 1, true), C:list("moe_layers"), {}
     for _, i in ipairs(set or {}) do listed[i] = true end
-    e.shared, e.n_shared = 3 * mul(F, h, a.intermediate), 1
+    e.shared, e.n_shared, e.shared_inter = 3 * mul(F, h, a.intermediate), 1, a.intermediate
     e.is_moe = function(i) if set then return listed[i] == true end return (i + 1) % step == 0 end
   else
     e.is_moe = function() return true end
@@ -1614,6 +1623,11 @@ function M.from_hf(path, opts)
   if a.moe then
     t.experts, t.experts_active = a.moe.experts, a.moe.active
     t.moe_intermediate, t.shared_experts = a.moe.inter, a.moe.n_shared
+    -- the shared experts' width where it is not n_shared x moe_intermediate
+    -- (Qwen2-MoE's shared_expert_intermediate_size, Llama 4's intermediate_size)
+    if a.moe.shared_inter > 0 and a.moe.shared_inter ~= (a.moe.n_shared or 0) * a.moe.inter then
+      t.shared_intermediate = a.moe.shared_inter
+    end
   end
   return models.new(t)
 end

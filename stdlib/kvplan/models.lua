@@ -32,6 +32,10 @@ local meta = {
   -- layers have no class)
   attention_layers = true, mlp_layers = true, mlp_matrices = true, other_note = true,
   classes_unweighable = true,
+  -- the shared experts' FFN width a MoE layer (default shared_experts x
+  -- moe_intermediate: DeepSeek's; Qwen2-MoE's shared_expert_intermediate_size,
+  -- Llama 4's intermediate_size)
+  shared_intermediate = true,
   -- no output layer at all (an embedding model: BertModel ends in a pooler)
   no_lm_head = true,
   -- the KV format the checkpoint's quantization states (hf.lua kv_checkpoint)
@@ -206,7 +210,7 @@ function M.new(t)
       util.raise("model '%s': field 'vision' needs one of max_pixels or image_size", m.id)
     end
   end
-  for _, k in ipairs{"attention_layers", "mlp_layers"} do
+  for _, k in ipairs{"attention_layers", "mlp_layers", "shared_intermediate"} do
     if t[k] ~= nil then util.count(t[k], k, 0) end
   end
   if t.mlp_matrices ~= nil and t.mlp_matrices ~= 2 and t.mlp_matrices ~= 3 then
@@ -294,12 +298,35 @@ end
 --               down; the default) or 2 (up, down: Falcon, OPT, GPT-3, BERT,
 --               Whisper, Nemotron-H)
 --   experts     MoE layers: experts x 3 x hidden x moe_intermediate
+--   shared_experts  MoE layers: 3 x hidden x shared_intermediate (default
+--               shared_experts x moe_intermediate): gate, up and down of the
+--               shared experts' one MLP, which vLLM builds as a dense MLP
+--               with the checkpoint's quant_config (deepseek_v2.py
+--               DeepseekV2MoE: DeepseekV2MLP(intermediate_size =
+--               moe_intermediate_size x n_shared_experts, quant_config=
+--               quant_config) at b863fe5bf4e1; llama4.py Llama4MoE:
+--               LlamaMLP(intermediate_size, quant_config=quant_config) at
+--               0303cbd84895; qwen2_moe.py Qwen2MoeSparseMoeBlock:
+--               Qwen2MoeMLP(shared_expert_intermediate_size, quant_config=
+--               quant_config) at 002fb90788ae, its shared_expert_gate a
+--               plain torch.nn.Linear, in 'other'). A class of its own, not
+--               'mlp', because a checkpoint's ignore list can keep them in
+--               16 bits while the routed experts and the dense MLP are
+--               quantized (hf.lua quantized_classes)
 --   other       params minus the above: norms, routers, biases, learned
---               positions, shared experts, sinks, a Mamba mixer (and a
---               vision tower without vision.params); other_note says which
---               when they are more than norms and biases
+--               positions, sinks, a Mamba mixer (and a vision tower without
+--               vision.params); other_note says which when they are more
+--               than norms and biases
 --   vision      the vision tower and its projector: vision.params
-M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "vision", "other"}
+M.weight_classes = {"embeddings", "lm_head", "attention", "mlp", "experts", "shared_experts",
+                    "vision", "other"}
+
+--- The shared experts' FFN width a MoE layer (0 without shared experts).
+function Model:shared_width()
+  if not self.experts then return 0 end
+  return self.shared_intermediate
+         or (self.shared_experts or 0) * (self.moe_intermediate or self.intermediate or 0)
+end
 
 --- Parameters of each weight class (a table by class name).
 function Model:weight_class_params()
@@ -307,7 +334,8 @@ function Model:weight_class_params()
   local vis = rawget(self, "vision")
   local nohead = self.tie_embeddings or self.no_lm_head
   local c = {embeddings = V * H, lm_head = nohead and 0 or V * H,
-             attention = 0, mlp = 0, experts = 0, vision = vis and vis.params or 0}
+             attention = 0, mlp = 0, experts = 0, shared_experts = 0,
+             vision = vis and vis.params or 0}
   local mla = rawget(self, "mla")
   if mla and self.heads then
     -- DeepseekV2Attention (transformers modeling_deepseek_v2.py): q through
@@ -328,6 +356,7 @@ function Model:weight_class_params()
   if self.experts then
     local dense = self.dense_layers or 0
     c.experts = (L - dense) * self.experts * 3 * H * (self.moe_intermediate or 0)
+    c.shared_experts = (L - dense) * 3 * H * self:shared_width()
     c.mlp = dense * mm * H * (self.intermediate or 0)
   else
     c.mlp = (self.mlp_layers or L) * mm * H * (self.intermediate or 0)
@@ -357,7 +386,7 @@ end
 function Model:class_shapes()
   local H, L = self.hidden or 0, self.layers
   local c = {attention = {shards = 0, cols = 0}, mlp = {shards = 0, cols = 0},
-             experts = {shards = 0, cols = 0},
+             experts = {shards = 0, cols = 0}, shared_experts = {shards = 0, cols = 0},
              lm_head = {shards = (self.tie_embeddings or self.no_lm_head) and 0 or 1,
                         cols = (self.tie_embeddings or self.no_lm_head) and 0 or H}}
   local mla = rawget(self, "mla")
@@ -379,6 +408,13 @@ function Model:class_shapes()
   if self.experts then
     local n = (L - dense) * self.experts
     c.experts.shards, c.experts.cols = 3 * n, n * (H + (self.moe_intermediate or 0))
+    -- the shared experts' gate, up and down a MoE layer (one merged gate_up
+    -- and a down as vLLM builds them: H and shared_width input columns)
+    local sw = self:shared_width()
+    if sw > 0 then
+      c.shared_experts.shards = 3 * (L - dense)
+      c.shared_experts.cols = (L - dense) * (H + sw)
+    end
   end
   return c
 end

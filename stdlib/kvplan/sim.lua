@@ -830,7 +830,8 @@ function M.step_facts(d)
   local E, k = m.experts or 0, m.experts_active or 0
   local moe = E > 0 and k > 0 and (c.experts or 0) > 0
   local idle = (m.tie_embeddings and 0 or bytes("embeddings")) + bytes("vision")
-  local body = c.attention + c.mlp + c.other + (moe and c.experts * k / E or c.experts)
+  local body = c.attention + c.mlp + c.shared_experts + c.other
+               + (moe and c.experts * k / E or c.experts)
   -- activation elements a token moves per layer (16-bit) in the kernels
   -- between the GEMMs and attention, from the forward: on every GPU the two
   -- fused residual-add RMSNorms (read x and residual, write both: 8 H);
@@ -859,11 +860,11 @@ function M.step_facts(d)
   if moe then
     -- the routed experts' SiLU-and-multiply and moe_sum run inside fused_moe,
     -- whose measured time the experts' term already is (M.expert_gemm)
-    local sh = (m.shared_experts or 0) * (m.moe_intermediate or 0)
+    local sh = m:shared_width()
     if sh > 0 then split = split + Lm * 3 * sh end
   end
   local K, G = M.kernels, M.gemm_kernels
-  local shared = (m.shared_experts or 0) > 0
+  local shared = m:shared_width() > 0
   local kernels = L * K.layer + K.head
   local gemms = L * G.layer + G.head
   if moe then

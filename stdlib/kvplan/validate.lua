@@ -769,7 +769,7 @@ local function quantized_model(kv, m, f)
   end
   local t = {}
   for k, v in pairs(m) do if k ~= "core" and k ~= "weight_bytes" then t[k] = v end end
-  t.weight_formats = {attention = wf, mlp = wf, experts = wf}
+  t.weight_formats = {attention = wf, mlp = wf, experts = wf, shared_experts = wf}
   t.weight_format = nil
   return kv.model(t), q
 end

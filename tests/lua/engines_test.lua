@@ -206,7 +206,7 @@ check.error("field 'weight_formats.experts': unknown format 'int5x'", function()
   kv.model{id = "x", layers = 1, hidden = 8, heads = 1, head_dim = 8, params = 1000,
            weight_formats = {experts = "int5x"}}
 end)
-check.error("unknown field 'expert' in weight_formats (did you mean 'experts'?)", function()
+check.error("unknown field 'expert' in weight_formats (did you mean 'experts', 'shared_experts'?)", function()
   kv.model{id = "x", layers = 1, hidden = 8, heads = 1, head_dim = 8, params = 1000,
            weight_formats = {expert = "mxfp4"}}
 end)

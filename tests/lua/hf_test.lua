@@ -223,6 +223,36 @@ put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "W4A8_A
 check.error("field 'hf_quant_config.json quantization.quant_algo' 'W4A8_AWQ' is not supported for modelopt",
             function() from_hf(mo) end)
 
+-- shared experts take the quant_config as the dense MLP does (vLLM
+-- DeepseekV2MoE's DeepseekV2MLP(quant_config=quant_config)): quantized
+-- unless the ignore list names them, and an entry naming them keeps the
+-- routed experts quantized
+local dsq = tmp .. "/dsq"
+assert(os.execute("mkdir -p " .. dsq))
+local dsbase = check.slurp(FIX .. "deepseek-v2-lite/config.json")
+local function ds_with(q)
+  put_file(dsq .. "/config.json", (dsbase:gsub('"vocab_size"', q .. ',\n  "vocab_size"')))
+  return from_hf(dsq)
+end
+local awq = ds_with('"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128, ' ..
+                    '"zero_point": true, "version": "gemm"}')
+check.eq(kv.formats.get(awq.weight_formats.shared_experts).name, "int4-g128", "AWQ shared experts quantized")
+local ign = ds_with('"quantization_config": {"quant_method": "compressed-tensors", "format": ' ..
+                    '"nvfp4-pack-quantized", "ignore": ["lm_head", "model.layers.*.mlp.shared_experts"]}')
+check.eq(ign.weight_formats.experts, "nvfp4", "routed experts stay NVFP4")
+check.eq(ign.weight_formats.shared_experts, nil, "ignored shared experts in bf16")
+check.eq(ign:weight_class_params().shared_experts, 449839104, "from_hf's class = the catalog's")
+-- the Qwen MoE reading: a shared expert shared_expert_intermediate_size
+-- wide (Qwen2-MoE's field), its gate (hidden x 1, a plain torch.nn.Linear
+-- in vLLM) stays in 'other'
+put_file(dsq .. "/config.json", '{"model_type": "qwen3_moe", "hidden_size": 16, "head_dim": 8, ' ..
+         '"num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 2, ' ..
+         '"intermediate_size": 64, "moe_intermediate_size": 8, "shared_expert_intermediate_size": 40, ' ..
+         '"num_experts": 4, "num_experts_per_tok": 2, "vocab_size": 10, "max_position_embeddings": 64}')
+local q2 = from_hf(dsq)
+check.eq(q2.shared_intermediate, 40, "Qwen2-MoE shared width")
+check.eq(q2:weight_class_params().shared_experts, 2 * 3 * 16 * 40, "Qwen2-MoE shared experts")
+
 -- bitsandbytes (transformers BitsAndBytesConfig.to_dict): 4-bit with or
 -- without double quantization, 8-bit; embeddings and lm_head stay bf16
 local bnb = from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..

@@ -148,5 +148,43 @@ do
   -- BERT has no LM head
   check.eq(kv.model("bge-large-en-v1.5"):weight_class_params().lm_head, 0, "bge: no lm_head")
 end
+
+-- Shared experts are a class of their own, weighed in their checkpoint's
+-- format (vLLM builds them as a dense MLP with the quant_config: models.lua
+-- weight_classes). DeepSeek-V2-Lite by hand: 26 MoE layers of one shared MLP
+-- 2 x 1408 wide, 3 x 2048 x 2816 a layer = 449839104; the rest is the
+-- routers 26 x 64 x 2048 = 3407872 and the norms 126464. DeepSeek-V3: 58
+-- layers of 3 x 7168 x 2048 = 2554331136, FP8 with a 32-bit scale a 128 x
+-- 128 block: 2554331136 + 2554331136 / 16384 x 4 = 2554954752 bytes where
+-- bf16 was 5108662272
+do
+  local c = kv.model("deepseek-v2-lite"):weight_class_params()
+  check.eq(c.shared_experts, 26 * 3 * 2048 * 2 * 1408, "DeepSeek-V2-Lite shared experts")
+  check.eq(c.shared_experts, 449839104, "= the catalog's note")
+  check.eq(c.other, 3407872 + 126464, "DeepSeek-V2-Lite other: routers and norms")
+  local sh = kv.model("deepseek-v2-lite"):class_shapes().shared_experts
+  check.eq(sh.shards .. "/" .. sh.cols, 26 * 3 .. "/" .. 26 * (2048 + 2816), "shared experts' shapes")
+  local v3 = kv.model("deepseek-v3")
+  local c3 = v3:weight_class_params()
+  check.eq(c3.shared_experts, 58 * 3 * 7168 * 2048, "DeepSeek-V3 shared expert")
+  check.eq(v3.weight_formats.shared_experts.name, "fp8-b128", "in FP8 as the checkpoint stores it")
+  local fp8 = v3:class_bytes("shared_experts", kv.formats.get(v3.weight_formats.shared_experts))
+  check.eq(fp8, 2554331136 + 2554331136 // 16384 * 4, "FP8 block bytes")
+  local t = {}
+  for k, v in pairs(v3) do if k ~= "core" then t[k] = v end end
+  t.weight_formats = {}
+  for k, v in pairs(v3.weight_formats) do if k ~= "shared_experts" then t.weight_formats[k] = v end end
+  check.eq(kv.model(t):weight_size() - v3:weight_size(), 2 * 2554331136 - fp8,
+           "the shared expert's 16-bit bytes were counted before")
+  -- a width of their own (Qwen2-MoE's shared_expert_intermediate_size):
+  -- 2 MoE layers x 3 x 16 x 40 = 3840
+  local q = kv.model{id = "q", layers = 2, hidden = 16, heads = 2, head_dim = 8, vocab = 10,
+                     experts = 4, experts_active = 2, moe_intermediate = 8, shared_experts = 1,
+                     shared_intermediate = 40, params = 100000}
+  check.eq(q:weight_class_params().shared_experts, 2 * 3 * 16 * 40, "shared_intermediate")
+  check.error("field 'shared_intermediate'", function()
+    kv.model{id = "q", layers = 2, hidden = 16, heads = 2, shared_intermediate = -1, params = 1}
+  end)
+end
 check.error("field 'mlp_matrices' must be 2 (up, down) or 3 (gate, up, down), got 4", kv.model,
             {id = "x", layers = 1, hidden = 64, heads = 1, params = 1000, mlp_matrices = 4})

@@ -161,7 +161,7 @@ return {
     params = 107769861120, active = 17000000000,
     dtype = "bf16", max_context = 262144,
     layer_kinds = { {kind = "chunked", window = 8192, n = 3}, {kind = "full", n = 1} },
-    other_note = "the 48 shared experts (6039797760: 3 x 5120 x 8192 a layer), the routers (3932160) and the norms: exactly the rest",
+    other_note = "the routers (3932160) and the norms (the 48 shared experts, 3 x 5120 x 8192 a layer, are their own class)",
     notes = "no_rope_layers[i]=1 -> RoPE layer with chunked local attention (8192-token chunks); every 4th layer (3,7,...) is NoPE global full attention. Instruct repo config says max_position_embeddings 10485760. Computed active 17172894720",
   },
   ---------------------------------------------------------------- Mistral / Mixtral
@@ -439,7 +439,7 @@ return {
     -- gated-attention and 36 Gated DeltaNet layers' linear layers hold
     -- 1539833856 (hf.lua attention_params / linear_params): 'other' holds
     -- the difference with the shared experts, routers and norms
-    other_note = "633864192 of the token mixers' linear layers beyond the 48 plain attention layers the class counts, the shared experts (151093248), routers (50331648), convolutions and norms",
+    other_note = "633864192 of the token mixers' linear layers beyond the 48 plain attention layers the class counts, the shared experts' gates (98304), routers (50331648), convolutions and norms",
     -- vLLM's Qwen3NextGatedDeltaNet builds in_proj_qkvz and out_proj with
     -- the quant_config (vllm/model_executor/models/qwen3_next.py): linear
     -- layers a quantized checkpoint quantizes that no class holds
@@ -465,7 +465,7 @@ return {
     dtype = "bf16", max_context = 163840,
     dense_layers = 1,
     mla = { kv_lora_rank = 512, rope_dim = 64, qk_nope_head_dim = 128, v_head_dim = 128 },
-    other_note = "the 26 MoE layers' 2 shared experts (449839104), the routers (3407872) and the norms (126464): exactly the rest",
+    other_note = "the routers (3407872) and the norms (126464): exactly the rest (the 26 MoE layers' 2 shared experts, 449839104, are their own class)",
     notes = "MLA: KV cache per token per layer = kv_lora_rank + qk_rope_head_dim = 576 elements; layer 0 dense FFN, layers 1-26 MoE",
   },
   {
@@ -481,7 +481,7 @@ return {
     dtype = "bf16", max_context = 163840,
     dense_layers = 1,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128 },
-    other_note = "the 59 MoE layers' 2 shared experts (2783969280), the routers (48332800) and the norms (742400): exactly the rest",
+    other_note = "the routers (48332800) and the norms (742400): exactly the rest (the 59 MoE layers' 2 shared experts, 2783969280, are their own class)",
     notes = "MLA: 576 cached elements per token per layer",
   },
   {
@@ -495,10 +495,14 @@ return {
     experts = 256, experts_active = 8, shared_experts = 1, moe_intermediate = 2048,
     params = 671026419200, active = 37000000000,
     dtype = "bf16", max_context = 163840,
-    weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128},
+    -- DeepSeek's FP8 checkpoint stores the shared expert in FP8 with block
+    -- scales as every linear layer (no ignore list; vLLM's Fp8Config quantizes
+    -- each LinearBase not in ignored_layers: models.lua weight_classes)
+    weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128,
+                      shared_experts = FP8_B128},
     dense_layers = 3,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128 },
-    other_note = "the 58 MoE layers' shared expert (2554331136), the routers and their score-correction biases (106445312) and the norms (1006592): exactly the rest",
+    other_note = "the routers and their score-correction biases (106445312) and the norms (1006592): exactly the rest (the 58 MoE layers' shared expert, 2554331136, is its own class, FP8 with block scales as the checkpoint stores it)",
     notes = "weights fp8 (e4m3, 128x128 block scales; norms/embeddings bf16); MLA 576 cached elements per token per layer; first 3 layers dense FFN, 58 MoE; num_nextn_predict_layers 1",
   },
   {
@@ -512,11 +516,15 @@ return {
     experts = 256, experts_active = 8, shared_experts = 1, moe_intermediate = 2048,
     params = 671877944064, active = 37000000000,
     dtype = "bf16", max_context = 163840,
-    weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128},
+    -- DeepSeek's FP8 checkpoint stores the shared expert in FP8 with block
+    -- scales as every linear layer (no ignore list; vLLM's Fp8Config quantizes
+    -- each LinearBase not in ignored_layers: models.lua weight_classes)
+    weight_formats = {attention = FP8_B128, mlp = FP8_B128, experts = FP8_B128,
+                      shared_experts = FP8_B128},
     dense_layers = 3,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128,
             index_head_dim = 128 },
-    other_note = "DeepSeek-V3's (its shared experts, routers and norms: 2661783040) and the 61 sparse-attention indexers (851524864)",
+    other_note = "DeepSeek-V3's (its routers and norms: 107451904) and the 61 sparse-attention indexers (851524864)",
     notes = "DeepSeek Sparse Attention: besides the MLA latent every layer caches the indexer's 128 keys in fp8 with an fp32 scale (132 bytes a token, vLLM DeepseekV32IndexerCache); vLLM's kv_cache_dtype fp8_ds_mla stores the latent in 656 bytes a token (kv format fp8_ds_mla)",
   },
   ---------------------------------------------------------------- Nemotron-H (NVIDIA)
