@@ -292,7 +292,7 @@ local function quant(q)
   return kv.models.from_hf(path)
 end
 local gq = quant('{"quant_method": "gptq", "bits": 4, "group_size": 32, "sym": true}')
-check.eq(table.concat(kv.util.sorted_keys(gq.weight_formats), ","), "attention,experts,mlp",
+check.eq(table.concat(kv.util.sorted_keys(gq.weight_formats), ","), "attention,experts,mlp,shared_experts",
          "GPTQ quantizes the linear layers")
 -- 1024 + 1024 embeddings and head in fp16 (2 bytes), 3072 attention and 6144 MLP weights at
 -- 4 bits + an fp16 scale per 32 (4.5 bits), 96 norm weights in fp16
