@@ -451,14 +451,46 @@ end
 --                  fused_moe unless VLLM_ROCM_USE_AITER is set (its default
 --                  False: vllm/envs.py at 001f69f8b52e), a kernel with no
 --                  MI300X table found: vLLM deployments read these curves too
+--   a100-sxm-80gb bf16  vllm-project/vllm pull request 40542 ("Add A100 tuned
+--                  config for E=64,N=1408", varjoranta, 2026-04-21, closed
+--                  unmerged), its "Benchmark (bf16, hidden=2048, top_k=6, 1xA100
+--                  80GB SXM4)" table, "default us" column, M = 1-4096 (the
+--                  config vLLM runs without a tuned file for this shape; the
+--                  times are the PR's standalone tuner over benchmark_moe.py's
+--                  search space): E 64, top-k 6, hidden 2048, moe intermediate
+--                  1408 (Kimi-VL-A3B / GLM-4.5-Air at tp 1); 2039 GB/s, 312
+--                  TFLOPS. Its M = 4096 row by hand: 64 (1 - (1 - 6/64)^4096)
+--                  = 64 experts touched, 4096 x 6 / 64 = 384 tokens an expert;
+--                  bytes 64 x 3 x 2048 x 1408 x 2 = 1.107 GB / 2039 GB/s =
+--                  543.1 us, FLOPs 2 x 4096 x 6 x 3 x 2048 x 1408 = 425.2 G /
+--                  312 TFLOPS = 1362.8 us; 1362.8 / 2919.0 = 0.467
+--   l40s fp8       vllm-project/vllm pull request 53710 ("Tune fused_moe FP8
+--                  config for Qwen3-VL on L40S", nicholaskh-ai, 2026-08-25,
+--                  open), its "Per-M kernel time comparison on NVIDIA L40S"
+--                  table, "Default (us)" column, M = 4-8192:
+--                  benchmark_moe.py --tp-size 1 --dtype fp8_w8a8, shape E 128,
+--                  N 768 (Qwen3-VL-30B-A3B: top-k 8, hidden 2048, moe
+--                  intermediate 768, the Qwen3-30B-A3B shape); 864 GB/s, 733
+--                  TFLOPS. Its M = 2 row (39.06 us) is left out: it reads 2.17
+--                  of the roofline (15.5 experts x 4.7 MB = 73 MB in 39 us), the
+--                  benchmark re-reading the same weights from the L40S's 96 MB
+--                  L2 rather than HBM; M = 4 touches 137 MB, past the L2.
+--                  Below M = 4 (1.10 tokens an expert) the curve is clamped to
+--                  M = 4's 0.778, an assumption
+-- B200's and H200's curves are still measured to 24 and 32 tokens only: no
+-- published fused_moe table of either at larger batches was found
+-- (vllm-project/vllm pull request 31448, B200 Qwen3-Omni-30B-A3B bf16, gives
+-- M = 1-8 in the part stored here), so a large batch on them reads the
+-- clamped small-batch fraction. TensorRT-LLM's CUTLASS / trtllm-gen MoE is
+-- read at the same Triton curve for want of a table of it by batch.
 -- The curves differ most by the size of an expert's slice, the bytes of one
 -- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
 -- bandwidth at a few tokens: Mixtral's 176 MB slices 0.73 at one token,
 -- Qwen3-30B's 4.7 MB 0.25). M.expert_slice gives each curve's slice, 3 x
 -- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
 -- left out). Which fraction a deployment reads (M.expert_curve): from its
--- GPU's curves (else, for a GPU without a benchmark here -- A100, L40S,
--- ... -- the H100 SXM's: an assumption, not a measurement), the two
+-- GPU's curves (else, for a GPU without a benchmark here -- A100 40GB and
+-- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), the two
 -- whose slices bracket the deployment's own slice (M.expert_slice_bytes),
 -- interpolated linearly in log slice bytes at every tokens per expert of
 -- either curve, and clamped to the nearest curve outside them (a GPU with one
@@ -504,6 +536,17 @@ M.expert_gemm = {
     fp8 = {{1.000, 0.105, 1, 52.65}, {1.016, 0.180, 2, 60.35}, {1.048, 0.266, 4, 79.09},
            {1.115, 0.414, 8, 95.47}, {1.255, 0.506, 16, 138.68}, {1.406, 0.534, 24, 175.80}},
   },
+  ["a100-sxm-80gb"] = {
+    bf16 = {{1.000, 0.277, 1, 183.5}, {1.152, 0.664, 4, 266.2}, {1.892, 0.794, 16, 542.6},
+            {6.011, 0.776, 64, 698.1}, {24, 0.706, 256, 769.5}, {96, 0.531, 1024, 1022.5},
+            {384, 0.467, 4096, 2919.0}},
+  },
+  ["l40s"] = {
+    fp8 = {{1.099, 0.778, 4, 204.56}, {1.240, 0.748, 8, 376.96}, {1.553, 0.760, 16, 592.31},
+           {2.290, 0.763, 32, 800.43}, {4.065, 0.762, 64, 902.75}, {8.002, 0.738, 128, 947.23},
+           {16, 0.714, 256, 978.59}, {32, 0.676, 512, 1034.18}, {64, 0.621, 1024, 1126.08},
+           {128, 0.508, 2048, 1375.40}, {256, 0.365, 4096, 1916.23}, {512, 0.264, 8192, 3195.68}},
+  },
 }
 
 -- Bytes of one expert's slice (its w13 and w2 in one layer on one GPU) in
@@ -515,6 +558,8 @@ M.expert_slice = {
   ["b200"] = {fp8 = 3 * 7168 * 256 * 1},           -- DeepSeek-R1, tp 8: 5505024
   ["mi300x"] = {bf16_tp8 = 3 * 4096 * 192 * 2,     -- Qwen3-235B-A22B, tp 8: 4718592
                 bf16_tp4 = 3 * 4096 * 384 * 2},    -- Qwen3-235B-A22B, tp 4: 9437184
+  ["a100-sxm-80gb"] = {bf16 = 3 * 2048 * 1408 * 2}, -- Kimi-VL-A3B, tp 1: 17301504
+  ["l40s"] = {fp8 = 3 * 2048 * 768 * 1},           -- Qwen3-VL-30B-A3B, tp 1: 4718592
 }
 
 --- The format of d's routed experts (a mixed checkpoint's experts' own).

@@ -127,8 +127,8 @@ local rows, on, fmt = sim.expert_curve(dsv3)
 check.eq(on .. " " .. fmt .. " " .. rows[1][2], "h200 fp8 0.124", "DeepSeek-V3's FP8 experts on H200")
 -- explicit fallbacks: a GPU without rows reads the H100's; a format the GPU
 -- lacks, that GPU's other curve
-local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "a100-sxm-80gb"})
-check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "A100: the H100's curves, an assumption")
+local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "a100-sxm-40gb"})
+check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "A100 40GB: the H100's curves, an assumption")
 -- MI300X: its own curves, aiter's CK MoE for Qwen3-235B BF16 (ROCm/aiter
 -- pull request 3384). Qwen3-30B-A3B in BF16 at tp 1 has 3 x 2048 x 768 x 2 =
 -- 9,437,184 bytes a slice, the TP 4 curve's own (3 x 4096 x 384 x 2); at one
@@ -145,6 +145,28 @@ check.eq(q30:perf().expert_frac[1], mrows[1][2], "the core reads the MI300X curv
 local _, on3, fmt3 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200"})
 check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's only (FP8) curve")
 check.eq(sim.expert_curve(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), nil, "dense: none")
+-- A100 SXM 80GB and L40S read their own curves (vllm-project/vllm pull
+-- requests 40542 and 53710), measured to 4096 and 8192 tokens; before, the
+-- H100's. The A100's M = 4096 row by hand: 64 experts all touched, 4096 x 6 /
+-- 64 = 384 tokens an expert; FLOPs 2 x 4096 x 6 x 3 x 2048 x 1408 / 312 TFLOPS
+-- = 1362.8 us beat the bytes' 64 x 3 x 2048 x 1408 x 2 / 2039 GB/s = 543.1 us;
+-- over the kernel's 2919.0 us: 0.467
+local a100 = kv.deploy{model = "qwen3-30b-a3b", gpu = "a100-sxm-80gb"}
+local ar, aon, afmt = sim.expert_curve(a100)
+check.eq(aon .. " " .. afmt, "a100-sxm-80gb bf16", "A100: its own BF16 curve")
+local E, k, H, I = 64, 6, 2048, 1408
+local touched = E * (1 - (1 - k / E) ^ 4096)
+local tpe = 4096 * k / touched
+local us = math.max(touched * 3 * H * I * 2 / 2039e9, 2 * 4096 * k * 3 * H * I / 312e12) * 1e6
+assert(math.abs(tpe - 384) < 1e-9 and math.abs(us / 2919.0 - 0.467) < 5e-4,
+       "A100 M = 4096 by hand: " .. tpe .. " tokens an expert, " .. us / 2919.0)
+check.eq(ar[#ar][1] .. " " .. ar[#ar][2], "384 0.467", "A100's last point: 384 tokens an expert")
+local ap = a100:perf()
+local got = nil
+for i, x in ipairs(ap.expert_tpe) do if x == 384 then got = ap.expert_frac[i] end end
+check.eq(got, 0.467, "the core's A100 curve holds the 4096-token point")
+local _, lon, lfmt = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "l40s"})
+check.eq(lon .. " " .. lfmt, "l40s fp8", "L40S: its own FP8 curve")
 -- one sequence: one token per expert, the first row
 local one = dsv3:time(2048, 1)
 assert(math.abs(one.tokens_per_expert - 1) < 1e-12, "a single token: one token per expert")
