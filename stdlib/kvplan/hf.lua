@@ -959,7 +959,8 @@ local function read_files(dir, C)
       end
       table.sort(shards)
     end
-    out.index = {path = ipath, total = total, params = params, shards = shards}
+    out.index = {path = ipath, total = total, params = params, shards = shards,
+                 head = type(index.weight_map) == "table" and index.weight_map["lm_head.weight"] ~= nil}
   else
     shards = json.safetensors_files(dir) or {}
   end
@@ -1427,6 +1428,25 @@ local function read_weights(C, a, dir)
     if files.missing then
       notes[#notes + 1] = "shard " .. files.missing .. " absent: sizes from the index"
     end
+  end
+  -- A tied model's stored head is not loaded: vLLM makes lm_head the input
+  -- embedding and its loader skips the checkpoint's 'lm_head.' tensors
+  -- (AutoWeightsLoader(skip_prefixes=["lm_head."]) when tie_word_embeddings:
+  -- vllm/model_executor/models/falcon.py FalconForCausalLM.load_weights at
+  -- 00620f91ea18; the models built on AutoWeightsLoader do the same). The
+  -- files' count and bytes then hold a vocab x hidden matrix the engine never
+  -- holds: taken off (its bytes in the model dtype). Seen through the index's
+  -- weight_map; a lone model.safetensors is read by sums, without names
+  if a.tie and ix and ix.head and (counted or a.weight_bytes) then
+    local head = mul(C.file, a.vocab, a.hidden)
+    local per = dtype_bytes[a.dtype or ""]
+    if counted then counted = counted - head end
+    if a.weight_bytes and per then
+      a.weight_bytes = a.weight_bytes - head * per
+      a.weight_source = a.weight_source .. " less the stored lm_head.weight vLLM skips (tied)"
+    end
+    C:fact(string.format("a stored lm_head.weight (%d parameters) not counted: tied, vLLM skips " ..
+                         "'lm_head.'", head))
   end
   if not counted then
     C:fact("params = estimate from " .. basename(C.file) .. (C.fam.unknown and

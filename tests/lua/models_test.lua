@@ -140,6 +140,14 @@ do
   -- + 2 x 4544 = params, other its 33 LayerNorms
   local f = kv.model("falcon-7b"):weight_class_params()
   check.eq(f.other, 33 * 2 * 4544, "falcon-7b: other is its LayerNorms")
+  -- falcon-40b: params are what vLLM loads, the checkpoint's stored
+  -- lm_head.weight (65024 x 8192) left out (tied: falcon.py load_weights
+  -- skips 'lm_head.'); other is exactly its 60 x 2 LayerNorms and ln_f,
+  -- weight and bias: 121 x 2 x 8192 = 1982464; bf16 2 x (41835970560 -
+  -- 532676608) bytes
+  local f40 = kv.model("falcon-40b")
+  check.eq(f40:weight_class_params().other, 121 * 2 * 8192, "falcon-40b: other is its LayerNorms")
+  check.eq(f40:weight_size(), 2 * (41835970560 - 65024 * 8192), "falcon-40b: the weights vLLM loads")
   -- Whisper's 96 attention modules (encoder self, decoder self and cross)
   -- and 64 two-matrix MLPs
   local w = kv.model("whisper-large-v3"):weight_class_params()

@@ -788,17 +788,16 @@ return {
     id = "falcon-40b",
     aliases = {"tiiuae/falcon-40b", "tiiuae/falcon-40b-instruct"},
     hf = "tiiuae/falcon-40b",
-    source = "config.json of tiiuae/falcon-40b (HF page refs/pr/111): new_decoder_architecture true, num_kv_heads 8, 128 heads, 60 layers; no max_position_embeddings key (FalconConfig default 2048); head_dim = hidden/heads = 64; params = model.safetensors.index.json total_size 83671941120 / 2 (bf16) as quoted from that index in a public doc",
+    source = "config.json of tiiuae/falcon-40b (HF page refs/pr/111): new_decoder_architecture true, num_kv_heads 8, 128 heads, 60 layers; no max_position_embeddings key (FalconConfig default 2048); head_dim = hidden/heads = 64; params = model.safetensors.index.json total_size 83671941120 / 2 (bf16) as quoted from that index in a public doc, less the stored lm_head.weight (65024 x 8192 = 532676608) that vLLM does not load: the model ties lm_head to the word embeddings and FalconForCausalLM.load_weights skips 'lm_head.' (vllm/model_executor/models/falcon.py at 00620f91ea18)",
     family = "falcon",
     layers = 60, hidden = 8192, heads = 128, kv_heads = 8, head_dim = 64,
     intermediate = 32768, vocab = 65024, tie_embeddings = true,
-    params = 41835970560, active = 41835970560,
+    params = 41303293952, active = 41303293952,
     dtype = "bf16", max_context = 2048,
     -- dense_h_to_4h and dense_4h_to_h, no gate (vLLM falcon.py FalconMLP,
     -- commit 00620f91ea18)
     mlp_matrices = 2,
-    other_note = "the checkpoint's own lm_head.weight (532676608, in params although tied: vLLM's FalconForCausalLM.load_weights skips 'lm_head.' when tie_word_embeddings), LayerNorms and biases",
-    notes = "checkpoint stores lm_head.weight separately (532676608 params) although lm_head is tied by default; with tying, in-memory count is 41303293952. FFN 4*hidden (no intermediate_size key)",
+    notes = "the checkpoint stores lm_head.weight (532676608 params, 41835970560 with it) although lm_head is tied by default; params count what vLLM loads. FFN 4*hidden (no intermediate_size key)",
   },
   ---------------------------------------------------------------- gpt-oss (OpenAI)
   {
