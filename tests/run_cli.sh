@@ -1023,10 +1023,10 @@ cdep="model=mistral-7b-v0.3 gpu=rtx-4090 max_num_seqs=256 max_num_batched_tokens
 rm -f "$out/profile.json"
 expect calibrate_good 0 "" -- calibrate $cf/vllm_serve_c4.json $cf/benchmark_serving_c8.json \
   $cf/sglang_c16_c32.jsonl $cf/plain.csv $cdep -o "$out/profile.json"
-check "calibrate_good: factors, errors and the profile" sh -c "grep -q '^memory (multiplier) ' '$out/calibrate_good.out' &&
+check "calibrate_good: factors, errors and the profile" sh -c "grep -q '^memory (fraction) ' '$out/calibrate_good.out' &&
   grep -q '^link (fraction) .*not fitted: tp 1 x pp 1: no collectives' '$out/calibrate_good.out' &&
   grep -q '^median |error|: fit: throughput ' '$out/calibrate_good.out' &&
-  grep -q '\"kvplan_profile\": 2' '$out/profile.json'"
+  grep -q '\"kvplan_profile\": 1' '$out/profile.json'"
 expect calibrate_profile_applied 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-4090 context=2048 concurrency=16 \
   time=yes profile="$out/profile.json"
 check "calibrate_profile_applied: other step times than the defaults" sh -c "\"$kvplan\" ledger model=mistral-7b-v0.3 \
@@ -1052,7 +1052,7 @@ expect calibrate_unknown_factor 1 "kvplan: field 'factors': unknown factor 'memr
 printf 'input_len,output_len,concurrency,requests,output_tok_s\n16,64,1,50,5000\n' > "$out/too_fast.csv"
 expect calibrate_at_bound 0 "" -- calibrate "$out/too_fast.csv" $cdep factors=memory
 check "calibrate_at_bound: memory reported at its upper bound" \
-  grep -q '^memory (multiplier) .*at its upper bound 1.25: the results ask for more than the box allows' "$out/calibrate_at_bound.out"
+  grep -q '^memory (fraction) .*at its upper bound 1: the results ask for more than the box allows' "$out/calibrate_at_bound.out"
 expect simulate_range 0 "" -- simulate model=mistral-7b-v0.3 gpu=rtx-4090 requests=20 range=yes -f csv
 check "simulate_range: the range columns" grep -q ',steps,throughput_tokens_s_lo,throughput_tokens_s_hi,ttft_ms_p50_lo,ttft_ms_p50_hi,tpot_ms_p50_lo,tpot_ms_p50_hi$' "$out/simulate_range.out"
 expect ledger_range 0 "" -- ledger model=mistral-7b-v0.3 gpu=rtx-4090 context=2048 concurrency=16 time=yes range=yes -f csv
@@ -1201,7 +1201,7 @@ for r in plain.csv vllm_serve_c4.json; do
   sed -n '1,/^result /p' "$out/$n.want" > "$out/$n.factors"
   check "$n: the result piped in fits the factors the file does" sh -c "
     sed -n '1,/^result /p' '$out/$n.out' | cmp -s - '$out/$n.factors' &&
-    grep -q '^memory (multiplier) ' '$out/$n.out' && grep -q '^standard input' '$out/$n.out' &&
+    grep -q '^memory (fraction) ' '$out/$n.out' && grep -q '^standard input' '$out/$n.out' &&
     grep -q '\"value\"' '$out/$n.json'"
 done
 fed stdin_calibrate_empty /dev/null 1 "kvplan: cannot read result file: standard input ('-') is empty: nothing was piped in" -- \

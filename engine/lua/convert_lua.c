@@ -350,11 +350,7 @@ static const char *const perf_keys[] = {
   "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
    * passed to the simulator as its request_s) */
-  "request_ms",
-  /* not the step's: the calibrated multipliers kvplan.sim has already
-   * applied to the rates and curves above (sim.lua M.scaled), kept in the
-   * table for what reads the factors' values back (factors.lua) */
-  "memory_scale", "compute_scale", "experts_scale", NULL
+  "request_ms", NULL
 };
 
 /* perf[name]: nil (no curve) or a list of {M, efficiency} points, into c;

@@ -394,8 +394,7 @@ M.prior_weight = 1
 
 local sim_keys = {requests = true, prompt = true, output = true, rate = true, max_concurrency = true}
 
--- Box coordinates of a factor's box f ({lo, hi}: factors.box): z in [0, 1]
--- <-> its value.
+-- Box coordinates of factor f: z in [0, 1] <-> its value.
 local function to_z(f, x)
   if f.lo > 0 then return (math.log(x) - math.log(f.lo)) / (math.log(f.hi) - math.log(f.lo)) end
   return (x - f.lo) / (f.hi - f.lo)
@@ -543,22 +542,19 @@ function M.fit(spec, dopts)
   check_points(points)
   -- the factors fitted: those asked (or all) that the step time reads and
   -- that the deployment's own options do not set
+  local eff, perf = dopts.efficiency or {}, dopts.perf or {}
   local out, fitted = {}, {}
   local asked
   if spec.factors ~= nil then
     asked = {}
     for _, n in ipairs(spec.factors) do asked[factors.get(n, "field 'factors'").name] = true end
   end
-  local defaults, base = d:perf(), factors.base(d)
-  -- each factor's box in its own unit (a multiplier's: the fraction's
-  -- bounds over its reference, factors.box)
-  local box = {}
+  local defaults = d:perf()
   for _, f in ipairs(factors.list) do
     local x = defaults[f.rate]
-    local lo, hi, ref = factors.box(f, d, base)
-    box[f.name] = {lo = lo, hi = hi, ref = ref}
-    local e = {value = x, default = x, min = lo, max = hi, unit = f.unit, fitted = false}
-    local given = factors.given(f, dopts)
+    if x == 0 and f.default then x = f.default(d) or x end
+    local e = {value = x, default = x, min = f.lo, max = f.hi, unit = f.unit, fitted = false}
+    local given = (f.option[1] == "efficiency" and eff or perf)[f.option[2]] ~= nil
     local applies, why_not = f.applies(d)
     if not applies then
       e.why = why_not
@@ -566,9 +562,9 @@ function M.fit(spec, dopts)
       e.why = "not asked for (factors=...)"
     elseif given then
       e.why = "given in the deployment's options"
-    elseif x < lo or x > hi then
+    elseif x < f.lo or x > f.hi then
       e.why = string.format("its value %s lies outside its box %s .. %s", util.fmt_num(x),
-                            util.fmt_num(lo), util.fmt_num(hi))
+                            util.fmt_num(f.lo), util.fmt_num(f.hi))
     else
       fitted[#fitted + 1] = f
     end
@@ -580,7 +576,7 @@ function M.fit(spec, dopts)
   local sims = 0
   local function values_of(z)
     local v = {}
-    for j, f in ipairs(fitted) do v[f.name] = from_z(box[f.name], z[j]) end
+    for j, f in ipairs(fitted) do v[f.name] = from_z(f, z[j]) end
     return v
   end
   local function eval_point(i, z)
@@ -592,10 +588,10 @@ function M.fit(spec, dopts)
   -- (never left out); a factor whose spread is 0 has none
   local z0, prior_scale = {}, {}
   for j, f in ipairs(fitted) do
-    local x0, B = out[f.name].value, box[f.name]
-    z0[j] = math.max(0, math.min(1, to_z(B, x0)))
-    local a, b = factors.spread(f, x0, B.lo, B.hi, B.ref)
-    local w = (to_z(B, math.max(b, B.lo)) - to_z(B, math.max(a, B.lo))) / 2
+    local x0 = out[f.name].value
+    z0[j] = math.max(0, math.min(1, to_z(f, x0)))
+    local a, b = factors.spread(f, x0)
+    local w = (to_z(f, math.max(b, f.lo)) - to_z(f, math.max(a, f.lo))) / 2
     prior_scale[j] = w > 0 and math.sqrt(M.prior_weight) / w or 0
   end
   local function prior_res(z)
@@ -680,7 +676,7 @@ function M.fit(spec, dopts)
   end
   -- start at the defaults, within the box
   local z = {}
-  for j, f in ipairs(fitted) do z[j] = math.max(0, math.min(1, to_z(box[f.name], out[f.name].value))) end
+  for j, f in ipairs(fitted) do z[j] = math.max(0, math.min(1, to_z(f, out[f.name].value))) end
   local res, preds = eval_all(z)
   local J, lambda, iterations = nil, 1e-3, 0
   if k > 0 then
@@ -737,15 +733,14 @@ function M.fit(spec, dopts)
   -- the factors: values, jackknife standard errors, intervals, bounds
   for j, f in ipairs(fitted) do
     local e = out[f.name]
-    local B = box[f.name]
-    e.value, e.fitted = from_z(B, z[j]), true
+    e.value, e.fitted = from_z(f, z[j]), true
     local xs, mean = {}, 0
-    for i = 1, n do xs[i] = from_z(B, loo_z[i][j]); mean = mean + xs[i] / n end
+    for i = 1, n do xs[i] = from_z(f, loo_z[i][j]); mean = mean + xs[i] / n end
     local v = 0
     for i = 1, n do v = v + (xs[i] - mean) ^ 2 end
     e.se = n > 1 and math.sqrt(v * (n - 1) / n) or nil
-    e.lo = math.max(B.lo, e.value - 2 * (e.se or 0))
-    e.hi = math.min(B.hi, e.value + 2 * (e.se or 0))
+    e.lo = math.max(f.lo, e.value - 2 * (e.se or 0))
+    e.hi = math.min(f.hi, e.value + 2 * (e.se or 0))
     if z[j] <= 1e-9 then e.at_bound = "lower"
     elseif z[j] >= 1 - 1e-9 then e.at_bound = "upper" end
     if J ~= nil then
@@ -792,11 +787,7 @@ end
 
 -- ---- the profile ---------------------------------------------------------------
 
--- Version 2: the efficiency factors (memory, compute, experts) are
--- multipliers of the published curves (factors.lua), where version 1 held
--- flat fractions that replaced them; a version 1 profile is refused, naming
--- its version (its fractions have no one meaning as multipliers).
-M.profile_version = 2
+M.profile_version = 1
 
 local function json_string(s)
   return '"' .. tostring(s):gsub('[%c"\\]', function(c)
@@ -906,13 +897,6 @@ function M.read_profile(path)
     util.raise("%s: not a kvplan profile (no key 'kvplan_profile'; `kvplan calibrate ... -o %s` writes one)",
                name, path == "-" and "profile.json" or path)
   end
-  if p.kvplan_profile == 1 then
-    util.raise("%s: key 'kvplan_profile' is 1, a profile of an earlier kvplan whose memory, compute "
-               .. "and experts factors are flat fractions in place of the published efficiency "
-               .. "curves; this kvplan reads version %d, where they are multipliers of the curves "
-               .. "(1: as published): run kvplan calibrate again on its results", name,
-               M.profile_version)
-  end
   if p.kvplan_profile ~= M.profile_version then
     util.raise("%s: key 'kvplan_profile' is %s (this kvplan reads version %d)", name,
                shown(p.kvplan_profile), M.profile_version)
@@ -924,15 +908,9 @@ function M.read_profile(path)
   for fname, e in pairs(p.factors) do
     local f = factors.get(fname, name .. ": key 'factors'")
     local where = name .. ": factors." .. fname
-    -- a multiplier's box is the deployment's (factors.box): here any
-    -- positive number (the step time caps each scaled fraction at 1)
-    local function inbox(x)
-      if f.scales then return x > 0 and x < math.huge end
-      return x >= f.lo and x <= f.hi
-    end
-    local expected = f.scales and "a multiplier > 0 (1: the published curves)"
-      or string.format("a number in %s .. %s", util.fmt_num(f.lo), util.fmt_num(f.hi))
-    e.value = number(e, "value", where, expected, inbox)
+    local function inbox(x) return x >= f.lo and x <= f.hi end
+    e.value = number(e, "value", where, string.format("a number in %s .. %s", util.fmt_num(f.lo),
+                                                       util.fmt_num(f.hi)), inbox)
     e.lo = number(e, "lo", where, "a number <= value", function(x) return inbox(x) and x <= e.value end, true)
     e.hi = number(e, "hi", where, "a number >= value", function(x) return inbox(x) and x >= e.value end, true)
   end
@@ -959,7 +937,9 @@ function M.apply_profile(opts, p, path, gpu_id, engine)
   end
   local values = {}
   for name, e in pairs(p.factors) do
-    if not factors.given(factors.by_name[name], opts) then values[name] = e.value end
+    local f = factors.by_name[name]
+    local own = opts[f.option[1]]
+    if not (type(own) == "table" and own[f.option[2]] ~= nil) then values[name] = e.value end
   end
   return factors.apply(opts, values)
 end
@@ -994,17 +974,17 @@ function Result:text()
     local note = e.why or ""
     if e.at_bound then
       note = string.format("at its %s bound %s: the results ask for %s than the box allows", e.at_bound,
-                           num(e.at_bound == "lower" and e.min or e.max),
+                           util.fmt_num(e.at_bound == "lower" and f.lo or f.hi),
                            e.at_bound == "lower" and "less" or "more")
         .. (e.why and ("; " .. e.why) or "")
     end
     if e.fitted then
       add("%-18s %10s %10s %22s %18s %10s  %s", f.name .. " (" .. f.unit .. ")", num(e.value),
-          num(e.se), num(e.lo) .. " .. " .. num(e.hi), num(e.min) .. " .. " .. num(e.max),
+          num(e.se), num(e.lo) .. " .. " .. num(e.hi), util.fmt_num(f.lo) .. " .. " .. util.fmt_num(f.hi),
           num(e.default), note)
     else
       add("%-18s %10s %10s %22s %18s %10s  not fitted: %s", f.name .. " (" .. f.unit .. ")", num(e.value),
-          "", "", num(e.min) .. " .. " .. num(e.max), num(e.default), note)
+          "", "", util.fmt_num(f.lo) .. " .. " .. util.fmt_num(f.hi), num(e.default), note)
     end
   end
   add("fit: squared log errors with a prior around each default (docs/time.md); uncertainty: "

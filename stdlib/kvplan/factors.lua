@@ -51,47 +51,31 @@ local deepgemm_compute = {"ratio", 590 / 1041.5, 1358 / 1041.5,
                           source = "DeepGEMM README.md, Performance (Feb 2025): prefill rows "
                             .. "590-1358 TFLOPS around their median 1041.5"}
 
--- The efficiency factors (memory, compute, experts) are multipliers of the
--- published curves (sim.lua M.scaled: perf = {memory_scale =, ...}), not
--- fractions in their place: 1 is the curves as published, and a fit moves
--- each curve by one ratio, keeping its shape over M (the GEMM curves by
--- tokens, attention's by query tokens, the experts' by tokens per expert).
--- scales: the rate of d:perf() (without multipliers) a multiplier's box and
--- spread are expressed against, its reference fraction ref: the box is
--- lo / ref .. hi / ref (lo, hi: the fraction's bounds, as before the
--- change), an "abs" spread a / ref .. b / ref, a "ratio" spread unchanged;
--- flat: the key of efficiency = {...} that replaces the curve by one
--- fraction (a factor given there is held, never fitted nor scaled by a
--- profile).
 M.list = {
-  {name = "memory", option = {"perf", "memory_scale"}, rate = "memory_scale", scales = "mem_eff",
-   flat = "memory", lo = 0.05, hi = 1, unit = "multiplier", slow = "lo", applies = always,
-   spread = deepgemm_memory,
-   meaning = "multiplier of the fraction of the HBM bandwidth a step's reads reach (the flat "
-     .. "factor, the dense GEMMs' published curve by M and the attention kernel's decode rate; "
-     .. "bounds: the fraction in 0.05 .. 1 at the flat factor)"},
-  {name = "compute", option = {"perf", "compute_scale"}, rate = "compute_scale", scales = "flop_eff",
-   flat = "compute", lo = 0.05, hi = 1, unit = "multiplier", slow = "lo", applies = always,
-   spread = deepgemm_compute,
-   meaning = "multiplier of the fraction of the dense tensor rate a step's GEMMs and attention "
-     .. "reach (the flat factor, the dense GEMMs' published curve by M, the attention backend's "
-     .. "measured fractions by query tokens; bounds: the fraction in 0.05 .. 1 at the flat factor)"},
-  {name = "experts", option = {"perf", "experts_scale"}, rate = "experts_scale", flat = "experts",
-   -- the reference: the benchmark curve's value at one token per expert,
-   -- the decode of a single sequence (or the flat factor given)
-   scales = function(p)
-     if (p.expert_eff or 0) > 0 then return p.expert_eff end
-     return p.expert_frac and p.expert_frac[1] or nil
+  {name = "memory", option = {"efficiency", "memory"}, rate = "mem_eff", curve = "gemm_memory",
+   lo = 0.05, hi = 1, unit = "fraction", slow = "lo", applies = always, spread = deepgemm_memory,
+   meaning = "fraction of the HBM bandwidth a step's reads reach"},
+  {name = "compute", option = {"efficiency", "compute"}, rate = "flop_eff", curve = "gemm_compute",
+   also = "attn16_eff",
+   lo = 0.05, hi = 1, unit = "fraction", slow = "lo", applies = always, spread = deepgemm_compute,
+   meaning = "fraction of the dense tensor rate a step's GEMMs reach"},
+  {name = "experts", option = {"efficiency", "experts"}, rate = "expert_eff", lo = 0.05, hi = 1,
+   unit = "fraction", slow = "lo", applies = moe,
+   -- without a given factor the step time reads sim.lua's benchmark curve
+   -- (expert_eff 0): its value at one token per expert, the decode of a
+   -- single sequence, stands for it where one number is needed (the fit's start)
+   default = function(d)
+     local rows = require("kvplan.sim").expert_curve(d)
+     return rows and rows[1][2] or nil
    end,
-   lo = 0.05, hi = 1, unit = "multiplier", slow = "lo", applies = moe,
    spread = {"abs", 0.105, 0.883,
              source = "the least and greatest fraction of sim.lua's expert_gemm curves: "
                .. "0.105 (B200, DeepSeek-R1 TP 8 FP8, one token; sgl-project/sglang pull request "
                .. "11816), 0.883 (H100, Mixtral BF16 TP 2, 16 tokens; vllm-project/vllm pull "
                .. "request 24700)"},
-   meaning = "multiplier of the fraction of the routed experts' roofline (bytes at the HBM "
-     .. "bandwidth, FLOPs at the dense peak) their grouped GEMMs reach: the benchmark curve by "
-     .. "tokens per expert (bounds: the fraction in 0.05 .. 1 at one token per expert)"},
+   meaning = "fraction of the routed experts' roofline (bytes at the HBM bandwidth, FLOPs at "
+     .. "the dense peak) their grouped GEMMs reach, at every tokens per expert (given, it "
+     .. "replaces the benchmark curve)"},
   {name = "link", option = {"efficiency", "link"}, rate = "link_eff", lo = 0.05, hi = 1,
    unit = "fraction", slow = "lo", applies = parallel,
    spread = {"ratio", 1509 / 2298.5, 2668 / 2298.5,
@@ -148,29 +132,11 @@ function M.get(name, what)
   return f
 end
 
---- The value of factor f in deployment d as its step times use it (a
---- multiplier's: 1 unless an option or a profile sets it).
+--- The value of factor f in deployment d as its step times use it.
 function M.value(f, d)
-  return d:perf()[f.rate]
-end
-
---- The rates of d with every multiplier at 1 (the published curves): the
---- table M.box reads a multiplier's reference from.
-function M.base(d)
-  return require("kvplan.sim").perf_scaled(d, {memory_scale = 1, compute_scale = 1, experts_scale = 1})
-end
-
---- Factor f's box in its own unit for deployment d: lo, hi, and a
---- multiplier's reference fraction ref (M.list: scales). base: M.base(d),
---- when the caller has it. A multiplier with no reference (a dense model's
---- experts) keeps lo .. hi.
-function M.box(f, d, base)
-  if f.scales == nil then return f.lo, f.hi end
-  base = base or M.base(d)
-  local ref
-  if type(f.scales) == "function" then ref = f.scales(base) else ref = base[f.scales] end
-  if not (ref and ref > 0) then return f.lo, f.hi end
-  return f.lo / ref, f.hi / ref, ref
+  local v = d:perf()[f.rate]
+  if v == 0 and f.default then v = f.default(d) or v end
+  return v
 end
 
 --- Options of kv.deploy with factor values set: opts' own efficiency and
@@ -190,28 +156,14 @@ function M.apply(opts, values)
   return out
 end
 
---- Whether opts give factor f themselves (its option, or for a multiplier
---- the flat efficiency that replaces its curve): held, not fitted, and a
---- profile's value does not apply.
-function M.given(f, opts)
-  local own = opts[f.option[1]]
-  if type(own) == "table" and own[f.option[2]] ~= nil then return true end
-  return f.flat ~= nil and type(opts.efficiency) == "table" and opts.efficiency[f.flat] ~= nil
-end
-
---- The default spread of factor f around value x: lo, hi (within f's box
---- lo, hi; ref: a multiplier's reference fraction, which an "abs" spread's
---- fractions are divided by).
-function M.spread(f, x, lo, hi, ref)
+--- The default spread of factor f around value x: lo, hi (within f's box).
+function M.spread(f, x)
   local s = f.spread
-  lo, hi = lo or f.lo, hi or f.hi
   local a, b
   if s[1] == "ratio" then a, b = x * s[2], x * s[3]
-  elseif s[1] == "abs" then
-    local r = ref or 1
-    a, b = math.min(s[2] / r, x), math.max(s[3] / r, x)
+  elseif s[1] == "abs" then a, b = math.min(s[2], x), math.max(s[3], x)
   else a, b = x + s[2], x + s[3] end
-  return math.max(lo, math.min(a, b)), math.min(hi, math.max(a, b))
+  return math.max(f.lo, math.min(a, b)), math.min(f.hi, math.max(a, b))
 end
 
 --- The factors' values of d at the slow and the fast ends of their
@@ -223,17 +175,16 @@ function M.ends(d, all)
   local slow, fast = {}, {}
   local prof = d.profile and d.profile.factors or {}
   local perf = d:perf()
-  local base
   for _, f in ipairs(M.list) do
     if all or f.applies(d) then
       local x = perf[f.rate]
+      if x == 0 and f.default then x = f.default(d) or x end
       local p = prof[f.name]
       local lo, hi
       if p ~= nil and p.lo ~= nil and p.hi ~= nil and x == p.value then
         lo, hi = p.lo, p.hi
       else
-        if f.scales and base == nil then base = M.base(d) end
-        lo, hi = M.spread(f, x, M.box(f, d, base))
+        lo, hi = M.spread(f, x)
       end
       if f.slow == "lo" then slow[f.name], fast[f.name] = lo, hi
       else slow[f.name], fast[f.name] = hi, lo end
@@ -243,19 +194,25 @@ function M.ends(d, all)
 end
 
 --- d's rates (d:perf()) with the factors' values `values` (name -> number)
---- in place of its own: the perf table of the core's step time. A
---- multiplier scales the published curves from their values as published
---- (sim.lua M.scaled), not from d's already scaled ones.
+--- in place of its own: the perf table of the core's step time. A factor
+--- with a curve (the dense GEMMs' efficiency by M, sim.gemm_curves) moves
+--- the curve's points by the same ratio as its flat value (at most 1).
 function M.perf_at(d, values)
-  local scales = {}
+  local p = {}
+  local own = d:perf()
+  for k, v in pairs(own) do p[k] = v end
   for name, x in pairs(values) do
     local f = M.by_name[name]
-    if f.scales then scales[f.rate] = x end
-  end
-  local p = require("kvplan.sim").perf_scaled(d, scales)
-  for name, x in pairs(values) do
-    local f = M.by_name[name]
-    if not f.scales then p[f.rate] = x end
+    p[f.rate] = x
+    local c = f.curve and own[f.curve]
+    if c ~= nil and own[f.rate] > 0 then
+      local r, moved = x / own[f.rate], {}
+      for i, pt in ipairs(c) do moved[i] = {pt[1], math.min(1, pt[2] * r)} end
+      p[f.curve] = moved
+    end
+    -- a rate that moves with this one (attention's 16-bit compute factor)
+    local a = f.also and own[f.also]
+    if a ~= nil and own[f.rate] > 0 then p[f.also] = math.min(1, a * x / own[f.rate]) end
   end
   return p
 end

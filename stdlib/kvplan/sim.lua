@@ -1025,54 +1025,7 @@ local eff_keys = {memory = true, compute = true, link = true, experts = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
                    step_overhead_ms = true, launch_us = true, seq_host_us = true,
                    kernel_floor_us = true, eager_launch_us = true, request_ms = true,
-                   loop_host_us = true, memory_scale = true, compute_scale = true,
-                   experts_scale = true}
-
--- The calibrated multipliers (perf = {memory_scale =, compute_scale =,
--- experts_scale =}, what a profile of `kvplan calibrate` sets: factors.lua):
--- each multiplies its side's flat factor and every published curve behind
--- it, each value capped at 1, so that a multiplier of 1 is the published
--- curves and any other keeps their shape over M (a fit at one batch moves
--- the curve, not replaces it by its value there):
---   memory   mem_eff, gemm_memory's points, attn_mem_eff (FlashMLA's decode
---            rate, where set)
---   compute  flop_eff, gemm_compute's points, attn_compute's points (the
---            attention backend's measured fractions), attn16_eff
---   experts  expert_frac's points (the routed experts' benchmark curve by
---            tokens per expert), or expert_eff where a flat one is given
-M.scaled = {
-  memory_scale = {flat = {"mem_eff", "attn_mem_eff"}, curves = {"gemm_memory"}},
-  compute_scale = {flat = {"flop_eff", "attn16_eff"}, curves = {"gemm_compute", "attn_compute"}},
-  experts_scale = {flat = {"expert_eff"}, curves = {}, lists = {"expert_frac"}},
-}
-
---- Rates p (M.rates' table) with multiplier s of one side (a key of
---- M.scaled) applied in place: each of its values x becomes min(1, x s);
---- 0 (unset) stays 0. Curves are copied, never changed in place.
-function M.scale_rates(p, key, s)
-  local w = M.scaled[key]
-  p[key] = s
-  if s == 1 then return p end
-  local function sc(x) return math.min(1, x * s) end
-  for _, k in ipairs(w.flat) do
-    if (p[k] or 0) > 0 then p[k] = sc(p[k]) end
-  end
-  for _, k in ipairs(w.curves) do
-    if p[k] ~= nil then
-      local moved = {}
-      for i, pt in ipairs(p[k]) do moved[i] = {pt[1], sc(pt[2])} end
-      p[k] = moved
-    end
-  end
-  for _, k in ipairs(w.lists or {}) do
-    if p[k] ~= nil then
-      local moved = {}
-      for i, x in ipairs(p[k]) do moved[i] = sc(x) end
-      p[k] = moved
-    end
-  end
-  return p
-end
+                   loop_host_us = true}
 
 --- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
 --- with fp4 tensor cores (Blackwell) its fp4 rate (NVFP4 checkpoints
@@ -1126,13 +1079,6 @@ function M.check_options(opts)
   if opts.perf ~= nil then
     if type(opts.perf) ~= "table" then util.raise("field 'perf' must be a table, got %s", type(opts.perf)) end
     util.check_keys(opts.perf, perf_keys, "perf")
-    for key in pairs(M.scaled) do
-      local x = opts.perf[key]
-      if x ~= nil and (type(x) ~= "number" or not (x > 0 and x < math.huge)) then
-        util.raise("perf '%s' must be a number > 0 (a multiplier of the published efficiency "
-                   .. "curves; 1: as published), got %s", key, tostring(x))
-      end
-    end
     local r = opts.perf.request_ms
     if r ~= nil and (type(r) ~= "number" or not (r >= 0 and r < math.huge)) then
       util.raise("perf 'request_ms' must be a number >= 0 (milliseconds a request spends outside "
@@ -1146,9 +1092,8 @@ function M.check_options(opts)
 end
 
 --- The rates the core's step time uses for deployment d (a table), or nil
---- and why when the GPU lacks them. scales: multipliers (memory_scale,
---- compute_scale, experts_scale) in place of the options' (M.scaled).
-function M.rates(d, scales)
+--- and why when the GPU lacks them.
+function M.rates(d)
   local o = d.options_time or {}
   local g, given = d.gpu, o.perf or {}
   local eff = {}
@@ -1212,24 +1157,12 @@ function M.rates(d, scales)
       p.attn16_eff = (o.efficiency or {}).compute or own or M.efficiency.compute
     end
   end
-  for key in pairs(M.scaled) do
-    M.scale_rates(p, key, (scales or {})[key] or given[key] or 1)
-  end
   return p
 end
 
 --- The rates of deployment d (M.rates); an error when the GPU lacks them.
 function M.perf(d)
   local p, why = M.rates(d)
-  if p == nil then util.raise("%s", why) end
-  return p
-end
-
---- The rates of deployment d with the multipliers `scales` (memory_scale,
---- compute_scale, experts_scale: M.scaled) in place of its options' or
---- profile's; an error when the GPU lacks them.
-function M.perf_scaled(d, scales)
-  local p, why = M.rates(d, scales)
   if p == nil then util.raise("%s", why) end
   return p
 end

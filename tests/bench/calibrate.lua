@@ -4,20 +4,17 @@
 -- `requests` requests each (default 1000, vllm bench serve's --num-prompts
 -- default) of 1000 prompt and 200 output tokens, at client concurrencies
 -- 1, 2, 4, ... and Poisson rates 1, 2, 4, ... requests a second (half each).
--- Their figures are kvplan's own simulations at known factors, written in
--- dir (default /tmp); the fit must recover them within 10 % (a check that
--- the bench fits what it times; the prior pulls toward the defaults). The
--- factors are multipliers of the published curves (factors.lua, default 1):
--- memory 0.6 / 0.69 and compute 0.45 / 0.7, the flat fractions 0.6 and 0.45
--- this bench used when the factors replaced the curves, over the H100's flat
--- defaults 0.69 and 0.7 (the same distance from the defaults). Prints the CPU seconds of kv.calibrate beside its baseline in the
+-- Their figures are kvplan's own simulations at known factors (memory 0.6,
+-- compute 0.45), written in dir (default /tmp); the fit must recover them
+-- within 10 % (a check that the bench fits what it times; the prior pulls
+-- toward the defaults 0.69 and 0.7). Prints the CPU seconds of kv.calibrate beside its baseline in the
 -- same run: the files' simulations once (one evaluation of the sum of
 -- squares, the floor of any fit).
 local kv = require "kvplan"
 local cal = require "kvplan.calibrate"
 local args = kv.options(..., {files = 20, requests = 1000, dir = "/tmp"})
 local dep = {model = "llama-3.1-8b", gpu = "h100-sxm"}
-local truth = {memory = 0.6 / 0.69, compute = 0.45 / 0.7}
+local truth = {memory = 0.6, compute = 0.45}
 local paths, points = {}, {}
 for i = 1, args.files do
   local half = (i + 1) // 2

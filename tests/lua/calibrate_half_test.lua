@@ -83,18 +83,11 @@ local cases = {
 -- (re-baselined when kv.simulate's TTFT and E2E took the client's time a
 -- request, sim.lua request_ms: the GPUStack sweep's throughput went from 0.018
 -- to 0.066 and the RTX 4090's TTFT from 0.984 to 1.063, the others improved)
--- (re-baselined when the fitted efficiency factors became multipliers of
--- the published curves, factors.lua, instead of flat fractions in their
--- place: the RTX 4090 has no curves and is unchanged; on the H100 sweeps
--- the fit now starts from the curves and its prior holds it near them:
--- GPUStack's throughput 0.066 -> 0.269, TTFT 0.434 -> 0.393, TPOT 0.013 ->
--- 0.170; TensorRT-LLM's 0.049 -> 0.066 and 0.059 -> 0.063; dstack's 405B
--- 0.271 -> 0.452)
 local recorded = {
   {throughput = 0.061, ttft = 1.063},
-  {throughput = 0.269, ttft = 0.393, tpot = 0.170},
-  {throughput = 0.066, ttft = 0.063},
-  {throughput = 0.452},
+  {throughput = 0.066, ttft = 0.434, tpot = 0.013},
+  {throughput = 0.049, ttft = 0.059},
+  {throughput = 0.271},
 }
 
 for ci, case in ipairs(cases) do

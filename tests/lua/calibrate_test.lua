@@ -81,8 +81,8 @@ check.eq(c.factors.step_overhead_ms.fitted, false, "vLLM waits for the host: lau
 local fitted_names = {"memory", "compute", "launch_us", "seq_host_us"}
 for _, name in ipairs(fitted_names) do assert(c.factors[name].fitted, name .. " fitted") end
 for _, name in ipairs(fitted_names) do
-  local e = c.factors[name]
-  assert(e.value >= e.min and e.value <= e.max, name .. " within its box")
+  local e, f = c.factors[name], factors.by_name[name]
+  assert(e.value >= f.lo and e.value <= f.hi, name .. " within its box")
   assert(e.lo <= e.value and e.value <= e.hi, name .. " inside its interval")
 end
 -- the fit is no worse than the defaults it started from
@@ -118,11 +118,7 @@ local fast = {{source = "x", requests = 50, prompt = 16, output = 64, max_concur
                measured = {throughput = 5000}}}
 local cb = kv.calibrate{deployment = dep, points = fast, factors = {"memory"}}
 check.eq(cb.factors.memory.at_bound, "upper", "memory at its upper bound")
--- the box of the memory multiplier: the fraction's 0.05 .. 1 over the
--- RTX 4090's flat factor 0.8 (sim.lua M.efficiency), 0.0625 .. 1.25
-check.eq(cb.factors.memory.max, 1 / 0.8, "memory's box: 1 / 0.8")
-check.eq(cb.factors.memory.min, 0.05 / 0.8, "memory's box: 0.05 / 0.8")
-assert(cb:text():find("memory (multiplier)", 1, true) and cb:text():find("at its upper bound 1.25", 1, true),
+assert(cb:text():find("memory (fraction)", 1, true) and cb:text():find("at its upper bound 1", 1, true),
        "the report says so")
 check.eq(cb.factors.compute.fitted, false, "factors= limits the fit")
 check.eq(cb.loo.median.throughput, nil, "one result: no leave-one-out error")
@@ -136,38 +132,34 @@ check.error("unknown factor 'memry'", kv.calibrate, {deployment = dep, points = 
 local held = {model = "mistral-7b-v0.3", gpu = "rtx-4090", efficiency = {memory = 0.5}}
 local ch = kv.calibrate{deployment = held, points = fast}
 check.eq(ch.factors.memory.fitted, false, "given memory is held")
-check.eq(ch.factors.memory.value, 1, "its multiplier at 1")
-check.eq(ch.factors.memory.why, "given in the deployment's options", "why")
-check.eq(ch.deployment:perf().mem_eff, 0.5, "at its given value")
+check.eq(ch.factors.memory.value, 0.5, "at its given value")
 
 -- ---- the profile -----------------------------------------------------------------
 local dir = check.tmpdir()
 local path = dir .. "/profile.json"
 c:write(path)
 local prof = cal.read_profile(path)
-check.eq(prof.kvplan_profile, 2, "profile version: 2, multipliers of the curves")
+check.eq(prof.kvplan_profile, 1, "profile version")
 check.eq(prof.deployment.gpu, "rtx-4090", "the GPU it was fitted on")
 check.eq(prof.deployment.engine, "vllm", "the engine")
 check.eq(#prof.inputs, 4, "inputs' names")
 assert(prof.leave_one_out.median_abs_error.throughput and prof.fit.points[1].input, "errors recorded")
 check.eq(prof.kvplan_version, kv.version, "kvplan version")
 local d = kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090", profile = path}
-check.eq(d:perf().memory_scale, c.factors.memory.value, "kv.deploy{profile}: memory")
-check.eq(d:perf().mem_eff, math.min(1, 0.8 * c.factors.memory.value), "the flat factor scaled")
-check.eq(d:perf().compute_scale, c.factors.compute.value, "kv.deploy{profile}: compute")
+check.eq(d:perf().mem_eff, c.factors.memory.value, "kv.deploy{profile}: memory")
+check.eq(d:perf().flop_eff, c.factors.compute.value, "kv.deploy{profile}: compute")
 check.eq(d:perf().step_overhead_ms, c.factors.step_overhead_ms.value, "kv.deploy{profile}: overhead")
 local de = kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090", profile = path,
                      efficiency = {memory = 0.5}}
 check.eq(de:perf().mem_eff, 0.5, "explicit options win over the profile")
-check.eq(de:perf().memory_scale, 1, "the flat factor given: the profile's multiplier does not apply")
-check.eq(de:perf().compute_scale, c.factors.compute.value, "the rest from the profile")
-check.eq(d:with{tp = 1}:perf().memory_scale, c.factors.memory.value, "with keeps the profile")
+check.eq(de:perf().flop_eff, c.factors.compute.value, "the rest from the profile")
+check.eq(d:with{tp = 1}:perf().mem_eff, c.factors.memory.value, "with keeps the profile")
 check.error("profile '" .. path .. "' was fitted on gpu 'rtx-4090', this deployment runs on 'h100-sxm' "
             .. "(profile_any = true applies it anyway)", kv.deploy,
             {model = "mistral-7b-v0.3", gpu = "h100", profile = path})
 check.error("was fitted for engine 'vllm', this deployment's is 'sglang'", kv.deploy,
             {model = "mistral-7b-v0.3", gpu = "rtx-4090", engine = "sglang", profile = path})
-check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", profile = path, profile_any = true}:perf().memory_scale,
+check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", profile = path, profile_any = true}:perf().mem_eff,
          c.factors.memory.value, "profile_any")
 check.error("cannot read profile '" .. dir .. "/none.json'", kv.deploy,
             {model = "mistral-7b-v0.3", gpu = "h100", profile = dir .. "/none.json"})
@@ -180,77 +172,11 @@ end
 check.error("not a kvplan profile (no key 'kvplan_profile'", cal.read_profile, write("a.json", "{}"))
 check.error("is not JSON", cal.read_profile, write("b.json", "{"))
 check.error(": key 'factors': unknown factor 'memroy'", cal.read_profile, write("c.json",
-  '{"kvplan_profile": 2, "deployment": {"gpu": "rtx-4090"}, "factors": {"memroy": {"value": 0.5}}}'))
-check.error("factors.memory: key 'value' is 0 (expected a multiplier > 0 (1: the published curves))",
-  cal.read_profile,
-  write("d.json", '{"kvplan_profile": 2, "deployment": {"gpu": "rtx-4090"}, "factors": {"memory": {"value": 0}}}'))
-check.error("factors.launch_us: key 'value' is 30 (expected a number in 0 .. 10)", cal.read_profile,
-  write("d2.json", '{"kvplan_profile": 2, "deployment": {"gpu": "rtx-4090"}, "factors": {"launch_us": {"value": 30}}}'))
-check.error("key 'kvplan_profile' is 3 (this kvplan reads version 2)", cal.read_profile,
-  write("e.json", '{"kvplan_profile": 3}'))
--- a profile written before the factors became multipliers (version 1: flat
--- fractions in place of the curves) is refused, naming its version
-check.error("key 'kvplan_profile' is 1, a profile of an earlier kvplan whose memory, compute and experts "
-            .. "factors are flat fractions in place of the published efficiency curves; this kvplan "
-            .. "reads version 2", cal.read_profile,
-  write("v1.json", '{"kvplan_profile": 1, "deployment": {"gpu": "rtx-4090"}, "factors": {"memory": {"value": 0.62}}}'))
--- a profile whose factors are the defaults gives the step times of no
--- profile at every batch: the published curves stay (the GEMMs' by M,
--- attention's, the experts' by tokens per expert), a factor scales them
-for _, spec in ipairs({{model = "llama-3.1-8b", gpu = "h100-sxm"}, {model = "qwen3-30b-a3b", gpu = "h100-sxm"},
-                       {model = "llama-3.1-8b", gpu = "h100-sxm", weights = "fp8"}}) do
-  local d0 = kv.deploy(spec)
-  local parts = {}
-  for _, f in ipairs(factors.list) do
-    if f.applies(d0) then
-      parts[#parts + 1] = string.format('"%s": {"value": %.17g}', f.name, factors.value(f, d0))
-    end
-  end
-  local pd = write("defaults.json", string.format('{"kvplan_profile": %d, "deployment": {"gpu": "h100-sxm", '
-    .. '"engine": "vllm"}, "factors": {%s}}', cal.profile_version, table.concat(parts, ", ")))
-  local o = {}
-  for k, v in pairs(spec) do o[k] = v end
-  o.profile = pd
-  local d1 = kv.deploy(o)
-  for _, n in ipairs({1, 4, 16, 64, 256}) do
-    local a, b = d0:time(2048, n), d1:time(2048, n)
-    check.eq(b.tpot_ms, a.tpot_ms, spec.model .. " " .. (spec.weights or "") .. ": tpot at batch " .. n)
-    check.eq(b.ttft_ms, a.ttft_ms, spec.model .. ": ttft at batch " .. n)
-  end
-end
--- hand count: a multiplier of 1.25 on a flat factor 0.8 and a curve
--- {1, 0.3}, {64, 0.9}: 0.8 x 1.25 = 1, 0.3 x 1.25 = 0.375, 0.9 x 1.25 =
--- 1.125, capped at 1; the core reads M = 8 between them linearly in log M:
--- t = ln 8 / ln 64 = 0.5, 0.375 + 0.5 x (1 - 0.375) = 0.6875
-local sim = require "kvplan.sim"
-local hp = sim.scale_rates({mem_eff = 0.8, attn_mem_eff = 0, gemm_memory = {{1, 0.3}, {64, 0.9}}},
-                           "memory_scale", 1.25)
-check.eq(hp.mem_eff, 1, "0.8 x 1.25")
-check.eq(hp.attn_mem_eff, 0, "unset stays unset")
-check.eq(hp.gemm_memory[1][2], 0.375, "0.3 x 1.25")
-check.eq(hp.gemm_memory[2][2], 1, "0.9 x 1.25 capped at 1")
-check.eq(hp.gemm_memory[1][1], 1, "M unchanged")
-local t8 = math.log(8) / math.log(64)
-check.eq(hp.gemm_memory[1][2] + t8 * (hp.gemm_memory[2][2] - hp.gemm_memory[1][2]), 0.6875, "M = 8")
--- ... and on a deployment: Qwen3-30B-A3B's FP8 experts on an H100 read
--- vllm#24700's rows (0.253 at one token per expert, 0.675 at 4.065): x 2,
--- 0.506 and 1 (1.35 capped); its dense GEMMs' memory curve moves by 0.5
-local q8 = {model = "qwen3-30b-a3b", gpu = "h100-sxm", weights = "fp8"}
-local pq = kv.deploy(q8):perf()
-local q8s = {}
-for k, v in pairs(q8) do q8s[k] = v end
-q8s.perf = {experts_scale = 2, memory_scale = 0.5}
-local pqs = kv.deploy(q8s):perf()
-check.eq(pq.expert_frac[1], 0.253, "the published 1-token row")
-check.eq(pqs.expert_frac[1], 0.506, "0.253 x 2")
-check.eq(pqs.expert_frac[9], 1, "0.675 x 2 capped at 1")
-check.eq(pqs.expert_tpe[1], pq.expert_tpe[1], "tokens per expert unchanged")
-for i, pt in ipairs(pq.gemm_memory) do
-  check.eq(pqs.gemm_memory[i][2], math.min(1, pt[2] * 0.5), "gemm_memory point " .. i .. " x 0.5")
-end
-check.eq(pqs.mem_eff, 0.69 * 0.5, "the H100's flat memory factor 0.69 x 0.5")
-check.error("perf 'memory_scale' must be a number > 0", kv.deploy,
-            {model = "llama-3.1-8b", gpu = "h100-sxm", perf = {memory_scale = 0}})
+  '{"kvplan_profile": 1, "deployment": {"gpu": "rtx-4090"}, "factors": {"memroy": {"value": 0.5}}}'))
+check.error("factors.memory: key 'value' is 3 (expected a number in 0.05 .. 1)", cal.read_profile,
+  write("d.json", '{"kvplan_profile": 1, "deployment": {"gpu": "rtx-4090"}, "factors": {"memory": {"value": 3}}}'))
+check.error("key 'kvplan_profile' is 2 (this kvplan reads version 1)", cal.read_profile,
+  write("e.json", '{"kvplan_profile": 2}'))
 -- simulations and sweeps take it
 local r0 = kv.simulate{model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 20, prompt = 256, output = 50}
 local r1 = kv.simulate{model = "mistral-7b-v0.3", gpu = "rtx-4090", requests = 20, prompt = 256, output = 50,
@@ -270,7 +196,7 @@ assert(t.tpot_ms_lo < t.tpot_ms and t.tpot_ms < t.tpot_ms_hi, "default spread: t
 assert(t.ttft_ms_lo < t.ttft_ms and t.ttft_ms < t.ttft_ms_hi, "default spread: ttft")
 -- the slow end: every factor at its slow end (memory 0.8 x 1509/2298.5 ...)
 local slow = factors.ends(d0)
-check.eq(slow.memory, 1509 / 2298.5, "memory's slow end: a multiplier, DeepGEMM's least decode row over its median")
+check.eq(slow.memory, 0.8 * 1509 / 2298.5, "memory's slow end")
 assert(math.abs(slow.launch_us - 0.98) < 1e-12, "a kernel launch's slow end: SGLang's 0.98 us")
 check.eq(slow.step_overhead_ms, nil, "no step_overhead_ms where launch_us applies")
 check.eq(slow.link, nil, "no link factor at tp 1")
@@ -280,11 +206,8 @@ local sp = factors.ends(d)
 check.eq(sp.memory, e.lo, "a profile's interval")
 assert(tp.tokens_per_s_lo <= tp.tokens_per_s and tp.tokens_per_s <= tp.tokens_per_s_hi, "profile range")
 -- a MoE model: the experts' factor joins
-local dq = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm"}
-local sm = factors.ends(dq)
-local _, _, qref = factors.box(factors.by_name.experts, dq)
-check.eq(qref, require("kvplan.sim").expert_curve(dq)[1][2], "the experts' reference: the 1-token row")
-check.eq(sm.experts, 0.105 / qref, "experts' slow end: the least fraction of sim.expert_gemm's curves, as a multiplier")
+local sm = factors.ends(kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm"})
+check.eq(sm.experts, 0.105, "experts' slow end: the least fraction of sim.expert_gemm's curves")
 check.eq(slow.experts, nil, "no experts' factor for a dense model")
 -- tp 2: the link factors join
 local s2 = factors.ends(kv.deploy{model = "mistral-7b-v0.3", gpu = "h100", tp = 2})
@@ -295,7 +218,7 @@ deploy.run_defaults.profile = path
 local cr = kv.calibrate{deployment = dep, results = results}
 check.eq(cr.factors.memory.value, c.factors.memory.value, "the fit ignores the run's profile")
 check.eq(deploy.run_defaults.profile, path, "and restores it")
-check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090"}:perf().memory_scale, c.factors.memory.value,
+check.eq(kv.deploy{model = "mistral-7b-v0.3", gpu = "rtx-4090"}:perf().mem_eff, c.factors.memory.value,
          "the run's profile applies to every deployment")
 deploy.run_defaults.profile = nil
 -- sweeps carry ranges when a range column is asked (the C axes' tp included)
