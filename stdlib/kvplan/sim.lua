@@ -773,6 +773,57 @@ M.loop_host_us = {sglang = 308}
 --           steps around the one prefill forward and the first stream chunk
 --   others   0: no published figure found (TensorRT-LLM's trtllm-serve);
 --           trtllm-bench runs in-process
+-- Not modelled: the API server's serial work as a queue (issue 18). vLLM's
+-- API server is one asyncio process by default (`--api-server-count`,
+-- vllm-project/vllm pull request 17546, 2025-05-01), its tokenization on a
+-- ThreadPoolExecutor(max_workers=1) (issue 25301) and its chat template on a
+-- shared pool of `--preprocessing-thread-pool-workers` threads, default 1
+-- (pull request 34789), so a burst queues in front of the engine. No source
+-- read gives that work's time a request apart from a streamed token; the
+-- nearest is the Python frontend's capacity with the engine mocked:
+--   pull request 43469 (2026-05-23, "[Rust Frontend] Introduce mock engine
+--     for benchmark baseline"): GB200, DP=4, a Rust mock engine with
+--     one-token output chunks and no model, 32 prompt / 512 output tokens:
+--     the Python frontend served 806.77 req/s, 413.1K output tok/s, at
+--     client concurrency 1024 (the Rust frontend 4015.35 req/s on the same
+--     mock, so neither the client nor the mock bounds it). At DP=4 with
+--     the internal load balancer, `vllm serve` starts
+--     api_server_count = data_parallel_size = 4 API servers
+--     (vllm/entrypoints/cli/serve.py ServeSubcommand.cmd, 00a5fdd20935;
+--     the count is not in the stored copy of the PR): 4 / 806.77 =
+--     4.96 ms of one process a request with its 512-token stream, that is
+--     a + 512 b = 4.96 ms for admission a and b a streamed token. Only
+--     the other rows of its table, not in the stored copy, would split it:
+--     b <= 9.7 us (a = 0) and a <= 4.96 ms (b = 0), and which it is
+--     decides whether a burst of 1000 waits 0 or up to 5 s to enter
+-- Upper bounds from runs whose GPU time is not separated:
+--   pull request 17546, DP=2 with one API server ("before"): 2x A100,
+--     Llama-3.2-1B, ShareGPT at 120 req/s offered, 10,000 requests in
+--     130.74 s = 76.5 req/s served, so at most 130.74 / 10,000 = 13.1 ms of
+--     serial work a request (admission and its whole stream together; the
+--     "after" figures were not in the stored copy, so how close the bound
+--     is stays open)
+--   pull request 12287 (V1 "online serving performance improvements",
+--     2025-01-21), "before": one A100, Llama-3.2-1B, ShareGPT, 6,000
+--     requests at concurrency 400 in 94.31 s with 1,211,959 output tokens
+--     (202 a request): at most 15.7 ms a request, or 94.31 / 1,211,959 =
+--     78 us a streamed token were it all output work; the GPU's share of
+--     the same seconds is not separated
+--   pull request 10635 (2024-11-25): tokenizing a 256K-token prompt takes
+--     "a few hundred milliseconds", about 1 us a prompt token, stated
+--     without a figure
+--   the Rust frontend (issue 40846) and its incremental detokenizer
+--     (pull request 46723: 334-745 us for a ~2.8K-token stream, 0.1-0.3 us
+--     a token, Rust not vLLM's Python path); SemiAnalysisAI/InferenceX pull
+--     request 1634 gives its TTFT gain as shares (8 % at 1k/1k, 22 % at
+--     8k/1k), not times
+--   SGLang's TokenizerManager and detokenizer: no figure beyond the 6.9 ms
+--     above; NVIDIA/TensorRT-LLM pull request 16231 measured its own
+--     single-threaded frontend's queue (3.82 s mean at concurrency 32) on
+--     ~100K-token chats, another engine and another prompt scale
+-- One sum is not a service time a request: without a and b apart there is
+-- no queue to simulate, and splitting 11.0 into a serial part and the rest
+-- has no source either, so request_ms stays one constant a request.
 M.request_ms = {vllm = 11.0, sglang = 6.9}
 
 --- The client's time a request of d spends outside the engine's steps, ms.
