@@ -795,7 +795,8 @@ M.loop_host_us = {sglang = 308}
 --     a + 512 b = 4.96 ms for admission a and b a streamed token. Only
 --     the other rows of its table, not in the stored copy, would split it:
 --     b <= 9.7 us (a = 0) and a <= 4.96 ms (b = 0), and which it is
---     decides whether a burst of 1000 waits 0 or up to 5 s to enter
+--     decides whether a burst of 1000 at one API server (DP=1) enters at
+--     once or its last request waits up to 1000 x 4.96 ms = 5 s
 -- Upper bounds from runs whose GPU time is not separated:
 --   pull request 17546, DP=2 with one API server ("before"): 2x A100,
 --     Llama-3.2-1B, ShareGPT at 120 req/s offered, 10,000 requests in
