@@ -20,8 +20,8 @@
 void kvp_deploy_defaults(kvp_deploy *d) {
   memset(d, 0, sizeof *d);
   d->tp = d->pp = 1;
-  d->kv = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
-  d->weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d->kv = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  d->weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   d->utilization = 0.9;
   d->block = KVP_DEFAULT_BLOCK;
   d->max_num_batched_tokens = 1;
@@ -186,7 +186,19 @@ kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes) {
     *bytes = d->weight_bytes;
     return KVP_OK;
   }
-  return kvp_format_bytes(&d->weights, d->model.params, 0, bytes);
+  TRY(kvp_format_bytes(&d->weights, d->model.params, 0, bytes));
+  /* a quantized linear layer's bits beside its elements: tensor bits a
+   * matrix and col bits an input column (NVFP4's per-shard fp32 scales,
+   * GPTQ act order's g_idx), over the model's linear layers, rounded up once
+   * as stdlib models.lua weight_size counts them */
+  if (d->weights.tensor_bits > 0 || d->weights.col_bits > 0) {
+    int64_t a, b, s;
+    CHK(chk_mul(d->model.linear_shards, d->weights.tensor_bits, &a));
+    CHK(chk_mul(d->model.linear_cols, d->weights.col_bits, &b));
+    CHK(chk_add(a, b, &s));
+    CHK(chk_add(*bytes, cdiv(s, 8), bytes));
+  }
+  return KVP_OK;
 }
 
 /* ---- checks ---------------------------------------------------------------- */

@@ -35,6 +35,9 @@ kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d) {
                     "field '%s': a second-level scale needs group2 >= 1 and scale2 bits 1..%d "
                     "beside a group size, got group2 %d and scale2 %d", field,
                     KVP_FORMAT_MAX_BITS, (int)f->group2, (int)f->scale2_bits);
+  if (f->tensor_bits < 0 || f->col_bits < 0)
+    return kvp_fail(d, KVP_EINVAL, "field '%s': tensor and col bits must be >= 0, got %d and %d",
+                    field, (int)f->tensor_bits, (int)f->col_bits);
   if ((f->tq_key_bits != 0 || f->tq_value_bits != 0) &&
       (f->tq_key_bits < 1 || f->tq_key_bits > 8 || f->tq_value_bits < 1 || f->tq_value_bits > 8))
     return kvp_fail(d, KVP_EINVAL,

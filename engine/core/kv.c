@@ -39,7 +39,7 @@ kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
   if (tp < 1) return KVP_EINVAL;
   /* a layer kept in the model dtype whatever the KV format (TurboQuant's
    * boundary layers, the hidden-state cache of extract_hidden_states) */
-  const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0};
+  const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   if (l->kv_auto) kv = &bf16;
   switch (l->kind) {
     case KVP_FULL:

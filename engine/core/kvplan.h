@@ -56,6 +56,13 @@ typedef struct kvp_format {
                           * of `scale2_bits` (bitsandbytes' nested absmax: 256
                           * 8-bit absmax values a fp32 one); 0: one level */
   int32_t scale2_bits;
+  int32_t tensor_bits;   /* a weight format's bits a matrix (NVFP4: the fp32 global and
+                          * input scales of each output shard) and ... */
+  int32_t col_bits;      /* ... bits an input column of a linear layer (GPTQ act order:
+                          * the int32 g_idx and its sort indices), counted over the
+                          * model's linear_shards and linear_cols by
+                          * kvp_deploy_weight_bytes; not in a tensor's bits
+                          * (kvp_format_bits) nor in a KV cache */
 } kvp_format;
 
 #define KVP_FORMAT_MAX_BITS 64
@@ -120,6 +127,11 @@ typedef struct kvp_model {
   int64_t params;        /* total parameters (MoE: all experts) */
   int64_t active;        /* parameters used per token (MoE); = params if dense */
   int64_t max_context;   /* max_position_embeddings; 0 = unknown */
+  int64_t linear_shards; /* the matrices of its linear layers as a checkpoint stores
+                          * them (q, k, v, o; gate, up, down; each expert's; lm_head) */
+  int64_t linear_cols;   /* their input columns as the engine builds the layers
+                          * (merged layers counted once: stdlib models.lua
+                          * class_shapes); both 0 when not given */
   int32_t nspec;
   kvp_layer spec[KVP_MAX_SPECS];
   uint8_t layer_spec[KVP_MAX_LAYERS];

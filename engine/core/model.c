@@ -142,6 +142,8 @@ kvp_err kvp_model_check(const kvp_model *m, kvp_diag *d) {
   }
   TRY(kvp_check_count(m->heads, attention ? 1 : 0, "heads", d));
   TRY(kvp_check_count(m->params, 0, "params", d));
+  TRY(kvp_check_count(m->linear_shards, 0, "linear_shards", d));
+  TRY(kvp_check_count(m->linear_cols, 0, "linear_cols", d));
   TRY(kvp_check_count(m->active, 0, "active", d));
   if (m->active > m->params)
     return kvp_fail(d, KVP_EINVAL, "field 'active' (%lld) exceeds 'params' (%lld)",

@@ -13,9 +13,9 @@
 
 /* ---- formats and layer kinds ------------------------------------------------ */
 
-/* tensor and col (bits a matrix, bits an input column of a matrix) are the
- * stdlib's, counted over a model's weight classes (stdlib/kvplan/models.lua
- * classes_size): accepted here, not the core's */
+/* tensor and col: bits a matrix and bits an input column of a linear layer,
+ * counted over a model's linear layers (kvp_deploy_weight_bytes; the stdlib
+ * counts them by weight class, models.lua classes_size) */
 static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope",
                                           "tq_key", "tq_value", "group2", "scale2", "name",
                                           "tensor", "col", NULL};
@@ -36,6 +36,8 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
   f.tq_value_bits = (int32_t)kvl_int_field(L, idx, "tq_value", 0);
   f.group2 = (int32_t)kvl_int_field(L, idx, "group2", 0);
   f.scale2_bits = (int32_t)kvl_int_field(L, idx, "scale2", 0);
+  f.tensor_bits = (int32_t)kvl_int_field(L, idx, "tensor", 0);
+  f.col_bits = (int32_t)kvl_int_field(L, idx, "col", 0);
   kvp_diag d = {{0}};
   kvp_err e = kvp_format_check(&f, field, &d);
   if (e != KVP_OK) kvl_core_error(L, e, &d, field);

@@ -53,7 +53,8 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
 
 static const char *const model_keys[] = {
   "layers", "hidden", "heads", "kv_heads", "head_dim", "head_dim_v", "params", "active",
-  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", "index_head_dim", NULL
+  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", "index_head_dim", "linear_shards",
+  "linear_cols", NULL
 };
 
 /* core.model(t): a Model from architecture fields (see stdlib models.lua). */
@@ -76,6 +77,8 @@ static int l_model(lua_State *L) {
   m->params = kvl_int_field(L, 1, "params", 0);
   m->active = kvl_int_field(L, 1, "active", m->params);
   m->max_context = kvl_int_field(L, 1, "max_context", 0);
+  m->linear_shards = kvl_int_field(L, 1, "linear_shards", 0);
+  m->linear_cols = kvl_int_field(L, 1, "linear_cols", 0);
   kvp_layer base = m->spec[0];
   base.latent = kvl_int_field(L, 1, "kv_lora_rank", 0);
   base.rope_dim = kvl_int_field(L, 1, "rope_dim", 0);

@@ -11,8 +11,11 @@
 -- its shape: `tensor` bits a matrix (NVFP4's fp32 global scale and input
 -- scale a shard) and `col` bits an input column of a layer (GPTQ's act-order
 -- g_idx). They count where a model's weight classes are weighed
--- (models.lua classes_size: the classes' matrices and input columns), not in
--- a tensor's bits (M.bits, M.bytes) nor in a KV cache.
+-- (models.lua classes_size: the classes' matrices and input columns) and,
+-- for one format over a whole deployment, over all its linear layers
+-- (models.lua weight_size and linear_shapes; the core's
+-- kvp_deploy_weight_bytes over the model's linear_shards and linear_cols),
+-- not in a tensor's bits (M.bits, M.bytes) nor in a KV cache.
 
 local core = require "kvplan.core"
 local util = require "kvplan.util"

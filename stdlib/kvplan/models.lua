@@ -233,6 +233,15 @@ function M.new(t)
     for k, f in pairs(t.weight_formats) do formats.get(f, "weight_formats." .. k) end
     m:weight_class_params() -- checked now
   end
+  -- the linear layers' matrices and input columns over every class
+  -- (class_shapes), once the fields are checked: the core counts a plain
+  -- format's tensor and col bits over them (kvp_deploy_weight_bytes), as
+  -- weight_size does
+  local shards, cols = m:linear_shapes()
+  if shards > 0 or cols > 0 then
+    c.linear_shards, c.linear_cols = shards, cols
+    cores[m] = core.model(c)
+  end
   return m
 end
 
@@ -419,6 +428,14 @@ function Model:class_shapes()
   return c
 end
 
+--- The matrices and input columns of all the model's linear layers (the
+--- classes of class_shapes summed).
+function Model:linear_shapes()
+  local shards, cols = 0, 0
+  for _, s in pairs(self:class_shapes()) do shards, cols = shards + s.shards, cols + s.cols end
+  return shards, cols
+end
+
 --- Bytes of weight class k in format f: its parameters' elements, and the
 --- format's bits a matrix and an input column over the class's linear
 --- layers (class_shapes), rounded up once.
@@ -458,12 +475,23 @@ end
 --- Bytes of all weights in format f (default: the checkpoint's own size
 --- when the entry records it; else each class in its format of
 --- weight_formats, the rest in the native format; else params in the
---- native format).
+--- native format). One format for all: its tensor bits a matrix and col
+--- bits an input column over every linear layer (linear_shapes), rounded
+--- up once, as the core's kvp_deploy_weight_bytes and as classes_size
+--- counts them by class: NVFP4's fp32 global and input scales a shard, GPTQ
+--- act order's g_idx (formats.lua).
 function Model:weight_size(f)
   if f == nil and rawget(self, "weight_bytes") then return self.weight_bytes end
   local wf = rawget(self, "weight_formats")
   if f == nil and wf ~= nil then return self:classes_size(wf) end
-  return formats.bytes(formats.get(f or self:native_format(), "weights"), self.params or 0)
+  f = formats.get(f or self:native_format(), "weights")
+  local b = formats.bytes(f, self.params or 0)
+  local t, col = f.tensor or 0, f.col or 0
+  if t > 0 or col > 0 then
+    local shards, cols = self:linear_shapes()
+    b = b + (shards * t + cols * col + 7) // 8
+  end
+  return b
 end
 
 --- Bytes of all weights with each class in its format of wf (a table of

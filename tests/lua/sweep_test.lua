@@ -615,5 +615,32 @@ do
   os.remove(dir .. "/c.html")
 end
 
+-- One plain weight format for a whole deployment counts its bits a matrix
+-- and an input column over every linear layer, as a checkpoint's config
+-- does by class (kvp_deploy_weight_bytes, models.lua weight_size).
+-- Llama-3.1-8B: 32 x (4 + 3) matrices + lm_head = 225; input columns 32 x
+-- ((4096 + 32 x 128) + (4096 + 14336)) + 4096 = 856064. NVFP4: 225 x 64
+-- bits = 1800 bytes beside the elements; int4-g128-act: 856064 x 64 bits
+-- = 6848512 bytes. The sweep's weights axis gives the same bytes
+do
+  local m = kv.model("llama-3.1-8b")
+  check.eq(select(1, m:linear_shapes()) .. "/" .. select(2, m:linear_shapes()), "225/856064",
+           "Llama-3.1-8B's linear layers")
+  local function total(w)
+    return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", weights = w}:ledger().weights_total
+  end
+  local nv, act = kv.formats.get("nvfp4"), kv.formats.get("int4-g128-act")
+  check.eq(total("nvfp4"), kv.formats.bytes(nv, m.params) + 1800, "NVFP4: 64 bits a matrix")
+  check.eq(total("int4-g128-act"), kv.formats.bytes(act, m.params) + 6848512,
+           "act order: 64 bits an input column")
+  check.eq(m:weight_size("nvfp4"), total("nvfp4"), "weight_size = the ledger's")
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", weights = {"bf16", "nvfp4", "int4-g128-act"},
+           columns = {"weights", "weights_bytes"}}:write(path)
+  rows = kv.csv.read(path)
+  for i = 2, 4 do
+    check.eq(tonumber(rows[i][2]), total(rows[i][1]), "sweep weights_bytes of " .. rows[i][1])
+  end
+end
+
 os.remove(path)
 os.remove(dir)

@@ -54,12 +54,46 @@ static void weight_bytes_are_given_or_params_in_the_format(void **state) {
   seventy_b(&d);
   assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
   assert_int_equal(bytes, 140000000000LL); /* 70e9 x 2 bytes */
-  d.weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0};  /* int4-g128: a 16-bit scale, 4-bit zero */
+  d.weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0, 0, 0};  /* int4-g128: a 16-bit scale, 4-bit zero */
   assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
   assert_int_equal(bytes, 36367187500LL);   /* 70e9 x (4 + 20/128) / 8 */
   d.weight_bytes = 12345;
   assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
   assert_int_equal(bytes, 12345);
+}
+
+/* A format's bits a matrix and an input column count over the model's
+ * linear layers: NVFP4 (4 bits, an fp8 scale per 16, 64 bits a matrix) on
+ * 1000 params in 3 matrices: 1000 x 4.5 / 8 = 562.5 -> 563, plus 3 x 64 / 8
+ * = 24; act order's 64 bits a column on 10 columns beside it: (192 + 640) / 8
+ * = 104, rounded once; no linear layers given: the elements alone */
+static void tensor_and_col_bits_count_over_the_linear_layers(void **state) {
+  (void)state;
+  kvp_deploy d;
+  int64_t bytes = 0;
+  seventy_b(&d);
+  d.model.params = 1000;
+  d.weights = (kvp_format){4, 16, 8, 0, 0, 0, 0, 0, 0, 64, 0};
+  assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
+  assert_int_equal(bytes, 563); /* no shards: as before */
+  d.model.linear_shards = 3;
+  d.model.linear_cols = 10;
+  assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
+  assert_int_equal(bytes, 563 + 24);
+  d.weights.col_bits = 64;
+  assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
+  assert_int_equal(bytes, 563 + (3 * 64 + 10 * 64 + 7) / 8);
+  d.weights.tensor_bits = 1;
+  d.weights.col_bits = 0;
+  assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_OK);
+  assert_int_equal(bytes, 563 + 1); /* 3 bits round up to a byte */
+  d.model.linear_shards = INT64_MAX / 2;
+  d.weights.tensor_bits = 64;
+  assert_int_equal(kvp_deploy_weight_bytes(&d, &bytes), KVP_EOVERFLOW);
+  kvp_diag diag = {{0}};
+  kvp_format bad = {4, 16, 8, 0, 0, 0, 0, 0, 0, -1, 0};
+  assert_int_equal(kvp_format_check(&bad, "weights", &diag), KVP_EINVAL);
+  assert_string_equal(diag.msg, "field 'weights': tensor and col bits must be >= 0, got -1 and 0");
 }
 
 static void deployment_fields_are_checked_naming_the_field(void **state) {
@@ -170,6 +204,7 @@ int main(void) {
     cmocka_unit_test(defaults_are_vllms_and_check_clean),
     cmocka_unit_test(names_of_budget_rules_and_allocations),
     cmocka_unit_test(weight_bytes_are_given_or_params_in_the_format),
+    cmocka_unit_test(tensor_and_col_bits_count_over_the_linear_layers),
     cmocka_unit_test(deployment_fields_are_checked_naming_the_field),
     cmocka_unit_test(optimization_fields_are_checked_against_the_context),
   };

@@ -9,9 +9,9 @@
 #include "kvplan.h"
 #include "core.h"
 
-static const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0};
-static const kvp_format int4 = {4, 0, 0, 0, 0, 0, 0, 0, 0};
-static const kvp_format int4_g128 = {4, 128, 16, 4, 0, 0, 0, 0, 0}; /* GPTQ/AWQ asymmetric */
+static const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const kvp_format int4 = {4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const kvp_format int4_g128 = {4, 128, 16, 4, 0, 0, 0, 0, 0, 0, 0}; /* GPTQ/AWQ asymmetric */
 
 static void bf16_tensor_is_two_bytes_an_element(void **state) {
   (void)state;
@@ -23,7 +23,7 @@ static void bf16_tensor_is_two_bytes_an_element(void **state) {
 static void int4_g128_costs_4156_millibits(void **state) {
   (void)state;
   assert_int_equal(kvp_format_millibits(&int4_g128), 4156);
-  kvp_format sym = {4, 128, 16, 0, 0, 0, 0, 0, 0};
+  kvp_format sym = {4, 128, 16, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_format_millibits(&sym), 4125);
 }
 
@@ -66,8 +66,8 @@ static void overflow_is_an_error_not_a_wrapped_count(void **state) {
 static void check_rejects_impossible_formats(void **state) {
   (void)state;
   kvp_diag d = {{0}};
-  kvp_format zero = {0, 0, 0, 0, 0, 0, 0, 0, 0}, neg = {4, -1, 0, 0, 0, 0, 0, 0, 0};
-  kvp_format lone = {4, 0, 16, 0, 0, 0, 0, 0, 0};
+  kvp_format zero = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, neg = {4, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  kvp_format lone = {4, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_format_check(&zero, "kv", &d), KVP_EINVAL);
   assert_string_equal(d.msg, "field 'kv': bits must be 1..64, got 0");
   assert_int_equal(kvp_format_check(&neg, "kv", &d), KVP_EINVAL);
@@ -82,13 +82,13 @@ static void check_rejects_impossible_formats(void **state) {
  * an element for display; no slot for a format that is not TurboQuant. */
 static void turboquant_slot_is_key_and_value_packed(void **state) {
   (void)state;
-  kvp_format k3v4 = {8, 0, 0, 0, 0, 3, 4, 0, 0};
+  kvp_format k3v4 = {8, 0, 0, 0, 0, 3, 4, 0, 0, 0, 0};
   assert_int_equal(kvp_format_tq_slot(&k3v4, 128), 118);
   assert_int_equal(kvp_format_millibits(&k3v4), 3500);
   assert_int_equal(kvp_format_tq_slot(&bf16, 128), 0);
   assert_int_equal(kvp_format_tq_slot(&k3v4, 0), 0);
   kvp_diag d = {{0}};
-  kvp_format half = {8, 0, 0, 0, 0, 9, 4, 0, 0};
+  kvp_format half = {8, 0, 0, 0, 0, 9, 4, 0, 0, 0, 0};
   assert_int_equal(kvp_format_check(&half, "kv", &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "TurboQuant key and value bits must both be 1..8, got 9 and 4"));
 }
@@ -101,8 +101,8 @@ static void turboquant_slot_is_key_and_value_packed(void **state) {
  * level absmax with it. */
 static void double_quantized_scales_have_their_own_scales(void **state) {
   (void)state;
-  kvp_format nf4 = {4, 64, 32, 0, 0, 0, 0, 0, 0};
-  kvp_format nf4_dq = {4, 64, 8, 0, 0, 0, 0, 256, 32};
+  kvp_format nf4 = {4, 64, 32, 0, 0, 0, 0, 0, 0, 0, 0};
+  kvp_format nf4_dq = {4, 64, 8, 0, 0, 0, 0, 256, 32, 0, 0};
   int64_t b;
   assert_int_equal(kvp_format_bytes(&nf4, 4096LL * 4096, 0, &b), KVP_OK);
   assert_int_equal(b, 8388608 + 1048576);
@@ -114,7 +114,7 @@ static void double_quantized_scales_have_their_own_scales(void **state) {
   assert_int_equal(kvp_format_millibits(&nf4), 4500);
   assert_int_equal(kvp_format_millibits(&nf4_dq), 4126);
   kvp_diag d = {{0}};
-  kvp_format lone2 = {4, 64, 8, 0, 0, 0, 0, 256, 0}, bare2 = {4, 0, 0, 0, 0, 0, 0, 256, 32};
+  kvp_format lone2 = {4, 64, 8, 0, 0, 0, 0, 256, 0, 0, 0}, bare2 = {4, 0, 0, 0, 0, 0, 0, 256, 32, 0, 0};
   assert_int_equal(kvp_format_check(&nf4_dq, "weights", &d), KVP_OK);
   assert_int_equal(kvp_format_check(&lone2, "weights", &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "second-level scale"));

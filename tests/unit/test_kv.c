@@ -9,8 +9,8 @@
 #include "kvplan.h"
 #include "core.h"
 
-static const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0};
-static const kvp_format fp8 = {8, 0, 0, 0, 0, 0, 0, 0, 0};
+static const kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+static const kvp_format fp8 = {8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 /* per-token bytes of the whole model at tp */
 static int64_t token_bytes(const kvp_model *m, const kvp_format *f, int64_t tp) {
@@ -144,7 +144,7 @@ static void pipeline_stages_split_layers_as_vllm(void **state) {
 
 static void int4_g32_kv_adds_scale_and_zero_per_head_row(void **state) {
   (void)state;
-  kvp_format f = {4, 32, 16, 4, 0, 0, 0, 0, 0};
+  kvp_format f = {4, 32, 16, 4, 0, 0, 0, 0, 0, 0, 0};
   kvp_layer l = {KVP_FULL, 8, 128, 128, 0, 0, 0, 0, 0};
   int64_t bits;
   assert_int_equal(kvp_kv_token_bits(&l, &f, 1, &bits), KVP_OK);
@@ -174,7 +174,7 @@ static void huge_sequences_overflow_cleanly(void **state) {
 static void mla_fp8_ds_mla_and_the_indexer_cache(void **state) {
   (void)state;
   kvp_layer l = {.kind = KVP_MLA, .latent = 512, .rope_dim = 64};
-  kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0}, ds = {8, 128, 32, 0, 16, 0, 0, 0, 0};
+  kvp_format bf16 = {16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, ds = {8, 128, 32, 0, 16, 0, 0, 0, 0, 0, 0};
   int64_t bits;
   assert_int_equal(kvp_kv_token_bits(&l, &bf16, 8, &bits), KVP_OK);
   assert_int_equal(bits, 1152 * 8);

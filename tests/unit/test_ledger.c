@@ -45,7 +45,7 @@ static void true_4bit_weights_fit_16_requests_of_8k(void **state) {
   kvp_deploy d;
   kvp_ledger l;
   seed_deploy(&d, 0);
-  d.weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0};
+  d.weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.weights_total, 36367187500LL);
   assert_int_equal(l.stage[0].kv_budget, 81604378624LL - 36367187500LL - 2 * GiB);
@@ -120,7 +120,7 @@ static void tightest_pipeline_stage_decides(void **state) {
   kvp_ledger l;
   seed_deploy(&d, 0);
   d.pp = 3;
-  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.fit.why, KVP_FITS);
   assert_int_equal(l.nstage, 3);
@@ -144,7 +144,7 @@ static void lora_slots_join_each_stage_weights(void **state) {
   kvp_ledger base, l;
   seed_deploy(&d, 0);
   d.pp = 3;
-  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &base, NULL), KVP_OK);
   d.vllm.lora = (kvp_lora){.max_loras = 2, .max_rank = 8, .dtype_bytes = 2, .hidden = 8192,
                            .heads = 64, .kv_heads = 8, .head_dim = 128, .intermediate = 28672};
@@ -173,7 +173,7 @@ static void context_beyond_max_model_len_does_not_fit(void **state) {
   kvp_deploy d;
   kvp_ledger l;
   seed_deploy(&d, 0);
-  d.weights = (kvp_format){4, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.weights = (kvp_format){4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   d.max_model_len = 8192;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   kvp_fit f;
@@ -192,7 +192,7 @@ static void absurd_concurrency_saturates_instead_of_wrapping(void **state) {
   kvp_deploy d;
   kvp_ledger l;
   seed_deploy(&d, 0);
-  d.weights = (kvp_format){4, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.weights = (kvp_format){4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   kvp_fit f;
   assert_int_equal(kvp_ledger_fit(&l, 1 << 20, INT64_MAX / 2, &f), KVP_OK);
@@ -226,7 +226,7 @@ static void bad_deployments_are_errors_naming_the_field(void **state) {
 
 static void seed_int4(kvp_deploy *d) {
   seed_deploy(d, 0);
-  d->weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0};
+  d->weights = (kvp_format){4, 128, 16, 4, 0, 0, 0, 0, 0, 0, 0};
   d->max_model_len = 131072;
 }
 
@@ -254,9 +254,9 @@ static void kivi_keeps_the_recent_window_in_full_precision(void **state) {
   kvp_deploy d;
   kvp_ledger l;
   seed_int4(&d);
-  d.kv = (kvp_format){2, 32, 16, 16, 0, 0, 0, 0, 0}; /* a head row of 128: 256 + 4 x 32 bits */
+  d.kv = (kvp_format){2, 32, 16, 16, 0, 0, 0, 0, 0, 0, 0}; /* a head row of 128: 256 + 4 x 32 bits */
   d.kv_recent = 128;
-  d.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.stage[0].token_bits, 80 * 2 * 8 * 384);
   int64_t seq;
@@ -305,7 +305,7 @@ static void speculative_slots_and_draft_layers_sit_on_the_last_stage(void **stat
   assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 8192, &seq), KVP_OK);
   assert_int_equal(seq, 513 * 81 * 65536LL); /* 8192 + 4 tokens: 513 blocks */
   d.pp = 2;
-  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   d.model.params = d.model.active = 8000000000LL; /* small enough for a stage */
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.stage[0].block_bytes, 40 * 65536);
@@ -349,7 +349,7 @@ static void continuous_batching_charges_the_mean_of_the_points(void **state) {
   int64_t n;
   kvp_fit f;
   seed_deploy(&d, 70 * GiB); /* 4 GiB for KV */
-  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   kvp_dist u = {.kind = KVP_DIST_UNIFORM, .lo = 1, .hi = 8192};
   assert_int_equal(kvp_dist_points(&u, KVP_LEN_POINTS, d.len, NULL), KVP_OK);
   d.nlen = KVP_LEN_POINTS;
@@ -737,9 +737,9 @@ static void one_kv_type_and_kivi_keep_per_layer_pages(void **state) {
   assert_int_equal(l.ngroups, 2);
   /* KIVI's two formats cannot share one page size: per-layer pages */
   gemma3_like(&d);
-  d.kv = (kvp_format){2, 32, 16, 16, 0, 0, 0, 0, 0};
+  d.kv = (kvp_format){2, 32, 16, 16, 0, 0, 0, 0, 0, 0, 0};
   d.kv_recent = 128;
-  d.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.hybrid, 0);
   /* nor does SGLang's budget group layers */

@@ -245,8 +245,8 @@ static void combinations_write_only_the_fields_they_set(void **state) {
   (void)state;
   static kvp_deploy with, d, want;
   kvp_deploy_defaults(&with);
-  with.kv = (kvp_format){4, 32, 16, 16, 0, 0, 0, 0, 0};
-  with.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  with.kv = (kvp_format){4, 32, 16, 16, 0, 0, 0, 0, 0, 0, 0};
+  with.kv_full = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   with.kv_recent = 128;
   with.evict.sinks = 4;
   with.evict.recent = 2048;

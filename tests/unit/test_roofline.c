@@ -225,7 +225,7 @@ static void attention_on_a_16_bit_cache_computes_at_the_16_bit_peak(void **state
   assert_true(kvp_cost_attn_s(&c, 1024, a) == a / (989.5e12 * 0.7));
   assert_true(c.flops == 1979e12 * 0.5);
   /* an fp8 KV cache: the GEMMs' rate */
-  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   assert_true(kvp_cost_attn_s(&c, 1024, a) == a / (1979e12 * 0.5));

@@ -332,7 +332,7 @@ static void optim_axis_writes_each_combination_over_its_base(void **state) {
   static kvp_deploy with;
   memset(combo, 0, sizeof combo);
   with = base[0];
-  with.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0};
+  with.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   with.alloc = KVP_ALLOC_CONTIGUOUS;
   with.prefix = 1024;
   assert_int_equal(kvp_combo_take(&combo[0], KVP_COMBO_KV | KVP_COMBO_PREFIX, &with, NULL), KVP_OK);

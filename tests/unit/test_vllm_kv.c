@@ -826,7 +826,7 @@ static void mla_block_stride_alignment_rounds_the_block(void **state) {
   kvp_layer mla[1] = {{.kind = KVP_MLA, .latent = 512, .rope_dim = 64}};
   int64_t one[1] = {1};
   deploy_runs(&d, 3, 8, 128, mla, one, 1);
-  d.kv = (kvp_format){8, 128, 32, 0, 16, 0, 0, 0, 0};
+  d.kv = (kvp_format){8, 128, 32, 0, 16, 0, 0, 0, 0, 0, 0};
   d.max_model_len = 4096;
   d.vllm.kv_cache_bytes = 31488 * 100;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
@@ -868,8 +868,8 @@ static void mla_block_stride_alignment_rounds_the_block(void **state) {
  * model dtype; a model of attention and Mamba layers none. */
 static void turboquant_slots_and_boundary_layers(void **state) {
   (void)state;
-  kvp_format k8v4 = {8, 0, 0, 0, 0, 8, 4, 0, 0}, b4 = {8, 0, 0, 0, 0, 4, 4, 0, 0};
-  kvp_format k3v4 = {8, 0, 0, 0, 0, 3, 4, 0, 0}, b3 = {8, 0, 0, 0, 0, 3, 3, 0, 0};
+  kvp_format k8v4 = {8, 0, 0, 0, 0, 8, 4, 0, 0, 0, 0}, b4 = {8, 0, 0, 0, 0, 4, 4, 0, 0, 0, 0};
+  kvp_format k3v4 = {8, 0, 0, 0, 0, 3, 4, 0, 0, 0, 0}, b3 = {8, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0};
   assert_int_equal(kvp_format_tq_slot(&k8v4, 128), 196);
   assert_int_equal(kvp_format_tq_slot(&b4, 128), 134);
   assert_int_equal(kvp_format_tq_slot(&k3v4, 128), 118);
@@ -878,7 +878,7 @@ static void turboquant_slots_and_boundary_layers(void **state) {
   assert_int_equal(kvp_format_tq_slot(&k3v4, 80), 76);
   assert_int_equal(kvp_format_tq_slot(&b3, 100), 82);
   assert_int_equal(kvp_format_tq_slot(&k8v4, 99), 154);
-  kvp_format bad = {8, 0, 0, 0, 0, 3, 0, 0, 0};
+  kvp_format bad = {8, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0};
   assert_int_equal(kvp_format_check(&bad, "kv", NULL), KVP_EINVAL);
 
   /* 32 layers of 8 KV heads of 128 (Llama-3.1-8B's shape), turboquant_k8v4 at
@@ -1041,7 +1041,7 @@ static void v0_pads_mla_entries_to_256_bytes(void **state) {
   assert_int_equal(l.stage[0].blocks, 100);
   assert_int_equal(kvp_ledger_seq_bytes(&l, 0, 17, &seq), KVP_OK);
   assert_int_equal(seq, 2 * 40960);
-  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   d.vllm.kv_cache_bytes = 100 * 2 * 16 * 640;
   assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
   assert_int_equal(l.stage[0].blocks, 100);
