@@ -157,6 +157,34 @@ M.efficiency_by_gpu = {
 -- vllm-project/vllm pull request 6677 read more bytes a second than the L40S's
 -- HBM moves (its L2 held the weights); A100 Marlin rows (pull request 2497)
 -- name no GPU.
+-- By the weight matrix's size (issue 18): the curves are one per GPU and
+-- format, by M alone. Published rows of several shapes at the same small M
+-- do not show the efficiency following the weight's bytes, so none is
+-- modelled (efficiency = TFLOP/s x bytes a weight / (2 M) / hbm as above;
+-- GB/s as DeepGEMM prints it, weights, activations and output):
+--   H100 bf16 (pull request 49363, torch-bf16), the only H100 shapes found:
+--     N=12288 K=5376 (132 MB) 0.857 at M = 1, 0.868 at 16; N=43008 K=5376
+--     (462 MB) 0.917, 0.902. Nothing below 132 MB: a curve in log bytes,
+--     clamped, would read a small model's matrices (an 8B's layers 34-235 MB) at
+--     the 132 MB row, 0.857 against the median 0.887 now (the lm_head above
+--     462 MB at 0.917): a few per cent, in both directions.
+--   B200 bf16 at M = 1 (torch-bf16): N=4096 K=4096 (34 MB) 0.315 (pull
+--     request 20071) and 0.342 (19566); N=6144 K=4096 (50 MB) 0.739 (18778),
+--     0.740 (19566); N=28672 K=4096 (235 MB) 0.726 (20071). At M = 16: 0.569,
+--     0.741 (18778), 0.655. Not monotone in bytes: the 50 MB shape reads as
+--     fast as the 235 MB one; the 34 MB one is slow for its shape.
+--   B200 fp8 at M = 1 (fp8-tensor-w-tensor-a-noquant): 17 MB 0.366 (20071),
+--     25 MB 0.528 (18778), 117 MB 0.664 (20071): increasing in bytes here.
+--   H800 fp8 block at M = 64 (DeepGEMM README.md, "Performance", February
+--     2025, its "Normal GEMMs for dense models" table): N=7168 K=2048
+--     (14.7 MB) 2470 GB/s, N=2112 K=7168 (15.1 MB) 1688, N=32768 K=512
+--     (16.8 MB) 2143, N=4096 K=7168 (29.4 MB) 2320, N=24576 K=1536 (37.7 MB)
+--     2455, N=7168 K=16384 (117 MB) 2668: two shapes of the same bytes 1.46x
+--     apart (the shape, not its bytes, sets the rate).
+--   vLLM's benchmarks/kernels/bench_fp8_gemm.py (at 1a254d8e) replays one
+--   GEMM on the same tensors (triton.testing.do_bench_cudagraph), no cache
+--   flush in the script: a shape small against the L2 may read part of it
+--   from there.
 local H100_BF16_COMPUTE = {source = "vllm-project/vllm#23280 H100 DeepSeek-V3 N=2112 K=7168 torch-bf16",
                            bytes = 2, rows = {{512, 566.262626}, {1024, 619.771938},
                                               {2048, 648.192575}, {4096, 715.781529},
