@@ -681,8 +681,20 @@ quantized_classes = function(C, a, wf, q)
       for _, name in ipairs(l) do
         if type(name) == "string" then
           -- the module is the last dotted component: "model.layers.*.mlp.router"
-          -- names a router (not a linear class), "model.layers.*.self_attn" attention
-          local last = name:lower():match("([^%.]+)$") or ""
+          -- names a router (not a linear class), "model.layers.*.self_attn" attention.
+          -- A "re:" entry is a regular expression re.match'ed against the
+          -- layer names (compressed-tensors, vLLM compressed_tensors/utils.py
+          -- _find_first_match at aff237f9631e): its pattern less a trailing
+          -- ".*" or "$" names the module the same way ("re:.*shared_expert.*")
+          local pat = name:lower()
+          if pat:sub(1, 3) == "re:" then
+            pat = pat:sub(4)
+            repeat
+              local before = pat
+              pat = pat:gsub("%$$", ""):gsub("%.%*$", "")
+            until pat == before
+          end
+          local last = pat:match("([^%.]+)$") or ""
           if last:find("attn") then skip.attention = true end
           if last:find("shared_expert", 1, true) then skip.shared_experts = true
           elseif last:find("expert") then skip.experts = true end

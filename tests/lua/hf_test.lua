@@ -242,6 +242,15 @@ local ign = ds_with('"quantization_config": {"quant_method": "compressed-tensors
 check.eq(ign.weight_formats.experts, "nvfp4", "routed experts stay NVFP4")
 check.eq(ign.weight_formats.shared_experts, nil, "ignored shared experts in bf16")
 check.eq(ign:weight_class_params().shared_experts, 449839104, "from_hf's class = the catalog's")
+-- compressed-tensors' "re:" entries are regular expressions on the layer
+-- names: the module the pattern ends in, less its trailing ".*" or "$"
+local rex = ds_with('"quantization_config": {"quant_method": "compressed-tensors", "format": ' ..
+                    '"nvfp4-pack-quantized", "ignore": ["lm_head", "re:.*shared_expert.*", ' ..
+                    '"re:.*self_attn.*", "re:.*mlp.gate$"]}')
+check.eq(rex.weight_formats.shared_experts, nil, "re:.*shared_expert.* keeps them in bf16")
+check.eq(rex.weight_formats.attention, nil, "re:.*self_attn.* keeps the attention in bf16")
+check.eq(rex.weight_formats.experts .. "/" .. rex.weight_formats.mlp, "nvfp4/nvfp4",
+         "the router's pattern leaves the experts and the dense MLP quantized")
 -- the Qwen MoE reading: a shared expert shared_expert_intermediate_size
 -- wide (Qwen2-MoE's field), its gate (hidden x 1, a plain torch.nn.Linear
 -- in vLLM) stays in 'other'
