@@ -386,6 +386,141 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
   return KVP_OK;
 }
 
+/*
+ * mllama (Llama 3.2 Vision) under V0's encoder-decoder runner (vLLM 0.6-0.10:
+ * mllama.py is SupportsV0Only). Read in vllm-project/vllm
+ * vllm/worker/enc_dec_model_runner.py EncoderDecoderModelRunner.profile_run
+ * (at 01b9fe6977d2) and vllm/model_executor/models/mllama.py (at
+ * 005ad95003ff, the V0 input-registry form of the 0.6-0.7 releases; the
+ * tower's code is the same at 6f0b37b88978's merged processor):
+ *
+ * profile_run builds max_num_seqs dummy sequences (no cap by the image's
+ * tokens, unlike the decoder-only runner), each with seq_len = N / S
+ * decoder tokens and its encoder dummy data: limit_mm_per_prompt images
+ * (1 under V0) of max_num_tiles tiles (dummy_encoder_data_for_mllama; the
+ * 1024-pixel dummy image tiles 2 x 2 at 560), and runs them in one forward
+ * with no KV cache written. So the tower sees n = S x limit images at once:
+ * pixel_values (n, 1, tiles, C, side, side) as the input mapper hands them
+ * over (p bytes a value, float32) and _parse_and_validate_image_input's
+ * float32 out_images copy, both held by the forward's caller.
+ *
+ * Per image, P = (side / patch)^2 + 1 patches a tile (the class token) padded
+ * to a multiple of 8 (num_padding_patches), Lt = tiles x Pp patches:
+ *   patch_embeds  (side / patch)^2 H a tile, kept bound in
+ *                 MllamaVisionModel.forward until it returns;
+ *   mask          _prepare_aspect_ratio_attention_mask: (Lt x Lt) in the
+ *                 model dtype (attention_mask @ attention_mask.T x min), for
+ *                 every layer's SDPA (a memory-efficient kernel with a mask:
+ *                 no score matrix);
+ *   a layer       MllamaVisionEncoderLayer: its input (the caller's),
+ *                 attention: the normed input H, qkv 3h, SDPA's output h and
+ *                 its contiguous copy h (2H + 5h), or at o_proj qkv 3h, the
+ *                 copy h and the output H beside the input and residual
+ *                 (3H + 4h); MLP (CLIPMLP: fc1, GELU, fc2 without fusion):
+ *                 input, residual, normed input, fc1 I and GELU I (3H + 2I);
+ *                 h and I split over tp;
+ *   kept layers   the local transformer appends its input before the layers
+ *                 of intermediate_layers_indices: K = vision_output_dim / H
+ *                 - 1 of them (the forward concatenates the final state and
+ *                 the K, and multi_modal_projector is Linear(vision_output_dim,
+ *                 text hidden)); during the global transformer the local
+ *                 output tuple `output` still holds them and the final state
+ *                 (K + 1) and torch.stack made their copy (K): (2K + 1) H,
+ *                 above the local layers' K H;
+ *   concatenation after the global layers: the tuple, the stack and the
+ *                 global output (2K + 2) H a padded patch, with the cat's
+ *                 (K + 1) H per unpadded one.
+ * The tower's peak: inputs + patch_embeds + mask + n Lt max(layer + (2K + 1)
+ * H, (2K + 2) H + (K + 1) H tiles P / Lt) b.
+ * After it the projector holds the concatenation and its output (D the text
+ * hidden), then flat_encoder_result its output and the flat copy: n tiles P
+ * max((K + 1) H + D, 2D) b with the inputs. The flat cross-attention states
+ * (n tiles P D b) stay through the decoder with the inputs (kept); a
+ * cross-attention layer (MllamaTextCrossAttention.forward) runs qkv_proj
+ * over them ((q + 2 kv) d b per encoder token) and k_norm
+ * (MllamaTextRMSNorm: the float32 copy and its product, 8 kv d), beside the
+ * decoder tokens' residual, normed input and qkv (N (2D + (q + 2 kv) d) b);
+ * the cross-attention mask is skipped (one leading image a sequence:
+ * skip_attention_mask). The decoder's own terms add the kept bytes
+ * (kvp_predict_add_encoder). An estimate: small tensors (aspect-ratio ids,
+ * position embeddings' views) and the allocator's rounding are left out.
+ */
+kvp_err kvp_predict_mllama(const kvp_mllama *m, const kvp_mllama_run *r, kvp_encoder *e,
+                           kvp_diag *d) {
+  memset(e, 0, sizeof *e);
+  TRY(kvp_check_count(m->hidden, 1, "vision hidden", d));
+  TRY(kvp_check_count(m->intermediate, 1, "vision intermediate", d));
+  TRY(kvp_check_count(m->image_size, 1, "vision image_size", d));
+  TRY(kvp_check_count(m->patch, 1, "vision patch", d));
+  TRY(kvp_check_count(m->tiles, 1, "vision max_num_tiles", d));
+  TRY(kvp_check_count(m->in_channels, 1, "vision in_channels", d));
+  TRY(kvp_check_count(m->text_hidden, 1, "hidden", d));
+  TRY(kvp_check_count(m->heads, 1, "heads", d));
+  TRY(kvp_check_count(m->kv_heads, 1, "kv_heads", d));
+  TRY(kvp_check_count(m->head_dim, 1, "head_dim", d));
+  TRY(kvp_check_count(r->items, 1, "encoder items", d));
+  TRY(kvp_check_count(r->tp, 1, "tp", d));
+  TRY(kvp_check_count(r->dec_tokens, 0, "decoder tokens", d));
+  if (r->act_bytes < 1 || r->act_bytes > 8)
+    return kvp_fail(d, KVP_EINVAL, "field 'act_bytes' must be 1..8, got %d", (int)r->act_bytes);
+  if (r->pixel_bytes < 1 || r->pixel_bytes > 8)
+    return kvp_fail(d, KVP_EINVAL, "field 'pixel_bytes' must be 1..8, got %d",
+                    (int)r->pixel_bytes);
+  if (m->image_size % m->patch != 0 || m->image_size > 65536 || m->tiles > 64 ||
+      m->in_channels > 64)
+    return kvp_fail(d, KVP_EINVAL, "mllama tower: image_size %lld must be a multiple of patch "
+                    "%lld, at most 65536, with at most 64 tiles and channels (got %lld, %lld)",
+                    (long long)m->image_size, (long long)m->patch, (long long)m->tiles,
+                    (long long)m->in_channels);
+  if (m->out_dim < m->hidden || m->out_dim % m->hidden != 0 || m->out_dim / m->hidden > 1024)
+    return kvp_fail(d, KVP_EINVAL, "mllama tower: vision_output_dim %lld must be hidden %lld "
+                    "times (1 + intermediate layers)", (long long)m->out_dim,
+                    (long long)m->hidden);
+  const int64_t big = (int64_t)1 << 24; /* widths beyond any config: no overflow below */
+  if (m->hidden > big || m->intermediate > big || m->text_hidden > big || m->heads > big ||
+      m->kv_heads > big || m->head_dim > big)
+    return kvp_fail(d, KVP_EINVAL, "mllama: a width above 2^24 (vision hidden %lld, "
+                    "intermediate %lld, hidden %lld, heads %lld, kv_heads %lld, head_dim %lld)",
+                    (long long)m->hidden, (long long)m->intermediate, (long long)m->text_hidden,
+                    (long long)m->heads, (long long)m->kv_heads, (long long)m->head_dim);
+  const int64_t grid = m->image_size / m->patch, b = r->act_bytes;
+  const int64_t P = grid * grid + 1, Pp = cdiv(P, 8) * 8, Lt = m->tiles * Pp;
+  const int64_t H = m->hidden, h = cdiv(H, r->tp), I = cdiv(m->intermediate, r->tp);
+  const int64_t K = m->out_dim / H - 1, D = m->text_hidden;
+  const int64_t attn = max64(2 * H + 5 * h, 3 * H + 4 * h), mlp = 3 * H + 2 * I;
+  int64_t nt, patches, tokens, t;
+  CHK(chk_mul(r->items, m->tiles, &nt));
+  CHK(chk_mul(r->items, Lt, &patches));
+  CHK(chk_mul(nt, P, &tokens));
+  /* inputs: the mapper's pixel values and the float32 out_images */
+  CHK(mul3(nt, m->in_channels * m->image_size, m->image_size, &t));
+  CHK(chk_mul(t, r->pixel_bytes + 4, &e->inputs));
+  int64_t embeds, block, concat;
+  CHK(mul3(nt, grid * grid, H, &t) && chk_mul(t, b, &embeds));
+  CHK(mul3(patches, Lt, b, &e->mask));
+  CHK(mul3(patches, max64(attn, mlp) + (2 * K + 1) * H, b, &block));
+  CHK(mul3(patches, (2 * K + 2) * H, b, &concat));
+  CHK(mul3(tokens, (K + 1) * H, b, &t) && chk_add(concat, t, &concat));
+  CHK(chk_add(max64(block, concat), embeds, &e->block[0]));
+  e->block[1] = e->block[0];
+  CHK(mul3(tokens, max64((K + 1) * H + D, 2 * D), b, &e->merger));
+  CHK(mul3(tokens, D, b, &e->outputs));
+  const int64_t q = cdiv(m->heads, r->tp), kv = kvp_kv_heads_per_gpu(m->kv_heads, r->tp);
+  const int64_t qkv = (q + 2 * kv) * m->head_dim;
+  int64_t enc_side, dec_side;
+  CHK(chk_mul(qkv, b, &t) && chk_add(t, 8 * kv * m->head_dim, &t) &&
+      chk_mul(tokens, t, &enc_side));
+  CHK(mul3(r->dec_tokens, 2 * D + qkv, b, &dec_side));
+  CHK(chk_add(enc_side, dec_side, &e->cross));
+  CHK(chk_add(e->inputs, e->outputs, &e->kept));
+  int64_t tower, proj, cross;
+  CHK(chk_add(e->inputs, e->mask, &tower) && chk_add(tower, e->block[0], &tower));
+  CHK(chk_add(e->inputs, e->merger, &proj));
+  CHK(chk_add(e->kept, e->cross, &cross));
+  e->peak[0] = e->peak[1] = max64(tower, max64(proj, cross));
+  return KVP_OK;
+}
+
 /* ---- non-torch memory and the profile's defaults ------------------------
  *
  * Non-torch memory is what vLLM's budget subtracts besides the weights and
@@ -794,6 +929,32 @@ static kvp_err vision_item(const kvp_tower *t, kvp_vision *v, kvp_diag *d) {
  * in tokens (compute_mm_encoder_budget: max(N, T); V0 has none). */
 static kvp_err vision_run(const kvp_engine_rule *r, const kvp_deploy *d, int64_t mml,
                           kvp_profile *p, kvp_encoder *e, kvp_reserves *out, kvp_diag *diag) {
+  if (r->tower.tiles > 0) {
+    /* mllama: V0's encoder-decoder profile_run (kvp_predict_mllama) */
+    const int64_t lim = r->vision_limit > 0 ? r->vision_limit : 1;
+    const int64_t S = min64(p->seqs, p->tokens);
+    const kvp_tower *t = &r->tower;
+    const kvp_mllama m = {.hidden = t->hidden, .intermediate = t->intermediate,
+                          .out_dim = t->out_dim, .image_size = t->image_size,
+                          .patch = t->patch, .tiles = t->tiles, .in_channels = t->in_channels,
+                          .text_hidden = r->shape.hidden, .heads = r->shape.heads,
+                          .kv_heads = r->shape.kv_heads, .head_dim = r->shape.head_dim};
+    int64_t items;
+    CHK(chk_mul(S, lim, &items));
+    const kvp_mllama_run run = {.items = items, .tp = d->tp, .dec_tokens = p->tokens,
+                                .act_bytes = r->profile.act_bytes,
+                                .pixel_bytes = r->pixel_bytes > 0 ? r->pixel_bytes : 4};
+    TRY(kvp_predict_mllama(&m, &run, e, diag));
+    if (t->patch > 0 && t->image_size % t->patch == 0) {
+      const int64_t g = t->image_size / t->patch;
+      out->item_tokens = t->tiles * (g * g + 1);
+      out->item_patches = t->tiles * (cdiv(g * g + 1, 8) * 8);
+    }
+    out->enc_items = items;
+    out->enc_budget = 0;
+    (void)mml;
+    return KVP_OK;
+  }
   kvp_vision v = {0};
   TRY(vision_item(&r->tower, &v, diag));
   out->item_patches = v.patches;

@@ -157,7 +157,8 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
     static const char *const vkeys[] = {"hidden", "intermediate", "gated", "proj_hidden",
                                         "out_hidden", "patch", "merge", "max_pixels",
                                         "image_size", "class_token", "in_channels",
-                                        "temporal_patch", "video", "pixel_bytes", "limit", NULL};
+                                        "temporal_patch", "video", "pixel_bytes", "limit", "tiles",
+                                        "out_dim", NULL};
     int t = lua_gettop(L);
     kvl_check_keys(L, t, vkeys, "engine rule vision");
     kvp_tower *v = &r->tower;
@@ -174,6 +175,8 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
     v->in_channels = kvl_int_field(L, t, "in_channels", 3);
     v->temporal_patch = kvl_int_field(L, t, "temporal_patch", 1);
     v->video = flag(L, t, "video");
+    v->tiles = kvl_int_field(L, t, "tiles", 0);
+    v->out_dim = kvl_int_field(L, t, "out_dim", 0);
     r->pixel_bytes = (int32_t)kvl_int_field(L, t, "pixel_bytes", 4);
     r->vision_limit = kvl_int_field(L, t, "limit", 0);
     r->vision = 1;
