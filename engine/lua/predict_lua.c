@@ -264,7 +264,7 @@ static void push_activation(lua_State *L, const kvp_reserves *o) {
   lua_setfield(L, -2, "terms");
   if (o->vision) {
     const kvp_encoder *e = &o->enc;
-    lua_createtable(L, 0, 14);
+    lua_createtable(L, 0, 16);
     setint(L, "block_lo", e->block[0]);
     setint(L, "block_hi", e->block[1]);
     setint(L, "merger", e->merger);
@@ -274,6 +274,8 @@ static void push_activation(lua_State *L, const kvp_reserves *o) {
     setint(L, "peak_lo", e->peak[0]);
     setint(L, "peak_hi", e->peak[1]);
     setint(L, "kept", e->kept);
+    if (e->mask > 0) setint(L, "mask", e->mask);
+    if (e->cross > 0) setint(L, "cross", e->cross);
     setint(L, "items", o->enc_items);
     setint(L, "item_patches", o->item_patches);
     setint(L, "item_tokens", o->item_tokens);
