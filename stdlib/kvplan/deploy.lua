@@ -652,8 +652,9 @@ end
 --- engine's default for its release (opts.engine_version):
 ---   vLLM: max_num_batched_tokens and max_num_seqs by the GPU (the OpenAI
 ---     server's unless usage = "offline"; engine/core/predict.c)
----   TensorRT-LLM: max_num_tokens and max_batch_size (engines.lua M.trtllm),
----     not the dummy run's request count, which sizes only the memory profile
+---   TensorRT-LLM: max_num_tokens and max_batch_size (engines.lua M.trtllm;
+---     before 0.8 max_num_tokens is max_batch_size x max_input_len), not the
+---     dummy run's request count, which sizes only the memory profile
 ---   SGLang: chunked_prefill_size and max_running_requests (engines.lua
 ---     M.sglang)
 --- Returns max_num_batched_tokens, max_num_seqs.
@@ -663,7 +664,10 @@ function M.engine_limits(d, opts)
   local seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   if d.budget == "trtllm" then
     local row = engines.trtllm_version(opts.engine_version)
-    return tokens or row.max_num_tokens, seqs or row.max_batch_size
+    seqs = seqs or row.max_batch_size
+    -- before 0.8 the engine's max_num_tokens, unset, is max_batch_size x
+    -- max_input_len (examples/llama/build.py: engines.lua M.trtllm)
+    return tokens or row.max_num_tokens or seqs * row.max_input_len, seqs
   elseif d.budget == "sglang" then
     local row, v = engines.sglang_version(opts.engine_version)
     if tokens == nil then
@@ -1055,6 +1059,11 @@ function M.new(opts)
     -- by the GPU's memory, tp and pp (d.sglang_defaults; the fraction
     -- unless one is given)
     if srow.rule == "memory" then erule.sglang_memory = true end
+  end
+  if d.utilization == nil and d.budget == "trtllm" and opts.engine_version ~= nil then
+    -- a TensorRT-LLM release's own KV fraction (0.85 before 0.8: engines.lua
+    -- M.trtllm), the budget's 0.9 for the others
+    d.utilization = engines.trtllm_version(opts.engine_version).fraction
   end
   if d.utilization == nil and not erule.sglang_memory then
     if rule.fractions then

@@ -749,9 +749,40 @@ end
 -- from v0.11"), max_batch_size 2048 from
 -- the update of 2024-09-24 (pull request 2253: "The default max_batch_size of
 -- trtllm-build command is set to 2048"), first released in 0.14 (assumed: the
--- update reached main after 0.13 was branched). Releases before 0.11 are not
--- modelled (their examples' build scripts had their own defaults).
+-- update reached main after 0.13 was branched).
+-- 0.5 to 0.7: the engine of each example's build script, run by the C++
+-- GptSession (static batching) or the batch manager. examples/llama/build.py
+-- (read at NVIDIA/TensorRT-LLM 027cd518e3b63809a5c5799187991e7f1164fb12, the
+-- 0.5 era: TensorRT 9.1's --strongly_typed, gptSessionBenchmark's
+-- session.setup(batchSize, beamWidth, maxSequenceLength, ...)): --max_batch_size
+-- 8, --max_input_len 2048, --max_num_tokens None, --tokens_per_block 64,
+-- --paged_kv_cache and --use_inflight_batching off; unset, max_num_tokens is
+-- max_batch_size x max_input_len (with --remove_input_padding the engine's
+-- packed input holds the whole batch's prompts: gptSessionBenchmark at the
+-- same commit shapes them {1, batchSize * maxInputLength}), so a step takes
+-- every prompt of a batch the engine was built for. docs/source/
+-- performance.md of the 0.6.1 tables (read at 138f96d45f90b9667426f7c47297d8c06bafac73:
+-- "updated for v0.6.1", the L40S and first-token tables "from TensorRT-LLM
+-- v0.5") measures them with gptSessionBenchmark (a static batch) on engines of
+-- that build.py without --paged_kv_cache. The KV fraction: the batch
+-- manager's KvCacheConfig default 0.85 until 0.8.0 ("Increase default
+-- freeGpuMemoryFraction parameter from 0.85 to 0.9", docs/source/
+-- release-notes.md, release 0.8.0, read at 001eaecea63dd6bdbfd02aed1bf8dc7fad567bd0);
+-- 0.5's GptSession sized its paged cache to the batch, batchSize x beamWidth
+-- x max_seq_len (runtime/gptSession.cpp createKvCacheManagers,
+-- maxTokensInPagedKvCache unset), which a static batch fits by construction.
+-- The capacity scheduler of the batch manager (GUARANTEED_NO_EVICT by
+-- default) is kvplan's no_evict; a static batch of equal requests is
+-- scheduled the same by it.
+-- 0.8 to 0.10 (trtllm-build and the unified workflow: release 0.8.0
+-- "Migrate models to the new build workflow"; 0.10 "Set the default
+-- tokens_per_block argument of the trtllm-build command to 64") are not
+-- modelled: trtllm-build's defaults of those releases were not read, and the
+-- 0.8 row is an error saying so rather than falling back to 0.5's build
+-- script.
 M.trtllm = {
+  ["0.5"] = {backend = "tensorrt", max_batch_size = 8, max_input_len = 2048, fraction = 0.85},
+  ["0.8"] = {unmodelled = "0.8 to 0.10 (trtllm-build's defaults of those releases were not read)"},
   ["0.11"] = {backend = "tensorrt", max_batch_size = 256, max_num_tokens = 8192},
   ["0.14"] = {backend = "tensorrt", max_batch_size = 2048, max_num_tokens = 8192},
   -- 0.21 and later 0.x: the TensorRT engine by default
@@ -766,8 +797,9 @@ M.trtllm_tokens_per_block = {pytorch = 32, tensorrt = 64}
 M.trtllm_defaults = {max_num_tokens = 8192, max_batch_size = 2048, fraction = 0.9}
 
 --- The row of a TensorRT-LLM version ("0.21.0", "1.0", "1.2.0rc1",
---- "latest") and its name: a release takes the newest modelled row not
---- after it; one before the oldest row is an error naming the releases known.
+--- "latest") and its name: a release takes the newest row not after it; one
+--- before the oldest row, or whose row is `unmodelled` (0.8 to 0.10), is an
+--- error naming the releases known.
 function M.trtllm_version(v)
   if v == nil or v == "latest" then v = M.trtllm_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
@@ -780,9 +812,17 @@ function M.trtllm_version(v)
       if not version_order(x .. "." .. y, k) then key = k end
     end
   end
+  local names = {}
+  for _, k in ipairs(known) do
+    if not M.trtllm[k].unmodelled then names[#names + 1] = k end
+  end
   if key == nil then
     util.raise("unknown TensorRT-LLM release '%s' for field 'engine_version' (known: %s; a later "
-               .. "release takes the newest before it)", v, table.concat(known, ", "))
+               .. "release takes the newest before it)", v, table.concat(names, ", "))
+  end
+  if M.trtllm[key].unmodelled then
+    util.raise("TensorRT-LLM release '%s' for field 'engine_version' is not modelled: releases %s "
+               .. "(known: %s)", v, M.trtllm[key].unmodelled, table.concat(names, ", "))
   end
   return M.trtllm[key], key
 end

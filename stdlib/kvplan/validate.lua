@@ -1392,7 +1392,8 @@ function M.check_trtllm(f, m, c)
         range = tok("lo") .. "-" .. tok("hi"), rel_error = relerr(tok("mid"), f.kv_tokens),
         status = ok and "exact" or "differs", inputs = inputs("kv_memory=log")}
   end
-  local frac = f.trt_fraction and f.trt_fraction.mid or engines.trtllm_defaults.fraction
+  local frac = f.trt_fraction and f.trt_fraction.mid or (okr and vrow.fraction)
+               or engines.trtllm_defaults.fraction
   local fsrc = c.fraction_src or (f.trt_fraction and "log" or "default")
   if f.trt_free and (f.blocks or f.trt_alloc_tokens) and per > 0 then
     local function blocks(e)

@@ -50,12 +50,40 @@ check.error("budget 'sglang' does not profile", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "sglang", max_num_seqs = 8}
 end)
 check.error("field 'max_num_seqs' describes vLLM's profiling; TensorRT-LLM's dummy run", function()
-  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.9",
+  kv.deploy{model = "llama-3.1-8b", gpu = "h100", budget = "trtllm", engine_version = "0.11",
             max_num_seqs = 8}
 end)
-check.error("unknown TensorRT-LLM release 'one' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0", function()
+check.error("unknown TensorRT-LLM release 'one' for field 'engine_version' (known: 0.5, 0.11, 0.14, 0.21, 1.0;", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", engine_version = "one"}
 end)
+-- releases 0.5 to 0.7: examples/llama/build.py's engine (engines.lua
+-- M.trtllm): max_batch_size 8, max_num_tokens max_batch_size x max_input_len
+-- 2048, the engine path, 64-token blocks, the KV fraction 0.85 (0.9 from 0.8)
+for _, v in ipairs{"0.5", "0.5.0 (TensorRT 9.1.0.4)", "0.6.1", "0.7a", "v0.7.1"} do
+  local row, key = engines.trtllm_version(v)
+  check.eq(key, "0.5", "TensorRT-LLM " .. v .. ": the 0.5 row")
+  check.eq(row.backend, "tensorrt", v .. ": the engine path")
+end
+local old = kv.deploy{model = "llama-2-7b", gpu = "h100-sxm", engine = "trtllm", engine_version = "0.6.1"}
+check.eq(old.utilization, 0.85, "0.6.1: freeGpuMemoryFraction 0.85")
+check.eq(old.block, 64, "0.6.1: tokens_per_block 64")
+check.eq(old.trtllm_backend, "tensorrt", "0.6.1: the engine path")
+check.eq(kv.deploy{model = "llama-2-7b", gpu = "h100-sxm", engine = "trtllm",
+                   engine_version = "0.11"}.utilization, 0.9, "0.11: the fraction 0.9")
+check.eq(kv.deploy{model = "llama-2-7b", gpu = "h100-sxm", engine = "trtllm", engine_version = "0.6.1",
+                   utilization = 0.5}.utilization, 0.5, "0.6.1: a given fraction wins")
+local dl = require "kvplan.deploy"
+local t1, s1 = dl.engine_limits(old, {engine_version = "0.6.1"})
+check.eq(s1, 8, "0.6.1: build.py's max_batch_size 8")
+check.eq(t1, 8 * 2048, "0.6.1: max_num_tokens 8 x max_input_len 2048")
+local t2, s2 = dl.engine_limits(old, {engine_version = "0.5", max_num_seqs = 64})
+check.eq(s2, 64, "0.5: the given batch")
+check.eq(t2, 64 * 2048, "0.5: max_num_tokens 64 x 2048, the batch's prompts in one step")
+check.error("unknown TensorRT-LLM release '0.4' for field 'engine_version' (known: 0.5, 0.11, 0.14, 0.21, 1.0;",
+            engines.trtllm_version, "0.4")
+check.error("TensorRT-LLM release '0.9.0' for field 'engine_version' is not modelled: releases 0.8 to "
+            .. "0.10 (trtllm-build's defaults of those releases were not read) (known: 0.5, 0.11,",
+            engines.trtllm_version, "0.9.0")
 check.error("field 'backend' must be 'pytorch' or 'tensorrt', got onnx", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", backend = "onnx"}
 end)

@@ -53,10 +53,15 @@ check.eq(sim{engine = "sglang", engine_version = "0.5"}.max_num_batched_tokens,
          "SGLang 0.5: the memory heuristic's chunked_prefill_size")
 check.eq(sim{engine = "trtllm", engine_version = "0.21.0"}.deployment.trtllm_backend, "tensorrt",
          "TensorRT-LLM 0.21: the engine path")
-check.error("unknown TensorRT-LLM release '0.5' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0",
-            sim, {engine = "trtllm", engine_version = "0.5"})
-check.error("unknown TensorRT-LLM release '0.10.0' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0",
+check.error("unknown TensorRT-LLM release '0.4' for field 'engine_version' (known: 0.5, 0.11, 0.14, 0.21, 1.0",
+            sim, {engine = "trtllm", engine_version = "0.4"})
+check.error("TensorRT-LLM release '0.10.0' for field 'engine_version' is not modelled: releases 0.8 to 0.10",
             sim, {engine = "trtllm", engine_version = "0.10.0"})
+-- 0.5 to 0.7: build.py's engine, max_batch_size 8 and max_num_tokens 8 x 2048
+local r05 = sim{engine = "trtllm", engine_version = "0.6.1"}
+check.eq(r05.deployment.engine_version, "0.5", "TensorRT-LLM 0.6.1: the 0.5 row")
+check.eq(r05.max_num_seqs, 8, "TensorRT-LLM 0.6.1: max_batch_size 8")
+check.eq(r05.max_num_batched_tokens, 8 * 2048, "TensorRT-LLM 0.6.1: max_num_tokens 8 x 2048")
 -- 0.14.0 had vLLM's limits; its own: trtllm-build's max_batch_size 2048 (256 in 0.11-0.13)
 local r14 = sim{engine = "trtllm", engine_version = "0.14.0"}
 check.eq(r14.deployment.engine_version, "0.14", "TensorRT-LLM 0.14.0: the 0.14 row")

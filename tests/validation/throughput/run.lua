@@ -6,8 +6,9 @@
 -- Every corpus CSV of the folder (`*.csv` except results*.csv and
 -- ratchet.csv) has the schema's header, in order (`M.header`). Each row is
 -- predicted with kv.simulate as its benchmark ran:
---   deployment  model, GPU, tp, pp, ep (vLLM's enable_expert_parallel when
---               ep = tp), weight and KV formats, budget rule and fraction,
+--   deployment  model, GPU, tp, pp, ep (SGLang's ep_size on an SGLang row,
+--               else vLLM's enable_expert_parallel when ep = tp; none on a
+--               TensorRT-LLM row), weight and KV formats, budget rule and fraction,
 --               the engine and its release where kvplan has that engine
 --               (vllm, sglang, tensorrt-llm -> trtllm); NIM and LMDeploy rows
 --               are scheduled under their budget column's engine (kvplan has
@@ -380,11 +381,21 @@ function M.options(r)
     end
   end
   if r.ep ~= nil and r.ep > 1 then
-    if r.ep ~= r.tp then
+    if r.budget == "sglang" then
+      -- SGLang's --ep-size: ep ranks of the tp GPUs hold whole experts, each
+      -- split over tp / ep (kv.deploy's ep_size; the deployment checks it
+      -- divides tp)
+      o.ep_size = r.ep
+    elseif r.budget == "trtllm" then
+      return nil, string.format("ep %d on TensorRT-LLM: kvplan models no TensorRT-LLM expert "
+                                .. "parallelism (its experts are laid out as vLLM's "
+                                .. "enable_expert_parallel or SGLang's ep_size only)", r.ep)
+    elseif r.ep ~= r.tp then
       return nil, string.format("ep %d with tp %d: kvplan's expert parallelism is vLLM's "
                                 .. "enable_expert_parallel over the tp ranks (ep = tp)", r.ep, r.tp)
+    else
+      o.enable_expert_parallel = true
     end
-    o.enable_expert_parallel = true
   end
   local seqs, tokens = r.max_num_seqs, r.max_num_batched_tokens
   if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
