@@ -550,7 +550,9 @@ cl="kvplan: command line:"
 expect sim_bad_engine 2 "$cl argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got foo" -- $sim engine=foo
 expect sim_bad_version 2 "$cl argument 'engine_version': unknown SGLang release '0.3' for field 'engine_version' (known: 0.4, 0.5; a later release takes the newest before it)" -- \
   $sim engine=sglang engine_version=0.3
-expect sim_bad_trt_version 2 "$cl argument 'engine_version': unknown TensorRT-LLM release '0.10.0' for field 'engine_version' (known: 0.11, 0.14, 0.21, 1.0; a later release takes the newest before it)" -- \
+expect sim_bad_trt_version 2 "$cl argument 'engine_version': unknown TensorRT-LLM release '0.4' for field 'engine_version' (known: 0.5, 0.11, 0.14, 0.21, 1.0; a later release takes the newest before it)" -- \
+  $sim engine=trtllm engine_version=0.4
+expect sim_unmodelled_trt_version 2 "$cl argument 'engine_version': TensorRT-LLM release '0.10.0' for field 'engine_version' is not modelled: releases 0.8 to 0.10 (trtllm-build's defaults of those releases were not read) (known: 0.5, 0.11, 0.14, 0.21, 1.0)" -- \
   $sim engine=trtllm engine_version=0.10.0
 expect sim_bad_budget 2 "$cl argument 'budget' must be 'vllm', 'sglang' or 'trtllm', got tgi" -- $sim budget=tgi
 expect sim_bad_utilization 2 "$cl argument 'utilization' must be in (0, 1], got 1.5" -- $sim utilization=1.5
