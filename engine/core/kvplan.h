@@ -254,8 +254,6 @@ typedef struct kvp_tower {
   int32_t class_token;           /* the tower adds a class token to its patches */
   int64_t in_channels, temporal_patch;
   int32_t video;                 /* a video modality as large as the image (V0 profiles it too) */
-  int64_t tiles;                 /* mllama's max_num_tiles (0: not a tiled tower) */
-  int64_t out_dim;               /* mllama's vision_output_dim: hidden x (1 + kept layers) */
 } kvp_tower;
 
 #define KVP_MAX_FRACTIONS 8 /* rows of a budget fraction by tp */
@@ -810,37 +808,11 @@ typedef struct kvp_encoder {
   int64_t outputs;    /* the embeddings kept in the encoder cache */
   int64_t peak[2];    /* the encoder forward's peak, [lo, hi] */
   int64_t kept;       /* inputs + outputs: live while the decoder runs */
-  int64_t mask;       /* mllama: the tower's aspect-ratio attention mask */
-  int64_t cross;      /* mllama: a cross-attention layer's temporaries over the encoder's
-                       * tokens (their qkv and k_norm's float32 copies) and the decoder's */
 } kvp_encoder;
 
 /* vLLM's encoder profiling (gpu_model_runner.py profile_run). */
 kvp_err kvp_predict_encoder(const kvp_vision *v, const kvp_encoder_run *r, kvp_encoder *e,
                             kvp_diag *d);
-/* mllama (Llama 3.2 Vision): the tiled vision tower of config.json
- * vision_config and the decoder's cross-attention widths (text_config). */
-typedef struct kvp_mllama {
-  int64_t hidden, intermediate;  /* the tower's width and MLP width (fc1, act, fc2) */
-  int64_t out_dim;               /* vision_output_dim: hidden x (1 + intermediate layers) */
-  int64_t image_size, patch, tiles, in_channels; /* a tile's side, patch, max_num_tiles */
-  int64_t text_hidden, heads, kv_heads, head_dim; /* the decoder's cross-attention */
-} kvp_mllama;
-
-/* V0's encoder-decoder profiling run of mllama: images (one a dummy
- * sequence by default), tp, the decoder's dummy tokens, the model dtype's
- * and the pixel values' bytes. */
-typedef struct kvp_mllama_run {
-  int64_t items, tp, dec_tokens;
-  int32_t act_bytes, pixel_bytes;
-} kvp_mllama_run;
-
-/* mllama's profiling run (predict.c): the tower's peak, the projector's,
- * a cross-attention layer's, and the kept inputs and cross-attention
- * states, in e (cast 0; block the tower's per-patch term; merger the
- * projector's moment). */
-kvp_err kvp_predict_mllama(const kvp_mllama *m, const kvp_mllama_run *r, kvp_encoder *e,
-                           kvp_diag *d);
 /* Fold an encoder run into a decoder prediction: the encoder term, and the
  * kept bytes under every decoder term (the peak of the whole profile_run). */
 kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_diag *d);

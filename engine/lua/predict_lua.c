@@ -157,8 +157,7 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
     static const char *const vkeys[] = {"hidden", "intermediate", "gated", "proj_hidden",
                                         "out_hidden", "patch", "merge", "max_pixels",
                                         "image_size", "class_token", "in_channels",
-                                        "temporal_patch", "video", "pixel_bytes", "limit", "tiles",
-                                        "out_dim", NULL};
+                                        "temporal_patch", "video", "pixel_bytes", "limit", NULL};
     int t = lua_gettop(L);
     kvl_check_keys(L, t, vkeys, "engine rule vision");
     kvp_tower *v = &r->tower;
@@ -175,8 +174,6 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
     v->in_channels = kvl_int_field(L, t, "in_channels", 3);
     v->temporal_patch = kvl_int_field(L, t, "temporal_patch", 1);
     v->video = flag(L, t, "video");
-    v->tiles = kvl_int_field(L, t, "tiles", 0);
-    v->out_dim = kvl_int_field(L, t, "out_dim", 0);
     r->pixel_bytes = (int32_t)kvl_int_field(L, t, "pixel_bytes", 4);
     r->vision_limit = kvl_int_field(L, t, "limit", 0);
     r->vision = 1;
@@ -264,7 +261,7 @@ static void push_activation(lua_State *L, const kvp_reserves *o) {
   lua_setfield(L, -2, "terms");
   if (o->vision) {
     const kvp_encoder *e = &o->enc;
-    lua_createtable(L, 0, 16);
+    lua_createtable(L, 0, 14);
     setint(L, "block_lo", e->block[0]);
     setint(L, "block_hi", e->block[1]);
     setint(L, "merger", e->merger);
@@ -274,8 +271,6 @@ static void push_activation(lua_State *L, const kvp_reserves *o) {
     setint(L, "peak_lo", e->peak[0]);
     setint(L, "peak_hi", e->peak[1]);
     setint(L, "kept", e->kept);
-    if (e->mask > 0) setint(L, "mask", e->mask);
-    if (e->cross > 0) setint(L, "cross", e->cross);
     setint(L, "items", o->enc_items);
     setint(L, "item_patches", o->item_patches);
     setint(L, "item_tokens", o->item_tokens);

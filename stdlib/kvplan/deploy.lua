@@ -324,9 +324,7 @@ local function vision_rule(m, limit, mm)
           proj_hidden = v.proj_hidden or 0, out_hidden = v.out_hidden, patch = v.patch,
           merge = v.merge or 1, max_pixels = v.max_pixels, image_size = v.image_size,
           class_token = v.class_token or false, in_channels = v.in_channels or 3,
-          temporal_patch = v.temporal_patch or 1, video = v.video or false, limit = limit,
-          -- mllama's tiled tower (engine/core/predict.c kvp_predict_mllama)
-          tiles = v.max_num_tiles, out_dim = v.vision_output_dim}
+          temporal_patch = v.temporal_patch or 1, video = v.video or false, limit = limit}
 end
 
 -- TensorRT-LLM named as the engine (engine = "trtllm" or an engine_version

@@ -53,9 +53,6 @@ local vision_fields = {
   temporal_patch = true, in_channels = true, merge = true, out_hidden = true, gated = true,
   proj_hidden = true, max_pixels = true, image_size = true, class_token = true, params = true,
   model_type = true, video = true,
-  -- mllama's tiled tower (Llama 3.2 Vision): tiles an image, and the
-  -- concatenated output's width (the final and intermediate layers' states)
-  max_num_tiles = true, vision_output_dim = true, global_layers = true,
 }
 M.vision_fields = vision_fields
 local allowed = {}
@@ -205,8 +202,7 @@ function M.new(t)
       util.count(t.vision[k], "vision." .. k, 1)
     end
     for _, k in ipairs{"layers", "heads", "temporal_patch", "in_channels", "merge", "max_pixels",
-                       "image_size", "params", "max_num_tiles", "vision_output_dim",
-                       "global_layers"} do
+                       "image_size", "params"} do
       if t.vision[k] ~= nil then util.count(t.vision[k], "vision." .. k, 1) end
     end
     if t.vision.proj_hidden ~= nil then util.count(t.vision.proj_hidden, "vision.proj_hidden", 0) end

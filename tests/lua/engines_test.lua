@@ -496,27 +496,6 @@ do
   check.eq(oa.encoder.peak_hi, oa.encoder.inputs + oa.encoder.cast + oa.encoder.outputs // 2
            + oa.encoder.block_hi, "V0: the video's call holds the image's outputs")
 
-  -- mllama (Llama-3.2-11B-Vision) on V0's encoder-decoder runner
-  -- (engine/core/predict.c kvp_predict_mllama): max_num_seqs images at once
-  local ml = kv.deploy{model = "llama-3.2-11b-vision", gpu = "h100-sxm", engine_version = "0.7",
-                       max_model_len = 65536, max_num_seqs = 128, enforce_eager = true}
-  local me = ml.activation_range.encoder
-  check.eq(ml.activation_source, "predicted", "mllama's activation is predicted")
-  check.eq(me.items, 128, "an image a dummy sequence, max_num_seqs of them, no cap")
-  check.eq(me.item_tokens, 4 * 1601, "4 tiles of 40 x 40 patches and the class token")
-  check.eq(me.item_patches, 4 * 1608, "each tile padded to a multiple of 8")
-  check.eq(me.inputs, 128 * 4 * 3 * 560 * 560 * (4 + 4), "fp32 pixel values and out_images")
-  check.eq(me.mask, 128 * 6432 * 6432 * 2, "the aspect-ratio mask, bf16")
-  -- the global layers: K = 7680 / 1280 - 1 = 5 kept states twice and the final one,
-  -- (2 x 5 + 1) x 1280, and the MLP 3 x 1280 + 2 x 5120; the patch embeddings
-  check.eq(me.block_hi, 128 * 6432 * (11 * 1280 + 14080) * 2 + 128 * 4 * 1600 * 1280 * 2,
-           "the tower's global-layer moment")
-  check.eq(me.outputs, 128 * 6404 * 4096 * 2, "the flat cross-attention states")
-  check.eq(me.peak_hi, me.inputs + me.mask + me.block_hi, "the tower sets the encoder's peak")
-  check.eq(ml.activation, math.max(me.peak_hi, ml.activation_range.terms.mlp.bytes + me.kept,
-                                   ml.activation_range.terms.sampler.bytes + me.kept),
-           "the peak: the tower's, or the decoder's with the kept states")
-
   -- kv.deploy: the encoder term and the kept outputs in the prediction
   local d = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",
                       max_model_len = 32768}

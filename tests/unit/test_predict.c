@@ -232,82 +232,6 @@ static kvp_vision tiny_tower(void) {
   return v;
 }
 
-/* a tiny mllama: tiles of 28 pixels, patch 14 (2 x 2 patches and the class
- * token, 5, padded to 8), 2 tiles an image, a tower of width 8 with 2 kept
- * layers (vision_output_dim 24 = 8 x 3), a decoder of width 16 with 4 heads,
- * 2 KV heads of 4 */
-static kvp_mllama tiny_mllama(void) {
-  kvp_mllama m;
-  memset(&m, 0, sizeof m);
-  m.hidden = 8, m.intermediate = 32, m.out_dim = 24;
-  m.image_size = 28, m.patch = 14, m.tiles = 2, m.in_channels = 3;
-  m.text_hidden = 16, m.heads = 4, m.kv_heads = 2, m.head_dim = 4;
-  return m;
-}
-
-static void mllama_run_matches_a_hand_count(void **state) {
-  (void)state;
-  kvp_mllama m = tiny_mllama();
-  kvp_mllama_run r = {.items = 3, .tp = 1, .dec_tokens = 10, .act_bytes = 2, .pixel_bytes = 4};
-  kvp_encoder e;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, NULL), KVP_OK);
-  /* 3 images x 2 tiles: 6 x 3 x 28 x 28 values, fp32 as handed over and
-   * the fp32 out_images copy */
-  assert_int_equal(e.inputs, 6 * 3 * 28 * 28 * (4 + 4));
-  /* the mask: 3 x (2 x 8)^2 in bf16 */
-  assert_int_equal(e.mask, 3 * 16 * 16 * 2);
-  /* 48 padded patches; a layer max(attention 7H = 56, MLP 3H + 2I = 88) and
-   * the kept states (2K + 1) H = 40: 128 a patch; above the concatenation's
-   * (2K + 2) H = 48 a padded patch and (K + 1) H = 24 for each of 30 tokens;
-   * plus the patch embeddings 6 tiles x 4 x 8 */
-  assert_int_equal(e.block[0], 48 * 128 * 2 + 6 * 4 * 8 * 2);
-  assert_int_equal(e.block[1], e.block[0]);
-  /* the projector: 30 tokens x max((K + 1) H + D = 40, 2D = 32) */
-  assert_int_equal(e.merger, 30 * 40 * 2);
-  assert_int_equal(e.outputs, 30 * 16 * 2);
-  assert_int_equal(e.kept, e.inputs + 30 * 16 * 2);
-  /* a cross-attention layer: qkv (4 + 2 x 2) x 4 = 32 in bf16 and k_norm's
-   * two fp32 copies of 2 x 4 a token over the 30 encoder tokens, and the 10
-   * decoder tokens' residual, normed input and qkv (2 x 16 + 32) */
-  assert_int_equal(e.cross, 30 * (32 * 2 + 2 * 4 * 2 * 4) + 10 * (2 * 16 + 32) * 2);
-  /* the tower sets the peak */
-  assert_int_equal(e.peak[0], e.inputs + e.mask + e.block[0]);
-  assert_int_equal(e.peak[1], e.peak[0]);
-  assert_int_equal(e.cast, 0);
-  /* tp 2: the tower's heads (h = 4) and fc1 (16) split, the decoder's heads
-   * 2 and KV heads 1 */
-  r.tp = 2;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, NULL), KVP_OK);
-  /* attention max(2H + 5h = 36, 3H + 4h = 40), MLP 3H + 2 x 16 = 56 */
-  assert_int_equal(e.block[0], 48 * (56 + 40) * 2 + 6 * 4 * 8 * 2);
-  assert_int_equal(e.cross, 30 * (16 * 2 + 8 * 4) + 10 * (2 * 16 + 16) * 2);
-  /* a long decoder batch: the cross-attention layer sets the peak */
-  r.tp = 1, r.dec_tokens = 10000;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, NULL), KVP_OK);
-  assert_int_equal(e.peak[0], e.kept + e.cross);
-}
-
-static void mllama_rejects_a_bad_tower(void **state) {
-  (void)state;
-  kvp_mllama m = tiny_mllama();
-  kvp_mllama_run r = {.items = 3, .tp = 1, .dec_tokens = 10, .act_bytes = 2, .pixel_bytes = 4};
-  kvp_encoder e;
-  kvp_diag d = {{0}};
-  m.out_dim = 20;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, &d), KVP_EINVAL);
-  assert_non_null(strstr(d.msg, "vision_output_dim 20"));
-  m = tiny_mllama();
-  m.image_size = 30;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, &d), KVP_EINVAL);
-  assert_non_null(strstr(d.msg, "image_size 30"));
-  m = tiny_mllama();
-  r.items = 0;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, &d), KVP_EINVAL);
-  /* an overflow is an error, not a wrapped count */
-  r.items = (int64_t)1 << 60;
-  assert_int_equal(kvp_predict_mllama(&m, &r, &e, &d), KVP_EOVERFLOW);
-}
-
 static void encoder_run_matches_a_hand_count(void **state) {
   (void)state;
   kvp_vision v = tiny_tower();
@@ -1138,8 +1062,6 @@ int main(void) {
     cmocka_unit_test(moe_caches_are_chunked),
     cmocka_unit_test(mla_attention_holds_the_latent_whole),
     cmocka_unit_test(bad_shapes_are_named),
-    cmocka_unit_test(mllama_run_matches_a_hand_count),
-    cmocka_unit_test(mllama_rejects_a_bad_tower),
     cmocka_unit_test(encoder_run_matches_a_hand_count),
     cmocka_unit_test(items_in_turn_hold_the_earlier_outputs),
     cmocka_unit_test(kept_encoder_outputs_add_to_the_decoder_peak),

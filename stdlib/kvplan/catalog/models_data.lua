@@ -129,16 +129,14 @@ return {
                    {kind = "full", n = 1}},
     other_note = "the vision tower and its projector (no vision.params), the cross-attention layers' gates and norms, and the norms",
     -- its profiling is the V0 encoder-decoder runner's (mllama.py is
-    -- SupportsV0Only there): max_num_seqs dummy requests of an image each
-    -- through the tiled vision tower (32 local and 8 global layers over 4 x
-    -- 1608 padded patches, an aspect-ratio attention mask of (4 x 1608)^2 per
-    -- image, five intermediate layers' states kept: vision_output_dim 7680 =
-    -- 1280 x 6) before the decoder (engine/core/predict.c kvp_predict_mllama)
-    vision = {model_type = "mllama", hidden = 1280, intermediate = 5120, layers = 32,
-              global_layers = 8, heads = 16, patch = 14, image_size = 560, class_token = true,
-              in_channels = 3, max_num_tiles = 4, vision_output_dim = 7680, out_hidden = 4096,
-              gated = false},
-    notes = "vision-language model (mllama): 32 self-attention layers and 8 cross-attention layers caching an image's 6404 encoder tokens (4 tiles x 1601) once a request; the vision tower's 0.9B parameters are in params (weight class 'other': no vision.params)",
+    -- SupportsV0Only there): dummy requests of an image each through the
+    -- tiled vision tower (32 local and 8 global layers over 4 x 1601
+    -- patches, an aspect-ratio attention mask of (4 x 1608)^2 per image,
+    -- five intermediate layers' outputs kept) before the decoder; kvplan's
+    -- encoder model is the token-merging towers' (Qwen2-VL), not this one
+    activation_unmodelled = "mllama's encoder-decoder profiling run (a tiled vision tower "
+                            .. "feeding 8 cross-attention layers) is not modelled; give 'activation'",
+    notes = "vision-language model (mllama): 32 self-attention layers and 8 cross-attention layers caching an image's 6404 encoder tokens (4 tiles x 1601) once a request; the vision tower's 0.9B parameters are in params; the profiling run's activation is not predicted",
   },
   {
     id = "llama-3.3-70b",
