@@ -494,6 +494,13 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
     CHK(chk_mul(per, st->layers, &st->lora));
     CHK(chk_add(st->weights, st->lora, &st->weights));
   }
+  if (d->vllm.rotary_bytes > 0) {
+    /* vLLM's rotary cos/sin caches: buffers of the model, built with it
+     * and counted in "Model loading took"; one per distinct rope (get_rope's
+     * _ROPE_DICT), whole on every tp rank, in each stage's process */
+    st->rotary = d->vllm.rotary_bytes;
+    CHK(chk_add(st->weights, st->rotary, &st->weights));
+  }
   if (holds_draft(l, s)) {
     CHK(chk_add(st->token_bits, l->draft_bits, &st->token_bits));
     if (!l->hybrid) CHK(chk_add(st->block_bytes, l->draft_page, &st->block_bytes));

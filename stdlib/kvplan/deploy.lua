@@ -377,6 +377,16 @@ local function limits_rule(d, opts, row, rule)
   rule.seqs_given = opts.max_num_seqs ~= nil
 end
 
+-- vLLM's rotary cos/sin caches (engines.vllm_rotary): buffers built with
+-- the model, in "Model loading took", whole on every GPU; d.rotary_bytes and
+-- d.rotary_tables. Only for weights kvplan weighs: a given weight_bytes is
+-- the loaded bytes (as for the rules above).
+local function rotary_rule(d, opts)
+  if opts.weight_bytes ~= nil then return end
+  local bytes, tables = engines.vllm_rotary(d.model)
+  if bytes > 0 then d.rotary_bytes, d.rotary_tables = bytes, tables end
+end
+
 -- vLLM's rule: the release's row, the GPU's name, usage and flags.
 local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
@@ -491,6 +501,7 @@ local function vllm_rule(d, opts, rule)
   mxfp4_rule(d, opts, rule)
   bnb_rule(d, opts)
   mla_absorb_rule(d, opts, version)
+  rotary_rule(d, opts)
   limits_rule(d, opts, row, rule)
   rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
   rule.nccl_runtime = row.nccl_runtime
@@ -1204,6 +1215,7 @@ function Deployment:spec()
   t.vllm_lora = self.lora
   t.vllm_v0_blocks = self.vllm_v0_blocks
   t.vllm_mla_entry_align = self.vllm_mla_entry_align
+  t.vllm_rotary_bytes = self.rotary_bytes
   return t
 end
 

@@ -504,6 +504,139 @@ function M.act_bytes(m)
   return 2
 end
 
+-- ---- vLLM's rotary cos/sin caches, in the loaded weights ----------------
+--
+-- Every RoPE attention layer of a vLLM model gets its rotary embedding from
+-- get_rope (vllm/model_executor/layers/rotary_embedding/__init__.py at
+-- vllm-project/vllm 07b12f1b16d5), which builds one per distinct key (head
+-- size, rotary_dim, max_position, neox style, the rope parameters, dtype) and
+-- hands the same module to every layer asking for it again (_ROPE_DICT). Its
+-- __init__ registers the table as a buffer, cos_sin_cache = rows x rotary_dim
+-- (cos and sin of rotary_dim / 2 frequencies, concatenated) cast to `dtype`
+-- (RotaryEmbedding.__init__, base.py at 04458da08417), on the GPU with the
+-- model: "Model loading took" counts it, and each tensor-parallel rank and
+-- pipeline stage (each its own process) holds it whole. rotary_dim =
+-- int(head_size x partial_rotary_factor) (get_rope); dtype: the model dtype
+-- (get_rope's None is torch.get_default_dtype(), the model's while vLLM builds
+-- it) unless the model file passes one. Rows by rope type, each class's
+-- _compute_cos_sin_cache:
+--   default, llama3, mllama4: max_position (base.py; llama3_rope.py at
+--     045d7575500e changes only the frequencies);
+--   linear: max_position x factor (linear_scaling_rope.py at 0f17ee061e41:
+--     max_len = max_position_embeddings * scaling_factor, one factor);
+--   dynamic (factor): max_position x factor (dynamic_ntk_scaling_rope.py at
+--     3cfbaf333d80);
+--   yarn: ceil(original_max_position x factor) (get_rope passes
+--     original_max_position; yarn_scaling_rope.py at 0cd5784803d8);
+--   deepseek_yarn: original_max_position x factor (deepseek_scaling_rope.py
+--     at 00d678e109f0; deepseek_v2.py renames a config's yarn to it);
+--   longrope: original_max_position + max_position, the short and the long
+--     table in one buffer (phi3_long_rope_scaled_rope.py at 17d618b0f944);
+--   mrope (mrope_section in the rope parameters, default or yarn): 4 x the
+--     rows above ("We enlarge max_position_embeddings to 4 times",
+--     MRotaryEmbedding, mrope.py at 055e47c28003).
+-- A model without RoPE layers builds none (NoPE layers: get_rope(...) if
+-- not self.nope else None, llama4.py at 0121c95efe85; NemotronHAttention
+-- has no rotary_emb, nemotron_h.py at 00b08dc44519; learned positions).
+--
+-- The model's `rope` field says what the layers ask for: absent, one table
+-- of the default type over max_context rows, head_dim wide (MLA:
+-- mla.rope_dim, deepseek_v2.py get_rope(qk_rope_head_dim, ...)); false: no
+-- RoPE layers; a table {type, factor, original_max_position, max_position,
+-- partial_rotary_factor, mrope, dtype}; or a list of such tables, one per
+-- distinct rope of the layers (Gemma 3's local and global layers).
+local rope_types = {default = true, llama3 = true, mllama4 = true, linear = true, dynamic = true,
+                    yarn = true, deepseek_yarn = true, longrope = true}
+local rope_keys = {type = true, factor = true, original_max_position = true, max_position = true,
+                   partial_rotary_factor = true, mrope = true, dtype = true}
+M.rope_types = rope_types
+
+-- One table's rows, width and element bytes for model m (field: its name
+-- in errors).
+local function rotary_table(m, r, field)
+  if type(r) ~= "table" then
+    util.raise("model '%s': field '%s' must be a table, got %s", m.id, field, type(r))
+  end
+  util.check_keys(r, rope_keys, "model '" .. m.id .. "' " .. field)
+  local t = r.type or "default"
+  if not rope_types[t] then
+    util.raise("model '%s': field '%s.type' must be one of %s, got '%s'", m.id, field,
+               table.concat(util.sorted_keys(rope_types), ", "), tostring(t))
+  end
+  local P = r.max_position ~= nil and util.count(r.max_position, field .. ".max_position", 1)
+            or m.max_context
+  if P == nil or P < 1 then
+    util.raise("model '%s': field '%s' needs max_context or max_position", m.id, field)
+  end
+  -- a CSV catalog's "factor=8" or "partial_rotary_factor=0.25" (catalog_csv pairs)
+  local function number(v) return type(v) == "string" and tonumber(v) or v end
+  local function need_factor()
+    local f = number(r.factor)
+    if type(f) ~= "number" or not (f >= 1) or f == math.huge then
+      util.raise("model '%s': field '%s.factor' must be a number >= 1 for rope type '%s', got %s",
+                 m.id, field, t, tostring(r.factor))
+    end
+    return f
+  end
+  local function need_orig()
+    return util.count(r.original_max_position, field .. ".original_max_position", 1)
+  end
+  if r.mrope ~= nil and type(r.mrope) ~= "boolean" then
+    util.raise("model '%s': field '%s.mrope' must be true or false, got %s", m.id, field,
+               tostring(r.mrope))
+  end
+  local rows
+  if t == "linear" or t == "dynamic" then rows = math.ceil(P * need_factor())
+  elseif t == "yarn" or t == "deepseek_yarn" then
+    local o, f = need_orig(), need_factor()
+    rows = r.mrope and math.ceil(4 * o * f) or math.ceil(o * f)
+  elseif t == "longrope" then rows = need_orig() + P
+  else rows = P end
+  if r.mrope and t ~= "yarn" then
+    if t ~= "default" then
+      util.raise("model '%s': field '%s.mrope' with rope type '%s': vLLM builds M-RoPE for the "
+                 .. "default and yarn types only (get_rope)", m.id, field, t)
+    end
+    rows = 4 * rows
+  end
+  local head = m.mla and (m.mla.rope_dim or 0) or (m.head_dim or m.hidden // m.heads)
+  local p = number(r.partial_rotary_factor) or 1
+  if type(p) ~= "number" or not (p > 0 and p <= 1) then
+    util.raise("model '%s': field '%s.partial_rotary_factor' must be in (0, 1], got %s", m.id,
+               field, tostring(p))
+  end
+  local dim = math.floor(head * p)
+  local elem = M.act_bytes(m)
+  if r.dtype ~= nil then
+    if r.dtype ~= "fp32" and r.dtype ~= "bf16" and r.dtype ~= "fp16" then
+      util.raise("model '%s': field '%s.dtype' must be fp32, bf16 or fp16, got %s", m.id, field,
+                 tostring(r.dtype))
+    end
+    elem = r.dtype == "fp32" and 4 or 2
+  end
+  return {type = t, rows = math.tointeger(rows), dim = dim, elem = elem,
+          bytes = math.tointeger(rows) * dim * elem, mrope = r.mrope and true or nil}
+end
+
+--- vLLM's rotary caches of model m on one GPU: their bytes and the list of
+--- tables ({type, rows, dim, elem, bytes, mrope}); 0 and {} for a model
+--- without RoPE layers (rope = false, or no attention layer).
+function M.vllm_rotary(m)
+  local r = rawget(m, "rope")
+  local k = m:kinds()
+  local attn = (k.full or 0) + (k.sliding or 0) + (k.chunked or 0) + (k.mla or 0)
+  if r == false or attn == 0 then return 0, {} end
+  -- a model without a context length (a hand-made table): its rows unknown, not counted
+  if r == nil and (m.max_context or 0) < 1 then return 0, {} end
+  if r == nil then r = {{}} elseif r[1] == nil then r = {r} end
+  local out, total = {}, 0
+  for i, t in ipairs(r) do
+    local x = rotary_table(m, t, #r > 1 and ("rope[" .. i .. "]") or "rope")
+    out[i], total = x, total + x.bytes
+  end
+  return total, out
+end
+
 -- ---- vision towers: the encoder's dummy batch ----------------------------
 --
 -- A model with a vision tower (`vision` in its entry, from config.json's

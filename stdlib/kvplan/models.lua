@@ -40,6 +40,9 @@ local meta = {
   no_lm_head = true,
   -- the KV format the checkpoint's quantization states (hf.lua kv_checkpoint)
   kv_checkpoint = true,
+  -- the rotary embeddings the layers build (engines.lua vllm_rotary: vLLM's
+  -- cos/sin caches in the loaded weights); false: no RoPE layers
+  rope = true,
   -- why the engine's profiling-run activation is not predicted for the
   -- model (engines.shape): the deployment's activation is then 'none'
   activation_unmodelled = true,

@@ -453,7 +453,7 @@ end
 --- Where the memory of one GPU of deployment d goes with `concurrency`
 --- requests of `context` tokens (the tightest pipeline stage): a list of
 --- {item, bytes, note} for weights, lora (vLLM's LoRA slots, when
---- enable_lora), kv_used, kv_free, activation, overhead,
+--- enable_lora), rotary (vLLM's rotary cos/sin caches), kv_used, kv_free, activation, overhead,
 --- margin (1 - utilization) and kv_short (what the requests need beyond the
 --- KV budget, 0 when they fit; its note is the verdict, l:fit: "fits", why
 --- not, or the engine's refusal to start). All but kv_short add up to the
@@ -469,14 +469,25 @@ function M.ledger_items(d, context, concurrency)
   local fits, why, limit = l:fit(context, concurrency)
   local held = fits or limit == "starts" -- the KV budget holds them (the engine may refuse)
   local stages = d.pp > 1 and string.format(", the tightest of %d stages", d.pp) or ""
-  item("weights", l.weights - l.lora, string.format("%s weights / tp %d%s", d.weights.name, d.tp,
-                                                  stages))
+  item("weights", l.weights - l.lora - l.rotary, string.format("%s weights / tp %d%s",
+                                                              d.weights.name, d.tp, stages))
   if l.lora > 0 then
     -- vLLM loads them with the weights ("Model loading took" counts them)
     local lo = d.lora
     item("lora", l.lora, string.format("%d LoRA slot%s of rank %d (max_loras, max_lora_rank)%s",
                                        lo.max_loras, lo.max_loras == 1 and "" or "s", lo.max_rank,
                                        lo.fully_sharded and ", fully sharded" or ""))
+  end
+  if l.rotary > 0 then
+    -- vLLM builds them with the model ("Model loading took" counts them):
+    -- engines.vllm_rotary
+    local parts = {}
+    for _, t in ipairs(d.rotary_tables or {}) do
+      parts[#parts + 1] = string.format("%d x %d %s", t.rows, t.dim, t.elem == 4 and "fp32"
+                                        or d.model:auto_kv_format().name)
+    end
+    item("rotary", l.rotary, string.format("rotary cos/sin cache%s %s, whole on every GPU",
+                                           #parts == 1 and "" or "s", table.concat(parts, " + ")))
   end
   local used = held and need or math.max(0, math.min(need, l.kv_budget))
   item("kv_used", used, held and string.format("%d x %d tokens, %s, blocks of %d", concurrency, context,

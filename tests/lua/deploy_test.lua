@@ -9,7 +9,11 @@ local d = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", weights = "int4-g
 local l = d:ledger()
 check.eq(l.total, 85028896768, "H100 visible memory")
 check.eq(l.usable, math.floor(85028896768 * 0.9), "usable")
-check.eq(l.weights, kv.formats.bytes(kv.formats.get "int4-g128", d.model.params), "weights")
+-- the weights as vLLM loads them: the checkpoint's and the rotary cos/sin cache
+-- (engines.lua vllm_rotary): 131072 positions x 128 in bf16, whole on the GPU
+check.eq(l.rotary, 131072 * 128 * 2, "rotary cache")
+check.eq(l.weights, kv.formats.bytes(kv.formats.get "int4-g128", d.model.params) + l.rotary,
+         "weights")
 check.eq(d.activation_source, "predicted", "activation predicted when not given")
 check.eq(d.overhead_source, "given", "overhead given")
 check.eq(l.activation, d.activation, "the ledger subtracts the prediction")
@@ -35,7 +39,7 @@ check.eq(fits, false, "64 x 128K")
 assert(reason:find("^KV for 64 x 131072 tokens needs"), reason)
 
 -- bad input: field, value, this file's line
-check.error("deploy_test.lua:39: field 'tp' must be an integer >= 1, got -1",
+check.error("deploy_test.lua:43: field 'tp' must be an integer >= 1, got -1",
             function() kv.deploy{model = "llama-3.1-8b", gpu = "h100", tp = -1} end)
 check.error("field 'context' must be an integer, got nan", function() l:max_concurrency(0/0) end)
 check.error("field 'context' must be a positive integer, got 0", function() l:fit(0, 1) end)
@@ -108,7 +112,7 @@ check.error("field 'enable_dp_attention' is SGLang's",
 check.error("field 'ep_size' is SGLang's", function() moe{ep_size = 8} end)
 -- vLLM data_parallel_size 8 at tp 1 with EP: dense whole, 16 experts a GPU
 local v8 = moe{tp = 1, data_parallel_size = 8, enable_expert_parallel = true}
-check.eq(v8.weights, all - experts + experts // 8, "vLLM DP 8 EP: 16 of 128 experts a GPU")
+check.eq(v8.weights - v8.rotary, all - experts + experts // 8, "vLLM DP 8 EP: 16 of 128 experts a GPU")
 check.eq(v8.kv_token_bits, 8 * 94 * 2 * 4 * 128 * 2, "vLLM DP 8 at tp 1: every KV head")
 -- the step time: the deployment's throughput is every rank's
 local tq = kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 8, engine = "sglang",
@@ -137,7 +141,7 @@ do
   local items = kv.report.ledger_items(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
                                                  enable_lora = true, max_loras = 2})
   check.eq(items[1].item, "weights", "weights first")
-  check.eq(items[1].bytes, plain.weights, "weights alone")
+  check.eq(items[1].bytes, plain.weights - plain.rotary, "weights alone (the rotary cache apart)")
   check.eq(items[2].item, "lora", "then the slots")
   check.eq(items[2].bytes, 2 * lo.lora, "2 slots")
   check.eq(items[2].note, "2 LoRA slots of rank 16 (max_loras, max_lora_rank)", "its note")

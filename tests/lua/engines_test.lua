@@ -183,7 +183,10 @@ check.eq(oss:weight_size(), 13761264768, "from_hf: the config alone gives the ch
 local dgp = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
                       mxfp4_backend = "checkpoint"}
 check.eq(dgp.weights.name, "bf16+experts:mxfp4", "mixed format named by class")
-check.eq(dgp:ledger().weights, 13761264768, "the ledger weighs the classes")
+-- and adds vLLM's rotary cache: gpt_oss.py builds YaRN's 4096 x 32 positions
+-- x 64 in float32 (engines.lua vllm_rotary)
+check.eq(dgp:ledger().rotary, 4096 * 32 * 64 * 4, "gpt-oss's float32 rotary cache")
+check.eq(dgp:ledger().weights, 13761264768 + 4096 * 32 * 64 * 4, "the ledger weighs the classes")
 -- as vLLM loads them (engines.mxfp4_expert_bytes), by hand for gpt-oss-20b
 -- (24 layers x 32 experts, H = I = 2880): per expert the checkpoint holds
 -- 1440 x 5760 + 1440 x 2880 packed bytes, 777600 scales, 2 x 8640 bias
@@ -192,13 +195,15 @@ check.eq(dgp:ledger().weights, 13761264768, "the ledger weighs the classes")
 local mar = kv.deploy{model = "gpt-oss-20b", gpu = "a100-80gb", activation = 0, overhead = 0}
 check.eq(mar.mxfp4_backend, "marlin", "A100 (capability 8.0): Marlin")
 check.eq(mar.weights_source, "loaded (marlin)", "weights as loaded")
-check.eq(mar:ledger().weights, 13761264768 + 24 * 32 * (14431744 - 13236480), "Marlin's padded experts")
+check.eq(mar:ledger().weights, 13761264768 + 24 * 32 * (14431744 - 13236480) + mar:ledger().rotary,
+         "Marlin's padded experts")
 -- Triton on Hopper: values unpadded (multiples of 32), swizzled scales with
 -- rows to 256 (5888 x 90 + 3072 x 90), the checkpoint's 777600 scales kept,
 -- fp32 biases 4 x 8640: 12441600 + 529920 + 276480 + 777600 + 34560
 local tri = kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
                       mxfp4_backend = "triton"}
-check.eq(tri:ledger().weights, 13761264768 + 24 * 32 * (14060160 - 13236480), "Triton's layout")
+check.eq(tri:ledger().weights, 13761264768 + 24 * 32 * (14060160 - 13236480) + tri:ledger().rotary,
+         "Triton's layout")
 -- TP 4: I_p = 720 pads to 768 under Marlin, per GPU
 local ckpt4 = 24 * 32 * (3 * 720 * 2880 // 2 + 3 * 720 * 2880 // 32 + 2 * (1440 + 2880))
 local marlin4 = 24 * 32 * (3 * 768 * 3072 // 2 + 3 * 768 * 3072 // 32 + 2 * (1536 + 3072))
@@ -229,7 +234,7 @@ check.eq(c.experts, 24 * 32 * 3 * 2880 * 2880, "expert parameters")
 check.eq(c.embeddings, 201088 * 2880, "embeddings")
 -- a weights option still overrides the classes
 check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "h100", weights = "bf16"}:ledger().weights,
-         20914757184 * 2, "weights = bf16: every parameter")
+         20914757184 * 2 + 4096 * 32 * 64 * 4, "weights = bf16: every parameter (and the rotary cache)")
 check.error("field 'weight_formats.experts': unknown format 'int5x'", function()
   kv.model{id = "x", layers = 1, hidden = 8, heads = 1, head_dim = 8, params = 1000,
            weight_formats = {experts = "int5x"}}

@@ -106,12 +106,13 @@ local d8 = kv.deploy{model = "llama-3.1-8b", gpu = "h100",
 l = d8:ledger()
 check.eq(l.kv_bytes_per_token, 131072 + 16 * 2 * 8 * 64 * 2, "target + draft KV a token")
 check.eq(l:seq_bytes(8192), 513 * 16 * (131072 + 32768), "8192 + 4 slots")
-check.eq(l.weights, kv.model("llama-3.1-8b"):weight_size() + kv.model("llama-3.2-1b"):weight_size(),
-         "draft weights")
+check.eq(l.weights, kv.model("llama-3.1-8b"):weight_size() + kv.model("llama-3.2-1b"):weight_size()
+         + l.rotary, "draft weights")
 local e8 = kv.deploy{model = "llama-3.1-8b", gpu = "h100",
                      optim = o.speculative{heads = "eagle", layers = 1, tokens = 4, acceptance = 0.8}}
 check.eq(e8:ledger().kv_bytes_per_token, 131072 + 4096, "one more layer")
-check.eq(e8:ledger().weights, 16060522496 + 2 * (8030261248 // 32 + 2 * 4096 * 4096), "head weights")
+check.eq(e8:ledger().weights, 16060522496 + 2 * (8030261248 // 32 + 2 * 4096 * 4096)
+         + e8:ledger().rotary, "head weights")
 local rates = o.speculative_rates(0.7, 4)
 assert(math.abs(rates.tokens_per_step - (1 - 0.7 ^ 5) / 0.3) < 1e-12, "Leviathan")
 assert(math.abs(rates.target_writes_per_token - 5 / rates.tokens_per_step) < 1e-12, "writes")
@@ -179,7 +180,7 @@ check.eq(hd:ledger().max_model_len, 65536, "its apply ran")
 check.eq(o.row(hd, 8192, 1).note, "halved", "its column")
 
 -- invalid parameters: the field, the value, this file's line; never NaN
-check.error("optim_test.lua:183: field 'acceptance' must be in [0, 1), got 1", function()
+check.error("optim_test.lua:184: field 'acceptance' must be in [0, 1), got 1", function()
   o.speculative{draft = "llama-3.2-1b", tokens = 4, acceptance = 1} end)
 check.error("field 'acceptance' must be in [0, 1), got -0.5",
             o.speculative, {heads = "eagle", tokens = 4, acceptance = -0.5})

@@ -168,6 +168,35 @@ static void lora_slots_join_each_stage_weights(void **state) {
   assert_non_null(strstr(diag.msg, "max_lora_rank"));
 }
 
+/* vLLM's rotary cos/sin caches (engines.lua vllm_rotary): whole on every
+ * GPU of every stage, in its weights, the KV budget that much smaller; hand
+ * count: one table of 4096 positions x 128 (cos and sin) in bf16 */
+static void rotary_caches_join_each_stage_weights(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger base, l;
+  seed_deploy(&d, 0);
+  d.pp = 3;
+  d.tp = 2;
+  d.weights = (kvp_format){16, 0, 0, 0, 0, 0, 0, 0, 0};
+  assert_int_equal(kvp_ledger_eval(&d, &base, NULL), KVP_OK);
+  d.vllm.rotary_bytes = 4096 * 128 * 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  for (int s = 0; s < 3; s++) {
+    assert_int_equal(l.stage[s].rotary, 1048576);
+    assert_int_equal(l.stage[s].weights, base.stage[s].weights + 1048576);
+    assert_int_equal(l.stage[s].kv_budget, base.stage[s].kv_budget - 1048576);
+  }
+  kvp_diag diag = {{0}};
+  d.budget = KVP_BUDGET_SGLANG;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "vllm_rotary_bytes"));
+  d.budget = KVP_BUDGET_VLLM;
+  d.vllm.rotary_bytes = -1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "vllm_rotary_bytes"));
+}
+
 static void context_beyond_max_model_len_does_not_fit(void **state) {
   (void)state;
   kvp_deploy d;
@@ -1003,6 +1032,7 @@ int main(void) {
     cmocka_unit_test(tp_that_does_not_divide_heads_does_not_fit),
     cmocka_unit_test(tightest_pipeline_stage_decides),
     cmocka_unit_test(lora_slots_join_each_stage_weights),
+    cmocka_unit_test(rotary_caches_join_each_stage_weights),
     cmocka_unit_test(context_beyond_max_model_len_does_not_fit),
     cmocka_unit_test(absurd_concurrency_saturates_instead_of_wrapping),
     cmocka_unit_test(bad_deployments_are_errors_naming_the_field),

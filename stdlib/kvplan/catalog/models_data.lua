@@ -435,6 +435,9 @@ return {
     experts = 512, experts_active = 10, shared_experts = 1, moe_intermediate = 512,
     params = 79674391296, active = 3000000000,
     dtype = "bf16", max_context = 262144,
+    -- partial_rotary_factor 0.25, rope_scaling null (a Qwen3-Next-80B-A3B config.json as copied in
+    -- public code: 48 layers, 512 experts, max_position_embeddings 262144): 64 of 256 dims rotate
+    rope = {partial_rotary_factor = 0.25},
     -- the classes count 48 plain attention layers (905969664) where the 12
     -- gated-attention and 36 Gated DeltaNet layers' linear layers hold
     -- 1539833856 (hf.lua attention_params / linear_params): 'other' holds
@@ -537,6 +540,7 @@ return {
     layers = 56, hidden = 4480, heads = 40, kv_heads = 8, head_dim = 128,
     intermediate = 15680, vocab = 131072, tie_embeddings = false,
     params = 8888227328, dtype = "bf16", max_context = 131072,
+    rope = false, -- NemotronHAttention builds no rotary_emb (vllm/model_executor/models/nemotron_h.py at 00b08dc44519)
     -- weight classes (models.lua weight_class_params): the 4 '*' layers hold
     -- attention, the 25 '-' layers an MLP of up_proj and down_proj (relu2, no
     -- gate: vLLM vllm/model_executor/models/nemotron_h.py NemotronHMLP,
@@ -613,6 +617,7 @@ return {
     attention_layers = 96, mlp_layers = 64, mlp_matrices = 2,
     other_note = "the encoder's two convolutions, the encoder's and decoder's learned positions, biases and LayerNorms",
     max_context = 448, -- max_target_positions: the decoder's longest sequence
+    rope = false, -- learned positions: no rotary embedding
     layer_kinds = {{kind = "full", n = 1}, {kind = "cross", encoder_tokens = 1500, n = 1}},
     notes = "encoder-decoder: 32 decoder self-attention layers (full) and 32 cross-attention layers that cache the encoder's 1500 tokens (30 s of audio) once per request, whatever its length",
   },
@@ -626,6 +631,7 @@ return {
     layers = 24, hidden = 1024, heads = 16, kv_heads = 16, head_dim = 64,
     intermediate = 4096, vocab = 30522, tie_embeddings = false,
     params = 335141888, dtype = "fp32", max_context = 512,
+    rope = false, -- learned positions: no rotary embedding
     -- the MLP is two matrices, intermediate.dense and output.dense (no gate:
     -- transformers modeling_bert.py BertIntermediate / BertOutput)
     -- BertModel has no LM head (vLLM bert.py BertEmbeddingModel pools)
@@ -675,6 +681,10 @@ return {
     intermediate = 6912, vocab = 262144, tie_embeddings = true,
     params = 999885952, active = 999885952,
     dtype = "bf16", max_context = 32768,
+    -- two rotary tables (vllm/model_executor/models/gemma3.py at 004dc924965c: the sliding layers
+    -- override the config with rope_local_base_freq and the default type, the global ones take
+    -- rope_theta and rope_scaling): rope_scaling null in the 1B config, two bases, two keys
+    rope = { {}, {} },
     layer_kinds = { {kind = "sliding", window = 512, n = 5}, {kind = "full", n = 1} },
     notes = "text-only model (no text_config nesting); layers 0-4 local, 5 global, repeat",
   },
@@ -688,6 +698,10 @@ return {
     intermediate = 10240, vocab = 262208, tie_embeddings = true,
     params = 3880263168, active = 3880263168,
     dtype = "bf16", max_context = 131072,
+    -- two rotary tables (vllm/model_executor/models/gemma3.py at 004dc924965c: the sliding layers
+    -- override the config with rope_local_base_freq and the default type, the global ones take
+    -- rope_theta and rope_scaling): the 4B+ configs' rope_scaling {rope_type linear, factor 8.0}, as quoted in public code
+    rope = { {}, {type = "linear", factor = 8} },
     layer_kinds = { {kind = "sliding", window = 1024, n = 5}, {kind = "full", n = 1} },
     notes = "facts live under text_config; layer i is sliding when (i+1) % 6 != 0",
   },
@@ -701,6 +715,10 @@ return {
     intermediate = 15360, vocab = 262208, tie_embeddings = true,
     params = 11766034176, active = 11766034176,
     dtype = "bf16", max_context = 131072,
+    -- two rotary tables (vllm/model_executor/models/gemma3.py at 004dc924965c: the sliding layers
+    -- override the config with rope_local_base_freq and the default type, the global ones take
+    -- rope_theta and rope_scaling): the 4B+ configs' rope_scaling {rope_type linear, factor 8.0}, as quoted in public code
+    rope = { {}, {type = "linear", factor = 8} },
     layer_kinds = { {kind = "sliding", window = 1024, n = 5}, {kind = "full", n = 1} },
     notes = "facts live under text_config; layer i is sliding when (i+1) % 6 != 0",
   },
@@ -714,6 +732,10 @@ return {
     intermediate = 21504, vocab = 262208, tie_embeddings = true,
     params = 27009346304, active = 27009346304,
     dtype = "bf16", max_context = 131072,
+    -- two rotary tables (vllm/model_executor/models/gemma3.py at 004dc924965c: the sliding layers
+    -- override the config with rope_local_base_freq and the default type, the global ones take
+    -- rope_theta and rope_scaling): the 4B+ configs' rope_scaling {rope_type linear, factor 8.0}, as quoted in public code
+    rope = { {}, {type = "linear", factor = 8} },
     layer_kinds = { {kind = "sliding", window = 1024, n = 5}, {kind = "full", n = 1} },
     notes = "explicit head_dim 128 although hidden/heads = 168; facts under text_config; 62 layers = 10x(5 local + 1 global) + 2 local",
   },
@@ -755,6 +777,8 @@ return {
     experts = 16, experts_active = 2, moe_intermediate = 6400,
     params = 41873153344, active = 6600000000,
     dtype = "bf16", max_context = 131072,
+    -- rope_scaling longrope, original_max_position_embeddings 4096 (the source above)
+    rope = {type = "longrope", original_max_position = 4096},
   },
   {
     id = "phi-4",
@@ -811,6 +835,9 @@ return {
     experts = 32, experts_active = 4, moe_intermediate = 2880,
     params = 20914757184, active = 3608307264,
     dtype = "bf16", max_context = 131072, attention_bias = true,
+    -- rope_scaling yarn, factor 32, original_max_position_embeddings 4096 (gpt-oss config.json);
+    -- gpt_oss.py builds it in float32 (get_rope(..., dtype=torch.float32), at 0025d69bcf08)
+    rope = {type = "yarn", factor = 32, original_max_position = 4096, dtype = "fp32"},
     weight_formats = {experts = "mxfp4"},
     weight_source = "weight classes: 24 x 32 experts x 3 x 2880 x 2880 = 19110297600 expert weights in MXFP4 (4.25 bits), the other 1804459584 parameters in bf16 = 13761264768 bytes, equal to openai/gpt-oss-20b model.safetensors.index.json metadata.total_size 13761264768 (quoted in public copies of the index; quantization_config mxfp4, modules_to_not_convert: attention, router, embeddings, lm_head)",
     layer_kinds = { {kind = "sliding", window = 128, n = 1}, {kind = "full", n = 1} },
@@ -827,6 +854,9 @@ return {
     experts = 128, experts_active = 4, moe_intermediate = 2880,
     params = 116829156672, active = 5132849472,
     dtype = "bf16", max_context = 131072, attention_bias = true,
+    -- rope_scaling yarn, factor 32, original_max_position_embeddings 4096 (gpt-oss config.json);
+    -- gpt_oss.py builds it in float32 (get_rope(..., dtype=torch.float32), at 0025d69bcf08)
+    rope = {type = "yarn", factor = 32, original_max_position = 4096, dtype = "fp32"},
     weight_formats = {experts = "mxfp4"},
     weight_source = "weight classes: 36 x 128 experts x 3 x 2880 x 2880 = 114661785600 expert weights in MXFP4 (4.25 bits), the other 2167371072 parameters in bf16 = 65248815744 bytes, equal to the tensor bytes 65248815744 of openai/gpt-oss-120b's safetensors as inventoried in public tests (the files are 65248893184 bytes with their headers)",
     layer_kinds = { {kind = "sliding", window = 128, n = 1}, {kind = "full", n = 1} },
@@ -843,6 +873,7 @@ return {
     intermediate = 36864, vocab = 50272, tie_embeddings = true,
     params = 65719701504, active = 65719701504,
     dtype = "fp16", max_context = 2048,
+    rope = false, -- learned positions: no rotary embedding
     -- fc1 and fc2, no gate (transformers modeling_opt.py OPTDecoderLayer,
     -- vLLM vllm/model_executor/models/opt.py OPTDecoderLayer)
     mlp_matrices = 2,
@@ -858,6 +889,7 @@ return {
     intermediate = 49152, vocab = 50257,
     params = 175000000000, active = 175000000000,
     dtype = "fp16", max_context = 2048,
+    rope = false, -- learned positions: no rotary embedding
     -- GPT-2's architecture (Brown et al. 2020 section 2.1: 'the same model
     -- and architecture as GPT-2'): a two-matrix MLP (c_fc, c_proj) and the
     -- output layer tied to the token embedding (transformers
@@ -930,6 +962,9 @@ return {
     intermediate = 18944, vocab = 152064, tie_embeddings = false,
     params = 8292166656, active = 8292166656,
     dtype = "bf16", max_context = 128000,
+    -- rope_scaling {type mrope, mrope_section [16, 24, 24]} (the default type with M-RoPE
+    -- sections): MRotaryEmbedding, 4 x max_position rows (mrope.py at 055e47c28003)
+    rope = {mrope = true},
     vision = {model_type = "qwen2_5_vl", hidden = 1280, intermediate = 3420, layers = 32,
               heads = 16, patch = 14, temporal_patch = 2, in_channels = 3, merge = 2,
               out_hidden = 3584, gated = true, proj_hidden = 5120, max_pixels = 12845056,
@@ -946,6 +981,9 @@ return {
     intermediate = 11008, vocab = 151936, tie_embeddings = true,
     params = 3754622976, active = 3754622976,
     dtype = "bf16", max_context = 128000,
+    -- rope_scaling {type mrope, mrope_section [16, 24, 24]} (the default type with M-RoPE
+    -- sections): MRotaryEmbedding, 4 x max_position rows (mrope.py at 055e47c28003)
+    rope = {mrope = true},
     vision = {model_type = "qwen2_5_vl", hidden = 1280, intermediate = 3420, layers = 32,
               heads = 16, patch = 14, temporal_patch = 2, in_channels = 3, merge = 2,
               out_hidden = 2048, gated = true, proj_hidden = 5120, max_pixels = 12845056,
