@@ -70,8 +70,8 @@ fi
 
 # other commands: ledger (stacked bars), a sweep streamed into a page, fit
 "$kvplan" ledger model=llama-3.1-8b gpu=l4 context=4096 concurrency=2 -f html > "$out/ledger.html" 2> /dev/null
-check "ledger -f html: seven items, a chart" sh -c "
-  [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/ledger.html' | grep -c '^<tr><td') -eq 7 ] &&
+check "ledger -f html: eight items (the rotary cache one), a chart" sh -c "
+  [ \$(sed -n '/<table id=\"report\">/,/<\/tbody>/p' '$out/ledger.html' | grep -c '^<tr><td') -eq 8 ] &&
   grep -q '^<figcaption>where one GPU&#39;s memory goes</figcaption>' '$out/ledger.html'"
 # fit, best and simulate: the chart that answers each one's question (issue
 # 22: their pages had none); captions from the command's own words

@@ -112,7 +112,7 @@ check.eq(n1.group_blocks, "262144/262144/262144/272", "three Mamba groups, one a
 check.eq(n2.group_blocks, "262144/262144/262144/544", "dcp 2: the attention block doubles")
 check.eq(n2.kv_blocks, n1.kv_blocks, "the same pages on each rank")
 check.eq(row(n1, "vllm_kv_cache_tokens") .. " " .. row(n2, "vllm_kv_cache_tokens"),
-         "702576 1405152", "GPU KV cache size: 10334 // 4 x 272, times dcp")
+         "702032 1404064", "GPU KV cache size: 10326 // 4 x 272, times dcp")
 check.eq(n1:max_concurrency(262144) .. " " .. n2:max_concurrency(262144), "10 21",
          "each request holds half the attention blocks, one state each")
 check.error("HybridKVCacheCoordinator asserts dcp_world_size == 1", function() next_at(2, "0.10.2") end)
@@ -339,8 +339,10 @@ local experts = kv.formats.bytes(fp8, c.experts)
 local total = tp8:ledger().weights_total
 check.eq(dp8:ledger().data_parallel_size, 8, "8 engines")
 -- the fullest GPU holds 256 / 8 = 32 experts of every MoE layer; the rest whole
-check.eq(dp8:ledger().weights, (total - experts) + experts // 8, "weights per GPU under DP + EP")
-check.eq(tp8:ledger().weights, (total + 7) // 8, "weights per GPU under TP 8")
+-- (and the rotary cache whole on each: 163840 x 64 x 2 bytes, engines.vllm_rotary)
+local rot = 163840 * 64 * 2
+check.eq(dp8:ledger().weights, (total - experts) + experts // 8 + rot, "weights per GPU under DP + EP")
+check.eq(tp8:ledger().weights, (total + 7) // 8 + rot, "weights per GPU under TP 8")
 -- the latent is whole on every rank either way: the KV bytes a token are the same
 check.eq(dp8:ledger().kv_bytes_per_token, tp8:ledger().kv_bytes_per_token, "MLA per GPU")
 check.error("field 'enable_expert_parallel' needs a MoE model",
