@@ -771,6 +771,37 @@ M.host = {launch_us = 0.91, seq_host_us = 1.1}
 --           TensorRT-LLM's ~580 us an iteration of exposed GPU idle
 --           (NVIDIA/TensorRT-LLM issue 13957), the host's excess over an
 --           unstated GPU time
+--           V1 (issue 18, its async-scheduling pull requests read for a
+--           TPOT with and without --async-scheduling at one stated batch,
+--           GPU and model, whose difference at low batch would be the host
+--           time the GPU waited a step): none gives one. Pull request 19970
+--           ("Implement Async Scheduling", 2025-06-23: the scheduler one
+--           step ahead of the GPU) reports 3-15 % more throughput, "more
+--           pronounced with smaller models and larger batch sizes", and "no
+--           significant latency improvement ... for batch size 1 scenarios,
+--           as scheduler overhead in those cases is already minimal"
+--           (shares and words, no times); there only scheduling and
+--           update_from_output overlap, input preparation and sampling
+--           stay serial in the worker (pull request 23391: "only
+--           deserialization of scheduler outputs is overlapped"). Pull
+--           request 23569 ("[Perf][V1] Fully overlap model execution",
+--           2025-08-25) also hides prepare_inputs and sampling's
+--           pythonization under async scheduling, "expected speedup is
+--           5-10 % over the current async scheduling" (a share). Pull
+--           request 32618 (async scheduling with PP 4, Qwen3-30B-A3B FP8,
+--           128 prompts of 2 in / 512 out) gives -31.8 % TPOT, a
+--           pipeline's bubbles at 128 sequences, not a low batch's host
+--           time. Read and not used for want of a CUDA GPU or a stated
+--           model: vllm-project/vllm-ascend pull request 2783 (Ascend NPU,
+--           eager: Qwen3-32B TPOT 44.20 ms sync, 41.86 scheduler-async,
+--           41.73 fully overlapped at concurrency 48) and vllm-project/vllm
+--           pull request 23914 (A100 TP 2, single-process executor, not
+--           merged, model not named: 1,014 / 1,025 tokens/s at 32
+--           sequences). So vLLM V1 stays at 0 in every release: the rows
+--           before async became the default (kvplan's 0.11 row) wait for
+--           launch_us x kernels + seq_host_us x sequences only, and PR
+--           19970's own words put the loop's remaining part near 0 at
+--           batch 1
 -- No kvplan.factors row: launch_us x kernels is the same per-step constant,
 -- which calibrate fits already.
 M.loop_host_us = {sglang = 308}
