@@ -15,6 +15,7 @@
 -- rule is its own, the class is named at the rule.
 
 local core = require "kvplan.core"
+local engines = require "kvplan.engines"
 local formats = require "kvplan.formats"
 local json = require "kvplan.json"
 local models = require "kvplan.models"
@@ -1471,6 +1472,62 @@ local function read_weights(C, a, dir)
   if #notes > 0 then a.notes = table.concat(notes, "; ") end
 end
 
+-- The rotary tables the layers ask vLLM's get_rope for (the model's `rope`
+-- field, sized by engines.lua vllm_rotary): config.json's rope_scaling (or
+-- the rope_parameters newer transformers write) gives the type ("type" in
+-- older files; Qwen2-VL's "mrope" is the default type with M-RoPE sections,
+-- as its transformers config renames it), factor and
+-- original_max_position_embeddings (Phi-3's at the top level), and
+-- partial_rotary_factor; by model file: DeepSeek's yarn is deepseek_yarn
+-- (deepseek_v2.py), gpt-oss builds it in float32 (gpt_oss.py at
+-- 0025d69bcf08), Gemma 3's sliding layers take the default type beside the
+-- global layers' scaling (gemma3.py at 004dc924965c: two tables),
+-- Nemotron-H's and Jamba's attention have none (nemotron_h.py at
+-- 00b08dc44519, JambaAttentionDecoderLayer in jamba.py at 002b4cf80b73) and
+-- Falcon with alibi neither (falcon.py: rotary only without alibi). nil:
+-- one default table.
+local rope_keys = {rope_type = true, type = true, factor = true, original_max_position_embeddings = true,
+                   partial_rotary_factor = true, mrope_section = true}
+local function rope_of(C)
+  local fam = C.fam.name
+  if fam == "nemotron_h" or fam == "jamba" then return false end
+  if C.fam.falcon and C:get("alibi") == true then return false end
+  local r = {}
+  local sc, where = C:get("rope_scaling")
+  if sc == nil then sc, where = C:get("rope_parameters") end
+  if sc ~= nil then
+    if type(sc) ~= "table" then C:raise("field '%s' must be an object, got %s", where, show(sc)) end
+    local t = sc.rope_type or sc.type or "default"
+    if type(t) ~= "string" then C:raise("field '%s.rope_type' must be a string, got %s", where, show(t)) end
+    if t == "mrope" then t = "default" end
+    if (fam == "deepseek_v2" or fam == "deepseek_v3") and t == "yarn" then t = "deepseek_yarn" end
+    if not engines.rope_types[t] then
+      C:raise("field '%s': rope type %s is not one kvplan sizes vLLM's rotary table for (%s)", where,
+              show(t), table.concat(util.sorted_keys(engines.rope_types), ", "))
+    end
+    if t ~= "default" then r.type = t end
+    if sc.mrope_section ~= nil and sc.mrope_section ~= null then r.mrope = true end
+    if t ~= "default" and t ~= "llama3" and t ~= "mllama4" and t ~= "longrope" then
+      r.factor = sc.factor
+    end
+    if t == "yarn" or t == "deepseek_yarn" or t == "longrope" then
+      local o = sc.original_max_position_embeddings
+      if o == nil or o == null then o = C:get("original_max_position_embeddings") end
+      r.original_max_position = o
+    end
+    if type(sc.partial_rotary_factor) == "number" then r.partial_rotary_factor = sc.partial_rotary_factor end
+  end
+  local p, pw = C:get("partial_rotary_factor")
+  if p ~= nil then
+    if type(p) ~= "number" then C:raise("field '%s' must be a number, got %s", pw, show(p)) end
+    r.partial_rotary_factor = p
+  end
+  if fam == "gpt_oss" then r.dtype = "fp32" end
+  if fam == "gemma3_text" then return { {}, r } end
+  if next(r) == nil then return nil end
+  return r
+end
+
 local function model_id(C, opts, dir)
   if opts.id ~= nil then
     if type(opts.id) ~= "string" or opts.id == "" then
@@ -1530,6 +1587,8 @@ local function whisper_model(C, opts, dir)
     layers = 2 * dec, hidden = d, heads = heads, kv_heads = heads, head_dim = d // heads,
     max_context = tgt, params = params, active = params, intermediate = dffn, vocab = vocab,
     tie_embeddings = true, dtype = dtype or "bf16",
+    -- learned positions: no rotary table (engines.lua vllm_rotary)
+    rope = false,
     -- weight classes: the encoder's self-attention, the decoder's self- and
     -- cross-attention; fc1 and fc2 MLPs (modeling_whisper.py)
     attention_layers = enc + 2 * dec, mlp_layers = enc + dec, mlp_matrices = 2,
@@ -1604,6 +1663,7 @@ function M.from_hf(path, opts)
   local wfs
   if wf ~= nil and opts.weight_format == nil then wfs = quantized_classes(C, a, wf, hq_inner) end
   local kvc = kv_checkpoint(C, dir)
+  local rope = rope_of(C)
   local id, iw = model_id(C, opts, dir)
   local t = {
     id = id, family = C.model_type, hf = type(C.root._name_or_path) == "string" and
@@ -1614,7 +1674,7 @@ function M.from_hf(path, opts)
     tie_embeddings = a.tie, dtype = a.dtype, weight_bytes = a.weight_bytes,
     weight_source = a.weight_source, weight_format = wf, weight_formats = wfs,
     attention_bias = a.o_bias or nil, dense_layers = a.dense_layers,
-    layer_kinds = kinds, notes = a.notes, vision = a.vision, kv_checkpoint = kvc,
+    layer_kinds = kinds, notes = a.notes, vision = a.vision, kv_checkpoint = kvc, rope = rope,
     source = string.format("from_hf %s (model_type %s; id from %s): %s", C.file,
                            C.model_type and show(C.model_type) or "absent", iw,
                            table.concat(C.facts, "; ")),

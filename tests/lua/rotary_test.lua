@@ -105,3 +105,17 @@ check.eq(cat("nemotron-nano-9b-v2"), 0, "Nemotron-H: no RoPE")
 check.eq(cat("whisper-large-v3"), 0, "Whisper: learned positions")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l4"}:ledger().rotary, 33554432,
          "Llama-3.1-8B on an L4, in the ledger")
+
+-- a config.json's rope (hf.lua rope_of): the same tables as the catalog's
+local engines_of = function(dir) return (engines.vllm_rotary(kv.models.from_hf("tests/fixtures/hf/" .. dir))) end
+for _, id in ipairs{"llama-3.1-8b", "qwen3-8b", "gpt-oss-20b", "gemma-3-27b", "deepseek-v3",
+                    "qwen3-next-80b-a3b", "llama-4-scout", "nemotron-nano-9b-v2", "whisper-large-v3",
+                    "falcon-7b", "falcon-mamba-7b", "phi-3-mini"} do
+  check.eq(engines_of(id), cat(id), "from_hf " .. id .. ": the catalog's rotary bytes")
+end
+check.eq(engines_of("jamba-v0.1"), 0, "Jamba's attention has no RoPE")
+-- Qwen2-VL's "mrope" type: the default type with M-RoPE sections; partial rotary
+-- (tiny: head_dim 4, 64 positions, bf16): 4 x 64 rows x 2 wide x 2 bytes
+check.eq(engines_of("rope-mrope"), 4 * 64 * 2 * 2, "mrope sections, partial 0.5")
+check.error("rope type 'ntk-by-parts' is not one kvplan sizes vLLM's rotary table for",
+            function() engines_of("rope-unknown") end)
