@@ -131,7 +131,14 @@ static kvp_err check_sglang(const kvp_deploy *d, kvp_diag *diag) {
   if (s->attn_dp > 1 && s->replicas > 1)
     return kvp_fail(diag, KVP_EINVAL, "dp_size: attention-DP ranks %lld or replicas %lld, not both",
                     (long long)s->attn_dp, (long long)s->replicas);
-  if (d->budget != KVP_BUDGET_SGLANG)
+  /* ep alone is TensorRT-LLM's moe_ep_size too: the same layout, moe_ep x
+   * moe_tp = tp (tensorrt_llm/mapping.py Mapping at 05ebebb2c1d3) */
+  int trtllm_ep = d->budget == KVP_BUDGET_TRTLLM && s->attn_dp <= 1 && s->replicas <= 1;
+  if (d->budget != KVP_BUDGET_SGLANG && !trtllm_ep && s->attn_dp <= 1 && s->replicas <= 1)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'ep_size' is SGLang's or TensorRT-LLM's and needs budget 'sglang' "
+                    "or 'trtllm', got budget '%s'", kvp_budget_name(d->budget));
+  if (d->budget != KVP_BUDGET_SGLANG && !trtllm_ep)
     return kvp_fail(diag, KVP_EINVAL,
                     "field '%s' is an SGLang option and needs budget 'sglang', got budget '%s'",
                     set, kvp_budget_name(d->budget));
@@ -145,7 +152,7 @@ static kvp_err check_sglang(const kvp_deploy *d, kvp_diag *diag) {
                     (long long)s->ep);
   if (s->ep > 1 && d->tp % s->ep != 0)
     return kvp_fail(diag, KVP_EINVAL,
-                    "field 'ep_size' must divide tp (SGLang's moe_tp_size = tp_size / ep_size): "
+                    "field 'ep_size' must divide tp (moe_tp_size = tp_size / ep_size): "
                     "ep_size %lld, tp %lld", (long long)s->ep, (long long)d->tp);
   return KVP_OK;
 }

@@ -480,7 +480,9 @@ typedef struct kvp_sglang_par {
                                * GPUs, each its own requests and KV, attention TP tp / attn_dp
                                * (0, 1: off) */
   int64_t ep;                 /* ep_size: MoE ranks holding whole experts, each expert split
-                               * over tp / ep of them (0, 1: experts split over tp) */
+                               * over tp / ep of them (0, 1: experts split over tp); also
+                               * TensorRT-LLM's moe_ep_size under budget trtllm (its Mapping:
+                               * moe_ep x moe_tp = tp, the same layout) */
   int64_t attn_bytes;         /* attention layers' weight bytes (split over tp / attn_dp) */
   int64_t whole_bytes;        /* weight bytes whole on every GPU under attention DP (the
                                * input embedding) */

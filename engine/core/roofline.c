@@ -257,7 +257,15 @@ static double expert_layout(const kvp_deploy *dep, int64_t *ep_size) {
   *ep_size = 0;
   if (dep->vllm.experts > 0 && (sg->attn_dp > 1 || sg->ep > 1)) {
     if (sg->ep <= 1) return 1.0 / tp;
-    *ep_size = sg->ep;
+    /* TensorRT-LLM's moe_ep_size without attention DP: every tp rank runs
+     * its own experts on all the step's tokens and the MoE's output is
+     * all-reduced over the tp group as under TP MoE (the MoE module's
+     * AllReduce over mapping.tp_size, "All ranks participate in allreduce
+     * regardless of EP/TP combination"; the all-to-all only with
+     * enable_attention_dp: CutlassFusedMoE.enable_alltoall,
+     * tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py at
+     * 7b437aaa73bf): no all-to-all */
+    if (dep->budget != KVP_BUDGET_TRTLLM) *ep_size = sg->ep;
     return ceil(E / (double)sg->ep) / E / (tp / (double)sg->ep);
   }
   if (dep->vllm.experts > 0 && (dep->vllm.dp > 1 || dep->vllm.ep)) {

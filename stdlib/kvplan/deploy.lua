@@ -815,6 +815,14 @@ end
 --     tp / dp_size (its weights' bytes, the core's attn_bytes) and the
 --     embedding whole on every GPU (whole_bytes); ep_size ranks of the tp
 --     GPUs holding whole experts.
+--   TensorRT-LLM (ep_size, its --ep_size / moe_expert_parallel_size):
+--     Mapping's moe_ep_size x moe_tp_size = tp_size (NVIDIA/TensorRT-LLM
+--     tensorrt_llm/mapping.py at 05ebebb2c1d3); the MoE module holds
+--     num_experts // ep_size whole experts (ep_rank = tp_rank % ep_size),
+--     each split over moe_tp = tp / ep_size (intermediate_size //
+--     moe_tp_size; _torch/modules/fused_moe/fused_moe_cutlass.py at
+--     7b437aaa73bf): SGLang's layout, the core's sglang_ep. The rest of the
+--     model stays over tp; no attention DP (not modelled).
 -- The bytes of weight class k in the deployment's format (a mixed
 -- checkpoint's own for that class).
 local function class_bytes(d, opts, k)
@@ -867,14 +875,34 @@ local function resolve_moe_parallel(d, opts)
     end
     return
   end
+  if d.budget == "trtllm" then
+    if ep then
+      util.raise("field 'enable_expert_parallel' is vLLM's; TensorRT-LLM's expert parallelism is "
+                 .. "ep_size (its --ep_size, moe_ep_size x moe_tp_size = tp)")
+    end
+    if (d.ep_size or 1) > 1 then
+      if not m.experts then
+        util.raise("field 'ep_size' needs a MoE model, '%s' has no experts", m.id)
+      end
+      if d.tp % d.ep_size ~= 0 then
+        util.raise("field 'ep_size' must divide tp (TensorRT-LLM's Mapping: moe_tp_size = "
+                   .. "tp_size / moe_ep_size): ep_size %d, tp %d", d.ep_size, d.tp)
+      end
+      d.sglang_ep = d.ep_size
+      d.moe_experts = m.experts
+      d.expert_bytes = class_bytes(d, opts, "experts")
+      return
+    end
+  end
   if d.enable_dp_attention and d.budget ~= "sglang" then
     util.raise("field 'enable_dp_attention' is SGLang's and needs budget 'sglang' (vLLM's "
                .. "data_parallel_size engines each run their own attention), got budget '%s'",
                d.budget)
   end
   if (d.ep_size or 1) > 1 and d.budget ~= "sglang" then
-    util.raise("field 'ep_size' is SGLang's and needs budget 'sglang' (vLLM's expert-parallel "
-               .. "size is data_parallel_size x tp: give enable_expert_parallel), got budget '%s'",
+    util.raise("field 'ep_size' is SGLang's and TensorRT-LLM's and needs budget 'sglang' or "
+               .. "'trtllm' (vLLM's expert-parallel size is data_parallel_size x tp: give "
+               .. "enable_expert_parallel), got budget '%s'",
                d.budget)
   end
   if not (ep or dp > 1) then return end

@@ -229,6 +229,8 @@ local function flags_of(d, e, opts, carried)
     if ep then return fail("enable_expert_parallel is vLLM's; SGLang takes ep_size") end
   else
     if dp > 1 then return fail("data_parallel_size %d is written for vLLM and SGLang only", dp) end
+    -- TensorRT-LLM's --ep_size is kv.deploy's ep_size (moe_ep_size)
+    if (d.ep_size or 1) > 1 then flag("ep_size", d.ep_size) end
     if ep then flag("ep_size", d.tp) end
   end
   flag(nil, l.max_model_len, "max_model_len")
@@ -688,7 +690,7 @@ function M.parse(text, engine, base)
       set("speculative", {tokens = s.num_speculative_tokens, draft = s.model}, name)
       return
     end
-    if name == "ep_size" and e == "sglang" then
+    if name == "ep_size" and (e == "sglang" or e == "trtllm") then
       set("ep_size", tonumber(v) or v, name)
       return
     end

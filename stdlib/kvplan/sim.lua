@@ -601,13 +601,14 @@ local function expert_format(d)
 end
 
 --- GPUs one routed expert's slice is split over, as the core lays the
---- experts out (engine/core/roofline.c expert_layout): SGLang's ep_size
---- ranks hold whole experts split over tp / ep_size; vLLM's expert
+--- experts out (engine/core/roofline.c expert_layout): SGLang's and
+--- TensorRT-LLM's ep_size ranks hold whole experts split over tp / ep_size
+--- (kv.deploy's sglang_ep); vLLM's expert
 --- parallelism whole experts; vLLM's data parallelism without it splits them
 --- over tp x data_parallel_size; else over tp.
 local function expert_split(d)
   local tp = d.tp or 1
-  if d.budget == "sglang" and (d.sglang_attn_dp or d.sglang_ep) then
+  if (d.budget == "sglang" or d.budget == "trtllm") and (d.sglang_attn_dp or d.sglang_ep) then
     if (d.sglang_ep or 1) <= 1 then return tp end
     return tp / d.sglang_ep
   end

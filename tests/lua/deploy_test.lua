@@ -110,6 +110,42 @@ check.error("field 'ep_size' needs a MoE model",
 check.error("field 'enable_dp_attention' is SGLang's",
             function() moe{data_parallel_size = 2, enable_dp_attention = true} end)
 check.error("field 'ep_size' is SGLang's", function() moe{ep_size = 8} end)
+-- TensorRT-LLM's ep_size (its --ep_size; Mapping: moe_ep_size x moe_tp_size =
+-- tp, tensorrt_llm/mapping.py): ep ranks of whole experts, each over tp / ep.
+-- ep 8 at tp 8: 16 of the 128 experts whole a GPU; ep 2: 64 experts, each over
+-- 4 GPUs; either as many bytes as 1/8 of every expert (the core's rounding:
+-- ceil(experts x 64 / 128), then over 4), the rest over tp
+local te8 = moe{engine = "trtllm", ep_size = 8}
+local te2 = moe{engine = "trtllm", ep_size = 2}
+check.eq(te8.weights, (all - experts + 7) // 8 + (experts * 16 + 127) // 128, "TensorRT-LLM EP 8")
+check.eq(te2.weights, (all - experts + 7) // 8 + ((experts * 64 + 127) // 128 + 3) // 4,
+         "TensorRT-LLM EP 2 x moe_tp 4")
+-- one expert's slice on a GPU (kvplan.sim.expert_slice_bytes, the MoE GEMM
+-- curve's axis): w13 + w2 = 3 x hidden 4096 x moe_intermediate 1536 x 2 bytes,
+-- whole under EP 8, over moe_tp 4 under EP 2, over tp 8 without EP
+local sim = require "kvplan.sim"
+local function dep(o)
+  local t = {model = "qwen3-235b-a22b", gpu = "h100-sxm", tp = 8, max_model_len = 8192, engine = "trtllm"}
+  for k, v in pairs(o) do t[k] = v end
+  return kv.deploy(t)
+end
+check.eq(dep{ep_size = 8}.sglang_ep, 8, "TensorRT-LLM's moe_ep_size in the core's EP layout")
+check.eq(sim.expert_slice_bytes(dep{ep_size = 8}), 3 * 4096 * 1536 * 2, "EP 8: whole experts")
+check.eq(sim.expert_slice_bytes(dep{ep_size = 2}), 3 * 4096 * 1536 * 2 / 4, "EP 2: over moe_tp 4")
+check.eq(sim.expert_slice_bytes(dep{}), 3 * 4096 * 1536 * 2 / 8, "no EP: over tp 8")
+-- the step: the MoE's output all-reduced over tp as without EP (no
+-- all-to-all without attention DP: CutlassFusedMoE.enable_alltoall), the
+-- larger slices read at H100's curve of larger slices: a quicker step
+local t0, t8 = dep{}:time(1024, 16), dep{ep_size = 8}:time(1024, 16)
+check.eq(t8.a2a_ms, 0, "TensorRT-LLM EP without attention DP: no all-to-all")
+check.eq(t8.comm_ms, t0.comm_ms, "the same all-reduces over tp")
+check.eq(t8.tpot_ms < t0.tpot_ms, true, "whole experts: the GEMMs of larger slices")
+check.error("field 'enable_expert_parallel' is vLLM's; TensorRT-LLM's expert parallelism is ep_size",
+            function() moe{engine = "trtllm", enable_expert_parallel = true} end)
+check.error("field 'ep_size' must divide tp (TensorRT-LLM's Mapping",
+            function() moe{engine = "trtllm", ep_size = 3} end)
+check.error("field 'ep_size' needs a MoE model",
+            function() kv.deploy{model = "llama-3.1-8b", gpu = "h200", tp = 2, engine = "trtllm", ep_size = 2} end)
 -- vLLM data_parallel_size 8 at tp 1 with EP: dense whole, 16 experts a GPU
 local v8 = moe{tp = 1, data_parallel_size = 8, enable_expert_parallel = true}
 check.eq(v8.weights - v8.rotary, all - experts + experts // 8, "vLLM DP 8 EP: 16 of 128 experts a GPU")

@@ -186,6 +186,11 @@ check.eq(sopts.ep_size, 8, "read back: ep_size")
 check.eq((launch.same(sinfo.deployment, sopts, slimits, sinfo.limits)), true, "SGLang DP round trip")
 local _, seqs = kv.deployments.engine_limits(dq, {max_num_seqs = 800})
 check.eq(seqs, 100, "a given max_running_requests is the server's: 800 // 8 a rank")
+-- TensorRT-LLM's --ep_size is kv.deploy's ep_size, written and read back
+local tq = assert(launch.command(kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 8,
+  max_model_len = 8192, engine = "trtllm", ep_size = 4}, "trtllm"))
+assert(tq:find("--ep_size 4", 1, true), tq)
+check.eq(launch.parse(tq, "trtllm").ep_size, 4, "read back: TensorRT-LLM's ep_size")
 -- vLLM's DP: 8 engines of tp 1, 8 GPUs
 local vq = assert(launch.command(kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 1,
   max_model_len = 8192, data_parallel_size = 8, enable_expert_parallel = true}, "vllm"))

@@ -172,8 +172,7 @@ local r = M.predict{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 2, pp = 1, ep
 assert(r.sim == nil and r.skipped:find("ep 4 with tp 2", 1, true), tostring(r.skipped))
 
 -- ep on an SGLang row is SGLang's ep_size (ranks of the tp GPUs holding whole
--- experts), not vLLM's enable_expert_parallel; on a TensorRT-LLM row no
--- expert parallelism is modelled: skipped, saying so
+-- experts), not vLLM's enable_expert_parallel
 local ep_row = {model = "mixtral-8x7b", gpu = "h100-sxm", tp = 8, pp = 1, ep = 8, budget = "sglang",
                 engine = "sglang", engine_version = "", weights = "bf16", kv = "auto", prompt = 10,
                 output = 10, requests = 2, output_stop = "fixed", measured = {}}
@@ -182,10 +181,16 @@ check.eq(o.ep_size, 8, "SGLang row: ep is ep_size")
 check.eq(o.enable_expert_parallel, nil, "SGLang row: not vLLM's enable_expert_parallel")
 check.eq(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 8, budget = "sglang",
                    ep_size = o.ep_size}.sglang_ep, 8, "the deployment's SGLang EP")
+-- on a TensorRT-LLM row ep is TensorRT-LLM's --ep_size (moe_ep_size x
+-- moe_tp_size = tp): kv.deploy's ep_size under budget trtllm
 ep_row.budget, ep_row.engine = "trtllm", "tensorrt-llm"
+o = M.options(ep_row)
+check.eq(o.ep_size, 8, "TensorRT-LLM row: ep is ep_size")
+check.eq(o.enable_expert_parallel, nil, "TensorRT-LLM row: not vLLM's enable_expert_parallel")
+check.eq(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 8, budget = "trtllm",
+                   ep_size = o.ep_size}.sglang_ep, 8, "the deployment's TensorRT-LLM EP")
 r = M.predict(ep_row)
-assert(r.sim == nil and r.skipped:find("kvplan models no TensorRT-LLM expert parallelism", 1, true),
-       tostring(r.skipped))
+assert(r.sim ~= nil and r.skipped == nil, tostring(r.skipped))
 
 -- ITL: the mean gap between tokens over every request's tokens; with every
 -- output the same length it is the mean TPOT

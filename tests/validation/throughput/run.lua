@@ -7,8 +7,8 @@
 -- ratchet.csv) has the schema's header, in order (`M.header`). Each row is
 -- predicted with kv.simulate as its benchmark ran:
 --   deployment  model, GPU, tp, pp, ep (SGLang's ep_size on an SGLang row,
---               else vLLM's enable_expert_parallel when ep = tp; none on a
---               TensorRT-LLM row), weight and KV formats, budget rule and fraction,
+--               TensorRT-LLM's ep_size on a TensorRT-LLM row, else vLLM's
+--               enable_expert_parallel when ep = tp), weight and KV formats, budget rule and fraction,
 --               the engine and its release where kvplan has that engine
 --               (vllm, sglang, tensorrt-llm -> trtllm); NIM and LMDeploy rows
 --               are scheduled under their budget column's engine (kvplan has
@@ -387,9 +387,9 @@ function M.options(r)
       -- divides tp)
       o.ep_size = r.ep
     elseif r.budget == "trtllm" then
-      return nil, string.format("ep %d on TensorRT-LLM: kvplan models no TensorRT-LLM expert "
-                                .. "parallelism (its experts are laid out as vLLM's "
-                                .. "enable_expert_parallel or SGLang's ep_size only)", r.ep)
+      -- TensorRT-LLM's --ep_size: moe_ep_size x moe_tp_size = tp
+      -- (tensorrt_llm/mapping.py), kv.deploy's ep_size under budget trtllm
+      o.ep_size = r.ep
     elseif r.ep ~= r.tp then
       return nil, string.format("ep %d with tp %d: kvplan's expert parallelism is vLLM's "
                                 .. "enable_expert_parallel over the tp ranks (ep = tp)", r.ep, r.tp)
