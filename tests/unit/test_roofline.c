@@ -540,6 +540,25 @@ static void expert_parallelism_holds_whole_experts_and_adds_an_all_to_all(void *
   d.sglang.ep = 4;
   d.budget = KVP_BUDGET_VLLM;
   assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "SGLang's or TensorRT-LLM's"));
+  /* TensorRT-LLM's moe_ep_size (tensorrt_llm/mapping.py: moe_ep x moe_tp =
+   * tp): the same whole experts, 1e9 + 3e9; without attention DP the MoE's
+   * output all-reduced over tp as under TP MoE, no all-to-all
+   * (fused_moe_cutlass.py enable_alltoall needs enable_attention_dp): the
+   * attention's 32 and the MoE layers' 32 ring all-reduces, 32 x 8192 x 1.5
+   * each */
+  d.budget = KVP_BUDGET_TRTLLM;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 4000000000LL);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(c.ep_size, 0);
+  assert_true(fabs(c.expert_bytes - 3e9) < 1e-3);
+  assert_int_equal(c.a2a_count, 0);
+  assert_true(fabs(c.ar_bytes_tok - 2 * 32.0 * 8192 * 1.5) < 1e-6);
+  assert_int_equal(c.collectives, 64);
+  /* SGLang's attention DP stays SGLang's */
+  d.sglang.attn_dp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
   assert_non_null(strstr(dg.msg, "SGLang option"));
 }
 
