@@ -316,7 +316,7 @@ sim_row sim_sglang_dp_attention "engine = 'sglang', model = 'qwen3-30b-a3b', tp 
 sim_at=$(grep -n "kv.simulate(o)" scripts/simulate.lua | head -1 | cut -d: -f1)
 expect sim_dp_attention_alone 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'enable_dp_attention' needs data_parallel_size (SGLang's dp_size) > 1, got 1 (SGLang's server_args: 'Please set a dp-size > 1')" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=20 engine=sglang enable_dp_attention=true
-expect sim_ep_size_vllm 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'ep_size' is SGLang's and needs budget 'sglang' (vLLM's expert-parallel size is data_parallel_size x tp: give enable_expert_parallel), got budget 'vllm'" -- \
+expect sim_ep_size_vllm 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'ep_size' is SGLang's and TensorRT-LLM's and needs budget 'sglang' or 'trtllm' (vLLM's expert-parallel size is data_parallel_size x tp: give enable_expert_parallel), got budget 'vllm'" -- \
   simulate model=qwen3-30b-a3b gpu=h100 tp=2 requests=20 ep_size=2
 # best rate= on a MoE model compares its expert- and data-parallel layouts
 # (kv.plan.parallel_layouts) with tp alone, in a layout column
