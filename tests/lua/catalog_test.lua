@@ -247,7 +247,7 @@ for _, list in ipairs{{models, kv.model}, {gpus, kv.gpu}} do
     end
   end
 end
-check.error("catalog_test.lua:251: unknown model 'llama-3-70' (did you mean 'llama-2-7b', 'llama-2-70b', 'llama-3.3-70b' (alias 'llama3.3-70b')?)",
+check.error("catalog_test.lua:251: unknown model 'llama-3-70' (did you mean 'llama-2-7b', 'llama-3-8b', 'llama-2-70b'?)",
             function() kv.model("llama-3-70") end)
 check.error("unknown model 'zzzzzz' (closest: 'phi-4' (alias 'phi4'), 'gpt-3-175b' (alias 'gpt-3'), 'opt-66b' (alias 'opt66b'))", kv.model, "zzzzzz")
 check.error("unknown gpu 'h10' (did you mean 'a10', 'h20', 'h100-sxm' (alias 'h100')?)", kv.gpu, "h10")

@@ -64,6 +64,18 @@ return {
     notes = "rope_scaling llama3 factor 8 from original 8192",
   },
   {
+    id = "llama-3-8b",
+    aliases = {"meta-llama/Meta-Llama-3-8B", "llama3-8b", "meta-llama/Meta-Llama-3-8B-Instruct"},
+    hf = "meta-llama/Meta-Llama-3-8B",
+    source = "config.json of meta-llama/Meta-Llama-3-8B (https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json, as copied in public model-config presets and test fixtures: hidden 4096, intermediate 14336, 32 layers, 32 heads, 8 KV heads, vocab 128256, max_position_embeddings 8192, rope_theta 500000, rope_scaling null, untied, bfloat16); params as Llama 3.1 8B, whose every tensor has the same shape (8030261248)",
+    family = "llama",
+    layers = 32, hidden = 4096, heads = 32, kv_heads = 8, head_dim = 128,
+    intermediate = 14336, vocab = 128256, tie_embeddings = false,
+    params = 8030261248, active = 8030261248,
+    dtype = "bf16", max_context = 8192,
+    notes = "Llama 3.1 8B's shape without its rope scaling: 8192 positions (vLLM's rotary table 8192 x 128)",
+  },
+  {
     id = "llama-3.1-70b",
     aliases = {"meta-llama/Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-70B", "llama3.1-70b", "meta-llama/Llama-3.1-70B-Instruct"},
     hf = "meta-llama/Llama-3.1-70B",
