@@ -102,6 +102,11 @@ check.eq(cat("gemma-3-27b"), (131072 + 8 * 131072) * 128 * 2, "Gemma 3 27B: loca
 check.eq(cat("deepseek-v3"), 163840 * 64 * 2, "DeepSeek-V3: qk_rope_head_dim 64")
 check.eq(cat("qwen3-next-80b-a3b"), 262144 * 64 * 2, "Qwen3-Next: a quarter of 256 rotates")
 check.eq(cat("nemotron-nano-9b-v2"), 0, "Nemotron-H: no RoPE")
+-- Llama 4 Scout: one llama3 table over config.max_position_embeddings (llama4.py at 0121c95efe85,
+-- not capped by max_model_len); the base checkpoint's 262144, the Instruct one's 10485760
+check.eq(cat("llama-4-scout-17b-16e"), 262144 * 128 * 2, "Llama-4-Scout base: 64 MiB")
+check.eq(cat("llama-4-scout-17b-16e-instruct"), 10485760 * 128 * 2, "Llama-4-Scout Instruct: 2.5 GiB")
+check.eq(cat("meta-llama/Llama-4-Scout-17B-16E-Instruct"), 2684354560, "the Instruct repo id names the Instruct entry")
 check.eq(cat("whisper-large-v3"), 0, "Whisper: learned positions")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l4"}:ledger().rotary, 33554432,
          "Llama-3.1-8B on an L4, in the ledger")

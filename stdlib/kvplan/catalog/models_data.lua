@@ -163,7 +163,7 @@ return {
   },
   {
     id = "llama-4-scout-17b-16e",
-    aliases = {"meta-llama/Llama-4-Scout-17B-16E", "llama-4-scout", "llama4-scout", "meta-llama/Llama-4-Scout-17B-16E-Instruct"},
+    aliases = {"meta-llama/Llama-4-Scout-17B-16E", "llama-4-scout", "llama4-scout"},
     hf = "meta-llama/Llama-4-Scout-17B-16E",
     source = "text_config of meta-llama/Llama-4-Scout-17B-16E as dumped in a public doc (Llama4Config of Llama-4-Scout-17B-16E) and reproduced in test fixtures: attention_chunk_size 8192, no_rope_layers [1,1,1,0]x12, explicit head_dim 128, 16 local experts top-1, interleave_moe_layer_step 1, intermediate_size 8192 (expert and shared expert), intermediate_size_mlp 16384 (unused: every layer is MoE); params/active computed from the text decoder shapes (vision encoder excluded); card: 109B total, 17B active",
     family = "llama4",
@@ -172,9 +172,33 @@ return {
     experts = 16, experts_active = 1, shared_experts = 1, moe_intermediate = 8192,
     params = 107769861120, active = 17000000000,
     dtype = "bf16", max_context = 262144,
+    -- rope_scaling {rope_type llama3, factor 16, original_max_position_embeddings 8192}
+    -- (meta-llama/Llama-4-Scout-17B-16E config.json as quoted in AMD-AGI/Primus#165): vLLM's
+    -- Llama4Attention passes config.max_position_embeddings to get_rope (llama4.py at
+    -- 0121c95efe85), uncapped by max_model_len: one llama3 table, 262144 x 128 x 2 bytes
+    rope = {type = "llama3"},
     layer_kinds = { {kind = "chunked", window = 8192, n = 3}, {kind = "full", n = 1} },
     other_note = "the routers (3932160) and the norms (the 48 shared experts, 3 x 5120 x 8192 a layer, are their own class)",
-    notes = "no_rope_layers[i]=1 -> RoPE layer with chunked local attention (8192-token chunks); every 4th layer (3,7,...) is NoPE global full attention. Instruct repo config says max_position_embeddings 10485760. Computed active 17172894720",
+    notes = "no_rope_layers[i]=1 -> RoPE layer with chunked local attention (8192-token chunks); every 4th layer (3,7,...) is NoPE global full attention. The Instruct checkpoint is its own entry (llama-4-scout-17b-16e-instruct: max_position_embeddings 10485760). Computed active 17172894720",
+  },
+  {
+    id = "llama-4-scout-17b-16e-instruct",
+    aliases = {"meta-llama/Llama-4-Scout-17B-16E-Instruct", "llama-4-scout-instruct", "llama4-scout-instruct"},
+    hf = "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    source = "the shapes of llama-4-scout-17b-16e (the same text_config); max_position_embeddings 10485760 in the Instruct config.json (quoted in public code: aws-neuron neuronx-distributed-inference's Llama-4-Scout mock config; huggingface/text-generation-inference#3245: 40 times the base model's 262144; tenstorrent/tt-inference-server#564: 10240K) with the base model's rope_scaling llama3 factor 16",
+    family = "llama4",
+    layers = 48, hidden = 5120, heads = 40, kv_heads = 8, head_dim = 128,
+    intermediate = 8192, vocab = 202048, tie_embeddings = false,
+    experts = 16, experts_active = 1, shared_experts = 1, moe_intermediate = 8192,
+    params = 107769861120, active = 17000000000,
+    dtype = "bf16", max_context = 10485760,
+    -- vLLM's Llama4Attention passes config.max_position_embeddings to get_rope (llama4.py at
+    -- 0121c95efe85), uncapped by max_model_len (vllm-project/vllm#44738, which would clamp it,
+    -- closed): one llama3 table of 10485760 x 128 x 2 bytes = 2.5 GiB on every GPU
+    rope = {type = "llama3"},
+    layer_kinds = { {kind = "chunked", window = 8192, n = 3}, {kind = "full", n = 1} },
+    other_note = "the routers (3932160) and the norms (the 48 shared experts, 3 x 5120 x 8192 a layer, are their own class)",
+    notes = "Llama-4-Scout-17B-16E-Instruct: the base model's layers (3 chunked RoPE layers, then a NoPE global one), max_position_embeddings 10485760: vLLM's default max_model_len and its rotary table (2.5 GiB a GPU) follow it",
   },
   ---------------------------------------------------------------- Mistral / Mixtral
   {
