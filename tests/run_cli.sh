@@ -318,6 +318,16 @@ expect sim_dp_attention_alone 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: f
   simulate model=llama-3.1-8b gpu=h100 requests=20 engine=sglang enable_dp_attention=true
 expect sim_ep_size_vllm 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'ep_size' is SGLang's and TensorRT-LLM's and needs budget 'sglang' or 'trtllm' (vLLM's expert-parallel size is data_parallel_size x tp: give enable_expert_parallel), got budget 'vllm'" -- \
   simulate model=qwen3-30b-a3b gpu=h100 tp=2 requests=20 ep_size=2
+# vLLM's --async-scheduling (issue 18): the option as the engine spells it,
+# its refusal before 0.10 naming the field, value and what is expected
+sim_row sim_async_scheduling "engine_version = '0.11', async_scheduling = true" -- \
+  engine_version=0.11 async_scheduling=true
+expect sim_async_scheduling_0_9 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'async_scheduling' = true: vLLM 0.9 has no --async-scheduling (V1 from 0.10.0 on, vllm-project/vllm#19970); expected a release of 0.10 or later on V1" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=20 engine_version=0.9 async_scheduling=true
+check "async_scheduling=true: faster than the 0.11 row's waiting for the host" sh -c "
+  a=\$('$kvplan' simulate model=llama-3.1-8b gpu=h100 requests=50 prompt=100 output=100 sigma=0 engine_version=0.11 -f csv | sed -n 2p | cut -d, -f9)
+  b=\$('$kvplan' simulate model=llama-3.1-8b gpu=h100 requests=50 prompt=100 output=100 sigma=0 engine_version=0.11 async_scheduling=true -f csv | sed -n 2p | cut -d, -f9)
+  awk -v a=\"\$a\" -v b=\"\$b\" 'BEGIN { exit !(b > a && a > 0) }'"
 # best rate= on a MoE model compares its expert- and data-parallel layouts
 # (kv.plan.parallel_layouts) with tp alone, in a layout column
 expect best_rate_moe 0 "" -- best model=qwen3-30b-a3b gpus=h100-sxm input=1000 output=200 rate=10 \

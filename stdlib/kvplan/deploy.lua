@@ -421,6 +421,22 @@ local function vllm_rule(d, opts, rule)
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   -- no CUDA graphs: every step eager (sim.lua cuda_graphs)
   d.enforce_eager = opts.enforce_eager or nil
+  -- --async-scheduling (sim.host_waits): V1's AsyncScheduler, from
+  -- vllm-project/vllm#19970 ("Implement Async Scheduling", 2025-06-23),
+  -- first released in 0.10.0 (kvplan's 0.10 row; 0.9.1 and 0.9.2 are the 0.9
+  -- row, refused); unset: the release row's default (engines.lua)
+  if opts.async_scheduling ~= nil then
+    local a = opts.async_scheduling
+    if type(a) ~= "boolean" then
+      util.raise("field 'async_scheduling' must be true or false, got %s", tostring(a))
+    end
+    if not row.v1 or not engines.vllm_at_least(version:match("^[%d.]+"), "0.10") then
+      util.raise("field 'async_scheduling' = %s: vLLM %s%s has no --async-scheduling (V1 from 0.10.0 "
+                 .. "on, vllm-project/vllm#19970); expected a release of 0.10 or later on V1",
+                 tostring(a), version, row.v1 and "" or " (V0 engine)")
+    end
+    d.async_scheduling = a
+  end
   -- vLLM's scheduler never runs more than max_num_seqs requests (vllm/v1/
   -- core/sched/scheduler.py: schedule() stops taking waiting requests at
   -- len(self.running) == self.max_num_running_reqs): a deployment that
@@ -609,6 +625,10 @@ predict_reserved = function(d, opts, rule, hook)
                .. "TensorRT-LLM's; budget '%s' has neither", d.budget)
   end
   d.fail_fast_on_attention_window_too_large = ff
+  if opts.async_scheduling ~= nil and d.budget ~= "vllm" then
+    util.raise("field 'async_scheduling' = %s is vLLM's --async-scheduling; budget '%s' has none "
+               .. "(expected budget 'vllm')", tostring(opts.async_scheduling), d.budget)
+  end
   if d.budget == "trtllm" and (opts.engine == "trtllm" or opts.engine_version ~= nil
                                or opts.backend ~= nil) then
     trtllm_rule(d, opts, rule)

@@ -66,7 +66,10 @@ local MiB = units.MiB
 --               bookkeeping) costs no GPU time (vllm/config/vllm.py turns
 --               SchedulerConfig.async_scheduling on when it is left unset,
 --               vllm-project/vllm#27614, the default of the 0.14 releases on);
---               nil: the engine waits for the host between steps
+--               nil: the engine waits for the host between steps. A
+--               deployment's own async_scheduling (--async-scheduling,
+--               vllm-project/vllm#19970, V1 from 0.10.0) wins (deploy.lua,
+--               sim.host_waits)
 --   chunked_tokens V0's max_num_batched_tokens with chunked prefill: 512 in
 --               the 0.6 releases (vllm/config.py SchedulerConfig.__init__ at
 --               v0.6.0: "the values that have the best balance between ITL

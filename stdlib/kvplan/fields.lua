@@ -94,6 +94,13 @@ M.list = {
    meaning = "vLLM's usage context, which picks its defaults"},
   {name = "enforce_eager", type = "boolean", default = false, spec = false, vllm = true,
    meaning = "no CUDA graphs and no compilation"},
+  -- vLLM V1's --async-scheduling (vllm-project/vllm#19970, "Implement Async
+  -- Scheduling", 2025-06-23; first released in 0.10.0, the 0.10 row), on by
+  -- default from the 0.20 rows (engines.lua async_scheduling); refused on the
+  -- rows before 0.10, on a V0 engine and under other budgets (deploy.lua)
+  {name = "async_scheduling", type = "boolean", default = "the release's (vLLM 0.20 on: true)",
+   spec = false, vllm = true,
+   meaning = "vLLM's --async-scheduling (0.10 on, V1): the scheduler plans the next step while the GPU runs this one, hiding the host's time a step"},
   {name = "flashinfer_sampler", type = "boolean", default = "the release's (vLLM 0.21 on: true)",
    spec = false,
    meaning = "FlashInfer's top-k/top-p sampler instead of the sort path"},

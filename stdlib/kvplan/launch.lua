@@ -41,6 +41,7 @@ local util = require "kvplan.util"
 local fields = require "kvplan.fields"
 local formats = require "kvplan.formats"
 local deploy = require "kvplan.deploy"
+local engines = require "kvplan.engines"
 
 local M = {}
 
@@ -289,6 +290,17 @@ local function flags_of(d, e, opts, carried)
       if v ~= false then flag(n, v) end
     end
   end
+  -- --async-scheduling / --no-async-scheduling, written when the
+  -- deployment's differs from its release row's default (engines.vllm
+  -- async_scheduling; vLLM's booleans are BooleanOptionalAction)
+  if o.async_scheduling ~= nil then
+    if e ~= "vllm" then return fail("field 'async_scheduling' is vLLM's; %s has no such flag", names[e]) end
+    local row = engines.vllm[d.engine_version or engines.vllm_latest]
+    if o.async_scheduling ~= ((row and row.async_scheduling) or false) then
+      if o.async_scheduling then flag("async_scheduling", true)
+      else flag("no_async_scheduling", true) end
+    end
+  end
   for n, var in pairs(vllm_env) do
     if o[n] or (o[n] == false and vllm_env_false[n]) then
       if e ~= "vllm" then return fail("field '%s' is vLLM's; %s has no such setting", n, names[e]) end
@@ -303,7 +315,8 @@ local function flags_of(d, e, opts, carried)
   for k, v in pairs(o) do
     local f = fields.by_name[k]
     if f and v ~= nil and not base_fields[k] and not no_flag[k] and not vllm_only_set[k]
-       and not vllm_env[k] and k ~= "fail_fast_on_attention_window_too_large" then
+       and not vllm_env[k] and k ~= "fail_fast_on_attention_window_too_large"
+       and k ~= "async_scheduling" then
       local handled = {model = true, tp = true, pp = true, kv = true, weights = true,
                        utilization = true, block = true, max_num_batched_tokens = true,
                        max_model_len = true, max_num_seqs = true, max_kv_tokens = true,
@@ -712,7 +725,9 @@ function M.parse(text, engine, base)
     end
     if field == nil then util.raise("launch.parse: unknown %s flag '--%s'", engine, (name:gsub("_", sep))) end
     local f = fields.by_name[field]
-    local x = v == false and false or value_of(f, v, name)
+    -- (not `v == false and false or ...`: that and/or reads false as unset)
+    local x = false
+    if v ~= false then x = value_of(f, v, name) end
     if field == "kv" then x = kv_back[x] or x end
     if field == "max_num_seqs" and e ~= "vllm" then
       limits.max_num_seqs = x

@@ -950,9 +950,12 @@ M.sampler_bytes_per_vocab = 26
 -- launch_us's 0.91: 5.48 us.
 M.eager_launch_us = 5.48
 
---- Does the engine of d wait for the host between steps?
+--- Does the engine of d wait for the host between steps? vLLM: unless its
+--- async_scheduling (the deployment's field, else the release row's).
 function M.host_waits(d)
   if d.budget ~= "vllm" then return false end
+  -- the deployment's own --async-scheduling / --no-async-scheduling wins
+  if d.async_scheduling ~= nil then return not d.async_scheduling end
   local row = engines.vllm[d.engine_version or engines.vllm_latest]
   return not (row and row.async_scheduling)
 end

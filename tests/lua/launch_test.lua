@@ -59,6 +59,23 @@ local d0 = kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine_version = "0.9
 local v0 = assert(launch.command(d0, "vllm"))
 assert(v0:find("\nVLLM_USE_V1=0 vllm serve", 1, true), v0)
 assert(launch.parse(v0, "vllm", {gpu = "h100"}).vllm_use_v1 == false, "read back")
+-- --async-scheduling where the deployment's differs from its release's
+-- default (0.11 waits, 0.20 on hides), read back; nothing at the default
+do
+  local function cmd(v, a)
+    return assert(launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine_version = v,
+                                           async_scheduling = a}, "vllm"))
+  end
+  local on = cmd("0.11", true)
+  assert(on:find("--async-scheduling", 1, true), on)
+  check.eq(launch.parse(on, "vllm", {gpu = "h100"}).async_scheduling, true, "--async-scheduling read back")
+  assert(not cmd("0.11", false):find("async", 1, true), "0.11 false: the default, no flag")
+  assert(not cmd("0.20", true):find("async", 1, true), "0.20 true: the default, no flag")
+  local off = cmd("0.20", false)
+  assert(off:find("--no-async-scheduling", 1, true), off)
+  check.eq(launch.parse(off, "vllm", {gpu = "h100"}).async_scheduling, false,
+           "--no-async-scheduling read back")
+end
 local s = assert(launch.command(d, "sglang"))
 for _, f in ipairs{"--model-path meta-llama/Llama-3.1-70B", "--tp-size 4", "--context-length 131072",
                    "--mem-fraction-static 0.85", "--kv-cache-dtype fp8_e4m3", "--max-running-requests",

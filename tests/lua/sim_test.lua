@@ -72,6 +72,41 @@ local th = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:time(1, 1)
 assert(math.abs(th.host_ms - (328 * 0.91 + 1.1) * 1e-3) < 1e-12, "host_ms " .. th.host_ms)
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "trtllm"}:time(1, 1).host_ms, 0,
          "TensorRT-LLM's overlap scheduler hides the host's time")
+-- the deployment's own --async-scheduling (issue 18): on the 0.11 row,
+-- which waits by default, async_scheduling = true hides the same 328 x 0.91
+-- + 1.1 = 299.58 us (below the GPU's ~5 ms step, so none shows); false on a
+-- 0.20 row, which hides by default, adds it back
+do
+  local function dt(v, a)
+    return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = v,
+                     async_scheduling = a}:time(1, 1)
+  end
+  local sync, async = dt("0.11", nil), dt("0.11", true)
+  check.eq(sim.host_waits(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.11"}),
+           true, "0.11: waits by default")
+  check.eq(async.host_ms, 0, "0.11 + async_scheduling: the host hidden")
+  assert(math.abs(sync.step_ms - async.step_ms - (328 * 0.91 + 1.1) * 1e-3) < 1e-12,
+         "0.11: the step less 299.58 us: " .. (sync.step_ms - async.step_ms))
+  check.eq(dt("0.11", false).step_ms, sync.step_ms, "false on 0.11: the default")
+  local d20, s20 = dt("0.20", nil), dt("0.20", false)
+  check.eq(d20.host_ms, 0, "0.20: hidden by default")
+  assert(math.abs(s20.step_ms - d20.step_ms - (328 * 0.91 + 1.1) * 1e-3) < 1e-12,
+         "0.20 + async_scheduling = false: the step plus 299.58 us")
+  check.eq(dt("0.10", true).host_ms, 0, "0.10: the first release with the flag")
+  check.error("field 'async_scheduling' = true: vLLM 0.9 has no --async-scheduling (V1 from 0.10.0 "
+              .. "on, vllm-project/vllm#19970); expected a release of 0.10 or later on V1",
+              kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.9",
+                          async_scheduling = true})
+  check.error("field 'async_scheduling' = false: vLLM 0.10 (V0 engine) has no --async-scheduling",
+              kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.10",
+                          vllm_use_v1 = false, async_scheduling = false})
+  check.error("field 'async_scheduling' = true is vLLM's --async-scheduling; budget 'sglang' has none "
+              .. "(expected budget 'vllm')",
+              kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang",
+                          async_scheduling = true})
+  check.error("field 'async_scheduling' must be true or false, got yes", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", async_scheduling = "yes"})
+end
 -- a mixed FP8 checkpoint computes at the fp8 rate (DeepSeek-V3: FP8 linear
 -- layers with 128 x 128 block scales; it was the bf16 rate, 989.5)
 check.eq(kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}:perf().tflops, 1979,

@@ -148,6 +148,27 @@ check.eq(o.max_num_seqs, math.tointeger(want), "trtllm-bench max_batch_size")
 check.eq(o.max_num_batched_tokens, 2048, "trtllm-bench max_num_tokens (2 x kv_max below 2048)")
 check.eq(o.engine, "trtllm", "engine")
 
+-- the serving command's --async-scheduling in the notes (README.md): only a
+-- whole word inside a back-quoted vLLM server command; the last one wins
+check.eq(M.notes_async_scheduling("Serving command: `vllm serve m --async-scheduling -tp 2`. x"), true,
+         "--async-scheduling")
+check.eq(M.notes_async_scheduling("`vllm serve m --async-scheduling --no-async-scheduling`"), false,
+         "--no-async-scheduling last")
+check.eq(M.notes_async_scheduling("`python -m vllm.entrypoints.openai.api_server --async-scheduling`"),
+         true, "the entrypoint module")
+check.eq(M.notes_async_scheduling("vLLM --async-scheduling was on"), nil, "prose: not a command")
+check.eq(M.notes_async_scheduling("`python3 -m sglang.launch_server --async-scheduling`"), nil,
+         "not vLLM's command")
+check.eq(M.notes_async_scheduling("`vllm serve m --async-scheduling-x`"), nil, "not the whole word")
+check.eq(M.notes_async_scheduling(nil), nil, "no notes")
+local arow = {model = "llama-3.1-8b", gpu = "h100-sxm", tp = 1, pp = 1, budget = "vllm", engine = "vllm",
+              engine_version = "0.10.2", weights = "native", kv = "auto", prompt = 100, output = 100,
+              requests = 10, max_concurrency = 1, output_stop = "fixed", measured = {},
+              notes = "Serving command: `vllm serve meta-llama/Llama-3.1-8B --async-scheduling`."}
+check.eq(M.options(arow).async_scheduling, true, "a row's command: async_scheduling")
+arow.notes = ""
+check.eq(M.options(arow).async_scheduling, nil, "no command: the release's default")
+
 -- a `sharegpt:` row (vLLM's client on ShareGPT; prompt and output are the
 -- run's means): both lengths drawn from kv.workload.sharegpt with those
 -- means, not every request of the same length

@@ -356,6 +356,25 @@ local function first_line(msg)
   return (m:gsub("^[^:]*run%.lua:%d+: ", ""))
 end
 
+--- The --async-scheduling a row's notes give vLLM (README.md, "Serving
+--- command"): true for `--async-scheduling`, false for
+--- `--no-async-scheduling`, nil when neither is there, read only inside a
+--- back-quoted command that runs vLLM's server (`vllm serve ...` or `python
+--- -m vllm.entrypoints...`), as a whole word (the last one wins, as argparse
+--- takes it); prose that names the feature sets nothing.
+function M.notes_async_scheduling(notes)
+  local found
+  for span in (notes or ""):gmatch("`([^`]*)`") do
+    if (span .. " "):match("^%s*vllm%s+serve%s") or span:find("vllm.entrypoints", 1, true) then
+      for w in span:gmatch("%S+") do
+        if w == "--async-scheduling" then found = true
+        elseif w == "--no-async-scheduling" then found = false end
+      end
+    end
+  end
+  return found
+end
+
 --- kv.simulate's options for row r, or nil and why kvplan cannot express it.
 function M.options(r)
   local engine = ENGINE[r.engine]
@@ -397,6 +416,9 @@ function M.options(r)
       o.enable_expert_parallel = true
     end
   end
+  -- the serving command's --async-scheduling (kv.deploy's async_scheduling;
+  -- before 0.20 vLLM waits for the host between steps unless it is given)
+  if r.budget == "vllm" then o.async_scheduling = M.notes_async_scheduling(r.notes) end
   local seqs, tokens = r.max_num_seqs, r.max_num_batched_tokens
   if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
     local ok, d = pcall(kv.deploy, o)
