@@ -48,7 +48,10 @@ if o.inputs ~= "" then
   return
 end
 
-kv.sweep{model = models, gpu = gpus, max_model_len = lens, kv = kvf, weights = wf, concurrency = conc,
+local no_rope = dofile("tests/bench/no_rope.lua")
+local swept = {}
+for i, id in ipairs(models) do swept[i] = no_rope(id) end
+kv.sweep{model = swept, gpu = gpus, max_model_len = lens, kv = kvf, weights = wf, concurrency = conc,
          base = {utilization = 0.95, overhead = "2 GiB", activation = 0, allocation = "contiguous"},
          columns = {"model", "gpu", "max_model_len", "kv", "weights", "concurrency", "weights_gib",
                     "kv_budget_gib", "seq_bytes", "max_concurrency", "fits"}}:write()

@@ -49,7 +49,10 @@ if o.inputs ~= "" then
   return
 end
 
-kv.sweep{model = models, gpu = gpus, tp = {1, 2, 4, 8}, max_model_len = lens, concurrency = {1, 64},
+local no_rope = dofile("tests/bench/no_rope.lua")
+local swept = {}
+for i, id in ipairs(models) do swept[i] = no_rope(id) end
+kv.sweep{model = swept, gpu = gpus, tp = {1, 2, 4, 8}, max_model_len = lens, concurrency = {1, 64},
          base = {utilization = 0.9},
          columns = {"model", "gpu", "tp", "max_model_len", "concurrency", "activation_bytes",
                     "overhead_bytes", "kv_budget_gib", "max_concurrency", "fits"}}:write()

@@ -48,7 +48,10 @@ elseif o.decl then
 elseif o.empty then
   filter = function() return true end
 end
-kv.sweep{model = models, gpu = gpus, tp = {1, 2, 4, 8}, context = ctx,
+local no_rope = dofile("tests/bench/no_rope.lua")
+local swept = {}
+for i, id in ipairs(models) do swept[i] = no_rope(id) end
+kv.sweep{model = swept, gpu = gpus, tp = {1, 2, 4, 8}, context = ctx,
          concurrency = {1, 2, 4, 8, 16, 32, 64, 128},
          kv = "bf16", weights = "bf16", base = {utilization = 0.9, activation = 0, overhead = 0},
          columns = columns, filter = filter}:write()
