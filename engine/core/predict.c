@@ -483,9 +483,9 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *a
       r.point += nt->context.point;
       r.hi += nt->context.hi;
     }
+    /* one connection's buffers in each communicator (tp's, pp's) */
+    const double conn = ((at->tp > 1) + (at->pp > 1)) * nt->nccl_connection;
     if (at->nccl_counted || at->nccl_runtime) {
-      const double comms = (at->tp > 1) + (at->pp > 1);
-      const double conn = comms * nt->nccl_connection;
       /* the high end: a tree's second receiving peer on every channel, and
        * NVLS's buffers, one head per rank, in a communicator of more than 2
        * ranks on GPUs that may run it */
@@ -500,7 +500,6 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *a
      * channels' a collective may connect after it: the high end alone. */
     if (at->nccl_counted) {
       const int64_t tp = at->tp;
-      const double conn = ((at->tp > 1) + (at->pp > 1)) * nt->nccl_connection;
       if (tp == 2 || tp == 4 || tp == 6 || tp == 8) car.hi = nt->custom_ar;
       if (at->p2p) {
         nccl.lo = conn * nt->nccl_channels.lo;
