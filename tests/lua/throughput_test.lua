@@ -169,6 +169,31 @@ check.eq(M.options(arow).async_scheduling, true, "a row's command: async_schedul
 arow.notes = ""
 check.eq(M.options(arow).async_scheduling, nil, "no command: the release's default")
 
+-- the command's --enforce-eager in the notes (README.md): a whole word inside
+-- a back-quoted vLLM server or offline-benchmark command
+check.eq(M.notes_enforce_eager("`vllm serve m --enforce-eager -tp 2`"), true, "server --enforce-eager")
+check.eq(M.notes_enforce_eager("Offline: `benchmark_throughput.py --backend vllm --enforce-eager --num-prompts 8`"),
+         true, "benchmark_throughput.py --enforce-eager")
+check.eq(M.notes_enforce_eager("`python -m vllm.entrypoints.openai.api_server --enforce-eager`"), true,
+         "the entrypoint module")
+check.eq(M.notes_enforce_eager("the run was --enforce-eager"), nil, "prose: not a command")
+check.eq(M.notes_enforce_eager("`python3 -m sglang.launch_server --enforce-eager`"), nil, "not vLLM's command")
+check.eq(M.notes_enforce_eager("`vllm serve m --enforce-eager-x`"), nil, "not the whole word")
+check.eq(M.notes_enforce_eager(nil), nil, "no notes")
+arow.notes = "Offline: `benchmark_throughput.py --backend vllm --model m --enforce-eager`."
+check.eq(M.options(arow).enforce_eager, true, "a row's command: enforce_eager")
+arow.engine, arow.notes = "nim", "`vllm serve m --enforce-eager`"
+check.eq(M.options(arow).enforce_eager, nil, "a NIM row under budget vllm: not vLLM's flag")
+arow.engine, arow.notes = "vllm", ""
+check.eq(M.options(arow).enforce_eager, nil, "no command: graphs as the release captures them")
+-- a row that ran without chunked prefill sets max_num_batched_tokens itself
+-- (vLLM 0.6's default then, max(max_model_len, 2048)): the MI300X serving rows
+for _, row in ipairs(M.rows) do
+  if row.id == "dstack-405b-mi300x-meta-sharegpt-qps16" then
+    check.eq(row.max_num_batched_tokens, 131072, "--enable-chunked-prefill=False: max(max_model_len, 2048)")
+  end
+end
+
 -- a `sharegpt:` row (vLLM's client on ShareGPT; prompt and output are the
 -- run's means): both lengths drawn from kv.workload.sharegpt with those
 -- means, not every request of the same length

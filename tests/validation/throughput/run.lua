@@ -375,6 +375,30 @@ function M.notes_async_scheduling(notes)
   return found
 end
 
+--- The --enforce-eager a row's notes give vLLM (README.md, "a serving or
+--- benchmark command"): true when a back-quoted command that runs vLLM's
+--- engine holds `--enforce-eager` as a whole word, else nil. The commands
+--- read: the server (`vllm serve ...`, `python -m vllm.entrypoints...`) and
+--- vLLM's offline benchmark scripts `benchmark_throughput.py` and
+--- `benchmark_latency.py`, which pass their engine arguments to vLLM's
+--- EngineArgs (`EngineArgs.add_cli_args`: "--enforce-eager: Always use eager-mode
+--- PyTorch. If False, will use eager mode and CUDA graph in hybrid", so no
+--- step replays a CUDA/HIP graph); prose that names the flag sets nothing.
+function M.notes_enforce_eager(notes)
+  for span in (notes or ""):gmatch("`([^`]*)`") do
+    local runs_vllm = (span .. " "):match("^%s*vllm%s+serve%s") or span:find("vllm.entrypoints", 1, true)
+    for w in span:gmatch("%S+") do
+      if w:match("benchmark_throughput%.py$") or w:match("benchmark_latency%.py$") then runs_vllm = true end
+    end
+    if runs_vllm then
+      for w in span:gmatch("%S+") do
+        if w == "--enforce-eager" then return true end
+      end
+    end
+  end
+  return nil
+end
+
 --- kv.simulate's options for row r, or nil and why kvplan cannot express it.
 function M.options(r)
   local engine = ENGINE[r.engine]
@@ -419,6 +443,9 @@ function M.options(r)
   -- the serving command's --async-scheduling (kv.deploy's async_scheduling;
   -- before 0.20 vLLM waits for the host between steps unless it is given)
   if r.budget == "vllm" then o.async_scheduling = M.notes_async_scheduling(r.notes) end
+  -- the command's --enforce-eager (kv.deploy's enforce_eager: no step
+  -- replays a CUDA graph, kvplan.sim.cuda_graphs)
+  if r.engine == "vllm" then o.enforce_eager = M.notes_enforce_eager(r.notes) end
   local seqs, tokens = r.max_num_seqs, r.max_num_batched_tokens
   if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
     local ok, d = pcall(kv.deploy, o)
