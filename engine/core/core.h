@@ -62,7 +62,8 @@ kvp_err kvp_page_bytes(int64_t token_bits, int64_t block, int64_t *bytes);
  * passed kvp_deploy_check and then changed numbers (a sweep's axes). */
 kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag);
 /* Total weight bytes: weight_bytes if set, else params in the weight format
- * plus its tensor and col bits over the model's linear shards and columns. */
+ * plus its tensor and col bits over the model's linear shards and columns
+ * (kvp_format_weight_bytes). */
 kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
 
 /* ---- the ledger (ledger.c) ------------------------------------------------ */

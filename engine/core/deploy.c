@@ -199,19 +199,10 @@ kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes) {
     *bytes = d->weight_bytes;
     return KVP_OK;
   }
-  TRY(kvp_format_bytes(&d->weights, d->model.params, 0, bytes));
-  /* a quantized linear layer's bits beside its elements: tensor bits a
-   * matrix and col bits an input column (NVFP4's per-shard fp32 scales,
-   * GPTQ act order's g_idx), over the model's linear layers, rounded up once
-   * as stdlib models.lua weight_size counts them */
-  if (d->weights.tensor_bits > 0 || d->weights.col_bits > 0) {
-    int64_t a, b, s;
-    CHK(chk_mul(d->model.linear_shards, d->weights.tensor_bits, &a));
-    CHK(chk_mul(d->model.linear_cols, d->weights.col_bits, &b));
-    CHK(chk_add(a, b, &s));
-    CHK(chk_add(*bytes, cdiv(s, 8), bytes));
-  }
-  return KVP_OK;
+  /* NVFP4's per-shard scales, GPTQ act order's g_idx over the model's linear
+   * layers (kvp_format_weight_bytes) */
+  return kvp_format_weight_bytes(&d->weights, d->model.params, d->model.linear_shards,
+                                 d->model.linear_cols, bytes);
 }
 
 /* ---- checks ---------------------------------------------------------------- */

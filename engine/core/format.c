@@ -89,6 +89,28 @@ kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *b
   return KVP_OK;
 }
 
+/* The one weight-bytes rule: n elements (kvp_format_bits, groups over the
+ * whole count) and what a quantized linear layer holds besides them by its
+ * shape, tensor bits a matrix over `shards` matrices (NVFP4's fp32 global
+ * and input scales of each output shard) and col bits an input column over
+ * `cols` columns (GPTQ act order's int32 g_idx and sort indices), summed in
+ * bits and rounded up to bytes once (kvp_deploy_weight_bytes for a whole
+ * model, stdlib models.lua class_bytes and weight_size for a class or a
+ * model). Every catalog format's tensor and col bits are whole bytes (64),
+ * so one rounding or two give the same bytes there. */
+kvp_err kvp_format_weight_bytes(const kvp_format *f, int64_t n, int64_t shards, int64_t cols,
+                                int64_t *bytes) {
+  if (shards < 0 || cols < 0) return KVP_EINVAL;
+  int64_t b, t, c;
+  TRY(kvp_format_bits(f, n, 0, &b));
+  CHK(chk_mul(shards, f->tensor_bits, &t));
+  CHK(chk_mul(cols, f->col_bits, &c));
+  CHK(chk_add(b, t, &b));
+  CHK(chk_add(b, c, &b));
+  *bytes = cdiv(b, 8);
+  return KVP_OK;
+}
+
 int64_t kvp_format_millibits(const kvp_format *f) {
   /* TurboQuant: the mean of key and value bits, the per-vector norms and
    * scales left out (they depend on the head size) */

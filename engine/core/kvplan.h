@@ -70,6 +70,12 @@ typedef struct kvp_format {
 kvp_err kvp_format_check(const kvp_format *f, const char *field, kvp_diag *d);
 /* Bytes of a tensor of n elements, rounded up once: ceil(bits / 8). */
 kvp_err kvp_format_bytes(const kvp_format *f, int64_t n, int64_t row, int64_t *bytes);
+/* Bytes of n weight elements of f plus f's tensor bits a matrix over
+ * `shards` matrices and col bits an input column over `cols` input columns,
+ * rounded up once (a model's or a weight class's weights); KVP_EINVAL for a
+ * negative count, KVP_EOVERFLOW. */
+kvp_err kvp_format_weight_bytes(const kvp_format *f, int64_t n, int64_t shards, int64_t cols,
+                                int64_t *bytes);
 /* Effective bits per element in millibits (4156 for int4 g128 + fp16 scale
  * + 4-bit zero), for display. */
 int64_t kvp_format_millibits(const kvp_format *f);

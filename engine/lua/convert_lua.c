@@ -14,8 +14,8 @@
 /* ---- formats and layer kinds ------------------------------------------------ */
 
 /* tensor and col: bits a matrix and bits an input column of a linear layer,
- * counted over a model's linear layers (kvp_deploy_weight_bytes; the stdlib
- * counts them by weight class, models.lua classes_size) */
+ * counted over a model's linear layers or a weight class's
+ * (kvp_format_weight_bytes: kvp_deploy_weight_bytes, core.weight_bytes) */
 static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rope",
                                           "tq_key", "tq_value", "group2", "scale2", "name",
                                           "tensor", "col", NULL};

@@ -706,6 +706,24 @@ static int l_format_bytes(lua_State *L) {
   return 1;
 }
 
+/* core.weight_bytes(format, params, shards, cols, model) -> bytes of a
+ * model's (or a weight class's) params in the format with its tensor bits
+ * over `shards` matrices and col bits over `cols` input columns
+ * (kvp_format_weight_bytes); an overflow is an error naming the model */
+static int l_weight_bytes(lua_State *L) {
+  kvp_format f = kvl_check_format(L, 1, "weights");
+  int64_t n = kvl_toint(L, 2, "params"), shards = kvl_toint(L, 3, "shards");
+  int64_t cols = kvl_toint(L, 4, "cols"), bytes;
+  const char *model = luaL_checkstring(L, 5);
+  kvp_err e = kvp_format_weight_bytes(&f, n, shards, cols, &bytes);
+  if (e != KVP_OK)
+    return kvl_error(L, "model '%s': weight bytes of %I parameters, %I matrices and %I input "
+                     "columns: %s", model, (lua_Integer)n, (lua_Integer)shards,
+                     (lua_Integer)cols, kvp_strerror(e));
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 1;
+}
+
 /* core.format_bits(format) -> effective bits per element (a float) */
 static int l_format_bits(lua_State *L) {
   kvp_format f = kvl_check_format(L, 1, "format");
@@ -788,6 +806,7 @@ static int l_scan_lines(lua_State *L) {
 static const luaL_Reg funcs[] = {
   {"model", l_model}, {"ledger", l_ledger}, {"min_tp", l_min_tp},
   {"format_bytes", l_format_bytes}, {"format_bits", l_format_bits},
+  {"weight_bytes", l_weight_bytes},
   {"deploy_keys", kvl_deploy_keys}, {"raise", l_raise}, {"where", l_where},
   {"scan_literals", l_scan_literals}, {"scan_lines", l_scan_lines}, {NULL, NULL}
 };

@@ -15,7 +15,8 @@
 -- for one format over a whole deployment, over all its linear layers
 -- (models.lua weight_size and linear_shapes; the core's
 -- kvp_deploy_weight_bytes over the model's linear_shards and linear_cols),
--- not in a tensor's bits (M.bits, M.bytes) nor in a KV cache.
+-- all by one core rule (kvp_format_weight_bytes, core.weight_bytes), not in
+-- a tensor's bits (M.bits, M.bytes) nor in a KV cache.
 
 local core = require "kvplan.core"
 local util = require "kvplan.util"

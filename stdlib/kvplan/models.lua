@@ -441,16 +441,13 @@ end
 
 --- Bytes of weight class k in format f: its parameters' elements, and the
 --- format's bits a matrix and an input column over the class's linear
---- layers (class_shapes), rounded up once.
+--- layers (class_shapes), rounded up once (the core's
+--- kvp_format_weight_bytes); an empty class has no layers.
 function Model:class_bytes(k, f, params, shapes)
   params = params or self:weight_class_params()[k]
-  local b = formats.bytes(f, params)
-  local t, col = f.tensor or 0, f.col or 0
-  if (t > 0 or col > 0) and params > 0 then
-    local sh = (shapes or self:class_shapes())[k]
-    if sh then b = b + (sh.shards * t + sh.cols * col + 7) // 8 end
-  end
-  return b
+  local sh = params > 0 and ((f.tensor or 0) > 0 or (f.col or 0) > 0)
+             and (shapes or self:class_shapes())[k]
+  return core.weight_bytes(f, params, sh and sh.shards or 0, sh and sh.cols or 0, self.id)
 end
 
 --- The name of a mixed checkpoint's formats: the dtype's format, then
@@ -480,21 +477,17 @@ end
 --- weight_formats, the rest in the native format; else params in the
 --- native format). One format for all: its tensor bits a matrix and col
 --- bits an input column over every linear layer (linear_shapes), rounded
---- up once, as the core's kvp_deploy_weight_bytes and as classes_size
---- counts them by class: NVFP4's fp32 global and input scales a shard, GPTQ
---- act order's g_idx (formats.lua).
+--- up once by the core's kvp_format_weight_bytes, as kvp_deploy_weight_bytes
+--- and classes_size (by class) count them: NVFP4's fp32 global and input
+--- scales a shard, GPTQ act order's g_idx (formats.lua).
 function Model:weight_size(f)
   if f == nil and rawget(self, "weight_bytes") then return self.weight_bytes end
   local wf = rawget(self, "weight_formats")
   if f == nil and wf ~= nil then return self:classes_size(wf) end
   f = formats.get(f or self:native_format(), "weights")
-  local b = formats.bytes(f, self.params or 0)
-  local t, col = f.tensor or 0, f.col or 0
-  if t > 0 or col > 0 then
-    local shards, cols = self:linear_shapes()
-    b = b + (shards * t + cols * col + 7) // 8
-  end
-  return b
+  local shards, cols = 0, 0
+  if (f.tensor or 0) > 0 or (f.col or 0) > 0 then shards, cols = self:linear_shapes() end
+  return core.weight_bytes(f, self.params or 0, shards, cols, self.id)
 end
 
 --- Bytes of all weights with each class in its format of wf (a table of

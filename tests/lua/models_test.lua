@@ -196,3 +196,42 @@ do
 end
 check.error("field 'mlp_matrices' must be 2 (up, down) or 3 (gate, up, down), got 4", kv.model,
             {id = "x", layers = 1, hidden = 64, heads = 1, params = 1000, mlp_matrices = 4})
+
+-- one weight-bytes rule, the core's (kvp_format_weight_bytes): weight_size,
+-- class_bytes and classes_size pass a format, the parameters and the linear
+-- layers' matrices and input columns to core.weight_bytes; their bytes equal
+-- its call and, for the catalog's whole-byte tensor and col bits, the
+-- elements' bytes plus those bits rounded up apart, as counted before
+do
+  local core = require "kvplan.core"
+  for _, id in ipairs{"llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3", "gpt-oss-20b"} do
+    local m = kv.model(id)
+    local shards, cols = m:linear_shapes()
+    for _, name in ipairs{"bf16", "nvfp4", "int4-g128-act", "fp8"} do
+      local f = kv.formats.get(name)
+      local t, c = f.tensor or 0, f.col or 0
+      local want = core.weight_bytes(f, m.params, shards, cols, m.id)
+      check.eq(m:weight_size(name), want, id .. " " .. name .. ": weight_size = the core's")
+      check.eq(want, kv.formats.bytes(f, m.params) + (shards * t + cols * c + 7) // 8,
+               id .. " " .. name .. ": the same bytes as before")
+      local params, shapes, sum = m:weight_class_params(), m:class_shapes(), 0
+      for _, k in ipairs(kv.models.weight_classes) do
+        local sh = params[k] > 0 and shapes[k] or {shards = 0, cols = 0}
+        local b = core.weight_bytes(f, params[k], sh.shards, sh.cols, m.id)
+        check.eq(m:class_bytes(k, f), b, id .. " " .. name .. " " .. k .. ": class_bytes = the core's")
+        sum = sum + b
+      end
+      local all = {}
+      for _, k in ipairs(kv.models.weight_classes) do all[k] = name end
+      check.eq(m:classes_size(all), sum, id .. " " .. name .. ": classes_size = the core's by class")
+    end
+  end
+  -- an overflow names the model
+  local huge = kv.model{id = "huge", layers = 1, hidden = 64, heads = 1, head_dim = 64,
+                        params = math.maxinteger // 4}
+  local msg = check.error("model 'huge': weight bytes of 2305843009213693951 parameters",
+                          huge.weight_size, huge, "bf16")
+  check.eq(msg:find("overflow", 1, true) ~= nil, true, "the overflow named: " .. msg)
+  check.error("model 'huge': weight bytes of 2305843009213693951 parameters, 8 matrices and 256 "
+              .. "input columns: arithmetic overflow", huge.weight_size, huge, "nvfp4")
+end

@@ -121,6 +121,45 @@ static void double_quantized_scales_have_their_own_scales(void **state) {
   assert_int_equal(kvp_format_check(&bare2, "weights", &d), KVP_EINVAL);
 }
 
+/* kvp_format_weight_bytes: the elements, tensor bits a matrix and col bits
+ * an input column, counted by hand */
+static void weight_bytes_add_matrix_and_column_bits_rounded_once(void **state) {
+  (void)state;
+  /* NVFP4-like: 4 bits, an 8-bit scale per 16, 64 bits a matrix: three
+   * 16 x 32 matrices, 1536 x 4 + 96 x 8 + 3 x 64 = 7104 bits */
+  kvp_format nvfp4 = {4, 16, 8, 0, 0, 0, 0, 0, 0, 64, 0};
+  int64_t b;
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, 1536, 3, 16, &b), KVP_OK);
+  assert_int_equal(b, 888);
+  /* GPTQ act order: int4 g128 asymmetric and 64 bits an input column: a
+   * 32 x 128 matrix, 4096 x 4 + 32 x 20 + 128 x 64 = 25216 bits */
+  kvp_format act = {4, 128, 16, 4, 0, 0, 0, 0, 0, 0, 64};
+  assert_int_equal(kvp_format_weight_bytes(&act, 4096, 1, 128, &b), KVP_OK);
+  assert_int_equal(b, 3152);
+  /* no tensor or col bits: kvp_format_bytes */
+  assert_int_equal(kvp_format_weight_bytes(&int4_g128, 70000000000LL, 7, 9, &b), KVP_OK);
+  assert_int_equal(b, 36367187500LL);
+  /* rounded up once: 3 x 4 + 4 = 16 bits, 2 bytes, not 2 + 1 */
+  kvp_format odd = {4, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0};
+  assert_int_equal(kvp_format_weight_bytes(&odd, 3, 1, 0, &b), KVP_OK);
+  assert_int_equal(b, 2);
+}
+
+static void weight_bytes_overflow_is_an_error(void **state) {
+  (void)state;
+  kvp_format nvfp4 = {4, 16, 8, 0, 0, 0, 0, 0, 0, 64, 64};
+  int64_t b;
+  assert_int_equal(kvp_format_weight_bytes(&bf16, INT64_MAX / 8, 0, 0, &b), KVP_EOVERFLOW);
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, 16, INT64_MAX / 32, 0, &b), KVP_EOVERFLOW);
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, 16, 0, INT64_MAX / 32, &b), KVP_EOVERFLOW);
+  /* each term fits, their sum does not */
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, 16, INT64_MAX / 64, INT64_MAX / 64, &b),
+                   KVP_EOVERFLOW);
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, 16, -1, 0, &b), KVP_EINVAL);
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, 16, 0, -1, &b), KVP_EINVAL);
+  assert_int_equal(kvp_format_weight_bytes(&nvfp4, -1, 0, 0, &b), KVP_EINVAL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(bf16_tensor_is_two_bytes_an_element),
@@ -132,6 +171,8 @@ int main(void) {
     cmocka_unit_test(check_rejects_impossible_formats),
     cmocka_unit_test(turboquant_slot_is_key_and_value_packed),
     cmocka_unit_test(double_quantized_scales_have_their_own_scales),
+    cmocka_unit_test(weight_bytes_add_matrix_and_column_bits_rounded_once),
+    cmocka_unit_test(weight_bytes_overflow_is_an_error),
   };
   return cmocka_run_group_tests_name("format", tests, NULL, NULL);
 }
