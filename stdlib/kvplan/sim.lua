@@ -505,12 +505,29 @@ end
 --                  L2 rather than HBM; M = 4 touches 137 MB, past the L2.
 --                  Below M = 4 (1.10 tokens an expert) the curve is clamped to
 --                  M = 4's 0.778, an assumption
--- B200's and H200's curves are still measured to 24 and 32 tokens only: no
--- published fused_moe table of either at larger batches was found
+--   h200 bf16      vllm-project/vllm pull request 44818 ("[Perf] Add H200 BF16
+--                  fused MoE configs for Gemma4 (E=128,N=704)", LucasWilkinson,
+--                  2026-06-08, open), its "Gemma4 MoE kernel microbenchmark:
+--                  E=128, N=704, K=2816, top_k=8, BF16, NVIDIA H200, 500
+--                  iterations per data point" table, "Default (us)" column (the
+--                  config vLLM runs without the pull request's tuned file), M =
+--                  1-4096: Gemma-4 26B-A4B at tp 1 (hidden 2816, moe
+--                  intermediate 704; N is w2's inner size, the intermediate
+--                  after SiLU-and-multiply on one GPU: benchmarks/kernels/
+--                  benchmark_moe.py, "N = shard_intermediate_size // 2");
+--                  4800 GB/s, 989.5 TFLOPS. Its M = 16 row by hand: 128 (1 -
+--                  (1 - 8/128)^16) = 82.42 experts touched, 16 x 8 / 82.42 =
+--                  1.553 tokens an expert; bytes 82.42 x 3 x 2816 x 704 x 2 =
+--                  980.4 MB / 4800 GB/s = 204.25 us (FLOPs 2 x 16 x 8 x 3 x
+--                  2816 x 704 = 1.52 G / 989.5 TFLOPS = 1.54 us); 204.25 /
+--                  257.8 = 0.792. From M = 2048 (128 tokens an expert) FLOPs
+--                  bind: M = 4096, 393.9 us / 1249.5 = 0.315
+-- B200's and H200's FP8 curves are still measured to 24 and 32 tokens only:
+-- no published FP8 fused_moe table of either at larger batches was found
 -- (vllm-project/vllm pull request 31448, B200 Qwen3-Omni-30B-A3B bf16, gives
--- M = 1-8 in the part stored here), so a large batch on them reads the
--- clamped small-batch fraction. TensorRT-LLM's CUTLASS / trtllm-gen MoE is
--- read at the same Triton curve for want of a table of it by batch.
+-- M = 1-8 in the part stored here), so a large batch of FP8 experts on them
+-- reads the clamped small-batch fraction. TensorRT-LLM's CUTLASS / trtllm-gen
+-- MoE is read at the same Triton curve for want of a table of it by batch.
 -- The curves differ most by the size of an expert's slice, the bytes of one
 -- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
 -- bandwidth at a few tokens: Mixtral's 176 MB slices 0.73 at one token,
@@ -518,14 +535,24 @@ end
 -- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
 -- left out). Which fraction a deployment reads (M.expert_curve): from its
 -- GPU's curves (else, for a GPU without a benchmark here -- A100 40GB and
--- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), the two
--- whose slices bracket the deployment's own slice (M.expert_slice_bytes),
--- interpolated linearly in log slice bytes at every tokens per expert of
--- either curve, and clamped to the nearest curve outside them (a GPU with one
--- curve reads it at every slice). The slice is the axis across formats: an
--- FP8 slice is half a BF16 one of the same shape, and the kernel benchmarked
--- is Triton's fused_moe for both; the format itself (w8a8's activation
--- quantization, fp4 and int4 kernels) is not told apart, an assumption.
+-- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), those
+-- of its experts' own format when the GPU has any (M.expert_curve_format:
+-- fp8 for every FP8 layout, bf16 for BF16 and FP16), else all of them; of
+-- those, the two whose slices bracket the deployment's own slice
+-- (M.expert_slice_bytes), interpolated linearly in log slice bytes at every
+-- tokens per expert of either curve, and clamped to the nearest curve outside
+-- them (one curve is read at every slice). The format first, by principle:
+-- the kernel differs by format, not by bytes alone. Triton's fused_moe with
+-- fp8_w8a8 quantizes the activations to FP8 before each of its two GEMMs
+-- (per token or per 128-element group under block scales) and multiplies by
+-- the weights' and activations' scales in the GEMM's loop, work a BF16 kernel
+-- of the same slice has not; an FP8 curve is what an FP8 deployment's kernel
+-- does, a BF16 curve of a bigger slice is not. FP16 runs BF16's kernel (the
+-- same 16-bit path without quantization, its dtype a compile-time type).
+-- Only where the GPU has no curve of the format (its BF16 experts on B200,
+-- int4, NVFP4 and MXFP4 experts anywhere) is the slice the axis across
+-- formats, an assumption: an FP8 slice is half a BF16 one of the same shape,
+-- and the kernel benchmarked is Triton's fused_moe for both.
 -- efficiency = {experts = x} replaces the curve by x at every tokens per expert.
 M.expert_gemm = {
   ["h100-sxm"] = {
@@ -545,6 +572,12 @@ M.expert_gemm = {
     fp8 = {{1.000, 0.124, 1, 31.70}, {1.032, 0.208, 2, 36.56}, {1.099, 0.288, 4, 49.67},
            {1.240, 0.379, 8, 66.87}, {1.553, 0.439, 16, 92.36}, {1.905, 0.422, 24, 117.38},
            {2.290, 0.440, 32, 124.99}},
+    bf16 = {{1.000, 0.105, 1, 189.2}, {1.032, 0.205, 2, 187.0}, {1.099, 0.389, 4, 185.4},
+            {1.240, 0.640, 8, 200.0}, {1.553, 0.792, 16, 257.8}, {1.905, 0.795, 24, 314.4},
+            {2.290, 0.812, 32, 341.1}, {3.142, 0.791, 48, 382.8}, {4.065, 0.797, 64, 391.8},
+            {6.012, 0.780, 96, 405.6}, {8.002, 0.775, 128, 409.1}, {16, 0.756, 256, 419.8},
+            {32, 0.717, 512, 442.2}, {64, 0.591, 1024, 536.5}, {96, 0.542, 1536, 585.4},
+            {128, 0.427, 2048, 742.9}, {192, 0.319, 3072, 992.9}, {256, 0.315, 4096, 1249.5}},
   },
   ["mi300x"] = {
     bf16_tp8 = {{1.000, 0.218, 1, 32.7102}, {1.032, 0.315, 2, 43.8746}, {1.099, 0.486, 4, 53.3718},
@@ -582,7 +615,8 @@ M.expert_gemm = {
 M.expert_slice = {
   ["h100-sxm"] = {fp8 = 3 * 2048 * 768 * 1,        -- Qwen3-30B-A3B, tp 1: 4718592
                   bf16 = 3 * 4096 * 7168 * 2},     -- Mixtral-8x7B, tp 2: 176160768
-  ["h200"] = {fp8 = 3 * 4096 * 192 * 1},           -- Qwen3-235B-A22B, tp 8: 2359296
+  ["h200"] = {fp8 = 3 * 4096 * 192 * 1,            -- Qwen3-235B-A22B, tp 8: 2359296
+              bf16 = 3 * 2816 * 704 * 2},          -- Gemma-4 26B-A4B, tp 1: 11894784
   ["b200"] = {fp8 = 3 * 7168 * 256 * 1},           -- DeepSeek-R1, tp 8: 5505024
   ["mi300x"] = {bf16_tp8 = 3 * 4096 * 192 * 2,     -- Qwen3-235B-A22B, tp 8: 4718592
                 bf16_tp4 = 3 * 4096 * 384 * 2},    -- Qwen3-235B-A22B, tp 4: 9437184
@@ -645,22 +679,41 @@ local function curve_at(rows, x)
   return rows[#rows][2]
 end
 
+--- The kernel format a format of routed experts runs fused_moe in, as
+--- M.expert_gemm's curves are named ("fp8", "bf16"; a curve named
+--- "bf16_tp8" is bf16's): "fp8" for every FP8 layout (per tensor, per
+--- channel, per block), "bf16" for BF16 and FP16; nil for any other (int4,
+--- NVFP4, MXFP4, int8, fp32: no curve of their own kernel here).
+function M.expert_curve_format(f)
+  local name = type(f) == "table" and f.name or f
+  if type(name) ~= "string" then return nil end
+  name = name:lower()
+  if name == "bf16" or name == "fp16" then return "bf16" end
+  if name:match("^fp8") then return "fp8" end
+  return nil
+end
+
 --- The curve d's routed experts read: rows {tokens per expert, fraction}
 --- (M.expert_gemm's rows where one curve is read), the GPU they were
 --- measured on, and which curves: a format ("fp8") or two and the weight of
---- the second ("fp8+bf16 0.19148"); nil for a dense model.
+--- the second ("fp8+bf16 0.19148"); nil for a dense model. Of the GPU's
+--- curves, those of the experts' own format when it has any, else all.
 function M.expert_curve(d)
   if (d.model.experts or 0) == 0 then return nil end
   local id = M.expert_gemm[d.gpu.id] and d.gpu.id or "h100-sxm"
-  local list = {}
+  local all, own = {}, {}
+  local want = M.expert_curve_format(expert_format(d))
   for k, rows in pairs(M.expert_gemm[id]) do
     local sl = (M.expert_slice[id] or {})[k]
     if type(sl) ~= "number" or not (sl > 0) then
       util.raise("kvplan.sim.expert_slice['%s'].%s must be the bytes (> 0) of one expert's slice "
                  .. "the expert_gemm curve was measured at, got %s", id, k, tostring(sl))
     end
-    list[#list + 1] = {k = k, rows = rows, s = sl}
+    local c = {k = k, rows = rows, s = sl}
+    all[#all + 1] = c
+    if want ~= nil and M.expert_curve_format(k:match("^[^_]+")) == want then own[#own + 1] = c end
   end
+  local list = #own > 0 and own or all
   table.sort(list, function(a, b) return a.s < b.s end)
   local s = M.expert_slice_bytes(d) or list[1].s
   if #list == 1 or s <= list[1].s then return list[1].rows, id, list[1].k end
