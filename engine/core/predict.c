@@ -822,7 +822,10 @@ static kvp_err vision_run(const kvp_engine_rule *r, const kvp_deploy *d, int64_t
   out->enc_items = items;
   v.intermediate = cdiv(v.intermediate, d->tp);
   /* the processor's pixel_values are float32 (transformers image
-   * processors) unless the rule says otherwise; the tower casts them */
+   * processors) unless the rule says otherwise: vLLM 0.9.2 on casts them to
+   * the model dtype in call_hf_processor (vllm-project/vllm#18862; the rule's
+   * pixel_bytes, stdlib/kvplan/engines.lua vllm_pixel_cast_release); the
+   * tower casts float32 ones */
   const kvp_encoder_run run = {.items = items, .act_bytes = r->profile.act_bytes,
                                .pixel_bytes = r->pixel_bytes > 0 ? r->pixel_bytes : 4,
                                .calls = mods};

@@ -533,6 +533,13 @@ local function vllm_rule(d, opts, rule)
     local s, why = profile_shape(d.model, engines.vllm_profile(row, opts))
     local vis
     if s then vis, why = vision_rule(d.model, limit, not skip and limit ~= 0) end
+    -- the processor's pixel values in the model dtype from
+    -- engines.vllm_pixel_cast_release on (vllm-project/vllm#18862), float32
+    -- before it (the core's default)
+    if vis and engines.vllm_at_least(opts.engine_version or version,
+                                     engines.vllm_pixel_cast_release) then
+      vis.pixel_bytes = s.act_bytes
+    end
     if s and (vis or why == nil) then
       rule.activation, rule.shape, rule.vision = true, s, vis
     else

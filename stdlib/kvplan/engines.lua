@@ -316,6 +316,22 @@ end
 -- the model dtype.
 M.vllm_bnb_dequant_release = "0.9.2"
 
+-- A vision tower's pixel values as the processor hands them to the model:
+-- transformers' image processors return float32, and vLLM casts every
+-- floating-point tensor of the processor's output to the model dtype in
+-- InputProcessingContext.call_hf_processor (vllm/inputs/registry.py
+-- maybe_cast_dtype, read at vllm-project/vllm f06ae6511fdd), the path the
+-- profiling run's dummy images take too (MultiModalProfiler ->
+-- processor.apply -> _call_hf_processor): vllm-project/vllm#18862 ("Cast
+-- multimodal input in hf processor", opened 2025-05-28; on main by
+-- 2025-06-09, when vllm-project/vllm-ascend#1002 was closed as "reverted in
+-- vllm" for the runner-side cast #18756 it replaced), first modelled in
+-- v0.9.2 (whether the v0.9.1 cut holds it was not read). From this release
+-- on the inputs are K P V b and the tower's pixel_values.type(dtype) copy is
+-- none (engine/core/predict.c kvp_predict_encoder: pixel_bytes = act_bytes);
+-- before it K P V x 4 and a copy of K P V b.
+M.vllm_pixel_cast_release = "0.9.2"
+
 -- V0's CacheEngine aligns MLA cache entries to 256 bytes on CUDA
 -- (vllm/worker/cache_engine.py _align_cache and get_cache_block_size:
 -- align_to_256bytes(num_heads x head_size, model_config.dtype) when use_mla,

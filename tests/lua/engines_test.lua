@@ -466,7 +466,22 @@ do
                 max_model_len = 32768, max_num_batched_tokens = 8192, max_num_seqs = 256}
   check.eq(q.item_patches, 65536, "max_pixels 12845056: 65536 patches")
   check.eq(q.item_tokens, 16384, "16384 tokens for the decoder")
-  check.eq(q.inputs, q.items * 65536 * (3 * 2 * 14 * 14) * 4, "fp32 pixel values of a patch")
+  check.eq(q.inputs, q.items * 65536 * (3 * 2 * 14 * 14) * 2,
+           "0.10: the processor's pixel values cast to bf16 (vllm-project/vllm#18862)")
+  check.eq(q.cast, 0, "0.10: no copy in the tower")
+  -- the release of the cast (engines.vllm_pixel_cast_release): float32 and
+  -- their bf16 copy before it, bf16 from it on
+  local p901 = enc{model = "qwen2.5-vl-7b", gpu = "l4", engine_version = "0.9.0.1",
+                   max_model_len = 2048}
+  check.eq(p901.inputs, 65536 * 1176 * 4, "0.9.0.1: fp32 pixel values")
+  check.eq(p901.cast, 65536 * 1176 * 2, "0.9.0.1: their bf16 copy")
+  check.eq(p901.peak_hi, 65536 * 1176 * 6 + 65536 * 16660 * 2, "0.9.0.1: inputs, copy, block")
+  local p92 = enc{model = "qwen2.5-vl-7b", gpu = "l4", engine_version = "0.9.2",
+                  max_model_len = 2048}
+  check.eq(p92.inputs, 65536 * 1176 * 2, "0.9.2: bf16 pixel values")
+  check.eq(p92.cast, 0, "0.9.2: no copy")
+  check.eq(p92.peak_hi, 65536 * 1176 * 2 + 65536 * 16660 * 2, "0.9.2: inputs and block")
+  check.eq(p92.kept, 65536 * 1176 * 2 + 16384 * 3584 * 2, "0.9.2: bf16 inputs kept")
   check.eq(q.items, 1, "V1: one image when it is larger than the batch")
   check.eq(q.budget, 16384, "V1's budget: at least one item")
   local clip = enc{model = "llava-1.5-7b", gpu = "h100", engine_version = "0.10",
@@ -508,7 +523,8 @@ do
   local e = a.encoder
   -- one item: 65536 patches x max(5 x 1280 + 3 x 3420, 10 x 1280) x 2 bytes
   check.eq(e.block_hi, 65536 * 16660 * 2, "the tower's gated MLP sets its peak")
-  check.eq(e.inputs, 65536 * 1176 * 4, "fp32 pixel values kept")
+  check.eq(e.inputs, 65536 * 1176 * 2, "bf16 pixel values kept (0.10)")
+  check.eq(e.cast, 0, "no copy (0.10)")
   check.eq(e.outputs, 16384 * 3584 * 2, "16384 embeddings of 3584 kept")
   check.eq(e.peak_hi, e.inputs + e.cast + e.block_hi, "the encoder forward's peak")
   check.eq(a.terms.encoder.bytes, e.peak_hi, "the encoder term")

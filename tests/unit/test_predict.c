@@ -262,6 +262,32 @@ static void encoder_run_matches_a_hand_count(void **state) {
   assert_int_equal(e.block[0], 32 * 56 * 2); /* max(3H + 2I = 48, 7H = 56) */
 }
 
+/* Qwen2.5-VL-7B's largest image (65536 patches of 3 x 2 x 14 x 14 values, H
+ * 1280, I 3420, 16384 tokens of 3584) as vLLM 0.9.2 on profiles it: the
+ * processor's pixel values arrive in bf16 (vllm-project/vllm#18862), so the
+ * inputs are 65536 x 1176 x 2 bytes and the tower makes no copy; before it
+ * float32 and a bf16 copy (engines.lua vllm_pixel_cast_release) */
+static void qwen25_vl_pixels_in_the_model_dtype(void **state) {
+  (void)state;
+  kvp_vision v;
+  memset(&v, 0, sizeof v);
+  v.hidden = 1280, v.intermediate = 3420, v.gated = 1, v.proj_hidden = 5120;
+  v.out_hidden = 3584, v.merge = 4, v.patch_values = 1176, v.patches = 65536, v.tokens = 16384;
+  kvp_encoder_run r = {1, 2, 2, 1};
+  kvp_encoder e;
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(e.inputs, 154140672);              /* 65536 x 1176 x 2 */
+  assert_int_equal(e.cast, 0);
+  assert_int_equal(e.block[1], 2183659520LL);         /* 65536 x (5H + 3I = 16660) x 2 */
+  assert_int_equal(e.peak[1], 154140672 + 2183659520LL); /* 2.1773 GiB */
+  assert_int_equal(e.kept, 154140672 + 117440512);    /* + 16384 x 3584 x 2 */
+  r.pixel_bytes = 4; /* 0.9.0.1: float32 kept, their bf16 copy during the run */
+  assert_int_equal(kvp_predict_encoder(&v, &r, &e, NULL), KVP_OK);
+  assert_int_equal(e.inputs, 308281344);
+  assert_int_equal(e.cast, 154140672);
+  assert_int_equal(e.peak[1], 308281344 + 154140672 + 2183659520LL); /* 2.4644 GiB */
+}
+
 static void items_in_turn_hold_the_earlier_outputs(void **state) {
   (void)state;
   kvp_vision v = tiny_tower();
@@ -1063,6 +1089,7 @@ int main(void) {
     cmocka_unit_test(mla_attention_holds_the_latent_whole),
     cmocka_unit_test(bad_shapes_are_named),
     cmocka_unit_test(encoder_run_matches_a_hand_count),
+    cmocka_unit_test(qwen25_vl_pixels_in_the_model_dtype),
     cmocka_unit_test(items_in_turn_hold_the_earlier_outputs),
     cmocka_unit_test(kept_encoder_outputs_add_to_the_decoder_peak),
     cmocka_unit_test(a_big_encoder_batch_sets_the_peak),
