@@ -193,6 +193,17 @@ for _, row in ipairs(M.rows) do
     check.eq(row.max_num_batched_tokens, 131072, "--enable-chunked-prefill=False: max(max_model_len, 2048)")
   end
 end
+-- GPUStack's Qwen3-32B H100 page: the FP8 run under "2. Quantization in
+-- TensorRT-LLM" is TensorRT-LLM's (its summary chain and token count), not the
+-- SGLang script pasted there
+local trt_fp8
+for _, row in ipairs(M.rows) do
+  if row.id == "gs-qwen3-32b-h100-tensorrt-tp1-fp8-nochunk-sharegpt" then trt_fp8 = row end
+  assert(row.id ~= "gs-qwen3-32b-h100-sglang-tp1-fp8-sharegpt", "the run recorded as SGLang's")
+end
+assert(trt_fp8, "the TensorRT-LLM FP8 run without chunked prefill")
+check.eq(trt_fp8.engine, "tensorrt-llm", "section 2's FP8 run: TensorRT-LLM")
+check.eq(trt_fp8.budget, "trtllm", "section 2's FP8 run: TensorRT-LLM's budget")
 
 -- a `sharegpt:` row (vLLM's client on ShareGPT; prompt and output are the
 -- run's means): both lengths drawn from kv.workload.sharegpt with those
