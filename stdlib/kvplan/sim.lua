@@ -525,8 +525,10 @@ end
 -- B200's and H200's FP8 curves are still measured to 24 and 32 tokens only:
 -- no published FP8 fused_moe table of either at larger batches was found
 -- (vllm-project/vllm pull request 31448, B200 Qwen3-Omni-30B-A3B bf16, gives
--- M = 1-8 in the part stored here), so a large batch of FP8 experts on them
--- reads the clamped small-batch fraction. TensorRT-LLM's CUTLASS / trtllm-gen
+-- M = 1-8 in the part stored here), so a large batch of FP8 experts on B200,
+-- and on H200 at a slice at or below the FP8 curve's 2.4 MB, reads the clamped
+-- small-batch fraction (an H200 slice between 2.4 and 11.9 MB reads the blend
+-- with the BF16 curve, below). TensorRT-LLM's CUTLASS / trtllm-gen
 -- MoE is read at the same Triton curve for want of a table of it by batch.
 -- The curves differ most by the size of an expert's slice, the bytes of one
 -- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
@@ -535,24 +537,22 @@ end
 -- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
 -- left out). Which fraction a deployment reads (M.expert_curve): from its
 -- GPU's curves (else, for a GPU without a benchmark here -- A100 40GB and
--- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), those
--- of its experts' own format when the GPU has any (M.expert_curve_format:
--- fp8 for every FP8 layout, bf16 for BF16 and FP16), else all of them; of
--- those, the two whose slices bracket the deployment's own slice
--- (M.expert_slice_bytes), interpolated linearly in log slice bytes at every
--- tokens per expert of either curve, and clamped to the nearest curve outside
--- them (one curve is read at every slice). The format first, by principle:
--- the kernel differs by format, not by bytes alone. Triton's fused_moe with
--- fp8_w8a8 quantizes the activations to FP8 before each of its two GEMMs
--- (per token or per 128-element group under block scales) and multiplies by
--- the weights' and activations' scales in the GEMM's loop, work a BF16 kernel
--- of the same slice has not; an FP8 curve is what an FP8 deployment's kernel
--- does, a BF16 curve of a bigger slice is not. FP16 runs BF16's kernel (the
--- same 16-bit path without quantization, its dtype a compile-time type).
--- Only where the GPU has no curve of the format (its BF16 experts on B200,
--- int4, NVFP4 and MXFP4 experts anywhere) is the slice the axis across
--- formats, an assumption: an FP8 slice is half a BF16 one of the same shape,
--- and the kernel benchmarked is Triton's fused_moe for both.
+-- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), the two
+-- whose slices bracket the deployment's own slice (M.expert_slice_bytes),
+-- interpolated linearly in log slice bytes at every tokens per expert of
+-- either curve, and clamped to the nearest curve outside them (a GPU with one
+-- curve reads it at every slice). The slice is the axis across formats: an
+-- FP8 slice is half a BF16 one of the same shape, and the kernel benchmarked
+-- is Triton's fused_moe for both; the format itself (w8a8's activation
+-- quantization, fp4 and int4 kernels) is not told apart, an assumption.
+-- Choosing a format's own curves first (tried: an FP8 deployment reading only
+-- its GPU's FP8 curves) was not kept: on H100, whose FP8 curve is at a 4.7 MB
+-- slice and its BF16 curve at 176 MB, it sent Mixtral's 176 MB FP8 slices to
+-- the 4.7 MB curve and Qwen3-235B's 4.7 MB BF16 slices to the 176 MB one, and
+-- the development rows of the throughput corpus (tests/validation/throughput)
+-- got worse (output throughput median 35.9 -> 38.9 %, H100 MoE rows 15.1 ->
+-- 30.0 %; this rule: 35.8 %): within one GPU the slice moves the fraction far
+-- more than the format (0.25 and 0.73 at one token on H100).
 -- efficiency = {experts = x} replaces the curve by x at every tokens per expert.
 M.expert_gemm = {
   ["h100-sxm"] = {
@@ -679,41 +679,22 @@ local function curve_at(rows, x)
   return rows[#rows][2]
 end
 
---- The kernel format a format of routed experts runs fused_moe in, as
---- M.expert_gemm's curves are named ("fp8", "bf16"; a curve named
---- "bf16_tp8" is bf16's): "fp8" for every FP8 layout (per tensor, per
---- channel, per block), "bf16" for BF16 and FP16; nil for any other (int4,
---- NVFP4, MXFP4, int8, fp32: no curve of their own kernel here).
-function M.expert_curve_format(f)
-  local name = type(f) == "table" and f.name or f
-  if type(name) ~= "string" then return nil end
-  name = name:lower()
-  if name == "bf16" or name == "fp16" then return "bf16" end
-  if name:match("^fp8") then return "fp8" end
-  return nil
-end
-
 --- The curve d's routed experts read: rows {tokens per expert, fraction}
 --- (M.expert_gemm's rows where one curve is read), the GPU they were
 --- measured on, and which curves: a format ("fp8") or two and the weight of
---- the second ("fp8+bf16 0.19148"); nil for a dense model. Of the GPU's
---- curves, those of the experts' own format when it has any, else all.
+--- the second ("fp8+bf16 0.19148"); nil for a dense model.
 function M.expert_curve(d)
   if (d.model.experts or 0) == 0 then return nil end
   local id = M.expert_gemm[d.gpu.id] and d.gpu.id or "h100-sxm"
-  local all, own = {}, {}
-  local want = M.expert_curve_format(expert_format(d))
+  local list = {}
   for k, rows in pairs(M.expert_gemm[id]) do
     local sl = (M.expert_slice[id] or {})[k]
     if type(sl) ~= "number" or not (sl > 0) then
       util.raise("kvplan.sim.expert_slice['%s'].%s must be the bytes (> 0) of one expert's slice "
                  .. "the expert_gemm curve was measured at, got %s", id, k, tostring(sl))
     end
-    local c = {k = k, rows = rows, s = sl}
-    all[#all + 1] = c
-    if want ~= nil and M.expert_curve_format(k:match("^[^_]+")) == want then own[#own + 1] = c end
+    list[#list + 1] = {k = k, rows = rows, s = sl}
   end
-  local list = #own > 0 and own or all
   table.sort(list, function(a, b) return a.s < b.s end)
   local s = M.expert_slice_bytes(d) or list[1].s
   if #list == 1 or s <= list[1].s then return list[1].rows, id, list[1].k end

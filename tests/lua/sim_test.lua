@@ -121,47 +121,31 @@ local sim = require "kvplan.sim"
 local moe = {model = "qwen3-30b-a3b", gpu = "h100-sxm"}
 local mp = kv.deploy(moe):perf()
 check.eq(mp.expert_eff, 0, "no factor given: the curve")
--- the curves of the experts' own format on their GPU (sim.expert_curve_format):
--- Qwen3-30B's bf16 experts at tp 1 on H100 (3 x 2048 x 768 x 2 = 9437184
--- bytes a slice) read the H100's BF16 Mixtral curve alone, clamped below its
--- 176160768-byte slice: 0.730 at one token, its 15 points (before, a blend
--- with the FP8 Qwen3-30B curve by slice, 0.34434 at one token)
+-- by the slice of one expert on one GPU (sim.expert_slice_bytes): Qwen3-30B's
+-- bf16 experts at tp 1, 3 x 2048 x 768 x 2 = 9437184 bytes, between the H100's
+-- FP8 Qwen3-30B curve (4718592) and its BF16 Mixtral tp 2 curve (176160768):
+-- u = ln(9437184 / 4718592) / ln(176160768 / 4718592) = ln 2 / ln(37.333) =
+-- 0.19148, at 1 token 0.253 + u (0.730 - 0.253) = 0.34434; the tokens per
+-- expert of both curves, 18 + 15 less the 6 they share (1, 16, 32, 64, 128,
+-- 256) = 27 points
 check.eq(sim.expert_slice_bytes(kv.deploy(moe)), 9437184, "one bf16 expert slice of Qwen3-30B")
-check.eq(select(3, sim.expert_curve(kv.deploy(moe))), "bf16", "H100 BF16 experts: the BF16 curve only")
-check.eq(#mp.expert_tpe, 15, "the BF16 curve's tokens per expert")
-check.eq(mp.expert_frac[1], 0.730, "1 token: the BF16 curve's first row")
-check.eq(sim.expert_curve_format("fp16"), "bf16", "FP16 runs BF16's kernel")
-check.eq(sim.expert_curve_format("fp8-b128"), "fp8", "block FP8 is fp8's")
-check.eq(sim.expert_curve_format("int4-g128"), nil, "int4: no curve of its own")
--- a format no curve of the GPU has blends across formats by slice: Mixtral's
--- int4-g128 experts at tp 1 on H100, 3 x 4096 x 14336 x 4.15625 / 8 bytes a
--- slice, between the FP8 Qwen3-30B curve (4718592) and the BF16 Mixtral one
--- (176160768): u = ln(s / 4718592) / ln(176160768 / 4718592), at 1 token
--- 0.253 + u (0.730 - 0.253); the tokens per expert of both curves, 18 + 15
--- less the 6 they share (1, 16, 32, 64, 128, 256) = 27 points
-local mi4 = kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", weights = "int4-g128"}
-local s4 = sim.expert_slice_bytes(mi4)
-assert(math.abs(s4 - 3 * 4096 * 14336 * 4.15625 / 8) < 1, "Mixtral int4-g128 slice: " .. s4)
-local u = math.log(s4 / 4718592) / math.log(176160768 / 4718592)
-check.eq(select(3, sim.expert_curve(mi4)), string.format("fp8+bf16 %.5f", u), "int4 on H100: both curves")
-local mp4 = mi4:perf()
-check.eq(#mp4.expert_tpe, 27, "both curves' tokens per expert")
-assert(math.abs(mp4.expert_frac[1] - (0.253 + u * (0.730 - 0.253))) < 1e-12,
-       "1 token: " .. mp4.expert_frac[1])
+check.eq(#mp.expert_tpe, 27, "both curves' tokens per expert")
+assert(math.abs(mp.expert_frac[1] - 0.34434) < 1e-5, "1 token: " .. mp.expert_frac[1])
 -- at 4 tokens per expert (between fp8's 3.142 and 4.065, bf16's 2.223 and 4.040)
 local f8 = 0.668 + math.log(4 / 3.142) / math.log(4.065 / 3.142) * (0.675 - 0.668)
 local f16 = 0.870 + math.log(4 / 2.223) / math.log(4.040 / 2.223) * (0.883 - 0.870)
+local u = math.log(2) / math.log(176160768 / 4718592)
 local want = f8 + u * (f16 - f8)
 local i4
-for i, x in ipairs(mp4.expert_tpe) do if x == 4.040 then i4 = i end end
-local lo = mp4.expert_frac[i4 - 1] -- the point before 4.040: fp8's 3.142
-assert(mp4.expert_tpe[i4 - 1] == 3.142, "the point before: " .. mp4.expert_tpe[i4 - 1])
-local got = lo + math.log(4 / 3.142) / math.log(4.040 / 3.142) * (mp4.expert_frac[i4] - lo)
+for i, x in ipairs(mp.expert_tpe) do if x == 4.040 then i4 = i end end
+local lo = mp.expert_frac[i4 - 1] -- the point before 4.040: fp8's 3.142
+assert(mp.expert_tpe[i4 - 1] == 3.142, "the point before: " .. mp.expert_tpe[i4 - 1])
+local got = lo + math.log(4 / 3.142) / math.log(4.040 / 3.142) * (mp.expert_frac[i4] - lo)
 assert(math.abs(got - want) < 1e-12, "blend at 4 tokens: " .. got .. " where " .. want)
 -- the slices the curves were measured at read their own curve; a slice
 -- beyond the largest clamps to it; TP splits the slice
 local _, _, f = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm", weights = "fp8"})
-check.eq(f, "fp8", "Qwen3-30B FP8 at tp 1: the FP8 curve")
+check.eq(f, "fp8", "Qwen3-30B FP8 at tp 1: the FP8 curve's own slice")
 local mx = kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm", tp = 2}
 check.eq(sim.expert_slice_bytes(mx), 176160768, "Mixtral at tp 2: 3 x 4096 x 7168 x 2")
 check.eq(select(3, sim.expert_curve(mx)), "bf16", "Mixtral at tp 2: the BF16 curve's own slice")
@@ -173,18 +157,24 @@ check.error("kvplan.sim.expert_slice['h100-sxm'].int4 must be the bytes (> 0) of
 sim.expert_gemm["h100-sxm"].int4 = nil
 check.eq(select(3, sim.expert_curve(kv.deploy{model = "mixtral-8x7b", gpu = "h100-sxm"})), "bf16",
          "Mixtral at tp 1 (352 MB): beyond the largest slice, clamped")
--- H200: an FP8 curve (sgl-project/sglang pull request 11730) and a BF16 one
--- (vllm-project/vllm pull request 44818). DeepSeek-V3's block-FP8 experts at
--- tp 8 (5.5 MB a slice, between the FP8 curve's 2.4 MB and the BF16 one's
--- 11.9 MB) read the FP8 curve alone, not a blend with the BF16 one
+-- H200: an FP8 curve (sgl-project/sglang pull request 11730, Qwen3-235B at tp
+-- 8, 2.4 MB a slice) and a BF16 one (vllm-project/vllm pull request 44818,
+-- Gemma-4 26B-A4B at tp 1, 11.9 MB). DeepSeek-V3's block-FP8 experts at tp 8
+-- (about 5.5 MB a slice) lie between them: the blend by slice, at one token
+-- 0.124 + u (0.105 - 0.124)
 local dsv3 = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}
 local rows, on, fmt = sim.expert_curve(dsv3)
-check.eq(on .. " " .. fmt .. " " .. rows[1][2], "h200 fp8 0.124", "DeepSeek-V3's FP8 experts on H200")
-check.eq(#rows, #sim.expert_gemm.h200.fp8, "the FP8 curve's own points")
+local ds = sim.expert_slice_bytes(dsv3)
+assert(ds > 3 * 7168 * 256 and ds < 3 * 7168 * 256 * 1.01, "DeepSeek-V3 FP8 slice at tp 8: " .. ds)
+local du = math.log(ds / 2359296) / math.log(11894784 / 2359296)
+check.eq(on .. " " .. fmt, string.format("h200 fp8+bf16 %.5f", du), "DeepSeek-V3's FP8 experts on H200")
+assert(math.abs(rows[1][2] - (0.124 + du * (0.105 - 0.124))) < 1e-12, "1 token: " .. rows[1][2])
+-- Qwen3-30B's BF16 experts at tp 1 on H200 (9.4 MB a slice), nearer the BF16
+-- curve; the BF16 curve reaches 4096 tokens
 local hq = kv.deploy{model = "qwen3-30b-a3b", gpu = "h200"}
-local hrows, hon, hfmt = sim.expert_curve(hq)
-check.eq(hon .. " " .. hfmt .. " " .. hrows[1][2], "h200 bf16 0.105", "Qwen3-30B BF16 on H200: the BF16 curve")
-check.eq(hrows[#hrows][1] .. " " .. hrows[#hrows][2], "256 0.315", "H200 BF16 to 4096 tokens")
+local hrows = sim.expert_curve(hq)
+check.eq(hrows[#hrows][1], 256, "H200 BF16 to 4096 tokens (256 an expert)")
+check.eq(sim.expert_slice.h200.bf16, 3 * 2816 * 704 * 2, "the H200 BF16 curve's slice")
 -- its M = 16 row by hand (Gemma-4 26B-A4B: E 128, top-k 8, hidden 2816, moe
 -- intermediate 704, tp 1): 128 (1 - (1 - 8/128)^16) = 82.42 experts touched,
 -- 1.553 tokens an expert; 82.42 x 3 x 2816 x 704 x 2 bytes / 4800 GB/s =
@@ -196,16 +186,13 @@ do
   local us = math.max(touched * 3 * H * I * 2 / 4800e9, 2 * 16 * k * 3 * H * I / 989.5e12) * 1e6
   assert(math.abs(16 * k / touched - 1.553) < 5e-4 and math.abs(us / 257.8 - 0.792) < 5e-4,
          "H200 BF16 M = 16 by hand: " .. 16 * k / touched .. " tokens an expert, " .. us / 257.8)
-  check.eq(sim.expert_slice.h200.bf16, 3 * H * I * 2, "the H200 BF16 curve's slice")
   local r5 = sim.expert_gemm.h200.bf16[5]
   check.eq(r5[1] .. " " .. r5[2] .. " " .. r5[3], "1.553 0.792 16", "the M = 16 row")
 end
-check.eq(hq:perf().expert_frac[1], 0.105, "the core reads the H200 BF16 curve")
--- explicit fallbacks: a GPU without rows reads the H100's, of its experts'
--- format (Qwen3-30B's BF16: the Mixtral curve); a GPU without a curve of the
--- format blends the ones it has (B200 and L40S below)
+-- explicit fallbacks: a GPU without rows reads the H100's; a format the GPU
+-- lacks, that GPU's other curve
 local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "a100-sxm-40gb"})
-check.eq(on2 .. " " .. fmt2, "h100-sxm bf16", "A100 40GB: the H100's curves, an assumption")
+check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "A100 40GB: the H100's curves, an assumption")
 -- MI300X: its own curves, aiter's CK MoE for Qwen3-235B BF16 (ROCm/aiter
 -- pull request 3384). Qwen3-30B-A3B in BF16 at tp 1 has 3 x 2048 x 768 x 2 =
 -- 9,437,184 bytes a slice, the TP 4 curve's own (3 x 4096 x 384 x 2); at one
@@ -221,8 +208,6 @@ check.eq(fmt5, "bf16_tp8", "Qwen3-235B BF16 at tp 8: the TP 8 curve's own slice"
 check.eq(q30:perf().expert_frac[1], mrows[1][2], "the core reads the MI300X curve")
 local _, on3, fmt3 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200"})
 check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's only (FP8) curve")
-local _, _, fmt6 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "mi300x", weights = "fp8"})
-check.eq(fmt6, "bf16_tp8", "MI300X FP8 experts (4.7 MB): no FP8 curve, the BF16 ones by slice")
 check.eq(sim.expert_curve(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), nil, "dense: none")
 -- A100 SXM 80GB and L40S read their own curves (vllm-project/vllm pull
 -- requests 40542 and 53710), measured to 4096 and 8192 tokens; before, the
@@ -250,7 +235,7 @@ check.eq(lon .. " " .. lfmt, "l40s fp8", "L40S: its own FP8 curve")
 local one = dsv3:time(2048, 1)
 assert(math.abs(one.tokens_per_expert - 1) < 1e-12, "a single token: one token per expert")
 local factors = require "kvplan.factors"
-check.eq(factors.value(factors.by_name.experts, dsv3), 0.124, "the fit starts at the 1-token row")
+check.eq(factors.value(factors.by_name.experts, dsv3), rows[1][2], "the fit starts at the 1-token row")
 local slow = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm", efficiency = {experts = 0.3}}:time(2048, 32)
 assert(slow.experts_ms > kv.deploy(moe):time(2048, 32).experts_ms * 1.5, "experts at 0.3: " .. slow.experts_ms)
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf().expert_eff, 0, "dense: no experts")
