@@ -231,6 +231,9 @@ typedef struct kvp_non_torch_at {
   int32_t nccl_runtime;     /* NCCL connects at the first collective, after the snapshot:
                              * its buffers in the range's high end alone */
   int32_t nvls;             /* the GPUs may run NCCL's NVLS (multicast over NVSwitch) */
+  int32_t torch_pg;         /* the tp group's torch ProcessGroupNCCL communicator is created
+                             * at the profile run (vLLM's logits gather), after the snapshot:
+                             * a second communicator's buffers */
 } kvp_non_torch_at;
 
 /* What engine a predicted non-torch memory follows. */

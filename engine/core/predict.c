@@ -431,6 +431,29 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
  *              snapshot: the channels' and NVLS's buffers in the high end
  *              alone (which algorithms vLLM's warm-up all-reduce connected
  *              before the snapshot is not known).
+ *   torch's communicator of the tp group (torch_pg): vLLM's GroupCoordinator
+ *              creates its device group with torch.distributed.new_group and
+ *              never passes init_process_group a device_id, so torch's
+ *              ProcessGroupNCCL forms its NCCL communicator at the group's
+ *              first collective ("the normal lazy call": the device_id
+ *              docstring of torch/distributed/distributed_c10d.py). vLLM's
+ *              all-reduce, reduce-scatter, send and recv go through PyNccl,
+ *              the custom all-reduce or symmetric memory, but CudaCommunicator
+ *              keeps DeviceCommunicatorBase's all_gather and gather, which
+ *              call torch.distributed on device_group (vllm/distributed/
+ *              device_communicators/base_device_communicator.py at
+ *              00a18bc3df79; cuda_communicator.py at 00b5a01dd29b), and the
+ *              profile run's sampler run gathers the logits (profile_run ->
+ *              _dummy_sampler_run -> LogitsProcessor._gather_logits: all-gather
+ *              in V1, gather in V0). So every release's profile run creates a
+ *              second tp communicator after the snapshot: its ring (one
+ *              receiving connection a channel; all-gather's algorithm at 2
+ *              GPUs, NVLS being off) in the point, on P2P GPUs, for the
+ *              logged worker on the last pipeline stage (pp 1); the tree's
+ *              peer and NVLS's heads in the high end. Not counted: NCCL's
+ *              per-channel device structures and cuMem's rounding of each
+ *              allocation to the allocation granularity (src/include/alloc.h
+ *              ncclCuMemAlloc at v2.27.5-1), which no source sizes by GPU.
  * SGLang's budget leaves the memory used before the weights load outside
  * its fraction (profile_max_num_token, python/sglang/srt/model_executor/
  * model_runner_kv_cache_mixin.py): the context's range.
@@ -505,6 +528,19 @@ kvp_err kvp_predict_non_torch(const kvp_non_torch *nt, const kvp_non_torch_at *a
         nccl.lo = conn * nt->nccl_channels.lo;
         nccl.point = conn * nt->nccl_channels.point;
         car.lo = car.point = car.hi;
+      }
+    }
+    /* the tp group's torch communicator, created at the profile run's
+     * logits gather: its ring (one receiving connection a channel) in the
+     * point and the low end on P2P GPUs when the logged worker runs the
+     * sampler (pp 1: rank 0 is the last stage); a tree's second peer, NVLS
+     * and the pp > 1 case in the high end */
+    if (at->torch_pg && at->tp > 1) {
+      nccl.hi += 2 * nt->nccl_connection * nt->nccl_channels.hi;
+      if (at->nvls && at->tp > 2) nccl.hi += nt->nvls_head * (double)at->tp;
+      if (at->p2p && at->pp == 1) {
+        nccl.lo += nt->nccl_connection * nt->nccl_channels.lo;
+        nccl.point += nt->nccl_connection * nt->nccl_channels.point;
       }
     }
     r.lo += nccl.lo + car.lo;
@@ -942,7 +978,8 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
     const kvp_non_torch_at at = {.engine = r->overhead, .tp = d->tp, .pp = d->pp,
                                  .nccl_counted = r->nccl_counted,
                                  .context_counted = r->context_counted, .p2p = r->gpu_p2p,
-                                 .nccl_runtime = r->nccl_runtime, .nvls = r->gpu_nvls};
+                                 .nccl_runtime = r->nccl_runtime, .nvls = r->gpu_nvls,
+                                 .torch_pg = r->overhead == KVP_NT_VLLM && !r->trtllm};
     TRY(kvp_predict_non_torch(nt, &at, &out->non_torch, diag));
     d->overhead_bytes = out->non_torch.total[0];
     out->overhead = 1;

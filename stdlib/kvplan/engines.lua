@@ -427,6 +427,12 @@ end
 --            (src/init.cc at v2.22.3-1: runtimeConn = cuMemSupport &&
 --            RuntimeConnect). NVLS buffers (tp > 2, multicast GPUs) are not
 --            counted: docs/predictions.md gives their size by NCCL version.
+--            The core counts these channels for two communicators of the tp
+--            group: PyNccl's and torch's ProcessGroupNCCL, which torch forms
+--            lazily at the group's first collective (no device_id given to
+--            init_process_group), the profile run's logits gather
+--            (DeviceCommunicatorBase.all_gather / gather on device_group), so
+--            after the snapshot in every release (kvp_predict_non_torch).
 --   custom_ar vLLM's custom all-reduce per rank: meta_ptrs (meta_size() +
 --            max_size) and buffer_ptrs (max_size) from cudaMalloc
 --            (create_shared_buffer -> allocate_shared_buffer_and_handle),

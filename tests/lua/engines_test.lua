@@ -613,24 +613,28 @@ do
   check.eq(engines.peer_to_peer(kv.gpu("mi300x")), true, "Infinity Fabric")
   check.eq(engines.peer_to_peer(kv.gpu("l40s")), false, "PCIe alone")
   check.eq(engines.peer_to_peer(kv.gpu("rtx-3090")), false, "a 2-way bridge is not assumed")
-  -- 0.10 counts them at tp 2 over NVLink: the base + 2 channels + the
-  -- custom all-reduce; not over PCIe, nor from 0.11 on
+  -- 0.10 counts them at tp 2 over NVLink: the base + 2 channels of PyNccl's
+  -- communicator + the custom all-reduce + 2 channels of torch's, the tp
+  -- group's ProcessGroupNCCL formed at the profile run's logits gather; not
+  -- over PCIe; from 0.11 on torch's alone (the snapshot after NCCL's init)
   local function nt_at(gpu, version)
     return kv.deploy{model = "llama-3.1-8b", gpu = gpu, tp = 2, engine_version = version}
   end
   local h = nt_at("h100-sxm", "0.10")
-  check.eq(h.overhead, math.floor(nt.base.point + 2 * nt.nccl_connection + nt.custom_ar),
+  check.eq(h.overhead, math.floor(nt.base.point + 2 * 2 * nt.nccl_connection + nt.custom_ar),
            "H100 at tp 2 in 0.10")
-  check.eq(h.overhead_range.hi, math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection + nt.custom_ar),
-           "the high end: 64 channels, two peers each")
+  check.eq(h.overhead_range.hi, math.floor(nt.base.hi + 2 * 2 * 64 * nt.nccl_connection + nt.custom_ar),
+           "the high end: 64 channels, two peers each, two communicators")
   check.eq(nt_at("l40s", "0.10").overhead, math.floor(nt.base.point), "no P2P: host buffers")
-  check.eq(nt_at("h100-sxm", "0.11").overhead, math.floor(nt.base.point), "the snapshot after NCCL")
+  check.eq(nt_at("h100-sxm", "0.11").overhead, math.floor(nt.base.point + 2 * nt.nccl_connection),
+           "the snapshot after NCCL's init: torch's communicator after it")
   -- from 0.11 NCCL connects at the first collective (cuMem on, NCCL 2.22+,
-  -- vllm-project/vllm#24141): its channels' buffers may follow the
+  -- vllm-project/vllm#24141): PyNccl's channels' buffers may follow the
   -- snapshot, the high end takes them (the 0.13 log's 0.54 GiB at tp 2)
   check.eq(nt_at("h100-sxm", "0.11").overhead_range.hi,
-           math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection), "0.11: NCCL at runtime, high end")
-  check.eq(nt_at("h100-sxm", "0.11").overhead_range.lo, 0, "0.11: the low end the base's")
+           math.floor(nt.base.hi + 2 * 2 * 64 * nt.nccl_connection), "0.11: NCCL at runtime, high end")
+  check.eq(nt_at("h100-sxm", "0.11").overhead_range.lo, math.floor(2 * nt.nccl_connection),
+           "0.11: the low end torch's ring")
   -- NVLS: 16 channels x 2 x (4 MiB + 2 MiB) a head, one head per rank, at
   -- more than 2 GPUs with multicast (NVLink 4 and 5 over NVSwitch)
   check.eq(nt.nvls_head, 16 * 2 * 6 * 2^20, "NVLS per head, NCCL 2.18-2.20's layout")
@@ -643,11 +647,12 @@ do
     return kv.deploy{model = "llama-3.1-8b", gpu = gpu, tp = 4, engine_version = version}
   end
   check.eq(tp4("h100-sxm", "0.10").overhead_range.hi,
-           math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection + 4 * nt.nvls_head + nt.custom_ar),
-           "tp 4 on H100 in 0.10: NVLS's 4 heads in the high end")
+           math.floor(nt.base.hi + 2 * (2 * 64 * nt.nccl_connection + 4 * nt.nvls_head)
+                      + nt.custom_ar),
+           "tp 4 on H100 in 0.10: NVLS's 4 heads in the high end, each communicator")
   check.eq(tp4("h100-sxm", "0.10").overhead, h.overhead, "the point without NVLS")
   check.eq(tp4("a100-sxm-80gb", "0.10").overhead_range.hi,
-           math.floor(nt.base.hi + 2 * 64 * nt.nccl_connection + nt.custom_ar), "A100: no NVLS")
+           math.floor(nt.base.hi + 2 * 2 * 64 * nt.nccl_connection + nt.custom_ar), "A100: no NVLS")
 end
 
 -- 0.6.0-0.6.4 count the CUDA context: V0's non_torch_allocations is all
@@ -664,17 +669,19 @@ do
     return kv.deploy{model = "llama-3.1-8b", gpu = gpu, tp = tp, engine_version = version}
   end
   -- hand count, bytes: base 0.19 GiB = 204,010,946.56, context 0.4 GiB =
-  -- 429,496,729.6; tp 2 over NVLink adds 2 channels x 9,633,792 = 19,267,584
-  -- and the custom all-reduce's 16,777,216
+  -- 429,496,729.6; tp 2 over NVLink adds, for each of the two communicators
+  -- (PyNccl's, torch's), 2 channels x 9,633,792 = 19,267,584, and the custom
+  -- all-reduce's 16,777,216
   check.eq(nt_at("rtx-3090", 1, "0.6.4").overhead, 633507676, "0.6.4, tp 1: base + context")
-  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead, 669552476, "0.6.4, tp 2: + NCCL + custom all-reduce")
-  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead_range.lo, 287047680 + 19267584 + 16777216,
+  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead, 688820060, "0.6.4, tp 2: + NCCL + custom all-reduce")
+  check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead_range.lo, 287047680 + 2 * 19267584 + 16777216,
            "0.6.4, tp 2, low end: the base's 0 + the context's low end")
   check.eq(nt_at("h100-sxm", 2, "0.6.4").overhead_range.hi,
-           math.floor(0.5 * GiB + 426 * 1048576 + 2 * 64 * 9633792 + 16777216),
+           math.floor(0.5 * GiB + 426 * 1048576 + 2 * 2 * 64 * 9633792 + 16777216),
            "0.6.4, tp 2, high end")
   check.eq(nt_at("rtx-3090", 1, "0.7").overhead, 204010946, "0.7's V0: the base alone")
-  check.eq(nt_at("h100-sxm", 2, "0.7").overhead, 204010946 + 19267584 + 16777216, "0.7, tp 2: no context")
+  check.eq(nt_at("h100-sxm", 2, "0.7").overhead, 204010946 + 2 * 19267584 + 16777216,
+           "0.7, tp 2: no context")
 end
 
 -- the dummy sampler by release: the PyTorch sort path until 0.20, FlashInfer's

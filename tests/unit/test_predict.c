@@ -579,6 +579,61 @@ static void non_torch_nvls_and_runtime_connect_in_high_end(void **state) {
   assert_int_equal(o.total[2], 536870912);
 }
 
+/* the tp group's torch communicator (torch_pg), created at the profile
+ * run's logits gather after the snapshot: its ring in the point on P2P GPUs
+ * at pp 1, its tree's peer and NVLS in the high end */
+static void non_torch_torch_communicator(void **state) {
+  (void)state;
+  const kvp_non_torch nt = constants();
+  kvp_non_torch_parts o;
+  /* vLLM 0.13 at tp 2 over NVLink (NCCL connected at runtime): PyNccl's
+   * channels in the high end alone (2 peers x 64 x 9633792 = 1233125376);
+   * torch's ring at 2 channels, 2 x 9633792 = 19267584, in the point and
+   * the low end, its 2 peers x 64 channels in the high end */
+  kvp_non_torch_at at = {.engine = KVP_NT_VLLM, .tp = 2, .pp = 1, .nccl_runtime = 1, .p2p = 1,
+                         .nvls = 1, .torch_pg = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[0], 19267584);
+  assert_int_equal(o.nccl[1], 19267584);
+  assert_int_equal(o.nccl[2], 2 * (int64_t)1233125376);
+  assert_int_equal(o.total[0], 223278530); /* floor(204010946.56 + 19267584) */
+  assert_int_equal(o.total[1], 19267584);
+  assert_int_equal(o.total[2], 536870912 + 2 * (int64_t)1233125376);
+  assert_int_equal(o.custom_ar[2], 0);
+  /* tp 4: each communicator's high end adds 4 NVLS heads x 201326592 */
+  at.tp = 4;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[0], 19267584);
+  assert_int_equal(o.nccl[2], 2 * ((int64_t)1233125376 + 4 * (int64_t)201326592));
+  /* pp 2: the logged worker (the first stage) runs no sampler: torch's
+   * ring in the high end alone, beside PyNccl's two communicators */
+  at.tp = 2, at.pp = 2;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[0], 0);
+  assert_int_equal(o.total[0], 204010946);
+  assert_int_equal(o.nccl[2], 3 * (int64_t)1233125376);
+  /* without P2P its buffers are host memory (SHM): 0, the high end keeps them */
+  at.pp = 1, at.p2p = 0;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[0], 0);
+  assert_int_equal(o.nccl[2], 2 * (int64_t)1233125376);
+  /* a release whose snapshot precedes the distributed init (nccl_counted):
+   * PyNccl's 19267584, the custom all-reduce's 16777216 and torch's
+   * 19267584: floor(204010946.56 + 55312384) */
+  at = (kvp_non_torch_at){.engine = KVP_NT_VLLM, .tp = 2, .pp = 1, .nccl_counted = 1, .p2p = 1,
+                          .torch_pg = 1};
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.nccl[0], 2 * 19267584);
+  assert_int_equal(o.custom_ar[0], 16777216);
+  assert_int_equal(o.total[0], 259323330);
+  assert_int_equal(o.total[2], 536870912 + 2 * (int64_t)1233125376 + 16777216);
+  /* tp 1: no tp communicator */
+  at.tp = 1;
+  assert_int_equal(kvp_predict_non_torch(&nt, &at, &o, NULL), KVP_OK);
+  assert_int_equal(o.total[0], 204010946);
+  assert_int_equal(o.nccl[2], 0);
+}
+
 /* Llama-3.1-8B's decoder layer (config.json: hidden 4096, 32 heads, 8 KV
  * heads of 128, intermediate 14336) with one slot of rank 16 in bf16 */
 static kvp_lora llama8b_lora(void) {
@@ -758,7 +813,10 @@ static void deploy_predictions_follow_its_numbers(void **state) {
   assert_int_equal(d.overhead_bytes, 204010946); /* no P2P: NCCL's buffers in host memory */
   d.engine.gpu_p2p = 1;
   assert_int_equal(kvp_predict_deploy(&d, &nt, NULL, NULL), KVP_OK);
-  assert_int_equal(d.overhead_bytes, 240055746); /* + NCCL's 2 channels, custom all-reduce */
+  /* + PyNccl's 2 channels, the custom all-reduce and torch's communicator's
+   * 2 channels (the profile run's logits gather): 204010946.56 + 19267584 +
+   * 16777216 + 19267584 */
+  assert_int_equal(d.overhead_bytes, 259323330);
   d.engine.gpu_p2p = 0;
   /* pipeline stages: the last samples, the others reserve the forward */
   d.pp = 3;
@@ -1100,6 +1158,7 @@ int main(void) {
     cmocka_unit_test(non_torch_context_and_sglang),
     cmocka_unit_test(non_torch_bad_constants_are_named),
     cmocka_unit_test(non_torch_nvls_and_runtime_connect_in_high_end),
+    cmocka_unit_test(non_torch_torch_communicator),
     cmocka_unit_test(lora_slots_match_a_hand_count),
     cmocka_unit_test(lora_bad_configs_are_named),
     cmocka_unit_test(vllm_defaults_by_engine_gpu_and_length),
