@@ -450,6 +450,17 @@ function Model:class_bytes(k, f, params, shapes)
   return core.weight_bytes(f, params, sh and sh.shards or 0, sh and sh.cols or 0, self.id)
 end
 
+--- The format weight class k is held in under a deployment's weight format
+--- f: a mixed checkpoint (f named as mixed_format_name) holds each class in
+--- its format of weight_formats, the rest in the dtype's; any other f holds
+--- every class in f.
+function Model:class_format(k, f)
+  local wf = rawget(self, "weight_formats")
+  if wf == nil or f.name ~= self:mixed_format_name() then return f end
+  if wf[k] ~= nil then return formats.get(wf[k], "weight_formats." .. k) end
+  return self:dtype_format()
+end
+
 --- The name of a mixed checkpoint's formats: the dtype's format, then
 --- each other format with its classes ("bf16+experts:mxfp4"); nil when the
 --- model has no weight_formats.

@@ -624,16 +624,6 @@ M.expert_slice = {
   ["l40s"] = {fp8 = 3 * 2048 * 768 * 1},           -- Qwen3-VL-30B-A3B, tp 1: 4718592
 }
 
---- The format of d's routed experts (a mixed checkpoint's experts' own).
-local function expert_format(d)
-  local m, f = d.model, d.weights
-  local wf = rawget(m, "weight_formats")
-  if wf ~= nil and f.name == m:mixed_format_name() then
-    f = wf.experts ~= nil and formats.get(wf.experts, "weight_formats.experts") or m:dtype_format()
-  end
-  return f
-end
-
 --- GPUs one routed expert's slice is split over, as the core lays the
 --- experts out (engine/core/roofline.c expert_layout): SGLang's and
 --- TensorRT-LLM's ep_size ranks hold whole experts split over tp / ep_size
@@ -663,7 +653,8 @@ function M.expert_slice_bytes(d)
   if not ok or not ((c.experts or 0) > 0) then return nil end
   local Lm = m.layers - (m.dense_layers or 0)
   if not (Lm > 0) then return nil end
-  return formats.bytes(expert_format(d), c.experts) / (E * Lm) / expert_split(d)
+  return m:class_bytes("experts", m:class_format("experts", d.weights), c.experts) / (E * Lm)
+         / expert_split(d)
 end
 
 -- a curve's fraction at x tokens per expert: linear in log tokens, clamped
@@ -1006,16 +997,10 @@ function M.step_facts(d)
   if not (H and V and L and m.heads and m.head_dim and (m.params or 0) > 0) then return {} end
   local ok, c = pcall(m.weight_class_params, m)
   if not ok then return {} end
-  -- bytes of each class in its format: the deployment's weight format, or a
-  -- mixed checkpoint's own formats
-  local wf = rawget(m, "weight_formats")
-  local mixed = wf ~= nil and d.weights.name == m:mixed_format_name()
-  local function bytes(k)
-    local f = d.weights
-    if mixed and wf[k] ~= nil then f = formats.get(wf[k], "weight_formats." .. k)
-    elseif mixed then f = m:dtype_format() end
-    return formats.bytes(f, c[k])
-  end
+  -- bytes of each class in its format (the deployment's weight format, or a
+  -- mixed checkpoint's own formats), as the ledger weighs them
+  local shapes = m:class_shapes()
+  local function bytes(k) return m:class_bytes(k, m:class_format(k, d.weights), c[k], shapes) end
   local all = 0
   for _, k in ipairs(models.weight_classes) do
     all = all + bytes(k)

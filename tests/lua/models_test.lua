@@ -235,3 +235,26 @@ do
   check.error("model 'huge': weight bytes of 2305843009213693951 parameters, 8 matrices and 256 "
               .. "input columns: arithmetic overflow", huge.weight_size, huge, "nvfp4")
 end
+
+-- the format a class is held in (Model:class_format), and the step's reads of
+-- the weights (kvplan.sim) weighed by the same rule as the ledger
+do
+  local sim = require "kvplan.sim"
+  local formats = require "kvplan.formats"
+  local g = kv.models.get("gpt-oss-20b")
+  local mixed = kv.deploy{model = "gpt-oss-20b", gpu = "h100-sxm"}.weights
+  check.eq(mixed.name, g:mixed_format_name(), "the checkpoint's own formats")
+  check.eq(g:class_format("experts", mixed).name, "mxfp4", "gpt-oss's experts: their own format")
+  check.eq(g:class_format("attention", mixed).name, g:dtype_format().name, "the rest: the dtype's")
+  local f8 = formats.get("fp8", "weights")
+  check.eq(g:class_format("experts", f8), f8, "a whole-deployment format holds every class")
+  -- NVFP4 experts: one expert's slice is the class's bytes with the format's
+  -- per-matrix bits (class_bytes), split over the layers and experts
+  local d = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "nvfp4"}
+  local m = d.model
+  local c = m:weight_class_params()
+  local want = m:class_bytes("experts", d.weights, c.experts) / (m.experts * m.layers)
+  check.eq(sim.expert_slice_bytes(d), want, "the slice: class_bytes over experts x layers")
+  assert(want > formats.bytes(d.weights, c.experts) / (m.experts * m.layers),
+         "NVFP4's per-matrix bits are in the slice")
+end
