@@ -174,11 +174,15 @@ typedef struct kvp_step_part {
 typedef struct kvp_step_memo {
   int valid;
   int64_t key_tokens, key_seqs;
+  int key_long;     /* 1: the step's longest sequence exceeds graph_seq_max */
   kvp_step_part part;
 } kvp_step_memo;
-/* kvp_step_time_s through the memo m: the same figures, bit for bit. */
+/* kvp_step_time_s through the memo m: the same figures, bit for bit, for a
+ * step whose longest decoding sequence holds `longest` tokens with the one it
+ * decodes (kvp_perf.graph_seq_max; 0: none decoding, or not known). */
 void kvp_step_time_memo(const kvp_cost *c, kvp_step_memo *m, int64_t tokens, int64_t seqs,
-                        double kv_read, double attn, double attn_s, kvp_step *out);
+                        int64_t longest, double kv_read, double attn, double attn_s,
+                        kvp_step *out);
 /* One draft pass for `seqs` sequences at mean context n (speculative). */
 double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context);
 

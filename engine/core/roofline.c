@@ -124,7 +124,7 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
-  const struct { const char *name; double v; } nonneg[15] = {
+  const struct { const char *name; double v; } nonneg[16] = {
     {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us},
     {"loop_host_us", p->loop_host_us}, {"body_flops", p->body_flops},
     {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
@@ -132,8 +132,8 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     {"kernel_floor_us", p->kernel_floor_us}, {"gemm_kernels", p->gemm_kernels},
     {"attn_kernels", p->attn_kernels}, {"sampler_bytes", p->sampler_bytes},
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
-    {"piecewise_kernels", p->piecewise_kernels}};
-  for (int i = 0; i < 15; i++)
+    {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max}};
+  for (int i = 0; i < 16; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       shown(nonneg[i].v));
@@ -468,7 +468,8 @@ static int exact_size(int64_t n, int64_t max) {
 /* The part of one batch's time that depends on its tokens and sequences
  * only (not on its KV or attention): what a step of the same shape as the
  * one before reuses (kvp_step_memo). */
-static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, kvp_step_part *b) {
+static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, int is_long,
+                      kvp_step_part *b) {
   memset(b, 0, sizeof *b);
   b->tokens = tokens;
   b->seqs = seqs;
@@ -478,10 +479,13 @@ static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, kvp_step_
    * every GEMM, activation and collective; they read no KV and sample
    * nothing); any other step runs eagerly, each kernel launched from the
    * host (eager_launch_us). A decode-only step is one of 1 + g tokens a
-   * sequence. */
+   * sequence. A step whose longest decoding sequence exceeds graph_seq_max
+   * (is_long) runs eagerly: vLLM V0's ModelInputForGPUBuilder.
+   * _use_captured_graph needs max_decode_seq_len <= max_seq_len_to_capture
+   * (vllm/worker/model_runner.py; docs/time.md "CUDA graphs"). */
   int64_t run = tokens;
   int graph = c->p.graphs == KVP_GRAPHS_NONE, piecewise = 0;
-  if (c->p.graphs != KVP_GRAPHS_NONE && c->p.graph_max > 0) {
+  if (c->p.graphs != KVP_GRAPHS_NONE && c->p.graph_max > 0 && !is_long) {
     int64_t per = 1 + c->spec_tokens;
     int decode = tokens == seqs * per;
     if (c->p.graphs == KVP_GRAPHS_TOKENS || c->p.graphs == KVP_GRAPHS_FULL_DECODE) {
@@ -609,17 +613,20 @@ void kvp_step_time_s(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_
    * weights read once for it). Even micro-batches are assumed; one sequence
    * (a prompt) gains nothing. */
   kvp_step_memo m = {0};
-  kvp_step_time_memo(c, &m, tokens, seqs, kv_read, attn, attn_s, out);
+  kvp_step_time_memo(c, &m, tokens, seqs, 0, kv_read, attn, attn_s, out);
 }
 
 void kvp_step_time_memo(const kvp_cost *c, kvp_step_memo *m, int64_t tokens, int64_t seqs,
-                        double kv_read, double attn, double attn_s, kvp_step *out) {
+                        int64_t longest, double kv_read, double attn, double attn_s,
+                        kvp_step *out) {
   int64_t nb = c->pp > 1 && seqs > 1 ? (seqs < c->pp ? seqs : c->pp) : 1;
-  if (!m->valid || m->key_tokens != tokens || m->key_seqs != seqs) {
+  int is_long = c->p.graph_seq_max > 0 && longest > c->p.graph_seq_max;
+  if (!m->valid || m->key_tokens != tokens || m->key_seqs != seqs || m->key_long != is_long) {
     /* one micro-batch of nb: its share of the tokens and sequences */
-    step_base(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, &m->part);
+    step_base(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, is_long, &m->part);
     m->key_tokens = tokens;
     m->key_seqs = seqs;
+    m->key_long = is_long;
     m->valid = 1;
   }
   if (nb == 1) {
@@ -645,8 +652,13 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   double b = (double)concurrency;
   int64_t per = 1 + c->spec_tokens, tokens;
   if (!chk_mul(concurrency, per, &tokens)) return KVP_EOVERFLOW;
-  kvp_step_time(c, tokens, concurrency, b * kvp_cost_kv_read(c, context),
-                b * kvp_cost_attn(c, context, per), &out->decode);
+  /* every sequence at `context` tokens before the step: vLLM V0's seq_len
+   * of a decode counts the token it decodes (context + 1) */
+  double kv = b * kvp_cost_kv_read(c, context), attn = b * kvp_cost_attn(c, context, per);
+  kvp_step_memo m = {0};
+  int64_t longest = context < INT64_MAX ? context + 1 : context;
+  kvp_step_time_memo(c, &m, tokens, concurrency, longest, kv, attn, kvp_cost_attn_s(c, per, attn),
+                     &out->decode);
   double step = out->decode.seconds + (double)c->spec_tokens *
                 kvp_draft_time(c, concurrency, (double)context);
   double e = c->tokens_per_step;

@@ -120,6 +120,10 @@ typedef struct kvp_perf {
                             * 0 with graphs modelled: none captured, every step eager */
   double eager_launch_us;  /* host time of one kernel launched without a graph (eager),
                             * microseconds; 0: launch_us */
+  int64_t graph_seq_max;   /* the longest sequence a graph step may hold: a step whose
+                            * longest decoding sequence (its tokens with the one decoded,
+                            * prompt and output) exceeds it runs eagerly (vLLM V0's
+                            * max_seq_len_to_capture); 0: no limit */
   /* the linear layers' (dense GEMMs') efficiencies by the GEMM's M, in place
    * of mem_eff for the weights they read and of flop_eff for their FLOPs
    * (n = 0: the flat factors); attention, activations and routed experts

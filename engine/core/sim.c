@@ -600,7 +600,7 @@ static int64_t accepted(state *s, int64_t g) {
 
 /* Run the scheduled requests' step: its time, then their progress. */
 static kvp_err run_step(state *s, kvp_sim *out) {
-  int64_t tokens = 0, prefill = 0, ndecode = 0;
+  int64_t tokens = 0, prefill = 0, ndecode = 0, longest = 0;
   double kv = 0.0, attn = 0.0, attn_s = 0.0, ctx = 0.0;
   /* one KV term without a window: kvp_cost_kv_read's and kvp_cost_attn's
    * loop of one, the same operations in the same order */
@@ -623,12 +623,14 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     if (q->dec) {
       ndecode++;
       ctx += (double)q->computed;
+      /* vLLM V0's seq_len of a decode: its tokens with the one it decodes */
+      if (q->computed + 1 > longest) longest = q->computed + 1;
     } else {
       prefill += q->sched;
     }
   }
   kvp_step st;
-  kvp_step_time_memo(s->c, &s->memo, tokens, s->nsch, kv, attn, attn_s, &st);
+  kvp_step_time_memo(s->c, &s->memo, tokens, s->nsch, longest, kv, attn, attn_s, &st);
   double dt = st.seconds;
   if (ndecode > 0 && s->c->spec_tokens > 0)
     dt += (double)s->c->spec_tokens * kvp_draft_time(s->c, ndecode, ctx / (double)ndecode);

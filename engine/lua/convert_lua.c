@@ -348,7 +348,8 @@ static const char *const perf_keys[] = {
   "host_overlap", "expert_eff",
   "expert_share", "idle_share", "body_flops", "head_flops", "act_rep_bytes", "act_split_bytes",
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
-  "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "eager_launch_us",
+  "gemm_kernels", "attn_kernels", "sampler_bytes", "graphs", "graph_max", "graph_seq_max",
+  "eager_launch_us",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
   "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
@@ -453,6 +454,7 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .sampler_bytes = kvl_num_field(L, idx, "sampler_bytes", 0.0),
     .graphs = KVP_GRAPHS_NONE,
     .graph_max = kvl_int_field(L, idx, "graph_max", 0),
+    .graph_seq_max = kvl_int_field(L, idx, "graph_seq_max", 0),
     .eager_launch_us = kvl_num_field(L, idx, "eager_launch_us", 0.0),
     .piecewise_kernels = kvl_num_field(L, idx, "piecewise_kernels", 0.0),
   };

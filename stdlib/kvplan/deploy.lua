@@ -421,6 +421,17 @@ local function vllm_rule(d, opts, rule)
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   -- no CUDA graphs: every step eager (sim.lua cuda_graphs)
   d.enforce_eager = opts.enforce_eager or nil
+  -- vLLM's --max-seq-len-to-capture (sim.lua graph_seq_max): V0 reads it,
+  -- V1 accepts and ignores it, 0.11 on has no such argument
+  -- (vllm-project/vllm#25543; engines.lua vllm_v0_max_seq_len_to_capture)
+  if opts.max_seq_len_to_capture ~= nil then
+    local n = util.count(opts.max_seq_len_to_capture, "max_seq_len_to_capture", 1)
+    if engines.vllm_at_least(version:match("^[%d.]+"), engines.vllm_max_seq_len_to_capture_end) then
+      util.raise("field 'max_seq_len_to_capture' %d: vLLM %s has no such argument (removed in %s, "
+                 .. "vllm-project/vllm#25543)", n, version, engines.vllm_max_seq_len_to_capture_end)
+    end
+    d.max_seq_len_to_capture = n
+  end
   -- --async-scheduling (sim.host_waits): V1's AsyncScheduler, from
   -- vllm-project/vllm#19970 ("Implement Async Scheduling", 2025-06-23),
   -- first released in 0.10.0 (kvplan's 0.10 row; 0.9.1 and 0.9.2 are the 0.9

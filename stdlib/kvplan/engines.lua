@@ -128,6 +128,25 @@ local MiB = units.MiB
 --               v0.28.0, first tagged v0.28.1rc0 and v0.29.0rc1; its tests:
 --               tests/v1/core/test_kv_cache_utils.py
 --               test_kv_cache_reserves_null_block_for_max_model_len)
+-- vLLM V0's max_seq_len_to_capture when unset: 8192 (EngineArgs
+-- max_seq_len_to_capture: int = 8192, vllm/engine/arg_utils.py; ModelConfig.
+-- _verify_cuda_graph caps it at max_model_len, which changes nothing here:
+-- no sequence is longer than max_model_len). V0 replays its decode graph
+-- only for a batch whose longest sequence (max_decode_seq_len, its prompt and
+-- output with the token it decodes) is at most that (vllm/worker/
+-- model_runner.py ModelInputForGPUBuilder._use_captured_graph: "decode_only
+-- and not enforce_eager and max_decode_seq_len <= max_seq_len_to_capture and
+-- batch_size <= max_batchsize_to_capture", the same from vllm-project/vllm
+-- c334b1898b68 (#7894, 2024-08-29, before v0.6.0) through #10838
+-- (2024-12, 0.6.5/0.7) to V0's last release, 0.10: docs.vllm.ai/en/v0.10.0
+-- api/vllm/worker/model_runner). Every V0 row (0.6, 0.7, and V0 in 0.8 to
+-- 0.10): 8192. V1 reads it for no graph (its runner picks a graph by the
+-- step's tokens alone, GPUModelRunner.execute_model: num_scheduled_tokens <=
+-- cudagraph_batch_sizes[-1]); vllm-project/vllm#25543 ("[V0 Deprecation]
+-- Remove max_seq_len_to_capture") removed the argument for 0.11.
+M.vllm_v0_max_seq_len_to_capture = 8192
+M.vllm_max_seq_len_to_capture_end = "0.11"
+
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
              context_counted = true, chunked_tokens = 512, hybrid_manager = false},

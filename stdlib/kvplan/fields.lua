@@ -94,6 +94,11 @@ M.list = {
    meaning = "vLLM's usage context, which picks its defaults"},
   {name = "enforce_eager", type = "boolean", default = false, spec = false, vllm = true,
    meaning = "no CUDA graphs and no compilation"},
+  -- vLLM V0's --max-seq-len-to-capture (engines.lua
+  -- vllm_v0_max_seq_len_to_capture); V1 ignores it, 0.11 removed it (deploy.lua)
+  {name = "max_seq_len_to_capture", type = "count", unit = "tokens", min = 1,
+   default = "the release's (vLLM V0: 8192)", spec = false, vllm = true,
+   meaning = "vLLM V0: a decode step whose longest sequence is longer runs without its CUDA graph (V1 ignores it; removed in 0.11)"},
   -- vLLM V1's --async-scheduling (vllm-project/vllm#19970, "Implement Async
   -- Scheduling", 2025-06-23; first released in 0.10.0, the 0.10 row), on by
   -- default from the 0.20 rows (engines.lua async_scheduling); refused on the

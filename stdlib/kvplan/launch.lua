@@ -76,7 +76,7 @@ local vllm_env_false = {vllm_use_v1 = true}
 
 -- vLLM's options kvplan models beyond the common ones, written when the
 -- deployment gives them (registry order), under vLLM's names.
-local vllm_only = {"enforce_eager", "limit_mm_per_prompt", "skip_mm_profiling",
+local vllm_only = {"enforce_eager", "max_seq_len_to_capture", "limit_mm_per_prompt", "skip_mm_profiling",
                    "disable_hybrid_kv_cache_manager", "num_gpu_blocks_override",
                    "kv_cache_memory_bytes", "decode_context_parallel_size", "mamba_cache_mode",
                    "mamba_block_size", "prefill_context_parallel_size", "enable_lora",

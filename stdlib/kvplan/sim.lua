@@ -1110,9 +1110,14 @@ end
 --            settings of it are not read here.
 --   TensorRT-LLM's engine path and the others: not modelled (every step at
 --            launch_us)
+--   vLLM V0's max_seq_len_to_capture: a decode-only step whose longest
+--            sequence (max_decode_seq_len: prompt and output with the token
+--            it decodes) is longer runs eagerly (model_runner.py
+--            _use_captured_graph; default 8192, engines.lua
+--            vllm_v0_max_seq_len_to_capture; the core's graph_seq_max). V1
+--            picks its graphs by tokens alone and ignores it.
 -- Not modelled: V1's piecewise graphs launch attention outside the graph
--- (eagerly) in mixed steps; V0's max_seq_len_to_capture (8192) sends decode
--- batches of longer contexts eager.
+-- (eagerly) in mixed steps.
 M.graph_kinds = {none = 0, decode = 1, tokens = 2, sglang = 3, full_decode = 4, exact = 5}
 -- TensorRT-LLM's PyTorch backend: CudaGraphConfig's max_batch_size when unset
 M.trtllm_graph_max = 128
@@ -1153,6 +1158,16 @@ function M.cuda_graphs(d, seqs, tokens)
   if v0 then return K.decode, math.min((seqs + 7) // 8 * 8, 256) end
   local kind = engines.vllm_at_least(d.engine_version, "0.11") and K.full_decode or K.tokens
   return kind, v1_graph_max(seqs, tokens)
+end
+
+--- The longest sequence d's decode graphs hold (roofline.h graph_seq_max):
+--- vLLM V0's max_seq_len_to_capture (given, else 8192); 0 (no limit) under
+--- V1, enforce_eager and the other engines.
+function M.graph_seq_max(d)
+  if d.budget ~= "vllm" or d.enforce_eager then return 0 end
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
+  if not (d.vllm_v0 or (row ~= nil and not row.v1)) then return 0 end
+  return d.max_seq_len_to_capture or engines.vllm_v0_max_seq_len_to_capture
 end
 
 local eff_keys = {memory = true, compute = true, link = true, experts = true}
@@ -1275,6 +1290,7 @@ function M.rates(d)
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
   p.request_ms = given.request_ms or M.request_ms_default(d)
   p.graphs, p.graph_max = M.cuda_graphs(d)
+  p.graph_seq_max = M.graph_seq_max(d)
   p.acceptance, p.price_per_hour = acceptance, o.price_per_hour or g.price_per_hour or 0
   for k, v in pairs(M.attention_rates(d, o.efficiency)) do p[k] = v end
   -- attention without its backend's rates computes in its inputs' dtype: on

@@ -14,6 +14,7 @@ local cases = {
    max_num_batched_tokens = 4096, prefix = 1000},
   {model = "qwen3-32b", gpu = "mi300x", kv = "fp8", max_model_len = 40960},
   {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6.3", enforce_eager = true},
+  {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6.3", max_seq_len_to_capture = 4096},
   {model = "llama-3.1-8b", gpu = "h100-sxm", tp = 2, enable_lora = true, max_loras = 4,
    max_lora_rank = 64, max_cpu_loras = 8, fully_sharded_loras = true},
 }

@@ -57,6 +57,34 @@ check.eq(graphs{budget = "trtllm"}, sim.graph_kinds.exact .. " 128",
          "TensorRT-LLM 1.0, the PyTorch backend: CudaGraphConfig's 128, unpadded")
 check.eq(graphs{budget = "trtllm", engine_version = "0.21"}, sim.graph_kinds.none .. " 0",
          "TensorRT-LLM's engine path: not modelled")
+-- vLLM V0's max_seq_len_to_capture (engines.lua
+-- vllm_v0_max_seq_len_to_capture): V0's decode graphs hold sequences of at
+-- most 8192 tokens, the one decoded included, unless the deployment gives
+-- another; V1 ignores it, 0.11 has no such argument
+local function seq_max(o)
+  o.model, o.gpu = o.model or "llama-3.1-8b", o.gpu or "h100-sxm"
+  return kv.deploy(o):perf().graph_seq_max
+end
+check.eq(seq_max{engine_version = "0.6"}, 8192, "V0 0.6: 8192")
+check.eq(seq_max{engine_version = "0.7"}, 8192, "V0 0.7: 8192")
+check.eq(seq_max{engine_version = "0.8", vllm_use_v1 = false}, 8192, "V0 in 0.8: 8192")
+check.eq(seq_max{engine_version = "0.6", max_seq_len_to_capture = 4096}, 4096, "given: 4096")
+check.eq(seq_max{engine_version = "0.6", enforce_eager = true}, 0, "enforce_eager: no graphs at all")
+check.eq(seq_max{engine_version = "0.9", max_seq_len_to_capture = 4096}, 0, "V1 ignores it")
+check.eq(seq_max{budget = "sglang"}, 0, "SGLang: no such limit")
+check.error("vLLM 0.11 has no such argument", kv.deploy,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.11", max_seq_len_to_capture = 4096})
+check.error("max_seq_len_to_capture", kv.deploy,
+            {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6", max_seq_len_to_capture = 0})
+-- a V0 decode at 8191 tokens (8192 with the one decoded) replays its graph,
+-- at 8192 it runs eagerly: the host launches every kernel
+local v0 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6"}
+check.eq(v0:time(8191, 4).graph, true, "V0 at 8191 + 1: a graph")
+check.eq(v0:time(8192, 4).graph, false, "V0 at 8192 + 1: eager")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6",
+                   max_seq_len_to_capture = 16384}:time(8192, 4).graph, true, "a cap of 16384: a graph")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.9"}:time(8192, 4).graph,
+         true, "V1 at 8192: a graph")
 -- a vLLM V1 decode batch above its largest graph runs eagerly: 328 kernels
 -- at 5.48 us of host time each and 600 sequences' bookkeeping
 local te = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.11"}:time(1024, 600)

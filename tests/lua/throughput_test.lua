@@ -180,6 +180,19 @@ check.eq(M.notes_enforce_eager("the run was --enforce-eager"), nil, "prose: not 
 check.eq(M.notes_enforce_eager("`python3 -m sglang.launch_server --enforce-eager`"), nil, "not vLLM's command")
 check.eq(M.notes_enforce_eager("`vllm serve m --enforce-eager-x`"), nil, "not the whole word")
 check.eq(M.notes_enforce_eager(nil), nil, "no notes")
+-- --max-seq-len-to-capture N from a vLLM command, as --enforce-eager
+check.eq(M.notes_max_seq_len_to_capture("`vllm serve m -tp 8 --max-seq-len-to-capture 16384 --foo`"), 16384,
+         "server --max-seq-len-to-capture 16384")
+check.eq(M.notes_max_seq_len_to_capture("`python -m vllm.entrypoints.openai.api_server --max_seq_len_to_capture=4096`"),
+         4096, "underscores and =N")
+check.eq(M.notes_max_seq_len_to_capture("Offline: `benchmark_throughput.py --max-seq-len-to-capture 2048 "
+                                        .. "--max-seq-len-to-capture 32768`"), 32768, "the last one wins")
+check.eq(M.notes_max_seq_len_to_capture("the run set --max-seq-len-to-capture 16384"), nil, "prose: not a command")
+check.eq(M.notes_max_seq_len_to_capture("`python3 -m sglang.launch_server --max-seq-len-to-capture 16384`"), nil,
+         "not vLLM's command")
+check.eq(M.notes_max_seq_len_to_capture("`vllm serve m --max-seq-len-to-capture-x 16384`"), nil, "not the flag")
+check.eq(M.notes_max_seq_len_to_capture("`vllm serve m --max-seq-len-to-capture`"), nil, "no value")
+check.eq(M.notes_max_seq_len_to_capture(nil), nil, "no notes")
 arow.notes = "Offline: `benchmark_throughput.py --backend vllm --model m --enforce-eager`."
 check.eq(M.options(arow).enforce_eager, true, "a row's command: enforce_eager")
 arow.engine, arow.notes = "nim", "`vllm serve m --enforce-eager`"

@@ -995,7 +995,7 @@ static void the_step_memo_gives_the_same_step_bit_for_bit(void **state) {
     kvp_step a, b;
     double kv = 1e6 * (double)(i + 1), attn = 3e9 * (double)(i + 1), as = attn / 5e14;
     kvp_step_time_s(&c, shape[i][0], shape[i][1], kv, attn, as, &a);
-    kvp_step_time_memo(&c, &m, shape[i][0], shape[i][1], kv, attn, as, &b);
+    kvp_step_time_memo(&c, &m, shape[i][0], shape[i][1], 0, kv, attn, as, &b);
     assert_memory_equal(&a, &b, sizeof a);
     assert_true(shape[i][0] == 0 || a.seconds > 0.0);
   }

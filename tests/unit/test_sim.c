@@ -140,6 +140,58 @@ static void fixed_costs_of_the_steps_hand_counted(void **state) {
   kvp_sim_free(&s);
 }
 
+/* vLLM V0's max_seq_len_to_capture, hand-counted: the tiny model's costs
+ * above with V0's decode graphs (graph_max 4) and graph_seq_max 8192. One
+ * request of prompt 8191 and 3 outputs:
+ *   step 1  the prompt (eager)
+ *   step 2  decode at 8191 computed tokens: its sequence 8192 with the token
+ *           it decodes, not above 8192: a graph. GEMMs 4.4 us, attention
+ *           (8191 tokens read + 1 written) x 32 bytes = 262.144 us, the others
+ *           5.5 us, host 10 x 1 us: 282.044 us
+ *   step 3  at 8192 computed: sequence 8193 > 8192, eager. 4.4 + 8193 x 32
+ *           bytes = 262.176 us + 5.5 + host 10 x 5 us = 322.076 us
+ * (vllm/worker/model_runner.py _use_captured_graph: max_decode_seq_len <=
+ * max_seq_len_to_capture). Without the limit step 3 is a graph: 282.076 us. */
+static void v0_decode_longer_than_max_seq_len_to_capture_runs_eager(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000;
+  d.model.max_context = 16384;
+  d.block = 2;
+  d.utilization = 1.0;
+  d.gpu_bytes = 2000 + (8192 + 1) * 64;
+  kvp_ledger l;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1,
+                .kernels = 10, .gemm_kernels = 4, .attn_kernels = 1, .kernel_floor_us = 1.1,
+                .launch_us = 1, .eager_launch_us = 5, .graphs = KVP_GRAPHS_DECODE,
+                .graph_max = 4, .graph_seq_max = 8192};
+  kvp_cost c;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_request req[1] = {{0, 8191, 3}};
+  kvp_sim_config cfg = config(4, 8192);
+  kvp_sim s;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 1, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 3);
+  assert_int_equal(s.steps[0].tokens, 8191);
+  assert_true(fabs(s.steps[1].seconds - 282.044e-6) < 1e-12);
+  assert_true(fabs(s.steps[2].seconds - 322.076e-6) < 1e-12);
+  kvp_sim_free(&s);
+  /* no limit (graph_seq_max 0): step 3 replays its graph */
+  p.graph_seq_max = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 1, &s, NULL), KVP_OK);
+  assert_true(fabs(s.steps[2].seconds - 282.076e-6) < 1e-12);
+  kvp_sim_free(&s);
+  /* a negative limit is refused, by name */
+  p.graph_seq_max = -1;
+  kvp_diag diag = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "graph_seq_max"));
+}
+
 /* 8B-like model, one 80 GiB GPU, H100 rates, efficiencies as given */
 static void llama8b(kvp_ledger *l, kvp_cost *c, int64_t gpu_gib, kvp_alloc alloc) {
   kvp_deploy d;
@@ -816,6 +868,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(hand_computed_case_matches_step_by_step_preemption_included),
     cmocka_unit_test(fixed_costs_of_the_steps_hand_counted),
+    cmocka_unit_test(v0_decode_longer_than_max_seq_len_to_capture_runs_eager),
     cmocka_unit_test(invariants_hold_on_a_chat_workload_under_pressure),
     cmocka_unit_test(no_preemption_when_the_pool_holds_every_request_at_its_longest),
     cmocka_unit_test(static_batching_never_beats_continuous),

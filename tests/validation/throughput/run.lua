@@ -384,19 +384,51 @@ end
 --- EngineArgs (`EngineArgs.add_cli_args`: "--enforce-eager: Always use eager-mode
 --- PyTorch. If False, will use eager mode and CUDA graph in hybrid", so no
 --- step replays a CUDA/HIP graph); prose that names the flag sets nothing.
+-- Does back-quoted span run vLLM's engine (M.notes_enforce_eager)?
+local function runs_vllm_engine(span)
+  if (span .. " "):match("^%s*vllm%s+serve%s") or span:find("vllm.entrypoints", 1, true) then
+    return true
+  end
+  for w in span:gmatch("%S+") do
+    if w:match("benchmark_throughput%.py$") or w:match("benchmark_latency%.py$") then return true end
+  end
+  return false
+end
+
 function M.notes_enforce_eager(notes)
   for span in (notes or ""):gmatch("`([^`]*)`") do
-    local runs_vllm = (span .. " "):match("^%s*vllm%s+serve%s") or span:find("vllm.entrypoints", 1, true)
-    for w in span:gmatch("%S+") do
-      if w:match("benchmark_throughput%.py$") or w:match("benchmark_latency%.py$") then runs_vllm = true end
-    end
-    if runs_vllm then
+    if runs_vllm_engine(span) then
       for w in span:gmatch("%S+") do
         if w == "--enforce-eager" then return true end
       end
     end
   end
   return nil
+end
+
+--- The --max-seq-len-to-capture N a row's notes give vLLM, read as
+--- M.notes_enforce_eager reads --enforce-eager (a back-quoted command that
+--- runs vLLM's engine; `--max-seq-len-to-capture N` or `=N`, underscores
+--- for dashes too, the last one winning as argparse takes it): vLLM V0
+--- replays no decode graph for a batch with a longer sequence (kv.deploy's
+--- max_seq_len_to_capture, engines.lua vllm_v0_max_seq_len_to_capture); nil
+--- when no command gives it.
+function M.notes_max_seq_len_to_capture(notes)
+  local found
+  for span in (notes or ""):gmatch("`([^`]*)`") do
+    if runs_vllm_engine(span) then
+      local words = {}
+      for w in span:gmatch("%S+") do words[#words + 1] = w end
+      for i, w in ipairs(words) do
+        local flag, eq = w:match("^(%-%-max[-_]seq[-_]len[-_]to[-_]capture)(=?.*)$")
+        if flag and flag:gsub("_", "-") == "--max-seq-len-to-capture" then
+          local v = eq ~= "" and eq:match("^=(%d+)$") or (eq == "" and (words[i + 1] or ""):match("^(%d+)$"))
+          if v then found = tonumber(v) end
+        end
+      end
+    end
+  end
+  return found
 end
 
 --- kv.simulate's options for row r, or nil and why kvplan cannot express it.
@@ -446,6 +478,9 @@ function M.options(r)
   -- the command's --enforce-eager (kv.deploy's enforce_eager: no step
   -- replays a CUDA graph, kvplan.sim.cuda_graphs)
   if r.engine == "vllm" then o.enforce_eager = M.notes_enforce_eager(r.notes) end
+  -- the command's --max-seq-len-to-capture (kv.deploy's field: V0's decode
+  -- graphs hold no longer sequence, kvplan.sim.graph_seq_max)
+  if r.engine == "vllm" then o.max_seq_len_to_capture = M.notes_max_seq_len_to_capture(r.notes) end
   local seqs, tokens = r.max_num_seqs, r.max_num_batched_tokens
   if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
     local ok, d = pcall(kv.deploy, o)
