@@ -367,13 +367,51 @@ end
 --   decode figure, so its decode keeps the memory factor. SGLang (its
 --   default is flashinfer, or fa3 on Hopper for the architectures
 --   python/sglang/srt/utils.py is_fa3_default_architecture lists, which
---   kvplan's catalog does not record) and TensorRT-LLM (its own kernels,
+--   kvplan's catalog does not record) and TensorRT-LLM off B200 (its own kernels,
 --   no published table found) keep the present rule, as does MI300X: the
 --   one figure found, FlashAttention 2 at 328.6 TFLOPS (head_dim 64, batch 2,
 --   8192 tokens, Azure's AI-benchmarking-guide ND MI300X v5 results), is
 --   forward plus backward (Azure/AI-benchmarking-guide
 --   Benchmarks/AMD/FlashAttention.py at d9ca54be parses "fwd + bwd"), and no
 --   forward or paged-decode table of ROCm's kernels on MI300X was found.
+--   trtllm_gen  decode on B200 (SM100): TensorRT-LLM's trtllm-gen generation
+--             kernels, as FlashInfer ships them (flashinfer-ai/flashinfer
+--             #1051 "Add Blackwell FMHA decode kernel from TRT-LLM"). Source:
+--             flashinfer-ai/flashinfer pull request 1415 (merged as 85a9a8d2,
+--             2025-08-10), "[b200] Benchmark results" of
+--             benchmarks/bench_trtllm_fmha.py at that commit: BatchDecode-
+--             WithPagedKVCacheWrapper(backend = "trtllm-gen"), bf16 query and
+--             KV cache ("auto"), 64 query heads, 8 KV heads, head_dim 64, page
+--             16, HND layout, every sequence at seq_len, median of CUDA-graph
+--             replays (bench_gpu_time_with_cudagraph). Its "memory bandwidth"
+--             is (q + KV bytes) / ms / 2^20, so GB/s in units of 1.048576 GB/s;
+--             kvplan recomputes the bytes from the stated shape: batch x
+--             (seq_len x 2 x 8 x 64 x 2 + 64 x 64 x 2). Rows used: the three
+--             at 128 and 256 sequences whose KV is under 2^31 bytes
+--             {sequences, seq_len, ms}: 128 x 1024 in 0.0522848 ms (5154 GB/s,
+--             0.644 of 8000), 128 x 4096 in 0.1757888 ms (6114 GB/s, 0.764),
+--             256 x 1024 in 0.0962112 ms (5602 GB/s, 0.700); attn_mem_eff is
+--             their median, 0.700. Hand check, 256 x 1024: (256 x 1024 x 2048
+--             + 256 x 8192) bytes = 538968064; / 0.0962112 ms = 5.602e12 B/s;
+--             / 8e12 = 0.7002 (the table prints 538968064 / 0.0962112 / 2^20
+--             = 5342.41). Left out: the four batch-4 rows (8-31 us, 0.13 to
+--             0.55 of HBM: a step's few sequences, not where attention weighs
+--             on a step); and the five rows whose KV reaches 2^31 bytes (128 x
+--             8192 and up, 256 x 4096 and up), where time jumps 9.6x for 2x the
+--             bytes (0.176 -> 1.680 ms) to 0.08-0.16 of HBM while the same
+--             PR's Triton kernel keeps its rate at those shapes: a step of the
+--             benchmark's, unexplained, not a rate kvplan can stand behind.
+--             Other head dims, an fp8 KV cache (no complete table found: see
+--             docs/time.md) and other GPUs keep the present rule.
+--   Which engine runs it: TensorRT-LLM on SM100 ("mUseTllmGen(
+--   tensorrt_llm::common::getSMVersion() == 100)", "Runner for trtllm-gen
+--   XQA kernels (for SM == 100)": cpp/tensorrt_llm/kernels/xqaDispatcher.cpp
+--   and .h at c8b9bfc7a999, the one stored version; the releases before it
+--   were not read). vLLM's FlashInfer backend runs the same kernels on SM100
+--   only for steps of at most 256 tokens, contexts under 131072 and an "auto"
+--   KV cache, or with attention sinks (vllm/utils/flashinfer.py
+--   use_trtllm_attention at 0013f46b7f32): a per-step choice kvplan does not
+--   model, so vLLM keeps the present rule.
 M.attention = {
   len = {512, 1024, 2048, 4096, 8192, 16384},
   fa3 = {[64] = {197, 265, 371, 420, 460, 473}, [128] = {292, 423, 521, 579, 602, 616},
@@ -384,11 +422,38 @@ M.attention = {
   -- the GPUs the H100 SXM5 measurements stand for (the same GH100 SMs and clocks)
   hopper = {["h100-sxm"] = "h100-sxm", ["h200"] = "h100-sxm"},
   h100_bf16_tflops = 989.5,
+  -- flashinfer-ai/flashinfer#1415 on a B200: {sequences, seq_len, ms} at
+  -- 64 query heads, 8 KV heads, head_dim 64, bf16, read against hbm_gbps
+  trtllm_gen = {gpu = "b200", hbm_gbps = 8000, head_dim = 64, heads = 64, kv_heads = 8,
+                kv_bits = 16, rows = {{128, 1024, 0.05228480100631714},
+                                      {128, 4096, 0.17578879594802857},
+                                      {256, 1024, 0.09621120095252991}}},
 }
 
+--- The fraction of HBM bandwidth each row of M.attention.trtllm_gen read
+--- its query and KV at, and their median (the backend's attn_mem_eff).
+function M.trtllm_gen_decode_eff()
+  local t = M.attention.trtllm_gen
+  local e = {}
+  for i, r in ipairs(t.rows) do
+    local b, s, ms = r[1], r[2], r[3]
+    local bytes = b * (s * 2 * t.kv_heads * t.head_dim * 2 + t.heads * t.head_dim * 2)
+    e[i] = bytes / (ms * 1e-3) / (t.hbm_gbps * 1e9)
+  end
+  local v = {table.unpack(e)}
+  table.sort(v)
+  local med = #v % 2 == 1 and v[(#v + 1) // 2] or (v[#v // 2] + v[#v // 2 + 1]) / 2
+  return med, e
+end
+
 --- The attention backend d's engine runs on its GPU where kvplan has its
---- published rates ("fa3", "fa2", "flashmla"), or nil (the present rule).
+--- published rates ("fa3", "fa2", "flashmla", "trtllm_gen"), or nil (the
+--- present rule).
 function M.attention_backend(d)
+  if d.budget == "trtllm" and d.gpu.id == M.attention.trtllm_gen.gpu
+     and rawget(d.model, "mla") == nil then
+    return "trtllm_gen"
+  end
   if d.budget ~= "vllm" or M.attention.hopper[d.gpu.id] == nil then return nil end
   if rawget(d.model, "mla") ~= nil then return "flashmla" end
   return engines.vllm_at_least(d.engine_version, "0.7") and "fa3" or "fa2"
@@ -404,6 +469,13 @@ function M.attention_rates(d, given)
   local A, g = M.attention, given or {}
   local bf16 = A.h100_bf16_tflops
   local out = {}
+  if b == "trtllm_gen" then
+    local t = A.trtllm_gen
+    if g.memory == nil and d.model.head_dim == t.head_dim and d.kv.bits == t.kv_bits then
+      out.attn_mem_eff = (M.trtllm_gen_decode_eff())
+    end
+    return out
+  end
   if b == "flashmla" then
     if g.memory == nil and d.gpu.id == "h100-sxm" then
       out.attn_mem_eff = A.flashmla.gbps / A.flashmla.hbm_gbps

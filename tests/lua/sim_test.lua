@@ -615,6 +615,27 @@ do
   -- beyond 16k tokens the curve is clamped to its last point, 616 TFLOPS
   check.eq(p.attn_compute[6][1], 16384, "the last point, 16k")
   check.eq(p.attn_compute[6][2], 616 / 989.5, "FA3 at 16k")
+  -- TensorRT-LLM on a B200: trtllm-gen decode at flashinfer-ai/flashinfer#1415's
+  -- bandwidth (bf16 KV, head_dim 64); hand check of its 256 x 1024 row:
+  -- (256 x 1024 x 2 x 8 x 64 x 2 + 256 x 64 x 64 x 2) B / 0.0962112 ms / 8 TB/s
+  check.eq(backend{model = "gpt-oss-20b", gpu = "b200", engine = "trtllm"}, "trtllm_gen",
+           "TensorRT-LLM on SM100: trtllm-gen")
+  check.eq(backend{model = "gpt-oss-20b", gpu = "b200"}, nil, "vLLM on a B200: the present rule")
+  local med, rows = sim.trtllm_gen_decode_eff()
+  assert(math.abs(rows[3] - 538968064 / 0.09621120095252991e-3 / 8e12) < 1e-12, "row 256 x 1024")
+  assert(math.abs(rows[3] - 0.7002) < 1e-4 and math.abs(rows[1] - 0.6443) < 1e-4
+         and math.abs(rows[2] - 0.7643) < 1e-4, "5154, 6114 and 5602 GB/s of 8000")
+  check.eq(med, rows[3], "the median of the three rows")
+  local t = kv.deploy{model = "gpt-oss-20b", gpu = "b200", engine = "trtllm"}:perf()
+  check.eq(t.attn_mem_eff, med, "bf16 KV, head_dim 64: the measured bandwidth")
+  check.eq(t.attn_compute, nil, "decode only: FLOPs keep the present rule")
+  check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "b200", engine = "trtllm", kv = "fp8"}:perf()
+             .attn_mem_eff, nil, "fp8 KV: no complete table, the memory factor")
+  check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "b200", engine = "trtllm"}:perf().attn_mem_eff,
+           nil, "head_dim 128: not measured, the memory factor")
+  check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "b200", engine = "trtllm",
+                     efficiency = {memory = 0.9}}:perf().attn_mem_eff, nil,
+           "a given memory factor applies to attention")
 end
 
 -- the client's time a request outside the engine's steps (sim.request_ms):
