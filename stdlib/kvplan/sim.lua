@@ -364,10 +364,32 @@ end
 --   (vllm/platforms/cuda.py get_attn_backend_cls, use_flashmla). The
 --   H200 has the H100's GH100 SMs and clocks (the same bf16 peak), so its
 --   FLOP rates are the H100's; its HBM3e (4.8 TB/s) has no published MLA
---   decode figure, so its decode keeps the memory factor. SGLang (its
---   default is flashinfer, or fa3 on Hopper for the architectures
---   python/sglang/srt/utils.py is_fa3_default_architecture lists, which
---   kvplan's catalog does not record) and TensorRT-LLM off B200 (its own kernels,
+--   decode figure, so its decode keeps the memory factor. SGLang 0.5
+--   (issue 18): with no --attention-backend, ServerArgs picks "fa3" for a
+--   model without MLA when is_hopper_with_cuda_12_3() (compute capability
+--   9, CUDA >= 12.3), is_no_spec_infer_or_topk_one (no speculative
+--   decoding, or EAGLE top-k 1 at page size 1) and
+--   is_fa3_default_architecture(hf_config), else flashinfer ("Auto select
+--   the fastest attention backend. 1. Models with MHA Architecture (e.g:
+--   Llama, QWen) 1.1 We will turn on FA3 on hopper unless user use spec
+--   decode with topk > 1 or page_size > 1", python/sglang/srt/server_args.py
+--   _handle_attention_backend_compatibility of the 0.5 releases, read in a
+--   stored copy whose commit the store does not name); the architectures
+--   listed at sgl-project/sglang python/sglang/srt/utils.py
+--   0094528c435a44bbcb5c8d755626d15a702b1423: Qwen2ForCausalLM,
+--   Llama4ForConditionalGeneration, LlamaForCausalLM, Gemma2ForCausalLM,
+--   Gemma3ForConditionalGeneration, Qwen3ForCausalLM, Qwen3MoeForCausalLM
+--   (and GLM-4.5 / Step3-VL ones kvplan's catalog does not hold). kvplan
+--   reads the architecture off the catalog's family, Hugging Face's
+--   model_type (M.sglang_fa3_families: the model_type of each of those
+--   classes); an fp8_e5m2 KV cache makes SGLang fall back to triton, so it
+--   keeps the present rule, as do speculative decoding (its top-k
+--   is not a kvplan field), MLA models (SGLang's FA3 MLA path has no
+--   published table here) and the 0.4 releases (the rule's first release
+--   with Qwen3 is not pinned). Its rates are vLLM's FA3 rows above (the same
+--   FlashAttention 3 kernels: sgl-kernel's flash_attn_with_kvcache); decode
+--   keeps the memory factor as under vLLM. flashinfer off those
+--   architectures and TensorRT-LLM off B200 (its own kernels,
 --   no published table found) keep the present rule, as does MI300X: the
 --   one figure found, FlashAttention 2 at 328.6 TFLOPS (head_dim 64, batch 2,
 --   8192 tokens, Azure's AI-benchmarking-guide ND MI300X v5 results), is
@@ -446,6 +468,15 @@ function M.trtllm_gen_decode_eff()
   return med, e
 end
 
+-- SGLang's is_fa3_default_architecture classes (above) by the Hugging Face
+-- model_type of each, the catalog's family: qwen2 Qwen2ForCausalLM, llama
+-- LlamaForCausalLM, gemma2 Gemma2ForCausalLM, gemma3 (the multimodal
+-- checkpoints; gemma3_text is Gemma3ForCausalLM, not listed)
+-- Gemma3ForConditionalGeneration, llama4 Llama4ForConditionalGeneration, qwen3
+-- Qwen3ForCausalLM, qwen3_moe Qwen3MoeForCausalLM.
+M.sglang_fa3_families = {qwen2 = true, llama = true, gemma2 = true, gemma3 = true, llama4 = true,
+                         qwen3 = true, qwen3_moe = true}
+
 --- The attention backend d's engine runs on its GPU where kvplan has its
 --- published rates ("fa3", "fa2", "flashmla", "trtllm_gen"), or nil (the
 --- present rule).
@@ -453,6 +484,15 @@ function M.attention_backend(d)
   if d.budget == "trtllm" and d.gpu.id == M.attention.trtllm_gen.gpu
      and rawget(d.model, "mla") == nil then
     return "trtllm_gen"
+  end
+  if d.budget == "sglang" then
+    local _, release = engines.sglang_version(d.engine_version)
+    if release ~= "0.4" and M.attention.hopper[d.gpu.id] and rawget(d.model, "mla") == nil
+       and M.sglang_fa3_families[d.model.family or ""] and d.speculative == nil
+       and d.kv.name ~= "fp8_e5m2" then
+      return "fa3"
+    end
+    return nil
   end
   if d.budget ~= "vllm" or M.attention.hopper[d.gpu.id] == nil then return nil end
   if rawget(d.model, "mla") ~= nil then return "flashmla" end

@@ -592,8 +592,22 @@ do
            "vLLM before 0.7: FA2")
   check.eq(backend{model = "deepseek-v3", gpu = "h100-sxm", tp = 8}, "flashmla", "MLA: FlashMLA")
   check.eq(backend{model = "llama-3.1-8b", gpu = "a100-sxm-80gb"}, nil, "A100: the present rule")
-  check.eq(backend{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang"}, nil,
-           "SGLang: the present rule")
+  -- SGLang 0.5 on Hopper: FA3 for is_fa3_default_architecture's classes
+  -- (LlamaForCausalLM, Qwen3ForCausalLM, ...), by the catalog's family
+  check.eq(backend{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang"}, "fa3",
+           "SGLang on Hopper, LlamaForCausalLM: FA3")
+  check.eq(backend{model = "qwen3-14b", gpu = "h200", engine = "sglang",
+                   engine_version = "0.5.5.post1"}, "fa3", "SGLang 0.5.5, Qwen3ForCausalLM: FA3")
+  check.eq(backend{model = "qwen3-14b", gpu = "h100-sxm", engine = "sglang",
+                   engine_version = "0.4.6"}, nil, "SGLang 0.4: the present rule")
+  check.eq(backend{model = "qwen3-14b", gpu = "a100-sxm-80gb", engine = "sglang"}, nil,
+           "SGLang off Hopper: flashinfer, the present rule")
+  check.eq(backend{model = "qwen3-14b", gpu = "h100-sxm", engine = "sglang", kv = "fp8_e5m2"},
+           nil, "fp8_e5m2 KV: SGLang falls back to triton")
+  check.eq(backend{model = "deepseek-v3", gpu = "h100-sxm", tp = 8, engine = "sglang"}, nil,
+           "SGLang MLA: the present rule")
+  local sgp = kv.deploy{model = "qwen3-14b", gpu = "h100-sxm", engine = "sglang"}:perf()
+  check.eq(sgp.attn_compute[3][2], 521 / 989.5, "SGLang FA3 head_dim 128 at 2k: 521 TFLOPS")
   local p = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf()
   check.eq(p.attn_tflops, 989.5, "FA3 rates over the bf16 peak")
   check.eq(#p.attn_compute, 6, "six sequence lengths")
