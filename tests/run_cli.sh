@@ -1082,7 +1082,7 @@ expect launch_unknown_engine 2 "kvplan: command line: argument 'engine' must be 
 expect launch_no_start 1 "kvplan: not launched: vLLM would not start: weights need 131.4 GiB per GPU, 71.3 GiB usable" -- \
   launch model=llama-3.1-70b gpu=h100-sxm tp=1
 check "launch_no_start: nothing on stdout" test ! -s "$out/launch_no_start.out"
-expect launch_sglang_no_start 1 "kvplan: not launched: SGLang would not start: SGLang refuses to start (\"Not enough memory. Please try to increase --mem-fraction-static.\"): mem_fraction_static 0.880 of 79.19 GiB leaves -62.08 GiB after 131.42 GiB of weights, no KV token of 327680 bytes" -- \
+expect launch_sglang_no_start 1 "kvplan: not launched: SGLang would not start: SGLang refuses to start (\"Not enough memory. Please try to increase --mem-fraction-static.\"): mem_fraction_static 0.880 of 79.19 GiB leaves -62.15 GiB after 131.48 GiB of weights, no KV token of 327680 bytes" -- \
   launch model=llama-3.1-70b gpu=h100-sxm tp=1 engine=sglang
 expect launch_bad_tp 2 "kvplan: command line: argument 'tp' must be an integer >= 1, got 0" -- \
   launch model=llama-3.1-70b gpu=h100-sxm tp=0

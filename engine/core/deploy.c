@@ -49,6 +49,7 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(v->stride_align, 0, "block_stride_alignment", diag));
   TRY(kvp_check_count(v->mla_entry_align, 0, "vllm_mla_entry_align", diag));
   TRY(kvp_check_count(v->rotary_bytes, 0, "vllm_rotary_bytes", diag));
+  TRY(kvp_check_count(v->alloc_bytes, 0, "sglang_alloc_bytes", diag));
   if (v->stride_align > 0 && !kvp_optim_plain(d))
     return kvp_fail(diag, KVP_EINVAL,
                     "field 'block_stride_alignment' with optimizations (eviction, speculative "
@@ -108,11 +109,16 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
                     "field '%s' is a vLLM option and needs budget 'vllm' with paged allocation, "
                     "got budget '%s', allocation '%s'", set, kvp_budget_name(d->budget),
                     kvp_alloc_name(d->alloc));
-  if (v->rotary_bytes > 0 && d->budget != KVP_BUDGET_VLLM)
+  if (v->rotary_bytes > 0 && d->budget == KVP_BUDGET_TRTLLM)
     return kvp_fail(diag, KVP_EINVAL,
-                    "field 'vllm_rotary_bytes' is vLLM's (its rotary caches in the loaded "
-                    "weights) and needs budget 'vllm', got budget '%s'",
+                    "field 'vllm_rotary_bytes' is vLLM's and SGLang's (their rotary caches in the "
+                    "loaded weights) and needs budget 'vllm' or 'sglang', got budget '%s'",
                     kvp_budget_name(d->budget));
+  if (v->alloc_bytes > 0 && d->budget != KVP_BUDGET_SGLANG)
+    return kvp_fail(diag, KVP_EINVAL,
+                    "field 'sglang_alloc_bytes' is SGLang's (the caching allocator's segments "
+                    "its free-memory reading counts in the weights) and needs budget 'sglang', "
+                    "got budget '%s'", kvp_budget_name(d->budget));
   return KVP_OK;
 }
 

@@ -475,7 +475,10 @@ typedef struct kvp_vllm {
   int64_t rotary_bytes;       /* the rotary embeddings' cos/sin caches one GPU holds, whole on
                                * every tp rank and in every pipeline stage, in its weights
                                * ("Model loading took"; the sizes: engines.lua vllm_rotary);
-                               * 0: none */
+                               * SGLang's float32 tables too ("Load weight end"); 0: none */
+  int64_t alloc_bytes;        /* SGLang's weights as free memory measures them: the caching
+                               * allocator's segments beyond the parameters' bytes, in the
+                               * weights of one GPU (engines.lua sglang_alloc_slack); 0: none */
 } kvp_vllm;
 
 enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };
@@ -621,7 +624,8 @@ typedef struct kvp_stage {
   int64_t weights;       /* weight bytes on one GPU of the stage (LoRA slots and rotary
                           * caches included) */
   int64_t lora;          /* of which vLLM's LoRA slots (vllm.lora) */
-  int64_t rotary;        /* of which vLLM's rotary cos/sin caches (vllm.rotary_bytes) */
+  int64_t rotary;        /* of which the rotary cos/sin caches (vllm.rotary_bytes) */
+  int64_t alloc;         /* of which SGLang's allocator slack (vllm.alloc_bytes) */
   int64_t kv_budget;     /* bytes left for KV; <= 0 when nothing is left */
   int64_t token_bits;    /* bits a token adds across the stage's paged layers */
   int64_t block_bytes;   /* one block on every paged layer of the stage */

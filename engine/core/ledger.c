@@ -16,7 +16,11 @@
  *           rounded down to the page size (sglang v0.5.8
  *           python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py
  *           profile_max_num_token, init_memory_pool); no null block (its
- *           padding slot is allocated beyond the budget).
+ *           padding slot is allocated beyond the budget). Its weights are
+ *           what free memory sees: the rotary tables in float32 on CUDA
+ *           (vllm.rotary_bytes) and the caching allocator's segments beyond
+ *           the parameters (vllm.alloc_bytes; engines.lua
+ *           sglang_alloc_slack).
  *   trtllm  kv_budget = floor(f * (visible - weights - activation - overhead)),
  *           f = free_gpu_memory_fraction of the memory free after the engine
  *           is loaded; tokens = kv_budget // bytes per token, capped by
@@ -500,6 +504,13 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
      * _ROPE_DICT), whole on every tp rank, in each stage's process */
     st->rotary = d->vllm.rotary_bytes;
     CHK(chk_add(st->weights, st->rotary, &st->weights));
+  }
+  if (d->vllm.alloc_bytes > 0) {
+    /* SGLang reads its weights as free memory: the caching allocator's
+     * segments beyond the parameters count (engines.lua sglang_alloc_slack;
+     * pp 1 alone, checked in Lua) */
+    st->alloc = d->vllm.alloc_bytes;
+    CHK(chk_add(st->weights, st->alloc, &st->weights));
   }
   if (holds_draft(l, s)) {
     CHK(chk_add(st->token_bits, l->draft_bits, &st->token_bits));

@@ -77,6 +77,7 @@ static const char *const deploy_keys[] = {
   "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
   "kv_cache_group_of", "kv_cache_group_blocks",
   "vllm_lora", "vllm_v0_blocks", "vllm_mla_entry_align", "vllm_rotary_bytes",
+  "sglang_alloc_bytes",
   /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
   "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
   /* the engine's startup (starts.c) */
@@ -279,6 +280,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   v->v0_blocks = bool_field(L, idx, "vllm_v0_blocks");
   v->mla_entry_align = kvl_int_field(L, idx, "vllm_mla_entry_align", 0);
   v->rotary_bytes = kvl_int_field(L, idx, "vllm_rotary_bytes", 0);
+  v->alloc_bytes = kvl_int_field(L, idx, "sglang_alloc_bytes", 0);
   if (lua_getfield(L, idx, "stage_gpu_bytes") != LUA_TNIL)
     int_list(L, "stage_gpu_bytes", v->stage_gpu_bytes, KVP_MAX_PP);
   lua_pop(L, 1);

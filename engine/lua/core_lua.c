@@ -449,6 +449,7 @@ GETTER(safety, lua_pushinteger(L, l->d.budget == KVP_BUDGET_VLLM ? l->total - l-
 GETTER(weights, lua_pushinteger(L, tight(l)->weights))
 GETTER(lora, lua_pushinteger(L, tight(l)->lora))
 GETTER(rotary, lua_pushinteger(L, tight(l)->rotary))
+GETTER(alloc, lua_pushinteger(L, tight(l)->alloc))
 GETTER(weights_total, lua_pushinteger(L, l->weights_total))
 GETTER(activation, lua_pushinteger(L, l->d.vllm.stage_activation_bytes[l->tight] > 0
                                            ? l->d.vllm.stage_activation_bytes[l->tight]
@@ -558,7 +559,7 @@ static int get_kv_bytes_per_token(lua_State *L, const kvp_ledger *l) {
 typedef int (*getter)(lua_State *L, const kvp_ledger *l);
 static const struct { const char *name; getter get; } getters[] = {
 #define G(n) {#n, get_##n}
-  G(total), G(usable), G(safety), G(weights), G(lora), G(rotary), G(weights_total), G(activation), G(overhead),
+  G(total), G(usable), G(safety), G(weights), G(lora), G(rotary), G(alloc), G(weights_total), G(activation), G(overhead),
   G(kv_budget), G(kv_token_bits), G(kv_bytes_per_token), G(block_bytes), G(state_bytes),
   G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
   G(max_model_len), G(layers), G(kv_groups), G(vllm_kv_cache_tokens),

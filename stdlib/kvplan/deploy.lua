@@ -387,6 +387,36 @@ local function rotary_rule(d, opts)
   if bytes > 0 then d.rotary_bytes, d.rotary_tables = bytes, tables end
 end
 
+-- SGLang's weights as its free-memory reading sees them ("Load weight end
+-- ... mem usage"): the rotary cos/sin tables of engines.vllm_rotary, kept in
+-- float32 on CUDA (python/sglang/srt/layers/rotary_embedding.py at
+-- sgl-project/sglang 00a66ebe136b: "cache needs to be in FP32", cast to the
+-- model dtype only when not _is_cuda), and the caching allocator's segments
+-- beyond the parameters (engines.sglang_alloc_slack) at pp 1 without EP or
+-- attention DP; d.rotary_bytes, d.rotary_tables, d.sglang_alloc_bytes. Only
+-- for weights kvplan weighs (a given weight_bytes is the loaded bytes).
+local function sglang_weights_rule(d, opts)
+  if opts.weight_bytes ~= nil then return end
+  local m = d.model
+  local bytes, tables = engines.vllm_rotary(m)
+  if bytes > 0 then
+    local cuda = d.gpu.vendor ~= "amd"
+    local out, total = {}, 0
+    for i, t in ipairs(tables) do
+      local e = cuda and 4 or t.elem
+      out[i] = {type = t.type, rows = t.rows, dim = t.dim, elem = e, bytes = t.rows * t.dim * e,
+                mrope = t.mrope}
+      total = total + out[i].bytes
+    end
+    d.rotary_bytes, d.rotary_tables = total, out
+  end
+  if (d.pp or 1) == 1 and not d.sglang_ep and not d.sglang_attn_dp then
+    local slack = engines.sglang_alloc_slack(m, d.tp, function(k) return m:class_format(k, d.weights) end,
+                                             d.rotary_bytes)
+    if slack and slack > 0 then d.sglang_alloc_bytes = slack end
+  end
+end
+
 -- vLLM's rule: the release's row, the GPU's name, usage and flags.
 local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
@@ -1215,6 +1245,7 @@ function M.new(opts)
   d.decode_context_parallel_size = optional_count(opts.decode_context_parallel_size,
                                                   "decode_context_parallel_size", 1)
   resolve_moe_parallel(d, opts)
+  if d.budget == "sglang" then sglang_weights_rule(d, opts) end
   d.block_stride_alignment = opts.block_stride_alignment ~= nil
                              and units.bytes(opts.block_stride_alignment, "block_stride_alignment")
                              or nil
@@ -1282,6 +1313,7 @@ function Deployment:spec()
   t.vllm_v0_blocks = self.vllm_v0_blocks
   t.vllm_mla_entry_align = self.vllm_mla_entry_align
   t.vllm_rotary_bytes = self.rotary_bytes
+  t.sglang_alloc_bytes = self.sglang_alloc_bytes
   return t
 end
 

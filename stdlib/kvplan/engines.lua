@@ -1028,4 +1028,139 @@ M.trtllm_profile = {eager = true, moe_cache13 = false, flashinfer_sampler = true
 --- their pool is not torch's: an assumption, stated in docs/predictions.md.
 M.trtllm_non_torch = {nccl_counted = true, context_counted = true}
 
+-- ---- SGLang's weights as free memory measures them -------------------------
+--
+-- SGLang reads the loaded weights and sizes its pool from free memory
+-- (get_available_gpu_memory: torch.cuda.mem_get_info after empty_cache,
+-- python/sglang/srt/utils.py), so what PyTorch's caching allocator holds for
+-- the parameters counts, not their bytes: a request is rounded to 512 bytes
+-- (kMinBlockSize); one of at most 1 MiB (kSmallSize) comes from 2 MiB
+-- segments (kSmallBuffer), split down to 512 bytes; one under 10 MiB
+-- (kMinLargeAlloc) from 20 MiB segments (kLargeBuffer); a larger one gets a
+-- segment of its size rounded up to 2 MiB (kRoundLarge); a large-pool block
+-- is split when more than 1 MiB would remain; a request takes the smallest
+-- free block that holds it (get_free_block's lower_bound) before a new
+-- segment (c10/cuda/CUDACachingAllocator.cpp round_size, get_pool,
+-- get_allocation_size, should_split, get_free_block at pytorch/pytorch
+-- eb42ad6eca0c; the same rules in the hipified allocator of ROCm builds).
+-- PYTORCH_CUDA_ALLOC_CONF unset (no expandable segments, no max_split_size).
+M.torch_alloc = {min_block = 512, small_size = 1048576, small_buffer = 2097152,
+                 large_buffer = 20971520, min_large_alloc = 10485760, round_large = 2097152}
+
+--- The bytes of the segments PyTorch's caching allocator holds after the
+--- allocations of `sizes` (bytes, in order, none freed).
+function M.torch_segments(sizes)
+  local a = M.torch_alloc
+  local small, large, total = {}, {}, 0
+  for _, s in ipairs(sizes) do
+    if s > 0 then
+      local r = s < a.min_block and a.min_block or a.min_block * ((s + a.min_block - 1) // a.min_block)
+      local is_small = r <= a.small_size
+      local pool = is_small and small or large
+      local bi, bs
+      for i = 1, #pool do
+        local b = pool[i]
+        if b >= r and (bs == nil or b < bs) then bi, bs = i, b end
+      end
+      local block
+      if bi then
+        block = pool[bi]
+        pool[bi] = pool[#pool]
+        pool[#pool] = nil
+      else
+        block = is_small and a.small_buffer
+                or (r < a.min_large_alloc and a.large_buffer
+                    or a.round_large * ((r + a.round_large - 1) // a.round_large))
+        total = total + block
+      end
+      local rem = block - r
+      if (is_small and rem >= a.min_block) or (not is_small and rem > a.small_size) then
+        pool[#pool + 1] = rem
+      end
+    end
+  end
+  return total
+end
+
+-- The families whose SGLang model files kvplan lists the parameters of, in
+-- the order their modules create them (python/sglang/srt/models/llama.py,
+-- qwen2.py, qwen3.py, qwen3_moe.py, mixtral.py: embed_tokens; a layer's
+-- self_attn (QKVParallelLinear qkv_proj with Qwen2's bias, RowParallelLinear
+-- o_proj, the rotary table of get_rope at the first layer, Qwen3's q_norm and
+-- k_norm), its mlp (MergedColumnParallelLinear gate_up_proj and down_proj; a
+-- MoE block's FusedMoE w13_weight and w2_weight, then its ReplicatedLinear
+-- gate), its two RMSNorms; the final norm; lm_head unless tied).
+local sglang_param_families = {llama = "dense", mistral = "dense", qwen2 = "dense",
+                               qwen3 = "dense", qwen3_moe = "moe", mixtral = "moe"}
+
+-- Bytes of one tensor of rows x cols elements in format f, and its fp32
+-- block scales (fp8-bHxW: ceil(rows / H) x ceil(cols / W), Fp8LinearMethod's
+-- weight_scale_inv); nil for a format whose tensors are not listed.
+local function tensor_parts(f, rows, cols)
+  local n = f.name
+  if n == "bf16" or n == "fp16" or n == "fp32" or n == "fp8" then
+    return {rows * cols * (f.bits // 8)}
+  end
+  local bh, bw = n:match("^fp8%-b(%d+)x(%d+)$")
+  if bh then
+    local h, w = tonumber(bh) // 1, tonumber(bw) // 1
+    return {rows * cols, ((rows + h - 1) // h) * ((cols + w - 1) // w) * 4}
+  end
+  return nil
+end
+
+--- SGLang's allocator slack on one GPU of a deployment: the caching
+--- allocator's segments for the model's parameters on one tp rank
+--- (M.torch_segments) less their bytes, the rotary tables (`rotary`, bytes,
+--- allocated after the first layer's o_proj) counted among them; nil for a
+--- model whose parameters kvplan does not list (another family, pipeline
+--- parallelism, expert parallelism or attention DP, a format not plain or
+--- fp8) -- then nothing is added. fmt(k): weight class k's format.
+function M.sglang_alloc_slack(m, tp, fmt, rotary)
+  local kind = sglang_param_families[m.family or ""]
+  if kind == nil or rawget(m, "vision") or rawget(m, "mla") then return nil end
+  local H, L, D = m.hidden, m.layers, m.head_dim
+  local heads, kvh, V = m.heads, m.kv_heads or m.heads, m.vocab
+  if not (H and L and D and heads and V) or heads % tp ~= 0 then return nil end
+  if (kind == "moe") ~= (m.experts ~= nil) or (kind == "moe" and (m.shared_experts or 0) > 0) then
+    return nil
+  end
+  local sizes, sum, ok = {}, 0, true
+  local function add(parts)
+    if parts == nil then ok = false return end
+    for _, b in ipairs(parts) do sizes[#sizes + 1] = b; sum = sum + b end
+  end
+  local dt = m:dtype_format()
+  local function lin(k, rows, cols) add(tensor_parts(fmt(k), rows, cols)) end
+  local function vec(n) add(tensor_parts(dt, 1, n)) end
+  local vr = (V + tp - 1) // tp
+  lin("embeddings", vr, H)
+  local q = heads // tp
+  local kv = kvh >= tp and (kvh + tp - 1) // tp or 1 -- replicated below tp
+  local I = m.intermediate and (m.intermediate + tp - 1) // tp
+  for l = 1, L do
+    lin("attention", (q + 2 * kv) * D, H)
+    if m.family == "qwen2" then vec((q + 2 * kv) * D) end
+    lin("attention", H, q * D)
+    if l == 1 and rotary and rotary > 0 then add({rotary}) end
+    if m.family == "qwen3" or m.family == "qwen3_moe" then vec(D); vec(D) end
+    if kind == "moe" then
+      local E, Im = m.experts, (m.moe_intermediate or m.intermediate) // tp
+      if not (E and Im and Im > 0) then return nil end
+      lin("experts", E * 2 * Im, H) -- w13_weight (E, 2 Im, H): one tensor
+      lin("experts", E * H, Im)     -- w2_weight (E, H, Im)
+      add(tensor_parts(fmt("other"), E, H)) -- the router
+    else
+      if not I then return nil end
+      lin("mlp", 2 * I, H)
+      lin("mlp", H, I)
+    end
+    vec(H); vec(H)
+  end
+  vec(H)
+  if not (m.tie_embeddings or rawget(m, "no_lm_head")) then lin("lm_head", vr, H) end
+  if not ok then return nil end
+  return M.torch_segments(sizes) - sum
+end
+
 return M

@@ -225,7 +225,7 @@ M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
              "kv_cache_group_of", "kv_cache_group_blocks",
              "engine_named", "engine_rule", "vllm_lora", "vllm_v0_blocks",
-             "vllm_mla_entry_align", "vllm_rotary_bytes"}
+             "vllm_mla_entry_align", "vllm_rotary_bytes", "sglang_alloc_bytes"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).
 function M.key(f)

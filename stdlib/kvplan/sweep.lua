@@ -228,6 +228,20 @@ local function lua_rule(spec, base)
   return nil
 end
 
+-- Whether the sweep has SGLang deployments (its budget or engine lists, or
+-- the base's): their weights hold the caching allocator's slack, which
+-- depends on the model, tp, pp and the weight format (kv.deploy's
+-- sglang_weights_rule, engines.sglang_alloc_slack) and which the core does
+-- not derive again, so such a sweep builds every deployment in Lua too.
+local function sglang_weights(spec, base)
+  for _, field in ipairs{"budget", "engine"} do
+    for _, b in ipairs(list(spec[field] or base[field] or "vllm")) do
+      if b == "sglang" then return true end
+    end
+  end
+  return false
+end
+
 --- A sweep from axes and columns (see the module comment).
 function M.new(spec)
   if type(spec) ~= "table" then util.raise("sweep needs a table of axes, got %s", type(spec)) end
@@ -320,6 +334,8 @@ function M.new(spec)
   -- An engine rule in Lua (a budget's reserves hook) is kv.deploy's alone:
   -- then tp and pp are expanded here too (same row order)
   local hooked = lua_rule(dspec, base)
+  local sglang_lua = not hooked and sglang_weights(spec, base)
+  if sglang_lua then hooked = "sglang" end
   -- step times: tp too, since a MoE model's routed-expert curve depends on the
   -- slice of an expert on one GPU (kvplan.sim expert_curve), a perf table a tp
   local tp_in_lua, pp_in_lua = (hooked or timed) and spec.tp ~= nil, hooked and spec.pp ~= nil
@@ -331,7 +347,9 @@ function M.new(spec)
   place_axes(spec, base, axes, timed, dspec, hooked)
   local s = setmetatable({spec = spec, label_names = {}, axes = {}}, Sweep)
   -- what the sweep says of itself (tostring): its deployments built in Lua
-  if hooked then
+  if sglang_lua then
+    s.built_in_lua = "budget 'sglang' weighs its weights as the caching allocator holds them (in Lua)"
+  elseif hooked then
     s.built_in_lua = "budget '" .. hooked .. "' has a reserves hook (an engine rule in Lua)"
   end
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end

@@ -81,23 +81,30 @@ local experts, attn, emb = 2 * qc.experts, 2 * qc.attention, 2 * qc.embeddings
 -- SGLang at tp 8: 4 KV heads over 8 GPUs, one (replicated) a GPU: 94 x 2 x 1 x 128 x 2 bytes
 local sg = moe{engine = "sglang"}
 check.eq(sg.kv_token_bits, 8 * 94 * 2 * 1 * 128 * 2, "SGLang tp 8: one KV head a GPU")
-check.eq(sg.weights, all // 8, "SGLang tp 8: every weight over tp")
+-- SGLang's weights beyond the parameters: the float32 rotary table (40960
+-- x 128 x 4 bytes) and the caching allocator's slack (engines.lua
+-- sglang_alloc_slack), neither under attention DP's or EP's layout but the
+-- table
+check.eq(sg.rotary, 40960 * 128 * 4, "SGLang: the rotary table in float32")
+check.eq(sg.weights - sg.rotary - sg.alloc, all // 8, "SGLang tp 8: every weight over tp")
 -- enable_dp_attention, dp_size 8: attention TP 8 / 8 = 1, all 4 KV heads on
 -- every GPU, the attention and the embedding whole, the rest over 8
 local dpa = moe{engine = "sglang", dp_size = 8, enable_dp_attention = true}
 check.eq(dpa.kv_token_bits, 8 * 94 * 2 * 4 * 128 * 2, "attention DP 8: four KV heads a GPU")
 check.eq(dpa.data_parallel_size, 8, "attention DP 8: eight ranks")
-check.eq(dpa.weights, (all - experts - attn - emb + 7) // 8 + attn + emb + (experts + 7) // 8,
+check.eq(dpa.alloc, 0, "attention DP: no allocator slack listed")
+check.eq(dpa.weights - dpa.rotary, (all - experts - attn - emb + 7) // 8 + attn + emb + (experts + 7) // 8,
          "attention DP 8: attention and embedding whole")
 -- dp_size 2: attention TP 4, still one KV head a GPU, the attention over 4
 local dp2 = moe{engine = "sglang", data_parallel_size = 2, enable_dp_attention = true}
 check.eq(dp2.kv_token_bits, sg.kv_token_bits, "attention DP 2: attention TP 4, one KV head")
-check.eq(dp2.weights, (all - experts - attn - emb + 7) // 8 + (attn + 3) // 4 + emb + (experts + 7) // 8,
+check.eq(dp2.weights - dp2.rotary, (all - experts - attn - emb + 7) // 8 + (attn + 3) // 4 + emb + (experts + 7) // 8,
          "attention DP 2: attention over 4")
 -- ep_size 8: 16 whole experts a GPU, as many bytes as 1/8 of each; ep 4:
 -- 32 experts on each pair of GPUs, each split over 2
-check.eq(moe{engine = "sglang", ep_size = 8}.weights, moe{engine = "sglang"}.weights, "EP 8 of 128 experts")
-check.eq(moe{engine = "sglang", expert_parallel_size = 4}.weights, sg.weights, "SGLang's spelling")
+local sg_plain = sg.weights - sg.alloc
+check.eq(moe{engine = "sglang", ep_size = 8}.weights, sg_plain, "EP 8 of 128 experts")
+check.eq(moe{engine = "sglang", expert_parallel_size = 4}.weights, sg_plain, "SGLang's spelling")
 -- without enable_dp_attention SGLang's dp_size is replicas: each its own tp 8
 check.eq(moe{engine = "sglang", dp_size = 2}.weights, sg.weights, "SGLang dp_size alone: replicas")
 check.error("field 'enable_dp_attention' needs data_parallel_size (SGLang's dp_size) > 1",

@@ -84,7 +84,13 @@ local nobudget = kv.deploy{model = m, gpu = "h100", activation = 0, overhead = 0
                            weight_bytes = 200000}
 check.eq(nobudget:ledger().rotary, 0, "a given weight_bytes is the loaded bytes")
 check.eq(nobudget:ledger().weights, 200000, "... as given")
-check.eq(kv.deploy{model = m, gpu = "h100", budget = "sglang"}:ledger().rotary, 0, "vLLM's only")
+-- SGLang keeps the table in float32 on CUDA, in the model dtype elsewhere
+-- (rotary_embedding.py at sgl-project/sglang 00a66ebe136b)
+check.eq(kv.deploy{model = m, gpu = "h100", budget = "sglang"}:ledger().rotary, 131072,
+         "SGLang on CUDA: 1024 x 32 x 4 bytes")
+check.eq(kv.deploy{model = m, gpu = "mi300x", budget = "sglang"}:ledger().rotary, 65536,
+         "SGLang on ROCm: the model dtype")
+check.eq(kv.deploy{model = m, gpu = "h100", budget = "trtllm"}:ledger().rotary, 0, "not TensorRT-LLM's")
 local items = report.ledger_items(d1, 1024, 1)
 local seen
 for _, it in ipairs(items) do if it.item == "rotary" then seen = it end end

@@ -188,13 +188,44 @@ static void rotary_caches_join_each_stage_weights(void **state) {
     assert_int_equal(l.stage[s].kv_budget, base.stage[s].kv_budget - 1048576);
   }
   kvp_diag diag = {{0}};
-  d.budget = KVP_BUDGET_SGLANG;
+  /* SGLang's float32 tables are in its weights too; TensorRT-LLM's are not read */
+  d.budget = KVP_BUDGET_TRTLLM;
   assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
   assert_non_null(strstr(diag.msg, "vllm_rotary_bytes"));
   d.budget = KVP_BUDGET_VLLM;
   d.vllm.rotary_bytes = -1;
   assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
   assert_non_null(strstr(diag.msg, "vllm_rotary_bytes"));
+}
+
+/* SGLang's allocator slack (engines.lua sglang_alloc_slack): in the weights
+ * of its budget, the KV budget that much smaller; refused under another
+ * budget and when negative */
+static void sglang_alloc_slack_joins_the_weights(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger base, l;
+  kvp_diag diag = {{0}};
+  seed_deploy(&d, 0);
+  d.budget = KVP_BUDGET_SGLANG;
+  d.block = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &base, &diag), KVP_OK);
+  d.vllm.alloc_bytes = 3 << 20;
+  d.vllm.rotary_bytes = 1 << 20;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_OK);
+  assert_int_equal(l.stage[0].alloc, 3 << 20);
+  assert_int_equal(l.stage[0].rotary, 1 << 20);
+  assert_int_equal(l.stage[0].weights, base.stage[0].weights + (4 << 20));
+  assert_int_equal(l.stage[0].kv_budget, base.stage[0].kv_budget - (4 << 20));
+  d.budget = KVP_BUDGET_VLLM;
+  d.block = 16;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "sglang_alloc_bytes"));
+  d.budget = KVP_BUDGET_SGLANG;
+  d.block = 1;
+  d.vllm.alloc_bytes = -1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &diag), KVP_EINVAL);
+  assert_non_null(strstr(diag.msg, "sglang_alloc_bytes"));
 }
 
 static void context_beyond_max_model_len_does_not_fit(void **state) {
@@ -1033,6 +1064,7 @@ int main(void) {
     cmocka_unit_test(tightest_pipeline_stage_decides),
     cmocka_unit_test(lora_slots_join_each_stage_weights),
     cmocka_unit_test(rotary_caches_join_each_stage_weights),
+    cmocka_unit_test(sglang_alloc_slack_joins_the_weights),
     cmocka_unit_test(context_beyond_max_model_len_does_not_fit),
     cmocka_unit_test(absurd_concurrency_saturates_instead_of_wrapping),
     cmocka_unit_test(bad_deployments_are_errors_naming_the_field),
