@@ -250,6 +250,11 @@ def deployment_e(m, gpu, tp, version, nontorch):
         nt += context
     if nccl and p2p and tp > 1:
         nt += channels * connection + (custom_ar if tp in (2, 4, 6, 8) else 0)
+    # and at tp > 1 on P2P GPUs, in every release: torch's own NCCL
+    # communicator of the tp group, formed lazily at the profile run's logits
+    # gather, after the snapshot (its ring: one connection a channel)
+    if p2p and tp > 1:
+        nt += channels * connection
     overhead = math.floor(nt)
     h = max(1, kvh // tp)
     block = 16 * layers * 2 * h * hd * 2
