@@ -821,14 +821,27 @@ M.sglang_fractions = {{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}, {1, 0.88}}
 --               min(max(int(pool tokens / context_len x 512), 2048), 4096))
 --               unless given (python/sglang/srt/managers/tp_worker.py and
 --               model_runner.py init_memory_pool; context_len: max_model_len)
+--   dp_attention_conservativeness  0.3 (both rows): under enable_dp_attention
+--               ServerArgs multiplies schedule_conservativeness by 0.3, so the
+--               scheduler reserves less for the running requests' remaining
+--               output (init_new_token_ratio 0.7 x 0.3 = 0.21). Introduced by
+--               sgl-project/sglang PR #2096 "Set schedule policy less
+--               conservative for DP attention" (merged 2024-11-20, before
+--               v0.4.0 of 2024-12-04) in ServerArgs.__post_init__'s "Others"
+--               block; kept in the 0.4 releases' "Data parallelism
+--               attention" block and in ServerArgs._handle_data_parallelism
+--               of the 0.5 releases (python/sglang/srt/server_args.py,
+--               read also at 001067fffe33427bee0ed2f007fb7551a1d76b44, where
+--               the resolution moved to declare_resolution with the same
+--               x 0.3). A row without the field: no change.
 M.sglang = {
-  ["0.4"] = {rule = "tp", max_prefill_tokens = 16384,
+  ["0.4"] = {rule = "tp", max_prefill_tokens = 16384, dp_attention_conservativeness = 0.3,
              chunk = function(gpu_mib) return gpu_mib < 25000 and 2048 or 8192 end,
              graph_bs = function(gpu_mib, tp)
                if gpu_mib < 25000 then return tp < 4 and 8 or 80 end
                return 160
              end},
-  ["0.5"] = {rule = "memory", max_prefill_tokens = 16384},
+  ["0.5"] = {rule = "memory", max_prefill_tokens = 16384, dp_attention_conservativeness = 0.3},
 }
 M.sglang_latest = "0.5"
 
@@ -847,6 +860,23 @@ M.sglang_latest = "0.5"
 M.sglang_scheduler = {init_new_token_ratio = 0.7, min_new_token_ratio_factor = 0.14,
                       new_token_ratio_decay_steps = 600, retract_decode_steps = 20,
                       clip_max_new_tokens = 4096, schedule_conservativeness = 1.0}
+
+--- SGLang's new_token_ratio of a release row (M.sglang) and whether the
+--- deployment runs enable_dp_attention: init, min and the decay a decode step,
+--- as Scheduler.__init__ computes them ("Init new token estimation":
+--- init = min(0.7 x schedule_conservativeness, 1.0), min = min(init x 0.14,
+--- 1.0), decay = (init - min) / 600), schedule_conservativeness being 1.0 x
+--- the row's dp_attention_conservativeness under DP attention.
+function M.sglang_new_token_ratios(row, dp_attention)
+  local c = M.sglang_scheduler
+  local cons = c.schedule_conservativeness
+  if dp_attention and row.dp_attention_conservativeness then
+    cons = cons * row.dp_attention_conservativeness
+  end
+  local init = math.min(c.init_new_token_ratio * cons, 1.0)
+  local min = math.min(init * c.min_new_token_ratio_factor, 1.0)
+  return init, min, (init - min) / c.new_token_ratio_decay_steps
+end
 
 --- The row of an SGLang version ("0.4", "0.4.3", "0.5.2", "latest") and its
 --- name: a release from 0.4 on takes the newest modelled row not after it;

@@ -1588,12 +1588,13 @@ function M.simulate(opts)
     local engines = require "kvplan.engines"
     local row = engines.sglang_version(d.budget == "sglang" and dopts.engine_version or nil)
     local c = engines.sglang_scheduler
-    local init = math.min(c.init_new_token_ratio * c.schedule_conservativeness, 1.0)
-    local min = math.min(init * c.min_new_token_ratio_factor, 1.0)
     spec.max_prefill_tokens, spec.clip_max_new_tokens = row.max_prefill_tokens, c.clip_max_new_tokens
     spec.retract_decode_steps = c.retract_decode_steps
-    spec.init_new_token_ratio, spec.min_new_token_ratio = init, min
-    spec.new_token_ratio_decay = (init - min) / c.new_token_ratio_decay_steps
+    -- SGLang's DP attention schedules less conservatively (x 0.3 from 0.4 on,
+    -- engines.lua M.sglang dp_attention_conservativeness): the deployment's
+    -- sglang_attn_dp is set under enable_dp_attention with dp_size > 1
+    spec.init_new_token_ratio, spec.min_new_token_ratio, spec.new_token_ratio_decay =
+      engines.sglang_new_token_ratios(row, d.budget == "sglang" and d.sglang_attn_dp ~= nil)
   end
   -- disaggregated prefill/decode: one pool's instance (engine/core/sim.c)
   if sopts.phase ~= nil then

@@ -100,3 +100,48 @@ check.eq(sim{engine = "vllm", scheduler = "sglang", requests = 20}.scheduler, "s
          "SGLang's scheduler under another engine")
 os.execute("rm -r " .. dir)
 print("sim engines ok")
+
+-- SGLang's DP attention schedules less conservatively: ServerArgs multiplies
+-- schedule_conservativeness by 0.3 under enable_dp_attention (sgl-project/
+-- sglang PR #2096, from 0.4.0 on; engines.lua M.sglang
+-- dp_attention_conservativeness). Hand-counted: init 0.7 x 0.3 = 0.21, min
+-- 0.21 x 0.14 = 0.0294, decay (0.21 - 0.0294) / 600 = 0.000301; without it
+-- 0.7, 0.098, 0.602 / 600
+do
+  local engines = require "kvplan.engines"
+  local function near(a, b, what) check.eq(math.abs(a - b) < 1e-12, true, what .. ": " .. a .. " ~ " .. b) end
+  for _, v in ipairs{"0.4.1", "0.5"} do
+    local row = engines.sglang_version(v)
+    local i, m, dec = engines.sglang_new_token_ratios(row, true)
+    near(i, 0.21, v .. " DP attention: init_new_token_ratio")
+    near(m, 0.0294, v .. " DP attention: min_new_token_ratio")
+    near(dec, 0.1806 / 600, v .. " DP attention: new_token_ratio_decay")
+    i, m, dec = engines.sglang_new_token_ratios(row, false)
+    near(i, 0.7, v .. " no DP attention: init_new_token_ratio")
+    near(m, 0.098, v .. " no DP attention: min_new_token_ratio")
+    near(dec, 0.602 / 600, v .. " no DP attention: new_token_ratio_decay")
+  end
+  -- a release row without the rule (none modelled: PR #2096 predates 0.4.0)
+  local i = engines.sglang_new_token_ratios({max_prefill_tokens = 16384}, true)
+  near(i, 0.7, "a row without dp_attention_conservativeness")
+  -- kv.simulate applies it: the smaller reservation admits more, so long
+  -- outputs retract more than with the rule taken off the 0.4 row
+  local o = {model = "qwen3-235b-a22b", gpu = "h200", tp = 8, engine = "sglang",
+             engine_version = "0.4.1", data_parallel_size = 8, enable_dp_attention = true,
+             max_model_len = 8192, requests = 2000, prompt = 1000, output = 4000}
+  local with = kv.simulate(o)
+  local saved = engines.sglang["0.4"].dp_attention_conservativeness
+  engines.sglang["0.4"].dp_attention_conservativeness = nil
+  local without = kv.simulate(o)
+  engines.sglang["0.4"].dp_attention_conservativeness = saved
+  check.eq(with.num_preemptions > without.num_preemptions, true,
+           "DP attention x 0.3: more retractions (" .. with.num_preemptions .. " against "
+           .. without.num_preemptions .. ")")
+  -- without enable_dp_attention (dp_size replicas) the ratio stays 0.7: the
+  -- rule off the row changes nothing
+  o.enable_dp_attention = nil
+  local rep = kv.simulate(o).num_preemptions
+  engines.sglang["0.4"].dp_attention_conservativeness = nil
+  check.eq(kv.simulate(o).num_preemptions, rep, "dp_size replicas: no x 0.3")
+  engines.sglang["0.4"].dp_attention_conservativeness = saved
+end
