@@ -873,6 +873,34 @@ typedef struct kvp_reserves {
 kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves *out,
                            kvp_diag *diag);
 
+/* PyTorch's CUDACachingAllocator, the rules that decide its segments (the
+ * constants: stdlib engines.lua torch_alloc, with their source). */
+typedef struct kvp_torch_alloc {
+  int64_t min_block;       /* kMinBlockSize: every request rounded up to it */
+  int64_t small_size;      /* kSmallSize: the largest request of the small pool */
+  int64_t small_buffer;    /* kSmallBuffer: a small-pool segment */
+  int64_t large_buffer;    /* kLargeBuffer: the segment of a large request below min_large_alloc */
+  int64_t min_large_alloc; /* kMinLargeAlloc */
+  int64_t round_large;     /* kRoundLarge: a larger request's segment rounded up to it */
+} kvp_torch_alloc;
+
+/* A free block of a segment: its bytes and its pool (1 small, 0 large). */
+typedef struct kvp_torch_block {
+  int64_t bytes;
+  int32_t small;
+} kvp_torch_block;
+
+/* The bytes of the segments the allocator holds after the n allocations of
+ * sizes (bytes, in order, none freed; 0 allocates nothing): each request
+ * rounded, taken from the smallest free block of its pool that holds it,
+ * else from a new segment, the rest of the block kept free when it can be
+ * split. blocks: the caller's room for the free blocks (nblocks >= n
+ * always suffices: a request adds at most one); KVP_EINVAL naming
+ * nblocks when they run out, or for a constant < 1 or a size < 0. */
+kvp_err kvp_torch_segments(const kvp_torch_alloc *a, const int64_t *sizes, int64_t n,
+                           kvp_torch_block *blocks, int64_t nblocks, int64_t *segments,
+                           kvp_diag *diag);
+
 /* ---- vLLM's KV cache manager beyond the pool (vllm_kv.c) ---------------- */
 
 /* What the ledger's evaluation calls of it is private to the core (vllm_kv.h). */

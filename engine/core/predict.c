@@ -986,3 +986,72 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
   }
   return KVP_OK;
 }
+
+/* ---- PyTorch's caching allocator (kvp_torch_segments) -------------------- */
+
+/* c10/cuda/CUDACachingAllocator.cpp at pytorch/pytorch eb42ad6eca0c:
+ * round_size (a request rounded up to kMinBlockSize), get_pool (<=
+ * kSmallSize: the small pool), get_free_block (the smallest free block of
+ * the pool that holds it: the lower_bound of its size-ordered set),
+ * get_allocation_size (a new segment: kSmallBuffer; kLargeBuffer below
+ * kMinLargeAlloc; else rounded up to kRoundLarge) and should_split (the
+ * rest kept free when >= kMinBlockSize in the small pool, > kSmallSize in
+ * the large one). The constants come from the caller (engines.lua
+ * torch_alloc). */
+
+/* v rounded up to a multiple of m (m >= 1), checked. */
+static kvp_err seg_round(int64_t v, int64_t m, int64_t *out) {
+  int64_t q = v / m + (v % m != 0);
+  CHK(chk_mul(q, m, out));
+  return KVP_OK;
+}
+
+kvp_err kvp_torch_segments(const kvp_torch_alloc *a, const int64_t *sizes, int64_t n,
+                           kvp_torch_block *blocks, int64_t nblocks, int64_t *segments,
+                           kvp_diag *diag) {
+  TRY(kvp_check_count(a->min_block, 1, "torch_alloc.min_block", diag));
+  TRY(kvp_check_count(a->small_size, 1, "torch_alloc.small_size", diag));
+  TRY(kvp_check_count(a->small_buffer, 1, "torch_alloc.small_buffer", diag));
+  TRY(kvp_check_count(a->large_buffer, 1, "torch_alloc.large_buffer", diag));
+  TRY(kvp_check_count(a->min_large_alloc, 1, "torch_alloc.min_large_alloc", diag));
+  TRY(kvp_check_count(a->round_large, 1, "torch_alloc.round_large", diag));
+  TRY(kvp_check_count(n, 0, "allocations", diag));
+  int64_t nfree = 0, total = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (sizes[i] < 0)
+      return kvp_fail(diag, KVP_EINVAL, "allocation %lld: size must be >= 0 bytes, got %lld",
+                      (long long)(i + 1), (long long)sizes[i]);
+    if (sizes[i] == 0) continue;
+    int64_t r, block;
+    TRY(seg_round(sizes[i], a->min_block, &r));
+    int32_t small = r <= a->small_size;
+    int64_t best = -1;
+    for (int64_t j = 0; j < nfree; j++)
+      if (blocks[j].small == small && blocks[j].bytes >= r &&
+          (best < 0 || blocks[j].bytes < blocks[best].bytes))
+        best = j;
+    if (best >= 0) {
+      block = blocks[best].bytes;
+      blocks[best] = blocks[--nfree];
+    } else {
+      if (small) block = a->small_buffer;
+      else if (r < a->min_large_alloc) block = a->large_buffer;
+      else TRY(seg_round(r, a->round_large, &block));
+      if (block < r)
+        return kvp_fail(diag, KVP_EINVAL, "allocation %lld: a segment of %lld bytes for a "
+                        "request of %lld (the torch_alloc constants disagree)",
+                        (long long)(i + 1), (long long)block, (long long)r);
+      CHK(chk_add(total, block, &total));
+    }
+    int64_t rest = block - r;
+    if (small ? rest >= a->min_block : rest > a->small_size) {
+      if (nfree >= nblocks)
+        return kvp_fail(diag, KVP_EINVAL, "allocation %lld: more free blocks than the %lld "
+                        "given room for (expected room for one per allocation)",
+                        (long long)(i + 1), (long long)nblocks);
+      blocks[nfree++] = (kvp_torch_block){.bytes = rest, .small = small};
+    }
+  }
+  *segments = total;
+  return KVP_OK;
+}

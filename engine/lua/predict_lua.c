@@ -381,7 +381,49 @@ static int l_reserves(lua_State *L) {
   return 1;
 }
 
-static const luaL_Reg funcs[] = {{"reserves", l_reserves}, {NULL, NULL}};
+static const char *const torch_alloc_keys[] = {
+  "min_block", "small_size", "small_buffer", "large_buffer", "min_large_alloc", "round_large",
+  NULL
+};
+
+/* predict_core.torch_segments(alloc, sizes): the bytes of the segments
+ * PyTorch's caching allocator holds after the allocations of the list
+ * sizes (kvp_torch_segments); alloc: engines.lua torch_alloc. */
+static int l_torch_segments(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  kvl_check_keys(L, 1, torch_alloc_keys, "torch_alloc");
+  kvp_torch_alloc a = {
+    .min_block = kvl_int_field(L, 1, "min_block", 0),
+    .small_size = kvl_int_field(L, 1, "small_size", 0),
+    .small_buffer = kvl_int_field(L, 1, "small_buffer", 0),
+    .large_buffer = kvl_int_field(L, 1, "large_buffer", 0),
+    .min_large_alloc = kvl_int_field(L, 1, "min_large_alloc", 0),
+    .round_large = kvl_int_field(L, 1, "round_large", 0),
+  };
+  lua_Integer n = luaL_len(L, 2);
+  if (n < 0 || (uint64_t)n > SIZE_MAX / (sizeof(int64_t) + sizeof(kvp_torch_block)) - 1)
+    return kvl_error(L, "torch_segments: %I allocations, more than memory holds", n);
+  /* the sizes and the free blocks (one per allocation at most), collected
+   * with the userdata */
+  size_t k = n > 0 ? (size_t)n : 1;
+  int64_t *sizes = lua_newuserdatauv(L, k * sizeof *sizes, 0);
+  kvp_torch_block *blocks = lua_newuserdatauv(L, k * sizeof *blocks, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 2, i);
+    sizes[i - 1] = kvl_toint(L, -1, "torch_segments size");
+    lua_pop(L, 1);
+  }
+  int64_t bytes = 0;
+  kvp_diag diag = {{0}};
+  kvp_err err = kvp_torch_segments(&a, sizes, (int64_t)n, blocks, (int64_t)k, &bytes, &diag);
+  if (err != KVP_OK) return kvl_core_error(L, err, &diag, "torch_segments");
+  lua_pushinteger(L, (lua_Integer)bytes);
+  return 1;
+}
+
+static const luaL_Reg funcs[] = {{"reserves", l_reserves}, {"torch_segments", l_torch_segments},
+                                 {NULL, NULL}};
 
 int luaopen_kvplan_predict_core(lua_State *L) {
   luaL_newlib(L, funcs);

@@ -1078,38 +1078,10 @@ M.torch_alloc = {min_block = 512, small_size = 1048576, small_buffer = 2097152,
                  large_buffer = 20971520, min_large_alloc = 10485760, round_large = 2097152}
 
 --- The bytes of the segments PyTorch's caching allocator holds after the
---- allocations of `sizes` (bytes, in order, none freed).
+--- allocations of `sizes` (bytes, in order, none freed): the rules above
+--- replayed by the core (engine/core/predict.c kvp_torch_segments).
 function M.torch_segments(sizes)
-  local a = M.torch_alloc
-  local small, large, total = {}, {}, 0
-  for _, s in ipairs(sizes) do
-    if s > 0 then
-      local r = s < a.min_block and a.min_block or a.min_block * ((s + a.min_block - 1) // a.min_block)
-      local is_small = r <= a.small_size
-      local pool = is_small and small or large
-      local bi, bs
-      for i = 1, #pool do
-        local b = pool[i]
-        if b >= r and (bs == nil or b < bs) then bi, bs = i, b end
-      end
-      local block
-      if bi then
-        block = pool[bi]
-        pool[bi] = pool[#pool]
-        pool[#pool] = nil
-      else
-        block = is_small and a.small_buffer
-                or (r < a.min_large_alloc and a.large_buffer
-                    or a.round_large * ((r + a.round_large - 1) // a.round_large))
-        total = total + block
-      end
-      local rem = block - r
-      if (is_small and rem >= a.min_block) or (not is_small and rem > a.small_size) then
-        pool[#pool + 1] = rem
-      end
-    end
-  end
-  return total
+  return require("kvplan.predict_core").torch_segments(M.torch_alloc, sizes)
 end
 
 -- The families whose SGLang model files kvplan lists the parameters of, in

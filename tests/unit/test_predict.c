@@ -1135,6 +1135,82 @@ static void mxfp4_weights_follow_the_kernel_and_tp(void **state) {
   assert_int_equal(kvp_mxfp4_weight_bytes(&m, 1, &b, &diag), KVP_EINVAL);
 }
 
+
+/* PyTorch's caching allocator (CUDACachingAllocator.cpp at eb42ad6eca0c,
+ * the constants of engines.lua torch_alloc), replayed by hand. */
+static const kvp_torch_alloc torch_alloc = {
+  .min_block = 512, .small_size = 1048576, .small_buffer = 2097152, .large_buffer = 20971520,
+  .min_large_alloc = 10485760, .round_large = 2097152
+};
+
+static int64_t segments_of(const int64_t *sizes, int64_t n) {
+  kvp_torch_block blocks[16];
+  int64_t bytes = -1;
+  assert_int_equal(kvp_torch_segments(&torch_alloc, sizes, n, blocks, 16, &bytes, NULL), KVP_OK);
+  return bytes;
+}
+
+static void torch_segments_by_hand(void **state) {
+  (void)state;
+  const int64_t MiB = 1048576;
+  /* the small pool: 1000 -> 1024 bytes from a new 2 MiB segment, the rest
+   * (2096128) split off; 1000 again and 600000 (600064) from it, 1495040
+   * left; 1 MiB from that (446464 left); a second 1 MiB a new segment */
+  const int64_t small[] = {1000, 1000, 600000, MiB, MiB};
+  assert_int_equal(segments_of(small, 3), 2 * MiB);
+  assert_int_equal(segments_of(small, 4), 2 * MiB);
+  assert_int_equal(segments_of(small, 5), 4 * MiB);
+  /* 0 bytes allocate nothing */
+  const int64_t zero[] = {0, 0};
+  assert_int_equal(segments_of(zero, 2), 0);
+  /* the large pool: four 5 MiB requests share one 20 MiB segment (15, 10,
+   * 5 MiB left, then none); a fifth takes another; a small request never
+   * takes a large block (a 2 MiB segment of its own) */
+  const int64_t large[] = {5 * MiB, 5 * MiB, 5 * MiB, 5 * MiB, 5 * MiB};
+  assert_int_equal(segments_of(large, 4), 20 * MiB);
+  assert_int_equal(segments_of(large, 5), 40 * MiB);
+  const int64_t mixed[] = {5 * MiB, 1000};
+  assert_int_equal(segments_of(mixed, 2), 22 * MiB);
+  /* above 10 MiB: a segment of the request rounded up to 2 MiB; 11 MiB + 1
+   * (11 MiB + 512) gets 12 MiB, its 1 MiB - 512 rest is not split off, so
+   * 1.5 MiB after it takes a 20 MiB segment; 10 MiB exactly: 10 MiB */
+  const int64_t big[] = {11 * MiB + 1, 3 * MiB / 2};
+  assert_int_equal(segments_of(big, 1), 12 * MiB);
+  assert_int_equal(segments_of(big, 2), 32 * MiB);
+  const int64_t ten[] = {10 * MiB};
+  assert_int_equal(segments_of(ten, 1), 10 * MiB);
+  /* best fit: 5 MiB from a 20 MiB segment (15 left), 9 MiB from those (6
+   * left), 9 MiB again from a new one (11 left); 4 MiB takes the 6 MiB
+   * block, the smallest that holds it (2 left), so 11 MiB takes the 11 MiB
+   * block: 40 MiB (taking the 11 MiB block for 4 MiB would need a third) */
+  const int64_t fit[] = {5 * MiB, 9 * MiB, 9 * MiB, 4 * MiB, 11 * MiB};
+  assert_int_equal(segments_of(fit, 5), 40 * MiB);
+}
+
+static void torch_segments_bad_inputs_are_named(void **state) {
+  (void)state;
+  kvp_torch_block blocks[1];
+  int64_t bytes = 0;
+  kvp_diag d = {{0}};
+  const int64_t two[] = {1000, 5242880};
+  /* a free block per allocation: room for one runs out at the second (a
+   * small and a large rest) */
+  assert_int_equal(kvp_torch_segments(&torch_alloc, two, 2, blocks, 1, &bytes, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "free blocks"));
+  assert_int_equal(kvp_torch_segments(&torch_alloc, two, 1, blocks, 1, &bytes, &d), KVP_OK);
+  assert_int_equal(bytes, 2097152);
+  const int64_t neg[] = {-1};
+  assert_int_equal(kvp_torch_segments(&torch_alloc, neg, 1, blocks, 1, &bytes, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "size must be >= 0"));
+  kvp_torch_alloc bad = torch_alloc;
+  bad.round_large = 0;
+  assert_int_equal(kvp_torch_segments(&bad, two, 1, blocks, 1, &bytes, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "round_large"));
+  const int64_t huge[] = {INT64_MAX};
+  assert_int_equal(kvp_torch_segments(&torch_alloc, huge, 1, blocks, 1, &bytes, &d),
+                   KVP_EOVERFLOW);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(dense_terms_match_a_hand_count),
@@ -1169,6 +1245,8 @@ int main(void) {
     cmocka_unit_test(fraction_by_tp_picks_the_first_row_reached),
     cmocka_unit_test(sglang_memory_defaults_by_hand),
     cmocka_unit_test(mxfp4_weights_follow_the_kernel_and_tp),
+    cmocka_unit_test(torch_segments_by_hand),
+    cmocka_unit_test(torch_segments_bad_inputs_are_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
