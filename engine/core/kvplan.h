@@ -479,6 +479,12 @@ typedef struct kvp_vllm {
   int64_t alloc_bytes;        /* SGLang's weights as free memory measures them: the caching
                                * allocator's segments beyond the parameters' bytes, in the
                                * weights of one GPU (engines.lua sglang_alloc_slack); 0: none */
+  const int64_t *sweep_weights; /* a sweep's base (sweep.c): SGLang's rotary_bytes and
+                               * alloc_bytes at each position of the sweep's C axes gpu x tp
+                               * x pp x weights (an absent axis one position; the last
+                               * varies fastest), pairs; the caller keeps it alive while the
+                               * base is evaluated (sweep.lua weights_table); NULL: none */
+  int64_t nsweep_weights;     /* its integers: 2 x the positions */
 } kvp_vllm;
 
 enum { KVP_MAMBA_NONE = 0, KVP_MAMBA_ALIGN, KVP_MAMBA_ALL };

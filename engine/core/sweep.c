@@ -3,6 +3,7 @@
  * Pure computation: no Lua, no I/O.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,31 @@ kvp_err kvp_sweep_init(kvp_sweep *s, const kvp_sweep_axes *ax, int64_t first, in
   return KVP_OK;
 }
 
+/* SGLang's weights beyond the parameters at the row's C axes: the base's
+ * table (d->vllm.sweep_weights, sweep.lua weights_table) at the positions
+ * on the gpu, tp, pp and weights axes, since the caching allocator's slack
+ * and the rotary tables' float32 depend on them. */
+static kvp_err sweep_weights_at(const kvp_sweep *s, kvp_deploy *dep, kvp_diag *d) {
+  if (dep->vllm.sweep_weights == NULL) return KVP_OK;
+  int64_t at = 0, n = 1;
+  for (int32_t a = 0; a < s->nax; a++) {
+    const kvp_sweep_axis *x = &s->axis[a];
+    if (x->gpu == NULL && x->field != KVP_FIELD_TP && x->field != KVP_FIELD_PP &&
+        x->field != KVP_FIELD_WEIGHTS)
+      continue;
+    CHK(chk_mul(at, x->n, &at));
+    at += s->pos[a];
+    CHK(chk_mul(n, x->n, &n));
+  }
+  if (n > INT64_MAX / 2 || dep->vllm.nsweep_weights != 2 * n)
+    return kvp_fail(d, KVP_EINVAL, "sweep: a base's SGLang weights table has %lld integers, "
+                    "expected 2 x %lld (its C axes' positions)",
+                    (long long)dep->vllm.nsweep_weights, (long long)n);
+  dep->vllm.rotary_bytes = dep->vllm.sweep_weights[2 * at];
+  dep->vllm.alloc_bytes = dep->vllm.sweep_weights[2 * at + 1];
+  return KVP_OK;
+}
+
 /* Evaluate the ledger of the current deployment axes; forget the caches. */
 static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
   int64_t b = 0;
@@ -257,10 +283,12 @@ static kvp_err load_ledger(kvp_sweep *s, kvp_diag *d) {
      * in place (no copy of the deployment) */
     for (int32_t a = 0; a < s->nax; a++)
       if (s->axis[a].field != KVP_FIELD_OPTIM) apply(&s->ledger.d, &s->axis[a], s->pos[a]);
+    TRY(sweep_weights_at(s, &s->ledger.d, d));
     if (predicted(&s->ledger.d)) TRY(kvp_predict_deploy(&s->ledger.d, s->ax.non_torch, NULL, d));
     TRY(kvp_ledger_eval_own_numbers(&s->ledger, d));
   } else {
     for (int32_t a = 0; a < s->nax; a++) apply(&s->dep, &s->axis[a], s->pos[a]);
+    TRY(sweep_weights_at(s, &s->dep, d));
     if (predicted(&s->dep)) TRY(kvp_predict_deploy(&s->dep, s->ax.non_torch, NULL, d));
     /* the model, budget rule and allocation are the base's: checked once */
     if (fresh) TRY(kvp_ledger_eval(&s->dep, &s->ledger, d));

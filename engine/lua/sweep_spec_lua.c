@@ -5,6 +5,7 @@
  * declarative filter's rules, and what the core's prediction reads.
  * Binding layer: checks and converts; calls none of the other sweep files.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "fmtw.h"
@@ -339,6 +340,27 @@ static void resolve(lua_State *L, int idx, label *lb) {
   }
 }
 
+/* A base's SGLang weights at the positions of the C axes (the table at t's
+ * sglang_weights, sweep.lua weights_table): integers kept in t as
+ * _sglang_weights, which lives as long as the base's table, set on d. */
+static void read_sweep_weights(lua_State *L, int t, kvp_deploy *d) {
+  if (lua_getfield(L, t, "sglang_weights") == LUA_TTABLE) {
+    lua_Integer n = luaL_len(L, -1);
+    if (n < 2 || (uint64_t)n > SIZE_MAX / sizeof(int64_t))
+      kvl_error(L, "sweep: a base's SGLang weights table has %I integers", n);
+    int64_t *v = lua_newuserdatauv(L, (size_t)n * sizeof *v, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_geti(L, -2, i);
+      v[i - 1] = kvl_toint(L, -1, "sglang_weights");
+      lua_pop(L, 1);
+    }
+    lua_setfield(L, t, "_sglang_weights");
+    d->vllm.sweep_weights = v;
+    d->vllm.nsweep_weights = (int64_t)n;
+  }
+  lua_pop(L, 1);
+}
+
 /* Make base b the current one (spec.base(b + 1), kept at r->entry while its
  * rows are written, then dropped for the GC): its deployment into
  * r->base[1], its labels into r->lab (the strings stay alive in its table),
@@ -368,6 +390,7 @@ static void load_entry(lua_State *L, run *r, int64_t b) {
     } else {
       lua_getfield(L, plain, "spec");
       kvl_check_deploy(L, lua_gettop(L), &r->base[1]);
+      read_sweep_weights(L, plain, &r->base[1]);
       *(kvp_deploy *)lua_newuserdatauv(L, sizeof(kvp_deploy), 0) = r->base[1];
       lua_setfield(L, plain, "_deploy");
       lua_pop(L, 1);
@@ -378,6 +401,7 @@ static void load_entry(lua_State *L, run *r, int64_t b) {
     lua_pop(L, 1);
     lua_getfield(L, r->entry, "spec");
     kvl_check_deploy(L, lua_gettop(L), &r->base[1]);
+    read_sweep_weights(L, r->entry, &r->base[1]);
     *(kvp_deploy *)lua_newuserdatauv(L, sizeof(kvp_deploy), 0) = r->base[1];
     lua_setfield(L, r->entry, "_deploy");
     lua_pop(L, 1);

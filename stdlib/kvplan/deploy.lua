@@ -397,24 +397,38 @@ end
 -- for weights kvplan weighs (a given weight_bytes is the loaded bytes).
 local function sglang_weights_rule(d, opts)
   if opts.weight_bytes ~= nil then return end
+  d.sglang_weighed = true -- a sweep's C axes take the rule again (M.sglang_weights)
+  local bytes, tables, slack = M.sglang_weights(d, d.gpu, d.tp, d.pp, d.weights)
+  if bytes then d.rotary_bytes, d.rotary_tables = bytes, tables end
+  d.sglang_alloc_bytes = slack
+end
+
+--- SGLang's weights beyond the parameters on one GPU of deployment d's
+--- model and parallel layout (its EP and attention DP) at GPU `gpu`, tp, pp
+--- and weight format `weights`: the rotary tables' bytes and the tables,
+--- and the allocator's slack, each nil when none (kv.deploy's rule above;
+--- kvplan.sweep's table of them along its C axes).
+function M.sglang_weights(d, gpu, tp, pp, weights)
   local m = d.model
   local bytes, tables = engines.vllm_rotary(m)
+  local total, out
   if bytes > 0 then
-    local cuda = d.gpu.vendor ~= "amd"
-    local out, total = {}, 0
+    local cuda = gpu.vendor ~= "amd"
+    out, total = {}, 0
     for i, t in ipairs(tables) do
       local e = cuda and 4 or t.elem
       out[i] = {type = t.type, rows = t.rows, dim = t.dim, elem = e, bytes = t.rows * t.dim * e,
                 mrope = t.mrope}
       total = total + out[i].bytes
     end
-    d.rotary_bytes, d.rotary_tables = total, out
   end
-  if (d.pp or 1) == 1 and not d.sglang_ep and not d.sglang_attn_dp then
-    local slack = engines.sglang_alloc_slack(m, d.tp, function(k) return m:class_format(k, d.weights) end,
-                                             d.rotary_bytes)
-    if slack and slack > 0 then d.sglang_alloc_bytes = slack end
+  local slack
+  if (pp or 1) == 1 and not d.sglang_ep and not d.sglang_attn_dp then
+    slack = engines.sglang_alloc_slack(m, tp, function(k) return m:class_format(k, weights) end,
+                                       total)
+    if not (slack and slack > 0) then slack = nil end
   end
+  return total, out, slack
 end
 
 -- vLLM's rule: the release's row, the GPU's name, usage and flags.

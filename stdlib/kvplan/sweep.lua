@@ -168,7 +168,7 @@ end
 -- alone). The GPU axis sets the GPU memory and its facts, or the facts alone
 -- when a gpu_memory is given. With time columns the GPU stays a deployment
 -- (its rates).
-local function place_axes(spec, base, axes, timed, dspec, hooked)
+local function place_axes(spec, base, axes, timed, dspec, hooked, sglang)
   local cand, first, second = {}, {}, {}
   for _, a in ipairs(axes) do
     local k = a[1]
@@ -182,6 +182,8 @@ local function place_axes(spec, base, axes, timed, dspec, hooked)
   if hooked then cand = {} end
   -- step times take each base deployment's GPU rates (kvplan.sim perf)
   if timed then cand.gpu = nil end
+  -- SGLang's weights rule applies only when weight_bytes is not given
+  if sglang then cand.weight_bytes = nil end
   if spec.optim ~= nil and next(cand) ~= nil then
     local optim = require "kvplan.optim"
     for _, combo in ipairs(list(spec.optim)) do
@@ -228,12 +230,13 @@ local function lua_rule(spec, base)
   return nil
 end
 
--- Whether the sweep has SGLang deployments (its budget or engine lists, or
--- the base's): their weights hold the caching allocator's slack, which
--- depends on the model, tp, pp and the weight format (kv.deploy's
--- sglang_weights_rule, engines.sglang_alloc_slack) and which the core does
--- not derive again, so such a sweep builds every deployment in Lua too.
-local function sglang_weights(spec, base)
+-- Whether a deployment of the sweep may be SGLang's (its budget or engine
+-- lists, the base's, or an optimization combination's): its weights rule
+-- reads whether weight_bytes is given (deploy.sglang_weights), so a
+-- weight_bytes list stays an axis of deployments built here; tp, pp, the
+-- weight format and the GPU stay C axes (weights_table below).
+local function may_be_sglang(spec, base)
+  if spec.optim ~= nil then return true end
   for _, field in ipairs{"budget", "engine"} do
     for _, b in ipairs(list(spec[field] or base[field] or "vllm")) do
       if b == "sglang" then return true end
@@ -334,8 +337,6 @@ function M.new(spec)
   -- An engine rule in Lua (a budget's reserves hook) is kv.deploy's alone:
   -- then tp and pp are expanded here too (same row order)
   local hooked = lua_rule(dspec, base)
-  local sglang_lua = not hooked and sglang_weights(spec, base)
-  if sglang_lua then hooked = "sglang" end
   -- step times: tp too, since a MoE model's routed-expert curve depends on the
   -- slice of an expert on one GPU (kvplan.sim expert_curve), a perf table a tp
   local tp_in_lua, pp_in_lua = (hooked or timed) and spec.tp ~= nil, hooked and spec.pp ~= nil
@@ -344,12 +345,10 @@ function M.new(spec)
   for i = 1, #axes do
     if #axes[i][2] == 0 then util.raise("sweep axis '%s' is empty", axes[i][1]) end
   end
-  place_axes(spec, base, axes, timed, dspec, hooked)
+  place_axes(spec, base, axes, timed, dspec, hooked, may_be_sglang(spec, base))
   local s = setmetatable({spec = spec, label_names = {}, axes = {}}, Sweep)
   -- what the sweep says of itself (tostring): its deployments built in Lua
-  if sglang_lua then
-    s.built_in_lua = "budget 'sglang' weighs its weights as the caching allocator holds them (in Lua)"
-  elseif hooked then
+  if hooked then
     s.built_in_lua = "budget '" .. hooked .. "' has a reserves hook (an engine rule in Lua)"
   end
   for i, a in ipairs(axes) do s.label_names[i] = a[1] end
@@ -377,6 +376,8 @@ function M.new(spec)
           local g = gpus.check_plannable(gpus.get(v)) -- as kv.deploy takes it
           label = g.id
           if ax.values then ax.values[p] = g.visible_bytes end
+          ax.gpus = ax.gpus or {} -- for SGLang's weights (weights_table)
+          ax.gpus[p] = g
           ax.gpu = ax.gpu or {}
           ax.gpu[p] = deploy.gpu_facts(g) -- what the engine rules read of it
         elseif ax.values then
@@ -417,6 +418,37 @@ function M.new(spec)
       pos[i], r = r % n + 1, r // n
     end
     return pos
+  end
+  -- SGLang's weights along the C axes (deploy.sglang_weights: the caching
+  -- allocator's slack by tp, pp and weight format, the rotary tables in
+  -- float32 but on AMD GPUs): {rotary, alloc} for each position of the gpu,
+  -- tp, pp and weights axes the core loops, in its order (the last varies
+  -- fastest; engine/core/sweep.c sweep_weights_at); nil for another budget
+  -- or a given weight_bytes
+  local function weights_table(d)
+    if d.budget ~= "sglang" or not d.sglang_weighed then return nil end
+    local gl = {d.gpu}
+    for _, ax in ipairs(s.axes) do if ax.gpus then gl = ax.gpus end end
+    local t, memo = {}, {}
+    for _, g in ipairs(gl) do
+      for _, tp in ipairs(s.tp or {d.tp}) do
+        for _, pp in ipairs(s.pp or {d.pp or 1}) do
+          for _, w in ipairs(s.weights or {d.weights}) do
+            local k = string.format("%s|%d|%d|%s", g.vendor == "amd" and "amd" or "cuda", tp, pp,
+                                    w.name)
+            local e = memo[k]
+            if e == nil then
+              local rotary, _, alloc = deploy.sglang_weights(d, g, tp, pp, w)
+              e = {rotary or 0, alloc or 0}
+              memo[k] = e
+            end
+            t[#t + 1] = e[1]
+            t[#t + 1] = e[2]
+          end
+        end
+      end
+    end
+    return t
   end
   -- base b's deployment; plain: without its combination, or with `with`
   local function deployment(b, with, plain)
@@ -480,7 +512,7 @@ function M.new(spec)
     local e = plains[key]
     if e == nil then
       local d = deployment(b, nil, true)
-      e = {d = d, spec = d:spec()}
+      e = {d = d, spec = d:spec(), sglang_weights = weights_table(d)}
       e.spec.engine_rule = d.engine_rule
       plains[key] = e
     end
@@ -518,7 +550,7 @@ function M.new(spec)
     -- the core predicts again along its axes
     spec.engine_rule = d.engine_rule
     local e = {spec = spec, perf = timed and d:perf() or nil, label = label, named = named, d = d,
-               combo = combo, b = b}
+               combo = combo, b = b, sglang_weights = weights_table(d)}
     if ranged then
       -- every factor, whether or not this base reads it: the C axes may
       -- change tp, pp or the model under it

@@ -194,10 +194,39 @@ local sg = both_ways({
   columns = {"model", "gpu", "tp", "max_model_len", "usable_bytes", "overhead_bytes",
              "kv_budget_bytes", "kv_tokens", "fits"},
 }, "SGLang fraction by tp")
--- SGLang's weights hold the caching allocator's slack, which depends on tp
--- (engines.sglang_alloc_slack): every deployment is built in Lua
-check.eq(sg.nbase, 2 * 2 * 5 * 2, "SGLang by tp: a deployment for each model, GPU, tp and length")
-check.eq(sg.tp, nil, "SGLang by tp: tp is expanded in Lua")
+check.eq(sg.nbase, 2, "SGLang by tp: one base deployment per model")
+check.eq(sg.tp ~= nil, true, "SGLang by tp: tp is a C axis")
+check.eq(sg.built_in_lua, nil, "SGLang by tp: not built in Lua")
+-- SGLang's weights hold the caching allocator's slack, which depends on
+-- tp, pp and the weight format (engines.sglang_alloc_slack), and the
+-- rotary tables, float32 but on AMD GPUs: the sweep hands the core each
+-- base's table of them along its C axes (tp 1/2/4, bf16 and fp8 with
+-- 128x128 block scales, an AMD GPU beside NVIDIA's, pp 1 and 2)
+local sw = both_ways({
+  model = {"llama-3.1-8b", "qwen3-8b", "qwen2.5-7b", "qwen3-30b-a3b"},
+  gpu = {"h100-sxm", "mi300x"}, budget = "sglang", tp = {1, 2, 4}, pp = {1, 2},
+  weights = {"bf16", "fp8-b128x128"},
+  columns = {"model", "gpu", "tp", "pp", "weights", "weights_bytes", "kv_budget_bytes",
+             "kv_tokens", "fits"},
+}, "SGLang's weights by tp, pp, format and GPU")
+check.eq(sw.nbase, 4, "SGLang weights: one base deployment per model")
+check.eq(sw.tp ~= nil and sw.pp ~= nil and sw.weights ~= nil, true,
+         "SGLang weights: tp, pp and weights are C axes")
+for _, a in ipairs(sw.axes) do
+  if a.name == "gpu" then check.eq(a.field ~= "base", true, "SGLang weights: the GPU is a C axis") end
+end
+-- the slack moves with tp and the format: the rows differ from the base's
+local d1 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang", tp = 1}
+local d4 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang", tp = 4,
+                     weights = "fp8-b128x128"}
+check.eq(d1.sglang_alloc_bytes ~= d4.sglang_alloc_bytes and d4.sglang_alloc_bytes ~= nil, true,
+         "SGLang weights: the slack differs by tp and format")
+-- a given weight_bytes (the loaded bytes): no slack, its list built in Lua
+both_ways({
+  model = "llama-3.1-8b", gpu = {"h100-sxm", "mi300x"}, budget = "sglang", tp = {1, 2},
+  weight_bytes = {"15 GiB", "16 GiB"},
+  columns = {"gpu", "weight_bytes", "tp", "weights_bytes", "kv_budget_bytes"},
+}, "SGLang with weight_bytes given")
 -- SGLang's fraction from the GPU's memory, tp and pp (engine_version 0.5)
 -- beside v0.4's by tp: GPUs of every memory class, tp a C axis
 local sm = both_ways({
@@ -205,7 +234,7 @@ local sm = both_ways({
   budget = "sglang", engine_version = {"0.4", "0.5"}, tp = {1, 2, 4, 8},
   columns = {"model", "gpu", "engine_version", "tp", "usable_bytes", "kv_budget_bytes", "kv_tokens"},
 }, "SGLang's memory heuristic")
-check.eq(sm.nbase, 2 * 5 * 2 * 4, "SGLang memory: a deployment for each model, GPU, version and tp")
+check.eq(sm.nbase, 2 * 2, "SGLang memory: one base a model and version")
 local sgpath = dir .. "/sgpp.csv"
 kv.sweep{model = "llama-3.1-70b", gpu = {"h100-sxm", "l40s"}, budget = "sglang", engine_version = "0.5",
          tp = {1, 4}, pp = {1, 2, 4}, columns = {"gpu", "tp", "pp", "usable_bytes", "kv_tokens"}}:write(sgpath)
