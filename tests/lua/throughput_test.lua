@@ -193,6 +193,35 @@ check.eq(M.notes_max_seq_len_to_capture("`python3 -m sglang.launch_server --max-
 check.eq(M.notes_max_seq_len_to_capture("`vllm serve m --max-seq-len-to-capture-x 16384`"), nil, "not the flag")
 check.eq(M.notes_max_seq_len_to_capture("`vllm serve m --max-seq-len-to-capture`"), nil, "no value")
 check.eq(M.notes_max_seq_len_to_capture(nil), nil, "no notes")
+do
+  local on, dp = M.notes_dp_attention("`python3 -m sglang.launch_server --model m --tp 8 --enable-dp-attention`")
+  check.eq(on, true, "SGLang server --enable-dp-attention")
+  check.eq(dp, nil, "no --dp: the release's rule")
+  on, dp = M.notes_dp_attention("`python -m sglang.launch_server --tp 8 --enable-dp-attention --dp 2`")
+  check.eq(dp, 2, "--dp 2")
+  on, dp = M.notes_dp_attention("`python -m sglang.bench_offline_throughput --dp-size=4 --enable-dp-attention`")
+  check.eq(dp, 4, "offline benchmark --dp-size=4")
+  on, dp = M.notes_dp_attention("`python -m sglang.launch_server --data-parallel-size 2 --dp-size 8 --enable-dp-attention`")
+  check.eq(dp, 8, "the last dp size wins")
+  check.eq(M.notes_dp_attention("the server ran --enable-dp-attention"), nil, "prose: not a command")
+  check.eq(M.notes_dp_attention("`python -m sglang.bench_serving --enable-dp-attention`"), nil, "the client: not the server")
+  check.eq(M.notes_dp_attention("`vllm serve m --enable-dp-attention`"), nil, "not SGLang's command")
+  check.eq(M.notes_dp_attention("`python -m sglang.launch_server --enable-dp-attention-x`"), nil, "not the whole word")
+  check.eq(M.notes_dp_attention(nil), nil, "no notes")
+  local srow = {engine = "sglang", engine_version = "0.4.1", budget = "sglang", model = "deepseek-v3",
+                gpu = "h200", tp = 8, pp = 1, kv = "bf16", prompt = 1024, output = 1024, requests = 10,
+                rate = 1, output_stop = "fixed", measured = {},
+                notes = "server `python3 -m sglang.launch_server --tp 8 --enable-dp-attention`"}
+  local o = M.options(srow)
+  check.eq(o.enable_dp_attention, true, "an SGLang 0.4.1 row's command: enable_dp_attention")
+  check.eq(o.data_parallel_size, 8, "SGLang 0.4.1 without --dp: dp_size = tp_size")
+  srow.notes = "server `python3 -m sglang.launch_server --tp 8 --enable-dp-attention --dp 4`"
+  check.eq(M.options(srow).data_parallel_size, 4, "the command's --dp")
+  srow.engine_version, srow.notes = "0.5.2", "server `python3 -m sglang.launch_server --tp 8 --enable-dp-attention`"
+  check.eq(M.options(srow).enable_dp_attention, nil, "SGLang 0.5 without --dp: dp size 1, no DP attention")
+  srow.engine_version, srow.notes = "0.4.1", "the server ran with --enable-dp-attention"
+  check.eq(M.options(srow).enable_dp_attention, nil, "prose sets nothing")
+end
 arow.notes = "Offline: `benchmark_throughput.py --backend vllm --model m --enforce-eager`."
 check.eq(M.options(arow).enforce_eager, true, "a row's command: enforce_eager")
 arow.engine, arow.notes = "nim", "`vllm serve m --enforce-eager`"

@@ -431,6 +431,47 @@ function M.notes_max_seq_len_to_capture(notes)
   return found
 end
 
+--- SGLang's DP attention a row's notes give, read as M.notes_enforce_eager
+--- reads vLLM's flag: a back-quoted command that runs SGLang's server or its
+--- offline benchmarks (`sglang.launch_server`, `sglang.bench_offline_throughput`,
+--- `sglang.bench_one_batch`, which take ServerArgs.add_cli_args; the client
+--- `sglang.bench_serving` does not) holding `--enable-dp-attention` as a whole
+--- word. Returns true and the command's dp size (`--dp N`, `--dp-size N`,
+--- `--data-parallel-size N` or `=N`: ServerArgs.add_cli_args's
+--- "--data-parallel-size", "--dp-size", which argparse also takes as the
+--- prefix `--dp`; the last one winning), or nil when no command gives the
+--- flag. No dp size given: nil (M.options: the release's rule).
+-- Does back-quoted span run SGLang's engine (M.notes_dp_attention)?
+local function runs_sglang_engine(span)
+  for w in span:gmatch("%S+") do
+    if w == "sglang.launch_server" or w == "sglang.bench_offline_throughput"
+       or w == "sglang.bench_one_batch" then
+      return true
+    end
+  end
+  return false
+end
+
+function M.notes_dp_attention(notes)
+  local enabled, dp
+  for span in (notes or ""):gmatch("`([^`]*)`") do
+    if runs_sglang_engine(span) then
+      local words = {}
+      for w in span:gmatch("%S+") do words[#words + 1] = w end
+      for i, w in ipairs(words) do
+        if w == "--enable-dp-attention" then enabled = true end
+        local flag, eq = w:match("^(%-%-[%a-]+)(=?.*)$")
+        if flag == "--dp" or flag == "--dp-size" or flag == "--data-parallel-size" then
+          local v = eq ~= "" and eq:match("^=(%d+)$") or (eq == "" and (words[i + 1] or ""):match("^(%d+)$"))
+          if v then dp = tonumber(v) end
+        end
+      end
+    end
+  end
+  if not enabled then return nil end
+  return true, dp
+end
+
 --- kv.simulate's options for row r, or nil and why kvplan cannot express it.
 function M.options(r)
   local engine = ENGINE[r.engine]
@@ -481,6 +522,21 @@ function M.options(r)
   -- the command's --max-seq-len-to-capture (kv.deploy's field: V0's decode
   -- graphs hold no longer sequence, kvplan.sim.graph_seq_max)
   if r.engine == "vllm" then o.max_seq_len_to_capture = M.notes_max_seq_len_to_capture(r.notes) end
+  -- the command's --enable-dp-attention (kv.deploy's enable_dp_attention with
+  -- data_parallel_size under budget sglang): the command's dp size, else
+  -- SGLang 0.4.1's: ServerArgs.__post_init__ sets "self.dp_size =
+  -- self.tp_size" under enable_dp_attention (python/sglang/srt/server_args.py
+  -- of the 0.4 releases before sgl-project/sglang PR #4390 of 2025-03-13,
+  -- which made --dp explicit; later releases turn DP attention off at dp
+  -- size 1, so a 0.5 row without --dp runs none)
+  if r.engine == "sglang" and r.budget == "sglang" then
+    local on, dp = M.notes_dp_attention(r.notes)
+    if on then
+      local x, y = (o.engine_version or ""):match("^(%d+)%.(%d+)")
+      if dp == nil and x and tonumber(x) == 0 and tonumber(y) <= 4 then dp = r.tp end
+      if dp and dp > 1 then o.enable_dp_attention, o.data_parallel_size = true, dp end
+    end
+  end
   local seqs, tokens = r.max_num_seqs, r.max_num_batched_tokens
   if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
     local ok, d = pcall(kv.deploy, o)
