@@ -775,9 +775,12 @@ function M.engine_limits(d, opts)
       -- dp_size when it is given (its own default otherwise: tp_worker.py
       -- TpModelWorker) and chunked_prefill_size // dp_size ("DP attention is
       -- enabled. The chunked prefill size is adjusted", server_args.py
-      -- ServerArgs.__post_init__ of the 0.4 releases)
+      -- ServerArgs, the later 0.4 and the 0.5 forms), or // 2 where the
+      -- release row says so (engines.lua M.sglang dp_attention_chunk_divisor:
+      -- the early 0.4 form, 0.4.1's)
       local dp = d.data_parallel_size
-      return math.max(tokens // dp, 1), seqs and math.max(seqs // dp, 1) or sglang_running(d), v
+      local div = row.dp_attention_chunk_divisor or dp
+      return math.max(tokens // div, 1), seqs and math.max(seqs // dp, 1) or sglang_running(d), v
     end
     return tokens, seqs or sglang_running(d), v
   end

@@ -834,8 +834,23 @@ M.sglang_fractions = {{16, 0.79}, {8, 0.81}, {4, 0.85}, {2, 0.87}, {1, 0.88}}
 --               read also at 001067fffe33427bee0ed2f007fb7551a1d76b44, where
 --               the resolution moved to declare_resolution with the same
 --               x 0.3). A row without the field: no change.
+--   dp_attention_chunk_divisor  "0.4": 2. Under enable_dp_attention the 0.4
+--               releases' ServerArgs.__post_init__ sets "self.chunked_prefill_size
+--               = self.chunked_prefill_size // 2" next to "self.dp_size =
+--               self.tp_size" (its "Others" block; read in two stored copies of
+--               python/sglang/srt/server_args.py, no commit named: the
+--               PR #2096-era form of November 2024 and a form of early 2025 with
+--               --enable-flashinfer-mla and EAGLE, so 0.4.1 of December 2024,
+--               between them, halves too). Later forms divide by dp_size
+--               ("chunked_prefill_size // self.dp_size" with "Please set a
+--               dp-size > 1", after sgl-project/sglang PR #4390 "Improve DP
+--               attention", merged 2025-03-13, made --dp explicit; PR #5663
+--               "Remove chunked prefill length divide for DP" refers to it);
+--               the 0.4.x release that first shipped it is not pinned, so the
+--               "0.4" row keeps the early form. "0.5": none (// dp_size).
 M.sglang = {
   ["0.4"] = {rule = "tp", max_prefill_tokens = 16384, dp_attention_conservativeness = 0.3,
+             dp_attention_chunk_divisor = 2,
              chunk = function(gpu_mib) return gpu_mib < 25000 and 2048 or 8192 end,
              graph_bs = function(gpu_mib, tp)
                if gpu_mib < 25000 then return tp < 4 and 8 or 80 end

@@ -204,6 +204,13 @@ check.eq(sopts.ep_size, 8, "read back: ep_size")
 check.eq((launch.same(sinfo.deployment, sopts, slimits, sinfo.limits)), true, "SGLang DP round trip")
 local _, seqs = kv.deployments.engine_limits(dq, {max_num_seqs = 800})
 check.eq(seqs, 100, "a given max_running_requests is the server's: 800 // 8 a rank")
+-- chunked_prefill_size under attention DP: // dp_size in 0.5, // 2 in the
+-- 0.4 releases (0.4.1's ServerArgs.__post_init__; engines.lua M.sglang
+-- dp_attention_chunk_divisor)
+check.eq((kv.deployments.engine_limits(dq, {max_num_batched_tokens = 16384})), 2048,
+         "SGLang 0.5 attention DP 8: chunked_prefill_size // 8 a rank")
+check.eq((kv.deployments.engine_limits(dq, {engine_version = "0.4.1", max_num_batched_tokens = 16384})),
+         8192, "SGLang 0.4.1 attention DP 8: chunked_prefill_size // 2 a rank")
 -- TensorRT-LLM's --ep_size is kv.deploy's ep_size, written and read back
 local tq = assert(launch.command(kv.deploy{model = "qwen3-235b-a22b", gpu = "h200", tp = 8,
   max_model_len = 8192, engine = "trtllm", ep_size = 4}, "trtllm"))
