@@ -436,15 +436,7 @@ local function solve(A, b)
   return x
 end
 
-local function median(v)
-  if #v == 0 then return nil end
-  local s = {}
-  for i, x in ipairs(v) do s[i] = x end
-  table.sort(s)
-  local n = #s
-  if n % 2 == 1 then return s[(n + 1) // 2] end
-  return (s[n // 2] + s[n // 2 + 1]) / 2
-end
+local median = util.median
 M.median = median
 
 --- Simulate point pt on deployment options dopts with factor values

@@ -462,10 +462,7 @@ function M.trtllm_gen_decode_eff()
     local bytes = b * (s * 2 * t.kv_heads * t.head_dim * 2 + t.heads * t.head_dim * 2)
     e[i] = bytes / (ms * 1e-3) / (t.hbm_gbps * 1e9)
   end
-  local v = {table.unpack(e)}
-  table.sort(v)
-  local med = #v % 2 == 1 and v[(#v + 1) // 2] or (v[#v // 2] + v[#v // 2 + 1]) / 2
-  return med, e
+  return util.median(e), e
 end
 
 -- SGLang's is_fa3_default_architecture classes (above) by the Hugging Face

@@ -110,6 +110,18 @@ function M.suggest(name, names, any)
   return " (did you mean '" .. table.concat(c, "', '") .. "'?)"
 end
 
+--- The median of the numbers of list v (a sorted copy's middle, or the
+--- mean of its two middle ones); nil for an empty list.
+function M.median(v)
+  if #v == 0 then return nil end
+  local s = {}
+  for i, x in ipairs(v) do s[i] = x end
+  table.sort(s)
+  local n = #s
+  if n % 2 == 1 then return s[(n + 1) // 2] end
+  return (s[n // 2] + s[n // 2 + 1]) / 2
+end
+
 --- Keys of t in sorted order.
 function M.sorted_keys(t)
   local ks = {}

@@ -356,92 +356,50 @@ local function first_line(msg)
   return (m:gsub("^[^:]*run%.lua:%d+: ", ""))
 end
 
---- The --async-scheduling a row's notes give vLLM (README.md, "Serving
---- command"): true for `--async-scheduling`, false for
---- `--no-async-scheduling`, nil when neither is there, read only inside a
---- back-quoted command that runs vLLM's server (`vllm serve ...` or `python
---- -m vllm.entrypoints...`), as a whole word (the last one wins, as argparse
---- takes it); prose that names the feature sets nothing.
-function M.notes_async_scheduling(notes)
-  local found
+-- The words of each back-quoted command in a row's notes that runs(span)
+-- accepts, in order: where the notes readers below look for engine flags
+-- (prose that names a flag sets nothing).
+local function commands(notes, runs)
+  local out = {}
   for span in (notes or ""):gmatch("`([^`]*)`") do
-    if (span .. " "):match("^%s*vllm%s+serve%s") or span:find("vllm.entrypoints", 1, true) then
-      for w in span:gmatch("%S+") do
-        if w == "--async-scheduling" then found = true
-        elseif w == "--no-async-scheduling" then found = false end
-      end
+    if runs(span) then
+      local words = {}
+      for w in span:gmatch("%S+") do words[#words + 1] = w end
+      out[#out + 1] = words
     end
   end
-  return found
+  return out
 end
 
---- The --enforce-eager a row's notes give vLLM (README.md, "a serving or
---- benchmark command"): true when a back-quoted command that runs vLLM's
---- engine holds `--enforce-eager` as a whole word, else nil. The commands
---- read: the server (`vllm serve ...`, `python -m vllm.entrypoints...`) and
---- vLLM's offline benchmark scripts `benchmark_throughput.py` and
---- `benchmark_latency.py`, which pass their engine arguments to vLLM's
---- EngineArgs (`EngineArgs.add_cli_args`: "--enforce-eager: Always use eager-mode
---- PyTorch. If False, will use eager mode and CUDA graph in hybrid", so no
---- step replays a CUDA/HIP graph); prose that names the flag sets nothing.
--- Does back-quoted span run vLLM's engine (M.notes_enforce_eager)?
+-- The integer of flag words[i] written `--flag N` or `--flag=N` (eq: what
+-- follows the flag's name in the word), or nil.
+local function flag_int(words, i, eq)
+  local v
+  if eq == "" then v = (words[i + 1] or ""):match("^(%d+)$") else v = eq:match("^=(%d+)$") end
+  return v and tonumber(v)
+end
+
+-- Does a back-quoted span run vLLM's server (`vllm serve ...` or `python -m
+-- vllm.entrypoints...`)?
+local function runs_vllm_server(span)
+  return (span .. " "):match("^%s*vllm%s+serve%s") ~= nil or span:find("vllm.entrypoints", 1, true) ~= nil
+end
+
+-- Does it run vLLM's engine: the server, or vLLM's offline benchmark scripts
+-- benchmark_throughput.py and benchmark_latency.py, which pass their engine
+-- arguments to vLLM's EngineArgs?
 local function runs_vllm_engine(span)
-  if (span .. " "):match("^%s*vllm%s+serve%s") or span:find("vllm.entrypoints", 1, true) then
-    return true
-  end
+  if runs_vllm_server(span) then return true end
   for w in span:gmatch("%S+") do
     if w:match("benchmark_throughput%.py$") or w:match("benchmark_latency%.py$") then return true end
   end
   return false
 end
 
-function M.notes_enforce_eager(notes)
-  for span in (notes or ""):gmatch("`([^`]*)`") do
-    if runs_vllm_engine(span) then
-      for w in span:gmatch("%S+") do
-        if w == "--enforce-eager" then return true end
-      end
-    end
-  end
-  return nil
-end
-
---- The --max-seq-len-to-capture N a row's notes give vLLM, read as
---- M.notes_enforce_eager reads --enforce-eager (a back-quoted command that
---- runs vLLM's engine; `--max-seq-len-to-capture N` or `=N`, underscores
---- for dashes too, the last one winning as argparse takes it): vLLM V0
---- replays no decode graph for a batch with a longer sequence (kv.deploy's
---- max_seq_len_to_capture, engines.lua vllm_v0_max_seq_len_to_capture); nil
---- when no command gives it.
-function M.notes_max_seq_len_to_capture(notes)
-  local found
-  for span in (notes or ""):gmatch("`([^`]*)`") do
-    if runs_vllm_engine(span) then
-      local words = {}
-      for w in span:gmatch("%S+") do words[#words + 1] = w end
-      for i, w in ipairs(words) do
-        local flag, eq = w:match("^(%-%-max[-_]seq[-_]len[-_]to[-_]capture)(=?.*)$")
-        if flag and flag:gsub("_", "-") == "--max-seq-len-to-capture" then
-          local v = eq ~= "" and eq:match("^=(%d+)$") or (eq == "" and (words[i + 1] or ""):match("^(%d+)$"))
-          if v then found = tonumber(v) end
-        end
-      end
-    end
-  end
-  return found
-end
-
---- SGLang's DP attention a row's notes give, read as M.notes_enforce_eager
---- reads vLLM's flag: a back-quoted command that runs SGLang's server or its
---- offline benchmarks (`sglang.launch_server`, `sglang.bench_offline_throughput`,
---- `sglang.bench_one_batch`, which take ServerArgs.add_cli_args; the client
---- `sglang.bench_serving` does not) holding `--enable-dp-attention` as a whole
---- word. Returns true and the command's dp size (`--dp N`, `--dp-size N`,
---- `--data-parallel-size N` or `=N`: ServerArgs.add_cli_args's
---- "--data-parallel-size", "--dp-size", which argparse also takes as the
---- prefix `--dp`; the last one winning), or nil when no command gives the
---- flag. No dp size given: nil (M.options: the release's rule).
--- Does back-quoted span run SGLang's engine (M.notes_dp_attention)?
+-- Does it run SGLang's engine: its server or offline benchmarks
+-- (`sglang.launch_server`, `sglang.bench_offline_throughput`,
+-- `sglang.bench_one_batch`, which take ServerArgs.add_cli_args; the client
+-- `sglang.bench_serving` does not)?
 local function runs_sglang_engine(span)
   for w in span:gmatch("%S+") do
     if w == "sglang.launch_server" or w == "sglang.bench_offline_throughput"
@@ -452,19 +410,71 @@ local function runs_sglang_engine(span)
   return false
 end
 
+--- The --async-scheduling a row's notes give vLLM (README.md, "Serving
+--- command"): true for `--async-scheduling`, false for
+--- `--no-async-scheduling`, nil when neither is there, read only inside a
+--- back-quoted command that runs vLLM's server, as a whole word (the last
+--- one wins, as argparse takes it).
+function M.notes_async_scheduling(notes)
+  local found
+  for _, words in ipairs(commands(notes, runs_vllm_server)) do
+    for _, w in ipairs(words) do
+      if w == "--async-scheduling" then found = true
+      elseif w == "--no-async-scheduling" then found = false end
+    end
+  end
+  return found
+end
+
+--- The --enforce-eager a row's notes give vLLM (README.md, "a serving or
+--- benchmark command"): true when a back-quoted command that runs vLLM's
+--- engine holds `--enforce-eager` as a whole word, else nil
+--- (`EngineArgs.add_cli_args`: "--enforce-eager: Always use eager-mode
+--- PyTorch. If False, will use eager mode and CUDA graph in hybrid", so no
+--- step replays a CUDA/HIP graph).
+function M.notes_enforce_eager(notes)
+  for _, words in ipairs(commands(notes, runs_vllm_engine)) do
+    for _, w in ipairs(words) do
+      if w == "--enforce-eager" then return true end
+    end
+  end
+  return nil
+end
+
+--- The --max-seq-len-to-capture N a row's notes give vLLM, read as
+--- M.notes_enforce_eager reads --enforce-eager (`--max-seq-len-to-capture N`
+--- or `=N`, underscores for dashes too, the last one winning as argparse
+--- takes it): vLLM V0 replays no decode graph for a batch with a longer
+--- sequence (kv.deploy's max_seq_len_to_capture, engines.lua
+--- vllm_v0_max_seq_len_to_capture); nil when no command gives it.
+function M.notes_max_seq_len_to_capture(notes)
+  local found
+  for _, words in ipairs(commands(notes, runs_vllm_engine)) do
+    for i, w in ipairs(words) do
+      local flag, eq = w:match("^(%-%-max[-_]seq[-_]len[-_]to[-_]capture)(=?.*)$")
+      if flag and flag:gsub("_", "-") == "--max-seq-len-to-capture" then
+        found = flag_int(words, i, eq) or found
+      end
+    end
+  end
+  return found
+end
+
+--- SGLang's DP attention a row's notes give: a back-quoted command that runs
+--- SGLang's engine holding `--enable-dp-attention` as a whole word. Returns
+--- true and the command's dp size (`--dp N`, `--dp-size N`,
+--- `--data-parallel-size N` or `=N`: ServerArgs.add_cli_args's
+--- "--data-parallel-size", "--dp-size", which argparse also takes as the
+--- prefix `--dp`; the last one winning), or nil when no command gives the
+--- flag. No dp size given: nil (M.options: the release's rule).
 function M.notes_dp_attention(notes)
   local enabled, dp
-  for span in (notes or ""):gmatch("`([^`]*)`") do
-    if runs_sglang_engine(span) then
-      local words = {}
-      for w in span:gmatch("%S+") do words[#words + 1] = w end
-      for i, w in ipairs(words) do
-        if w == "--enable-dp-attention" then enabled = true end
-        local flag, eq = w:match("^(%-%-[%a-]+)(=?.*)$")
-        if flag == "--dp" or flag == "--dp-size" or flag == "--data-parallel-size" then
-          local v = eq ~= "" and eq:match("^=(%d+)$") or (eq == "" and (words[i + 1] or ""):match("^(%d+)$"))
-          if v then dp = tonumber(v) end
-        end
+  for _, words in ipairs(commands(notes, runs_sglang_engine)) do
+    for i, w in ipairs(words) do
+      if w == "--enable-dp-attention" then enabled = true end
+      local flag, eq = w:match("^(%-%-[%a-]+)(=?.*)$")
+      if flag == "--dp" or flag == "--dp-size" or flag == "--data-parallel-size" then
+        dp = flag_int(words, i, eq) or dp
       end
     end
   end
