@@ -1178,6 +1178,9 @@ function M.new(opts)
     -- SGLang's release picks its defaults (engines.sglang_version)
     local srow, sv = engines.sglang_version(opts.engine_version)
     d.engine_version = sv
+    -- the release as given ("0.4.1"): what changed within a row's releases
+    -- (sim.block_fp8_kernel)
+    d.sglang_release = opts.engine_version
     -- by the GPU's memory, tp and pp (d.sglang_defaults; the fraction
     -- unless one is given)
     if srow.rule == "memory" then erule.sglang_memory = true end

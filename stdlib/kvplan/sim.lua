@@ -192,6 +192,29 @@ local H100_BF16_COMPUTE = {source = "vllm-project/vllm#23280 H100 DeepSeek-V3 N=
 local DEEPGEMM_COMPUTE = {source = "deepseek-ai/DeepGEMM README.md Performance (Feb 2025), H800 "
                             .. "SXM, median of the 6 dense rows at M = 4096",
                           bytes = 1, rows = {{4096, 1041.5}}}
+-- SGLang's Triton block-FP8 GEMM (M.block_fp8_kernel "triton"): compute
+-- from vllm-project/vllm pull request 23280's H100 table (DeepSeek-V3
+-- N=2112 K=7168, column w8a8-block-fp8-triton, rows M = 512 to 8192; the
+-- torch-bf16 column of the same table is H100_BF16_COMPUTE). The kernel is
+-- the Triton w8a8_block_fp8_matmul vLLM and SGLang both carry: SGLang's
+-- own H200 benchmark of DeepSeek-V3's shapes (sgl-project/sglang pull
+-- request 3893, 2025-02-26) times its "SGLang" and "vLLM" columns within
+-- 1 % of each other (M = 4096, N = 24576, K = 7168, TP 1: 4067.3 and
+-- 4033.6 us, 355 and 358 TFLOPS, against DeepGEMM's 1354.0 us). Memory:
+-- the fp8_block rows (no Triton table of a matrix larger than the L2).
+local TRITON_BLOCK_FP8_COMPUTE = {source = "vllm-project/vllm#23280 H100 DeepSeek-V3 N=2112 K=7168 "
+                                    .. "w8a8-block-fp8-triton",
+                                  bytes = 1, rows = {{512, 305.159322}, {1024, 366.839772},
+                                                     {2048, 396.032348}, {4096, 402.982983},
+                                                     {8192, 406.511360}}}
+local FP8_BLOCK_MEMORY = {
+  {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=12288 K=5376 "
+     .. "fp8-block-w-block-a-noquant", bytes = 1,
+   rows = {{1, 4.907601}, {16, 74.557993}, {64, 263.261886}}},
+  {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=43008 K=5376 "
+     .. "fp8-block-w-block-a-noquant", bytes = 1,
+   rows = {{1, 5.870524}, {16, 72.973218}, {64, 309.152364}, {128, 667.370105}}},
+}
 M.gemm_benchmarks = {
   ["h100-sxm"] = {
     bf16 = {
@@ -210,15 +233,8 @@ M.gemm_benchmarks = {
          .. "fp8-tensor-w-tensor-a-noquant", bytes = 1,
        rows = {{1, 6.077129}, {16, 93.962340}, {64, 356.667172}, {128, 647.281778}}},
     },
-    fp8_block = {
-      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=12288 K=5376 "
-         .. "fp8-block-w-block-a-noquant", bytes = 1,
-       rows = {{1, 4.907601}, {16, 74.557993}, {64, 263.261886}}},
-      {source = "vllm-project/vllm#49363 H100 gemma-4-31B-it N=43008 K=5376 "
-         .. "fp8-block-w-block-a-noquant", bytes = 1,
-       rows = {{1, 5.870524}, {16, 72.973218}, {64, 309.152364}, {128, 667.370105}}},
-      DEEPGEMM_COMPUTE,
-    },
+    fp8_block = {FP8_BLOCK_MEMORY[1], FP8_BLOCK_MEMORY[2], DEEPGEMM_COMPUTE},
+    fp8_block_triton = {FP8_BLOCK_MEMORY[1], FP8_BLOCK_MEMORY[2], TRITON_BLOCK_FP8_COMPUTE},
     int4 = {
       {source = "inclusionAI/humming#2 H100 dense N=8192 K=8192 channelwise marlin-w4a16",
        bytes = 0.5, rows = {{1, 4.98}, {2, 10.02}, {4, 19.85}}},
@@ -227,6 +243,7 @@ M.gemm_benchmarks = {
   ["h200"] = {
     bf16 = {H100_BF16_COMPUTE},
     fp8_block = {DEEPGEMM_COMPUTE},
+    fp8_block_triton = {TRITON_BLOCK_FP8_COMPUTE},
   },
   ["mi300x"] = {
     fp8 = {
@@ -283,6 +300,35 @@ function M.gemm_class(name, rate)
   if name == "bf16" or name == "fp16" then return "bf16" end
   if name:find("^int4") or name == "awq" or name:find("^gptq") then return "int4" end
   return nil
+end
+
+-- Which block-FP8 GEMM kernel SGLang runs for a 128 x 128 block-scaled
+-- checkpoint's linear layers on Hopper (issue 18):
+--   0.4.0 to 0.4.3  "triton": SGLang's own Triton w8a8_block_fp8_matmul
+--             (python/sglang/srt/layers/quantization/fp8_kernel.py, called
+--             by fp8_utils.py apply_w8a8_block_fp8_linear; "We also
+--             implement block wise FP8 with Triton", sgl-project/sglang
+--             pull request 2787's review, 2025-01-08, on the DeepSeek
+--             docs). DeepGEMM was published on 2025-02-26 (the date of
+--             sgl-project/sglang pull request 3893 and vllm-project/vllm
+--             pull request 13917, the first benchmarks against it); SGLang
+--             integrated it in March 2025 (pull request 4199; 4284 "update
+--             deepgemm", 2025-03-11) and made it the Hopper default in pull
+--             request 4613 ("Set deepgemm to the default value in the hopper
+--             architecture", 2025-03-20) and again in 5628 ("Turn on
+--             DeepGemm By Default", 2025-04-22, after 5580's pre-compilation),
+--             the SGLANG_ENABLE_JIT_DEEPGEMM flag. The release of each is
+--             not pinned here: 0.4.3 is taken as the last release before
+--             them (0.4.4 and later 0.4.x keep DeepGEMM, the present rule).
+--   later     "deepgemm" (M.gemm_benchmarks' fp8_block: DeepGEMM's table).
+-- Other GPUs and engines: nil (the fp8_block class as before).
+M.sglang_triton_block_fp8_before = "0.4.4"
+function M.block_fp8_kernel(d)
+  if d.budget ~= "sglang" or M.attention.hopper[d.gpu.id] == nil then return nil end
+  local v = rawget(d, "sglang_release") or d.engine_version
+  if v == nil or v == "latest" then v = engines.sglang_latest end
+  if engines.vllm_at_least(v, M.sglang_triton_block_fp8_before) then return "deepgemm" end
+  return "triton"
 end
 
 --- The two curves of GPU g for a GEMM class, {{M, efficiency}, ...} each
@@ -1380,7 +1426,10 @@ function M.rates(d)
   -- unless the user's efficiency gives a flat factor (or perf its own rates)
   local user = o.efficiency or {}
   if given.hbm_gbps == nil and given.tflops == nil then
-    local mem, comp = M.gemm_curves(g, M.gemm_class(fname, rate), peak)
+    local class = M.gemm_class(fname, rate)
+    -- SGLang before DeepGEMM: its Triton block-FP8 kernel (M.block_fp8_kernel)
+    if class == "fp8_block" and M.block_fp8_kernel(d) == "triton" then class = "fp8_block_triton" end
+    local mem, comp = M.gemm_curves(g, class, peak)
     if user.memory == nil then p.gemm_memory = mem end
     if user.compute == nil then p.gemm_compute = comp end
   end

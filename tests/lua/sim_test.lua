@@ -716,3 +716,42 @@ do
   end)
   assert(not ok and err:find("loop_host_us", 1, true), tostring(err))
 end
+
+-- SGLang's block-FP8 GEMM kernel by release (sim.block_fp8_kernel, issue
+-- 18): its Triton w8a8_block_fp8_matmul up to 0.4.3, DeepGEMM from 0.4.4;
+-- the Triton class's compute curve is vllm-project/vllm#23280's H100
+-- w8a8-block-fp8-triton column (DeepSeek-V3 N=2112 K=7168) over the fp8 peak
+do
+  local sim = require "kvplan.sim"
+  local function dsv3(o)
+    o.model, o.tp = "deepseek-v3", 8
+    return kv.deploy(o)
+  end
+  local old = dsv3{gpu = "h200", engine = "sglang", engine_version = "0.4.1"}
+  check.eq(sim.block_fp8_kernel(old), "triton", "SGLang 0.4.1 on Hopper: Triton")
+  check.eq(sim.block_fp8_kernel(dsv3{gpu = "h100-sxm", engine = "sglang", engine_version = "0.4.3.post2"}),
+           "triton", "0.4.3.post2: Triton")
+  check.eq(sim.block_fp8_kernel(dsv3{gpu = "h200", engine = "sglang", engine_version = "0.4.4"}),
+           "deepgemm", "0.4.4: DeepGEMM")
+  local new = dsv3{gpu = "h200", engine = "sglang", engine_version = "0.5.6.post2"}
+  check.eq(sim.block_fp8_kernel(new), "deepgemm", "0.5: DeepGEMM")
+  check.eq(sim.block_fp8_kernel(dsv3{gpu = "h200", engine = "sglang"}), "deepgemm",
+           "no release: the latest row")
+  check.eq(sim.block_fp8_kernel(dsv3{gpu = "h200"}), nil, "vLLM: not SGLang's switch")
+  check.eq(sim.block_fp8_kernel(dsv3{gpu = "b200", engine = "sglang", engine_version = "0.4.1"}), nil,
+           "off Hopper: none")
+  -- hand-checked: H200 fp8 peak 1979 TFLOPS; 305.159322 TFLOP/s at M = 512,
+  -- 402.982983 at M = 4096 (the rows are above the H200's ridge, 1979 / (2 x
+  -- 4.8) = 206 tokens at 1 byte a weight, so compute rows)
+  local op, np = old:perf(), new:perf()
+  check.eq(op.tflops, 1979, "the fp8 peak")
+  check.eq(#op.gemm_compute, 5, "M = 512 to 8192")
+  assert(math.abs(op.gemm_compute[1][2] - 305.159322 / 1979) <= 1e-12, "Triton at M = 512")
+  check.eq(op.gemm_compute[4][1], 4096, "fourth point at M = 4096")
+  assert(math.abs(op.gemm_compute[4][2] - 402.982983 / 1979) <= 1e-12, "Triton at M = 4096")
+  assert(math.abs(np.gemm_compute[1][2] - 1041.5 / 1979) <= 1e-12 and #np.gemm_compute == 1,
+         "0.5: DeepGEMM's one point")
+  check.eq(op.gemm_memory, np.gemm_memory, "H200: no memory rows either way (the flat factor)")
+  -- a prefill step of 4096 tokens: its GEMMs slower under Triton
+  assert(old:time(1024, 4096).gemm_ms > new:time(1024, 4096).gemm_ms, "Triton's GEMMs take longer")
+end
