@@ -62,9 +62,10 @@ M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
 --             aa00461f, BabelStream's default arrays of 2^25 doubles, 268 MB
 --             each, beyond the 256 MB Infinity Cache). A streaming kernel's
 --             bandwidth, not a GEMM's: it stands for KV, attention,
---             activations and the GEMMs without memory rows (all of them on
---             MI300X). Compute: the default (no measurement of MI300X's
---             attention or bf16 GEMMs read; its fp8 GEMMs have rows below).
+--             activations and the GEMMs without memory rows (fp8 ones on
+--             MI300X). Compute: the default for attention (no forward or
+--             paged-decode table of ROCm's kernels found); its bf16 and fp8
+--             GEMMs have rows below (M.gemm_benchmarks).
 M.efficiency_by_gpu = {
   ["h100-sxm"] = {memory = 0.69, compute = {fp8 = 0.53}},
   ["h200"] = {compute = {fp8 = 0.53}},
@@ -150,8 +151,37 @@ M.efficiency_by_gpu = {
 --               apply_fp8_linear: per-tensor weights and activations go to
 --               torch._scaled_mm where CUTLASS is not supported, as on ROCm);
 --               memory: none (the flat factor above)
+--     bf16      memory: vllm-project/vllm pull request 29937 ("Improve
+--               wvsplitK tile and balance heristics", merged), its kernel table
+--               on MI300 (column Base_300, ms, the kernel before the pull
+--               request's heuristics), the rows of N = 1 token (the table's M is
+--               the output features, N the tokens): M=13312 K=16384 0.110287193
+--               ms, M=16384 K=6656 0.055465103, M=8192 K=28672 0.116746185 (the
+--               Llama-3.1-405B TP 8 gate_up and down shapes and a 70B-sized
+--               one; 3.96, 3.93, 4.02 TB/s of weights, 0.746, 0.742, 0.759 of
+--               5.3 TB/s). wvSplitK is what vLLM's ROCm build runs for bf16/fp16
+--               linear layers of 1 to 4 tokens on gfx9 (vllm/model_executor/
+--               layers/utils.py rocm_unquantized_gemm_impl at 9c9de631: "if m >
+--               8 and 0 < n <= 4: ops.wvSplitK", else torch's F.linear, i.e.
+--               hipBLASLt); the one point stands for every M below the ridge
+--               (247 tokens at 2 bytes a weight), hipBLASLt's included: no
+--               published MI300X hipBLASLt row at a stated M between 2 and 246
+--               was found. Left out: the rows of 2 to 4 tokens, which the pull
+--               request's new tile choices move by 2-25 % (up to 4.5x at 4
+--               tokens), and whose merged column the stored thread does not
+--               name. compute: stas00/ml-engineering compute/accelerator/README.md
+--               at b9e29720, "Maximum Achievable Matmul FLOPS comparison
+--               table", BF16, row "AMD MI300X": 668.4 TFLOPS of 1300 (its
+--               Theory column; kvplan's datasheet peak is 1307.4), the best
+--               shape of its mamf-finder.py search, 10240x15360x8192 (M x N x
+--               K), torch 2.5.1+rocm6.3, PYTORCH_TUNABLEOP_ENABLED=1, a mean of
+--               100 iterations after 50 warmup, the benchmark's version 2 (the
+--               cache reset between iterations). One point: the compute curve
+--               is flat over M at 668.4 / 1307.4 = 0.511. A maximum over
+--               shapes with TunableOp on (vLLM does not turn it on): the
+--               model's own shapes run no faster.
 -- Nothing published was found for the other GPUs (their rule of thumb
--- stays): AMD's MI300X small-M GEMM rows found (ROCm/aiter pull request 1092) are one
+-- stays): AMD's MI300X small-M GEMM rows of ROCm/aiter pull request 1092 are one
 -- 10 MB shape of Llama-70B at TP 8 that reads HBM at 0.19 of its rate at M =
 -- 1, a latency-bound kernel rather than the model's GEMMs; the L40S rows of
 -- vllm-project/vllm pull request 6677 read more bytes a second than the L40S's
@@ -185,6 +215,9 @@ M.efficiency_by_gpu = {
 --   GEMM on the same tensors (triton.testing.do_bench_cudagraph), no cache
 --   flush in the script: a shape small against the L2 may read part of it
 --   from there.
+-- TFLOP/s of a GEMM of m tokens by n output features by k inputs timed at
+-- ms milliseconds (for the sources that publish kernel times)
+local function gemm_tflops(m, n, k, ms) return 2 * m * n * k / (ms * 1e-3) / 1e12 end
 local H100_BF16_COMPUTE = {source = "vllm-project/vllm#23280 H100 DeepSeek-V3 N=2112 K=7168 torch-bf16",
                            bytes = 2, rows = {{512, 566.262626}, {1024, 619.771938},
                                               {2048, 648.192575}, {4096, 715.781529},
@@ -246,6 +279,17 @@ M.gemm_benchmarks = {
     fp8_block_triton = {TRITON_BLOCK_FP8_COMPUTE},
   },
   ["mi300x"] = {
+    bf16 = {
+      {source = "vllm-project/vllm#29937 MI300 wvSplitK (column Base_300) M=13312 K=16384, 1 token",
+       bytes = 2, rows = {{1, gemm_tflops(1, 13312, 16384, 0.110287193)}}},
+      {source = "vllm-project/vllm#29937 MI300 wvSplitK (column Base_300) M=16384 K=6656, 1 token",
+       bytes = 2, rows = {{1, gemm_tflops(1, 16384, 6656, 0.055465103)}}},
+      {source = "vllm-project/vllm#29937 MI300 wvSplitK (column Base_300) M=8192 K=28672, 1 token",
+       bytes = 2, rows = {{1, gemm_tflops(1, 8192, 28672, 0.116746185)}}},
+      {source = "stas00/ml-engineering compute/accelerator/README.md at b9e29720, MAMF BF16 AMD "
+         .. "MI300X: torch matmul, best shape 10240x15360x8192 (torch 2.5.1+rocm6.3, TunableOp)",
+       bytes = 2, rows = {{10240, 668.4}}},
+    },
     fp8 = {
       {source = "Azure AI-benchmarking-guide ND_MI300X_v5_results.md (fork samuel-bohman/"
          .. "AI-benchmarking-guide at 3de0c294), GEMM HipBLASLt FP8, rows of M >= 4096",

@@ -322,13 +322,37 @@ local a1 = kv.deploy{model = "llama-3.1-8b", gpu = "a100-sxm-80gb"}:perf()
 assert(math.abs(a1.gemm_compute[1][2] - 264.53 / 312) <= 1e-12 and #a1.gemm_compute == 1, "A100 bf16 compute")
 check.eq(a1.gemm_memory, nil, "A100: no memory rows, the rule of thumb")
 -- GPUs without published rows keep the flat factors
-check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}:perf().gemm_memory, nil, "MI300X: none")
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l40s"}:perf().gemm_memory, nil, "L40S: none")
 -- MI300X: memory at BabelStream's median kernel, 4.11 of 5.3 TB/s (Azure's
--- AI-benchmarking-guide, ND MI300X v5); bf16 GEMMs have no rows
-local mib = kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}:perf()
+-- AI-benchmarking-guide, ND MI300X v5), for what has no GEMM rows
+local mibd = kv.deploy{model = "llama-3.1-8b", gpu = "mi300x"}
+local mib = mibd:perf()
 assert(math.abs(mib.mem_eff - 4.11 / 5.3) <= 1e-12, "MI300X memory: BabelStream 4.11 of 5.3 TB/s")
-check.eq(mib.flop_eff, 0.7, "MI300X compute: the default")
-check.eq(mib.gemm_compute, nil, "MI300X bf16: no compute rows")
+check.eq(mib.flop_eff, 0.7, "MI300X compute: the default (attention)")
+-- bf16 GEMMs (issue 18): memory, vLLM pull request 29937's wvSplitK rows of
+-- 1 token on MI300 (Base_300, ms): 13312 x 16384 in 0.110287193, 16384 x
+-- 6656 in 0.055465103, 8192 x 28672 in 0.116746185; 2 bytes a weight, so
+-- N x K x 2 bytes / ms over 5.3 TB/s: 0.7463, 0.7419, 0.7593, median the
+-- first. Compute: stas00/ml-engineering's MAMF, 668.4 TFLOPS, one point
+local e1 = 13312 * 16384 * 2 / 0.110287193e-3 / 5300e9
+check.eq(#mib.gemm_memory, 1, "MI300X bf16 memory: one point, M = 1")
+check.eq(mib.gemm_memory[1][1], 1, "at M = 1")
+assert(math.abs(mib.gemm_memory[1][2] - e1) <= 1e-12, "MI300X bf16 memory at M = 1: " .. mib.gemm_memory[1][2])
+assert(math.abs(e1 - 0.74626) <= 1e-5, "0.746 of HBM")
+check.eq(#mib.gemm_compute, 1, "MI300X bf16 compute: one point")
+assert(math.abs(mib.gemm_compute[1][2] - 668.4 / 1307.4) <= 1e-12, "MI300X bf16 compute: 668.4 of 1307.4")
+-- hand count, one sequence: the weights the GEMMs read, 2 bytes a parameter
+-- (= the body's and the logits' FLOPs a token, 2 a parameter), at 5.3 TB/s x
+-- e1: 15,009,849,344 bytes / 3.9552 TB/s = 3.795 ms
+local m1 = mibd:time(128, 1)
+assert(math.abs(m1.gemm_ms - (13959176192 + 1050673152) / (5300e9 * e1) * 1e3) <= 1e-9,
+       "MI300X bf16 GEMMs of one token at 0.746 of HBM: " .. m1.gemm_ms)
+-- and 8192 sequences (compute-bound): the FLOPs at 1307.4 TFLOPS x 668.4 /
+-- 1307.4, i.e. at 668.4 TFLOPS
+local m8 = mibd:time(128, 8192)
+check.eq(m8.run_tokens, 8192, "8192 tokens")
+assert(math.abs(m8.gemm_ms - (13959176192 + 1050673152) * 8192 / 668.4e12 * 1e3) <= 1e-9,
+       "MI300X bf16 GEMMs of 8192 tokens at 668.4 TFLOPS: " .. m8.gemm_ms)
 -- fp8: hipBLASLt's rows of M >= 4096 over 2614.9 TFLOPS, compute side only
 -- (the ridge is 2614.9 / (2 x 5.3) = 247 tokens)
 local mif = kv.deploy{model = "llama-3.1-8b", gpu = "mi300x", weights = "fp8"}
