@@ -1174,6 +1174,9 @@ function M.new(opts)
   -- the engine rule (engine/core/kvplan.h kvp_engine_rule), resolved here
   -- and in predict_reserved, answered by the core once
   local erule = {}
+  -- SGLang's --disable-cuda-graph (enforce_eager's alias, fields.lua): every
+  -- step eager (sim.lua cuda_graphs)
+  if d.budget == "sglang" then d.enforce_eager = opts.enforce_eager or nil end
   if d.budget == "sglang" and opts.engine_version ~= nil then
     -- SGLang's release picks its defaults (engines.sglang_version)
     local srow, sv = engines.sglang_version(opts.engine_version)

@@ -93,7 +93,8 @@ M.list = {
   {name = "usage", type = "enum", values = {"server", "offline"}, default = "server", spec = false,
    meaning = "vLLM's usage context, which picks its defaults"},
   {name = "enforce_eager", type = "boolean", default = false, spec = false, vllm = true,
-   meaning = "no CUDA graphs and no compilation"},
+   sglang = "disable_cuda_graph",
+   meaning = "no CUDA graphs (vLLM: and no compilation)"},
   -- vLLM V0's --max-seq-len-to-capture (engines.lua
   -- vllm_v0_max_seq_len_to_capture); V1 ignores it, 0.11 removed it (deploy.lua)
   {name = "max_seq_len_to_capture", type = "count", unit = "tokens", min = 1,

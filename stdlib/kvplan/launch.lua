@@ -284,7 +284,10 @@ local function flags_of(d, e, opts, carried)
   end
   for _, n in ipairs(vllm_only) do
     local v = o[n]
-    if v ~= nil then
+    if n == "enforce_eager" and e == "sglang" then
+      -- SGLang's --disable-cuda-graph (server_args.py: "Disable cuda graph.")
+      if v then flag("disable_cuda_graph", true) end
+    elseif v ~= nil then
       if e ~= "vllm" then return fail("field '%s' is vLLM's; %s has no such flag", n, names[e]) end
       if n == "limit_mm_per_prompt" then v = string.format('{"image": %d}', v) end
       if v ~= false then flag(n, v) end

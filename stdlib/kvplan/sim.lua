@@ -1338,6 +1338,8 @@ end
 function M.cuda_graphs(d, seqs, tokens)
   local K = M.graph_kinds
   if d.budget == "sglang" then
+    -- --disable-cuda-graph (kv.deploy's enforce_eager): every step eager
+    if d.enforce_eager then return K.sglang, 0 end
     return K.sglang, require("kvplan.deploy").sglang_graph_bs(d)
   end
   if d.budget == "trtllm" then

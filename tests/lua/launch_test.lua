@@ -140,6 +140,15 @@ local o3 = launch.parse(v, "vllm")
 check.eq(o3.gpu, "h100-sxm", "gpu from the comment")
 check.eq(o3.engine_version, "0.11", "engine_version from the comment")
 -- SGLang's and TensorRT-LLM's running-request caps are the scheduler's
+-- enforce_eager is SGLang's --disable-cuda-graph, written and read back
+do
+  local de = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang", enforce_eager = true}
+  local se = assert(launch.command(de, "sglang"))
+  assert(se:find("--disable-cuda-graph", 1, true), se)
+  check.eq(launch.parse(se, "sglang", {gpu = "h100-sxm"}).enforce_eager, true, "--disable-cuda-graph read back")
+  assert(not assert(launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang"},
+                                   "sglang")):find("disable-cuda-graph", 1, true), "not written unless given")
+end
 local _, ls = launch.parse(s, "sglang", {gpu = "h100-sxm"})
 assert(ls.max_num_seqs and ls.max_num_seqs > 0, "max_running_requests read as a limit")
 -- bad input

@@ -53,6 +53,8 @@ check.eq(graphs{engine_version = "0.11", enforce_eager = true}, sim.graph_kinds.
          "enforce_eager: none")
 check.eq(graphs{budget = "sglang", engine_version = "0.4"}, sim.graph_kinds.sglang .. " 160",
          "SGLang 0.4 on an H100: cuda_graph_max_bs 160")
+check.eq(graphs{budget = "sglang", engine_version = "0.4", enforce_eager = true}, sim.graph_kinds.sglang .. " 0",
+         "SGLang --disable-cuda-graph (enforce_eager): every step eager")
 check.eq(graphs{budget = "trtllm"}, sim.graph_kinds.exact .. " 128",
          "TensorRT-LLM 1.0, the PyTorch backend: CudaGraphConfig's 128, unpadded")
 check.eq(graphs{budget = "trtllm", engine_version = "0.21"}, sim.graph_kinds.none .. " 0",

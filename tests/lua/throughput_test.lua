@@ -180,6 +180,13 @@ check.eq(M.notes_enforce_eager("the run was --enforce-eager"), nil, "prose: not 
 check.eq(M.notes_enforce_eager("`python3 -m sglang.launch_server --enforce-eager`"), nil, "not vLLM's command")
 check.eq(M.notes_enforce_eager("`vllm serve m --enforce-eager-x`"), nil, "not the whole word")
 check.eq(M.notes_enforce_eager(nil), nil, "no notes")
+-- SGLang's --disable-cuda-graph, in a command that runs SGLang's engine
+check.eq(M.notes_disable_cuda_graph("`python3 -m sglang.launch_server --model m --tp 8 --disable-cuda-graph`"),
+         true, "launch_server --disable-cuda-graph")
+check.eq(M.notes_disable_cuda_graph("`vllm serve m --disable-cuda-graph`"), nil, "not SGLang's command")
+check.eq(M.notes_disable_cuda_graph("`python3 -m sglang.launch_server --disable-cuda-graph-padding`"), nil,
+         "not the whole word")
+check.eq(M.notes_disable_cuda_graph(nil), nil, "no notes")
 -- --max-seq-len-to-capture N from a vLLM command, as --enforce-eager
 check.eq(M.notes_max_seq_len_to_capture("`vllm serve m -tp 8 --max-seq-len-to-capture 16384 --foo`"), 16384,
          "server --max-seq-len-to-capture 16384")

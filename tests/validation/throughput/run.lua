@@ -441,6 +441,19 @@ function M.notes_enforce_eager(notes)
   return nil
 end
 
+--- The --disable-cuda-graph a row's notes give SGLang, read as
+--- M.notes_enforce_eager reads vLLM's flag but in a command that runs
+--- SGLang's engine (ServerArgs.add_cli_args: "--disable-cuda-graph: Disable
+--- cuda graph."; kv.deploy's enforce_eager, SGLang's alias): true, else nil.
+function M.notes_disable_cuda_graph(notes)
+  for _, words in ipairs(commands(notes, runs_sglang_engine)) do
+    for _, w in ipairs(words) do
+      if w == "--disable-cuda-graph" then return true end
+    end
+  end
+  return nil
+end
+
 --- The --max-seq-len-to-capture N a row's notes give vLLM, read as
 --- M.notes_enforce_eager reads --enforce-eager (`--max-seq-len-to-capture N`
 --- or `=N`, underscores for dashes too, the last one winning as argparse
@@ -529,6 +542,10 @@ function M.options(r)
   -- the command's --enforce-eager (kv.deploy's enforce_eager: no step
   -- replays a CUDA graph, kvplan.sim.cuda_graphs)
   if r.engine == "vllm" then o.enforce_eager = M.notes_enforce_eager(r.notes) end
+  -- SGLang's --disable-cuda-graph (the same field: no step replays a graph)
+  if r.engine == "sglang" and r.budget == "sglang" then
+    o.enforce_eager = M.notes_disable_cuda_graph(r.notes)
+  end
   -- the command's --max-seq-len-to-capture (kv.deploy's field: V0's decode
   -- graphs hold no longer sequence, kvplan.sim.graph_seq_max)
   if r.engine == "vllm" then o.max_seq_len_to_capture = M.notes_max_seq_len_to_capture(r.notes) end
