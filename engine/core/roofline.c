@@ -124,7 +124,7 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
-  const struct { const char *name; double v; } nonneg[16] = {
+  const struct { const char *name; double v; } nonneg[17] = {
     {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us},
     {"loop_host_us", p->loop_host_us}, {"body_flops", p->body_flops},
     {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
@@ -132,8 +132,9 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     {"kernel_floor_us", p->kernel_floor_us}, {"gemm_kernels", p->gemm_kernels},
     {"attn_kernels", p->attn_kernels}, {"sampler_bytes", p->sampler_bytes},
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
-    {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max}};
-  for (int i = 0; i < 16; i++)
+    {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max},
+    {"attn_floor_us", p->attn_floor_us}};
+  for (int i = 0; i < 17; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       shown(nonneg[i].v));
@@ -349,9 +350,13 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   c->host_step_eager = (p->kernels * eager_us + p->loop_host_us) * 1e-6;
   c->host_piece = p->piecewise_kernels * (eager_us - p->launch_us) * 1e-6;
   /* the GPU's floor: each kind of kernel takes at least its count x the
-   * floor (the collectives have link_latency_us) */
+   * floor (the collectives have link_latency_us); an attention call at
+   * least its own published minimum where one is given (attn_floor_us: a
+   * decode call's split-KV and merge kernels at one short sequence, in place
+   * of kernel_floor_us, never added to it) */
+  double attn_floor = p->attn_floor_us > 0.0 ? p->attn_floor_us : p->kernel_floor_us;
   c->floor_gemm = p->gemm_kernels * p->kernel_floor_us * 1e-6;
-  c->floor_attn = p->attn_kernels * p->kernel_floor_us * 1e-6;
+  c->floor_attn = p->attn_kernels * attn_floor * 1e-6;
   c->floor_other = (p->kernels - p->gemm_kernels - p->attn_kernels) * p->kernel_floor_us * 1e-6;
   /* KV terms by window, over every layer of the model */
   int64_t per_spec[KVP_MAX_SPECS] = {0};

@@ -15,7 +15,8 @@
  *                                                            bookkeeping
  *   + a fixed overhead
  *
- * (floor: kernel_floor_us, the GPU time a kernel takes at least). A step
+ * (floor: kernel_floor_us, the GPU time a kernel takes at least; an attention
+ * call's attn_floor_us where given). A step
  * the engine captured as a CUDA graph (kvp_graphs) runs at its batch padded
  * up to the captured size; any other launches each kernel from the host
  * (eager_launch_us).
@@ -112,6 +113,9 @@ typedef struct kvp_perf {
                             * count x this */
   double gemm_kernels;     /* of kernels: the linear layers' GEMMs (the logits' included) */
   double attn_kernels;     /* of kernels: attention's (one a layer) */
+  double attn_floor_us;    /* GPU time one attention call (one a layer: its decode and merge
+                            * kernels) takes at least, microseconds, in place of
+                            * kernel_floor_us; 0: kernel_floor_us */
   double sampler_bytes;    /* bytes the sampler's kernels move for one sampled row (its
                             * fp32 logits), added to the activation kernels */
   /* CUDA graphs (graphs = KVP_GRAPHS_NONE: not modelled, every step at launch_us) */

@@ -620,6 +620,67 @@ function M.attention_rates(d, given)
   return out
 end
 
+-- The decode attention's own minimum time a call (issue 18, perf.attn_floor_us):
+-- at a few sequences and short contexts a decode attention call (the split-KV
+-- kernel and its merge) takes several microseconds whatever the few MB of KV
+-- it reads, so each layer's attention takes at least this, microseconds, in
+-- place of kernel_floor_us (roofline.c kvp_cost_init: attention takes
+-- max(its roofline, layers x this)). Source: vllm-project/vllm pull request
+-- 43232 ("Xqa decode kernels", merged 2026-05; its "Per-cell times
+-- (us/layer)" tables, turn 15 by DanBlanaru): benchmarks/attention_benchmarks/
+-- benchmark.py (vLLM's own FlashAttention and FlashInfer backends called
+-- through impl.forward, runner.py _run_single_benchmark: the time of 4 layers
+-- over 4, each layer its own KV cache), row q1s1k (one sequence, one query
+-- token, 1024 tokens of KV), column FLASH_ATTN / FAv3 (vLLM's FlashAttention 3
+-- on Hopper) and FLASHINFER / XQA (FlashInfer's trtllm_batch_decode_with_kv_cache
+-- on SM90, TensorRT-LLM's XQA kernel), the table of a 16-bit KV cache ("auto":
+-- FAv3 11.0, XQA 10.8) and of an fp8 one ("fp8": 11.2 and 7.6). The PR enables
+-- XQA on "Hopper (SM90)"; the thread as read names no GPU model nor the
+-- command's shape: benchmark.py's defaults are 32 query heads, 8 KV heads,
+-- head_dim 128, block 16 (argparse, at 057bb3ad), at which its 8 x 32k FAv3
+-- row (1.07 GB of bf16 KV in 253.5 us) reads 4.2 TB/s, more than an H100's
+-- 3.35, so an H200-class GH100 (the H100's SMs and clocks; a latency, not a
+-- bandwidth, is what is used here). The q1s1k rows read 4.2 MB (bf16), 1.3
+-- us at 3.35 TB/s: the time is the kernels' latency. Agreeing in size, with
+-- their GPU named: tile-ai/TileOPs pull request 2084 (H200 clock-locked at
+-- 1500 MHz, CUPTI device-busy time, cold L2; Qwen3-30B-A3B's 32 / 4 heads,
+-- batch 1, 1K KV, FP16): FA3 16.2 us, FlashInfer 9.5 us;
+-- vllm-project/flash-attention pull request 63 ("Main", batch 1, qwen32b-tp2,
+-- 1024 tokens): FA3 14.8 us, FlashInfer 12.3 us. Which kernel: vLLM from 0.7
+-- and SGLang 0.5's fa3 backend on H100 / H200 run FlashAttention 3
+-- (M.attention_backend); TensorRT-LLM runs its XQA kernels for the generation
+-- phase of MQA / GQA models on Hopper (docs/source/advanced/gpt-attention.md,
+-- "XQA Optimization"; https://nvidia.github.io/TensorRT-LLM/advanced/
+-- gpt-attention.html). Only for what the rows measured: head_dim 128, a 16-bit
+-- or fp8 (e4m3) KV cache, no MLA; elsewhere kernel_floor_us as before.
+M.attention_floor = {
+  head_dim = 128,
+  fa3 = {kv16 = 11.0296, fp8 = 11.1700},
+  xqa = {kv16 = 10.7592, fp8 = 7.6160},
+}
+
+--- The minimum time of one decode attention call of d, microseconds
+--- (M.attention_floor), or nil (kernel_floor_us applies).
+function M.attention_floor_us(d)
+  local F = M.attention_floor
+  if M.attention.hopper[d.gpu.id] == nil or rawget(d.model, "mla") ~= nil
+     or d.model.head_dim ~= F.head_dim then
+    return nil
+  end
+  local kernel
+  if d.budget == "trtllm" then
+    kernel = "xqa"
+  elseif M.attention_backend(d) == "fa3" then
+    kernel = "fa3"
+  else
+    return nil
+  end
+  local name, bits = d.kv.name, d.kv.bits
+  if bits == 16 then return F[kernel].kv16 end
+  if name == "fp8" or name == "fp8_e4m3" then return F[kernel].fp8 end
+  return nil
+end
+
 -- The routed experts' grouped GEMMs (a MoE layer's fused_moe: top-k,
 -- moe_align_block_size, the w13 and w2 GEMMs, SiLU-and-multiply, moe_sum),
 -- as the fraction of their roofline, max(bytes of the experts some token
@@ -1374,7 +1435,8 @@ end
 local eff_keys = {memory = true, compute = true, link = true, experts = true}
 local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
                    step_overhead_ms = true, launch_us = true, seq_host_us = true,
-                   kernel_floor_us = true, eager_launch_us = true, request_ms = true,
+                   kernel_floor_us = true, attn_floor_us = true, eager_launch_us = true,
+                   request_ms = true,
                    loop_host_us = true}
 
 --- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
@@ -1491,6 +1553,12 @@ function M.rates(d)
   p.seq_host_us = given.seq_host_us or p.seq_host_us
   p.loop_host_us = given.loop_host_us or M.loop_host_us[d.budget] or 0
   p.kernel_floor_us = given.kernel_floor_us or p.kernel_floor_us
+  -- attention's own floor a call where published (M.attention_floor_us); a
+  -- user's kernel_floor_us applies to attention too unless attn_floor_us is given
+  p.attn_floor_us = given.attn_floor_us
+  if p.attn_floor_us == nil and given.kernel_floor_us == nil then
+    p.attn_floor_us = M.attention_floor_us(d)
+  end
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
   p.request_ms = given.request_ms or M.request_ms_default(d)
   p.graphs, p.graph_max = M.cuda_graphs(d)

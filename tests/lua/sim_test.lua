@@ -24,11 +24,12 @@ check.eq(t.floor_ms, 0, "no kernel floor given")
 -- the kernels by kind: 32 layers x 4 GEMMs + the logits; 32 attentions
 check.eq(p1.gemm_kernels, 129, "GEMMs of Llama 3.1 8B")
 check.eq(p1.attn_kernels, 32, "attentions")
--- the default floor, 1.1 us a kernel: at batch 1 the 32 attentions (35.2
--- us) and the 167 other kernels (183.7 us) outlast their bytes
+-- the default floors: at batch 1 the 32 attentions (FlashAttention 3's own
+-- minimum a call on Hopper, 11.0296 us: 352.9472 us, sim.attention_floor) and
+-- the 167 other kernels (1.1 us each, 183.7 us) outlast their bytes
 local tf = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", efficiency = {memory = 1, compute = 1, link = 1},
                      perf = {launch_us = 0, seq_host_us = 0}}:time(1, 1)
-assert(math.abs(tf.attention_ms - 0.0352) < 1e-12, "attention floor " .. tf.attention_ms)
+assert(math.abs(tf.attention_ms - 0.3529472) < 1e-12, "attention floor " .. tf.attention_ms)
 assert(math.abs(tf.activation_ms - 0.1837) < 1e-12, "activation floor " .. tf.activation_ms)
 -- CUDA graphs by engine and release (sim.cuda_graphs): vLLM V1 captures
 -- up to min(2 x max_num_seqs, 512) tokens, V0 decode batches up to 256,
@@ -676,6 +677,42 @@ do
   check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "b200", engine = "trtllm",
                      efficiency = {memory = 0.9}}:perf().attn_mem_eff, nil,
            "a given memory factor applies to attention")
+end
+
+-- a decode attention call's own minimum time (sim.attention_floor, issue 18):
+-- vllm-project/vllm#43232's q1s1k rows, us a layer, by kernel and KV format
+do
+  local sim = require "kvplan.sim"
+  local function fl(o) return kv.deploy(o):perf().attn_floor_us end
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm"}, 11.0296, "vLLM FA3, bf16 KV")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h200", kv = "fp8"}, 11.1700, "vLLM FA3, fp8 KV")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang"}, 11.0296,
+           "SGLang 0.5's fa3 backend: the same kernels")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "trtllm"}, 10.7592,
+           "TensorRT-LLM on Hopper: XQA, bf16 KV")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h200", engine = "trtllm", kv = "fp8"}, 7.6160,
+           "XQA, fp8 KV")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6"}, nil,
+           "vLLM before 0.7 (FA2): not measured, kernel_floor_us")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm", kv = "fp8_e5m2"}, nil, "e5m2 KV: not measured")
+  check.eq(fl{model = "llama-3.2-1b", gpu = "h100-sxm"}, nil, "head_dim 64: not measured")
+  check.eq(fl{model = "deepseek-v3", gpu = "h100-sxm", tp = 8}, nil, "MLA: not measured")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "a100-sxm-80gb"}, nil, "off Hopper: kernel_floor_us")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm", perf = {attn_floor_us = 4}}, 4, "given")
+  check.eq(fl{model = "llama-3.1-8b", gpu = "h100-sxm", perf = {kernel_floor_us = 0}}, nil,
+           "a given kernel_floor_us applies to attention too (the roofline bound)")
+  check.eq(sim.attention_floor_us(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm",
+                                            engine = "trtllm"}), 10.7592, "the function")
+  -- Llama 3.1 8B on an H100 under TensorRT-LLM, one sequence at 512 tokens:
+  -- its 32 attention calls take 32 x 10.7592 us = 0.3443 ms (its KV, 67 MB,
+  -- 29 us at 2.31 TB/s), against 32 x 1.1 us = 0.0352 ms before
+  local t = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "trtllm"}:time(512, 1)
+  assert(math.abs(t.attention_ms - 32 * 10.7592e-3) < 1e-9, "32 calls at the floor")
+  local t0 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "trtllm",
+                       perf = {attn_floor_us = 1.1}}:time(512, 1)
+  assert(math.abs(t0.attention_ms - 32 * 1.1e-3) < 1e-9, "the kernels' floor as before")
+  assert(math.abs((t.step_ms - t0.step_ms) - 32 * (10.7592 - 1.1) * 1e-3) < 1e-9,
+         "the step grows by the difference alone")
 end
 
 -- the client's time a request outside the engine's steps (sim.request_ms):

@@ -776,6 +776,50 @@ static void kernels_take_at_least_their_floor(void **state) {
   assert_non_null(strstr(dg.msg, "kernel_floor_us"));
 }
 
+/* A decode attention call takes at least its own published minimum
+ * (attn_floor_us: vllm-project/vllm#43232, XQA at one sequence of 1024 tokens,
+ * 10.7592 us a layer) in place of kernel_floor_us, never added to it; above
+ * the floor its bytes decide as before. */
+static void an_attention_call_takes_at_least_its_own_floor(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.kernels = 328;
+  p.gemm_kernels = 129;
+  p.attn_kernels = 32;
+  p.kernel_floor_us = 1.1;
+  p.attn_floor_us = 10.7592;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* one token of one sequence at context 0: attention writes 131072 bytes
+   * (39 ns), so the 32 calls take 32 x 10.7592 = 344.2944 us, not 32 x 1.1;
+   * the GEMMs (4.78 ms) and the 167 other kernels (167 x 1.1 = 183.7 us) as
+   * before */
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.attn_s - 344.2944e-6) < 1e-15);
+  assert_true(fabs(s.gemm_s - 16e9 / 3.35e12) < 1e-15);
+  assert_true(fabs(s.act_s - 183.7e-6) < 1e-15);
+  assert_true(fabs(s.floor_s - (344.2944e-6 - 131072.0 / 3.35e12 + 183.7e-6)) < 1e-15);
+  assert_true(fabs(s.seconds - (16e9 / 3.35e12 + 344.2944e-6 + 183.7e-6)) < 1e-15);
+  /* 2e9 bytes of KV read take 597.0 us at 3.35 TB/s, above the floor: the
+   * bytes alone, nothing added */
+  kvp_step_time(&c, 1, 1, 2e9, 0.0, &s);
+  assert_true(fabs(s.attn_s - (2e9 + 131072.0) / 3.35e12) < 1e-15);
+  assert_true(fabs(s.floor_s - 183.7e-6) < 1e-15);
+  /* 0: the kernels' floor, 32 x 1.1 us, as before */
+  p.attn_floor_us = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.attn_s - 35.2e-6) < 1e-15);
+  p.attn_floor_us = -1;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "attn_floor_us"));
+}
+
 /* The sampler's kernels read and write each sampled row's fp32 logits:
  * 26 x vocab bytes a row, greedy (vLLM V1's Sampler.forward). */
 static void the_sampler_moves_each_sampled_rows_logits(void **state) {
@@ -1061,6 +1105,7 @@ int main(void) {
     cmocka_unit_test(host_time_adds_kernels_and_sequences),
     cmocka_unit_test(loop_host_time_adds_once_a_step),
     cmocka_unit_test(kernels_take_at_least_their_floor),
+    cmocka_unit_test(an_attention_call_takes_at_least_its_own_floor),
     cmocka_unit_test(the_sampler_moves_each_sampled_rows_logits),
     cmocka_unit_test(cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel),
     cmocka_unit_test(piecewise_graphs_launch_attention_eagerly),
