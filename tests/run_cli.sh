@@ -414,13 +414,13 @@ startup_validates() { # NAME ARGS...: the startup text, then validate on it
     END { exit !(n >= 2 && bad == 0) }' "$out/startup_${n}_validate.out"
 }
 startup_validates vllm model=llama-3.1-8b gpu=h100 max_model_len=32768
-check "startup_vllm prints vLLM's lines" sh -c "grep -q '^Available KV cache memory: 51.38 GiB$' '$out/startup_vllm.out' &&
-  grep -q '^GPU KV cache size: 420,912 tokens$' '$out/startup_vllm.out' &&
-  grep -q '^Maximum concurrency for 32,768 tokens per request: 12.85x$' '$out/startup_vllm.out'"
+check "startup_vllm prints vLLM's lines" sh -c "grep -q '^Available KV cache memory: 51.33 GiB$' '$out/startup_vllm.out' &&
+  grep -q '^GPU KV cache size: 420,528 tokens$' '$out/startup_vllm.out' &&
+  grep -q '^Maximum concurrency for 32,768 tokens per request: 12.83x$' '$out/startup_vllm.out'"
 startup_validates refuses model=llama-3.1-8b gpu=l4
 check "startup_refuses prints vLLM's error and the length that starts" sh -c "
-  grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.40 GiB). Based on the available memory, the estimated maximum model length is 27840. Try' '$out/startup_refuses.out' &&
-  grep -q '^kvplan: max_model_len=27840 starts' '$out/startup_refuses.out'"
+  grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.39 GiB). Based on the available memory, the estimated maximum model length is 27744. Try' '$out/startup_refuses.out' &&
+  grep -q '^kvplan: max_model_len=27744 starts' '$out/startup_refuses.out'"
 startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
 # a V0 engine on a V1 release (0.9's own fallback on a T4) prints V1's words:
 # its header says which engine, and validating it gives its figures back

@@ -196,7 +196,16 @@ typedef struct kvp_profile {
   int32_t flashinfer_sampler;  /* 1: FlashInfer top-k/top-p, 0: the sort path */
   int32_t logits_only;         /* 1: logits but no dummy sampler run (V1 in 0.7) */
   int64_t moe_chunk;           /* fused MoE chunk tokens (0: no chunking) */
+  int32_t sampler_hidden;      /* the hidden states live at the sampler (N tokens, S rows,
+                                * H wide): KVP_HIDDEN_ALL N H (V0, 0.7's V1), _LAST S H,
+                                * _LAST_RAND 2 S H, _ALL_LAST_RAND N H + 2 S H (predict.c) */
+  int64_t blas_workspace;      /* bytes torch holds from the profile's first GEMM on, live
+                                * at every term: cuBLAS's workspace (0: not counted) */
 } kvp_profile;
+
+/* kvp_profile.sampler_hidden */
+enum { KVP_HIDDEN_ALL = 0, KVP_HIDDEN_LAST = 1, KVP_HIDDEN_LAST_RAND = 2,
+       KVP_HIDDEN_ALL_LAST_RAND = 3 };
 
 /* A range of bytes: the low end, the point estimate, the high end. Doubles:
  * the stdlib's constants are fractions of a GiB (engines.lua non_torch). */
@@ -344,6 +353,7 @@ typedef struct kvp_gpu_facts {
   kvp_mxfp4 mx;             /* the layout: align_inter, align_hidden, tile, scale_rows,
                              * fp32_bias, keeps_scales (the rest unused) */
   kvp_mxfp4 mx_bundled;     /* the same in the releases whose wheel ships triton_kernels */
+  int64_t blas_workspace;   /* torch's cuBLAS workspace on it (vLLM's activation peak) */
 } kvp_gpu_facts;
 
 /* Set a GPU's facts on rule r: the A100 and P2P flags, and the kernel's layout when
@@ -793,6 +803,7 @@ typedef struct kvp_activation {
   int32_t largest;                     /* the term that sets it */
   int64_t encoder_kept;                /* encoder inputs and outputs live through the
                                           decoder's terms (kvp_predict_add_encoder) */
+  int64_t resident;                    /* the profile's blas_workspace, in every term */
 } kvp_activation;
 
 const char *kvp_predict_term_name(int term);

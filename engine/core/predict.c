@@ -17,8 +17,11 @@
  *
  *   peak = max(forward, sampler)
  *   forward = N x the most bytes live per token inside one decoder layer
- *   sampler = N x H x b (the forward's output, still referenced) +
+ *   sampler = the hidden states still referenced (below) +
  *             S x V x c, S = min(max_num_seqs, N) rows of the vocabulary
+ *
+ * and, in every term, what torch holds from the profile's first GEMM on
+ * (blas_workspace, below).
  *
  * with b the activation dtype's bytes, H the hidden size, V the vocabulary
  * (the whole of it: compute_logits gathers the TP shards), and c the bytes
@@ -90,6 +93,30 @@
  *     all N tokens, N V b (hi). Which 0.7 release has which form is not
  *     pinned here.
  *
+ *   hidden states at the sampler (sampler_hidden, by release: stdlib/
+ *     kvplan/engines.lua vllm_sampler_hidden): profile_run keeps the
+ *     forward's output hidden_states (N H) and _dummy_run's
+ *     hidden_states[logit_indices] (an index copy, S H), and
+ *     _dummy_sampler_run replaces its argument by torch.rand_like (S H)
+ *     while the caller still holds it: N H + 2 S H from 0.9.2 (read at
+ *     vllm-project/vllm b8b302cde434, v0.11.0: "hidden_states,
+ *     last_hidden_states = self._dummy_run(...)", #16188); 0.9.1 returns
+ *     the index copy alone, the forward's output freed with _dummy_run's
+ *     frame, plus rand_like (#18543): 2 S H; 0.8.0-0.9.0 without rand_like:
+ *     S H; V0 and 0.7's V1 (not read again here): N H.
+ *   blas_workspace: PyTorch gives each cuBLAS handle and stream a workspace
+ *     from its caching allocator at the first GEMM (aten/src/ATen/cuda/
+ *     CublasHandlePool.cpp getCurrentCUDABlasHandle -> setWorkspaceForHandle
+ *     -> getNewWorkspace; "torch.cuda.empty_cache() explicitly does not free
+ *     them", pytorch/pytorch#184084), 32 MiB on compute capability 9.0 and
+ *     4096 x 1024 x 2 + 16 x 1024 x 8 = 8,519,680 bytes otherwise
+ *     (parseChosenWorkspaceSize, read at pytorch/pytorch 26a39059ec58; the
+ *     explicit workspace kept for CUDA 12.2+ by pytorch/pytorch#124250,
+ *     April 2024). vLLM's load runs no GEMM, so the workspace is allocated
+ *     in the profile's first forward and stays live through the sampler:
+ *     it is in torch_peak_increase. The rule passes it (engines.lua
+ *     cublas_workspace); 0 where it is not counted.
+ *
  * Every term has a low and a high end as above; the profile's settings pick
  * one per term (eager: the MLP's high end; moe_cache13: the MoE's low end;
  * flashinfer_sampler: the sampler's low end; attention has one), and the
@@ -144,6 +171,10 @@ kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d)
   if (p->act_bytes < 1 || p->act_bytes > 8)
     return kvp_fail(d, KVP_EINVAL, "field 'act_bytes' must be 1..8, got %d", (int)p->act_bytes);
   TRY(kvp_check_count(p->moe_chunk, 0, "moe_chunk", d));
+  TRY(kvp_check_count(p->blas_workspace, 0, "blas_workspace", d));
+  if (p->sampler_hidden < KVP_HIDDEN_ALL || p->sampler_hidden > KVP_HIDDEN_ALL_LAST_RAND)
+    return kvp_fail(d, KVP_EINVAL, "field 'sampler_hidden' must be 0..3, got %d",
+                    (int)p->sampler_hidden);
   return KVP_OK;
 }
 
@@ -220,8 +251,18 @@ static kvp_err activation_terms(const kvp_shape *s, const kvp_profile *p, kvp_ac
       CHK(chk_add(stream, caches, &a->term[KVP_PREDICT_MOE][e]));
     }
     if (p->last_stage) {
-      int64_t hid, logits;
+      int64_t hid, logits, last;
       CHK(mul3(N, H, b, &hid));
+      CHK(mul3(S, H, b, &last));
+      switch (p->sampler_hidden) {
+        case KVP_HIDDEN_LAST: hid = last; break;
+        case KVP_HIDDEN_LAST_RAND: CHK(chk_mul(last, 2, &hid)); break;
+        case KVP_HIDDEN_ALL_LAST_RAND:
+          CHK(chk_add(hid, last, &hid));
+          CHK(chk_add(hid, last, &hid));
+          break;
+        default: break;
+      }
       if (p->logits_only)
         CHK(e == 0 ? mul3(S, H + s->vocab, b, &logits) : mul3(N, s->vocab, b, &logits));
       else if (e == 0)
@@ -231,6 +272,11 @@ static kvp_err activation_terms(const kvp_shape *s, const kvp_profile *p, kvp_ac
       CHK(chk_add(hid, logits, &a->term[KVP_PREDICT_SAMPLER][e]));
     }
   }
+  /* the workspace is live at every moment of the run (a term of none stays 0) */
+  a->resident = p->blas_workspace;
+  for (int t = 0; t < KVP_PREDICT_NTERMS; t++)
+    for (int e = 0; e < 2; e++)
+      if (a->term[t][e] > 0) CHK(chk_add(a->term[t][e], a->resident, &a->term[t][e]));
   int64_t point = 0;
   a->largest = 0;
   for (int t = 0; t < KVP_PREDICT_NTERMS; t++) {
@@ -366,18 +412,22 @@ kvp_err kvp_predict_add_encoder(kvp_activation *a, const kvp_encoder *e, kvp_dia
     dec_hi = max64(dec_hi, a->term[t][1]);
     if (a->bytes_of[t] > dec) dec = a->bytes_of[t], dec_largest = t;
   }
-  a->term[KVP_PREDICT_ENCODER][0] = e->peak[0];
-  a->term[KVP_PREDICT_ENCODER][1] = e->peak[1];
+  /* the tower's GEMMs allocate the workspace the decoder's terms hold */
+  int64_t enc_lo, enc_hi;
+  CHK(chk_add(e->peak[0], a->resident, &enc_lo));
+  CHK(chk_add(e->peak[1], a->resident, &enc_hi));
+  a->term[KVP_PREDICT_ENCODER][0] = enc_lo;
+  a->term[KVP_PREDICT_ENCODER][1] = enc_hi;
   /* the tower runs eagerly: its high end */
-  a->bytes_of[KVP_PREDICT_ENCODER] = e->peak[1];
+  a->bytes_of[KVP_PREDICT_ENCODER] = enc_hi;
   a->encoder_kept = e->kept;
   CHK(chk_add(dec_lo, e->kept, &dec_lo));
   CHK(chk_add(dec_hi, e->kept, &dec_hi));
   CHK(chk_add(dec, e->kept, &dec));
-  a->lo = max64(dec_lo, e->peak[0]);
-  a->hi = max64(dec_hi, e->peak[1]);
-  if (e->peak[1] > dec) {
-    a->bytes = e->peak[1];
+  a->lo = max64(dec_lo, enc_lo);
+  a->hi = max64(dec_hi, enc_hi);
+  if (enc_hi > dec) {
+    a->bytes = enc_hi;
     a->largest = KVP_PREDICT_ENCODER;
   } else {
     a->bytes = dec;
@@ -872,6 +922,9 @@ void kvp_engine_rule_gpu(kvp_engine_rule *r, const kvp_gpu_facts *g) {
   r->gpu_a100 = g->a100;
   r->gpu_p2p = g->p2p;
   r->gpu_nvls = g->nvls;
+  /* vLLM's profile holds the GPU's cuBLAS workspace; TensorRT-LLM's dry run
+   * is not read for it */
+  r->profile.blas_workspace = r->trtllm ? 0 : g->blas_workspace;
   if (r->mxfp4 && r->mx_by_gpu) {
     const kvp_mxfp4 *m = r->mx_bundled ? &g->mx_bundled : &g->mx;
     r->mx.align_inter = m->align_inter;

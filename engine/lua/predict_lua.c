@@ -14,7 +14,7 @@ static const char *const keys[] = {
   "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "experts",
   "experts_active", "moe_intermediate", "shared_intermediate", "dense_layers",
   "kv_lora_rank", "rope_dim", "act_bytes", "eager", "moe_cache13", "flashinfer_sampler",
-  "logits_only", "moe_chunk", NULL
+  "logits_only", "moe_chunk", "sampler_hidden", "blas_workspace", NULL
 };
 
 static int32_t flag(lua_State *L, int idx, const char *name) {
@@ -48,7 +48,8 @@ static void read_mx_layout(lua_State *L, int idx, const char *name, kvp_mxfp4 *m
 }
 
 void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
-  static const char *const keys_[] = {"a100", "p2p", "nvls", "mx", "mx_bundled", NULL};
+  static const char *const keys_[] = {"a100", "p2p", "nvls", "mx", "mx_bundled",
+                                      "blas_workspace", NULL};
   idx = lua_absindex(L, idx);
   luaL_checktype(L, idx, LUA_TTABLE);
   kvl_check_keys(L, idx, keys_, "GPU facts");
@@ -58,6 +59,7 @@ void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
   g->nvls = flag(L, idx, "nvls");
   read_mx_layout(L, idx, "mx", &g->mx);
   read_mx_layout(L, idx, "mx_bundled", &g->mx_bundled);
+  g->blas_workspace = kvl_int_field(L, idx, "blas_workspace", 0);
 }
 
 static void setint(lua_State *L, const char *k, int64_t v) {
@@ -90,6 +92,8 @@ static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
   p->moe_cache13 = flag(L, idx, "moe_cache13");
   p->flashinfer_sampler = flag(L, idx, "flashinfer_sampler");
   p->logits_only = flag(L, idx, "logits_only");
+  p->sampler_hidden = (int32_t)kvl_int_field(L, idx, "sampler_hidden", KVP_HIDDEN_ALL);
+  p->blas_workspace = kvl_int_field(L, idx, "blas_workspace", 0);
 }
 
 static double number_field(lua_State *L, int idx, const char *name, const char *what) {

@@ -291,12 +291,14 @@ end
 --- peer (engines.peer_to_peer), nvls = NCCL may run NVLS on it
 --- (engines.nvls_capable), mx = the layout of the MXFP4 kernel vLLM
 --- picks on it, mx_bundled = the same in a release that ships
---- triton_kernels}. A sweep's GPU axis carries one per GPU.
+--- triton_kernels, blas_workspace = torch's cuBLAS workspace on it
+--- (engines.cublas_workspace)}. A sweep's GPU axis carries one per GPU.
 function M.gpu_facts(g)
   return {a100 = engines.names_a100(g.name or g.id), p2p = engines.peer_to_peer(g),
           nvls = engines.nvls_capable(g),
           mx = mxfp4_layout((engines.mxfp4_backend(g, false))),
-          mx_bundled = mxfp4_layout((engines.mxfp4_backend(g, true)))}
+          mx_bundled = mxfp4_layout((engines.mxfp4_backend(g, true))),
+          blas_workspace = engines.cublas_workspace(g)}
 end
 
 -- The activation model's inputs from the model (engines.shape) and the
@@ -585,7 +587,9 @@ local function vllm_rule(d, opts, rule)
     local limit = opts.limit_mm_per_prompt and util.count(opts.limit_mm_per_prompt,
                                                           "limit_mm_per_prompt", 0)
     local skip = opts.skip_mm_profiling
-    local s, why = profile_shape(d.model, engines.vllm_profile(row, opts))
+    local s, why = profile_shape(d.model, engines.vllm_profile(row, opts,
+                                                               opts.engine_version or version,
+                                                               d.gpu))
     local vis
     if s then vis, why = vision_rule(d.model, limit, not skip and limit ~= 0) end
     -- the processor's pixel values in the model dtype from

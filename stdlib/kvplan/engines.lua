@@ -690,11 +690,60 @@ end
 -- vision_run, kvp_predict_encoder, with their sources). kv.deploy hands it
 -- the tower's config (deploy.lua vision_rule).
 
---- The profiling run's settings of vLLM release `row` and the deployment's
---- options o (enforce_eager, flashinfer_sampler): the activation model's
---- switches (engine/core/predict.c picks each term's end by them).
-function M.vllm_profile(row, o)
+-- torch's cuBLAS workspace, allocated from its caching allocator at the
+-- profile run's first GEMM and live to its end (engine/core/predict.c,
+-- blas_workspace): PyTorch's default CUBLAS_WORKSPACE_CONFIG ":4096:2:16:8"
+-- (4096 KiB x 2 + 16 KiB x 8 = 8,519,680 bytes) and ":4096:8" (32 MiB) on
+-- compute capability 9.0 (aten/src/ATen/cuda/CublasHandlePool.cpp
+-- parseChosenWorkspaceSize, read at pytorch/pytorch 26a39059ec58; the 32
+-- MiB from pytorch/pytorch#89027 / #91564, January 2023; its test in
+-- test/test_cuda.py measures it as active_bytes.all.allocated, and
+-- pytorch/pytorch#95668 saw the 8,519,680 bytes stay allocated after one
+-- nn.Linear). Blackwell at 32 MiB was tried and backed out (#153556,
+-- #175344): not for the torch of the releases here. cuBLASLt's workspace
+-- (1 MiB) was allocated per call until pytorch/pytorch#156495 (merged
+-- 2025-06-27, its first torch release not pinned): not counted. ROCm's
+-- hipBLAS workspace (32 or 128 MiB, #138791) is not modelled: 0 off NVIDIA.
+M.cublas_workspace_bytes = {default = 4096 * 1024 * 2 + 16 * 1024 * 8, sm90 = 4096 * 8 * 1024}
+
+--- The cuBLAS workspace vLLM's profile holds on GPU g (a catalog GPU), bytes.
+function M.cublas_workspace(g)
+  if g == nil or (g.vendor or "nvidia") ~= "nvidia" then return 0 end
+  local cc = M.compute_capability[g.id]
+  if cc == 9.0 then return M.cublas_workspace_bytes.sm90 end
+  return M.cublas_workspace_bytes.default
+end
+
+-- The hidden states still referenced when V1's dummy sampler runs
+-- (engine/core/predict.c sampler_hidden; read in gpu_model_runner.py
+-- profile_run, _dummy_run, _dummy_sampler_run): the forward's whole output,
+-- _dummy_run's index copy of the last tokens and _dummy_sampler_run's
+-- torch.rand_like of it from vllm-project/vllm#16188 ("Support embedding
+-- models in V1", 799397ee4, 2025-06-19: _dummy_run returns both) on; the
+-- copy and rand_like from #18543 ("[Bugfix] Use random hidden states in
+-- dummy sampler run", 4e04eceb5, 2025-05-22); the copy alone before (0.8.0,
+-- #14728's _dummy_sampler_run). Read in the history of the v0.11.0 tree
+-- (b8b302cde434, the GitHub fork Yuran-7/vllm-0.11); the first releases,
+-- 0.9.2 and 0.9.1, are assumed from the commit dates, not read.
+M.vllm_sampler_rand_release = "0.9.1"
+M.vllm_sampler_both_release = "0.9.2"
+
+--- The core's sampler_hidden for vLLM release `row` named `version`.
+function M.vllm_sampler_hidden(row, version)
+  if not row.v1 or row.logits_only then return 0 end
+  if M.vllm_at_least(version, M.vllm_sampler_both_release) then return 3 end
+  if M.vllm_at_least(version, M.vllm_sampler_rand_release) then return 2 end
+  return 1
+end
+
+--- The profiling run's settings of vLLM release `row` (named `version`),
+--- the deployment's options o (enforce_eager, flashinfer_sampler) and GPU
+--- g: the activation model's switches (engine/core/predict.c picks each
+--- term's end by them) and what it adds (blas_workspace, sampler_hidden).
+function M.vllm_profile(row, o, version, g)
   return {
+    sampler_hidden = M.vllm_sampler_hidden(row, version),
+    blas_workspace = M.cublas_workspace(g),
     eager = o.enforce_eager or row.eager, moe_cache13 = row.moe_cache13,
     -- the release's default unless VLLM_USE_FLASHINFER_SAMPLER is given
     -- (row.flashinfer_sampler above)

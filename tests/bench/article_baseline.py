@@ -197,7 +197,7 @@ def read_e(path):
             if w[0] == "model":
                 facts["model"].append((w[1],) + tuple(int(x) for x in w[2:]))
             elif w[0] == "gpu":
-                facts["gpu"].append((w[1], int(w[2]), w[3] == "1", w[4] == "1"))
+                facts["gpu"].append((w[1], int(w[2]), w[3] == "1", w[4] == "1", int(w[5])))
             elif w[0] == "nontorch":
                 facts["nontorch"] = [float(x) for x in w[1:]]
             else:
@@ -217,17 +217,20 @@ def sort_sampler_bytes(S, V, b):
     return max(sort + temps, scatter)
 
 
-def vllm_activation(H, I, heads, kvh, hd, V, N, S, tp, b=2):
+def vllm_activation(H, I, heads, kvh, hd, V, N, S, tp, hidden, workspace, b=2):
     """vLLM V1's profiled activation peak as kvplan predicts it (compiled
     forward, the sort sampler): the largest of the MLP, attention and
-    sampler terms on one GPU."""
+    sampler terms on one GPU, each holding torch's cuBLAS workspace; the
+    sampler beside the hidden states the release keeps (predict.c
+    sampler_hidden: 0 N H, 1 S H, 2 2 S H, 3 N H + 2 S H)."""
     S = min(S, N)
     Ip = cdiv(I, tp)
     mlp = max(2 * H + 3 * Ip, 3 * H + Ip)              # compiled: gate_up freed
     q, kv = cdiv(heads, tp), max(1, kvh // tp)
     attn = 3 * H + (q + 2 * kv) * hd + q * hd
-    sampler = N * H * b + sort_sampler_bytes(S, V, b)
-    return max(N * mlp * b, N * attn * b, sampler)
+    hid = {0: N * H, 1: S * H, 2: 2 * S * H, 3: N * H + 2 * S * H}[hidden] * b
+    sampler = hid + sort_sampler_bytes(S, V, b)
+    return max(N * mlp * b, N * attn * b, sampler) + workspace
 
 
 def deployment_e(m, gpu, tp, version, nontorch):
@@ -235,13 +238,13 @@ def deployment_e(m, gpu, tp, version, nontorch):
     predicted): (activation, non-torch memory, one block's bytes, KV budget,
     fits at all)."""
     (mid, layers, heads, kvh, hd, params, maxctx, H, I, V) = m
-    (gid, total, a100, p2p) = gpu
-    v1, big_seqs, nccl, ctx_counted = version
+    (gid, total, a100, p2p, workspace) = gpu
+    v1, big_seqs, nccl, ctx_counted, hidden = version
     base, context, connection, channels, custom_ar = nontorch
     # V1's defaults (the server's): 8192 tokens and big_seqs sequences on a
     # GPU of >= 70 GiB that is not an A100, else 2048 and 256
     N, S = (8192, big_seqs) if total >= 70 * GiB and not a100 else (2048, 256)
-    act = vllm_activation(H, I, heads, kvh, hd, V, N, min(S, N), tp)
+    act = vllm_activation(H, I, heads, kvh, hd, V, N, min(S, N), tp, hidden, workspace)
     # non-torch: the base, the context when counted, and at tp > 1 when the
     # snapshot precedes the distributed init and the GPUs are P2P: NCCL's
     # buffers (tp's communicator) and the custom all-reduce's (tp 2, 4, 6, 8)

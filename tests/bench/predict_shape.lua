@@ -32,15 +32,16 @@ if o.inputs ~= "" then
   end
   for _, id in ipairs(gpus) do
     local g = kv.gpu(id)
-    f:write(string.format("gpu %s %d %d %d\n", id, g.visible_bytes,
+    f:write(string.format("gpu %s %d %d %d %d\n", id, g.visible_bytes,
                           engines.names_a100(g.name or g.id) and 1 or 0,
-                          engines.peer_to_peer(g) and 1 or 0))
+                          engines.peer_to_peer(g) and 1 or 0, engines.cublas_workspace(g)))
   end
   -- the version's row and the non-torch constants (engines.lua)
-  local row = engines.vllm_version()
+  local row, version = engines.vllm_version()
   local nt = engines.non_torch
-  f:write(string.format("version %d %d %d %d\n", row.v1 and 1 or 0, row.big_seqs,
-                        row.nccl_counted and 1 or 0, row.context_counted and 1 or 0))
+  f:write(string.format("version %d %d %d %d %d\n", row.v1 and 1 or 0, row.big_seqs,
+                        row.nccl_counted and 1 or 0, row.context_counted and 1 or 0,
+                        engines.vllm_sampler_hidden(row, version)))
   f:write(string.format("nontorch %.17g %.17g %.17g %.17g %.17g\n", nt.base.point,
                         nt.context.point, nt.nccl_connection, nt.nccl_channels.point,
                         nt.custom_ar))

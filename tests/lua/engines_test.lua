@@ -33,14 +33,16 @@ local d = kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", engine_version = "
 check.eq(d.activation_source, "predicted", "activation predicted")
 check.eq(d.overhead_source, "predicted", "overhead predicted")
 check.eq(d.profile_tokens, 20000, "V0 profiles max_model_len tokens")
-check.eq(d.activation, 20000 * (3 * 4096 + 3 * 14336) * 2, "eager MLP peak of 20000 tokens")
+-- (+ torch's cuBLAS workspace of the RTX 3090, :4096:2:16:8 = 8,519,680)
+check.eq(d.activation, 20000 * (3 * 4096 + 3 * 14336) * 2 + 8519680, "eager MLP peak of 20000 tokens")
 -- V1 in 0.7 ran no dummy sampler (logits only): the compiled MLP of 2048
 -- tokens, 2048 x 51200 x 2; 0.8's sampler run makes the sort moment the peak,
--- 2048 x 4096 x 2 + 256 x 128256 x (2 + 16 + 20) (predict.c)
+-- the last tokens' hidden states 256 x 4096 x 2 + 256 x 128256 x (2 + 16 +
+-- 20) (predict.c); each with the cuBLAS workspace, 8,519,680
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", engine_version = "0.7-v1"}.activation,
-         2048 * 51200 * 2, "0.7 V1: no sampler in the profile")
+         2048 * 51200 * 2 + 8519680, "0.7 V1: no sampler in the profile")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", engine_version = "0.8"}.activation,
-         2048 * 4096 * 2 + 256 * 128256 * 38, "0.8: the dummy sampler's sort")
+         256 * 4096 * 2 + 256 * 128256 * 38 + 8519680, "0.8: the dummy sampler's sort")
 local g = kv.deploy{model = "llama-3.1-8b", gpu = "rtx-3090", activation = "1 GiB", overhead = 0}
 check.eq(g.activation_source, "given", "given activation")
 check.eq(g:ledger().activation, GiB, "given activation used")
@@ -508,7 +510,8 @@ do
   local oa = old.activation_range
   check.eq(oa.encoder.items, 2, "V0 deploy: image and video")
   check.eq(oa.encoder.decoder_tokens, 32768, "V0 deploy: the decoder runs 32768 tokens")
-  check.eq(oa.terms.mlp.bytes, 32768 * (3 * 3584 + 3 * 18944) * 2, "V0's eager MLP over them")
+  check.eq(oa.terms.mlp.bytes, 32768 * (3 * 3584 + 3 * 18944) * 2 + 8519680,
+           "V0's eager MLP over them, with the RTX 3090's cuBLAS workspace")
   check.eq(oa.largest, "mlp", "the decoder, with the kept inputs and outputs, sets V0's peak")
   check.eq(oa.bytes, oa.terms.mlp.bytes + oa.encoder_kept, "V0: kept under the MLP")
   -- the two items go through the tower in turn: one item's block, the first's outputs held
@@ -527,7 +530,8 @@ do
   check.eq(e.cast, 0, "no copy (0.10)")
   check.eq(e.outputs, 16384 * 3584 * 2, "16384 embeddings of 3584 kept")
   check.eq(e.peak_hi, e.inputs + e.cast + e.block_hi, "the encoder forward's peak")
-  check.eq(a.terms.encoder.bytes, e.peak_hi, "the encoder term")
+  -- the term holds the A100's cuBLAS workspace (8,519,680), the tower's GEMMs allocate it
+  check.eq(a.terms.encoder.bytes, e.peak_hi + 8519680, "the encoder term")
   check.eq(a.encoder_kept, e.inputs + e.outputs, "kept through the decoder run")
   local note
   for _, it in ipairs(kv.report.ledger_items(d, 4096, 1)) do
@@ -539,7 +543,7 @@ do
                          max_model_len = 32768, skip_mm_profiling = true}
   check.eq(text.activation_range.encoder, nil, "skip_mm_profiling: no encoder run")
   check.eq(text.activation_range.terms.encoder.bytes, 0, "no encoder term")
-  check.eq(d.activation, math.max(e.peak_hi, text.activation + e.kept),
+  check.eq(d.activation, math.max(e.peak_hi + 8519680, text.activation + e.kept),
            "the peak: the encoder's, or the decoder's with the kept outputs")
   local none = kv.deploy{model = "qwen2.5-vl-7b", gpu = "a100-80gb", engine_version = "0.10",
                          max_model_len = 32768, limit_mm_per_prompt = 0}
@@ -695,4 +699,29 @@ do
   check.eq(act("0.21").bytes < act("0.20").bytes, true, "0.21: FlashInfer's sampler, a smaller peak")
   check.eq(act("0.21", false).bytes, act("0.20").bytes, "0.21 with the sampler off: the sort")
   check.eq(act("0.20", true).bytes, act("0.21").bytes, "0.20 with FlashInfer's sampler asked for")
+end
+
+-- torch's cuBLAS workspace in vLLM's profile (engines.cublas_workspace):
+-- 32 MiB on compute capability 9.0, 8,519,680 bytes on other NVIDIA GPUs,
+-- none counted off NVIDIA; and the hidden states the dummy sampler keeps by
+-- release (engines.vllm_sampler_hidden: 0 V0, 1 0.8-0.9.0, 2 0.9.1, 3 on)
+do
+  check.eq(engines.cublas_workspace(kv.gpu("h100-sxm")), 33554432, "H100: 32 MiB")
+  check.eq(engines.cublas_workspace(kv.gpu("a100-sxm-80gb")), 8519680, "A100: :4096:2:16:8")
+  check.eq(engines.cublas_workspace(kv.gpu("mi300x")), 0, "ROCm: not modelled")
+  local function sh(v)
+    local row, version = engines.vllm_version(v)
+    return engines.vllm_sampler_hidden(row, v or version)
+  end
+  check.eq(sh("0.6"), 0, "V0: the forward's output")
+  check.eq(sh("0.8"), 1, "0.8: the last tokens' copy")
+  check.eq(sh("0.9.1"), 2, "0.9.1: and rand_like's")
+  check.eq(sh("0.9.2"), 3, "0.9.2: all three")
+  check.eq(sh("0.11"), 3, "0.11")
+  -- gpt-oss-120b on one H100 at 0.11 (#27508's flags): the sort moment, the
+  -- hidden states N H 2 + 2 S H 2 = 3 x 1024 x 2880 x 2 and the workspace
+  local a = kv.deploy{model = "gpt-oss-120b", gpu = "h100-sxm", engine_version = "0.11",
+                      gpu_memory_utilization = 0.95, max_num_batched_tokens = 1024}.activation_range
+  check.eq(a.bytes, 1024 * 201088 * 38 + 3 * 1024 * 2880 * 2 + 33554432,
+           "gpt-oss-120b, H100, 0.11: sort + hidden copies + cuBLAS workspace")
 end

@@ -123,6 +123,42 @@ static void v1_of_0_7_holds_logits_but_no_sampler(void **state) {
   assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
 }
 
+/* V1's dummy sampler run by release, hand-counted for Llama-3.1-8B's 2048
+ * tokens over 1024 requests, compiled, the sort path: the sort moment is
+ * 1024 x 128256 x (2 + 16 + 20) = 4990697472 bytes (1024 rows >= 128 sorted
+ * at once), beside the hidden states still referenced: the forward's output
+ * N H 2 = 16777216 (V0, 0.7), the last tokens' index copy S H 2 = 8388608
+ * alone (0.8-0.9.0), with rand_like's copy of it 2 S H 2 (0.9.1), and all
+ * three from 0.9.2 (33554432, gpu_model_runner.py at v0.11.0). torch's 32
+ * MiB cuBLAS workspace of an H100 (33554432) is in every term. */
+static void v1_sampler_holds_hidden_copies_and_the_cublas_workspace(void **state) {
+  (void)state;
+  kvp_shape s = llama8b();
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  const int64_t sort = 4990697472LL;
+  p.eager = 0, p.seqs = 1024;
+  const int64_t hid[4] = {16777216, 8388608, 16777216, 33554432};
+  for (int m = KVP_HIDDEN_ALL; m <= KVP_HIDDEN_ALL_LAST_RAND; m++) {
+    p.sampler_hidden = m;
+    assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+    assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], sort + hid[m]);
+    assert_int_equal(a.bytes, sort + hid[m]);
+  }
+  p.blas_workspace = 33554432;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_SAMPLER][1], sort + 33554432 + 33554432);
+  assert_int_equal(a.bytes, 5057806336LL);
+  assert_int_equal(a.resident, 33554432);
+  /* the compiled MLP, 2048 x 51200 x 2, holds it too; no MoE term: none */
+  assert_int_equal(a.term[KVP_PREDICT_MLP][0], 209715200 + 33554432);
+  assert_int_equal(a.term[KVP_PREDICT_MOE][0], 0);
+  p.sampler_hidden = 4;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_EINVAL);
+  p.sampler_hidden = 0, p.blas_workspace = -1;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_EINVAL);
+}
+
 static void long_prefill_makes_the_mlp_the_peak(void **state) {
   (void)state;
   kvp_shape s = llama8b();
@@ -1008,6 +1044,16 @@ static void gpu_facts_set_the_a100_and_the_default_kernel(void **state) {
   d.engine.mx_by_gpu = 1;
   kvp_engine_rule_gpu(&d.engine, &marlin);
   assert_int_equal(d.engine.gpu_a100, 1);
+  assert_int_equal(d.engine.profile.blas_workspace, 0);
+  /* the GPU's cuBLAS workspace goes to vLLM's profile, not TensorRT-LLM's */
+  const kvp_gpu_facts sm90 = {.blas_workspace = 33554432};
+  kvp_engine_rule_gpu(&d.engine, &sm90);
+  assert_int_equal(d.engine.profile.blas_workspace, 33554432);
+  d.engine.trtllm = 1;
+  kvp_engine_rule_gpu(&d.engine, &sm90);
+  assert_int_equal(d.engine.profile.blas_workspace, 0);
+  d.engine.trtllm = 0;
+  kvp_engine_rule_gpu(&d.engine, &marlin);
   assert_int_equal(d.engine.mx.align_inter, 128);
   assert_int_equal(d.engine.mx.align_hidden, 256);
   assert_int_equal(d.engine.mx.experts, 32); /* the model's part stays */
@@ -1217,6 +1263,7 @@ int main(void) {
     cmocka_unit_test(sort_temporaries_follow_the_rows_sorted),
     cmocka_unit_test(v0_dummy_sampler_peaks_at_the_sort),
     cmocka_unit_test(v1_of_0_7_holds_logits_but_no_sampler),
+    cmocka_unit_test(v1_sampler_holds_hidden_copies_and_the_cublas_workspace),
     cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
     cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
     cmocka_unit_test(moe_caches_are_chunked),
