@@ -11,7 +11,8 @@
 -- command_arguments): the workload (requests, prompt, output, sigma, rate,
 -- max_concurrency, trace, seed), the axes (gpu, tp, pp, kv, scheduler, rate),
 -- the tables spelt flat (offload_host, offload_pcie_gbps with swap; the
--- speculative_* options), timeline, and every one-word deployment field of
+-- speculative_* options; efficiency.KEY and perf.KEY, e.g. perf.launch_us=2),
+-- timeline, and every one-word deployment field of
 -- the registry (stdlib/kvplan/fields.lua: engine, engine_version, budget,
 -- utilization, max_num_seqs, max_num_batched_tokens, block, usage, ...)
 -- under its name or its engines' names, checked as that field; profile=FILE
@@ -31,6 +32,7 @@ local sim = require "kvplan.sim"
 local args = ...
 local defaults = {}
 local fields = {} -- the deployment fields it takes, in the registry's order
+local tables = {} -- efficiency.KEY and perf.KEY: {name, default, meaning, nil, shown, table, key}
 for _, a in ipairs(sim.command_arguments()) do
   local def = a[2]
   if def == nil then
@@ -40,6 +42,7 @@ for _, a in ipairs(sim.command_arguments()) do
   if a[1] == "requests" or a[1] == "prompt" or a[1] == "output" then def = kv.options.at_least(1, def) end
   defaults[a[1]] = def
   if a[4] then fields[#fields + 1] = a[1] end
+  if a[6] then tables[#tables + 1] = a end
 end
 local opt = kv.options(args, defaults)
 local bad = kv.options.bad -- a bad argument: a usage error, as kv.options gives
@@ -78,6 +81,18 @@ if opt.offload_host ~= "" or opt.offload_pcie_gbps ~= 0 then
   end
   base.offload = {host = host,
                   pcie_gbps = opt.offload_pcie_gbps > 0 and opt.offload_pcie_gbps or nil}
+end
+-- efficiency.KEY= and perf.KEY=: kv.simulate's tables, a key an argument
+-- (checked by kv.simulate as the table's key)
+for _, a in ipairs(tables) do
+  if given(a[1]) then
+    base[a[6]] = base[a[6]] or {}
+    base[a[6]][a[7]] = opt[a[1]]
+  end
+end
+do
+  local ok, err = pcall(sim.check_options, {efficiency = base.efficiency, perf = base.perf})
+  if not ok then bad("%s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
 end
 if opt.swap and base.offload == nil then
   bad("argument 'swap' needs offload_host (host memory for the swapped KV, e.g. 64GiB)")

@@ -313,6 +313,15 @@ sim_row sim_vllm_dp "data_parallel_size = 2" -- data_parallel_size=2
 sim_row sim_sglang_dp "engine = 'sglang', data_parallel_size = 2" -- engine=sglang dp_size=2
 sim_row sim_sglang_dp_attention "engine = 'sglang', model = 'qwen3-30b-a3b', tp = 4, data_parallel_size = 4, enable_dp_attention = true, ep_size = 4" -- \
   engine=sglang model=qwen3-30b-a3b tp=4 dp_size=4 enable_dp_attention=true expert_parallel_size=4
+# kv.simulate's efficiency and perf tables, a key an argument
+sim_row sim_perf "perf = {attn_floor_us = 50, launch_us = 2, request_ms = 5}, efficiency = {memory = 0.6}" -- \
+  perf.attn_floor_us=50 perf.launch_us=2 perf.request_ms=5 efficiency.memory=0.6
+expect sim_perf_unknown 2 "kvplan: command line: unknown argument 'perf.bogus'" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 perf.bogus=1
+expect sim_perf_negative 2 "kvplan: command line: argument 'perf.launch_us' must be a number >= 0, got '-1'" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 perf.launch_us=-1
+expect sim_efficiency_range 2 "kvplan: command line: efficiency 'memory' must be in (0, 1], got 1.5" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 efficiency.memory=1.5
 sim_at=$(grep -n "kv.simulate(o)" scripts/simulate.lua | head -1 | cut -d: -f1)
 expect sim_dp_attention_alone 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: field 'enable_dp_attention' needs data_parallel_size (SGLang's dp_size) > 1, got 1 (SGLang's server_args: 'Please set a dp-size > 1')" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=20 engine=sglang enable_dp_attention=true

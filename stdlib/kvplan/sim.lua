@@ -1432,12 +1432,31 @@ function M.graph_seq_max(d)
   return d.max_seq_len_to_capture or engines.vllm_v0_max_seq_len_to_capture
 end
 
-local eff_keys = {memory = true, compute = true, link = true, experts = true}
-local perf_keys = {hbm_gbps = true, tflops = true, link_gbps = true, link_latency_us = true,
-                   step_overhead_ms = true, launch_us = true, seq_host_us = true,
-                   kernel_floor_us = true, attn_floor_us = true, eager_launch_us = true,
-                   request_ms = true,
-                   loop_host_us = true}
+-- The keys of kv.simulate's efficiency and perf tables, in order, with what
+-- each sets (`kvplan simulate` takes them as efficiency.KEY= and perf.KEY=).
+M.efficiency_fields = {
+  {"memory", "fraction of HBM bandwidth the step reads at"},
+  {"compute", "fraction of the peak FLOP/s the step computes at"},
+  {"link", "fraction of the GPU link's bandwidth the collectives move at"},
+  {"experts", "fraction of the routed experts' roofline their grouped GEMMs reach"},
+}
+M.perf_fields = {
+  {"hbm_gbps", "the GPU's memory bandwidth, GB/s"},
+  {"tflops", "the GPU's dense peak, TFLOP/s"},
+  {"link_gbps", "the GPU link's bandwidth, GB/s"},
+  {"link_latency_us", "a collective's latency, us"},
+  {"step_overhead_ms", "fixed time added to every step, ms"},
+  {"launch_us", "host time a kernel replayed in a CUDA graph, us"},
+  {"eager_launch_us", "host time a kernel launched without a graph, us"},
+  {"seq_host_us", "host time a scheduled sequence, us"},
+  {"loop_host_us", "the engine loop's host time a step, us"},
+  {"kernel_floor_us", "the least GPU time of a kernel, us"},
+  {"attn_floor_us", "the least GPU time of a decode attention call, us"},
+  {"request_ms", "a request's time outside the engine's steps (API server, client), ms"},
+}
+local eff_keys, perf_keys = {}, {}
+for _, f in ipairs(M.efficiency_fields) do eff_keys[f[1]] = true end
+for _, f in ipairs(M.perf_fields) do perf_keys[f[1]] = true end
 
 --- The dense peak (TFLOP/s) a deployment computes at: NVFP4 weights on a GPU
 --- with fp4 tensor cores (Blackwell) its fp4 rate (NVFP4 checkpoints
@@ -1939,6 +1958,13 @@ function M.command_arguments()
   local fields = require "kvplan.fields"
   local out = {}
   for _, a in ipairs(own_arguments) do out[#out + 1] = {a[1], a[2], a[3]} end
+  -- kv.simulate's efficiency and perf tables, a key an argument (a number;
+  -- the default, the deployment's own, shown as such)
+  for _, t in ipairs{{"efficiency", M.efficiency_fields}, {"perf", M.perf_fields}} do
+    for _, f in ipairs(t[2]) do
+      out[#out + 1] = {t[1] .. "." .. f[1], 0.0, f[2], nil, "the deployment's", t[1], f[1]}
+    end
+  end
   local options = require "kvplan.options"
   for _, f in ipairs(fields.list) do
     if options.flat_field(f) and not not_flat[f.name] then
@@ -1969,7 +1995,7 @@ function M.command_help()
   end
   for _, a in ipairs(M.command_arguments()) do
     if a[4] == nil then
-      lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], show(a[2]))
+      lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], a[5] or show(a[2]))
     else
       lines[#lines + 1] = require("kvplan.fields").help_line(a[1], a[3], a[4])
     end
@@ -1978,7 +2004,7 @@ function M.command_help()
   lines[#lines + 1] = ""
   lines[#lines + 1] = "The engines' own option names stand for kvplan's (max_running_requests,"
   lines[#lines + 1] = "max_batch_size, gpu_memory_utilization, ...: docs/fields.md); tables"
-  lines[#lines + 1] = "(efficiency, perf, evict, optim, worker_gpu_memory) need a script (kv.simulate)."
+  lines[#lines + 1] = "(evict, optim, worker_gpu_memory) need a script (kv.simulate)."
   return table.concat(lines, "\n") .. "\n"
 end
 
