@@ -58,7 +58,7 @@ M.model_columns = {
   tie_embeddings = "bool", weight_bytes = "bytes", layer_kinds = "layers",
   attention_bias = "bool", dense_layers = "count", weight_formats = "classes",
   attention_layers = "count", mlp_layers = "count", mlp_matrices = "count", no_lm_head = "bool",
-  vision = "pairs", kv_checkpoint = "pairs",
+  vision = "pairs", kv_checkpoint = "pairs", unquantized_layers = "pairs",
   -- one rotary table, e.g. "type=yarn factor=32 original_max_position=4096"
   -- (engines.lua vllm_rotary; a list of tables or false: Lua catalogs only)
   rope = "pairs",

@@ -674,7 +674,7 @@ end
 --- fused MoE layers).
 quantized_classes = function(C, a, wf, q)
   q = q or C:get("quantization_config")
-  local skip = {}
+  local skip, per_layer = {}, {}
   for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers", "llm_int8_skip_modules",
                         "exclude_modules"}) do
     local l = q[key]
@@ -695,7 +695,28 @@ quantized_classes = function(C, a, wf, q)
               pat = pat:gsub("%$$", ""):gsub("%.%*$", "")
             until pat == before
           end
+          -- one layer's module in bitsandbytes' list ("model.layers.0.mlp",
+          -- unsloth's dynamic bnb-4bit; the other methods' lists are read
+          -- by their last component, as before): vLLM keeps the modules whose dotted prefix is the
+          -- entry in the model dtype (is_layer_skipped_bnb's prefix check,
+          -- vllm/model_executor/layers/quantization/bitsandbytes.py at
+          -- 01f5395fdf04, vllm-project/vllm#12974): that layer's alone, not
+          -- the class in every layer. A dense model's whole attention or MLP
+          -- is counted apart (unquantized_layers); a single projection or a
+          -- MoE layer's block is counted quantized (a fact says so)
+          local idx, mod = pat:match("layers%.(%d+)%.([^%.]+)$")
+          local deeper = idx == nil and pat:match("layers%.%d+%.")
           local last = pat:match("([^%.]+)$") or ""
+          if key ~= "llm_int8_skip_modules" then idx, deeper = nil, nil end
+          if idx and not a.moe and tonumber(idx) < a.layers and (mod == "mlp" or mod:find("attn")) then
+            local k = mod == "mlp" and "mlp" or "attention"
+            per_layer[k] = per_layer[k] or {}
+            per_layer[k][tonumber(idx)] = true
+            last = ""
+          elseif idx or deeper then
+            C:fact(string.format("%s: one layer's module, counted in the quantized format", name))
+            last = ""
+          end
           if last:find("attn") then skip.attention = true end
           if last:find("shared_expert", 1, true) then skip.shared_experts = true
           elseif last:find("expert") then skip.experts = true end
@@ -717,7 +738,17 @@ quantized_classes = function(C, a, wf, q)
   if q.lm_head == true then out.lm_head = wf end
   C:fact("quantized weight classes: " .. (next(out) and table.concat(util.sorted_keys(out), ", ")
                                           or "none"))
-  return out
+  local uq
+  for _, k in ipairs({"attention", "mlp"}) do
+    local n = 0
+    for _ in pairs(per_layer[k] or {}) do n = n + 1 end
+    if n > 0 and out[k] ~= nil then
+      uq = uq or {}
+      uq[k] = n
+      C:fact(string.format("%s of %d layers in the model dtype (llm_int8_skip_modules)", k, n))
+    end
+  end
+  return out, uq
 end
 
 -- ---- the parameter estimate ---------------------------------------------------
@@ -1660,8 +1691,8 @@ function M.from_hf(path, opts)
       end
     end
   end
-  local wfs
-  if wf ~= nil and opts.weight_format == nil then wfs = quantized_classes(C, a, wf, hq_inner) end
+  local wfs, uq
+  if wf ~= nil and opts.weight_format == nil then wfs, uq = quantized_classes(C, a, wf, hq_inner) end
   local kvc = kv_checkpoint(C, dir)
   local rope = rope_of(C)
   local id, iw = model_id(C, opts, dir)
@@ -1673,6 +1704,7 @@ function M.from_hf(path, opts)
     params = a.params, active = a.active, intermediate = a.intermediate, vocab = a.vocab,
     tie_embeddings = a.tie, dtype = a.dtype, weight_bytes = a.weight_bytes,
     weight_source = a.weight_source, weight_format = wf, weight_formats = wfs,
+    unquantized_layers = uq,
     attention_bias = a.o_bias or nil, dense_layers = a.dense_layers,
     layer_kinds = kinds, notes = a.notes, vision = a.vision, kv_checkpoint = kvc, rope = rope,
     source = string.format("from_hf %s (model_type %s; id from %s): %s", C.file,

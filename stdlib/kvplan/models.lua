@@ -32,6 +32,10 @@ local meta = {
   -- layers have no class)
   attention_layers = true, mlp_layers = true, mlp_matrices = true, other_note = true,
   classes_unweighable = true,
+  -- how many layers' attention or dense MLP their class's format of
+  -- weight_formats leaves in the model dtype ({mlp = 20}: a bitsandbytes
+  -- llm_int8_skip_modules entry naming one layer's module; classes_size)
+  unquantized_layers = true,
   -- the shared experts' FFN width a MoE layer (default shared_experts x
   -- moe_intermediate: DeepSeek's; Qwen2-MoE's shared_expert_intermediate_size,
   -- Llama 4's intermediate_size)
@@ -512,9 +516,27 @@ function Model:classes_size(wf)
   end
   local c, native, total = self:weight_class_params(), self:dtype_format(), 0
   local shapes = self:class_shapes()
+  local uq = rawget(self, "unquantized_layers") or {}
   for _, k in ipairs(M.weight_classes) do
     local fk = wf[k] ~= nil and formats.get(wf[k], "weight_formats." .. k) or native
-    local b = self:class_bytes(k, fk, c[k], shapes)
+    local n = wf[k] ~= nil and uq[k] or 0
+    local b
+    if n > 0 then
+      -- n of the class's Lk equal layers in the model dtype, the rest in fk
+      -- (vLLM's UnquantizedLinearMethod for a skipped module: hf.lua
+      -- quantized_classes)
+      local Lk = k == "attention" and (self.attention_layers or self.layers) or (self.mlp_layers or self.layers)
+      if (k ~= "attention" and k ~= "mlp") or (k == "mlp" and self.experts) or math.type(n) ~= "integer"
+         or n > Lk or c[k] % Lk ~= 0 then
+        util.raise("model '%s': unquantized_layers.%s %s: expected a whole number of layers <= %d "
+                   .. "of a dense model's attention or mlp", self.id, k, tostring(n), Lk)
+      end
+      local sh = shapes[k]
+      local q = {[k] = {shards = sh.shards // Lk * (Lk - n), cols = sh.cols // Lk * (Lk - n)}}
+      b = self:class_bytes(k, fk, c[k] // Lk * (Lk - n), q) + self:class_bytes(k, native, c[k] // Lk * n, shapes)
+    else
+      b = self:class_bytes(k, fk, c[k], shapes)
+    end
     if total + b < total then util.raise("model '%s': weight bytes overflow", self.id) end
     total = total + b
   end

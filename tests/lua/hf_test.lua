@@ -281,6 +281,26 @@ check.eq(f.name .. "/" .. f.scale .. "/" .. f.group, "bnb-int8-g8/32/8", "LLM.in
 local skip = from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..
                                  '"load_in_4bit": true, "llm_int8_skip_modules": ["mlp"]}'))
 check.eq(skip.weight_formats.mlp, nil, "llm_int8_skip_modules keeps the MLP in bf16")
+-- unsloth's dynamic bnb-4bit: an entry naming one layer's module keeps that
+-- layer's alone in bf16 (vLLM is_layer_skipped_bnb's prefix check). Hand
+-- count on tiny-llama (hidden 8, intermediate 16, 2 layers): the MLP class is
+-- 2 x 3 x 8 x 16 = 768 parameters; all in bnb-4bit-dq: 768 x 4 bits + 12
+-- uint8 absmax + 1 fp32 second-level absmax = 3200 bits = 400 bytes; with
+-- layer 0's MLP in bf16: 384 x 2 = 768 bytes + 384 x 4 bits + 6 x 8 + 32 =
+-- 1616 bits = 202 bytes
+local function bnb_skip(list)
+  return from_hf(config_with('"quantization_config": {"quant_method": "bitsandbytes", ' ..
+                             '"load_in_4bit": true, "bnb_4bit_use_double_quant": true, ' ..
+                             '"llm_int8_skip_modules": ' .. list .. '}'))
+end
+local plain, dyn = bnb_skip('["lm_head"]'), bnb_skip('["lm_head", "model.layers.0.mlp"]')
+check.eq(dyn.weight_formats.mlp, "bnb-4bit-dq", "one layer's MLP skipped: the class stays quantized")
+check.eq(dyn.unquantized_layers.mlp, 1, "one MLP in bf16")
+check.eq(dyn:weight_size() - plain:weight_size(), 768 + 202 - 400, "layer 0's MLP in bf16, to the byte")
+local dyn_attn = bnb_skip('["model.layers.1.self_attn", "model.layers.1.mlp.down_proj"]')
+check.eq(dyn_attn.weight_formats.attention, "bnb-4bit-dq", "one layer's attention: class quantized")
+check.eq(dyn_attn.unquantized_layers.attention, 1, "one attention in bf16")
+check.eq(dyn_attn.unquantized_layers.mlp, nil, "a single projection is counted quantized")
 check.error("config.json: field 'quantization_config.quant_method' 'hqq' is not supported (known: " ..
             "awq, bitsandbytes, compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format",
             function() from_hf(config_with('"quantization_config": {"quant_method": "hqq"}')) end)
