@@ -410,6 +410,17 @@ local function runs_sglang_engine(span)
   return false
 end
 
+-- true when a back-quoted command of the notes that `runs` accepts holds
+-- `flag` as a whole word, else nil
+local function notes_word(notes, runs, flag)
+  for _, words in ipairs(commands(notes, runs)) do
+    for _, w in ipairs(words) do
+      if w == flag then return true end
+    end
+  end
+  return nil
+end
+
 --- The --async-scheduling a row's notes give vLLM (README.md, "Serving
 --- command"): true for `--async-scheduling`, false for
 --- `--no-async-scheduling`, nil when neither is there, read only inside a
@@ -433,12 +444,7 @@ end
 --- PyTorch. If False, will use eager mode and CUDA graph in hybrid", so no
 --- step replays a CUDA/HIP graph).
 function M.notes_enforce_eager(notes)
-  for _, words in ipairs(commands(notes, runs_vllm_engine)) do
-    for _, w in ipairs(words) do
-      if w == "--enforce-eager" then return true end
-    end
-  end
-  return nil
+  return notes_word(notes, runs_vllm_engine, "--enforce-eager")
 end
 
 --- The --disable-cuda-graph a row's notes give SGLang, read as
@@ -446,12 +452,7 @@ end
 --- SGLang's engine (ServerArgs.add_cli_args: "--disable-cuda-graph: Disable
 --- cuda graph."; kv.deploy's enforce_eager, SGLang's alias): true, else nil.
 function M.notes_disable_cuda_graph(notes)
-  for _, words in ipairs(commands(notes, runs_sglang_engine)) do
-    for _, w in ipairs(words) do
-      if w == "--disable-cuda-graph" then return true end
-    end
-  end
-  return nil
+  return notes_word(notes, runs_sglang_engine, "--disable-cuda-graph")
 end
 
 --- The --max-seq-len-to-capture N a row's notes give vLLM, read as
