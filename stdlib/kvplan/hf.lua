@@ -674,7 +674,32 @@ end
 --- fused MoE layers).
 quantized_classes = function(C, a, wf, q)
   q = q or C:get("quantization_config")
-  local skip, per_layer = {}, {}
+  -- how vLLM matches a skip-list entry against a linear layer's prefix
+  -- ("model.layers.0.mlp.down_proj"), by method:
+  --   bitsandbytes  prefix: is_layer_skipped_bnb (bitsandbytes.py at 01f5395fdf04)
+  --   awq           substring: awq_marlin.py at 2ab31a815160 (the CUDA path of a
+  --                 4-bit AWQ checkpoint) is_layer_skipped(..., skip_with_substr=True),
+  --                 linear and FusedMoE; awq.py's is_layer_skipped_awq,
+  --                 any(module_name in prefix ...), the same (its commit not pinned here)
+  --   modelopt      exact, then substring, then fnmatch: is_layer_excluded
+  --                 (modelopt.py at c9a59901113c)
+  --   fp8           exact: is_layer_skipped's prefix_full_match (fp8.py at
+  --                 1436674bcb3f, utils/quant_utils.py at 01693a61cbed), a fused
+  --                 qkv_proj / gate_up_proj skipped when its shards are listed
+  --   compressed-tensors  exact or "re:": should_ignore_layer (compressed_tensors/
+  --                 utils.py at aff237f9631e), the same shard rule
+  -- so an entry naming one layer's attention or MLP block ("model.layers.0.mlp")
+  -- keeps that layer's alone in the model dtype for the first three, and no
+  -- layer for the exact two (no linear layer is named "model.layers.0.mlp");
+  -- one layer's projections listed in full (q/k/v/o_proj, gate/up/down_proj)
+  -- keep that layer's block in the dtype for all five
+  local method = type(q.quant_method) == "string" and q.quant_method:lower()
+                 or (q.quant_algo ~= nil and "modelopt") or ""
+  local contains = ({bitsandbytes = true, awq = true, awq_marlin = true, modelopt = true})[method]
+  local exact = ({fp8 = true, ["compressed-tensors"] = true})[method]
+  local projections = {attention = {"q_proj", "k_proj", "v_proj", "o_proj"},
+                       mlp = {"gate_proj", "up_proj", "down_proj"}}
+  local skip, per_layer, listed = {}, {}, {attention = {}, mlp = {}}
   for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers", "llm_int8_skip_modules",
                         "exclude_modules"}) do
     local l = q[key]
@@ -688,30 +713,40 @@ quantized_classes = function(C, a, wf, q)
           -- _find_first_match at aff237f9631e): its pattern less a trailing
           -- ".*" or "$" names the module the same way ("re:.*shared_expert.*")
           local pat = name:lower()
-          if pat:sub(1, 3) == "re:" then
+          local re = pat:sub(1, 3) == "re:"
+          if re then
             pat = pat:sub(4)
             repeat
               local before = pat
               pat = pat:gsub("%$$", ""):gsub("%.%*$", "")
             until pat == before
           end
-          -- one layer's module in bitsandbytes' list ("model.layers.0.mlp",
-          -- unsloth's dynamic bnb-4bit; the other methods' lists are read
-          -- by their last component, as before): vLLM keeps the modules whose dotted prefix is the
-          -- entry in the model dtype (is_layer_skipped_bnb's prefix check,
-          -- vllm/model_executor/layers/quantization/bitsandbytes.py at
-          -- 01f5395fdf04, vllm-project/vllm#12974): that layer's alone, not
-          -- the class in every layer. A dense model's whole attention or MLP
-          -- is counted apart (unquantized_layers); a single projection or a
-          -- MoE layer's block is counted quantized (a fact says so)
+          -- one layer's module ("model.layers.0.mlp", unsloth's dynamic
+          -- bnb-4bit; an AWQ list naming "model.layers.0.self_attn"): by the
+          -- method's rule above. A dense model's whole attention or MLP is
+          -- counted apart (unquantized_layers); a MoE layer's block, a
+          -- projection not listed with its siblings, or a method whose rule is
+          -- not read here is counted quantized (a fact says so)
           local idx, mod = pat:match("layers%.(%d+)%.([^%.]+)$")
+          local pidx, pmod, proj = pat:match("layers%.(%d+)%.([^%.]+)%.([^%.]+)$")
           local deeper = idx == nil and pat:match("layers%.%d+%.")
           local last = pat:match("([^%.]+)$") or ""
-          if key ~= "llm_int8_skip_modules" then idx, deeper = nil, nil end
-          if idx and not a.moe and tonumber(idx) < a.layers and (mod == "mlp" or mod:find("attn")) then
-            local k = mod == "mlp" and "mlp" or "attention"
+          local k = mod and (mod == "mlp" and "mlp" or mod:find("attn") and "attention")
+          local pk = pmod and (pmod == "mlp" and "mlp" or pmod:find("attn") and "attention")
+          if re or not (contains or exact or key == "llm_int8_skip_modules") then
+            idx, deeper = nil, nil
+          end
+          if idx and k and not a.moe and tonumber(idx) < a.layers and not exact then
             per_layer[k] = per_layer[k] or {}
             per_layer[k][tonumber(idx)] = true
+            last = ""
+          elseif idx and k and exact then
+            C:fact(string.format("%s: %s matches a layer's name exactly, and no linear layer "
+                                 .. "is named so: quantized", name, method))
+            last = ""
+          elseif deeper and pk and not a.moe and tonumber(pidx) < a.layers then
+            listed[pk][tonumber(pidx)] = listed[pk][tonumber(pidx)] or {}
+            listed[pk][tonumber(pidx)][proj] = name
             last = ""
           elseif idx or deeper then
             C:fact(string.format("%s: one layer's module, counted in the quantized format", name))
@@ -725,7 +760,21 @@ quantized_classes = function(C, a, wf, q)
       end
     end
   end
-  local method = type(q.quant_method) == "string" and q.quant_method:lower() or ""
+  for _, k in ipairs({"attention", "mlp"}) do
+    for _, i in ipairs(util.sorted_keys(listed[k])) do
+      local all = true
+      for _, p in ipairs(projections[k]) do all = all and listed[k][i][p] ~= nil end
+      if all then
+        per_layer[k] = per_layer[k] or {}
+        per_layer[k][i] = true
+      else
+        for _, p in ipairs(util.sorted_keys(listed[k][i])) do
+          C:fact(string.format("%s: one projection of layer %d, counted in the quantized format",
+                               listed[k][i][p], i))
+        end
+      end
+    end
+  end
   -- MXFP4 quantizes the fused MoE layers alone (above): a shared expert's
   -- linear layers stay in the model dtype as the attention's do
   if method == "mxfp4" and a.moe then
@@ -745,7 +794,7 @@ quantized_classes = function(C, a, wf, q)
     if n > 0 and out[k] ~= nil then
       uq = uq or {}
       uq[k] = n
-      C:fact(string.format("%s of %d layers in the model dtype (llm_int8_skip_modules)", k, n))
+      C:fact(string.format("%s of %d layers in the model dtype (the skip list)", k, n))
     end
   end
   return out, uq

@@ -336,11 +336,25 @@ local head = quant('{"quant_method": "gptq", "bits": 4, "group_size": 32, "sym":
 check.eq(head.weight_formats.lm_head.name, "int4-g32-sym", "GPTQ lm_head: true quantizes the head")
 local skip = quant('{"quant_method": "awq", "bits": 4, "group_size": 32, "zero_point": true, ' ..
                    '"modules_to_not_convert": ["visual", "model.layers.0.self_attn"]}')
-check.eq(skip.weight_formats.attention, nil, "modules_to_not_convert keeps attention in fp16")
+-- AWQ matches an entry as a substring of the layer's prefix (vLLM
+-- is_layer_skipped_awq): "model.layers.0.self_attn" is layer 0's attention
+-- alone, here the one layer's, counted apart as the class stays quantized
+check.eq(skip.weight_formats.attention.name, "int4-g32", "the class stays quantized")
+check.eq(skip.unquantized_layers.attention, 1, "modules_to_not_convert keeps layer 0's attention in fp16")
+check.eq(skip:weight_size(), quant('{"quant_method": "awq", "bits": 4, "group_size": 32, ' ..
+         '"zero_point": true, "modules_to_not_convert": ["self_attn"]}'):weight_size(),
+         "one layer of one: the bytes of the whole class in fp16")
 check.eq(skip.weight_formats.mlp.name, "int4-g32", "the MLP stays quantized")
+-- fp8 matches a layer's name exactly (vLLM is_layer_skipped's
+-- prefix_full_match): no linear layer is named "model.layers.0.mlp", the MLP
+-- stays FP8 (before: the class in the dtype)
 local ign = quant('{"quant_method": "fp8", "weight_block_size": [128, 128], "ignore": ["lm_head", "model.layers.0.mlp"]}')
-check.eq(ign.weight_formats.mlp, nil, "an ignored MLP stays in the dtype")
+check.eq(ign.weight_formats.mlp.name, "fp8-b128x128", "a block entry names no fp8 linear layer")
+check.eq(ign.unquantized_layers, nil, "nothing counted apart")
 check.eq(ign.weight_formats.attention.name, "fp8-b128x128", "block-scaled FP8 attention")
+local ign3 = quant('{"quant_method": "fp8", "weight_block_size": [128, 128], "ignored_layers": ' ..
+                   '["model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj", "model.layers.0.mlp.down_proj"]}')
+check.eq(ign3.unquantized_layers.mlp, 1, "layer 0's three MLP projections listed: its MLP in the dtype")
 os.remove(tmp .. "/config.json")
 os.remove(tmp)
 

@@ -301,6 +301,32 @@ local dyn_attn = bnb_skip('["model.layers.1.self_attn", "model.layers.1.mlp.down
 check.eq(dyn_attn.weight_formats.attention, "bnb-4bit-dq", "one layer's attention: class quantized")
 check.eq(dyn_attn.unquantized_layers.attention, 1, "one attention in bf16")
 check.eq(dyn_attn.unquantized_layers.mlp, nil, "a single projection is counted quantized")
+-- the other methods by vLLM's own match (hf.lua quantized_classes): AWQ a
+-- substring of the layer's prefix (is_layer_skipped_awq), ModelOpt exact,
+-- substring or fnmatch (is_layer_excluded): one layer's block; fp8 and
+-- compressed-tensors an exact name: a block entry names no linear layer, one
+-- layer's projections listed in full keep that layer's block in the dtype
+local function qc(q) return from_hf(config_with('"quantization_config": ' .. q)) end
+local awq0 = qc('{"quant_method": "awq", "bits": 4, "group_size": 8, "zero_point": true, ' ..
+                '"modules_to_not_convert": ["model.layers.0.mlp"]}')
+check.eq(kv.formats.get(awq0.weight_formats.mlp).name, "int4-g8", "AWQ: one layer's MLP, the class quantized")
+check.eq(awq0.unquantized_layers.mlp, 1, "AWQ: layer 0's MLP in fp16")
+local awq1 = qc('{"quant_method": "awq", "bits": 4, "group_size": 8, "zero_point": true, ' ..
+                '"modules_to_not_convert": ["model.layers.1.mlp.down_proj"]}')
+check.eq(awq1.unquantized_layers, nil, "AWQ: one projection counted quantized")
+local ct_attn = qc('{"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "ignore": ' ..
+                   '["lm_head", "model.layers.1.self_attn.q_proj", "model.layers.1.self_attn.k_proj", ' ..
+                   '"model.layers.1.self_attn.v_proj", "model.layers.1.self_attn.o_proj"]}')
+check.eq(ct_attn.weight_formats.attention, "nvfp4", "compressed-tensors: the class stays NVFP4")
+check.eq(ct_attn.unquantized_layers.attention, 1, "compressed-tensors: layer 1's four projections in bf16")
+local ct_mlp = qc('{"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", ' ..
+                  '"ignore": ["lm_head", "model.layers.0.mlp"]}')
+check.eq(ct_mlp.weight_formats.mlp, "nvfp4", "compressed-tensors: a block entry matches no layer")
+check.eq(ct_mlp.unquantized_layers, nil, "compressed-tensors: nothing in bf16")
+local mo0 = qc('{"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head", ' ..
+               '"model.layers.0.self_attn"]}')
+check.eq(mo0.weight_formats.attention ~= nil, true, "ModelOpt: the attention class stays FP8")
+check.eq(mo0.unquantized_layers.attention, 1, "ModelOpt: layer 0's attention in bf16 (substring)")
 check.error("config.json: field 'quantization_config.quant_method' 'hqq' is not supported (known: " ..
             "awq, bitsandbytes, compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format",
             function() from_hf(config_with('"quantization_config": {"quant_method": "hqq"}')) end)
