@@ -780,6 +780,51 @@ quantized_classes = function(C, a, wf, q)
   if method == "mxfp4" and a.moe then
     skip.attention, skip.mlp, skip.shared_experts = true, true, true
   end
+  -- GPTQ's modules_in_block_to_quantize names the modules quantized (a list,
+  -- or a list of lists vLLM flattens: "self_attn.q_proj", "mlp.down_proj");
+  -- vLLM quantizes a linear layer when an entry is a substring of its prefix
+  -- and keeps the rest in the model dtype (is_layer_gptq_quantized,
+  -- utils/gptq_utils.py at 93e5a576c93d; gptq_marlin.py at 0ede9ef306be
+  -- maybe_update_config flattens it, and without it reads the safetensors
+  -- dtypes): a linear class none of whose modules is listed stays in the
+  -- dtype. The routed experts (FusedMoE, get_moe_quant_method, not read here)
+  -- and dynamic's "-:" regexes (get_dynamic_override) are left quantized
+  if method == "gptq" or method == "gptq_marlin" then
+    local m = q.modules_in_block_to_quantize
+    if type(m) == "table" and next(m) ~= nil then
+      local seen, names = {}, {}
+      local function walk(t)
+        for _, v in ipairs(t) do
+          if type(v) == "table" then walk(v) elseif type(v) == "string" then names[#names + 1] = v:lower() end
+        end
+      end
+      walk(m)
+      for _, n in ipairs(names) do
+        if n:find("attn", 1, true) or n:find("attention", 1, true) then seen.attention = true
+        elseif n:find("shared_expert", 1, true) then seen.shared_experts = true
+        elseif n:find("expert", 1, true) then seen.experts = true
+        elseif n:find("mlp", 1, true) then seen.mlp = true
+        else seen.unknown = n end
+        if n:match("layers%.%d+%.") then
+          C:fact(string.format("modules_in_block_to_quantize %s: one layer's module, read as its class", n))
+        end
+      end
+      if seen.unknown then
+        C:fact(string.format("modules_in_block_to_quantize %s: no class, the list is not read", seen.unknown))
+      else
+        for _, k in ipairs({"attention", "mlp", "shared_experts"}) do
+          if not seen[k] then skip[k] = true end
+        end
+      end
+    end
+    if type(q.dynamic) == "table" then
+      for pat in pairs(q.dynamic) do
+        if type(pat) == "string" and pat:sub(1, 2) == "-:" then
+          C:fact(string.format("dynamic %s: a module vLLM leaves unquantized, not read: counted quantized", pat))
+        end
+      end
+    end
+  end
   local out = {}
   for _, k in ipairs({"attention", "mlp", "experts", "shared_experts"}) do
     if not skip[k] then out[k] = wf end

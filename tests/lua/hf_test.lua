@@ -327,6 +327,19 @@ local mo0 = qc('{"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm
                '"model.layers.0.self_attn"]}')
 check.eq(mo0.weight_formats.attention ~= nil, true, "ModelOpt: the attention class stays FP8")
 check.eq(mo0.unquantized_layers.attention, 1, "ModelOpt: layer 0's attention in bf16 (substring)")
+-- GPTQ's modules_in_block_to_quantize lists the modules quantized (vLLM
+-- is_layer_gptq_quantized, a substring of the prefix): the attention alone
+-- listed leaves the MLP in fp16. Hand count on tiny-llama: attention
+-- 2 x (64 + 32 + 32 + 64) = 384 parameters at 4 bits + an fp16 scale per 8
+-- (6 bits) = 288 bytes; the MLP 768 in fp16 = 1536
+local gq_attn = qc('{"quant_method": "gptq", "bits": 4, "group_size": 8, "sym": true, ' ..
+                   '"modules_in_block_to_quantize": [["self_attn.q_proj", "self_attn.k_proj", ' ..
+                   '"self_attn.v_proj"], ["self_attn.o_proj"]]}')
+check.eq(gq_attn.weight_formats.mlp, nil, "GPTQ: an MLP not listed stays in fp16")
+check.eq(kv.formats.get(gq_attn.weight_formats.attention).name, "int4-g8-sym", "GPTQ: the listed attention")
+local gq_all = qc('{"quant_method": "gptq", "bits": 4, "group_size": 8, "sym": true}')
+check.eq(gq_attn:weight_size() - gq_all:weight_size(), 1536 - 768 * 6 // 8,
+         "GPTQ: the MLP in fp16, to the byte")
 check.error("config.json: field 'quantization_config.quant_method' 'hqq' is not supported (known: " ..
             "awq, bitsandbytes, compressed-tensors, fp8, gptq, modelopt, mxfp4); give opts.weight_format",
             function() from_hf(config_with('"quantization_config": {"quant_method": "hqq"}')) end)
