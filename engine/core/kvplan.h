@@ -201,6 +201,9 @@ typedef struct kvp_profile {
                                 * _LAST_RAND 2 S H, _ALL_LAST_RAND N H + 2 S H (predict.c) */
   int64_t blas_workspace;      /* bytes torch holds from the profile's first GEMM on, live
                                 * at every term: cuBLAS's workspace (0: not counted) */
+  int32_t dequant_mlp;         /* 1: the dense MLP's linear layers are bitsandbytes 4-bit:
+                                * each shard dequantized to a temporary (predict.c) */
+  int32_t dequant_attn;        /* 1: the attention's linear layers likewise */
 } kvp_profile;
 
 /* kvp_profile.sampler_hidden */

@@ -38,6 +38,27 @@
  *   attention: residual H + input H + qkv (q + 2 kv) d + attention output
  *     q d + o_proj's output H (d the head size; MLA: q heads of
  *     qk_nope + rope dims and the latent kv_lora_rank + rope per token).
+ *   bitsandbytes 4-bit linear layers (dequant_mlp, dequant_attn; vLLM's
+ *     BitsAndBytesLinearMethod._apply_4bit_weight and _apply_bnb_4bit,
+ *     vllm/model_executor/layers/quantization/bitsandbytes.py, read at
+ *     chzhdong/Adaptive-Batching 7fe2a05dbe74 (an early-2025 copy, not
+ *     pinned to a release, the loop inline) and vllm-project/vllm 01f5395fdf04 (the loop in the custom op
+ *     apply_bnb_4bit): out is allocated whole, then each shard of the
+ *     layer (gate and up of gate_up_proj, q, k and v of qkv_proj, one for
+ *     down_proj and o_proj) runs matmul_4bit and is copied into its slice.
+ *     bitsandbytes' matmul_4bit (bitsandbytes/autograd/_functions.py at
+ *     0.45.5, d72cb9cb6046) takes the GEMV kernel for one row alone; for
+ *     more, MatMul4Bit.forward runs linear(A, dequantize_4bit(B).to(A.dtype)
+ *     .t()): the shard dequantized to a temporary of its shape in the quant
+ *     state's dtype (functional.py dequantize_4bit, torch.empty(
+ *     quant_state.shape, dtype=quant_state.dtype)) and the product to a
+ *     second one. So at down_proj (o_proj) one shard W of I/tp x H (q d x H)
+ *     elements b and an output H beside out are live: the MLP holds
+ *     4H + 3I (hi) or max(2H + 3I, 4H + I) (lo) per token, attention one H
+ *     more, and each adds W, whatever the tokens. The quant state's dtype is
+ *     taken as the activations' (the in-flight loader quantizes the loaded
+ *     weights; a checkpoint's quant state names its own: a float16 one under
+ *     bf16 activations would hold a second copy during .to, not counted).
  *   fused MoE (vllm/model_executor/layers/fused_moe/fused_moe.py
  *     fused_experts_impl): per token routed to k experts, intermediate_cache1
  *     2I_e, cache2 I_e and cache3 H each k times, for at most chunk tokens at
@@ -211,13 +232,20 @@ static void per_token(const kvp_shape *s, const kvp_profile *p, int64_t mlp[2], 
   /* dense MLP: compiled frees gate_up before down_proj, eager keeps it */
   mlp[0] = s->intermediate > 0 ? max64(2 * H + 3 * I, 3 * H + I) : 0;
   mlp[1] = s->intermediate > 0 ? 3 * H + 3 * I : 0;
+  /* bitsandbytes 4-bit: down_proj's matmul output H beside the output it is
+   * copied into (the dequantized shard is added by the caller) */
+  if (p->dequant_mlp && s->intermediate > 0) {
+    mlp[0] = max64(2 * H + 3 * I, 4 * H + I);
+    mlp[1] = 4 * H + 3 * I;
+  }
   /* attention: heads per GPU, KV heads replicated past their count */
   const int64_t q = cdiv(s->heads, tp);
   const int64_t kv = kvp_kv_heads_per_gpu(s->kv_heads, tp);
   if (s->mla_latent > 0)
     *attn = 3 * H + q * s->head_dim + (s->mla_latent + s->mla_rope) + q * s->head_dim;
   else
-    *attn = 3 * H + (q + 2 * kv) * s->head_dim + q * s->head_dim;
+    *attn = 3 * H + (q + 2 * kv) * s->head_dim + q * s->head_dim +
+            (p->dequant_attn ? H : 0); /* bnb 4-bit: o_proj's matmul output */
   moe[0] = moe[1] = 0;
   if (s->experts > 0) {
     const int64_t Ie = cdiv(s->moe_intermediate, tp), k = s->experts_active;
@@ -238,10 +266,23 @@ static kvp_err activation_terms(const kvp_shape *s, const kvp_profile *p, kvp_ac
   /* which end of each term the engine's own settings pick */
   const int pick[KVP_PREDICT_NTERMS] = {p->eager ? 1 : 0, 0, p->moe_cache13 ? 0 : 1,
                                         (p->flashinfer_sampler || p->logits_only) ? 0 : 1};
+  /* bitsandbytes 4-bit: the largest shard one layer dequantizes at a time
+   * (gate, up or down: I/tp x H; q or o_proj: q heads x head_dim x H) */
+  int64_t w_mlp = 0, w_attn = 0;
+  if (p->dequant_mlp && s->intermediate > 0)
+    CHK(mul3(cdiv(s->intermediate, p->tp), H, b, &w_mlp));
+  if (p->dequant_attn && s->mla_latent == 0) {
+    int64_t qd;
+    CHK(chk_mul(cdiv(s->heads, p->tp), s->head_dim, &qd));
+    CHK(mul3(qd, H, b, &w_attn));
+  }
   for (int e = 0; e < 2; e++) {
-    if (s->experts == 0 || s->dense_layers > 0)
+    if (s->experts == 0 || s->dense_layers > 0) {
       CHK(mul3(N, mlp[e], b, &a->term[KVP_PREDICT_MLP][e]));
+      CHK(chk_add(a->term[KVP_PREDICT_MLP][e], w_mlp, &a->term[KVP_PREDICT_MLP][e]));
+    }
     CHK(mul3(N, attn, b, &a->term[KVP_PREDICT_ATTENTION][e]));
+    CHK(chk_add(a->term[KVP_PREDICT_ATTENTION][e], w_attn, &a->term[KVP_PREDICT_ATTENTION][e]));
     if (s->experts > 0) {
       /* the residual stream holds N tokens, the expert caches chunk tokens */
       const int64_t stream_el = s->experts + 3 * H + (s->shared_intermediate > 0 ? H : 0);

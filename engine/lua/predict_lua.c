@@ -14,7 +14,8 @@ static const char *const keys[] = {
   "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab", "experts",
   "experts_active", "moe_intermediate", "shared_intermediate", "dense_layers",
   "kv_lora_rank", "rope_dim", "act_bytes", "eager", "moe_cache13", "flashinfer_sampler",
-  "logits_only", "moe_chunk", "sampler_hidden", "blas_workspace", NULL
+  "logits_only", "moe_chunk", "sampler_hidden", "blas_workspace", "dequant_mlp",
+  "dequant_attn", NULL
 };
 
 static int32_t flag(lua_State *L, int idx, const char *name) {
@@ -94,6 +95,8 @@ static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
   p->logits_only = flag(L, idx, "logits_only");
   p->sampler_hidden = (int32_t)kvl_int_field(L, idx, "sampler_hidden", KVP_HIDDEN_ALL);
   p->blas_workspace = kvl_int_field(L, idx, "blas_workspace", 0);
+  p->dequant_mlp = flag(L, idx, "dequant_mlp");
+  p->dequant_attn = flag(L, idx, "dequant_attn");
 }
 
 static double number_field(lua_State *L, int idx, const char *name, const char *what) {

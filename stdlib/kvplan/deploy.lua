@@ -433,6 +433,17 @@ function M.sglang_weights(d, gpu, tp, pp, weights)
   return total, out, slack
 end
 
+-- Whether weight class k (mlp, attention) runs bitsandbytes 4-bit linear
+-- layers, whose profile dequantizes each shard to a temporary (engine/core/
+-- predict.c, dequant_mlp and dequant_attn; the sources are there).
+local function bnb4_class(d, opts, k)
+  local wf = rawget(d.model, "weight_formats")
+  local f = (opts.weights ~= nil and d.weights) or (wf and wf[k]) or (wf == nil and d.weights)
+  if not f then return false end
+  local name = formats.get(f, "weights").name
+  return name == "bnb-4bit" or name == "bnb-4bit-dq"
+end
+
 -- vLLM's rule: the release's row, the GPU's name, usage and flags.
 local function vllm_rule(d, opts, rule)
   local row, version = engines.vllm_version(opts.engine_version)
@@ -591,7 +602,11 @@ local function vllm_rule(d, opts, rule)
                                                                opts.engine_version or version,
                                                                d.gpu))
     local vis
-    if s then vis, why = vision_rule(d.model, limit, not skip and limit ~= 0) end
+    if s then
+      s.dequant_mlp = bnb4_class(d, opts, "mlp")
+      s.dequant_attn = bnb4_class(d, opts, "attention")
+      vis, why = vision_rule(d.model, limit, not skip and limit ~= 0)
+    end
     -- the processor's pixel values in the model dtype from
     -- engines.vllm_pixel_cast_release on (vllm-project/vllm#18862), float32
     -- before it (the core's default)

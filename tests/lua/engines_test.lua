@@ -457,6 +457,30 @@ do
   check.eq(given.stage_activation, nil, "a given activation applies to every stage")
 end
 
+-- ---- bitsandbytes 4-bit: the profile dequantizes one shard at a time -------
+do
+  -- vllm-project/vllm#14452's deployment (V0 0.8, PP 2 on RTX 5090s): stage 0
+  -- holds down_proj's dequantized shard (27648 x 5120 x 2) and matmul_4bit's
+  -- product beside the eager MLP (engine/core/predict.c, tests/unit/test_predict.c)
+  local function stage0(wf)
+    local m = kv.models.get("qwen2.5-32b")
+    local t = {}
+    for k, v in pairs(m) do if k ~= "core" and k ~= "weight_bytes" then t[k] = v end end
+    t.weight_formats = wf
+    local d = kv.deploy{model = wf and kv.model(t) or "qwen2.5-32b", gpu = "rtx-5090", pp = 2,
+                        engine_version = "0.8", vllm_use_v1 = false, max_model_len = 50000}
+    return d.stage_activation[1], d.stage_activation[2]
+  end
+  local bf0, bf1 = stage0(nil)
+  local q0, q1 = stage0{attention = "bnb-4bit-dq", mlp = "bnb-4bit-dq"}
+  check.eq(bf0, 2048 * (3 * 5120 + 3 * 27648) * 2 + 8519680, "bf16: the eager MLP")
+  check.eq(q0, 2048 * (4 * 5120 + 3 * 27648) * 2 + 27648 * 5120 * 2 + 8519680,
+           "bnb-4bit: + the dequantized shard and the product")
+  check.eq(q1, bf1, "the last stage: the sampler stays the peak")
+  local a8 = stage0{attention = "bnb-int8-g5120", mlp = "bnb-int8-g5120"}
+  check.eq(a8, bf0, "8-bit (LLM.int8's matmul) is not counted so")
+end
+
 -- ---- "GPU KV cache size" as the release prints it -------------------------
 do
   -- the MXFP4 kernel named (its default follows the release: Triton from 0.12)

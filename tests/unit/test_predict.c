@@ -159,6 +159,46 @@ static void v1_sampler_holds_hidden_copies_and_the_cublas_workspace(void **state
   assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_EINVAL);
 }
 
+/* bitsandbytes 4-bit linear layers, hand-counted for Qwen2.5-32B (H 5120, I
+ * 27648, 40 heads, 8 KV heads of 128) in V0's profile of 2048 tokens over
+ * 256 sequences, eager, on a stage that does not sample (PP stage 0 of
+ * vllm-project/vllm#14452), with the 8,519,680-byte cuBLAS workspace of a
+ * GPU other than 9.0. down_proj's moment: residual, input, gate_up 2I, act
+ * I, down's out H and matmul_4bit's product H, 2048 x (4H + 3I) x 2 =
+ * 423,624,704, beside the dequantized shard 27648 x 5120 x 2 = 283,115,520;
+ * compiled: the gate_up moment, 2048 x (2H + 3I) x 2 = 381,681,664, is the
+ * larger. Attention: 3H + (40 + 16) x 128 + 40 x 128 + o_proj's product H =
+ * 32768 a token, 134,217,728, + q_proj's shard 5120 x 5120 x 2 = 52,428,800. */
+static void bnb_4bit_holds_a_dequantized_shard(void **state) {
+  (void)state;
+  kvp_shape s;
+  memset(&s, 0, sizeof s);
+  s.hidden = 5120, s.heads = 40, s.kv_heads = 8, s.head_dim = 128;
+  s.intermediate = 27648, s.vocab = 152064;
+  kvp_profile p = v0_profile();
+  kvp_activation a;
+  p.last_stage = 0, p.blas_workspace = 8519680;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.bytes, 2048LL * (3 * 5120 + 3 * 27648) * 2 + 8519680); /* 411,172,864 */
+  p.dequant_mlp = 1, p.dequant_attn = 1;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_MLP][1], 423624704 + 283115520 + 8519680);
+  assert_int_equal(a.term[KVP_PREDICT_MLP][0], 381681664 + 283115520 + 8519680);
+  assert_int_equal(a.term[KVP_PREDICT_ATTENTION][0], 134217728 + 52428800 + 8519680);
+  assert_int_equal(a.bytes, 715259904);
+  assert_int_equal(a.largest, KVP_PREDICT_MLP);
+  /* the last stage: the sort sampler stays the peak, 21 MB of hidden states
+   * + 256 x 152064 x (2 + 16 + 20) */
+  p.last_stage = 1;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.bytes, 20971520LL + 1479278592 + 8519680);
+  assert_int_equal(a.largest, KVP_PREDICT_SAMPLER);
+  /* TP 2: the local shard, 13824 x 5120 x 2, and 2048 x (4H + 3 x 13824) x 2 */
+  p.last_stage = 0, p.tp = 2, p.blas_workspace = 0;
+  assert_int_equal(kvp_predict_activation(&s, &p, &a, NULL), KVP_OK);
+  assert_int_equal(a.term[KVP_PREDICT_MLP][1], 253755392 + 141557760);
+}
+
 static void long_prefill_makes_the_mlp_the_peak(void **state) {
   (void)state;
   kvp_shape s = llama8b();
@@ -1264,6 +1304,7 @@ int main(void) {
     cmocka_unit_test(v0_dummy_sampler_peaks_at_the_sort),
     cmocka_unit_test(v1_of_0_7_holds_logits_but_no_sampler),
     cmocka_unit_test(v1_sampler_holds_hidden_copies_and_the_cublas_workspace),
+    cmocka_unit_test(bnb_4bit_holds_a_dequantized_shard),
     cmocka_unit_test(long_prefill_makes_the_mlp_the_peak),
     cmocka_unit_test(tp_shards_the_mlp_not_the_residual_stream),
     cmocka_unit_test(moe_caches_are_chunked),
