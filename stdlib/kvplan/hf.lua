@@ -659,8 +659,9 @@ end
 
 --- Which weight classes (models.lua weight_class_params) a quantized
 --- checkpoint stores in format wf: the linear layers (attention, dense MLP,
---- experts, shared experts) except those named by modules_to_not_convert /
---- ignore (by the last dotted component of each entry: "attn" for
+--- experts, shared experts) except those the method's skip list names (the
+--- keys its vLLM from_config reads, each entry by its vLLM match: below;
+--- bitsandbytes and "re:" entries by the last dotted component: "attn" for
 --- attention, "mlp" for every MLP class, "shared_expert" for the shared
 --- experts alone, another "expert" for the routed experts; routers, norms,
 --- embeddings and vision modules are not linear classes here). The shared
@@ -700,13 +701,96 @@ quantized_classes = function(C, a, wf, q)
   local projections = {attention = {"q_proj", "k_proj", "v_proj", "o_proj"},
                        mlp = {"gate_proj", "up_proj", "down_proj"}}
   local skip, per_layer, listed = {}, {}, {attention = {}, mlp = {}}
-  for _, key in ipairs({"modules_to_not_convert", "ignore", "ignored_layers", "llm_int8_skip_modules",
-                        "exclude_modules"}) do
-    local l = q[key]
+  -- the skip-list keys each method's from_config reads (no other):
+  --   bitsandbytes  llm_int8_skip_modules (bitsandbytes.py at 01f5395fdf04)
+  --   awq           modules_to_not_convert (awq_marlin.py at 2ab31a815160 from_config)
+  --   fp8           ignored_layers, else (absent or empty) modules_to_not_convert
+  --                 (Fp8Config.from_config, fp8.py at 1436674bcb3f): never ignore
+  --   compressed-tensors  ignore (CompressedTensorsConfig.from_config,
+  --                 compressed_tensors.py at be696453ee1b)
+  --   modelopt      quantization.exclude_modules when the config has
+  --                 "quantization" (hf_quant_config.json), else ignore
+  --                 (ModelOptQuantConfigBase.from_config, modelopt.py at c9a59901113c)
+  --   gptq, mxfp4   none (modules_in_block_to_quantize below; Mxfp4Config.from_config
+  --                 returns cls(): mxfp4.py at afdb4a4ff429)
+  -- a method not named here: every key, as before
+  local keys
+  if method == "bitsandbytes" then keys = {q.llm_int8_skip_modules}
+  elseif method == "awq" or method == "awq_marlin" then keys = {q.modules_to_not_convert}
+  elseif method == "fp8" then
+    local l = q.ignored_layers
+    keys = {(type(l) == "table" and next(l) ~= nil) and l or q.modules_to_not_convert}
+  elseif method == "compressed-tensors" then keys = {q.ignore}
+  elseif method == "modelopt" then
+    if q.quant_method == nil then keys = {q.exclude_modules}   -- hf_quant_config.json's quantization
+    elseif type(q.quantization) == "table" then keys = {q.quantization.exclude_modules}
+    else keys = {q.ignore} end
+  elseif method == "gptq" or method == "gptq_marlin" or method == "mxfp4" then keys = {}
+  else
+    keys = {q.modules_to_not_convert, q.ignore, q.ignored_layers, q.llm_int8_skip_modules,
+            q.exclude_modules}
+  end
+  -- an entry naming no layer ("mlp", "self_attn", "model.layers.*.mlp") by the
+  -- method's match against layer 0's linear layers (every layer alike), by
+  -- the Llama / DeepSeek module names vLLM gives them: the shards q/k/v_proj,
+  -- gate/up_proj for the exact and substring checks (is_layer_skipped's
+  -- fused_mapping), the fused qkv_proj / gate_up_proj for ModelOpt's
+  -- substring and fnmatch; a class all of whose layers match stays in the
+  -- dtype, one some of whose match is counted quantized (a fact says so).
+  -- bitsandbytes (a dotted component or prefix) and a method not named keep
+  -- the last-component reading below; a "re:" entry too
+  local function glob(pat)
+    -- Python fnmatch.fnmatchcase: * any run, ? one character, [seq], [!seq]
+    local out, i = {"^"}, 1
+    while i <= #pat do
+      local c = pat:sub(i, i)
+      if c == "*" then out[#out + 1] = ".*"
+      elseif c == "?" then out[#out + 1] = "."
+      elseif c == "[" and pat:find("]", i + 1, true) then
+        local j = pat:find("]", i + 2, true) or pat:find("]", i + 1, true)
+        local body = pat:sub(i + 1, j - 1):gsub("^!", "^"):gsub("%%", "%%%%")
+        out[#out + 1] = "[" .. body .. "]"
+        i = j
+      else out[#out + 1] = c:gsub("%W", "%%%0") end
+      i = i + 1
+    end
+    return table.concat(out) .. "$"
+  end
+  local se = (type(C.model_type) == "string" and C.model_type:find("^qwen")) and "mlp.shared_expert."
+             or "mlp.shared_experts."
+  local L = "model.layers.0."
+  local names = {
+    attention = {shards = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj"},
+                 fused = {"self_attn.qkv_proj", "self_attn.o_proj"}},
+    mlp = {shards = {"mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"},
+           fused = {"mlp.gate_up_proj", "mlp.down_proj"}},
+    experts = {shards = {"mlp.experts"}, fused = {"mlp.experts"}},
+    shared_experts = {shards = {se .. "gate_proj", se .. "up_proj", se .. "down_proj"},
+                      fused = {se .. "gate_up_proj", se .. "down_proj"}},
+  }
+  local function bare_matches(e, k)
+    local function any(list, f)
+      local n = 0
+      for _, m in ipairs(list) do if f(L .. m) then n = n + 1 end end
+      return n, #list
+    end
+    if method == "awq" or method == "awq_marlin" then
+      return any(names[k].shards, function(p) return p:find(e, 1, true) ~= nil end)
+    elseif exact then
+      return any(names[k].shards, function(p) return p == e end)
+    end
+    -- modelopt: exact on the shards (no bare entry names one: they carry
+    -- "model.layers.0."), then substring, then fnmatch on the fused prefix
+    local g = glob(e)
+    return any(names[k].fused, function(p) return p:find(e, 1, true) ~= nil or p:match(g) ~= nil end)
+  end
+  for i = 1, 5 do
+    local l = keys[i]
     if type(l) == "table" then
       for _, name in ipairs(l) do
         if type(name) == "string" then
-          -- the module is the last dotted component: "model.layers.*.mlp.router"
+          -- bitsandbytes, a "re:" entry and a method not named above: the module
+          -- is the last dotted component: "model.layers.*.mlp.router"
           -- names a router (not a linear class), "model.layers.*.self_attn" attention.
           -- A "re:" entry is a regular expression re.match'ed against the
           -- layer names (compressed-tensors, vLLM compressed_tensors/utils.py
@@ -733,10 +817,27 @@ quantized_classes = function(C, a, wf, q)
           local last = pat:match("([^%.]+)$") or ""
           local k = mod and (mod == "mlp" and "mlp" or mod:find("attn") and "attention")
           local pk = pmod and (pmod == "mlp" and "mlp" or pmod:find("attn") and "attention")
-          if re or not (contains or exact or key == "llm_int8_skip_modules") then
+          if re or not (contains or exact) then
             idx, deeper = nil, nil
           end
-          if idx and k and not a.moe and tonumber(idx) < a.layers and not exact then
+          local bare = not re and not pat:match("layers%.%d+%.") and method ~= "bitsandbytes"
+                       and (contains or exact)
+          if bare then
+            local hit = false
+            for _, c in ipairs({"attention", "mlp", "experts", "shared_experts"}) do
+              local n, total = bare_matches(pat, c)
+              if n == total then skip[c], hit = true, true
+              elseif n > 0 then
+                hit = true
+                C:fact(string.format("%s: %s matches %d of %s's %d linear layers, counted in the "
+                                     .. "quantized format", name, method, n, c, total))
+              end
+            end
+            if not hit then
+              C:fact(string.format("%s: %s's match names no linear layer here", name, method))
+            end
+            last = ""
+          elseif idx and k and not a.moe and tonumber(idx) < a.layers and not exact then
             per_layer[k] = per_layer[k] or {}
             per_layer[k][tonumber(idx)] = true
             last = ""

@@ -218,7 +218,18 @@ check.eq(mom:weight_size(), (216 + 64) + (432 + 48) + (256 + 256 + 40) * 2, "NVF
 assert(mom.source:find("hf_quant_config.json quantization modelopt NVFP4", 1, true), mom.source)
 put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "NVFP4", "group_size": 16, ' ..
          '"exclude_modules": ["lm_head", "model.layers.*.self_attn"]}}')
-check.eq(from_hf(mo).weight_formats.attention, nil, "an excluded attention stays bf16")
+-- vLLM's is_layer_excluded (modelopt.py at c9a59901113c) tries the exact name,
+-- a substring, then fnmatch on "model.layers.0.self_attn.qkv_proj": the pattern
+-- without a trailing * matches none (before: read as the attention class)
+check.eq(from_hf(mo).weight_formats.attention, "nvfp4", "model.layers.*.self_attn matches no projection")
+put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "NVFP4", "group_size": 16, ' ..
+         '"exclude_modules": ["lm_head", "model.layers.*.self_attn*"]}}')
+check.eq(from_hf(mo).weight_formats.attention, nil, "model.layers.*.self_attn* (fnmatch) keeps it bf16")
+check.eq(from_hf(mo).weight_formats.mlp, "nvfp4", "the MLP stays NVFP4")
+put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "NVFP4", "group_size": 16, ' ..
+         '"exclude_modules": ["mlp"]}}')
+check.eq(from_hf(mo).weight_formats.mlp, nil, "a bare mlp: a substring of every MLP projection")
+check.eq(from_hf(mo).weight_formats.attention, "nvfp4", "and not of the attention's")
 put_file(mo .. "/hf_quant_config.json", '{"quantization": {"quant_algo": "W4A8_AWQ"}}')
 check.error("field 'hf_quant_config.json quantization.quant_algo' 'W4A8_AWQ' is not supported for modelopt",
             function() from_hf(mo) end)
@@ -240,7 +251,21 @@ check.eq(kv.formats.get(awq.weight_formats.shared_experts).name, "int4-g128", "A
 local ign = ds_with('"quantization_config": {"quant_method": "compressed-tensors", "format": ' ..
                     '"nvfp4-pack-quantized", "ignore": ["lm_head", "model.layers.*.mlp.shared_experts"]}')
 check.eq(ign.weight_formats.experts, "nvfp4", "routed experts stay NVFP4")
-check.eq(ign.weight_formats.shared_experts, nil, "ignored shared experts in bf16")
+-- a plain (not "re:") ignore entry is matched exactly (vLLM should_ignore_layer /
+-- check_equal_or_regex_match, compressed_tensors/utils.py): no layer is named
+-- "model.layers.*.mlp.shared_experts", they stay NVFP4 (before: read as in bf16)
+check.eq(ign.weight_formats.shared_experts, "nvfp4", "a plain wildcard entry matches no layer")
+local ign_re = ds_with('"quantization_config": {"quant_method": "compressed-tensors", "format": ' ..
+                       '"nvfp4-pack-quantized", "ignore": ["lm_head", "re:model.layers.*.mlp.shared_experts.*"]}')
+check.eq(ign_re.weight_formats.shared_experts, nil, "the re: entry keeps them in bf16")
+check.eq(ign_re.weight_formats.experts, "nvfp4", "and the routed experts NVFP4")
+-- AWQ's substring: "experts" is inside "model.layers.1.mlp.shared_experts.gate_proj"
+-- too (awq_marlin.py is_layer_skipped(..., skip_with_substr=True)): both in fp16
+local awq_ex = ds_with('"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128, ' ..
+                       '"zero_point": true, "modules_to_not_convert": ["experts"]}')
+check.eq(awq_ex.weight_formats.experts, nil, "AWQ experts: routed experts in fp16")
+check.eq(awq_ex.weight_formats.shared_experts, nil, "AWQ experts: a substring of the shared experts' names")
+check.eq(kv.formats.get(awq_ex.weight_formats.mlp).name, "int4-g128", "the dense MLP stays int4")
 check.eq(ign:weight_class_params().shared_experts, 449839104, "from_hf's class = the catalog's")
 -- compressed-tensors' "re:" entries are regular expressions on the layer
 -- names: the module the pattern ends in, less its trailing ".*" or "$"
@@ -327,6 +352,33 @@ local mo0 = qc('{"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm
                '"model.layers.0.self_attn"]}')
 check.eq(mo0.weight_formats.attention ~= nil, true, "ModelOpt: the attention class stays FP8")
 check.eq(mo0.unquantized_layers.attention, 1, "ModelOpt: layer 0's attention in bf16 (substring)")
+-- an entry naming no layer, by the method's match (quantized_classes): fp8 and
+-- compressed-tensors an exact name, a bare "mlp" or "self_attn" is none;
+-- AWQ a substring, "model.layers.*.mlp" (a literal *) is in no name
+local fp8_bare = qc('{"quant_method": "fp8", "ignored_layers": ["lm_head", "mlp", "self_attn"]}')
+check.eq(fp8_bare.weight_formats.mlp, "fp8", "fp8: a bare mlp names no layer")
+check.eq(fp8_bare.weight_formats.attention, "fp8", "fp8: a bare self_attn names no layer")
+local ct_bare = qc('{"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", ' ..
+                   '"ignore": ["lm_head", "self_attn", "model.layers.*.mlp"]}')
+check.eq(tostring(ct_bare.weight_formats.attention) .. "/" .. tostring(ct_bare.weight_formats.mlp), "nvfp4/nvfp4",
+         "compressed-tensors: bare entries name no layer")
+local awq_star = qc('{"quant_method": "awq", "bits": 4, "group_size": 8, "zero_point": true, ' ..
+                    '"modules_to_not_convert": ["model.layers.*.mlp"]}')
+check.eq(kv.formats.get(awq_star.weight_formats.mlp).name, "int4-g8", "AWQ: a literal * is in no prefix")
+local awq_bare = qc('{"quant_method": "awq", "bits": 4, "group_size": 8, "zero_point": true, ' ..
+                    '"modules_to_not_convert": ["mlp"]}')
+check.eq(awq_bare.weight_formats.mlp, nil, "AWQ: a bare mlp is in every MLP projection's name")
+-- each method reads the keys its from_config reads: Fp8Config ignored_layers,
+-- else modules_to_not_convert, never ignore (fp8.py at 1436674bcb3f)
+local fp8_ign = qc('{"quant_method": "fp8", "ignore": ["model.layers.0.mlp.gate_proj", ' ..
+                   '"model.layers.0.mlp.up_proj", "model.layers.0.mlp.down_proj"]}')
+check.eq(fp8_ign.unquantized_layers, nil, "fp8 reads no ignore key")
+local fp8_mtnc = qc('{"quant_method": "fp8", "ignored_layers": [], "modules_to_not_convert": ' ..
+                    '["model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj", "model.layers.0.mlp.down_proj"]}')
+check.eq(fp8_mtnc.unquantized_layers.mlp, 1, "fp8: an empty ignored_layers falls back to modules_to_not_convert")
+local ct_mtnc = qc('{"quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", ' ..
+                   '"modules_to_not_convert": ["self_attn"]}')
+check.eq(ct_mtnc.weight_formats.attention, "nvfp4", "compressed-tensors reads ignore alone")
 -- GPTQ's modules_in_block_to_quantize lists the modules quantized (vLLM
 -- is_layer_gptq_quantized, a substring of the prefix): the attention alone
 -- listed leaves the MLP in fp16. Hand count on tiny-llama: attention
