@@ -124,7 +124,7 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
                     shown(p->price_per_hour));
-  const struct { const char *name; double v; } nonneg[17] = {
+  const struct { const char *name; double v; } nonneg[] = {
     {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us},
     {"loop_host_us", p->loop_host_us}, {"body_flops", p->body_flops},
     {"head_flops", p->head_flops}, {"act_rep_bytes", p->act_rep_bytes},
@@ -134,7 +134,7 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
     {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max},
     {"attn_floor_us", p->attn_floor_us}};
-  for (int i = 0; i < 17; i++)
+  for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       shown(nonneg[i].v));

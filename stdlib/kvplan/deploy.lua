@@ -436,11 +436,8 @@ end
 -- Whether weight class k (mlp, attention) runs bitsandbytes 4-bit linear
 -- layers, whose profile dequantizes each shard to a temporary (engine/core/
 -- predict.c, dequant_mlp and dequant_attn; the sources are there).
-local function bnb4_class(d, opts, k)
-  local wf = rawget(d.model, "weight_formats")
-  local f = (opts.weights ~= nil and d.weights) or (wf and wf[k]) or (wf == nil and d.weights)
-  if not f then return false end
-  local name = formats.get(f, "weights").name
+local function bnb4_class(d, k)
+  local name = d.model:class_format(k, d.weights).name
   return name == "bnb-4bit" or name == "bnb-4bit-dq"
 end
 
@@ -603,8 +600,8 @@ local function vllm_rule(d, opts, rule)
                                                                d.gpu))
     local vis
     if s then
-      s.dequant_mlp = bnb4_class(d, opts, "mlp")
-      s.dequant_attn = bnb4_class(d, opts, "attention")
+      s.dequant_mlp = bnb4_class(d, "mlp")
+      s.dequant_attn = bnb4_class(d, "attention")
       vis, why = vision_rule(d.model, limit, not skip and limit ~= 0)
     end
     -- the processor's pixel values in the model dtype from

@@ -657,6 +657,106 @@ local function kv_checkpoint(C, dir)
   return out
 end
 
+-- The skip lists of quantization_config q that method's vLLM from_config
+-- reads (no other key), a hole where one is absent:
+--   bitsandbytes  llm_int8_skip_modules (bitsandbytes.py at 01f5395fdf04)
+--   awq           modules_to_not_convert (awq_marlin.py at 2ab31a815160 from_config)
+--   fp8           ignored_layers, else (absent or empty) modules_to_not_convert
+--                 (Fp8Config.from_config, fp8.py at 1436674bcb3f): never ignore
+--   compressed-tensors  ignore (CompressedTensorsConfig.from_config,
+--                 compressed_tensors.py at be696453ee1b)
+--   modelopt      quantization.exclude_modules when the config has
+--                 "quantization" (hf_quant_config.json), else ignore
+--                 (ModelOptQuantConfigBase.from_config, modelopt.py at c9a59901113c)
+--   gptq, mxfp4   none (gptq_unlisted reads modules_in_block_to_quantize; Mxfp4Config.from_config
+--                 returns cls(): mxfp4.py at afdb4a4ff429)
+-- a method not named here: every key, as before
+local function skip_list_keys(method, q)
+  local keys
+  if method == "bitsandbytes" then keys = {q.llm_int8_skip_modules}
+  elseif method == "awq" or method == "awq_marlin" then keys = {q.modules_to_not_convert}
+  elseif method == "fp8" then
+    local l = q.ignored_layers
+    keys = {(type(l) == "table" and next(l) ~= nil) and l or q.modules_to_not_convert}
+  elseif method == "compressed-tensors" then keys = {q.ignore}
+  elseif method == "modelopt" then
+    if q.quant_method == nil then keys = {q.exclude_modules}   -- hf_quant_config.json's quantization
+    elseif type(q.quantization) == "table" then keys = {q.quantization.exclude_modules}
+    else keys = {q.ignore} end
+  elseif method == "gptq" or method == "gptq_marlin" or method == "mxfp4" then keys = {}
+  else
+    keys = {q.modules_to_not_convert, q.ignore, q.ignored_layers, q.llm_int8_skip_modules,
+            q.exclude_modules}
+  end
+  return keys
+end
+
+-- A Python fnmatch.fnmatchcase pattern (* any run, ? one character, [seq],
+-- [!seq]) as a Lua pattern: ModelOpt's is_layer_excluded (quantized_classes)
+local function glob(pat)
+  local out, i = {"^"}, 1
+  while i <= #pat do
+    local c = pat:sub(i, i)
+    if c == "*" then out[#out + 1] = ".*"
+    elseif c == "?" then out[#out + 1] = "."
+    elseif c == "[" and pat:find("]", i + 1, true) then
+      local j = pat:find("]", i + 2, true) or pat:find("]", i + 1, true)
+      local body = pat:sub(i + 1, j - 1):gsub("^!", "^"):gsub("%%", "%%%%")
+      out[#out + 1] = "[" .. body .. "]"
+      i = j
+    else out[#out + 1] = c:gsub("%W", "%%%0") end
+    i = i + 1
+  end
+  return table.concat(out) .. "$"
+end
+
+-- GPTQ's modules_in_block_to_quantize names the modules quantized (a list,
+-- or a list of lists vLLM flattens: "self_attn.q_proj", "mlp.down_proj");
+-- vLLM quantizes a linear layer when an entry is a substring of its prefix
+-- and keeps the rest in the model dtype (is_layer_gptq_quantized,
+-- utils/gptq_utils.py at 93e5a576c93d; gptq_marlin.py at 0ede9ef306be
+-- maybe_update_config flattens it, and without it reads the safetensors
+-- dtypes): a linear class none of whose modules is listed stays in the
+-- dtype. The routed experts (FusedMoE, get_moe_quant_method, not read here)
+-- and dynamic's "-:" regexes (get_dynamic_override) are left quantized.
+-- Sets skip[k] for each class q's list leaves unlisted.
+local function gptq_unlisted(C, q, skip)
+  local m = q.modules_in_block_to_quantize
+  if type(m) == "table" and next(m) ~= nil then
+    local seen, names = {}, {}
+    local function walk(t)
+      for _, v in ipairs(t) do
+        if type(v) == "table" then walk(v) elseif type(v) == "string" then names[#names + 1] = v:lower() end
+      end
+    end
+    walk(m)
+    for _, n in ipairs(names) do
+      if n:find("attn", 1, true) or n:find("attention", 1, true) then seen.attention = true
+      elseif n:find("shared_expert", 1, true) then seen.shared_experts = true
+      elseif n:find("expert", 1, true) then seen.experts = true
+      elseif n:find("mlp", 1, true) then seen.mlp = true
+      else seen.unknown = n end
+      if n:match("layers%.%d+%.") then
+        C:fact(string.format("modules_in_block_to_quantize %s: one layer's module, read as its class", n))
+      end
+    end
+    if seen.unknown then
+      C:fact(string.format("modules_in_block_to_quantize %s: no class, the list is not read", seen.unknown))
+    else
+      for _, k in ipairs({"attention", "mlp", "shared_experts"}) do
+        if not seen[k] then skip[k] = true end
+      end
+    end
+  end
+  if type(q.dynamic) == "table" then
+    for pat in pairs(q.dynamic) do
+      if type(pat) == "string" and pat:sub(1, 2) == "-:" then
+        C:fact(string.format("dynamic %s: a module vLLM leaves unquantized, not read: counted quantized", pat))
+      end
+    end
+  end
+end
+
 --- Which weight classes (models.lua weight_class_params) a quantized
 --- checkpoint stores in format wf: the linear layers (attention, dense MLP,
 --- experts, shared experts) except those the method's skip list names (the
@@ -701,35 +801,7 @@ quantized_classes = function(C, a, wf, q)
   local projections = {attention = {"q_proj", "k_proj", "v_proj", "o_proj"},
                        mlp = {"gate_proj", "up_proj", "down_proj"}}
   local skip, per_layer, listed = {}, {}, {attention = {}, mlp = {}}
-  -- the skip-list keys each method's from_config reads (no other):
-  --   bitsandbytes  llm_int8_skip_modules (bitsandbytes.py at 01f5395fdf04)
-  --   awq           modules_to_not_convert (awq_marlin.py at 2ab31a815160 from_config)
-  --   fp8           ignored_layers, else (absent or empty) modules_to_not_convert
-  --                 (Fp8Config.from_config, fp8.py at 1436674bcb3f): never ignore
-  --   compressed-tensors  ignore (CompressedTensorsConfig.from_config,
-  --                 compressed_tensors.py at be696453ee1b)
-  --   modelopt      quantization.exclude_modules when the config has
-  --                 "quantization" (hf_quant_config.json), else ignore
-  --                 (ModelOptQuantConfigBase.from_config, modelopt.py at c9a59901113c)
-  --   gptq, mxfp4   none (modules_in_block_to_quantize below; Mxfp4Config.from_config
-  --                 returns cls(): mxfp4.py at afdb4a4ff429)
-  -- a method not named here: every key, as before
-  local keys
-  if method == "bitsandbytes" then keys = {q.llm_int8_skip_modules}
-  elseif method == "awq" or method == "awq_marlin" then keys = {q.modules_to_not_convert}
-  elseif method == "fp8" then
-    local l = q.ignored_layers
-    keys = {(type(l) == "table" and next(l) ~= nil) and l or q.modules_to_not_convert}
-  elseif method == "compressed-tensors" then keys = {q.ignore}
-  elseif method == "modelopt" then
-    if q.quant_method == nil then keys = {q.exclude_modules}   -- hf_quant_config.json's quantization
-    elseif type(q.quantization) == "table" then keys = {q.quantization.exclude_modules}
-    else keys = {q.ignore} end
-  elseif method == "gptq" or method == "gptq_marlin" or method == "mxfp4" then keys = {}
-  else
-    keys = {q.modules_to_not_convert, q.ignore, q.ignored_layers, q.llm_int8_skip_modules,
-            q.exclude_modules}
-  end
+  local keys = skip_list_keys(method, q)
   -- an entry naming no layer ("mlp", "self_attn", "model.layers.*.mlp") by the
   -- method's match against layer 0's linear layers (every layer alike), by
   -- the Llama / DeepSeek module names vLLM gives them: the shards q/k/v_proj,
@@ -739,23 +811,6 @@ quantized_classes = function(C, a, wf, q)
   -- dtype, one some of whose match is counted quantized (a fact says so).
   -- bitsandbytes (a dotted component or prefix) and a method not named keep
   -- the last-component reading below; a "re:" entry too
-  local function glob(pat)
-    -- Python fnmatch.fnmatchcase: * any run, ? one character, [seq], [!seq]
-    local out, i = {"^"}, 1
-    while i <= #pat do
-      local c = pat:sub(i, i)
-      if c == "*" then out[#out + 1] = ".*"
-      elseif c == "?" then out[#out + 1] = "."
-      elseif c == "[" and pat:find("]", i + 1, true) then
-        local j = pat:find("]", i + 2, true) or pat:find("]", i + 1, true)
-        local body = pat:sub(i + 1, j - 1):gsub("^!", "^"):gsub("%%", "%%%%")
-        out[#out + 1] = "[" .. body .. "]"
-        i = j
-      else out[#out + 1] = c:gsub("%W", "%%%0") end
-      i = i + 1
-    end
-    return table.concat(out) .. "$"
-  end
   local se = (type(C.model_type) == "string" and C.model_type:find("^qwen")) and "mlp.shared_expert."
              or "mlp.shared_experts."
   local L = "model.layers.0."
@@ -784,7 +839,7 @@ quantized_classes = function(C, a, wf, q)
     local g = glob(e)
     return any(names[k].fused, function(p) return p:find(e, 1, true) ~= nil or p:match(g) ~= nil end)
   end
-  for i = 1, 5 do
+  for i = 1, 5 do -- keys holds at most five lists, with holes
     local l = keys[i]
     if type(l) == "table" then
       for _, name in ipairs(l) do
@@ -881,51 +936,7 @@ quantized_classes = function(C, a, wf, q)
   if method == "mxfp4" and a.moe then
     skip.attention, skip.mlp, skip.shared_experts = true, true, true
   end
-  -- GPTQ's modules_in_block_to_quantize names the modules quantized (a list,
-  -- or a list of lists vLLM flattens: "self_attn.q_proj", "mlp.down_proj");
-  -- vLLM quantizes a linear layer when an entry is a substring of its prefix
-  -- and keeps the rest in the model dtype (is_layer_gptq_quantized,
-  -- utils/gptq_utils.py at 93e5a576c93d; gptq_marlin.py at 0ede9ef306be
-  -- maybe_update_config flattens it, and without it reads the safetensors
-  -- dtypes): a linear class none of whose modules is listed stays in the
-  -- dtype. The routed experts (FusedMoE, get_moe_quant_method, not read here)
-  -- and dynamic's "-:" regexes (get_dynamic_override) are left quantized
-  if method == "gptq" or method == "gptq_marlin" then
-    local m = q.modules_in_block_to_quantize
-    if type(m) == "table" and next(m) ~= nil then
-      local seen, names = {}, {}
-      local function walk(t)
-        for _, v in ipairs(t) do
-          if type(v) == "table" then walk(v) elseif type(v) == "string" then names[#names + 1] = v:lower() end
-        end
-      end
-      walk(m)
-      for _, n in ipairs(names) do
-        if n:find("attn", 1, true) or n:find("attention", 1, true) then seen.attention = true
-        elseif n:find("shared_expert", 1, true) then seen.shared_experts = true
-        elseif n:find("expert", 1, true) then seen.experts = true
-        elseif n:find("mlp", 1, true) then seen.mlp = true
-        else seen.unknown = n end
-        if n:match("layers%.%d+%.") then
-          C:fact(string.format("modules_in_block_to_quantize %s: one layer's module, read as its class", n))
-        end
-      end
-      if seen.unknown then
-        C:fact(string.format("modules_in_block_to_quantize %s: no class, the list is not read", seen.unknown))
-      else
-        for _, k in ipairs({"attention", "mlp", "shared_experts"}) do
-          if not seen[k] then skip[k] = true end
-        end
-      end
-    end
-    if type(q.dynamic) == "table" then
-      for pat in pairs(q.dynamic) do
-        if type(pat) == "string" and pat:sub(1, 2) == "-:" then
-          C:fact(string.format("dynamic %s: a module vLLM leaves unquantized, not read: counted quantized", pat))
-        end
-      end
-    end
-  end
+  if method == "gptq" or method == "gptq_marlin" then gptq_unlisted(C, q, skip) end
   local out = {}
   for _, k in ipairs({"attention", "mlp", "experts", "shared_experts"}) do
     if not skip[k] then out[k] = wf end
