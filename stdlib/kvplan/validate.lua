@@ -154,7 +154,7 @@ M.anchors = {
    expected = "GPU KV cache size: N tokens"},
   {anchor = "# GPU blocks", fact = "blocks", figure = "kv_blocks_x_block", expected = "# GPU blocks: N"},
   {anchor = "KV Cache is allocated", fact = "sg_tokens", figure = "kv_tokens",
-   expected = "KV Cache is allocated. #tokens: N, K size: N.NN GB, V size: N.NN GB"},
+   expected = "KV Cache is allocated. #tokens: N, K size: N.NN GB, V size: N.NN GB (MLA: KV size: N.NN GB)"},
 }
 
 --- The facts of a startup log: a table of parsed fields (strings as
@@ -199,7 +199,8 @@ end
 parse_body = function(body, f)
   -- engine and version
   if body:find("TensorRT%-LLM") or body:find("%[TRT%-LLM%]") or body:find("in paged kv cache")
-     or body:find("in paged KV cache") or body:find("Estimated max tokens in KV cache") then
+     or body:find("in paged KV cache") or body:find("Estimated max tokens in KV cache")
+     or body:find("Estimated max memory in KV cache") then
     f.engine = "trtllm"
   elseif body:find("sglang") or body:find("SGLang") or body:find("KV Cache is allocated")
          or body:find("mem_fraction_static") then
@@ -351,6 +352,11 @@ parse_body = function(body, f)
   end
   local st, sk, sv = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), K size: ([%d.]+) GB, V size: ([%d.]+) GB"})
   if st then f.sg_tokens, f.sg_k, f.sg_v = int(st), figure(sk), figure(sv) end
+  -- an MLA model's one latent buffer a layer (python/sglang/srt/mem_cache/
+  -- memory_pool.py MLATokenToKVPool: "KV Cache is allocated. #tokens:
+  -- {size}, KV size: {kv_size / GB:.2f} GB", GB = 2^30)
+  local mt, mk = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), KV size: ([%d.]+) GB"})
+  if mt and not st then f.sg_tokens, f.sg_kv = int(mt), figure(mk) end
   f.max_total_num_tokens = int(last(body, {"max_total_num_tokens=(%d+)"}))
   -- TensorRT-LLM's lines where the log, its header or an argument says so
   local he = f.header and f.header.engine and M.engine_names[f.header.engine:lower()]
@@ -410,7 +416,19 @@ function M.parse_trtllm(body, f)
   -- KV cache" (NVIDIA/TensorRT-LLM#224)
   f.kv_tokens = int(last(body, {"Estimated max tokens in KV cache ?: ?(%d+)",
                                 "Using (%d+) tokens in paged KV cache"}))
-  if body:find("Estimated max tokens in KV cache") or f.trt_weights_kv then
+  -- 1.x prints the estimate as memory (_util.py: "Estimated max memory in
+  -- KV cache : %.2f GiB", then kv_cache_config.max_tokens = int(that memory
+  -- // kv size per token)); the KV cache manager built next prints those
+  -- tokens (resource_manager.py calculate_max_num_blocks: "Both
+  -- free_gpu_memory_fraction and max_tokens are set (to F and N,
+  -- respectively)"), the line after it (the estimation run's own cache
+  -- prints the same warning earlier, with its dummy tokens)
+  local em = figure(last(body, {"Estimated max memory in KV cache ?: ?([%d.]+) ?GiB"}))
+  f.kv_memory = f.kv_memory or em
+  f.kv_tokens = f.kv_tokens or int(last(body, {"Estimated max memory in KV cache ?: ?[%d.]+ ?GiB\n[^\n]*"
+                                               .. "Both free_gpu_memory_fraction and max_tokens are set "
+                                               .. "%(to [%d.]+ and (%d+), respectively%)"}))
+  if body:find("Estimated max tokens in KV cache") or f.trt_weights_kv or em then
     f.trt_backend = f.trt_backend or "pytorch"
   end
   -- engine path: the free memory it takes the fraction of, blocks, tokens
@@ -1135,6 +1153,17 @@ function M.check(text, opts)
             inputs = inputs("kv_memory=" .. logline("kv_memory"))}
       end
     end
+  elseif f.engine == "sglang" and f.sg_tokens and f.sg_kv then
+    -- MLA: (#tokens + page) x (kv_lora_rank + qk_rope_head_dim) a layer, the
+    -- page's padded slot within the logged rounding for any real pool
+    local d = kv.deploy{model = m, tp = tp, pp = pp, kv = kvfmt, gpu_memory = GiB, activation = 0,
+                        overhead = 0, budget = "sglang", utilization = 1}
+    local per = d.model:kv_bytes_per_token(d.kv, tp)
+    local k = f.sg_tokens * per / GiB
+    local ok = k >= f.sg_kv.lo and k <= f.sg_kv.hi
+    row{figure = "kv_size_gib", mode = "exact", logged = f.sg_kv.mid, kvplan = k,
+        rel_error = relerr(k, f.sg_kv.mid), status = ok and "exact" or "differs",
+        inputs = inputs("tokens=log")}
   elseif f.engine == "sglang" and f.sg_tokens and f.sg_k then
     local d = kv.deploy{model = m, tp = tp, pp = pp, kv = kvfmt, gpu_memory = GiB, activation = 0,
                         overhead = 0, budget = "sglang", utilization = 1}

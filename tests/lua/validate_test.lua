@@ -233,6 +233,52 @@ f = validate.parse("[TensorRT-LLM][INFO] Using 10718 tokens in paged KV cache.\n
 check.eq(f.engine, "trtllm", "an old TensorRT-LLM line")
 check.eq(f.kv_tokens, 10718, "its tokens")
 check.eq(f.trt_backend, nil, "no backend named or implied")
+-- 1.x's PyTorch backend prints its estimate as memory and the tokens in
+-- the next KV cache manager's warning (the lines as printed in the
+-- startup log of jeansblog/trt_llm's README, TensorRT-LLM 1.1.0rc3,
+-- gpt-oss-120b on a DGX Spark): floor(5.95 GiB / 73728) = 86653, and
+-- 5.945 / 5.955 GiB give 86580 / 86725; 86711 lies between. The estimation
+-- run's own warning (8224 dummy tokens) comes earlier and is not read.
+local trt11 = [[
+# model: gpt-oss-120b
+[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3
+[12/20/2025-04:21:10] [TRT-LLM] [W] Both free_gpu_memory_fraction and max_tokens are set (to 0.8999999761581421 and 8224, respectively). The smaller value will be used.
+[12/20/2025-04:21:51] [TRT-LLM] [I] Peak memory during memory usage profiling (torch + non-torch): 113.65 GiB, available KV cache memory when calculating max tokens: 5.95 GiB, fraction is set 0.8999999761581421, kv size is 73728. device total memory 119.70 GiB, , tmp kv_mem 0.56 GiB
+[12/20/2025-04:21:51] [TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB
+[12/20/2025-04:21:51] [TRT-LLM] [W] Both free_gpu_memory_fraction and max_tokens are set (to 0.8999999761581421 and 86711, respectively). The smaller value will be used.
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720).
+]]
+f = validate.parse(trt11)
+check.eq(f.engine, "trtllm", "1.x PyTorch backend")
+check.eq(f.trt_backend, "pytorch", "its backend")
+check.eq(f.kv_tokens, 86711, "the tokens of the warning after the estimate")
+r = rows_by(kv.validate(trt11))
+check.eq(r["kv_tokens/exact"].status, "exact", "floor(memory / kv size)")
+check.eq(r["kv_tokens/exact"].range, "86580-86725", "over the rounding of 5.95")
+-- the estimate line alone gives the KV memory, no tokens
+f = validate.parse("[TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB\n")
+check.eq(f.engine, "trtllm", "the estimate line names TensorRT-LLM")
+check.eq(f.kv_memory.mid, 5.95, "its memory")
+check.eq(f.kv_tokens, nil, "no tokens without the warning after it")
+check.eq(f.trt_backend, "pytorch", "the PyTorch backend's line")
+
+-- SGLang's MLA pool prints one KV size (memory_pool.py MLATokenToKVPool),
+-- the line as a log parser quotes a DeepSeek-V3 run: 524288 tokens x 61
+-- layers x 576 x 1 byte (fp8) = 17.16 GiB
+local sg_mla = "# model: deepseek-v3\n# kv: fp8\n[2025-11-04 05:27:13 DP0 TP0 EP0] KV Cache is allocated. "
+               .. "#tokens: 524288, KV size: 17.16 GB\nsglang\n"
+f = validate.parse(sg_mla)
+check.eq(f.sg_tokens, 524288, "MLA pool tokens")
+check.eq(f.sg_kv.mid, 17.16, "MLA pool size")
+r = rows_by(kv.validate(sg_mla))
+check.eq(r["kv_size_gib/exact"].status, "exact", "tokens x latent bytes")
+check.eq(r["kv_tokens/parse"], nil, "the line is read, not said unreadable")
+-- the dtype SGLang prints before #tokens in later releases is passed over
+f = validate.parse("[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, "
+                   .. "#tokens: 454112, K size: 3.46 GB, V size: 3.46 GB\n")
+check.eq(f.sg_tokens, 454112, "tokens after the dtype")
+check.eq(f.sg_k.mid, 3.46, "K size after the dtype")
+
 -- truncated and partial TensorRT-LLM logs: the rows they can give, never an error
 local cut_trt = trt:sub(1, trt:find("Peak memory") + 30) -- ends mid-line
 r = rows_by(kv.validate(cut_trt))
