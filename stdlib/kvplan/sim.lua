@@ -564,6 +564,22 @@ end
 M.sglang_fa3_families = {qwen2 = true, llama = true, gemma2 = true, gemma3 = true, llama4 = true,
                          qwen3 = true, qwen3_moe = true}
 
+-- Architectures whose own branch of ServerArgs' model-specific adjustments
+-- sets the attention backend before the general rule above runs, so that
+-- neither speculative decoding nor the CUDA version moves it (issue 18):
+-- GptOssForCausalLM (family gpt_oss), "if is_sm100_supported():
+-- attention_backend = 'trtllm_mha' elif is_sm90_supported(): 'fa3' else:
+-- 'triton'" when no --attention-backend is given (python/sglang/srt/
+-- server_args.py: _model_specific_adjustments of the first 0.5 releases,
+-- the same branch in a later stored form with fa4 among its backends, and
+-- _handle_gpt_oss_family at 469c63e54e7d94591617ef9590c6aa26d54dc1bb; the
+-- two earlier forms are stored without their commits, so 0.5.3 and 0.5.4,
+-- between them, are taken to run it). An fp8_e5m2 KV cache still makes the
+-- later compatibility check fall back to triton. gpt-oss's attention sinks
+-- (one learned logit a head) are read at the FA3 rows' rates: no FA3 table
+-- with sinks was found. Off Hopper (the A100: triton) the present rule.
+M.sglang_fa3_own = {gpt_oss = true}
+
 --- The attention backend d's engine runs on its GPU where kvplan has its
 --- published rates ("fa3", "fa2", "flashmla", "trtllm_gen"), or nil (the
 --- present rule).
@@ -574,8 +590,9 @@ function M.attention_backend(d)
   end
   if d.budget == "sglang" then
     local _, release = engines.sglang_version(d.engine_version)
+    local family = d.model.family or ""
     if release ~= "0.4" and M.attention.hopper[d.gpu.id] and rawget(d.model, "mla") == nil
-       and M.sglang_fa3_families[d.model.family or ""] and d.speculative == nil
+       and (M.sglang_fa3_own[family] or (M.sglang_fa3_families[family] and d.speculative == nil))
        and d.kv.name ~= "fp8_e5m2" then
       return "fa3"
     end

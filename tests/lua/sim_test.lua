@@ -633,6 +633,20 @@ do
            nil, "fp8_e5m2 KV: SGLang falls back to triton")
   check.eq(backend{model = "deepseek-v3", gpu = "h100-sxm", tp = 8, engine = "sglang"}, nil,
            "SGLang MLA: the present rule")
+  -- GptOssForCausalLM's own branch of ServerArgs: fa3 on SM90, triton elsewhere
+  check.eq(backend{model = "gpt-oss-120b", gpu = "h100-sxm", engine = "sglang",
+                   engine_version = "0.5.3rc0"}, "fa3", "SGLang 0.5.3, gpt-oss on an H100: FA3")
+  check.eq(backend{model = "gpt-oss-20b", gpu = "h200", engine = "sglang",
+                   engine_version = "0.5.4.post2"}, "fa3", "SGLang 0.5.4, gpt-oss on an H200: FA3")
+  check.eq(backend{model = "gpt-oss-20b", gpu = "a100-sxm-80gb", engine = "sglang"}, nil,
+           "SGLang gpt-oss on an A100: triton, the present rule")
+  check.eq(backend{model = "gpt-oss-20b", gpu = "h100-sxm", engine = "sglang", kv = "fp8_e5m2"},
+           nil, "gpt-oss, fp8_e5m2 KV: triton")
+  -- head_dim 64: FA3's head_dim-64 causal row, 197 TFLOPS at 512 tokens and 473 at 16k
+  local oss = kv.deploy{model = "gpt-oss-20b", gpu = "h100-sxm", engine = "sglang"}:perf()
+  check.eq(oss.attn_compute[1][2], 197 / 989.5, "gpt-oss FA3 head_dim 64 at 512: 197 TFLOPS")
+  check.eq(oss.attn_compute[6][2], 473 / 989.5, "gpt-oss FA3 head_dim 64 at 16k: 473 TFLOPS")
+  check.eq(oss.attn_floor_us, nil, "head_dim 64: no measured decode floor")
   local sgp = kv.deploy{model = "qwen3-14b", gpu = "h100-sxm", engine = "sglang"}:perf()
   check.eq(sgp.attn_compute[3][2], 521 / 989.5, "SGLang FA3 head_dim 128 at 2k: 521 TFLOPS")
   local p = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf()
