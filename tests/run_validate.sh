@@ -75,6 +75,24 @@ done <<EOF2
 sglang-21348-qwen3-235b-fp8-tp4.log h100-sxm sglang-21348-qwen3-235b-fp8-h100-tp4.log
 vllm-21348-qwen3-235b-fp8-tp4.log h100-sxm vllm-21348-qwen3-235b-fp8-h100-tp4.log
 EOF2
+# raw logs on a GPU the catalog lacks (the log's own device memory, or
+# nothing predicted): the arguments a user gives instead of gpu=, and the
+# figures of the corpus copy
+while read -r log corpus args; do
+  case $log in ''|'#'*) continue ;; esac
+  # shellcheck disable=SC2086
+  "$kvplan" validate "tests/validation/raw/$log" $args > "$out/rawargs-$log.csv" 2>&1
+  "$kvplan" validate "tests/validation/$corpus" > "$out/corpus-$log.csv" 2>&1
+  if [ -s "$out/rawargs-$log.csv" ] && grep -q ",exact,.*,exact," "$out/rawargs-$log.csv" &&
+     [ "$(figs "$out/rawargs-$log.csv" | cut -d, -f2-)" = "$(figs "$out/corpus-$log.csv" | cut -d, -f2-)" ]; then
+    echo "ok   validate: raw $log with $args: the figures of its corpus copy"
+  else
+    fail=1; echo "FAIL validate: raw $log with $args"; diff "$out/rawargs-$log.csv" "$out/corpus-$log.csv"
+  fi
+done <<EOF2
+trtllm-spark-gpt-oss-120b.log trtllm-spark-gpt-oss-120b-gb10.log model=gpt-oss-120b tp=1
+sglang-19718-gpt-oss-120b.log sglang-19718-gpt-oss-120b-rtxpro6000.log tp=1
+EOF2
 # LIMITS: "figure median worst" (fractions) or "exact N" (exact rows at least)
 while read -r fig med worst; do
   case $fig in ''|'#'*) continue ;; esac

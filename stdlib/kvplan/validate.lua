@@ -358,6 +358,8 @@ parse_body = function(body, f)
   local mt, mk = last(body, {"KV Cache is allocated%.[^\n#]*#tokens: (%d+), KV size: ([%d.]+) GB"})
   if mt and not st then f.sg_tokens, f.sg_kv = int(mt), figure(mk) end
   f.max_total_num_tokens = int(last(body, {"max_total_num_tokens=(%d+)"}))
+  local sf, ss = last(body, {"Use [Ss]liding window memory pool%. full_layer_tokens=(%d+), swa_layer_tokens=(%d+)"})
+  f.sg_swa_full, f.sg_swa_tokens = int(sf), int(ss)
   -- TensorRT-LLM's lines where the log, its header or an argument says so
   local he = f.header and f.header.engine and M.engine_names[f.header.engine:lower()]
   if (f.engine_hint or he or f.engine) == "trtllm" then M.parse_trtllm(body, f) end
@@ -741,6 +743,27 @@ function M.reduce(path)
 end
 
 -- ---- the deployment a log describes ----------------------------------------------
+
+-- The layers of each kind of a model description (its layer_kinds, a
+-- cyclic pattern of runs, repeated over its layers), when every run has the
+-- model's KV heads and head size (so a layer's KV bytes are the same in
+-- every kind); nil otherwise
+local function layer_kind_counts(m)
+  local runs, n = type(m) == "table" and m.layer_kinds, type(m) == "table" and m.layers
+  if type(runs) ~= "table" or #runs == 0 or math.type(n) ~= "integer" then return nil end
+  for _, r in ipairs(runs) do
+    if type(r) ~= "table" or r.kv_heads or r.head_dim or (r.n or 1) < 1 then return nil end
+  end
+  local counts, i = {}, 0
+  while i < n do
+    for _, r in ipairs(runs) do
+      for _ = 1, r.n or 1 do
+        if i < n then counts[r.kind] = (counts[r.kind] or 0) + 1; i = i + 1 end
+      end
+    end
+  end
+  return counts
+end
 
 local function catalog_model(kv, name)
   if name == nil then return nil end
@@ -1168,11 +1191,25 @@ function M.check(text, opts)
     local d = kv.deploy{model = m, tp = tp, pp = pp, kv = kvfmt, gpu_memory = GiB, activation = 0,
                         overhead = 0, budget = "sglang", utilization = 1}
     local per = d.model:kv_bytes_per_token(d.kv, tp) -- K and V, all layers
+    -- a hybrid sliding-window model's two pools (SGLang's hybrid SWA memory
+    -- pool, model_runner's "Use sliding window memory pool. full_layer_tokens
+    -- =F, swa_layer_tokens=S"): each "KV Cache is allocated" line is one
+    -- pool, over the full or the sliding layers alone; the last line read
+    -- is the pool whose tokens it names
+    local src_pool = "tokens=log"
+    if f.sg_swa_full then
+      local nk = layer_kind_counts(m)
+      local pool = f.sg_tokens == f.sg_swa_full and "full" or (f.sg_tokens == f.sg_swa_tokens and "sliding")
+      if nk and pool and nk[pool] and m.layers then
+        per = per * nk[pool] // m.layers
+        src_pool = "tokens=log pool=" .. pool .. "_layers"
+      end
+    end
     local k = f.sg_tokens * per / 2 / GiB
     local ok = k >= f.sg_k.lo and k <= f.sg_k.hi
     row{figure = "k_size_gib", mode = "exact", logged = f.sg_k.mid, kvplan = k,
         rel_error = relerr(k, f.sg_k.mid), status = ok and "exact" or "differs",
-        inputs = inputs("tokens=log")}
+        inputs = inputs(src_pool)}
   end
 
   -- SGLang's default mem_fraction_static, when the server chose it: the
@@ -1420,6 +1457,16 @@ function M.check_trtllm(f, m, c)
     row{figure = "kv_tokens", mode = "exact", logged = f.kv_tokens, kvplan = tok("mid"),
         range = tok("lo") .. "-" .. tok("hi"), rel_error = relerr(tok("mid"), f.kv_tokens),
         status = ok and "exact" or "differs", inputs = inputs("kv_memory=log")}
+  end
+  -- the GiB allocated for the tokens it names, where the free memory is
+  -- not in the log: kvCacheManager.cpp prints the primary pool's volume x
+  -- its element size, blocks x tokens per block x the bytes of a token
+  if not f.trt_free and f.trt_alloc and f.trt_alloc_tokens and per > 0 then
+    local g = f.trt_alloc_tokens * per / GiB
+    row{figure = "kv_allocated_gib", mode = "exact", logged = f.trt_alloc.mid, kvplan = g,
+        rel_error = relerr(g, f.trt_alloc.mid),
+        status = (g >= f.trt_alloc.lo and g <= f.trt_alloc.hi) and "exact" or "differs",
+        inputs = inputs("tokens=log")}
   end
   local frac = f.trt_fraction and f.trt_fraction.mid or (okr and vrow.fraction)
                or engines.trtllm_defaults.fraction

@@ -255,6 +255,11 @@ check.eq(f.kv_tokens, 86711, "the tokens of the warning after the estimate")
 r = rows_by(kv.validate(trt11))
 check.eq(r["kv_tokens/exact"].status, "exact", "floor(memory / kv size)")
 check.eq(r["kv_tokens/exact"].range, "86580-86725", "over the rounding of 5.95")
+-- the GiB allocated for the tokens the line names, without the free
+-- memory: 86720 x 73728 bytes = 5.9546 GiB, logged 5.95
+check.eq(r["kv_allocated_gib/exact"].status, "exact", "tokens allocated x kv size")
+check.eq(rows_by(kv.validate((trt11:gsub("%(86720%)", "(96720)"))))["kv_allocated_gib/exact"].status,
+         "differs", "other tokens for the same GiB differ")
 -- the estimate line alone gives the KV memory, no tokens
 f = validate.parse("[TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB\n")
 check.eq(f.engine, "trtllm", "the estimate line names TensorRT-LLM")
@@ -273,6 +278,28 @@ check.eq(f.sg_kv.mid, 17.16, "MLA pool size")
 r = rows_by(kv.validate(sg_mla))
 check.eq(r["kv_size_gib/exact"].status, "exact", "tokens x latent bytes")
 check.eq(r["kv_tokens/parse"], nil, "the line is read, not said unreadable")
+-- a hybrid sliding-window model's two pools (the lines as printed in
+-- sgl-project/sglang#19718, gpt-oss-120b): the last line is the full
+-- layers' pool, 318715 tokens x 18 layers x 8 KV heads x 64 x 2 bytes =
+-- 5.4711 GiB of K; over all 36 layers it would be twice that
+local sg_swa = [[
+# model: gpt-oss-120b
+[2026-03-06 08:43:46] Use sliding window memory pool. full_layer_tokens=318715, swa_layer_tokens=254972
+[2026-03-06 08:43:46] KV Cache is allocated. #tokens: 254972, K size: 4.38 GB, V size: 4.38 GB
+[2026-03-06 08:43:46] KV Cache is allocated. #tokens: 318715, K size: 5.47 GB, V size: 5.47 GB
+[2026-03-06 08:43:46] SWAKVPool mem usage: 19.70 GB, swa size: 254972, full size: 318715
+]]
+f = validate.parse(sg_swa)
+check.eq(f.sg_swa_full, 318715, "the full layers' pool")
+check.eq(f.sg_swa_tokens, 254972, "the sliding layers' pool")
+r = rows_by(kv.validate(sg_swa))
+check.eq(r["k_size_gib/exact"].status, "exact", "the full pool over the full layers")
+check.eq(r["k_size_gib/exact"].inputs:find("pool=full_layers", 1, true) ~= nil, true, "said so")
+-- the sliding pool's line last: its 18 layers, 254972 x 18432 B = 4.377 GiB
+local swa_last = sg_swa:gsub("(%[[^\n]*#tokens: 254972[^\n]*\n)(%[[^\n]*#tokens: 318715[^\n]*\n)", "%2%1")
+check.eq(validate.parse(swa_last).sg_tokens, 254972, "the sliding pool's line is the last")
+r = rows_by(kv.validate(swa_last))
+check.eq(r["k_size_gib/exact"].status, "exact", "the sliding pool over the sliding layers")
 -- the dtype SGLang prints before #tokens in later releases is passed over
 f = validate.parse("[2026-09-12 00:22:48 TP0] KV Cache is allocated. dtype: torch.float8_e4m3fn, "
                    .. "#tokens: 454112, K size: 3.46 GB, V size: 3.46 GB\n")
