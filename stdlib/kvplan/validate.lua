@@ -250,7 +250,10 @@ parse_body = function(body, f)
   f.model = at(f, "model", last(body, {"model='([^']+)'", "model_path='([^']+)'", "vllm serve%s+([^%s\\]+)",
                         "%-%-model%-path%s+([^%s\\]+)", "%-%-model[= ]+([^%s\\]+)",
                         "model=\"([^\"]+)\"", "LLM%(model=['\"]([^'\"]+)", "'model': '([^']+)'",
-                        "serving model ([^%s,]+)", "\u{2588}  model   ([^%s]+)"}))
+                        "serving model ([^%s,]+)", "\u{2588}  model   ([^%s]+)",
+                        -- the last resort: a checkpoint's Hugging Face cache
+                        -- path (TensorRT-LLM's PyTorch backend prints it)
+                        "([^%s'\"]*models%-%-[^%s/]+%-%-[^%s/]+/snapshots/%x+)"}))
   f.tp = at(f, "tp", int(flag(body, {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size", "tp"})
               or last(body, {"%s%-tp[= ]+(%d+)"})))
   f.pp = at(f, "pp", int(flag(body, {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"})))
@@ -769,7 +772,9 @@ local function catalog_model(kv, name)
   if name == nil then return nil end
   local ok, m = pcall(kv.models.get, name)
   if ok then return m end
-  local base = name:gsub("/+$", ""):match("([^/]+)$") or name
+  -- a Hugging Face cache directory, models--ORG--NAME/snapshots/REV
+  -- (huggingface_hub's cache layout): the model is NAME, not the revision
+  local base = name:match("models%-%-[^/]-%-%-([^/]+)/snapshots") or name:gsub("/+$", ""):match("([^/]+)$") or name
   local tries = {base, base:gsub("%-Instruct.*$", ""), base:gsub("%-[Cc]hat.*$", ""),
                  base:gsub("%-AWQ.*$", ""):gsub("%-GPTQ.*$", ""):gsub("%-FP8.*$", ""):gsub("%-Instruct$", ""),
                  (base:gsub("^Meta%-", ""))}

@@ -260,6 +260,17 @@ check.eq(r["kv_tokens/exact"].range, "86580-86725", "over the rounding of 5.95")
 check.eq(r["kv_allocated_gib/exact"].status, "exact", "tokens allocated x kv size")
 check.eq(rows_by(kv.validate((trt11:gsub("%(86720%)", "(96720)"))))["kv_allocated_gib/exact"].status,
          "differs", "other tokens for the same GiB differ")
+-- no model line: the checkpoint's Hugging Face cache path the PyTorch
+-- backend prints names it (models--ORG--NAME/snapshots/REV: NAME)
+local snap = "/root/.cache/huggingface/hub/models--openai--gpt-oss-120b/snapshots/b5c939de8f754692c1647ca79fbf85e8c1e70f8a"
+f = validate.parse(snap .. "\n" .. trt11:gsub("^# model: gpt%-oss%-120b\n", ""))
+check.eq(f.model, snap, "the snapshot path")
+r = rows_by(kv.validate(snap .. "\n" .. trt11:gsub("^# model: gpt%-oss%-120b\n", "")))
+check.eq(r["kv_tokens/exact"].status, "exact", "its catalog model, gpt-oss-120b")
+check.eq(r["kv_tokens/exact"].inputs:find("model=log:1", 1, true) ~= nil, true, "read from the log")
+-- a model named otherwise wins over the path
+f = validate.parse("--model meta-llama/Llama-3.1-8B\n" .. snap .. "\n")
+check.eq(f.model, "meta-llama/Llama-3.1-8B", "the command line's model first")
 -- the estimate line alone gives the KV memory, no tokens
 f = validate.parse("[TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB\n")
 check.eq(f.engine, "trtllm", "the estimate line names TensorRT-LLM")
