@@ -75,7 +75,9 @@ if opt.version ~= "" and opt.engine_version ~= "" then
   kv.options.bad("arguments 'version' and 'engine_version' are the same option: give one")
 end
 if opt.engine ~= "" and opt.engine ~= "vllm" then
-  kv.util.raise("argument 'engine' must be vllm (or absent), got '%s'", opt.engine)
+  kv.options.bad("argument 'engine' must be 'vllm' (or absent: the memory rule alone), got '%s' "
+                 .. "(capacity's columns are vLLM's startup figures; kvplan fit, ledger and best take "
+                 .. "engine=sglang and engine=trtllm)", kv.util.escape(opt.engine))
 end
 local model = kv.model(opt.model)
 local context = opt.context > 0 and opt.context

@@ -73,6 +73,24 @@ local o = kv.options.given_fields(opt, fields, {
   weights = opt.weights ~= "native" and opt.weights or nil,
 })
 local d = kv.deploy(o)
+-- vLLM counts a sliding or chunked layer's blocks for its scheduler's
+-- max_num_batched_tokens beyond the window (SlidingWindowSpec
+-- max_memory_usage_bytes), its default when none is given: the figures it
+-- logs are those of the deployment with that default given (as kvplan
+-- launch writes it and kvplan validate reads a log); kvplan's deployment
+-- alone counts a step of 1, steady decode
+local step_note
+if d.budget == "vllm" and o.max_num_batched_tokens == nil then
+  local step = kv.deployments.engine_limits(d, d.options)
+  local d2 = d:with{max_num_batched_tokens = step}
+  if d2:ledger():max_concurrency(d2:ledger().max_model_len) ~= d:ledger():max_concurrency(d:ledger().max_model_len) then
+    step_note = string.format("kvplan: its sliding or chunked layers hold blocks for max_num_batched_tokens %d "
+                              .. "beyond the window, as vLLM counts them (%d requests in steady decode, "
+                              .. "as kvplan fit and capacity count)", step,
+                              d:ledger():max_concurrency(d:ledger().max_model_len))
+  end
+  d = d2
+end
 local l = d:ledger()
 local starts, why = d:starts()
 
@@ -148,6 +166,7 @@ end
 line("  %-10s %9d      blocks of %d tokens (%d tokens)", "kv_blocks", l.kv_blocks, l.block, l.kv_tokens)
 if starts then
   line("kvplan: %s starts; %d requests of %d tokens fit at once", d.budget, l:max_concurrency(mml), mml)
+  if step_note then line("%s", step_note) end
 else
   line("kvplan: %s", why)
   if d.budget == "vllm" and l.vllm_max_model_len > 0 then

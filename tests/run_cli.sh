@@ -1381,5 +1381,8 @@ check "completion_zsh: an autoloadable #compdef function that calls itself" sh -
   head -n 1 '$out/completion_zsh.out' | grep -qx '#compdef kvplan' && grep -q '^_kvplan() {\$' '$out/completion_zsh.out' &&
   tail -n 1 '$out/completion_zsh.out' | grep -qx '_kvplan \"\\\$@\"'"
 expect completion_fish 2 "kvplan: command line: usage: kvplan completion bash|zsh (got 'fish')" -- completion fish
+# capacity under another engine: a command-line error (status 2) naming the
+# commands that take it, not a script error at a line of capacity.lua
+expect capacity_engine_trtllm 2 "kvplan: command line: argument 'engine' must be 'vllm' (or absent: the memory rule alone), got 'trtllm' (capacity's columns are vLLM's startup figures; kvplan fit, ledger and best take engine=sglang and engine=trtllm)" -- capacity model=llama-3.1-8b gpus=h100 engine=trtllm
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

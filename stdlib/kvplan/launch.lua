@@ -162,14 +162,32 @@ end
 -- scheduler's limit, returned second ({max_num_seqs =}).
 local function as_engine(d, e)
   local limits = {}
-  if d.budget == e and d.options.engine == e then return d, limits end
-  local changes = {engine = e, budget = false}
-  if d.budget ~= e then changes.engine_version = false end
-  if e ~= "vllm" and d.options.max_num_seqs ~= nil then
-    limits.max_num_seqs, changes.max_num_seqs = d.options.max_num_seqs, false
+  -- vLLM's sliding and chunked layers hold blocks for max_num_batched_tokens
+  -- beyond their window (vllm/v1/kv_cache_interface.py SlidingWindowSpec and
+  -- ChunkedLocalAttentionSpec max_memory_usage_bytes read
+  -- scheduler_config.max_num_batched_tokens, at vllm-project/vllm
+  -- 001cabc1be16), the scheduler's default when none is given; kvplan's
+  -- deployment counts a step of 1 (steady decode) then. The command writes
+  -- that default, so the deployment it describes is the one with it given
+  -- (kvplan startup and validate take the same).
+  local d2 = d
+  if not (d.budget == e and d.options.engine == e) then
+    local changes = {engine = e, budget = false}
+    if d.budget ~= e then changes.engine_version = false end
+    if e ~= "vllm" and d.options.max_num_seqs ~= nil then
+      limits.max_num_seqs, changes.max_num_seqs = d.options.max_num_seqs, false
+    end
+    local ok, w = pcall(d.with, d, changes)
+    if not ok then return nil, (tostring(w):gsub("^.-:%d+: ", "")) end
+    d2 = w
   end
-  local ok, d2 = pcall(d.with, d, changes)
-  if not ok then return nil, (tostring(d2):gsub("^.-:%d+: ", "")) end
+  if e == "vllm" and d2.options.max_num_batched_tokens == nil then
+    local ok, w = pcall(function()
+      return d2:with{max_num_batched_tokens = (deploy.engine_limits(d2, d2.options))}
+    end)
+    if not ok then return nil, (tostring(w):gsub("^.-:%d+: ", "")) end
+    d2 = w
+  end
   return d2, limits
 end
 
@@ -197,7 +215,12 @@ end
 local function flags_of(d, e, opts, carried)
   local o = d.options
   for name, check in pairs(no_flag) do
-    local why = check(rawget(d, name) or o[name])
+    -- the MXFP4 kernel kvplan derives is the one vLLM picks itself on the
+    -- GPU (deploy.lua, engines.mxfp4_backend): only a kernel given is one no
+    -- flag carries
+    local v = o[name]
+    if name ~= "mxfp4_backend" then v = rawget(d, name) or v end
+    local why = check(v)
     if why then return nil, why end
   end
   local l = d:ledger()
