@@ -129,9 +129,27 @@ if d.budget == "vllm" then
          and " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details." or "")
   else
     line("Available KV cache memory: %s GiB", gib(l.kv_budget))
-    if l.vllm_starts then
+    -- --max-model-len auto: _auto_fit_max_model_len's lines (vllm/v1/core/
+    -- kv_cache_utils.py at 002f10e0cfa1; the rule: engine/core/ledger.c)
+    local derived = d.model.max_context
+    if d.vllm_max_model_len_auto and l.vllm_starts and derived and mml >= derived then
+      line("Auto-fit max_model_len: full model context length %d fits in available GPU memory",
+           derived)
+    elseif d.vllm_max_model_len_auto and l.vllm_starts and derived then
+      line("Auto-fit max_model_len: reduced from %d to %d to fit in available GPU memory (%s GiB "
+           .. "available for KV cache)", derived, mml, gib(l.kv_budget))
+    end
+    if d.vllm_max_model_len_auto and not l.vllm_starts then
+      line("ValueError: Cannot auto-fit max_model_len: not enough GPU memory available to serve "
+           .. "even a single token. Try increasing `gpu_memory_utilization`.")
+    elseif l.vllm_starts then
       line("GPU KV cache size: %s tokens", commas(l.vllm_kv_cache_tokens))
       line("Maximum concurrency for %s tokens per request: %.2fx", commas(mml), l.vllm_max_concurrency)
+      -- a model with Mamba layers: max_num_seqs above the pool's blocks
+      -- (engine/core/starts.c, vllm-project/vllm#38270), vLLM's words quoted
+      local mamba = not starts and why and why:match('%("(max_num_seqs %(%d+%) exceeds available '
+                                                     .. 'Mamba cache blocks.-)"%)')
+      if mamba then line("ValueError: %s", mamba) end
     else
       local est = l.vllm_max_model_len
       line("ValueError: To serve at least one request with the models's max seq len (%d), (%s GiB KV "
@@ -169,7 +187,10 @@ if starts then
   if step_note then line("%s", step_note) end
 else
   line("kvplan: %s", why)
-  if d.budget == "vllm" and l.vllm_max_model_len > 0 then
+  local blocks = why:match("Please lower max_num_seqs to at most (%d+)")
+  if d.budget == "vllm" and blocks then
+    line("kvplan: it starts with max_num_seqs at most %s (vLLM's own bound, as above)", blocks)
+  elseif d.budget == "vllm" and l.vllm_max_model_len > 0 then
     line("kvplan: max_model_len=%d starts (vLLM's own estimate, as above)", l.vllm_max_model_len)
   end
 end

@@ -430,6 +430,12 @@ startup_validates refuses model=llama-3.1-8b gpu=l4
 check "startup_refuses prints vLLM's error and the length that starts" sh -c "
   grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.39 GiB). Based on the available memory, the estimated maximum model length is 27744. Try' '$out/startup_refuses.out' &&
   grep -q '^kvplan: max_model_len=27744 starts' '$out/startup_refuses.out'"
+# --max-model-len auto (vllm-project/vllm#29431): the length the KV memory
+# holds, in _auto_fit_max_model_len's words, and a log that validates
+startup_validates auto model=llama-3.1-8b gpu=a10g max_model_len=auto engine_version=0.29
+check "startup_auto prints the auto-fit line" grep -q '^Auto-fit max_model_len: reduced from 131072 to 35520 to fit in available GPU memory (4.34 GiB available for KV cache)$' "$out/startup_auto.out"
+expect startup_auto_old 1 "kvplan: $KVPLAN_SCRIPTS/startup.lua:75: field 'max_model_len' = auto: vLLM 0.11 has no --max-model-len auto (assumed from 0.14, vllm-project/vllm#29431): give engine_version" -- \
+  startup model=llama-3.1-8b gpu=l4 max_model_len=-1
 startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
 # a V0 engine on a V1 release (0.9's own fallback on a T4) prints V1's words:
 # its header says which engine, and validating it gives its figures back

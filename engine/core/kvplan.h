@@ -470,6 +470,15 @@ typedef struct kvp_vllm {
                                * KV memory */
   int32_t check_null_block;   /* ... against one block less, the null block (the
                                * releases of vllm-project/vllm#47272) */
+  int32_t mamba_seqs_check;   /* the refusal of a model with Mamba layers whose max_num_seqs
+                               * exceeds the pool's blocks under full CUDA graphs (the
+                               * releases of vllm-project/vllm#38270, without enforce_eager;
+                               * starts.c) */
+  int32_t auto_fit;           /* max_model_len auto (vLLM --max-model-len auto or -1, the
+                               * releases of vllm-project/vllm#29431): the ledger is
+                               * evaluated at the derived max_model_len (max_model_len 0:
+                               * the model's max_context), then again at the startup
+                               * check's estimate when that is shorter (ledger.c) */
   int32_t ngiven;             /* kv_cache_groups given by hand (0: vLLM groups the
                                * layers itself) */
   int64_t given_block[KVP_MAX_SPECS]; /* each given group's block (0: the block) */

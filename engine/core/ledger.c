@@ -618,7 +618,42 @@ kvp_err kvp_ledger_eval_own_numbers(kvp_ledger *l, kvp_diag *diag) {
   return eval_checked(&l->d, l, diag);
 }
 
+static kvp_err eval_once(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag);
+
+/* vLLM's --max-model-len auto (vllm/v1/core/kv_cache_utils.py
+ * _auto_fit_max_model_len, vllm-project/vllm#29431, read at 002f10e0cfa1):
+ * get_kv_cache_configs binary-searches, on every worker, the longest
+ * max_model_len whose request fits the memory the startup check plans
+ * against (_estimate_max_model_len_from_groups over check_memory: the
+ * override's blocks and the null block by release), takes the fewest over
+ * the workers and, when it is below the derived max_model_len, makes it
+ * max_model_len; the full length is kept when it fits, and an estimate of 0
+ * ("Cannot auto-fit max_model_len: not enough GPU memory available to serve
+ * even a single token") refuses to start. The profiling run and the pool
+ * are sized before it (the pool from all the memory), so only the answers
+ * that read max_model_len change: the ledger is evaluated again at the
+ * estimate, the deployment's own max_model_len (0, derived) and the
+ * switch kept in l->d. */
 static kvp_err eval_checked(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
+  if (!d->vllm.auto_fit || d->budget != KVP_BUDGET_VLLM || d->alloc != KVP_ALLOC_PAGED)
+    return eval_once(d, l, diag);
+  /* the deployment as given (d may be l's own, which the evaluation adjusts) */
+  kvp_deploy fitted = *d;
+  TRY(eval_once(&fitted, l, diag));
+  if (l->fit.why != KVP_FITS || l->nstage == 0) return KVP_OK;
+  kvp_vllm_start st;
+  TRY(kvp_vllm_check(l, &st));
+  if (st.max_model_len <= 0 || st.max_model_len >= l->max_len) return KVP_OK;
+  int64_t own = fitted.max_model_len;
+  fitted.max_model_len = st.max_model_len;
+  fitted.vllm.auto_fit = 0;
+  TRY(eval_once(&fitted, l, diag));
+  l->d.max_model_len = own;
+  l->d.vllm.auto_fit = 1;
+  return KVP_OK;
+}
+
+static kvp_err eval_once(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   /* stages are filled as they are evaluated: clear only what lies between
    * the deployment (copied whole, unless it is l's own) and them */
   if (d != &l->d) l->d = *d;

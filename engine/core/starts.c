@@ -6,7 +6,22 @@
  * vLLM (budget vllm, paged): exits when one request of max_model_len needs
  *   more KV cache than a worker has (vllm-project/vllm vllm/v1/core/
  *   kv_cache_utils.py check_enough_kv_cache_memory: kvp_vllm_check,
- *   vllm_kv.c), naming the longest max_model_len it estimates would fit.
+ *   vllm_kv.c), naming the longest max_model_len it estimates would fit;
+ *   and, when that check passes, when a model with Mamba layers runs full
+ *   CUDA graphs and max_num_seqs exceeds the pool's blocks: "max_num_seqs
+ *   (N) exceeds available Mamba cache blocks (M). Each decode sequence
+ *   requires one Mamba cache block, so CUDA graph capture cannot proceed"
+ *   (vllm-project/vllm#38270, merged 2026-03-26, which replaced #37416's
+ *   silent cap of the capture sizes; the condition "has_full_cudagraphs()
+ *   and kv_cache_config.has_mamba_layers and max_num_reqs >
+ *   kv_cache_config.num_blocks", quoted from vllm/config/compilation.py in
+ *   vllm-project/vllm#49064; its test tests/v1/worker/
+ *   test_gpu_model_runner.py test_mamba_cache_raises_when_max_num_seqs_
+ *   exceeds_blocks at 0099f1dfe34f). num_blocks is every worker's pool, the
+ *   null block included; max_num_seqs the given one or vLLM's default
+ *   (vllm.max_num_seqs: 0, a deployment that does not name its engine, has
+ *   none to check). The release and enforce_eager (no CUDA graphs) decide
+ *   vllm.mamba_seqs_check (deploy.lua).
  * SGLang (budget sglang, paged): sgl-project/sglang python/sglang/srt/
  *   model_executor/model_runner.py init_memory_pool (and the newer
  *   pool_configurator.py MemoryPoolConfig): max_total_num_tokens, rounded
@@ -148,6 +163,18 @@ kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out, kvp_diag *diag) {
                     d->max_model_len ? "max_model_len" : "max_context", (long long)l->max_len);
   TRY(e);
   if (c.starts) {
+    int64_t seqs = d->vllm.max_num_seqs, blocks = INT64_MAX, kinds[KVP_NKINDS];
+    kvp_model_kind_counts(&d->model, kinds);
+    if (d->vllm.mamba_seqs_check && seqs > 0 && kinds[KVP_STATE] > 0) {
+      for (int32_t s = 0; s < l->nstage; s++)
+        if (l->stage[s].block_bytes > 0 && l->stage[s].blocks < blocks) blocks = l->stage[s].blocks;
+      if (blocks != INT64_MAX && seqs > blocks) {
+        out->why = KVP_START_VLLM_MAMBA_SEQS;
+        out->needed = seqs;
+        out->limit = blocks;
+        return KVP_OK;
+      }
+    }
     out->starts = 1;
     return KVP_OK;
   }
@@ -169,6 +196,12 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
                       "needs %.2f GiB of KV cache, %.2f GiB available (vLLM's estimated maximum "
                       "model length is %lld)", (long long)l->max_len, gib(s->needed),
                       gib(s->available), (long long)s->limit);
+    case KVP_START_VLLM_MAMBA_SEQS:
+      return snprintf(buf, n, "vLLM refuses to start (\"max_num_seqs (%lld) exceeds available "
+                      "Mamba cache blocks (%lld). Each decode sequence requires one Mamba cache "
+                      "block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to "
+                      "at most %lld or increase gpu_memory_utilization.\")", (long long)s->needed,
+                      (long long)s->limit, (long long)s->limit);
     case KVP_START_SGLANG_MEMORY: {
       const kvp_stage *st = tight(l);
       int64_t weights = st ? st->weights : 0, bits = token_bits(l);

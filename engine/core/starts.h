@@ -21,6 +21,9 @@ typedef enum kvp_start_why {
   KVP_START_SGLANG_POOL,    /* SGLang: the pool is too small for one request */
   KVP_START_TRTLLM_BLOCK,   /* TensorRT-LLM: not one block of KV cache */
   KVP_START_TRTLLM_WINDOW,  /* TensorRT-LLM, fail_fast: one max_seq_len sequence does not fit */
+  KVP_START_VLLM_MAMBA_SEQS, /* vLLM: max_num_seqs exceeds the pool's blocks of a model with
+                             * Mamba layers under full CUDA graphs (needed: max_num_seqs,
+                             * limit: the blocks) */
   KVP_NSTART
 } kvp_start_why;
 

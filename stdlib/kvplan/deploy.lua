@@ -475,6 +475,10 @@ local function vllm_rule(d, opts, rule)
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   -- no CUDA graphs: every step eager (sim.lua cuda_graphs)
   d.enforce_eager = opts.enforce_eager or nil
+  -- a model with Mamba layers refuses a max_num_seqs above the pool's
+  -- blocks under full CUDA graphs (engines.lua mamba_seqs_check; the rule:
+  -- engine/core/starts.c): V1 of those releases, not enforce_eager
+  d.vllm_mamba_seqs_check = (row.mamba_seqs_check and row.v1 and not d.enforce_eager) or nil
   -- vLLM's --max-seq-len-to-capture (sim.lua graph_seq_max): V0 reads it,
   -- V1 accepts and ignores it, 0.11 on has no such argument
   -- (vllm-project/vllm#25543; engines.lua vllm_v0_max_seq_len_to_capture)
@@ -1139,6 +1143,16 @@ function M.new(opts)
     for k, v in pairs(opts) do if k ~= "optim" then o[k] = v end end
     opts, combination = require("kvplan.optim").apply(o, given.optim)
   end
+  -- vLLM's --max-model-len auto (or -1): the deployment is planned at the
+  -- derived max_model_len and the ledger fits it to the KV memory
+  -- (vllm_max_model_len_auto; the rule: engine/core/ledger.c eval_checked)
+  local auto_len = opts.max_model_len == "auto" or opts.max_model_len == -1
+                   or opts.max_model_len == "-1"
+  if auto_len then
+    local o = {}
+    for k, v in pairs(opts) do if k ~= "max_model_len" then o[k] = v end end
+    opts = o
+  end
   -- a switch is true or false (the registry's boolean fields), not any value
   for k, v in pairs(opts) do
     local f = registry.by_name[k]
@@ -1233,6 +1247,18 @@ function M.new(opts)
   end
   d.max_num_batched_tokens = opts.max_num_batched_tokens or 1
   d.max_model_len = opts.max_model_len
+  if auto_len then
+    if d.budget ~= "vllm" then
+      util.raise("field 'max_model_len' = auto is vLLM's --max-model-len auto; budget '%s' has "
+                 .. "none (expected budget 'vllm')", d.budget)
+    end
+    if not engines.vllm_at_least(opts.engine_version, engines.vllm_max_model_len_auto_release) then
+      util.raise("field 'max_model_len' = auto: vLLM %s has no --max-model-len auto (assumed "
+                 .. "from %s, vllm-project/vllm#29431): give engine_version",
+                 d.engine_version or engines.vllm_latest, engines.vllm_max_model_len_auto_release)
+    end
+    d.vllm_max_model_len_auto = true
+  end
   d.name = opts.name
   -- optimizations
   d.max_kv_tokens = opts.max_kv_tokens
@@ -1346,6 +1372,8 @@ function Deployment:spec()
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,
                                                    self.vllm_check_null_block
+  t.vllm_max_model_len_auto = self.vllm_max_model_len_auto
+  t.vllm_mamba_seqs_check = self.vllm_mamba_seqs_check
   t.kv_cache_group_of, t.kv_cache_group_blocks = self.kv_cache_group_of, self.kv_cache_group_blocks
   t.engine_named = self.engine_named
   t.vllm_lora = self.lora

@@ -121,6 +121,15 @@ local MiB = units.MiB
 --               sorts: the corpus logs of 0.8-0.11 that print no sampler
 --               line have the sort path's activation (a log's own
 --               "Using FlashInfer for top-p & top-k sampling" wins)
+--   mamba_seqs_check a model with Mamba (recurrent state) layers refuses to
+--               start when max_num_seqs exceeds the pool's blocks under full
+--               CUDA graphs ("max_num_seqs (N) exceeds available Mamba cache
+--               blocks (M)": vllm-project/vllm#38270, merged 2026-03-26,
+--               replacing #37416's silent cap of the capture sizes; still the
+--               rule on main in #49064, 2026-07-22, and #55148, 2026-09-03).
+--               Its first release is not pinned (vllm-project/recipes#551
+--               saw 0.17-0.19 fail earlier for another reason): assumed from
+--               the 0.20 row, the first modelled after the merge
 --   check_null_block both plan against one pool block less, the null block
 --               BlockPool holds back (vllm-project/vllm#47272, merged
 --               2026-08-20 as 76fb6d210a57: check_memory = avail_mem -
@@ -146,6 +155,16 @@ local MiB = units.MiB
 -- Remove max_seq_len_to_capture") removed the argument for 0.11.
 M.vllm_v0_max_seq_len_to_capture = 8192
 M.vllm_max_seq_len_to_capture_end = "0.11"
+-- vLLM's --max-model-len auto (or -1): vllm-project/vllm#29431 ("Add
+-- `--max-model-len auto` to auto-fit context to available memory", opened
+-- 2025-11-25; its merge date was not read): get_kv_cache_configs makes
+-- max_model_len the startup check's estimate over the workers when the
+-- derived length does not fit (vllm/v1/core/kv_cache_utils.py
+-- _auto_fit_max_model_len at 002f10e0cfa1; the rule: engine/core/ledger.c).
+-- Its first release is not pinned: vllm-project/vllm-ascend#6181 ports it
+-- against vLLM v0.14.0 (2026-01-23), so it is assumed from 0.14 (0.12 and
+-- 0.13 were not read).
+M.vllm_max_model_len_auto_release = "0.14"
 
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
@@ -177,17 +196,20 @@ M.vllm = {
   ["0.20"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
-              async_scheduling = true, kv_from_checkpoint = true, hidden_group = true},
+              async_scheduling = true, kv_from_checkpoint = true, hidden_group = true,
+              mamba_seqs_check = true},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
-              flashinfer_sampler = true, hidden_group = true},
+              flashinfer_sampler = true, hidden_group = true,
+              mamba_seqs_check = true},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
-              check_null_block = true, flashinfer_sampler = true, hidden_group = true},
+              check_null_block = true, flashinfer_sampler = true, hidden_group = true,
+              mamba_seqs_check = true},
 }
 M.vllm_latest = "0.11"
 

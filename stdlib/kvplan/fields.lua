@@ -81,9 +81,10 @@ M.list = {
   {name = "max_num_batched_tokens", type = "count", unit = "tokens", min = 1,
    default = "1 (steady decode); profiling: the engine's", sweep = true, vllm = true,
    sglang = "chunked_prefill_size", trtllm = "max_num_tokens", meaning = "tokens of one engine step"},
-  {name = "max_model_len", type = "count", unit = "tokens", min = 0,
+  {name = "max_model_len", type = "count", unit = "tokens", min = 0, auto = true,
    default = "the model's max_context", sweep = true, vllm = true, sglang = "context_length",
-   trtllm = "max_seq_len", meaning = "longest request"},
+   trtllm = "max_seq_len",
+   meaning = "longest request; auto (or -1, vLLM 0.14 on): the longest the KV memory holds"},
   {name = "name", type = "string", default = "none", spec = false, meaning = "a label for reports"},
   -- the engine's profiling run (predicted activation and non-torch memory)
   {name = "max_num_seqs", type = "count", unit = "sequences", min = 1,
@@ -224,6 +225,7 @@ M.list = {
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
+             "vllm_max_model_len_auto", "vllm_mamba_seqs_check",
              "kv_cache_group_of", "kv_cache_group_blocks",
              "engine_named", "engine_rule", "vllm_lora", "vllm_v0_blocks",
              "vllm_mla_entry_align", "vllm_rotary_bytes", "sglang_alloc_bytes"}
@@ -278,6 +280,7 @@ end
 --- Returns the value (bytes as an integer).
 function M.check(f, v)
   local t, name = f.type, f.name
+  if f.auto and (v == "auto" or v == -1) then return v end
   if t == "count" then
     v = util.count(v, name, f.min)
     if f.max and v > f.max then util.raise("field '%s' must be at most %d, got %d", name, f.max, v) end

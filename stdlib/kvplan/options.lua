@@ -104,6 +104,8 @@ end
 local as_def = {count = -1, fraction = -1.0, number = -1.0, boolean = false}
 by_field = function(f, key, v, def, fail)
   if type(def) == "string" and v == def then return v end
+  -- vLLM's --max-model-len auto (or -1): kv.deploy fits it (fields.lua auto)
+  if f.auto and (v == "auto" or v == "-1") then return "auto" end
   local x = v
   if f.type == "bytes" then
     local ok, b = pcall(units.bytes, v, key)

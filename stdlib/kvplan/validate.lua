@@ -346,6 +346,11 @@ parse_body = function(body, f)
   local el = last(body, {"estimated maximum model length is (%d+)"})
   if el then f.refused, f.estimated_len = true, int(el) end
   if body:find("larger than the available KV cache memory") then f.refused = true end
+  -- a model with Mamba layers: max_num_seqs above the pool's blocks
+  -- (vllm-project/vllm#38270; engine/core/starts.c): a refusal that names
+  -- the max_num_seqs the engine ran with
+  local ms = last(body, {"max_num_seqs %((%d+)%) exceeds available Mamba cache blocks %(%d+%)"})
+  if ms then f.refused, f.max_num_seqs = true, at(f, "max_num_seqs", int(ms)) end
   -- SGLang figures (every question asked whatever the answers: M.reduce)
   local sw = last(body, {"Load weight end[^\n]-mem usage=([%d.]+) GB"})
   local avail = last(body, {"Load weight end[^\n]-avail mem=([%d.]+) GB"})

@@ -652,3 +652,159 @@ do
   check.eq(w{engine_version = "0.8.4", vllm_use_v1 = true}, nil, "V1: not materialized")
   check.eq(w{engine_version = "0.7.2", weight_bytes = 10 * GiB}, 10 * GiB, "given weight_bytes win")
 end
+
+-- Expectations of tests/v1/core/test_kv_cache_utils.py at 002f10e0cfa1
+-- ported by issue 20's pass over vLLM's tests (docs/predictions.md "vLLM's
+-- unit tests"), through kv.deploy as a user gives them.
+do
+  -- --max-model-len auto (or -1, vllm-project/vllm#29431): test_auto_fit_max_model_len
+  -- and its _with_hybrid, _respects_num_gpu_blocks_override and
+  -- _reserves_null_block cases; two full layers of 2 KV heads of 64 in fp32
+  -- (pages of 16384 bytes), a derived max_model_len of 1024
+  local page = 16384
+  local t2 = kv.model{id = "t2", layers = 2, hidden = 128, heads = 4, kv_heads = 2, head_dim = 64,
+                      params = 0, max_context = 1024}
+  local function fit(mem, v, extra)
+    local o = {model = t2, kv = "fp32", gpu_memory = "1 GiB", activation = 0, overhead = 0,
+               max_model_len = "auto", kv_cache_memory_bytes = mem, engine_version = v}
+    for k, x in pairs(extra or {}) do o[k] = x end
+    return kv.deploy(o):ledger()
+  end
+  check.eq(fit(page * 2 * 1024, "0.29").max_model_len, 1024, "the full context fits: kept")
+  local lim = fit(page * 2 * 32, "0.29")
+  check.eq(row(lim, "max_model_len", "vllm_starts", "kv_blocks"), "496 true 32",
+           "reduced to 31 blocks of 16 beside the null block; the pool keeps all 32")
+  check.eq(fit(page * 2 * 32, "0.21").max_model_len, 512, "before #47272: all 32 blocks")
+  check.eq(fit(page * 2 * 1024, "0.29", {num_gpu_blocks_override = 32}).max_model_len, 496,
+           "the override's 32 blocks, not the memory (#41069)")
+  check.eq(fit(page * 2 * 1024, "0.14", {num_gpu_blocks_override = 32}).max_model_len, 1024,
+           "before #41069 the measured memory decides")
+  check.eq(fit(page * 2 * 32, "0.29", {max_model_len = -1}).max_model_len, 496, "-1 is auto")
+  local t1 = kv.model{id = "t1", layers = 1, hidden = 128, heads = 4, kv_heads = 2, head_dim = 64,
+                      params = 0, max_context = 1024}
+  check.eq(fit(page * 64, "0.29", {model = t1}).max_model_len, 63 * 16,
+           "_reserves_null_block: 64 blocks, 63 x 16 tokens")
+  -- _with_hybrid: a Mamba state of 16384 bytes and num_speculative_blocks 2
+  -- beside the full layer, a derived 8192, memory of 1024 // 16 + 1 + 2 + 1 pages
+  local hm = kv.model{id = "hm", layers = 2, hidden = 128, heads = 4, kv_heads = 2, head_dim = 64,
+                      params = 0, max_context = 8192,
+                      layer_kinds = {{kind = "state", state_bytes = 16384}, {kind = "full"}}}
+  check.eq(fit(page * (1024 // 16 + 1 + 2 + 1), "0.29", {model = hm, speculative = {tokens = 2}})
+             .max_model_len, 1024, "_with_hybrid: 1024")
+  check.error("vLLM 0.11 has no --max-model-len auto", function() fit(page, "0.11") end)
+  check.error("budget 'sglang' has none", function() fit(page, nil, {budget = "sglang"}) end)
+
+  -- test_get_kv_cache_config_one_worker, "different hidden size that cannot
+  -- be aligned by using different block size, but can be aligned by padding
+  -- the smaller physical page": full of head 64 (16384-byte pages), sliding
+  -- of head 96 (24576), memory of 2 x 32 x 16384: both padded to 24576, 42 blocks
+  local m2 = kv.model{id = "m2", layers = 2, hidden = 128, heads = 4, kv_heads = 2, head_dim = 64,
+                      params = 0, max_context = 16,
+                      layer_kinds = {{kind = "full"}, {kind = "sliding", window = 1, head_dim = 96}}}
+  local pl = kv.deploy{model = m2, kv = "fp32", gpu_memory = "1 GiB", activation = 0, overhead = 0,
+                       kv_cache_memory_bytes = page * 2 * 32}:ledger()
+  check.eq(row(pl, "kv_groups", "group_blocks", "block_bytes", "kv_blocks"), "2 16/16 24576 42",
+           "the full page padded to the sliding one's")
+
+  -- test_get_max_concurrency_for_kv_cache_config, "unequal group sizes" and
+  -- the UniformTypeKVCacheSpecs group: 32 (or 4) full layers and 2 sliding
+  -- ones (window 1024) of 32 KV heads of 128 in fp16, num_blocks 1153 x 3:
+  -- 1024 + 129 blocks a request of 16384 tokens, 3 requests
+  local function unequal(full)
+    local m = kv.model{id = "u" .. full, layers = full + 2, hidden = 4096, heads = 32,
+                       kv_heads = 32, head_dim = 128, params = 0, max_context = 16384,
+                       layer_kinds = {{kind = "full", n = full},
+                                      {kind = "sliding", window = 1024, n = 2}}}
+    local first = {}
+    for i = 1, full do first[i] = i end
+    return kv.deploy{model = m, kv = "fp16", gpu_memory = "1000 GiB", activation = 0, overhead = 0,
+                     max_num_batched_tokens = 1024, num_gpu_blocks_override = 1153 * 3,
+                     kv_cache_groups = {{layers = first}, {layers = {full + 1, full + 2}}}}:ledger()
+  end
+  check.eq(unequal(32).vllm_max_concurrency, 3, "32 full + 2 sliding: 3")
+  check.eq(unequal(4).vllm_max_concurrency, 3, "4 full + 2 sliding: 3")
+
+  -- test_get_kv_cache_config_mamba_hybrid_sharing_no_indexer (Kimi-Linear
+  -- like): 27 layers, MLA where i % 4 == 3 or i == 26 (7, block 1024, 576
+  -- bf16 elements: pages of 1179648 bytes), Mamba states of 16384 bytes
+  -- elsewhere (20): 4 groups, Mamba in 3 of [7, 7, 6] padded to the MLA
+  -- page, 7 MLA pages a block, 100 blocks from 7 x 1179648 x 100 + 1 bytes
+  local kinds = {}
+  for i = 0, 26 do
+    kinds[#kinds + 1] = (i % 4 == 3 or i == 26) and {kind = "mla", kv_lora_rank = 512, rope_dim = 64}
+                        or {kind = "state", state_bytes = 16384}
+  end
+  local km = kv.model{id = "kimi-like", layers = 27, hidden = 2048, heads = 16, kv_heads = 1,
+                      head_dim = 128, params = 0, max_context = 8192, layer_kinds = kinds}
+  local mla_page = 1024 * 576 * 2
+  local kl = kv.deploy{model = km, kv = "bf16", gpu_memory = "100 GiB", activation = 0,
+                       overhead = 0, block = 1024,
+                       kv_cache_memory_bytes = 7 * mla_page * 100 + 1}:ledger()
+  local kt = kl:vllm_groups()
+  check.eq(row(kl, "kv_groups", "block_bytes", "kv_blocks"), "4 " .. 7 * mla_page .. " 100",
+           "4 groups, 7 MLA pages a block, 100 blocks")
+  check.eq(string.format("%s %d %d %s", kt[1].kind, kt[1].layers, kt[1].groups, tostring(kt[1].padded)),
+           "state 20 3 true", "20 Mamba layers in 3 groups, padded to the MLA page")
+
+  -- test_hidden_state_group_preserves_hybrid_prefix_cache_granularity: a
+  -- full layer of one KV head of 512 in bf16 and an align-mode Mamba state
+  -- of 557056 bf16 elements (both 1114112 bytes at block 544), the hidden
+  -- states of 3 x 1024 bf16 (6144 bytes a token): the cache's block is 136,
+  -- the largest divisor of 544 within 1114112 // 6144
+  local hs = kv.model{id = "hs", layers = 2, hidden = 1024, heads = 8, kv_heads = 1, head_dim = 512,
+                      params = 0, max_context = 8192,
+                      layer_kinds = {{kind = "full"}, {kind = "state", state_bytes = 557056 * 2}}}
+  local hl2 = kv.deploy{model = hs, kv = "bf16", gpu_memory = "100 GiB", activation = 0,
+                        overhead = 0, mamba_cache_mode = "align", engine_version = "0.20",
+                        speculative = {heads = "extract_hidden_states", hidden_states = 3,
+                                       tokens = 1}}:ledger()
+  check.eq(row(hl2, "block", "group_blocks"), "544 544/544/136", "the hidden-state cache at 136")
+end
+
+-- A model with Mamba layers under full CUDA graphs refuses a max_num_seqs
+-- above the pool's blocks (vllm-project/vllm#38270, assumed from 0.20:
+-- engines.lua mamba_seqs_check; tests/v1/worker/test_gpu_model_runner.py
+-- test_mamba_cache_raises_when_max_num_seqs_exceeds_blocks at 0099f1dfe34f).
+-- NVIDIA-Nemotron-Nano-9B-v2 on an L4 at 32768 tokens: 174 blocks, the
+-- default max_num_seqs 256
+do
+  local function nemo_l4(extra)
+    local o = {model = "nemotron-nano-9b-v2", gpu = "l4", engine_version = "0.20",
+               max_model_len = 32768}
+    for k, v in pairs(extra or {}) do o[k] = v end
+    return kv.deploy(o)
+  end
+  local dn = nemo_l4()
+  local ok, why = dn:starts()
+  check.eq(dn:ledger().kv_blocks, 174, "174 blocks")
+  check.eq(ok, false, "256 sequences do not start")
+  check.eq(why, "vLLM refuses to start (\"max_num_seqs (256) exceeds available Mamba cache blocks "
+           .. "(174). Each decode sequence requires one Mamba cache block, so CUDA graph capture "
+           .. "cannot proceed. Please lower max_num_seqs to at most 174 or increase "
+           .. "gpu_memory_utilization.\")", "vLLM's words")
+  check.eq(select(3, dn:ledger():fit(32768, 1)), "starts", "the verdict names the refusal")
+  check.eq((nemo_l4{max_num_seqs = 174}:starts()), true, "174 sequences start")
+  check.eq((nemo_l4{enforce_eager = true}:starts()), true, "no CUDA graphs: no check")
+  check.eq((nemo_l4{engine_version = "0.11"}:starts()), true, "0.11: capture sizes capped silently")
+end
+
+-- tests/v1/worker/test_gpu_model_runner.py at 0099f1dfe34f,
+-- test_init_kv_cache_without_kv_sharing and _with_kv_sharing_valid: two
+-- layers of 8 KV heads of 64 in fp16 (32 KiB pages); 20 GiB hold 327680
+-- blocks, and at 5 GiB vLLM estimates 1310720 tokens. A layer that reads the
+-- first's KV (kv_sharing_target_layer_name) holds none: a layer of kind
+-- "none" here, twice the blocks and twice the estimate
+do
+  local function opt(kinds, mem)
+    local m = kv.model{id = "opt-2", layers = 2, hidden = 512, heads = 8, kv_heads = 8, head_dim = 64,
+                       params = 0, max_context = 3000000, layer_kinds = kinds}
+    return kv.deploy{model = m, kv = "fp16", gpu_memory = "100 GiB", activation = 0, overhead = 0,
+                     max_model_len = 3000000, kv_cache_memory_bytes = mem,
+                     engine_version = "0.21"}:ledger()
+  end
+  check.eq(opt(nil, 20 * GiB).kv_blocks, 327680, "without sharing: 327680 blocks")
+  check.eq(opt(nil, 5 * GiB).vllm_max_model_len, 1310720, "estimate at 5 GiB")
+  local shared = {{kind = "full"}, {kind = "none"}}
+  check.eq(opt(shared, 20 * GiB).kv_blocks, 655360, "with sharing: 655360 blocks")
+  check.eq(opt(shared, 5 * GiB).vllm_max_model_len, 2 * 1310720, "twice the estimate")
+end

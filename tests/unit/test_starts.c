@@ -354,9 +354,61 @@ static void null_arguments_are_refused(void **state) {
   assert_string_equal(kvp_why_name(KVP_WHY_STARTS), "starts");
 }
 
+/* A model with Mamba layers under full CUDA graphs refuses a max_num_seqs
+ * above the pool's blocks (vllm-project/vllm#38270; tests/v1/worker/
+ * test_gpu_model_runner.py test_mamba_cache_raises_when_max_num_seqs_exceeds_
+ * blocks at 0099f1dfe34f, which forces max_num_reqs = num_blocks + 100 and
+ * expects ValueError matching "max_num_seqs"). Two layers, a Mamba state of
+ * 16384 bytes and a full layer of 2 KV heads of 64 in fp32 (16384-byte
+ * pages): 10 blocks of two pages. */
+static void vllm_refuses_more_seqs_than_mamba_blocks(void **state) {
+  (void)state;
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 1, .state_bytes = 16384},
+                       {.kind = KVP_FULL, .kv_heads = 2, .head_dim = 64, .head_dim_v = 64}};
+  int64_t counts[2] = {1, 1};
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 2, 128, 4, 2, 64, NULL), KVP_OK);
+  assert_int_equal(kvp_model_set_pattern(&d.model, runs, counts, 2, NULL), KVP_OK);
+  d.kv = (kvp_format){32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.gpu_bytes = GiB;
+  d.utilization = 1.0;
+  d.max_model_len = 64;
+  d.vllm.kv_cache_bytes = 10 * 16384;
+  d.vllm.max_num_seqs = 110;
+  d.vllm.mamba_seqs_check = 1;
+  kvp_start s = check();
+  assert_int_equal(l.stage[0].blocks, 10);
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_VLLM_MAMBA_SEQS);
+  assert_int_equal(s.needed, 110);
+  assert_int_equal(s.limit, 10);
+  text_is(&s, "vLLM refuses to start (\"max_num_seqs (110) exceeds available Mamba cache blocks "
+              "(10). Each decode sequence requires one Mamba cache block, so CUDA graph capture "
+              "cannot proceed. Please lower max_num_seqs to at most 10 or increase "
+              "gpu_memory_utilization.\")");
+  /* as many sequences as blocks (the null block among them) start */
+  d.vllm.max_num_seqs = 10;
+  assert_int_equal(check().starts, 1);
+  /* the releases before #38270, or enforce_eager (no CUDA graphs), start */
+  d.vllm.max_num_seqs = 110;
+  d.vllm.mamba_seqs_check = 0;
+  assert_int_equal(check().starts, 1);
+  /* no Mamba layer: nothing to check */
+  d.vllm.mamba_seqs_check = 1;
+  kvp_layer full[1] = {runs[1]};
+  int64_t one[1] = {1};
+  assert_int_equal(kvp_model_set_pattern(&d.model, full, one, 1, NULL), KVP_OK);
+  assert_int_equal(check().starts, 1);
+  /* no max_num_seqs (a deployment that does not name its engine): none */
+  assert_int_equal(kvp_model_set_pattern(&d.model, runs, counts, 2, NULL), KVP_OK);
+  d.vllm.max_num_seqs = 0;
+  assert_int_equal(check().starts, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(vllm_refuses_a_max_model_len_beyond_its_kv_cache),
+    cmocka_unit_test(vllm_refuses_more_seqs_than_mamba_blocks),
     cmocka_unit_test(a_deployment_that_does_not_fit_does_not_start),
     cmocka_unit_test(sglang_refuses_an_empty_or_too_small_pool),
     cmocka_unit_test(trtllm_refuses_no_block_and_cuts_the_window),

@@ -6,7 +6,9 @@
  * 002f10e0cfa1373a19a0d2756598a34b700d20e5/tests/v1/core/test_kv_cache_utils.py):
  * test_estimate_max_model_len, test_get_max_concurrency_for_kv_cache_config,
  * test_allocate_with_lookahead, test_get_kv_cache_config_one_worker,
- * test_get_kv_cache_configs_multiple_workers, test_get_kv_cache_configs_pp_sharding;
+ * test_get_kv_cache_configs_multiple_workers, test_get_kv_cache_configs_pp_sharding,
+ * test_auto_fit_max_model_len (and _with_hybrid, _not_triggered,
+ * _respects_num_gpu_blocks_override, _reserves_null_block);
  * and from vLLM's source where it has no test (named in each test). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -1054,11 +1056,96 @@ static void v0_pads_mla_entries_to_256_bytes(void **state) {
   assert_int_equal(l.stage[0].blocks, 100);
 }
 
+/* --max-model-len auto (vllm-project/vllm#29431; the rule: ledger.c
+ * eval_checked), vLLM's tests at 002f10e0cfa1 (tests/v1/core/
+ * test_kv_cache_utils.py): two full layers of 2 KV heads of 64 in fp32,
+ * pages of 16384 bytes, a derived max_model_len of 1024. */
+static void auto_fit(kvp_deploy *d, int64_t layers, int64_t derived, int64_t pages) {
+  deploy_runs(d, layers, 2, 64, NULL, NULL, 0);
+  d->kv = (kvp_format){32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  d->model.max_context = derived;
+  d->vllm.kv_cache_bytes = pages * 16384;
+  d->vllm.auto_fit = 1;
+  d->vllm.check_override = 1;
+  d->vllm.check_null_block = 1;
+}
+
+static void max_model_len_auto_fits_the_kv_memory(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_vllm_start c;
+  /* test_auto_fit_max_model_len: memory of 2 x 1024 pages keeps 1024 */
+  auto_fit(&d, 2, 1024, 2 * 1024);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 1024);
+  /* 2 x 32 pages: "reduced ... < 1024, > 0": 32 blocks less the null
+   * block hold 31 x 16 tokens */
+  auto_fit(&d, 2, 1024, 2 * 32);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 31 * 16);
+  assert_int_equal(l.d.max_model_len, 0);  /* the deployment's own, derived */
+  assert_int_equal(l.d.vllm.auto_fit, 1);
+  assert_int_equal(l.stage[0].blocks, 32); /* the pool is sized from all the memory */
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 1);
+  assert_int_equal(c.max_model_len, 31 * 16);
+  /* the same ledger evaluated again from its own deployment fits again */
+  assert_int_equal(kvp_ledger_eval_own_numbers(&l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 31 * 16);
+  /* before #47272 the null block is not set aside: 32 x 16 */
+  auto_fit(&d, 2, 1024, 2 * 32);
+  d.vllm.check_null_block = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 32 * 16);
+  /* test_auto_fit_max_model_len_not_triggered: a given max_model_len of 16 */
+  auto_fit(&d, 2, 1024, 2 * 32);
+  d.vllm.auto_fit = 0;
+  d.max_model_len = 16;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 16);
+  /* test_auto_fit_max_model_len_respects_num_gpu_blocks_override: a derived
+   * 16384 and plenty of memory, 32 blocks: at most 512 (31 x 16 here) */
+  auto_fit(&d, 2, 16384, 2 * 1024);
+  d.vllm.blocks_override = 32;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 31 * 16);
+  /* test_auto_fit_max_model_len_reserves_null_block: one layer, 64 pages,
+   * a derived 1024: 63 x 16 */
+  auto_fit(&d, 1, 1024, 64);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 63 * 16);
+  /* test_auto_fit_max_model_len_with_hybrid: a Mamba layer of 16384 bytes
+   * (num_speculative_blocks 2) beside the full one, a derived 8192, memory
+   * of 1024 // 16 + 1 + 2 + 1 pages: 1024 */
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 1, .state_bytes = 16384},
+                       {.kind = KVP_FULL, .kv_heads = 2, .head_dim = 64, .head_dim_v = 64}};
+  int64_t counts[2] = {1, 1};
+  deploy_runs(&d, 2, 2, 64, runs, counts, 2);
+  d.kv = (kvp_format){32, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.model.max_context = 8192;
+  d.spec.tokens = 2;
+  d.vllm.kv_cache_bytes = (1024 / 16 + 1 + 2 + 1) * 16384;
+  d.vllm.auto_fit = d.vllm.check_override = d.vllm.check_null_block = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.hybrid, 1);
+  assert_int_equal(l.max_len, 1024);
+  /* not a single token: "Cannot auto-fit max_model_len", the derived
+   * length kept and the engine refuses to start */
+  auto_fit(&d, 1, 1024, 1);
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.max_len, 1024);
+  assert_int_equal(kvp_vllm_check(&l, &c), KVP_OK);
+  assert_int_equal(c.starts, 0);
+  assert_int_equal(c.max_model_len, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(estimate_max_model_len_of_8_gib_is_16384),
     cmocka_unit_test(max_concurrency_follows_num_blocks_override),
     cmocka_unit_test(the_check_plans_against_the_override_and_the_null_block),
+    cmocka_unit_test(max_model_len_auto_fits_the_kv_memory),
     cmocka_unit_test(one_worker_groups_and_the_hybrid_switch),
     cmocka_unit_test(the_hybrid_switch_refuses_what_stays_hybrid),
     cmocka_unit_test(lookahead_slots_stop_at_max_model_len),
