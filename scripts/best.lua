@@ -36,7 +36,8 @@
 --                (default 0: none; kvplan's roofline step time, d:time)
 --   top          ranked deployments shown (default 5)
 --   all          true: every candidate tp x pp, not one a GPU and format
---   utilization  fraction of GPU memory the engine may use (default 0.9)
+--   utilization  fraction of GPU memory the engine may use (default: the
+--                engine's: 0.9 under vLLM and TensorRT-LLM, SGLang's by tp)
 --   any other deployment field of the registry (docs/fields.md), under its
 --                name or its engines' (max_model_len: `context` defaults to
 --                it; engine, engine_version, block, prefix, ...), checked as
@@ -126,7 +127,7 @@ local kv = require "kvplan"
 local defaults = {
   model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = kv.options.at_least(1, 1), gpus = {""},
   weights = {""}, kv = {""}, tp = {0}, pp = {0}, max_gpus = kv.options.at_least(1, 64), rank = "gpus", prices = "",
-  tokens_per_s = 0.0, top = 5, all = false, utilization = 0.9,
+  tokens_per_s = 0.0, top = 5, all = false,
   rate = 0.0, input = 0, output = 0, ttft_ms = 0.0, tpot_ms = 0.0, e2e_ms = 0.0, percentile = "",
   goodput = 0.0, requests = 0, max_num_seqs = {0}, max_num_batched_tokens = {0}, wide = false,
   modes = {"aggregated"}, kv_link_gbps = 0.0, kv_link_latency_us = -1.0, emit = "",
@@ -245,7 +246,7 @@ if opt.emit ~= "" and not emit_engines[opt.emit] then
       kv.util.suggest(opt.emit, kv.launch.engines))
 end
 local function base_of()
-  local b = kv.options.given_fields(opt, fields, {utilization = opt.utilization})
+  local b = kv.options.given_fields(opt, fields)
   if opt.emit == "sglang" or opt.emit == "trtllm" then
     b.engine = opt.emit
     -- SGLang's fraction by tp unless one is given (under any of its names)
@@ -284,7 +285,7 @@ if opt.pareto then
           .. "concurrencies; kvplan pareto --help)", k)
     end
   end
-  local base = kv.options.given_fields(opt, fields, {utilization = opt.utilization})
+  local base = kv.options.given_fields(opt, fields)
   for _, k in ipairs{"max_num_seqs", "max_num_batched_tokens"} do
     local l = given(opt[k])
     if l and #l > 1 then bad("argument '%s' takes one value with pareto=yes, got %d", k, #l) end

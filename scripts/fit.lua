@@ -21,8 +21,9 @@
 --                as vLLM's kv_cache_dtype=auto; or bf16, fp8, ...)
 --   weights      weight format (default native: the checkpoint's own dtype
 --                or recorded size; or bf16, fp8, int4-g128, ...)
---   utilization  fraction of the GPU memory the engine may use (default 0.9,
---                vLLM's gpu_memory_utilization default)
+--   utilization  fraction of the GPU memory the engine may use (default: the
+--                engine's: 0.9, vLLM's gpu_memory_utilization, and
+--                TensorRT-LLM's; SGLang's mem_fraction_static by tp and GPU)
 --   activation   activation peak per GPU (default predicted: vLLM's profiling
 --                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
 --   overhead     non-torch memory per GPU: CUDA context, NCCL (default
@@ -59,7 +60,7 @@ local kv = require "kvplan"
 
 local defaults = {
   model = kv.options.required "model=llama-3.1-70b", context = 0, concurrency = kv.options.at_least(1, 1), gpus = {}, tp = {1, 2, 4, 8}, pp = 1,
-  kv = "auto", weights = "native", utilization = 0.9, activation = "predicted",
+  kv = "auto", weights = "native", activation = "predicted",
   overhead = "predicted", time = false, price_per_hour = 0,
 }
 local fields = kv.options.deployment_fields(defaults) -- every other deployment field
@@ -100,7 +101,7 @@ kv.sweep{
   model = model, gpu = list, tp = opt.tp, context = context, concurrency = opt.concurrency,
   base = kv.options.given_fields(opt, fields, {
     pp = opt.pp, kv = opt.kv, weights = opt.weights ~= "native" and opt.weights or nil,
-    utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
+    activation = opt.activation ~= "predicted" and opt.activation or nil,
     overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
     price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
   }),

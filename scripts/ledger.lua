@@ -23,8 +23,9 @@
 --   context      tokens per request (default 0: max_model_len when given, else
 --                the model's max_context)
 --   concurrency  requests of `context` tokens at once (default 1)
---   utilization  fraction of the GPU the engine may use (default 0.9, vLLM's
---                gpu_memory_utilization)
+--   utilization  fraction of the GPU the engine may use (default: the
+--                engine's: 0.9, vLLM's gpu_memory_utilization, and
+--                TensorRT-LLM's; SGLang's mem_fraction_static by tp and GPU)
 --   activation, overhead   per GPU, e.g. 2.3GiB (default: predicted, as
 --                kv.deploy does; read measured values from vLLM's startup log)
 --   time         yes: add the step times of `concurrency` requests at
@@ -71,7 +72,7 @@ local kv = require "kvplan"
 local defaults = {
   model = kv.options.required "model=llama-3.1-70b", gpu = {kv.options.required "gpu=h100-sxm"},
   tp = {1}, pp = {1}, weights = {"native"}, kv = {"auto"}, context = 0, concurrency = kv.options.at_least(1, 1),
-  utilization = 0.9, activation = "predicted", overhead = "predicted", time = false,
+  activation = "predicted", overhead = "predicted", time = false,
   price_per_hour = 0, range = false,
 }
 local fields = kv.options.deployment_fields(defaults) -- every other deployment field
@@ -94,7 +95,7 @@ for _, g in ipairs(opt.gpu) do
         for _, kf in ipairs(opt.kv) do
           local o = {
             model = model, gpu = g, tp = tp, pp = pp, kv = kf,
-            weights = wf ~= "native" and wf or nil, utilization = opt.utilization,
+            weights = wf ~= "native" and wf or nil,
             activation = opt.activation ~= "predicted" and opt.activation or nil,
             overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
             price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,

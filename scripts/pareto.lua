@@ -36,7 +36,8 @@
 --                kv.plan's SLA
 --   front        true: only the points on the front (default false: all)
 --   chart        also draw the chart to this .png or .svg file
---   utilization  fraction of GPU memory the engine may use (default 0.9)
+--   utilization  fraction of GPU memory the engine may use (default: the
+--                engine's: 0.9 under vLLM and TensorRT-LLM, SGLang's by tp)
 --   max_model_len  the longest request the engine is started for (default
 --                input + output)
 --   any other deployment field of the registry (docs/fields.md), under its
@@ -64,9 +65,8 @@ local defaults = {
   tp = {0}, pp = {0}, max_gpus = kv.options.at_least(1, 8), weights = {""}, kv = {""}, concurrency = {0}, requests = 0,
   tpot_ms = 0.0, ttft_ms = 0.0, e2e_ms = 0.0, percentile = "", goodput = 0.0, front = false,
   chart = "",
-  utilization = 0.9,
 }
 local fields = kv.options.deployment_fields(defaults) -- every other deployment field
 local opt = kv.options(..., defaults)
 -- the command's code, which `kvplan best ... pareto=yes` runs too
-require("kvplan.pareto").command(opt, kv.options.given_fields(opt, fields, {utilization = opt.utilization}))
+require("kvplan.pareto").command(opt, kv.options.given_fields(opt, fields))

@@ -1390,5 +1390,16 @@ expect completion_fish 2 "kvplan: command line: usage: kvplan completion bash|zs
 # capacity under another engine: a command-line error (status 2) naming the
 # commands that take it, not a script error at a line of capacity.lua
 expect capacity_engine_trtllm 2 "kvplan: command line: argument 'engine' must be 'vllm' (or absent: the memory rule alone), got 'trtllm' (capacity's columns are vLLM's startup figures; kvplan fit, ledger and best take engine=sglang and engine=trtllm)" -- capacity model=llama-3.1-8b gpus=h100 engine=trtllm
+# one deployment under SGLang, one answer: fit, ledger and best take SGLang's
+# own mem_fraction_static (0.87 for tp 2 on an A100) as startup and launch
+# do, not vLLM's 0.9 (Qwen3-32B, fp8 KV, 32K: 18 requests; 20 before)
+sg="model=qwen3-32b tp=2 kv=fp8 engine=sglang"
+"$kvplan" launch $sg gpu=a100 max_model_len=32K > "$out/sg_launch.out" 2>&1
+sg_n=$(sed -n '1s/.*, \([0-9]*\) requests of 32768 tokens at once.*/\1/p' "$out/sg_launch.out")
+sg_fit=$("$kvplan" fit $sg gpus=a100 context=32K -f csv --columns max_concurrency | tail -n 1)
+sg_best=$("$kvplan" best $sg gpus=a100 pp=1 context=32K -f csv --columns max_concurrency | sed -n 2p)
+sg_led=$("$kvplan" ledger $sg gpu=a100 context=32K -f csv | grep -c 'room for 17 more requests of 32768 tokens')
+sg_start=$("$kvplan" startup $sg gpu=a100 max_model_len=32K | grep -c '^kvplan: sglang starts; 18 requests of 32768 tokens')
+check sglang_one_answer [ "$sg_n" = 18 ] && [ "$sg_fit" = 18 ] && [ "$sg_best" = 18 ] && [ "$sg_led" = 1 ] && [ "$sg_start" = 1 ]
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
