@@ -20,7 +20,8 @@
 --
 -- Output: one row a simulation: the deployment and workload, then
 -- throughput_tokens_s, requests_s, ttft/tpot/e2e percentiles in ms,
--- num_preemptions, kv_cache_usage_mean/peak (fractions of the pool), steps;
+-- num_preemptions, running_peak (the most requests running in one step: the
+-- admitted batch), kv_cache_usage_mean/peak (fractions of the pool), steps;
 -- with range=yes, throughput_tokens_s_lo/hi, ttft_ms_p50_lo/hi and
 -- tpot_ms_p50_lo/hi (each simulation again at every step-time factor's slow
 -- and fast end: a profile's interval, else the default spread).
@@ -137,7 +138,7 @@ local columns = {
   {"throughput_tokens_s", precision = 1}, {"requests_s", precision = 3},
   {"ttft_ms_p50", precision = 1}, {"ttft_ms_p99", precision = 1},
   {"tpot_ms_p50", precision = 2}, {"tpot_ms_p99", precision = 2}, {"e2e_ms_p99", precision = 1},
-  "num_preemptions", {"kv_cache_usage_mean", precision = 3}, {"kv_cache_usage_peak", precision = 3},
+  "num_preemptions", "running_peak", {"kv_cache_usage_mean", precision = 3}, {"kv_cache_usage_peak", precision = 3},
   "steps"}
 if opt.range then -- the ranges: every factor at its slow and fast end (kv.simulate range)
   for _, c in ipairs{{"throughput_tokens_s_lo", 1}, {"throughput_tokens_s_hi", 1}, {"ttft_ms_p50_lo", 1},
@@ -199,7 +200,7 @@ for _, g in ipairs(opt.gpu) do
                   requests_s = s.requests_s, ttft_ms_p50 = s.ttft_ms.p50,
                   ttft_ms_p99 = s.ttft_ms.p99, tpot_ms_p50 = s.tpot_ms.p50,
                   tpot_ms_p99 = s.tpot_ms.p99, e2e_ms_p99 = s.e2e_ms.p99,
-                  num_preemptions = s.num_preemptions,
+                  num_preemptions = s.num_preemptions, running_peak = s.running_peak,
                   kv_cache_usage_mean = s.kv_cache_usage_perc.mean,
                   kv_cache_usage_peak = s.kv_cache_usage_perc.peak, steps = s.steps,
                   throughput_tokens_s_lo = s.throughput_tokens_s_lo,

@@ -242,6 +242,12 @@ static int sim_summary(lua_State *L) {
   for (int64_t i = 0; i < s->n; i++) most = s->npreempt[i] > most ? s->npreempt[i] : most;
   lua_pushinteger(L, (lua_Integer)most);
   lua_setfield(L, -2, "max_preemptions_per_request");
+  /* the admitted batch: the most requests running in one step (each step's
+   * count after it was scheduled, as the timeline's running column) */
+  int64_t peak = 0;
+  for (int64_t k = 0; k < s->nsteps; k++) peak = s->steps[k].running > peak ? s->steps[k].running : peak;
+  lua_pushinteger(L, (lua_Integer)peak);
+  lua_setfield(L, -2, "running_peak");
   return 1;
 }
 

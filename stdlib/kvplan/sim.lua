@@ -2022,6 +2022,20 @@ function M.command_help()
   lines[#lines + 1] = "The engines' own option names stand for kvplan's (max_running_requests,"
   lines[#lines + 1] = "max_batch_size, gpu_memory_utilization, ...: docs/fields.md); tables"
   lines[#lines + 1] = "(evict, optim, worker_gpu_memory) need a script (kv.simulate)."
+  for _, l in ipairs{
+    "",
+    "Columns: model, gpu, tp, pp, kv, scheduler, rate (requests/s; 0: all at once), requests,",
+    "  throughput_tokens_s  output tokens a second; requests_s  requests finished a second",
+    "  ttft_ms_p50/p99, tpot_ms_p50/p99, e2e_ms_p99  latencies in ms (TPOT: time per output",
+    "                       token after the first; E2E: arrival to last token)",
+    "  num_preemptions      requests the scheduler preempted (their KV freed, recomputed later)",
+    "  running_peak         the most requests running in one step: the batch the KV cache and",
+    "                       max_num_seqs admitted, a request partly prefilled counted (kvplan",
+    "                       capacity's max_concurrency is the most requests of max_model_len",
+    "                       held whole; shorter requests admit more)",
+    "  kv_cache_usage_mean/peak  fractions of the KV cache's blocks in use, over the steps",
+    "  steps                engine steps simulated",
+  } do lines[#lines + 1] = l end
   return table.concat(lines, "\n") .. "\n"
 end
 
@@ -2034,6 +2048,7 @@ local figures = {
   {"duration_s", function(r) return r.duration_s end, 3},
   {"steps", function(r) return r.steps end},
   {"num_preemptions", function(r) return r.num_preemptions end},
+  {"running_peak", function(r) return r.running_peak end},
   {"recomputed_tokens", function(r) return r.recomputed_tokens end},
   {"prefix_cache_hits", function(r) return r.prefix_cache_hits end},
   {"kv_cache_usage_mean", function(r) return r.kv_cache_usage_perc.mean end, 4},
