@@ -319,6 +319,9 @@ typedef struct kvp_engine_rule {
   int32_t trtllm;           /* TensorRT-LLM's dry run (its tokens and requests), else vLLM's */
   int32_t sglang_memory;    /* utilization is SGLang's mem_fraction_static from the GPU's
                              * memory, tp and pp (predict.c sglang_memory_defaults) */
+  double sglang_vlm;        /* > 0: that fraction times this, SGLang's
+                             * adjust_mem_fraction_for_vlm for a model with a vision tower
+                             * (engines.lua sglang_vlm_factor); 0: none */
   int32_t vision;           /* the activation folds a vision tower's encoder run in */
   kvp_tower tower;          /* its config (intermediate whole: split by tp per call) */
   int64_t vision_limit;     /* limit_mm_per_prompt (0: vLLM's default, 999 V1, 1 V0) */

@@ -176,6 +176,19 @@ static kvp_err stage_groups(const kvp_ledger *l, int32_t s, kvp_stage *st) {
   return KVP_OK;
 }
 
+/* The layer as the engine's pool holds it: TensorRT-LLM gives every layer
+ * one attention window, max_seq_len, unless kv_cache_config's
+ * max_attention_window is set (resource_manager.py KVCacheManager.__init__;
+ * engines.lua, "TensorRT-LLM's attention windows"), so its sliding and chunked layers keep
+ * every token of a sequence, as a full layer does; tmp holds the copy. */
+static const kvp_layer *pool_layer(const kvp_deploy *d, const kvp_layer *ly, kvp_layer *tmp) {
+  if (d->budget != KVP_BUDGET_TRTLLM || (ly->kind != KVP_SLIDING && ly->kind != KVP_CHUNKED))
+    return ly;
+  *tmp = *ly;
+  tmp->kind = KVP_FULL;
+  return tmp;
+}
+
 /* One sequence of n tokens on stage s, optimized path: its bytes (seq) and
  * the bytes of the whole blocks holding the first `prefix` (sg) and
  * the first prompt tokens of its request (sr) on shareable layers. */
@@ -195,7 +208,8 @@ static kvp_err seq_parts(const kvp_ledger *l, int32_t s, int64_t n, int64_t *seq
   pr = max64(min64(pr, n), pg);
   for (int32_t i = 0; i < st->ngroup; i++) {
     int32_t k = group[i].spec;
-    const kvp_layer *ly = &d->model.spec[k];
+    kvp_layer tmp;
+    const kvp_layer *ly = pool_layer(d, &d->model.spec[k], &tmp);
     int64_t one = 0, old = 0, page_old = l->page_bytes[k], part;
     switch (ly->kind) {
       case KVP_FULL:
@@ -269,7 +283,8 @@ static kvp_err reserve_bytes(const kvp_ledger *l, int32_t s, int64_t *bytes) {
   CHK(chk_add(l->max_len, d->spec.tokens, &m));
   for (int32_t i = 0; i < st->ngroup; i++) {
     int32_t k = group[i].spec;
-    const kvp_layer *ly = &d->model.spec[k];
+    kvp_layer tmp;
+    const kvp_layer *ly = pool_layer(d, &d->model.spec[k], &tmp);
     int64_t t = 0, one, part;
     if (ly->kind == KVP_FULL || ly->kind == KVP_MLA)
       t = kvp_evict_held(&d->evict, m, group[i].level);
@@ -315,7 +330,9 @@ static kvp_err seq_plain(const kvp_ledger *l, int32_t s, int64_t n, int64_t *byt
   for (int k = 0; k < m->nspec; k++) {
     if (st->count[k] == 0) continue;
     int64_t blocks, one, part;
-    TRY(kvp_layer_blocks(&m->spec[k], n, l->span, l->d.max_num_batched_tokens, &blocks));
+    kvp_layer tmp;
+    TRY(kvp_layer_blocks(pool_layer(&l->d, &m->spec[k], &tmp), n, l->span,
+                         l->d.max_num_batched_tokens, &blocks));
     CHK(chk_mul(blocks, l->page_bytes[k], &one));
     if (n > 0 && l->state_pages && m->spec[k].kind == KVP_STATE) {
       /* paged states by mamba_cache_mode (kvp_vllm_usage_blocks) */

@@ -1004,6 +1004,9 @@ kvp_err kvp_predict_deploy(kvp_deploy *d, const kvp_non_torch *nt, kvp_reserves 
     out->sglang = 1;
     sglang_memory_defaults((double)d->gpu_bytes, d->tp, d->pp, &out->chunk, &out->graph_bs,
                            &out->reserved_mib, &d->utilization);
+    /* a multimodal model's vision tower: adjust_mem_fraction_for_vlm scales
+     * the rounded fraction, itself unrounded (engines.lua sglang_vlm_factor) */
+    if (r->sglang_vlm > 0) d->utilization *= r->sglang_vlm;
     if (want) out->ngraphs = graph_sizes(out->graph_bs, out->graphs);
   }
   if (r->activation || r->seqs_cap || r->profiled) {

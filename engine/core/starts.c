@@ -32,8 +32,12 @@
  *   unless both are > 0. A context_len beyond the pool is no refusal:
  *   requests are cut to max_req_len tokens.
  * TensorRT-LLM (budget trtllm, paged): PyTorch backend tensorrt_llm/_torch/
- *   pyexecutor/resource_manager.py KVCacheManager: blocks_in_primary_pool =
- *   max_tokens // tokens_per_block; get_max_atten_window_upper_bound asserts
+ *   pyexecutor/resource_manager.py KVCacheManager: the pool's blocks are
+ *   ceil(max_tokens / tokens_per_block), as the ledger's (1.1.0rc3 reduces a
+ *   window of 131072 to "upper bound 86720" for max_tokens 86711: 2710
+ *   blocks of 32, tests/validation/trtllm-spark-gpt-oss-120b-gb10.log;
+ *   resource_manager.py at NVIDIA/TensorRT-LLM 001541bad83b floors them in a
+ *   release not pinned); get_max_atten_window_upper_bound asserts
  *   "Impossible to fit in any sequence in kvCache" when no block is left,
  *   and a max_seq_len beyond blocks x tokens_per_block is reduced to it; the
  *   engine path (cpp/tensorrt_llm/batch_manager/
@@ -123,12 +127,12 @@ static kvp_err trtllm(const kvp_ledger *l, kvp_start *out) {
   if (l->d.max_kv_tokens > 0 && l->d.max_kv_tokens < tokens) tokens = l->d.max_kv_tokens;
   int64_t block = l->d.block > 0 ? l->d.block : 1;
   out->tokens = tokens;
-  out->blocks = tokens / block;
+  out->blocks = cdiv(tokens, block);
   if (out->blocks < 1) {
     out->why = KVP_START_TRTLLM_BLOCK;
     return KVP_OK;
   }
-  int64_t window = out->blocks * block; /* <= tokens */
+  int64_t window = out->blocks * block; /* < tokens + block */
   if (l->max_len > window) {
     out->limit = window;
     if (l->d.fail_fast) {
@@ -221,8 +225,8 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
                       (long long)s->limit);
     case KVP_START_TRTLLM_BLOCK:
       return snprintf(buf, n, "TensorRT-LLM refuses to start (\"Impossible to fit in any "
-                      "sequence in kvCache\"): %.2f GiB of KV memory holds %lld tokens, less "
-                      "than one block of %lld", gib(kv_budget(l)), (long long)s->tokens,
+                      "sequence in kvCache\"): %.2f GiB of KV memory holds %lld tokens, not "
+                      "one block of %lld", gib(kv_budget(l)), (long long)s->tokens,
                       (long long)l->d.block);
     case KVP_START_TRTLLM_WINDOW:
       return snprintf(buf, n, "TensorRT-LLM refuses to start (\"Attention window too large to "

@@ -135,7 +135,7 @@ void kvl_check_non_torch(lua_State *L, int idx, kvp_non_torch *nt) {
 static const char *const rule_keys[] = {
   "activation", "profiled", "overhead", "seqs_cap", "seqs_given", "tokens_given", "v1", "offline",
   "gpu_a100", "gpu_p2p", "gpu_nvls", "nccl_counted", "nccl_runtime", "context_counted",
-  "chunked_tokens", "big_seqs", "shape", "fractions", "trtllm", "default_tokens", "sglang_memory", "mxfp4", "vision", NULL
+  "chunked_tokens", "big_seqs", "shape", "fractions", "trtllm", "default_tokens", "sglang_memory", "sglang_vlm", "mxfp4", "vision", NULL
 };
 
 void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
@@ -160,6 +160,9 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
   r->big_seqs = kvl_int_field(L, idx, "big_seqs", 0);
   r->trtllm = flag(L, idx, "trtllm");
   r->sglang_memory = flag(L, idx, "sglang_memory");
+  r->sglang_vlm = kvl_num_field(L, idx, "sglang_vlm", 0);
+  if (!(r->sglang_vlm >= 0 && r->sglang_vlm <= 1.05))
+    kvl_error(L, "engine rule field 'sglang_vlm' must be in [0, 1.05], got %f", r->sglang_vlm);
   if (lua_getfield(L, idx, "vision") == LUA_TTABLE) {
     static const char *const vkeys[] = {"hidden", "intermediate", "gated", "proj_hidden",
                                         "out_hidden", "patch", "merge", "max_pixels",

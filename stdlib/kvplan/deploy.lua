@@ -665,7 +665,9 @@ local function reserves(d, opts, rule)
   end
   if d.utilization == nil then d.utilization = r.utilization end
   -- a given fraction wins over SGLang's memory defaults, on a sweep's axes too
-  if rule.sglang_memory and opts.utilization ~= nil then rule.sglang_memory = nil end
+  if rule.sglang_memory and opts.utilization ~= nil then
+    rule.sglang_memory, rule.sglang_vlm = nil, nil
+  end
   d.engine_rule = next(rule) and rule or nil
 end
 
@@ -826,10 +828,15 @@ end
 
 --- SGLang's default mem_fraction_static of release row srow
 --- (engines.sglang) on a GPU of gpu_bytes with tp x pp ranks: the core's
---- rule (by tp, or by the GPU's memory, tp and pp), as kv.deploy takes it.
-function M.sglang_fraction(srow, gpu_bytes, tp, pp)
+--- rule (by tp, or by the GPU's memory, tp and pp), as kv.deploy takes it;
+--- model m (optional) with a vision tower lowers it where the row says so
+--- (engines.sglang_vlm_factor).
+function M.sglang_fraction(srow, gpu_bytes, tp, pp, m)
   local rule = srow.rule == "memory" and {sglang_memory = true}
                or {fractions = M.budgets.sglang.fractions}
+  if rule.sglang_memory and srow.vlm and m then
+    rule.sglang_vlm = engines.sglang_vlm_factor(rawget(m, "vision"))
+  end
   return pcore.reserves(rule, {gpu_bytes = gpu_bytes or 0, tp = tp, pp = pp or 1}).utilization
 end
 
@@ -1216,7 +1223,11 @@ function M.new(opts)
     d.sglang_release = opts.engine_version
     -- by the GPU's memory, tp and pp (d.sglang_defaults; the fraction
     -- unless one is given)
-    if srow.rule == "memory" then erule.sglang_memory = true end
+    if srow.rule == "memory" then
+      erule.sglang_memory = true
+      -- a vision tower lowers the default (engines.lua sglang_vlm_factor)
+      if srow.vlm then erule.sglang_vlm = engines.sglang_vlm_factor(rawget(d.model, "vision")) end
+    end
   end
   if d.utilization == nil and d.budget == "trtllm" and opts.engine_version ~= nil then
     -- a TensorRT-LLM release's own KV fraction (0.85 before 0.8: engines.lua

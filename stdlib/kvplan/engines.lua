@@ -927,7 +927,8 @@ M.sglang = {
                if gpu_mib < 25000 then return tp < 4 and 8 or 80 end
                return 160
              end},
-  ["0.5"] = {rule = "memory", max_prefill_tokens = 16384, dp_attention_conservativeness = 0.3},
+  ["0.5"] = {rule = "memory", max_prefill_tokens = 16384, dp_attention_conservativeness = 0.3,
+             vlm = true},
 }
 M.sglang_latest = "0.5"
 
@@ -976,6 +977,31 @@ function M.sglang_version(v)
   if key and (tonumber(x) > 0 or tonumber(y) > 5) then return M.sglang[M.sglang_latest], M.sglang_latest end
   util.raise("unknown SGLang release '%s' for field 'engine_version' (known: %s; a later release "
              .. "takes the newest before it)", v, table.concat(util.sorted_keys(M.sglang), ", "))
+end
+
+-- SGLang's default fraction for a multimodal model (ServerArgs.
+-- adjust_mem_fraction_for_vlm, called at the end of _handle_gpu_memory_settings
+-- when mem_fraction_static is not given and model_config.is_multimodal, in
+-- the #10975 form of python/sglang/srt/server_args.py that the "0.5" row
+-- models: read in stored copies of the index, no commit named; the 0.4
+-- releases' __post_init__ was not checked for it, so the "0.4" row keeps its
+-- fractions, and later forms that size graphs after capture (a fixed 8 GiB
+-- instead, post_capture_kv_sizing) are not modelled): with vision_config's
+-- num_hidden_layers L (24 when absent) and hidden_size H (1024), complexity
+-- c = L H^2 / (24 x 1024^2) (ViT-L/14), the fraction is multiplied by 0.95 x
+-- clamp(1 - 0.1 (c - 1), 0.8, 1.05), unrounded. The catalog's vision.layers
+-- and vision.hidden are those two keys (config.json vision_config).
+M.sglang_vlm = {base = 0.95, sensitivity = 0.1, lo = 0.8, hi = 1.05, layers = 24, hidden = 1024}
+
+--- The factor SGLang multiplies its default mem_fraction_static by for a
+--- model with vision tower v (M.sglang_vlm), or nil without one.
+function M.sglang_vlm_factor(v)
+  if v == nil then return nil end
+  local c = M.sglang_vlm
+  local L, H = v.layers or c.layers, v.hidden or c.hidden
+  local ratio = L * H * H / (c.layers * c.hidden * c.hidden)
+  local dyn = math.max(c.lo, math.min(c.hi, 1.0 - c.sensitivity * (ratio - 1.0)))
+  return c.base * dyn
 end
 
 -- SGLang's memory defaults by the GPU's memory, tp and pp, and the CUDA-graph
@@ -1085,6 +1111,30 @@ M.trtllm = {
 }
 M.trtllm_latest = "1.0"
 M.trtllm_tokens_per_block = {pytorch = 32, tensorrt = 64}
+-- Whole blocks of the pool: ceil(max_tokens / tokens_per_block), as the C++
+-- BaseKVCacheManager::calculateMaxNumBlocks takes tc::ceilDiv (cpp/
+-- tensorrt_llm/batch_manager/kvCacheManager.cpp, the stored copy of 2025 with
+-- windowSizeToLayers; commit not pinned) and as TensorRT-LLM 1.1.0rc3's
+-- PyTorch backend allocates (tests/validation/trtllm-spark-gpt-oss-120b-
+-- gb10.log: max_tokens 86711, "Allocated 5.95 GiB for max tokens in paged KV
+-- cache (86720)", 2710 x 32). resource_manager.py at NVIDIA/TensorRT-LLM
+-- 001541bad83b84ae4c5c4a279e464572d5f690f7 keeps int(max_tokens //
+-- tokens_per_block) in its single-window "Standard case" (one block fewer);
+-- the release that does so was not pinned, so kvplan keeps the rounding the
+-- log shows (the ledger's size_pool, engine/core/ledger.c).
+--
+-- TensorRT-LLM's attention windows: either backend gives every layer one
+-- window, max_seq_len, unless kv_cache_config.max_attention_window is set
+-- (KVCacheManager.__init__ at 001541bad83b: "Use max_seq_len as default
+-- max_attention_window"; the executor's KvCacheConfig keeps it optional), so
+-- a sliding-window layer keeps every token of its sequence in the pool: the
+-- ledger counts TensorRT-LLM's sliding and chunked layers as full
+-- (engine/core/ledger.c pool_layer). The 1.1.0rc3 log above runs
+-- gpt-oss-120b (sliding layers of 128 tokens) so: "Adjusted
+-- max_attention_window_vec to [86720]". A max_attention_window list
+-- (variable sliding window attention: a pool per window size, each its share
+-- c_w w / sum c_v v of the memory, c_w the bytes a token of its layers,
+-- BlockManager::calculateWindowSizeToShare) is not modelled.
 -- the dummy run's max_num_tokens and the KV fraction when unset
 -- (KvCacheConfig.free_gpu_memory_fraction 0.9); max_batch_size as the rows'
 M.trtllm_defaults = {max_num_tokens = 8192, max_batch_size = 2048, fraction = 0.9}

@@ -455,6 +455,11 @@ function M.parse_trtllm(body, f)
      or body:find("Attention window too large to fit even a single sequence") then
     f.refused = true
   end
+  -- the PyTorch backend's cut (resource_manager.py
+  -- _validate_and_adjust_attention_windows: "Attention window size W exceeds
+  -- upper bound B for available blocks"), the last: the real pool's
+  local wa, wb = last(body, {"Attention window size (%d+) exceeds upper bound (%d+) for available blocks"})
+  if wa then f.trt_window_asked, f.trt_window = int(wa), int(wb) end
   f.trt_reduced = int(last(body, {"They are reduced to (%d+)", "they are reduced to (%d+)",
                                   "maxSequenceLen is reduced to maxAttentionWindow: (%d+)"}))
 end
@@ -1236,7 +1241,7 @@ function M.check(text, opts)
       row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
           status = "missing: the SGLang version (" .. tostring(f.version) .. " is not modelled)"}
     elseif srow.rule == "tp" or total then
-      local k = require("kvplan.deploy").sglang_fraction(srow, total, tp, pp)
+      local k = require("kvplan.deploy").sglang_fraction(srow, total, tp, pp, m)
       row{figure = "mem_fraction_static", mode = "predict", logged = f.mem_fraction_static.mid,
           kvplan = k, rel_error = relerr(k, f.mem_fraction_static.mid), status = "predicted",
           inputs = inputs("sglang_rule=" .. sv .. (srow.rule == "memory" and (" gpu_memory=" .. tsrc) or ""))}
@@ -1467,6 +1472,33 @@ function M.check_trtllm(f, m, c)
     row{figure = "kv_tokens", mode = "exact", logged = f.kv_tokens, kvplan = tok("mid"),
         range = tok("lo") .. "-" .. tok("hi"), rel_error = relerr(tok("mid"), f.kv_tokens),
         status = ok and "exact" or "differs", inputs = inputs("kv_memory=log")}
+  end
+  -- the pool's tokens from the max_tokens it names: whole blocks, rounded
+  -- up ("Allocated ... for max tokens in paged KV cache (86720)" after
+  -- max_tokens 86711 in 1.1.0rc3; engines.lua M.trtllm_tokens_per_block), as
+  -- the ledger sizes its pool for that max_tokens (kv.deploy's max_kv_tokens)
+  if not f.trt_free and f.trt_alloc_tokens and f.kv_tokens and f.kv_tokens > 0 then
+    local okp, pd = pcall(kv.deploy, {model = m, tp = c.tp, pp = c.pp, kv = c.kv,
+                                      gpu_memory = 1 << 50, activation = 0, overhead = 0,
+                                      weight_bytes = 1, budget = "trtllm", block = tpb,
+                                      max_kv_tokens = f.kv_tokens,
+                                      max_model_len = f.trt_window_asked})
+    if okp then
+      local tsrc = "max_tokens=log tokens_per_block=" .. (f.trt_tokens_per_block and "log" or "default")
+      local pool = pd:ledger().kv_tokens
+      row{figure = "kv_pool_tokens", mode = "exact", logged = f.trt_alloc_tokens, kvplan = pool,
+          rel_error = relerr(pool, f.trt_alloc_tokens),
+          status = pool == f.trt_alloc_tokens and "exact" or "differs", inputs = inputs(tsrc)}
+      -- the window a max_seq_len beyond the pool is cut to: blocks x
+      -- tokens per block (the startup check's note, engine/core/starts.c)
+      if f.trt_window then
+        local _, why = pd:starts()
+        local w = tonumber(why:match("reduced to (%d+)")) or f.trt_window_asked
+        row{figure = "kv_window", mode = "exact", logged = f.trt_window, kvplan = w,
+            rel_error = relerr(w, f.trt_window), status = w == f.trt_window and "exact" or "differs",
+            inputs = inputs(tsrc .. " max_seq_len=log")}
+      end
+    end
   end
   -- the GiB allocated for the tokens it names, where the free memory is
   -- not in the log: kvCacheManager.cpp prints the primary pool's volume x

@@ -160,6 +160,26 @@ check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.5"], 24 * GiB, 4, 
          "kvplan validate's fraction: the same rule")
 check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.4"], nil, 4, 1), 0.85,
          "0.4: by tp")
+-- a multimodal model (ServerArgs.adjust_mem_fraction_for_vlm, engines.lua
+-- sglang_vlm_factor): Qwen2.5-VL-7B's tower, 32 layers of 1280, is 32 x
+-- 1280^2 / (24 x 1024^2) = 2.0833 ViT-L/14s: 0.95 x (1 - 0.1 x 1.0833) =
+-- 0.84708 of the H100's 0.834, unrounded
+local vl = kv.deploy{model = "qwen2.5-vl-7b", gpu = "h100", engine = "sglang", engine_version = "0.5"}
+check.eq(math.abs(vl.utilization - 0.834 * 0.95 * (1 - 0.1 * (32 * 1280 ^ 2 / (24 * 1024 ^ 2) - 1)))
+         < 1e-12, true, "the vision tower lowers the fraction")
+check.eq(string.format("%.7f", vl.utilization), "0.7064675", "0.834 x 0.847083")
+check.eq(vl.sglang_defaults.mem_fraction_static, vl.utilization, "and the defaults say so")
+check.eq(e.sglang_vlm_factor({layers = 24, hidden = 1024}), 0.95, "a ViT-L/14: 0.95")
+check.eq(e.sglang_vlm_factor({layers = 4, hidden = 512}), 0.95 * 1.05, "a small tower: at most 1.05")
+check.eq(e.sglang_vlm_factor({layers = 48, hidden = 2048}), 0.95 * 0.8, "a large one: at least 0.8")
+check.eq(e.sglang_vlm_factor(nil), nil, "no tower, no factor")
+check.eq(kv.deploy{model = "qwen2.5-vl-7b", gpu = "h100", engine = "sglang", engine_version = "0.5",
+                   utilization = 0.8}.utilization, 0.8, "a given fraction is not adjusted")
+check.eq(kv.deploy{model = "qwen2.5-vl-7b", gpu = "h100", engine = "sglang",
+                   engine_version = "0.4"}.utilization, 0.88, "0.4: by tp, not adjusted")
+check.eq(require("kvplan.deploy").sglang_fraction(e.sglang["0.5"], vl.gpu_bytes, 1, 1,
+                                                  kv.model("qwen2.5-vl-7b")),
+         vl.utilization, "kvplan validate's fraction: the same rule")
 check.error("unknown SGLang release '0.3' for field 'engine_version' (known: 0.4, 0.5", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "sglang", engine_version = "0.3"}
 end)
@@ -282,39 +302,44 @@ ok, why = sg_pool(7):starts()
 check.eq(ok, true, "7 tokens: max_req_input_len 1")
 check.eq(why, "SGLang starts and cuts requests to max_req_len 6 tokens (max_total_num_tokens 7 - 1 "
          .. "< context_len 131072 - 1)", "no refusal, a cut")
--- TensorRT-LLM (PyTorch backend): max_tokens = floor(0.9 x 4 MiB / 131072) = 28 < one
--- block of 32: "Impossible to fit in any sequence in kvCache"
+-- TensorRT-LLM (PyTorch backend): max_tokens = floor(0.9 x (128 KiB + 1) / 131072) = 0, no
+-- block of 32: "Impossible to fit in any sequence in kvCache"; a pool of some tokens has
+-- ceil(max_tokens / 32) blocks, as 1.1.0rc3 allocates (engines.lua), and cuts max_seq_len
 local function trt(mib, o)
   local opts = {model = "llama-3.1-8b", gpu_memory = mib * 1048576 + 1, weight_bytes = 1,
                 engine = "trtllm", activation = 0, overhead = 0}
   for k, v in pairs(o or {}) do opts[k] = v end
   return kv.deploy(opts)
 end
-ok, why = trt(4):starts()
-check.eq(ok, false, "28 tokens: no block")
+ok, why = trt(1 / 8):starts()
+check.eq(ok, false, "no token: no block")
 check.eq(why, 'TensorRT-LLM refuses to start ("Impossible to fit in any sequence in kvCache"): '
-         .. "0.00 GiB of KV memory holds 28 tokens, less than one block of 32", "TensorRT-LLM's assertion")
-check.eq(kv.report.ledger_row(trt(4), 16, 1).fits, false, "report rows say so")
--- 0.9 x 5 MiB holds 36 tokens, one block: max_seq_len is cut to 32, or refused under fail-fast
-ok, why = trt(5):starts()
+         .. "0.00 GiB of KV memory holds 0 tokens, not one block of 32", "TensorRT-LLM's assertion")
+check.eq(kv.report.ledger_row(trt(1 / 8), 16, 1).fits, false, "report rows say so")
+-- 0.9 x 4 MiB holds 28 tokens, one block: max_seq_len is cut to 32, or refused under fail-fast
+ok, why = trt(4):starts()
 check.eq(ok, true, "one block: starts")
 check.eq(why, "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen reduced to 32 (1 "
          .. "blocks of 32 tokens; max_seq_len 131072 does not fit one sequence)", "the warning")
-ok, why = trt(5, {fail_fast_on_attention_window_too_large = true}):starts()
+ok, why = trt(4, {fail_fast_on_attention_window_too_large = true}):starts()
 check.eq(ok, false, "fail fast")
 check.eq(why:find('TensorRT-LLM refuses to start ("Attention window too large to fit even a single '
                   .. 'sequence in the KV cache.', 1, true), 1, "the fail-fast error")
-check.eq(kv.report.ledger_row(trt(5, {fail_fast_on_attention_window_too_large = true}), 16, 1).fits,
+check.eq(kv.report.ledger_row(trt(4, {fail_fast_on_attention_window_too_large = true}), 16, 1).fits,
          false, "fits never hides it")
-check.eq(select(1, trt(5, {fail_fast_on_attention_window_too_large = true, max_model_len = 32})
+check.eq(select(1, trt(4, {fail_fast_on_attention_window_too_large = true, max_model_len = 32})
                      :starts()), true, "32 tokens fit one block")
+-- 0.9 x 5 MiB holds 36 tokens: two blocks, cut to 64
+check.eq(select(2, trt(5):starts()):find("reduced to 64 (2 blocks", 1, true) ~= nil, true,
+         "ceil(36 / 32) blocks")
 -- Mamba layers alone hold no per-token KV: nothing for SGLang or TensorRT-LLM to refuse
 check.eq(select(1, kv.deploy{model = "falcon-mamba-7b", gpu = "h100", engine = "sglang"}:starts()),
          true, "SGLang: no KV tokens, no refusal")
 check.eq(select(1, kv.deploy{model = "falcon-mamba-7b", gpu = "h100", engine = "trtllm"}:starts()),
          true, "TensorRT-LLM: no KV tokens, no refusal")
--- max_tokens caps the pool: 16 tokens is no block
-check.eq(select(1, trt(5, {max_kv_tokens = 16}):starts()), false, "max_tokens below a block")
+-- max_tokens caps the pool: 16 tokens take one block
+check.eq(select(2, trt(5, {max_kv_tokens = 16}):starts()):find("reduced to 32 (1 blocks", 1, true)
+         ~= nil, true, "max_tokens below a block: one block")
 
 -- quantization_config -> weight classes (config alone, no safetensors beside it)
 local tmp = check.tmpdir()

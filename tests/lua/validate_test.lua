@@ -876,3 +876,26 @@ do
     .. "takes 0.94GiB; the rest of the memory reserved for KV Cache is 59.75GiB.\n"))
   check.eq(r["weights_gib/predict"].status, "predicted", "deepseek-v2-lite AWQ weighed by class")
 end
+
+-- TensorRT-LLM's pool and window from the max_tokens it names (1.1.0rc3's
+-- lines, tests/validation/trtllm-spark-gpt-oss-120b-gb10.log): ceil(86711 /
+-- 32) = 2710 blocks, 86720 tokens allocated, a max_seq_len of 131072 cut to
+-- that (engine/core/starts.c; the floor, 2709 blocks, would say 86688)
+local trt_pool = [[
+# model: gpt-oss-120b
+# tp: 1
+[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3
+[TRT-LLM] [I] Using LLM with PyTorch backend
+[TRT-LLM] [I] Estimated max memory in KV cache : 5.95 GiB
+[TRT-LLM] [W] Both free_gpu_memory_fraction and max_tokens are set (to 0.8999999761581421 and 86711, respectively). The smaller value will be used.
+[TRT-LLM] [W] Attention window size 131072 exceeds upper bound 86720 for available blocks. Reducing to 86720.
+[TensorRT-LLM][INFO] Number of tokens per block: 32.
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache (86720).
+]]
+local rp = rows_by(kv.validate(trt_pool))
+check.eq(rp["kv_pool_tokens/exact"].kvplan, 86720, "2710 blocks of 32")
+check.eq(rp["kv_pool_tokens/exact"].status, "exact", "as allocated")
+check.eq(rp["kv_window/exact"].kvplan, 86720, "the window: the pool's blocks")
+check.eq(rp["kv_window/exact"].status, "exact", "as logged")
+rp = rows_by(kv.validate((trt_pool:gsub("upper bound 86720", "upper bound 86688"))))
+check.eq(rp["kv_window/exact"].status, "differs", "another window differs")

@@ -1050,6 +1050,42 @@ static void eval_numbers_equals_eval(void **state) {
   assert_string_equal(diag.msg, "field 'utilization' must be in (0, 1], got 0");
 }
 
+/* TensorRT-LLM gives every layer one attention window, max_seq_len, unless
+ * kv_cache_config.max_attention_window is set (resource_manager.py
+ * KVCacheManager.__init__, NVIDIA/TensorRT-LLM 001541bad83b; engines.lua,
+ * "TensorRT-LLM's attention windows"): a sliding layer holds every token.
+ * gpt-oss-20b's shape, 40 GiB free, fraction 0.85: 36507222016 bytes of
+ * 49152 a token (24 layers x 2048) = 742741 tokens, ceil(742741 / 32) =
+ * 23211 blocks (calculateMaxNumBlocks' ceilDiv). */
+static void trtllm_sliding_layers_hold_every_token(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  int64_t n;
+  kvp_fit f;
+  gpt_oss_like(&d);
+  d.max_model_len = 1048576; /* max_context below answers the pool, not the model */
+  d.budget = KVP_BUDGET_TRTLLM;
+  d.utilization = 0.85;
+  d.block = 32;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].blocks, 23211);
+  /* a request of 8192 tokens takes 256 blocks in every layer, the sliding
+   * ones too (at their window: 12 x 5 + 12 x 256 of the 24 x 256, 177 requests) */
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 90); /* 23211 // 256 */
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 100, &n, &f), KVP_OK);
+  assert_int_equal(n, 5802); /* 23211 // 4: the window does not matter below it */
+  assert_int_equal(kvp_ledger_max_context(&l, 1, &n, &f), KVP_OK);
+  assert_int_equal(n, 23211 * 32);
+  /* vLLM's budget still frees the window's blocks: 28 GiB // (12 x 32768)
+   * = 76458 blocks, (76458 - 1) // (512 + 9) a request */
+  d.budget = KVP_BUDGET_VLLM;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_ledger_max_concurrency(&l, 8192, &n, &f), KVP_OK);
+  assert_int_equal(n, 146);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(eval_numbers_equals_eval),
@@ -1085,6 +1121,7 @@ int main(void) {
     cmocka_unit_test(one_kv_type_and_kivi_keep_per_layer_pages),
     cmocka_unit_test(prefix_blocks_of_full_groups_are_held_once),
     cmocka_unit_test(eviction_and_length_points_apply_per_group),
+    cmocka_unit_test(trtllm_sliding_layers_hold_every_token),
   };
   return cmocka_run_group_tests_name("ledger", tests, NULL, NULL);
 }

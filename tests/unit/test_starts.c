@@ -132,25 +132,33 @@ static void sglang_refuses_an_empty_or_too_small_pool(void **state) {
 
 static void trtllm_refuses_no_block_and_cuts_the_window(void **state) {
   (void)state;
-  /* free_gpu_memory_fraction 0.9 of 4 MiB + 1: floor(3774874.5) bytes, 28 tokens < a block of 32 */
-  small(KVP_BUDGET_TRTLLM, 4 * MiB + 1, 0.9);
+  /* free_gpu_memory_fraction 0.9 of 128 KiB: 117964 bytes, no token of 131072 */
+  small(KVP_BUDGET_TRTLLM, 128 * 1024, 0.9);
   d.block = 32;
   kvp_start s = check();
-  assert_int_equal(s.tokens, 28);
+  assert_int_equal(s.tokens, 0);
   assert_int_equal(s.starts, 0);
   assert_int_equal(s.why, KVP_START_TRTLLM_BLOCK);
   text_is(&s, "TensorRT-LLM refuses to start (\"Impossible to fit in any sequence in kvCache\"): "
-              "0.00 GiB of KV memory holds 28 tokens, less than one block of 32");
-  /* 5 MiB + 1: 4718592 bytes, 36 tokens, 1 block: max_seq_len cut to 32 */
-  d.gpu_bytes = 5 * MiB + 1;
+              "0.00 GiB of KV memory holds 0 tokens, not one block of 32");
+  /* 4 MiB + 1: floor(3774874.5) bytes, 28 tokens, ceil(28 / 32) = 1 block (the
+   * pool's, as 1.1.0rc3 allocates): max_seq_len cut to 32 */
+  d.gpu_bytes = 4 * MiB + 1;
   s = check();
-  assert_int_equal(s.tokens, 36);
+  assert_int_equal(s.tokens, 28);
   assert_int_equal(s.blocks, 1);
   assert_int_equal(s.starts, 1);
   assert_int_equal(s.why, KVP_START_CUT);
   assert_int_equal(s.limit, 32);
+  assert_int_equal(l.stage[0].blocks, s.blocks); /* the ledger's pool */
   text_is(&s, "TensorRT-LLM starts with maxAttentionWindow and maxSequenceLen reduced to 32 (1 "
               "blocks of 32 tokens; max_seq_len 131072 does not fit one sequence)");
+  /* 5 MiB + 1: 4718592 bytes, 36 tokens, 2 blocks: cut to 64 */
+  d.gpu_bytes = 5 * MiB + 1;
+  s = check();
+  assert_int_equal(s.tokens, 36);
+  assert_int_equal(s.blocks, 2);
+  assert_int_equal(s.limit, 64);
   /* fail_fast_on_attention_window_too_large: a refusal instead */
   d.fail_fast = 1;
   s = check();
@@ -158,13 +166,14 @@ static void trtllm_refuses_no_block_and_cuts_the_window(void **state) {
   assert_int_equal(s.why, KVP_START_TRTLLM_WINDOW);
   text_is(&s, "TensorRT-LLM refuses to start (\"Attention window too large to fit even a single "
               "sequence in the KV cache. Failing fast rather than attempting an adjustment of "
-              "the window sizes.\"): max_seq_len 131072, 1 blocks of 32 tokens hold 32");
-  /* max_tokens (max_kv_tokens) below a block */
+              "the window sizes.\"): max_seq_len 131072, 2 blocks of 32 tokens hold 64");
+  /* max_tokens (max_kv_tokens) 16: one block */
   d.fail_fast = 0;
   d.max_kv_tokens = 16;
   s = check();
   assert_int_equal(s.tokens, 16);
-  assert_int_equal(s.why, KVP_START_TRTLLM_BLOCK);
+  assert_int_equal(s.blocks, 1);
+  assert_int_equal(s.why, KVP_START_CUT);
   /* max_seq_len within the window: it starts as asked */
   d.max_kv_tokens = 0;
   d.max_model_len = 32;
