@@ -1401,5 +1401,15 @@ sg_best=$("$kvplan" best $sg gpus=a100 pp=1 context=32K -f csv --columns max_con
 sg_led=$("$kvplan" ledger $sg gpu=a100 context=32K -f csv | grep -c 'room for 17 more requests of 32768 tokens')
 sg_start=$("$kvplan" startup $sg gpu=a100 max_model_len=32K | grep -c '^kvplan: sglang starts; 18 requests of 32768 tokens')
 check sglang_one_answer [ "$sg_n" = 18 ] && [ "$sg_fit" = 18 ] && [ "$sg_best" = 18 ] && [ "$sg_led" = 1 ] && [ "$sg_start" = 1 ]
+# hostile input (docs/reliability.md, 2026-12-03): a boolean argument given
+# false, no or 0 is false; it was the word itself, a true value ('fit time=no'
+# added the time columns, 'best all=false' listed all, 'ledger enforce_eager=0'
+# failed at scripts/ledger.lua:103 with "must be true or false, got 0")
+expect bool_time_no 0 "" -- fit model=llama-3.1-8b gpus=l4 tp=1 context=4096 time=no -f csv
+check "bool_time_no: no time columns" sh -c "! head -n 1 '$out/bool_time_no.out' | grep -q tpot_ms"
+expect bool_all_false 0 "" -- best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 all=false -f csv
+expect bool_all_default 0 "" -- best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 -f csv
+check "bool_all_false: the rows of all's default" cmp -s "$out/bool_all_false.out" "$out/bool_all_default.out"
+expect bool_field_0 0 "" -- ledger model=llama-3.1-8b gpu=l4 enforce_eager=0 -f csv
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

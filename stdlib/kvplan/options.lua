@@ -289,7 +289,10 @@ function M.parse(args, defaults, from_command_line)
     if getmetatable(def) == Required then def = "" end
     local min
     if getmetatable(def) == AtLeast then min, def = def.min, def.default end
-    out[key] = type(v) == "string" and convert(key, v, def, fail, fields.by_name[key]) or v
+    -- not 'and convert(...) or v': a boolean converted to false kept the word
+    -- ('time=no' was the string "no", true)
+    if type(v) == "string" then out[key] = convert(key, v, def, fail, fields.by_name[key])
+    else out[key] = v end
     if min ~= nil and type(out[key]) == "number" and not (out[key] >= min) then
       fail("argument '%s' must be %s >= %s, got '%s'", key,
            math.type(def) == "integer" and "an integer" or "a number", util.fmt_num(min),

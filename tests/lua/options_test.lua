@@ -13,6 +13,20 @@ check.eq(o.quiet, false, "default kept")
 check.error("unknown argument 'contxt' (did you mean 'context'", kv.options, {contxt = "1"}, {context = 1})
 check.error("argument 'context' must be an integer, got '1.5'", kv.options, {context = "1.5"}, {context = 1})
 check.error("argument 'context' must be a number, got 'nan'", kv.options, {context = "nan"}, {context = 1})
+-- a boolean given false is false, not the word: 'and convert(...) or v' kept
+-- the string "false" (truthy), so 'fit time=no' added the times and
+-- 'best all=false' listed every candidate
+do
+  local d = {on = true, off = false}
+  for _, w in ipairs{"false", "no", "0", "FALSE"} do
+    local o = kv.options({on = w, off = w}, d)
+    check.eq(o.on, false, "boolean '" .. w .. "' is false")
+    check.eq(o.off, false, "boolean '" .. w .. "' over a false default is false")
+  end
+  check.eq(kv.options({off = "yes"}, d).off, true, "boolean 'yes' is true")
+  check.eq(kv.options({enforce_eager = "0"}, {enforce_eager = ""}).enforce_eager, false,
+           "a boolean deployment field given 0 is false")
+end
 
 -- at_least(min, default): the default, and a value below min refused naming the argument
 do
