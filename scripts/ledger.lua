@@ -115,7 +115,7 @@ for _, g in ipairs(opt.gpu) do
               deployment = label, model = model.id, gpu = d.gpu.id, tp = tp, pp = pp,
               weights = d.weights.name, kv = d.kv.name, context = context,
               concurrency = opt.concurrency, item = it.item, gib_per_gpu = it.bytes / GiB,
-              share_pct = 100 * it.bytes / l.total, note = it.note,
+              share_pct = 100.0 * it.bytes / l.total, note = it.note, -- a float: 100 * bytes wrapped past 2^63
             }
             for k, v in pairs(times) do row[k] = v end
             rows[#rows + 1] = row

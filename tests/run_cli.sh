@@ -1411,5 +1411,15 @@ expect bool_all_false 0 "" -- best model=llama-3.1-8b context=4096 concurrency=4
 expect bool_all_default 0 "" -- best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 -f csv
 check "bool_all_false: the rows of all's default" cmp -s "$out/bool_all_false.out" "$out/bool_all_default.out"
 expect bool_field_0 0 "" -- ledger model=llama-3.1-8b gpu=l4 enforce_eager=0 -f csv
+# past 2^63: share_pct was 100 * bytes in integers (-59097283.1 % for 10^9
+# requests), kv_used and kv_short 0.00 GiB for 10^15 (own * concurrency
+# wrapped), context=1e18 "request_bytes: arithmetic overflow: a count exceeds 64 bits"
+expect ledger_share_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1000000000 -f csv
+check "ledger_share_wrap: no negative share" sh -c "! grep -q ',-[0-9]' '$out/ledger_share_wrap.out'"
+expect ledger_need_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1e15 -f csv
+check "ledger_need_wrap: kv_used the whole budget, a shortfall" sh -c "grep -q ',kv_used,51.33,' '$out/ledger_need_wrap.out' &&
+  ! grep -q ',kv_short,0.00,' '$out/ledger_need_wrap.out'"
+expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:112: ledger: KV for one request of 1000000000000000000 tokens exceeds 64 bits (caused by field 'context' = 1000000000000000000)" -- \
+  ledger model=llama-3.1-8b gpu=h100 context=1e18
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

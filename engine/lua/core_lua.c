@@ -424,6 +424,9 @@ static int ledger_request_bytes(lua_State *L) {
     return kvl_error(L, "field 'stage' must be 1..%d, got %I", (int)l->nstage, (lua_Integer)s);
   if (n < 0) return kvl_error(L, "field 'tokens' must be >= 0, got %I", (lua_Integer)n);
   kvp_err e = kvp_ledger_request_bytes(l, (int32_t)(s - 1), n, &own, &shared, &sum, &points);
+  if (e == KVP_EOVERFLOW) /* was "request_bytes: arithmetic overflow: a count exceeds 64 bits" */
+    return kvl_error(L, "field 'tokens': KV for one request of %I tokens exceeds 64 bits",
+                     (lua_Integer)n);
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "request_bytes");
   lua_pushinteger(L, (lua_Integer)own);
   lua_pushinteger(L, (lua_Integer)shared);

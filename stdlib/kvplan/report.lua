@@ -464,8 +464,20 @@ function M.ledger_items(d, context, concurrency)
   concurrency = util.count(concurrency or 1, "concurrency")
   local out = {}
   local function item(name, bytes, note) out[#out + 1] = {item = name, bytes = bytes, note = note} end
-  local own, shared = l:request_bytes(context)
-  local need = own * concurrency + shared
+  local ok, own, shared = pcall(l.request_bytes, l, context)
+  if not ok then
+    if not tostring(own):find("exceeds 64 bits", 1, true) then error(own, 0) end
+    util.raise("ledger: KV for one request of %d tokens exceeds 64 bits (caused by field 'context' = %d)",
+               context, context)
+  end
+  -- past 2^63 bytes a float: Lua's integers wrap ('concurrency=1e15' read
+  -- kv_used and kv_short 0.00 GiB)
+  local need
+  if own > 0 and concurrency > (math.maxinteger - shared) // own then
+    need = own * 1.0 * concurrency + shared
+  else
+    need = own * concurrency + shared
+  end
   local fits, why, limit = l:fit(context, concurrency)
   local held = fits or limit == "starts" -- the KV budget holds them (the engine may refuse)
   local stages = d.pp > 1 and string.format(", the tightest of %d stages", d.pp) or ""

@@ -120,3 +120,21 @@ bad3:discard()
 assert(io.open(dir3 .. "/bad.html") == nil, "a failed HTML report leaves no file")
 for _, n in ipairs{"a", "b", "c"} do os.remove(dir3 .. "/" .. n .. ".html") end
 os.remove(dir3)
+
+-- ledger_items past 64 bits (hostile input, docs/reliability.md 2026-12-03):
+-- own * concurrency wrapped in Lua's integers, so 10^15 requests of 1024
+-- tokens read kv_used 0.00 and kv_short 0.00 GiB; a request of 10^18 tokens
+-- was "request_bytes: arithmetic overflow: a count exceeds 64 bits"
+do
+  local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}
+  local l = d:ledger()
+  local by = {}
+  for _, it in ipairs(kv.report.ledger_items(d, 1024, 10^15 // 1)) do by[it.item] = it end
+  check.eq(by.kv_used.bytes, l.kv_budget, "kv_used past 2^63 bytes: the whole KV budget")
+  assert(by.kv_short.bytes > 2^63, "kv_short past 2^63 bytes: " .. tostring(by.kv_short.bytes))
+  assert(by.kv_short.bytes == by.kv_short.bytes and by.kv_short.bytes < math.huge, "kv_short finite")
+  check.error("ledger: KV for one request of 1000000000000000000 tokens exceeds 64 bits (caused by "
+              .. "field 'context' = 1000000000000000000)", kv.report.ledger_items, d, 10^18 // 1, 1)
+  check.error("field 'tokens': KV for one request of 1000000000000000000 tokens exceeds 64 bits",
+              l.request_bytes, l, 10^18 // 1)
+end
