@@ -217,6 +217,13 @@ static const struct {
   {"host_bytes", offsetof(kvp_deploy, host_bytes), 0},
   {"params", offsetof(kvp_deploy, model.params), 1},
   {"max_context", offsetof(kvp_deploy, model.max_context), 1},
+  /* vLLM's sizes that multiply the block (ledger.c: block x dcp x pcp) and the
+   * overrides of the pool: a huge one was blamed on gpu_memory and params */
+  {"decode_context_parallel_size", offsetof(kvp_deploy, vllm.dcp), 1},
+  {"prefill_context_parallel_size", offsetof(kvp_deploy, vllm.pcp), 1},
+  {"data_parallel_size", offsetof(kvp_deploy, vllm.dp), 1},
+  {"num_gpu_blocks_override", offsetof(kvp_deploy, vllm.blocks_override), 0},
+  {"kv_cache_memory_bytes", offsetof(kvp_deploy, vllm.kv_cache_bytes), 0},
 };
 
 /* Does the question (the ledger, then max_context at arg when want is 1,

@@ -133,6 +133,11 @@ check.error("caused by field 'activation' = 9223372036854775807", ledger, {activ
 check.error("caused by field 'max_model_len' = 4611686018427387904", ledger, {max_model_len = 1 << 62})
 check.error("caused by field 'params' = 4611686018427387904", ledger,
             {model = {id = "p", layers = 2, hidden = 8, heads = 2, params = 1 << 62}})
+-- the context-parallel sizes past 2^63 were blamed on gpu_memory and params
+-- ("block x decode_context_parallel_size x prefill_context_parallel_size
+-- overflows: caused by field 'gpu_memory' = 85520809984, field 'params' = ...")
+check.error("overflows: caused by field 'prefill_context_parallel_size' = 1000000000000000000 (too large",
+            ledger, {prefill_context_parallel_size = 10^18 // 1})
 d = model_dir("positions", "2")
 put(d .. "/config.json", (CONFIG:format('"model_type":"llama",', 2, ""):gsub('"max_position_embeddings":64',
     '"max_position_embeddings":4611686018427387904')))
