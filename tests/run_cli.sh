@@ -1419,7 +1419,14 @@ check "ledger_share_wrap: no negative share" sh -c "! grep -q ',-[0-9]' '$out/le
 expect ledger_need_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1e15 -f csv
 check "ledger_need_wrap: kv_used the whole budget, a shortfall" sh -c "grep -q ',kv_used,51.33,' '$out/ledger_need_wrap.out' &&
   ! grep -q ',kv_short,0.00,' '$out/ledger_need_wrap.out'"
-expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:112: ledger: KV for one request of 1000000000000000000 tokens exceeds 64 bits (caused by field 'context' = 1000000000000000000)" -- \
+expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:112: request_bytes: arithmetic overflow past 2^63: the KV of one request of 1000000000000000000 tokens exceeds 64 bits" -- \
   ledger model=llama-3.1-8b gpu=h100 context=1e18
+# a sweep's overflow names its inputs ("sweep: arithmetic overflow: a count
+# exceeds 64 bits" for samples=1e18 before), and leaves no file
+expect sweep_overflow_named 1 "kvplan: $(pwd)/scripts/fit.lua:99: sweep: arithmetic overflow past 2^63: caused by field 'samples' = 1000000000000000000 (too large to count in 64 bits)" -- \
+  fit model=llama-3.1-8b gpus=l4 samples=1e18 -o "$out/sweep_overflow.csv"
+check "sweep_overflow_named: no file" sh -c "! ls '$out'/sweep_overflow.csv* 2> /dev/null"
+expect fit_kv_empty 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- fit model=llama-3.1-8b gpus=l4 kv=
+expect fit_weights_empty 2 "kvplan: command line: argument 'weights' is empty (expected e.g. weights=native)" -- fit model=llama-3.1-8b gpus=l4 weights=
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

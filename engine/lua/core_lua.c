@@ -224,11 +224,15 @@ static const struct {
   {"data_parallel_size", offsetof(kvp_deploy, vllm.dp), 1},
   {"num_gpu_blocks_override", offsetof(kvp_deploy, vllm.blocks_override), 0},
   {"kv_cache_memory_bytes", offsetof(kvp_deploy, vllm.kv_cache_bytes), 0},
+  /* a request's own KV is samples x its tokens (ledger.c request_cost) */
+  {"samples", offsetof(kvp_deploy, samples), 1},
 };
 
 /* Does the question (the ledger, then max_context at arg when want is 1,
- * max_concurrency when 2) overflow for deployment d? */
-static int overflows(const kvp_deploy *d, int want, int64_t arg) {
+ * max_concurrency at context arg when 2, the fit of arg2 requests of arg
+ * tokens when 3, request_bytes of arg tokens in stage arg2 when 4) overflow
+ * for deployment d? */
+static int overflows(const kvp_deploy *d, int want, int64_t arg, int64_t arg2) {
   kvp_ledger *l = malloc(kvp_ledger_size(d));
   if (l == NULL) return 1;
   kvp_diag diag = {{0}};
@@ -237,8 +241,24 @@ static int overflows(const kvp_deploy *d, int want, int64_t arg) {
   kvp_err e = kvp_ledger_eval(d, l, &diag);
   if (e == KVP_OK && want == 1) e = kvp_ledger_max_context(l, arg, &n, &f);
   if (e == KVP_OK && want == 2) e = kvp_ledger_max_concurrency(l, arg, &n, &f);
+  if (e == KVP_OK && want == 3) {
+    kvp_verdict v;
+    e = kvp_verdict_fit(l, arg, arg2, &v, &diag);
+  }
+  if (e == KVP_OK && want == 5) { /* a sweep's row: any of its answers */
+    kvp_verdict v;
+    int64_t c;
+    e = kvp_verdict_fit(l, arg, arg2, &v, &diag);
+    if (e == KVP_OK) e = kvp_ledger_max_concurrency(l, arg, &c, &f);
+    if (e == KVP_OK) e = kvp_ledger_max_context(l, arg2, &c, &f);
+  }
+  if (e == KVP_OK && want == 4) {
+    int64_t own, shared, sum, points;
+    e = arg2 < 0 || arg2 >= l->nstage ? KVP_EINVAL
+        : kvp_ledger_request_bytes(l, (int32_t)arg2, arg, &own, &shared, &sum, &points);
+  }
   free(l);
-  return e == KVP_EOVERFLOW;
+  return e != KVP_OK; /* another error is no answer either (context=1e18 was blamed on gpu_memory) */
 }
 
 /* Raise the error of a failed ledger question; an overflow names the inputs
@@ -247,7 +267,7 @@ static int overflows(const kvp_deploy *d, int want, int64_t arg) {
  * largest first, until the question is answerable; those are named with
  * their values. */
 static int ledger_error(lua_State *L, kvp_err e, const kvp_diag *diag, const char *what,
-                        const kvp_deploy *d, int want, int64_t arg) {
+                        const kvp_deploy *d, int want, int64_t arg, int64_t arg2) {
   if (e != KVP_EOVERFLOW) return kvl_core_error(L, e, diag, what);
   enum { N = sizeof inputs / sizeof inputs[0] };
   luaL_Buffer b;
@@ -266,10 +286,11 @@ static int ledger_error(lua_State *L, kvp_err e, const kvp_diag *diag, const cha
     if (best < 0) break;
     done[best] = 1;
     *(int64_t *)(void *)((char *)&t + inputs[best].off) = inputs[best].neutral;
+    if (t.model.active > t.model.params) t.model.active = t.model.params; /* model.c's check */
     lua_pushfstring(L, "%s field '%s' = %I", named++ ? "," : ": caused by", inputs[best].name,
                     (lua_Integer)bv);
     luaL_addvalue(&b);
-    if (!overflows(&t, want, arg)) {
+    if (!overflows(&t, want, arg, arg2)) {
       fixed = 1;
       break;
     }
@@ -278,8 +299,14 @@ static int ledger_error(lua_State *L, kvp_err e, const kvp_diag *diag, const cha
     luaL_buffsub(&b, (size_t)luaL_bufflen(&b)); /* nothing named does it alone: say the question */
     if (diag != NULL && diag->msg[0] != '\0') luaL_addstring(&b, diag->msg);
     else lua_pushfstring(L, "%s: arithmetic overflow past 2^63", what), luaL_addvalue(&b);
-    if (want) {
+    if (want == 1 || want == 2) {
       lua_pushfstring(L, " at %s %I", want == 1 ? "concurrency" : "context", (lua_Integer)arg);
+      luaL_addvalue(&b);
+    } else if (want == 3 || want == 5) {
+      lua_pushfstring(L, " at %I requests of %I tokens", (lua_Integer)arg2, (lua_Integer)arg);
+      luaL_addvalue(&b);
+    } else if (want == 4) {
+      lua_pushfstring(L, ": the KV of one request of %I tokens exceeds 64 bits", (lua_Integer)arg);
       luaL_addvalue(&b);
     }
   } else {
@@ -287,6 +314,11 @@ static int ledger_error(lua_State *L, kvp_err e, const kvp_diag *diag, const cha
   }
   luaL_pushresult(&b);
   return kvl_error(L, "%s", lua_tostring(L, -1));
+}
+
+int kvl_overflow_error(lua_State *L, const char *what, const kvp_deploy *d, int64_t context,
+                       int64_t concurrency) {
+  return ledger_error(L, KVP_EOVERFLOW, NULL, what, d, 5, context, concurrency);
 }
 
 /* core.ledger(t [, rates]): evaluate a deployment. rates: the perf table
@@ -301,7 +333,7 @@ static int l_ledger(lua_State *L) {
   kvp_ledger *l = lua_newuserdatauv(L, kvp_ledger_size(&d), 1);
   kvp_diag diag = {{0}};
   kvp_err e = kvp_ledger_eval(&d, l, &diag);
-  if (e != KVP_OK) return ledger_error(L, e, &diag, "ledger", &d, 0, 0);
+  if (e != KVP_OK) return ledger_error(L, e, &diag, "ledger", &d, 0, 0, 0);
   luaL_setmetatable(L, LEDGER_MT);
   if (rates == LUA_TTABLE || rates == LUA_TSTRING) {
     lua_pushvalue(L, 2);
@@ -351,7 +383,7 @@ static int ledger_max_concurrency(lua_State *L) {
   kvp_diag diag = {{0}};
   kvp_err e = kvp_verdict_max_concurrency(l, ctx, &n, &v, &diag);
   if (e != KVP_OK && diag.msg[0] != '\0') return kvl_core_error(L, e, &diag, "max_concurrency");
-  if (e != KVP_OK) return ledger_error(L, e, NULL, "max_concurrency", &l->d, 2, ctx);
+  if (e != KVP_OK) return ledger_error(L, e, NULL, "max_concurrency", &l->d, 2, ctx, 0);
   lua_pushinteger(L, (lua_Integer)n);
   push_verdict(L, l, &v);
   return 3;
@@ -364,7 +396,7 @@ static int ledger_max_context(lua_State *L) {
   kvp_fit f;
   int64_t conc = check_count_arg(L, 2, "concurrency");
   kvp_err e = kvp_ledger_max_context(l, conc, &n, &f);
-  if (e != KVP_OK) return ledger_error(L, e, NULL, "max_context", &l->d, 1, conc);
+  if (e != KVP_OK) return ledger_error(L, e, NULL, "max_context", &l->d, 1, conc, 0);
   lua_pushinteger(L, (lua_Integer)n);
   push_why(L, &f);
   push_limit(L, &f);
@@ -380,8 +412,11 @@ static int ledger_fit(lua_State *L) {
   kvp_ledger *l = check_ledger(L);
   kvp_verdict v;
   kvp_diag diag = {{0}};
-  kvp_err e = kvp_verdict_fit(l, check_count_arg(L, 2, "context"),
-                              check_count_arg(L, 3, "concurrency"), &v, &diag);
+  int64_t ctx = check_count_arg(L, 2, "context"), conc = check_count_arg(L, 3, "concurrency");
+  kvp_err e = kvp_verdict_fit(l, ctx, conc, &v, &diag);
+  /* an overflow names its inputs ("fit: arithmetic overflow" for samples=1e18) */
+  if (e == KVP_EOVERFLOW && diag.msg[0] == '\0')
+    return ledger_error(L, e, NULL, "fit", &l->d, 3, ctx, conc);
   if (e != KVP_OK) return kvl_core_error(L, e, &diag, "fit");
   lua_pushboolean(L, v.fit.why == KVP_FITS);
   push_verdict(L, l, &v);
@@ -432,8 +467,7 @@ static int ledger_request_bytes(lua_State *L) {
   if (n < 0) return kvl_error(L, "field 'tokens' must be >= 0, got %I", (lua_Integer)n);
   kvp_err e = kvp_ledger_request_bytes(l, (int32_t)(s - 1), n, &own, &shared, &sum, &points);
   if (e == KVP_EOVERFLOW) /* was "request_bytes: arithmetic overflow: a count exceeds 64 bits" */
-    return kvl_error(L, "field 'tokens': KV for one request of %I tokens exceeds 64 bits",
-                     (lua_Integer)n);
+    return ledger_error(L, e, NULL, "request_bytes", &l->d, 4, n, s - 1);
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "request_bytes");
   lua_pushinteger(L, (lua_Integer)own);
   lua_pushinteger(L, (lua_Integer)shared);

@@ -65,6 +65,11 @@ void kvl_html_page(lua_State *L, int idx, kvp_csv *w);
 int kvl_error(lua_State *L, const char *fmt, ...);
 /* Raise the error of a failed core call: the diag message if any. */
 int kvl_core_error(lua_State *L, kvp_err e, const kvp_diag *d, const char *what);
+/* Raise "WHAT: arithmetic overflow past 2^63" naming the inputs of deployment d
+ * that cause it (the ledger, then the fit, max_concurrency and max_context of
+ * `concurrency` requests of `context` tokens; core_lua.c ledger_error). */
+int kvl_overflow_error(lua_State *L, const char *what, const kvp_deploy *d, int64_t context,
+                       int64_t concurrency);
 /* "got 2.5", "got nan", "got string 'x'", "got nil" for value at idx. */
 const char *kvl_got(lua_State *L, int idx);
 

@@ -132,6 +132,14 @@ static int l_run(lua_State *L) {
 
   int64_t written = 0;
   int got = kvl_sweep_rows(L, r, h->s, h->w, cols, first, end, &written, &d);
+  if (got == -(int)KVP_EOVERFLOW && d.msg[0] == '\0') {
+    /* the failing row's deployment names the inputs ("sweep: arithmetic
+     * overflow: a count exceeds 64 bits" for samples=1e18 before) */
+    const kvp_sweep *s = h->s;
+    int64_t ctx = s->ax.ncontext ? s->ax.context[s->ci] : s->ledger_ok ? s->ledger.max_len : 0;
+    int64_t conc = s->ax.nconcurrency ? s->ax.concurrency[s->qi] : 1;
+    return kvl_overflow_error(L, "sweep", &s->dep, ctx, conc);
+  }
   if (got < 0) return kvl_core_error(L, (kvp_err)-got, &d, "sweep");
   if (r->each) { /* the rows given to it */
     lua_pushinteger(L, (lua_Integer)written);

@@ -464,12 +464,7 @@ function M.ledger_items(d, context, concurrency)
   concurrency = util.count(concurrency or 1, "concurrency")
   local out = {}
   local function item(name, bytes, note) out[#out + 1] = {item = name, bytes = bytes, note = note} end
-  local ok, own, shared = pcall(l.request_bytes, l, context)
-  if not ok then
-    if not tostring(own):find("exceeds 64 bits", 1, true) then error(own, 0) end
-    util.raise("ledger: KV for one request of %d tokens exceeds 64 bits (caused by field 'context' = %d)",
-               context, context)
-  end
+  local own, shared = l:request_bytes(context)
   -- past 2^63 bytes a float: Lua's integers wrap ('concurrency=1e15' read
   -- kv_used and kv_short 0.00 GiB)
   local need

@@ -133,8 +133,16 @@ do
   check.eq(by.kv_used.bytes, l.kv_budget, "kv_used past 2^63 bytes: the whole KV budget")
   assert(by.kv_short.bytes > 2^63, "kv_short past 2^63 bytes: " .. tostring(by.kv_short.bytes))
   assert(by.kv_short.bytes == by.kv_short.bytes and by.kv_short.bytes < math.huge, "kv_short finite")
-  check.error("ledger: KV for one request of 1000000000000000000 tokens exceeds 64 bits (caused by "
-              .. "field 'context' = 1000000000000000000)", kv.report.ledger_items, d, 10^18 // 1, 1)
-  check.error("field 'tokens': KV for one request of 1000000000000000000 tokens exceeds 64 bits",
-              l.request_bytes, l, 10^18 // 1)
+  check.error("request_bytes: arithmetic overflow past 2^63: the KV of one request of "
+              .. "1000000000000000000 tokens exceeds 64 bits", kv.report.ledger_items, d, 10^18 // 1, 1)
+  check.error("request_bytes: arithmetic overflow past 2^63: the KV of one request of "
+              .. "1000000000000000000 tokens exceeds 64 bits", l.request_bytes, l, 10^18 // 1)
+  -- samples multiply a request's own KV: named, as fit's and max_concurrency's
+  -- overflow ("fit: arithmetic overflow: a count exceeds 64 bits" before)
+  local ls = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", samples = 10^18 // 1}:ledger()
+  for _, q in ipairs{function() return ls:request_bytes(100) end, function() return ls:fit(100, 1) end,
+                     function() return ls:max_concurrency(100) end} do
+    check.error("arithmetic overflow past 2^63: caused by field 'samples' = 1000000000000000000 "
+                .. "(too large to count in 64 bits)", q)
+  end
 end
