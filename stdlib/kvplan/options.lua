@@ -106,6 +106,10 @@ by_field = function(f, key, v, def, fail)
   if type(def) == "string" and v == def then return v end
   -- vLLM's --max-model-len auto (or -1): kv.deploy fits it (fields.lua auto)
   if f.auto and (v == "auto" or v == "-1") then return "auto" end
+  -- as convert's: 'fit kv=' failed at scripts/fit.lua:99, "unknown format ''"
+  if v == "" and type(def) == "string" then
+    fail("argument '%s' is empty (expected e.g. %s=%s)", key, key, def)
+  end
   local x = v
   if f.type == "bytes" then
     local ok, b = pcall(units.bytes, v, key)

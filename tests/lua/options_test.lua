@@ -28,6 +28,11 @@ do
            "a boolean deployment field given 0 is false")
 end
 
+-- an empty value of a field whose default is a word ('fit kv=' failed at the
+-- script's line: "field 'kv': unknown format ''")
+check.error("argument 'kv' is empty (expected e.g. kv=auto)", kv.options, {kv = ""}, {kv = "auto"})
+check.eq(kv.options({name = ""}, {name = ""}).name, "", "a field not given stays as not given")
+
 -- at_least(min, default): the default, and a value below min refused naming the argument
 do
   local d = {n = kv.options.at_least(1, 4), x = kv.options.at_least(0.5, 1.0)}
