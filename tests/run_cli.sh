@@ -1428,5 +1428,9 @@ expect sweep_overflow_named 1 "kvplan: $(pwd)/scripts/fit.lua:99: sweep: arithme
 check "sweep_overflow_named: no file" sh -c "! ls '$out'/sweep_overflow.csv* 2> /dev/null"
 expect fit_kv_empty 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- fit model=llama-3.1-8b gpus=l4 kv=
 expect fit_weights_empty 2 "kvplan: command line: argument 'weights' is empty (expected e.g. weights=native)" -- fit model=llama-3.1-8b gpus=l4 weights=
+# a finite price whose usd_per_mtok passes the largest double: named ("cannot
+# write 'standard output': Numerical argument out of domain" from fit before)
+expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:99: field 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
+  fit model=llama-3.1-8b gpus=l4 tp=1 price_per_hour=1e308
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

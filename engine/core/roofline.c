@@ -682,5 +682,8 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
     out->usd_per_mtok = c->p.price_per_hour * (double)c->gpus / 3600.0 / out->tokens_per_s * 1e6;
   if (!isfinite(out->tpot_s) || !isfinite(out->tokens_per_s) || !isfinite(out->ttft_s))
     return KVP_EOVERFLOW;
+  /* a finite price can still give dollars past the largest double
+   * (price_per_hour=1e308): an overflow, not inf in a report */
+  if (!isfinite(out->usd_per_mtok)) return KVP_EOVERFLOW;
   return KVP_OK;
 }

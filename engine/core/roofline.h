@@ -280,6 +280,9 @@ typedef struct kvp_time {
 /* Decode of `concurrency` sequences at `context` tokens, each step one
  * token each (g + 1 verified with speculative decoding, E kept on average,
  * plus g draft passes); prefill of one prompt of `context` tokens. */
+/* KVP_EOVERFLOW when a figure is not finite; the times are filled first, so a
+ * caller whose tpot_s, tokens_per_s and ttft_s are finite knows it was
+ * usd_per_mtok (the price). */
 kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp_time *out);
 
 #endif

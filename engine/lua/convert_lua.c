@@ -7,6 +7,7 @@
  * engine rule's conversion (predict_lua.c).
  * Binding layer: checks and converts; the numbers come from the core.
  */
+#include <math.h>
 #include <string.h>
 
 #include "kvplan_lua.h"
@@ -519,6 +520,15 @@ static void push_time(lua_State *L, const kvp_time *t) {
 
 /* The step times of ledger l under perf p at (context, concurrency) at the
  * given stack positions, pushed as a table (kvplan_lua.h). */
+int kvl_time_error(lua_State *L, const kvp_cost *c, const kvp_time *t, int64_t ctx, int64_t conc) {
+  if (isfinite(t->tpot_s) && isfinite(t->tokens_per_s) && isfinite(t->ttft_s))
+    return kvl_error(L, "field 'price_per_hour' = %f: usd_per_mtok at context %I and concurrency %I "
+                     "exceeds the largest double (expected USD per GPU hour)", c->p.price_per_hour,
+                     (lua_Integer)ctx, (lua_Integer)conc);
+  return kvl_error(L, "step time at context %I and concurrency %I overflows", (lua_Integer)ctx,
+                   (lua_Integer)conc);
+}
+
 int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx) {
   int64_t ctx = kvl_toint(L, cidx, "context"), conc = kvl_toint(L, nidx, "concurrency");
   if (ctx < 1) return kvl_error(L, "field 'context' must be an integer >= 1, got %I", (lua_Integer)ctx);
@@ -529,7 +539,7 @@ int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, 
   kvp_err e = kvp_cost_init(&c, l, p, &diag);
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "step time");
   kvp_time t;
-  if (kvp_time_at(&c, ctx, conc, &t) != KVP_OK) return kvl_error(L, "step time overflows");
+  if (kvp_time_at(&c, ctx, conc, &t) != KVP_OK) return kvl_time_error(L, &c, &t, ctx, conc);
   push_time(L, &t);
   return 1;
 }

@@ -106,6 +106,9 @@ kvp_perf kvl_check_perf(lua_State *L, int idx);
  * concurrency at stack positions cidx, nidx, as the table d:time returns
  * (errors raise). */
 int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx);
+/* Raise the error of a failed kvp_time_at of cost c (t as it filled it): the
+ * price named when the times are finite and usd_per_mtok is not. */
+int kvl_time_error(lua_State *L, const kvp_cost *c, const kvp_time *t, int64_t ctx, int64_t conc);
 
 /* ---- other conversions ---------------------------------------------------------- */
 

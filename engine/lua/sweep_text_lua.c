@@ -39,8 +39,7 @@ static void write_time(lua_State *L, run *r, kvp_csv *w, const kvp_sweep_row *ro
   }
   kvp_time t;
   if (kvp_time_at(cost, row->context, row->concurrency, &t) != KVP_OK)
-    kvl_error(L, "step time at context %I and concurrency %I overflows",
-              (lua_Integer)row->context, (lua_Integer)row->concurrency);
+    kvl_time_error(L, cost, &t, row->context, row->concurrency);
   double v = 0.0;
   int prec = 4;
   switch (c->id) {

@@ -278,6 +278,13 @@ static void price_per_gpu_hour_gives_dollars_per_million_tokens(void **state) {
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   assert_int_equal(kvp_time_at(&c, 1024, 32, &t), KVP_OK);
   assert_true(fabs(t.usd_per_mtok - 2 * 3.6 / 3600 / t.tokens_per_s * 1e6) < 1e-12);
+  /* a price whose dollars per million tokens pass the largest double is an
+   * overflow, not inf in a report (kvplan fit price_per_hour=1e308 said
+   * "cannot write 'standard output': Numerical argument out of domain") */
+  p.price_per_hour = 1e308;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_time_at(&c, 1024, 32, &t), KVP_EOVERFLOW);
+  assert_true(isfinite(t.tpot_s) && isfinite(t.tokens_per_s) && isfinite(t.ttft_s));
 }
 
 static void bad_rates_are_errors_naming_the_field(void **state) {
