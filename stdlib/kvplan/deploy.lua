@@ -1470,6 +1470,9 @@ end
 --- setting given as false returns to its default: d:with{gpu_memory = false}.
 --- The deployment's optimizations are applied again to the changed options.
 function Deployment:with(changes)
+  if type(changes) ~= "table" then
+    util.raise("d:with needs a table of changes, e.g. d:with{tp = 2}, got %s", type(changes))
+  end
   changes = M.rename(changes, "deployment change")
   util.check_keys(changes, fields, "deployment change")
   local opts = {}

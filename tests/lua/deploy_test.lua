@@ -234,3 +234,11 @@ do
                        activation = "30 GiB"}:ledger()
   check.eq(l1.block_bytes ~= l0.block_bytes, true, "V1: KV cache groups")
 end
+
+-- d:with of no table names it ("bad argument #1 to 'for iterator' (table
+-- expected, got number)" from inside deploy.lua before)
+do
+  local d0 = kv.deploy{model = "llama-3.1-8b", gpu = "l4"}
+  check.error("d:with needs a table of changes, e.g. d:with{tp = 2}, got number", d0.with, d0, 4)
+  check.error("d:with needs a table of changes, e.g. d:with{tp = 2}, got nil", d0.with, d0)
+end
