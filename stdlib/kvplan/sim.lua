@@ -1403,7 +1403,8 @@ M.trtllm_graph_max = 128
 M.piecewise_kernels = 2
 
 local function v1_graph_max(seqs, tokens)
-  local m = math.min(2 * seqs, 512, tokens or math.huge)
+  -- capped before doubling: 2 * seqs wrapped past 2^62 (a negative graph_max)
+  local m = math.min(2 * math.min(seqs, 256), 512, tokens or math.huge)
   if m >= 256 then return 256 + (m - 256) // 16 * 16 end
   if m >= 8 then return m // 8 * 8 end
   if m >= 4 then return 4 end
@@ -1434,7 +1435,7 @@ function M.cuda_graphs(d, seqs, tokens)
     local t, s = deploy.engine_limits(d, {engine_version = d.engine_version, max_num_seqs = d.max_num_seqs})
     seqs, tokens = s, tokens or t
   end
-  if v0 then return K.decode, math.min((seqs + 7) // 8 * 8, 256) end
+  if v0 then return K.decode, (math.min(seqs, 256) + 7) // 8 * 8 end
   local kind = engines.vllm_at_least(d.engine_version, "0.11") and K.full_decode or K.tokens
   return kind, v1_graph_max(seqs, tokens)
 end

@@ -47,6 +47,12 @@ check.eq(graphs{engine_version = "0.11", max_num_seqs = 100}, sim.graph_kinds.fu
 check.eq(graphs{engine_version = "0.11", max_num_seqs = 150}, sim.graph_kinds.full_decode .. " 288",
          "V1, 150 seqs: 300 rounded down to the sizes by 16 above 256")
 check.eq(graphs{engine_version = "0.9"}, sim.graph_kinds.tokens .. " 512", "V1 0.9: PIECEWISE")
+-- max_num_seqs past 2^62: 2 x seqs wrapped ("field 'graph_max' must be a
+-- number >= 0, got -2" from kvplan simulate max_num_seqs=9223372036854775807)
+check.eq(graphs{engine_version = "0.11", max_num_seqs = math.maxinteger}, sim.graph_kinds.full_decode .. " 512",
+         "V1, 2^63 - 1 seqs: 512")
+check.eq(select(2, sim.cuda_graphs(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6"},
+                                   math.maxinteger)), 256, "V0, 2^63 - 1 seqs: 256")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf().piecewise_kernels, 64,
          "a cache write and an attention a layer outside piecewise graphs")
 check.eq(graphs{engine_version = "0.6"}, sim.graph_kinds.decode .. " 256", "V0: 256")
