@@ -127,7 +127,10 @@ if opt.trace ~= "" then
 else
   local function lengths(median, cap)
     if opt.sigma == 0 then return w.fixed(median) end
-    return w.lognormal{median = median, sigma = opt.sigma, max = cap}
+    -- at most the longest length a distribution draws (engine/core/optim.h
+    -- KVP_MAX_LENGTH, 2^40): max_model_len=1e18 said "field 'max' must be an
+    -- integer in 1..2^40, got 500000000000000000", a field the user never gave
+    return w.lognormal{median = median, sigma = opt.sigma, max = math.min(cap, 1 << 40)}
   end
   workload = {requests = opt.requests, prompt = lengths(opt.prompt, max_len // 2),
               output = lengths(opt.output, max_len - max_len // 2)}

@@ -1432,5 +1432,11 @@ expect fit_weights_empty 2 "kvplan: command line: argument 'weights' is empty (e
 # write 'standard output': Numerical argument out of domain" from fit before)
 expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:99: field 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
   fit model=llama-3.1-8b gpus=l4 tp=1 price_per_hour=1e308
+# simulate: max_model_len=1e18 said "field 'max' must be an integer in
+# 1..2^40, got 500000000000000000" (a field never given), rate=1e-320
+# "request 1: arrival must be a time >= 0 s, got inf"
+expect sim_len_huge 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=5 max_model_len=1e18 -f csv
+expect sim_rate_tiny 1 "kvplan: $(pwd)/scripts/simulate.lua:187: field 'rate' = 9.99989e-321: the arrival of request 1 is past the largest double (expected requests a second)" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=5 rate=1e-320
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

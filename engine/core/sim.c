@@ -114,6 +114,9 @@ kvp_err kvp_workload_make(const kvp_dist *prompt, const kvp_dist *output, int64_
     TRY(kvp_dist_sample(prompt, &r, &out[i].prompt));
     TRY(kvp_dist_sample(output, &r, &out[i].output));
     if (rate > 0.0) t += -log(kvp_rng_unit(&r)) / rate;
+    if (!isfinite(t))
+      return kvp_fail(d, KVP_EINVAL, "field 'rate' = %g: the arrival of request %lld is past the "
+                      "largest double (expected requests a second)", rate, (long long)(i + 1));
     out[i].arrival = t;
   }
   return KVP_OK;

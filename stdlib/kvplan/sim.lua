@@ -1870,10 +1870,11 @@ function M.simulate(opts)
       end
       spec.arrival, spec.prompt_tokens, spec.output_tokens = a, pt, ot
     else
-      spec.requests = (spec.requests + ranks - 1) // ranks
+      -- ceil without requests + ranks - 1, which wrapped for a huge dp
+      spec.requests = (spec.requests - 1) // ranks + 1
       if spec.rate then spec.rate = spec.rate / ranks end
     end
-    if spec.max_concurrency then spec.max_concurrency = (spec.max_concurrency + ranks - 1) // ranks end
+    if spec.max_concurrency then spec.max_concurrency = (spec.max_concurrency - 1) // ranks + 1 end
   end
   local sim = core.run(spec)
   local ranges

@@ -477,6 +477,14 @@ os.execute("rm -r " .. dir0)
 local chat = {model = "llama-3.1-8b", gpu = "l4", requests = 300, seed = 3,
               prompt = kv.workload.lognormal{median = 1000, sigma = 0.5, max = 4096},
               output = kv.workload.lognormal{median = 250, sigma = 0.5, max = 1024}}
+-- a rank's share is ceil(requests / dp) without overflow: requests + dp - 1
+-- wrapped for dp = 2^63 - 1 ("field 'requests' must be ... got -1")
+do
+  local one = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = 20, rate = 4, max_concurrency = 8,
+                          data_parallel_size = math.maxinteger,
+                          prompt = kv.workload.fixed(100), output = kv.workload.fixed(10)}
+  assert(one.requests_s > 0, "dp = 2^63 - 1 simulates one request a rank")
+end
 local r = kv.simulate(chat)
 for _, k in ipairs{"throughput_tokens_s", "requests_s", "num_preemptions", "steps", "duration_s"} do
   assert(type(r[k]) == "number", k)

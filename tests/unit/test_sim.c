@@ -442,6 +442,11 @@ static void bad_workloads_are_clear_errors_never_a_hang(void **state) {
   kvp_request r[2];
   assert_int_equal(kvp_workload_make(&fixed, &fixed, 2, -1.0, 1, r, &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "'rate' must be a number > 0"));
+  /* a positive rate so small the arrivals pass the largest double (rate=1e-320
+   * said "request 1: arrival must be a time >= 0 s, got inf") */
+  assert_int_equal(kvp_workload_make(&fixed, &fixed, 2, 1e-320, 1, r, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "field 'rate' = 9.99989e-321: the arrival of request 1 is past the largest "
+                                "double (expected requests a second)"));
   kvp_dist bad = {.kind = KVP_DIST_FIXED, .lo = 0};
   assert_int_equal(kvp_workload_make(&bad, &fixed, 2, 0.0, 1, r, &d), KVP_EINVAL);
   assert_int_equal(kvp_workload_make(&fixed, &fixed, 0, 0.0, 1, r, &d), KVP_EINVAL);
