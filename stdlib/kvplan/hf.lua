@@ -2033,6 +2033,25 @@ function M.is_checkpoint(path)
   return exists(path:gsub("/+$", "") .. "/config.json")
 end
 
+--- Why path is no checkpoint (is_checkpoint is false), when it names a file
+--- or directory or reads as a path ('/', '.json', a leading '.' or '~'); nil
+--- for a name that is none of these (a catalog name, looked up as one).
+function M.not_checkpoint(path)
+  local expected = " (expected a catalog id or alias, a Hugging Face model directory or a config.json)"
+  local ok, f, err = pcall(io.open, path, "rb")
+  if ok and f ~= nil then
+    local data, rerr = f:read(0) -- a directory opens, and fails to read
+    f:close()
+    if data == nil and rerr ~= nil then return "the directory holds no config.json" .. expected end
+    return "the file is not a .json config" .. expected
+  end
+  local c = path:sub(1, 1)
+  if path:find("/", 1, true) or path:match("%.json$") or c == "." or c == "~" then
+    return "cannot open it: " .. util.escape(tostring(ok and err or f), 200)
+  end
+  return nil
+end
+
 --- A Model from the local cache's snapshot of repo (ORG/NAME) at revision
 --- (a branch, tag or commit; default main): from_hf of its directory
 --- (config.json, and the safetensors index and headers when there), its id

@@ -575,7 +575,17 @@ function M.get(name)
     m = hf.from_hf(name)
   else
     local repo, rev = hf.repo_id(name)
-    if repo == nil then return catalog_get(name) end -- unknown: raises with suggestions
+    if repo == nil then
+      -- a path: what is there, not the closest catalog names ("unknown model
+      -- '/tmp/x' (closest: 'phi-4' ...)" for a directory without config.json)
+      local why = hf.not_checkpoint(name)
+      if why ~= nil then
+        local near = catalog.suggest(name, M.all())
+        if not near:find("^ %(did you mean") then near = "" end
+        util.raise("unknown model '%s'%s: not in the catalog, and %s", util.escape(name), near, why)
+      end
+      return catalog_get(name) -- unknown: raises with suggestions
+    end
     -- a catalog name one typo away is suggested; the closest of the rest are noise here
     local near = catalog.suggest(name, M.all())
     if not near:find("^ %(did you mean") then near = "" end

@@ -258,3 +258,22 @@ do
   assert(want > formats.bytes(d.weights, c.experts) / (m.experts * m.layers),
          "NVFP4's per-matrix bits are in the slice")
 end
+
+-- a name that is a path says what is there, not the closest catalog names
+-- ("unknown model '/tmp/x' (closest: 'phi-4' (alias 'phi4'), ...)" for a
+-- directory without config.json, a file and a missing path alike)
+do
+  local dir = check.tmpdir()
+  local f = io.open(dir .. "/weights.bin", "wb"); f:write("x"); f:close()
+  check.error("unknown model '" .. dir .. "': not in the catalog, and the directory holds no config.json "
+              .. "(expected a catalog id or alias, a Hugging Face model directory or a config.json)", kv.model, dir)
+  check.error("unknown model '" .. dir .. "/weights.bin': not in the catalog, and the file is not a .json "
+              .. "config (expected a catalog id or alias, a Hugging Face model directory or a config.json)",
+              kv.model, dir .. "/weights.bin")
+  check.error("unknown model '" .. dir .. "/none/config.json': not in the catalog, and cannot open it: ",
+              kv.model, dir .. "/none/config.json")
+  check.error("unknown model './none': not in the catalog, and cannot open it: ", kv.model, "./none")
+  check.error("unknown model 'llama-3-70' (did you mean", kv.model, "llama-3-70")
+  os.remove(dir .. "/weights.bin")
+  os.remove(dir)
+end
