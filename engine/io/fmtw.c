@@ -44,8 +44,11 @@ struct kvp_fmtw {
   int fmt, failed;
   kvp_afile *f;
   struct csv_parser parser;
-  buf row;                 /* the fields of the current row, each NUL-ended */
+  buf row;                 /* the fields of the current row, each NUL-ended (a NUL inside
+                            * one: JSON keeps it, its length in flen; the other
+                            * formats hold the escape "\\x00" in its place) */
   size_t nfield;
+  size_t *flen, flencap;   /* JSON: the length of each field of the row */
   size_t ncol;             /* columns of the header (0 before it ends) */
   char **keys;             /* JSON: the header's names, encoded */
   buf cells;               /* tables: every cell, NUL-ended, row after row */
@@ -188,12 +191,13 @@ static int json_row(kvp_fmtw *c) {
   c->nrow++;
   if (add(&c->out, "{", 1) < 0) return -1;
   for (size_t i = 0; i < c->nfield && i < c->ncol; i++) {
-    size_t len = strlen(p);
+    size_t len = c->flen[i];
     if (i > 0 && add(&c->out, ",", 1) < 0) return -1;
     if (add(&c->out, c->keys[i], strlen(c->keys[i])) < 0 || add(&c->out, ":", 1) < 0) return -1;
     int rc;
     if (len == 0) rc = add(&c->out, "null", 4);
-    else if (strcmp(p, "true") == 0 || strcmp(p, "false") == 0 || kvp_fmt_is_number(p, len))
+    else if ((len == 4 && memcmp(p, "true", 4) == 0) || (len == 5 && memcmp(p, "false", 5) == 0) ||
+             kvp_fmt_is_number(p, len))
       rc = add(&c->out, p, len);
     else if (not_utf8(c, p, len, i) < 0) return -3;
     else rc = add_json_string(&c->out, p, len);
@@ -224,7 +228,29 @@ static void html_failed(kvp_fmtw *c, int rc) {
 static void on_field(void *s, size_t len, void *data) {
   kvp_fmtw *c = data;
   if (c->failed) return;
-  if (add(&c->row, s ? s : "", len) < 0 || add(&c->row, "", 1) < 0) fail(c, ENOMEM);
+  const char *f = s ? s : "";
+  int rc = 0;
+  if (c->fmt == KVP_FMT_JSON) { /* the bytes as they are, and their length */
+    if (c->nfield == c->flencap) {
+      size_t cap = c->flencap ? 2 * c->flencap : 16;
+      size_t *p = realloc(c->flen, cap * sizeof *p);
+      if (p == NULL) { fail(c, ENOMEM); return; }
+      c->flen = p;
+      c->flencap = cap;
+    }
+    c->flen[c->nfield] = len;
+    rc = add(&c->row, f, len);
+  } else { /* a NUL ended the cell for every strlen below: the escape cells give it */
+    size_t from = 0;
+    for (size_t i = 0; i < len && rc == 0; i++)
+      if (f[i] == '\0') {
+        rc = add(&c->row, f + from, i - from);
+        if (rc == 0) rc = add(&c->row, "\\x00", 4);
+        from = i + 1;
+      }
+    if (rc == 0) rc = add(&c->row, f + from, len - from);
+  }
+  if (rc < 0 || add(&c->row, "", 1) < 0) fail(c, ENOMEM);
   c->nfield++;
 }
 
@@ -237,7 +263,7 @@ static void on_row(int term, void *data) {
     if (c->fmt == KVP_FMT_JSON) {
       const char *p = c->row.p;
       for (size_t i = 0; i < c->ncol; i++) { /* every name UTF-8, before any is kept */
-        size_t len = strlen(p);
+        size_t len = c->flen[i];
         if (not_utf8(c, p, len, i) < 0) goto done;
         p += len + 1;
       }
@@ -246,7 +272,7 @@ static void on_row(int term, void *data) {
       p = c->row.p;
       for (size_t i = 0; i < c->ncol; i++) {
         buf k = {0};
-        size_t len = strlen(p);
+        size_t len = c->flen[i];
         if (add_json_string(&k, p, len) < 0 || add(&k, "", 1) < 0) { free(k.p); fail(c, ENOMEM); goto done; }
         c->keys[i] = k.p;
         p += len + 1;
@@ -766,6 +792,7 @@ void kvp_fmtw_free(kvp_fmtw *c) {
     for (size_t i = 0; i < c->ncol; i++) free(c->keys[i]);
   free(c->keys);
   free(c->row.p);
+  free(c->flen);
   free(c->cells.p);
   free(c->out.p);
   kvp_html_free(c->html);

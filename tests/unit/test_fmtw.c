@@ -66,6 +66,36 @@ static const char *convert(int fmt, size_t step) {
   return slurp(path);
 }
 
+/* Convert the n bytes of text to fmt in one piece. */
+static const char *convert_text(int fmt, const char *text, size_t n) {
+  char err[256];
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  assert_non_null(f);
+  kvp_fmtw *c = kvp_fmtw_new(fmt, f);
+  assert_non_null(c);
+  assert_int_equal(kvp_fmtw_feed(c, text, n), 0);
+  assert_int_equal(kvp_fmtw_finish(c), 0);
+  kvp_fmtw_free(c);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  return slurp(path);
+}
+
+/* A NUL inside a quoted cell ended it for every reader of the fields (each
+ * NUL-ended): the rest went to the next column ({"model":"ab","n":"cd","z":1},
+ * 'q' lost). JSON says \u0000; the other formats the escape of every other
+ * control character. */
+static void a_nul_in_a_cell_stays_in_its_column(void **state) {
+  (void)state;
+  static const char text[] = "model,n,z\n\"ab\0cd\",1,q\n";
+  assert_string_equal(convert_text(KVP_FMT_JSON, text, sizeof text - 1),
+                      "{\"model\":\"ab\\u0000cd\",\"n\":1,\"z\":\"q\"}\n");
+  assert_string_equal(convert_text(KVP_FMT_VERTICAL, text, sizeof text - 1),
+                      "model: ab\\x00cd\nn:     1\nz:     q\n");
+  const char *md = convert_text(KVP_FMT_MARKDOWN, text, sizeof text - 1);
+  assert_non_null(strstr(md, "| ab\\x00cd |"));
+  assert_non_null(strstr(md, "|   1 | q   |"));
+}
+
 static void json_lines_are_typed_objects(void **state) {
   (void)state;
   static const char want[] =
@@ -275,6 +305,7 @@ static void vertical_on_a_terminal_cuts_values(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(json_lines_are_typed_objects),
+    cmocka_unit_test(a_nul_in_a_cell_stays_in_its_column),
     cmocka_unit_test(tables_align_and_right_align_numbers),
     cmocka_unit_test(markdown_escapes_bars),
     cmocka_unit_test(tables_fit_the_terminal),
