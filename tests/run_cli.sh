@@ -1438,5 +1438,8 @@ expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:99: field 'price_per_hour' =
 expect sim_len_huge 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=5 max_model_len=1e18 -f csv
 expect sim_rate_tiny 1 "kvplan: $(pwd)/scripts/simulate.lua:187: field 'rate' = 9.99989e-321: the arrival of request 1 is past the largest double (expected requests a second)" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=5 rate=1e-320
+# pareto over every GPU (gpus= not given, its default) skips the GPUs without
+# the rates step times need; it failed at "gpu 'a10g' has no dense tensor rate"
+expect pareto_all_gpus 0 "" -- pareto model=llama-3.1-8b input=100 output=20 -q -f csv
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

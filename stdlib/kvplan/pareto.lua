@@ -196,9 +196,17 @@ function M.search(spec)
         base = b,
       }
       for _, c in ipairs(ranked) do
-        if not c.fits then
+        -- a GPU without the rates step times need (a dense tensor rate, the
+        -- interconnect under tp > 1) is skipped with why, as one that does not
+        -- fit (every GPU by default: a10g ended the run)
+        local no_rates
+        if c.fits then
+          local ok, err = pcall(c.deployment.time, c.deployment, context, 1)
+          if not ok then no_rates = (tostring(err):gsub("^.-:%d+: ", "", 1)) end
+        end
+        if not c.fits or no_rates ~= nil then
           skipped[#skipped + 1] = {gpu = c.gpu, tp = c.tp, pp = c.pp, weights = c.weights, kv = c.kv,
-                                   why = c.why}
+                                   why = no_rates or c.why}
         else
           simulated = simulated + 1
           local o = {}

@@ -135,3 +135,16 @@ bad("gpu", "h100", "unknown field 'gpu' in pareto (did you mean 'gpus'")
 check.error("pareto needs 'input'", kv.pareto, {model = "llama-3.1-8b"})
 check.error("pareto chart needs an options table", kv.pareto.chart, points, info, nil)
 check.error("unknown field 'colour' in pareto chart", kv.pareto.chart, points, info, {output = "x.png", colour = 1})
+
+-- a GPU the catalog has no rates for is skipped with why, not the end of the
+-- run: 'kvplan pareto model=llama-3.1-8b input=100 output=20' (every GPU, the
+-- default) failed with "gpu 'a10g' has no dense tensor rate in the catalog"
+do
+  local pts, inf = kv.pareto{model = "llama-3.1-8b", gpus = {"a10g", "h100-sxm"}, tp = {1}, input = 100,
+                             output = 20, concurrency = {1}}
+  assert(#pts > 0, "h100-sxm simulated")
+  local why
+  for _, s in ipairs(inf.skipped) do if s.gpu == "a10g" then why = s.why end end
+  check.eq(why, "gpu 'a10g' has no dense tensor rate in the catalog: give perf = {hbm_gbps = ..., tflops = ...}",
+           "a10g skipped, why")
+end
