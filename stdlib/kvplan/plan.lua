@@ -85,6 +85,12 @@ local function length(v, field)
   local workload = require "kvplan.workload"
   if type(v) == "number" then
     local n = util.count(v, field, 1)
+    -- the longest length the simulator draws (engine/core/optim.h
+    -- KVP_MAX_LENGTH); input + output wrapped past 2^63 to a negative context
+    if n > 1 << 40 then
+      util.raise("workload field '%s' must be an integer in 1..2^40 tokens (the longest request kvplan "
+                 .. "simulates), got %d", field, n)
+    end
     return n, n
   end
   if getmetatable(v) == workload.Distribution then return v, v:mean() end

@@ -94,6 +94,14 @@ check.error("a workload needs 'input' and 'output'", plan.capacity, d, {input = 
 check.error("workload prefix 'hit_rate' must be 1", plan.capacity, d,
             {input = 100, output = 10, prefix = {tokens = 64, hit_rate = 0.5}}, sla)
 check.error("unknown", plan.capacity, d, {input = 100, output = 10, inptu = 3}, sla)
+-- a length past the longest the simulator draws (2^40, KVP_MAX_LENGTH):
+-- input + output wrapped past 2^63 ('best input=9223372036854775807 output=20
+-- rate=5' said "field 'context' must be an integer >= 1, got -9223372036854775789")
+check.error("workload field 'input' must be an integer in 1..2^40 tokens (the longest request kvplan "
+            .. "simulates), got 9223372036854775807", plan.workload, {input = math.maxinteger, output = 20})
+check.error("workload field 'output' must be an integer in 1..2^40 tokens", plan.workload,
+            {input = 20, output = (1 << 40) + 1})
+check.eq(plan.workload{input = 1 << 40, output = 1}.input, 1 << 40, "2^40 itself")
 print("plan: ok")
 
 -- ---- kv.plan: replicas, GPUs and the search ---------------------------------
