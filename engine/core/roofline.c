@@ -291,7 +291,8 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   /* vLLM's DP engines and SGLang's replicas are more GPUs */
   int64_t engines = dep->vllm.dp > 1 ? dep->vllm.dp : dep->sglang.replicas > 1 ? dep->sglang.replicas : 1;
   if (!chk_mul(dep->tp, dep->pp, &c->gpus) || !chk_mul(c->gpus, engines, &c->gpus))
-    return kvp_fail(d, KVP_EOVERFLOW, "tp x pp x data_parallel_size overflows");
+    return kvp_fail(d, KVP_EOVERFLOW, "tp x pp x data_parallel_size = %lld x %lld x %lld overflows 64 bits",
+                    (long long)dep->tp, (long long)dep->pp, (long long)engines);
   int moe = p->experts > 0 && p->expert_share > 0.0;
   /* replicas share nothing: their tokens never meet */
   c->meet = moe && dep->sglang.replicas <= 1 ? c->ranks : 1;

@@ -281,6 +281,13 @@ static void price_per_gpu_hour_gives_dollars_per_million_tokens(void **state) {
   /* a price whose dollars per million tokens pass the largest double is an
    * overflow, not inf in a report (kvplan fit price_per_hour=1e308 said
    * "cannot write 'standard output': Numerical argument out of domain") */
+  /* the product past 2^63 names its factors (was "tp x pp x data_parallel_size
+   * overflows" alone) */
+  kvp_diag dg = {{0}};
+  l.d.vllm.dp = INT64_MAX;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EOVERFLOW);
+  assert_string_equal(dg.msg, "tp x pp x data_parallel_size = 2 x 1 x 9223372036854775807 overflows 64 bits");
+  l.d.vllm.dp = 0;
   p.price_per_hour = 1e308;
   assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
   assert_int_equal(kvp_time_at(&c, 1024, 32, &t), KVP_EOVERFLOW);
