@@ -231,7 +231,10 @@ local function flags_of(d, e, opts, carried)
     else flags[#flags + 1] = {n, v} end
   end
   local model = opts.model_path or d.model.hf
-  if model == nil then return fail("model '%s' names no Hugging Face repository; give model_path", d.model.id) end
+  if model == nil then
+    return fail("model '%s' names no Hugging Face repository; give model_path (kvplan launch: checkpoint=)",
+                d.model.id)
+  end
   -- the snapshot kvplan read (model=ORG/NAME revision=REV): every engine
   -- takes --revision (vLLM's and SGLang's revision, trtllm-serve's too:
   -- tensorrt_llm/commands/serve.py get_llm_args at 00209af149e7)
@@ -583,6 +586,12 @@ local function split(text)
           w[#w + 1] = text:sub(i + 1, j - 1)
           i = j + 1
         elseif c == "\\" and text:sub(i + 1, i + 1) == "\n" then i = i + 2
+        elseif c == "\\" and i < n then
+          -- outside quotes a backslash quotes the next character: the '\''
+          -- of a single quote inside a quoted word (a checkpoint path with a
+          -- quote was "a quote is not closed")
+          w[#w + 1] = text:sub(i + 1, i + 1)
+          i = i + 2
         else w[#w + 1] = c; i = i + 1 end
       end
       out[#out + 1] = table.concat(w)

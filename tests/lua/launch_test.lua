@@ -273,3 +273,17 @@ assert(dt:find(string.format("# prefill pool: %d replica(s) of\n", dwin.prefill.
 assert(dt:find(string.format("# decode pool: %d replica(s) of\n", dwin.decode.replicas), 1, true), dt)
 check.eq(select(2, dt:gsub("\nvllm serve ", "")), 2, "two vllm serve commands")
 print("launch_test: plan's disaggregated winner ok")
+
+-- a checkpoint path with a quote: the command quotes it as POSIX sh does
+-- ('...'\''...'), and the read-back takes \' outside quotes as a quote
+-- (it failed: "launch.parse: a quote is not closed in 'vllm serve ...'")
+do
+  local dq = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}
+  local path = "/m/$(id);'\" x"
+  for _, e in ipairs{"vllm", "sglang", "trtllm"} do
+    local text = assert(launch.command(dq, e, {model_path = path}))
+    assert(text:find("'/m/$(id);'\\''\" x'", 1, true), e .. ": the path quoted: " .. text)
+  end
+  check.eq(launch.parse("vllm serve a\\'b\\ c --tensor-parallel-size 1", "vllm",
+                        {gpu = "h100-sxm", model = dq.model}).tensor_parallel_size or 1, 1, "backslashes read")
+end
