@@ -279,11 +279,32 @@ void kvl_sweep_rowtab(lua_State *L, run *r) {
   r->v.start_id = -1;
 }
 
+/* The error object on the top as text, in its place: a string or number as it
+ * is, else its __tostring, else what lua.c's message handler says ("(error
+ * object is a table value)"; lua_tostring gave NULL, shown "(null)"). */
+static void error_text(lua_State *L) {
+  int t = lua_type(L, -1);
+  if (t == LUA_TSTRING || t == LUA_TNUMBER) {
+    lua_tostring(L, -1); /* a number becomes its text in place */
+    return;
+  }
+  if (luaL_callmeta(L, -1, "__tostring")) {
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      lua_replace(L, -2);
+      return;
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, -1));
+  lua_replace(L, -2);
+}
+
 /* Call the function at fn with the row table at rowidx (sweep_lua.h). */
 void kvl_sweep_call(lua_State *L, int fn, int rowidx, int cols, int col) {
   lua_pushvalue(L, fn);
   lua_pushvalue(L, rowidx);
   if (lua_pcall(L, 1, 1, 0) == LUA_OK) return;
+  error_text(L);
   if (cols <= 0) kvl_error(L, "sweep %s: %s", cols < 0 ? "each" : "filter", lua_tostring(L, -1));
   lua_geti(L, cols, col + 1);
   kvl_error(L, "%s: %s", lua_tostring(L, -1), lua_tostring(L, -2));

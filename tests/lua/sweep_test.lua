@@ -646,3 +646,18 @@ end
 
 os.remove(path)
 os.remove(dir)
+
+-- a Lua column, filter or each raising no string says what it raised
+-- ("x: (null)", "sweep filter: (null)" before)
+do
+  local function sw(t) t.model, t.gpu, t.context = "llama-3.1-8b", "l4", {1000}; return kv.sweep(t) end
+  local null = os.tmpname()
+  check.error("x: (error object is a table value)", function()
+    sw{columns = {"context", {"x", function() error({}) end}}}:write(null) end)
+  check.error("sweep filter: (error object is a nil value)", function()
+    sw{columns = {"context"}, filter = function() error(nil) end}:write(null) end)
+  check.error("sweep each: custom", function()
+    sw{columns = {"context"}}:each(function() error(setmetatable({}, {__tostring = function() return "custom" end})) end)
+  end)
+  os.remove(null)
+end
