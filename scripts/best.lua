@@ -140,6 +140,18 @@ if opt.prices ~= "" then
   if not ok then kv.options.bad("argument 'prices': %s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
 end
 local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
+-- a tp no deployment within max_gpus has: a usage error, not an empty table
+-- ('best tp=128' printed the header alone, status 0)
+if given(opt.tp) then
+  local within = false
+  for _, t in ipairs(opt.tp) do within = within or t <= opt.max_gpus end
+  if not within then
+    local shown = {}
+    for i, t in ipairs(opt.tp) do shown[i] = string.format("%d", t) end
+    kv.options.bad("argument 'tp': no size is within max_gpus %d (a deployment uses tp x pp GPUs), got '%s'",
+                   opt.max_gpus, table.concat(shown, ","))
+  end
+end
 
 -- The candidates shown, in order, each with its why (nil: its own): the
 -- `top` ranked (every candidate with all=true), then for every other group

@@ -1441,5 +1441,9 @@ expect sim_rate_tiny 1 "kvplan: $(pwd)/scripts/simulate.lua:187: field 'rate' = 
 # pareto over every GPU (gpus= not given, its default) skips the GPUs without
 # the rates step times need; it failed at "gpu 'a10g' has no dense tensor rate"
 expect pareto_all_gpus 0 "" -- pareto model=llama-3.1-8b input=100 output=20 -q -f csv
+# best: a tp past max_gpus is a usage error (the header alone, status 0, before;
+# tp=1e18 ranked "at -446744073709551616 GPUs": tests/lua/best_test.lua)
+expect best_tp_past_max 2 "kvplan: command line: argument 'tp': no size is within max_gpus 64 (a deployment uses tp x pp GPUs), got '1000000000000000000'" -- \
+  best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 tp=1e18
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

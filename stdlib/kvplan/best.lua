@@ -205,7 +205,8 @@ function M.candidates(s)
       local sw = {
         model = model, gpu = ids, tp = tps, pp = pps, context = context, concurrency = concurrency,
         base = opts, columns = {"fits"},
-        filter = pps.upto and function(r) return r.tp * r.pp <= pps.upto end or nil,
+        -- tp <= upto // pp: tp * pp wrapped past 2^63 (tp=1e18 kept "-446744073709551616 GPUs")
+        filter = pps.upto and function(r) return r.tp <= pps.upto // r.pp end or nil,
       }
       for k, v in pairs(limits) do sw[k] = list(v, k) end
       kv.sweep(sw):each(candidate)
