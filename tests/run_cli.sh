@@ -1411,6 +1411,11 @@ expect bool_all_false 0 "" -- best model=llama-3.1-8b context=4096 concurrency=4
 expect bool_all_default 0 "" -- best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 -f csv
 check "bool_all_false: the rows of all's default" cmp -s "$out/bool_all_false.out" "$out/bool_all_default.out"
 expect bool_field_0 0 "" -- ledger model=llama-3.1-8b gpu=l4 enforce_eager=0 -f csv
+# the ready scripts' lines the errors below name, found rather than written
+# (a change above them moves them)
+led_line=$(grep -n 'kv.report.ledger_items(d, context' scripts/ledger.lua | cut -d: -f1)
+fit_line=$(grep -n '^kv.sweep{' scripts/fit.lua | cut -d: -f1)
+sim_line=$(grep -n 'local s = kv.simulate(o)' scripts/simulate.lua | cut -d: -f1)
 # past 2^63: share_pct was 100 * bytes in integers (-59097283.1 % for 10^9
 # requests), kv_used and kv_short 0.00 GiB for 10^15 (own * concurrency
 # wrapped), context=1e18 "request_bytes: arithmetic overflow: a count exceeds 64 bits"
@@ -1419,24 +1424,24 @@ check "ledger_share_wrap: no negative share" sh -c "! grep -q ',-[0-9]' '$out/le
 expect ledger_need_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1e15 -f csv
 check "ledger_need_wrap: kv_used the whole budget, a shortfall" sh -c "grep -q ',kv_used,51.33,' '$out/ledger_need_wrap.out' &&
   ! grep -q ',kv_short,0.00,' '$out/ledger_need_wrap.out'"
-expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:112: request_bytes: arithmetic overflow past 2^63: the KV of one request of 1000000000000000000 tokens exceeds 64 bits" -- \
+expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:$led_line: request_bytes: arithmetic overflow past 2^63: the KV of one request of 1000000000000000000 tokens exceeds 64 bits" -- \
   ledger model=llama-3.1-8b gpu=h100 context=1e18
 # a sweep's overflow names its inputs ("sweep: arithmetic overflow: a count
 # exceeds 64 bits" for samples=1e18 before), and leaves no file
-expect sweep_overflow_named 1 "kvplan: $(pwd)/scripts/fit.lua:99: sweep: arithmetic overflow past 2^63: caused by field 'samples' = 1000000000000000000 (too large to count in 64 bits)" -- \
+expect sweep_overflow_named 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: sweep: arithmetic overflow past 2^63: caused by field 'samples' = 1000000000000000000 (too large to count in 64 bits)" -- \
   fit model=llama-3.1-8b gpus=l4 samples=1e18 -o "$out/sweep_overflow.csv"
 check "sweep_overflow_named: no file" sh -c "! ls '$out'/sweep_overflow.csv* 2> /dev/null"
 expect fit_kv_empty 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- fit model=llama-3.1-8b gpus=l4 kv=
 expect fit_weights_empty 2 "kvplan: command line: argument 'weights' is empty (expected e.g. weights=native)" -- fit model=llama-3.1-8b gpus=l4 weights=
 # a finite price whose usd_per_mtok passes the largest double: named ("cannot
 # write 'standard output': Numerical argument out of domain" from fit before)
-expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:99: field 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
+expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: field 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
   fit model=llama-3.1-8b gpus=l4 tp=1 price_per_hour=1e308
 # simulate: max_model_len=1e18 said "field 'max' must be an integer in
 # 1..2^40, got 500000000000000000" (a field never given), rate=1e-320
 # "request 1: arrival must be a time >= 0 s, got inf"
 expect sim_len_huge 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=5 max_model_len=1e18 -f csv
-expect sim_rate_tiny 1 "kvplan: $(pwd)/scripts/simulate.lua:187: field 'rate' = 9.99989e-321: the arrival of request 1 is past the largest double (expected requests a second)" -- \
+expect sim_rate_tiny 1 "kvplan: $(pwd)/scripts/simulate.lua:$sim_line: field 'rate' = 9.99989e-321: the arrival of request 1 is past the largest double (expected requests a second)" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=5 rate=1e-320
 # pareto over every GPU (gpus= not given, its default) skips the GPUs without
 # the rates step times need; it failed at "gpu 'a10g' has no dense tensor rate"
