@@ -181,7 +181,18 @@ for _, it in ipairs(kv.report.ledger_items(d, mml, 1)) do
     line("  %-10s %9s GiB  %s", it.item, gib(it.bytes), it.note)
   end
 end
-line("  %-10s %9d      blocks of %d tokens (%d tokens)", "kv_blocks", l.kv_blocks, l.block, l.kv_tokens)
+-- the tokens said as they are counted: a pool that KV cache groups share
+-- holds blocks // groups x block tokens; vLLM's "GPU KV cache size" of one
+-- group counts the null block too, which no request gets
+-- (kv_cache_utils.py _report_kv_cache_config, block_pool.py; formulas.md Paging)
+local how = ""
+if l.kv_groups > 1 and l.kv_tokens == (l.kv_blocks // l.kv_groups) * l.block then
+  how = string.format(": %d // %d KV cache groups x %d", l.kv_blocks, l.kv_groups, l.block)
+elseif d.budget == "vllm" and l.vllm_starts and l.kv_groups == 1 and l.null_blocks > 0
+       and l.vllm_kv_cache_tokens == l.kv_tokens + l.null_blocks * l.block then
+  how = string.format("; vLLM's %s above counts its null block too", commas(l.vllm_kv_cache_tokens))
+end
+line("  %-10s %9d      blocks of %d tokens (%d tokens%s)", "kv_blocks", l.kv_blocks, l.block, l.kv_tokens, how)
 if starts then
   line("kvplan: %s starts; %d requests of %d tokens fit at once", d.budget, l:max_concurrency(mml), mml)
   if step_note then line("%s", step_note) end

@@ -1450,5 +1450,12 @@ expect pareto_all_gpus 0 "" -- pareto model=llama-3.1-8b input=100 output=20 -q 
 # tp=1e18 ranked "at -446744073709551616 GPUs": tests/lua/best_test.lua)
 expect best_tp_past_max 2 "kvplan: command line: argument 'tp': no size is within max_gpus 64 (a deployment uses tp x pp GPUs), got '1000000000000000000'" -- \
   best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 tp=1e18
+# startup's kv_blocks line says how its tokens are counted beside vLLM's figure:
+# the null block (one group), blocks // groups x block (hybrid groups)
+"$kvplan" startup model=llama-3.1-8b gpu=h100 kv=fp8 max_model_len=32K > "$out/st_null.out" 2>&1
+"$kvplan" startup model=gemma-3-27b gpu=h100 kv=fp8 max_model_len=32K > "$out/st_groups.out" 2>&1
+check startup_tokens_vllm grep -q "^GPU KV cache size: 841,056 tokens" "$out/st_null.out"
+check startup_tokens_null_block grep -qF "(841040 tokens; vLLM's 841,056 above counts its null block too)" "$out/st_null.out"
+check startup_tokens_groups grep -qF "(40640 tokens: 17783 // 7 KV cache groups x 16)" "$out/st_groups.out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

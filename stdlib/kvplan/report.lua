@@ -503,8 +503,17 @@ function M.ledger_items(d, context, concurrency)
        "room for %d more requests of %d tokens", l:max_concurrency(context) - concurrency, context)
        or "none")
   local enc = d.activation_range and d.activation_range.encoder
+  -- each engine's own words: vLLM profiles a dummy run; SGLang keeps
+  -- activations and CUDA graphs in its 1 - mem_fraction_static reserve (the
+  -- margin; docs/predictions.md); TensorRT-LLM sizes its KV cache after a dry
+  -- run, free_gpu_memory_fraction of the memory then free (docs/optimizations.md)
+  local run = d.budget == "trtllm" and "TensorRT-LLM's dry-run peak, "
+              or d.budget == "sglang" and "SGLang's, "
+              or "vLLM's profiling-run peak, "
   item("activation", l.activation, d.activation_source == "given" and "given"
-       or "vLLM's profiling-run peak, " .. (d.activation_source or "predicted")
+       or d.budget == "sglang" and l.activation == 0
+          and "none apart: SGLang keeps activations in its 1 - mem_fraction_static reserve (margin)"
+       or run .. (d.activation_source or "predicted")
        .. (enc and string.format(" (the vision encoder's dummy batch included: %d item%s)",
                                  enc.items, enc.items == 1 and "" or "s") or ""))
   item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), " .. (d.overhead_source or "given"))
@@ -512,10 +521,20 @@ function M.ledger_items(d, context, concurrency)
   -- (vllm/config/cache.py: "kv_cache_memory_bytes (when not-None) ignores
   -- gpu_memory_utilization"; ledger.c usable = the whole GPU)
   local pinned = (d.kv_cache_memory_bytes or 0) > 0
-  item("margin", l.total - l.usable, pinned
-       and "none held back: kv_cache_memory_bytes ignores gpu_memory_utilization"
-       or string.format("held back by utilization %.2f", d.utilization or 0.9)
-          .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or ""))
+  if d.budget ~= "vllm" and l.kv_budget > 0 then
+    -- SGLang's and TensorRT-LLM's fractions are not of the whole GPU: the
+    -- margin is what the other items leave, so that they add up to it
+    item("margin", l.total - l.weights - l.activation - l.overhead - l.kv_budget,
+         string.format(d.budget == "trtllm"
+                       and "held back: free_gpu_memory_fraction %.2f of the memory free after loading"
+                       or "held back: SGLang's 1 - mem_fraction_static, its activations and CUDA graphs (fraction %.2f)",
+                       d.utilization or 0.9))
+  else
+    item("margin", l.total - l.usable, pinned
+         and "none held back: kv_cache_memory_bytes ignores gpu_memory_utilization"
+         or string.format("held back by utilization %.2f", d.utilization or 0.9)
+            .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or ""))
+  end
   item("kv_short", held and 0 or math.max(0, need - math.max(0, l.kv_budget)),
        fits and "fits" or held and why or "does not fit: " .. why)
   return out
