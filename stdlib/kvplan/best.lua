@@ -149,11 +149,28 @@ function M.candidates(s)
   local weights = list(s.weights, "weights") or {"native"}
   local kvs = list(s.kv, "kv") or {"auto"}
   local tps = list(s.tp, "tp")
-  if tps == nil or #tps == 0 then tps = M.tp_sizes(model, max_gpus) end
   local pps = list(s.pp, "pp")
   local base = s.base or {}
   if type(base) ~= "table" then util.raise("field 'base' must be a table of deployment options") end
   local limits = s.limits or {}
+  if tps == nil or #tps == 0 then
+    -- the sizes the heads allow, and a layout of the base that divides tp
+    -- (SGLang's attention DP: dp_size; ep_size) only where it does
+    local div = 1
+    if base.enable_dp_attention then div = math.max(div, tonumber(base.data_parallel_size) or 1) end
+    local ep = tonumber(base.ep_size) or 1
+    tps = {}
+    for _, tp in ipairs(M.tp_sizes(model, max_gpus)) do
+      if tp % div == 0 and tp % ep == 0 then tps[#tps + 1] = tp end
+    end
+  end
+  -- data_parallel_size engines (or SGLang's attention-DP ranks) each hold
+  -- their share of the requests: the sweep sizes one for ceil(concurrency /
+  -- dp), the candidate counts dp of them (and their GPUs, except SGLang's
+  -- attention-DP ranks, which share the tp GPUs: deploy.gpus)
+  local dp = util.count(base.data_parallel_size or 1, "data_parallel_size")
+  local engine_concurrency = (concurrency + dp - 1) // dp
+  local gpu_dp = base.enable_dp_attention and 1 or dp -- as deploy.gpus counts them
 
   -- one sweep a weight and KV format: GPU x tp x pp in C, each candidate a row
   -- (kv.sweep each); pp 1, 2, ... up to max_gpus // tp and the layers
@@ -179,14 +196,14 @@ function M.candidates(s)
       opts.weights, opts.kv = wf ~= "native" and wf or nil, kf
       local function candidate(r)
         local tp, pp, gpu = r.tp, r.pp, by_id[r.gpu]
-        local maxc = r.max_concurrency
+        local maxc, ngpu = r.max_concurrency * dp, tp * pp * gpu_dp
         local c = {
-          gpu = gpu.id, tp = tp, pp = pp, gpus = tp * pp, weights = r.weights, kv = r.kv,
+          gpu = gpu.id, tp = tp, pp = pp, gpus = ngpu, weights = r.weights, kv = r.kv,
           max_num_seqs = limits.max_num_seqs and r.max_num_seqs or nil,
           max_num_batched_tokens = limits.max_num_batched_tokens and r.max_num_batched_tokens or nil,
-          fits = r.fits, limit = r.limit, max_concurrency = maxc, per_gpu = maxc / (tp * pp),
+          fits = r.fits, limit = r.limit, max_concurrency = maxc,
           weights_gib = units.gib(r.weights_bytes), kv_budget_gib = units.gib(r.kv_budget_bytes),
-          why = r.why,
+          why = r.why, data_parallel_size = dp > 1 and dp or nil,
         }
         -- the candidate's deployment, built when read (d:time, or the caller)
         setmetatable(c, {__index = function(t, k)
@@ -199,20 +216,23 @@ function M.candidates(s)
           rawset(t, k, kv.deploy(o))
           return t[k]
         end})
-        if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * tp * pp end
+        c.per_gpu = maxc / ngpu
+        if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * ngpu end
         all[#all + 1] = c
       end
       local sw = {
-        model = model, gpu = ids, tp = tps, pp = pps, context = context, concurrency = concurrency,
+        model = model, gpu = ids, tp = tps, pp = pps, context = context,
+        concurrency = engine_concurrency,
         base = opts, columns = {"fits"},
         -- tp <= upto // pp: tp * pp wrapped past 2^63 (tp=1e18 kept "-446744073709551616 GPUs")
-        filter = pps.upto and function(r) return r.tp <= pps.upto // r.pp end or nil,
+        filter = pps.upto and function(r) return r.tp <= pps.upto // r.pp // gpu_dp end or nil,
       }
       for k, v in pairs(limits) do sw[k] = list(v, k) end
       kv.sweep(sw):each(candidate)
     end
   end
-  return all, {model = model, context = context, concurrency = concurrency, max_gpus = max_gpus}
+  return all, {model = model, context = context, concurrency = concurrency, max_gpus = max_gpus,
+               data_parallel_size = dp}
 end
 
 --- kv.best(spec): every candidate, ranked: a list of tables {rank (nil when
@@ -240,7 +260,10 @@ function M.search(spec)
   for _, c in ipairs(all) do
     if c.fits and target > 0 then
       local d = c.deployment
-      local ok, t = pcall(d.time, d, context, concurrency)
+      -- each of the dp ranks decodes its share of the requests (d:time's
+      -- concurrency is a rank's; its tokens_per_s counts every rank)
+      local dp = shape.data_parallel_size
+      local ok, t = pcall(d.time, d, context, (concurrency + dp - 1) // dp)
       if not ok then
         c.fits, c.why = false, "no throughput: " .. tostring(t):gsub("^.-:%d+: ", "", 1)
       else

@@ -1395,7 +1395,8 @@ function Deployment:spec()
   return t
 end
 
---- Step times at `context` tokens and `concurrency` sequences (kvplan.sim):
+--- Step times at `context` tokens and `concurrency` sequences of each
+--- data-parallel rank (tokens_per_s counts every rank) (kvplan.sim):
 --- {tpot_ms, ttft_ms, tokens_per_s, bound, kv_read_share, usd_per_mtok, ...},
 --- and their ranges: tokens_per_s_lo/hi, tpot_ms_lo/hi, ttft_ms_lo/hi, the
 --- same figures with every factor of the step time at the slow and at the

@@ -339,7 +339,16 @@ function M.new(spec)
   local hooked = lua_rule(dspec, base)
   -- step times: tp too, since a MoE model's routed-expert curve depends on the
   -- slice of an expert on one GPU (kvplan.sim expert_curve), a perf table a tp
-  local tp_in_lua, pp_in_lua = (hooked or timed) and spec.tp ~= nil, hooked and spec.pp ~= nil
+  -- and a data- or expert-parallel layout, which kv.deploy checks against tp
+  -- (SGLang's attention DP divides tp, ep_size divides tp): each tp's own
+  local function layout(t)
+    if type(t) ~= "table" then return false end
+    local function many(v) return type(v) == "number" and v > 1 end
+    return many(t.data_parallel_size) or many(t.ep_size) or t.enable_dp_attention == true
+           or t.enable_expert_parallel == true
+  end
+  local tp_in_lua = (hooked or timed or layout(base) or layout(dspec)) and spec.tp ~= nil
+  local pp_in_lua = hooked and spec.pp ~= nil
   if tp_in_lua then axes[#axes + 1] = {"tp", list(spec.tp)} end
   if pp_in_lua then axes[#axes + 1] = {"pp", list(spec.pp)} end
   for i = 1, #axes do
