@@ -223,7 +223,10 @@ function M.search(spec)
           -- the top rung: what the KV cache holds, or the engine's limit
           local d = c.deployment
           local _, seqs = require("kvplan.deploy").engine_limits(d, b)
-          local top = math.max(math.min(d:ledger():max_concurrency(context), seqs), 1)
+          -- one engine's, times its data_parallel_size engines (kv.simulate
+          -- splits max_concurrency over them)
+          local ranks = d.data_parallel_size or 1
+          local top = math.max(math.min(d:ledger():max_concurrency(context), seqs), 1) * ranks
           for _, n in ipairs(ladder or M.ladder(top)) do
             if n > top then break end
             local r, nreq = run(n)

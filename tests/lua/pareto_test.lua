@@ -94,6 +94,19 @@ check.eq(finfo.sims, 2, "two simulations")
 check.eq(few[1].concurrency, 2, "sorted")
 check.eq(few[2].requests, 100, "requests given")
 assert(few[1].meets_sla == nil and few[1].pareto_sla == nil, "no SLA, no marks")
+-- data_parallel_size engines: the candidate's GPUs and the ladder's top are
+-- the engines' together (the top was one engine's, which kv.simulate then
+-- split over the engines: 350 clients, 175 a rank, on 1 GPU counted)
+do
+  local function top(base)
+    local pts = kv.pareto{model = "llama-3.1-8b", gpus = {"h100-sxm"}, tp = {1}, input = 1000,
+                          output = 200, requests = 64, base = base}
+    return pts[#pts]
+  end
+  local one, two = top(nil), top({data_parallel_size = 2})
+  check.eq(two.gpus, 2 * one.gpus, "dp 2: twice the GPUs")
+  check.eq(two.concurrency, 2 * one.concurrency, "dp 2: the top rung is both engines'")
+end
 -- a TTFT target: the SLA's front may hold points the whole front does not
 local t = kv.pareto{model = "llama-3.1-8b", gpus = {"h100-sxm"}, tp = {1}, input = 1000, output = 200,
                     ttft_ms = 100, percentile = "p50"}
