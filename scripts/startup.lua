@@ -85,9 +85,9 @@ if d.budget == "vllm" and o.max_num_batched_tokens == nil then
   local d2 = d:with{max_num_batched_tokens = step}
   if d2:ledger():max_concurrency(d2:ledger().max_model_len) ~= d:ledger():max_concurrency(d:ledger().max_model_len) then
     step_note = string.format("kvplan: its sliding or chunked layers hold blocks for max_num_batched_tokens %d "
-                              .. "beyond the window, as vLLM counts them (%d requests in steady decode, "
+                              .. "beyond the window, as vLLM counts them (%s in steady decode, "
                               .. "as kvplan fit and capacity count)", step,
-                              d:ledger():max_concurrency(d:ledger().max_model_len))
+                              kv.util.count_of(d:ledger():max_concurrency(d:ledger().max_model_len), "request"))
   end
   d = d2
 end
@@ -194,7 +194,16 @@ elseif d.budget == "vllm" and l.vllm_starts and l.kv_groups == 1 and l.null_bloc
 end
 line("  %-10s %9d      blocks of %d tokens (%d tokens%s)", "kv_blocks", l.kv_blocks, l.block, l.kv_tokens, how)
 if starts then
-  line("kvplan: %s starts; %d requests of %d tokens fit at once", d.budget, l:max_concurrency(mml), mml)
+  line("kvplan: %s starts; it holds %s of %d tokens at once", d.budget,
+       kv.util.count_of(l:max_concurrency(mml), "request"), mml)
+  -- vLLM before its null-block fix checks against a pool that counts the
+  -- null block, which no request gets (vllm-project/vllm#47272: engines.lua
+  -- check_null_block): it starts with a max_model_len one block too long
+  if d.budget == "vllm" and l:max_concurrency(mml) == 0 and l.null_blocks > 0 then
+    line("kvplan: no request of %d tokens fits whole: vLLM's startup check at this release counts "
+         .. "its null block, which no request gets (fixed by vllm-project/vllm#47272, v0.28.1): the "
+         .. "pool cannot hold all the tokens of a request that long", mml)
+  end
   if step_note then line("%s", step_note) end
 else
   line("kvplan: %s", why)

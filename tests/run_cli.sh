@@ -1457,5 +1457,13 @@ expect best_tp_past_max 2 "kvplan: command line: argument 'tp': no size is withi
 check startup_tokens_vllm grep -q "^GPU KV cache size: 841,056 tokens" "$out/st_null.out"
 check startup_tokens_null_block grep -qF "(841040 tokens; vLLM's 841,056 above counts its null block too)" "$out/st_null.out"
 check startup_tokens_groups grep -qF "(40640 tokens: 17783 // 7 KV cache groups x 16)" "$out/st_groups.out"
+# startup at a max_model_len one block past what the pool holds beside the
+# null block (vLLM 0.11 starts: its check counts the null block): the
+# summary said "0 requests ... fit at once" and nothing why; one request is
+# "1 request", not "1 requests"
+expect startup_null_block 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_len=27744
+check "startup_null_block: why no request fits whole" grep -q "no request of 27744 tokens fits whole: vLLM's startup check at this release counts its null block" "$out/startup_null_block.out"
+expect startup_one_request 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_len=27744 engine_version=0.29
+check "startup_one_request: singular" grep -q "it holds 1 request of 27744 tokens at once" "$out/startup_one_request.out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

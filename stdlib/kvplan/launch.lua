@@ -492,9 +492,10 @@ local function summary(d, e)
   local ranks = l.data_parallel_size > 1 and string.format(" on each of %d DP ranks", l.data_parallel_size)
                 or ""
   return string.format("# kvplan %s %s: %s on %d x %s; KV cache %d tokens (%d blocks of %d), "
-                       .. "%d requests of %d tokens at once%s; starts%s\n",
+                       .. "%s of %d tokens at once%s; starts%s\n",
                        e, table.concat(words, " "), d.model.id, deploy.gpus(d), d.gpu.id or "GPU",
-                       l.kv_tokens, l.kv_blocks, l.block, l:max_concurrency(l.max_model_len),
+                       l.kv_tokens, l.kv_blocks, l.block,
+                       util.count_of(l:max_concurrency(l.max_model_len), "request"),
                        l.max_model_len, ranks, note ~= "" and (" (" .. note .. ")") or "")
 end
 

@@ -193,6 +193,12 @@ function M.open_input(path)
 end
 
 --- A number as a report name writes it: whole numbers without a point, else %g.
+--- "1 request", "2 requests": integer n and the noun, plural unless n is 1
+--- (nouns taking an s only).
+function M.count_of(n, noun)
+  return string.format("%d %s%s", n, noun, n == 1 and "" or "s")
+end
+
 function M.fmt_num(x)
   if math.type(x) == "integer" or x == math.floor(x) and math.abs(x) < 2^53 then
     return string.format("%d", math.floor(x))
