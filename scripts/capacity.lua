@@ -21,8 +21,8 @@
 --   pp           pipeline-parallel stages (default 1)
 --   weights      weight format (default native: the checkpoint's own dtype
 --                or recorded size; or bf16, fp8, int4-g128, ...)
---   utilization  fraction of the GPU memory the engine may use (default 0.9,
---                vLLM's gpu_memory_utilization default)
+--   utilization  fraction of the GPU memory the engine may use (default vLLM's
+--                gpu_memory_utilization of the release: 0.9, 0.92 from 0.20)
 --   activation   activation peak per GPU (default predicted: vLLM's profiling
 --                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
 --   overhead     non-torch memory per GPU: CUDA context, NCCL (default
@@ -66,7 +66,7 @@ local kv = require "kvplan"
 
 local defaults = {
   model = kv.options.required "model=llama-3.1-8b", context = 0, gpus = {}, kv = {"auto", "fp8"}, tp = {1}, pp = 1,
-  weights = "native", utilization = 0.9, activation = "predicted", overhead = "predicted", block = 16,
+  weights = "native", activation = "predicted", overhead = "predicted", block = 16,
   engine = "", version = "",
 }
 local fields = kv.options.deployment_fields(defaults) -- every other deployment field
@@ -95,7 +95,7 @@ kv.sweep{
   model = model, gpu = list, tp = opt.tp, kv = kvs, context = context,
   base = kv.options.given_fields(opt, fields, {
     pp = opt.pp, weights = opt.weights ~= "native" and opt.weights or nil,
-    utilization = opt.utilization, activation = opt.activation ~= "predicted" and opt.activation or nil,
+    activation = opt.activation ~= "predicted" and opt.activation or nil,
     overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
     block = opt.block, engine = opt.engine ~= "" and opt.engine or nil,
     engine_version = opt.version ~= "" and opt.version or nil,

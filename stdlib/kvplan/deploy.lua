@@ -1239,7 +1239,11 @@ function M.new(opts)
       -- SGLang's fraction by tp (engines.sglang_fractions), the core's rule
       erule.fractions = rule.fractions
     else
-      d.utilization = rule.utilization
+      -- vLLM's default follows the release (engines.lua M.vllm rows'
+      -- utilization: 0.92 from 0.20, vllm-project/vllm#38284), else the
+      -- budget's
+      d.utilization = d.budget == "vllm" and engines.vllm_default_utilization(opts.engine_version)
+                      or rule.utilization
     end
   end
   d.block = opts.block or rule.block

@@ -137,6 +137,24 @@ local MiB = units.MiB
 --               v0.28.0, first tagged v0.28.1rc0 and v0.29.0rc1; its tests:
 --               tests/v1/core/test_kv_cache_utils.py
 --               test_kv_cache_reserves_null_block_for_max_model_len)
+--   utilization the default of --gpu-memory-utilization (CacheConfig.
+--               gpu_memory_utilization) a deployment without one takes: 0.9
+--               until vllm-project/vllm#38284 ("[Startup][UX] Enable CUDAGraph
+--               memory profiling by default", opened 2026-03-26) raised it to
+--               0.92 beside turning VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS on
+--               ("correspondingly increases the default
+--               `--gpu-memory-utilization` to 0.92"); on main by 2026-04-24
+--               (vllm/entrypoints/llm.py at 21792520e727, eugr/spark-vllm-
+--               docker#210), listed in v0.20.0's release notes (2026-04-27;
+--               the tag then 30 commits behind main) and the 0.20 baseline of
+--               noonghunna/club-3090; vllm/config/cache.py at 002f10e0cfa1
+--               "Field(default=0.92, gt=0, le=1)", docs.vllm.ai/en/stable/cli/
+--               serve. So 0.92 from the 0.20 row on. Against it: the PR says
+--               the switch was "slated for ... v0.21" and vLLM's own line says
+--               "CUDA graph memory profiling is enabled (default since
+--               v0.21.0)"; the 0.20.x wheels' config was not read. The CUDA
+--               graph estimate the same PR subtracts is not modelled
+--               (docs/predictions.md)
 -- vLLM V0's max_seq_len_to_capture when unset: 8192 (EngineArgs
 -- max_seq_len_to_capture: int = 8192, vllm/engine/arg_utils.py; ModelConfig.
 -- _verify_cuda_graph caps it at max_model_len, which changes nothing here:
@@ -168,23 +186,26 @@ M.vllm_max_model_len_auto_release = "0.14"
 
 M.vllm = {
   ["0.6"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = true, chunked_tokens = 512, hybrid_manager = false},
+             context_counted = true, chunked_tokens = 512, hybrid_manager = false,
+             utilization = 0.9},
   ["0.7"] = {v1 = false, eager = true, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false, hybrid_manager = false},
+             context_counted = false, hybrid_manager = false, utilization = 0.9},
   ["0.7-v1"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-                context_counted = true, logits_only = true, hybrid_manager = false},
+                context_counted = true, logits_only = true, hybrid_manager = false,
+                utilization = 0.9},
   ["0.8"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = false, nccl_counted = true,
-             context_counted = false, hybrid_manager = false},
+             context_counted = false, hybrid_manager = false, utilization = 0.9},
   ["0.9"] = {v1 = true, eager = false, big_seqs = 256, moe_cache13 = true, nccl_counted = true,
-             context_counted = false, hybrid_manager = false},
+             context_counted = false, hybrid_manager = false, utilization = 0.9},
   ["0.10"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = true,
-              context_counted = false, chunked_hybrid = false, dcp_hybrid = false},
+              context_counted = false, chunked_hybrid = false, dcp_hybrid = false,
+              utilization = 0.9},
   -- assumed from 0.11 on: the snapshot after the distributed init (the
   -- release that moved it is not pinned here), and NCCL left to connect
   -- at the first collective (nccl_runtime, below)
   ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
-              context_counted = false, chunked_hybrid = false},
+              context_counted = false, chunked_hybrid = false, utilization = 0.9},
   -- assumed from 0.20 on (the release is not pinned): "GPU KV cache size" is
   -- int(max_concurrency x max_model_len) (kv_cache_utils.py
   -- _report_kv_cache_config of the releases that support DeepSeek-V4),
@@ -197,19 +218,19 @@ M.vllm = {
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, hidden_group = true,
-              mamba_seqs_check = true},
+              mamba_seqs_check = true, utilization = 0.92},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               flashinfer_sampler = true, hidden_group = true,
-              mamba_seqs_check = true},
+              mamba_seqs_check = true, utilization = 0.92},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               check_null_block = true, flashinfer_sampler = true, hidden_group = true,
-              mamba_seqs_check = true},
+              mamba_seqs_check = true, utilization = 0.92},
 }
 M.vllm_latest = "0.11"
 
@@ -322,6 +343,13 @@ function M.vllm_version(v)
     end
   end
   return row, v
+end
+
+--- vLLM release v's default --gpu-memory-utilization (an engine_version, nil
+--- for the latest): its row's utilization (0.9, 0.92 from the 0.20 row:
+--- vllm-project/vllm#38284), nil for a row without one.
+function M.vllm_default_utilization(v)
+  return (M.vllm_version(v)).utilization
 end
 
 --- Is vLLM release v (an engine_version: "0.9.2", "0.10", "latest", nil

@@ -65,7 +65,7 @@ M.list = {
    spec = false, meaning = "the engine itself: its budget rule, defaults and startup check"},
   {name = "engine_version", type = "string", default = "the latest release", spec = false,
    meaning = "the engine's release whose defaults apply (0.11, 0.5, 1.0, latest)"},
-  {name = "utilization", type = "fraction", default = "0.9 (SGLang: by tp or the GPU)",
+  {name = "utilization", type = "fraction", default = "0.9 (vLLM 0.20 on: 0.92; SGLang: by tp or the GPU)",
    sweep = true, vllm = "gpu_memory_utilization", sglang = "mem_fraction_static",
    trtllm = {"free_gpu_memory_fraction", "kv_cache_free_gpu_memory_fraction",
              "kv_cache_free_gpu_mem_fraction"},

@@ -1296,7 +1296,8 @@ function M.check(text, opts)
     local given = f.version and f.version:match("^v?(%d+%.%d+%.?%d*)")
     popts.engine_version = (given and not vname:find("v1")) and given or vname
     src.version = f.version_source
-    popts.utilization = f.utilization and f.utilization.mid or 0.9
+    -- not logged: the release's default (engines.lua M.vllm rows' utilization)
+    popts.utilization = f.utilization and f.utilization.mid or vrow.utilization or 0.9
     src.utilization = usource(f.utilization) or (f.args_seen and "default" or "assumed")
     popts.max_num_seqs = f.max_num_seqs
     popts.usage = f.usage

@@ -452,8 +452,9 @@ check.eq(depkv("mi300x", "0.8").vllm_v0_reason,
 check.eq(depkv("mi300x", "0.9").vllm_v0, nil, "an MI300X at 0.9: V1")
 check.eq(engines.vllm_version("0.20.2") == engines.vllm["0.20"], true, "0.20.2 maps to the 0.20 row")
 local function log_ledger(version)
-  -- the kernel named: its default follows the release too (Triton from 0.12)
-  return kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0,
+  -- the kernel named: its default follows the release too (Triton from 0.12);
+  -- one utilization (its default follows the release: 0.92 from 0.20)
+  return kv.deploy{model = "gpt-oss-20b", gpu = "h100", activation = 0, overhead = 0, utilization = 0.9,
                    max_model_len = 8192, engine_version = version, mxfp4_backend = "marlin"}:ledger()
 end
 local l20, l11 = log_ledger("0.26.1"), log_ledger("0.11")
@@ -509,10 +510,11 @@ end
 -- ---- "GPU KV cache size" as the release prints it -------------------------
 do
   -- the MXFP4 kernel named (its default follows the release: Triton from 0.12)
+  -- (one utilization: the default moved to 0.92 in 0.20, below)
   local old = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.11", max_model_len = 32768,
-                        mxfp4_backend = "marlin"}:ledger()
+                        mxfp4_backend = "marlin", utilization = 0.9}:ledger()
   local new = kv.deploy{model = "gpt-oss-20b", gpu = "h100", engine_version = "0.20", max_model_len = 32768,
-                        mxfp4_backend = "marlin"}:ledger()
+                        mxfp4_backend = "marlin", utilization = 0.9}:ledger()
   check.eq(new.vllm_max_concurrency, old.vllm_max_concurrency, "the same pool and concurrency")
   check.eq(new.vllm_kv_cache_tokens, math.floor(new.vllm_max_concurrency * 32768),
            "0.20: int(max concurrency x max_model_len)")
@@ -787,4 +789,47 @@ do
                       gpu_memory_utilization = 0.95, max_num_batched_tokens = 1024}.activation_range
   check.eq(a.bytes, 1024 * 201088 * 38 + 3 * 1024 * 2880 * 2 + 33554432,
            "gpt-oss-120b, H100, 0.11: sort + hidden copies + cuBLAS workspace")
+end
+
+-- ---- vLLM's default --gpu-memory-utilization by release ---------------------
+-- 0.9 until vllm-project/vllm#38284 made it 0.92 (first in v0.20.0; engines.lua
+-- M.vllm rows' utilization): a deployment on 0.20 that gives none is budgeted
+-- at 0.92, by kv.deploy, the ledger, launch, a sweep and validate's prediction
+do
+  local function dep(v, u)
+    return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = v,
+                     utilization = u}
+  end
+  check.eq(dep("0.19.1").utilization, 0.9, "0.19: 0.9")
+  check.eq(dep("0.20").utilization, 0.92, "0.20: 0.92 (vllm-project/vllm#38284)")
+  check.eq(dep("0.20.1").utilization, 0.92, "a 0.20.x release: its row's")
+  check.eq(dep("0.29").utilization, 0.92, "0.29")
+  check.eq(dep(nil).utilization, engines.vllm_default_utilization(nil), "the latest modelled row's")
+  check.eq(dep("0.29", 0.85).utilization, 0.85, "a given fraction wins")
+  check.eq(engines.vllm_default_utilization("0.10.1"), 0.9, "0.10.1: 0.9")
+  local a, b, c = dep("0.20"):ledger(), dep("0.20", 0.92):ledger(), dep("0.20", 0.9):ledger()
+  check.eq(a.kv_budget, b.kv_budget, "0.20 without utilization: the 0.92 budget")
+  check.eq(a.kv_budget > c.kv_budget, true, "more than 0.9's")
+  local cmd = assert(require("kvplan.launch").command(dep("0.20"), "vllm"))
+  check.eq(cmd:find("--gpu-memory-utilization 0.92", 1, true) ~= nil, true, "launch writes 0.92")
+  -- a sweep over releases takes each one's default
+  local seen = {}
+  kv.sweep{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = {"0.19", "0.20"},
+           columns = {"engine_version", "kv_budget_bytes"}}:each(function(r)
+    seen[r.engine_version] = r.kv_budget_bytes
+  end)
+  check.eq(seen["0.19"], dep("0.19"):ledger().kv_budget, "sweep: 0.19's budget at 0.9")
+  check.eq(seen["0.20"], a.kv_budget, "sweep: 0.20's at 0.92")
+  -- validate: a log of 0.20.1 that prints no utilization is predicted at 0.92
+  local function predicted(v)
+    local log = "# engine: vllm\n# version: " .. v .. "\n# model: llama-3.1-8b\n# gpu: h100-sxm\n"
+                .. "INFO 08-20 18:04:10 [gpu_model_runner.py:2007] Model loading took 14.99 GiB and 12.8 seconds\n"
+                .. "INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: 51.02 GiB\n"
+    for _, r in ipairs(kv.validate(log)) do
+      if r.figure == "kv_memory_gib" and r.mode == "predict" then return r.kvplan end
+    end
+  end
+  local gib = dep("0.20").gpu_bytes / 2^30
+  check.eq(math.abs(predicted("0.20.1") - predicted("0.19.1") - 0.02 * gib) < 1e-6, true,
+           "validate: 0.02 of the GPU more KV memory on 0.20.1")
 end
