@@ -396,7 +396,7 @@ done
 expect fit_vllm_names 0 "" -- fit model=llama-3.1-8b gpus=h100 tp=1 max-model-len=8192 gpu-memory-utilization=0.8 -f csv
 check "fit_vllm_names reads vLLM's spellings" sh -c "grep -q '^llama-3.1-8b,h100-sxm,1,bf16,bf16,8192,' '$out/fit_vllm_names.out' &&
   ! cmp -s '$out/fit_vllm_names.out' '$out/fit_max_model_len.out'"
-expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unknown vLLM version '0.1' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.20, 0.21, 0.29)" -- \
+expect fit_bad_version 2 "kvplan: command line: argument 'engine_version': unknown vLLM version '0.1' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.14, 0.20, 0.21, 0.29)" -- \
   fit model=llama-3.1-8b gpus=h100 engine_version=0.1
 expect ledger_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be an integer >= 1, got 0" -- \
   ledger model=llama-3.1-8b gpu=h100 max_num_seqs=0
@@ -431,9 +431,10 @@ check "startup_refuses prints vLLM's error and the length that starts" sh -c "
   grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.39 GiB). Based on the available memory, the estimated maximum model length is 27744. Try' '$out/startup_refuses.out' &&
   grep -q '^kvplan: max_model_len=27744 starts' '$out/startup_refuses.out'"
 # --max-model-len auto (vllm-project/vllm#29431): the length the KV memory
-# holds, in _auto_fit_max_model_len's words, and a log that validates
+# holds, in _auto_fit_max_model_len's words, and a log that validates (0.29's
+# default utilization 0.92: 35520 tokens and 4.34 GiB at 0.9)
 startup_validates auto model=llama-3.1-8b gpu=a10g max_model_len=auto engine_version=0.29
-check "startup_auto prints the auto-fit line" grep -q '^Auto-fit max_model_len: reduced from 131072 to 35520 to fit in available GPU memory (4.34 GiB available for KV cache)$' "$out/startup_auto.out"
+check "startup_auto prints the auto-fit line" grep -q '^Auto-fit max_model_len: reduced from 131072 to 39136 to fit in available GPU memory (4.78 GiB available for KV cache)$' "$out/startup_auto.out"
 expect startup_auto_old 1 "kvplan: $KVPLAN_SCRIPTS/startup.lua:75: field 'max_model_len' = auto: vLLM 0.11 has no --max-model-len auto (assumed from 0.14, vllm-project/vllm#29431): give engine_version" -- \
   startup model=llama-3.1-8b gpu=l4 max_model_len=-1
 startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang

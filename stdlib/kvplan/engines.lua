@@ -206,6 +206,16 @@ M.vllm = {
   ["0.11"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, chunked_hybrid = false, utilization = 0.9},
+  -- 0.14 on: async scheduling by default (async_scheduling above: vllm/
+  -- config/vllm.py turns SchedulerConfig.async_scheduling on when unset,
+  -- vllm-project/vllm#27614; merged after the 0.13 cut: vllm-project/
+  -- vllm-gaudi#768 followed it on main after #741 of 2025-12-18, and
+  -- deepjavalibrary/djl#3833: "Async scheduling is now enabled by default
+  -- in v0.14", v0.14.0 of 2026-01); 0.14 to 0.19 took the 0.11 row before
+  ["0.14"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
+              nccl_runtime = true,
+              context_counted = false, chunked_hybrid = false, async_scheduling = true,
+              utilization = 0.9},
   -- assumed from 0.20 on (the release is not pinned): "GPU KV cache size" is
   -- int(max_concurrency x max_model_len) (kv_cache_utils.py
   -- _report_kv_cache_config of the releases that support DeepSeek-V4),

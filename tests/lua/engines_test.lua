@@ -833,3 +833,21 @@ do
   check.eq(math.abs(predicted("0.20.1") - predicted("0.19.1") - 0.02 * gib) < 1e-6, true,
            "validate: 0.02 of the GPU more KV memory on 0.20.1")
 end
+
+-- ---- async scheduling by default from 0.14 (vllm-project/vllm#27614) --------
+-- the 0.14 row: 0.14 to 0.19 plan the next step while the GPU runs (sim's
+-- host_waits false); 0.11 to 0.13 wait for the host unless --async-scheduling
+do
+  local sim = require "kvplan.sim"
+  local function waits(v, a)
+    return sim.host_waits(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm",
+                                    engine_version = v, async_scheduling = a})
+  end
+  check.eq(waits("0.13.0"), true, "0.13: the host's work between steps costs GPU time")
+  check.eq(waits("0.14"), false, "0.14: async scheduling by default (#27614)")
+  check.eq(waits("0.19.1"), false, "0.19.1: the 0.14 row, no longer 0.11's")
+  check.eq(waits("0.20"), false, "0.20")
+  check.eq(waits("0.14", false), true, "--no-async-scheduling wins")
+  check.eq(waits("0.11", true), false, "--async-scheduling wins")
+  check.eq(engines.vllm_version("0.17.1") == engines.vllm["0.14"], true, "0.17.1 maps to the 0.14 row")
+end
