@@ -182,7 +182,9 @@ for _, g in ipairs(opt.gpu) do
                        max_model_len = opt.max_model_len > 0 and opt.max_model_len or nil,
                        seed = opt.seed, rate = rate > 0 and rate or nil,
                        scheduler = sched ~= "" and sched or nil, swap = opt.swap or nil,
-                       max_concurrency = conc > 0 and conc or nil, range = opt.range or nil}
+                       max_concurrency = conc > 0 and conc or nil, range = opt.range or nil,
+                       long_prefill_token_threshold = opt.long_prefill_token_threshold > 0
+                         and opt.long_prefill_token_threshold or nil}
             for k, v in pairs(base) do o[k] = v end
             for k, v in pairs(workload) do o[k] = v end
             local s = kv.simulate(o)

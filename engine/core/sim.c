@@ -261,10 +261,18 @@ static int decoding(const sreq *q) {
 }
 
 /* Tokens request q computes next: the rest of its prompt and outputs (a
- * decode: 1, or 1 + g drafts to verify), cut to the budget. */
+ * decode: 1, or 1 + g drafts to verify), cut to long_prefill_token_threshold
+ * when one is set, then to the budget: vLLM's Scheduler.schedule, running
+ * and waiting alike, `if 0 < long_prefill_token_threshold < num_new_tokens:
+ * num_new_tokens = long_prefill_token_threshold`, then `min(num_new_tokens,
+ * token_budget)` (vllm/v1/core/sched/scheduler.py; its test
+ * test_schedule_concurrent_partial_requests, tests/v1/core/test_scheduler.py
+ * at 619e4b31). The threshold is 0 (none) under the other schedulers. */
 static int64_t wanted(const state *s, const sreq *q, int64_t budget) {
   int64_t left = q->prompt + q->generated - q->computed;
   if (decoding(q) && s->c->spec_tokens > 0) left += s->c->spec_tokens;
+  const int64_t cap = s->cfg.long_prefill_token_threshold;
+  if (cap > 0 && left > cap) left = cap;
   return left < budget ? left : budget;
 }
 
@@ -794,6 +802,10 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   TRY(kvp_check_count(cfg->host_bytes, 0, "host_bytes", d));
   TRY(kvp_check_count(cfg->max_steps, 0, "max_steps", d));
   TRY(kvp_check_count(cfg->max_concurrency, 0, "max_concurrency", d));
+  TRY(kvp_check_count(cfg->long_prefill_token_threshold, 0, "long_prefill_token_threshold", d));
+  if (cfg->long_prefill_token_threshold > 0 && cfg->sched != KVP_SCHED_CONTINUOUS)
+    return kvp_fail(d, KVP_EINVAL, "field 'long_prefill_token_threshold' is vLLM's, on the "
+                    "scheduler 'continuous' only, got scheduler '%s'", kvp_sched_name(cfg->sched));
   if (cfg->phase < 0 || cfg->phase >= KVP_NPHASES)
     return kvp_fail(d, KVP_EINVAL, "unknown phase %d", (int)cfg->phase);
   if (!(isfinite(cfg->kv_transfer_s) && cfg->kv_transfer_s >= 0.0))

@@ -89,6 +89,10 @@ typedef struct kvp_sim_config {
                                     * server's HTTP, tokenization, the first detokenization
                                     * and stream chunk): every ttft and e2e adds it, nothing
                                     * else moves (>= 0; 0 under a disaggregated phase) */
+  int64_t long_prefill_token_threshold; /* KVP_SCHED_CONTINUOUS: the tokens one request is
+                                    * given in a step at most, before the budget cuts them
+                                    * (vLLM's --long-prefill-token-threshold; 0: no cap,
+                                    * vLLM's default with max_num_partial_prefills 1) */
 } kvp_sim_config;
 
 /* One row of the timeline. */

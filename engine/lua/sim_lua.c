@@ -65,7 +65,8 @@ static const char *const run_keys[] = {
   "pcie_gbps", "seed", "max_steps", "requests", "prompt", "output", "rate", "arrival",
   "prompt_tokens", "output_tokens", "max_concurrency", "max_prefill_tokens",
   "clip_max_new_tokens", "retract_decode_steps", "init_new_token_ratio", "min_new_token_ratio",
-  "new_token_ratio_decay", "phase", "kv_transfer_s", "request_s", NULL
+  "new_token_ratio_decay", "phase", "kv_transfer_s", "request_s",
+  "long_prefill_token_threshold", NULL
 };
 
 /* The list at spec[name] as numbers (n of them), in a userdata left on the
@@ -153,6 +154,7 @@ static int l_run(lua_State *L) {
     .init_new_token_ratio = kvl_num_field(L, 1, "init_new_token_ratio", 0.0),
     .min_new_token_ratio = kvl_num_field(L, 1, "min_new_token_ratio", 0.0),
     .new_token_ratio_decay = kvl_num_field(L, 1, "new_token_ratio_decay", 0.0),
+    .long_prefill_token_threshold = kvl_int_field(L, 1, "long_prefill_token_threshold", 0),
     .stop = &kvl_stop, /* --timeout ends the loop at its next step */
   };
   lua_getfield(L, 1, "scheduler");

@@ -1683,7 +1683,8 @@ end
 local sim_fields = {requests = true, prompt = true, output = true, rate = true, trace = true,
                     range = true,
                     scheduler = true, seed = true, swap = true, max_steps = true,
-                    max_concurrency = true, phase = true, kv_transfer_ms = true}
+                    max_concurrency = true, phase = true, kv_transfer_ms = true,
+                    long_prefill_token_threshold = true}
 
 -- The schedulers kv.simulate runs (engine/core/sim.c kvp_sched), in order.
 M.scheduler_list = "'continuous', 'no_evict', 'static' or 'sglang'"
@@ -1777,6 +1778,12 @@ function M.simulate(opts)
     spec.max_concurrency = util.count(sopts.max_concurrency, "max_concurrency")
   end
   spec.max_num_batched_tokens, spec.max_num_seqs = deploy.engine_limits(d, dopts)
+  -- vLLM's --long-prefill-token-threshold: a request's tokens a step at most
+  -- (engine/core/sim.c wanted; 0, vLLM's default, is none)
+  if sopts.long_prefill_token_threshold ~= nil then
+    spec.long_prefill_token_threshold =
+      util.count(sopts.long_prefill_token_threshold, "long_prefill_token_threshold", 0)
+  end
   -- the graphs the engine captures at the limits it runs with
   spec.perf.graphs, spec.perf.graph_max = M.cuda_graphs(d, spec.max_num_seqs, spec.max_num_batched_tokens)
   if sched == "sglang" then
@@ -1948,6 +1955,8 @@ local own_arguments = {
   {"max_concurrency", 0, "a client keeping at most this many in flight (0: none; also "
                          .. "concurrency=)"},
   {"concurrency", 0, "the same as max_concurrency"},
+  {"long_prefill_token_threshold", 0, "vLLM's: the tokens a request is given in a step at most "
+                                      .. "(0: none, vLLM's default; scheduler continuous)"},
   {"max_model_len", 0, "longest request (0: the model's max_context)"},
   {"trace", "", "a CSV of arrival_s,prompt_tokens,output_tokens instead of requests, prompt, "
                 .. "output, sigma and rate"},

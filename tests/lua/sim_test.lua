@@ -846,3 +846,24 @@ do
   -- a prefill step of 4096 tokens: its GEMMs slower under Triton
   assert(old:time(1024, 4096).gemm_ms > new:time(1024, 4096).gemm_ms, "Triton's GEMMs take longer")
 end
+
+-- vLLM's --long-prefill-token-threshold (engine/core/sim.c wanted): a prompt
+-- of 3000 tokens under a threshold of 512 takes ceil(3000 / 512) = 6 steps to
+-- its first token where the 8192-token budget alone takes 1; 0 is none
+do
+  local base = {model = "llama-3.1-8b", gpu = "h100-sxm", requests = 1, prompt = 3000, output = 2}
+  local function steps(t)
+    local o2 = {}
+    for k, v in pairs(base) do o2[k] = v end
+    o2.long_prefill_token_threshold = t
+    return kv.simulate(o2).steps
+  end
+  check.eq(steps(nil), 2, "no threshold: the prompt in one step, then one decode")
+  check.eq(steps(0), 2, "0 is no threshold (vLLM's default)")
+  check.eq(steps(512), 7, "512 a step: 6 prefill steps, then one decode")
+  check.error("long_prefill_token_threshold", function() steps(-1) end)
+  check.error("long_prefill_token_threshold", function()
+    kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = 1, prompt = 30, output = 2,
+                scheduler = "no_evict", long_prefill_token_threshold = 8}
+  end)
+end

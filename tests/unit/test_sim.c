@@ -524,6 +524,183 @@ static void a_client_max_concurrency_sends_the_next_when_one_finishes(void **sta
   assert_string_equal(d.msg, "field 'max_concurrency' must be an integer >= 0, got -1");
 }
 
+/* vLLM's scheduler tests' setting (tests/v1/core/utils.py create_scheduler):
+ * blocks of `block` tokens, `blocks` of them besides the null block, the tiny
+ * model's 32 bytes a token. */
+static void tiny_blocks(kvp_ledger *l, kvp_cost *c, int64_t blocks, int64_t block) {
+  kvp_deploy d;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 1, 64, 1, 1, 8, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000;
+  d.block = block;
+  d.utilization = 1.0;
+  d.gpu_bytes = 2000 + (blocks + 1) * block * 32;
+  assert_int_equal(kvp_ledger_eval(&d, l, NULL), KVP_OK);
+  assert_int_equal(l->stage[0].blocks, blocks + 1);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
+  assert_int_equal(kvp_cost_init(c, l, &p, NULL), KVP_OK);
+}
+
+/* vLLM's own scheduler tests, tests/v1/core/test_scheduler.py at
+ * vllm-project/vllm 619e4b31da77, each case as the test sets it up (block 16,
+ * 10000 blocks, max_num_seqs 16, 8192 tokens unless the test says otherwise;
+ * create_requests' prompts arrive at once). */
+
+/* test_schedule: 10 prompts of 10 tokens are all scheduled in the first
+ * step, each its whole prompt; none waits. */
+static void vllm_test_schedule(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny_blocks(&l, &c, 10000, 16);
+  kvp_request req[10];
+  for (int i = 0; i < 10; i++) req[i] = (kvp_request){0, 10, 16};
+  kvp_sim_config cfg = config(16, 8192);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 10, &s, NULL), KVP_OK);
+  assert_int_equal(s.steps[0].tokens, 100);
+  assert_int_equal(s.steps[0].prefill_tokens, 100);
+  assert_int_equal(s.steps[0].running, 10);
+  assert_int_equal(s.steps[0].waiting, 0);
+  assert_int_equal(s.steps[1].tokens, 10); /* then every request decodes */
+  assert_int_equal(s.nsteps, 16);
+  kvp_sim_free(&s);
+}
+
+/* test_schedule_concurrent_partial_requests: max_num_batched_tokens 1024,
+ * long_prefill_token_threshold 400, three prompts of 800. Step 1: 400, 400,
+ * 1024 - 800 = 224; step 2 the same; step 3: the first two decode (1 + 1)
+ * and the third gets its last 800 - 224 - 224 = 352; step 4: three decodes.
+ * Without the threshold step 1 would be 800 + 224 and step 2 1 + 576 + 447. */
+static void vllm_test_schedule_concurrent_partial_requests(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny_blocks(&l, &c, 10000, 16);
+  kvp_request req[3] = {{0, 800, 16}, {0, 800, 16}, {0, 800, 16}};
+  kvp_sim_config cfg = config(16, 1024);
+  cfg.long_prefill_token_threshold = 400;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  const int64_t tokens[4] = {1024, 1024, 354, 3}, prefill[4] = {1024, 1024, 352, 0};
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(s.steps[i].tokens, tokens[i]);
+    assert_int_equal(s.steps[i].prefill_tokens, prefill[i]);
+    assert_int_equal(s.steps[i].running, 3);
+  }
+  /* the first two sample their first token with step 2, the third with 3 */
+  const double t2 = s.steps[0].seconds + s.steps[1].seconds, t3 = t2 + s.steps[2].seconds;
+  assert_true(fabs(s.ttft[0] - t2) < 1e-15);
+  assert_true(fabs(s.ttft[1] - t2) < 1e-15);
+  assert_true(fabs(s.ttft[2] - t3) < 1e-15);
+  kvp_sim_free(&s);
+  /* a threshold at or above every request's tokens changes nothing */
+  kvp_sim b;
+  cfg.long_prefill_token_threshold = 0;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.steps[0].tokens, 1024);
+  assert_int_equal(s.steps[1].tokens, 1 + 576 + 447);
+  cfg.long_prefill_token_threshold = 800;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &b, NULL), KVP_OK);
+  assert_int_equal(b.nsteps, s.nsteps);
+  for (int64_t i = 0; i < s.nsteps; i++) assert_int_equal(b.steps[i].tokens, s.steps[i].tokens);
+  kvp_sim_free(&b);
+  kvp_sim_free(&s);
+  /* vLLM's alone: another scheduler is an error, so is a negative one */
+  kvp_diag d = {{0}};
+  cfg.long_prefill_token_threshold = 400;
+  cfg.sched = KVP_SCHED_NO_EVICT;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "long_prefill_token_threshold"));
+  cfg.sched = KVP_SCHED_CONTINUOUS;
+  cfg.long_prefill_token_threshold = -1;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+}
+
+/* test_schedule_order (chunked prefill on): max_num_seqs 3, 1024 tokens,
+ * prompts of 800, 800, 10, 10: the first step schedules the two long ones
+ * (800 + 224 chunked), the short ones wait. */
+static void vllm_test_schedule_order(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny_blocks(&l, &c, 10000, 16);
+  kvp_request req[4] = {{0, 800, 16}, {0, 800, 16}, {0, 10, 16}, {0, 10, 16}};
+  kvp_sim_config cfg = config(3, 1024);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 4, &s, NULL), KVP_OK);
+  assert_int_equal(s.steps[0].tokens, 1024);
+  assert_int_equal(s.steps[0].running, 2);
+  assert_int_equal(s.steps[0].waiting, 2);
+  kvp_sim_free(&s);
+}
+
+/* test_kv_connector_unable_to_allocate without the connector's 8 matched
+ * tokens: blocks of 4, 10 blocks (9 besides the null block), two prompts of
+ * 24 tokens (6 blocks each), 2 outputs. One runs, one waits until the first
+ * has finished and freed its blocks; then it runs alone:
+ *   1  A 24 (6 blk); B needs 6 of 3 free: waits      running 1, waiting 1
+ *   2  A decode (7 blk), its 2nd token: done         running 1, waiting 1
+ *   3  B 24 (6 blk)                                  running 1, waiting 0
+ *   4  B decode: done; every block free again */
+static void vllm_test_unable_to_allocate_without_connector(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny_blocks(&l, &c, 9, 4);
+  kvp_request req[2] = {{0, 24, 2}, {0, 24, 2}};
+  kvp_sim_config cfg = config(16, 8192);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 4);
+  const int64_t tokens[4] = {24, 1, 24, 1}, waiting[4] = {1, 1, 0, 0};
+  const int64_t used[4] = {6, 7, 6, 7};
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(s.steps[i].tokens, tokens[i]);
+    assert_int_equal(s.steps[i].running, 1);
+    assert_int_equal(s.steps[i].waiting, waiting[i]);
+    assert_int_equal(s.steps[i].used_bytes, used[i] * 4 * 32);
+  }
+  assert_int_equal(s.preemptions, 0);
+  kvp_sim_free(&s);
+}
+
+/* test_kv_connector_handles_preemption without the connector: blocks of 2,
+ * 7 blocks (6 besides the null block), two prompts of 5 tokens, 4 outputs:
+ *   1  A 5 (3 blk), B 5 (3 blk)                      running 2, waiting 0
+ *   2  A, B decode (6 tokens: 3 blk each)            running 2, waiting 0
+ *   3  A needs a 4th block, none free: B (newest) is
+ *      preempted, A decodes                          running 1, waiting 1
+ *   4  A decodes its last token; B needs its 5 + 2
+ *      tokens' 4 blocks of 2 free: waits             running 1, waiting 1
+ *   5  B recomputes 7 tokens (4 blk)                 running 1, waiting 0
+ *   6  B decodes its last token
+ * vLLM's steps 1-4 expect the same running and waiting counts; its step 5
+ * schedules 1 token, B's blocks found again by prefix caching and the
+ * connector, which kvplan does not model (a preempted request recomputes). */
+static void vllm_test_handles_preemption_without_connector(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny_blocks(&l, &c, 6, 2);
+  kvp_request req[2] = {{0, 5, 4}, {0, 5, 4}};
+  kvp_sim_config cfg = config(16, 8192);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 2, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 6);
+  const int64_t tokens[6] = {10, 2, 1, 1, 7, 1};
+  const int64_t running[6] = {2, 2, 1, 1, 1, 1}, waiting[6] = {0, 0, 1, 1, 0, 0};
+  const int64_t preempted[6] = {0, 0, 1, 0, 0, 0};
+  for (int i = 0; i < 6; i++) {
+    assert_int_equal(s.steps[i].tokens, tokens[i]);
+    assert_int_equal(s.steps[i].running, running[i]);
+    assert_int_equal(s.steps[i].waiting, waiting[i]);
+    assert_int_equal(s.steps[i].preempted, preempted[i]);
+  }
+  assert_int_equal(s.recomputed_tokens, 6); /* B's 5 prompt tokens and its 1st output */
+  kvp_sim_free(&s);
+}
+
 static void percentiles_interpolate_between_ranks(void **state) {
   (void)state;
   double v[6] = {5, 1, 4, -1, 2, 3};
@@ -884,6 +1061,11 @@ int main(void) {
     cmocka_unit_test(bad_workloads_are_clear_errors_never_a_hang),
     cmocka_unit_test(a_shared_prefix_is_cached_once_and_not_recomputed),
     cmocka_unit_test(a_client_max_concurrency_sends_the_next_when_one_finishes),
+    cmocka_unit_test(vllm_test_schedule),
+    cmocka_unit_test(vllm_test_schedule_concurrent_partial_requests),
+    cmocka_unit_test(vllm_test_schedule_order),
+    cmocka_unit_test(vllm_test_unable_to_allocate_without_connector),
+    cmocka_unit_test(vllm_test_handles_preemption_without_connector),
     cmocka_unit_test(percentiles_interpolate_between_ranks),
     cmocka_unit_test(goodput_counts_the_requests_within_every_target),
     cmocka_unit_test(sglang_prefill_and_decode_batches_hand_counted),
