@@ -242,7 +242,12 @@ M.vllm = {
               check_null_block = true, flashinfer_sampler = true, hidden_group = true,
               mamba_seqs_check = true, utilization = 0.92},
 }
-M.vllm_latest = "0.11"
+-- The vLLM release a deployment that names none takes (engine_version
+-- nil): 0.11, the newest whose rules the project's startup logs and runs
+-- pin (the rows after it rest on boundaries marked assumed above); and the
+-- newest modelled, what engine_version = "latest" names
+M.vllm_default = "0.11"
+M.vllm_latest = "0.29"
 
 local function version_order(a, b)
   local function key(v)
@@ -333,9 +338,10 @@ function M.vllm_v0_fallback(row, version, gpu, m, kv)
   return nil
 end
 
---- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest".
+--- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest" (the
+--- newest modelled), nil (M.vllm_default).
 function M.vllm_version(v)
-  if v == nil or v == "latest" then v = M.vllm_latest end
+  if v == nil then v = M.vllm_default elseif v == "latest" then v = M.vllm_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
   local row = M.vllm[v]
   if row == nil then
@@ -356,17 +362,17 @@ function M.vllm_version(v)
 end
 
 --- vLLM release v's default --gpu-memory-utilization (an engine_version, nil
---- for the latest): its row's utilization (0.9, 0.92 from the 0.20 row:
+--- for the default release): its row's utilization (0.9, 0.92 from the 0.20 row:
 --- vllm-project/vllm#38284), nil for a row without one.
 function M.vllm_default_utilization(v)
   return (M.vllm_version(v)).utilization
 end
 
 --- Is vLLM release v (an engine_version: "0.9.2", "0.10", "latest", nil
---- for the latest) at least release `at` ("0.9.2")? A release named by
+--- for the default release) at least release `at` ("0.9.2")? A release named by
 --- its minor alone is its .0.
 function M.vllm_at_least(v, at)
-  if v == nil or v == "latest" then v = M.vllm_latest end
+  if v == nil then v = M.vllm_default elseif v == "latest" then v = M.vllm_latest end
   local function parts(s)
     local a, b, c = tostring(s):match("^v?(%d+)%.(%d+)%.?(%d*)")
     if a == nil then util.raise("field 'engine_version': not a vLLM version '%s'", tostring(s)) end
@@ -894,7 +900,7 @@ function M.mxfp4_backend(gpu, bundled)
   return "marlin"
 end
 
---- Does vLLM release v (an engine_version, nil for the latest) ship
+--- Does vLLM release v (an engine_version, nil for the default release) ship
 --- triton_kernels in its wheel (from M.vllm_triton_kernels_release on)?
 M.vllm_triton_kernels_release = "0.12"
 function M.vllm_bundles_triton_kernels(v)

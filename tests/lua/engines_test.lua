@@ -804,7 +804,7 @@ do
   check.eq(dep("0.20").utilization, 0.92, "0.20: 0.92 (vllm-project/vllm#38284)")
   check.eq(dep("0.20.1").utilization, 0.92, "a 0.20.x release: its row's")
   check.eq(dep("0.29").utilization, 0.92, "0.29")
-  check.eq(dep(nil).utilization, engines.vllm_default_utilization(nil), "the latest modelled row's")
+  check.eq(dep(nil).utilization, engines.vllm_default_utilization(nil), "the default release's row")
   check.eq(dep("0.29", 0.85).utilization, 0.85, "a given fraction wins")
   check.eq(engines.vllm_default_utilization("0.10.1"), 0.9, "0.10.1: 0.9")
   local a, b, c = dep("0.20"):ledger(), dep("0.20", 0.92):ledger(), dep("0.20", 0.9):ledger()
@@ -850,4 +850,25 @@ do
   check.eq(waits("0.14", false), true, "--no-async-scheduling wins")
   check.eq(waits("0.11", true), false, "--async-scheduling wins")
   check.eq(engines.vllm_version("0.17.1") == engines.vllm["0.14"], true, "0.17.1 maps to the 0.14 row")
+end
+
+-- engine_version = "latest" is the newest modelled vLLM row, as SGLang's and
+-- TensorRT-LLM's "latest" are theirs; no release is the default one (0.11):
+-- "latest" was the default, 0.11, while rows up to 0.29 were modelled
+do
+  local kv = require "kvplan"
+  local function v(ev)
+    return kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = ev}
+  end
+  local keys = {}
+  for k in pairs(engines.vllm) do if not k:find("v1") then keys[#keys + 1] = k end end
+  table.sort(keys, function(a, b)
+    local a1, a2 = a:match("(%d+)%.(%d+)"); local b1, b2 = b:match("(%d+)%.(%d+)")
+    return tonumber(a1) * 1000 + tonumber(a2) < tonumber(b1) * 1000 + tonumber(b2)
+  end)
+  check.eq(v("latest").engine_version, keys[#keys], "latest: the newest modelled vLLM row")
+  check.eq(v(nil).engine_version, engines.vllm_default, "no release: the default")
+  check.eq(engines.vllm_default, "0.11", "the default release")
+  check.eq(engines.vllm_at_least("latest", "0.29"), true, "latest is at least 0.29")
+  check.eq(engines.vllm_at_least(nil, "0.14"), false, "the default is before 0.14")
 end
