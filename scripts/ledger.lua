@@ -29,6 +29,9 @@
 --                TensorRT-LLM's; SGLang's mem_fraction_static by tp and GPU)
 --   activation, overhead   per GPU, e.g. 2.3GiB (default: predicted, as
 --                kv.deploy does; read measured values from vLLM's startup log)
+--   system_memory  per GPU, memory others hold on it at startup: the OS on
+--                unified memory (DGX Spark), other processes (default 0;
+--                each engine's budget sees it as its code does)
 --   time         yes: add the step times of `concurrency` requests at
 --                `context` tokens to every row (default no; see below)
 --   price_per_hour  USD per GPU hour for usd_per_mtok (default 0: the GPU
@@ -51,7 +54,9 @@
 --   model, gpu, tp, pp, weights, kv, context, concurrency,
 --   item         weights, kv_used (the requests' KV in whole blocks), kv_free
 --                (the rest of the KV budget), activation, overhead (non-torch
---                memory), margin (held back by utilization), kv_short (KV the
+--                memory), system (system_memory, when given or the GPU's
+--                memory is unified), margin (held back by utilization, less
+--                what system holds in it), kv_short (KV the
 --                requests need beyond the budget; 0 when they fit)
 --   gib_per_gpu  the item's GiB on one GPU; share_pct  its share of the GPU
 --   note         where the number comes from; kv_short's is the verdict

@@ -121,7 +121,15 @@ end
 if d.pp > 1 then line("# note: pp %d; the figures are the tightest stage's", d.pp) end
 
 local mml = l.max_model_len
-if d.budget == "vllm" then
+-- vLLM V1's init_device refuses before the weights load when the memory
+-- others hold (system_memory) leaves less free than total x utilization
+-- (engine/core/starts.c; gpu_worker.py at 35d5cda123ec), its words quoted
+local free_refusal = d.budget == "vllm" and not starts and why
+                     and why:match('%("(Free memory on device .-%))"%)')
+if free_refusal then
+  line("ValueError: %s. Decrease GPU memory utilization or reduce GPU memory used by other "
+       .. "processes.", free_refusal)
+elseif d.budget == "vllm" then
   line("Model loading took %s GiB and ... seconds", gib(l.weights, 4))
   if l.kv_budget <= 0 then
     line("ValueError: No available memory for the cache blocks. Try increasing "
@@ -210,7 +218,7 @@ else
   local blocks = why:match("Please lower max_num_seqs to at most (%d+)")
   if d.budget == "vllm" and blocks then
     line("kvplan: it starts with max_num_seqs at most %s (vLLM's own bound, as above)", blocks)
-  elseif d.budget == "vllm" and l.vllm_max_model_len > 0 then
+  elseif d.budget == "vllm" and not free_refusal and l.vllm_max_model_len > 0 then
     line("kvplan: max_model_len=%d starts (vLLM's own estimate, as above)", l.vllm_max_model_len)
   end
 end

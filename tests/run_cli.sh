@@ -139,6 +139,14 @@ expect field_count 2 "kvplan: command line: argument 'tp' must be an integer >= 
   fit model=llama-3.1-8b gpus=l4 tp=1,0
 expect field_bytes 2 "kvplan: command line: argument 'activation': cannot read 'lots' as bytes (expected e.g. '80 GiB', '80 GB', '512 MiB', '2G')" -- \
   ledger model=llama-3.1-8b gpu=l4 activation=lots
+# system_memory (memory others hold on the GPU): a bytes field like the others, never negative
+expect field_system_memory 2 "kvplan: command line: argument 'system_memory': cannot read 'lots' as bytes (expected e.g. '80 GiB', '80 GB', '512 MiB', '2G')" -- \
+  ledger model=llama-3.1-8b gpu=l4 system_memory=lots
+expect field_system_memory_negative 1 "kvplan: (command line):1: field 'system_memory' must be >= 0 bytes, got -1" -- \
+  -e 'require("kvplan").deploy{model = "llama-3.1-8b", gpu = "l4", system_memory = -1}'
+# vLLM V1 refuses when free memory (the H100's 79.19 GiB less 10) < 0.9 x 79.19 GiB
+# (gpu_worker.py init_device), before the weights load; 5 GiB leaves 74.19 >= 71.27
+check startup_system_memory_refuses sh -c "'$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G | grep -qxF 'ValueError: Free memory on device (69.19/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.' && ! '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G | grep -q 'Model loading took' && '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=5G | grep -q '^kvplan: vllm starts' && '$kvplan' fit model=llama-3.1-8b gpus=h100 system_memory=10G | grep -q 'Free memory on device'"
 expect field_enum 2 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm" -- \
   capacity model=llama-3.1-8b gpus=l4 engine=vlm
 expect field_number 0 "" -- fit model=llama-3.1-8b gpus=l4 price_per_hour=2.5
@@ -203,7 +211,7 @@ if command -v script >/dev/null 2>&1; then
   script -qc "$kvplan tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null < /dev/null > "$out/tty.txt" 2>&1
   script -qc "$kvplan --quiet tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null < /dev/null > "$out/tty_quiet.txt" 2>&1
   "$kvplan" tests/bench/sweep.lua contexts=600 > /dev/null 2> "$out/notty.txt"
-  if grep -q "sweep: 4992000/4992000 rows (100 %)" "$out/tty.txt" && [ ! -s "$out/tty_quiet.txt" ] &&
+  if grep -q "sweep: 5184000/5184000 rows (100 %)" "$out/tty.txt" && [ ! -s "$out/tty_quiet.txt" ] &&
      [ ! -s "$out/notty.txt" ]; then
     pass=$((pass + 1)); echo "ok   cli progress line only on a terminal"
   else fail=$((fail + 1)); echo "FAIL cli progress"; fi
@@ -507,7 +515,8 @@ if command -v script > /dev/null 2>&1; then
   check "tty_wide keeps every column" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_wide.out') -gt 80 ]"
   check "tty_capacity names what it left out" grep -q '^(not shown, to fit 80 columns:' "$out/tty_capacity.out"
   # best on a terminal: the top rows, then one line for each other GPU (the
-  # catalog's GPUs: 29 rows of 14 columns before); the CSV keeps every row
+  # catalog's GPUs: 29 rows of 14 columns before); the CSV keeps every row (one a GPU:
+  # a row a GPU and the header: 28 lines before the GB10 entry, 29 since)
   b="best model=llama-3.1-70b context=32k concurrency=16 top=3"
   COLUMNS=80 script -qec "$kvplan -q $b" /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_top.out"
   "$kvplan" -q $b > "$out/best_top.csv"
@@ -517,7 +526,7 @@ if command -v script > /dev/null 2>&1; then
     [ \$(grep -Ec '^ +[0-9]+  [a-z0-9-]+ ' '$out/tty_best_top.out') -eq $gpus ] &&
     sed '/^Other GPUs, the best deployment of each/q' '$out/tty_best_top.out' | grep -Ec '^ +[0-9]+  [a-z0-9-]+ ' | grep -qx 3 &&
     grep -Eq '^ +13  h200 +tp 1 x pp 3 +3 GPUs  needs 3 GPUs\$' '$out/tty_best_top.out' &&
-    [ $gpus -gt 20 ] && [ \$(wc -l < '$out/best_top.csv') -eq 28 ]"
+    [ $gpus -gt 20 ] && [ \$(wc -l < '$out/best_top.csv') -eq 29 ]"
   COLUMNS=80 script -qec "$kvplan -q $b all=true" /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_all.out"
   check "tty_best_all: every candidate a row, no summary" sh -c "
     ! grep -q '^Other GPUs' '$out/tty_best_all.out' && [ \$(grep -Ec '^ +[0-9]+  ' '$out/tty_best_all.out') -gt 100 ] &&

@@ -90,7 +90,7 @@ while read -r log corpus args; do
     fail=1; echo "FAIL validate: raw $log with $args"; diff "$out/rawargs-$log.csv" "$out/corpus-$log.csv"
   fi
 done <<EOF2
-trtllm-spark-gpt-oss-120b.log trtllm-spark-gpt-oss-120b-gb10.log tp=1
+trtllm-spark-gpt-oss-120b.log trtllm-spark-gpt-oss-120b-gb10.log tp=1 gpu=gb10
 sglang-19718-gpt-oss-120b.log sglang-19718-gpt-oss-120b-rtxpro6000.log tp=1
 EOF2
 # LIMITS: "figure median worst" (fractions) or "exact N" (exact rows at least)

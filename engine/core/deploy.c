@@ -42,6 +42,9 @@ static kvp_err check_vllm(const kvp_deploy *d, kvp_diag *diag) {
   const kvp_vllm *v = &d->vllm;
   TRY(kvp_check_count(v->blocks_override, 0, "num_gpu_blocks_override", diag));
   TRY(kvp_check_count(v->kv_cache_bytes, 0, "kv_cache_memory_bytes", diag));
+  if (v->system_rule < KVP_SYS_CHECK || v->system_rule > KVP_SYS_NONE)
+    return kvp_fail(diag, KVP_EINVAL, "field 'vllm_system_rule' must be 0, 1 or 2, got %lld",
+                    (long long)v->system_rule);
   TRY(kvp_check_count(v->max_num_seqs, 0, "max_num_seqs", diag));
   TRY(kvp_check_count(v->dcp, 0, "decode_context_parallel_size", diag));
   TRY(kvp_check_count(v->pcp, 0, "prefill_context_parallel_size", diag));
@@ -191,6 +194,7 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
                     d->utilization);
   TRY(kvp_check_count(d->activation_bytes, 0, "activation", diag));
   TRY(kvp_check_count(d->overhead_bytes, 0, "overhead", diag));
+  TRY(kvp_check_count(d->system_bytes, 0, "system_memory", diag));
   TRY(kvp_check_count(d->block, 1, "block", diag));
   TRY(kvp_check_count(d->max_num_batched_tokens, 1, "max_num_batched_tokens", diag));
   TRY(kvp_check_count(d->max_model_len, 0, "max_model_len", diag));

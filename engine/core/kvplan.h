@@ -437,6 +437,9 @@ kvp_err kvp_lora_layer_bytes(const kvp_lora *lo, int64_t tp, int64_t *bytes, kvp
 /* vLLM's KV cache switches and overrides, by vLLM's names (engine/core/
  * vllm_kv.c; vllm-project/vllm vllm/config/cache.py, scheduler.py,
  * parallel.py). All zero: vLLM's defaults. Only with budget vllm. */
+/* kvp_vllm.system_rule */
+enum { KVP_SYS_CHECK = 0, KVP_SYS_BUDGET = 1, KVP_SYS_NONE = 2 };
+
 typedef struct kvp_vllm {
   int32_t disable_hybrid;     /* disable_hybrid_kv_cache_manager: sliding and chunked
                                * layers allocated as full attention */
@@ -471,6 +474,11 @@ typedef struct kvp_vllm {
                                * num_gpu_blocks_override blocks when it is set (the
                                * releases of vllm-project/vllm#41069); 0: the measured
                                * KV memory */
+  int32_t system_rule;        /* how the release's budget sees system_bytes: KVP_SYS_CHECK
+                               * (V1 from 0.8: not in the budget, the startup check refuses
+                               * when free < total x utilization), KVP_SYS_BUDGET (counted
+                               * as non-torch memory: 0.6.0-0.6.4, V1 of 0.7), KVP_SYS_NONE
+                               * (V0's baseline from 0.6.5: neither) */
   int32_t check_null_block;   /* ... against one block less, the null block (the
                                * releases of vllm-project/vllm#47272) */
   int32_t mamba_seqs_check;   /* the refusal of a model with Mamba layers whose max_num_seqs
@@ -547,6 +555,10 @@ typedef struct kvp_deploy {
                                * TensorRT-LLM free_gpu_memory_fraction */
   int64_t activation_bytes;   /* per GPU: activation peak reserved */
   int64_t overhead_bytes;     /* per GPU: CUDA context, communication buffers */
+  int64_t system_bytes;       /* per GPU: memory others hold on the device at startup (the
+                               * OS and page cache on unified memory, other processes):
+                               * system_memory, each budget rule as its engine sees it
+                               * (ledger.c, starts.c); 0: none */
   int64_t block;              /* tokens per KV block */
   int64_t max_num_batched_tokens; /* tokens scheduled in one step (>= 1) */
   int64_t max_model_len;      /* longest request; 0 = the model's max_context */

@@ -21,6 +21,16 @@
  *           (vllm.rotary_bytes) and the caching allocator's segments beyond
  *           the parameters (vllm.alloc_bytes; engines.lua
  *           sglang_alloc_slack).
+ *   Memory others hold (system_memory, d->system_bytes): vLLM V1 leaves the
+ *           budget as it is (starts.c refuses when free < f * visible), its
+ *           releases that count all used memory as non-torch
+ *           (vllm.system_rule KVP_SYS_BUDGET) reserve it; SGLang's total is
+ *           what is free at startup, visible - overhead - system_memory
+ *           (model_runner.py at 01cc04e2b5b0: min_per_gpu_memory =
+ *           get_available_gpu_memory(...)); TensorRT-LLM reserves it (the
+ *           PyTorch backend's peak counts all used memory, _util.py at
+ *           000439672005; the engine path's free memory is cudaMemGetInfo's,
+ *           kvCacheManager.cpp calculateFreeMemBytes at b35ac1b64368).
  *   trtllm  kv_budget = floor(f * (visible - weights - activation - overhead)),
  *           f = free_gpu_memory_fraction of the memory free after the engine
  *           is loaded; tokens = kv_budget // bytes per token, capped by
@@ -459,6 +469,17 @@ static void size_pool(const kvp_ledger *l, kvp_stage *st) {
   if (!chk_mul(st->blocks, st->block_bytes, &st->pool)) st->pool = INT64_MAX;
 }
 
+/* SGLang's total_gpu_memory: the memory free before the weights load, the
+ * GPU less the engine's non-torch memory and what others hold
+ * (system_memory), never below 0 (model_runner.py init_memory_pool /
+ * profile_max_num_token: total_gpu_memory from get_available_gpu_memory
+ * at startup). */
+static int64_t sglang_total(const kvp_deploy *d) {
+  int64_t t;
+  if (!chk_sub(d->gpu_bytes, d->overhead_bytes, &t) || !chk_sub(t, d->system_bytes, &t)) return 0;
+  return max64(t, 0);
+}
+
 /* The memory of stage s's smallest GPU and what its budget rule lets the
  * engine use (every stage: the deployment's, unless workers differ). */
 static void stage_memory(const kvp_ledger *l, int32_t s, kvp_stage *st) {
@@ -541,11 +562,17 @@ static kvp_err eval_stage(kvp_ledger *l, int32_t s, const int8_t *spec_type, int
     CHK(chk_add(reserved, act, &reserved));
     CHK(chk_add(reserved, d->overhead_bytes, &reserved));
   }
+  /* memory others hold (system_memory): TensorRT-LLM's free memory after
+   * loading and vLLM's non-torch memory of the releases that count all used
+   * memory (KVP_SYS_BUDGET) exclude it; SGLang's total does (usable) */
+  if (d->budget == KVP_BUDGET_TRTLLM ||
+      (d->budget == KVP_BUDGET_VLLM && d->vllm.system_rule == KVP_SYS_BUDGET))
+    CHK(chk_add(reserved, d->system_bytes, &reserved));
   st->kv_budget = st->usable - reserved;
   if (d->vllm.kv_cache_bytes > 0) st->kv_budget = d->vllm.kv_cache_bytes;
   switch (d->budget) {
     case KVP_BUDGET_SGLANG:
-      st->margin = max64(st->gpu_bytes - d->overhead_bytes, 0) - st->usable;
+      st->margin = sglang_total(d) - st->usable;
       break;
     case KVP_BUDGET_TRTLLM:
       if (st->kv_budget > 0) {
@@ -681,8 +708,7 @@ static kvp_err eval_once(const kvp_deploy *d, kvp_ledger *l, kvp_diag *diag) {
   l->total = d->gpu_bytes;
   switch (d->budget) {
     case KVP_BUDGET_SGLANG:
-      l->usable = (int64_t)floor((double)max64(d->gpu_bytes - d->overhead_bytes, 0) *
-                                 d->utilization);
+      l->usable = (int64_t)floor((double)sglang_total(d) * d->utilization);
       break;
     case KVP_BUDGET_TRTLLM:
       l->usable = d->gpu_bytes;

@@ -45,6 +45,15 @@
  *   reduces maxAttentionWindow and maxSequenceLen the same way and throws
  *   instead under fail_fast_on_attention_window_too_large. max_tokens =
  *   floor(KV budget / bytes per token), capped by max_tokens (max_kv_tokens).
+ * vLLM V1 (budget vllm, vllm.system_rule KVP_SYS_CHECK) with system_memory:
+ *   init_device takes a MemorySnapshot and raises "Free memory on device
+ *   (F/T GiB) on startup is less than desired GPU memory utilization (u, R
+ *   GiB)" when free_memory < requested_memory = total_memory x
+ *   gpu_memory_utilization (vllm/v1/worker/gpu_worker.py init_device at
+ *   35d5cda123ec); free is taken as the GPU less system_memory (the
+ *   engine's own CUDA context and NCCL buffers at the snapshot are not
+ *   counted, so the real check refuses a little sooner). Checked first:
+ *   the worker raises it before the weights load, whatever the ledger.
  * Any other rule or allocation starts whenever the deployment fits.
  *
  * The verdict (kvp_verdict_*): requests the ledger lets in run only on an
@@ -151,6 +160,18 @@ kvp_err kvp_start_check(const kvp_ledger *l, kvp_start *out, kvp_diag *diag) {
   const kvp_deploy *d = &l->d;
   if (d->alloc == KVP_ALLOC_PAGED && d->budget == KVP_BUDGET_SGLANG) return sglang(l, out);
   if (d->alloc == KVP_ALLOC_PAGED && d->budget == KVP_BUDGET_TRTLLM) return trtllm(l, out);
+  if (d->budget == KVP_BUDGET_VLLM && d->vllm.system_rule == KVP_SYS_CHECK && d->system_bytes > 0) {
+    /* init_device, before the weights load: free memory < total x utilization */
+    int64_t free_bytes;
+    if (!chk_sub(d->gpu_bytes, d->system_bytes, &free_bytes)) free_bytes = INT64_MIN;
+    double requested = (double)d->gpu_bytes * d->utilization;
+    if ((double)free_bytes < requested) {
+      out->why = KVP_START_VLLM_FREE;
+      out->available = free_bytes > 0 ? free_bytes : 0;
+      out->needed = (int64_t)requested;
+      return KVP_OK;
+    }
+  }
   if (l->fit.why != KVP_FITS) {
     out->why = KVP_START_NO_FIT;
     return KVP_OK;
@@ -206,6 +227,12 @@ int kvp_start_explain(const kvp_ledger *l, const kvp_start *s, char *buf, size_t
                       "block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to "
                       "at most %lld or increase gpu_memory_utilization.\")", (long long)s->needed,
                       (long long)s->limit, (long long)s->limit);
+    case KVP_START_VLLM_FREE:
+      return snprintf(buf, n, "vLLM refuses to start (\"Free memory on device (%.2f/%.2f GiB) on "
+                      "startup is less than desired GPU memory utilization (%g, %.2f GiB)\"): "
+                      "system_memory %.2f GiB is held by others", gib(s->available),
+                      gib(l->d.gpu_bytes), l->d.utilization, gib(s->needed),
+                      gib(l->d.system_bytes));
     case KVP_START_SGLANG_MEMORY: {
       const kvp_stage *st = tight(l);
       int64_t weights = st ? st->weights : 0, bits = token_bits(l);

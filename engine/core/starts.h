@@ -24,6 +24,8 @@ typedef enum kvp_start_why {
   KVP_START_VLLM_MAMBA_SEQS, /* vLLM: max_num_seqs exceeds the pool's blocks of a model with
                              * Mamba layers under full CUDA graphs (needed: max_num_seqs,
                              * limit: the blocks) */
+  KVP_START_VLLM_FREE,      /* vLLM V1: free memory at startup (the GPU's less system_memory)
+                             * below total x gpu_memory_utilization */
   KVP_NSTART
 } kvp_start_why;
 

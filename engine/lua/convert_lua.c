@@ -65,7 +65,7 @@ kvp_kind kvl_check_kind(lua_State *L, int idx, const char *what) {
 
 static const char *const deploy_keys[] = {
   "model", "gpu_memory", "tp", "pp", "kv", "weights", "weight_bytes", "utilization",
-  "activation", "overhead", "block", "max_num_batched_tokens", "max_model_len",
+  "activation", "overhead", "system_memory", "block", "max_num_batched_tokens", "max_model_len",
   /* optimizations (stdlib optim.lua; zero or absent is off) */
   "budget", "max_kv_tokens", "allocation", "kv_recent", "kv_full", "evict", "speculative",
   "prefix", "samples", "prompt", "output", "host_bytes", "lengths",
@@ -75,7 +75,7 @@ static const char *const deploy_keys[] = {
   "data_parallel_size",
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
-  "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
+  "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block", "vllm_system_rule",
   "vllm_max_model_len_auto", "vllm_mamba_seqs_check", "kv_cache_group_of", "kv_cache_group_blocks",
   "vllm_lora", "vllm_v0_blocks", "vllm_mla_entry_align", "vllm_rotary_bytes",
   "sglang_alloc_bytes",
@@ -278,6 +278,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
   v->check_override = bool_field(L, idx, "vllm_check_override");
   v->check_null_block = bool_field(L, idx, "vllm_check_null_block");
+  v->system_rule = (int32_t)kvl_int_field(L, idx, "vllm_system_rule", KVP_SYS_CHECK);
   v->auto_fit = bool_field(L, idx, "vllm_max_model_len_auto");
   v->mamba_seqs_check = bool_field(L, idx, "vllm_mamba_seqs_check");
   v->v0_blocks = bool_field(L, idx, "vllm_v0_blocks");
@@ -329,6 +330,7 @@ void kvl_check_deploy(lua_State *L, int idx, kvp_deploy *d) {
   d->utilization = kvl_num_field(L, idx, "utilization", d->utilization);
   d->activation_bytes = kvl_int_field(L, idx, "activation", 0);
   d->overhead_bytes = kvl_int_field(L, idx, "overhead", 0);
+  d->system_bytes = kvl_int_field(L, idx, "system_memory", 0);
   d->block = kvl_int_field(L, idx, "block", d->block);
   d->max_num_batched_tokens =
       kvl_int_field(L, idx, "max_num_batched_tokens", d->max_num_batched_tokens);

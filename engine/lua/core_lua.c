@@ -207,6 +207,7 @@ static const struct {
 } inputs[] = {
   {"block", offsetof(kvp_deploy, block), 16},
   {"overhead", offsetof(kvp_deploy, overhead_bytes), 0},
+  {"system_memory", offsetof(kvp_deploy, system_bytes), 0},
   {"activation", offsetof(kvp_deploy, activation_bytes), 0},
   {"max_model_len", offsetof(kvp_deploy, max_model_len), 1},
   {"max_num_batched_tokens", offsetof(kvp_deploy, max_num_batched_tokens), 1},
@@ -499,6 +500,7 @@ GETTER(activation, lua_pushinteger(L, l->d.vllm.stage_activation_bytes[l->tight]
                                            ? l->d.vllm.stage_activation_bytes[l->tight]
                                            : l->d.activation_bytes))
 GETTER(overhead, lua_pushinteger(L, l->d.overhead_bytes))
+GETTER(system, lua_pushinteger(L, l->d.system_bytes))
 GETTER(kv_budget, lua_pushinteger(L, nonneg(tight(l)->kv_budget)))
 GETTER(kv_token_bits, lua_pushinteger(L, tight(l)->token_bits))
 GETTER(block_bytes, lua_pushinteger(L, tight(l)->block_bytes))
@@ -603,7 +605,7 @@ static int get_kv_bytes_per_token(lua_State *L, const kvp_ledger *l) {
 typedef int (*getter)(lua_State *L, const kvp_ledger *l);
 static const struct { const char *name; getter get; } getters[] = {
 #define G(n) {#n, get_##n}
-  G(total), G(usable), G(safety), G(weights), G(lora), G(rotary), G(alloc), G(weights_total), G(activation), G(overhead),
+  G(total), G(usable), G(safety), G(weights), G(lora), G(rotary), G(alloc), G(weights_total), G(activation), G(overhead), G(system),
   G(kv_budget), G(kv_token_bits), G(kv_bytes_per_token), G(block_bytes), G(state_bytes),
   G(kv_blocks), G(kv_tokens), G(fits), G(why), G(limit), G(stage), G(stages), G(tp), G(pp), G(block),
   G(max_model_len), G(layers), G(kv_groups), G(vllm_kv_cache_tokens),

@@ -40,6 +40,7 @@ M.gpu_columns = {
   fp8_tflops = "number", fp4_tflops = "number", int8_tops = "number", interconnect_gbps = "number",
   pcie_gbps = "number", tdp_w = "number", plan_as = "text", price_per_hour = "number",
   scaleout_gbps = "number", scaleout = "text", scaleout_source = "text",
+  unified_memory = "bool",
 }
 
 -- Column types of the model catalog (every field of models.lua but `mla`,

@@ -472,6 +472,14 @@ local function vllm_rule(d, opts, rule)
   -- check_override, check_null_block; the rule: engine/core/vllm_kv.c)
   d.vllm_check_override = row.check_override or nil
   d.vllm_check_null_block = row.check_null_block or nil
+  -- how the release's budget sees memory others hold (system_memory;
+  -- engine/core/ledger.c, starts.c): counted as non-torch memory where
+  -- non-torch is all used memory less torch's (context_counted: 0.6.0-0.6.4,
+  -- V1 of 0.7, gpu_worker.py at 0012cf691b7e); V1 from 0.8 refuses to start
+  -- when free memory < total x utilization (gpu_worker.py init_device at
+  -- 35d5cda123ec), the budget unchanged; V0 from 0.6.5 (memory_profiling's
+  -- baseline at init_device, no such check) neither
+  d.vllm_system_rule = row.context_counted and 1 or (row.v1 and 0 or 2)
   d.max_num_seqs = opts.max_num_seqs and util.count(opts.max_num_seqs, "max_num_seqs")
   -- no CUDA graphs: every step eager (sim.lua cuda_graphs)
   d.enforce_eager = opts.enforce_eager or nil
@@ -1319,6 +1327,13 @@ function M.new(opts)
     d.kv_cache_memory_note = "kv_cache_memory_bytes = 0 is vLLM's unset: the budget is profiled "
                              .. "with gpu_memory_utilization"
   end
+  -- memory others hold on the GPU (fields.lua system_memory): 0 unless given
+  d.system_memory = opts.system_memory ~= nil and units.bytes(opts.system_memory, "system_memory")
+                    or nil
+  if d.system_memory and d.system_memory < 0 then
+    util.raise("field 'system_memory' must be >= 0 bytes, got %s",
+               util.escape(tostring(opts.system_memory)))
+  end
   d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
   d.kv_cache_groups = opts.kv_cache_groups
   d.kv_cache_group_of, d.kv_cache_group_blocks = resolve_groups(opts.kv_cache_groups, d)
@@ -1388,6 +1403,7 @@ function Deployment:spec()
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,
                                                    self.vllm_check_null_block
   t.vllm_max_model_len_auto = self.vllm_max_model_len_auto
+  t.vllm_system_rule = self.budget == "vllm" and self.vllm_system_rule or nil
   t.vllm_mamba_seqs_check = self.vllm_mamba_seqs_check
   t.kv_cache_group_of, t.kv_cache_group_blocks = self.kv_cache_group_of, self.kv_cache_group_blocks
   t.engine_named = self.engine_named

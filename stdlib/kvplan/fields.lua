@@ -75,6 +75,12 @@ M.list = {
    sweep = true, meaning = "activation peak of the profiling run"},
   {name = "overhead", type = "bytes", unit = "bytes per GPU", min = 0, default = "predicted",
    sweep = true, meaning = "non-torch memory: CUDA context, NCCL"},
+  -- memory something other than the engine holds on the device; no engine
+  -- has a flag for it (vLLM's error says "reduce GPU memory used by other
+  -- processes"): each budget rule sees it as its engine does (ledger.c,
+  -- starts.c; docs/predictions.md "Memory others hold")
+  {name = "system_memory", type = "bytes", unit = "bytes per GPU", min = 0, default = 0,
+   meaning = "memory others hold on the GPU at startup: the OS and page cache on unified memory (DGX Spark, Jetson), other processes"},
   {name = "block", type = "count", unit = "tokens", min = 1,
    default = "16 (SGLang 1, TensorRT-LLM 64, 32 on its PyTorch backend)", sweep = true,
    vllm = "block_size", sglang = "page_size", trtllm = "tokens_per_block",
@@ -229,7 +235,8 @@ M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "vllm_max_model_len_auto", "vllm_mamba_seqs_check",
              "kv_cache_group_of", "kv_cache_group_blocks",
              "engine_named", "engine_rule", "vllm_lora", "vllm_v0_blocks",
-             "vllm_mla_entry_align", "vllm_rotary_bytes", "sglang_alloc_bytes"}
+             "vllm_mla_entry_align", "vllm_rotary_bytes", "sglang_alloc_bytes",
+             "vllm_system_rule"}
 
 --- The key of field f in the core's deployment table, or nil (resolved in Lua).
 function M.key(f)

@@ -14,6 +14,10 @@ local allowed = {
   interconnect_gbps = true, interconnect = true, pcie_gbps = true, tdp_w = true,
   source = true, notes = true, memory = true, plan_as = true, price_per_hour = true,
   scaleout_gbps = true, scaleout = true, scaleout_source = true,
+  -- true: the GPU shares one memory with the CPU and the OS (the vendor's
+  -- datasheet says unified), so what they hold is not counted unless
+  -- system_memory says it (report.lua ledger_items, validate.lua)
+  unified_memory = true,
 }
 M.fields = allowed
 

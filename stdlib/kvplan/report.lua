@@ -454,7 +454,7 @@ end
 --- requests of `context` tokens (the tightest pipeline stage): a list of
 --- {item, bytes, note} for weights, lora (vLLM's LoRA slots, when
 --- enable_lora), rotary (vLLM's rotary cos/sin caches), kv_used, kv_free, activation, overhead,
---- margin (1 - utilization) and kv_short (what the requests need beyond the
+--- system (system_memory, when given or the GPU's memory is unified), margin (1 - utilization) and kv_short (what the requests need beyond the
 --- KV budget, 0 when they fit; its note is the verdict, l:fit: "fits", why
 --- not, or the engine's refusal to start). All but kv_short add up to the
 --- GPU's memory.
@@ -517,6 +517,18 @@ function M.ledger_items(d, context, concurrency)
        .. (enc and string.format(" (the vision encoder's dummy batch included: %d item%s)",
                                  enc.items, enc.items == 1 and "" or "s") or ""))
   item("overhead", l.overhead, "non-torch memory (CUDA context, NCCL), " .. (d.overhead_source or "given"))
+  -- memory others hold (system_memory): under vLLM's startup check it lies
+  -- in what utilization holds back (ledger.c); the other rules' margin is
+  -- what the items leave
+  local in_margin = 0
+  if l.system > 0 then
+    in_margin = (d.budget == "vllm" and (d.vllm_system_rule or 0) ~= 1) and l.system or 0
+    item("system", l.system, "held by others on the GPU (system_memory: the OS on unified memory, "
+         .. "other processes)")
+  elseif d.gpu.unified_memory then
+    item("system", 0, "unified memory: what the OS and other processes hold is not counted "
+         .. "(give system_memory)")
+  end
   -- kv_cache_memory_bytes > 0 is the KV budget, utilization plays no part
   -- (vllm/config/cache.py: "kv_cache_memory_bytes (when not-None) ignores
   -- gpu_memory_utilization"; ledger.c usable = the whole GPU)
@@ -524,13 +536,13 @@ function M.ledger_items(d, context, concurrency)
   if d.budget ~= "vllm" and l.kv_budget > 0 then
     -- SGLang's and TensorRT-LLM's fractions are not of the whole GPU: the
     -- margin is what the other items leave, so that they add up to it
-    item("margin", l.total - l.weights - l.activation - l.overhead - l.kv_budget,
+    item("margin", l.total - l.weights - l.activation - l.overhead - l.system - l.kv_budget,
          string.format(d.budget == "trtllm"
                        and "held back: free_gpu_memory_fraction %.2f of the memory free after loading"
                        or "held back: SGLang's 1 - mem_fraction_static, its activations and CUDA graphs (fraction %.2f)",
                        d.utilization or 0.9))
   else
-    item("margin", l.total - l.usable, pinned
+    item("margin", math.max(0, l.total - l.usable - in_margin), pinned
          and "none held back: kv_cache_memory_bytes ignores gpu_memory_utilization"
          or string.format("held back by utilization %.2f", d.utilization or 0.9)
             .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or ""))

@@ -915,7 +915,15 @@ function M.check(text, opts)
   local f = M.parse(text, opts.lines, given and M.engine_names[tostring(given):lower()])
   local rows = {}
   local name = opts.name or "log"
+  -- "system_memory=assumed" on the figures memory others hold changes (the
+  -- KV pool and whether it starts), set below for a unified-memory GPU
+  local system_tag
+  local by_system = {kv_memory_gib = true, kv_tokens = true, kv_blocks_x_block = true,
+                     kv_blocks = true, starts = true, non_torch_gib = true}
   local function row(r)
+    if system_tag and r.mode == "predict" and by_system[r.figure] then
+      r.inputs = (r.inputs and r.inputs ~= "" and (r.inputs .. " ") or "") .. system_tag
+    end
     r.log = name
     r.engine = f.engine or "unknown"
     r.version = f.version or ""
@@ -1072,13 +1080,30 @@ function M.check(text, opts)
   local taken = {engine = true, engine_version = true, model = true, quantization = true, tp = true,
                  pp = true, data_parallel_size = true, kv = true, block = true, max_num_batched_tokens = true,
                  max_num_seqs = true, enforce_eager = true, max_model_len = true, gpu = true,
-                 utilization = true, rank = true, weights = true}
+                 utilization = true, rank = true, weights = true, system_memory = true}
   local fields = require "kvplan.fields"
   for k, g in pairs(st) do
     if not taken[k] and fields.by_name[k] and g.source == "argument" then extra[k] = g.value end
   end
   if wfmt then extra.weights, src.weights = wfmt, wsrc end
   if dp and dp ~= 1 then extra.data_parallel_size = dp end
+  -- memory others hold on the GPU (system_memory): stated by a header or an
+  -- argument, else none; on a unified-memory GPU (the catalog's
+  -- unified_memory, or unified_memory stated) that none is an assumption,
+  -- so the "_stated" figures leave the log out. A figure the log prints
+  -- (TensorRT-LLM's memory outside torch) is never fed back as an input.
+  local sysv, syssrc = pick("system_memory", nil)
+  if sysv ~= nil then
+    extra.system_memory, src.system_memory = units.bytes(sysv, "system_memory"), syssrc
+  else
+    local uv = st.unified_memory and st.unified_memory.value
+    local unified = uv == true or (type(uv) == "string" and (uv:lower() == "true" or uv:lower() == "yes"))
+    if not unified and gpu_id then
+      local okg, g = pcall(kv.gpu, gpu_id)
+      unified = okg and g.unified_memory == true
+    end
+    if unified then system_tag = "system_memory=assumed" end
+  end
   local util_v, usrc = pick("utilization", nil)
   if util_v ~= nil then
     local x = tonumber(util_v)
@@ -1365,6 +1390,8 @@ function M.check(text, opts)
         rel_error = relerr(k, logged), status = "predicted", inputs = pin}
   end
   local signed = l.usable - l.weights - l.activation - l.overhead
+  -- the releases that count memory others hold as non-torch (ledger.c)
+  if f.engine == "vllm" and d.vllm_system_rule == 1 then signed = signed - l.system end
   local rank_act = l.activation
   local rank_s = st.rank and tostring(st.rank.value)
   local rank = int(rank_s)
@@ -1383,6 +1410,7 @@ function M.check(text, opts)
     if a then
       rank_act = a.forward
       signed = l.usable - l.weights - rank_act - l.overhead
+               - ((d.vllm_system_rule == 1) and l.system or 0)
       pin = pin .. " rank=" .. st.rank.source
     end
   end
@@ -1568,7 +1596,9 @@ function M.check_trtllm(f, m, c)
   end
   pred("weights_gib", l.weights / GiB, f.weights and f.weights.mid)
   pred("activation_gib", l.activation / GiB, f.activation and f.activation.mid)
-  pred("non_torch_gib", l.overhead / GiB, f.non_torch and f.non_torch.mid)
+  -- "used outside torch" (_util.py) is all used memory less torch's: what
+  -- others hold is in it
+  pred("non_torch_gib", (l.overhead + l.system) / GiB, f.non_torch and f.non_torch.mid)
   if d.activation_source == "none" and (f.kv_memory or f.kv_tokens or f.blocks) then
     row{figure = "kv_memory_gib", mode = "predict", logged = f.kv_memory and f.kv_memory.mid,
         status = "missing: the activation (" .. tostring(d.prediction_note) .. ")", inputs = pin}
@@ -1647,6 +1677,7 @@ M.own_arguments = {
   {"quantization", "", "the checkpoint's quantization as vLLM names it (awq, gptq, fp8, ...)"},
   {"rank", "", "the rank a log's figures were quoted from (V0 ranks other than 0 profile no sampler)"},
   {"version", "", "the same as engine_version (the header's '# version:')"},
+  {"unified_memory", "", "the GPU shares its memory with the OS (the catalog's unified_memory, for a GPU it lacks): without system_memory the prediction's inputs say system_memory=assumed"},
 }
 
 -- Registry fields validate takes as arguments: every one-word field

@@ -242,3 +242,36 @@ do
   check.error("d:with needs a table of changes, e.g. d:with{tp = 2}, got number", d0.with, d0, 4)
   check.error("d:with needs a table of changes, e.g. d:with{tp = 2}, got nil", d0.with, d0)
 end
+
+-- system_memory by vLLM release (deploy.lua vllm_system_rule; ledger.c,
+-- starts.c): 0.6 (context_counted: non-torch is all used memory less
+-- torch's) loses it from the KV budget; V0 of 0.7 (memory_profiling's
+-- baseline, no startup check) neither loses it nor refuses; V1 from 0.8
+-- keeps the budget and refuses once free < total x utilization. On an
+-- 80 GiB GPU at utilization 0.9 (72 GiB requested): 5 GiB leaves 75 free
+-- (starts), 10 GiB leaves 70 (refuses).
+do
+  local function at(v, sys)
+    return kv.deploy{model = "llama-3.1-8b", gpu_memory = "80GiB", engine = "vllm", engine_version = v,
+                     utilization = 0.9, max_model_len = 8192, system_memory = sys}
+  end
+  local GiB = 2^30
+  for _, v in ipairs{"0.6", "0.7", "0.11"} do
+    local base = at(v, 0):ledger()
+    local five, ten = at(v, 5 * GiB), at(v, 10 * GiB)
+    local drop = base.kv_budget - five:ledger().kv_budget
+    check.eq(drop, v == "0.6" and 5 * GiB or 0, "vLLM " .. v .. ": the budget loses " .. drop)
+    check.eq(five:starts(), true, "vLLM " .. v .. ": 75 GiB free starts")
+    local ok, why = ten:starts()
+    check.eq(ok, v ~= "0.11", "vLLM " .. v .. ": 70 GiB free " .. tostring(why))
+    if v == "0.11" then
+      check.eq(why:find("Free memory on device (70.00/80.00 GiB) on startup is less than desired "
+                        .. "GPU memory utilization (0.9, 72.00 GiB)", 1, true) ~= nil, true, why)
+    end
+  end
+  -- the ledger's line: its own item, and the margin holds it under V1
+  local items = {}
+  for _, it in ipairs(kv.report.ledger_items(at("0.11", 5 * GiB), 8192, 1)) do items[it.item] = it end
+  check.eq(items.system.bytes, 5 * GiB, "system_memory's own line")
+  check.eq(items.margin.bytes, 8 * GiB - 5 * GiB, "V1: the 8 GiB utilization holds back less the 5 held by others")
+end

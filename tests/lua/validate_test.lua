@@ -899,3 +899,40 @@ check.eq(rp["kv_window/exact"].kvplan, 86720, "the window: the pool's blocks")
 check.eq(rp["kv_window/exact"].status, "exact", "as logged")
 rp = rows_by(kv.validate((trt_pool:gsub("upper bound 86720", "upper bound 86688"))))
 check.eq(rp["kv_window/exact"].status, "differs", "another window differs")
+
+-- system_memory (memory others hold on the GPU): on a unified-memory GPU
+-- (the catalog's gb10) nothing states it, so the rows it changes (the KV
+-- pool, non-torch memory outside torch, the start) say system_memory=assumed
+-- and the "_stated" figures leave them out; the weights do not depend on it.
+-- Stated (header or argument), it is an input: TensorRT-LLM's budget loses
+-- fraction x system_memory (0.9 x 40 GiB = 36 GiB, hand-counted), its
+-- "outside torch" prediction gains it. The log's own outside-torch figure
+-- is never read back as the input.
+do
+  local spark = check.slurp("tests/validation/trtllm-spark-gpt-oss-120b-gb10.log")
+  local r0 = rows_by(kv.validate(spark))
+  check.eq(r0["kv_memory_gib/predict"].inputs:find("system_memory=assumed", 1, true) ~= nil, true,
+           "unified GB10: system_memory assumed on the KV row")
+  check.eq(r0["starts/predict"].inputs:find("system_memory=assumed", 1, true) ~= nil, true,
+           "and on the start")
+  check.eq(r0["weights_gib/predict"].inputs:find("system_memory", 1, true), nil,
+           "the weights do not depend on it")
+  local s = {}
+  for _, x in ipairs(validate.summary(kv.validate(spark))) do s[x.figure] = x end
+  check.eq(s.kv_memory_gib_stated, nil, "no stated KV figure from this log alone")
+  check.eq(s.weights_gib.n, 1, "its weights predicted")
+  check.eq(s.weights_gib_stated, nil, "no weights row assumed: no stated figure apart")
+  local given = spark:gsub("# gpu: gb10\n", "# gpu: gb10\n# system_memory: 40GiB\n", 1)
+  local r1 = rows_by(kv.validate(given))
+  check.eq(r1["kv_memory_gib/predict"].inputs:find("system_memory=header", 1, true) ~= nil, true,
+           "system_memory from the header")
+  check.eq(r1["kv_memory_gib/predict"].inputs:find("=assumed", 1, true), nil, "nothing assumed")
+  local less = r0["kv_memory_gib/predict"].kvplan - r1["kv_memory_gib/predict"].kvplan
+  check.eq(math.abs(less - 36) < 1e-6, true, "TensorRT-LLM's budget: 0.9 x 40 GiB less, got " .. less)
+  local more = r1["non_torch_gib/predict"].kvplan - r0["non_torch_gib/predict"].kvplan
+  check.eq(math.abs(more - 40) < 1e-9, true, "outside torch: 40 GiB more, got " .. more)
+  local r2 = rows_by(kv.validate(spark, {args = {system_memory = 40 * 2^30}}))
+  check.eq(r2["kv_memory_gib/predict"].kvplan, r1["kv_memory_gib/predict"].kvplan, "argument = header")
+  check.eq(r2["kv_memory_gib/predict"].inputs:find("system_memory=argument", 1, true) ~= nil, true,
+           "system_memory from the argument")
+end

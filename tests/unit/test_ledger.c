@@ -40,6 +40,55 @@ static void seed_inputs_leave_4_gib_and_one_8k_request(void **state) {
   assert_int_equal(n, 1); /* 818 usable blocks / 512 a request */
 }
 
+/* system_memory (memory others hold on the GPU), hand-counted on the seed
+ * (80 GiB, 70 GiB of weights, 2 GiB of overhead, utilization 0.95): vLLM V1
+ * keeps its budget (76 - 70 - 2 = 4 GiB) and refuses to start once free
+ * memory 80 - s < 76 GiB; vLLM 0.6.0-0.6.4 / V1 0.7 count it as non-torch
+ * memory (4 - 1 = 3 GiB); SGLang's total is what is free at startup,
+ * 0.95 x (80 - 2 - 3) - 70 = 1.25 GiB; TensorRT-LLM's free memory after
+ * loading, 0.95 x (80 - 70 - 2 - 3) = 4.75 GiB. */
+static void system_memory_as_each_engine_sees_it(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_start s;
+  seed_deploy(&d, 70 * GiB);
+  d.system_bytes = 3 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].kv_budget, 4 * GiB);
+  assert_int_equal(kvp_start_check(&l, &s, NULL), KVP_OK);
+  assert_true(s.why != KVP_START_VLLM_FREE); /* 77 GiB free >= 76 */
+  d.system_bytes = 5 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].kv_budget, 4 * GiB);
+  assert_int_equal(kvp_start_check(&l, &s, NULL), KVP_OK);
+  assert_int_equal(s.starts, 0);
+  assert_int_equal(s.why, KVP_START_VLLM_FREE);
+  assert_int_equal(s.available, 75 * GiB);
+  d.system_bytes = 1 * GiB;
+  d.vllm.system_rule = KVP_SYS_BUDGET;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].kv_budget, 3 * GiB);
+  d.vllm.system_rule = KVP_SYS_NONE;
+  d.system_bytes = 5 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].kv_budget, 4 * GiB);
+  assert_int_equal(kvp_start_check(&l, &s, NULL), KVP_OK);
+  assert_true(s.why != KVP_START_VLLM_FREE); /* V0: no such check */
+  seed_deploy(&d, 70 * GiB);
+  d.budget = KVP_BUDGET_SGLANG;
+  d.system_bytes = 3 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_in_range(l.stage[0].kv_budget, 5 * GiB / 4 - 1, 5 * GiB / 4);
+  seed_deploy(&d, 70 * GiB);
+  d.budget = KVP_BUDGET_TRTLLM;
+  d.system_bytes = 3 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_in_range(l.stage[0].kv_budget, 19 * GiB / 4 - 1, 19 * GiB / 4);
+  d.system_bytes = -1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_EINVAL);
+}
+
 static void true_4bit_weights_fit_16_requests_of_8k(void **state) {
   (void)state;
   kvp_deploy d;
@@ -1122,6 +1171,7 @@ int main(void) {
     cmocka_unit_test(prefix_blocks_of_full_groups_are_held_once),
     cmocka_unit_test(eviction_and_length_points_apply_per_group),
     cmocka_unit_test(trtllm_sliding_layers_hold_every_token),
+    cmocka_unit_test(system_memory_as_each_engine_sees_it),
   };
   return cmocka_run_group_tests_name("ledger", tests, NULL, NULL);
 }

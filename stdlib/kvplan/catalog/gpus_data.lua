@@ -462,6 +462,19 @@ return {
     notes = "memory_bytes reads '32 GB' as 32 GiB of GDDR7. bf16/fp16 are the FP32-accumulate dense rate (419 dense with FP16 accumulate = 838.4*/2). fp8_tflops and int8_tops omitted: the sources found give only sparse FP8 (1,676.8*) without saying which accumulate mode, and the FP32-accumulate FP8 rate could not be confirmed.",
   },
   {
+    id = "gb10",
+    aliases = {"dgx-spark", "nvidia-gb10", "NVIDIA GB10"},
+    name = "NVIDIA GB10 Grace Blackwell (DGX Spark), 128 GB unified LPDDR5x",
+    vendor = "nvidia",
+    memory_marketed = "128 GB",
+    memory_bytes = 137438953472,
+    visible_bytes = 128522731520,
+    visible_source = "CUDA deviceQuery 'Device 0: \"NVIDIA GB10\" ... CUDA Capability Major/Minor version number: 12.1 ... Total amount of global memory: 122,570 MBytes ... Integrated GPU sharing Host Memory: Yes' (driver/runtime 13.0/13.0, DGX OS 7.5.0) in Saiyam Pathak's blog post 'Day 3: The DGX Spark Unpacked' (2026-06-05; the repository holding it could not be pinned). Stored as 122570 MiB * 1048576 (the print gives no byte count; true value up to 1 MiB higher). TensorRT-LLM 1.1.0rc3 on a DGX Spark prints 'device total memory 119.70 GiB' (jeansblog/trt_llm README at 661401c2, tests/validation/trtllm-spark-gpt-oss-120b-gb10.log), the same figure.",
+    unified_memory = true,
+    source = "NVIDIA DGX Spark Porting Guide, System Overview (https://docs.nvidia.com/dgx/dgx-spark-porting-guide/overview.html): 'The CPU is a 20-core ARM64-based chip, sharing 128GB of LPDDR5x memory with the integrated GPU (iGPU)'.",
+    notes = "memory_bytes reads '128 GB' as 128 GiB of LPDDR5x. One memory for the CPU, the OS and the GPU (unified_memory): what the OS and page cache hold is not counted unless system_memory gives it. Bandwidth, tensor rates (BF16, FP8, FP16, FP4, INT8), TDP and interconnect omitted: NVIDIA's datasheet figures (273 GB/s is quoted by third parties and derived from deviceQuery's 256-bit bus x 8533 MHz) were not found in an NVIDIA source here, so no step time is predicted for this GPU.",
+  },
+  {
     id = "b200",
     aliases = {"b200-180gb", "hgx-b200", "NVIDIA B200"},
     name = "NVIDIA B200 180GB (HGX/DGX B200)",
@@ -554,6 +567,7 @@ return {
     aliases = {"instinct-mi300a", "AMD Instinct MI300A"},
     name = "AMD Instinct MI300A APU 128GB (unified HBM3)",
     vendor = "amd",
+    unified_memory = true, -- the data sheet's "128 GB unified HBM3" (source below)
     memory_marketed = "128 GB",
     memory_bytes = 137438953472,
     hbm_gbps = 5300,
