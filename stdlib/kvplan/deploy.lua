@@ -487,6 +487,9 @@ local function vllm_rule(d, opts, rule)
   -- blocks under full CUDA graphs (engines.lua mamba_seqs_check; the rule:
   -- engine/core/starts.c): V1 of those releases, not enforce_eager
   d.vllm_mamba_seqs_check = (row.mamba_seqs_check and row.v1 and not d.enforce_eager) or nil
+  -- the release takes its CUDA graphs' measured estimate off the KV budget
+  -- (engines.lua cudagraph_estimate): not modelled, said by the ledger
+  d.vllm_cudagraph_estimate = (row.cudagraph_estimate and row.v1 and not d.enforce_eager) or nil
   -- vLLM's --max-seq-len-to-capture (sim.lua graph_seq_max): V0 reads it,
   -- V1 accepts and ignores it, 0.11 on has no such argument
   -- (vllm-project/vllm#25543; engines.lua vllm_v0_max_seq_len_to_capture)

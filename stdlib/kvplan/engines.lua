@@ -155,6 +155,20 @@ local MiB = units.MiB
 --               v0.21.0)"; the 0.20.x wheels' config was not read. The CUDA
 --               graph estimate the same PR subtracts is not modelled
 --               (docs/predictions.md)
+--   cudagraph_estimate the same PR's other half, from the same row: V1 not
+--               enforce_eager takes an estimate of its CUDA graphs' memory
+--               off the KV budget (gpu_worker.py determine_available_memory:
+--               requested_memory - non_kv_cache_memory -
+--               cudagraph_memory_estimate_applied). The estimate is measured:
+--               gpu_model_runner.py profile_cudagraph_memory captures the
+--               first two graphs of each mode (largest first) with a small
+--               KV cache, first + max(second, 1 MiB) x (graphs - 1), the
+--               largest first capture over the modes plus the others
+--               (vllm-project/vllm#30515; #45178 quotes it; #51590 proposes
+--               capturing every graph). Not derivable from kvplan's inputs:
+--               the ledger's margin says kvplan's KV budget is high by it,
+--               validate takes the logged figure ("Estimated CUDA graph
+--               memory: N GiB total") off where the log says it was applied
 -- vLLM V0's max_seq_len_to_capture when unset: 8192 (EngineArgs
 -- max_seq_len_to_capture: int = 8192, vllm/engine/arg_utils.py; ModelConfig.
 -- _verify_cuda_graph caps it at max_model_len, which changes nothing here:
@@ -228,19 +242,19 @@ M.vllm = {
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, hidden_group = true,
-              mamba_seqs_check = true, utilization = 0.92},
+              mamba_seqs_check = true, utilization = 0.92, cudagraph_estimate = true},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               flashinfer_sampler = true, hidden_group = true,
-              mamba_seqs_check = true, utilization = 0.92},
+              mamba_seqs_check = true, utilization = 0.92, cudagraph_estimate = true},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               check_null_block = true, flashinfer_sampler = true, hidden_group = true,
-              mamba_seqs_check = true, utilization = 0.92},
+              mamba_seqs_check = true, utilization = 0.92, cudagraph_estimate = true},
 }
 -- The vLLM release a deployment that names none takes (engine_version
 -- nil): 0.11, the newest whose rules the project's startup logs and runs

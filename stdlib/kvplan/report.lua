@@ -545,7 +545,11 @@ function M.ledger_items(d, context, concurrency)
     item("margin", math.max(0, l.total - l.usable - in_margin), pinned
          and "none held back: kv_cache_memory_bytes ignores gpu_memory_utilization"
          or string.format("held back by utilization %.2f", d.utilization or 0.9)
-            .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or ""))
+            .. (d.kv_cache_memory_note and (" (" .. d.kv_cache_memory_note .. ")") or "")
+            -- engines.lua cudagraph_estimate: measured by vLLM, not modelled
+            .. (d.vllm_cudagraph_estimate and "; vLLM " .. tostring(d.engine_version)
+                .. " also takes its CUDA graphs' measured estimate off the KV budget, not modelled"
+                .. " (kv_free is high by it)" or ""))
   end
   item("kv_short", held and 0 or math.max(0, need - math.max(0, l.kv_budget)),
        fits and "fits" or held and why or "does not fit: " .. why)

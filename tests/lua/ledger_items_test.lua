@@ -38,3 +38,24 @@ assert(math.abs(by.margin.bytes - (free - l.kv_budget)) <= 1, "trtllm margin")
 assert(math.abs(l.kv_budget - 0.9 * free) < 2^20 * 64, "0.9 of the free memory (whole blocks)")
 assert(by.margin.note:find("free_gpu_memory_fraction 0.90", 1, true), by.margin.note)
 print("ledger_items_test: ok")
+
+-- vLLM's CUDA-graph estimate (engines.lua cudagraph_estimate, from the 0.20
+-- row): measured by the engine, not modelled; the margin says the KV budget
+-- is high by it, for V1 with CUDA graphs alone
+do
+  local base = {model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", max_model_len = 32768}
+  local function margin(extra)
+    local o = {}
+    for k, v in pairs(base) do o[k] = v end
+    for k, v in pairs(extra) do o[k] = v end
+    local _, by = items(o)
+    return by.margin.note
+  end
+  local said = "also takes its CUDA graphs' measured estimate off the KV budget"
+  check.eq(margin{engine_version = "0.20"}:find(said, 1, true) ~= nil, true, "0.20: the margin says it")
+  check.eq(margin{engine_version = "0.29"}:find("vLLM 0.29 " .. said, 1, true) ~= nil, true, "0.29 too")
+  check.eq(margin{engine_version = "0.14"}:find(said, 1, true), nil, "0.14: no estimate")
+  check.eq(margin{}:find(said, 1, true), nil, "the default release (0.11): none")
+  check.eq(margin{engine_version = "0.21", enforce_eager = true}:find(said, 1, true), nil,
+           "enforce_eager: no CUDA graphs, no estimate")
+end

@@ -936,3 +936,52 @@ do
   check.eq(r2["kv_memory_gib/predict"].inputs:find("system_memory=argument", 1, true) ~= nil, true,
            "system_memory from the argument")
 end
+
+-- vLLM's CUDA-graph estimate (vllm-project/vllm#30515, on by default from
+-- #38284): the lines as gpu_model_runner.py and gpu_worker.py print them;
+-- the KV memory predicted is the logged estimate smaller where the log says
+-- it was applied, the same where it says it was not
+local cg_base = [[
+# gpu: h100
+(APIServer pid=1) INFO [api_server.py:1] vLLM API server version 0.21.0
+vllm serve Qwen/Qwen3-14B --max-model-len 32768
+(EngineCore pid=284) INFO 05-30 07:46:21 [gpu_worker.py:466] Available KV cache memory: 60.00 GiB
+]]
+local cg_est = "(EngineCore pid=284) INFO 05-30 07:46:21 [gpu_model_runner.py:6365] Estimated CUDA graph memory: 0.61 GiB total\n"
+local cg_on = "(EngineCore pid=284) INFO 05-30 07:46:21 [gpu_worker.py:481] CUDA graph memory profiling is enabled "
+  .. "(default since v0.21.0). The current --gpu-memory-utilization=0.9200 is equivalent to "
+  .. "--gpu-memory-utilization=0.9129 without CUDA graph memory profiling. To maintain the same effective KV "
+  .. "cache size as before, increase --gpu-memory-utilization to 0.9271. To disable, set "
+  .. "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.\n"
+local cg_off = "(Worker_TP0 pid=79) WARNING 07-05 08:55:49 [gpu_worker.py:498] CUDA graph memory profiling is "
+  .. "disabled (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0). Without it, CUDA graph memory is not accounted for "
+  .. "during KV cache allocation, which may require lowering --gpu-memory-utilization to avoid OOM. Consider "
+  .. "re-enabling it (the default as of v0.21.0) and increasing --gpu-memory-utilization from 0.8500 to 0.8524.\n"
+-- the shorter form of an earlier build (no "is enabled" sentence)
+local cg_short = "(EngineCore pid=1501) INFO [gpu_worker.py:495] The current --gpu-memory-utilization=0.7200 is "
+  .. "equivalent to --gpu-memory-utilization=0.6026 without CUDA graph memory profiling. To maintain the same "
+  .. "effective KV cache size as before, increase --gpu-memory-utilization to 0.8374.\n"
+f = validate.parse(cg_base .. cg_est .. cg_on)
+check.eq(f.cudagraph_estimate.mid, 0.61, "the estimate read")
+check.eq(f.cudagraph_estimate.lo, 0.605, "its rounding interval")
+check.eq(f.cudagraph_applied, true, "applied: profiling is enabled")
+check.eq(validate.parse(cg_base .. cg_est .. cg_off).cudagraph_applied, false, "not applied: disabled")
+check.eq(validate.parse(cg_base .. cg_est .. cg_short).cudagraph_applied, true, "the shorter form: applied")
+check.eq(validate.parse(cg_base .. cg_est).cudagraph_applied, nil, "no line says: unknown")
+check.eq(validate.parse(cg_base).cudagraph_estimate, nil, "no estimate line")
+local r_none = rows_by(kv.validate(cg_base))["kv_memory_gib/predict"]
+local r_on = rows_by(kv.validate(cg_base .. cg_est .. cg_on))["kv_memory_gib/predict"]
+local r_off = rows_by(kv.validate(cg_base .. cg_est .. cg_off))["kv_memory_gib/predict"]
+local r_unk = rows_by(kv.validate(cg_base .. cg_est))["kv_memory_gib/predict"]
+check.eq(r_none.status, "predicted", "the base log is predicted")
+-- 0.61 GiB (654,982,414 bytes) less, to the rows' rounding of their GiB
+check.eq(string.format("%.6f", r_none.kvplan - r_on.kvplan), "0.610000",
+         "applied: the logged estimate off the KV memory")
+check.eq(r_on.inputs:find("cudagraph_estimate=log:5", 1, true) ~= nil, true, "the inputs name its line")
+check.eq(r_off.kvplan, r_none.kvplan, "disabled: the estimate is not taken off")
+check.eq(r_unk.kvplan, r_none.kvplan, "not said to be applied: not taken off")
+local t_none = rows_by(kv.validate(cg_base .. "[kv_cache_utils.py:1733] GPU KV cache size: 100,000 tokens\n"))
+local t_on = rows_by(kv.validate(cg_base .. cg_est .. cg_on
+                                 .. "[kv_cache_utils.py:1733] GPU KV cache size: 100,000 tokens\n"))
+check.eq(t_on["kv_tokens/predict"].kvplan < t_none["kv_tokens/predict"].kvplan, true,
+         "applied: fewer tokens predicted")
