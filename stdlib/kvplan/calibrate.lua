@@ -477,7 +477,8 @@ local function check_points(points)
   if type(points) ~= "table" or #points == 0 then
     util.raise("calibrate needs at least one result (field 'results' or 'points')")
   end
-  for i, p in ipairs(points) do
+  for i = 1, #points do
+    local p = points[i]
     if type(p) ~= "table" or type(p.measured) ~= "table" then
       util.raise("point %d must be a table with 'measured' (kv.calibrate.read gives them)", i)
     end
@@ -1038,5 +1039,8 @@ function M.command(args)
   end
   return c
 end
+
+-- a method called with something else as self: an error at the user's line
+util.methods(Result)
 
 return M

@@ -268,6 +268,9 @@ end
 
 -- Read path: the header (names and their columns) and the data rows.
 local function read(path, types, what)
+  if type(path) ~= "string" then
+    util.raise("%ss.load_csv needs a file name, got %s", what, type(path))
+  end
   local rows, lines = csv.read(path)
   if rows == nil then return nil, lines end
   local header, hline, data = nil, nil, {}

@@ -1523,4 +1523,7 @@ function Deployment:__tostring()
                        self.gpu.id, self.tp, self.pp)
 end
 
+-- a method called with something else as self: an error at the user's line
+util.methods(Deployment)
+
 return M

@@ -84,4 +84,7 @@ function M.load_prices(path) return require("kvplan.best").load_prices(path) end
 --- Add the GPUs of a CSV file to the catalog (see catalog_csv.lua).
 function M.load_csv(path) return require("kvplan.catalog_csv").load_gpus(path) end
 
+-- a method called with something else as self: an error at the user's line
+util.methods(GPU)
+
 return M

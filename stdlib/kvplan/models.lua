@@ -605,6 +605,9 @@ end
 --- list of the architecture fields alone was predicted no activation at all
 --- (Llama-3.1-8B on an H100: KV budget 56.12 GiB, 51.41 GiB with them).
 function M.facts(m)
+  if getmetatable(m) ~= Model then
+    util.raise("facts needs a model (kv.model(...)), got %s", type(m))
+  end
   local t = {}
   for k, v in pairs(m) do
     if allowed[k] and k ~= "aliases" and k ~= "weight_bytes" and k ~= "weight_source" and k ~= "name" then
@@ -624,5 +627,8 @@ function M.from_cache(repo, revision, opts) return require("kvplan.hf").from_cac
 
 --- Add the models of a CSV file to the catalog (see catalog_csv.lua).
 function M.load_csv(path) return require("kvplan.catalog_csv").load_models(path) end
+
+-- a method called with something else as self: an error at the user's line
+util.methods(Model)
 
 return M

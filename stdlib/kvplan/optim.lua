@@ -128,14 +128,19 @@ local function before(a, b)
 end
 
 -- Members of x (an optimization, a table of hooks, a combination, or a list
--- of any of them) appended to out.
-local function gather(x, out)
+-- of any of them) appended to out. A list inside itself is an error (it
+-- was a stack overflow inside this function); within: the lists around x.
+local function gather(x, out, within)
   if getmetatable(x) == Combination then
     for _, m in ipairs(x.members) do out[#out + 1] = m end
   elseif getmetatable(x) == Optimization then
     out[#out + 1] = x
   elseif type(x) == "table" and x.apply == nil and x.name == nil then
-    for i = 1, #x do gather(x[i], out) end
+    within = within or {}
+    if within[x] then util.raise("the list of optimizations contains itself") end
+    within[x] = true
+    for i = 1, #x do gather(x[i], out, within) end
+    within[x] = nil
   else
     out[#out + 1] = M.define(x)
   end
@@ -819,5 +824,9 @@ function M.row(d, context, concurrency, columns)
   end
   return row
 end
+
+-- a method called with something else as self: an error at the user's line
+util.methods(Optimization)
+util.methods(Combination)
 
 return M

@@ -161,6 +161,9 @@ end
 --- it is, or as an HTML page (-f html, FILE.html) of the inputs and the
 --- text. opts: title (the page's), name (under kvplan batch), format.
 function M.text(text, opts)
+  if type(text) ~= "string" and type(text) ~= "number" then
+    util.raise("report text needs a string, got %s", type(text))
+  end
   opts = opts or {}
   util.check_keys(opts, {title = true, name = true, format = true}, "report text")
   local path = M.output_path(nil, opts.name)
@@ -411,10 +414,19 @@ M.ledger_columns = {
   "max_concurrency", "max_context", "fits", "why",
 }
 
+-- d must be a deployment: an error naming the function, not an index error
+-- inside it
+local function deployment_of(d, what)
+  if not util.is_a(d, require("kvplan.deploy").Deployment) then
+    util.raise("%s needs a deployment (kv.deploy{...}), got %s", what, type(d))
+  end
+end
+
 --- The ledger of deployment d as one row for `concurrency` requests of
 --- `context` tokens (defaults: the model's max context, 1 request). Extra
 --- columns may be added to the returned table.
 function M.ledger_row(d, context, concurrency)
+  deployment_of(d, "ledger_row")
   local l = d:ledger()
   context = util.count(context or l.max_model_len, "context")
   concurrency = util.count(concurrency or 1, "concurrency")
@@ -442,6 +454,7 @@ M.time_columns = {
 --- tokens as the fields of M.time_columns, added to `row` when given:
 --- usd_per_mtok is "" without a price (price_per_hour, or the catalog's).
 function M.time_fields(d, context, concurrency, row)
+  deployment_of(d, "time_fields")
   row = row or {}
   local t = d:ledger():time(context, concurrency)
   row.tpot_ms, row.ttft_ms, row.tokens_per_s = t.tpot_ms, t.ttft_ms, t.tokens_per_s
@@ -459,6 +472,7 @@ end
 --- not, or the engine's refusal to start). All but kv_short add up to the
 --- GPU's memory.
 function M.ledger_items(d, context, concurrency)
+  deployment_of(d, "ledger_items")
   local l = d:ledger()
   context = util.count(context or l.max_model_len, "context")
   concurrency = util.count(concurrency or 1, "concurrency")
@@ -557,5 +571,8 @@ function M.ledger_items(d, context, concurrency)
 end
 
 setmetatable(M, {__call = function(_, opts) return M.new(opts) end})
+
+-- a method called with something else as self: an error at the user's line
+util.methods(Report)
 
 return M

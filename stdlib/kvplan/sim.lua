@@ -2098,6 +2098,9 @@ function M.sweep(spec)
   local axes, fixed = {}, {}
   local order = {model = 1, gpu = 2, optim = 3}
   for k, v in pairs(spec) do
+    if type(k) ~= "string" then
+      util.raise("unexpected key %s in simulations (field names are strings)", tostring(k))
+    end
     if k ~= "columns" then
       if is_list(v) then axes[#axes + 1] = k else fixed[k] = v end
     end
@@ -2164,5 +2167,9 @@ function Sims:write(path, opts)
   r:close()
   return n
 end
+
+-- a method called with something else as self: an error at the user's line
+util.methods(Result)
+util.methods(Sims)
 
 return M

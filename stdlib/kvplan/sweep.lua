@@ -891,4 +891,7 @@ end
 
 setmetatable(M, {__call = function(_, spec) return M.new(spec) end})
 
+-- a method called with something else as self: an error at the user's line
+util.methods(Sweep)
+
 return M

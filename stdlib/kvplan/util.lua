@@ -132,6 +132,7 @@ end
 
 --- Reject keys of opts not in allowed (a set); what names the table.
 function M.check_keys(opts, allowed, what)
+  if type(opts) ~= "table" then M.raise("%s must be a table of fields, got %s", what, type(opts)) end
   for k in pairs(opts) do
     if allowed[k] then goto continue end
     if type(k) ~= "string" then
@@ -145,6 +146,44 @@ function M.check_keys(opts, allowed, what)
     end
     ::continue::
   end
+end
+
+--- Every method of Class (its functions but the metamethods, __*) checks
+--- its self first: `d.ledger(5)` instead of `d:ledger()` is an error at the
+--- user's line worded as the core's methods word it (luaL_checkudata:
+--- "bad argument #1 to 'ledger' (kvplan.Deployment expected, got number)"),
+--- not an index error inside the stdlib. A table that reads the method
+--- through to an object (setmetatable({}, {__index = d})) is that object.
+--- Call once, after the methods are defined.
+function M.methods(Class)
+  local names = {}
+  for k, f in pairs(Class) do
+    if type(k) == "string" and type(f) == "function" and k:sub(1, 2) ~= "__" then names[#names + 1] = k end
+  end
+  for _, k in ipairs(names) do
+    local f = Class[k]
+    Class[k] = function(self, ...)
+      if getmetatable(self) ~= Class and not M.is_a(self, Class) then
+        M.raise("bad argument #1 to '%s' (%s expected, got %s)", k, Class.__name, type(self))
+      end
+      return f(self, ...)
+    end
+  end
+  return Class
+end
+
+--- Is x an object of Class, or a table that reads through to one
+--- (setmetatable({}, {__index = d})): raw lookups only, so a hostile
+--- __index is never called, and at most 8 tables deep (a loop ends).
+function M.is_a(x, Class)
+  for _ = 1, 8 do
+    local mt = getmetatable(x)
+    if mt == Class then return true end
+    if type(mt) ~= "table" then return false end
+    x = rawget(mt, "__index")
+    if type(x) ~= "table" then return false end
+  end
+  return false
 end
 
 --- A positive integer, or an error naming the field and the value.

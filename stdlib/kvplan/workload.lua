@@ -301,4 +301,7 @@ function M.sharegpt(t)
   return out
 end
 
+-- a method called with something else as self: an error at the user's line
+util.methods(Dist)
+
 return M

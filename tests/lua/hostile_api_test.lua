@@ -1,0 +1,62 @@
+-- tests/lua/hostile_api_test.lua: hostile values through the Lua API
+-- (docs/reliability.md, 2026-12-03, the Lua API and the file readers): each
+-- is an error at this file's line naming what was expected, never a Lua
+-- error from inside the stdlib ("stdlib/kvplan/sweep.lua:763: attempt to
+-- index a number value (local 'self')" before).
+local kv = require "kvplan"
+local check = require "check"
+
+local function at_line(pattern, f)
+  local msg = check.error(pattern, f)
+  assert(msg:find("hostile_api_test.lua:%d+: "), "not at the script's line: " .. msg)
+  assert(not msg:find("stdlib/"), "from inside the stdlib: " .. msg)
+  return msg
+end
+
+local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100"}
+local s = kv.sweep{model = "llama-3.1-8b", gpu = "h100", columns = {"tp"}}
+local r = kv.report{columns = {"a"}, path = os.tmpname()}
+local w = kv.workload.fixed(5)
+local m = kv.model("llama-3.1-8b")
+
+-- a method called with a dot and something else as self
+at_line("bad argument #1 to 'ledger' (kvplan.Deployment expected, got number)", function() return (d.ledger(5)) end)
+at_line("bad argument #1 to 'time' (kvplan.Deployment expected, got table)", function() return (d.time({}, 1024)) end)
+at_line("bad argument #1 to 'starts' (kvplan.Deployment expected, got nil)", function() return (d.starts()) end)
+at_line("bad argument #1 to 'count' (kvplan.Sweep expected, got number)", function() return (s.count(5)) end)
+at_line("bad argument #1 to 'each' (kvplan.Sweep expected, got string)", function() return (s.each("x", print)) end)
+at_line("bad argument #1 to 'write' (kvplan.Sweep expected, got table)", function() return (s.write({})) end)
+at_line("bad argument #1 to 'row' (kvplan.Report expected, got number)", function() return (r.row(5, {a = 1})) end)
+at_line("bad argument #1 to 'mean' (kvplan.Distribution expected, got number)", function() return (w.mean(0)) end)
+at_line("bad argument #1 to 'weight_size' (kvplan.Model expected, got number)", function() return (m.weight_size(5)) end)
+-- a table whose __index raises is not taken for the object either
+local raising = setmetatable({}, {__index = function() error("boom") end})
+at_line("bad argument #1 to 'ledger' (kvplan.Deployment expected, got table)", function() return (d.ledger(raising)) end)
+-- the methods still work on the object and on a table that reads through to it
+assert(s:count() >= 1 and d:ledger() and w:mean() == 5)
+assert(setmetatable({}, {__index = d}):ledger())
+r:discard()
+
+-- an options table that is not a table
+at_line("sweep base must be a table of fields, got number", function() return (kv.sweep{model = "llama-3.1-8b", gpu = "h100", columns = {"tp"}, base = 5}) end)
+at_line("sweep write options must be a table of fields, got string", function() return (s:write(os.tmpname(), "x")) end)
+
+-- functions given something else than the deployment, model or file name
+at_line("ledger_row needs a deployment (kv.deploy{...}), got number", function() return (kv.report.ledger_row(5, 1024, 1)) end)
+at_line("ledger_items needs a deployment (kv.deploy{...}), got string", function() return (kv.report.ledger_items("x", 1024, 1)) end)
+at_line("time_fields needs a deployment (kv.deploy{...}), got table", function() return (kv.report.time_fields({}, 1024, 1)) end)
+assert(kv.report.ledger_row(d, 1024, 1).fits)
+at_line("facts needs a model (kv.model(...)), got number", function() return (kv.models.facts(5)) end)
+at_line("models.load_csv needs a file name, got table", function() return (kv.models.load_csv({})) end)
+at_line("gpus.load_csv needs a file name, got boolean", function() return (kv.gpus.load_csv(true)) end)
+at_line("report text needs a string, got table", function() return (kv.report.text({})) end)
+
+-- tables that lie: a list of optimizations inside itself (a stack overflow
+-- in optim.lua before), a key that is not a name, a __len past the entries
+local cyc = {}
+cyc[1] = cyc
+at_line("the list of optimizations contains itself", function() return (kv.optim.combine(cyc)) end)
+at_line("the list of optimizations contains itself", function() return (kv.deploy{model = "llama-3.1-8b", gpu = "h100", optim = {cyc}}) end)
+at_line("unexpected key 1 in simulations (field names are strings)", function() return (kv.simulations{model = "llama-3.1-8b", [1] = 2}) end)
+local lying = setmetatable({}, {__len = function() return 1e9 end})
+at_line("point 1 must be a table with 'measured'", function() return (kv.calibrate{deployment = {model = "llama-3.1-8b", gpu = "h100"}, points = lying}) end)
