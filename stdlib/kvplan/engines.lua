@@ -738,8 +738,18 @@ local function rotary_table(m, r, field)
     end
     elem = r.dtype == "fp32" and 4 or 2
   end
-  return {type = t, rows = math.tointeger(rows), dim = dim, elem = elem,
-          bytes = math.tointeger(rows) * dim * elem, mrope = r.mrope and true or nil}
+  -- a factor of 1e308 or 1e18 positions: past 2^63 rows or bytes, which
+  -- Lua's integers cannot hold (an arithmetic error inside this file, or
+  -- bytes that wrapped negative and the table left out, before); in floats,
+  -- at 4 bytes an element, as SGLang holds the tables (deploy.lua
+  -- sglang_weights)
+  if not (rows * 1.0 * dim * math.max(elem, 4) < 2^63) then
+    util.raise("model '%s': field '%s': vLLM's rotary table of %.6g rows x %d elements is "
+               .. "more than 2^63 bytes (factor and positions too large)", m.id, field, rows, dim)
+  end
+  rows = math.tointeger(rows)
+  return {type = t, rows = rows, dim = dim, elem = elem,
+          bytes = rows * dim * elem, mrope = r.mrope and true or nil}
 end
 
 --- vLLM's rotary caches of model m on one GPU: their bytes and the list of

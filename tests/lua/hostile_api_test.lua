@@ -60,3 +60,31 @@ at_line("the list of optimizations contains itself", function() return (kv.deplo
 at_line("unexpected key 1 in simulations (field names are strings)", function() return (kv.simulations{model = "llama-3.1-8b", [1] = 2}) end)
 local lying = setmetatable({}, {__len = function() return 1e9 end})
 at_line("point 1 must be a table with 'measured'", function() return (kv.calibrate{deployment = {model = "llama-3.1-8b", gpu = "h100"}, points = lying}) end)
+
+-- config.json's rope_scaling past what Lua's integers hold: an arithmetic
+-- error inside engines.lua (factor 1e308), or the rotary table's bytes
+-- wrapped negative and the table left out of the ledger (1e18 positions)
+local dir = check.tmpdir()
+local function config(name, rope)
+  os.execute("mkdir -p " .. dir .. "/" .. name)
+  local f = assert(io.open(dir .. "/" .. name .. "/config.json", "wb"))
+  f:write('{"model_type":"llama","hidden_size":4096,"num_attention_heads":32,"num_hidden_layers":32,'
+          .. '"num_key_value_heads":8,"vocab_size":128256,"intermediate_size":14336,'
+          .. '"max_position_embeddings":8192,"rope_scaling":' .. rope .. '}')
+  f:close()
+  return dir .. "/" .. name
+end
+local function rotary(path)
+  local dd = kv.deploy{model = kv.models.from_hf(path), gpu = "h100", max_model_len = 4096}
+  for _, it in ipairs(kv.report.ledger_items(dd, 1024, 1)) do
+    if it.item == "rotary" then return it.bytes end
+  end
+end
+check.eq(rotary(config("yarn", '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":2048}')),
+         4 * 2048 * 128 * 2, "yarn rotary bytes")
+at_line("model 'huge_factor': field 'rope': vLLM's rotary table of inf rows x 128 elements is more than 2^63 bytes",
+        function() return (rotary(config("huge_factor", '{"rope_type":"yarn","factor":1e308,"original_max_position_embeddings":2048}'))) end)
+at_line("vLLM's rotary table of 4e+18 rows x 128 elements is more than 2^63 bytes",
+        function() return (rotary(config("huge_orig", '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":1e18}'))) end)
+at_line("vLLM's rotary table of 8.192e+303 rows", function() return (rotary(config("huge_linear", '{"rope_type":"linear","factor":1e300}'))) end)
+os.execute("rm -r " .. dir)
