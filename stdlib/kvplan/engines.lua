@@ -744,8 +744,18 @@ local function rotary_table(m, r, field)
   -- at 4 bytes an element, as SGLang holds the tables (deploy.lua
   -- sglang_weights)
   if not (rows * 1.0 * dim * math.max(elem, 4) < 2^63) then
-    util.raise("model '%s': field '%s': vLLM's rotary table of %.6g rows x %d elements is "
-               .. "more than 2^63 bytes (factor and positions too large)", m.id, field, rows, dim)
+    local pos = r.max_position ~= nil and (field .. ".max_position") or "max_context"
+    local causes = {}
+    local function cause(name, v) causes[#causes + 1] = string.format("'%s' = %s", name, tostring(v)) end
+    if t == "yarn" or t == "deepseek_yarn" or t == "longrope" then
+      cause(field .. ".original_max_position", r.original_max_position)
+    end
+    if t ~= "yarn" and t ~= "deepseek_yarn" then cause(pos, P) end
+    if t == "linear" or t == "dynamic" or t == "yarn" or t == "deepseek_yarn" then
+      cause(field .. ".factor", r.factor)
+    end
+    util.raise("model '%s': vLLM's rotary table ('%s') of %.6g rows x %d elements is more than "
+               .. "2^63 bytes, caused by field %s", m.id, field, rows, dim, table.concat(causes, " and "))
   end
   rows = math.tointeger(rows)
   return {type = t, rows = rows, dim = dim, elem = elem,

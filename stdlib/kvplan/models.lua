@@ -157,10 +157,50 @@ local function resolve_runs(t)
   return changed and out or runs
 end
 
+-- The kinds of the fields kept beside the core's: a hand-built model with
+-- `dtype = 0`, `experts = ""` or `rope = 0` was a Lua error inside this file
+-- or engines.lua (docs/reliability.md, the Lua API); counts are integers >= 0.
+local meta_kinds = {
+  id = "string", name = "string", hf = "string", source = "string", family = "string",
+  notes = "string", dtype = "string", weight_source = "string",
+  other_note = "string", classes_unweighable = "string", activation_unmodelled = "string",
+  tie_embeddings = "boolean", attention_bias = "boolean", no_lm_head = "boolean",
+  aliases = "table", mla = "table", weight_formats = "table", vision = "table",
+  unquantized_layers = "table", kv_checkpoint = "table",
+  intermediate = "count", vocab = "count", experts = "count", experts_active = "count",
+  shared_experts = "count", moe_intermediate = "count", dense_layers = "count",
+  attention_layers = "count", mlp_layers = "count", mlp_matrices = "count",
+  shared_intermediate = "count",
+}
+local function check_meta(t)
+  local id = type(t.id) == "string" and t.id or nil
+  for k, kind in pairs(meta_kinds) do
+    local v = t[k]
+    if v ~= nil then
+      local where = (id and ("model '" .. util.escape(id) .. "': ") or "") .. "field '" .. k .. "'"
+      if kind == "count" then
+        if math.type(v) ~= "integer" and not (math.type(v) == "float" and v == math.floor(v)
+                                               and v >= 0 and v < 2^63) or v < 0 then
+          util.raise("%s must be an integer >= 0, got %s", where,
+                     type(v) == "string" and ("'" .. util.escape(v) .. "'") or tostring(v))
+        end
+      elseif type(v) ~= kind then
+        util.raise("%s must be a %s, got %s", where, kind, type(v))
+      end
+    end
+  end
+  local r = t.rope
+  if r ~= nil and r ~= false and type(r) ~= "table" then
+    util.raise("%sfield 'rope' must be a table of the rotary tables or false (no RoPE layers), got %s",
+               id and ("model '" .. util.escape(id) .. "': ") or "", type(r))
+  end
+end
+
 --- A Model from a table of architecture facts.
 function M.new(t)
   if type(t) ~= "table" then util.raise("a model must be a table, got %s", type(t)) end
   util.check_keys(t, allowed, "model" .. (t.id and (" '" .. tostring(t.id) .. "'") or ""))
+  check_meta(t)
   local c = {}
   for k in pairs(arch) do c[k] = t[k] end
   c.layer_kinds = resolve_runs(t)

@@ -82,9 +82,29 @@ local function rotary(path)
 end
 check.eq(rotary(config("yarn", '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":2048}')),
          4 * 2048 * 128 * 2, "yarn rotary bytes")
-at_line("model 'huge_factor': field 'rope': vLLM's rotary table of inf rows x 128 elements is more than 2^63 bytes",
+at_line("model 'huge_factor': vLLM's rotary table ('rope') of inf rows x 128 elements is more than 2^63 bytes, caused by field 'rope.original_max_position' = 2048 and 'rope.factor' = 1e+308",
         function() return (rotary(config("huge_factor", '{"rope_type":"yarn","factor":1e308,"original_max_position_embeddings":2048}'))) end)
-at_line("vLLM's rotary table of 4e+18 rows x 128 elements is more than 2^63 bytes",
+at_line("of 4e+18 rows x 128 elements is more than 2^63 bytes, caused by field 'rope.original_max_position' = 1e+18 and 'rope.factor' = 4",
         function() return (rotary(config("huge_orig", '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":1e18}'))) end)
-at_line("vLLM's rotary table of 8.192e+303 rows", function() return (rotary(config("huge_linear", '{"rope_type":"linear","factor":1e300}'))) end)
+at_line("of 8.192e+303 rows x 128 elements is more than 2^63 bytes, caused by field 'max_context' = 8192 and 'rope.factor' = 1e+300", function() return (rotary(config("huge_linear", '{"rope_type":"linear","factor":1e300}'))) end)
 os.execute("rm -r " .. dir)
+
+-- a hand-built model with fields of the wrong kind: a Lua error inside
+-- models.lua or engines.lua before (dtype = 0: "attempt to index a number
+-- value"; experts = "": "attempt to mul a 'number' with a 'string'")
+local facts = kv.models.facts(kv.model("llama-3.1-8b"))
+local function hand(field, value)
+  local t = {}
+  for k, v in pairs(facts) do t[k] = v end
+  t.id, t[field] = "hand", value
+  local dd = kv.deploy{model = kv.model(t), gpu = "h100", max_model_len = 4096}
+  return dd:ledger():max_concurrency(1024)
+end
+at_line("model 'hand': field 'dtype' must be a string, got number", function() return (hand("dtype", 0)) end)
+at_line("model 'hand': field 'experts' must be an integer >= 0, got ''", function() return (hand("experts", "")) end)
+at_line("model 'hand': field 'intermediate' must be an integer >= 0, got -1", function() return (hand("intermediate", -1)) end)
+at_line("model 'hand': field 'rope' must be a table of the rotary tables or false (no RoPE layers), got number",
+        function() return (hand("rope", 0)) end)
+facts.id = 0 / 0 -- a report's model cell was -nan
+at_line("field 'id' must be a string, got number", function() return (kv.model(facts)) end)
+assert(hand("intermediate", 14336.0) > 0)
