@@ -726,6 +726,13 @@ function M.search(spec)
         if cap.rate <= 0 then
           c.why = cap.why
           rest[#rest + 1] = c
+        elseif math.type(math.ceil(rate / cap.rate)) ~= "integer"
+               or math.ceil(rate / cap.rate) > math.maxinteger // c.gpus then
+          -- rate = 1e308: 3.2e306 replicas, a float, and tokens_per_s inf; past
+          -- 2^63 GPUs an integer that wraps (a negative count)
+          c.why = string.format("needs %.6g replicas of %d GPUs (%s req/s a replica): more than "
+                                .. "2^63 GPUs", rate / cap.rate, c.gpus, fmt2(cap.rate))
+          rest[#rest + 1] = c
         else
           c.replicas = math.ceil(rate / cap.rate)
           c.gpus = c.replicas * c.gpus -- a replica's: tp x pp (x dp for vLLM's engines)

@@ -89,7 +89,15 @@ end
 
 -- Rows as tables keyed by column, from a CSV path or a list.
 local function load(data)
-  if type(data) == "table" then return data, "rows" end
+  if type(data) == "table" then
+    -- each row a table ({3}: a Lua error inside this file before)
+    for i = 1, #data do
+      if type(data[i]) ~= "table" then
+        util.raise("field 'data': row %d must be a table of columns, got %s", i, type(data[i]))
+      end
+    end
+    return data, "rows"
+  end
   if type(data) ~= "string" then
     util.raise("field 'data' must be a CSV path or a list of rows, got %s", type(data))
   end
@@ -229,6 +237,12 @@ local function draw(spec, text_only)
   for _, f in ipairs{"x", "y", "by", "title", "xlabel", "ylabel"} do
     if spec[f] ~= nil then text(spec[f], f) end
   end
+  -- the columns are names (y = 0 / 0 was "table index is NaN" inside this file)
+  for _, f in ipairs{"x", "y", "by"} do
+    if spec[f] ~= nil and type(spec[f]) ~= "string" then
+      util.raise("field '%s' must be a column name, got %s", f, type(spec[f]))
+    end
+  end
   local width = util.count(spec.width or 800, "width", 16)
   local height = util.count(spec.height or 500, "height", 16)
   for _, f in ipairs{"width", "height"} do
@@ -241,7 +255,15 @@ local function draw(spec, text_only)
   if #rows == 0 then util.raise("%s has no rows to plot", where) end
   local cols = {}
   if header then for _, c in ipairs(header) do cols[#cols + 1] = c end
-  else for k in pairs(rows[1]) do cols[#cols + 1] = k end table.sort(cols) end
+  else
+    for k in pairs(rows[1]) do
+      if type(k) ~= "string" then
+        util.raise("field 'data': row 1 has a key %s, not a column name", tostring(k))
+      end
+      cols[#cols + 1] = k
+    end
+    table.sort(cols)
+  end
   local have = {}
   for _, c in ipairs(cols) do have[c] = true end
   for _, f in ipairs{"x", "y", "by"} do

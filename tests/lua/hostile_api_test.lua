@@ -108,3 +108,21 @@ at_line("model 'hand': field 'rope' must be a table of the rotary tables or fals
 facts.id = 0 / 0 -- a report's model cell was -nan
 at_line("field 'id' must be a string, got number", function() return (kv.model(facts)) end)
 assert(hand("intermediate", 14336.0) > 0)
+
+-- kv.plot's columns and rows of the wrong kind (no chart is drawn: each is
+-- refused before gnuplot)
+local svg = os.tmpname() .. ".svg"
+at_line("field 'y' must be a column name, got number",
+        function() return (kv.plot{data = {{x = 1, y = 2}}, x = "x", y = 0 / 0, output = svg}) end)
+at_line("field 'data': row 1 must be a table of columns, got number",
+        function() return (kv.plot{data = {3}, x = "x", y = "y", output = svg}) end)
+at_line("field 'data': row 1 has a key 1, not a column name",
+        function() return (kv.plot{data = {{[1] = 2, x = 1, y = 2}}, x = "x", y = "y", output = svg}) end)
+
+-- kv.plan at a finite rate past what 2^63 GPUs serve: 3.2e306 replicas (a
+-- float count) and tokens_per_s inf before; now not served, and why
+local ranked = kv.plan{model = "llama-3.1-8b", input = 512, output = 64, rate = 1e308, ttft_ms = 2000,
+                       tpot_ms = 100, gpus = {"h100"}, tp = {1}, pp = {1}, requests = 20}
+check.eq(ranked[1].rank, nil, "rank at rate 1e308")
+check.eq(ranked[1].replicas, nil, "replicas at rate 1e308")
+assert(ranked[1].why:find("replicas of 1 GPUs %(.* req/s a replica%): more than 2%^63 GPUs"), ranked[1].why)
