@@ -176,8 +176,11 @@ function M.ends(d, all)
   local prof = d.profile and d.profile.factors or {}
   local perf = d:perf()
   for _, f in ipairs(M.list) do
-    if all or f.applies(d) then
-      local x = perf[f.rate]
+    local x = perf[f.rate]
+    -- nil: a rate d's step time has not (a model whose weights kvplan
+    -- cannot split by class has no step facts, so no kernels for
+    -- launch_us: d:time was a Lua error here for such a CSV model)
+    if x ~= nil and (all or f.applies(d)) then
       if x == 0 and f.default then x = f.default(d) or x end
       local p = prof[f.name]
       local lo, hi

@@ -126,3 +126,16 @@ local ranked = kv.plan{model = "llama-3.1-8b", input = 512, output = 64, rate = 
 check.eq(ranked[1].rank, nil, "rank at rate 1e308")
 check.eq(ranked[1].replicas, nil, "replicas at rate 1e308")
 assert(ranked[1].why:find("replicas of 1 GPUs %(.* req/s a replica%): more than 2%^63 GPUs"), ranked[1].why)
+
+-- a CSV catalog's model whose params are fewer than its shapes' (so its
+-- weights cannot be split by class, and its steps have no kernel count):
+-- d:time was "attempt to perform arithmetic on a nil value" in factors.lua
+local csvdir = check.tmpdir()
+local cf = assert(io.open(csvdir .. "/m.csv", "wb"))
+cf:write("id,layers,hidden,heads,kv_heads,head_dim,vocab,intermediate,max_context,params,dtype\n"
+         .. "csv-8b,32,4096,32,8,128,128256,14336,8192,8000000000,bf16\n")
+cf:close()
+local cd = kv.deploy{model = kv.models.load_csv(csvdir .. "/m.csv")[1], gpu = "h100", max_model_len = 4096}
+local ct = cd:time(1024, 1)
+assert(ct.tpot_ms > 0 and ct.tpot_ms_lo <= ct.tpot_ms and ct.tpot_ms <= ct.tpot_ms_hi, "csv model's time")
+os.execute("rm -r " .. csvdir)
