@@ -488,7 +488,17 @@ end
 --- layers (class_shapes), rounded up once (the core's
 --- kvp_format_weight_bytes); an empty class has no layers.
 function Model:class_bytes(k, f, params, shapes)
-  params = params or self:weight_class_params()[k]
+  if params == nil then
+    -- the script's m:class_bytes(class, f): a class name and a format (or
+    -- its name); an unknown class was "attempt to compare number with nil"
+    params = self:weight_class_params()[k]
+    if params == nil then
+      util.raise("class_bytes: unknown weight class %s (known: %s)",
+                 type(k) == "string" and ("'" .. util.escape(k) .. "'") or tostring(k),
+                 table.concat(M.weight_classes, ", "))
+    end
+    if type(f) ~= "table" then f = formats.get(f, "format") end
+  end
   local sh = params > 0 and ((f.tensor or 0) > 0 or (f.col or 0) > 0)
              and (shapes or self:class_shapes())[k]
   return core.weight_bytes(f, params, sh and sh.shards or 0, sh and sh.cols or 0, self.id)

@@ -139,3 +139,9 @@ local cd = kv.deploy{model = kv.models.load_csv(csvdir .. "/m.csv")[1], gpu = "h
 local ct = cd:time(1024, 1)
 assert(ct.tpot_ms > 0 and ct.tpot_ms_lo <= ct.tpot_ms and ct.tpot_ms <= ct.tpot_ms_hi, "csv model's time")
 os.execute("rm -r " .. csvdir)
+
+-- m:class_bytes with a class it has not ("attempt to compare number with nil"
+-- in models.lua before) or a format that is not one
+at_line("class_bytes: unknown weight class 'x' (known: embeddings, lm_head,", function() return (m:class_bytes("x", kv.format("bf16"))) end)
+at_line("field 'format' must be a format name or table, got number", function() return (m:class_bytes("mlp", 5)) end)
+check.eq(m:class_bytes("mlp", "bf16"), m:class_bytes("mlp", kv.format("bf16")), "a format by name")
