@@ -211,7 +211,7 @@ if command -v script >/dev/null 2>&1; then
   script -qc "$kvplan tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null < /dev/null > "$out/tty.txt" 2>&1
   script -qc "$kvplan --quiet tests/bench/sweep.lua contexts=600 > /dev/null" /dev/null < /dev/null > "$out/tty_quiet.txt" 2>&1
   "$kvplan" tests/bench/sweep.lua contexts=600 > /dev/null 2> "$out/notty.txt"
-  if grep -q "sweep: 5184000/5184000 rows (100 %)" "$out/tty.txt" && [ ! -s "$out/tty_quiet.txt" ] &&
+  if grep -q "sweep: 5568000/5568000 rows (100 %)" "$out/tty.txt" && [ ! -s "$out/tty_quiet.txt" ] &&
      [ ! -s "$out/notty.txt" ]; then
     pass=$((pass + 1)); echo "ok   cli progress line only on a terminal"
   else fail=$((fail + 1)); echo "FAIL cli progress"; fi
@@ -516,7 +516,8 @@ if command -v script > /dev/null 2>&1; then
   check "tty_capacity names what it left out" grep -q '^(not shown, to fit 80 columns:' "$out/tty_capacity.out"
   # best on a terminal: the top rows, then one line for each other GPU (the
   # catalog's GPUs: 29 rows of 14 columns before); the CSV keeps every row (one a GPU:
-  # a row a GPU and the header: 28 lines before the GB10 entry, 29 since)
+  # a row a GPU and the header: 28 lines before the GB10 entry, 29 with it, 31 since the A40
+  # and the RTX A5000)
   b="best model=llama-3.1-70b context=32k concurrency=16 top=3"
   COLUMNS=80 script -qec "$kvplan -q $b" /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_top.out"
   "$kvplan" -q $b > "$out/best_top.csv"
@@ -526,7 +527,7 @@ if command -v script > /dev/null 2>&1; then
     [ \$(grep -Ec '^ +[0-9]+  [a-z0-9-]+ ' '$out/tty_best_top.out') -eq $gpus ] &&
     sed '/^Other GPUs, the best deployment of each/q' '$out/tty_best_top.out' | grep -Ec '^ +[0-9]+  [a-z0-9-]+ ' | grep -qx 3 &&
     grep -Eq '^ +13  h200 +tp 1 x pp 3 +3 GPUs  needs 3 GPUs\$' '$out/tty_best_top.out' &&
-    [ $gpus -gt 20 ] && [ \$(wc -l < '$out/best_top.csv') -eq 29 ]"
+    [ $gpus -gt 20 ] && [ \$(wc -l < '$out/best_top.csv') -eq 31 ]"
   COLUMNS=80 script -qec "$kvplan -q $b all=true" /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_all.out"
   check "tty_best_all: every candidate a row, no summary" sh -c "
     ! grep -q '^Other GPUs' '$out/tty_best_all.out' && [ \$(grep -Ec '^ +[0-9]+  ' '$out/tty_best_all.out') -gt 100 ] &&

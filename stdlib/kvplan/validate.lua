@@ -305,7 +305,17 @@ parse_body = function(body, f)
   elseif body:find("Falling back to the PyTorch%-native implementation of top%-p & top%-k") then
     f.flashinfer_sampler = false
   end
-  f.utilization = at(f, "utilization", figure(last(body, {"gpu_memory_utilization%s*%(([%d.]+)%)",
+  -- vLLM 0.21+ prints the utilization it runs with in the CUDA-graph line
+  -- (gpu_worker.py: "The current --gpu-memory-utilization=U is equivalent to
+  -- --gpu-memory-utilization=V without CUDA graph memory profiling. ...
+  -- increase --gpu-memory-utilization to W"): U is the configured value; the
+  -- generic flag pattern below would read that line's last "... to W" as "to";
+  -- with the profiling disabled it says "... increasing
+  -- --gpu-memory-utilization from U to W", U again the configured value
+  f.utilization = at(f, "utilization", figure(last(body, {
+                                     "The current %-%-gpu%-memory%-utilization=([%d.]+) is equivalent",
+                                     "increasing %-%-gpu%-memory%-utilization from ([%d.]+) to",
+                                     "gpu_memory_utilization%s*%(([%d.]+)%)",
                                      "gpu_memory_utilization=([%d.]+)", "gpu_memory_utilization%s+([%d.]+)"})
                          or flag(body, {"gpu-memory-utilization", "gpu_memory_utilization"})))
   f.mem_fraction_static = at(f, "utilization", figure(flag(body, {"mem-fraction-static", "mem_fraction_static"})

@@ -969,18 +969,27 @@ check.eq(validate.parse(cg_base .. cg_est .. cg_off).cudagraph_applied, false, "
 check.eq(validate.parse(cg_base .. cg_est .. cg_short).cudagraph_applied, true, "the shorter form: applied")
 check.eq(validate.parse(cg_base .. cg_est).cudagraph_applied, nil, "no line says: unknown")
 check.eq(validate.parse(cg_base).cudagraph_estimate, nil, "no estimate line")
+-- the utilization the line names is the one vLLM runs with (not the "... to W"
+-- at its end, read as the word "to" before)
+check.eq(f.utilization.mid, 0.92, "utilization: 'The current --gpu-memory-utilization=0.9200'")
+check.eq(validate.parse(cg_base .. cg_est .. cg_short).utilization.mid, 0.72, "utilization: the shorter form")
+check.eq(validate.parse(cg_base .. cg_est .. cg_off).utilization.mid, 0.85,
+         "utilization: disabled, 'increasing --gpu-memory-utilization from 0.8500'")
+check.eq(validate.parse(cg_base).utilization, nil, "no utilization line: none read")
 local r_none = rows_by(kv.validate(cg_base))["kv_memory_gib/predict"]
+local r_none_on = rows_by(kv.validate(cg_base .. cg_on))["kv_memory_gib/predict"]
+local r_none_off = rows_by(kv.validate(cg_base .. cg_off))["kv_memory_gib/predict"]
 local r_on = rows_by(kv.validate(cg_base .. cg_est .. cg_on))["kv_memory_gib/predict"]
 local r_off = rows_by(kv.validate(cg_base .. cg_est .. cg_off))["kv_memory_gib/predict"]
 local r_unk = rows_by(kv.validate(cg_base .. cg_est))["kv_memory_gib/predict"]
 check.eq(r_none.status, "predicted", "the base log is predicted")
 -- 0.61 GiB (654,982,414 bytes) less, to the rows' rounding of their GiB
-check.eq(string.format("%.6f", r_none.kvplan - r_on.kvplan), "0.610000",
+check.eq(string.format("%.6f", r_none_on.kvplan - r_on.kvplan), "0.610000",
          "applied: the logged estimate off the KV memory")
 check.eq(r_on.inputs:find("cudagraph_estimate=log:5", 1, true) ~= nil, true, "the inputs name its line")
-check.eq(r_off.kvplan, r_none.kvplan, "disabled: the estimate is not taken off")
+check.eq(r_off.kvplan, r_none_off.kvplan, "disabled: the estimate is not taken off")
 check.eq(r_unk.kvplan, r_none.kvplan, "not said to be applied: not taken off")
-local t_none = rows_by(kv.validate(cg_base .. "[kv_cache_utils.py:1733] GPU KV cache size: 100,000 tokens\n"))
+local t_none = rows_by(kv.validate(cg_base .. cg_on .. "[kv_cache_utils.py:1733] GPU KV cache size: 100,000 tokens\n"))
 local t_on = rows_by(kv.validate(cg_base .. cg_est .. cg_on
                                  .. "[kv_cache_utils.py:1733] GPU KV cache size: 100,000 tokens\n"))
 check.eq(t_on["kv_tokens/predict"].kvplan < t_none["kv_tokens/predict"].kvplan, true,
