@@ -905,7 +905,7 @@ M.compute_capability = {
   ["rtx-3090"] = 8.6, ["rtx-a6000"] = 8.6, ["a100-sxm-40gb"] = 8.0, ["a100-sxm-80gb"] = 8.0,
   l4 = 8.9, ["rtx-4090"] = 8.9, l40 = 8.9, l40s = 8.9, ["rtx-6000-ada"] = 8.9,
   ["h100-sxm"] = 9.0, ["h100-pcie"] = 9.0, ["h100-nvl"] = 9.0, h20 = 9.0, ["gh200-96gb"] = 9.0,
-  h200 = 9.0, ["rtx-5090"] = 12.0, b200 = 10.0, gb200 = 10.0,
+  h200 = 9.0, ["rtx-5090"] = 12.0, b200 = 10.0, gb200 = 10.0, a40 = 8.6, ["rtx-a5000"] = 8.6,
   -- GB10 (DGX Spark): deviceQuery's "CUDA Capability Major/Minor version
   -- number: 12.1" (the catalog entry's visible_source)
   gb10 = 12.1,

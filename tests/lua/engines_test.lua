@@ -872,3 +872,17 @@ do
   check.eq(engines.vllm_at_least("latest", "0.29"), true, "latest is at least 0.29")
   check.eq(engines.vllm_at_least(nil, "0.14"), false, "the default is before 0.14")
 end
+
+-- every NVIDIA GPU of the catalog has its compute capability (NVIDIA's CUDA
+-- GPUs list): the MXFP4 kernel, the attention backends and the V1 oracle
+-- read it, and a40 / rtx-a5000 came in without one (gpt-oss-20b on an A40
+-- took another MXFP4 layout: 26.06 GiB of KV budget for Marlin's 25.20)
+do
+  local kv = require "kvplan"
+  for _, g in ipairs(kv.gpus.all()) do
+    local gpu = kv.gpu(g)
+    if gpu.vendor == "nvidia" then
+      check.eq(type(engines.compute_capability[gpu.id]), "number", gpu.id .. ": a compute capability")
+    end
+  end
+end
