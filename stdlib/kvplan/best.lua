@@ -153,23 +153,22 @@ function M.candidates(s)
   local base = s.base or {}
   if type(base) ~= "table" then util.raise("field 'base' must be a table of deployment options") end
   local limits = s.limits or {}
-  if tps == nil or #tps == 0 then
-    -- the sizes the heads allow, and a layout of the base that divides tp
-    -- (SGLang's attention DP: dp_size; ep_size) only where it does
-    local div = 1
-    if base.enable_dp_attention then div = math.max(div, tonumber(base.data_parallel_size) or 1) end
-    local ep = tonumber(base.ep_size) or 1
-    tps = {}
-    for _, tp in ipairs(M.tp_sizes(model, max_gpus)) do
-      if tp % div == 0 and tp % ep == 0 then tps[#tps + 1] = tp end
-    end
-  end
   -- data_parallel_size engines (or SGLang's attention-DP ranks) each hold
   -- their share of the requests: the sweep sizes one for ceil(concurrency /
   -- dp), the candidate counts dp of them (and their GPUs, except SGLang's
   -- attention-DP ranks, which share the tp GPUs: deploy.gpus)
   local dp = util.count(base.data_parallel_size or 1, "data_parallel_size")
   local engine_concurrency = (concurrency + dp - 1) // dp
+  if tps == nil or #tps == 0 then
+    -- the sizes the heads allow, and a layout of the base that divides tp
+    -- (SGLang's attention DP: dp_size; ep_size) only where it does
+    local div = base.enable_dp_attention and dp or 1
+    local ep = util.count(base.ep_size or 1, "ep_size")
+    tps = {}
+    for _, tp in ipairs(M.tp_sizes(model, max_gpus)) do
+      if tp % div == 0 and tp % ep == 0 then tps[#tps + 1] = tp end
+    end
+  end
   local gpu_dp = base.enable_dp_attention and 1 or dp -- as deploy.gpus counts them
 
   -- one sweep a weight and KV format: GPU x tp x pp in C, each candidate a row
