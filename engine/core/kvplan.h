@@ -470,6 +470,10 @@ typedef struct kvp_vllm {
                                * 2 a request), KVP_MAMBA_ALL (a state every block) */
   int64_t mamba_chunk;        /* mamba_cache_mode all: the chunk the block aligns to
                                * (vLLM mamba_block_size, else the model's chunk_size) */
+  int32_t block_grain;        /* a model of attention and Mamba layers raises its block in
+                               * multiples of max(the kernel's alignment, the given block),
+                               * not of the kernel's alignment alone (the releases of
+                               * vllm-project/vllm#37467: Platform._align_hybrid_block_size) */
   int32_t check_override;     /* the startup check and its estimate plan against
                                * num_gpu_blocks_override blocks when it is set (the
                                * releases of vllm-project/vllm#41069); 0: the measured

@@ -29,7 +29,10 @@
  *     num_speculative_blocks = the speculative tokens) and its block size is
  *     max_model_len (MambaModelConfig sets mamba_block_size so). Blackwell's
  *     alignment of 32 for head size 256 and the "align"/"all" modes of Mamba
- *     prefix caching are not modelled.
+ *     prefix caching are not modelled. From vllm-project/vllm#37467
+ *     (vllm/platforms/interface.py _align_hybrid_block_size at c77619938d1c,
+ *     option block_grain) a is max(16 or 64, the given block): a block of
+ *     32 grows in steps of 32.
  *   - Unequal attention pages: the smaller ones' block sizes are multiplied
  *     up to the largest page; a non-MLA page that does not divide it keeps
  *     its block and is padded to it (vllm commit 002f10e0cfa1
@@ -433,6 +436,11 @@ kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_ty
   int64_t mamba_block = l->max_len; /* mamba_cache_mode none: max_model_len */
   if (state > 0) {
     int64_t one, align = ledger_types_of(l)[a1].shape.kind == KVP_MLA ? 64 : 16, span, need;
+    /* vllm/platforms/interface.py _align_hybrid_block_size at c77619938d1c
+     * (vllm-project/vllm#37467): kernel_block_alignment_size = max(the
+     * backend's smallest kernel block, cache_config.block_size), so a given
+     * block larger than the kernel's is the grain the block grows in */
+    if (d->vllm.block_grain && d->block > align) align = d->block;
     TRY(kvp_page_bytes(a1_bits, 1, &one));
     if (d->vllm.mamba_mode == KVP_MAMBA_ALL) {
       /* _align_hybrid_block_size, mamba_cache_mode "all": the fewest whole

@@ -76,6 +76,7 @@ static const char *const deploy_keys[] = {
   "enable_expert_parallel", "moe_experts", "expert_bytes", "block_stride_alignment",
   "mamba_cache_mode", "mamba_block_size", "prefill_context_parallel_size",
   "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block", "vllm_system_rule",
+  "vllm_block_grain",
   "vllm_max_model_len_auto", "vllm_mamba_seqs_check", "kv_cache_group_of", "kv_cache_group_blocks",
   "vllm_lora", "vllm_v0_blocks", "vllm_mla_entry_align", "vllm_rotary_bytes",
   "sglang_alloc_bytes",
@@ -278,6 +279,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   lua_pop(L, 1);
   v->check_override = bool_field(L, idx, "vllm_check_override");
   v->check_null_block = bool_field(L, idx, "vllm_check_null_block");
+  v->block_grain = bool_field(L, idx, "vllm_block_grain");
   v->system_rule = (int32_t)kvl_int_field(L, idx, "vllm_system_rule", KVP_SYS_CHECK);
   v->auto_fit = bool_field(L, idx, "vllm_max_model_len_auto");
   v->mamba_seqs_check = bool_field(L, idx, "vllm_mamba_seqs_check");

@@ -472,6 +472,9 @@ local function vllm_rule(d, opts, rule)
   -- check_override, check_null_block; the rule: engine/core/vllm_kv.c)
   d.vllm_check_override = row.check_override or nil
   d.vllm_check_null_block = row.check_null_block or nil
+  -- how the release raises the block of a model of attention and Mamba
+  -- layers (engines.lua block_grain; the rule: engine/core/vllm_kv.c)
+  d.vllm_block_grain = row.block_grain or nil
   -- how the release's budget sees memory others hold (system_memory;
   -- engine/core/ledger.c, starts.c): counted as non-torch memory where
   -- non-torch is all used memory less torch's (context_counted: 0.6.0-0.6.4,
@@ -1405,6 +1408,7 @@ function Deployment:spec()
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,
                                                    self.vllm_check_null_block
+  t.vllm_block_grain = self.vllm_block_grain
   t.vllm_max_model_len_auto = self.vllm_max_model_len_auto
   t.vllm_system_rule = self.budget == "vllm" and self.vllm_system_rule or nil
   t.vllm_mamba_seqs_check = self.vllm_mamba_seqs_check

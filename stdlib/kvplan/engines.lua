@@ -130,6 +130,20 @@ local MiB = units.MiB
 --               Its first release is not pinned (vllm-project/recipes#551
 --               saw 0.17-0.19 fail earlier for another reason): assumed from
 --               the 0.20 row, the first modelled after the merge
+--   block_grain a model of attention and Mamba layers raises its block in
+--               multiples of max(the attention kernel's alignment, the given
+--               --block-size), so a given block of 32 grows in steps of 32
+--               (vllm/platforms/interface.py _align_hybrid_block_size at
+--               c77619938d1c: kernel_block_alignment_size = max(min of the
+--               backend's supported kernel block sizes, cache_config.block_size);
+--               moved there from HybridAttentionMambaModelConfig, whose
+--               alignment was 16, or 64 for MLA, by vllm-project/vllm#37467,
+--               opened 2026-03-18, its rival #37665 closed 2026-04-22 "as part
+--               of #37467"; vllm-project/vllm#41037, 2026-04-27, logs block 32
+--               raised to 4192 on Nemotron-3-Nano at TP 1, where a grain of 16
+--               gives 4176). Its first release is not pinned: assumed from the
+--               0.20 row (v0.20.0 of 2026-04-27 was tagged 30 commits behind
+--               main), 0.14 to 0.19 keeping the grain of 16
 --   check_null_block both plan against one pool block less, the null block
 --               BlockPool holds back (vllm-project/vllm#47272, merged
 --               2026-08-20 as 76fb6d210a57: check_memory = avail_mem -
@@ -242,19 +256,22 @@ M.vllm = {
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, hidden_group = true,
-              mamba_seqs_check = true, utilization = 0.92, cudagraph_estimate = true},
+              block_grain = true, mamba_seqs_check = true, utilization = 0.92,
+              cudagraph_estimate = true},
   ["0.21"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               flashinfer_sampler = true, hidden_group = true,
-              mamba_seqs_check = true, utilization = 0.92, cudagraph_estimate = true},
+              block_grain = true, mamba_seqs_check = true, utilization = 0.92,
+              cudagraph_estimate = true},
   ["0.29"] = {v1 = true, eager = false, big_seqs = 1024, moe_cache13 = true, nccl_counted = false,
               nccl_runtime = true,
               context_counted = false, tokens_from_concurrency = true, chunked_hybrid = true,
               async_scheduling = true, kv_from_checkpoint = true, check_override = true,
               check_null_block = true, flashinfer_sampler = true, hidden_group = true,
-              mamba_seqs_check = true, utilization = 0.92, cudagraph_estimate = true},
+              block_grain = true, mamba_seqs_check = true, utilization = 0.92,
+              cudagraph_estimate = true},
 }
 -- The vLLM release a deployment that names none takes (engine_version
 -- nil): 0.11, the newest whose rules the project's startup logs and runs

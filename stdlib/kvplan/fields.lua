@@ -232,7 +232,7 @@ M.list = {
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
-             "vllm_max_model_len_auto", "vllm_mamba_seqs_check",
+             "vllm_block_grain", "vllm_max_model_len_auto", "vllm_mamba_seqs_check",
              "kv_cache_group_of", "kv_cache_group_blocks",
              "engine_named", "engine_rule", "vllm_lora", "vllm_v0_blocks",
              "vllm_mla_entry_align", "vllm_rotary_bytes", "sglang_alloc_bytes",

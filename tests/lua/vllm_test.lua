@@ -808,3 +808,29 @@ do
   check.eq(opt(shared, 20 * GiB).kv_blocks, 655360, "with sharing: 655360 blocks")
   check.eq(opt(shared, 5 * GiB).vllm_max_model_len, 2 * 1310720, "twice the estimate")
 end
+
+-- The block of a model of attention and Mamba layers grows in multiples of
+-- max(the kernel's alignment, the given block) from vllm-project/vllm#37467
+-- (vllm/platforms/interface.py _align_hybrid_block_size at c77619938d1c;
+-- engines.lua block_grain, assumed from 0.20). vllm-project/vllm#41037
+-- (2026-04-27) logs NVIDIA-Nemotron-3-Nano-30B-A3B-FP8 (fp8 KV, 2 KV heads of
+-- 128: 512 bytes a token; a Mamba state of 2134016 bytes at TP 1) under
+-- --block-size 32 raised to 4192 at TP 1 and 2 and to 2112 at TP 4; a grain of
+-- 16 gives 4176 and 2096
+do
+  local m = kv.model{id = "nano30-like", layers = 2, hidden = 2688, heads = 32, kv_heads = 2,
+                     head_dim = 128, params = 0, max_context = 262144,
+                     layer_kinds = {{kind = "state", state_bytes = 2134016, state_heads = 64},
+                                    {kind = "full"}}}
+  local function at(v, tp, block)
+    return kv.deploy{model = m, kv = "fp8", gpu_memory = "80 GiB", tp = tp, activation = 0,
+                     overhead = 0, block = block, engine_version = v,
+                     max_model_len = 8192}:ledger().block
+  end
+  check.eq(at("0.20", 1, 32) .. " " .. at("0.20", 2, 32) .. " " .. at("0.20", 4, 32),
+           "4192 4192 2112", "#41037: block 32 is the grain")
+  check.eq(at("0.20", 1, 16) .. " " .. at("0.20", 4, 16), "4176 2096", "the default block: 16")
+  check.eq(at("0.14", 1, 32) .. " " .. at("0.14", 4, 32), "4176 2096",
+           "before #37467 the grain is 16 whatever the block")
+  check.eq(at("0.29", 1, 8192), 8192, "a given block that holds the state is kept")
+end

@@ -1020,6 +1020,46 @@ static void mamba_alone_align_and_all(void **state) {
   assert_int_equal(per, 64);
 }
 
+/* vllm/platforms/interface.py _align_hybrid_block_size at c77619938d1c
+ * (vllm-project/vllm#37467, option block_grain): the block of a model of
+ * attention and Mamba layers grows in multiples of max(16, the given block).
+ * vllm-project/vllm#41037's NVIDIA-Nemotron-3-Nano-30B-A3B-FP8 at TP 1: one
+ * token of attention is 2 KV heads x 128 x 2 (K, V) x 1 byte = 512 bytes, a
+ * state 2134016 bytes: 32 x cdiv(2134016, 32 x 512) = 32 x 131 = 4192 under
+ * --block-size 32, where a grain of 16 gives 16 x cdiv(2134016, 8192) = 16 x
+ * 261 = 4176; at TP 4 (1 KV head, a state of 533504 bytes): 32 x
+ * cdiv(533504, 8192) = 32 x 66 = 2112, against 16 x 131 = 2096. */
+static void a_given_block_is_the_hybrid_grain(void **state) {
+  (void)state;
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 64, .state_bytes = 2134016},
+                       {.kind = KVP_FULL, .kv_heads = 2, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {1, 1};
+  kvp_deploy d;
+  kvp_ledger l;
+  deploy_runs(&d, 2, 2, 128, runs, counts, 2);
+  d.kv = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.max_model_len = 8192;
+  d.block = 32;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 4176); /* the grain of 16 (before #37467) */
+  d.vllm.block_grain = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 4192);
+  assert_int_equal(l.page, 4192 * 512);
+  d.tp = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 2112);
+  d.vllm.block_grain = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 2096);
+  /* the default block of 16 is the kernel's grain either way */
+  d.block = 16;
+  d.tp = 1;
+  d.vllm.block_grain = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.d.block, 4176);
+}
+
 /* V0's CacheEngine on CUDA (vllm-project/vllm#12676, vllm/worker/
  * cache_engine.py get_cache_block_size): an MLA entry of 512 + 64 elements
  * is allocated as align_to_256bytes(576, bf16) = 640 elements. Two layers,
@@ -1164,6 +1204,7 @@ int main(void) {
     cmocka_unit_test(turboquant_slots_and_boundary_layers),
     cmocka_unit_test(static_sinks_take_blocks_once),
     cmocka_unit_test(mamba_alone_align_and_all),
+    cmocka_unit_test(a_given_block_is_the_hybrid_grain),
   };
   return cmocka_run_group_tests_name("vllm_kv", tests, NULL, NULL);
 }
