@@ -157,6 +157,28 @@ do
   check.eq(kv.model("bge-large-en-v1.5"):weight_class_params().lm_head, 0, "bge: no lm_head")
 end
 
+-- Qwen3.6-27B (issue 20), from its config.json: the Gated DeltaNet state
+-- by vLLM's gated_delta_net_state_shape (conv (kernel - 1) x (2 key_dim +
+-- value_dim) in the model dtype, recurrent num_v_heads x head_v x head_k in
+-- float32, the config's mamba_ssm_dtype), 3 linear layers to 1 full, and
+-- params as the language model's tensors add up; its token mixers hold more
+-- than the attention class counts, so 'other' says so and a quantized
+-- checkpoint cannot be weighed by class
+do
+  local m = kv.model("qwen3.6-27b")
+  local conv, rec = (4 - 1) * (128 * 16 * 2 + 128 * 48), 48 * 128 * 128
+  check.eq(m:layer(1).state_bytes, conv * 2 + rec * 4, "Qwen3.6-27B GDN state")
+  check.eq(m:layer(1).state_bytes, 3207168, "Qwen3.6-27B GDN state bytes")
+  check.eq(m:layer(4).kind .. "/" .. m:layer(64).kind, "full/full", "Qwen3.6-27B full layers 4, 8, ..., 64")
+  local H, V, I = 5120, 248320, 17408
+  local gdn = 48 * (2 * 48 + 10240 * 4 + H * (10240 + 6144 + 2 * 48) + 6144 * H + 128)
+  local gated = 16 * (H * (12288 + 2 * 1024) + 6144 * H + 2 * 256)
+  check.eq(2 * V * H + gdn + gated + 64 * (3 * H * I + 2 * H) + H, m.params, "Qwen3.6-27B params")
+  local c = m:weight_class_params()
+  check.eq(c.other, 2542820864, "Qwen3.6-27B other: the token mixers beyond the class, convolutions, norms")
+  check.error("no weight class", m.classes_size, m, {attention = "int4-g128", mlp = "int4-g128"})
+end
+
 -- Shared experts are a class of their own, weighed in their checkpoint's
 -- format (vLLM builds them as a dense MLP with the quant_config: models.lua
 -- weight_classes). DeepSeek-V2-Lite by hand: 26 MoE layers of one shared MLP

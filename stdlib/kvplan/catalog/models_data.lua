@@ -490,6 +490,39 @@ return {
     },
     notes = "full-attention layers (3,7,...,47) use gated attention with 2 KV heads of dim 256; linear-attention state does not grow with context",
   },
+  {
+    id = "qwen3.6-27b",
+    aliases = {"Qwen/Qwen3.6-27B", "qwen3.6"},
+    hf = "Qwen/Qwen3.6-27B",
+    source = "config.json of Qwen/Qwen3.6-27B as printed, with the checkpoint's tensor list, in a public model report of /models/opensource/Qwen3.6-27B (Qwen3_5ForConditionalGeneration, text_config qwen3_5_text: 64 layers, layer_types linear_attention x3 + full_attention repeated, full_attention_interval 4, hidden 5120, intermediate 17408, 24 heads, 4 KV heads, head_dim 256, attn_output_gate true, linear_num_key_heads 16, linear_num_value_heads 48, linear key/value head dim 128, linear_conv_kernel_dim 4, mamba_ssm_dtype float32, vocab 248320, tie_word_embeddings false, max_position_embeddings 262144, dtype bfloat16, partial_rotary_factor 0.25, mrope_section [11, 11, 10] interleaved, mtp_num_hidden_layers 1; vision_config depth 27, hidden 1152); params = the language model's tensors of that list summed (embed_tokens and lm_head 248320 x 5120 each, 48 Gated DeltaNet layers of 115876064, 16 gated attention layers of 104858112, 64 MLPs of 3 x 5120 x 17408, the norms) = 26895998464: the list's total 27781427952 less the vision tower (model.visual.*, 460730096) and the MTP module (mtp.*, 424699392)",
+    family = "qwen3_5",
+    layers = 64, hidden = 5120, heads = 24, kv_heads = 4, head_dim = 256,
+    intermediate = 17408, vocab = 248320, tie_embeddings = false,
+    params = 26895998464, active = 26895998464,
+    dtype = "bf16", max_context = 262144,
+    -- rope_parameters {rope_type default, rope_theta 1e7, partial_rotary_factor
+    -- 0.25, mrope_section [11, 11, 10], mrope_interleaved true}: 64 of 256 dims
+    -- rotate, M-RoPE sections (MRotaryEmbedding, 4 x max_position rows,
+    -- mrope.py at 055e47c28003)
+    rope = {partial_rotary_factor = 0.25, mrope = true},
+    -- the attention class counts 64 plain attention layers (4697620480)
+    -- where the 48 Gated DeltaNet layers' in_proj_qkv, in_proj_z,
+    -- in_proj_a, in_proj_b and out_proj and the 16 gated attention layers'
+    -- q_proj (doubled: 12288 rows), k, v and o hold 7237795840
+    other_note = "2540175360 of the token mixers' linear layers beyond the 64 plain attention layers the class counts (in_proj_a and in_proj_b 23592960 of them), the 48 convolutions (1966080), A_log and dt_bias (4608), the gated norms (6144), q/k norms (8192) and the layer norms (660480)",
+    -- vLLM's Qwen3_5DecoderLayer (vllm/model_executor/models/qwen3_5.py at
+    -- 00def4f84211) builds GatedDeltaNetAttention (layers/mamba/
+    -- gdn_linear_attn.py at 0218d0504d61), whose in_proj_qkvz, in_proj_ba
+    -- and out_proj take the quant_config: linear layers a quantized
+    -- checkpoint quantizes that no class holds
+    classes_unweighable = "its 48 Gated DeltaNet layers' in_proj_qkv, in_proj_z, in_proj_a, in_proj_b and out_proj and its 16 gated attention layers' doubled q_proj have no weight class (the attention class counts 64 plain attention layers)",
+    layer_kinds = {
+      {kind = "state", n = 3, state_bytes = 3207168, state_heads = 16,
+       note = "Gated DeltaNet, vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape (vllm/model_executor/layers/mamba/mamba_utils.py at 02d710837549): conv state (conv_kernel - 1) x (key_dim x 2 + value_dim) = 3 x (2048 x 2 + 6144) = 30720 elements in the model dtype (2 bytes) + recurrent state num_v_heads x head_v_dim x head_k_dim = 48 x 128 x 128 = 786432 elements in mamba_ssm_cache_dtype, float32 from the config's mamba_ssm_dtype (Qwen3_5ForConditionalGenerationConfig.verify_and_update_config, vllm/model_executor/models/config.py): 61440 + 3145728 bytes. Split over TP by the 16 key heads (48 value heads); without speculative tokens (num_spec 0)"},
+      {kind = "full", n = 1},
+    },
+    notes = "full-attention layers (3,7,...,63) use gated attention with 4 KV heads of dim 256; linear-attention state does not grow with context; the vision tower (0.46B) and the MTP module (0.42B) are not in params",
+  },
   ---------------------------------------------------------------- DeepSeek (MLA)
   {
     id = "deepseek-v2-lite",
