@@ -133,7 +133,8 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     {"attn_kernels", p->attn_kernels}, {"sampler_bytes", p->sampler_bytes},
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
     {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max},
-    {"attn_floor_us", p->attn_floor_us}};
+    {"attn_floor_us", p->attn_floor_us}, {"quant_kernels", p->quant_kernels},
+    {"quant_floor_us", p->quant_floor_us}};
   for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
@@ -169,6 +170,10 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     return kvp_fail(d, KVP_EINVAL, "fields 'gemm_kernels' %g and 'attn_kernels' %g are of "
                     "'kernels' %g: their sum must not exceed it", p->gemm_kernels,
                     p->attn_kernels, p->kernels);
+  if (p->gemm_kernels + p->attn_kernels + p->quant_kernels > p->kernels)
+    return kvp_fail(d, KVP_EINVAL, "field 'quant_kernels' %g is of 'kernels' %g beside "
+                    "'gemm_kernels' %g and 'attn_kernels' %g: their sum must not exceed it",
+                    p->quant_kernels, p->kernels, p->gemm_kernels, p->attn_kernels);
   if (p->piecewise_kernels > p->kernels)
     return kvp_fail(d, KVP_EINVAL, "field 'piecewise_kernels' %g is of 'kernels' %g: it must "
                     "not exceed it", p->piecewise_kernels, p->kernels);
@@ -358,7 +363,11 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   double attn_floor = p->attn_floor_us > 0.0 ? p->attn_floor_us : p->kernel_floor_us;
   c->floor_gemm = p->gemm_kernels * p->kernel_floor_us * 1e-6;
   c->floor_attn = p->attn_kernels * attn_floor * 1e-6;
-  c->floor_other = (p->kernels - p->gemm_kernels - p->attn_kernels) * p->kernel_floor_us * 1e-6;
+  /* the activation-quantization kernels (quant_kernels, of the other kernels)
+   * at their own published minimum where one is given (quant_floor_us) */
+  double quant_floor = p->quant_floor_us > 0.0 ? p->quant_floor_us : p->kernel_floor_us;
+  c->floor_other = ((p->kernels - p->gemm_kernels - p->attn_kernels - p->quant_kernels) *
+                    p->kernel_floor_us + p->quant_kernels * quant_floor) * 1e-6;
   /* KV terms by window, over every layer of the model */
   int64_t per_spec[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) per_spec[m->layer_spec[i]]++;

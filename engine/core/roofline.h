@@ -16,7 +16,8 @@
  *   + a fixed overhead
  *
  * (floor: kernel_floor_us, the GPU time a kernel takes at least; an attention
- * call's attn_floor_us where given). A step
+ * call's attn_floor_us and an activation-quantization kernel's quant_floor_us
+ * where given). A step
  * the engine captured as a CUDA graph (kvp_graphs) runs at its batch padded
  * up to the captured size; any other launches each kernel from the host
  * (eager_launch_us).
@@ -116,6 +117,11 @@ typedef struct kvp_perf {
   double attn_floor_us;    /* GPU time one attention call (one a layer: its decode and merge
                             * kernels) takes at least, microseconds, in place of
                             * kernel_floor_us; 0: kernel_floor_us */
+  double quant_kernels;    /* of kernels: the activation-quantization kernels ahead of the
+                            * linear layers (vLLM V0's fp8 W8A8 linear layers: one before
+                            * each GEMM), counted among the other kernels */
+  double quant_floor_us;   /* GPU time one of them takes at least, microseconds, in place
+                            * of kernel_floor_us; 0: kernel_floor_us */
   double sampler_bytes;    /* bytes the sampler's kernels move for one sampled row (its
                             * fp32 logits), added to the activation kernels */
   /* CUDA graphs (graphs = KVP_GRAPHS_NONE: not modelled, every step at launch_us) */

@@ -1252,6 +1252,57 @@ M.sampler_bytes_per_vocab = 26
 -- launch_us's 0.91: 5.48 us.
 M.eager_launch_us = 5.48
 
+-- The activation-quantization kernel before each fp8 W8A8 linear layer
+-- (issue 18). vLLM V0 runs fp8 checkpoints whose activations are fp8 too
+-- (per-tensor or per-channel weight scales, static or dynamic activation
+-- scales) through apply_fp8_linear, which quantizes the layer's 16-bit input
+-- with ops.scaled_fp8_quant and then runs the GEMM (ops.cutlass_scaled_mm on
+-- CUDA, torch._scaled_mm on ROCm): two kernels a linear layer
+-- (vllm/model_executor/layers/quantization/utils/w8a8_utils.py
+-- apply_fp8_linear at 0039d4bdd8b5; fbgemm_fp8.py, Llama 3.1 405B FP8's
+-- method, calls it with use_per_token_if_dynamic = True). V0 does not
+-- torch.compile its model, so nothing fuses the quantization into the norm
+-- or activation before it; V1 compiles the model (Inductor may fuse it), and
+-- is left as before. Counted: one kernel before each quantized linear layer
+-- of a layer (qkv, o, gate_up, down: 4 in a dense layer; a MoE layer's qkv,
+-- o and shared experts' gate_up and down; the routed experts quantize
+-- inside their fused kernel, the logits' head is not quantized), moving 3
+-- bytes an element of the layer's input (its 16-bit read and fp8 write; the
+-- per-token kernel's pass for the row's scale is not counted): the hidden
+-- size into qkv and gate_up on every GPU, heads x head_dim into o and the
+-- intermediate size into down split over tp.
+--   floor a call (M.activation_quant_floor_us, us): vllm-project/vllm pull
+--   request 49363 (H100, benchmarks/kernels/bench_fp8_gemm.py on
+--   google/gemma-4-31B-it's N=12288 K=5376 and N=43008 K=5376, batch 1, 16,
+--   64, 128): each row's time of fp8-tensor-w-token-a (scaled_fp8_quant with
+--   use_per_token_if_dynamic, then cutlass_scaled_mm, replayed in a CUDA
+--   graph: do_bench_cudagraph) less the same GEMM's fp8-tensor-w-tensor-a-
+--   noquant, time = 2 M N K / TFLOP/s: 2.32, 4.01, 4.18, 4.37 us (N=12288)
+--   and 3.68, 4.29, 3.86, 4.67 us (N=43008), median 4.10 us. The two columns
+--   also differ in the GEMM's scale epilogue (per-token against per-tensor),
+--   about 1 % of the GEMM at batch 1 on B200 (pull request 18778:
+--   fp8-tensor-w-tensor-a-noquant 8.45 against fp8-channel-w-token-a-noquant
+--   8.51 TFLOP/s), left in. The H200 has the H100's SMs and clocks (the
+--   kernel is latency-bound at these batches: 128 x 5376 x 3 bytes is 0.6 us
+--   of HBM), so it takes the same. A static-scale checkpoint's kernel skips
+--   the per-token reduction and may be faster (B200, pull request 18778, N=6144
+--   K=4096: fp8-tensor-w-tensor-a less its noquant 2.4 us at batch 1 and 16,
+--   fp8-channel-w-token-a less its noquant 3.7 and 3.9 us), not told apart:
+--   kvplan does not know a checkpoint's activation scales. Other GPUs: the
+--   kernels' floor (kernel_floor_us), no table found (MI300X among them).
+M.activation_quant_floor_us = {["h100-sxm"] = 4.10, ["h200"] = 4.10}
+
+--- Does d run vLLM V0's activation-quantization kernel before each linear
+--- layer (M.activation_quant_floor_us): vLLM V0 with fp8 W8A8 weights (the
+--- fp8 GEMM class at the fp8 rate, not block-scaled)?
+function M.activation_quant(d)
+  if d.budget ~= "vllm" then return false end
+  local row = engines.vllm[d.engine_version or engines.vllm_default]
+  if not (d.vllm_v0 or (row ~= nil and not row.v1)) then return false end
+  local _, rate, fname = M.compute_tflops(d.gpu, d.weights, d.model)
+  return M.gemm_class(fname, rate) == "fp8"
+end
+
 --- Does the engine of d wait for the host between steps? vLLM: unless its
 --- async_scheduling (the deployment's field, else the release row's).
 function M.host_waits(d)
@@ -1327,11 +1378,22 @@ function M.step_facts(d)
     kernels = kernels + Lm * (K.moe + (shared and K.shared or 0))
     gemms = gemms + Lm * (G.moe + (shared and G.shared or 0))
   end
+  -- vLLM V0's activation quantization before each fp8 W8A8 linear layer
+  -- (M.activation_quant): its kernels and the 3 bytes an element they move
+  local quant, qrep, qsplit = 0, 0, 0
+  if M.activation_quant(d) then
+    local I, Ish = m.intermediate or 0, m:shared_width()
+    quant = Ld * 4 + Lm * (2 + (shared and 2 or 0))
+    qrep = 3 * (Ld * 2 * H + Lm * (H + (shared and H or 0)))
+    qsplit = 3 * (L * hq * hd + Ld * I + (shared and Lm * Ish or 0))
+    kernels = kernels + quant
+  end
   local waits = M.host_waits(d)
   return {expert_share = moe and bytes("experts") / all or 0, idle_share = idle / all,
           body_flops = 2 * body, expert_flops = moe and 2 * c.experts * k / E or 0,
-          head_flops = 2 * V * H, act_rep_bytes = 2 * rep,
-          act_split_bytes = 2 * split, kernels = kernels, gemm_kernels = gemms, attn_kernels = L,
+          head_flops = 2 * V * H, act_rep_bytes = 2 * rep + qrep,
+          act_split_bytes = 2 * split + qsplit, kernels = kernels, gemm_kernels = gemms,
+          attn_kernels = L, quant_kernels = quant,
           kernel_floor_us = M.kernel_floor_us, sampler_bytes = M.sampler_bytes_per_vocab * V,
           eager_launch_us = M.eager_launch_us, piecewise_kernels = M.piecewise_kernels * L,
           experts = moe and E or 0, experts_active = moe and k or 0,
@@ -1595,6 +1657,11 @@ function M.rates(d)
   p.attn_floor_us = given.attn_floor_us
   if p.attn_floor_us == nil and given.kernel_floor_us == nil then
     p.attn_floor_us = M.attention_floor_us(d)
+  end
+  -- the activation-quantization kernels' own floor where published (M.activation_quant_floor_us);
+  -- a user's kernel_floor_us applies to them too
+  if (p.quant_kernels or 0) > 0 and given.kernel_floor_us == nil then
+    p.quant_floor_us = M.activation_quant_floor_us[g.id]
   end
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
   p.request_ms = given.request_ms or M.request_ms_default(d)

@@ -743,6 +743,42 @@ do
          "the step grows by the difference alone")
 end
 
+-- vLLM V0's activation-quantization kernel before each fp8 W8A8 linear layer
+-- (sim.activation_quant, issue 18): 4 a dense layer, 3 bytes an element of
+-- the layer's input, 4.10 us a call on Hopper (vllm-project/vllm#49363)
+do
+  local sim = require "kvplan.sim"
+  local base = {model = "llama-3.1-8b", gpu = "h100-sxm", engine_version = "0.6", weights = "fp8"}
+  local function with(o)
+    local t = {}
+    for k, v in pairs(base) do t[k] = v end
+    for k, v in pairs(o) do t[k] = v end
+    return kv.deploy(t)
+  end
+  local p8, p16 = with{}:perf(), with{weights = "bf16"}:perf()
+  check.eq(p8.quant_kernels, 128, "32 layers x qkv, o, gate_up, down")
+  check.eq(p8.quant_floor_us, 4.10, "H100: the median of pull request 49363's eight rows")
+  check.eq(p8.kernels - p16.kernels, 128, "launched as kernels too")
+  -- 3 bytes x 32 layers x (2 x 4096 into qkv and gate_up) on every GPU and
+  -- 3 x 32 x (32 x 128 into o + 14336 into down) split over tp
+  check.eq(p8.act_rep_bytes - p16.act_rep_bytes, 786432, "qkv's and gate_up's inputs")
+  check.eq(p8.act_split_bytes - p16.act_split_bytes, 1769472, "o's and down's inputs")
+  check.eq(with{gpu = "h200"}:perf().quant_floor_us, 4.10, "H200: the H100's SMs and clocks")
+  check.eq(with{gpu = "mi300x"}:perf().quant_kernels, 128, "ROCm quantizes too")
+  check.eq(with{gpu = "mi300x"}:perf().quant_floor_us, nil, "no table: the kernels' floor")
+  check.eq(with{engine_version = "0.11"}:perf().quant_kernels, 0, "V1: compiled, left as before")
+  check.eq(with{gpu = "a100-sxm-80gb"}:perf().quant_kernels, 0,
+           "no fp8 tensor cores: weight-only, no activation quantization")
+  check.eq(with{engine = "trtllm", engine_version = nil}:perf().quant_kernels, 0, "vLLM only")
+  check.eq(with{perf = {kernel_floor_us = 2}}:perf().quant_floor_us, nil,
+           "a given kernel_floor_us applies to them too")
+  check.eq(sim.activation_quant(with{}), true, "the function")
+  -- one sequence: the 295 other kernels' floor, 167 x 1.1 us + 128 x 4.10 us
+  -- = 0.7085 ms, above their few MB of bytes (about 4 us)
+  local t = with{}:time(512, 1)
+  assert(math.abs(t.activation_ms - 0.7085) < 1e-9, "the other kernels at their floors: " .. t.activation_ms)
+end
+
 -- the client's time a request outside the engine's steps (sim.request_ms):
 -- by engine over HTTP, none offline, given in perf; every TTFT and E2E add
 -- it, TPOT and throughput do not move

@@ -834,6 +834,48 @@ static void an_attention_call_takes_at_least_its_own_floor(void **state) {
   assert_non_null(strstr(dg.msg, "attn_floor_us"));
 }
 
+/* The activation-quantization kernels vLLM V0 runs before each fp8 W8A8
+ * linear layer (quant_kernels, of the other kernels) take at least their own
+ * published minimum a call (quant_floor_us: vllm-project/vllm#49363, H100,
+ * fp8-tensor-w-token-a minus fp8-tensor-w-tensor-a-noquant, median 4.10 us)
+ * in place of kernel_floor_us; the rest of the other kernels keep theirs. */
+static void a_quantization_kernel_takes_at_least_its_own_floor(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = h100();
+  p.kernels = 456;       /* 328 + 4 x 32 quantization kernels */
+  p.gemm_kernels = 129;
+  p.attn_kernels = 32;
+  p.quant_kernels = 128;
+  p.kernel_floor_us = 1.1;
+  p.quant_floor_us = 4.10;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* one token, no activation bytes: the other kernels are 456 - 129 - 32 =
+   * 295, of which 128 quantization kernels at 4.10 us (524.8 us) and 167 at
+   * 1.1 us (183.7 us): 708.5 us */
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.act_s - 708.5e-6) < 1e-15);
+  assert_true(fabs(s.attn_s - 35.2e-6) < 1e-15);
+  /* 0: every one of the 295 at kernel_floor_us, 324.5 us */
+  p.quant_floor_us = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.act_s - 324.5e-6) < 1e-15);
+  /* more kinds of kernel than kernels, or a negative floor: refused */
+  p.quant_kernels = 300;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "quant_kernels"));
+  p.quant_kernels = 128;
+  p.quant_floor_us = -1;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "quant_floor_us"));
+}
+
 /* The sampler's kernels read and write each sampled row's fp32 logits:
  * 26 x vocab bytes a row, greedy (vLLM V1's Sampler.forward). */
 static void the_sampler_moves_each_sampled_rows_logits(void **state) {
@@ -1120,6 +1162,7 @@ int main(void) {
     cmocka_unit_test(loop_host_time_adds_once_a_step),
     cmocka_unit_test(kernels_take_at_least_their_floor),
     cmocka_unit_test(an_attention_call_takes_at_least_its_own_floor),
+    cmocka_unit_test(a_quantization_kernel_takes_at_least_its_own_floor),
     cmocka_unit_test(the_sampler_moves_each_sampled_rows_logits),
     cmocka_unit_test(cuda_graphs_pad_to_captured_sizes_and_eager_steps_launch_each_kernel),
     cmocka_unit_test(piecewise_graphs_launch_attention_eagerly),
