@@ -1228,6 +1228,19 @@ function M.new(opts)
   -- SGLang's --disable-cuda-graph (enforce_eager's alias, fields.lua): every
   -- step eager (sim.lua cuda_graphs)
   if d.budget == "sglang" then d.enforce_eager = opts.enforce_eager or nil end
+  -- SGLang's --disable-overlap-schedule (sim.sglang_overlap: the host's time
+  -- a step is waited for); refused under other budgets
+  if opts.disable_overlap_schedule ~= nil then
+    local v = opts.disable_overlap_schedule
+    if type(v) ~= "boolean" then
+      util.raise("field 'disable_overlap_schedule' must be true or false, got %s", tostring(v))
+    end
+    if d.budget ~= "sglang" then
+      util.raise("field 'disable_overlap_schedule' = %s is SGLang's --disable-overlap-schedule; "
+                 .. "budget '%s' has none (expected budget 'sglang')", tostring(v), d.budget)
+    end
+    d.disable_overlap_schedule = v or nil
+  end
   if d.budget == "sglang" and opts.engine_version ~= nil then
     -- SGLang's release picks its defaults (engines.sglang_version)
     local srow, sv = engines.sglang_version(opts.engine_version)

@@ -115,6 +115,11 @@ M.list = {
   {name = "async_scheduling", type = "boolean", default = "the release's (vLLM 0.20 on: true)",
    spec = false, vllm = true,
    meaning = "vLLM's --async-scheduling (0.10 on, V1): the scheduler plans the next step while the GPU runs this one, hiding the host's time a step"},
+  -- SGLang's --disable-overlap-schedule (sim.lua sglang_overlap, which also
+  -- turns it off where SGLang does: pp > 1, speculative decoding, a
+  -- multimodal model before 0.4.6); refused under other budgets (deploy.lua)
+  {name = "disable_overlap_schedule", type = "boolean", default = false, spec = false, sglang = true,
+   meaning = "SGLang: no overlap scheduler, so the host's time a step (launches, the loop's work) adds to it"},
   {name = "flashinfer_sampler", type = "boolean", default = "the release's (vLLM 0.21 on: true)",
    spec = false,
    meaning = "FlashInfer's top-k/top-p sampler instead of the sort path"},

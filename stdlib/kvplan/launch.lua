@@ -330,6 +330,14 @@ local function flags_of(d, e, opts, carried)
       else flag("no_async_scheduling", true) end
     end
   end
+  -- SGLang's --disable-overlap-schedule (kv.deploy's disable_overlap_schedule,
+  -- which only budget sglang takes; server_args.py's store_true flag)
+  if o.disable_overlap_schedule ~= nil then
+    if e ~= "sglang" then
+      return fail("field 'disable_overlap_schedule' is SGLang's; %s has no such flag", names[e])
+    end
+    if o.disable_overlap_schedule then flag("disable_overlap_schedule", true) end
+  end
   for n, var in pairs(vllm_env) do
     if o[n] or (o[n] == false and vllm_env_false[n]) then
       if e ~= "vllm" then return fail("field '%s' is vLLM's; %s has no such setting", n, names[e]) end
@@ -345,7 +353,7 @@ local function flags_of(d, e, opts, carried)
     local f = fields.by_name[k]
     if f and v ~= nil and not base_fields[k] and not no_flag[k] and not vllm_only_set[k]
        and not vllm_env[k] and k ~= "fail_fast_on_attention_window_too_large"
-       and k ~= "async_scheduling" then
+       and k ~= "async_scheduling" and k ~= "disable_overlap_schedule" then
       local handled = {model = true, tp = true, pp = true, kv = true, weights = true,
                        utilization = true, block = true, max_num_batched_tokens = true,
                        max_model_len = true, max_num_seqs = true, max_kv_tokens = true,

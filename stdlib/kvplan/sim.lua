@@ -1303,9 +1303,62 @@ function M.activation_quant(d)
   return M.gemm_class(fname, rate) == "fp8"
 end
 
+-- SGLang's overlap scheduler (on by default from 0.4, above) is off, so the
+-- scheduler waits for each step's results before it prepares the next and
+-- the host's time a step adds to it (event_loop_normal instead of
+-- event_loop_overlap), where SGLang turns it off itself:
+--   disable_overlap_schedule  the deployment's --disable-overlap-schedule
+--   pp > 1         pipeline parallelism runs its own loop (event_loop_pp),
+--                  and the 0.5 releases' ServerArgs refuse it with the
+--                  overlap scheduler ("Pipeline parallelism is not
+--                  compatible with overlap schedule, speculative decoding,
+--                  or mixed chunked prefill", python/sglang/srt/
+--                  server_args.py, read in stored forms whose commit the
+--                  store does not name)
+--   speculative    ServerArgs sets disable_overlap_schedule = True for EAGLE
+--                  speculative decoding ("Overlap scheduler is disabled
+--                  because of using eagle speculative decoding"): the
+--                  early-2025 form of the 0.4 releases (with
+--                  --enable-flashinfer-mla: "The radix cache, chunked
+--                  prefill, and overlap scheduler are disabled because of
+--                  using eagle speculative decoding") and the 0.5 forms (EAGLE,
+--                  EAGLE3, standalone; NGRAM: "The overlap scheduler and mixed
+--                  chunked prefill are disabled"), where only
+--                  SGLANG_ENABLE_SPEC_V2 (off by default, not modelled)
+--                  keeps it on. kvplan's speculative decoding under SGLang is
+--                  any of them.
+--   a multimodal model before 0.4.6  Scheduler.__init__: "Overlap scheduler
+--                  is disabled for multimodal models" (model_config.
+--                  is_multimodal; sgl-project/sglang PR #2235, merged before
+--                  v0.4.0), turned back on by PR #5771 ("Turn on overlap
+--                  scheduler for multimodal models", its MMMU timings of
+--                  2025-04-28), after the v0.4.5.post2 release (PR #5582):
+--                  the releases from 0.4.6 on are taken to have it (0.4.6 to
+--                  0.4.6.post3 are not pinned; 0.4.6.post4, PR #6256, is
+--                  after it). kvplan's multimodal model: one with a vision
+--                  tower (the catalog's `vision`, what kv.deploy's SGLang
+--                  fraction reads too, engines.sglang_vlm_factor).
+-- Returns true, or false and why.
+M.sglang_multimodal_overlap_from = "0.4.6"
+function M.sglang_overlap(d)
+  if d.disable_overlap_schedule then return false, "disable_overlap_schedule" end
+  if (d.pp or 1) > 1 then return false, "pipeline parallelism (pp > 1)" end
+  if d.speculative ~= nil then return false, "speculative decoding" end
+  if rawget(d.model, "vision") ~= nil then
+    local v = rawget(d, "sglang_release") or d.engine_version
+    if v == nil or v == "latest" then v = engines.sglang_latest end
+    if not engines.vllm_at_least(v, M.sglang_multimodal_overlap_from) then
+      return false, "a multimodal model before SGLang " .. M.sglang_multimodal_overlap_from
+    end
+  end
+  return true
+end
+
 --- Does the engine of d wait for the host between steps? vLLM: unless its
---- async_scheduling (the deployment's field, else the release row's).
+--- async_scheduling (the deployment's field, else the release row's);
+--- SGLang: when its overlap scheduler is off (M.sglang_overlap).
 function M.host_waits(d)
+  if d.budget == "sglang" then return not M.sglang_overlap(d) end
   if d.budget ~= "vllm" then return false end
   -- the deployment's own --async-scheduling / --no-async-scheduling wins
   if d.async_scheduling ~= nil then return not d.async_scheduling end

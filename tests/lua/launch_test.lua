@@ -148,6 +148,14 @@ do
   check.eq(launch.parse(se, "sglang", {gpu = "h100-sxm"}).enforce_eager, true, "--disable-cuda-graph read back")
   assert(not assert(launch.command(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang"},
                                    "sglang")):find("disable-cuda-graph", 1, true), "not written unless given")
+  -- disable_overlap_schedule is SGLang's --disable-overlap-schedule (issue 18)
+  local dn = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", budget = "sglang",
+                       disable_overlap_schedule = true}
+  local sn = assert(launch.command(dn, "sglang"))
+  assert(sn:find("--disable-overlap-schedule", 1, true), sn)
+  check.eq(launch.parse(sn, "sglang", {gpu = "h100-sxm"}).disable_overlap_schedule, true,
+           "--disable-overlap-schedule read back")
+  assert(not se:find("disable-overlap-schedule", 1, true), "not written unless given")
 end
 local _, ls = launch.parse(s, "sglang", {gpu = "h100-sxm"})
 assert(ls.max_num_seqs and ls.max_num_seqs > 0, "max_running_requests read as a limit")

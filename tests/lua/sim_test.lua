@@ -844,6 +844,48 @@ do
   assert(not ok and err:find("loop_host_us", 1, true), tostring(err))
 end
 
+-- SGLang's overlap scheduler off (sim.sglang_overlap, issue 18): the host's
+-- time a step is waited for. Llama 3.1 8B at one sequence replays its graph
+-- (1 <= cuda_graph_max_bs): 328 kernels x 0.91 us of launch, SGLang's loop
+-- 308 us and one sequence's 1.1 us, 607.58 us; hidden under the overlap
+-- scheduler (the ~5 ms GPU step outlasts it)
+do
+  local function st(o)
+    o.model, o.gpu, o.engine = o.model or "llama-3.1-8b", "h100-sxm", "sglang"
+    local d = kv.deploy(o)
+    return d:time(1, 1), d
+  end
+  local on, don = st{}
+  check.eq(on.host_ms, 0, "overlap on: the host hidden")
+  check.eq(sim.host_waits(don), false, "SGLang's overlap scheduler by default")
+  local host = (328 * 0.91 + 308 + 1.1) * 1e-3
+  local off, doff = st{disable_overlap_schedule = true}
+  check.eq(sim.host_waits(doff), true, "--disable-overlap-schedule: waits")
+  assert(math.abs(off.host_ms - host) < 1e-12, "host 607.58 us: " .. off.host_ms)
+  assert(math.abs(off.step_ms - on.step_ms - host) < 1e-12, "the step plus 607.58 us")
+  check.eq(st{disable_overlap_schedule = false}.host_ms, 0, "false: the default")
+  -- EAGLE heads: ServerArgs turns the overlap scheduler off
+  local _, dsp = st{speculative = {heads = "eagle", tokens = 3}}
+  check.eq(select(2, sim.sglang_overlap(dsp)), "speculative decoding", "speculative: off")
+  -- pp 2: SGLang's pipeline loop has no overlap; the two stages' hand-off is
+  -- one more kernel a step (roofline.c: collectives + pp - 1)
+  local pp = st{pp = 2}
+  assert(math.abs(pp.host_ms - host - 0.91e-3) < 1e-12, "pp 2: 329 launches: " .. pp.host_ms)
+  -- a multimodal model (a vision tower) before 0.4.6: Qwen2.5-VL-7B's 28
+  -- layers x 10 + 8 = 288 kernels, 288 x 0.91 + 308 + 1.1 = 571.18 us
+  local function vl(v) return st{model = "qwen2.5-vl-7b", engine_version = v} end
+  assert(math.abs(vl("0.4.5").host_ms - (288 * 0.91 + 308 + 1.1) * 1e-3) < 1e-12,
+         "0.4.5, multimodal: waits " .. vl("0.4.5").host_ms)
+  check.eq(vl("0.4.6").host_ms, 0, "0.4.6 on (PR #5771): overlapped")
+  check.eq(vl("0.5").host_ms, 0, "0.5: overlapped")
+  check.eq(st{engine_version = "0.4.5"}.host_ms, 0, "0.4.5, a text model: overlapped")
+  check.error("field 'disable_overlap_schedule' = true is SGLang's --disable-overlap-schedule; budget "
+              .. "'vllm' has none (expected budget 'sglang')", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", disable_overlap_schedule = true})
+  check.error("field 'disable_overlap_schedule' must be true or false, got yes", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "h100-sxm", engine = "sglang", disable_overlap_schedule = "yes"})
+end
+
 -- SGLang's block-FP8 GEMM kernel by release (sim.block_fp8_kernel, issue
 -- 18): its Triton w8a8_block_fp8_matmul up to 0.4.3, DeepGEMM from 0.4.4;
 -- the Triton class's compute curve is vllm-project/vllm#23280's H100

@@ -187,6 +187,13 @@ check.eq(M.notes_disable_cuda_graph("`vllm serve m --disable-cuda-graph`"), nil,
 check.eq(M.notes_disable_cuda_graph("`python3 -m sglang.launch_server --disable-cuda-graph-padding`"), nil,
          "not the whole word")
 check.eq(M.notes_disable_cuda_graph(nil), nil, "no notes")
+-- and its --disable-overlap-schedule (issue 18)
+check.eq(M.notes_disable_overlap_schedule("`python3 -m sglang.launch_server --model m --disable-overlap-schedule`"),
+         true, "launch_server --disable-overlap-schedule")
+check.eq(M.notes_disable_overlap_schedule("`python3 -m sglang.bench_serving --disable-overlap-schedule`"), nil,
+         "the client is not SGLang's engine")
+check.eq(M.notes_disable_overlap_schedule("run with --disable-overlap-schedule"), nil, "prose: not a command")
+check.eq(M.notes_disable_overlap_schedule(nil), nil, "no notes")
 -- --max-seq-len-to-capture N from a vLLM command, as --enforce-eager
 check.eq(M.notes_max_seq_len_to_capture("`vllm serve m -tp 8 --max-seq-len-to-capture 16384 --foo`"), 16384,
          "server --max-seq-len-to-capture 16384")

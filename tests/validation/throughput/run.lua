@@ -455,6 +455,15 @@ function M.notes_disable_cuda_graph(notes)
   return notes_word(notes, runs_sglang_engine, "--disable-cuda-graph")
 end
 
+--- The --disable-overlap-schedule a row's notes give SGLang, read as
+--- M.notes_disable_cuda_graph reads its flag (ServerArgs.add_cli_args:
+--- "--disable-overlap-schedule"; kv.deploy's disable_overlap_schedule: the
+--- scheduler waits for the host between steps, kvplan.sim.sglang_overlap):
+--- true, else nil.
+function M.notes_disable_overlap_schedule(notes)
+  return notes_word(notes, runs_sglang_engine, "--disable-overlap-schedule")
+end
+
 --- The --max-seq-len-to-capture N a row's notes give vLLM, read as
 --- M.notes_enforce_eager reads --enforce-eager (`--max-seq-len-to-capture N`
 --- or `=N`, underscores for dashes too, the last one winning as argparse
@@ -546,6 +555,8 @@ function M.options(r)
   -- SGLang's --disable-cuda-graph (the same field: no step replays a graph)
   if r.engine == "sglang" and r.budget == "sglang" then
     o.enforce_eager = M.notes_disable_cuda_graph(r.notes)
+    -- and --disable-overlap-schedule (kv.deploy's disable_overlap_schedule)
+    o.disable_overlap_schedule = M.notes_disable_overlap_schedule(r.notes)
   end
   -- the command's --max-seq-len-to-capture (kv.deploy's field: V0's decode
   -- graphs hold no longer sequence, kvplan.sim.graph_seq_max)
