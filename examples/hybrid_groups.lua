@@ -27,7 +27,9 @@
 --                token of the largest attention layer
 --   logged     = kv_blocks // groups x block, vLLM's "GPU KV cache size"
 --
--- Inputs: the H100 of kvplan's GPU catalog, vLLM's budget (utilization 0.9),
+-- Inputs: the H100 of kvplan's GPU catalog, vLLM's budget as the newest release
+-- modelled runs it, no release named (utilization 0.92; engine_version = "0.11"
+-- reproduces 0.11's 0.9 and startup check),
 -- 1 GiB of activation peak and 1 GiB of non-torch memory per GPU (the
 -- defaults of scripts/fit.lua, inside the ranges vLLM's logs show), bf16 KV,
 -- decode steps (max_num_batched_tokens 1). Llama-4-Scout (215 GB of bf16

@@ -26,7 +26,9 @@
 -- kvplan's admission answer (the longest single request the pool admits,
 -- the null block set aside) and the requests of 8192 tokens that fit.
 --
--- Inputs: the H100 of kvplan's GPU catalog, vLLM's budget (utilization 0.9),
+-- Inputs: the H100 of kvplan's GPU catalog, vLLM's budget as the newest release
+-- modelled runs it, no release named (utilization 0.92; engine_version = "0.11"
+-- reproduces 0.11's 0.9 and startup check),
 -- 1 GiB of activation peak and 1 GiB of non-torch memory per GPU, bf16 KV,
 -- max_num_batched_tokens 2048.
 --

@@ -37,8 +37,8 @@
 --   top          ranked deployments shown (default 5)
 --   all          true: every candidate tp x pp, not one a GPU and format
 --   utilization  fraction of GPU memory the engine may use (default: the
---                engine's: 0.9 under vLLM (0.92 from
---                its 0.20 release) and TensorRT-LLM, SGLang's by tp)
+--                engine's: 0.92 under vLLM's newest release (0.9
+--                before 0.20), 0.9 under TensorRT-LLM, SGLang's by tp)
 --   any other deployment field of the registry (docs/fields.md), under its
 --                name or its engines' (max_model_len: `context` defaults to
 --                it; engine, engine_version, block, prefix, ...), checked as

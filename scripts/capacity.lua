@@ -33,7 +33,7 @@
 --                max_num_seqs) and its release's KV defaults apply
 --                (default: none, the memory rule alone)
 --   version      the vLLM release (engine_version: 0.10, 0.11, ...; implies
---                engine=vllm)
+--                engine=vllm; default: the newest modelled, as latest)
 --   any other deployment field of the registry (docs/fields.md), under its
 --                name or its engines' (max_model_len, max_num_seqs,
 --                max_num_batched_tokens, engine, engine_version, budget,

@@ -22,9 +22,9 @@
 --   weights      weight format (default native: the checkpoint's own dtype
 --                or recorded size; or bf16, fp8, int4-g128, ...)
 --   utilization  fraction of the GPU memory the engine may use (default: the
---                engine's: 0.9, vLLM's gpu_memory_utilization (0.92
---                from its 0.20 release), and
---                TensorRT-LLM's; SGLang's mem_fraction_static by tp and GPU)
+--                engine's: vLLM's gpu_memory_utilization (0.92 in
+--                its newest release, 0.9 before 0.20), TensorRT-LLM's 0.9;
+--                SGLang's mem_fraction_static by tp and GPU)
 --   activation   activation peak per GPU (default predicted: vLLM's profiling
 --                run for this model, GPU and tp, stdlib/kvplan/engines.lua)
 --   overhead     non-torch memory per GPU: CUDA context, NCCL (default

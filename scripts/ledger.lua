@@ -24,9 +24,9 @@
 --                the model's max_context)
 --   concurrency  requests of `context` tokens at once (default 1)
 --   utilization  fraction of the GPU the engine may use (default: the
---                engine's: 0.9, vLLM's gpu_memory_utilization (0.92
---                from its 0.20 release), and
---                TensorRT-LLM's; SGLang's mem_fraction_static by tp and GPU)
+--                engine's: vLLM's gpu_memory_utilization (0.92 in
+--                its newest release, 0.9 before 0.20), TensorRT-LLM's 0.9;
+--                SGLang's mem_fraction_static by tp and GPU)
 --   activation, overhead   per GPU, e.g. 2.3GiB (default: predicted, as
 --                kv.deploy does; read measured values from vLLM's startup log)
 --   system_memory  per GPU, memory others hold on it at startup: the OS on

@@ -37,8 +37,8 @@
 --   front        true: only the points on the front (default false: all)
 --   chart        also draw the chart to this .png or .svg file
 --   utilization  fraction of GPU memory the engine may use (default: the
---                engine's: 0.9 under vLLM (0.92 from
---                its 0.20 release) and TensorRT-LLM, SGLang's by tp)
+--                engine's: 0.92 under vLLM's newest release (0.9
+--                before 0.20), 0.9 under TensorRT-LLM, SGLang's by tp)
 --   max_model_len  the longest request the engine is started for (default
 --                input + output)
 --   any other deployment field of the registry (docs/fields.md), under its

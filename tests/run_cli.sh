@@ -146,7 +146,8 @@ expect field_system_memory_negative 1 "kvplan: (command line):1: field 'system_m
   -e 'require("kvplan").deploy{model = "llama-3.1-8b", gpu = "l4", system_memory = -1}'
 # vLLM V1 refuses when free memory (the H100's 79.19 GiB less 10) < 0.9 x 79.19 GiB
 # (gpu_worker.py init_device), before the weights load; 5 GiB leaves 74.19 >= 71.27
-check startup_system_memory_refuses sh -c "'$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G | grep -qxF 'ValueError: Free memory on device (69.19/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.' && ! '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G | grep -q 'Model loading took' && '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=5G | grep -q '^kvplan: vllm starts' && '$kvplan' fit model=llama-3.1-8b gpus=h100 system_memory=10G | grep -q 'Free memory on device'"
+# (vLLM 0.11's utilization 0.9, pinned: the figures of its error)
+check startup_system_memory_refuses sh -c "'$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G engine_version=0.11 | grep -qxF 'ValueError: Free memory on device (69.19/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.' && ! '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G engine_version=0.11 | grep -q 'Model loading took' && '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=5G engine_version=0.11 | grep -q '^kvplan: vllm starts' && '$kvplan' fit model=llama-3.1-8b gpus=h100 system_memory=10G | grep -q 'Free memory on device'"
 expect field_enum 2 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm" -- \
   capacity model=llama-3.1-8b gpus=l4 engine=vlm
 expect field_number 0 "" -- fit model=llama-3.1-8b gpus=l4 price_per_hour=2.5
@@ -380,8 +381,10 @@ done
 # best too (unknown argument 'max_model_len' before): context defaults to it,
 # every candidate starts with it; with rate= it must hold input + output
 expect best_max_model_len 0 "" -- best model=llama-3.1-8b gpu=h100 concurrency=4 max-model-len=8192 tp=1 block=16 -f csv
-check "best_max_model_len: requests of 8192 tokens (51 on one H100, 3 of the model's 131072)" \
-  grep -q '^1,h100-sxm,1,1,1,bf16,bf16,51,' "$out/best_max_model_len.out"
+# (56.34 GiB of KV under the newest vLLM modelled: 56 requests of 8192 tokens,
+# 1 GiB each in bf16; 51 under 0.11's 51.33 GiB)
+check "best_max_model_len: requests of 8192 tokens (56 on one H100, 3 of the model's 131072)" \
+  grep -q '^1,h100-sxm,1,1,1,bf16,bf16,56,' "$out/best_max_model_len.out"
 expect best_max_model_len_rate 2 "kvplan: command line: argument 'max_model_len' must hold input + output = 1200 tokens, got '1000'" -- \
   best model=llama-3.1-8b input=1000 output=200 rate=5 tpot_ms=50 gpus=h100 max_model_len=1000
 # gpus and gpu stand for each other on every command that takes one of them
@@ -430,11 +433,13 @@ startup_validates() { # NAME ARGS...: the startup text, then validate on it
       if (s != "exact" && s != "agrees" && !(s == "predicted" && e < 0.001 && e > -0.001)) bad++ }
     END { exit !(n >= 2 && bad == 0) }' "$out/startup_${n}_validate.out"
 }
-startup_validates vllm model=llama-3.1-8b gpu=h100 max_model_len=32768
+# vLLM 0.11's lines (pinned: its utilization 0.9, its sort-path sampler, the
+# "GPU KV cache size" of num_blocks x block)
+startup_validates vllm model=llama-3.1-8b gpu=h100 max_model_len=32768 engine_version=0.11
 check "startup_vllm prints vLLM's lines" sh -c "grep -q '^Available KV cache memory: 51.33 GiB$' '$out/startup_vllm.out' &&
   grep -q '^GPU KV cache size: 420,528 tokens$' '$out/startup_vllm.out' &&
   grep -q '^Maximum concurrency for 32,768 tokens per request: 12.83x$' '$out/startup_vllm.out'"
-startup_validates refuses model=llama-3.1-8b gpu=l4
+startup_validates refuses model=llama-3.1-8b gpu=l4 engine_version=0.11
 check "startup_refuses prints vLLM's error and the length that starts" sh -c "
   grep -q '^ValueError: To serve at least one request with the models.s max seq len (131072), (16.00 GiB KV cache is needed, which is larger than the available KV cache memory (3.39 GiB). Based on the available memory, the estimated maximum model length is 27744. Try' '$out/startup_refuses.out' &&
   grep -q '^kvplan: max_model_len=27744 starts' '$out/startup_refuses.out'"
@@ -444,7 +449,7 @@ check "startup_refuses prints vLLM's error and the length that starts" sh -c "
 startup_validates auto model=llama-3.1-8b gpu=a10g max_model_len=auto engine_version=0.29
 check "startup_auto prints the auto-fit line" grep -q '^Auto-fit max_model_len: reduced from 131072 to 39136 to fit in available GPU memory (4.78 GiB available for KV cache)$' "$out/startup_auto.out"
 expect startup_auto_old 1 "kvplan: $KVPLAN_SCRIPTS/startup.lua:75: field 'max_model_len' = auto: vLLM 0.11 has no --max-model-len auto (assumed from 0.14, vllm-project/vllm#29431): give engine_version" -- \
-  startup model=llama-3.1-8b gpu=l4 max_model_len=-1
+  startup model=llama-3.1-8b gpu=l4 max_model_len=-1 engine_version=0.11
 startup_validates sglang model=qwen3-32b gpu=h100 tp=2 engine=sglang
 # a V0 engine on a V1 release (0.9's own fallback on a T4) prints V1's words:
 # its header says which engine, and validating it gives its figures back
@@ -694,11 +699,13 @@ expect json_not_utf8 1 "kvplan: (command line):3: cannot write 'standard output'
 check "json_not_utf8: the rows before it written" [ "$(cat "$out/json_not_utf8.out")" = '{"a":"ok","b":1}' ]
 # kvplan best: the acceptance shape: TP 8 x PP 2 or better, in a table
 expect best_table 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 --format table
+# (72 requests at tp 4 x pp 3 under the newest vLLM modelled, no release
+# given: 0.92 utilization and FlashInfer's sampler; 68 under 0.11)
 check "best: rank 1 is h100-sxm tp 4 x pp 3 (12 GPUs, better than tp 8 x pp 2)" sh -c "
-  sed -n 3p '$out/best_table.out' | grep -Eq '^ +1  h100-sxm +4 +3 +12  bf16 +bf16 +68 .* best: fewest GPUs'"
+  sed -n 3p '$out/best_table.out' | grep -Eq '^ +1  h100-sxm +4 +3 +12  bf16 +bf16 +72 .* best: fewest GPUs'"
 expect best_all 0 "" -- best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 all=true
 check "best all=true: tp 8 x pp 2 serves, lost on GPU count; tp 8 x pp 1 does not serve" sh -c "
-  grep -Eq '^[0-9]+,h100-sxm,8,2,16,bf16,bf16,92,.*,\"needs 16 GPUs, h100-sxm tp 4 x pp 3 needs 12\"\$' '$out/best_all.out' &&
+  grep -Eq '^[0-9]+,h100-sxm,8,2,16,bf16,bf16,100,.*,\"needs 16 GPUs, h100-sxm tp 4 x pp 3 needs 12\"\$' '$out/best_all.out' &&
   grep -Eq '^,h100-sxm,8,1,8,bf16,bf16,[0-9]+,.*,\"KV for 64 x 32768 tokens needs' '$out/best_all.out'"
 expect best_tp_sizes 0 "" -- -e "
   local kv = require 'kvplan'
@@ -852,7 +859,7 @@ expect best_pareto_no_input 2 "kvplan: command line: argument 'input' is require
   best model=llama-3.1-8b gpus=h100-sxm output=200 pareto=yes
 expect best_chart_alone 2 "kvplan: command line: argument 'chart' goes with pareto=yes" -- \
   best model=llama-3.1-8b gpus=h100-sxm context=8k chart=x.png
-expect pareto_none_fits 1 "kvplan: no deployment of llama-3.1-70b with at most 8 GPUs holds one request of 1200 tokens and starts: l4 tp 1: weights need 131.4 GiB per GPU, 19.8 GiB usable" -- \
+expect pareto_none_fits 1 "kvplan: no deployment of llama-3.1-70b with at most 8 GPUs holds one request of 1200 tokens and starts: l4 tp 1: weights need 131.4 GiB per GPU, 20.2 GiB usable" -- \
   pareto model=llama-3.1-70b gpus=l4 tp=1 input=1000 output=200
 # kvplan ledger: the items of one GPU add up to its memory
 expect ledger_cmd 0 "" -- ledger model=llama-3.1-70b gpu=h100-sxm,l40s tp=4,8 pp=1,3 kv=bf16 context=32k concurrency=64
@@ -1105,7 +1112,7 @@ check "launch_vllm: the vllm serve line and its flags" sh -c "
   grep -q -- '--tensor-parallel-size 4' '$out/launch_vllm.out' && grep -q -- '--kv-cache-dtype fp8' '$out/launch_vllm.out'"
 expect launch_unknown_engine 2 "kvplan: command line: argument 'engine' must be vllm, sglang, trtllm or k8s, got 'vlm' (did you mean 'vllm'?)" -- \
   launch model=llama-3.1-70b gpu=h100-sxm tp=4 engine=vlm
-expect launch_no_start 1 "kvplan: not launched: vLLM would not start: weights need 131.4 GiB per GPU, 71.3 GiB usable" -- \
+expect launch_no_start 1 "kvplan: not launched: vLLM would not start: weights need 131.4 GiB per GPU, 72.9 GiB usable" -- \
   launch model=llama-3.1-70b gpu=h100-sxm tp=1
 check "launch_no_start: nothing on stdout" test ! -s "$out/launch_no_start.out"
 expect launch_sglang_no_start 1 "kvplan: not launched: SGLang would not start: SGLang refuses to start (\"Not enough memory. Please try to increase --mem-fraction-static.\"): mem_fraction_static 0.880 of 79.19 GiB leaves -62.15 GiB after 131.48 GiB of weights, no KV token of 327680 bytes" -- \
@@ -1331,7 +1338,7 @@ if command -v script > /dev/null 2>&1; then
   COLUMNS=80 script -qec "$kvplan -q best model=llama-3.1-70b context=32768 concurrency=64 gpus=h100-sxm kv=bf16 top=3 --columns why,rank,tp,pp,max_concurrency" \
     /dev/null < /dev/null | tr -d '\r' > "$out/columns_tty.out"
   check "columns_tty: a fitted table of the chosen columns in order, within 80 columns" sh -c "
-    grep -Eq '^why +rank +tp +pp +max_concurrency\$' '$out/columns_tty.out' && grep -Eq '^best: fewest GPUs.* +1 +4 +3 +68\$' '$out/columns_tty.out' &&
+    grep -Eq '^why +rank +tp +pp +max_concurrency\$' '$out/columns_tty.out' && grep -Eq '^best: fewest GPUs.* +1 +4 +3 +72\$' '$out/columns_tty.out' &&
     [ \$(LC_ALL=C.UTF-8 wc -L < '$out/columns_tty.out') -le 80 ]"
 fi
 # kvplan completion bash|zsh: the bash function run in bash as bash runs it (COMP_WORDS,
@@ -1433,7 +1440,7 @@ sim_line=$(grep -n 'local s = kv.simulate(o)' scripts/simulate.lua | cut -d: -f1
 expect ledger_share_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1000000000 -f csv
 check "ledger_share_wrap: no negative share" sh -c "! grep -q ',-[0-9]' '$out/ledger_share_wrap.out'"
 expect ledger_need_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1e15 -f csv
-check "ledger_need_wrap: kv_used the whole budget, a shortfall" sh -c "grep -q ',kv_used,51.33,' '$out/ledger_need_wrap.out' &&
+check "ledger_need_wrap: kv_used the whole budget, a shortfall" sh -c "grep -q ',kv_used,56.34,' '$out/ledger_need_wrap.out' &&
   ! grep -q ',kv_short,0.00,' '$out/ledger_need_wrap.out'"
 expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:$led_line: request_bytes: arithmetic overflow past 2^63: the KV of one request of 1000000000000000000 tokens exceeds 64 bits" -- \
   ledger model=llama-3.1-8b gpu=h100 context=1e18
@@ -1462,9 +1469,10 @@ expect pareto_all_gpus 0 "" -- pareto model=llama-3.1-8b input=100 output=20 -q 
 expect best_tp_past_max 2 "kvplan: command line: argument 'tp': no size is within max_gpus 64 (a deployment uses tp x pp GPUs), got '1000000000000000000'" -- \
   best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 tp=1e18
 # startup's kv_blocks line says how its tokens are counted beside vLLM's figure:
-# the null block (one group), blocks // groups x block (hybrid groups)
-"$kvplan" startup model=llama-3.1-8b gpu=h100 kv=fp8 max_model_len=32K > "$out/st_null.out" 2>&1
-"$kvplan" startup model=gemma-3-27b gpu=h100 kv=fp8 max_model_len=32K > "$out/st_groups.out" 2>&1
+# the null block (one group), blocks // groups x block (hybrid groups); vLLM
+# 0.11's log, pinned (from the 0.20 row it prints max_concurrency x length)
+"$kvplan" startup model=llama-3.1-8b gpu=h100 kv=fp8 max_model_len=32K engine_version=0.11 > "$out/st_null.out" 2>&1
+"$kvplan" startup model=gemma-3-27b gpu=h100 kv=fp8 max_model_len=32K engine_version=0.11 > "$out/st_groups.out" 2>&1
 check startup_tokens_vllm grep -q "^GPU KV cache size: 841,056 tokens" "$out/st_null.out"
 check startup_tokens_null_block grep -qF "(841040 tokens; vLLM's 841,056 above counts its null block too)" "$out/st_null.out"
 check startup_tokens_groups grep -qF "(40640 tokens: 17783 // 7 KV cache groups x 16)" "$out/st_groups.out"
@@ -1472,7 +1480,7 @@ check startup_tokens_groups grep -qF "(40640 tokens: 17783 // 7 KV cache groups 
 # null block (vLLM 0.11 starts: its check counts the null block): the
 # summary said "0 requests ... fit at once" and nothing why; one request is
 # "1 request", not "1 requests"
-expect startup_null_block 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_len=27744
+expect startup_null_block 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_len=27744 engine_version=0.11
 check "startup_null_block: why no request fits whole" grep -q "no request of 27744 tokens fits whole: vLLM's startup check at this release counts its null block" "$out/startup_null_block.out"
 expect startup_one_request 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_len=27744 engine_version=0.29
 check "startup_one_request: singular" grep -q "it holds 1 request of 27744 tokens at once" "$out/startup_one_request.out"

@@ -436,7 +436,13 @@ kvp_err kvp_lora_layer_bytes(const kvp_lora *lo, int64_t tp, int64_t *bytes, kvp
 
 /* vLLM's KV cache switches and overrides, by vLLM's names (engine/core/
  * vllm_kv.c; vllm-project/vllm vllm/config/cache.py, scheduler.py,
- * parallel.py). All zero: vLLM's defaults. Only with budget vllm. */
+ * parallel.py). All zero: vLLM's defaults for the options; the release's own
+ * switches (check_override, check_null_block, mamba_seqs_check,
+ * log_tokens_mode) at zero are the older releases' rules. The core has no
+ * release of its own: the binding sets each switch from the release row the
+ * deployment resolved (stdlib/kvplan/engines.lua vllm_version: no release
+ * named is the newest modelled, vllm_latest, as "latest"). Only with budget
+ * vllm. */
 /* kvp_vllm.system_rule */
 enum { KVP_SYS_CHECK = 0, KVP_SYS_BUDGET = 1, KVP_SYS_NONE = 2 };
 

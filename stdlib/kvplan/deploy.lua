@@ -1297,7 +1297,7 @@ function M.new(opts)
     if not engines.vllm_at_least(opts.engine_version, engines.vllm_max_model_len_auto_release) then
       util.raise("field 'max_model_len' = auto: vLLM %s has no --max-model-len auto (assumed "
                  .. "from %s, vllm-project/vllm#29431): give engine_version",
-                 d.engine_version or engines.vllm_default, engines.vllm_max_model_len_auto_release)
+                 d.engine_version or engines.vllm_latest, engines.vllm_max_model_len_auto_release)
     end
     d.vllm_max_model_len_auto = true
   end

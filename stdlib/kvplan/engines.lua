@@ -273,12 +273,17 @@ M.vllm = {
               block_grain = true, mamba_seqs_check = true, utilization = 0.92,
               cudagraph_estimate = true},
 }
--- The vLLM release a deployment that names none takes (engine_version
--- nil): 0.11, the newest whose rules the project's startup logs and runs
--- pin (the rows after it rest on boundaries marked assumed above); and the
--- newest modelled, what engine_version = "latest" names
-M.vllm_default = "0.11"
+-- The newest vLLM release modelled: what engine_version = "latest" names,
+-- and what a deployment that names no release takes (engine_version nil),
+-- as SGLang and TensorRT-LLM take their newest rows (issue 20: "vLLM"
+-- means the current vLLM). Until 2026-12-04 nil took 0.11, the newest
+-- release whose rules the project's startup logs and runs pin (the rows
+-- after it rest on boundaries marked assumed above); engine_version =
+-- "0.11" reproduces it, and any older release by its name.
 M.vllm_latest = "0.29"
+-- the same release under its former name (scripts that read it): one
+-- definition, vllm_latest
+M.vllm_default = M.vllm_latest
 
 local function version_order(a, b)
   local function key(v)
@@ -370,9 +375,9 @@ function M.vllm_v0_fallback(row, version, gpu, m, kv)
 end
 
 --- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest" (the
---- newest modelled), nil (M.vllm_default).
+--- newest modelled), nil (the same: M.vllm_latest).
 function M.vllm_version(v)
-  if v == nil then v = M.vllm_default elseif v == "latest" then v = M.vllm_latest end
+  if v == nil or v == "latest" then v = M.vllm_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
   local row = M.vllm[v]
   if row == nil then
@@ -393,17 +398,17 @@ function M.vllm_version(v)
 end
 
 --- vLLM release v's default --gpu-memory-utilization (an engine_version, nil
---- for the default release): its row's utilization (0.9, 0.92 from the 0.20 row:
+--- for the newest, as "latest"): its row's utilization (0.9, 0.92 from the 0.20 row:
 --- vllm-project/vllm#38284), nil for a row without one.
 function M.vllm_default_utilization(v)
   return (M.vllm_version(v)).utilization
 end
 
 --- Is vLLM release v (an engine_version: "0.9.2", "0.10", "latest", nil
---- for the default release) at least release `at` ("0.9.2")? A release named by
+--- for the newest, as "latest") at least release `at` ("0.9.2")? A release named by
 --- its minor alone is its .0.
 function M.vllm_at_least(v, at)
-  if v == nil then v = M.vllm_default elseif v == "latest" then v = M.vllm_latest end
+  if v == nil or v == "latest" then v = M.vllm_latest end
   local function parts(s)
     local a, b, c = tostring(s):match("^v?(%d+)%.(%d+)%.?(%d*)")
     if a == nil then util.raise("field 'engine_version': not a vLLM version '%s'", tostring(s)) end
@@ -954,7 +959,7 @@ function M.mxfp4_backend(gpu, bundled)
   return "marlin"
 end
 
---- Does vLLM release v (an engine_version, nil for the default release) ship
+--- Does vLLM release v (an engine_version, nil for the newest, as "latest") ship
 --- triton_kernels in its wheel (from M.vllm_triton_kernels_release on)?
 M.vllm_triton_kernels_release = "0.12"
 function M.vllm_bundles_triton_kernels(v)

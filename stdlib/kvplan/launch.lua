@@ -324,7 +324,7 @@ local function flags_of(d, e, opts, carried)
   -- async_scheduling; vLLM's booleans are BooleanOptionalAction)
   if o.async_scheduling ~= nil then
     if e ~= "vllm" then return fail("field 'async_scheduling' is vLLM's; %s has no such flag", names[e]) end
-    local row = engines.vllm[d.engine_version or engines.vllm_default]
+    local row = engines.vllm[d.engine_version or engines.vllm_latest]
     if o.async_scheduling ~= ((row and row.async_scheduling) or false) then
       if o.async_scheduling then flag("async_scheduling", true)
       else flag("no_async_scheduling", true) end

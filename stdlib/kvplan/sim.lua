@@ -1362,7 +1362,7 @@ function M.host_waits(d)
   if d.budget ~= "vllm" then return false end
   -- the deployment's own --async-scheduling / --no-async-scheduling wins
   if d.async_scheduling ~= nil then return not d.async_scheduling end
-  local row = engines.vllm[d.engine_version or engines.vllm_default]
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
   return not (row and row.async_scheduling)
 end
 
@@ -1542,7 +1542,7 @@ function M.cuda_graphs(d, seqs, tokens)
     return K.none, 0
   end
   if d.budget ~= "vllm" then return K.none, 0 end
-  local row = engines.vllm[d.engine_version or engines.vllm_default]
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
   local v0 = d.vllm_v0 or (row ~= nil and not row.v1)
   if d.enforce_eager then return v0 and K.decode or K.tokens, 0 end
   if seqs == nil then
@@ -1560,7 +1560,7 @@ end
 --- V1, enforce_eager and the other engines.
 function M.graph_seq_max(d)
   if d.budget ~= "vllm" or d.enforce_eager then return 0 end
-  local row = engines.vllm[d.engine_version or engines.vllm_default]
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
   if not (d.vllm_v0 or (row ~= nil and not row.v1)) then return 0 end
   return d.max_seq_len_to_capture or engines.vllm_v0_max_seq_len_to_capture
 end

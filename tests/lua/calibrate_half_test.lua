@@ -61,7 +61,7 @@ local cases = {
      return c("source_id") == "gpustack-qwen3-8b-h100-latency" and c("engine") == "vllm"
             and c("weights") == "bf16"
    end,
-   deployment = {model = "qwen3-8b", gpu = "h100-sxm"}},
+   deployment = {model = "qwen3-8b", gpu = "h100-sxm", engine_version = "0.11"}},
   {name = "TensorRT-LLM 0.14.0 Llama 3.1 8B H100, QPS 2-inf", file = "vendor.csv",
    keep = function(c)
      return c("source_id") == "trtllm-perf-overview-v0.17" and c("model") == "llama-3.1-8b"

@@ -805,6 +805,7 @@ do
   check.eq(dep("0.20.1").utilization, 0.92, "a 0.20.x release: its row's")
   check.eq(dep("0.29").utilization, 0.92, "0.29")
   check.eq(dep(nil).utilization, engines.vllm_default_utilization(nil), "the default release's row")
+  check.eq(dep(nil).utilization, 0.92, "no release: the newest row's 0.92")
   check.eq(dep("0.29", 0.85).utilization, 0.85, "a given fraction wins")
   check.eq(engines.vllm_default_utilization("0.10.1"), 0.9, "0.10.1: 0.9")
   local a, b, c = dep("0.20"):ledger(), dep("0.20", 0.92):ledger(), dep("0.20", 0.9):ledger()
@@ -853,8 +854,9 @@ do
 end
 
 -- engine_version = "latest" is the newest modelled vLLM row, as SGLang's and
--- TensorRT-LLM's "latest" are theirs; no release is the default one (0.11):
--- "latest" was the default, 0.11, while rows up to 0.29 were modelled
+-- TensorRT-LLM's "latest" are theirs; no release is the same row (issue 20:
+-- it took 0.11 until 2026-12-04, and before that "latest" was 0.11 too, while
+-- rows up to 0.29 were modelled)
 do
   local kv = require "kvplan"
   local function v(ev)
@@ -867,10 +869,49 @@ do
     return tonumber(a1) * 1000 + tonumber(a2) < tonumber(b1) * 1000 + tonumber(b2)
   end)
   check.eq(v("latest").engine_version, keys[#keys], "latest: the newest modelled vLLM row")
-  check.eq(v(nil).engine_version, engines.vllm_default, "no release: the default")
-  check.eq(engines.vllm_default, "0.11", "the default release")
+  check.eq(v(nil).engine_version, keys[#keys], "no release: the newest modelled, as latest")
+  check.eq(engines.vllm_latest, keys[#keys], "vllm_latest names it")
+  check.eq(engines.vllm_default, engines.vllm_latest, "the former name: the same release")
   check.eq(engines.vllm_at_least("latest", "0.29"), true, "latest is at least 0.29")
-  check.eq(engines.vllm_at_least(nil, "0.14"), false, "the default is before 0.14")
+  check.eq(engines.vllm_at_least(nil, "0.29"), true, "no release is at least 0.29 too")
+  check.eq(v("0.11").engine_version, "0.11", "an older release by its name")
+end
+
+-- issue 20: a deployment that names no vLLM release is the newest modelled
+-- one, its ledger the same as engine_version = "latest"'s (it was 0.11's:
+-- 51.33 GiB of KV for Llama-3.1-8B on an H100, 56.34 under the newest)
+do
+  local R = kv.report
+  local base = {model = "llama-3.1-8b", gpu = "h100-sxm"}
+  local function with(extra)
+    local o = {}
+    for k, x in pairs(base) do o[k] = x end
+    for k, x in pairs(extra) do o[k] = x end
+    return kv.deploy(o)
+  end
+  local none, latest = with{}, with{engine_version = "latest"}
+  local named = with{engine = "vllm"}
+  check.eq(none.engine_version, latest.engine_version, "the same release")
+  check.eq(none.utilization, latest.utilization, "the same default utilization")
+  local fields = {"kv_budget", "kv_blocks", "usable", "weights", "activation", "overhead",
+                  "vllm_starts", "vllm_max_model_len", "vllm_kv_cache_tokens", "vllm_kv_needed"}
+  local ln, ll, lv = none:ledger(), latest:ledger(), named:ledger()
+  for _, f in ipairs(fields) do
+    check.eq(ln[f], ll[f], "no release and latest: ledger." .. f)
+    check.eq(lv[f], ll[f], "engine = vllm and latest: ledger." .. f)
+  end
+  for _, ctx in ipairs{8192, 131072} do
+    for _, pair in ipairs{{none, "no release"}, {named, "engine = vllm"}} do
+      local a, b = R.ledger_row(pair[1], ctx, 1), R.ledger_row(latest, ctx, 1)
+      for k, x in pairs(b) do check.eq(a[k], x, pair[2] .. " and latest at " .. ctx .. ": " .. k) end
+      local ia, ib = R.ledger_items(pair[1], ctx, 1), R.ledger_items(latest, ctx, 1)
+      check.eq(#ia, #ib, pair[2] .. ": as many ledger items")
+      for i, it in ipairs(ib) do
+        check.eq(ia[i].item .. " " .. ia[i].bytes, it.item .. " " .. it.bytes, pair[2] .. ": item " .. it.item)
+      end
+    end
+  end
+  check.eq(string.format("%.2f", ln.kv_budget / kv.units.GiB), "56.34", "the newest release's budget")
 end
 
 -- every NVIDIA GPU of the catalog has its compute capability (NVIDIA's CUDA

@@ -189,7 +189,9 @@ end
 for _, f in ipairs(fields.list) do
   if (f.type == "count" or f.type == "bytes" or f.type == "number") and f.min then
     accepted(f, f.min)
-    refused(f, f.min - 1)
+    -- -1 is vLLM's --max-model-len auto where the field takes auto (from
+    -- 0.14, the releases a deployment naming none runs): the count below it
+    refused(f, (f.auto and f.min - 1 == -1) and -2 or f.min - 1)
   elseif f.type == "fraction" then
     accepted(f, 1)
     refused(f, 0)

@@ -46,12 +46,13 @@ for i, c in ipairs(cases) do
 end
 assert(emitted >= 20, "most cases emit: " .. emitted)
 
--- the engines' names, from the registry
+-- the engines' names, from the registry (no release: the newest vLLM
+-- modelled, its default utilization 0.92 written out)
 local d = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 4, kv = "fp8"}
 local v = assert(launch.command(d, "vllm"))
 assert(v:find("\nvllm serve meta-llama/Llama-3.1-70B \\\n", 1, true), v)
 for _, f in ipairs{"--tensor-parallel-size 4", "--pipeline-parallel-size 1", "--max-model-len 131072",
-                   "--gpu-memory-utilization 0.9", "--kv-cache-dtype fp8", "--max-num-seqs 1024",
+                   "--gpu-memory-utilization 0.92", "--kv-cache-dtype fp8", "--max-num-seqs 1024",
                    "--max-num-batched-tokens 8192"} do
   assert(v:find(f, 1, true), f .. " in\n" .. v)
 end
@@ -91,7 +92,7 @@ for _, f in ipairs{"trtllm-serve meta-llama/Llama-3.1-70B", "--backend pytorch",
   assert(t:find(f, 1, true), f .. " in\n" .. t)
 end
 local k = assert(launch.command(d, "k8s", {replicas = 3}))
-for _, f in ipairs{"kind: Deployment", "replicas: 3", 'image: vllm/vllm-openai:v0.11.0',
+for _, f in ipairs{"kind: Deployment", "replicas: 3", 'image: vllm/vllm-openai:v0.29.0',
                    '- "--tensor-parallel-size"\n        - "4"', "nvidia.com/gpu: 4"} do
   assert(k:find(f, 1, true), f .. " in\n" .. k)
 end
@@ -128,7 +129,7 @@ check.error("unknown engine 'vlm' (expected vllm, sglang, trtllm or k8s) (did yo
 -- a changed flag reads back as another deployment: the check can fail
 local opts, limits = launch.parse(v, "vllm", {gpu = "h100-sxm"})
 assert(launch.same(d:with{engine = "vllm"}, opts, limits))
-local changed = v:gsub("%-%-gpu%-memory%-utilization 0%.9", "--gpu-memory-utilization 0.8")
+local changed = v:gsub("%-%-gpu%-memory%-utilization 0%.92", "--gpu-memory-utilization 0.8")
 local o2, l2 = launch.parse(changed, "vllm", {gpu = "h100-sxm"})
 local same, diff = launch.same(d:with{engine = "vllm"}, o2, l2)
 check.eq(same, false, "utilization 0.8 is another deployment")
@@ -138,7 +139,7 @@ check.eq(o2.utilization, 0.8, "gpu_memory_utilization read as utilization")
 -- the comment's gpu= and engine_version= stand in for a base
 local o3 = launch.parse(v, "vllm")
 check.eq(o3.gpu, "h100-sxm", "gpu from the comment")
-check.eq(o3.engine_version, "0.11", "engine_version from the comment")
+check.eq(o3.engine_version, "0.29", "engine_version from the comment (the release d ran: the newest)")
 -- SGLang's and TensorRT-LLM's running-request caps are the scheduler's
 -- enforce_eager is SGLang's --disable-cuda-graph, written and read back
 do

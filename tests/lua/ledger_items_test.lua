@@ -55,7 +55,8 @@ do
   check.eq(margin{engine_version = "0.20"}:find(said, 1, true) ~= nil, true, "0.20: the margin says it")
   check.eq(margin{engine_version = "0.29"}:find("vLLM 0.29 " .. said, 1, true) ~= nil, true, "0.29 too")
   check.eq(margin{engine_version = "0.14"}:find(said, 1, true), nil, "0.14: no estimate")
-  check.eq(margin{}:find(said, 1, true), nil, "the default release (0.11): none")
+  check.eq(margin{engine_version = "0.11"}:find(said, 1, true), nil, "0.11: none")
+  check.eq(margin{}:find(said, 1, true) ~= nil, true, "no release (the newest modelled): the margin says it")
   check.eq(margin{engine_version = "0.21", enforce_eager = true}:find(said, 1, true), nil,
            "enforce_eager: no CUDA graphs, no estimate")
 end

@@ -56,7 +56,9 @@ local spec = {model = "llama-3.1-8b", gpus = {"h100-sxm"}, tp = {1, 2}, input = 
               tpot_ms = 20}
 local points, info = kv.pareto(spec)
 check.eq(info.deployments, 2, "deployments simulated")
--- tp 1 holds 350 requests of 1200 tokens (ledger), tp 2 804, under max_num_seqs 1024
+-- tp 1 holds 384 requests of 1200 tokens (ledger), tp 2 871, under max_num_seqs 1024
+-- (the newest vLLM modelled, no release given: 0.92 utilization and FlashInfer's
+-- sampler; 350 and 802 under 0.11)
 check.eq(info.sims, #points, "one simulation a point")
 check.eq(#points, 10 + 11, "ladders of 350 and 804")
 check.eq(info.max_model_len, 1200, "max_model_len is input + output")
@@ -119,9 +121,11 @@ end
 local g = kv.pareto{model = "llama-3.1-8b", gpus = {"h100-sxm"}, tp = {1}, input = 1000, output = 200,
                     tpot_ms = 20, goodput = 0.5, concurrency = {1, 128}}
 check.eq(g[1].meets_sla, true, "one client: every request within 20 ms")
-check.eq(g[2].meets_sla, false, "128 clients: TPOT about 27.3 ms for every request")
+check.eq(g[2].meets_sla, false, "128 clients: TPOT about 26.8 ms for every request")
 assert(g[2].why:find("of requests meet every target, goodput 0.5 asks 50.0 %", 1, true), g[2].why)
-check.eq(points[8].why, "the p90 TPOT is 27.3 ms, target 20 ms", "why: plan.what_missed")
+-- 26.8 ms: the 27.3 of 0.11 less the host's 328 x 0.91 + 128 x 1.1 us = 0.44
+-- ms a step, hidden by async scheduling (the default from the 0.14 row on)
+check.eq(points[8].why, "the p90 TPOT is 26.8 ms, target 20 ms", "why: plan.what_missed")
 -- a model too big for the GPU: skipped with why, no points
 local none, ninfo = kv.pareto{model = "llama-3.1-70b", gpus = {"l4"}, tp = {1}, input = 1000, output = 200}
 check.eq(#none, 0, "nothing fits")

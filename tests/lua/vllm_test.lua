@@ -16,10 +16,13 @@ end
 
 -- test_estimate_max_model_len: 32 layers of 32 KV heads of 128 in fp16 and
 -- 8 GiB of KV memory: vLLM refuses max_model_len 16385 and suggests 16384
+-- (the rules of vLLM 0.11, pinned: that commit's check plans against every
+-- block, before the null block of vllm-project/vllm#47272, the 0.29 row's)
 local qwen = kv.model{id = "qwen1.5-7b-kv", layers = 32, hidden = 4096, heads = 32,
                       kv_heads = 32, head_dim = 128, params = 0, max_context = 32768}
 local d = kv.deploy{model = qwen, gpu_memory = "80 GiB", kv = "fp16", max_model_len = 16385,
-                    max_num_batched_tokens = 32768, kv_cache_memory_bytes = "8 GiB"}
+                    max_num_batched_tokens = 32768, kv_cache_memory_bytes = "8 GiB",
+                    engine_version = "0.11"}
 local l = d:ledger()
 check.eq(l.kv_budget, 8 * GiB, "kv_cache_memory_bytes is the KV budget")
 check.eq(l.usable, 80 * GiB, "kv_cache_memory_bytes ignores gpu_memory_utilization")
@@ -101,11 +104,13 @@ check.eq(row(lo, "vllm_starts", "vllm_max_model_len"), "false 496", "0.29: 31 of
 -- attention states, 12 full layers of 2 KV heads): the attention group's
 -- block spans dcp x its block, the Mamba groups keep theirs (at dcp 1,
 -- vllm/v1/core/kv_cache_coordinator.py dcp_world_size_for_kv_cache_spec at
--- 00b08dc44519); vLLM 0.10 refuses it
+-- 00b08dc44519); vLLM 0.10 refuses it. 0.11 pinned: its "GPU KV cache size"
+-- (num_blocks // groups x the block); from the 0.20 row it is
+-- int(max_concurrency x max_model_len), engines.lua tokens_from_concurrency
 local function next_at(dcp, v)
   return kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100", tp = 4, activation = "1 GiB",
                    overhead = "1 GiB", max_model_len = 262144,
-                   decode_context_parallel_size = dcp, engine_version = v}:ledger()
+                   decode_context_parallel_size = dcp, engine_version = v or "0.11"}:ledger()
 end
 local n1, n2 = next_at(1), next_at(2)
 check.eq(n1.group_blocks, "262144/262144/262144/272", "three Mamba groups, one attention group")
@@ -474,11 +479,13 @@ check.eq(align.vllm_kv_needed, 63 * align.block_bytes, "vLLM's startup check agr
 -- MambaSpec.max_memory_usage_bytes (kv_cache_interface.py at 001cabc1be16);
 -- a 19922944-byte state a page; 1 GiB holds 53 pages, the null block kept:
 -- align 2 a request (26), all a state every 16 tokens (8192 tokens: 512 pages,
--- vLLM estimates 53 x 16 = 848 tokens)
+-- vLLM estimates 53 x 16 = 848 tokens); vLLM 0.11's log and check, pinned
+-- (from the 0.20 row the log prints int(max_concurrency x max_model_len))
 do
   local function fm(mode)
     return kv.deploy{model = "falcon-mamba-7b", gpu = "h100", max_model_len = 8192,
-                     mamba_cache_mode = mode, kv_cache_memory_bytes = 1 << 30}:ledger()
+                     mamba_cache_mode = mode, kv_cache_memory_bytes = 1 << 30,
+                     engine_version = "0.11"}:ledger()
   end
   local fn, fa, fl = fm("none"), fm("align"), fm("all")
   check.eq(fa.kv_blocks, 53, "a page a state")
@@ -528,12 +535,14 @@ local s0, s11 = scout{}, scout{engine = "vllm", engine_version = "0.11"}
 check.eq(s0:ledger().kv_groups, 4, "the budget rule alone: vLLM's groups (12 full, 3 x 12 chunked)")
 check.eq(s11:ledger().kv_groups, 1, "0.11 by default: all layers full attention")
 check.eq(s11:ledger():max_concurrency(32768),
-         scout{disable_hybrid_kv_cache_manager = true}:ledger():max_concurrency(32768),
+         scout{disable_hybrid_kv_cache_manager = true, engine_version = "0.11"}:ledger():max_concurrency(32768),
          "the same as the switch")
 check.eq(s11.hybrid_off_reason ~= nil, true, "the deployment says why")
-check.eq(scout{engine = "vllm", allow_chunked_local_attn_with_hybrid_kv_cache = true}:ledger().kv_groups,
+check.eq(scout{engine = "vllm", engine_version = "0.11",
+               allow_chunked_local_attn_with_hybrid_kv_cache = true}:ledger().kv_groups,
          4, "the environment variable keeps the groups")
 check.eq(scout{engine_version = "0.20"}:ledger().kv_groups, 4, "later releases group them again")
+check.eq(scout{engine = "vllm"}:ledger().kv_groups, 4, "no release: the newest modelled, grouped")
 check.eq(scout{engine = "vllm", engine_version = "0.20", speculative = {tokens = 2, heads = "eagle"}}
            .hybrid_off_reason, "chunked local attention with EAGLE", "EAGLE turns it off in any")
 
