@@ -233,6 +233,27 @@ end
 -- lacks, that GPU's other curve
 local _, on2, fmt2 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "a100-sxm-40gb"})
 check.eq(on2 .. " " .. fmt2, "h100-sxm fp8+bf16 0.19148", "A100 40GB: the H100's curves, an assumption")
+-- the H20 reads the H100's curves too; checked against the one H20 time read
+-- (Tencent/hpc-ops pull request 41: SGLang's Triton MoE for Qwen3-235B at TP
+-- 8 in BF16, 42.6 us at 1 sequence, 71.9 us at 4; docs/time.md, issue 18
+-- findings). By hand: a slice of 3 x 4096 x 192 x 2 = 4,718,592 bytes, the
+-- H100 FP8 curve's own; 8 experts at 4000 GB/s = 9.437 us / 0.253 = 37.30 us
+-- a layer; at 4 sequences 128 (1 - (120/128)^4) = 29.123 experts touched,
+-- 1.0988 tokens an expert, read at 0.4528 of the curve: 34.355 / 0.4528 =
+-- 75.88 us
+do
+  local h20 = kv.deploy{model = "qwen3-235b-a22b", gpu = "h20", tp = 8}
+  check.eq(sim.expert_slice_bytes(h20), 4718592, "Qwen3-235B at tp 8: its slice")
+  check.eq(select(2, sim.expert_curve(h20)) .. " " .. select(3, sim.expert_curve(h20)), "h100-sxm fp8",
+           "H20: the H100's FP8 curve at this slice")
+  local t1, t4 = h20:time(1024, 1), h20:time(1024, 4)
+  assert(math.abs(1000 * t1.experts_ms / 94 - 8 * 4718592 / 4e12 * 1e6 / 0.253) < 1e-6,
+         "H20 experts at one sequence, a layer: " .. 1000 * t1.experts_ms / 94)
+  assert(math.abs(1000 * t1.experts_ms / 94 - 37.30) < 0.005, "37.30 us a layer")
+  assert(math.abs(t4.tokens_per_expert - 32 / (128 * (1 - (120 / 128) ^ 4))) < 1e-9, "4 sequences")
+  assert(math.abs(1000 * t4.experts_ms / 94 - 75.88) < 0.005,
+         "H20 experts at four sequences, a layer: " .. 1000 * t4.experts_ms / 94)
+end
 -- MI300X: its own curves, aiter's CK MoE for Qwen3-235B BF16 (ROCm/aiter
 -- pull request 3384). Qwen3-30B-A3B in BF16 at tp 1 has 3 x 2048 x 768 x 2 =
 -- 9,437,184 bytes a slice, the TP 4 curve's own (3 x 4096 x 384 x 2); at one
