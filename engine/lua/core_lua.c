@@ -14,7 +14,8 @@
 
 static const char *const kind_keys[] = {
   "kind", "n", "window", "kv_heads", "head_dim", "head_dim_v", "kv_lora_rank",
-  "rope_dim", "state_bytes", "state_heads", "encoder_tokens", "sink_len", "note", NULL
+  "rope_dim", "state_bytes", "state_heads", "spec_state_bytes", "encoder_tokens", "sink_len", "note",
+  NULL
 };
 
 /* One run of layer_kinds at idx; base gives the model-wide defaults. */

@@ -108,6 +108,37 @@ local function draft_shape(m)
   return shape, n
 end
 
+--- Model m with each state run that gives spec_state_bytes grown by that
+--- many bytes per speculative token (vLLM's conv rows), or m itself when
+--- none does or tokens is no count above 0 (resolve_spec checks it).
+function M.speculative_states(m, tokens)
+  local runs = rawget(m, "layer_kinds")
+  if math.type(tokens) ~= "integer" or tokens < 1 or type(runs) ~= "table" then return m end
+  local out, changed = {}, false
+  for i, r in ipairs(runs) do
+    if type(r) == "table" and r.kind == "state" and math.type(r.spec_state_bytes) == "integer"
+       and math.type(r.state_bytes) == "integer" then
+      local c = {}
+      for k, v in pairs(r) do c[k] = v end
+      local add = r.spec_state_bytes * tokens
+      if add // tokens ~= r.spec_state_bytes or c.state_bytes > math.maxinteger - add then
+        util.raise("model '%s': layer_kinds[%d]'s state with %d speculative tokens overflows 64 bits",
+                   tostring(m.id), i, tokens)
+      end
+      c.state_bytes = c.state_bytes + add
+      out[i], changed = c, true
+    else
+      out[i] = r
+    end
+  end
+  if not changed then return m end
+  local t = models.facts(m)
+  t.layer_kinds = out
+  t.id, t.hf, t.weight_bytes, t.weight_source = m.id, rawget(m, "hf"), rawget(m, "weight_bytes"),
+                                                 rawget(m, "weight_source")
+  return models.get(t)
+end
+
 -- Speculative options -> the core's table. A draft model brings its own
 -- weights and KV layers; draft heads (EAGLE: Li et al., ICML 2024; MTP:
 -- DeepSeek-V3 report section 2.2) are `layers` decoder layers of the target's
@@ -1222,6 +1253,15 @@ function M.new(opts)
                    or (opts.weights == nil and (rawget(d.model, "weight_bytes")
                        or (rawget(d.model, "weight_formats") and d.model:weight_size())) or nil)
   d.utilization = opts.utilization
+  -- vLLM's conv state of a Gated DeltaNet or Mamba2 layer keeps
+  -- conv_kernel - 1 + num_speculative_tokens rows (MambaStateShapeCalculator
+  -- gated_delta_net_state_shape and mamba2_state_shape's num_spec, vllm/
+  -- model_executor/layers/mamba/mamba_utils.py at 02d710837549; the layer
+  -- passes speculative_config.num_speculative_tokens, gdn_linear_attn.py at
+  -- 0218d0504d61): a state run's spec_state_bytes (one row, TP 1) per token
+  if d.budget == "vllm" and type(opts.speculative) == "table" then
+    d.model = M.speculative_states(d.model, opts.speculative.tokens)
+  end
   -- the engine rule (engine/core/kvplan.h kvp_engine_rule), resolved here
   -- and in predict_reserved, answered by the core once
   local erule = {}

@@ -377,6 +377,7 @@ local function state_of(C, a)
     local bytes = conv * a.dtype_bytes + temporal * ssm_bytes
     a.linear = {kernel = kernel, nk = nk, dk = dk, nv = nv, dv = dv}
     return {kind = "state", state_bytes = bytes, state_heads = nk,
+            spec_state_bytes = (2 * nk * dk + nv * dv) * a.dtype_bytes,
             note = string.format("Gated DeltaNet: conv %d x %d + recurrent %d x %d x %d elements",
                                  kernel - 1, 2 * nk * dk + nv * dv, nv, dk, dv)}
   elseif C.fam.hybrid == "mamba2" then
@@ -386,8 +387,8 @@ local function state_of(C, a)
                groups = C:int({"n_groups", "mamba_num_groups"}, 1, true),
                conv_kernel = C:int("conv_kernel", 1, true)}
     a.mamba2 = m
-    local bytes, parts, note = models.mamba2_state(m, a.dtype_bytes, ssm_bytes, C.file)
-    return {kind = "state", state_bytes = bytes, state_heads = parts, note = note}
+    local bytes, parts, note, row = models.mamba2_state(m, a.dtype_bytes, ssm_bytes, C.file)
+    return {kind = "state", state_bytes = bytes, state_heads = parts, spec_state_bytes = row, note = note}
   elseif C.fam.hybrid == "mamba1" then
     local inner = C:int("intermediate_size", 1, true)
     local m = {inner = inner, state = C:int("state_size", 1, true),
@@ -438,6 +439,7 @@ local function pattern_of(C, a, kinds)
   local n = #shapes
   local function same(x, y)
     return x.kind == y.kind and x.window == y.window and x.state_bytes == y.state_bytes
+           and x.spec_state_bytes == y.spec_state_bytes
   end
   local period = n
   for p = 1, n do
@@ -460,7 +462,7 @@ local function pattern_of(C, a, kinds)
   for i, r in ipairs(runs) do
     local s = r.shape
     out[i] = {kind = s.kind, n = r.n, window = s.window, state_bytes = s.state_bytes,
-              state_heads = s.state_heads, note = s.note}
+              state_heads = s.state_heads, spec_state_bytes = s.spec_state_bytes, note = s.note}
   end
   return out
 end

@@ -101,8 +101,10 @@ local dtype_format = {
 --- m = {heads, head_dim, state, groups, conv_kernel}; conv_bytes and ssm_bytes
 --- the dtypes' bytes (the model dtype, vLLM mamba_cache_dtype "auto"; the SSM
 --- state in mamba_ssm_cache_dtype when the config names one). Returns the
---- bytes at TP 1 and the parts TP splits them into (the groups: heads and
---- groups are sharded together; kvplan replicates beyond them).
+--- bytes at TP 1, the parts TP splits them into (the groups: heads and
+--- groups are sharded together; kvplan replicates beyond them), a note and
+--- the bytes of one conv row (a speculative token's: vLLM's conv state keeps
+--- conv_kernel - 1 + num_spec rows, mamba_utils.py at 02d710837549).
 function M.mamba2_state(m, conv_bytes, ssm_bytes, what)
   for _, k in ipairs({"heads", "head_dim", "state", "groups", "conv_kernel"}) do
     util.count(m[k], what .. "." .. k, 1)
@@ -112,7 +114,8 @@ function M.mamba2_state(m, conv_bytes, ssm_bytes, what)
   local ssm = m.heads * m.head_dim * m.state
   return conv * conv_bytes + ssm * ssm_bytes, m.groups,
          string.format("Mamba2: conv %d x %d + SSM %d x %d x %d elements", m.conv_kernel - 1,
-                       inner + 2 * m.groups * m.state, m.heads, m.head_dim, m.state)
+                       inner + 2 * m.groups * m.state, m.heads, m.head_dim, m.state),
+         (inner + 2 * m.groups * m.state) * conv_bytes
 end
 
 --- The same for one Mamba1 layer (mamba1_state_shape): conv state
@@ -147,8 +150,12 @@ local function resolve_runs(t)
       local c = {}
       for k, v in pairs(r) do if k ~= key then c[k] = v end end
       c.kind = "state"
-      c.state_bytes, c.state_heads, c.note = M[key .. "_state"](m, b, sb,
-                                                               "layer_kinds[" .. i .. "]." .. key)
+      local row
+      c.state_bytes, c.state_heads, c.note, row = M[key .. "_state"](m, b, sb,
+                                                                    "layer_kinds[" .. i .. "]." .. key)
+      -- one conv row a speculative token adds (vLLM's mamba2_state_shape
+      -- num_spec; Mamba1's shape has none)
+      if key == "mamba2" then c.spec_state_bytes = row end
       out[i], changed = c, true
     else
       out[i] = r

@@ -261,6 +261,29 @@ parse_body = function(body, f)
   f.dtype = at(f, "dtype", flag(body, {"dtype"}))
   f.kv_cache_dtype = at(f, "kv", flag(body, {"kv-cache-dtype", "kv_cache_dtype"}))
   f.quantization = at(f, "quantization", flag(body, {"quantization"}))
+  -- speculative decoding: vLLM's non-default args ('speculative_config':
+  -- {'method': 'mtp', 'num_speculative_tokens': 3}), its --speculative-config
+  -- JSON or the engine config's SpeculativeConfig(method='mtp', ...,
+  -- num_spec_tokens=3); the method decides whose KV layers the draft adds
+  do
+    local seg = last(body, {"speculative[_%-]config['\"]?[%s:=]+'?(%b{})",
+                            "SpeculativeConfig(%b())"})
+    if seg then
+      local where = hit
+      f.spec_method = seg:match("['\"]?method['\"]?%s*[:=]%s*['\"]([%w_%-]+)")
+      f.spec_tokens = int(seg:match("num_speculative_tokens['\"]?%s*[:=]%s*(%d+)")
+                          or seg:match("num_spec_tokens%s*=%s*(%d+)"))
+      f.spec_model = seg:match("['\"]?model['\"]?%s*[:=]%s*['\"]([^'\"]+)")
+      if f.spec_method and f.at then f.at.speculative = line_at(where) end
+    end
+  end
+  -- the Mamba state cache mode: vLLM's config.py says "Mamba cache mode is
+  -- set to 'align' ... by default when prefix caching is enabled" and
+  -- "Prefix caching in Mamba cache 'align' mode is currently enabled"
+  -- (a hybrid model with --enable-prefix-caching), or the flag itself
+  f.mamba_cache_mode = at(f, "mamba_cache_mode", last(body, {"Mamba cache '(%a+)' mode is currently enabled",
+                                                             "Mamba cache mode is set to '(%a+)'"})
+                                                 or flag(body, {"mamba-cache-mode", "mamba_cache_mode"}))
   f.block = at(f, "block", int(flag(body, {"block-size", "block_size", "page-size", "page_size"})))
   f.max_model_len = at(f, "max_model_len", int(last(body, {"max_seq_len=(%d+)", "max seq len %((%d+)%)",
                                                            "Using max model len (%d+)"})) or
@@ -839,11 +862,20 @@ local function quantized_model(kv, m, f)
   local name = (f.model or ""):lower()
   if q == "none" or q == "" then
     if name:find("awq") then q = "awq" elseif name:find("gptq") then q = "gptq"
+    elseif name:find("autoround") or name:find("auto%-round") then q = "auto_round"
     elseif name:find("fp8") then q = "fp8" elseif name:find("bnb") then q = "bitsandbytes" end
   end
   local wf
   if q:find("awq") then wf = "int4-g128"
   elseif q:find("gptq") then wf = name:find("int8") and "int8-g128" or "int4-g128-sym"
+  -- AutoRound (quantization auto_round): vLLM's AutoRoundConfig packs
+  -- auto_round:auto_gptq by default and quantizes each linear layer through
+  -- GPTQ(-Marlin) with the checkpoint's bits, group and sym (vllm/
+  -- model_executor/layers/quantization/auto_round.py at 04aa528e4876);
+  -- those are in its quantization_config, not the log: 4-bit, group 128,
+  -- symmetric (AutoRound's defaults) unless the name says int8, as for GPTQ
+  elseif q:find("auto_round") or q:find("auto%-round") then
+    wf = name:find("int8") and "int8-g128" or "int4-g128-sym"
   elseif q:find("fp8") then wf = "fp8"
   elseif q:find("bitsandbytes") then
     wf = (name:find("8bit") or name:find("int8")) and ("bnb-int8-g" .. m.hidden) or "bnb-4bit-dq"
@@ -1040,17 +1072,21 @@ function M.check(text, opts)
   local q = pick("quantization", f.quantization)
   f.quantization = q
   local wfmt, wsrc = pick("weights", nil)
+  local unweighed -- the checkpoint cannot be weighed: only the exact rows are checked
   if wfmt == nil then
     -- a catalog entry whose weight classes do not add up cannot be weighed
-    -- by class: a row that says so, the other logs still read
+    -- by class: a row that says so; the figures that need no weights (the
+    -- tokens and concurrency of the log's own KV memory) are still checked
     local ok, qm, qf = pcall(quantized_model, kv, m, f)
     if not ok then
       row{figure = "weights", mode = "parse", status = string.format(
-        "missing: the %s checkpoint of '%s' cannot be weighed by class (%s); the log is not checked",
-        util.escape(tostring(q), 64), m.id, tostring(qm):gsub("^.-: (model ')", "%1"))}
-      return rows, f
+        "missing: the %s checkpoint of '%s' cannot be weighed by class (%s); its weights and the "
+        .. "figures that follow from them are not predicted", util.escape(tostring(q), 64), m.id,
+        tostring(qm):gsub("^.-: (model ')", "%1"))}
+      unweighed = true
+    else
+      m, qfmt = qm, qf
     end
-    m, qfmt = qm, qf
   end
   -- a header count that is no whole number >= 1 is said, not read as the
   -- default ('# tp: 9999999999999999999' was tp 1, said to be the header's)
@@ -1109,7 +1145,8 @@ function M.check(text, opts)
   local taken = {engine = true, engine_version = true, model = true, quantization = true, tp = true,
                  pp = true, data_parallel_size = true, kv = true, block = true, max_num_batched_tokens = true,
                  max_num_seqs = true, enforce_eager = true, max_model_len = true, gpu = true,
-                 utilization = true, rank = true, weights = true, system_memory = true}
+                 utilization = true, rank = true, weights = true, system_memory = true,
+                 mamba_cache_mode = true, speculative = true}
   local fields = require "kvplan.fields"
   for k, g in pairs(st) do
     if not taken[k] and fields.by_name[k] and g.source == "argument" then extra[k] = g.value end
@@ -1161,6 +1198,33 @@ function M.check(text, opts)
   -- (SlidingWindowSpec); the log's value, else the version's default below
   local base = {model = m, tp = tp, pp = pp, kv = kvfmt, block = block, max_model_len = max_len,
                 max_num_batched_tokens = f.max_num_batched_tokens}
+  -- vLLM's Mamba state cache mode as the log states it ("align" with prefix
+  -- caching on a hybrid model): the blocks a state group holds a request
+  local mmode, mmsrc = pick("mamba_cache_mode", f.mamba_cache_mode)
+  if mmode ~= nil and f.engine == "vllm" then
+    base.mamba_cache_mode, src.mamba_cache_mode = tostring(mmode):lower(), mmsrc
+  end
+  -- speculative decoding as the log states it: the model's own MTP layers
+  -- (vLLM's method "mtp" and the model-named "*_mtp": the draft's one
+  -- decoder layer, reused for every speculative token, whose attention
+  -- layer joins the KV cache), n-gram lookup (no KV layers), else a draft
+  -- model kvplan does not know, whose KV layers no row can account for
+  if f.spec_method and f.engine == "vllm" then
+    local meth, n = f.spec_method:lower(), f.spec_tokens or 1
+    if meth:find("mtp$") then
+      base.speculative = {tokens = n, heads = "mtp"}
+    elseif meth == "ngram" or meth == "suffix" then
+      base.speculative = {tokens = n}
+    else
+      row{figure = "speculative", mode = "parse", status = string.format(
+        "missing: the speculative draft (method '%s'%s) holds KV layers and weights kvplan does not "
+        .. "know; the log is not checked", util.escape(meth, 32),
+        f.spec_model and (", " .. util.escape(f.spec_model, 64)) or "")}
+      return rows, f
+    end
+    src.speculative = logline("speculative")
+  end
+  if unweighed and f.engine == "trtllm" then return rows, f end
 
   if f.engine == "trtllm" then
     M.check_trtllm(f, m, {tp = tp, pp = pp, kv = kvfmt, max_model_len = max_len, src = src,
@@ -1187,6 +1251,12 @@ function M.check(text, opts)
       if b < 1 then b = 1 end
       -- (one byte of weights: weight_bytes 0 would mean "from the model")
       o.gpu_memory, o.utilization, o.activation, o.overhead, o.weight_bytes = b + 1, 1, 0, 0, 1
+      if o.speculative then -- nor the draft's weights
+        local sp = {}
+        for k, v in pairs(o.speculative) do sp[k] = v end
+        if sp.heads or sp.draft then sp.weight_bytes = 0 end
+        o.speculative = sp
+      end
       local ok, d = pcall(kv.deploy, o)
       if not ok then return nil, d end
       return d:ledger()
@@ -1280,6 +1350,9 @@ function M.check(text, opts)
         rel_error = relerr(k, f.sg_k.mid), status = ok and "exact" or "differs",
         inputs = inputs(src_pool)}
   end
+
+  -- without the checkpoint's weights nothing below is predicted
+  if unweighed then return rows, f end
 
   -- SGLang's default mem_fraction_static, when the server chose it: the
   -- release's rule (engines.sglang_version) from the GPU's memory (the log's
@@ -1754,6 +1827,7 @@ M.log_facts = {
   {"max_model_len", "max_model_len (context_length, max_seq_len)"},
   {"utilization", "gpu_memory_utilization, mem_fraction_static or the free fraction"},
   {"kv_cache_dtype", "the KV cache format and the checkpoint's quantization"},
+  {"spec_method", "speculative decoding: its method and tokens (speculative_config)"},
   {"block", "the block (page) size"},
   {"max_num_seqs", "max_num_seqs and max_num_batched_tokens"},
   {"weights", "the memory the weights took"},

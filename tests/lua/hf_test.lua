@@ -93,6 +93,10 @@ local qn = from_hf(FIX .. "qwen3-next-80b-a3b")
 check.eq(qn:layer(1).state_bytes, (3 * (2 * 16 * 128 + 32 * 128) + 32 * 128 * 128) * 2,
          "Qwen3-Next linear-attention state")
 check.eq(qn:layer(1).state_bytes, kv.model("qwen3-next-80b-a3b"):layer(1).state_bytes, "= catalog")
+check.eq(qn.layer_kinds[1].spec_state_bytes, (2 * 16 * 128 + 32 * 128) * 2,
+         "a speculative token's conv row (vLLM's num_spec), = catalog")
+check.eq(qn.layer_kinds[1].spec_state_bytes, kv.model("qwen3-next-80b-a3b").layer_kinds[1].spec_state_bytes,
+         "the catalog's conv row")
 check.eq(qn:layer(4).kind, "full", "full_attention_interval 4")
 check.eq(qn:kv_bytes(1000), kv.model("qwen3-next-80b-a3b"):kv_bytes(1000), "KV + states")
 local jb = from_hf(FIX .. "jamba-v0.1")

@@ -852,6 +852,56 @@ do
   check.eq(q ~= nil, true, "a weights row for qwen3-next")
   assert(q.status:find("Gated DeltaNet", 1, true), q.status)
 end
+-- (issue 20) such a log still checks what needs no weights: the tokens
+-- and concurrency of the KV memory it prints; AutoRound is read as an
+-- int4 checkpoint (vLLM's AutoRoundConfig through GPTQ), not as bf16; the
+-- model's own MTP head and vLLM's Mamba 'align' mode are read from the log
+-- (before: the log was not checked at all, auto_round was weighed in bf16,
+-- and the draft's KV layer and the align blocks were left out)
+do
+  local log = "# gpu: rtx-3090\n"
+    .. "(APIServer pid=1) INFO 06-18 05:11:27 [config.py:442] Warning: Prefix caching in Mamba cache 'align' "
+    .. "mode is currently enabled. Its support for Mamba layers is experimental.\n"
+    .. "(APIServer pid=1) INFO 05-06 22:27:57 [utils.py:233] non-default args: {'model': "
+    .. "'~/.cache/huggingface/qwen3.6-27b-autoround-int4', 'dtype': 'float16', 'max_model_len': 262144, "
+    .. "'quantization': 'auto_round', 'tensor_parallel_size': 2, 'kv_cache_dtype': 'fp8_e5m2', "
+    .. "'enable_prefix_caching': True, 'max_num_seqs': 2, 'speculative_config': {'method': 'mtp', "
+    .. "'num_speculative_tokens': 3}}\n"
+    .. "(EngineCore pid=106) INFO 05-06 22:28:36 [core.py:109] Initializing a V1 LLM engine (v0.20.1) with config\n"
+    .. "(Worker_TP0 pid=54) INFO 05-06 06:48:40 [gpu_worker.py:460] Available KV cache memory: 10.99 GiB\n"
+    .. "(EngineCore pid=106) INFO 05-06 22:30:35 [kv_cache_utils.py:1708] GPU KV cache size: 619,479 tokens\n"
+  local ok, rows = pcall(kv.validate, log, {args = {model = "qwen3.6-27b"}})
+  check.eq(ok, true, "an unweighable checkpoint's log is read: " .. tostring(rows))
+  local r = rows_by(rows)
+  assert(r["weights/parse"] and r["weights/parse"].status:find("auto_round checkpoint", 1, true),
+         "the weights row names the AutoRound checkpoint")
+  local t = r["kv_tokens/exact"]
+  check.eq(t ~= nil, true, "the exact KV tokens are still checked")
+  check.eq(r["kv_memory_gib/predict"], nil, "nothing that needs the weights is predicted")
+  assert(t.inputs:find("speculative=log:", 1, true) and t.inputs:find("mamba_cache_mode=log:", 1, true),
+         t.inputs)
+  -- the same deployment by hand: the MTP head's one attention layer, 3
+  -- speculative tokens, align mode, the logged 10.99 GiB as the whole budget
+  local b = math.floor(10.99 * 2^30)
+  local want = kv.deploy{model = "qwen3.6-27b", tp = 2, kv = "fp8", max_model_len = 262144,
+                         engine_version = "0.20.1", gpu_memory = b + 1, utilization = 1, activation = 0,
+                         overhead = 0, weight_bytes = 1, mamba_cache_mode = "align",
+                         speculative = {tokens = 3, heads = "mtp", weight_bytes = 0}}:ledger()
+  check.eq(t.kvplan, want.vllm_kv_cache_tokens, "MTP and align as the log states them")
+  -- AutoRound on a model that can be weighed: int4 weights, not bf16
+  local ar = rows_by(kv.validate("# engine: vllm\n# model: qwen3-8b\n# version: 0.20\n# gpu: h100\n"
+    .. "# quantization: auto_round\nModel loading took 5.7 GiB memory and 3.1 seconds\n"))
+  local w = ar["weights_gib/predict"]
+  check.eq(w ~= nil and w.kvplan < 8, true, "auto_round weighed as int4: " .. tostring(w and w.kvplan))
+  -- a draft model kvplan does not know: said, not silently left out
+  local dl = log:gsub("{'method': 'mtp', 'num_speculative_tokens': 3}",
+                      "{'method': 'dflash', 'model': '~/.cache/huggingface/qwen3.6-27b-dflash', "
+                      .. "'num_speculative_tokens': 5}")
+  local dr = rows_by(kv.validate(dl, {args = {model = "qwen3.6-27b"}}))
+  assert(dr["speculative/parse"] and dr["speculative/parse"].status:find("'dflash'", 1, true),
+         "the unknown draft is named")
+  check.eq(dr["kv_tokens/exact"], nil, "and its tokens are not checked without its KV layers")
+end
 -- a model marked so refuses to be weighed by class when a deployment asks
 do
   local t = kv.models.facts(kv.model("nemotron-nano-9b-v2"))

@@ -122,6 +122,26 @@ check.eq(n1:max_concurrency(262144) .. " " .. n2:max_concurrency(262144), "10 21
          "each request holds half the attention blocks, one state each")
 check.error("HybridKVCacheCoordinator asserts dcp_world_size == 1", function() next_at(2, "0.10.2") end)
 
+-- speculative tokens grow vLLM's Gated DeltaNet conv state by a row each
+-- (gated_delta_net_state_shape: conv_kernel - 1 + num_spec rows, issue 20):
+-- Qwen3.6-27B at TP 2 with 3 MTP tokens holds 6 x 10240 / 2 x 2 + 24 x 128
+-- x 128 x 4 = 1634304 bytes a state, so the attention block (1024 bytes a
+-- token, fp8) is 16 x ceil(1634304 / 16384) = 1600, not the 1568 of
+-- 1603584 bytes without them; SGLang's budget keeps the catalog's state
+local function q36(spec, budget)
+  return kv.deploy{model = "qwen3.6-27b", tp = 2, kv = "fp8", max_model_len = 262144,
+                   engine_version = "0.20.1", gpu_memory = "11 GiB", utilization = 1, activation = 0,
+                   overhead = 0, weight_bytes = 1, engine = budget, speculative = spec}
+end
+local s0 = q36(nil):ledger()
+local s3 = q36({tokens = 3, heads = "mtp", weight_bytes = 0}):ledger()
+check.eq(s0.block .. " " .. s3.block, "1568 1600", "three conv rows more raise the block")
+check.eq(q36({tokens = 3, heads = "mtp", weight_bytes = 0}).model:layer(1).state_bytes,
+         3207168 + 3 * 20480, "the deployment's state: three rows of 10240 x 2 bytes more")
+check.eq(q36({tokens = 3, heads = "mtp", weight_bytes = 0}, "sglang").model:layer(1).state_bytes,
+         3207168, "SGLang's state as the catalog's")
+check.eq(kv.model("qwen3.6-27b"):layer(1).state_bytes, 3207168, "the catalog's model unchanged")
+
 -- extract_hidden_states' hidden-state cache beside a hybrid target: its own
 -- group from 0.20 (vllm-project/vllm#39949), its block the largest divisor of
 -- the groups' gcd within page // its bytes a token (gpt-oss-20b: 32768 //

@@ -484,8 +484,8 @@ return {
     -- layers a quantized checkpoint quantizes that no class holds
     classes_unweighable = "its 36 Gated DeltaNet layers' in_proj_qkvz, in_proj_ba and out_proj and its 12 gated attention layers' doubled q_proj have no weight class (the attention class counts 48 plain attention layers)",
     layer_kinds = {
-      {kind = "state", n = 3, state_bytes = 1097728, state_heads = 16,
-       note = "Gated DeltaNet: conv state (conv_kernel-1)*(key_dim*2+value_dim) = 3*(2048*2+4096) = 24576 elements + recurrent state num_v_heads*head_k_dim*head_v_dim = 32*128*128 = 524288 elements; 548864 elements * 2 bytes (bf16). Split over TP by the 16 key heads (32 value heads)"},
+      {kind = "state", n = 3, state_bytes = 1097728, state_heads = 16, spec_state_bytes = 16384,
+       note = "Gated DeltaNet: conv state (conv_kernel-1)*(key_dim*2+value_dim) = 3*(2048*2+4096) = 24576 elements + recurrent state num_v_heads*head_k_dim*head_v_dim = 32*128*128 = 524288 elements; 548864 elements * 2 bytes (bf16). Split over TP by the 16 key heads (32 value heads). spec_state_bytes: one conv row (8192 x 2 bytes) each speculative token adds"},
       {kind = "full", n = 1},
     },
     notes = "full-attention layers (3,7,...,47) use gated attention with 2 KV heads of dim 256; linear-attention state does not grow with context",
@@ -517,8 +517,8 @@ return {
     -- checkpoint quantizes that no class holds
     classes_unweighable = "its 48 Gated DeltaNet layers' in_proj_qkv, in_proj_z, in_proj_a, in_proj_b and out_proj and its 16 gated attention layers' doubled q_proj have no weight class (the attention class counts 64 plain attention layers)",
     layer_kinds = {
-      {kind = "state", n = 3, state_bytes = 3207168, state_heads = 16,
-       note = "Gated DeltaNet, vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape (vllm/model_executor/layers/mamba/mamba_utils.py at 02d710837549): conv state (conv_kernel - 1) x (key_dim x 2 + value_dim) = 3 x (2048 x 2 + 6144) = 30720 elements in the model dtype (2 bytes) + recurrent state num_v_heads x head_v_dim x head_k_dim = 48 x 128 x 128 = 786432 elements in mamba_ssm_cache_dtype, float32 from the config's mamba_ssm_dtype (Qwen3_5ForConditionalGenerationConfig.verify_and_update_config, vllm/model_executor/models/config.py): 61440 + 3145728 bytes. Split over TP by the 16 key heads (48 value heads); without speculative tokens (num_spec 0)"},
+      {kind = "state", n = 3, state_bytes = 3207168, state_heads = 16, spec_state_bytes = 20480,
+       note = "Gated DeltaNet, vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape (vllm/model_executor/layers/mamba/mamba_utils.py at 02d710837549): conv state (conv_kernel - 1) x (key_dim x 2 + value_dim) = 3 x (2048 x 2 + 6144) = 30720 elements in the model dtype (2 bytes) + recurrent state num_v_heads x head_v_dim x head_k_dim = 48 x 128 x 128 = 786432 elements in mamba_ssm_cache_dtype, float32 from the config's mamba_ssm_dtype (Qwen3_5ForConditionalGenerationConfig.verify_and_update_config, vllm/model_executor/models/config.py): 61440 + 3145728 bytes. Split over TP by the 16 key heads (48 value heads). spec_state_bytes: one conv row (10240 x 2 bytes) each speculative token adds (conv_kernel - 1 + num_spec rows)"},
       {kind = "full", n = 1},
     },
     notes = "full-attention layers (3,7,...,63) use gated attention with 4 KV heads of dim 256; linear-attention state does not grow with context; the vision tower (0.46B) and the MTP module (0.42B) are not in params",
