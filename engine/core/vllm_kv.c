@@ -1005,9 +1005,6 @@ kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
     return kvp_fail(diag, KVP_EINVAL,
                     "TurboQuant KV formats are vLLM's (kv_cache_dtype turboquant_*): "
                     "budget must be 'vllm'");
-  if (d->spec.draft_layers > 0)
-    return kvp_fail(diag, KVP_EINVAL,
-                    "TurboQuant KV format with a draft model: not modelled");
   int64_t used[KVP_MAX_SPECS] = {0};
   for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
   int state = 0;
@@ -1023,6 +1020,15 @@ kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
                     "for full attention layers; other kinds are not modelled",
                     kvp_kind_name(kind));
   }
+  /* a draft's full attention layers beside a hybrid target are TurboQuant
+   * slots too: the MTP head is a decoder layer of the target's built with
+   * the same cache_config (Qwen3_5MultiTokenPredictor: Qwen3_5DecoderLayer
+   * layer_type "full_attention", vllm/model_executor/models/qwen3_5_mtp.py
+   * at 01d99805d1ef), and no boundary layer is kept; beside a dense target
+   * (boundary protection) or of another kind: not modelled */
+  if (d->spec.draft_layers > 0 && !(state && d->spec.draft.kind == KVP_FULL && !d->spec.hidden_cache))
+    return kvp_fail(diag, KVP_EINVAL,
+                    "TurboQuant KV format with a draft model: not modelled");
   if (state) return KVP_OK; /* hybrid: get_boundary_skip_layers returns [] */
   int64_t n = m->layers / 2 < 2 ? m->layers / 2 : 2;
   for (int64_t i = 0; i < m->layers; i++) {

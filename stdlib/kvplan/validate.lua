@@ -293,6 +293,8 @@ parse_body = function(body, f)
                                 int(flag(body, {"max-num-batched-tokens", "max_num_batched_tokens"})))
   f.max_num_seqs = at(f, "max_num_seqs", int(flag(body, {"max-num-seqs", "max_num_seqs"})))
   f.enforce_eager = bool_flag(body, "enforce-eager") or bool_flag(body, "enforce_eager")
+  f.enable_prefix_caching = at(f, "enable_prefix_caching",
+                               bool_flag(body, "enable-prefix-caching") or bool_flag(body, "enable_prefix_caching"))
   -- LoRA slots (--enable-lora, vllm/engine/arg_utils.py): they load with
   -- the weights, so "Model loading took" holds them (kv.deploy's enable_lora)
   f.enable_lora = bool_flag(body, "enable-lora") or bool_flag(body, "enable_lora")
@@ -1079,7 +1081,10 @@ function M.check(text, opts)
     -- tokens and concurrency of the log's own KV memory) are still checked
     local ok, qm, qf = pcall(quantized_model, kv, m, f)
     if not ok then
-      row{figure = "weights", mode = "parse", status = string.format(
+      -- (a prediction kvplan cannot make, not a line it cannot read: the log
+      -- is read whole)
+      row{figure = "weights_gib", mode = "predict", logged = f.weights and f.weights.mid,
+          status = string.format(
         "missing: the %s checkpoint of '%s' cannot be weighed by class (%s); its weights and the "
         .. "figures that follow from them are not predicted", util.escape(tostring(q), 64), m.id,
         tostring(qm):gsub("^.-: (model ')", "%1"))}
@@ -1223,6 +1228,16 @@ function M.check(text, opts)
       return rows, f
     end
     src.speculative = logline("speculative")
+  end
+  -- the mode vLLM picks when the log states none: MambaModelConfig.
+  -- verify_and_update_config (vllm/model_executor/models/config.py, the
+  -- copy whose MODELS_CONFIG_MAP has Qwen3_5ForConditionalGenerationConfig)
+  -- sets 'align' with prefix caching and speculative decoding on whether or
+  -- not the model supports Mamba prefix caching ('all' without speculation
+  -- for one that does, which kvplan does not know: left as given)
+  if mmode == nil and f.engine == "vllm" and f.enable_prefix_caching == true and base.speculative
+     and (m:kinds().state or 0) > 0 then
+    base.mamba_cache_mode, src.mamba_cache_mode = "align", "default"
   end
   if unweighed and f.engine == "trtllm" then return rows, f end
 
@@ -1828,6 +1843,7 @@ M.log_facts = {
   {"utilization", "gpu_memory_utilization, mem_fraction_static or the free fraction"},
   {"kv_cache_dtype", "the KV cache format and the checkpoint's quantization"},
   {"spec_method", "speculative decoding: its method and tokens (speculative_config)"},
+  {"enable_prefix_caching", "prefix caching, and vLLM's Mamba cache mode ('align' lines, mamba_cache_mode)"},
   {"block", "the block (page) size"},
   {"max_num_seqs", "max_num_seqs and max_num_batched_tokens"},
   {"weights", "the memory the weights took"},

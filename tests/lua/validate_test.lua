@@ -841,14 +841,14 @@ end
 do
   local ok, rows = pcall(kv.validate, awq_log("nemotron-nano-9b-v2"))
   check.eq(ok, true, "the run goes on: " .. tostring(rows))
-  local w = rows_by(rows)["weights/parse"]
+  local w = rows_by(rows)["weights_gib/predict"]
   check.eq(w ~= nil, true, "a weights row")
   assert(w.status:find("cannot be weighed by class", 1, true), w.status)
   assert(w.status:find("Mamba2 mixers", 1, true), w.status)
   -- Qwen3-Next likewise: its Gated DeltaNet projections have no class (the
   -- attention class counted 48 plain attention layers, and the log was
   -- weighed with them in the model dtype)
-  local q = rows_by(kv.validate(awq_log("qwen3-next-80b-a3b")))["weights/parse"]
+  local q = rows_by(kv.validate(awq_log("qwen3-next-80b-a3b")))["weights_gib/predict"]
   check.eq(q ~= nil, true, "a weights row for qwen3-next")
   assert(q.status:find("Gated DeltaNet", 1, true), q.status)
 end
@@ -873,8 +873,9 @@ do
   local ok, rows = pcall(kv.validate, log, {args = {model = "qwen3.6-27b"}})
   check.eq(ok, true, "an unweighable checkpoint's log is read: " .. tostring(rows))
   local r = rows_by(rows)
-  assert(r["weights/parse"] and r["weights/parse"].status:find("auto_round checkpoint", 1, true),
+  assert(r["weights_gib/predict"] and r["weights_gib/predict"].status:find("auto_round checkpoint", 1, true),
          "the weights row names the AutoRound checkpoint")
+  check.eq(tonumber(r["weights_gib/predict"].kvplan), nil, "and predicts none")
   local t = r["kv_tokens/exact"]
   check.eq(t ~= nil, true, "the exact KV tokens are still checked")
   check.eq(r["kv_memory_gib/predict"], nil, "nothing that needs the weights is predicted")
@@ -888,6 +889,12 @@ do
                          overhead = 0, weight_bytes = 1, mamba_cache_mode = "align",
                          speculative = {tokens = 3, heads = "mtp", weight_bytes = 0}}:ledger()
   check.eq(t.kvplan, want.vllm_kv_cache_tokens, "MTP and align as the log states them")
+  -- without the align line: prefix caching with speculative decoding is
+  -- vLLM's align mode (MambaModelConfig), the same tokens
+  local nl = log:gsub("[^\n]*Mamba cache 'align' mode[^\n]*\n", "")
+  local na = rows_by(kv.validate(nl, {args = {model = "qwen3.6-27b"}}))["kv_tokens/exact"]
+  check.eq(na.kvplan, t.kvplan, "align by default")
+  assert(na.inputs:find("mamba_cache_mode=default", 1, true), na.inputs)
   -- AutoRound on a model that can be weighed: int4 weights, not bf16
   local ar = rows_by(kv.validate("# engine: vllm\n# model: qwen3-8b\n# version: 0.20\n# gpu: h100\n"
     .. "# quantization: auto_round\nModel loading took 5.7 GiB memory and 3.1 seconds\n"))

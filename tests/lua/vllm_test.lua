@@ -584,6 +584,24 @@ do
   check.error("TurboQuant KV format with mla layers", function()
     kv.deploy{model = "deepseek-v2-lite", gpu = "h100", kv = "turboquant_k8v4"}:ledger()
   end)
+  -- (issue 20) an MTP head beside a hybrid target holds TurboQuant slots too
+  -- (Qwen3_5MultiTokenPredictor builds a decoder layer of the target's with
+  -- the same cache_config): club-3090 #69, Qwen3.6-27B at TP 2 in
+  -- turboquant_3bit_nc with 3 MTP tokens in align mode, 9.3 GiB: 17 layers
+  -- of 2 x 198-byte slots a token, the state's 6 conv rows make the block
+  -- 16 x ceil(1634304 / (16 x 396)) = 4128, 359 blocks of 17 pages, 359 /
+  -- (64 + 3 x 5) x 262144 = 1191261 tokens, as the log says (before: refused)
+  local b = math.floor(9.3 * 2^30)
+  local lq = kv.deploy{model = "qwen3.6-27b", tp = 2, kv = "turboquant_3bit_nc", max_model_len = 262144,
+                       engine_version = "0.20.2", gpu_memory = b + 1, utilization = 1, activation = 0,
+                       overhead = 0, weight_bytes = 1, mamba_cache_mode = "align",
+                       speculative = {tokens = 3, heads = "mtp", weight_bytes = 0}}:ledger()
+  check.eq(lq.block .. " " .. lq.kv_blocks .. " " .. lq.vllm_kv_cache_tokens, "4128 359 1191261",
+           "Qwen3.6-27B with TurboQuant and its MTP head")
+  check.error("TurboQuant KV format with a draft model: not modelled", function()
+    kv.deploy{model = "llama-3.1-8b", gpu = "h100", kv = "turboquant_k8v4", max_model_len = 8192,
+              speculative = {tokens = 2, heads = "eagle"}}:ledger()
+  end)
 end
 
 -- Static attention sinks (SinkFullAttentionManager at vllm 001cabc1be16 takes
