@@ -1404,4 +1404,138 @@ function M.sglang_alloc_slack(m, tp, fmt, rotary)
   return M.torch_segments(sizes) - sum
 end
 
+-- The publication date of each modelled release (its x.y.0, the first
+-- release a row models), where one was found: the date a measurement of a
+-- given day could have run it (M.release_at). A row without a date here is
+-- one whose release date was not found; a date where it could be the
+-- newest is refused (M.release_at says which). Sources:
+-- vLLM
+--   0.6   2024-09-05: the vLLM blog "vLLM v0.6.0: 2.7x Throughput
+--         Improvement and 5x Latency Reduction" (blog.vllm.ai/2024/09/05/
+--         perf-update.html) announces v0.6.0 as out; the tag may be a day
+--         older (not read)
+--   0.7   2025-01-27: the vLLM blog's V1 alpha post (blog.vllm.ai/2025/01/
+--         27/v1-alpha-release.html), the alpha that v0.7.0 ships; release
+--         tracker vllm-project/vllm#12365 (opened 2025-01-23, "ETA
+--         1/23-1/24"); France-Travail/happy_vllm#56 "Update vllm to 0.7.0"
+--         of 2025-01-29
+--   0.8   2025-03-19, the date by which v0.8.0 was out (EuroEval/EuroEval#852,
+--         2025-03-19: "Update `vllm` to `>=0.8.0`"); its tag date was not read
+--   0.9   2025-05-28: vllm-project/vllm#18539, DarkLight1337 on 2025-05-28:
+--         "v0.9.0 has been released!" (2025-05-22: "We haven't officially
+--         released v0.9.0 yet")
+--   0.10  not found (v0.10.0 of July 2025: no dated source read), so a date
+--         between 0.9's and 0.11's is refused
+--   0.11  2025-10-02 (docs/predictions.md: "after 0.11.0 of 2025-10-02",
+--         beside vllm-project/vllm#27370)
+--   0.14  2026-01-23 (the v0.14.0 vllm-project/vllm-ascend#6181 ports
+--         against, as vllm_max_model_len_auto_release above)
+--   0.20  2026-04-27 (its release notes, as utilization above)
+--   0.21  2026-05-15: the GitHub release v0.21.0 by khluu, "May 15, 08:44"
+--         (the release feed quoted in a daily digest of 2026-05-15)
+--   0.29  2026-09-09: the GitHub release v0.29.0 by khluu, "Sep 9, 08:54"
+--         (the same digest, 2026-09-10)
+-- SGLang
+--   0.4   2024-12-04 (v0.4.0, as dp_attention_conservativeness above)
+--   0.5   not found
+-- TensorRT-LLM: no release date was read (0.5, 0.11, 0.14, 0.21, 1.0):
+--   every date is refused
+M.release_dates = {
+  vllm = {["0.6"] = "2024-09-05", ["0.7"] = "2025-01-27", ["0.8"] = "2025-03-19",
+          ["0.9"] = "2025-05-28", ["0.11"] = "2025-10-02", ["0.14"] = "2026-01-23",
+          ["0.20"] = "2026-04-27", ["0.21"] = "2026-05-15", ["0.29"] = "2026-09-09"},
+  sglang = {["0.4"] = "2024-12-04"},
+  trtllm = {},
+}
+local release_rows = {vllm = function() return M.vllm end, sglang = function() return M.sglang end,
+                      trtllm = function() return M.trtllm end}
+local engine_names = {vllm = "vLLM", sglang = "SGLang", trtllm = "TensorRT-LLM"}
+-- a release table's rows in release order, without vLLM's "0.7-v1" (0.7's
+-- V1 engine, not a release of its own)
+local function release_keys(rows)
+  local keys = {}
+  for k in pairs(rows) do
+    if not k:find("v1") then keys[#keys + 1] = k end
+  end
+  table.sort(keys, version_order)
+  return keys
+end
+
+--- A calendar date "YYYY-MM-DD" (a string) as its number YYYYMMDD; anything
+--- else (another form, a month or day that does not exist) is an error
+--- naming `what` and the value.
+function M.date_number(s, what)
+  what = what or "date"
+  local y, m, d
+  if type(s) == "string" then y, m, d = s:match("^(%d%d%d%d)%-(%d%d)%-(%d%d)$") end
+  if not y then
+    util.raise("%s: expected a date YYYY-MM-DD, got %s", what,
+               type(s) == "string" and ("'" .. s .. "'") or type(s))
+  end
+  y, m, d = tonumber(y), tonumber(m), tonumber(d)
+  local leap = (y % 4 == 0 and y % 100 ~= 0) or y % 400 == 0
+  local days = ({31, leap and 29 or 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31})[m]
+  if days == nil or d < 1 or d > days then
+    util.raise("%s: '%s' is not a calendar date (expected YYYY-MM-DD)", what, s)
+  end
+  return y * 10000 + m * 100 + d
+end
+
+--- The newest modelled release of engine `engine` ("vllm", "sglang",
+--- "trtllm") published on or before `date` ("YYYY-MM-DD", M.release_dates),
+--- or nil, why there is none and which case it is: "before" (the date is
+--- before the oldest modelled release), "unknown" (a release whose date was
+--- not found could be the newest) or "unmodelled" (a row kvplan does not
+--- model: TensorRT-LLM 0.8 to 0.10). A malformed date or an unknown engine
+--- is an error.
+function M.release_at(engine, date)
+  local rows = release_rows[engine]
+  if rows == nil then
+    util.raise("release_at: unknown engine '%s' (expected vllm, sglang or trtllm)", tostring(engine))
+  end
+  local n = M.date_number(date, "release_at: field 'date'")
+  local dates, name = M.release_dates[engine], engine_names[engine]
+  local keys = release_keys(rows())
+  local at
+  for i, k in ipairs(keys) do
+    if dates[k] and M.date_number(dates[k], "release_dates." .. engine) <= n then at = i end
+  end
+  if at == nil then
+    if dates[keys[1]] == nil then
+      return nil, string.format("%s %s's release date is not known: the release of %s cannot be named",
+                                name, keys[1], date), "unknown"
+    end
+    return nil, string.format("%s is before %s %s (%s), the oldest modelled", date, name, keys[1],
+                              dates[keys[1]]), "before"
+  end
+  local nxt = keys[at + 1]
+  if nxt and dates[nxt] == nil then
+    return nil, string.format("%s is after %s %s (%s), and %s %s's release date is not known",
+                              date, name, keys[at], dates[keys[at]], name, nxt), "unknown"
+  end
+  local k = keys[at]
+  if rows()[k].unmodelled then
+    return nil, string.format("%s %s, the release of %s, is not modelled: %s", name, k, date,
+                              rows()[k].unmodelled), "unmodelled"
+  end
+  return k
+end
+
+--- The oldest modelled release of engine `engine` (its first row; vLLM's
+--- "0.6").
+function M.oldest_release(engine)
+  local rows = release_rows[engine]
+  if rows == nil then
+    util.raise("oldest_release: unknown engine '%s' (expected vllm, sglang or trtllm)", tostring(engine))
+  end
+  local keys = release_keys(rows())
+  return keys[1]
+end
+
+--- vLLM's newest modelled release published on or before `date`
+--- (M.release_at("vllm", date)).
+function M.vllm_release_at(date)
+  return M.release_at("vllm", date)
+end
+
 return M

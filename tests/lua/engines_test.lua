@@ -927,3 +927,52 @@ do
     end
   end
 end
+
+-- the release of a date (issue 18): the newest modelled release published
+-- on or before it (engines.release_dates), nil with why and which case
+-- otherwise, an error for a date that is not YYYY-MM-DD
+do
+  check.eq(engines.vllm_release_at("2025-10-13"), "0.11", "a run of 2025-10-13: 0.11 (of 2025-10-02)")
+  check.eq(engines.vllm_release_at("2025-10-02"), "0.11", "the release's own day: that release")
+  check.eq(engines.vllm_release_at("2025-10-01"), nil, "the day before 0.11: 0.10, whose date is not known")
+  check.eq(engines.vllm_release_at("2024-10-10"), "0.6", "October 2024: 0.6")
+  check.eq(engines.vllm_release_at("2025-04-01"), "0.8", "April 2025: 0.8")
+  check.eq(engines.vllm_release_at("2026-12-04"), engines.vllm_latest, "today: the newest")
+  check.eq(engines.vllm_release_at("2026-05-15"), "0.21", "0.21's day")
+  local v, why, kind = engines.vllm_release_at("2023-12-06")
+  check.eq(v, nil, "before 0.6: none")
+  check.eq(kind, "before", "before the oldest")
+  check.eq(why, "2023-12-06 is before vLLM 0.6 (2024-09-05), the oldest modelled", "why")
+  v, why, kind = engines.vllm_release_at("2025-07-01")
+  check.eq(kind, "unknown", "between 0.9 and 0.11: 0.10's date is not known")
+  check.eq(why, "2025-07-01 is after vLLM 0.9 (2025-05-28), and vLLM 0.10's release date is not known",
+           "why")
+  check.eq(engines.oldest_release("vllm"), "0.6", "vLLM's oldest row")
+  check.eq(engines.oldest_release("trtllm"), "0.5", "TensorRT-LLM's oldest row")
+  check.eq(engines.release_at("sglang", "2024-12-04"), nil, "SGLang 0.5's date is not known")
+  check.eq(select(3, engines.release_at("trtllm", "2025-10-01")), "unknown", "no TensorRT-LLM date read")
+  check.eq(engines.release_at("trtllm", "2025-10-01"), nil, "no TensorRT-LLM date read")
+  check.error("release_at: field 'date': expected a date YYYY-MM-DD, got 'Oct 2025'",
+              function() engines.vllm_release_at("Oct 2025") end)
+  check.error("release_at: field 'date': '2025-02-29' is not a calendar date",
+              function() engines.vllm_release_at("2025-02-29") end)
+  check.eq(engines.vllm_release_at("2024-02-29"), nil, "a leap day is a date (before 0.6)")
+  check.error("release_at: field 'date': expected a date YYYY-MM-DD, got number",
+              function() engines.vllm_release_at(20251013) end)
+  check.error("release_at: unknown engine 'lmdeploy'", function() engines.release_at("lmdeploy", "2025-01-01") end)
+  -- the dates run with the releases: a newer row is never dated earlier
+  for name, dates in pairs(engines.release_dates) do
+    local last
+    for _, k in ipairs((function()
+      local rows = ({vllm = engines.vllm, sglang = engines.sglang, trtllm = engines.trtllm})[name]
+      local keys = {}
+      for key in pairs(rows) do if not key:find("v1") and dates[key] then keys[#keys + 1] = key end end
+      table.sort(keys, function(a, b) return engines.vllm_at_least(b, a) and a ~= b end)
+      return keys
+    end)()) do
+      local n = engines.date_number(dates[k])
+      check.eq(last == nil or n >= last, true, name .. " " .. k .. ": dated after the release before it")
+      last = n
+    end
+  end
+end

@@ -317,3 +317,36 @@ check.eq(itl{requests = 2, output_tokens = 2 + 10, e2e_ms = {mean = 60}, ttft_ms
          (60 - 10) * 2 / 10, "itl by hand")
 os.execute("rm -r " .. dir)
 print("throughput ok")
+
+-- a row without a release runs the release of its source's date (README.md,
+-- "A row without a release"; issue 18), on made-up sources
+do
+  M.source_dates["made-up-2025"] = "2025-10-13"
+  M.source_dates["made-up-2023"] = "2023-12-06"
+  M.source_dates["made-up-bad"] = "13 October 2025"
+  local v, note = M.release_of_date({source_id = "made-up-2025"}, "vllm")
+  check.eq(v, "0.11", "a source of 2025-10-13: vLLM 0.11")
+  check.eq(note, "2025-10-13 -> vllm 0.11", "its note")
+  v, note = M.release_of_date({source_id = "made-up-2023"}, "vllm")
+  check.eq(v, "0.6", "before vLLM 0.6: the oldest modelled")
+  check.eq(note, "2023-12-06 -> vllm 0.6 (2023-12-06 is before vLLM 0.6 (2024-09-05), the oldest modelled)",
+           "its note")
+  v, note = M.release_of_date({source_id = "made-up-none"}, "vllm")
+  check.eq(v, nil, "no date: the newest (nil)")
+  check.eq(note, "no date read for the source", "its note")
+  v, note = M.release_of_date({source_id = "made-up-2025"}, "trtllm")
+  check.eq(v, nil, "no TensorRT-LLM release date: the newest (nil)")
+  check.error("expected a date YYYY-MM-DD, got '13 October 2025'",
+              function() M.release_of_date({source_id = "made-up-bad"}, "vllm") end)
+  -- through M.options: an LMDeploy row (no release of its own, budget vllm)
+  -- takes vLLM's release of its date; a row naming one keeps it
+  local row = {engine = "lmdeploy", budget = "vllm", source_id = "made-up-2023", engine_version = "v0.1.0",
+               model = "llama-3.1-8b", gpu = "h100-sxm", tp = 1, pp = 1, kv = "auto", weights = "native",
+               prompt = 128, output = 128, requests = 8, notes = ""}
+  check.eq(M.options(row).engine_version, "0.6", "LMDeploy of 2023-12-06: vLLM 0.6's rule")
+  row.engine, row.engine_version, row.source_id = "vllm", "0.9.2", "made-up-2025"
+  check.eq(M.options(row).engine_version, "0.9.2", "a named release is kept")
+  row.engine_version = ""
+  check.eq(M.options(row).engine_version, "0.11", "blank: the release of 2025-10-13")
+  for _, k in ipairs{"made-up-2025", "made-up-2023", "made-up-bad"} do M.source_dates[k] = nil end
+end

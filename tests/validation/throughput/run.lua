@@ -58,6 +58,7 @@
 
 local kv = require "kvplan"
 local csv = require "kvplan.csv"
+local engines = require "kvplan.engines"
 local args = kv.options(..., {dir = "tests/validation/throughput", out = "", ratchet = "check",
                                  timing = false})
 if args.ratchet ~= "check" and args.ratchet ~= "none" and args.ratchet ~= "update" then
@@ -505,6 +506,44 @@ function M.notes_dp_attention(notes)
   return true, dp
 end
 
+-- The date of each source whose rows name no release (README.md, "A row
+-- without a release"): the date of the commit its URL pins, or the page's
+-- own date, as README.md's section on the source states it. A source not
+-- here has no date read: its rows run the newest modelled release.
+--   cloudrift-server-benchmark  commit 5af039c512c1 of cloudrift-ai/server-
+--     benchmark, 2025-10-13 (README.md; its rows' notes: "committed 2025-10-13")
+--   oci-mi300x-llama31-405b  the Oracle blog page's date, "October 10, 2024"
+--     (README.md)
+--   lmdeploy-a100-fp16-v0.1  commit 3e391df46733 of InternLM/lmdeploy,
+--     "reformat tables", committed 2023-12-06T12:23:10+08:00 (the
+--     repository's history, git show -s)
+-- Not found: mushfiqrahman-4090 (the page, https://mushfiqrahman.dev/?p=1668,
+-- states no date in the corpus or README), trtllm-perf-overview-585c7565 and
+-- trtllm-dsr1-best-perf (the dates of TensorRT-LLM commits 585c756579dc and
+-- 01c4ece911eb were not read), nim-benchmarking-llm-1.0 (the page states no
+-- publication date; "read 2026-12-01" is when it was read).
+M.source_dates = {
+  ["cloudrift-server-benchmark"] = "2025-10-13",
+  ["oci-mi300x-llama31-405b"] = "2024-10-10",
+  ["lmdeploy-a100-fp16-v0.1"] = "2023-12-06",
+}
+
+--- The release row r runs by its source's date when it names none (README.md,
+--- "A row without a release"): engine is kvplan's engine of the row (its
+--- budget's for NIM and LMDeploy). Returns the release or nil, and a note:
+--- "DATE -> RELEASE" or why the row stays on the newest release.
+function M.release_of_date(r, engine)
+  local date = M.source_dates[r.source_id]
+  if date == nil then return nil, "no date read for the source" end
+  local v, why, kind = engines.release_at(engine, date)
+  if v == nil and kind == "before" then
+    v = engines.oldest_release(engine)
+    return v, string.format("%s -> %s %s (%s)", date, engine, v, why)
+  end
+  if v == nil then return nil, string.format("%s: %s", date, why) end
+  return v, string.format("%s -> %s %s", date, engine, v)
+end
+
 --- kv.simulate's options for row r, or nil and why kvplan cannot express it.
 function M.options(r)
   local engine = ENGINE[r.engine]
@@ -528,6 +567,11 @@ function M.options(r)
       if v:find("pytorch backend", 1, true) then o.backend = "pytorch"
       elseif v:find("tensorrt engine", 1, true) then o.backend = "tensorrt" end
     end
+  end
+  -- no release named: the release of the source's date (README.md)
+  if o.engine_version == nil and engine ~= nil then
+    local v, note = M.release_of_date(r, engine or r.budget)
+    o.engine_version, r.release_note = v, note
   end
   if r.ep ~= nil and r.ep > 1 then
     if r.budget == "sglang" then
@@ -733,6 +777,20 @@ function M.summary(rows)
   out[#out + 1] = ""
   out[#out + 1] = string.format("skipped: %d", #skipped)
   for _, s in ipairs(skipped) do out[#out + 1] = "  " .. s end
+  -- the rows without a release, by source: the release of their date, or
+  -- why they stay on the newest (README.md, "A row without a release")
+  local notes, order = {}, {}
+  for _, r in ipairs(rows) do
+    if r.release_note then
+      local k = string.format("%s (%s): %s", r.source_id, r.split, r.release_note)
+      if not notes[k] then notes[k] = 0; order[#order + 1] = k end
+      notes[k] = notes[k] + 1
+    end
+  end
+  table.sort(order)
+  out[#out + 1] = ""
+  out[#out + 1] = "without a release, the release of the source's date:"
+  for _, k in ipairs(order) do out[#out + 1] = string.format("  %s, %d rows", k, notes[k]) end
   return table.concat(out, "\n") .. "\n"
 end
 
