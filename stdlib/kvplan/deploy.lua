@@ -1188,6 +1188,14 @@ function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
   opts = M.rename(opts, "deployment")
   util.check_keys(opts, fields, "deployment")
+  -- engine_version = "@YYYY-MM-DD": the release of that date (engines.
+  -- dated_version), named as the release from here on
+  if type(opts.engine_version) == "string" and opts.engine_version:sub(1, 1) == "@" then
+    local o = {}
+    for k, v in pairs(opts) do o[k] = v end
+    o.engine_version = engines.dated_version(opts.engine or opts.budget or "vllm", opts.engine_version)
+    opts = o
+  end
   local given = opts
   local combination
   if opts.optim ~= nil then

@@ -375,8 +375,10 @@ function M.vllm_v0_fallback(row, version, gpu, m, kv)
 end
 
 --- The row of a vLLM version: "0.10", "0.10.1" (its minor), "latest" (the
---- newest modelled), nil (the same: M.vllm_latest).
+--- newest modelled), nil (the same: M.vllm_latest), "@YYYY-MM-DD" (the
+--- release of that date, M.dated_version).
 function M.vllm_version(v)
+  v = M.dated_version("vllm", v)
   if v == nil or v == "latest" then v = M.vllm_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
   local row = M.vllm[v]
@@ -408,6 +410,7 @@ end
 --- for the newest, as "latest") at least release `at` ("0.9.2")? A release named by
 --- its minor alone is its .0.
 function M.vllm_at_least(v, at)
+  v = M.dated_version("vllm", v)
   if v == nil or v == "latest" then v = M.vllm_latest end
   local function parts(s)
     local a, b, c = tostring(s):match("^v?(%d+)%.(%d+)%.?(%d*)")
@@ -1072,6 +1075,7 @@ end
 --- name: a release from 0.4 on takes the newest modelled row not after it;
 --- an older one is an error naming the releases known.
 function M.sglang_version(v)
+  v = M.dated_version("sglang", v)
   if v == nil or v == "latest" then v = M.sglang_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
   local x, y = v:match("^v?(%d+)%.(%d+)")
@@ -1247,6 +1251,7 @@ M.trtllm_defaults = {max_num_tokens = 8192, max_batch_size = 2048, fraction = 0.
 --- before the oldest row, or whose row is `unmodelled` (0.8 to 0.10), is an
 --- error naming the releases known.
 function M.trtllm_version(v)
+  v = M.dated_version("trtllm", v)
   if v == nil or v == "latest" then v = M.trtllm_latest end
   if type(v) ~= "string" then util.raise("field 'engine_version' must be a string, got %s", type(v)) end
   local x, y = v:match("^v?(%d+)%.(%d+)")
@@ -1530,6 +1535,20 @@ function M.oldest_release(engine)
   end
   local keys = release_keys(rows())
   return keys[1]
+end
+
+--- An engine_version of the form "@YYYY-MM-DD" (the release a deployment
+--- of that day ran: the newest modelled release of `engine` published on or
+--- before it, M.release_at) as that release; any other value unchanged. A
+--- date that names no release (before the oldest modelled, or where a
+--- release whose date is not known could be it) or is malformed is an
+--- error naming the field and why.
+function M.dated_version(engine, v)
+  if type(v) ~= "string" or v:sub(1, 1) ~= "@" then return v end
+  M.date_number(v:sub(2), string.format("field 'engine_version' = '%s'", v))
+  local r, why = M.release_at(engine, v:sub(2))
+  if r == nil then util.raise("field 'engine_version' = '%s' names no release: %s", v, why) end
+  return r
 end
 
 --- vLLM's newest modelled release published on or before `date`

@@ -65,7 +65,7 @@ M.list = {
    spec = false, meaning = "the engine itself: its budget rule, defaults and startup check"},
   {name = "engine_version", type = "string",
    default = "the newest modelled, as latest: vLLM 0.29, SGLang 0.5, TensorRT-LLM 1.0",
-   spec = false, meaning = "the engine's release whose defaults apply (0.11 reproduces vLLM 0.11; 0.5, 1.0, latest)"},
+   spec = false, meaning = "the engine's release whose defaults apply (0.11 reproduces vLLM 0.11; 0.5, 1.0, latest; @YYYY-MM-DD: the release of that date)"},
   {name = "utilization", type = "fraction", default = "vLLM's release: 0.92 (0.20 on, the default release), 0.9 before; TensorRT-LLM 0.9; SGLang: by tp or the GPU",
    sweep = true, vllm = "gpu_memory_utilization", sglang = "mem_fraction_static",
    trtllm = {"free_gpu_memory_fraction", "kv_cache_free_gpu_memory_fraction",

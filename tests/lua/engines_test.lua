@@ -976,3 +976,29 @@ do
     end
   end
 end
+
+-- engine_version = "@YYYY-MM-DD": the release of that date (issue 18)
+do
+  check.eq(engines.dated_version("vllm", "@2025-03-01"), "0.7", "@2025-03-01: vLLM 0.7")
+  check.eq(engines.dated_version("vllm", "0.9.2"), "0.9.2", "a release is kept")
+  check.eq(engines.dated_version("vllm", nil), nil, "none is kept")
+  check.eq(engines.vllm_version("@2025-10-13"), engines.vllm["0.11"], "vllm_version reads a date")
+  check.eq(select(2, engines.vllm_version("@2026-12-04")), engines.vllm_latest, "today: the newest")
+  check.eq(engines.vllm_at_least("@2025-04-01", "0.8"), true, "vllm_at_least reads a date")
+  check.eq(engines.vllm_at_least("@2025-04-01", "0.9"), false, "April 2025 is before 0.9")
+  check.error("field 'engine_version' = '@2025-3-1': expected a date YYYY-MM-DD, got '2025-3-1'",
+              function() engines.vllm_version("@2025-3-1") end)
+  check.error("field 'engine_version' = '@2023-01-01' names no release: 2023-01-01 is before vLLM 0.6",
+              function() engines.vllm_version("@2023-01-01") end)
+  check.error("field 'engine_version' = '@2025-07-01' names no release: 2025-07-01 is after vLLM 0.9",
+              function() engines.vllm_version("@2025-07-01") end)
+  check.error("names no release: TensorRT-LLM 0.5's release date is not known",
+              function() engines.trtllm_version("@2025-01-01") end)
+  local kv = require "kvplan"
+  local d = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = "@2025-03-01"}
+  check.eq(d.engine_version, "0.7", "kv.deploy: the release of 2025-03-01")
+  check.eq(d.utilization, 0.9, "0.7's utilization")
+  local d2 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = "0.7"}
+  check.eq(type(d:ledger().kv_tokens), "number", "a ledger")
+  check.eq(d2:ledger().kv_tokens, d:ledger().kv_tokens, "the same KV tokens as engine_version = '0.7'")
+end
