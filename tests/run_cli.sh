@@ -1484,5 +1484,56 @@ expect startup_null_block 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_le
 check "startup_null_block: why no request fits whole" grep -q "no request of 27744 tokens fits whole: vLLM's startup check at this release counts its null block" "$out/startup_null_block.out"
 expect startup_one_request 0 "" -- startup model=llama-3.1-8b gpu=l4 max_model_len=27744 engine_version=0.29
 check "startup_one_request: singular" grep -q "it holds 1 request of 27744 tokens at once" "$out/startup_one_request.out"
+# the front door with hostile values (docs/reliability.md, 2026-12-04)
+h="$out/hostile"; rm -rf "$h"; mkdir -p "$h"
+printf 'a,b\n1,2\n' > "$h/ok.csv"
+# --max-memory took strtod's forms ('0x1p20', ' 1M') and fractions of a byte
+# ('1.5': "cannot create the Lua state: out of memory", no option named)
+expect mem_hex 2 "kvplan: bad --max-memory '0x1p20' (expected a size such as 512M, 2G or 2GiB)" -- --max-memory 0x1p20 -e ''
+expect mem_blank 2 "kvplan: bad --max-memory ' 1M' (expected a size such as 512M, 2G or 2GiB)" -- --max-memory ' 1M' -e ''
+expect mem_fraction 2 "kvplan: bad --max-memory '1.5': 1.5 bytes is not a whole number of bytes (expected a size such as 512M, 2G or 2GiB)" -- --max-memory 1.5 -e ''
+expect mem_too_small 1 "kvplan: memory limit exceeded (--max-memory 100 bytes) creating the Lua state: kvplan needs more to start" -- --max-memory 100 -e ''
+expect mem_exponent 0 "" -- --max-memory 1e9 -e ''
+expect timeout_hex 2 "kvplan: bad --timeout '0x10' (expected seconds > 0, such as 30 or 0.5)" -- --timeout 0x10 -e ''
+# -o '' reached the writer ("cannot rename '.tmp.HkMRg8' to ''"); -o DIR/ and
+# a missing directory named the random temporary
+expect o_empty 2 "kvplan: option '-o' needs a file name, got '' (try 'kvplan --help')" -- fit model=llama-3.1-8b -o ''
+expect o_slash 1 "kvplan: $(pwd)/scripts/fit.lua:101: cannot write '$h/none/': the name ends in '/' (expected a file name)" -- \
+  fit model=llama-3.1-8b gpus=l4 -o "$h/none/"
+expect o_missing_dir 1 "kvplan: $(pwd)/scripts/fit.lua:101: cannot write '$h/none/f.csv': No such file or directory (creating a file in '$h/none')" -- \
+  fit model=llama-3.1-8b gpus=l4 -o "$h/none/f.csv"
+check "o_missing_dir: no temporary, no directory" test ! -e "$h/none"
+# a CSV input without line breaks (/dev/zero) grew one field without end
+# (1.5 GB in 8 s for plot, prices=, trace=); a directory said "cannot read '.'"
+expect csv_dev_zero 1 "kvplan: /dev/zero:1: a line longer than 16777216 bytes (a CSV file's lines are at most 16 MiB)" -- \
+  --max-memory 512M plot /dev/zero x=a y=b -o "$h/z.svg"
+expect csv_prices_dev_zero 2 "kvplan: command line: argument 'prices': /dev/zero:1: a line longer than 16777216 bytes (a CSV file's lines are at most 16 MiB)" -- \
+  --max-memory 512M best model=llama-3.1-8b context=8k concurrency=8 rank=cost prices=/dev/zero
+expect csv_trace_dir 2 "kvplan: command line: argument 'trace': cannot read '$h': it is a directory (expected a CSV file)" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$h"
+# --max-memory let a growing CSV field through: glibc rounds a large block
+# to whole pages, so a realloc to the size it already had grew it by a page,
+# unchecked (480 MB under --max-memory 8M on /dev/zero); now the field stops
+# at the limit (before: read whole, then "not enough memory" from Lua)
+head -c 15000000 /dev/zero | tr '\0' a > "$h/line.csv"
+expect mem_csv_field 0 "" -- --max-memory 8M -e "print(pcall(require('kvplan.csv').read, '$h/line.csv'))"
+check "mem_csv_field: the CSV reader stops at the limit" \
+  grep -qF "false	(command line):1: $h/line.csv:1: not enough memory for a field of $h/line.csv (memory exhausted while increasing buffer size)" "$out/mem_csv_field.out"
+rm -f "$h/line.csv"
+# a directory as a result file or profile: "the file is empty", "is not JSON"
+expect calibrate_dir 1 "kvplan: cannot read result file '$h': Is a directory" -- calibrate "$h" model=llama-3.1-8b gpu=h100
+expect profile_dir 2 "kvplan: command line: argument 'profile': cannot read profile '$h': Is a directory" -- \
+  fit model=llama-3.1-8b gpus=l4 profile="$h"
+# batch -d naming a file ran every script to fail on its report; an empty
+# manifest was the usage text
+cp tests/cli/args.lua "$h/s.lua"
+expect batch_d_file 2 "kvplan: batch: -d '$h/ok.csv' is not a directory (expected the directory for the reports)" -- \
+  batch -d "$h/ok.csv" "$h/s.lua"
+expect batch_d_empty 2 "kvplan: option '-d' needs a directory, got '' (try 'kvplan --help')" -- batch -d '' "$h/s.lua"
+printf '# nothing\n\n' > "$h/none.txt"
+expect batch_manifest_empty 2 "kvplan: batch: manifest '$h/none.txt' lists no script (expected lines '[NAME:] SCRIPT key=value ...')" -- \
+  batch -d "$h/b" -m "$h/none.txt"
+# completion with a word too many said "(got 'bash')"
+expect completion_extra 2 "kvplan: command line: usage: kvplan completion bash|zsh (got 'bash' 'extra')" -- completion bash extra
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

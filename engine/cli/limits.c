@@ -119,9 +119,24 @@ void *__wrap_calloc(size_t n, size_t size) {
   return p;
 }
 
+/* What glibc may give beyond n: a block it maps itself (large ones) is
+ * rounded up to whole pages, its header included, so a realloc to the
+ * usable size it already has (n <= old, which was let through unchecked)
+ * grew it by a page: libcsv growing a field on /dev/zero retries smaller
+ * sizes until one fits, and reached 480 MB under --max-memory 8M. */
+static size_t realloc_slack(void) {
+  static size_t page;
+  if (page == 0) {
+    long ps = sysconf(_SC_PAGESIZE);
+    page = ps > 0 ? (size_t)ps : 4096;
+  }
+  return page + 4 * sizeof(size_t);
+}
+
 void *__wrap_realloc(void *p, size_t n) {
   size_t old = p ? malloc_usable_size(p) : 0;
-  if (n > old && !may_grow(n - old)) return errno = ENOMEM, NULL;
+  size_t most = n > SIZE_MAX - realloc_slack() ? SIZE_MAX : n + realloc_slack();
+  if (most > old && !may_grow(most - old)) return errno = ENOMEM, NULL;
   void *q = __real_realloc(p, n);
   if (q != NULL || n == 0) c_used = c_used - old + (q ? malloc_usable_size(q) : 0);
   return q;
@@ -174,16 +189,40 @@ long long kvp_cli_max_memory(void) { return lim.max_memory; }
 
 /* ---- options ------------------------------------------------------------------- */
 
-/* "512M", "2GiB", "1.5G", "800000000": bytes (K, M, G, T binary). */
+/* A decimal number: digits, optionally '.' and digits, optionally an
+ * exponent ("1e6"), nothing else (no sign, blank, hex, "inf" or "nan",
+ * which strtod takes: "0x1p20" was a mebibyte, " 1M" one too). The end of
+ * it, or NULL. */
+static const char *decimal(const char *v) {
+  const char *s = v;
+  while (*s >= '0' && *s <= '9') s++;
+  if (s == v) return NULL;
+  if (*s == '.') {
+    const char *d = ++s;
+    while (*s >= '0' && *s <= '9') s++;
+    if (s == d) return NULL;
+  }
+  if (*s == 'e' || *s == 'E') {
+    const char *e = s + 1;
+    if (*e == '+' || *e == '-') e++;
+    const char *d = e;
+    while (*e >= '0' && *e <= '9') e++;
+    if (e != d) s = e;
+  }
+  return s;
+}
+
+/* "512M", "2GiB", "1.5G", "800000000": a whole number of bytes (K, M, G, T
+ * binary). "1.5" (a byte and a half) and "0x10" are refused. */
 int kvp_cli_set_max_memory(const char *v) {
-  char *end;
+  const char *end = decimal(v);
   errno = 0;
-  double x = strtod(v, &end);
+  double x = end != NULL ? strtod(v, NULL) : 0;
   double f = 1;
-  if (end != v && *end != '\0') {
+  if (end != NULL && *end != '\0') {
     const char *u = "KMGT";
     const char *at = strchr(u, *end);
-    if (at != NULL && *end != '\0') {
+    if (at != NULL) {
       for (const char *k = u; k <= at; k++) f *= 1024;
       end++;
       if (*end == 'i') end++;
@@ -192,8 +231,13 @@ int kvp_cli_set_max_memory(const char *v) {
       end++;
     }
   }
-  if (end == v || *end != '\0' || errno != 0 || !(x > 0) || x * f >= 9.2e18) {
+  if (end == NULL || *end != '\0' || errno != 0 || !(x > 0) || x * f >= 9.2e18) {
     fprintf(stderr, "kvplan: bad --max-memory '%s' (expected a size such as 512M, 2G or 2GiB)\n", v);
+    return -1;
+  }
+  if (x * f != (double)(long long)(x * f)) {
+    fprintf(stderr, "kvplan: bad --max-memory '%s': %.17g bytes is not a whole number of bytes "
+            "(expected a size such as 512M, 2G or 2GiB)\n", v, x * f);
     return -1;
   }
   lim.max_memory = (long long)(x * f);
@@ -201,10 +245,10 @@ int kvp_cli_set_max_memory(const char *v) {
 }
 
 int kvp_cli_set_timeout(const char *v) {
-  char *end;
+  const char *end = decimal(v);
   errno = 0;
-  double x = strtod(v, &end);
-  if (end == v || *end != '\0' || errno != 0 || !(x > 0) || x > 1e9) {
+  double x = end != NULL ? strtod(v, NULL) : 0;
+  if (end == NULL || *end != '\0' || errno != 0 || !(x > 0) || x > 1e9) {
     fprintf(stderr, "kvplan: bad --timeout '%s' (expected seconds > 0, such as 30 or 0.5)\n", v);
     return -1;
   }
@@ -247,7 +291,7 @@ static double now(void) {
 
 static void time_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  if (kvl_stop || now() >= deadline) luaL_error(L, "time limit exceeded (--timeout %f s)", lim.timeout);
+  if (kvl_stop || now() >= deadline) luaL_error(L, "time limit exceeded (--timeout %g s)", lim.timeout);
 }
 
 static char stop_msg[96];
@@ -468,14 +512,31 @@ static void wrap_path(lua_State *L, const char *table, const char *name, const c
   lua_pop(L, 1);
 }
 
-/* load(chunk, name, mode, env) with the mode forced to text (unless
+/* The mode a load may use: the script's own ("b", "t", "bt"; default
+ * "bt") less "b" unless --allow-binary. NULL when nothing is left: a mode
+ * "b" asks for a binary chunk alone, refused (it was replaced by "t", so
+ * load(text, name, "b") loaded the text that Lua refuses under "b"). */
+static const char *chunk_mode(lua_State *L, int arg) {
+  const char *m = luaL_optstring(L, arg, "bt");
+  int t = strchr(m, 't') != NULL, b = strchr(m, 'b') != NULL && lim.allow_binary;
+  return t && b ? "bt" : t ? "t" : b ? "b" : NULL;
+}
+
+static int refuse_mode(lua_State *L, int arg) {
+  luaL_pushfail(L);
+  lua_pushfstring(L, "attempt to load a chunk in mode '%s': binary chunks are refused "
+                  "(--allow-binary accepts them)", luaL_optstring(L, arg, "bt"));
+  return 2;
+}
+
+/* load(chunk, name, mode, env) with the mode limited to text (unless
  * --allow-binary): upvalue 1 is the real load */
 static int text_load(lua_State *L) {
   lua_settop(L, 4);
-  if (!lim.allow_binary) {
-    lua_pushliteral(L, "t");
-    lua_replace(L, 3);
-  }
+  const char *mode = chunk_mode(L, 3);
+  if (mode == NULL) return refuse_mode(L, 3);
+  lua_pushstring(L, mode);
+  lua_replace(L, 3);
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
   lua_call(L, 4, LUA_MULTRET);
@@ -485,6 +546,8 @@ static int text_load(lua_State *L) {
 /* loadfile(path, mode, env) likewise */
 static int text_loadfile(lua_State *L) {
   const char *path = luaL_optstring(L, 1, NULL);
+  const char *mode = chunk_mode(L, 2);
+  if (mode == NULL) return refuse_mode(L, 2);
   if (lim.sandbox && path != NULL) {
     lua_pushcfunction(L, l_check);
     lua_pushstring(L, path);
@@ -493,7 +556,7 @@ static int text_loadfile(lua_State *L) {
     lua_pop(L, 2);
   }
   int env = !lua_isnone(L, 3);
-  if (luaL_loadfilex(L, path, kvp_cli_chunk_mode()) != LUA_OK) {
+  if (luaL_loadfilex(L, path, mode) != LUA_OK) {
     luaL_pushfail(L);
     lua_insert(L, -2);
     return 2;

@@ -65,10 +65,17 @@ typedef struct optdef {
 } optdef;
 
 static int set_code(options *o, const char *v) { o->code = v; return 0; }
-static int set_output(options *o, const char *v) { o->output = v; return 0; }
-static int set_config(options *o, const char *v) { o->config = v; return 0; }
-static int set_outdir(options *o, const char *v) { o->outdir = v; return 0; }
-static int set_manifest(options *o, const char *v) { o->manifest = v; return 0; }
+/* an option whose value names a file or directory: '' names none (-o ''
+ * reached the writer, which tried to rename its temporary to '') */
+static int named(const char *opt, const char *v, const char *what) {
+  if (*v != '\0') return 0;
+  fprintf(stderr, "kvplan: option '%s' needs %s, got '' (try 'kvplan --help')\n", opt, what);
+  return -1;
+}
+static int set_output(options *o, const char *v) { o->output = v; return named("-o", v, "a file name"); }
+static int set_config(options *o, const char *v) { o->config = v; return named("--config", v, "a directory"); }
+static int set_outdir(options *o, const char *v) { o->outdir = v; return named("-d", v, "a directory"); }
+static int set_manifest(options *o, const char *v) { o->manifest = v; return named("-m", v, "a file name"); }
 static int set_quiet(options *o, const char *v) { (void)v; o->quiet = 1; return 0; }
 
 /* The name of a comma-separated list at *p, blanks around it dropped: its
@@ -524,7 +531,11 @@ static int run_script(const options *o, const char *script, const char *code, co
                       int n, char **words, const char *output, const char *name) {
   lua_State *L = kvp_cli_newstate();
   if (L == NULL) {
-    fprintf(stderr, "kvplan: cannot create the Lua state: out of memory\n");
+    if (kvp_cli_memory_hit())
+      fprintf(stderr, "kvplan: memory limit exceeded (--max-memory %lld bytes) creating the Lua "
+              "state: kvplan needs more to start\n", kvp_cli_max_memory());
+    else
+      fprintf(stderr, "kvplan: cannot create the Lua state: out of memory\n");
     return 1;
   }
   if (label == NULL) label = script != NULL ? script : "(default scenario)";
@@ -1276,6 +1287,11 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
       return 2;
     }
   }
+  if (o->manifest != NULL && njob == 0 && o->outdir != NULL && o->code == NULL && o->output == NULL) {
+    fprintf(stderr, "kvplan: batch: manifest '%s' lists no script (expected lines "
+                    "'[NAME:] SCRIPT key=value ...')\n", o->manifest);
+    return 2;
+  }
   if (o->outdir == NULL || njob == 0 || o->code != NULL || o->output != NULL) {
     fprintf(stderr, "kvplan: usage: kvplan batch [options] -d OUTDIR SCRIPT.lua... [key=value ...]\n"
                     "       kvplan batch [options] -d OUTDIR -m MANIFEST [key=value ...]\n");
@@ -1299,6 +1315,12 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
   if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
     fprintf(stderr, "kvplan: cannot create '%s': %s\n", o->outdir, strerror(errno));
     return 1;
+  }
+  struct stat dst; /* an OUTDIR that is a file: every script would fail on its report */
+  if (stat(o->outdir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+    fprintf(stderr, "kvplan: batch: -d '%s' is not a directory (expected the directory for the reports)\n",
+            o->outdir);
+    return 2;
   }
   int failed = 0, most = 0;
   for (int s = 0; s < njob; s++) most = jobs[s].n > most ? jobs[s].n : most;

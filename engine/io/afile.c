@@ -65,6 +65,12 @@ kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
     return f;
   }
   size_t n = strlen(path);
+  if (n == 0 || path[n - 1] == '/') { /* "" and "dir/" name no file to write */
+    snprintf(err, errlen, "cannot write '%s': %s", path,
+             n == 0 ? "the file name is empty" : "the name ends in '/' (expected a file name)");
+    release(f);
+    return NULL;
+  }
   /* A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is
    * written in place: renaming a file over it would replace the device
    * node itself (as root, /dev/null would become a regular file). */
@@ -106,8 +112,11 @@ kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
   int e = errno;
   if (f->fd >= 0) link_in(f);
   unblock(&old);
-  if (f->fd < 0) {
-    snprintf(err, errlen, "cannot create '%s': %s", f->tmp, strerror(e));
+  if (f->fd < 0) { /* named by the file asked for, not the temporary's random name */
+    const char *slash = strrchr(path, '/');
+    int dn = slash == NULL ? 1 : slash == path ? 1 : (int)(slash - path);
+    snprintf(err, errlen, "cannot write '%s': %s (creating a file in '%.*s')", path, strerror(e),
+             dn, slash == NULL ? "." : path);
     release(f);
     return NULL;
   }

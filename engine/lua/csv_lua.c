@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "afile.h"
 #include "csvw.h"
@@ -361,7 +362,13 @@ typedef struct reader {
   lua_Integer line;  /* line where the current row starts */
   lua_Integer cur;   /* current physical line */
   int open;          /* a row table is on the stack */
+  size_t linelen;    /* bytes of the current physical line so far */
 } reader;
+
+/* The longest physical line the reader takes, in bytes (16 MiB, as kvplan
+ * merge): past it the input is no CSV report or catalog (/dev/zero, a
+ * binary file without line breaks grew one field without end). */
+#define CSV_MAX_LINE ((size_t)1 << 24)
 
 static void on_field(void *s, size_t len, void *data) {
   reader *r = data;
@@ -392,7 +399,11 @@ static void on_row(int c, void *data) {
 static int feed_lines(struct csv_parser *p, reader *r, const char *buf, size_t n) {
   size_t start = 0;
   for (size_t i = 0; i < n; i++) {
-    if (buf[i] != '\n') continue;
+    if (buf[i] != '\n') {
+      if (++r->linelen > CSV_MAX_LINE) return -2;
+      continue;
+    }
+    r->linelen = 0;
     if (csv_parse(p, buf + start, i + 1 - start, on_field, on_row, r) != i + 1 - start) return -1;
     start = i + 1;
     r->cur++;
@@ -421,6 +432,11 @@ static int l_read(lua_State *L) {
     lua_pushfstring(L, "cannot open '%s': %s", path, strerror(errno));
     return 2;
   }
+  struct stat st;
+  if (f != NULL && !std_in && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    return kvl_error(L, "cannot read '%s': it is a directory (expected a CSV file)", path);
+  }
   lua_settop(L, 2); /* the text stays on the stack while it is parsed */
   struct csv_parser p;
   csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI);
@@ -433,27 +449,33 @@ static int l_read(lua_State *L) {
   csv_set_blk_size(&p, 1 << 16);
   lua_newtable(L);
   lua_newtable(L);
-  reader r = {L, lua_gettop(L) - 1, lua_gettop(L), 0, 0, 1, 1, 0};
+  reader r = {L, lua_gettop(L) - 1, lua_gettop(L), 0, 0, 1, 1, 0, 0};
   char buf[4096];
   size_t n;
   int bad = 0, ioerr = 0;
   int read_any = 0;
   if (text != NULL) {
     read_any = tlen > 0;
-    bad = feed_lines(&p, &r, text, tlen) < 0;
+    bad = feed_lines(&p, &r, text, tlen);
   } else {
     while (!bad && (n = fread(buf, 1, sizeof buf, f)) > 0) {
       read_any = 1;
-      bad = feed_lines(&p, &r, buf, n) < 0;
+      bad = feed_lines(&p, &r, buf, n);
     }
-    ioerr = ferror(f);
+    ioerr = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
     if (std_in) clearerr(f);
     else fclose(f);
   }
   if (!bad && csv_fini(&p, on_field, on_row, &r) != 0) bad = 1;
   const char *why = csv_strerror(csv_error(&p));
+  int nomem = csv_error(&p) == CSV_ENOMEM;
   csv_free(&p);
-  if (ioerr) return kvl_error(L, "cannot read '%s'", shown);
+  if (ioerr) return kvl_error(L, "cannot read '%s': %s", shown, strerror(ioerr));
+  if (bad == -2)
+    return kvl_error(L, "%s:%I: a line longer than %I bytes (a CSV file's lines are at most 16 MiB)",
+                     shown, r.cur, (lua_Integer)CSV_MAX_LINE);
+  if (bad && nomem) /* a field past --max-memory is no malformed CSV */
+    return kvl_error(L, "%s:%I: not enough memory for a field of %s (%s)", shown, r.cur, shown, why);
   if (bad) return kvl_error(L, "%s:%I: malformed CSV (%s)", shown, r.cur, why);
   if (std_in && !read_any) {
     luaL_pushfail(L);

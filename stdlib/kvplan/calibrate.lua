@@ -321,7 +321,13 @@ local function read_text(path, max, what)
     if path == "-" then util.raise("cannot read %s: %s", what, tostring(err)) end
     util.raise("cannot read %s '%s': %s", what, path, tostring(err))
   end
-  local text = f:read(max + 1) or ""
+  -- a directory opens, then fails to read: it was "the file is empty"
+  local text, rerr = f:read(max + 1)
+  if text == nil and rerr ~= nil then
+    if path ~= "-" then f:close() end
+    util.raise("cannot read %s '%s': %s", what, util.input_name(path), tostring(rerr))
+  end
+  text = text or ""
   if path == "-" then stdin_text = text else f:close() end
   if #text > max then util.raise("%s '%s' is larger than %d bytes", what, util.input_name(path), max) end
   return text

@@ -263,8 +263,19 @@ function M.command(args)
   local shell, n = args and args[1], 0
   for _ in pairs(args or {}) do n = n + 1 end
   if (shell ~= "bash" and shell ~= "zsh") or n ~= 1 then
+    -- every word and key=value given: "completion bash extra" said "(got 'bash')"
+    local got = {}
+    for _, w in ipairs(args or {}) do got[#got + 1] = "'" .. util.escape(tostring(w), 40) .. "'" end
+    local keys = {}
+    for k in pairs(args or {}) do
+      if math.type(k) ~= "integer" or k < 1 or k > #args then keys[#keys + 1] = tostring(k) end
+    end
+    table.sort(keys)
+    for _, k in ipairs(keys) do
+      got[#got + 1] = "'" .. util.escape(k .. "=" .. tostring(args[k]), 40) .. "'"
+    end
     options.bad("usage: kvplan completion bash|zsh (got %s)",
-                shell and ("'" .. util.escape(shell, 40) .. "'") or "no shell")
+                #got == 0 and "no shell" or table.concat(got, " "))
   end
   io.stdout:write(M[shell](M.describe()))
 end

@@ -145,3 +145,38 @@ os.execute("rm -r " .. csvdir)
 at_line("class_bytes: unknown weight class 'x' (known: embeddings, lm_head,", function() return (m:class_bytes("x", kv.format("bf16"))) end)
 at_line("field 'format' must be a format name or table, got number", function() return (m:class_bytes("mlp", 5)) end)
 check.eq(m:class_bytes("mlp", "bf16"), m:class_bytes("mlp", kv.format("bf16")), "a format by name")
+
+-- (2026-12-04) load's and loadfile's mode: kvplan replaced it by "t", so a
+-- mode "b" (a binary chunk alone) loaded a text chunk, which Lua refuses
+-- under "b"; now "b" is refused (binary chunks need --allow-binary) and a
+-- mode "t" or "bt" loads text
+local f0, e0 = load("return 1", "x", "b")
+check.eq(f0, nil, "load of a text chunk in mode 'b'")
+assert(e0:find("mode 'b': binary chunks are refused %(%-%-allow%-binary accepts them%)"), e0)
+check.eq(load("return 1", "x", "t")(), 1, "load in mode 't'")
+check.eq(load("return 1", "x", "bt")(), 1, "load in mode 'bt'")
+check.eq(load("return 1")(), 1, "load without a mode")
+check.eq(select(2, load(string.dump(function() end), "x", "bt")), "attempt to load a binary chunk (mode is 't')",
+         "a binary chunk in mode 'bt'")
+local lfdir = check.tmpdir()
+local lf = assert(io.open(lfdir .. "/five.lua", "wb"))
+lf:write("return 5\n")
+lf:close()
+local f1, e1 = loadfile(lfdir .. "/five.lua", "b")
+check.eq(f1, nil, "loadfile of a text chunk in mode 'b'")
+assert(e1:find("binary chunks are refused"), e1)
+check.eq(loadfile(lfdir .. "/five.lua", "t")(), 5, "loadfile in mode 't'")
+
+-- (2026-12-04) the CSV reader on a file without line breaks (/dev/zero: a
+-- plot, prices= or trace= grew one field to gigabytes) and on a directory
+-- ("cannot read '.'", no reason)
+local csv = require "kvplan.csv"
+at_line("/dev/zero:1: a line longer than 16777216 bytes (a CSV file's lines are at most 16 MiB)",
+        function() return (csv.read("/dev/zero")) end)
+at_line("cannot read '" .. lfdir .. "': it is a directory (expected a CSV file)",
+        function() return (csv.read(lfdir)) end)
+at_line("/dev/zero:1: a line longer than 16777216 bytes", function() return (kv.gpus.load_csv("/dev/zero")) end)
+local long = string.rep("a", (1 << 24) + 1)
+at_line("text:1: a line longer than 16777216 bytes", function() return (csv.read("text", long)) end)
+check.eq(#csv.read("text", string.rep("a", 1 << 20) .. "\n1\n"), 2, "a 1 MiB header cell is read")
+os.execute("rm -r " .. lfdir)

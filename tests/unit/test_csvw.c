@@ -148,7 +148,12 @@ static void unwritable_directory_is_a_clear_error(void **state) {
   (void)state;
   char err[256];
   assert_null(kvp_csv_open("/nonexistent-dir/x.csv", err, sizeof err));
-  assert_non_null(strstr(err, "cannot create '/nonexistent-dir/x.csv.tmp."));
+  assert_string_equal(err, "cannot write '/nonexistent-dir/x.csv': No such file or directory "
+                      "(creating a file in '/nonexistent-dir')");
+  assert_null(kvp_csv_open("", err, sizeof err));
+  assert_string_equal(err, "cannot write '': the file name is empty");
+  assert_null(kvp_csv_open("nonexistent-dir/", err, sizeof err));
+  assert_string_equal(err, "cannot write 'nonexistent-dir/': the name ends in '/' (expected a file name)");
 }
 
 int main(void) {
