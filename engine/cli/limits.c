@@ -291,7 +291,7 @@ static double now(void) {
 
 static void time_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  if (kvl_stop || now() >= deadline) luaL_error(L, "time limit exceeded (--timeout %g s)", lim.timeout);
+  if (kvl_stop || now() >= deadline) luaL_error(L, "time limit exceeded (--timeout %f s)", lim.timeout);
 }
 
 static char stop_msg[96];
