@@ -1535,5 +1535,29 @@ expect batch_manifest_empty 2 "kvplan: batch: manifest '$h/none.txt' lists no sc
   batch -d "$h/b" -m "$h/none.txt"
 # completion with a word too many said "(got 'bash')"
 expect completion_extra 2 "kvplan: command line: usage: kvplan completion bash|zsh (got 'bash' 'extra')" -- completion bash extra
+# --escape-formulas (OWASP "CSV Injection"): a text cell that begins with
+# = + - @, a tab or a carriage return gets a leading quote in CSV, numbers and
+# other formats are untouched; without it every byte is kept
+cat > "$h/inj.lua" <<'EOF'
+local kv = require "kvplan"
+local r = kv.report{columns = {"id", "n", "note", "x"}}
+r:row{id = "=1+2", n = -5, note = "-5", x = "+PagedAttention"}
+r:row{id = "@SUM(A1)", n = 1.5, note = "a,=b", x = "=\"quoted, cell\""}
+r:row{id = "-", n = -0.25, note = "\tTAB", x = "-1e5"}
+EOF
+expect escape_formulas 0 "" -- --escape-formulas -f csv "$h/inj.lua"
+printf '%s\n' 'id,n,note,x' "'=1+2,-5,-5,'+PagedAttention" "'@SUM(A1),1.5,\"a,=b\",\"'=\"\"quoted, cell\"\"\"" \
+  "'-,-0.25,'	TAB,-1e5" > "$h/inj.want"
+check "escape_formulas: text cells quoted, numbers kept" cmp -s "$out/escape_formulas.out" "$h/inj.want"
+expect escape_formulas_off 0 "" -- -f csv "$h/inj.lua"
+check "escape_formulas_off: every byte as given" grep -qxF '=1+2,-5,-5,+PagedAttention' "$out/escape_formulas_off.out"
+expect escape_formulas_json 0 "" -- --escape-formulas -f json "$h/inj.lua"
+check "escape_formulas_json: other formats untouched" grep -qF '{"id":"=1+2","n":-5,' "$out/escape_formulas_json.out"
+# a sweep's rows (built in C) and a batch's reports too: a catalog id '=evil'
+printf 'id,layers,hidden,heads,kv_heads,head_dim,vocab,intermediate,max_context,params,dtype\n=evil,32,4096,32,8,128,128256,14336,8192,8000000000,bf16\n' > "$h/evil.csv"
+printf '%s\n' 'local kv = require "kvplan"' \
+  "kv.sweep{model = kv.models.load_csv('$h/evil.csv')[1], gpu = 'h100', tp = {1, 2}, columns = {'model', 'tp', 'max_concurrency'}}:write()" > "$h/sw.lua"
+expect escape_formulas_batch 0 "kvplan: batch: ok     $h/sw.lua" -- --escape-formulas batch -d "$h/eb" "$h/sw.lua"
+check "escape_formulas_batch: the sweep's model cells quoted" sh -c "sed -n 2p '$h/eb/sw.csv' | grep -q \"^'=evil,1,\""
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

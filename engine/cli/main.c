@@ -125,6 +125,12 @@ static int set_allow_binary(options *o, const char *v) {
 static int set_traceback(options *o, const char *v) { (void)o; (void)v; traceback = 1; return 0; }
 static int wide = 0;
 static int set_wide(options *o, const char *v) { (void)o; (void)v; wide = 1; return 0; }
+static int set_escape_formulas(options *o, const char *v) {
+  (void)o;
+  (void)v;
+  kvp_csv_escape_formulas(1);
+  return 0;
+}
 
 /* The columns of the terminal on standard output: $COLUMNS when it is a
  * number from 20 to 10000 (what the shell says, and what tests set), else
@@ -216,6 +222,9 @@ static const optdef opts[] = {
    "and from the command line below the working\ndirectory, written only to the output"},
   {"allow-binary", 0, NULL, F_RUN | F_BATCH, set_allow_binary,
    "accept precompiled Lua chunks (unsafe)"},
+  {"escape-formulas", 0, NULL, F_RUN | F_BATCH, set_escape_formulas,
+   "CSV: a text cell that begins with = + - @, a tab or\na carriage return gets a leading ' (a spreadsheet\n"
+   "shows it, does not run it); numbers are kept"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 

@@ -17,12 +17,22 @@
 
 #define BUFSZ (1 << 16)
 
+/* The longest field the formula guard holds back to tell a number from
+ * text: the longest number kvplan prints is 328 characters (-DBL_MAX at
+ * 17 decimals, kvp_fmt_fixed); a longer field is text. */
+#define GUARD_PEND 512
+
 struct kvp_csv {
   kvp_afile *f;        /* the atomic file (afile.c) */
   kvp_fmtw *conv;      /* another format than CSV (fmtw.c), NULL for CSV */
   int nfield;          /* fields in the current row */
   int failed;          /* errno of the first failure, 0 if none */
   int tty;             /* CSV to a terminal: control characters escaped */
+  int tkept;           /* tty: a 0xC2 kept back, which may begin a C1 control */
+  int guard;           /* --escape-formulas: the state of the guard below, 0 off */
+  size_t npend;        /* guard: bytes of a field held back */
+  char *gout;          /* guard: the guarded text of one flush */
+  char pend[GUARD_PEND];
   size_t len;
   char buf[BUFSZ];
 };
@@ -31,14 +41,27 @@ struct kvp_csv {
  * and tabs of the CSV itself (C0, DEL, the C1 controls U+0080..U+009F in
  * UTF-8) as escapes such as \x1b, so a cell cannot move the cursor,
  * recolour or retitle the terminal. A 0xC2 at the end, which may begin a
- * C1 control the next bytes end, is kept back unless `last`; returns the
- * bytes kept (0 or 1) or -1. */
-static int write_tty(kvp_csv *w, int last) {
-  const unsigned char *s = (const unsigned char *)w->buf;
-  size_t n = w->len, from = 0, i;
-  int kept = !last && n > 0 && s[n - 1] == 0xC2;
+ * C1 control the next bytes end, is kept back (w->tkept) unless `last`;
+ * 0 or -1. */
+static int write_tty(kvp_csv *w, const char *p, size_t n, int last) {
+  const unsigned char *s = (const unsigned char *)p;
+  size_t from = 0, i = 0;
+  if (w->tkept) { /* the 0xC2 the last call kept back */
+    w->tkept = 0;
+    int c1 = n > 0 && s[0] >= 0x80 && s[0] <= 0x9F;
+    char esc[16];
+    int k = c1 ? snprintf(esc, sizeof esc, "\\xc2\\x%02x", s[0]) : 1;
+    if (!c1) esc[0] = (char)0xC2;
+    if (n == 0 && !last) {
+      w->tkept = 1;
+      return 0;
+    }
+    if (kvp_afile_write(w->f, esc, (size_t)k) < 0) return -1;
+    if (c1) i = from = 1;
+  }
+  int kept = !last && n > i && s[n - 1] == 0xC2;
   if (kept) n--;
-  for (i = 0; i < n; i++) {
+  for (; i < n; i++) {
     char esc[16];
     int k;
     if (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') k = snprintf(esc, sizeof esc, "\\x%02x", s[i]);
@@ -52,29 +75,147 @@ static int write_tty(kvp_csv *w, int last) {
     from = i + 1;
   }
   if (kvp_afile_write(w->f, s + from, n - from) < 0) return -1;
-  return kept;
+  w->tkept = kept;
+  return 0;
+}
+
+/* ---- the formula guard (--escape-formulas) ------------------------------------
+ * OWASP "CSV Injection" (owasp.org/www-community/attacks/CSV_Injection):
+ * a spreadsheet runs a cell that begins with '=', '+', '-', '@', a tab or a
+ * carriage return as a formula; prepend a single quote so it is read as
+ * text. It works on the CSV text itself, after every writer (report rows,
+ * a sweep's prebuilt rows), so no path is missed: a field is watched from
+ * its first byte; an unquoted one that begins with a trigger is held back
+ * until its end and passes unchanged when it is a decimal number (numbers
+ * are never touched: "-5", "+1.5e3"); a quoted one holds text (a comma, a
+ * quote or a line break) and gets the quote after its opening '"'. */
+
+enum { G_OFF, G_START, G_PLAIN, G_PEND, G_QSTART, G_QUOTED, G_QQ };
+
+static int escape_formulas;
+
+void kvp_csv_escape_formulas(int on) { escape_formulas = on != 0; }
+
+static int trigger(char c) {
+  return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
+/* s[0..n) a decimal number: [+-] digits [. digits] [e [+-] digits] */
+static int is_number(const char *s, size_t n) {
+  size_t i = 0, d = 0;
+  if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+  while (i < n && s[i] >= '0' && s[i] <= '9') i++, d++;
+  if (i < n && s[i] == '.') {
+    i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, d++;
+  }
+  if (d == 0) return 0;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    size_t e = 0;
+    i++;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, e++;
+    if (e == 0) return 0;
+  }
+  return i == n;
+}
+
+/* The held-back field, behind a quote unless it is a number. */
+static char *guard_pend(kvp_csv *w, char *o) {
+  if (!is_number(w->pend, w->npend)) *o++ = '\'';
+  memcpy(o, w->pend, w->npend);
+  o += w->npend;
+  w->npend = 0;
+  return o;
+}
+
+/* Guard n bytes of CSV text into w->gout (at most 2n + GUARD_PEND + 2
+ * bytes); its length. `last`: the text ends here. */
+static size_t guard(kvp_csv *w, const char *s, size_t n, int last) {
+  char *o = w->gout;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    switch (w->guard) {
+      case G_START:
+        if (c == '"') w->guard = G_QSTART;
+        else if (trigger(c)) {
+          w->pend[0] = c;
+          w->npend = 1;
+          w->guard = G_PEND;
+          continue;
+        } else if (c != ',' && c != '\n') w->guard = G_PLAIN;
+        break;
+      case G_PLAIN:
+        if (c == ',' || c == '\n') w->guard = G_START;
+        break;
+      case G_PEND:
+        if (c == ',' || c == '\n') {
+          o = guard_pend(w, o);
+          w->guard = G_START;
+          break;
+        }
+        if (w->npend < GUARD_PEND) {
+          w->pend[w->npend++] = c;
+          continue;
+        }
+        *o++ = '\''; /* longer than any number: text */
+        memcpy(o, w->pend, w->npend);
+        o += w->npend;
+        w->npend = 0;
+        w->guard = G_PLAIN;
+        break;
+      case G_QSTART:
+        if (c == '"') w->guard = G_QQ;
+        else {
+          if (trigger(c)) *o++ = '\'';
+          w->guard = G_QUOTED;
+        }
+        break;
+      case G_QUOTED:
+        if (c == '"') w->guard = G_QQ;
+        break;
+      case G_QQ: /* a quote inside a quoted field: doubled, or its end */
+        if (c == '"') w->guard = G_QUOTED;
+        else w->guard = c == ',' || c == '\n' ? G_START : G_PLAIN;
+        break;
+    }
+    *o++ = c;
+  }
+  if (last && w->guard == G_PEND) {
+    o = guard_pend(w, o);
+    w->guard = G_START;
+  }
+  return (size_t)(o - w->gout);
 }
 
 static int flush_last(kvp_csv *w, int last);
 static int flush(kvp_csv *w) { return flush_last(w, 0); }
 
 static int flush_last(kvp_csv *w, int last) {
-  if (w->len > 0 && w->tty) {
-    int kept = write_tty(w, last);
-    if (kept < 0) {
+  const char *s = w->buf;
+  size_t n = w->len;
+  if (w->guard != G_OFF && !w->failed) {
+    if (w->gout == NULL && (w->gout = malloc(2 * (size_t)BUFSZ + GUARD_PEND + 2)) == NULL) {
+      w->failed = ENOMEM;
+      return -1;
+    }
+    n = guard(w, w->buf, w->len, last);
+    s = w->gout;
+  }
+  if (w->tty && (n > 0 || last)) {
+    if (write_tty(w, s, n, last) < 0) {
       if (!w->failed) w->failed = kvp_afile_error(w->f);
       return -1;
     }
-    if (kept) w->buf[0] = (char)0xC2;
-    w->len = (size_t)kept;
+    w->len = 0;
     return 0;
   }
-  if (w->len > 0 && w->conv != NULL) {
-    if (kvp_fmtw_feed(w->conv, w->buf, w->len) < 0) {
+  if (n > 0 && w->conv != NULL) {
+    if (kvp_fmtw_feed(w->conv, s, n) < 0) {
       if (!w->failed) w->failed = kvp_fmtw_error(w->conv);
       return -1;
     }
-  } else if (w->len > 0 && kvp_afile_write(w->f, w->buf, w->len) < 0) {
+  } else if (n > 0 && kvp_afile_write(w->f, s, n) < 0) {
     if (!w->failed) w->failed = kvp_afile_error(w->f);
     return -1;
   }
@@ -156,6 +297,7 @@ kvp_csv *kvp_csv_open_as(const char *path, int fmt, char *err, size_t errlen) {
     return NULL;
   }
   w->tty = fmt == KVP_FMT_CSV && kvp_afile_is_terminal(w->f);
+  w->guard = fmt == KVP_FMT_CSV && escape_formulas ? G_START : G_OFF;
   return w;
 }
 
@@ -346,7 +488,7 @@ int kvp_csv_row_end(kvp_csv *w, size_t used) {
 
 int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
   int rc = 0;
-  if (w->len > 0) flush_last(w, 1);
+  if (w->len > 0 || w->tkept || w->npend > 0) flush_last(w, 1);
   const char *why = NULL;
   if (w->conv != NULL) {
     if (!w->failed && kvp_fmtw_finish(w->conv) < 0) w->failed = kvp_fmtw_error(w->conv);
@@ -361,13 +503,15 @@ int kvp_csv_close(kvp_csv *w, char *err, size_t errlen) {
     rc = kvp_afile_commit(w->f, err, errlen);
   }
   kvp_fmtw_free(w->conv);
+  free(w->gout);
   free(w);
   return rc;
 }
 
 void kvp_csv_discard(kvp_csv *w) {
-  if (w->len > 0) flush_last(w, 1); /* standard output: what was written stays written */
+  if (w->len > 0 || w->tkept || w->npend > 0) flush_last(w, 1); /* standard output: what was written stays written */
   kvp_fmtw_free(w->conv);
   kvp_afile_discard(w->f);
+  free(w->gout);
   free(w);
 }

@@ -27,6 +27,12 @@ kvp_csv *kvp_csv_open(const char *path, char *err, size_t errlen);
 kvp_csv *kvp_csv_open_as(const char *path, int fmt, char *err, size_t errlen);
 /* The format writers opened with KVP_FMT_AUTO use (process-wide). */
 void kvp_csv_default_format(int fmt);
+/* on != 0: CSV writers opened from now on write a text field that begins
+ * with '=', '+', '-', '@', a tab or a carriage return behind a single quote
+ * (OWASP "CSV Injection"), so a spreadsheet shows it as text and does not
+ * run it as a formula; numbers ("-5", "+1.5e3") are never touched, nor
+ * other formats (process-wide; kvplan --escape-formulas). */
+void kvp_csv_escape_formulas(int on);
 /* An HTML report's page, to describe before the first flush (fmtw.h); NULL
  * for another format. */
 typedef struct kvp_html kvp_html;
