@@ -1559,5 +1559,17 @@ printf '%s\n' 'local kv = require "kvplan"' \
   "kv.sweep{model = kv.models.load_csv('$h/evil.csv')[1], gpu = 'h100', tp = {1, 2}, columns = {'model', 'tp', 'max_concurrency'}}:write()" > "$h/sw.lua"
 expect escape_formulas_batch 0 "kvplan: batch: ok     $h/sw.lua" -- --escape-formulas batch -d "$h/eb" "$h/sw.lua"
 check "escape_formulas_batch: the sweep's model cells quoted" sh -c "sed -n 2p '$h/eb/sw.csv' | grep -q \"^'=evil,1,\""
+# merge dropped a key=value word without a word (a part 'x=y' was no part)
+expect merge_key_value 2 "kvplan: command line: kvplan merge takes parts, no key=value: got 'x=y'" -- \
+  merge -o "$h/m.csv" "$h/ok.csv" x=y
+check "merge_key_value: nothing written" test ! -e "$h/m.csv"
+# --timeout cutting short the open of a FIFO no one writes said "Interrupted
+# system call" (status 2 for a profile=, a bad argument), not the limit
+mkfifo "$h/fifo"
+expect timeout_fifo 1 "kvplan: time limit exceeded (--timeout 0.5 s): cannot open '$h/fifo': Interrupted system call" -- \
+  --timeout 0.5 plot "$h/fifo" x=a y=b -o "$h/f.svg"
+expect timeout_fifo_profile 1 "kvplan: time limit exceeded (--timeout 0.5 s): command line: argument 'profile': cannot read profile '$h/fifo': $h/fifo: Interrupted system call" -- \
+  --timeout 0.5 fit model=llama-3.1-8b gpus=l4 profile="$h/fifo"
+rm -f "$h/fifo"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -284,6 +284,12 @@ static int report(lua_State *L, int status) {
     if (kvp_cli_memory_hit() == 1) { /* the cap, not the machine */
       fprintf(stderr, "kvplan: memory limit exceeded (--max-memory %lld bytes)\n",
               kvp_cli_max_memory());
+    } else if (kvl_stop && kvl_stop_message != NULL && (msg == NULL || strstr(msg, kvl_stop_message) == NULL)) {
+      /* the deadline's signal cut a call short (opening a FIFO no one
+       * writes: "Interrupted system call"): the limit is the reason */
+      char both[4096];
+      int k = snprintf(both, sizeof both, "%s: %s", kvl_stop_message, msg ? msg : "(no message)");
+      kvp_cli_print_error(both, k < 0 ? 0 : (size_t)k < sizeof both ? (size_t)k : sizeof both - 1);
     } else {
       kvp_cli_print_error(msg ? msg : "(no message)", msg ? len : 12);
     }
@@ -560,7 +566,7 @@ static int run_script(const options *o, const char *script, const char *code, co
     lua_pushcfunction(L, finish_reports);
     status = docall(L, 0);
   }
-  int usage = status != LUA_OK && usage_error(L);
+  int usage = status != LUA_OK && !kvl_stop && usage_error(L); /* past the deadline: the limit, status 1 */
   status = report(L, status);
   if (o->outdir != NULL && script != NULL) note_written(L, script);
   kvp_cli_closing(); /* the time limit holds through the finalisers */

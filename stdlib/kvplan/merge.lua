@@ -9,6 +9,7 @@
 
 local csv = require "kvplan.csv"
 local util = require "kvplan.util"
+local options = require "kvplan.options"
 
 local M = {}
 
@@ -30,6 +31,17 @@ function M.run(args)
   local parts = args or {}
   local cli = package.loaded["kvplan.cli"] or {}
   local out = cli.output
+  -- a key=value word was left out of the parts without a word (merge takes none)
+  local keys = {}
+  for k, v in pairs(parts) do
+    if math.type(k) ~= "integer" or k < 1 or k > #parts then
+      keys[#keys + 1] = "'" .. util.escape(tostring(k) .. "=" .. tostring(v), 80) .. "'"
+    end
+  end
+  if #keys > 0 then
+    table.sort(keys)
+    options.bad("kvplan merge takes parts, no key=value: got %s", table.concat(keys, ", "))
+  end
   if out == nil or #parts == 0 then util.raise("merge needs -o FILE and at least one part") end
   local w <close> = csv.atomic(out)
   local header, json
