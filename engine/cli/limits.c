@@ -82,17 +82,22 @@ static size_t lua_used, c_used;   /* bytes held by the state and by C for it */
 static int mem_hit;               /* an allocation was refused by the cap */
 static long long fault_at = -1, nalloc; /* KVPLAN_FAULT_ALLOC */
 
+/* Do n more bytes fit under the cap? */
+static int fits(size_t n) {
+  if (lim.max_memory > 0 && lua_used + c_used + n > (unsigned long long)lim.max_memory) {
+    mem_hit = 1;
+    return 0;
+  }
+  return 1;
+}
+
 /* May n more bytes be allocated? Counts the allocation for the fault hook. */
 static int may_grow(size_t n) {
   if (fault_at >= 0 && ++nalloc >= fault_at) {
     mem_hit = 2;
     return 0;
   }
-  if (lim.max_memory > 0 && lua_used + c_used + n > (unsigned long long)lim.max_memory) {
-    mem_hit = 1;
-    return 0;
-  }
-  return 1;
+  return fits(n);
 }
 
 void *__real_malloc(size_t n);
@@ -136,7 +141,9 @@ static size_t realloc_slack(void) {
 void *__wrap_realloc(void *p, size_t n) {
   size_t old = p ? malloc_usable_size(p) : 0;
   size_t most = n > SIZE_MAX - realloc_slack() ? SIZE_MAX : n + realloc_slack();
-  if (most > old && !may_grow(most - old)) return errno = ENOMEM, NULL;
+  /* a growth is an allocation for the fault hook (KVPLAN_FAULT_ALLOC), as
+   * before; one within the block's size is checked against the cap alone */
+  if (n > old ? !may_grow(most - old) : most > old && !fits(most - old)) return errno = ENOMEM, NULL;
   void *q = __real_realloc(p, n);
   if (q != NULL || n == 0) c_used = c_used - old + (q ? malloc_usable_size(q) : 0);
   return q;
