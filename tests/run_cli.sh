@@ -1571,5 +1571,13 @@ expect timeout_fifo 1 "kvplan: time limit exceeded (--timeout 0.5 s): cannot ope
 expect timeout_fifo_profile 1 "kvplan: time limit exceeded (--timeout 0.5 s): command line: argument 'profile': cannot read profile '$h/fifo': $h/fifo: Interrupted system call" -- \
   --timeout 0.5 fit model=llama-3.1-8b gpus=l4 profile="$h/fifo"
 rm -f "$h/fifo"
+# a precompiled chunk piped to 'kvplan -' said only "attempt to load a binary
+# chunk (mode is 't')", not what was refused nor --allow-binary
+if command -v luac5.4 > /dev/null 2>&1; then
+  echo 'print(1)' > "$h/p.lua"
+  luac5.4 -o "$h/p.luac" "$h/p.lua"
+  fed stdin_binary "$h/p.luac" 1 "kvplan: standard input ('-') is a precompiled (binary) chunk: refused, as Lua does not verify bytecode (--allow-binary accepts it)" -- -
+  fed stdin_binary_allowed "$h/p.luac" 0 "" -- --allow-binary -
+fi
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

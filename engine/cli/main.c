@@ -503,7 +503,7 @@ static int setup(lua_State *L) {
   int status;
   if (a->code != NULL) {
     lua_pushfstring(L, "=%s", a->label);
-    status = luaL_loadbuffer(L, a->code, strlen(a->code), lua_tostring(L, -1));
+    status = luaL_loadbufferx(L, a->code, strlen(a->code), lua_tostring(L, -1), kvp_cli_chunk_mode());
     lua_remove(L, -2);
   } else if (a->script != NULL && strcmp(a->script, "-") == 0) {
     /* kvplan -: the script piped in, named stdin in its messages */
@@ -512,6 +512,9 @@ static int setup(lua_State *L) {
       return luaL_error(L, "standard input ('-') is empty: 'kvplan -' runs the Lua script piped in");
     ungetc(c, stdin);
     status = luaL_loadfilex(L, NULL, kvp_cli_chunk_mode());
+    if (status != LUA_OK && strstr(lua_tostring(L, -1), "attempt to load a binary chunk"))
+      return luaL_error(L, "standard input ('-') is a precompiled (binary) chunk: refused, as Lua does "
+                        "not verify bytecode (--allow-binary accepts it)");
   } else if (a->script != NULL) {
     status = luaL_loadfilex(L, a->script, kvp_cli_chunk_mode());
     if (status != LUA_OK && strstr(lua_tostring(L, -1), "attempt to load a binary chunk"))
