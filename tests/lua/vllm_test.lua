@@ -881,3 +881,83 @@ do
            "before #37467 the grain is 16 whatever the block")
   check.eq(at("0.29", 1, 8192), 8192, "a given block that holds the state is kept")
 end
+
+-- tests/v1/core/test_kv_cache_interface.py at 68f3362c02e2 (TestFullAttentionSpec):
+-- block 16, 4 KV heads of 64 in fp16: a page of 2 x 16 x 4 x 64 x 2 = 16384
+-- bytes (test_page_size_bytes_standard); 16, 17, 32 and 53 tokens take 1, 2,
+-- 2 and 4 pages (test_bytes_for_tokens); at blocks 8 to 64 a page of 1024 x
+-- block and 3 x block + 5 tokens in 4 pages (test_different_block_sizes); an
+-- MLA entry of the same 4 x 64 elements (one latent, no factor 2) a page of
+-- 8192 (test_mla_page_size)
+do
+  local m = kv.model{id = "four-heads", layers = 1, hidden = 256, heads = 4, kv_heads = 4,
+                     head_dim = 64, params = 0, max_context = 4096}
+  local function at(block, model)
+    return kv.deploy{model = model or m, kv = "fp16", gpu_memory = "1 GiB", activation = 0,
+                     overhead = 0, block = block, max_model_len = 4096}:ledger()
+  end
+  local l16 = at(16)
+  check.eq(l16.block_bytes, 16384, "test_page_size_bytes_standard")
+  check.eq(l16:seq_bytes(16) .. " " .. l16:seq_bytes(17) .. " " .. l16:seq_bytes(32) .. " "
+           .. l16:seq_bytes(53), "16384 32768 32768 65536", "test_bytes_for_tokens: 1, 2, 2, 4 pages")
+  for _, b in ipairs{8, 16, 32, 64} do
+    local lb = at(b)
+    check.eq(lb.block_bytes, 1024 * b, "test_different_block_sizes: the page at block " .. b)
+    check.eq(lb:seq_bytes(3 * b + 5), 4 * 1024 * b, "and 3 x " .. b .. " + 5 tokens in 4 pages")
+  end
+  local mla = kv.model{id = "mla-256", layers = 1, hidden = 256, heads = 4, kv_heads = 1,
+                       head_dim = 64, params = 0, max_context = 4096,
+                       layer_kinds = {{kind = "mla", kv_lora_rank = 192, rope_dim = 64}}}
+  check.eq(at(16, mla).block_bytes, 8192, "test_mla_page_size")
+end
+
+-- tests/v1/core/test_mamba_block_size_alignment.py at af09eb78a5fb: Falcon-H1-Tiny
+-- (a Mamba chunk of 128, conv 896 x 3 and SSM 24 x 32 x 64 bf16: a 103680-byte
+-- state; 2 KV heads of 64, 512 bytes a token: 203 tokens a state) under
+-- mamba_cache_mode "all". kvplan's mamba_block_size is the chunk the block
+-- aligns to (vLLM's --mamba-block-size, else the config's chunk_size), as in
+-- _align_hybrid_block_size at c77619938d1c (base_chunk_size = mamba_block_size
+-- or the model's chunk): no --mamba-block-size (128), 64, 128 and 256 give the
+-- test's 256. Its other cases (16 -> 256, 32 -> 256, 96 -> 384, 176 -> 1408)
+-- are the fix of vllm-project/vllm#57266, lcm with the model's chunk as well,
+-- which no stored vLLM source holds: kvplan keeps c77619938d1c's 208, 224, 288
+-- and 352 (docs/predictions.md, 2026-12-04)
+do
+  local fh = kv.model{id = "falcon-h1-tiny-like", layers = 2, hidden = 768, heads = 8, kv_heads = 2,
+                      head_dim = 64, params = 0, max_context = 8192,
+                      layer_kinds = {{kind = "state", state_bytes = (896 * 3 + 24 * 32 * 64) * 2,
+                                      state_heads = 24}, {kind = "full"}}}
+  local function all_at(chunk)
+    return kv.deploy{model = fh, kv = "bf16", gpu_memory = "1 GiB", activation = 0, overhead = 0,
+                     mamba_cache_mode = "all", mamba_block_size = chunk, max_model_len = 8192,
+                     engine_version = "0.29"}:ledger().group_blocks
+  end
+  for _, c in ipairs{64, 128, 256} do
+    check.eq(all_at(c), "256/256", "test_mamba_all_mode_block_size_is_chunk_aligned: " .. c)
+  end
+  check.eq(all_at(96), "288/288", "c77619938d1c: lcm(96, 16) x cdiv(203, 96)")
+end
+
+-- tests/v1/core/test_kv_pool_unservable_requests.py at 479413adcf65 (vllm-project/
+-- vllm#52520): a full layer and an align-mode Mamba group with 3 speculative
+-- tokens, blocks of 16, max_model_len 1024: the startup minimum is 64 + 2 + 3 =
+-- 69 blocks, and beside the null block a request holds (69 - 1 - 5) x 16 = 1008
+-- tokens (Scheduler.max_servable_num_tokens); 70 blocks cover 1024. kvplan's
+-- admission answer is the context whose 3 lookahead slots fit as well
+-- (allocate_slots): 1008 - 3; the startup check of 0.29 refuses 69 (#47272) and
+-- estimates 1008
+do
+  local m = kv.model{id = "gdn-tiny", layers = 2, hidden = 64, heads = 1, kv_heads = 1, head_dim = 1,
+                     params = 0, max_context = 1024,
+                     layer_kinds = {{kind = "full"}, {kind = "state", state_bytes = 4}}}
+  local function pool(n)
+    return kv.deploy{model = m, kv = "fp32", gpu_memory = "1 GiB", activation = 0, overhead = 0,
+                     max_model_len = 1024, max_num_batched_tokens = 256, max_num_seqs = 1,
+                     mamba_cache_mode = "align", num_gpu_blocks_override = n,
+                     speculative = {tokens = 3}, engine_version = "0.29"}:ledger()
+  end
+  local p69, p70 = pool(69), pool(70)
+  check.eq(p69:max_context(1) + 3, 1008, "test_max_servable_num_tokens_reserves_the_null_block")
+  check.eq(row(p69, "vllm_starts", "vllm_max_model_len"), "false 1008", "0.29's check and estimate")
+  check.eq(p70:max_context(1), 1024, "one block more covers max_model_len")
+end
