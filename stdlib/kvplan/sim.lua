@@ -1242,6 +1242,19 @@ M.kernel_floor_us = 1.1
 -- sampling adds q.exponential_() and probs.div_(q) (20 V more). The logits
 -- are the whole vocabulary on every GPU (gathered over tp).
 M.sampler_bytes_per_vocab = 26
+-- SGLang's greedy row (issue 18): LogitsProcessor._get_logits ends with
+-- `logits[:, : self.config.vocab_size].float()` (reads 2 V, writes 4 V; the
+-- later forms copy into a float next_token_logits_buffer, the same bytes),
+-- and Sampler.forward takes `torch.argmax(logits, -1)` when
+-- sampling_info.is_all_greedy (reads 4 V), with no temperature or softmax:
+-- 10 V, in two kernels where vLLM's sampler runs five
+-- (python/sglang/srt/layers/logits_processor.py and layers/sampler.py,
+-- read in stored forms of the 0.4 and 0.5 releases whose commits the store
+-- does not name). Temperature 0 is greedy there too: SamplingParams turns a
+-- temperature below _SAMPLING_EPS into top_k = 1 ("top_k = 1 means greedy
+-- sampling"), which is_all_greedy tests.
+M.sglang_sampler_bytes_per_vocab = 10
+M.sglang_sampler_kernels = 2
 
 -- Host time of one kernel launched without a CUDA graph (eagerly, from
 -- Python), microseconds: 5.5. vLLM's CUDA-graph pull request measured Llama
@@ -1425,7 +1438,10 @@ function M.step_facts(d)
   end
   local K, G = M.kernels, M.gemm_kernels
   local shared = m:shared_width() > 0
-  local kernels = L * K.layer + K.head
+  local sglang = d.budget == "sglang"
+  -- the head's sampler: five kernels (M.kernels) under vLLM's, SGLang's
+  -- greedy two (M.sglang_sampler_kernels)
+  local kernels = L * K.layer + K.head - (sglang and 5 - M.sglang_sampler_kernels or 0)
   local gemms = L * G.layer + G.head
   if moe then
     kernels = kernels + Lm * (K.moe + (shared and K.shared or 0))
@@ -1447,7 +1463,7 @@ function M.step_facts(d)
           head_flops = 2 * V * H, act_rep_bytes = 2 * rep + qrep,
           act_split_bytes = 2 * split + qsplit, kernels = kernels, gemm_kernels = gemms,
           attn_kernels = L, quant_kernels = quant,
-          kernel_floor_us = M.kernel_floor_us, sampler_bytes = M.sampler_bytes_per_vocab * V,
+          kernel_floor_us = M.kernel_floor_us, sampler_bytes = (sglang and M.sglang_sampler_bytes_per_vocab or M.sampler_bytes_per_vocab) * V,
           eager_launch_us = M.eager_launch_us, piecewise_kernels = M.piecewise_kernels * L,
           experts = moe and E or 0, experts_active = moe and k or 0,
           moe_layers = moe and Lm or 0, attn_share = bytes("attention") / all,

@@ -870,9 +870,10 @@ end
 
 -- SGLang's overlap scheduler off (sim.sglang_overlap, issue 18): the host's
 -- time a step is waited for. Llama 3.1 8B at one sequence replays its graph
--- (1 <= cuda_graph_max_bs): 328 kernels x 0.91 us of launch, SGLang's loop
--- 308 us and one sequence's 1.1 us, 607.58 us; hidden under the overlap
--- scheduler (the ~5 ms GPU step outlasts it)
+-- (1 <= cuda_graph_max_bs): 325 kernels (SGLang's greedy sampler runs two
+-- of vLLM's five) x 0.91 us of launch, SGLang's loop 308 us and one
+-- sequence's 1.1 us, 604.85 us; hidden under the overlap scheduler (the ~5 ms
+-- GPU step outlasts it)
 do
   local function st(o)
     o.model, o.gpu, o.engine = o.model or "llama-3.1-8b", "h100-sxm", "sglang"
@@ -882,11 +883,11 @@ do
   local on, don = st{}
   check.eq(on.host_ms, 0, "overlap on: the host hidden")
   check.eq(sim.host_waits(don), false, "SGLang's overlap scheduler by default")
-  local host = (328 * 0.91 + 308 + 1.1) * 1e-3
+  local host = (325 * 0.91 + 308 + 1.1) * 1e-3
   local off, doff = st{disable_overlap_schedule = true}
   check.eq(sim.host_waits(doff), true, "--disable-overlap-schedule: waits")
-  assert(math.abs(off.host_ms - host) < 1e-12, "host 607.58 us: " .. off.host_ms)
-  assert(math.abs(off.step_ms - on.step_ms - host) < 1e-12, "the step plus 607.58 us")
+  assert(math.abs(off.host_ms - host) < 1e-12, "host 604.85 us: " .. off.host_ms)
+  assert(math.abs(off.step_ms - on.step_ms - host) < 1e-12, "the step plus 604.85 us")
   check.eq(st{disable_overlap_schedule = false}.host_ms, 0, "false: the default")
   -- EAGLE heads: ServerArgs turns the overlap scheduler off
   local _, dsp = st{speculative = {heads = "eagle", tokens = 3}}
@@ -894,15 +895,22 @@ do
   -- pp 2: SGLang's pipeline loop has no overlap; the two stages' hand-off is
   -- one more kernel a step (roofline.c: collectives + pp - 1)
   local pp = st{pp = 2}
-  assert(math.abs(pp.host_ms - host - 0.91e-3) < 1e-12, "pp 2: 329 launches: " .. pp.host_ms)
+  assert(math.abs(pp.host_ms - host - 0.91e-3) < 1e-12, "pp 2: 326 launches: " .. pp.host_ms)
   -- a multimodal model (a vision tower) before 0.4.6: Qwen2.5-VL-7B's 28
-  -- layers x 10 + 8 = 288 kernels, 288 x 0.91 + 308 + 1.1 = 571.18 us
+  -- layers x 10 + 5 = 285 kernels, 285 x 0.91 + 308 + 1.1 = 568.45 us
   local function vl(v) return st{model = "qwen2.5-vl-7b", engine_version = v} end
-  assert(math.abs(vl("0.4.5").host_ms - (288 * 0.91 + 308 + 1.1) * 1e-3) < 1e-12,
+  assert(math.abs(vl("0.4.5").host_ms - (285 * 0.91 + 308 + 1.1) * 1e-3) < 1e-12,
          "0.4.5, multimodal: waits " .. vl("0.4.5").host_ms)
   check.eq(vl("0.4.6").host_ms, 0, "0.4.6 on (PR #5771): overlapped")
   check.eq(vl("0.5").host_ms, 0, "0.5: overlapped")
   check.eq(st{engine_version = "0.4.5"}.host_ms, 0, "0.4.5, a text model: overlapped")
+  -- SGLang's greedy sampler: 10 bytes a vocabulary entry (to fp32, argmax)
+  -- in two kernels; vLLM's 26 in five (Llama 3.1 8B: vocabulary 128256)
+  local pv = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf()
+  local ps = don:perf()
+  check.eq(pv.sampler_bytes, 26 * 128256, "vLLM's sampler: 26 V")
+  check.eq(ps.sampler_bytes, 10 * 128256, "SGLang's greedy sampler: 10 V")
+  check.eq(pv.kernels - ps.kernels, 3, "SGLang: 325 kernels, vLLM 328")
   check.error("field 'disable_overlap_schedule' = true is SGLang's --disable-overlap-schedule; budget "
               .. "'vllm' has none (expected budget 'sglang')", kv.deploy,
               {model = "llama-3.1-8b", gpu = "h100-sxm", disable_overlap_schedule = true})
