@@ -148,7 +148,7 @@ expect field_system_memory_negative 1 "kvplan: (command line):1: field 'system_m
 # (gpu_worker.py init_device), before the weights load; 5 GiB leaves 74.19 >= 71.27
 # (vLLM 0.11's utilization 0.9, pinned: the figures of its error)
 check startup_system_memory_refuses sh -c "'$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G engine_version=0.11 | grep -qxF 'ValueError: Free memory on device (69.19/79.19 GiB) on startup is less than desired GPU memory utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.' && ! '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=10G engine_version=0.11 | grep -q 'Model loading took' && '$kvplan' startup model=llama-3.1-8b gpu=h100 system_memory=5G engine_version=0.11 | grep -q '^kvplan: vllm starts' && '$kvplan' fit model=llama-3.1-8b gpus=h100 system_memory=10G | grep -q 'Free memory on device'"
-expect field_enum 2 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm" -- \
+expect field_enum 2 "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got 'vlm'" -- \
   capacity model=llama-3.1-8b gpus=l4 engine=vlm
 expect field_number 0 "" -- fit model=llama-3.1-8b gpus=l4 price_per_hour=2.5
 same_as field_bytes_units capacity model=llama-3.1-8b gpus=l4 activation=2.5GiB -- capacity model=llama-3.1-8b gpus=l4 activation=2684354560B
@@ -588,14 +588,14 @@ check "sim_help lists every option kv.simulate takes" sh -c "
 # and what was expected
 sim="simulate model=llama-3.1-8b gpu=h100 requests=10"
 cl="kvplan: command line:"
-expect sim_bad_engine 2 "$cl argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got foo" -- $sim engine=foo
+expect sim_bad_engine 2 "$cl argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got 'foo'" -- $sim engine=foo
 expect sim_bad_version 2 "$cl argument 'engine_version': unknown SGLang release '0.3' for field 'engine_version' (known: 0.4, 0.5; a later release takes the newest before it)" -- \
   $sim engine=sglang engine_version=0.3
 expect sim_bad_trt_version 2 "$cl argument 'engine_version': unknown TensorRT-LLM release '0.4' for field 'engine_version' (known: 0.5, 0.11, 0.14, 0.21, 1.0; a later release takes the newest before it)" -- \
   $sim engine=trtllm engine_version=0.4
 expect sim_unmodelled_trt_version 2 "$cl argument 'engine_version': TensorRT-LLM release '0.10.0' for field 'engine_version' is not modelled: releases 0.8 to 0.10 (trtllm-build's defaults of those releases were not read) (known: 0.5, 0.11, 0.14, 0.21, 1.0)" -- \
   $sim engine=trtllm engine_version=0.10.0
-expect sim_bad_budget 2 "$cl argument 'budget' must be 'vllm', 'sglang' or 'trtllm', got tgi" -- $sim budget=tgi
+expect sim_bad_budget 2 "$cl argument 'budget' must be 'vllm', 'sglang' or 'trtllm', got 'tgi'" -- $sim budget=tgi
 expect sim_bad_utilization 2 "$cl argument 'utilization' must be in (0, 1], got 1.5" -- $sim utilization=1.5
 expect sim_bad_seqs 2 "$cl argument 'max_num_seqs' must be an integer >= 1, got 0" -- $sim max_num_seqs=0
 expect sim_bad_tokens 2 "$cl argument 'max_num_batched_tokens' must be an integer >= 1, got 0" -- $sim max_num_batched_tokens=0

@@ -164,6 +164,6 @@ raw=tests/validation/raw/vllm-21348-qwen3-235b-fp8-tp4.log
 usage "kvplan: command line: unknown argument 'bogus'" tests/validation/LIMITS bogus=1
 usage "kvplan: command line: argument 'tp' must be an integer >= 1, got 0" "$raw" tp=0
 usage "kvplan: command line: argument 'gpu': unknown gpu 'nonesuch' (closest: 'l40s', 'l4', 't4')" "$raw" gpu=nonesuch
-usage "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got tgi" "$raw" engine=tgi
+usage "kvplan: command line: argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got 'tgi'" "$raw" engine=tgi
 usage "kvplan: command line: argument 'utilization' must be in (0, 1], got 1.5" "$raw" utilization=1.5
 exit $fail

@@ -372,7 +372,7 @@ local function trtllm_rule(d, opts, rule)
   d.engine_version = version
   local backend = opts.backend or row.backend
   if backend ~= "pytorch" and backend ~= "tensorrt" then
-    util.raise("field 'backend' must be 'pytorch' or 'tensorrt', got %s", tostring(backend))
+    util.raise("field 'backend' must be 'pytorch' or 'tensorrt', got '%s'", util.escape(tostring(backend), 64))
   end
   d.trtllm_backend = backend
   if opts.block == nil then d.block = engines.trtllm_tokens_per_block[backend] end
@@ -746,7 +746,7 @@ predict_reserved = function(d, opts, rule, hook)
   if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
   if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
   if opts.usage ~= nil and opts.usage ~= "server" and opts.usage ~= "offline" then
-    util.raise("field 'usage' must be 'server' or 'offline', got %s", tostring(opts.usage))
+    util.raise("field 'usage' must be 'server' or 'offline', got '%s'", util.escape(tostring(opts.usage), 64))
   end
   local ff = opts.fail_fast_on_attention_window_too_large
   if (ff ~= nil or opts.backend ~= nil) and d.budget ~= "trtllm" then
@@ -1173,8 +1173,8 @@ local function resolve_lora(d, opts)
   local dtype = opts.lora_dtype or "auto"
   local bytes = ({auto = engines.act_bytes(m), float16 = 2, bfloat16 = 2})[dtype]
   if bytes == nil then
-    util.raise("field 'lora_dtype' must be 'auto', 'float16' or 'bfloat16', got %s",
-               util.escape(tostring(dtype)))
+    util.raise("field 'lora_dtype' must be 'auto', 'float16' or 'bfloat16', got '%s'",
+               util.escape(tostring(dtype), 64))
   end
   d.max_cpu_loras = cpu or n
   return {max_loras = n, max_rank = rank, dtype_bytes = bytes,

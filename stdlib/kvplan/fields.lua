@@ -318,7 +318,7 @@ function M.check(f, v)
     end
   elseif t == "enum" then
     for _, x in ipairs(f.values) do if v == x then return v end end
-    util.raise("field '%s' must be %s, got %s", name, quoted(f.values), tostring(v))
+    util.raise("field '%s' must be %s, got '%s'", name, quoted(f.values), util.escape(tostring(v), 64))
   end
   return v
 end

@@ -296,7 +296,7 @@ local function flags_of(d, e, opts, carried)
   -- SGLang's disaggregation_mode (server_args.py: "prefill" or "decode")
   if opts.role ~= nil then
     if opts.role ~= "prefill" and opts.role ~= "decode" then
-      util.raise("launch.command: role must be 'prefill' or 'decode', got %s", tostring(opts.role))
+      util.raise("launch.command: role must be 'prefill' or 'decode', got '%s'", util.escape(tostring(opts.role), 64))
     end
     if e == "vllm" then
       flag("kv_transfer_config", string.format('{"kv_connector": "NixlConnector", "kv_role": "%s"}',

@@ -86,7 +86,7 @@ check.error("unknown TensorRT-LLM release '0.4' for field 'engine_version' (know
 check.error("TensorRT-LLM release '0.9.0' for field 'engine_version' is not modelled: releases 0.8 to "
             .. "0.10 (trtllm-build's defaults of those releases were not read) (known: 0.5, 0.11,",
             engines.trtllm_version, "0.9.0")
-check.error("field 'backend' must be 'pytorch' or 'tensorrt', got onnx", function()
+check.error("field 'backend' must be 'pytorch' or 'tensorrt', got 'onnx'", function()
   kv.deploy{model = "llama-3.1-8b", gpu = "h100", engine = "trtllm", backend = "onnx"}
 end)
 check.error("fields 'backend' and 'fail_fast_on_attention_window_too_large' are TensorRT-LLM's",

@@ -144,7 +144,7 @@ check.error("argument 'utilization' must be in (0, 1], got 1.5", kv.options, {ut
 check.error("argument 'tp' must be an integer >= 1, got 0", kv.options, {tp = "2,0"}, {tp = {1}})
 check.error("argument 'activation': cannot read 'lots' as bytes", kv.options,
             {activation = "lots"}, {activation = "predicted"})
-check.error("argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got vlm", kv.options,
+check.error("argument 'engine' must be 'vllm', 'sglang' or 'trtllm', got 'vlm'", kv.options,
             {engine = "vlm"}, {engine = ""})
 check.error("argument 'enforce_eager' must be true or false", kv.options,
             {enforce_eager = "maybe"}, {enforce_eager = false})
