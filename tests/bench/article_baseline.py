@@ -303,6 +303,10 @@ def read_c(path):
                                                    ("sglang", 1): int(w[5]),
                                                    ("sglang", 2): int(w[6])},
                                        "kv": tuple(int(x) for x in w[7:11])})
+            elif w[0] == "cweights":   # gpu, the model's weights on it (as cmodel's)
+                facts["model"][-1].setdefault("gpu_weights", {})[w[1]] = {
+                    ("vllm", 1): int(w[2]), ("vllm", 2): int(w[3]),
+                    ("sglang", 1): int(w[4]), ("sglang", 2): int(w[5])}
             elif w[0] == "shape":   # kind window kv_heads head_dim head_dim_v rank rope count
                 layer = (w[1],) + tuple(int(x) for x in w[2:8])
                 facts["model"][-1]["shapes"][layer] = int(w[8])
@@ -390,8 +394,9 @@ def shape_c(facts, out):
     """Optimization combinations over hybrid and MLA models."""
     out.writerow(["model", "gpu", "optim", "tp", "context", "concurrency", "kv_budget_gib",
                   "max_concurrency", "fits"])
-    for m in facts["model"]:
+    for model in facts["model"]:
         for (gid, total) in facts["gpu"]:
+            m = dict(model, weights=model.get("gpu_weights", {}).get(gid, model["weights"]))
             for combo in facts["combo"]:
                 for tp in (1, 2):
                     budget, own, null, room, ok = deployment_c(m, total, combo, tp)

@@ -102,6 +102,8 @@ typedef struct { char kind[12]; int64_t window, kvh, hd, hdv, rank, rope, count;
 typedef struct {
   char id[64];
   int64_t heads, weights[2][3]; /* on one GPU: [vLLM, SGLang][tp 1, 2] */
+  int64_t gw[16][2][3];         /* the same on each GPU, in the gpu lines' order (cweights) */
+  int ngw;
   format kv;
   shape sh[8];
   int nsh;
@@ -141,7 +143,7 @@ static void shape_c(void) {
             usable = (int64_t)floor((double)g[j].bytes * 0.9);
           }
           if (usable > g[j].bytes) usable = g[j].bytes;
-          int64_t weights = x->weights[sglang][tp], reserved = sglang ? weights : weights + overhead;
+          int64_t weights = j < x->ngw ? x->gw[j][sglang][tp] : x->weights[sglang][tp], reserved = sglang ? weights : weights + overhead;
           int64_t budget = usable - reserved;
           int ok = x->heads % tp == 0, classes = 0, full_seen = 0, win_seen[8], nwin = 0;
           for (int k = 0; k < x->nsh; k++) {
@@ -229,6 +231,12 @@ static int read_inputs(const char *path) {
                  " %" SCNd64 " %" SCNd64 " %" SCNd64, x->id, &x->heads, &x->weights[0][1],
                  &x->weights[0][2], &x->weights[1][1], &x->weights[1][2], &x->kv.bits,
                  &x->kv.group, &x->kv.scale, &x->kv.zero) != 10) return -1;
+    } else if (strcmp(kind, "cweights") == 0 && ncm > 0 && cm[ncm - 1].ngw < 16) {
+      cmodel *x = &cm[ncm - 1];
+      int64_t(*w)[3] = x->gw[x->ngw++];
+      char gid[64];
+      if (fscanf(f, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64, gid, &w[0][1], &w[0][2],
+                 &w[1][1], &w[1][2]) != 5) return -1;
     } else if (strcmp(kind, "shape") == 0 && ncm > 0 && cm[ncm - 1].nsh < 8) {
       shape *l = &cm[ncm - 1].sh[cm[ncm - 1].nsh++];
       if (fscanf(f, "%11s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
