@@ -1455,6 +1455,14 @@ M.release_dates = {
 local release_rows = {vllm = function() return M.vllm end, sglang = function() return M.sglang end,
                       trtllm = function() return M.trtllm end}
 local engine_names = {vllm = "vLLM", sglang = "SGLang", trtllm = "TensorRT-LLM"}
+-- The release table of an engine by its budget name, for `who`'s error
+local function engine_rows(engine, who)
+  local rows = release_rows[engine]
+  if rows == nil then
+    util.raise("%s: unknown engine '%s' (expected vllm, sglang or trtllm)", who, tostring(engine))
+  end
+  return rows
+end
 -- a release table's rows in release order, without vLLM's "0.7-v1" (0.7's
 -- V1 engine, not a release of its own)
 local function release_keys(rows)
@@ -1494,10 +1502,7 @@ end
 --- model: TensorRT-LLM 0.8 to 0.10). A malformed date or an unknown engine
 --- is an error.
 function M.release_at(engine, date)
-  local rows = release_rows[engine]
-  if rows == nil then
-    util.raise("release_at: unknown engine '%s' (expected vllm, sglang or trtllm)", tostring(engine))
-  end
+  local rows = engine_rows(engine, "release_at")
   local n = M.date_number(date, "release_at: field 'date'")
   local dates, name = M.release_dates[engine], engine_names[engine]
   local keys = release_keys(rows())
@@ -1529,10 +1534,7 @@ end
 --- The oldest modelled release of engine `engine` (its first row; vLLM's
 --- "0.6").
 function M.oldest_release(engine)
-  local rows = release_rows[engine]
-  if rows == nil then
-    util.raise("oldest_release: unknown engine '%s' (expected vllm, sglang or trtllm)", tostring(engine))
-  end
+  local rows = engine_rows(engine, "oldest_release")
   local keys = release_keys(rows())
   return keys[1]
 end

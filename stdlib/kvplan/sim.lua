@@ -366,12 +366,18 @@ end
 --             them (0.4.4 and later 0.4.x keep DeepGEMM, the present rule).
 --   later     "deepgemm" (M.gemm_benchmarks' fp8_block: DeepGEMM's table).
 -- Other GPUs and engines: nil (the fp8_block class as before).
+--- The SGLang release d runs: its own (sglang_release, engine_version), the
+--- newest modelled when it names none or "latest".
+function M.sglang_release(d)
+  local v = rawget(d, "sglang_release") or d.engine_version
+  if v == nil or v == "latest" then v = engines.sglang_latest end
+  return v
+end
+
 M.sglang_triton_block_fp8_before = "0.4.4"
 function M.block_fp8_kernel(d)
   if d.budget ~= "sglang" or M.attention.hopper[d.gpu.id] == nil then return nil end
-  local v = rawget(d, "sglang_release") or d.engine_version
-  if v == nil or v == "latest" then v = engines.sglang_latest end
-  if engines.vllm_at_least(v, M.sglang_triton_block_fp8_before) then return "deepgemm" end
+  if engines.vllm_at_least(M.sglang_release(d), M.sglang_triton_block_fp8_before) then return "deepgemm" end
   return "triton"
 end
 
@@ -1213,6 +1219,8 @@ end
 --           sampler's five (to fp32, temperature, softmax, top-k/top-p,
 --           the draw)
 M.kernels = {layer = 10, moe = 4, shared = 4, head = 8}
+-- The sampler's five of the head's (above)
+M.sampler_kernels = 5
 -- Of them, GEMMs (the kernels bound by the weights they read or their
 -- FLOPs) and attention's: a layer's qkv, o, gate_up and down (4) and its
 -- attention (1); a MoE layer's MLP trades gate_up and down for the router
@@ -1310,7 +1318,7 @@ M.activation_quant_floor_us = {["h100-sxm"] = 4.10, ["h200"] = 4.10}
 --- fp8 GEMM class at the fp8 rate, not block-scaled)?
 function M.activation_quant(d)
   if d.budget ~= "vllm" then return false end
-  local row = engines.vllm[d.engine_version or engines.vllm_default]
+  local row = engines.vllm[d.engine_version or engines.vllm_latest]
   if not (d.vllm_v0 or (row ~= nil and not row.v1)) then return false end
   local _, rate, fname = M.compute_tflops(d.gpu, d.weights, d.model)
   return M.gemm_class(fname, rate) == "fp8"
@@ -1358,9 +1366,7 @@ function M.sglang_overlap(d)
   if (d.pp or 1) > 1 then return false, "pipeline parallelism (pp > 1)" end
   if d.speculative ~= nil then return false, "speculative decoding" end
   if rawget(d.model, "vision") ~= nil then
-    local v = rawget(d, "sglang_release") or d.engine_version
-    if v == nil or v == "latest" then v = engines.sglang_latest end
-    if not engines.vllm_at_least(v, M.sglang_multimodal_overlap_from) then
+    if not engines.vllm_at_least(M.sglang_release(d), M.sglang_multimodal_overlap_from) then
       return false, "a multimodal model before SGLang " .. M.sglang_multimodal_overlap_from
     end
   end
@@ -1441,7 +1447,7 @@ function M.step_facts(d)
   local sglang = d.budget == "sglang"
   -- the head's sampler: five kernels (M.kernels) under vLLM's, SGLang's
   -- greedy two (M.sglang_sampler_kernels)
-  local kernels = L * K.layer + K.head - (sglang and 5 - M.sglang_sampler_kernels or 0)
+  local kernels = L * K.layer + K.head - (sglang and M.sampler_kernels - M.sglang_sampler_kernels or 0)
   local gemms = L * G.layer + G.head
   if moe then
     kernels = kernels + Lm * (K.moe + (shared and K.shared or 0))
@@ -1463,7 +1469,8 @@ function M.step_facts(d)
           head_flops = 2 * V * H, act_rep_bytes = 2 * rep + qrep,
           act_split_bytes = 2 * split + qsplit, kernels = kernels, gemm_kernels = gemms,
           attn_kernels = L, quant_kernels = quant,
-          kernel_floor_us = M.kernel_floor_us, sampler_bytes = (sglang and M.sglang_sampler_bytes_per_vocab or M.sampler_bytes_per_vocab) * V,
+          kernel_floor_us = M.kernel_floor_us,
+          sampler_bytes = (sglang and M.sglang_sampler_bytes_per_vocab or M.sampler_bytes_per_vocab) * V,
           eager_launch_us = M.eager_launch_us, piecewise_kernels = M.piecewise_kernels * L,
           experts = moe and E or 0, experts_active = moe and k or 0,
           moe_layers = moe and Lm or 0, attn_share = bytes("attention") / all,
