@@ -249,6 +249,21 @@ check "batch_manifest: each script got its own arguments" sh -c "
   test -s '$out/mbatch/small.csv'"
 printf 'fit model=x\nfit model=y\n' > "$out/dup.txt"
 expect batch_manifest_dup 2 "kvplan: batch: '$(cd scripts && pwd)/fit.lua' and '$(cd scripts && pwd)/fit.lua' would write the same report in '$out/b3' (name one with a first word 'NAME:')" -- batch -d "$out/b3" -m "$out/dup.txt"
+# a key given twice in one place is refused (the script's table keeps one
+# value a key, so the first was dropped silently); a manifest line's pair
+# still overrides the command line's, as the manual says
+expect key_twice 2 "kvplan: argument 'gpus' is given twice ('h100-sxm', then 'l4'): give it once" -- \
+  fit model=llama-3.1-8b gpus=h100-sxm gpus=l4
+printf 'fit model=llama-3.1-8b model=qwen3-8b\n' > "$out/twice.txt"
+rm -rf "$out/b_twice"
+expect manifest_key_twice 2 "kvplan: $out/twice.txt:1: argument 'model' is given twice ('llama-3.1-8b', then 'qwen3-8b'): give it once" -- \
+  batch -d "$out/b_twice" -m "$out/twice.txt"
+check "manifest_key_twice: nothing ran" test ! -e "$out/b_twice"
+printf 'fit model=llama-3.1-8b gpus=l4 context=4096\n' > "$out/over.txt"
+rm -rf "$out/b_over"
+expect manifest_overrides 0 "kvplan: batch: ok     $(cd scripts && pwd)/fit.lua" -- batch -d "$out/b_over" -m "$out/over.txt" context=8192
+check "manifest_overrides: the line's context won" sh -c "
+  '$kvplan' fit model=llama-3.1-8b gpus=l4 context=4096 | cmp -s - '$out/b_over/fit.csv'"
 # manifests are read line by line, whatever a line's length: the tail of a
 # line past 4095 bytes ran as a job of its own (here evil.lua)
 m="$out/man"; rm -rf "$m"; mkdir -p "$m"
@@ -294,12 +309,13 @@ expect empty_name 2 "kvplan: command line: argument 'kv' is empty (expected e.g.
 # run on the command line give kv.simulate's figures (none could be
 # expressed before: no engine, version, limit or KV-fraction argument)
 sim_row() { # NAME LUA-OPTIONS -- ARGS: the row's throughput is kv.simulate's
+  # (model llama-3.1-8b unless MODEL= names another: a key is given once)
   name=$1; lua=$2; shift 3
   want=$("$kvplan" -e "local kv = require 'kvplan'
-    local r = kv.simulate{model = 'llama-3.1-8b', gpu = 'h100-sxm', prompt = kv.workload.fixed(1000),
+    local r = kv.simulate{model = '${MODEL:-llama-3.1-8b}', gpu = 'h100-sxm', prompt = kv.workload.fixed(1000),
                           output = kv.workload.fixed(500), requests = 200, $lua}
     print(string.format('%s,%.1f', r.scheduler, r.throughput_tokens_s))" 2> "$out/$name.err")
-  got=$("$kvplan" simulate model=llama-3.1-8b gpu=h100 requests=200 prompt=1000 output=500 sigma=0 \
+  got=$("$kvplan" simulate model="${MODEL:-llama-3.1-8b}" gpu=h100 requests=200 prompt=1000 output=500 sigma=0 \
     "$@" -f csv 2>> "$out/$name.err" | sed -n 2p | cut -d, -f6,9)
   if [ -n "$want" ] && [ "$got" = "$want" ]; then pass=$((pass + 1)); echo "ok   cli $name"
   else fail=$((fail + 1)); echo "FAIL cli $name: got '$got', kv.simulate '$want'"; head -n 2 "$out/$name.err"; fi
@@ -320,8 +336,9 @@ sim_row sim_speculative "speculative = {tokens = 2, acceptance = 0.7, heads = 'e
 # attention DP and EP spelt as SGLang spells them
 sim_row sim_vllm_dp "data_parallel_size = 2" -- data_parallel_size=2
 sim_row sim_sglang_dp "engine = 'sglang', data_parallel_size = 2" -- engine=sglang dp_size=2
-sim_row sim_sglang_dp_attention "engine = 'sglang', model = 'qwen3-30b-a3b', tp = 4, data_parallel_size = 4, enable_dp_attention = true, ep_size = 4" -- \
-  engine=sglang model=qwen3-30b-a3b tp=4 dp_size=4 enable_dp_attention=true expert_parallel_size=4
+MODEL=qwen3-30b-a3b; sim_row sim_sglang_dp_attention "engine = 'sglang', tp = 4, data_parallel_size = 4, enable_dp_attention = true, ep_size = 4" -- \
+  engine=sglang tp=4 dp_size=4 enable_dp_attention=true expert_parallel_size=4
+unset MODEL
 # kv.simulate's efficiency and perf tables, a key an argument
 sim_row sim_perf "perf = {attn_floor_us = 50, launch_us = 2, request_ms = 5}, efficiency = {memory = 0.6}" -- \
   perf.attn_floor_us=50 perf.launch_us=2 perf.request_ms=5 efficiency.memory=0.6

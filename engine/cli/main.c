@@ -315,6 +315,25 @@ static void push_args(lua_State *L, int n, char **words) {
   }
 }
 
+/* A key given twice among words[0..n): the script's argument table keeps one
+ * value a key, so the first would be dropped without a word. Says which (in
+ * `where`, a manifest's file:line, when given) and returns 2, else 0. */
+static int repeated_key(int n, char **words, const char *where) {
+  for (int i = 0; i < n; i++) {
+    const char *eq = strchr(words[i], '=');
+    if (eq == NULL || eq == words[i]) continue;
+    size_t len = (size_t)(eq - words[i]);
+    for (int j = 0; j < i; j++)
+      if (strncmp(words[j], words[i], len) == 0 && words[j][len] == '=') {
+        fprintf(stderr, "kvplan: %s%sargument '%.*s' is given twice ('%.80s', then '%.80s'): give it once\n",
+                where ? where : "", where ? ": " : "", (int)(len < 80 ? len : 80), words[i],
+                words[j] + len + 1, eq + 1);
+        return 2;
+      }
+  }
+  return 0;
+}
+
 /* Reports written by the scripts of a batch so far: path and script, so a
  * later script cannot overwrite an earlier one's report (set_cli passes them
  * as cli.taken, note_written adds each script's). */
@@ -1284,6 +1303,12 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
         fclose(f);
         return 2;
       }
+      char at[PATH_MAX + 32];
+      snprintf(at, sizeof at, "%s:%d", o->manifest, lineno);
+      if (repeated_key(n - k - 1, ws + k + 1, at) != 0) {
+        fclose(f);
+        return 2;
+      }
       for (k++; k < n; k++) {
         if (strchr(ws[k], '=') == NULL) {
           fprintf(stderr, "kvplan: %s:%d: expected key=value, got '%s'\n", o->manifest, lineno, ws[k]);
@@ -1473,6 +1498,7 @@ int main(int argc, char **argv) {
   }
   int rc = parse(&o, argc, argv, first, cmd ? cmd->where : F_RUN, cmd ? cmd->name : "kvplan", &w);
   if (rc == 0) rc = one_stdin(&o, &w);
+  if (rc == 0) rc = repeated_key(w.n, w.w, NULL);
   if (rc == 0 && !wide && isatty(STDOUT_FILENO)) kvp_fmtw_fit(terminal_columns());
   if (cmd != NULL && cmd->run != cmd_batch && cmd->run != cmd_merge) command_name = cmd->name;
   if (rc == 0) rc = cmd ? cmd->run(&o, &w, cmd->name) : cmd_run(&o, &w);
