@@ -131,6 +131,10 @@ same_as vllm_names capacity model=llama-3.1-70b gpus=h100-sxm tensor_parallel_si
 same_as vllm_dashes capacity model=llama-3.1-70b gpus=h100-sxm tensor-parallel-size=4 -- capacity model=llama-3.1-70b gpus=h100-sxm tp=4
 expect vllm_both 2 "kvplan: command line: arguments 'tp' and 'tensor_parallel_size' are the same option" -- \
   capacity model=llama-3.1-70b tp=2 tensor_parallel_size=4
+# two engines' spellings of one option: refused too (one of them won, by the
+# order of a Lua table's keys)
+expect engines_both 2 "kvplan: command line: arguments 'tensor_parallel_size' and 'tp_size' are the same option" -- \
+  fit model=llama-3.1-8b gpus=h100-sxm tensor_parallel_size=2 tp_size=4
 # arguments named as deployment fields are converted and checked by the field
 # registry (stdlib/kvplan/fields.lua), reported as arguments, not at the script's line
 expect field_fraction 2 "kvplan: command line: argument 'utilization' must be in (0, 1], got 1.5" -- \

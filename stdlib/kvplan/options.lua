@@ -255,6 +255,7 @@ function M.parse(args, defaults, from_command_line)
   if revision ~= nil and type(revision) ~= "string" then
     fail("argument 'revision' must be a branch, tag or commit, got %s", type(revision))
   end
+  local spelt = {} -- key -> the spelling given
   for k, v in pairs(args) do
     if revision ~= nil and k == "revision" then goto next_arg end
     if type(k) ~= "string" then
@@ -286,9 +287,14 @@ function M.parse(args, defaults, from_command_line)
       local cands = util.sorted_keys(defaults)
       fail("unknown argument '%s'%s", k, util.suggest(k, cands))
     end
-    if key ~= k and args[key] ~= nil then
-      fail("arguments '%s' and '%s' are the same option", key, k)
+    -- two spellings of one option (tp_size=4 tensor_parallel_size=2): which
+    -- won would be pairs()'s order; the names sorted, so the message is too
+    if spelt[key] ~= nil and spelt[key] ~= k then
+      local a, b = spelt[key], k
+      if key == b or (key ~= a and b < a) then a, b = b, a end
+      fail("arguments '%s' and '%s' are the same option", a, b)
     end
+    spelt[key] = k
     local def = defaults[key]
     if getmetatable(def) == Required then def = "" end
     local min
