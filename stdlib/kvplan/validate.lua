@@ -858,10 +858,21 @@ end
 -- when the name says so, else 4-bit with double-quantized absmax, the
 -- in-flight loader's (quantize_4bit(compress_statistics=True), engines.lua)
 -- and assumed for a 4-bit checkpoint (its config is not in the log); the
--- release then decides what vLLM holds (deploy.lua bnb_rule).
+-- release then decides what vLLM holds (deploy.lua bnb_rule). The name is
+-- the checkpoint the header or an argument states (its Hugging Face name,
+-- which the log may not print), else the log's model. An unsloth dynamic 4-bit checkpoint
+-- (named "...-unsloth-bnb-4bit") keeps the modules its config's
+-- llm_int8_skip_modules lists in the model dtype ("Unsloth's Dynamic 4-bit
+-- Quants selectively avoids quantizing certain parameters", the model cards of
+-- unsloth's collection "Unsloth 4-bit Dynamic Quants"; unsloth/QwQ-32B-
+-- unsloth-bnb-4bit at b5d53e9f38a1 lists layer 0's attention and some forty
+-- MLPs), and vLLM keeps each one so (is_layer_skipped_bnb's prefix check,
+-- bitsandbytes.py at 01f5395fdf04): which, the log does not say, so every
+-- linear layer quantized is an assumption the third result says
+-- (M.check: weights=assumed; --config DIR reads the skip list, hf.lua).
 local function quantized_model(kv, m, f)
   local q = (f.quantization or ""):lower()
-  local name = (f.model or ""):lower()
+  local name = (f.checkpoint or f.model or ""):lower()
   if q == "none" or q == "" then
     if name:find("awq") then q = "awq" elseif name:find("gptq") then q = "gptq"
     elseif name:find("autoround") or name:find("auto%-round") then q = "auto_round"
@@ -890,7 +901,8 @@ local function quantized_model(kv, m, f)
   for k, v in pairs(m) do if k ~= "core" and k ~= "weight_bytes" then t[k] = v end end
   t.weight_formats = {attention = wf, mlp = wf, experts = wf, shared_experts = wf}
   t.weight_format = nil
-  return kv.model(t), q
+  local dynamic = wf == "bnb-4bit-dq" and name:find("unsloth%-bnb%-4bit") ~= nil
+  return kv.model(t), q, dynamic
 end
 
 local function version_row(engines, f)
@@ -1006,6 +1018,12 @@ function M.check(text, opts)
     if from_log ~= nil then return from_log, logline(log_key or key) end
     return nil
   end
+  -- a KV connector the header states ('# kv_connector: NAME') where the
+  -- log's excerpt shows no kv_transfer_config: its KV rows are missing, as
+  -- for one the log names (parse_body)
+  if f.kv_connector == nil and st.kv_connector ~= nil then
+    f.kv_connector = util.escape(tostring(st.kv_connector.value), 64)
+  end
   for _, u in ipairs(f.unread) do
     row{figure = "log", mode = "parse", status = string.format(
       "missing: %sthe figure '%s' is no number kvplan reads (past 64 bits or not finite); "
@@ -1070,7 +1088,11 @@ function M.check(text, opts)
          .. "give model=ID or model=DIR, or a '# model: ID' header)"}
     return rows, f
   end
-  local qfmt
+  local qfmt, qassumed
+  -- the checkpoint's Hugging Face name where the log prints none ('# checkpoint:
+  -- NAME'): read for what the name says of its quantization (quantized_model)
+  local ck = pick("checkpoint", nil)
+  if ck ~= nil then f.checkpoint = tostring(ck) end
   local q = pick("quantization", f.quantization)
   f.quantization = q
   local wfmt, wsrc = pick("weights", nil)
@@ -1079,7 +1101,7 @@ function M.check(text, opts)
     -- a catalog entry whose weight classes do not add up cannot be weighed
     -- by class: a row that says so; the figures that need no weights (the
     -- tokens and concurrency of the log's own KV memory) are still checked
-    local ok, qm, qf = pcall(quantized_model, kv, m, f)
+    local ok, qm, qf, qdyn = pcall(quantized_model, kv, m, f)
     if not ok then
       -- (a prediction kvplan cannot make, not a line it cannot read: the log
       -- is read whole)
@@ -1090,7 +1112,7 @@ function M.check(text, opts)
         tostring(qm):gsub("^.-: (model ')", "%1"))}
       unweighed = true
     else
-      m, qfmt = qm, qf
+      m, qfmt, qassumed = qm, qf, qdyn
     end
   end
   -- a header count that is no whole number >= 1 is said, not read as the
@@ -1442,7 +1464,11 @@ function M.check(text, opts)
     popts.utilization = f.utilization and f.utilization.mid or vrow.utilization or 0.9
     src.utilization = usource(f.utilization) or (f.args_seen and "default" or "assumed")
     popts.max_num_seqs = f.max_num_seqs
-    popts.usage = f.usage
+    -- the entry point (vllm.LLM or the server): the arguments, the header
+    -- ('# usage: offline'), else what the log shows
+    local uv, us = pick("usage", f.usage)
+    popts.usage = uv ~= nil and tostring(uv):lower() or nil
+    if us == "header" or us == "argument" then src.usage = us end
     popts.enforce_eager = f.enforce_eager
     popts.flashinfer_sampler = f.flashinfer_sampler
     if f.enable_lora and popts.enable_lora == nil then
@@ -1464,6 +1490,13 @@ function M.check(text, opts)
     popts.utilization = f.mem_fraction_static and f.mem_fraction_static.mid or nil
     src.utilization = usource(f.mem_fraction_static) or "default"
   end
+  -- the weights' quantization as the log states it; every linear layer of an
+  -- unsloth dynamic checkpoint quantized is an assumption (quantized_model),
+  -- so the "_stated" figures leave its rows out
+  local wtag = qfmt and (qassumed and ("weights=assumed (" .. qfmt .. " from the log, every linear layer "
+                                        .. "quantized: the skip list of an unsloth dynamic checkpoint is not "
+                                        .. "in the log; give --config DIR)")
+                                  or ("weights=" .. qfmt .. " (log)"))
   local ok, d = pcall(kv.deploy, popts)
   if ok and f.engine == "vllm" and popts.max_num_batched_tokens == nil then
     -- the version's default also bounds the sliding windows' blocks
@@ -1478,10 +1511,10 @@ function M.check(text, opts)
   if no_gpu then
     row{figure = "weights_gib", mode = "predict", logged = f.weights.mid, kvplan = l.weights / GiB,
         rel_error = relerr(l.weights / GiB, f.weights.mid), status = "predicted",
-        inputs = inputs(qfmt and ("weights=" .. qfmt .. " (log)") or nil)}
+        inputs = inputs(wtag)}
     return rows, f
   end
-  local pin = inputs((qfmt and ("weights=" .. qfmt .. " (log)")
+  local pin = inputs((wtag
                       or ("weights=" .. (src.model == "config" and "config" or "catalog")))
                      .. (d.mxfp4_backend and (" mxfp4_backend=" .. d.mxfp4_backend .. " ("
                                               .. (mx_src or "default") .. ")") or "")
@@ -1811,6 +1844,8 @@ M.own_arguments = {
   {"quantization", "", "the checkpoint's quantization as vLLM names it (awq, gptq, fp8, ...)"},
   {"rank", "", "the rank a log's figures were quoted from (V0 ranks other than 0 profile no sampler)"},
   {"version", "", "the same as engine_version (the header's '# version:')"},
+  {"checkpoint", "", "the checkpoint's Hugging Face name where the log prints none, read for its quantization (an unsloth dynamic '-unsloth-bnb-4bit' one: weights=assumed)"},
+  {"kv_connector", "", "the KV connector the deployment ran (LMCacheConnectorV1, ...) where the log shows none: its KV rows are missing"},
   {"unified_memory", "", "the GPU shares its memory with the OS (the catalog's unified_memory, for a GPU it lacks): without system_memory the prediction's inputs say system_memory=assumed"},
 }
 

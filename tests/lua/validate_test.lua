@@ -455,6 +455,66 @@ check.eq(r["kv_memory_gib/predict"].status, "missing: the memory of the KV conne
 check.eq(type(r["kv_memory_gib/predict"].rel_error) ~= "number", true, "no error figure for it")
 check.eq(r["weights_gib/predict"].status, "predicted", "weights still predicted")
 
+-- a connector the header states (the log's excerpt shows no
+-- kv_transfer_config): the same missing KV rows
+do
+  local hconn = bare:gsub("# gpu: h100%-sxm\n", "# gpu: h100-sxm\n# kv_connector: LMCacheConnectorV1\n")
+  local rc = rows_by(kv.validate(hconn))
+  check.eq(rc["kv_memory_gib/predict"].status,
+           "missing: the memory of the KV connector (LMCacheConnectorV1) is not modelled", "header connector")
+  check.eq(rows_by(kv.validate(bare))["kv_memory_gib/predict"].status, "predicted", "none stated: predicted")
+end
+
+-- the entry point: '# usage: offline' (vllm.LLM: its larger default batch,
+-- a larger profiling peak, less KV memory) over what the log shows, and an
+-- argument over both (usage=offline was overwritten by the log's server)
+do
+  local function kvmem(text, args)
+    local rr = rows_by(kv.validate(text, {args = args}))["kv_memory_gib/predict"]
+    return rr.kvplan, rr.inputs
+  end
+  local server = kvmem(bare)
+  local offline, inp = kvmem((bare:gsub("# gpu: h100%-sxm\n", "# gpu: h100-sxm\n# usage: offline\n")))
+  local d0 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = "0.10"}
+  local d1 = kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", engine = "vllm", engine_version = "0.10",
+                       usage = "offline"}
+  assert(d1:ledger().activation > d0:ledger().activation, "offline: a larger profiling peak")
+  check.eq(server - offline, (d1:ledger().activation - d0:ledger().activation) / 2^30, "header usage: offline")
+  assert(inp:find("usage=header", 1, true), inp)
+  local served = bare:gsub("INFO 08%-20 18:04:10", "vllm serve m\nINFO 08-20 18:04:10")
+  check.eq(validate.parse(served).usage, "server", "the log shows the server")
+  local arg_off, ainp = kvmem(served, {usage = "offline"})
+  check.eq(arg_off, offline, "argument usage=offline over the log's server")
+  assert(ainp:find("usage=argument", 1, true), ainp)
+end
+
+-- bitsandbytes from an unsloth dynamic 4-bit checkpoint the header names: its
+-- skip list (modules kept in bf16) is not in the log, so every linear layer
+-- quantized is an assumption and the stated figures leave its rows out; a
+-- plain bnb-4bit checkpoint keeps the log's reading
+do
+  local cmd = bare:gsub("INFO 08%-20 18:04:10", "vllm serve m --gpu-memory-utilization 0.9\nINFO 08-20 18:04:10")
+  local function bnbrows(ck)
+    return rows_by(kv.validate((cmd:gsub("# gpu: h100%-sxm\n", "# gpu: h100-sxm\n# quantization: bitsandbytes\n"
+                                         .. "# checkpoint: " .. ck .. "\n"))))
+  end
+  local dyn = bnbrows("unsloth/Meta-Llama-3.1-8B-Instruct-unsloth-bnb-4bit")
+  local plain = bnbrows("unsloth/Meta-Llama-3.1-8B-Instruct-bnb-4bit")
+  assert(dyn["kv_memory_gib/predict"].inputs:find("weights=assumed (bitsandbytes from the log", 1, true),
+         dyn["kv_memory_gib/predict"].inputs)
+  assert(plain["kv_memory_gib/predict"].inputs:find("weights=bitsandbytes (log)", 1, true),
+         plain["kv_memory_gib/predict"].inputs)
+  check.eq(dyn["weights_gib/predict"].kvplan, plain["weights_gib/predict"].kvplan, "the same weighing")
+  local both = {}
+  for _, x in pairs(plain) do both[#both + 1] = x end
+  for _, x in pairs(dyn) do x.log = "dyn" both[#both + 1] = x end
+  local sm = {}
+  for _, x in ipairs(validate.summary(both)) do sm[x.figure] = x end
+  check.eq(sm.kv_memory_gib.n, 2, "both KV rows in the figure")
+  check.eq(sm.kv_memory_gib_stated.n, 1, "the dynamic checkpoint's row left out of the stated figure")
+  check.eq(sm.weights_gib_stated.n, 1, "and its weights row")
+end
+
 -- V0 with tp: a figure quoted from a rank other than the driver has no sampler
 local v0rank = [[
 # engine: vllm
