@@ -68,11 +68,11 @@ M.list = {
      local rows = require("kvplan.sim").expert_curve(d)
      return rows and rows[1][2] or nil
    end,
-   spread = {"abs", 0.105, 0.883,
+   spread = {"abs", 0.032, 0.883,
              source = "the least and greatest fraction of sim.lua's expert_gemm curves: "
-               .. "0.105 (B200, DeepSeek-R1 TP 8 FP8, one token; sgl-project/sglang pull request "
-               .. "11816), 0.883 (H100, Mixtral BF16 TP 2, 16 tokens; vllm-project/vllm pull "
-               .. "request 24700)"},
+               .. "0.032 (B200, DeepSeek-V3 NVFP4 TP 8, TensorRT-LLM's CUTLASS MoE, one token; "
+               .. "TensorRT-LLM tech blog 24, 'MoE as Dense GEMM'), 0.883 (H100, Mixtral BF16 "
+               .. "TP 2, 16 tokens; vllm-project/vllm pull request 24700)"},
    meaning = "fraction of the routed experts' roofline (bytes at the HBM bandwidth, FLOPs at "
      .. "the dense peak) their grouped GEMMs reach, at every tokens per expert (given, it "
      .. "replaces the benchmark curve)"},

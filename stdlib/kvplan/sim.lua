@@ -741,6 +741,30 @@ end
 --                  --tp 8 --dtype w8a8 (E 256, top-k 8, hidden 7168, moe
 --                  intermediate 2048 / 8, block FP8); 8000 GB/s. Measured to 24
 --                  tokens (1.41 tokens an expert): clamped beyond
+--   b200 nvfp4_cutlass  TensorRT-LLM's CUTLASS NVFP4 MoE, the kernel its
+--                  default MoE backend runs (M.expert_kernel): TensorRT-LLM's
+--                  tech blog "MoE as Dense GEMM: Optimizing Low-Latency MoE
+--                  Inference on NVIDIA Blackwell" (docs/source/blogs/tech_blog/
+--                  blog24_MoE_as_Dense_GEMM.md at 2226a86553b6), "Per-Rank MoE
+--                  Module Latency", column "CUTLASS (us)": one B200, DeepSeek-
+--                  V3's routed experts in NVFP4 at TP 8 (E 256, top-k 8, hidden
+--                  7168, moe intermediate 2048 / 8 = 256; "measurements are
+--                  reported for one tensor-parallel rank on one B200"), the
+--                  module's latency with its router GEMM, top-k and
+--                  quantization, without the two all-reduces; num_tokens 1 to
+--                  384 (12 tokens an expert): clamped beyond. Bytes counted as
+--                  kvplan counts NVFP4 (formats.lua: 4.5 bits an element with
+--                  the fp8 scale per 16): 3 x 7168 x 256 x 0.5625 = 3,096,576
+--                  a slice; 8000 GB/s, 9000 TFLOPS (the bytes bind at every
+--                  row). Its M = 1 row by hand: 8 x 3,096,576 bytes / 8000
+--                  GB/s = 3.097 us / 96.77 = 0.032; M = 128: 256 (1 - (1 -
+--                  8/256)^128) = 251.60 experts touched, 4.070 tokens an
+--                  expert, 97.39 us / 335.65 = 0.290. The same table's
+--                  TRTLLM-Gen column (TensorRT-LLM's moe_config.backend
+--                  TRTLLM, FlashInfer's trtllm_fp4_block_scale_moe) reaches
+--                  0.116 at one token and 0.53-0.61 from 32 tokens; no
+--                  modelled deployment runs it by default, so it is not a
+--                  curve here (docs/time.md)
 --   mi300x bf16_tp8, bf16_tp4  ROCm/aiter's tuned MoE table for Qwen3-235B-A22B
 --                  in BF16 on MI300X (aiter/configs/model_configs/
 --                  qwen3_235b_bf16_tuned_fmoe.csv at ca781d8197, pull request
@@ -811,14 +835,20 @@ end
 -- M = 1-8 in the part stored here), so a large batch of FP8 experts on B200,
 -- and on H200 at a slice at or below the FP8 curve's 2.4 MB, reads the clamped
 -- small-batch fraction (an H200 slice between 2.4 and 11.9 MB reads the blend
--- with the BF16 curve, below). TensorRT-LLM's CUTLASS / trtllm-gen
--- MoE is read at the same Triton curve for want of a table of it by batch.
+-- with the BF16 curve, below). TensorRT-LLM's NVFP4 experts on B200 and
+-- GB200 read its own CUTLASS curve (b200 nvfp4_cutlass, M.expert_kernel);
+-- its other formats (FP8, gpt-oss's MXFP4) and its trtllm-gen kernels are
+-- read at the Triton curves for want of a table of them by batch.
 -- The curves differ most by the size of an expert's slice, the bytes of one
 -- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
 -- bandwidth at a few tokens: Mixtral's 176 MB slices 0.73 at one token,
 -- Qwen3-30B's 4.7 MB 0.25). M.expert_slice gives each curve's slice, 3 x
 -- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
--- left out). Which fraction a deployment reads (M.expert_curve): from its
+-- left out; NVFP4's fp8 scales counted, as kvplan counts the weights). Which
+-- fraction a deployment reads (M.expert_curve): the curves of the kernel it
+-- runs (M.expert_kernel: TensorRT-LLM's CUTLASS NVFP4 MoE where its rule
+-- holds, else Triton's fused_moe, every curve M.expert_curve_kernel does not
+-- name); of those, from its
 -- GPU's curves (else, for a GPU without a benchmark here -- A100 40GB and
 -- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), the two
 -- whose slices bracket the deployment's own slice (M.expert_slice_bytes),
@@ -879,6 +909,11 @@ M.expert_gemm = {
   ["b200"] = {
     fp8 = {{1.000, 0.105, 1, 52.65}, {1.016, 0.180, 2, 60.35}, {1.048, 0.266, 4, 79.09},
            {1.115, 0.414, 8, 95.47}, {1.255, 0.506, 16, 138.68}, {1.406, 0.534, 24, 175.80}},
+    nvfp4_cutlass = {{1.000, 0.032, 1, 96.77}, {1.115, 0.148, 8, 150.55}, {1.255, 0.197, 16, 200.05},
+                     {1.568, 0.241, 32, 262.73}, {1.918, 0.267, 48, 290.50}, {2.302, 0.279, 64, 308.44},
+                     {4.070, 0.290, 128, 335.65}, {6.014, 0.282, 192, 350.68}, {6.509, 0.279, 208, 354.73},
+                     {7.006, 0.280, 224, 354.01}, {8.002, 0.281, 256, 351.98}, {8.502, 0.277, 272, 357.90},
+                     {10.500, 0.273, 336, 363.58}, {12.000, 0.269, 384, 368.12}},
   },
   ["a100-sxm-80gb"] = {
     bf16 = {{1.000, 0.277, 1, 183.5}, {1.152, 0.664, 4, 266.2}, {1.892, 0.794, 16, 542.6},
@@ -900,7 +935,8 @@ M.expert_slice = {
                   bf16 = 3 * 4096 * 7168 * 2},     -- Mixtral-8x7B, tp 2: 176160768
   ["h200"] = {fp8 = 3 * 4096 * 192 * 1,            -- Qwen3-235B-A22B, tp 8: 2359296
               bf16 = 3 * 2816 * 704 * 2},          -- Gemma-4 26B-A4B, tp 1: 11894784
-  ["b200"] = {fp8 = 3 * 7168 * 256 * 1},           -- DeepSeek-R1, tp 8: 5505024
+  ["b200"] = {fp8 = 3 * 7168 * 256 * 1,            -- DeepSeek-R1, tp 8: 5505024
+              nvfp4_cutlass = 3 * 7168 * 256 * 9 // 16}, -- DeepSeek-V3 NVFP4, tp 8: 3096576
   ["mi300x"] = {bf16_tp8 = 3 * 4096 * 192 * 2,     -- Qwen3-235B-A22B, tp 8: 4718592
                 bf16_tp4 = 3 * 4096 * 384 * 2},    -- Qwen3-235B-A22B, tp 4: 9437184
   ["a100-sxm-80gb"] = {bf16 = 3 * 2048 * 1408 * 2}, -- Kimi-VL-A3B, tp 1: 17301504
@@ -953,13 +989,48 @@ local function curve_at(rows, x)
   return rows[#rows][2]
 end
 
+-- The MoE kernel a curve of M.expert_gemm times where it is not Triton's
+-- fused_moe (MI300X's aiter curves stand for the Triton one, above): only the
+-- curves of the kernel a deployment runs (M.expert_kernel) are read for it.
+M.expert_curve_kernel = {
+  ["b200"] = {nvfp4_cutlass = "trtllm_cutlass"},
+}
+
+-- GPUs that run TensorRT-LLM's SM100 MoE kernels, the GPU whose curve they read
+M.expert_kernel_gpus = {["b200"] = "b200", ["gb200"] = "b200"}
+
+--- The MoE kernel d's routed experts run when kvplan has a curve of it, and
+--- the GPU of that curve; nil for Triton's fused_moe (every other curve).
+---   "trtllm_cutlass"  TensorRT-LLM (budget trtllm) with NVFP4 experts on
+---       B200 or GB200 (SM100): its default MoE backend is CUTLASS
+---       (tensorrt_llm/_torch/model_config.py at 1a0dc5f70054,
+---       from_pretrained: moe_backend = kwargs.get('moe_backend',
+---       'CUTLASS'); llmapi/llm_args.py MoeConfig backend default='CUTLASS'),
+---       and the AUTO default of later releases resolves to CUTLASS for every
+---       architecture but gpt-oss and DeepSeek-V4 on Blackwell (TRTLLM) and,
+---       in the newest stored form, FP8 block scales on SM100 (TRTLLM)
+---       (model_config.py resolve_moe_backend, stored forms after
+---       1a0dc5f70054, commits not named): an NVFP4 checkpoint of Qwen3,
+---       Llama 4 or DeepSeek-R1 runs CUTLASS in every release. kvplan has no
+---       moe_config.backend field, so a deployment that sets TRTLLM is read
+---       at the CUTLASS curve too. GB200's GPU is the B200's SM100 at the same
+---       8000 GB/s (the catalog): it reads the B200 curve at its own rates, an
+---       assumption.
+function M.expert_kernel(d)
+  local on = M.expert_kernel_gpus[d.gpu.id]
+  if on == nil or d.budget ~= "trtllm" then return nil end
+  if d.model:class_format("experts", d.weights).name ~= "nvfp4" then return nil end
+  return "trtllm_cutlass", on
+end
+
 --- The curve d's routed experts read: rows {tokens per expert, fraction}
 --- (M.expert_gemm's rows where one curve is read), the GPU they were
 --- measured on, and which curves: a format ("fp8") or two and the weight of
 --- the second ("fp8+bf16 0.19148"); nil for a dense model.
 function M.expert_curve(d)
   if (d.model.experts or 0) == 0 then return nil end
-  local id = M.expert_gemm[d.gpu.id] and d.gpu.id or "h100-sxm"
+  local kernel, on = M.expert_kernel(d)
+  local id = on or (M.expert_gemm[d.gpu.id] and d.gpu.id or "h100-sxm")
   local list = {}
   for k, rows in pairs(M.expert_gemm[id]) do
     local sl = (M.expert_slice[id] or {})[k]
@@ -967,7 +1038,14 @@ function M.expert_curve(d)
       util.raise("kvplan.sim.expert_slice['%s'].%s must be the bytes (> 0) of one expert's slice "
                  .. "the expert_gemm curve was measured at, got %s", id, k, tostring(sl))
     end
-    list[#list + 1] = {k = k, rows = rows, s = sl}
+    -- the curves of the kernel d runs (M.expert_kernel), Triton's by default
+    if (M.expert_curve_kernel[id] or {})[k] == kernel then
+      list[#list + 1] = {k = k, rows = rows, s = sl}
+    end
+  end
+  if #list == 0 then
+    util.raise("kvplan.sim.expert_gemm['%s'] has no curve of the %s MoE kernel", id,
+               kernel or "triton")
   end
   table.sort(list, function(a, b) return a.s < b.s end)
   local s = M.expert_slice_bytes(d) or list[1].s

@@ -268,7 +268,60 @@ local _, _, fmt5 = sim.expert_curve(kv.deploy{model = "qwen3-235b-a22b", gpu = "
 check.eq(fmt5, "bf16_tp8", "Qwen3-235B BF16 at tp 8: the TP 8 curve's own slice")
 check.eq(q30:perf().expert_frac[1], mrows[1][2], "the core reads the MI300X curve")
 local _, on3, fmt3 = sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200"})
-check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's only (FP8) curve")
+check.eq(on3 .. " " .. fmt3, "b200 fp8", "B200 16-bit experts: B200's Triton (FP8) curve")
+-- TensorRT-LLM's NVFP4 experts on B200 run its default CUTLASS MoE and read
+-- its own curve (sim.expert_kernel; TensorRT-LLM tech blog 24's CUTLASS
+-- column, DeepSeek-V3 NVFP4 at TP 8 on one B200). By hand: a slice of 3 x 7168
+-- x 256 x 0.5625 = 3,096,576 bytes; M = 1, 8 experts at 8000 GB/s = 3.097 us
+-- over 96.77 us = 0.032; M = 128, 256 (1 - (1 - 8/256)^128) = 251.60 experts
+-- touched, 128 x 8 / 251.60 = 4.070 tokens an expert, 97.39 us over 335.65 =
+-- 0.290. Qwen3-30B-A3B in NVFP4 at tp 1 (3 x 2048 x 768 x 0.5625 = 2,654,208
+-- bytes a slice, 48 MoE layers): one sequence's 8 experts a layer, 21.23 MB
+-- at 8000 GB/s = 2.654 us / 0.032 = 82.94 us a layer, 3.981 ms the step's
+do
+  check.eq(sim.expert_slice.b200.nvfp4_cutlass, 3096576, "the CUTLASS curve's slice")
+  local E, k, S = 256, 8, 3 * 7168 * 256 * 0.5625
+  local function frac(m, us)
+    local touched = E * (1 - (1 - k / E) ^ m)
+    return math.max(touched * S / 8000e9, 2 * m * k * S / 0.5625 / 9000e12) * 1e6 / us, m * k / touched
+  end
+  local f1 = frac(1, 96.77)
+  local f128, x128 = frac(128, 335.65)
+  assert(math.abs(f1 - 0.032) < 5e-4 and math.abs(f128 - 0.290) < 5e-4 and math.abs(x128 - 4.070) < 5e-4,
+         "B200 CUTLASS by hand: " .. f1 .. ", " .. f128 .. " at " .. x128)
+  local r7 = sim.expert_gemm.b200.nvfp4_cutlass[7]
+  check.eq(r7[1] .. " " .. r7[2] .. " " .. r7[3], "4.07 0.29 128", "the M = 128 row")
+  local trt = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "nvfp4", engine = "trtllm"}
+  check.eq(sim.expert_kernel(trt), "trtllm_cutlass", "TensorRT-LLM NVFP4 on B200: CUTLASS")
+  local rows, on, fmt = sim.expert_curve(trt)
+  check.eq(on .. " " .. fmt, "b200 nvfp4_cutlass", "TensorRT-LLM NVFP4 on B200: the CUTLASS curve")
+  check.eq(rows[1][2], 0.032, "its one-token fraction")
+  local sl = sim.expert_slice_bytes(trt)
+  assert(sl > 2654208 and sl < 2654208 * 1.001, "Qwen3-30B NVFP4 slice: " .. sl)
+  local t1 = trt:time(1024, 1)
+  assert(math.abs(t1.experts_ms - 48 * 8 * sl / 8000e9 * 1e3 / 0.032) < 1e-9, "one sequence: " .. t1.experts_ms)
+  assert(math.abs(t1.experts_ms - 3.981) < 0.005, "3.981 ms: " .. t1.experts_ms)
+  -- GB200 (the same SM100 GPU) reads the B200's CUTLASS curve
+  local gb = kv.deploy{model = "qwen3-30b-a3b", gpu = "gb200", weights = "nvfp4", engine = "trtllm"}
+  check.eq(select(2, sim.expert_curve(gb)) .. " " .. select(3, sim.expert_curve(gb)), "b200 nvfp4_cutlass",
+           "TensorRT-LLM NVFP4 on GB200: the B200's CUTLASS curve")
+  -- other engines, formats and GPUs: Triton's curves as before
+  local vl = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "nvfp4", engine = "vllm"}
+  check.eq(sim.expert_kernel(vl), nil, "vLLM NVFP4 on B200: not TensorRT-LLM's kernel")
+  check.eq(select(3, sim.expert_curve(vl)), "fp8", "vLLM NVFP4 on B200: the Triton curve")
+  local t8 = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "fp8", engine = "trtllm"}
+  check.eq(select(3, sim.expert_curve(t8)), "fp8", "TensorRT-LLM FP8 on B200: the Triton curve")
+  local h = kv.deploy{model = "qwen3-30b-a3b", gpu = "h100-sxm", weights = "fp8", engine = "trtllm"}
+  check.eq(sim.expert_kernel(h), nil, "TensorRT-LLM on H100: no SM100 kernel")
+  local gbv = kv.deploy{model = "qwen3-30b-a3b", gpu = "gb200", weights = "fp8", engine = "trtllm"}
+  check.eq(select(2, sim.expert_curve(gbv)), "h100-sxm", "GB200 FP8: the H100's curves as before")
+  -- a GPU whose curves lack the kernel's: a clear error
+  local keep = sim.expert_gemm.b200.nvfp4_cutlass
+  sim.expert_gemm.b200.nvfp4_cutlass = nil
+  check.error("kvplan.sim.expert_gemm['b200'] has no curve of the trtllm_cutlass MoE kernel",
+              sim.expert_curve, trt)
+  sim.expert_gemm.b200.nvfp4_cutlass = keep
+end
 check.eq(sim.expert_curve(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), nil, "dense: none")
 -- A100 SXM 80GB and L40S read their own curves (vllm-project/vllm pull
 -- requests 40542 and 53710), measured to 4096 and 8192 tokens; before, the
