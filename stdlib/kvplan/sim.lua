@@ -66,10 +66,22 @@ M.efficiency = {memory = 0.8, compute = 0.7, link = 0.8}
 --             MI300X). Compute: the default for attention (no forward or
 --             paged-decode table of ROCm's kernels found); its bf16 and fp8
 --             GEMMs have rows below (M.gemm_benchmarks).
+--   a100-sxm-80gb memory 1700 / 2039 (0.834): BabelStream (cuda-stream, built
+--             for sm_80; its default arrays of 2^25 doubles, 268 MB each, beyond
+--             the 40 MB L2) on the NVIDIA A100-SXM4-80GB of an Azure ND A100
+--             v4 VM (CUDA 12.5, driver 550.90.07): Copy 1.61, Mul 1.61, Add
+--             1.70, Triad 1.70, Dot 1.75 TB/s, their median 1.70 over the
+--             datasheet's 2039 GB/s (Azure/AI-benchmarking-guide,
+--             Azure_Results/ND_A100_v4_results.md at 3bb66cac, "HBM
+--             Bandwidth"; the benchmark Benchmarks/NVIDIA/HBMBandwidth.py at
+--             7a4e2c83). The MI300X's rule: a streaming kernel's rate, for
+--             KV, attention, activations and the GEMMs, which have no memory
+--             rows on the A100 (none by M found, docs/time.md, issue 18).
 M.efficiency_by_gpu = {
   ["h100-sxm"] = {memory = 0.69, compute = {fp8 = 0.53}},
   ["h200"] = {compute = {fp8 = 0.53}},
   ["mi300x"] = {memory = 4110 / 5300},
+  ["a100-sxm-80gb"] = {memory = 1700 / 2039},
 }
 
 -- The dense GEMMs' efficiency by M (the GEMM's tokens), from published
@@ -127,12 +139,21 @@ M.efficiency_by_gpu = {
 --               floor on today's kernel; flashinfer-ai/flashinfer issue 1732 (B200,
 --               CUTLASS FP4, M = 1, N = K = 8192: 1.78 of 8 TB/s) agrees in size
 --   a100-sxm-80gb
---     bf16      compute only: zzc0721/torch-performance-test-data database.md
---               (commit bbb8e247, row "NVIDIA A100 SXM4 80GB"): torch.mm of
---               square bf16 matrices, the best of sizes 1024 to 10240 (its
---               test.py; which size is not recorded), 264.53 of 312 TFLOPS.
---               One point: the compute curve is flat over M (its M, 8192, is
---               immaterial); memory: none (the rule of thumb)
+--     bf16      compute only: cuBLASLt FP16 GEMMs on the NVIDIA A100-SXM4-80GB
+--               of an Azure ND A100 v4 VM (Azure/AI-benchmarking-guide,
+--               Azure_Results/ND_A100_v4_results.md at 3bb66cac, "GEMM
+--               CuBLASLt": superbench's cublaslt_gemm, random initialization,
+--               10,000 warmup iterations, Benchmarks/NVIDIA/GEMMCublasLt.py at
+--               cd84f36a), its rows of M >= 4096 as for the MI300X: 4096^3
+--               228.0, 6144 x 12288 x 12288 250.8, 8192^3 253.7, 16384^3 256.5
+--               of 312 TFLOPS (the A100's FP16 and BF16 peaks are one);
+--               left out the squares of 1024 and 2048 (119.4, 221.8) and the
+--               shapes of K 1024 and 768 (1024 x 2145 x 1024, 802816 x 192 x
+--               768). cuBLASLt is what TensorRT-LLM's GEMM plugin calls, and
+--               cuBLAS(Lt) is behind vLLM's F.linear. It replaces zzc0721/torch-performance-test-data's
+--               row (database.md at bbb8e247, torch.mm bf16 264.53 TFLOPS),
+--               the best of square sizes 1024 to 10240, a maximum over sizes
+--               at no stated M. memory: none by M (the flat factor above)
 --   mi300x
 --     fp8       compute only: hipBLASLt FP8 GEMMs on one GPU of an Azure ND
 --               MI300X v5 VM (Azure's AI-benchmarking-guide, "ND MI300X v5
@@ -299,9 +320,9 @@ M.gemm_benchmarks = {
   },
   ["a100-sxm-80gb"] = {
     bf16 = {
-      {source = "zzc0721/torch-performance-test-data database.md at bbb8e247, row NVIDIA A100 "
-         .. "SXM4 80GB (PyTorch 2.8, CUDA 12.8): torch.mm bf16, the best of square sizes "
-         .. "1024-10240 (test.py)", bytes = 2, rows = {{8192, 264.53}}},
+      {source = "Azure AI-benchmarking-guide ND_A100_v4_results.md at 3bb66cac (NVIDIA "
+         .. "A100-SXM4-80GB, CUDA 12.5), GEMM CuBLASLt FP16, rows of M >= 4096",
+       bytes = 2, rows = {{4096, 228.0}, {6144, 250.8}, {8192, 253.7}, {16384, 256.5}}},
     },
   },
   ["b200"] = {
