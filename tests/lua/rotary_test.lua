@@ -114,6 +114,11 @@ check.eq(cat("llama-4-scout-17b-16e"), 262144 * 128 * 2, "Llama-4-Scout base: 64
 check.eq(cat("llama-4-scout-17b-16e-instruct"), 10485760 * 128 * 2, "Llama-4-Scout Instruct: 2.5 GiB")
 check.eq(cat("meta-llama/Llama-4-Scout-17B-16E-Instruct"), 2684354560, "the Instruct repo id names the Instruct entry")
 check.eq(cat("whisper-large-v3"), 0, "Whisper: learned positions")
+-- DeepSeek-R1-Distill-Qwen-14B: Qwen2.5-14B's shape, its own 131072 positions (vllm-project/
+-- vllm#13061's "The model's max seq len (131072)"), where Qwen2.5-14B's config says 32768
+check.eq(cat("deepseek-r1-distill-qwen-14b"), 131072 * 128 * 2, "R1-Distill-Qwen-14B: 32 MiB")
+check.eq(cat("deepseek-r1-distill-qwen-14b") - cat("qwen2.5-14b"), 3 * 32768 * 128 * 2, "24 MiB more than Qwen2.5-14B's")
+check.eq(kv.model("deepseek-r1-distill-qwen-14b").params, kv.model("qwen2.5-14b").params, "the same parameters")
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l4"}:ledger().rotary, 33554432,
          "Llama-3.1-8B on an L4, in the ledger")
 

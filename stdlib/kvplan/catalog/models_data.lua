@@ -338,6 +338,18 @@ return {
     notes = "use_sliding_window false: full attention on every layer; 128k with YaRN per card",
   },
   {
+    id = "deepseek-r1-distill-qwen-14b",
+    aliases = {"deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "DeepSeek-R1-Distill-Qwen-14B"},
+    hf = "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B",
+    source = "config.json of deepseek-ai/DeepSeek-R1-Distill-Qwen-14B as copied in neody/r1-14b-awq (from the snapshot c79f47acaf30; its quantization_config aside) and RealSafe/RealSafe-R1-14B: Qwen2ForCausalLM, 48 layers, hidden 5120, 40 heads, 8 KV heads, intermediate 13824, vocab 152064, untied, bf16, max_position_embeddings 131072, rope_theta 1e6, no rope_scaling; the Qwen2.5-14B shape, so params as qwen2.5-14b's (q/k/v biases counted)",
+    family = "qwen2",
+    layers = 48, hidden = 5120, heads = 40, kv_heads = 8, head_dim = 128,
+    intermediate = 13824, vocab = 152064, tie_embeddings = false,
+    params = 14770033664, active = 14770033664,
+    dtype = "bf16", max_context = 131072,
+    notes = "use_sliding_window false: full attention on every layer; 131072 positions in its own config (Qwen2.5-14B's says 32768), so vLLM's default max_model_len and rotary table are 131072",
+  },
+  {
     id = "qwen2.5-32b",
     aliases = {"Qwen/Qwen2.5-32B-Instruct", "Qwen/Qwen2.5-32B", "qwen2.5-32b-instruct"},
     hf = "Qwen/Qwen2.5-32B-Instruct",
