@@ -12,6 +12,11 @@ PREFIX = /usr/local
 DESTDIR =
 B = build
 LUA = lua5.4
+# make test and make check run this many test targets at once, each one's
+# output printed whole when it ends (--output-sync); make check's valgrind
+# this many files at once. JOBS=1: one after the other. A `make -jN` of
+# yours is used for the targets instead (its jobserver).
+JOBS = $(shell nproc 2>/dev/null || echo 1)
 
 # kvplan counts the C allocations of its own objects against --max-memory
 # (engine/cli/limits.c): the linker sends them through __wrap_malloc etc.
@@ -25,6 +30,8 @@ DEB_PKGS = liblua5.4-dev libcsv-dev libcmocka-dev libjansson-dev pkg-config lua5
 TEST_PKGS = zsh
 
 # ---- nothing to change below --------------------------------------------------
+# the sub-make's -j unless make was given one (its jobserver then serves both)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS)) --output-sync=target
 LUA_CFLAGS = $(shell pkg-config --cflags lua5.4 2>/dev/null)
 LUA_LIBS = $(shell pkg-config --libs lua5.4 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -201,18 +208,18 @@ layers-test: $(KVPLAN)
 
 test: deps
 	@$(MAKE) --no-print-directory DEB_PKGS="$(TEST_PKGS)" deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory test-only
+	@$(MAKE) --no-print-directory $(PAR) all
+	@$(MAKE) --no-print-directory $(PAR) test-only
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer. The
 # module test loads the library into a stock lua5.4 and is skipped there. The
 # binary lives in $(B)/asan, where the ready scripts are not beside it.
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 check: deps
-	@$(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
+	@$(MAKE) --no-print-directory $(PAR) B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
 	  LDFLAGS="$(LDFLAGS) $(SAN)" $(B)/asan/kvplan $(B)/asan/libkvplan.a
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 KVPLAN_SCRIPTS=$(CURDIR)/scripts \
-	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
+	  $(MAKE) --no-print-directory $(PAR) B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
 	  LDFLAGS="$(LDFLAGS) $(SAN)" SHIM= unit-tests lua-tests golden-tests cli-tests fault-tests validate-tests guard-tests
 	@$(MAKE) --no-print-directory check-more
 
@@ -225,13 +232,14 @@ CHECK_PKGS = valgrind
 check-more:
 	@$(MAKE) --no-print-directory DEB_PKGS="$(CHECK_PKGS)" deps
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(MAKE) --no-print-directory B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
+	  $(MAKE) --no-print-directory $(PAR) B=$(B)/asan CFLAGS="$(CFLAGS) -O1 $(SAN)" \
 	  LDFLAGS="$(LDFLAGS) $(SAN)" fuzz-replay $(B)/asan/kvplan.so
 	@ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD="$$($(CC) -print-file-name=libasan.so)" \
 	  $(MAKE) --no-print-directory B=$(B)/asan module-test
-	@$(MAKE) --no-print-directory all valgrind-tests
+	@$(MAKE) --no-print-directory $(PAR) all
+	@$(MAKE) --no-print-directory valgrind-tests
 valgrind-tests: $(KVPLAN)
-	@sh tests/run_valgrind.sh $(KVPLAN)
+	@JOBS=$(JOBS) sh tests/run_valgrind.sh $(KVPLAN)
 
 # ---- fuzzing ---------------------------------------------------------------------
 # libFuzzer targets (tests/fuzz/fuzz_*.lua through tests/fuzz/harness.c):

@@ -832,10 +832,27 @@ local function layer_kind_counts(m)
   return counts
 end
 
+-- kv.models.get(name), or nil where it raises. A name that is neither in
+-- the catalog nor a checkpoint on disk nor a repo id ORG/NAME is one get
+-- refuses (models.lua M.get) without being asked: its error computes the
+-- closest catalog names (catalog.suggest, an edit distance to each of the
+-- catalog's some 650 names: 0.02 s), and a log's model is tried under up to
+-- eleven spellings (a kv.validate took 0.66 s where none was in the catalog).
+local function model_get(kv, name)
+  local m = kv.models.find(name)
+  if m then return m end
+  local hf = require "kvplan.hf"
+  if not hf.is_checkpoint(name) and hf.repo_id(name) == nil then return nil end
+  local ok
+  ok, m = pcall(kv.models.get, name)
+  if ok then return m end
+  return nil
+end
+
 local function catalog_model(kv, name)
   if name == nil then return nil end
-  local ok, m = pcall(kv.models.get, name)
-  if ok then return m end
+  local m = model_get(kv, name)
+  if m then return m end
   -- a Hugging Face cache directory, models--ORG--NAME/snapshots/REV
   -- (huggingface_hub's cache layout): the model is NAME, not the revision
   local base = name:match("models%-%-[^/]-%-%-([^/]+)/snapshots") or name:gsub("/+$", ""):match("([^/]+)$") or name
@@ -843,10 +860,8 @@ local function catalog_model(kv, name)
                  base:gsub("%-AWQ.*$", ""):gsub("%-GPTQ.*$", ""):gsub("%-FP8.*$", ""):gsub("%-Instruct$", ""),
                  (base:gsub("^Meta%-", ""))}
   for _, t in ipairs(tries) do
-    ok, m = pcall(kv.models.get, t)
-    if ok then return m end
-    ok, m = pcall(kv.models.get, t:lower())
-    if ok then return m end
+    m = model_get(kv, t) or model_get(kv, t:lower())
+    if m then return m end
   end
   return nil
 end

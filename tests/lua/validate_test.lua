@@ -679,6 +679,22 @@ check.eq(f.max_num_seqs, 2, "'max_num_seqs'")
 check.eq(f.kv_tokens, 620944, "GPU KV cache size")
 check.eq(f.at.tp, 7, "tp read from line 7")
 check.eq(f.at.kv_tokens, 1, "KV tokens from line 1")
+-- the log's model under its other spellings (the cache path's last part,
+-- lower case, without -AWQ...) is looked up, not asked for by kv.models.get
+-- and refused: the refusal computes the closest catalog names (catalog.suggest,
+-- 0.02 s a name), and kv.validate of this log, whose model none of them is,
+-- took 0.66 s
+do
+  local catalog = require "kvplan.catalog"
+  local suggest, asked = catalog.suggest, 0
+  catalog.suggest = function(...) asked = asked + 1; return suggest(...) end
+  local ok, rows = pcall(kv.validate, raw("club3090-295-qwen3.6-27b-tp2.log"))
+  catalog.suggest = suggest
+  assert(ok, rows)
+  check.eq(rows[1].status:find("^missing: model '~/.cache/huggingface/qwen3.6%-27b%-autoround%-int4' %(log:3%) is not in the catalog") ~= nil,
+           true, "the cache path's model, not in the catalog: " .. rows[1].status)
+  check.eq(asked, 0, "kv.validate of a log naming a cache path: closest catalog names computed")
+end
 -- the banner and non-default args of 0.10.2.dev, "Using max model len"
 f = facts("vllm-24162-qwen2.5-0.5b-tp2.log")
 check.eq(f.version, "0.10.2.dev378", "vLLM API server version")
