@@ -1289,6 +1289,25 @@ function M.new(opts)
     end
     d.disable_overlap_schedule = v or nil
   end
+  -- TensorRT-LLM's moe_config.backend (sim.expert_kernel: which MoE kernel's
+  -- curve the routed experts read); refused under other budgets
+  if opts.moe_backend ~= nil then
+    local v = opts.moe_backend
+    if v ~= "cutlass" and v ~= "trtllm" then
+      util.raise("field 'moe_backend' must be 'cutlass' or 'trtllm' (TensorRT-LLM's "
+                 .. "moe_config.backend, the kernels kvplan has curves of), got '%s'",
+                 util.escape(tostring(v), 64))
+    end
+    if d.budget ~= "trtllm" then
+      util.raise("field 'moe_backend' = '%s' is TensorRT-LLM's moe_config.backend; budget '%s' "
+                 .. "has none (expected budget 'trtllm')", v, d.budget)
+    end
+    if (d.model.experts or 0) == 0 then
+      util.raise("field 'moe_backend' needs a model with routed experts, '%s' has none",
+                 tostring(d.model.id))
+    end
+    d.moe_backend = v
+  end
   if d.budget == "sglang" and opts.engine_version ~= nil then
     -- SGLang's release picks its defaults (engines.sglang_version)
     local srow, sv = engines.sglang_version(opts.engine_version)

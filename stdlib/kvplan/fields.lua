@@ -133,6 +133,11 @@ M.list = {
    meaning = "no encoder run in the profiling"},
   {name = "backend", type = "enum", values = {"pytorch", "tensorrt"}, default = "the release's",
    spec = false, trtllm = true, meaning = "TensorRT-LLM's backend"},
+  -- TensorRT-LLM's moe_config.backend (extra_llm_api_options), the two of its
+  -- MoE kernels kvplan has a curve of (sim.expert_kernel)
+  {name = "moe_backend", type = "enum", values = {"cutlass", "trtllm"},
+   default = "TensorRT-LLM's (CUTLASS for NVFP4 experts)", spec = false,
+   meaning = "TensorRT-LLM's moe_config.backend: which MoE kernel's curve NVFP4 experts on B200 and GB200 read (cutlass; trtllm, its trtllm-gen kernels)"},
   {name = "fail_fast_on_attention_window_too_large", type = "boolean", default = false,
    trtllm = true, meaning = "refuse to start when one max_seq_len sequence does not fit"},
   -- time (kvplan.sim)

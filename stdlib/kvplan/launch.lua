@@ -103,6 +103,10 @@ local no_flag = {
   evict = function(v) return v ~= nil and "KV eviction (evict) is no engine's option" end,
   offload = function(v) return v ~= nil and "KV offload to host memory needs a KV connector, which kvplan does not write" end,
   mxfp4_backend = function(v) return v ~= nil and "the MXFP4 kernel (mxfp4_backend) is vLLM's own choice, no flag" end,
+  moe_backend = function(v)
+    return v ~= nil and "TensorRT-LLM's moe_config.backend (moe_backend) is an extra_llm_api_options "
+                        .. "section kvplan does not write"
+  end,
   usage = function(v) return v == "offline" and "usage 'offline' is vLLM's LLM class, not a server command" end,
 }
 

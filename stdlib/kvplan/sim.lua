@@ -780,12 +780,13 @@ end
 --                  row). Its M = 1 row by hand: 8 x 3,096,576 bytes / 8000
 --                  GB/s = 3.097 us / 96.77 = 0.032; M = 128: 256 (1 - (1 -
 --                  8/256)^128) = 251.60 experts touched, 4.070 tokens an
---                  expert, 97.39 us / 335.65 = 0.290. The same table's
---                  TRTLLM-Gen column (TensorRT-LLM's moe_config.backend
---                  TRTLLM, FlashInfer's trtllm_fp4_block_scale_moe) reaches
---                  0.116 at one token and 0.53-0.61 from 32 tokens; no
---                  modelled deployment runs it by default, so it is not a
---                  curve here (docs/time.md)
+--                  expert, 97.39 us / 335.65 = 0.290
+--   b200 nvfp4_trtllm_gen  the same table's column "TRTLLM-Gen (us)" (per-
+--                  expert grouped GEMMs, TensorRT-LLM's moe_config.backend
+--                  TRTLLM; FlashInfer ships the kernels as
+--                  trtllm_fp4_block_scale_moe), read by a TensorRT-LLM
+--                  deployment that gives moe_backend = "trtllm": M = 1,
+--                  3.097 us / 26.78 = 0.116; M = 128, 97.39 / 161.87 = 0.602
 --   mi300x bf16_tp8, bf16_tp4  ROCm/aiter's tuned MoE table for Qwen3-235B-A22B
 --                  in BF16 on MI300X (aiter/configs/model_configs/
 --                  qwen3_235b_bf16_tuned_fmoe.csv at ca781d8197, pull request
@@ -857,9 +858,10 @@ end
 -- and on H200 at a slice at or below the FP8 curve's 2.4 MB, reads the clamped
 -- small-batch fraction (an H200 slice between 2.4 and 11.9 MB reads the blend
 -- with the BF16 curve, below). TensorRT-LLM's NVFP4 experts on B200 and
--- GB200 read its own CUTLASS curve (b200 nvfp4_cutlass, M.expert_kernel);
--- its other formats (FP8, gpt-oss's MXFP4) and its trtllm-gen kernels are
--- read at the Triton curves for want of a table of them by batch.
+-- GB200 read its own CUTLASS curve (b200 nvfp4_cutlass, M.expert_kernel;
+-- nvfp4_trtllm_gen under moe_backend = "trtllm"); its other formats (FP8,
+-- gpt-oss's MXFP4) are read at the Triton curves for want of a table of
+-- them by batch.
 -- The curves differ most by the size of an expert's slice, the bytes of one
 -- expert's w13 and w2 in one layer on one GPU (small slices reach less of the
 -- bandwidth at a few tokens: Mixtral's 176 MB slices 0.73 at one token,
@@ -867,8 +869,8 @@ end
 -- hidden x (moe intermediate / tp) x the format's bytes (fp8 1, bf16 2; scales
 -- left out; NVFP4's fp8 scales counted, as kvplan counts the weights). Which
 -- fraction a deployment reads (M.expert_curve): the curves of the kernel it
--- runs (M.expert_kernel: TensorRT-LLM's CUTLASS NVFP4 MoE where its rule
--- holds, else Triton's fused_moe, every curve M.expert_curve_kernel does not
+-- runs (M.expert_kernel: TensorRT-LLM's CUTLASS or trtllm-gen NVFP4 MoE where
+-- its rule holds, else Triton's fused_moe, every curve M.expert_curve_kernel does not
 -- name); of those, from its
 -- GPU's curves (else, for a GPU without a benchmark here -- A100 40GB and
 -- PCIe, H20, ... -- the H100 SXM's: an assumption, not a measurement), the two
@@ -935,6 +937,11 @@ M.expert_gemm = {
                      {4.070, 0.290, 128, 335.65}, {6.014, 0.282, 192, 350.68}, {6.509, 0.279, 208, 354.73},
                      {7.006, 0.280, 224, 354.01}, {8.002, 0.281, 256, 351.98}, {8.502, 0.277, 272, 357.90},
                      {10.500, 0.273, 336, 363.58}, {12.000, 0.269, 384, 368.12}},
+    nvfp4_trtllm_gen = {{1.000, 0.116, 1, 26.78}, {1.115, 0.385, 8, 57.68}, {1.255, 0.456, 16, 86.55},
+                        {1.568, 0.539, 32, 117.20}, {1.918, 0.580, 48, 133.54}, {2.302, 0.608, 64, 141.68},
+                        {4.070, 0.602, 128, 161.87}, {6.014, 0.588, 192, 168.23}, {6.509, 0.584, 208, 169.34},
+                        {7.006, 0.585, 224, 169.24}, {8.002, 0.575, 256, 172.17}, {8.502, 0.563, 272, 176.10},
+                        {10.500, 0.538, 336, 184.32}, {12.000, 0.530, 384, 186.92}},
   },
   ["a100-sxm-80gb"] = {
     bf16 = {{1.000, 0.277, 1, 183.5}, {1.152, 0.664, 4, 266.2}, {1.892, 0.794, 16, 542.6},
@@ -957,7 +964,8 @@ M.expert_slice = {
   ["h200"] = {fp8 = 3 * 4096 * 192 * 1,            -- Qwen3-235B-A22B, tp 8: 2359296
               bf16 = 3 * 2816 * 704 * 2},          -- Gemma-4 26B-A4B, tp 1: 11894784
   ["b200"] = {fp8 = 3 * 7168 * 256 * 1,            -- DeepSeek-R1, tp 8: 5505024
-              nvfp4_cutlass = 3 * 7168 * 256 * 9 // 16}, -- DeepSeek-V3 NVFP4, tp 8: 3096576
+              nvfp4_cutlass = 3 * 7168 * 256 * 9 // 16,     -- DeepSeek-V3 NVFP4, tp 8: 3096576
+              nvfp4_trtllm_gen = 3 * 7168 * 256 * 9 // 16}, -- the same
   ["mi300x"] = {bf16_tp8 = 3 * 4096 * 192 * 2,     -- Qwen3-235B-A22B, tp 8: 4718592
                 bf16_tp4 = 3 * 4096 * 384 * 2},    -- Qwen3-235B-A22B, tp 4: 9437184
   ["a100-sxm-80gb"] = {bf16 = 3 * 2048 * 1408 * 2}, -- Kimi-VL-A3B, tp 1: 17301504
@@ -1014,7 +1022,7 @@ end
 -- fused_moe (MI300X's aiter curves stand for the Triton one, above): only the
 -- curves of the kernel a deployment runs (M.expert_kernel) are read for it.
 M.expert_curve_kernel = {
-  ["b200"] = {nvfp4_cutlass = "trtllm_cutlass"},
+  ["b200"] = {nvfp4_cutlass = "trtllm_cutlass", nvfp4_trtllm_gen = "trtllm_gen"},
 }
 
 -- GPUs that run TensorRT-LLM's SM100 MoE kernels, the GPU whose curve they read
@@ -1032,15 +1040,17 @@ M.expert_kernel_gpus = {["b200"] = "b200", ["gb200"] = "b200"}
 ---       in the newest stored form, FP8 block scales on SM100 (TRTLLM)
 ---       (model_config.py resolve_moe_backend, stored forms after
 ---       1a0dc5f70054, commits not named): an NVFP4 checkpoint of Qwen3,
----       Llama 4 or DeepSeek-R1 runs CUTLASS in every release. kvplan has no
----       moe_config.backend field, so a deployment that sets TRTLLM is read
----       at the CUTLASS curve too. GB200's GPU is the B200's SM100 at the same
----       8000 GB/s (the catalog): it reads the B200 curve at its own rates, an
----       assumption.
+---       Llama 4 or DeepSeek-R1 runs CUTLASS in every release. GB200's GPU is
+---       the B200's SM100 at the same 8000 GB/s (the catalog): it reads the
+---       B200 curve at its own rates, an assumption.
+---   "trtllm_gen"  the same with moe_backend = "trtllm" (moe_config.backend
+---       TRTLLM, its trtllm-gen kernels). Other formats under TensorRT-LLM
+---       (FP8, MXFP4) read the Triton curves whatever moe_backend says.
 function M.expert_kernel(d)
   local on = M.expert_kernel_gpus[d.gpu.id]
   if on == nil or d.budget ~= "trtllm" then return nil end
   if d.model:class_format("experts", d.weights).name ~= "nvfp4" then return nil end
+  if d.moe_backend == "trtllm" then return "trtllm_gen", on end
   return "trtllm_cutlass", on
 end
 

@@ -168,6 +168,7 @@ local where = {max_kv_tokens = {budget = "trtllm"}, backend = {budget = "trtllm"
                allocation = {max_model_len = 8192}, mamba_cache_mode = {mamba_block_size = 16},
                enable_dp_attention = {budget = "sglang", tp = 2, data_parallel_size = 2},
                disable_overlap_schedule = {budget = "sglang"},
+               moe_backend = {budget = "trtllm", model = "qwen3-30b-a3b"},
                vllm_use_v1 = {engine_version = "0.10"}, max_seq_len_to_capture = {engine_version = "0.6"}}
 local function deploys(f, v)
   local o = {model = "llama-3.1-8b", gpu = "h100-sxm"}

@@ -100,6 +100,16 @@ check.eq(launch.command(d, "k8s", {replicas = 3}), k, "deterministic text")
 local amd = assert(launch.command(kv.deploy{model = "llama-3.1-70b", gpu = "mi300x", tp = 2}, "k8s"))
 assert(amd:find("amd.com/gpu: 2", 1, true) and not amd:find("nvidia.com", 1, true), amd)
 
+-- TensorRT-LLM's moe_config.backend (moe_backend) is a YAML section kvplan
+-- does not write: refused, not dropped
+do
+  local mb = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "nvfp4", engine = "trtllm",
+                       moe_backend = "trtllm"}
+  local text, why = launch.command(mb, "trtllm")
+  check.eq(text, nil, "moe_backend: no command")
+  assert(why:find("moe_backend", 1, true) and why:find("does not write", 1, true), why)
+end
+
 -- never emitted: a deployment that would not start, with the refusal
 local big = kv.deploy{model = "llama-3.1-70b", gpu = "h100-sxm", tp = 1}
 for _, e in ipairs(launch.engines) do

@@ -315,6 +315,30 @@ do
   check.eq(sim.expert_kernel(h), nil, "TensorRT-LLM on H100: no SM100 kernel")
   local gbv = kv.deploy{model = "qwen3-30b-a3b", gpu = "gb200", weights = "fp8", engine = "trtllm"}
   check.eq(select(2, sim.expert_curve(gbv)), "h100-sxm", "GB200 FP8: the H100's curves as before")
+  -- moe_backend = "trtllm" (TensorRT-LLM's moe_config.backend TRTLLM): the
+  -- same table's TRTLLM-Gen column, M = 1 3.097 / 26.78 = 0.116, M = 128
+  -- 97.39 / 161.87 = 0.602; one Qwen3-30B sequence 2.654 us / 0.116 a layer
+  local g1 = frac(1, 26.78)
+  local g128 = frac(128, 161.87)
+  assert(math.abs(g1 - 0.116) < 5e-4 and math.abs(g128 - 0.602) < 5e-4, "trtllm-gen by hand: " .. g1 .. ", " .. g128)
+  local gen = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "nvfp4", engine = "trtllm",
+                        moe_backend = "trtllm"}
+  check.eq(sim.expert_kernel(gen), "trtllm_gen", "moe_backend trtllm: trtllm-gen")
+  local grows, _, gfmt = sim.expert_curve(gen)
+  check.eq(gfmt .. " " .. grows[7][2], "nvfp4_trtllm_gen 0.602", "the trtllm-gen curve, its M = 128 row")
+  assert(math.abs(gen:time(1024, 1).experts_ms - 48 * 8 * sl / 8000e9 * 1e3 / 0.116) < 1e-9, "trtllm-gen, one sequence")
+  check.eq(sim.expert_kernel(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "nvfp4",
+                                       engine = "trtllm", moe_backend = "cutlass"}),
+           "trtllm_cutlass", "moe_backend cutlass: the default's kernel")
+  check.eq(select(3, sim.expert_curve(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", weights = "fp8",
+                                                engine = "trtllm", moe_backend = "trtllm"})), "fp8",
+           "moe_backend trtllm with FP8 experts: the Triton curve (no trtllm-gen FP8 table)")
+  check.error("field 'moe_backend' = 'trtllm' is TensorRT-LLM's moe_config.backend; budget 'vllm' has none",
+              kv.deploy, {model = "qwen3-30b-a3b", gpu = "b200", engine = "vllm", moe_backend = "trtllm"})
+  check.error("field 'moe_backend' must be 'cutlass' or 'trtllm'", kv.deploy,
+              {model = "qwen3-30b-a3b", gpu = "b200", engine = "trtllm", moe_backend = "deepgemm"})
+  check.error("field 'moe_backend' needs a model with routed experts, 'llama-3.1-8b' has none", kv.deploy,
+              {model = "llama-3.1-8b", gpu = "b200", engine = "trtllm", moe_backend = "cutlass"})
   -- a GPU whose curves lack the kernel's: a clear error
   local keep = sim.expert_gemm.b200.nvfp4_cutlass
   sim.expert_gemm.b200.nvfp4_cutlass = nil
