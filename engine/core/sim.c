@@ -175,6 +175,8 @@ typedef struct state {
   int plain;                  /* one KV term over every key (no window): the costs' loops
                                * of one term, written out */
   kvp_step_memo memo;         /* the last step's shape and its part of the step time */
+  kvp_step_memo *alt_memo;    /* each alternative's (cfg.alts) */
+  int *alt_check;             /* 1: its step times are compared at every step */
 } state;
 
 /* KV bytes a request holds with n tokens computed (0 for none), its
@@ -609,6 +611,19 @@ static int64_t accepted(state *s, int64_t g) {
   return k;
 }
 
+/* The time of the scheduled step at cost c (the run's or an alternative's,
+ * with its memo): its batch through the model, the draft passes, the swap. */
+static double step_dt(const state *s, const kvp_cost *c, kvp_step_memo *memo, int64_t tokens,
+                      int64_t longest, double kv, double attn, double attn_s, int64_t ndecode,
+                      double ctx, kvp_step *st) {
+  kvp_step_time_memo(c, memo, tokens, s->nsch, longest, kv, attn, attn_s, st);
+  double dt = st->seconds;
+  if (ndecode > 0 && c->spec_tokens > 0)
+    dt += (double)c->spec_tokens * kvp_draft_time(c, ndecode, ctx / (double)ndecode);
+  if (s->swap_bytes > 0.0) dt += s->swap_bytes / (s->cfg.pcie_gbps / 2.0 * 1e9);
+  return dt;
+}
+
 /* Run the scheduled requests' step: its time, then their progress. */
 static kvp_err run_step(state *s, kvp_sim *out) {
   int64_t tokens = 0, prefill = 0, ndecode = 0, longest = 0;
@@ -641,11 +656,15 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     }
   }
   kvp_step st;
-  kvp_step_time_memo(s->c, &s->memo, tokens, s->nsch, longest, kv, attn, attn_s, &st);
-  double dt = st.seconds;
-  if (ndecode > 0 && s->c->spec_tokens > 0)
-    dt += (double)s->c->spec_tokens * kvp_draft_time(s->c, ndecode, ctx / (double)ndecode);
-  if (s->swap_bytes > 0.0) dt += s->swap_bytes / (s->cfg.pcie_gbps / 2.0 * 1e9);
+  double dt = step_dt(s, s->c, &s->memo, tokens, longest, kv, attn, attn_s, ndecode, ctx, &st);
+  /* an alternative whose step differs is not this run */
+  for (int64_t k = 0; k < s->cfg.nalts; k++) {
+    kvp_sim_alt *a = &s->cfg.alts[k];
+    if (!a->same || !s->alt_check[k]) continue;
+    kvp_step sa;
+    if (step_dt(s, a->c, &s->alt_memo[k], tokens, longest, kv, attn, attn_s, ndecode, ctx, &sa) != dt)
+      a->same = 0;
+  }
   if (out->nsteps == out->cap) {
     int64_t nc = out->cap ? out->cap * 2 : 1024;
     kvp_sim_step *p = realloc(out->steps, (size_t)nc * sizeof *p);
@@ -746,6 +765,24 @@ static void free_state(state *s) {
   free(s->sch);
   free(s->transit);
   free(s->moved);
+  free(s->alt_memo);
+  free(s->alt_check);
+}
+
+/* Whether cost a equals cost b but for the host time's fields (the
+ * scheduler reads those only through the step time, kvp_sim_alt). */
+static int same_but_host(const kvp_cost *a, const kvp_cost *b) {
+  kvp_cost t;
+  memcpy(&t, a, sizeof t);
+  t.host_seq = b->host_seq;
+  t.host_step = b->host_step;
+  t.host_step_eager = b->host_step_eager;
+  t.host_piece = b->host_piece;
+  t.p.launch_us = b->p.launch_us;
+  t.p.seq_host_us = b->p.seq_host_us;
+  t.p.loop_host_us = b->p.loop_host_us;
+  t.p.eager_launch_us = b->p.eager_launch_us;
+  return memcmp(&t, b, sizeof t) == 0;
 }
 
 /* Check every request before the run: lengths, and that each can be served
@@ -897,7 +934,52 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
     free_state(s);
     return kvp_fail(d, KVP_ENOMEM, "out of memory for %lld requests", (long long)n);
   }
+  if (cfg->nalts < 0 || (cfg->nalts > 0 && cfg->alts == NULL)) {
+    free_state(s);
+    return kvp_fail(d, KVP_EINVAL, "alternatives: %lld of them without a list", (long long)cfg->nalts);
+  }
+  if (cfg->nalts > 0) {
+    s->alt_memo = calloc((size_t)cfg->nalts, sizeof *s->alt_memo);
+    s->alt_check = calloc((size_t)cfg->nalts, sizeof *s->alt_check);
+    if (!s->alt_memo || !s->alt_check) {
+      free_state(s);
+      return kvp_fail(d, KVP_ENOMEM, "out of memory for %lld alternatives", (long long)cfg->nalts);
+    }
+  }
+  for (int64_t k = 0; k < cfg->nalts; k++) {
+    kvp_sim_alt *a = &cfg->alts[k];
+    double r = a->request_s;
+    if (a->c == NULL || !(isfinite(r) && r >= 0.0) || (cfg->phase != KVP_PHASE_BOTH && r > 0.0)) {
+      free_state(s);
+      return kvp_fail(d, KVP_EINVAL, "alternative %lld: a cost and a client time >= 0 s (0 "
+                      "under a disaggregated phase) expected, got %g", (long long)k + 1,
+                      isnan(r) ? fabs(r) : r);
+    }
+    a->same = same_but_host(a->c, c);
+    /* the very cost: every step the same without comparing */
+    s->alt_check[k] = memcmp(a->c, c, sizeof *c) != 0;
+    a->ttft_mean = a->tpot_mean = 0.0;
+  }
   return KVP_OK;
+}
+
+/* Request q's latencies from when it was sent, with the client time request_s. */
+static void latencies(const state *s, const sreq *q, double request_s, double *ttft, double *e2e,
+                      double *tpot) {
+  *ttft = q->first - q->sent;
+  *e2e = q->finish - q->sent;
+  *tpot = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : -1.0;
+  /* the client's time outside the engine's steps (HTTP, tokenization, the
+   * first detokenization): in every latency it measures, in no step */
+  *ttft += request_s;
+  *e2e += request_s;
+  if (s->cfg.phase == KVP_PHASE_PREFILL) { /* the first token waits for its KV's move */
+    *ttft += s->cfg.kv_transfer_s;
+    *e2e += s->cfg.kv_transfer_s;
+  } else if (s->cfg.phase == KVP_PHASE_DECODE) {
+    *ttft = q->output > 1 ? q->second - q->sent : 0.0;
+    *tpot = q->output > 1 ? (q->finish - q->sent) / (double)(q->output - 1) : -1.0;
+  }
 }
 
 static kvp_err results(state *s, kvp_sim *out) {
@@ -910,21 +992,22 @@ static kvp_err results(state *s, kvp_sim *out) {
   for (int64_t i = 0; i < s->n; i++) {
     sreq *q = &s->r[i];
     out->npreempt[i] = q->npreempt;
-    out->ttft[i] = q->first - q->sent;
-    out->e2e[i] = q->finish - q->sent;
-    out->tpot[i] = q->output > 1 ? (q->finish - q->first) / (double)(q->output - 1) : -1.0;
-    /* the client's time outside the engine's steps (HTTP, tokenization, the
-     * first detokenization): in every latency it measures, in no step */
-    out->ttft[i] += s->cfg.request_s;
-    out->e2e[i] += s->cfg.request_s;
-    if (s->cfg.phase == KVP_PHASE_PREFILL) { /* the first token waits for its KV's move */
-      out->ttft[i] += s->cfg.kv_transfer_s;
-      out->e2e[i] += s->cfg.kv_transfer_s;
-    } else if (s->cfg.phase == KVP_PHASE_DECODE) {
-      out->ttft[i] = q->output > 1 ? q->second - q->sent : 0.0;
-      out->tpot[i] = q->output > 1 ? (q->finish - q->sent) / (double)(q->output - 1) : -1.0;
-    }
+    latencies(s, q, s->cfg.request_s, &out->ttft[i], &out->e2e[i], &out->tpot[i]);
     if (q->finish > out->duration) out->duration = q->finish;
+  }
+  /* the alternatives that are this run: their latencies at their client time */
+  for (int64_t k = 0; k < s->cfg.nalts; k++) {
+    kvp_sim_alt *a = &s->cfg.alts[k];
+    if (!a->same) continue;
+    double *v = malloc(un * sizeof *v);
+    if (v == NULL) return KVP_ENOMEM;
+    for (int64_t i = 0; i < s->n; i++) {
+      double e2e, tpot;
+      latencies(s, &s->r[i], a->request_s, &v[i], &e2e, &tpot);
+    }
+    a->ttft_mean = kvp_mean_of(v, s->n);
+    a->tpot_mean = kvp_mean_of(out->tpot, s->n); /* no client time in it */
+    free(v);
   }
   return KVP_OK;
 }
@@ -1072,16 +1155,32 @@ static double pct(const double *v, int64_t n, double q) {
   return v[lo] + (v[lo + 1] - v[lo]) * f;
 }
 
-void kvp_summarize(double *v, int64_t n, kvp_summary *out) {
-  memset(out, 0, sizeof *out);
-  int64_t m = 0;
+/* The sum of the values >= 0 of v, in order, and their count. */
+static double sum_nonneg(const double *v, int64_t n, int64_t *m) {
   double sum = 0.0;
+  *m = 0;
   for (int64_t i = 0; i < n; i++)
     if (v[i] >= 0.0) {
-      v[m++] = v[i];
+      (*m)++;
       sum += v[i];
     }
+  return sum;
+}
+
+double kvp_mean_of(const double *v, int64_t n) {
+  int64_t m;
+  double sum = sum_nonneg(v, n, &m);
+  return m > 0 ? sum / (double)m : 0.0;
+}
+
+void kvp_summarize(double *v, int64_t n, kvp_summary *out) {
+  memset(out, 0, sizeof *out);
+  int64_t m;
+  double sum = sum_nonneg(v, n, &m);
   if (m == 0) return;
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (v[i] >= 0.0) v[k++] = v[i];
   qsort(v, (size_t)m, sizeof *v, cmp_double);
   out->count = m;
   out->mean = sum / (double)m;

@@ -93,7 +93,31 @@ typedef struct kvp_sim_config {
                                     * given in a step at most, before the budget cuts them
                                     * (vLLM's --long-prefill-token-threshold; 0: no cap,
                                     * vLLM's default with max_num_partial_prefills 1) */
+  /* Alternatives (nalts of them, NULL: none): the same run at other costs
+   * (kvp_sim_alt), each reported the same as this run or not. */
+  struct kvp_sim_alt *alts;
+  int64_t nalts;
 } kvp_sim_config;
+
+/* An alternative of a run: the same ledger and configuration at another
+ * cost c (other factors of the step time) and another client time
+ * request_s. kvp_sim_run sets `same` when the alternative's run is this
+ * run step for step, and then its latencies' means, without running it:
+ * a cost that equals the run's in every field but the host time's
+ * (kvp_cost host_seq, host_step, host_step_eager, host_piece and the perf
+ * fields they come from), and whose step times (kvp_step_time_memo, the
+ * draft passes and the swap with it) equal the run's at every step of the
+ * run. The scheduler reads the cost only through those step times and the
+ * fields compared, so such a run takes the same steps in the same order;
+ * request_s moves only the latencies (results). Otherwise same is 0 and
+ * the alternative's figures are its own run's. */
+typedef struct kvp_sim_alt {
+  const struct kvp_cost *c;   /* in: its cost, of the run's ledger */
+  double request_s;           /* in: its client time (kvp_sim_config.request_s) */
+  int same;                   /* out: 1 when its run is this run's */
+  double ttft_mean, tpot_mean; /* out, when same: kvp_mean_of its ttft and tpot (seconds),
+                               * what its own run's would be */
+} kvp_sim_alt;
 
 /* One row of the timeline. */
 typedef struct kvp_sim_step {
@@ -143,6 +167,10 @@ typedef struct kvp_summary {
 } kvp_summary;
 
 void kvp_summarize(double *v, int64_t n, kvp_summary *out);
+
+/* kvp_summarize's mean of the n values v alone (the same sum in the same
+ * order; 0 when no value counts), v unchanged and not sorted. */
+double kvp_mean_of(const double *v, int64_t n);
 
 /* Requests of a finished simulation against latency targets (seconds; a
  * target <= 0 or not finite is no target): how many meet every target and

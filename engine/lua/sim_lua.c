@@ -48,9 +48,14 @@ static int l_time(lua_State *L) {
 
 /* ---- simulations ---------------------------------------------------------- */
 
+/* The most alternatives of one run (spec.alternatives). */
+#define KVL_MAX_ALTS 16
+
 typedef struct simbox {
   kvp_sim s;
   int live;
+  int nalts;
+  kvp_sim_alt alt[KVL_MAX_ALTS]; /* their outcomes (their costs no longer held) */
 } simbox;
 
 static int sim_gc(lua_State *L) {
@@ -66,7 +71,7 @@ static const char *const run_keys[] = {
   "prompt_tokens", "output_tokens", "max_concurrency", "max_prefill_tokens",
   "clip_max_new_tokens", "retract_decode_steps", "init_new_token_ratio", "min_new_token_ratio",
   "new_token_ratio_decay", "phase", "kv_transfer_s", "request_s",
-  "long_prefill_token_threshold", NULL
+  "long_prefill_token_threshold", "alternatives", NULL
 };
 
 /* The list at spec[name] as numbers (n of them), in a userdata left on the
@@ -175,6 +180,37 @@ static int l_run(lua_State *L) {
   lua_pop(L, 1);
   cfg.kv_transfer_s = kvl_num_field(L, 1, "kv_transfer_s", 0.0);
   cfg.request_s = kvl_num_field(L, 1, "request_s", 0.0);
+  /* alternatives: {perf = ..., request_s = ...} each, costs of the same ledger */
+  kvp_sim_alt alts[KVL_MAX_ALTS];
+  int nalts = 0;
+  if (lua_getfield(L, 1, "alternatives") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) kvl_error(L, "field 'alternatives' must be a list, %s", kvl_got(L, -1));
+    lua_Integer na = luaL_len(L, -1);
+    if (na > KVL_MAX_ALTS)
+      kvl_error(L, "field 'alternatives' holds %I, at most %I expected", (lua_Integer)na,
+                (lua_Integer)KVL_MAX_ALTS);
+    kvp_cost *ac = lua_newuserdatauv(L, (size_t)(na > 0 ? na : 1) * sizeof *ac, 0);
+    for (lua_Integer k = 0; k < na; k++) {
+      lua_geti(L, -2, k + 1);
+      if (!lua_istable(L, -1))
+        kvl_error(L, "alternative %I must be a table {perf = ..., request_s = ...}, %s",
+                  (lua_Integer)(k + 1), kvl_got(L, -1));
+      lua_getfield(L, -1, "perf");
+      kvp_perf ap = kvl_check_perf(L, -1);
+      lua_pop(L, 1);
+      kvp_diag ad = {{0}};
+      kvp_err ae = kvp_cost_init(&ac[k], l, &ap, &ad);
+      if (ae != KVP_OK) kvl_core_error(L, ae, &ad, "alternative's step time");
+      alts[k] = (kvp_sim_alt){.c = &ac[k], .request_s = kvl_num_field(L, -1, "request_s", 0.0)};
+      lua_pop(L, 1);
+    }
+    nalts = (int)na;
+    cfg.alts = alts;
+    cfg.nalts = nalts;
+    lua_remove(L, -2); /* the costs stay on the stack for the run */
+  } else {
+    lua_pop(L, 1);
+  }
   int64_t n;
   kvp_request *req = workload(L, 1, cfg.seed, &n);
   simbox *b = lua_newuserdatauv(L, sizeof *b, 0);
@@ -182,6 +218,11 @@ static int l_run(lua_State *L) {
   luaL_setmetatable(L, SIM_MT);
   kvp_diag d = {{0}};
   kvp_err e = kvp_sim_run(l, c, &cfg, req, n, &b->s, &d);
+  b->nalts = nalts;
+  for (int k = 0; k < nalts; k++) {
+    b->alt[k] = alts[k];
+    b->alt[k].c = NULL;
+  }
   if (e != KVP_OK) kvl_poll(L); /* stopped by the time limit: say so */
   if (e != KVP_OK) return kvl_core_error(L, e, &d, "simulation");
   b->live = 1;
@@ -253,6 +294,35 @@ static int sim_summary(lua_State *L) {
   return 1;
 }
 
+/* sim:means() -> throughput_tokens_s, ttft_ms.mean, tpot_ms.mean: the
+ * figures sim:summary() gives, the same numbers, without its percentiles
+ * (no copy, no sort: what kv.calibrate's fit reads of each run);
+ * sim:means(k): the same of spec.alternatives[k] when its run is this
+ * run (kvp_sim_alt), else nil */
+static int sim_means(lua_State *L) {
+  simbox *b = check_sim(L);
+  const kvp_sim *s = &b->s;
+  if (!lua_isnoneornil(L, 2)) {
+    /* sim:means(k): alternative k's (spec.alternatives), nil when its run is not this one */
+    lua_Integer k = luaL_checkinteger(L, 2);
+    if (k < 1 || k > b->nalts)
+      return kvl_error(L, "alternative %I: the run has %I", k, (lua_Integer)b->nalts);
+    const kvp_sim_alt *a = &b->alt[k - 1];
+    if (!a->same) {
+      lua_pushnil(L);
+      return 1;
+    }
+    lua_pushnumber(L, s->throughput);
+    lua_pushnumber(L, a->ttft_mean * 1e3);
+    lua_pushnumber(L, a->tpot_mean * 1e3);
+    return 3;
+  }
+  lua_pushnumber(L, s->throughput);
+  lua_pushnumber(L, kvp_mean_of(s->ttft, s->n) * 1e3);
+  lua_pushnumber(L, kvp_mean_of(s->tpot, s->n) * 1e3);
+  return 3;
+}
+
 /* sim:timeline(path): one CSV row per step */
 static int sim_timeline(lua_State *L) {
   simbox *b = check_sim(L);
@@ -309,7 +379,8 @@ static int sim_goodput(lua_State *L) {
 }
 
 static const luaL_Reg sim_meth[] = {
-  {"summary", sim_summary}, {"timeline", sim_timeline}, {"goodput", sim_goodput}, {NULL, NULL}
+  {"summary", sim_summary}, {"means", sim_means}, {"timeline", sim_timeline},
+  {"goodput", sim_goodput}, {NULL, NULL}
 };
 
 static const luaL_Reg funcs[] = {

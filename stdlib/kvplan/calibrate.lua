@@ -448,7 +448,8 @@ M.median = median
 --- Simulate point pt on deployment options dopts with factor values
 --- `values` (name -> number): {throughput, ttft, tpot} as kv.simulate gives
 --- them (output tokens/s, mean TTFT and mean TPOT in ms).
-function M.predict(dopts, pt, values)
+-- kv.simulate's options of point pt on dopts at factor values `values`.
+local function point_options(dopts, pt, values)
   local o = factors.apply(dopts, values or {})
   o.requests, o.prompt, o.output = pt.requests, pt.prompt, pt.output
   o.rate, o.max_concurrency = pt.rate, pt.max_concurrency
@@ -456,8 +457,63 @@ function M.predict(dopts, pt, values)
   if pt.max_num_batched_tokens and o.max_num_batched_tokens == nil then
     o.max_num_batched_tokens = pt.max_num_batched_tokens
   end
-  local r = require("kvplan.sim").simulate(o)
+  return o
+end
+
+-- v written out exactly: numbers by type and every bit, tables by sorted
+-- keys, what is neither a number, a string, a boolean nor a table by its
+-- identity.
+local function exact(v)
+  local t = type(v)
+  if t == "number" then
+    return math.type(v) == "integer" and string.format("i%d", v) or string.format("f%a", v)
+  elseif t == "string" then return string.format("%q", v)
+  elseif t == "boolean" or t == "nil" then return tostring(v)
+  elseif t ~= "table" then return t .. ":" .. tostring(v) end
+  local parts = {}
+  for k, x in pairs(v) do parts[#parts + 1] = exact(k) .. "=" .. exact(x) end
+  table.sort(parts)
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+
+-- The fit's deployment builder (sim.lua's prepare): each deployment built
+-- once, not once a simulation, kept in `built` by what its options hold
+-- beyond the fit's own, which are the same in all of them (the factors'
+-- efficiency and perf tables, the limits a result gives): deploy.new is
+-- deterministic, the same options give the same deployment.
+local function builder(built)
+  return function(opts)
+    local key = exact{opts.efficiency, opts.perf, opts.max_num_seqs, opts.max_num_batched_tokens}
+    local d = built[key]
+    if d == nil then
+      d = require("kvplan.deploy").new(opts)
+      built[key] = d
+    end
+    return d
+  end
+end
+
+--- Simulate point pt on deployment options dopts with factor values
+--- `values` (name -> number): {throughput, ttft, tpot} as kv.simulate gives
+--- them (output tokens/s, mean TTFT and mean TPOT in ms).
+function M.predict(dopts, pt, values)
+  local r = require("kvplan.sim").simulate(point_options(dopts, pt, values))
   return {throughput = r.throughput_tokens_s, ttft = r.ttft_ms.mean, tpot = r.tpot_ms.mean}
+end
+
+-- M.predict's figures as the fit takes them: build, the fit's builder;
+-- the figures read without the percentiles (sim.simulate_means: the same
+-- numbers). alt_values (optional): other factor values, a list; the second
+-- result holds at j the figures of alt_values[j] where the core found their
+-- run to be this one (the numbers M.predict gives them), nil where they
+-- need their own.
+local function fit_predict(dopts, pt, values, build, alt_values)
+  local alts
+  if alt_values ~= nil then
+    alts = {}
+    for j, v in ipairs(alt_values) do alts[j] = point_options(dopts, pt, v) end
+  end
+  return require("kvplan.sim").simulate_means(point_options(dopts, pt, values), build, alts)
 end
 
 -- Residuals of one point: sqrt(weight) x ln(predicted / measured) of each
@@ -572,7 +628,7 @@ function M.fit(spec, dopts)
   local k, n = #fitted, #points
   -- the model: z (box coordinates of the fitted factors) -> residual
   -- blocks, one a point; every simulation counted
-  local sims = 0
+  local sims, build = 0, builder({})
   local function values_of(z)
     local v = {}
     for j, f in ipairs(fitted) do v[f.name] = from_z(f, z[j]) end
@@ -580,7 +636,7 @@ function M.fit(spec, dopts)
   end
   local function eval_point(i, z)
     sims = sims + 1
-    return M.predict(dopts, points[i], values_of(z))
+    return (fit_predict(dopts, points[i], values_of(z), build))
   end
   -- the prior: one residual a factor, its distance from its default in
   -- units of its default spread (factors.lua), the block after the points'
@@ -599,34 +655,52 @@ function M.fit(spec, dopts)
     return r
   end
   local nb = n + 1
-  local function eval_all(z)
-    local preds, res = {}, {}
+  -- the Jacobian's probe of factor j from z: z moved by h along j (back
+  -- when that leaves the box), and the move
+  local h = 0.02
+  local function probe(z, j)
+    local zz = {}
+    for q = 1, k do zz[q] = z[q] end
+    local dz = z[j] + h <= 1 and h or -h
+    zz[j] = z[j] + dz
+    return zz, dz
+  end
+  -- every point at z; probes: also each point at the Jacobian's probes
+  -- from z where its run is the one at z (sim.simulate_means), probed[i][j]
+  -- (each counted as the simulation it stands for when the Jacobian takes it)
+  local function eval_all(z, probes)
+    local preds, res, probed = {}, {}, {}
+    local alt_values
+    if probes then
+      alt_values = {}
+      for j = 1, k do alt_values[j] = values_of((probe(z, j))) end
+    end
     for i = 1, n do
-      preds[i] = eval_point(i, z)
+      sims = sims + 1
+      preds[i], probed[i] = fit_predict(dopts, points[i], values_of(z), build, alt_values)
       res[i] = residuals(points[i], preds[i])
     end
     res[nb] = prior_res(z)
-    return res, preds
+    return res, preds, probes and probed or nil
   end
   local function ssr(res)
     local s = 0
     for i = 1, #res do for _, r in ipairs(res[i]) do s = s + r * r end end
     return s
   end
-  local h = 0.02
-  local function jacobian(z, res)
+  -- probed: eval_all's probes from this z (nil: none)
+  local function jacobian(z, res, probed)
     local J = {} -- J[i][row][j]
     for i = 1, nb do
       J[i] = {}
       for row = 1, #res[i] do J[i][row] = {} end
     end
     for j = 1, k do
-      local zz = {}
-      for q = 1, k do zz[q] = z[q] end
-      local step = z[j] + h <= 1 and h or -h
-      zz[j] = z[j] + step
+      local zz, step = probe(z, j)
       for i = 1, n do
-        local r2 = residuals(points[i], eval_point(i, zz))
+        local pred = probed and probed[i][j]
+        if pred then sims = sims + 1 else pred = eval_point(i, zz) end
+        local r2 = residuals(points[i], pred)
         for row = 1, #res[i] do J[i][row][j] = (r2[row] - res[i][row]) / step end
       end
       for row = 1, k do J[nb][row][j] = row == j and prior_scale[j] or 0 end
@@ -676,10 +750,10 @@ function M.fit(spec, dopts)
   -- start at the defaults, within the box
   local z = {}
   for j, f in ipairs(fitted) do z[j] = math.max(0, math.min(1, to_z(f, out[f.name].value))) end
-  local res, preds = eval_all(z)
+  local res, preds, probed = eval_all(z, k > 0)
   local J, lambda, iterations = nil, 1e-3, 0
   if k > 0 then
-    J = jacobian(z, res)
+    J = jacobian(z, res, probed)
     local fresh = true
     local s = ssr(res)
     while iterations < M.max_iterations do

@@ -1986,9 +1986,14 @@ end
 --- uncertainty (kvplan.factors ends: a profile's interval, else the default
 --- spread), giving throughput_tokens_s_lo/hi and ttft_ms_lo/hi,
 --- tpot_ms_lo/hi, e2e_ms_lo/hi (each {mean, p50, p90, p99, max}).
-function M.simulate(opts)
+-- kv.simulate's work before the run: the options checked, the deployment
+-- built (build(dopts): deploy.new's deployment of those options, a
+-- caller's cache of them; nil: deploy.new) and the core's spec. Returns a
+-- table {spec, d, sopts, ranks} for finish and M.simulate_means.
+local function prepare(opts, build)
   if type(opts) ~= "table" then util.raise("simulate needs an options table, got %s", type(opts)) end
   local deploy = require "kvplan.deploy"
+  build = build or deploy.new
   -- the engines' own names (max_running_requests, max_batch_size, ...)
   opts = deploy.rename(opts, "simulation")
   local dopts, sopts = {}, {}
@@ -2009,9 +2014,9 @@ function M.simulate(opts)
   if engine ~= "vllm" and dopts.max_num_seqs ~= nil then
     local o = {}
     for k, v in pairs(dopts) do if k ~= "max_num_seqs" then o[k] = v end end
-    d = deploy.new(o)
+    d = build(o)
   else
-    d = deploy.new(dopts)
+    d = build(dopts)
   end
   -- each engine's own scheduler by default: vLLM preempts, TensorRT-LLM
   -- admits only what it can finish (GUARANTEED_NO_EVICT), SGLang schedules
@@ -2135,7 +2140,13 @@ function M.simulate(opts)
     end
     if spec.max_concurrency then spec.max_concurrency = (spec.max_concurrency - 1) // ranks + 1 end
   end
-  local sim = core.run(spec)
+  return {spec = spec, d = d, sopts = sopts, ranks = ranks, client_s = client_s}
+end
+
+-- kv.simulate's result of the run `sim` of prepared p.
+local function finish(p, sim)
+  local spec, d, sopts, ranks, client_s = p.spec, p.d, p.sopts, p.ranks, p.client_s
+  local deploy = require "kvplan.deploy"
   local ranges
   if sopts.range then
     if type(sopts.range) ~= "boolean" then
@@ -2177,6 +2188,72 @@ function M.simulate(opts)
   r.phase, r.kv_transfer_ms = sopts.phase, sopts.phase and (sopts.kv_transfer_ms or 0) or nil
   for k, v in pairs(ranges or {}) do r[k] = v end
   return setmetatable(r, Result)
+end
+
+function M.simulate(opts)
+  local p = prepare(opts)
+  return finish(p, core.run(p.spec))
+end
+
+-- Whether a and b are the same value: numbers of one type and value,
+-- strings, booleans, tables of the same keys and values (skip: keys of the
+-- top table not compared), anything else the very object.
+local function same_value(a, b, skip)
+  if type(a) ~= type(b) then return false end
+  if type(a) == "number" then return math.type(a) == math.type(b) and a == b end
+  if type(a) ~= "table" then return rawequal(a, b) end
+  if rawequal(a, b) then return true end
+  if getmetatable(a) ~= getmetatable(b) then return false end
+  for k, v in pairs(a) do
+    if not (skip and skip[k]) and not same_value(v, rawget(b, k)) then return false end
+  end
+  for k in pairs(b) do
+    if not (skip and skip[k]) and rawget(a, k) == nil then return false end
+  end
+  return true
+end
+
+local perf_and_client = {perf = true, request_s = true}
+
+-- {throughput, ttft, tpot} of run `sim` as kv.simulate's summary gives
+-- them of prepared p (k: its alternative k; nil when that one is not this run)
+local function means_of(p, sim, k)
+  local throughput, ttft, tpot = sim:means(k)
+  if throughput == nil then return nil end
+  if p.ranks > 1 then throughput = throughput * p.ranks end
+  return {throughput = throughput, ttft = ttft, tpot = tpot}
+end
+
+--- kv.simulate{...}'s output throughput_tokens_s, ttft_ms.mean and
+--- tpot_ms.mean alone (what kv.calibrate fits), the same numbers without
+--- the rest of the summary (no percentiles: no sort), as {throughput, ttft,
+--- tpot}. build(dopts): the deployment of those options (a cache of
+--- deploy.new's, see prepare). alts (optional): a list of other options;
+--- the second result holds, at each alternative's index, its figures when
+--- the core found its run to be this one (engine/core/sim.h kvp_sim_alt:
+--- the same spec but for the step time's host factors and the client's
+--- time, the same step times at every step: the very figures its own
+--- kv.simulate gives), nil where it must be simulated on its own.
+function M.simulate_means(opts, build, alts)
+  local p = prepare(opts, build)
+  if p.sopts.range then util.raise("simulate_means: no 'range' (kv.simulate gives it)") end
+  local index = {}
+  if alts ~= nil then
+    local list = {}
+    for j = 1, #alts do
+      local q = prepare(alts[j], build)
+      if not q.sopts.range and q.ranks == p.ranks and same_value(p.spec, q.spec, perf_and_client) then
+        list[#list + 1] = {perf = q.spec.perf, request_s = q.spec.request_s}
+        index[#list] = j
+      end
+    end
+    if #list > 0 then p.spec.alternatives = list end
+  end
+  local sim = core.run(p.spec)
+  p.spec.alternatives = nil
+  local out = {}
+  for k, j in ipairs(index) do out[j] = means_of(p, sim, k) end
+  return means_of(p, sim), out
 end
 
 -- ---- the simulate command's arguments ---------------------------------------

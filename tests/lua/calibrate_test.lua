@@ -264,5 +264,53 @@ assert(rr.ttft_ms_lo.mean < rr.ttft_ms.mean and rr.ttft_ms.mean < rr.ttft_ms_hi.
 assert(rr.tpot_ms_lo.p50 < rr.tpot_ms.p50 and rr.tpot_ms.p50 < rr.tpot_ms_hi.p50, "TPOT range")
 w.range = "yes"
 check.error("field 'range' must be true or false, got yes", kv.simulate, w)
+-- ---- the fit's runs: the figures of kv.simulate, fewer runs ----------------
+-- sim:means() and sim.simulate_means give kv.simulate's figures exactly
+local sim = require "kvplan.sim"
+local sw = {model = "llama-3.1-8b", gpu = "h100-sxm", requests = 60, prompt = 500, output = 40,
+            max_concurrency = 8}
+local function same_figures(o, m, what)
+  local r = kv.simulate(o)
+  check.eq(m.throughput, r.throughput_tokens_s, what .. ": throughput")
+  check.eq(m.ttft, r.ttft_ms.mean, what .. ": mean TTFT")
+  check.eq(m.tpot, r.tpot_ms.mean, what .. ": mean TPOT")
+  return r
+end
+local r0 = kv.simulate(sw)
+local t0, f0, p0 = r0.sim:means()
+check.eq(t0, r0.throughput_tokens_s, "sim:means throughput")
+check.eq(f0, r0.ttft_ms.mean, "sim:means TTFT")
+check.eq(p0, r0.tpot_ms.mean, "sim:means TPOT")
+local function with(o, key, t)
+  local c = {}
+  for k, v in pairs(o) do c[k] = v end
+  c[key] = t
+  return c
+end
+-- alternatives: vLLM 0.29 overlaps its host work, hidden behind the GPU's
+-- at these loads: another launch_us or seq_host_us is the same run, another
+-- request_ms the same run with other latencies; another memory factor is not
+local alts = {with(sw, "perf", {launch_us = 1.11}), with(sw, "perf", {seq_host_us = 1.5}),
+              with(sw, "perf", {request_ms = 20}), with(sw, "efficiency", {memory = 0.5}),
+              with(sw, "perf", {launch_us = 30})}
+local m0, ma = sim.simulate_means(sw, nil, alts)
+same_figures(sw, m0, "simulate_means")
+for j = 1, 3 do
+  assert(ma[j] ~= nil, "alternative " .. j .. ": the same run")
+  same_figures(alts[j], ma[j], "alternative " .. j)
+end
+check.eq(ma[3].throughput, m0.throughput, "request_ms moves no step")
+assert(ma[3].ttft > m0.ttft, "request_ms moves the TTFT")
+check.eq(ma[4], nil, "another memory factor: another run")
+-- 30 us a kernel outlasts the GPU's step: the steps differ, another run
+check.eq(ma[5], nil, "a host time the GPU does not hide: another run")
+assert(kv.simulate(alts[5]).throughput_tokens_s ~= m0.throughput, "and its figures differ")
+-- vLLM 0.11 waits for the host: every step moves with launch_us
+local s11 = with(sw, "engine_version", "0.11")
+local m11, a11 = sim.simulate_means(s11, nil, {with(s11, "perf", {launch_us = 1.11}),
+                                                with(s11, "perf", {request_ms = 20})})
+same_figures(s11, m11, "0.11")
+check.eq(a11[1], nil, "0.11: launch_us is in every step")
+same_figures(with(s11, "perf", {request_ms = 20}), a11[2], "0.11: request_ms")
 os.execute("rm -rf " .. dir)
 print("calibrate: ok")
