@@ -272,7 +272,7 @@ static int decoding(const sreq *q) {
  * at 619e4b31). The threshold is 0 (none) under the other schedulers. */
 static int64_t wanted(const state *s, const sreq *q, int64_t budget) {
   int64_t left = q->prompt + q->generated - q->computed;
-  if (decoding(q) && s->c->spec_tokens > 0) left += s->c->spec_tokens;
+  if (s->c->spec_tokens > 0 && decoding(q)) left += s->c->spec_tokens;
   const int64_t cap = s->cfg.long_prefill_token_threshold;
   if (cap > 0 && left > cap) left = cap;
   return left < budget ? left : budget;
@@ -286,19 +286,24 @@ static int64_t kv_upto(const sreq *q, int64_t t) {
 }
 
 static kvp_err schedule_running(state *s, kvp_sim *out, int64_t *budget) {
-  for (int64_t k = 0; k < s->nrun && *budget > 0; k++) {
+  /* constant over the run, and the budget, in locals: the stores to the
+   * requests below would otherwise reload them every request */
+  const int64_t gran = s->gran;
+  const int contiguous = s->contiguous;
+  int64_t left = *budget;
+  for (int64_t k = 0; k < s->nrun && left > 0; k++) {
     int64_t i = s->run[k];
     sreq *q = &s->r[i];
     if (q->done) continue;
-    int64_t t = wanted(s, q, *budget), upto = kv_upto(q, t), need;
+    int64_t t = wanted(s, q, left), upto = kv_upto(q, t), need;
     TRY(need_for(s, q, upto, &need));
-    if (need == q->held && s->free_bytes >= 0 && !s->contiguous && upto <= q->cap &&
-        upto > q->cap - s->gran) {
+    if (need == q->held && s->free_bytes >= 0 && !contiguous && upto <= q->cap &&
+        upto > q->cap - gran) {
       /* nothing to allocate or preempt, and set_held would leave cap as it
        * is: a multiple of gran, the smallest one >= upto */
       q->sched = t;
       s->sch[s->nsch++] = i;
-      *budget -= t;
+      left -= t;
       continue;
     }
     int self = 0;
@@ -315,8 +320,9 @@ static kvp_err schedule_running(state *s, kvp_sim *out, int64_t *budget) {
     set_held(s, q, upto, need);
     q->sched = t;
     s->sch[s->nsch++] = i;
-    *budget -= t;
+    left -= t;
   }
+  *budget = left;
   return KVP_OK;
 }
 
@@ -613,7 +619,7 @@ static int64_t accepted(state *s, int64_t g) {
 
 /* The time of the scheduled step at cost c (the run's or an alternative's,
  * with its memo): its batch through the model, the draft passes, the swap. */
-static double step_dt(const state *s, const kvp_cost *c, kvp_step_memo *memo, int64_t tokens,
+static inline double step_dt(const state *s, const kvp_cost *c, kvp_step_memo *memo, int64_t tokens,
                       int64_t longest, double kv, double attn, double attn_s, int64_t ndecode,
                       double ctx, kvp_step *st) {
   kvp_step_time_memo(c, memo, tokens, s->nsch, longest, kv, attn, attn_s, st);
@@ -624,6 +630,18 @@ static double step_dt(const state *s, const kvp_cost *c, kvp_step_memo *memo, in
   return dt;
 }
 
+/* An alternative (cfg.alts) whose time of this step is not dt is not this run. */
+static void check_alts(state *s, int64_t tokens, int64_t longest, double kv, double attn,
+                       double attn_s, int64_t ndecode, double ctx, double dt) {
+  for (int64_t k = 0; k < s->cfg.nalts; k++) {
+    kvp_sim_alt *a = &s->cfg.alts[k];
+    if (!a->same || !s->alt_check[k]) continue;
+    kvp_step sa;
+    if (step_dt(s, a->c, &s->alt_memo[k], tokens, longest, kv, attn, attn_s, ndecode, ctx, &sa) != dt)
+      a->same = 0;
+  }
+}
+
 /* Run the scheduled requests' step: its time, then their progress. */
 static kvp_err run_step(state *s, kvp_sim *out) {
   int64_t tokens = 0, prefill = 0, ndecode = 0, longest = 0;
@@ -631,11 +649,13 @@ static kvp_err run_step(state *s, kvp_sim *out) {
   /* one KV term without a window: kvp_cost_kv_read's and kvp_cost_attn's
    * loop of one, the same operations in the same order */
   const double st0 = s->c->state_bytes, kt0 = s->c->kv_tok[0], ak0 = s->c->attn_key[0];
+  const double den1 = s->attn_den1;
+  const int plain = s->plain;
   for (int64_t k = 0; k < s->nsch; k++) {
     sreq *q = &s->r[s->sch[k]];
     tokens += q->sched;
     double a;
-    if (s->plain) {
+    if (plain) {
       kv += st0 + kt0 * (double)q->computed;
       a = 0.0 + ak0 * kvp_keys_sum(q->computed, q->sched, 0);
     } else {
@@ -644,7 +664,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
     }
     attn += a;
     /* at its own query tokens: kvp_cost_attn_s, its divisor for one derived once */
-    attn_s += q->sched != 1 ? kvp_cost_attn_s(s->c, q->sched, a) : a > 0.0 ? a / s->attn_den1 : 0.0;
+    attn_s += q->sched != 1 ? kvp_cost_attn_s(s->c, q->sched, a) : a > 0.0 ? a / den1 : 0.0;
     q->dec = decoding(q);
     if (q->dec) {
       ndecode++;
@@ -657,14 +677,7 @@ static kvp_err run_step(state *s, kvp_sim *out) {
   }
   kvp_step st;
   double dt = step_dt(s, s->c, &s->memo, tokens, longest, kv, attn, attn_s, ndecode, ctx, &st);
-  /* an alternative whose step differs is not this run */
-  for (int64_t k = 0; k < s->cfg.nalts; k++) {
-    kvp_sim_alt *a = &s->cfg.alts[k];
-    if (!a->same || !s->alt_check[k]) continue;
-    kvp_step sa;
-    if (step_dt(s, a->c, &s->alt_memo[k], tokens, longest, kv, attn, attn_s, ndecode, ctx, &sa) != dt)
-      a->same = 0;
-  }
+  if (s->cfg.nalts > 0) check_alts(s, tokens, longest, kv, attn, attn_s, ndecode, ctx, dt);
   if (out->nsteps == out->cap) {
     int64_t nc = out->cap ? out->cap * 2 : 1024;
     kvp_sim_step *p = realloc(out->steps, (size_t)nc * sizeof *p);

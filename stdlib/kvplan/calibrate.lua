@@ -53,7 +53,10 @@
 -- forward-difference Jacobian at the start and Broyden's update after (a
 -- fresh Jacobian when a step fails), stopping when the sum improves by less
 -- than M.tolerance relatively, or moves less, or after M.max_iterations steps.
--- Deterministic.
+-- Deterministic. Fewer runs than simulations, the same figures: each
+-- deployment built once, no percentiles, and the start's Jacobian probes
+-- taken from the start's runs where the core proves them the same run
+-- (docs/time.md "Its cost"; sim.simulate_means, engine/core/sim.h kvp_sim_alt).
 -- Uncertainty: the jackknife over the points, from approximate
 -- leave-one-out fits (one Gauss-Newton step from the full fit with the
 -- point's residuals and Jacobian rows left out, within the box); each point
@@ -628,14 +631,14 @@ function M.fit(spec, dopts)
   local k, n = #fitted, #points
   -- the model: z (box coordinates of the fitted factors) -> residual
   -- blocks, one a point; every simulation counted
-  local sims, build = 0, builder({})
+  local sims, runs, build = 0, 0, builder({})
   local function values_of(z)
     local v = {}
     for j, f in ipairs(fitted) do v[f.name] = from_z(f, z[j]) end
     return v
   end
   local function eval_point(i, z)
-    sims = sims + 1
+    sims, runs = sims + 1, runs + 1
     return (fit_predict(dopts, points[i], values_of(z), build))
   end
   -- the prior: one residual a factor, its distance from its default in
@@ -676,7 +679,7 @@ function M.fit(spec, dopts)
       for j = 1, k do alt_values[j] = values_of((probe(z, j))) end
     end
     for i = 1, n do
-      sims = sims + 1
+      sims, runs = sims + 1, runs + 1
       preds[i], probed[i] = fit_predict(dopts, points[i], values_of(z), build, alt_values)
       res[i] = residuals(points[i], preds[i])
     end
@@ -854,7 +857,7 @@ function M.fit(spec, dopts)
   return setmetatable({
     deployment = d, options = dopts, points = points, inputs = inputs, factors = out,
     fitted = fitted, fit = summary(fit_list), loo = summary(loo_list), iterations = iterations,
-    simulations = sims, ssr = ssr(res),
+    simulations = sims, runs = runs, ssr = ssr(res),
   }, Result)
 end
 

@@ -312,5 +312,14 @@ local m11, a11 = sim.simulate_means(s11, nil, {with(s11, "perf", {launch_us = 1.
 same_figures(s11, m11, "0.11")
 check.eq(a11[1], nil, "0.11: launch_us is in every step")
 same_figures(with(s11, "perf", {request_ms = 20}), a11[2], "0.11: request_ms")
+-- the fit takes the probes of the start's hidden host factors and of
+-- request_ms from the start's runs: fewer runs than simulations
+local cs = kv.calibrate{deployment = {model = "llama-3.1-8b", gpu = "h100-sxm"},
+                        points = {{requests = 40, prompt = 300, output = 30, max_concurrency = 4,
+                                   measured = {throughput = 900, ttft = 30, tpot = 4}},
+                                  {requests = 40, prompt = 300, output = 30, rate = 8.0,
+                                   measured = {throughput = 230, ttft = 40, tpot = 4.5}}}}
+assert(cs.runs < cs.simulations and cs.runs >= cs.simulations - 3 * 2,
+       string.format("runs %s of %s simulations", tostring(cs.runs), tostring(cs.simulations)))
 os.execute("rm -rf " .. dir)
 print("calibrate: ok")
