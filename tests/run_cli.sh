@@ -1600,5 +1600,99 @@ if command -v luac5.4 > /dev/null 2>&1; then
   fed stdin_binary "$h/p.luac" 1 "kvplan: standard input ('-') is a precompiled (binary) chunk: refused, as Lua does not verify bytecode (--allow-binary accepts it)" -- -
   fed stdin_binary_allowed "$h/p.luac" 0 "" -- --allow-binary -
 fi
+# pairs() visits a table's string keys in an order that changes run to run
+# (Lua seeds its string hash per state: lstate.c luai_makeseed, the time and
+# addresses): of several bad inputs the one reported, a model's facts, a
+# header's spelling that wins must not hang on it. stable NAME STATUS
+# STDERR-LINE -- ARGS...: expect's check in $runs fresh processes, the same
+# standard output in each (two outcomes in equal odds pass $runs runs by
+# chance once in 2^$runs)
+runs=12
+stable() {
+  name=$1; status=$2; want=$3; shift 4
+  i=1; why=""
+  while [ $i -le $runs ] && [ -z "$why" ]; do
+    "$kvplan" "$@" > "$out/$name.out" 2> "$out/$name.err" < /dev/null
+    got=$?
+    first=$(head -n 1 "$out/$name.err")
+    [ $i -eq 1 ] && cp "$out/$name.out" "$out/$name.out1"
+    if [ "$got" -ne "$status" ] || [ "$first" != "$want" ]; then why="run $i: status $got (want $status), stderr: $first"
+    elif ! cmp -s "$out/$name.out" "$out/$name.out1"; then why="run $i: another standard output than run 1"; fi
+    i=$((i + 1))
+  done
+  if [ -z "$why" ]; then pass=$((pass + 1)); echo "ok   cli $name"
+  else fail=$((fail + 1)); echo "FAIL cli $name: $why"; echo "     wanted: $want"; fi
+}
+dk='local kv = require "kvplan"'
+stable order_arguments 2 "kvplan: command line: unknown argument 'bogus1'" -- \
+  capacity model=llama-3.1-70b bogus2=1 bogus1=2
+stable order_argument_values 2 "kvplan: command line: argument 'context' must be a number, got 'lots'" -- \
+  fit model=llama-3.1-8b gpus=h100-sxm context=lots utilization=7
+stable order_check_keys 1 "kvplan: (command line):1: unknown field 'bar' in deployment" -- \
+  -e "$dk; kv.deploy{model = 'llama-3.1-8b', gpu = 'l4', foo = 1, bar = 2}"
+stable order_engine_names 1 "kvplan: (command line):1: deployment gives both 'tensor_parallel_size' and 'tp_size' (the same option)" -- \
+  -e "$dk; kv.deploy{model = 'llama-3.1-8b', gpu = 'h100-sxm', tensor_parallel_size = 2, tp_size = 4}"
+stable order_booleans 1 "kvplan: (command line):1: field 'enable_lora' must be true or false, got 4" -- \
+  -e "$dk; kv.deploy{model = 'llama-3.1-8b', gpu = 'l4', enforce_eager = 3, enable_lora = 4}"
+stable order_model_fields 1 "kvplan: (command line):1: model 'x': field 'intermediate' must be an integer >= 0, got -1" -- \
+  -e "$dk; kv.model{id = 'x', layers = 2, heads = 2, head_dim = 64, hidden = 128, intermediate = -1, vocab = -2}"
+stable order_weight_formats 1 "kvplan: (command line):1: field 'weight_formats.attention': unknown format 'fp9' (did you mean 'fp4', 'fp8', 'fp16'?)" -- \
+  -e "$dk; kv.model{id = 'x', layers = 2, heads = 2, head_dim = 64, hidden = 128, intermediate = 256, vocab = 1000, weight_formats = {attention = 'fp9', mlp = 'fp7'}}"
+stable order_core_keys 1 "kvplan: (command line):1: unknown field 'bogus1' in model" -- \
+  -e "require('kvplan.core').model{layers = 2, bogus2 = 1, bogus1 = 2}"
+stable order_core_key_types 1 "kvplan: (command line):1: unexpected key in model (field names are strings, got 2)" -- \
+  -e "require('kvplan.core').model{layers = 2, bogus = 1, [3] = 1, [2] = 2}"
+stable order_sim_options 1 "kvplan: (command line):1: unknown simulation option 'bogus1'" -- \
+  -e "$dk; kv.simulate{model = 'llama-3.1-8b', gpu = 'l4', bogus2 = 1, bogus1 = 2}"
+stable order_sim_efficiency 1 "kvplan: (command line):1: efficiency 'compute' must be in (0, 1], got 3" -- \
+  -e "$dk; kv.simulate{model = 'llama-3.1-8b', gpu = 'l4', efficiency = {memory = 2, compute = 3}}"
+stable order_sweep_axes 1 "kvplan: (command line):1: unknown sweep axis 'bogus1'" -- \
+  -e "$dk; kv.sweep{model = 'llama-3.1-8b', gpu = 'l4', columns = {'tp'}, bogus2 = {1}, bogus1 = {2}}"
+# (the filter columns as one bad column alone lists them)
+takes=$("$kvplan" -e "$dk; kv.sweep{model = 'llama-3.1-8b', gpu = 'l4', columns = {'tp'}, filter = {bogus1 = 1}}" 2>&1 |
+  sed -n 's/.*(a filter table takes //p')
+stable order_sweep_filter 1 "kvplan: (command line):1: filter: unknown column 'bogus1' (a filter table takes $takes" -- \
+  -e "$dk; kv.sweep{model = 'llama-3.1-8b', gpu = 'l4', context = {1024}, columns = {'tp'}, filter = {bogus2 = 1, bogus1 = 2}}"
+stable order_optim_hooks 1 "kvplan: (command line):1: unknown hook 'bogus1' in optimization 'x'" -- \
+  -e "$dk; kv.optim.define{name = 'x', phase = 'kv', bogus2 = 1, bogus1 = 2}"
+stable order_optim_columns 0 "" -- -e "$dk; local o = kv.optim.define{name = 'x', phase = 'budget',
+    apply = function(t) return t end, columns = {a = function() return 'A' end, b = function(r) return r.a end}}
+  print(kv.optim.row(kv.deploy{model = 'llama-3.1-8b', gpu = 'l4', optim = o}, 1024, 1).b)"
+check "order_optim_columns: column b sees column a (by name)" [ "$(cat "$out/order_optim_columns.out")" = "A" ]
+stable order_report_columns 1 "kvplan: (command line):1: row has a value for unknown column 'bogus1'" -- \
+  -e "$dk; kv.report{columns = {'a'}}:row{bogus2 = 1, bogus1 = 2}"
+stable order_factors 1 "kvplan: (command line):1: factors: unknown factor 'bogus1' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, request_ms, link_latency_us)" -- \
+  -e "require('kvplan.factors').apply({}, {bogus2 = 1, bogus1 = 2})"
+stable order_launch_no_flag 0 "" -- -e "$dk; print(require('kvplan.launch').command(kv.deploy{model = 'llama-3.1-8b', gpu = 'l4', kv_recent = 128, allocation = 'contiguous'}, 'vllm'))"
+check "order_launch_no_flag: allocation's reason" grep -qx "nil	contiguous allocation is no engine's option" "$out/order_launch_no_flag.out"
+stable order_launch_env 0 "" -- -e "$dk; print(require('kvplan.launch').command(kv.deploy{model = 'llama-3.1-8b', gpu = 'l4', vllm_use_v1 = true, flashinfer_sampler = true}, 'sglang'))"
+check "order_launch_env: flashinfer_sampler's reason" grep -qx "nil	field 'flashinfer_sampler' is vLLM's; SGLang has no such setting" "$out/order_launch_env.out"
+stable order_calibrate_keys 1 "kvplan: (command line):1: field 'prompt' is the results' own (each result file gives it), not the deployment's" -- \
+  -e "$dk; kv.calibrate{deployment = {model = 'mistral-7b-v0.3', gpu = 'rtx-4090', rate = 2, prompt = 10}, results = {'$cf/plain.csv'}}"
+printf '{"kvplan_profile": 1, "deployment": {"gpu": "l4"}, "factors": {"memory": {"value": 7}, "compute": {"value": 9}}}\n' > "$out/two_bad.json"
+stable order_profile_factors 2 "kvplan: command line: argument 'profile': $out/two_bad.json: factors.compute: key 'value' is 9 (expected a number in 0.05 .. 1)" -- \
+  fit model=llama-3.1-8b gpus=l4 profile="$out/two_bad.json"
+stable order_sorted_keys 0 "" -- -e "local t = {[5] = 1, ['5'] = 2, [1.5] = 3, ['1.5'] = 4}
+  for i = 1, 40 do t['k' .. i] = i end
+  local o = {}
+  for _, k in ipairs(require('kvplan.util').sorted_keys(t)) do o[#o + 1] = type(k) .. ':' .. tostring(k) end
+  print(table.concat(o, ' ', 1, 4))"
+check "order_sorted_keys: a number before the string of its text" grep -qx "number:1.5 string:1.5 number:5 string:5" "$out/order_sorted_keys.out"
+# a GPTQ config's dynamic '-:' entries: the model's facts in one order
+mkdir -p "$out/dynamic"
+sed 's/"vocab_size"/"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, "dynamic": {"-:.*self_attn.*": {}, "-:.*mlp.*": {}}},\n  "vocab_size"/' \
+  tests/fixtures/hf/llama-3.1-8b/config.json > "$out/dynamic/config.json"
+stable order_hf_facts 0 "" -- -e "print(require('kvplan').models.from_hf('$out/dynamic').source)"
+check "order_hf_facts: the dynamic entries sorted" grep -q "dynamic -:.\*mlp.\*: a module vLLM leaves unquantized, not read: counted quantized; dynamic -:.\*self_attn.\*: " "$out/order_hf_facts.out"
+# a log's header: of two spellings of one key the later line wins (as a
+# key's later line does); of two bad counts the same one is reported
+vlog=tests/validation/calib-vllm-15815-qwen32b-l40s-tp2.log
+{ echo "# tensor_parallel_size: 4"; echo "# tp: 2"; cat "$vlog"; } > "$out/spellings.log"
+stable order_header_spellings 0 "" -- validate "$out/spellings.log"
+check "order_header_spellings: tp 2, the later line's" grep -q "^$out/spellings.log,vllm,0.7.1,kv_blocks_x_block,exact,63152,63152,.* tp=header " "$out/order_header_spellings.out"
+{ echo "# tp: x"; echo "# pp: y"; cat "$vlog"; } > "$out/two_counts.log"
+stable order_header_counts 1 "kvplan: validate: 1 of 1 logs could not be read whole (their parse rows say why): $out/two_counts.log" -- \
+  validate "$out/two_counts.log"
+check "order_header_counts: pp reported (sorted)" grep -q ",pp,parse,,,,,missing: header 'pp: y' is not a pp" "$out/order_header_counts.out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

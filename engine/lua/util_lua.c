@@ -126,8 +126,16 @@ double kvl_num_field(lua_State *L, int idx, const char *name, double def) {
   return v;
 }
 
+/* Of several bad keys the one named is the same every run, not lua_next's
+ * first (Lua seeds its string hash per state, lstate.c luai_makeseed, so
+ * the order changes run to run): a key that is no string before an unknown
+ * name, the smallest number among those; else the first unknown name in
+ * byte order. */
 void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what) {
   idx = lua_absindex(L, idx);
+  lua_pushnil(L); /* the unknown name so far */
+  lua_pushnil(L); /* the key that is no string so far */
+  int name = lua_gettop(L) - 1, other = lua_gettop(L);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pop(L, 1);
@@ -136,8 +144,19 @@ void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *
       int i = 0;
       while (keys[i] != NULL && strcmp(keys[i], k) != 0) i++;
       if (keys[i] != NULL) continue;
-      kvl_error(L, "unknown field '%s' in %s", k, what);
+      if (lua_isnil(L, name) || strcmp(k, lua_tostring(L, name)) < 0) {
+        lua_pushvalue(L, -1);
+        lua_replace(L, name);
+      }
+    } else if (lua_isnil(L, other) ||
+               (lua_type(L, -1) == LUA_TNUMBER &&
+                (lua_type(L, other) != LUA_TNUMBER || lua_compare(L, -1, other, LUA_OPLT)))) {
+      lua_pushvalue(L, -1);
+      lua_replace(L, other);
     }
-    kvl_error(L, "unexpected key in %s (field names are strings, %s)", what, kvl_got(L, -1));
   }
+  if (!lua_isnil(L, other))
+    kvl_error(L, "unexpected key in %s (field names are strings, %s)", what, kvl_got(L, other));
+  if (!lua_isnil(L, name)) kvl_error(L, "unknown field '%s' in %s", lua_tostring(L, name), what);
+  lua_pop(L, 2);
 }

@@ -226,7 +226,7 @@ function M.candidates(s)
         -- tp <= upto // pp: tp * pp wrapped past 2^63 (tp=1e18 kept "-446744073709551616 GPUs")
         filter = pps.upto and function(r) return r.tp <= pps.upto // r.pp // gpu_dp end or nil,
       }
-      for k, v in pairs(limits) do sw[k] = list(v, k) end
+      for k, v in util.sorted_pairs(limits) do sw[k] = list(v, k) end
       kv.sweep(sw):each(candidate)
     end
   end

@@ -564,7 +564,7 @@ function M.calibrate(spec)
   local dopts = spec.deployment
   if type(dopts) ~= "table" then util.raise("calibrate needs 'deployment', a table of kv.deploy options") end
   dopts = deploy.rename(dopts, "deployment")
-  for k in pairs(dopts) do
+  for _, k in ipairs(util.sorted_keys(dopts)) do
     if sim_keys[k] then
       util.raise("field '%s' is the results' own (each result file gives it), not the deployment's", k)
     end
@@ -981,7 +981,7 @@ function M.read_profile(path)
     util.raise("%s: key 'deployment.gpu' is missing (expected the GPU the profile was fitted on)", name)
   end
   if type(p.factors) ~= "table" then util.raise("%s: key 'factors' is missing (expected an object)", name) end
-  for fname, e in pairs(p.factors) do
+  for fname, e in util.sorted_pairs(p.factors) do -- of several bad factors, the same one every run
     local f = factors.get(fname, name .. ": key 'factors'")
     local where = name .. ": factors." .. fname
     local function inbox(x) return x >= f.lo and x <= f.hi end

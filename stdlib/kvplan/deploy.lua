@@ -893,7 +893,9 @@ M.engine_names = registry.aliases
 --- both names of one option is an error. Returns opts itself when none is used.
 function M.rename(opts, what)
   local out
-  for k, v in pairs(opts) do
+  local spelt = {} -- field -> the engine's name given for it
+  -- sorted: which of two names is reported does not hang on pairs()'s order
+  for k, v in util.sorted_pairs(opts) do
     local canon = type(k) == "string" and M.engine_names[k:gsub("%-", "_")] or nil
     if canon == nil and type(k) == "string" and k:find("-", 1, true) and fields[(k:gsub("%-", "_"))] then
       canon = k:gsub("%-", "_")
@@ -906,6 +908,12 @@ function M.rename(opts, what)
       if opts[canon] ~= nil then
         util.raise("%s gives both '%s' and '%s' (the same option)", what, canon, k)
       end
+      -- two engines' names of one field (tensor_parallel_size and tp_size):
+      -- the last pairs() visited won
+      if spelt[canon] ~= nil then
+        util.raise("%s gives both '%s' and '%s' (the same option)", what, spelt[canon], k)
+      end
+      spelt[canon] = k
       out[k], out[canon] = nil, v
     end
   end
@@ -1214,7 +1222,7 @@ function M.new(opts)
     opts = o
   end
   -- a switch is true or false (the registry's boolean fields), not any value
-  for k, v in pairs(opts) do
+  for k, v in util.sorted_pairs(opts) do
     local f = registry.by_name[k]
     if f and f.type == "boolean" then registry.check(f, v) end
   end

@@ -145,7 +145,7 @@ end
 function M.apply(opts, values)
   local out = {}
   for k, v in pairs(opts) do out[k] = v end
-  for name, x in pairs(values) do
+  for name, x in util.sorted_pairs(values) do
     local f = M.get(name, "factors")
     local key, sub = f.option[1], f.option[2]
     local t = {}
@@ -204,7 +204,7 @@ function M.perf_at(d, values)
   local p = {}
   local own = d:perf()
   for k, v in pairs(own) do p[k] = v end
-  for name, x in pairs(values) do
+  for name, x in util.sorted_pairs(values) do
     local f = M.by_name[name]
     p[f.rate] = x
     local c = f.curve and own[f.curve]

@@ -751,7 +751,7 @@ local function gptq_unlisted(C, q, skip)
     end
   end
   if type(q.dynamic) == "table" then
-    for pat in pairs(q.dynamic) do
+    for _, pat in ipairs(util.sorted_keys(q.dynamic)) do -- the facts in one order every run
       if type(pat) == "string" and pat:sub(1, 2) == "-:" then
         C:fact(string.format("dynamic %s: a module vLLM leaves unquantized, not read: counted quantized", pat))
       end

@@ -218,7 +218,8 @@ end
 -- or nil, why.
 local function flags_of(d, e, opts, carried)
   local o = d.options
-  for name, check in pairs(no_flag) do
+  -- sorted, as the loops below: of several the field refused is the same every run
+  for name, check in util.sorted_pairs(no_flag) do
     -- the MXFP4 kernel kvplan derives is the one vLLM picks itself on the
     -- GPU (deploy.lua, engines.mxfp4_backend): only a kernel given is one no
     -- flag carries
@@ -342,7 +343,7 @@ local function flags_of(d, e, opts, carried)
     end
     if o.disable_overlap_schedule then flag("disable_overlap_schedule", true) end
   end
-  for n, var in pairs(vllm_env) do
+  for n, var in util.sorted_pairs(vllm_env) do
     if o[n] or (o[n] == false and vllm_env_false[n]) then
       if e ~= "vllm" then return fail("field '%s' is vLLM's; %s has no such setting", n, names[e]) end
       env[#env + 1] = {var, o[n] and "1" or "0"}
@@ -353,7 +354,7 @@ local function flags_of(d, e, opts, carried)
     flag("fail_fast_on_attention_window_too_large", true)
   end
   -- any other field given is one kvplan cannot pass
-  for k, v in pairs(o) do
+  for k, v in util.sorted_pairs(o) do
     local f = fields.by_name[k]
     if f and v ~= nil and not base_fields[k] and not no_flag[k] and not vllm_only_set[k]
        and not vllm_env[k] and k ~= "fail_fast_on_attention_window_too_large"
@@ -822,7 +823,7 @@ function M.parse(text, engine, base)
   base = base or {}
   if base.model ~= nil then opts.model = base.model end
   for k, v in pairs(base) do if opts[k] == nil then opts[k] = v end end
-  for k, v in pairs(from_comment) do
+  for k, v in util.sorted_pairs(from_comment) do
     if opts[k] == nil then
       local f = fields.by_name[k]
       opts[k] = f and f.type == "bytes" and require("kvplan.units").bytes(v, k) or v

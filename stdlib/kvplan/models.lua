@@ -181,7 +181,7 @@ local meta_kinds = {
 }
 local function check_meta(t)
   local id = type(t.id) == "string" and t.id or nil
-  for k, kind in pairs(meta_kinds) do
+  for k, kind in util.sorted_pairs(meta_kinds) do -- of several bad fields, the same one every run
     local v = t[k]
     if v ~= nil then
       local where = (id and ("model '" .. util.escape(id) .. "': ") or "") .. "field '" .. k .. "'"
@@ -284,7 +284,7 @@ function M.new(t)
     local ok = {}
     for _, k in ipairs(M.weight_classes) do ok[k] = true end
     util.check_keys(t.weight_formats, ok, "weight_formats")
-    for k, f in pairs(t.weight_formats) do formats.get(f, "weight_formats." .. k) end
+    for k, f in util.sorted_pairs(t.weight_formats) do formats.get(f, "weight_formats." .. k) end
     m:weight_class_params() -- checked now
   end
   -- the linear layers' matrices and input columns over every class

@@ -73,7 +73,7 @@ end
 function M.define(t)
   if getmetatable(t) == Optimization then return t end
   if type(t) ~= "table" then util.raise("an optimization must be a table of hooks, got %s", type(t)) end
-  for k in pairs(t) do
+  for _, k in ipairs(util.sorted_keys(t)) do -- of several unknown hooks, the same one every run
     if not hooks[k] then
       util.raise("unknown hook '%s' in %s%s", tostring(k), describe(t),
                  util.suggest(tostring(k), hook_names))
@@ -100,7 +100,7 @@ function M.define(t)
       util.raise("%s: hook 'columns' must be a table of column = function, got %s", describe(t),
                  type(t.columns))
     end
-    for k, f in pairs(t.columns) do
+    for k, f in util.sorted_pairs(t.columns) do
       if type(k) ~= "string" or type(f) ~= "function" then
         util.raise("%s: column %s must map a name to a function(row, ledger, deployment)",
                    describe(t), tostring(k))
@@ -820,7 +820,8 @@ function M.row(d, context, concurrency, columns)
     if row[name] == nil then row[name] = "" end
   end
   for _, m in ipairs(combo.members) do
-    for k, f in pairs(m.columns or {}) do row[k] = f(row, l, d) end
+    -- by name: a column that reads another sees it filled or not the same way every run
+    for k, f in util.sorted_pairs(m.columns or {}) do row[k] = f(row, l, d) end
   end
   return row
 end

@@ -256,7 +256,8 @@ function M.parse(args, defaults, from_command_line)
     fail("argument 'revision' must be a branch, tag or commit, got %s", type(revision))
   end
   local spelt = {} -- key -> the spelling given
-  for k, v in pairs(args) do
+  -- in sorted order: of several bad arguments the one reported is the same every run
+  for k, v in util.sorted_pairs(args) do
     if revision ~= nil and k == "revision" then goto next_arg end
     if type(k) ~= "string" then
       fail("argument '%s' is not of the form key=value", tostring(v))

@@ -256,7 +256,7 @@ local function draw(spec, text_only)
   local cols = {}
   if header then for _, c in ipairs(header) do cols[#cols + 1] = c end
   else
-    for k in pairs(rows[1]) do
+    for _, k in ipairs(util.sorted_keys(rows[1])) do
       if type(k) ~= "string" then
         util.raise("field 'data': row 1 has a key %s, not a column name", tostring(k))
       end

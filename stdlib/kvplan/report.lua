@@ -299,7 +299,7 @@ function Report:row(t)
     self.rows[#self.rows + 1] = copy
   end
   local vals = {}
-  for k, v in pairs(t) do
+  for k, v in util.sorted_pairs(t) do -- of several unknown columns, the same one every run
     local i = self.index[k]
     if i == nil then
       util.raise("row has a value for unknown column '%s'%s", tostring(k),

@@ -1078,7 +1078,7 @@ function M.expert_curve(d)
     util.raise("kvplan.sim.expert_gemm['%s'] has no curve of the %s MoE kernel", id,
                kernel or "triton")
   end
-  table.sort(list, function(a, b) return a.s < b.s end)
+  table.sort(list, function(a, b) if a.s ~= b.s then return a.s < b.s end return a.k < b.k end)
   local s = M.expert_slice_bytes(d) or list[1].s
   if #list == 1 or s <= list[1].s then return list[1].rows, id, list[1].k end
   if s >= list[#list].s then return list[#list].rows, id, list[#list].k end
@@ -1766,7 +1766,7 @@ function M.check_options(opts)
                  type(opts.efficiency))
     end
     util.check_keys(opts.efficiency, eff_keys, "efficiency")
-    for k, v in pairs(opts.efficiency) do
+    for k, v in util.sorted_pairs(opts.efficiency) do
       if type(v) ~= "number" or not (v > 0 and v <= 1) then
         util.raise("efficiency '%s' must be in (0, 1], got %s", k, tostring(v))
       end
@@ -1997,7 +1997,7 @@ local function prepare(opts, build)
   -- the engines' own names (max_running_requests, max_batch_size, ...)
   opts = deploy.rename(opts, "simulation")
   local dopts, sopts = {}, {}
-  for k, v in pairs(opts) do
+  for k, v in util.sorted_pairs(opts) do -- of several unknown options, the same one every run
     if sim_fields[k] then sopts[k] = v
     elseif deploy.fields[k] then dopts[k] = v
     else
@@ -2426,7 +2426,7 @@ function M.sweep(spec)
   if type(spec) ~= "table" then util.raise("simulations needs a table of options, got %s", type(spec)) end
   local axes, fixed = {}, {}
   local order = {model = 1, gpu = 2, optim = 3}
-  for k, v in pairs(spec) do
+  for k, v in util.sorted_pairs(spec) do
     if type(k) ~= "string" then
       util.raise("unexpected key %s in simulations (field names are strings)", tostring(k))
     end

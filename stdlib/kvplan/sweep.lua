@@ -78,7 +78,7 @@ function M.filter_rules(filter)
     util.raise("field 'filter' must be a function or a table {column = condition, ...}")
   end
   local names = {}
-  for k in pairs(filter) do
+  for _, k in ipairs(util.sorted_keys(filter)) do
     if type(k) ~= "string" or filter_columns[k] == nil then
       local known = {}
       for n in pairs(filter_columns) do known[#known + 1] = n end
@@ -253,7 +253,7 @@ function M.new(spec)
     util.raise("sweep needs a 'gpu' axis")
   end
   if spec.columns == nil then util.raise("sweep needs 'columns'") end
-  for k in pairs(spec) do
+  for _, k in ipairs(util.sorted_keys(spec)) do -- of several unknown axes, the same one every run
     if type(k) ~= "string" or (not reserved[k] and not c_axes[k] and not deploy.fields[k]) then
       local names = util.sorted_keys(deploy.fields)
       for n in pairs(reserved) do names[#names + 1] = n end

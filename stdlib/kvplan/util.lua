@@ -122,18 +122,37 @@ function M.median(v)
   return (s[n // 2] + s[n // 2 + 1]) / 2
 end
 
---- Keys of t in sorted order.
+--- Keys of t in sorted order (by their text; keys of one text, 1 and "1",
+--- by their type's name).
 function M.sorted_keys(t)
   local ks = {}
   for k in pairs(t) do ks[#ks + 1] = k end
-  table.sort(ks, function(a, b) return tostring(a) < tostring(b) end)
+  table.sort(ks, function(a, b)
+    local x, y = tostring(a), tostring(b)
+    if x ~= y then return x < y end
+    return type(a) < type(b)
+  end)
   return ks
+end
+
+--- pairs(t) in M.sorted_keys order. Lua seeds its string hash per state
+--- (lstate.c luai_makeseed: the time and addresses), so pairs() visits
+--- string keys in an order that changes run to run: a loop whose result
+--- depends on that order (the first error of several, rows, messages)
+--- visits them this way instead.
+function M.sorted_pairs(t)
+  local ks, i = M.sorted_keys(t), 0
+  return function()
+    i = i + 1
+    local k = ks[i]
+    if k ~= nil then return k, t[k] end
+  end
 end
 
 --- Reject keys of opts not in allowed (a set); what names the table.
 function M.check_keys(opts, allowed, what)
   if type(opts) ~= "table" then M.raise("%s must be a table of fields, got %s", what, type(opts)) end
-  for k in pairs(opts) do
+  for _, k in ipairs(M.sorted_keys(opts)) do -- the first unknown of several: the same every run
     if allowed[k] then goto continue end
     if type(k) ~= "string" then
       M.raise("unexpected key %s in %s (field names are strings)", tostring(k), what)

@@ -985,7 +985,18 @@ local header_counts = {tp = true, pp = true, max_model_len = true, data_parallel
 function M.stated(f, args)
   local fields = require "kvplan.fields"
   local out = {}
-  for k, v in pairs(f.header) do
+  -- in the log's line order: of two spellings of one key (tp: and
+  -- tensor_parallel_size:) the later line wins, as a key's later line does,
+  -- not the one pairs() visited last
+  local keys = util.sorted_keys(f.header)
+  local at = f.header_line or {}
+  table.sort(keys, function(a, b)
+    local x, y = at[a] or 0, at[b] or 0
+    if x ~= y then return x < y end
+    return a < b
+  end)
+  for _, k in ipairs(keys) do
+    local v = f.header[k]
     local key = M.header_names[k] or fields.aliases[(k:gsub("%-", "_"))] or (k:gsub("%-", "_"))
     if key ~= "source" and key ~= "note" then out[key] = {value = v, source = "header"} end
   end
@@ -1132,7 +1143,7 @@ function M.check(text, opts)
   end
   -- a header count that is no whole number >= 1 is said, not read as the
   -- default ('# tp: 9999999999999999999' was tp 1, said to be the header's)
-  for k in pairs(header_counts) do
+  for _, k in ipairs(util.sorted_keys(header_counts)) do
     local g = st[k]
     if g and g.source == "header" then
       local n = int(g.value)
