@@ -70,11 +70,16 @@ UNIT_BIN = $(UNIT:%=$(B)/tests/test_%)
 
 KVPLAN = $(B)/kvplan
 
-.PHONY: all run test check bench install clean deps test-only unit-tests lua-tests \
+.PHONY: all binaries run test check bench install clean deps test-only unit-tests lua-tests \
         golden-tests cli-tests module-test install-test fault-tests validate-tests layers-test \
         docs-tests docs
 
-all: deps $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
+# deps first, then the build in a new make: the pkg-config flags above are read
+# when make starts, so a make that installed Lua's headers itself would compile
+# without them, and under -j the compiles would not wait for the install.
+all: deps
+	@$(MAKE) --no-print-directory binaries
+binaries: $(KVPLAN) $(B)/kvplan.so $(B)/libkvplan.a
 
 # Check for the Debian packages; install them as root, else name them.
 deps:
