@@ -254,6 +254,37 @@ do
   assert(math.abs(1000 * t4.experts_ms / 94 - 75.88) < 0.005,
          "H20 experts at four sequences, a layer: " .. 1000 * t4.experts_ms / 94)
 end
+-- A100 SXM 80GB: one curve, Triton's fused_moe in BF16 at a 17.3 MB slice
+-- (vllm-project/vllm pull request 40542), read at every slice and for every
+-- format (docs/time.md, issue 18 A100 findings of 2026-12-04). Qwen3-235B at
+-- tp 8 in BF16 by hand: 8 experts x 3 x 4096 x 192 x 2 = 37,748,736 bytes at
+-- 2039 GB/s = 18.513 us / 0.277 = 66.835 us a layer, x 94 layers; at 4
+-- sequences 29.123 experts touched, 1.0988 tokens an expert, read between the
+-- curve's (1, 0.277) and (1.152, 0.664) in log tokens: 0.5347, 137.42 MB =
+-- 67.40 us / 0.5347 = 126.05 us a layer. Its FP8 checkpoint at tp 4 (vLLM
+-- runs Marlin W8A16 there) and gpt-oss's MXFP4 experts (Marlin W4A16 on SM80)
+-- read the same curve: no Marlin MoE table on an A100 was found.
+do
+  local a = kv.deploy{model = "qwen3-235b-a22b", gpu = "a100-sxm-80gb", tp = 8}
+  check.eq(sim.expert_slice_bytes(a), 4718592, "Qwen3-235B at tp 8 on A100: its slice")
+  check.eq(select(2, sim.expert_curve(a)) .. " " .. select(3, sim.expert_curve(a)), "a100-sxm-80gb bf16",
+           "A100: its one curve at a 4.7 MB slice")
+  local t1, t4 = a:time(1024, 1), a:time(1024, 4)
+  local one = 8 * 3 * 4096 * 192 * 2 / 2039e9 * 1e6 / 0.277
+  assert(math.abs(1000 * t1.experts_ms / 94 - one) < 1e-6 and math.abs(one - 66.835) < 0.001,
+         "A100 experts at one sequence, a layer: " .. 1000 * t1.experts_ms / 94)
+  local touched = 128 * (1 - (120 / 128) ^ 4)
+  local f = 0.277 + math.log(32 / touched) / math.log(1.152) * (0.664 - 0.277)
+  assert(math.abs(f - 0.5347) < 5e-5, "the fraction at 1.0988 tokens an expert: " .. f)
+  assert(math.abs(1000 * t4.experts_ms / 94 - touched * 4718592 / 2039e9 * 1e6 / f) < 1e-6
+         and math.abs(1000 * t4.experts_ms / 94 - 126.05) < 0.01,
+         "A100 experts at four sequences, a layer: " .. 1000 * t4.experts_ms / 94)
+  for _, c in ipairs({{model = "qwen3-235b-a22b", tp = 4, weights = "fp8"}, {model = "gpt-oss-20b"}}) do
+    c.gpu = "a100-sxm-80gb"
+    check.eq(select(2, sim.expert_curve(kv.deploy(c))) .. " " .. select(3, sim.expert_curve(kv.deploy(c))),
+             "a100-sxm-80gb bf16", c.model .. ": the Triton BF16 curve for Marlin's formats too")
+  end
+end
 -- MI300X: its own curves, aiter's CK MoE for Qwen3-235B BF16 (ROCm/aiter
 -- pull request 3384). Qwen3-30B-A3B in BF16 at tp 1 has 3 x 2048 x 768 x 2 =
 -- 9,437,184 bytes a slice, the TP 4 curve's own (3 x 4096 x 384 x 2); at one
