@@ -134,7 +134,7 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
     {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max},
     {"attn_floor_us", p->attn_floor_us}, {"quant_kernels", p->quant_kernels},
-    {"quant_floor_us", p->quant_floor_us}};
+    {"quant_floor_us", p->quant_floor_us}, {"gemm_tile_m", p->gemm_tile_m}};
   for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
@@ -536,14 +536,18 @@ static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, int is_lo
   double dense_bw = p->gemm_mem.n > 0 ? c->hbm * kvp_curve_at(&p->gemm_mem, t, p->mem_eff) : c->bw;
   double dense_s = c->dense_bytes * wfrac / dense_bw;
   b->write_bytes = (double)tokens * c->write_tok;
-  double gemm_flops = t * c->flops_token + s * c->head_flops;
+  /* a kernel whose M tile is gemm_tile_m computes whole tiles: the layers'
+   * GEMMs at the tokens rounded up to it (the logits' GEMM is not the
+   * layers' kernel: its M stays the sequences) */
+  double tg = p->gemm_tile_m > 0.0 ? ceil(t / p->gemm_tile_m) * p->gemm_tile_m : t;
+  double gemm_flops = tg * c->flops_token + s * c->head_flops;
   double expert_flops = t * c->expert_flops_tok;
   b->gemm_flops = gemm_flops + expert_flops;
   /* the sampler's kernels read and write each sampled row's logits */
   b->act = t * c->act_tok + (double)seqs * c->p.sampler_bytes;
   double gemm_comp = gemm_flops / c->flops;
   if (p->gemm_flop.n > 0)
-    gemm_comp = t * c->flops_token / (c->peak * kvp_curve_at(&p->gemm_flop, t, p->flop_eff)) +
+    gemm_comp = tg * c->flops_token / (c->peak * kvp_curve_at(&p->gemm_flop, tg, p->flop_eff)) +
                 s * c->head_flops / (c->peak * kvp_curve_at(&p->gemm_flop, s, p->flop_eff));
   /* the routed experts' grouped GEMMs: their own roofline at the datasheet's
    * rates, reached to the fraction the kernel benchmarks measured at this

@@ -140,6 +140,10 @@ typedef struct kvp_perf {
    * keep their own factors */
   kvp_curve gemm_mem;      /* fraction of hbm_gbps the weights are read at, by M */
   kvp_curve gemm_flop;     /* fraction of tflops the GEMMs reach, by M */
+  double gemm_tile_m;      /* the dense GEMMs' M tile (issue 18): their tensor-core work is
+                            * of the step's tokens rounded up to a multiple of it (a kernel
+                            * whose smallest block is 64 rows computes 64 rows for one
+                            * token); the weights' bytes are the same; 0: the tokens as run */
   double piecewise_kernels;/* of kernels: those a piecewise graph step launches outside its
                             * graphs, eagerly (vLLM V1: each layer's KV cache write and
                             * attention) */

@@ -359,7 +359,7 @@ static const char *const perf_keys[] = {
   "kernels", "experts", "experts_active", "moe_layers", "attn_share", "kernel_floor_us",
   "gemm_kernels", "attn_kernels", "attn_floor_us", "quant_kernels", "quant_floor_us",
   "sampler_bytes", "graphs", "graph_max", "graph_seq_max",
-  "eager_launch_us",
+  "eager_launch_us", "gemm_tile_m",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
   "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
@@ -470,6 +470,7 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
     .graph_seq_max = kvl_int_field(L, idx, "graph_seq_max", 0),
     .eager_launch_us = kvl_num_field(L, idx, "eager_launch_us", 0.0),
     .piecewise_kernels = kvl_num_field(L, idx, "piecewise_kernels", 0.0),
+    .gemm_tile_m = kvl_num_field(L, idx, "gemm_tile_m", 0.0),
   };
   int64_t graphs = kvl_int_field(L, idx, "graphs", 0);
   if (graphs < KVP_GRAPHS_NONE || graphs > KVP_GRAPHS_EXACT)

@@ -402,6 +402,38 @@ function M.block_fp8_kernel(d)
   return "triton"
 end
 
+-- The M tile of the dense GEMMs' kernel (perf.gemm_tile_m, issue 18): a
+-- kernel computes whole tiles, so one decoded token costs a tile's
+-- tensor-core work. Sourced for SGLang's block-FP8 linear layers (a 128 x
+-- 128 block-scaled checkpoint, fp8-bHxW) on SM90 (H100, H200, H20, GH200),
+-- both kernels of M.block_fp8_kernel:
+--   Triton w8a8_block_fp8_matmul: without a tuned file its default config
+--     is BLOCK_SIZE_M 64 (python/sglang/srt/layers/quantization/
+--     fp8_kernel.py, "# Default config", the same in vLLM's fp8_utils.py),
+--     and SGLang's tuned H20 file keeps 64 at M = 1
+--     (sgl-project/sglang python/sglang/srt/layers/quantization/configs/
+--     "N=4096,K=2048,device_name=NVIDIA_H20,dtype=fp8_w8a8,block_shape=
+--     [128, 128].json" at 1f4eca797a6d: "1": BLOCK_SIZE_M 64, N 128, K 128);
+--   DeepGEMM gemm_fp8_fp8_bf16_nt: get_best_configs picks block_m from
+--     (64, 128, 256) (deepseek-ai/DeepGEMM deep_gemm/jit_kernels/gemm.py at
+--     c4a7116e0aee; its first form "block_ms = (64 if m <= 64 else 128, )").
+-- So a step of T tokens computes ceil(T / 64) x 64 rows of every layer's
+-- GEMM; the weights read are the same. It binds where the tensor cores are
+-- slow beside the HBM: the H20 (148 / 296 TFLOPS dense, 4.0 TB/s) at a
+-- few sequences; on an H100 (1979 fp8) the 64 rows' FLOPs stay below the
+-- weights' read. The logits (a 16-bit lm_head, F.linear) are not this
+-- kernel. Not modelled (no source read for their tile): cuBLAS's 16-bit
+-- GEMMs, vLLM's block-FP8 path, other GPUs and formats: 0.
+M.block_fp8_tile_m = 64
+M.sm90 = {["h100-sxm"] = true, ["h100-pcie"] = true, ["h100-nvl"] = true, ["h200"] = true,
+          ["h20"] = true, ["gh200-96gb"] = true}
+function M.gemm_tile_m(d)
+  if d.budget ~= "sglang" or not M.sm90[d.gpu.id] then return 0 end
+  local _, rate, fname = M.compute_tflops(d.gpu, d.weights, d.model)
+  if M.gemm_class(fname, rate) ~= "fp8_block" then return 0 end
+  return M.block_fp8_tile_m
+end
+
 --- The two curves of GPU g for a GEMM class, {{M, efficiency}, ...} each
 --- (M.gemm_benchmarks' rows as the core reads them), and the peak (TFLOP/s)
 --- they are fractions of; nil for a side without rows. Rows of one M from
@@ -1849,6 +1881,7 @@ function M.rates(d)
     p.quant_floor_us = M.activation_quant_floor_us[g.id]
   end
   p.eager_launch_us = given.eager_launch_us or p.eager_launch_us
+  p.gemm_tile_m = M.gemm_tile_m(d)
   p.request_ms = given.request_ms or M.request_ms_default(d)
   p.graphs, p.graph_max = M.cuda_graphs(d)
   p.graph_seq_max = M.graph_seq_max(d)

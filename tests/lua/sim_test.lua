@@ -1086,6 +1086,37 @@ do
   assert(old:time(1024, 4096).gemm_ms > new:time(1024, 4096).gemm_ms, "Triton's GEMMs take longer")
 end
 
+-- SGLang's block-FP8 GEMMs on SM90 compute 64-row tiles (sim.gemm_tile_m,
+-- issue 18: Triton w8a8_block_fp8_matmul's BLOCK_SIZE_M 64, DeepGEMM's
+-- smallest block_m 64); other engines, formats and GPUs: 0
+do
+  local sim = require "kvplan.sim"
+  local function q8(o)
+    o.model = "qwen3-8b"
+    return kv.deploy(o)
+  end
+  local blk = q8{gpu = "h20", engine = "sglang", engine_version = "0.4.6.post1", weights = "fp8-b128x128"}
+  check.eq(sim.gemm_tile_m(blk), 64, "SGLang, H20, block FP8: 64 rows")
+  check.eq(blk:perf().gemm_tile_m, 64, "the core's perf carries it")
+  check.eq(sim.gemm_tile_m(q8{gpu = "h100-sxm", engine = "sglang", weights = "fp8-b128x128"}), 64,
+           "H100 too")
+  check.eq(sim.gemm_tile_m(q8{gpu = "h20", engine = "sglang", weights = "fp8"}), 0,
+           "per-tensor fp8: another kernel")
+  check.eq(sim.gemm_tile_m(q8{gpu = "h20", engine = "sglang"}), 0, "bf16 (cuBLAS): not sourced")
+  check.eq(sim.gemm_tile_m(q8{gpu = "h20", weights = "fp8-b128x128"}), 0, "vLLM: not sourced")
+  check.eq(sim.gemm_tile_m(q8{gpu = "b200", engine = "sglang", weights = "fp8-b128x128"}), 0,
+           "off SM90: none")
+  -- by hand, one token at context 1024 on the H20: the layers' FLOPs of 64
+  -- rows plus one row of logits at 296 TFLOPS x 0.7 (the flat compute
+  -- factor, no H20 rows) outlast the weights' read at 4000 GB/s x 0.8
+  local p, t = blk:perf(), blk:time(1024, 1)
+  local comp = (64 * p.body_flops + p.head_flops) / (296e12 * 0.7) * 1e3
+  check.eq(p.tflops, 296, "the fp8 peak")
+  assert(math.abs(t.gemm_ms - comp) <= 1e-9 * comp, string.format("gemm_ms %.6f, by hand %.6f", t.gemm_ms, comp))
+  local per = q8{gpu = "h20", engine = "sglang", engine_version = "0.4.6.post1", weights = "fp8"}
+  assert(per:time(1024, 1).gemm_ms < t.gemm_ms / 1.5, "per-tensor fp8 reads its weights, no tile")
+end
+
 -- vLLM's --long-prefill-token-threshold (engine/core/sim.c wanted): a prompt
 -- of 3000 tokens under a threshold of 512 takes ceil(3000 / 512) = 6 steps to
 -- its first token where the 8192-token budget alone takes 1; 0 is none

@@ -790,6 +790,41 @@ static void kernels_take_at_least_their_floor(void **state) {
   assert_non_null(strstr(dg.msg, "kernel_floor_us"));
 }
 
+/* A GEMM kernel whose M tile is 64 rows computes 64 rows for one token
+ * (gemm_tile_m, issue 18: SGLang's block-FP8 kernels on SM90, Triton's
+ * default BLOCK_SIZE_M 64 and DeepGEMM's smallest block_m 64): the layers'
+ * FLOPs at the tokens rounded up to the tile, the weights' bytes unchanged.
+ * At an H20's 148 TFLOPS the padded FLOPs outlast the weights' read. */
+static void gemms_compute_whole_m_tiles(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 1);
+  kvp_perf p = {.hbm_gbps = 4000, .tflops = 148, .link_gbps = 900, .mem_eff = 1, .flop_eff = 1,
+                .link_eff = 1};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* no tile: one token reads 16e9 bytes in 4 ms; its 2 x 8e9 FLOPs take 0.108 ms */
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.gemm_s - 16e9 / 4e12) < 1e-15);
+  p.gemm_tile_m = 64;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* one token: 64 rows x 16e9 FLOPs = 1.024e12 at 148e12 = 6.9189 ms, above the 4 ms read */
+  kvp_step_time(&c, 1, 1, 0.0, 0.0, &s);
+  assert_true(fabs(s.gemm_s - 64 * 16e9 / 148e12) < 1e-15);
+  assert_true(fabs(s.mem_s - (16e9 + 131072.0) / 4e12) < 1e-15);
+  /* 64 tokens fill the tile: the same time; 65 take two tiles, 128 rows */
+  kvp_step_time(&c, 64, 64, 0.0, 0.0, &s);
+  assert_true(fabs(s.gemm_s - 64 * 16e9 / 148e12) < 1e-15);
+  kvp_step_time(&c, 65, 65, 0.0, 0.0, &s);
+  assert_true(fabs(s.gemm_s - 128 * 16e9 / 148e12) < 1e-15);
+  p.gemm_tile_m = -1;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "gemm_tile_m"));
+}
+
 /* A decode attention call takes at least its own published minimum
  * (attn_floor_us: vllm-project/vllm#43232, XQA at one sequence of 1024 tokens,
  * 10.7592 us a layer) in place of kernel_floor_us, never added to it; above
@@ -1172,6 +1207,7 @@ int main(void) {
     cmocka_unit_test(pipeline_stages_run_micro_batches),
     cmocka_unit_test(the_step_memo_gives_the_same_step_bit_for_bit),
     cmocka_unit_test(gemm_efficiency_follows_its_curves_in_log_m),
+    cmocka_unit_test(gemms_compute_whole_m_tiles),
     cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
     cmocka_unit_test(attention_on_a_16_bit_cache_computes_at_the_16_bit_peak),
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),

@@ -208,7 +208,9 @@ local function parse_row(cells, file, line, seen)
   r.pp = number(c, "pp", {int = true})
   r.ep = number(c, "ep", {int = true, blank = true})
   r.weights, r.kv = c("weights"), c("kv")
-  if r.weights ~= "native" and not FORMATS[r.weights] then
+  -- a named format, or a parametric one kvplan reads (fp8-bHxW block FP8, ...)
+  if r.weights ~= "native" and not FORMATS[r.weights]
+     and not pcall(kv.formats.get, r.weights, "weights") then
     c.fail("weights", "must be native or a kvplan format (%s), got '%s'",
            table.concat(kv.formats.names(), ", "), r.weights)
   end
