@@ -165,7 +165,7 @@ typedef struct kvp_step_part {
   double tokens_per_expert, weight_bytes, weight_s, write_bytes, act, act_roof, act_s;
   double gemm_flops;  /* the GEMMs' and routed experts' FLOPs */
   double gemm_comp;   /* their compute seconds */
-  double gemm_roof, gemm_s, expert_s, a2a_s, comm_s, host;
+  double gemm_roof, gemm_s, expert_s, a2a_s, comm_s, nccl_s, host;
   double comp_bound;  /* the GEMMs' and experts' seconds bound by their FLOPs */
 } kvp_step_part;
 /* The last step's shape and its part: steps of one shape in a row (a decode

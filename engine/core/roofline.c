@@ -32,7 +32,14 @@
  * the MLP, Megatron-LM: Shoeybi et al., 2019) of T x hidden x 2 bytes (16-bit
  * activations); a ring all-reduce sends 2 (tp - 1) / tp of it each way
  * (Patarasuk and Yuan, 2009), at half the catalog's bidirectional
- * interconnect figure. Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes, and
+ * interconnect figure, plus link_latency_us each. Given an NCCL AllReduce
+ * bus-bandwidth curve by message size (kvp_perf.nccl_bytes / nccl_busbw,
+ * nccl-tests' busbw), a plain TP all-reduce whose message (its T tokens x
+ * hidden x 2 bytes) is not below the engine's own kernel's limit
+ * (ar_custom_below) runs NCCL instead: its bytes x 2 (n - 1) / n at the
+ * curve's busbw at that message size, and no separate latency (busbw is
+ * size x 2 (n - 1) / n over the whole measured time, NCCL's fixed cost in
+ * it: NVIDIA/nccl-tests doc/PERFORMANCE.md). Pipeline: pp - 1 hand-offs of T x hidden x 2 bytes, and
  * min(pp, sequences) micro-batches in flight (kvp_step_time).
  * Data and expert parallelism (kvp_dp_ranks DP ranks, each its own
  * requests): the ranks of a MoE model step together (vLLM: DP ranks of a
@@ -192,6 +199,21 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
                     shown(p->attn_mem_eff));
   TRY(curve_check(&p->gemm_mem, "gemm_memory", d));
   TRY(curve_check(&p->gemm_flop, "gemm_compute", d));
+  if (p->nccl_points < 0 || p->nccl_points > KVP_NCCL_POINTS)
+    return kvp_fail(d, KVP_EINVAL, "field 'nccl_points' must be in [0, %d], got %d",
+                    KVP_NCCL_POINTS, (int)p->nccl_points);
+  for (int32_t i = 0; i < p->nccl_points; i++) {
+    double x = p->nccl_bytes[i], f = p->nccl_busbw[i];
+    if (!(isfinite(x) && x >= 1.0) || (i > 0 && !(x > p->nccl_bytes[i - 1])))
+      return kvp_fail(d, KVP_EINVAL, "field 'nccl_bytes' point %d must be a number >= 1 and above "
+                      "the point before it, got %g", (int)i + 1, shown(x));
+    if (!(isfinite(f) && f > 0.0))
+      return kvp_fail(d, KVP_EINVAL, "field 'nccl_busbw' point %d must be a number > 0 (GB/s), "
+                      "got %g", (int)i + 1, shown(f));
+  }
+  if (!(isfinite(p->ar_custom_below) && p->ar_custom_below >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'ar_custom_below' must be a number >= 0 (bytes), got %g",
+                    shown(p->ar_custom_below));
   if (!(isfinite(p->attn16_tflops) && p->attn16_tflops >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn16_tflops' must be a number >= 0, got %g",
                     shown(p->attn16_tflops));
@@ -399,15 +421,23 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   int sg_dp = dep->sglang.attn_dp > 1;
   int64_t n_attn = c->attn_tp > 1 ? m->layers : 0; /* the attention's all-reduce */
   c->ar_bytes_tok = (double)n_attn * msg * ring(atp);
+  /* the plain TP all-reduces of the rank's own tokens, by message size when
+   * an NCCL curve is given (ar_tp_*), and the rest (ar_other_tok) */
+  c->ar_msg_tok = msg;
+  c->ar_tp_bytes_tok = c->ar_bytes_tok;
+  c->ar_tp_count = n_attn;
   int64_t n_mlp = 0;
   /* the dense MLPs: SGLang's attention DP gathers the ranks' tokens (an
    * all-gather: the other ranks' tokens arrive) and all-reduces them over
    * tp; otherwise each rank's own all-reduce over tp */
   if (sg_dp) {
     c->ar_bytes_tok += Ld * msg * ((double)c->ranks - 1.0 + (double)c->ranks * ring(tp));
+    c->ar_other_tok += Ld * msg * ((double)c->ranks - 1.0 + (double)c->ranks * ring(tp));
     n_mlp += 2 * (int64_t)Ld;
   } else if (dep->tp > 1) {
     c->ar_bytes_tok += Ld * msg * ring(tp);
+    c->ar_tp_bytes_tok += Ld * msg * ring(tp);
+    c->ar_tp_count += (int64_t)Ld;
     n_mlp += (int64_t)Ld;
   }
   /* the MoE layers */
@@ -417,13 +447,17 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     c->a2a_count = 2 * (int64_t)Lm;
   } else if (Lm > 0.0 && sg_dp) {
     c->ar_bytes_tok += Lm * msg * (ranks - 1.0 + ranks * ring(tp));
+    c->ar_other_tok += Lm * msg * (ranks - 1.0 + ranks * ring(tp));
     n_mlp += 2 * (int64_t)Lm;
   } else if (Lm > 0.0 && c->meet > 1) {
     double g = tp * ranks; /* vLLM: the experts split over dp x tp GPUs */
     c->ar_bytes_tok += Lm * msg * ranks * ring(g);
+    c->ar_other_tok += Lm * msg * ranks * ring(g);
     n_mlp += (int64_t)Lm;
   } else if (Lm > 0.0 && dep->tp > 1) {
     c->ar_bytes_tok += Lm * msg * ring(tp);
+    c->ar_tp_bytes_tok += Lm * msg * ring(tp);
+    c->ar_tp_count += (int64_t)Lm;
     n_mlp += (int64_t)Lm;
   }
   c->collectives = n_attn + n_mlp + c->a2a_count;
@@ -564,9 +598,21 @@ static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, int is_lo
   b->gemm_comp = gemm_comp + expert_comp / frac;
   if (c->a2a_count > 0)
     b->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
-  if (c->collectives > 0)
+  /* a TP all-reduce whose message reaches the engine's own kernel's limit
+   * runs NCCL: its bytes at the curve's bus bandwidth at that message size,
+   * NCCL's fixed cost inside the measured busbw (roofline.c header) */
+  double ar_msg = t * c->ar_msg_tok;
+  if (c->collectives > 0 && p->nccl_points > 0 && c->ar_tp_count > 0 &&
+      !(ar_msg < p->ar_custom_below)) {
+    double busbw = log_interp(p->nccl_bytes, p->nccl_busbw, p->nccl_points, ar_msg) * 1e9;
+    b->nccl_s = t * c->ar_tp_bytes_tok / busbw;
+    b->comm_s += t * c->ar_other_tok / c->link + b->a2a_s + b->nccl_s +
+                 (double)(c->collectives - c->a2a_count - c->ar_tp_count) *
+                     c->p.link_latency_us * 1e-6;
+  } else if (c->collectives > 0) {
     b->comm_s += t * c->ar_bytes_tok / c->link + b->a2a_s +
                  (double)(c->collectives - c->a2a_count) * c->p.link_latency_us * 1e-6;
+  }
   if (c->pp > 1)
     b->comm_s += t * c->pp_bytes_tok / c->link +
                  (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
@@ -603,6 +649,7 @@ static void step_finish(const kvp_cost *c, const kvp_step_part *b, double kv_rea
   out->compute_s = b->gemm_comp + attn_comp;
   out->a2a_s = b->a2a_s;
   out->comm_s = b->comm_s;
+  out->nccl_s = b->nccl_s;
   double device = out->gemm_s + out->attn_s + out->act_s + out->comm_s;
   /* an engine that overlaps waits only for the host time beyond the GPU's */
   out->host_s = c->p.host_overlap ? fmax(0.0, b->host - device) : b->host;

@@ -57,6 +57,8 @@ typedef struct kvp_curve {
 } kvp_curve;
 /* Points of a routed-expert efficiency curve (kvp_perf.expert_tpe). */
 #define KVP_EXPERT_POINTS 48
+/* Points of an NCCL AllReduce bus-bandwidth curve (kvp_perf.nccl_bytes). */
+#define KVP_NCCL_POINTS 40
 
 /* One GPU kind's rates and the efficiency factors applied to them. */
 typedef struct kvp_perf {
@@ -158,6 +160,17 @@ typedef struct kvp_perf {
    * weights' 8- or 4-bit one (0: tflops and flop_eff, as the GEMMs) */
   double attn16_tflops;    /* the GPU's dense bf16 (else fp16) rate, TFLOP/s */
   double attn16_eff;       /* its compute factor, (0, 1] when attn16_tflops > 0 */
+  /* the tensor-parallel all-reduces by message size and engine path (nccl_points = 0:
+   * every all-reduce at link_gbps / 2 x link_eff plus link_latency_us, whatever its size) */
+  int32_t nccl_points;     /* points of the curve below, 0 .. KVP_NCCL_POINTS */
+  double nccl_bytes[KVP_NCCL_POINTS]; /* message bytes, increasing, >= 1 */
+  double nccl_busbw[KVP_NCCL_POINTS]; /* NCCL AllReduce bus bandwidth measured there, GB/s
+                            * (nccl-tests busbw: bytes x 2 (n - 1) / n over the measured
+                            * time, its fixed cost included), > 0; interpolated in log
+                            * bytes, clamped outside */
+  double ar_custom_below;  /* messages of fewer bytes than this run the engine's own all-reduce
+                            * kernel (link rate and link_latency_us); the others NCCL at the
+                            * curve's busbw; 0: every message NCCL */
 } kvp_perf;
 
 /* Which steps run as a replayed CUDA graph, padded to the next captured
@@ -221,6 +234,12 @@ typedef struct kvp_cost {
   double write_tok;           /* KV bytes one token writes */
   double ar_bytes_tok;        /* all-reduce and all-gather bytes a GPU sends per token of its
                                * rank (ring all-reduce: 2 (n - 1) / n of the message) */
+  double ar_tp_bytes_tok;     /* of which the plain tensor-parallel all-reduces of the rank's
+                               * own tokens (attention's, and the MLP's without DP): the ones
+                               * priced by message size when the perf has an NCCL curve */
+  double ar_other_tok;        /* the rest of ar_bytes_tok (DP gathers and all-reduces) */
+  int64_t ar_tp_count;        /* of collectives, the plain tensor-parallel all-reduces */
+  double ar_msg_tok;          /* bytes of one of them per token (hidden x 2) */
   double a2a_bytes_tok;       /* expert parallelism: all-to-all bytes (dispatch + combine) a
                                * GPU sends per token of its rank */
   int64_t collectives;        /* collectives per step (2 per layer when tp > 1), all-to-alls
@@ -244,6 +263,8 @@ typedef struct kvp_step {
   double attn_s;       /* attention: max(KV bytes, attention FLOPs) */
   double act_s;        /* activation bytes / effective bandwidth */
   double comm_s;       /* all-reduces, all-to-alls and pipeline hand-offs */
+  double nccl_s;       /* of which the tensor-parallel all-reduces NCCL ran, at the curve's
+                        * bus bandwidth at their message size (0: none) */
   double a2a_s;        /* of which the MoE layers' all-to-alls (expert parallelism) */
   double expert_s;     /* of gemm_s, the routed experts: their roofline / the fraction of it
                         * the grouped GEMMs reach at the step's tokens per expert */

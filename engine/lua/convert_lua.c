@@ -362,6 +362,7 @@ static const char *const perf_keys[] = {
   "eager_launch_us", "gemm_tile_m",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
   "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
+  "nccl_bytes", "nccl_busbw", "ar_custom_below",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
    * passed to the simulator as its request_s) */
   "request_ms", NULL
@@ -426,6 +427,37 @@ static void expert_curve(lua_State *L, int idx, kvp_perf *p) {
   lua_pop(L, 2);
 }
 
+/* NCCL's AllReduce bus bandwidth by message size: perf.nccl_bytes and
+ * perf.nccl_busbw, two lists of numbers of the same length (at most
+ * KVP_NCCL_POINTS), or neither. */
+static void nccl_curve(lua_State *L, int idx, kvp_perf *p) {
+  int tb = lua_getfield(L, idx, "nccl_bytes");
+  int tw = lua_getfield(L, idx, "nccl_busbw");
+  if (tb == LUA_TNIL && tw == LUA_TNIL) {
+    lua_pop(L, 2);
+    return;
+  }
+  if (tb != LUA_TTABLE || tw != LUA_TTABLE)
+    kvl_error(L, "fields 'nccl_bytes' and 'nccl_busbw' must both be lists of numbers, got %s "
+              "and %s", luaL_typename(L, -2), luaL_typename(L, -1));
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
+  if (n != (lua_Integer)lua_rawlen(L, -1) || n < 1 || n > KVP_NCCL_POINTS)
+    kvl_error(L, "fields 'nccl_bytes' and 'nccl_busbw' must be lists of the same length, 1 to "
+              "%I, got %I and %I", (lua_Integer)KVP_NCCL_POINTS, n,
+              (lua_Integer)lua_rawlen(L, -1));
+  for (lua_Integer i = 1; i <= n; i++) {
+    for (int k = 0; k < 2; k++) {
+      if (lua_rawgeti(L, k == 0 ? -2 : -1, i) != LUA_TNUMBER)
+        kvl_error(L, "field '%s' point %I must be a number, got %s",
+                  k == 0 ? "nccl_bytes" : "nccl_busbw", i, luaL_typename(L, -1));
+      (k == 0 ? p->nccl_bytes : p->nccl_busbw)[i - 1] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+  }
+  p->nccl_points = (int32_t)n;
+  lua_pop(L, 2);
+}
+
 /* The perf table at idx, checked (kvplan_lua.h). */
 kvp_perf kvl_check_perf(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
@@ -486,6 +518,8 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   curve_field(L, idx, "attn_compute", &p.attn_flop);
   p.expert_flops = kvl_num_field(L, idx, "expert_flops", 0.0);
   expert_curve(L, idx, &p);
+  nccl_curve(L, idx, &p);
+  p.ar_custom_below = kvl_num_field(L, idx, "ar_custom_below", 0.0);
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");
   return p;
@@ -514,6 +548,7 @@ static void push_time(lua_State *L, const kvp_time *t) {
   setnum(L, "compute_ms", t->decode.compute_s * 1e3);
   setnum(L, "comm_ms", t->decode.comm_s * 1e3);
   setnum(L, "a2a_ms", t->decode.a2a_s * 1e3);
+  setnum(L, "nccl_ms", t->decode.nccl_s * 1e3);
   setnum(L, "gemm_ms", t->decode.gemm_s * 1e3);
   setnum(L, "experts_ms", t->decode.expert_s * 1e3);
   setnum(L, "tokens_per_expert", t->decode.tokens_per_expert);

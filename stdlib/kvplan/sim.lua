@@ -1142,6 +1142,101 @@ end
 -- without CUDA graphs). Measured on H100 with NVLink; slower links take longer.
 M.link_latency_us = 9
 
+-- NCCL AllReduce bus bandwidth by message size, GB/s, where a published
+-- nccl-tests table exists for the GPU (M.nccl_allreduce[gpu] = {source =,
+-- rows = {{bytes, busbw}, ...}}). nccl-tests' busbw is the message's bytes x
+-- 2 (n - 1) / n over the measured time (NVIDIA/nccl-tests doc/PERFORMANCE.md,
+-- "bus bandwidth": it reflects the hardware's speed "regardless of the
+-- number of ranks"), so bytes x 2 (n - 1) / n / busbw(bytes) is the measured
+-- time, NCCL's fixed cost included: the core adds no link_latency_us to an
+-- all-reduce NCCL runs. The core interpolates in log bytes and clamps at the
+-- ends (roofline.c). Both tables: Azure/AI-benchmarking-guide,
+-- Benchmarks/NVIDIA/NCCLBandwidth.py (at 545c5c6a7e3e): `NCCL_ALGO=NVLS
+-- ./build/all_reduce_perf -b 8 -e 8G -f 2 -g <GPUs> -n 40`, one process
+-- driving all 8 GPUs of the VM, without CUDA graphs, the in-place busbw
+-- column; the table's sizes are the powers of 2 from 1 KiB (printed 1K, 2K,
+-- ..., 65K, 132K, 256K, 524K, 1M, ..., 33M, 67M, ...). Measured at 8 GPUs and
+-- read at every TP size (busbw is meant to be independent of the ranks). The
+-- A100 table names NVLS, an algorithm of NVSwitch 3 (Hopper): what NCCL 2.18.5
+-- ran in its place on the A100 was not read. GPUs without a table keep the
+-- flat rate (interconnect_gbps / 2 x efficiency.link): the H100 SXM (no
+-- full single-node table found: NVIDIA/nccl-tests issue 290 gives only its
+-- peak, 476 GB/s), B200 (NVIDIA/nccl issue 1807: "830+" GB/s, sizes not
+-- stated), GB200 (Azure's ND GB200 v6 table is of 4 GPUs with NCCL_ALGO=Ring
+-- forced, not the algorithm NCCL picks on NVLink 5), and every other GPU.
+local KiB = 1024
+local function pow2_rows(busbw)
+  local rows = {}
+  for i, v in ipairs(busbw) do rows[i] = {KiB * 2 ^ (i - 1), v} end
+  return rows
+end
+M.nccl_allreduce = {
+  -- Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md at
+  -- 3bb66cacc256, "NCCL Bandwidth": ND A100 v4, 8 x A100-SXM4-80GB, NCCL
+  -- 2.18.5, CUDA 12.5; 1 KiB .. 8 GiB
+  ["a100-sxm-80gb"] = {
+    source = "Azure/AI-benchmarking-guide Azure_Results/ND_A100_v4_results.md@3bb66cacc256",
+    rows = pow2_rows{0.04, 0.08, 0.17, 0.33, 0.67, 1.37, 2.70, 5.15, 10.11, 19.24, 36.22,
+                     53.54, 71.43, 89.99, 109.22, 132.77, 166.63, 174.18, 213.87, 221.58,
+                     228.10, 230.22, 230.48, 231.58}},
+  -- Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md at
+  -- 7f20e5fa3b2f, "NCCL Bandwidth": ND H200 v5, 8 x H200 141GB, NCCL 2.20.5,
+  -- CUDA 12.6; 1 KiB .. 8 GiB
+  h200 = {
+    source = "Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md@7f20e5fa3b2f",
+    rows = pow2_rows{0.06, 0.12, 0.23, 0.47, 0.93, 1.84, 3.72, 7.39, 14.75, 29.38, 52.96,
+                     88.78, 138.44, 181.94, 240.41, 300.91, 368.11, 412.45, 432.24, 442.72,
+                     467.58, 472.57, 477.41, 479.98}},
+}
+
+-- Below which message size (bytes) the engine's own all-reduce kernel runs
+-- a TP all-reduce; from it on NCCL (M.allreduce_custom_below(d); nil: no own
+-- kernel modelled, every all-reduce on the flat link rate as before).
+--   vLLM    CustomAllreduce: max_size 8192 x 1024, taken when `inp_size <
+--           max_size`, world sizes 2, 4, 6, 8, more than 2 GPUs only fully
+--           NVLink-connected (vllm-project/vllm vllm/distributed/
+--           device_communicators/custom_all_reduce.py at 00d618aab604, the
+--           same 8 MiB since the kernel's first release). Not modelled: the
+--           torch symmetric-memory all-reduce of later releases on SM 9.0 /
+--           10.0 (VLLM_ALLREDUCE_USE_SYMM_MEM, default on and off across pull
+--           requests 24111, 24696, 25070 and 26925, which releases not
+--           pinned), which takes messages between the custom kernel's and
+--           SYMM_MEM_ALL_REDUCE_MAX_SIZES (all_reduce_utils.py: 64 MiB at TP 8
+--           on SM 9.0) ahead of NCCL.
+--   SGLang  CustomAllreduce._MAX_CAR_SIZE = 8192 x 1024 on CUDA (16 MiB on
+--           ROCm), the same `inp_size < max_size` test, world sizes and
+--           NVLink rule (sgl-project/sglang python/sglang/srt/distributed/
+--           device_communicators/custom_all_reduce.py at 004e6561cb8a,
+--           "Adapted from" vLLM v0.6.4.post1's).
+--   TensorRT-LLM  AllReduceStrategy AUTO: its one-shot / two-shot kernels for
+--           messages within the custom all-reduce workspace, 8,000,000 bytes
+--           at TP above 2 and 16,000,000 at TP 2, NCCL above
+--           (tensorrt_llm/plugin/plugin.py max_workspace_size_auto,
+--           cpp/tensorrt_llm/common/customAllReduceUtils.h
+--           getMaxRequiredWorkspaceSize; docs/time.md, issue 18's A100
+--           findings): `below` is the workspace + 1.
+-- Other engines: nil. A GPU without M.nccl_allreduce rows: nothing changes.
+M.allreduce_custom = {
+  vllm = {below = 8192 * 1024, sizes = {[2] = true, [4] = true, [6] = true, [8] = true}},
+  sglang = {below = 8192 * 1024, sizes = {[2] = true, [4] = true, [6] = true, [8] = true}},
+}
+M.trtllm_allreduce_workspace = {tp2 = 16000000, above2 = 8000000}
+
+--- The message size (bytes) from which deployment d's TP all-reduces run
+--- NCCL, or nil when its engine's path is not modelled. 0: every message
+--- NCCL (a TP size the engine's own kernel does not support).
+function M.allreduce_custom_below(d)
+  local tp = d.tp or 1
+  if d.budget == "trtllm" then
+    local ws = M.trtllm_allreduce_workspace
+    return (tp <= 2 and ws.tp2 or ws.above2) + 1
+  end
+  local own = M.allreduce_custom[d.budget]
+  if own == nil then return nil end
+  if not own.sizes[tp] then return 0 end
+  return own.below
+end
+
 -- Host time of a step: the engine's work between GPU steps, added to the
 -- step when the GPU waits for it (vLLM before async scheduling became its
 -- default: engines.vllm async_scheduling), hidden up to the GPU's time by
@@ -1864,6 +1959,16 @@ function M.rates(d)
     for i, r in ipairs(rows) do p.expert_tpe[i], p.expert_frac[i] = r[1], r[2] end
   end
   p.link_latency_us = given.link_latency_us or M.link_latency_us
+  -- the TP all-reduces by message size where the GPU has an NCCL table and
+  -- the engine's path is known, unless the user gives the link's rate or
+  -- its efficiency (a flat rate then, as the GEMM curves give way)
+  local nccl = M.nccl_allreduce[g.id]
+  local below = M.allreduce_custom_below(d)
+  if nccl and below and given.link_gbps == nil and user.link == nil then
+    p.nccl_bytes, p.nccl_busbw = {}, {}
+    for i, r in ipairs(nccl.rows) do p.nccl_bytes[i], p.nccl_busbw[i] = r[1], r[2] end
+    p.ar_custom_below = below
+  end
   p.step_overhead_ms = given.step_overhead_ms or 0
   p.launch_us = given.launch_us or p.launch_us
   p.seq_host_us = given.seq_host_us or p.seq_host_us
