@@ -98,6 +98,70 @@ static void tensor_parallel_splits_bytes_and_adds_two_allreduces_a_layer(void **
   assert_non_null(strstr(dg.msg, "link_gbps"));
 }
 
+/* The TP all-reduces by message size: below the engine's own kernel's limit
+ * the flat link rate plus the latency, from it on NCCL at the curve's bus
+ * bandwidth at the message's bytes (log-interpolated, clamped), no latency
+ * beside it (the measured busbw holds NCCL's fixed cost). */
+static void allreduces_from_the_engine_limit_run_nccl_at_its_busbw_by_size(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_step s;
+  llama8b(&d, &l, 2);
+  kvp_perf p = h100();
+  p.link_latency_us = 5;
+  p.nccl_points = 3;
+  p.nccl_bytes[0] = 4096, p.nccl_bytes[1] = 65536, p.nccl_bytes[2] = 1048576;
+  p.nccl_busbw[0] = 1, p.nccl_busbw[1] = 10, p.nccl_busbw[2] = 100;
+  p.ar_custom_below = 65536;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 64 plain TP all-reduces (attention's and the MLP's, 32 layers) of
+   * hidden 4096 x 2 bytes a token, ring factor 2 (2 - 1) / 2 = 1 */
+  assert_int_equal(c.ar_tp_count, 64);
+  assert_true(c.ar_tp_bytes_tok == 64.0 * 8192 && c.ar_other_tok == 0.0);
+  /* 4 tokens: 32768-byte messages, below 65536: the engine's kernel, at
+   * 450 GB/s one way plus 64 x 5 us */
+  kvp_step_time(&c, 4, 4, 0.0, 0.0, &s);
+  assert_true(fabs(s.comm_s - (64.0 * 4 * 8192 / 450e9 + 64 * 5e-6)) < 1e-15);
+  assert_true(s.nccl_s == 0.0);
+  /* 16 tokens: 131072 bytes, NCCL; ln(131072 / 65536) / ln(16) = 0.25 of
+   * the way from 10 to 100 GB/s: 32.5 GB/s, no latency */
+  kvp_step_time(&c, 16, 16, 0.0, 0.0, &s);
+  double nccl = 64.0 * 131072 / 32.5e9;
+  assert_true(fabs(s.nccl_s - nccl) < 1e-15);
+  assert_true(fabs(s.comm_s - nccl) < 1e-15);
+  /* 256 tokens: 2 MiB, beyond the last point: clamped at 100 GB/s */
+  kvp_step_time(&c, 256, 256, 0.0, 0.0, &s);
+  assert_true(fabs(s.comm_s - 64.0 * 2097152 / 100e9) < 1e-15);
+  /* no limit (0): every message NCCL; 32768 bytes is ln 8 / ln 16 = 0.75 of
+   * the way from 1 to 10 GB/s: 7.75 GB/s */
+  p.ar_custom_below = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 4, 4, 0.0, 0.0, &s);
+  assert_true(fabs(s.comm_s - 64.0 * 32768 / 7.75e9) < 1e-15);
+  /* no curve: the flat rate and the latency at every size, as before */
+  p.nccl_points = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_step_time(&c, 256, 256, 0.0, 0.0, &s);
+  assert_true(fabs(s.comm_s - (64.0 * 2097152 / 450e9 + 64 * 5e-6)) < 1e-15);
+  assert_true(s.nccl_s == 0.0);
+  /* a curve out of order, a busbw of 0 or a negative limit: errors naming the field */
+  kvp_diag dg = {{0}};
+  kvp_perf bad = p;
+  bad.nccl_points = 3, bad.nccl_bytes[2] = 4096;
+  assert_int_equal(kvp_perf_check(&bad, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "nccl_bytes"));
+  bad = p;
+  bad.nccl_points = 3, bad.nccl_busbw[1] = 0;
+  assert_int_equal(kvp_perf_check(&bad, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "nccl_busbw"));
+  bad = p;
+  bad.ar_custom_below = -1;
+  assert_int_equal(kvp_perf_check(&bad, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "ar_custom_below"));
+}
+
 static void moe_reads_active_weights_alone_and_all_of_them_in_a_large_batch(void **state) {
   (void)state;
   kvp_deploy d;
@@ -1189,6 +1253,7 @@ int main(void) {
     cmocka_unit_test(batch_one_decode_is_weights_plus_kv_over_bandwidth),
     cmocka_unit_test(large_batches_turn_decode_compute_bound),
     cmocka_unit_test(tensor_parallel_splits_bytes_and_adds_two_allreduces_a_layer),
+    cmocka_unit_test(allreduces_from_the_engine_limit_run_nccl_at_its_busbw_by_size),
     cmocka_unit_test(moe_reads_active_weights_alone_and_all_of_them_in_a_large_batch),
     cmocka_unit_test(windows_cap_the_keys_read_and_attended),
     cmocka_unit_test(gemms_and_attention_each_take_their_own_bound),
