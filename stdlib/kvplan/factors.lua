@@ -8,7 +8,8 @@
 -- options ({"efficiency", "memory"}: efficiency = {memory = x}); rate: the
 -- key of d:perf() that holds the value in use (the default when no option
 -- or profile sets it); curve: the key of d:perf() of a curve by M the factor
--- scales too (M.perf_at); lo, hi: the box calibrate fits in; unit; slow: which
+-- scales too (M.perf_at); scales: the key of a list of rates it scales by the
+-- same ratio (M.perf_at); lo, hi: the box calibrate fits in; unit; slow: which
 -- way makes steps slower ("lo": a lower value is slower, an efficiency;
 -- "hi": a higher one, a cost); applies(d): whether the deployment's step
 -- time reads it at all (true, or false and why not; a factor that does not
@@ -77,7 +78,7 @@ M.list = {
      .. "the dense peak) their grouped GEMMs reach, at every tokens per expert (given, it "
      .. "replaces the benchmark curve)"},
   {name = "link", option = {"efficiency", "link"}, rate = "link_eff", lo = 0.05, hi = 1,
-   unit = "fraction", slow = "lo", applies = parallel,
+   unit = "fraction", slow = "lo", applies = parallel, scales = "nccl_busbw",
    spread = {"ratio", 1509 / 2298.5, 2668 / 2298.5,
              source = "an assumption: the memory factor's spread applied to the interconnect"},
    meaning = "fraction of the interconnect's bandwidth the all-reduces reach"},
@@ -212,6 +213,14 @@ function M.perf_at(d, values)
       local r, moved = x / own[f.rate], {}
       for i, pt in ipairs(c) do moved[i] = {pt[1], math.min(1, pt[2] * r)} end
       p[f.curve] = moved
+    end
+    -- a list of rates that moves by the same ratio (the link factor: NCCL's
+    -- bus bandwidth by message size, sim.nccl_allreduce; GB/s, not capped)
+    local l = f.scales and own[f.scales]
+    if l ~= nil and own[f.rate] > 0 then
+      local moved = {}
+      for i, v in ipairs(l) do moved[i] = v * x / own[f.rate] end
+      p[f.scales] = moved
     end
     -- a rate that moves with this one (attention's 16-bit compute factor)
     local a = f.also and own[f.also]

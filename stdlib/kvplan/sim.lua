@@ -1150,7 +1150,7 @@ M.link_latency_us = 9
 -- number of ranks"), so bytes x 2 (n - 1) / n / busbw(bytes) is the measured
 -- time, NCCL's fixed cost included: the core adds no link_latency_us to an
 -- all-reduce NCCL runs. The core interpolates in log bytes and clamps at the
--- ends (roofline.c). Both tables: Azure/AI-benchmarking-guide,
+-- ends (roofline.c). The three tables: Azure/AI-benchmarking-guide,
 -- Benchmarks/NVIDIA/NCCLBandwidth.py (at 545c5c6a7e3e): `NCCL_ALGO=NVLS
 -- ./build/all_reduce_perf -b 8 -e 8G -f 2 -g <GPUs> -n 40`, one process
 -- driving all 8 GPUs of the VM, without CUDA graphs, the in-place busbw
@@ -1158,10 +1158,12 @@ M.link_latency_us = 9
 -- ..., 65K, 132K, 256K, 524K, 1M, ..., 33M, 67M, ...). Measured at 8 GPUs and
 -- read at every TP size (busbw is meant to be independent of the ranks). The
 -- A100 table names NVLS, an algorithm of NVSwitch 3 (Hopper): what NCCL 2.18.5
--- ran in its place on the A100 was not read. GPUs without a table keep the
--- flat rate (interconnect_gbps / 2 x efficiency.link): the H100 SXM (no
--- full single-node table found: NVIDIA/nccl-tests issue 290 gives only its
--- peak, 476 GB/s), B200 (NVIDIA/nccl issue 1807: "830+" GB/s, sizes not
+-- ran in its place on the A100 was not read. The H100 SXM and H200 tables
+-- force NVLS at every size, the algorithm NCCL's tuner picks for a large
+-- all-reduce on one NVSwitch node; where it would pick Ring or Tree (smaller
+-- messages) an engine's NCCL may run faster than these rows. GPUs without a table keep the
+-- flat rate (interconnect_gbps / 2 x efficiency.link): the B200 (NVIDIA/nccl
+-- issue 1807: "830+" GB/s, sizes not
 -- stated), GB200 (Azure's ND GB200 v6 table is of 4 GPUs with NCCL_ALGO=Ring
 -- forced, not the algorithm NCCL picks on NVLink 5), and every other GPU.
 local KiB = 1024
@@ -1182,6 +1184,14 @@ M.nccl_allreduce = {
   -- Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md at
   -- 7f20e5fa3b2f, "NCCL Bandwidth": ND H200 v5, 8 x H200 141GB, NCCL 2.20.5,
   -- CUDA 12.6; 1 KiB .. 8 GiB
+  -- Azure/AI-benchmarking-guide "Azure Results/ND_H100_v5_results.md" at
+  -- f350e7e65b82, "NCCL Bandwidth": ND H100 v5, 8 x H100 80GB HBM3, NCCL
+  -- 2.18.5, CUDA 12.6; 1 KiB .. 8 GiB
+  ["h100-sxm"] = {
+    source = "Azure/AI-benchmarking-guide Azure Results/ND_H100_v5_results.md@f350e7e65b82",
+    rows = pow2_rows{0.07, 0.14, 0.27, 0.53, 0.95, 1.71, 2.72, 5.40, 10.86, 21.35, 43.70,
+                     81.93, 128.73, 172.13, 234.45, 295.53, 361.78, 400.61, 423.38, 438.46,
+                     466.35, 472.36, 475.54, 478.87}},
   h200 = {
     source = "Azure/AI-benchmarking-guide Azure_Results/ND_H200_v5_results.md@7f20e5fa3b2f",
     rows = pow2_rows{0.06, 0.12, 0.23, 0.47, 0.93, 1.84, 3.72, 7.39, 14.75, 29.38, 52.96,
@@ -1196,13 +1206,18 @@ M.nccl_allreduce = {
 --           max_size`, world sizes 2, 4, 6, 8, more than 2 GPUs only fully
 --           NVLink-connected (vllm-project/vllm vllm/distributed/
 --           device_communicators/custom_all_reduce.py at 00d618aab604, the
---           same 8 MiB since the kernel's first release). Not modelled: the
---           torch symmetric-memory all-reduce of later releases on SM 9.0 /
---           10.0 (VLLM_ALLREDUCE_USE_SYMM_MEM, default on and off across pull
---           requests 24111, 24696, 25070 and 26925, which releases not
---           pinned), which takes messages between the custom kernel's and
---           SYMM_MEM_ALL_REDUCE_MAX_SIZES (all_reduce_utils.py: 64 MiB at TP 8
---           on SM 9.0) ahead of NCCL.
+--           same 8 MiB since the kernel's first release). From 0.11 on an SM
+--           9.0 GPU (H100, H200) the torch symmetric-memory all-reduce may run
+--           ahead of NCCL: VLLM_ALLREDUCE_USE_SYMM_MEM was turned on by default
+--           (pull requests 24111, 25070), off again (24696 on 2025-09-11, before
+--           0.10.2; 26925 on 2025-10-15) and is "1" in the stored envs.py of
+--           main; which releases from 0.11 on default it on was not pinned.
+--           When on it takes the messages below SYMM_MEM_ALL_REDUCE_MAX_SIZES
+--           ["9.0"] (all_reduce_utils.py at 00d618aab604: 64 MiB at TP 2, 6
+--           and 8, 32 MiB at TP 4) beyond the custom kernel's: no source gives
+--           its bandwidth by size, so those messages keep the flat rate and
+--           NCCL's curve starts at the larger of the two limits
+--           (vllm_symm_mem_below), where NCCL runs either way.
 --   SGLang  CustomAllreduce._MAX_CAR_SIZE = 8192 x 1024 on CUDA (16 MiB on
 --           ROCm), the same `inp_size < max_size` test, world sizes and
 --           NVLink rule (sgl-project/sglang python/sglang/srt/distributed/
@@ -1221,6 +1236,11 @@ M.allreduce_custom = {
   sglang = {below = 8192 * 1024, sizes = {[2] = true, [4] = true, [6] = true, [8] = true}},
 }
 M.trtllm_allreduce_workspace = {tp2 = 16000000, above2 = 8000000}
+-- vLLM's SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] by TP size, bytes, and the
+-- catalog's SM 9.0 GPUs with an NCCL table (M.nccl_allreduce)
+M.vllm_symm_mem_below = {[2] = 64 * 1048576, [4] = 32 * 1048576, [6] = 64 * 1048576,
+                         [8] = 64 * 1048576}
+M.sm90 = {["h100-sxm"] = true, h200 = true}
 
 --- The message size (bytes) from which deployment d's TP all-reduces run
 --- NCCL, or nil when its engine's path is not modelled. 0: every message
@@ -1234,6 +1254,9 @@ function M.allreduce_custom_below(d)
   local own = M.allreduce_custom[d.budget]
   if own == nil then return nil end
   if not own.sizes[tp] then return 0 end
+  if d.budget == "vllm" and M.sm90[d.gpu.id] and engines.vllm_at_least(d.engine_version, "0.11") then
+    return math.max(own.below, M.vllm_symm_mem_below[tp])
+  end
   return own.below
 end
 

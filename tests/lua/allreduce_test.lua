@@ -18,6 +18,17 @@ check.eq(sim.allreduce_custom_below(dep("sglang", 4)), 8388608, "SGLang: _MAX_CA
 check.eq(sim.allreduce_custom_below(dep("trtllm", 2)), 16000001, "TensorRT-LLM TP 2: 16,000,000 B workspace")
 check.eq(sim.allreduce_custom_below(dep("trtllm", 4)), 8000001, "TensorRT-LLM TP 4: 8,000,000 B workspace")
 check.eq(sim.allreduce_custom_below(dep("trtllm", 8)), 8000001, "TensorRT-LLM TP 8: 8,000,000 B workspace")
+check.eq(sim.allreduce_custom_below(dep("vllm", 3)), 0, "vLLM TP 3: no custom all-reduce, NCCL at every size")
+-- vLLM from 0.11 on an SM 9.0 GPU: NCCL from the symmetric-memory limit on
+-- (64 MiB at TP 8, 32 MiB at TP 4); before 0.11, or on the A100, from 8 MiB
+check.eq(sim.allreduce_custom_below(dep("vllm", 8, "h100-sxm", {engine_version = "0.11.0"})), 67108864,
+         "vLLM 0.11 H100 TP 8: 64 MiB")
+check.eq(sim.allreduce_custom_below(dep("vllm", 4, "h200", {engine_version = "0.13.0"})), 33554432,
+         "vLLM 0.13 H200 TP 4: 32 MiB")
+check.eq(sim.allreduce_custom_below(dep("vllm", 8, "h100-sxm", {engine_version = "0.10.2"})), 8388608,
+         "vLLM 0.10.2 H100: 8 MiB")
+check.eq(sim.allreduce_custom_below(dep("vllm", 8, nil, {engine_version = "0.11.0"})), 8388608,
+         "vLLM 0.11 A100 (SM 8.0): 8 MiB")
 
 -- the rates the core gets: the curve and the limit on a GPU with a table
 local p = sim.perf(dep("trtllm", 8))
@@ -26,9 +37,10 @@ check.eq(p.nccl_bytes[1], 1024, "first size 1 KiB")
 check.eq(p.nccl_bytes[24], 8589934592, "last size 8 GiB")
 check.eq(p.nccl_busbw[14], 89.99, "8 MiB: 89.99 GB/s")
 check.eq(p.ar_custom_below, 8000001, "TensorRT-LLM's limit passed")
--- no table (H100 SXM), an engine without a modelled path, a user's link rate
+-- no table (B200), a user's link rate
 -- or link efficiency: no curve, the flat rate as before
-check.eq(sim.perf(dep("vllm", 8, "h100-sxm")).nccl_bytes, nil, "H100 SXM: no table")
+check.eq(sim.perf(dep("vllm", 8, "b200")).nccl_bytes, nil, "B200: no table")
+check.eq(#sim.perf(dep("vllm", 8, "h100-sxm")).nccl_bytes, 24, "ND H100 v5: 24 sizes")
 check.eq(sim.perf(dep("trtllm", 8, nil, {perf = {link_gbps = 600}})).nccl_bytes, nil, "perf.link_gbps given")
 check.eq(sim.perf(dep("trtllm", 8, nil, {efficiency = {link = 0.8}})).nccl_bytes, nil,
          "efficiency.link given")
@@ -55,3 +67,12 @@ assert(math.abs(t.nccl_ms - want) < 1e-9 * want, string.format("nccl_ms %.9g, ex
 local v = dep("vllm", 8):time(1000, 600)
 local flat = dep("vllm", 8, nil, {efficiency = {link = 0.8}}):time(1000, 600)
 assert(v.nccl_ms > 0 and v.comm_ms > flat.comm_ms, "vLLM 600 tokens: NCCL, slower than 240 GB/s")
+
+-- calibrate's link factor moves NCCL's curve by its ratio too (factors.perf_at),
+-- as the memory and compute factors move the GEMM curves
+local factors = require "kvplan.factors"
+local d8 = dep("trtllm", 8)
+local own = d8:perf()
+local q = factors.perf_at(d8, {link = own.link_eff / 2})
+check.eq(q.link_eff, own.link_eff / 2, "the flat factor")
+check.eq(q.nccl_busbw[14], own.nccl_busbw[14] / 2, "NCCL's 8 MiB busbw halved with it")
