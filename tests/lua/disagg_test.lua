@@ -218,7 +218,9 @@ local both = kv.plan{model = "llama-3.1-8b", input = 8192, output = 512, rate = 
                      modes = {"aggregated", "disaggregated"}}
 check.eq(both[1].mode, "disaggregated", "long prompts: a disaggregated candidate ranks first")
 check.eq(both[1].gpus, win.gpus, "kv.plan ranks the pools disagg.candidates sized")
-assert(both[1].vs_aggregated:find("GPUs fewer than the best aggregated", 1, true), both[1].vs_aggregated)
+-- (1 GPU fewer since the TP 2 all-reduces of 8192-token prompts run at NCCL's
+-- measured busbw, sim.lua nccl_allreduce: 4 aggregated replicas of tp 2, 8 GPUs)
+assert(both[1].vs_aggregated:find(" fewer than the best aggregated", 1, true), both[1].vs_aggregated)
 local seen_agg = false
 for _, c in ipairs(both) do seen_agg = seen_agg or (c.mode == "aggregated" and c.rank ~= nil) end
 assert(seen_agg, "the aggregated candidates are ranked in the same table")
