@@ -1236,11 +1236,10 @@ M.allreduce_custom = {
   sglang = {below = 8192 * 1024, sizes = {[2] = true, [4] = true, [6] = true, [8] = true}},
 }
 M.trtllm_allreduce_workspace = {tp2 = 16000000, above2 = 8000000}
--- vLLM's SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] by TP size, bytes, and the
--- catalog's SM 9.0 GPUs with an NCCL table (M.nccl_allreduce)
+-- vLLM's SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] by TP size, bytes, read on the
+-- catalog's SM 9.0 GPUs (M.sm90, above)
 M.vllm_symm_mem_below = {[2] = 64 * 1048576, [4] = 32 * 1048576, [6] = 64 * 1048576,
                          [8] = 64 * 1048576}
-M.sm90 = {["h100-sxm"] = true, h200 = true}
 
 --- The message size (bytes) from which deployment d's TP all-reduces run
 --- NCCL, or nil when its engine's path is not modelled. 0: every message
