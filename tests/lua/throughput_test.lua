@@ -118,6 +118,33 @@ msg = corpus(header .. "\n" .. line{source_id = "gpustack-qwen3-14b-a100", split
 assert(msg:find("(family 'gpustack') is dev", 1, true), msg)
 msg = corpus(header .. "\n" .. line{model = "no-such-model"} .. "\n")
 assert(msg:find("x.csv:2: column 'model'", 1, true), msg)
+-- a row's weights are its named checkpoint's format (README.md, "How a
+-- row's weight format is read"): Qwen's FP8 checkpoints are block FP8 (their
+-- model cards: "fine-grained fp8 quantization with block size of 128"),
+-- NVIDIA's ModelOpt FP8 per-tensor; whatever the row's error
+check.eq(M.checkpoint_weights("Serving command: `vllm serve Qwen/Qwen3-14B-FP8`."), "fp8-b128x128",
+         "Qwen/Qwen3-14B-FP8")
+check.eq(M.checkpoint_weights("`vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507-FP8 -tp 4`"), "fp8-b128x128",
+         "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8")
+check.eq(M.checkpoint_weights("GPU Num taken as TP. Qwen FP8 checkpoint read as fp8-b128x128"), "fp8-b128x128",
+         "the Qwen speed benchmark's FP8 rows")
+check.eq(M.checkpoint_weights("ModelOpt FP8 checkpoint (the document's model lists)"), "fp8", "ModelOpt FP8")
+check.eq(M.checkpoint_weights("trtllm-serve nvidia/Qwen3-235B-A22B-FP8"), "fp8", "nvidia/Qwen3-235B-A22B-FP8")
+check.eq(M.checkpoint_weights("`vllm serve Qwen/Qwen3-32B-AWQ` and Qwen/Qwen3-14B"), nil, "no FP8 checkpoint")
+check.eq(M.checkpoint_weights("RedHatAI/Qwen3-32B-FP8-dynamic"), nil, "not Qwen's own")
+check.error("names a Qwen FP8 checkpoint (Qwen/...-FP8: fine-grained block FP8, 128 x 128) and an NVIDIA "
+            .. "ModelOpt FP8 checkpoint (nvidia/...-FP8: quant_algo FP8, per-tensor): name the one the row ran",
+            M.checkpoint_weights,
+            "Qwen/Qwen3-32B-FP8 against nvidia/Qwen3-32B-FP8")
+local q = {model = "qwen3-14b", weights = "fp8",
+           notes = "Serving command: `python3 -m sglang.launch_server --model-path Qwen/Qwen3-14B-FP8`"}
+msg = corpus(header .. "\n" .. line(q) .. "\n")
+assert(msg:find("x.csv:2: column 'weights': the row's notes and table name a Qwen FP8 checkpoint "
+                .. "(Qwen/...-FP8: fine-grained block FP8, 128 x 128): must be 'fp8-b128x128', got 'fp8'", 1, true), msg)
+msg = corpus(header .. "\n" .. line{model = "qwen3-235b-a22b", weights = "fp8-b128x128",
+                                    notes = "ModelOpt FP8 checkpoint"} .. "\n")
+assert(msg:find("x.csv:2: column 'weights': the row's notes and table name an NVIDIA ModelOpt FP8 "
+                .. "checkpoint (quant_algo FP8, per-tensor): must be 'fp8', got 'fp8-b128x128'", 1, true), msg)
 -- results*.csv and ratchet.csv are not corpus files
 os.execute("rm -f " .. bad .. "/*.csv")
 for _, name in ipairs{"results.csv", "results-old.csv", "ratchet.csv", "b.csv", "a.csv"} do

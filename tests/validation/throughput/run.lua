@@ -167,6 +167,56 @@ end
 local FORMATS = {}
 for _, n in ipairs(kv.formats.names()) do FORMATS[n] = true end
 
+--- The weight format a row reads is its checkpoint's as stored (issue 18;
+--- README.md, "How a row's weight format is read"), decided from the
+--- checkpoint its `notes` or `table` name, never from the row's error. Each
+--- entry: a Lua pattern (or plain text) naming checkpoints, the format they
+--- are stored in, and why:
+---   Qwen's own FP8 checkpoints (Qwen/Qwen3-*-FP8, Qwen/Qwen3-*-A*B-*-FP8;
+---     the Qwen speed benchmark's FP8 rows run them): block FP8, 128 x 128.
+---     The Qwen3 model cards, "Note on FP8": "The quantization method is
+---     fine-grained `fp8` quantization with block size of 128. You can find
+---     more details in the `quantization_config` field in `config.json`"
+---     (huggingface.co/Qwen/Qwen3-235B-A22B-FP8 README.md; the same words
+---     on Qwen3-30B-A3B-Instruct-2507-FP8, Qwen3-235B-A22B-Thinking-2507-FP8);
+---     that field, quant_method "fp8" with weight_block_size [128, 128], is
+---     what the engines read as block FP8: vLLM's and SGLang's Fp8Config
+---     (weight_block_size), TensorRT-LLM's ModelConfig.load_hf_quant_config
+---     (tensorrt_llm/_torch/model_config.py: quant_method "fp8" and a
+---     weight_block_size -> QuantAlgo.FP8_BLOCK_SCALES, "FP8_BLOCK_SCALES
+---     only supports block_size=(128,128)").
+---   NVIDIA ModelOpt FP8 checkpoints (nvidia/*-FP8; "ModelOpt FP8" in the
+---     TensorRT-LLM overview rows): per-tensor fp8, their hf_quant_config.json
+---     `"quant_algo": "FP8"` (e.g. huggingface.co/nvidia/Llama-3.1-405B-
+---     Instruct-FP8), TensorRT-LLM's QuantAlgo.FP8, without block scales.
+--- A row naming checkpoints of two formats is refused (name one).
+M.checkpoint_formats = {
+  {find = "Qwen/Qwen[%w.%-]*%-FP8%f[^%w%-]", weights = "fp8-b128x128",
+   what = "a Qwen FP8 checkpoint (Qwen/...-FP8: fine-grained block FP8, 128 x 128)"},
+  {find = "Qwen FP8 checkpoint", plain = true, weights = "fp8-b128x128",
+   what = "a Qwen FP8 checkpoint (fine-grained block FP8, 128 x 128)"},
+  {find = "nvidia/[%w.%-]+%-FP8%f[^%w%-]", weights = "fp8",
+   what = "an NVIDIA ModelOpt FP8 checkpoint (nvidia/...-FP8: quant_algo FP8, per-tensor)"},
+  {find = "ModelOpt FP8", plain = true, weights = "fp8",
+   what = "an NVIDIA ModelOpt FP8 checkpoint (quant_algo FP8, per-tensor)"},
+}
+
+--- The weight format of the checkpoint `text` (a row's notes and table)
+--- names (M.checkpoint_formats) and what names it; nil when it names none;
+--- an error when it names checkpoints of two formats.
+function M.checkpoint_weights(text)
+  local got, what
+  for _, e in ipairs(M.checkpoint_formats) do
+    if text:find(e.find, 1, e.plain) then
+      if got ~= nil and got ~= e.weights then
+        error(string.format("names %s and %s: name the one the row ran", what, e.what), 0)
+      end
+      got, what = got or e.weights, what or e.what
+    end
+  end
+  return got, what
+end
+
 --- One corpus row, checked: a table of its cells converted, or an error
 --- naming file:line and the column.
 local function parse_row(cells, file, line, seen)
@@ -254,6 +304,13 @@ local function parse_row(cells, file, line, seen)
   end
   r.source, r.table, r.notes = c("source"), c("table"), c("notes")
   if r.source == "" then c.fail("source", "must be given") end
+  -- the checkpoint's own format (M.checkpoint_weights), whatever the row's error
+  local okw, want, what = pcall(M.checkpoint_weights, r.notes .. " " .. r.table)
+  if not okw then c.fail("weights", "the row's notes and table %s", want) end
+  if want ~= nil and r.weights ~= want then
+    c.fail("weights", "the row's notes and table name %s: must be '%s', got '%s'", what, want,
+           r.weights)
+  end
   return r
 end
 
