@@ -40,17 +40,6 @@ local opts_of, number, fmt_num = util.opts_of, util.number, util.fmt_num
 --- The phases in the order they apply.
 M.phases = {"budget", "model", "format", "allocation", "eviction", "sharing", "speculative",
             "offload", "batching"}
-M.phase_doc = {
-  budget = "which engine's rule sizes the KV pool",
-  model = "the architecture: KV heads, latent attention",
-  format = "the KV element format",
-  allocation = "paged blocks or a contiguous reservation per request",
-  eviction = "which tokens a sequence keeps",
-  sharing = "prefix and prompt blocks held once",
-  speculative = "draft weights, draft KV, verification slots",
-  offload = "host memory beside the GPU pool",
-  batching = "the request lengths capacity is sized by",
-}
 local phase_index = {}
 for i, p in ipairs(M.phases) do phase_index[p] = i end
 
