@@ -108,9 +108,6 @@ function M.tokens(v, field)
 end
 
 function M.gib(b) return b / 2^30 end
-function M.gb(b) return b / 1e9 end
-function M.mib(b) return b / 2^20 end
-function M.kib(b) return b / 2^10 end
 
 --- "2.50 GiB", "320 KiB": the largest binary unit that keeps a number >= 1.
 function M.format(b, digits)
