@@ -460,16 +460,6 @@ int kvp_csv_fixed(kvp_csv *w, double v, int precision) {
   return put(w, tmp, (size_t)n);
 }
 
-int kvp_csv_scaled(kvp_csv *w, int64_t num, int shift, int precision) {
-  if (shift < 1 || shift > 40 || precision < 0 || precision > 9) {
-    if (!w->failed) w->failed = EDOM;
-    return -1;
-  }
-  if (sep(w) < 0 || room(w, 48) < 0) return -1;
-  w->len += kvp_fmt_scaled(w->buf + w->len, num, shift, precision);
-  return 0;
-}
-
 int kvp_csv_endrow(kvp_csv *w) {
   w->nfield = 0;
   return put(w, "\n", 1);

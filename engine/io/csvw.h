@@ -48,9 +48,6 @@ int kvp_csv_needs_quotes(const char *s, size_t len);
 int kvp_csv_int(kvp_csv *w, int64_t v);
 int kvp_csv_fixed(kvp_csv *w, double v, int precision);  /* NaN, inf: -1 */
 int kvp_csv_double(kvp_csv *w, double v);                /* shortest exact */
-/* num / 2^shift at `precision` digits, exact and rounded half to even as
- * printf would round the same quotient (GiB columns: shift 30). */
-int kvp_csv_scaled(kvp_csv *w, int64_t num, int shift, int precision);
 int kvp_csv_endrow(kvp_csv *w);
 /* A whole row of at most n bytes (n <= 32768) written in place, its fields
  * and commas already CSV text: room for n bytes in the writer's buffer, or
@@ -66,6 +63,8 @@ void kvp_csv_discard(kvp_csv *w);
 size_t kvp_fmt_int(char *buf, int64_t v);
 size_t kvp_fmt_double(char *buf, double v);
 int kvp_fmt_fixed(char *buf, size_t n, double v, int precision);
+/* num / 2^shift at `precision` digits, exact and rounded half to even as
+ * printf would round the same quotient (GiB columns: shift 30). */
 size_t kvp_fmt_scaled(char *buf, int64_t num, int shift, int precision);
 
 #endif
