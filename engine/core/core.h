@@ -42,8 +42,6 @@ kvp_err kvp_pp_stage(int64_t layers, int64_t pp, int64_t stage, int64_t *first,
 
 #define KVP_DEFAULT_BLOCK 16
 
-/* ceil(n / block) */
-kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks);
 /* Blocks one layer of shape l needs for a sequence of n tokens, with up to
  * `max_num_batched_tokens` tokens scheduled in one step (vLLM's option of that name;
  * 1 in steady decode). Full, MLA: ceil(n / block). Sliding W: the last

@@ -12,12 +12,6 @@
 #include "checked.h"
 #include "diag.h"
 
-kvp_err kvp_blocks_for_tokens(int64_t n, int64_t block, int64_t *blocks) {
-  if (n < 0 || block < 1) return KVP_EINVAL;
-  *blocks = cdiv(n, block);
-  return KVP_OK;
-}
-
 kvp_err kvp_layer_blocks(const kvp_layer *l, int64_t n, int64_t block,
                          int64_t max_num_batched_tokens, int64_t *blocks) {
   if (n < 0 || block < 1 || max_num_batched_tokens < 1) return KVP_EINVAL;

@@ -10,15 +10,16 @@
 
 static void a_sequence_takes_ceil_n_over_block_blocks(void **state) {
   (void)state;
+  kvp_layer l = {KVP_FULL, 8, 128, 128, 0, 0, 0, 0, 0};
   int64_t b;
-  assert_int_equal(kvp_blocks_for_tokens(8192, 16, &b), KVP_OK);
+  assert_int_equal(kvp_layer_blocks(&l, 8192, 16, 1, &b), KVP_OK);
   assert_int_equal(b, 512);
-  assert_int_equal(kvp_blocks_for_tokens(8193, 16, &b), KVP_OK);
+  assert_int_equal(kvp_layer_blocks(&l, 8193, 16, 1, &b), KVP_OK);
   assert_int_equal(b, 513);
-  assert_int_equal(kvp_blocks_for_tokens(0, 16, &b), KVP_OK);
+  assert_int_equal(kvp_layer_blocks(&l, 0, 16, 1, &b), KVP_OK);
   assert_int_equal(b, 0);
-  assert_int_equal(kvp_blocks_for_tokens(1, 0, &b), KVP_EINVAL);
-  assert_int_equal(kvp_blocks_for_tokens(-1, 16, &b), KVP_EINVAL);
+  assert_int_equal(kvp_layer_blocks(&l, 1, 0, 1, &b), KVP_EINVAL);
+  assert_int_equal(kvp_layer_blocks(&l, -1, 16, 1, &b), KVP_EINVAL);
 }
 
 static void sliding_layer_holds_its_window_plus_one_straddled_block(void **state) {
