@@ -54,6 +54,17 @@ local unread
 local hit
 local line_at = function() return nil end
 
+-- The index of the last of the rising positions `starts` at or before p
+-- (binary search; 1 when there is none).
+local function line_index(starts, p)
+  local lo, hi = 1, #starts
+  while lo < hi do
+    local mid = (lo + hi + 1) // 2
+    if starts[mid] <= p then lo = mid else hi = mid - 1 end
+  end
+  return lo
+end
+
 local function refuse(s)
   if unread then unread[#unread + 1] = {text = s, line = hit and line_at(hit)} end
   return nil
@@ -180,14 +191,8 @@ function M.parse(text, numbers, engine)
     end
   end
   local body = table.concat(lines, "\n")
-  line_at = function(p) -- the log's line holding body position p (binary search)
-    local lo, hi = 1, #starts
-    if hi == 0 then return nil end
-    while lo < hi do
-      local mid = (lo + hi + 1) // 2
-      if starts[mid] <= p then lo = mid else hi = mid - 1 end
-    end
-    return nums[lo]
+  line_at = function(p) -- the log's line holding body position p (nil in an empty body)
+    return nums[line_index(starts, p)]
   end
   parse_body(body, f)
   return f
@@ -720,14 +725,7 @@ function M.reduce(path)
       end
     end
     if #parts == 0 then return end
-    local function line_of(p) -- binary search
-      local lo, hi = 1, #starts
-      while lo < hi do
-        local mid = (lo + hi + 1) // 2
-        if starts[mid] <= p then lo = mid else hi = mid - 1 end
-      end
-      return lo
-    end
+    local function line_of(p) return line_index(starts, p) end
     ask("\n" .. table.concat(parts, "\n"), function(i) return at[i] end, function(i) return raw[i] end, line_of)
   end
   -- a block of whole lines as read (body: its text): searched
@@ -748,12 +746,7 @@ function M.reduce(path)
     end
     local function line_of(p)
       index()
-      local lo, hi = 1, #starts
-      while lo < hi do
-        local mid = (lo + hi + 1) // 2
-        if starts[mid] <= p then lo = mid else hi = mid - 1 end
-      end
-      return lo
+      return line_index(starts, p)
     end
     local function raw(i)
       index()
