@@ -223,23 +223,14 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
 /* vLLM's switches and overrides of the deployment table at idx. */
 static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   kvp_vllm *v = &d->vllm;
-  int t = lua_getfield(L, idx, "disable_hybrid_kv_cache_manager");
-  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-    kvl_error(L, "field 'disable_hybrid_kv_cache_manager' must be a boolean, %s",
-              kvl_got(L, -1));
-  v->disable_hybrid = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  v->disable_hybrid = bool_field(L, idx, "disable_hybrid_kv_cache_manager");
   v->blocks_override = kvl_int_field(L, idx, "num_gpu_blocks_override", 0);
   v->kv_cache_bytes = kvl_int_field(L, idx, "kv_cache_memory_bytes", 0);
   v->max_num_seqs = kvl_int_field(L, idx, "max_num_seqs", 0);
   v->dcp = kvl_int_field(L, idx, "decode_context_parallel_size", 0);
   v->pcp = kvl_int_field(L, idx, "prefill_context_parallel_size", 0);
   v->dp = kvl_int_field(L, idx, "data_parallel_size", 0);
-  t = lua_getfield(L, idx, "enable_expert_parallel");
-  if (t != LUA_TNIL && t != LUA_TBOOLEAN)
-    kvl_error(L, "field 'enable_expert_parallel' must be a boolean, %s", kvl_got(L, -1));
-  v->ep = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  v->ep = bool_field(L, idx, "enable_expert_parallel");
   v->experts = kvl_int_field(L, idx, "moe_experts", 0);
   v->expert_bytes = kvl_int_field(L, idx, "expert_bytes", 0);
   d->sglang.attn_dp = kvl_int_field(L, idx, "sglang_attn_dp", 0);
