@@ -1,8 +1,8 @@
 /*
  * core.h: the core's private interface: what its files offer one another
  * and neither the binding nor the program sees (kvplan.h is the public
- * one): the bits of a tensor, a layer's tokens, blocks and pages, pipeline
- * stages (format.c, kv.c, paging.c), the deployment's checks of changed
+ * one): the bits of a tensor, a layer's shape, tokens, blocks and pages, pipeline
+ * stages (format.c, model.c, kv.c, paging.c), the deployment's checks of changed
  * numbers and its weights (deploy.c), the ledger's evaluation of a sweep's
  * changed numbers (ledger.c), the random numbers, eviction and checks of
  * the optimizations (optim.c), the step-time terms (roofline.c), and the
@@ -24,6 +24,11 @@ kvp_err kvp_format_bits(const kvp_format *f, int64_t n, int64_t row, int64_t *bi
 /* Bytes of one TurboQuant slot (one token's K and V of one head of head_dim):
  * vLLM TurboQuantConfig.slot_size_aligned. 0 if f is not TurboQuant. */
 int64_t kvp_format_tq_slot(const kvp_format *f, int64_t head_dim);
+
+/* ---- model description (model.c) -------------------------------------- */
+
+/* 1 when a and b are one layer shape: every field of kvp_layer alike. */
+int kvp_same_layer(const kvp_layer *a, const kvp_layer *b);
 
 /* ---- KV accounting (kv.c) ---------------------------------------------- */
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "kvplan.h"
+#include "core.h"
 #include "checked.h"
 #include "diag.h"
 
@@ -83,7 +84,7 @@ static kvp_err check_layer(const kvp_layer *l, const char *what, kvp_diag *d) {
   }
 }
 
-static int same_layer(const kvp_layer *a, const kvp_layer *b) {
+int kvp_same_layer(const kvp_layer *a, const kvp_layer *b) {
   return a->kind == b->kind && a->kv_heads == b->kv_heads && a->head_dim == b->head_dim &&
          a->head_dim_v == b->head_dim_v && a->window == b->window &&
          a->latent == b->latent && a->rope_dim == b->rope_dim &&
@@ -109,7 +110,7 @@ kvp_err kvp_model_set_pattern(kvp_model *m, const kvp_layer *runs, const int64_t
                       (long long)counts[i]);
     TRY(check_layer(&runs[i], what, d));
     int s = 0;
-    while (s < nspec && !same_layer(&spec[s], &runs[i])) s++;
+    while (s < nspec && !kvp_same_layer(&spec[s], &runs[i])) s++;
     if (s == nspec) {
       if (nspec == KVP_MAX_SPECS)
         return kvp_fail(d, KVP_EINVAL, "field 'layer_kinds' has more than %d distinct layer shapes",

@@ -990,13 +990,6 @@ kvp_err kvp_vllm_worker(const kvp_ledger *l, int32_t s, int64_t gpu_bytes, kvp_v
   return KVP_OK;
 }
 
-static int same_shape(const kvp_layer *a, const kvp_layer *b) {
-  return a->kind == b->kind && a->kv_heads == b->kv_heads && a->head_dim == b->head_dim &&
-         a->head_dim_v == b->head_dim_v && a->window == b->window && a->latent == b->latent &&
-         a->rope_dim == b->rope_dim && a->state_bytes == b->state_bytes &&
-         a->index_dim == b->index_dim && a->kv_auto == b->kv_auto && a->sink == b->sink;
-}
-
 kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
   kvp_deploy *d = &l->d;
   kvp_model *m = &d->model;
@@ -1037,7 +1030,7 @@ kvp_err kvp_vllm_turboquant(kvp_ledger *l, kvp_diag *diag) {
     if (ly.kind != KVP_FULL || ly.kv_auto) continue;
     ly.kv_auto = 1;
     int s = 0;
-    while (s < m->nspec && !same_shape(&m->spec[s], &ly)) s++;
+    while (s < m->nspec && !kvp_same_layer(&m->spec[s], &ly)) s++;
     if (s == m->nspec) {
       if (m->nspec >= KVP_MAX_SPECS)
         return kvp_fail(diag, KVP_EINVAL,
