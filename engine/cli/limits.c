@@ -309,22 +309,17 @@ static char stop_msg[96];
  * and kvplan exits, as a signal would. */
 static void on_alarm(int sig) {
   (void)sig;
-  if (closing) { /* in lua_close: finalisers run without hooks */
-    static const char msg[] = "kvplan: time limit exceeded (--timeout): stopped in a finaliser at exit\n";
-    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) alarmed = 2;
-    kvp_proc_kill_all();
-    kvp_afile_abandon_all(NULL, NULL);
-    _exit(1);
-  }
-  if (!alarmed) {
+  if (!closing && !alarmed) {
     alarmed = 1;
     kvl_stop = 1;
     struct itimerval grace = {{0, 0}, {2, 0}};
     setitimer(ITIMER_REAL, &grace, NULL);
     return;
   }
-  static const char msg[] = "kvplan: time limit exceeded (--timeout): stopped in the engine\n";
-  if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) alarmed = 2;
+  static const char fin[] = "kvplan: time limit exceeded (--timeout): stopped in a finaliser at exit\n";
+  static const char eng[] = "kvplan: time limit exceeded (--timeout): stopped in the engine\n";
+  /* closing: in lua_close, where finalisers run without hooks */
+  if (write(STDERR_FILENO, closing ? fin : eng, closing ? sizeof fin - 1 : sizeof eng - 1) < 0) alarmed = 2;
   kvp_proc_kill_all();
   kvp_afile_abandon_all(NULL, NULL);
   _exit(1);
