@@ -1725,8 +1725,6 @@ end
 -- 00b08dc44519, JambaAttentionDecoderLayer in jamba.py at 002b4cf80b73) and
 -- Falcon with alibi neither (falcon.py: rotary only without alibi). nil:
 -- one default table.
-local rope_keys = {rope_type = true, type = true, factor = true, original_max_position_embeddings = true,
-                   partial_rotary_factor = true, mrope_section = true}
 local function rope_of(C)
   local fam = C.fam.name
   if fam == "nemotron_h" or fam == "jamba" then return false end
