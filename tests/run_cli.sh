@@ -35,6 +35,12 @@ expect unknown_model 1 "kvplan: $c/bad_model.lua:3: unknown model 'llama-3.1-70'
 expect syntax 1 "kvplan: $c/bad_syntax.lua:1: unexpected symbol near '='" -- $c/bad_syntax.lua
 expect no_script 1 "kvplan: cannot open $c/none.lua: No such file or directory" -- $c/none.lua
 expect e_error 1 "kvplan: (command line):1: attempt to call a nil value (global 'nosuch')" -- -e "nosuch()"
+# --traceback (main.c set_traceback; no test ran it): the same first line, then Lua's stack
+"$kvplan" --traceback -e "local function f() nosuch() end f()" > /dev/null 2> "$out/traceback.err"
+rc=$?
+check "traceback: --traceback adds the Lua stack after the message" sh -c "[ $rc -eq 1 ] &&
+  head -n 1 '$out/traceback.err' | grep -qxF \"kvplan: (command line):1: attempt to call a nil value (global 'nosuch')\" &&
+  sed -n 2p '$out/traceback.err' | grep -qx 'stack traceback:' && grep -qF \"in local 'f'\" '$out/traceback.err'"
 expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; words for the script go after '--')" -- --bogus
 expect o_no_file 2 "kvplan: option '-o' needs an argument (try 'kvplan --help')" -- -o
 expect bad_arg 2 "kvplan: command line: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
