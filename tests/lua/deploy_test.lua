@@ -275,3 +275,11 @@ do
   check.eq(items.system.bytes, 5 * GiB, "system_memory's own line")
   check.eq(items.margin.bytes, 8 * GiB - 5 * GiB, "V1: the 8 GiB utilization holds back less the 5 held by others")
 end
+
+-- documented ledger fields (SCRIPTING.md's table) the coverage run of make test never read
+check.eq(l.safety, l.total - l.usable, "safety: what utilization 0.9 keeps back")
+check.eq(tostring(l), "kvplan.Ledger (tp 1, pp 1, fits)", "a ledger as text")
+local hy = kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100-sxm", tp = 4, pp = 2}:ledger()
+check.eq(string.format("%d %d %d %d %d", hy.tp, hy.pp, hy.stage, hy.stages, hy.layers), "4 2 2 2 24",
+         "tp 4, pp 2: the tightest of the two stages holds 24 of the 48 layers")
+check.eq(hy.state_bytes > 0, true, "the linear-attention layers' recurrent state")
