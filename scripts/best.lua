@@ -363,7 +363,7 @@ else
     bad("argument 'goodput' needs a target: ttft_ms, tpot_ms or e2e_ms")
   end
   if opt.requests < 0 then bad("argument 'requests' must be an integer >= 1, got '%d'", opt.requests) end
-  if opt.max_model_len ~= "" and opt.max_model_len < opt.input + opt.output then
+  if kv.options.length(opt.max_model_len) and opt.max_model_len < opt.input + opt.output then
     bad("argument 'max_model_len' must hold input + output = %d tokens, got '%d'", opt.input + opt.output,
         opt.max_model_len)
   end
@@ -511,8 +511,7 @@ end
 
 local ranked, shape = kv.best{
   model = opt.model,
-  context = opt.context > 0 and opt.context or opt.max_model_len ~= "" and opt.max_model_len > 0
-            and opt.max_model_len or nil,
+  context = opt.context > 0 and opt.context or kv.options.length(opt.max_model_len),
   concurrency = opt.concurrency, max_gpus = opt.max_gpus, rank = opt.rank,
   gpus = #opt.gpus > 0 and opt.gpus[1] ~= "" and opt.gpus or nil,
   weights = #opt.weights > 0 and opt.weights[1] ~= "" and opt.weights or nil,

@@ -81,7 +81,7 @@ if opt.engine ~= "" and opt.engine ~= "vllm" then
 end
 local model = kv.model(opt.model)
 local context = opt.context > 0 and opt.context
-                or opt.max_model_len ~= "" and opt.max_model_len > 0 and opt.max_model_len
+                or kv.options.length(opt.max_model_len)
                 or model.max_context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.kv == 0 then kv.util.raise("argument 'kv' needs at least one format, e.g. kv=bf16,fp8") end

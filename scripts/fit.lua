@@ -69,7 +69,7 @@ local opt = kv.options(..., defaults)
 local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
 local context = opt.context > 0 and opt.context
-                or opt.max_model_len ~= "" and opt.max_model_len > 0 and opt.max_model_len
+                or kv.options.length(opt.max_model_len)
                 or model.max_context
 local list = #opt.gpus > 0 and opt.gpus or kv.gpus.all()
 if #opt.tp == 0 then kv.util.raise("argument 'tp' needs at least one size, e.g. tp=1,2,4,8") end

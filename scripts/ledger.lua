@@ -87,7 +87,7 @@ local given = kv.options.given_fields(opt, fields)
 local with_time = opt.time or opt.price_per_hour > 0
 local model = kv.model(opt.model)
 local context = opt.context > 0 and opt.context
-                or opt.max_model_len ~= "" and opt.max_model_len > 0 and opt.max_model_len
+                or kv.options.length(opt.max_model_len)
                 or model.max_context
 local GiB = kv.units.GiB
 

@@ -62,7 +62,7 @@ for _, s in ipairs(opt.scheduler) do
 end
 if #opt.scheduler == 0 then opt.scheduler = {""} end
 local model = kv.model(opt.model)
-local max_len = opt.max_model_len > 0 and opt.max_model_len or model.max_context
+local max_len = kv.options.length(opt.max_model_len) or model.max_context
 
 -- the deployment fields given, as kv.simulate takes them (the release
 -- checked now in its engine's own table)
@@ -179,7 +179,7 @@ for _, g in ipairs(opt.gpu) do
           for _, rate in ipairs(rates) do
             local o = {model = model, gpu = g, tp = tp, pp = pp, kv = kf,
                        weights = opt.weights ~= "native" and opt.weights or nil,
-                       max_model_len = opt.max_model_len > 0 and opt.max_model_len or nil,
+                       max_model_len = kv.options.length(opt.max_model_len),
                        seed = opt.seed, rate = rate > 0 and rate or nil,
                        scheduler = sched ~= "" and sched or nil, swap = opt.swap or nil,
                        max_concurrency = conc > 0 and conc or nil, range = opt.range or nil,

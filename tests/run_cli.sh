@@ -1700,5 +1700,18 @@ check "order_header_spellings: tp 2, the later line's" grep -q "^$out/spellings.
 stable order_header_counts 1 "kvplan: validate: 1 of 1 logs could not be read whole (their parse rows say why): $out/two_counts.log" -- \
   validate "$out/two_counts.log"
 check "order_header_counts: pp reported (sorted)" grep -q ",pp,parse,,,,,missing: header 'pp: y' is not a pp" "$out/order_header_counts.out"
+# max_model_len=auto (or -1), vLLM's: a script's default context is the
+# model's max_context (fit, capacity, ledger and simulate compared "auto"
+# with 0: "attempt to compare number with string" at the script's line);
+# pareto sets max_model_len itself and refuses it naming the value (hostile)
+expect mml_auto_fit 0 "" -- fit model=llama-3.1-8b gpus=l4 max_model_len=auto -f csv
+check "mml_auto_fit: tp 1 holds no request of 131072 tokens, its fitted max_model_len 38336" \
+  grep -q "^llama-3.1-8b,l4,1,bf16,bf16,131072,1,false,context,0,38336,.*context 131072 exceeds max_model_len 38336" "$out/mml_auto_fit.out"
+expect mml_minus1_capacity 0 "" -- capacity model=llama-3.1-8b gpus=l4 tp=1 max_model_len=-1 -f csv
+expect mml_auto_ledger 0 "" -- ledger model=llama-3.1-8b gpu=l4 max_model_len=auto -f csv
+expect mml_auto_simulate 0 "" -- simulate model=llama-3.1-8b gpu=l4 requests=3 prompt=100 output=10 max_model_len=auto -f csv
+expect mml_auto_best_rate 0 "" -- best model=llama-3.1-8b gpus=l4 input=1000 output=100 rate=1 max_model_len=auto -f csv
+expect mml_auto_pareto 2 "kvplan: command line: argument 'max_model_len' = auto: pareto starts each deployment at input + output = 120 tokens (the default) or at the count given, expected a count >= 120" -- \
+  pareto model=llama-3.1-8b gpus=l4 input=100 output=20 max_model_len=auto
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

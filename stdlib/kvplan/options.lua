@@ -371,6 +371,14 @@ function M.deployment_fields(defaults, skip)
   return added
 end
 
+--- M.length(v): a max_model_len argument as tokens, or nil when it was not
+--- given ("", 0) or is vLLM's auto (or -1: kv.deploy fits it to the KV memory),
+--- so that a script's default context is the model's max_context then
+--- ('fit max_model_len=auto' compared "auto" with 0: a Lua error in fit.lua).
+function M.length(v)
+  return type(v) == "number" and v > 0 and v or nil
+end
+
 --- M.given_fields(opt, names [, base]): the fields of names (M.deployment_fields)
 --- the command line gave, copied into base (a new table by default): the
 --- options of kv.deploy. An engine_version is checked now in its engine's

@@ -390,6 +390,11 @@ function M.command(opt, base)
   }
   -- max_model_len is kv.pareto's own (default input + output)
   spec.max_model_len, spec.base.max_model_len = spec.base.max_model_len, nil
+  if spec.max_model_len == "auto" then
+    bad("argument 'max_model_len' = auto: pareto starts each deployment at input + output = %d tokens "
+        .. "(the default) or at the count given, expected a count >= %d", opt.input + opt.output,
+        opt.input + opt.output)
+  end
   if spec.max_model_len and spec.max_model_len < opt.input + opt.output then
     bad("argument 'max_model_len' must hold input + output = %d tokens, got '%d'",
         opt.input + opt.output, spec.max_model_len)

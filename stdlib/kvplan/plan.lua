@@ -642,7 +642,10 @@ function M.search(spec)
       limits[k] = type(spec[k]) == "table" and spec[k] or {spec[k]}
     end
   end
-  local ctx = base.max_model_len or math.ceil(w.input_mean + w.output_mean)
+  -- (max_model_len = auto, vLLM's, is fitted by kv.deploy: the candidates are
+  -- then searched at the longest request; "auto" was checked as the context)
+  local ctx = type(base.max_model_len) == "number" and base.max_model_len or longest(w, model)
+              or math.ceil(w.input_mean + w.output_mean)
   local all = (want.aggregated or want.disaggregated) and best.candidates{
     model = model, context = ctx, concurrency = 1, gpus = spec.gpus, weights = spec.weights,
     kv = spec.kv, tp = spec.tp, pp = spec.pp, max_gpus = spec.max_gpus, base = base, limits = limits,

@@ -281,3 +281,15 @@ do
   assert(m.why:find("no step time on gpu 'mi300a'", 1, true), m.why)
 end
 print("plan rates ok")
+
+-- max_model_len = auto (vLLM's) in the base: kv.deploy fits it to the KV
+-- memory and the candidates are searched at the longest request ("auto" was
+-- checked as the context: "field 'context' must be an integer >= 1, got
+-- string 'auto'", a field the caller never gave) (brief hostile)
+do
+  local r = kv.plan{model = "llama-3.1-8b", gpus = {"l4"}, tp = {1}, input = 1000, output = 100, rate = 1,
+                    base = {max_model_len = "auto"}}
+  check.eq(r[1].gpu, "l4", "a candidate")
+  check.eq(r[1].deployment:ledger().max_model_len, 38336, "max_model_len fitted to the KV memory")
+end
+print("plan max_model_len auto ok")
