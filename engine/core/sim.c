@@ -1135,6 +1135,20 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     fin_at_start = s.finished;
     e = run_step(&s, out);
     if (e != KVP_OK) goto fail;
+    /* finite step-time inputs whose step takes no finite time (perf.tflops =
+     * 1e-320: flops / 1e-308 FLOP/s is inf; step_overhead_ms = 1e308 twice
+     * passes the largest double): named, not a NaN latency in the results */
+    if (!(isfinite(out->steps[out->nsteps - 1].seconds) && isfinite(s.now) &&
+          isfinite(out->usage_mean))) {
+      const kvp_perf *p = &c->p;
+      e = kvp_fail(d, KVP_EINVAL, "step %lld takes %.3g s: the run passes the largest double "
+                   "(expected step-time inputs of finite times: hbm_gbps %.3g x %.3g, tflops %.3g x "
+                   "%.3g, step_overhead_ms %.3g, launch_us %.3g, seq_host_us %.3g, loop_host_us %.3g)",
+                   (long long)out->nsteps, out->steps[out->nsteps - 1].seconds, p->hbm_gbps,
+                   p->mem_eff, p->tflops, p->flop_eff, p->step_overhead_ms, p->launch_us,
+                   p->seq_host_us, p->loop_host_us);
+      goto fail;
+    }
   }
   e = results(&s, out);
   if (e != KVP_OK) goto fail;

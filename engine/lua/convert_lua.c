@@ -559,8 +559,13 @@ int kvl_time_error(lua_State *L, const kvp_cost *c, const kvp_time *t, int64_t c
     return kvl_error(L, "field 'price_per_hour' = %f: usd_per_mtok at context %I and concurrency %I "
                      "exceeds the largest double (expected USD per GPU hour)", c->p.price_per_hour,
                      (lua_Integer)ctx, (lua_Integer)conc);
-  return kvl_error(L, "step time at context %I and concurrency %I overflows", (lua_Integer)ctx,
-                   (lua_Integer)conc);
+  /* which inputs: perf.tflops = 1e-320 said "overflows" alone */
+  return kvl_error(L, "step time at context %I and concurrency %I overflows (expected step-time "
+                   "inputs that give a finite time: hbm_gbps = %f at efficiency %f, tflops = %f at "
+                   "efficiency %f, step_overhead_ms = %f, launch_us = %f, seq_host_us = %f, "
+                   "loop_host_us = %f)", (lua_Integer)ctx, (lua_Integer)conc, c->p.hbm_gbps,
+                   c->p.mem_eff, c->p.tflops, c->p.flop_eff, c->p.step_overhead_ms, c->p.launch_us,
+                   c->p.seq_host_us, c->p.loop_host_us);
 }
 
 int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx) {

@@ -457,6 +457,35 @@ static void bad_workloads_are_clear_errors_never_a_hang(void **state) {
   assert_string_equal(d.msg, "the simulation did not finish within 3 steps (0 of 3 requests done)");
 }
 
+/* Finite step-time inputs whose steps take no finite time are an error naming
+ * them (perf.tflops = 1e-320 gave a NaN TTFT p50 in kvplan simulate, and
+ * step_overhead_ms = 1e308 on llama-3.1-8b a KV usage of inf: 1e9 bytes x
+ * 1e305 s): the tiny deployment at 1 GB/s and 1e-320 TFLOP/s */
+static void step_times_past_the_largest_double_are_errors(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  kvp_diag d = {{0}};
+  tiny(&l, &c, 5);
+  kvp_perf p = {.hbm_gbps = 1, .tflops = 1e-320, .mem_eff = 1, .flop_eff = 1, .link_eff = 1};
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  kvp_sim_config cfg = config(4, 4);
+  kvp_request req[1] = {{0, 3, 4}};
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 1, &s, &d), KVP_EINVAL);
+  assert_string_equal(d.msg, "step 1 takes inf s: the run passes the largest double (expected "
+                             "step-time inputs of finite times: hbm_gbps 1 x 1, tflops 1e-320 x 1, "
+                             "step_overhead_ms 0, launch_us 0, seq_host_us 0, loop_host_us 0)");
+  /* 1e308 ms a step: 1e305 s, four steps and their usage (192 bytes x 1e305
+   * s at most) finite: runs */
+  p.tflops = 1;
+  p.step_overhead_ms = 1e308;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 1, &s, &d), KVP_OK);
+  assert_true(isfinite(s.usage_mean) && s.duration > 1e305);
+  kvp_sim_free(&s);
+}
+
 /* A prefix of 5 tokens: its 2 whole blocks (4 tokens) are cached once, out
  * of the pool; requests of 7-token prompts compute 3 tokens each, and a
  * 3-token prompt keeps its last token to compute (only 1 whole block hit). */
@@ -1059,6 +1088,7 @@ int main(void) {
     cmocka_unit_test(swap_keeps_computed_tokens_and_pays_the_transfer),
     cmocka_unit_test(speculative_decoding_takes_fewer_steps_for_the_same_tokens),
     cmocka_unit_test(bad_workloads_are_clear_errors_never_a_hang),
+    cmocka_unit_test(step_times_past_the_largest_double_are_errors),
     cmocka_unit_test(a_shared_prefix_is_cached_once_and_not_recomputed),
     cmocka_unit_test(a_client_max_concurrency_sends_the_next_when_one_finishes),
     cmocka_unit_test(vllm_test_schedule),
