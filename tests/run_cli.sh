@@ -1723,5 +1723,26 @@ expect sim_overhead_huge 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: step 1
 check "sim_overhead_huge: no report written" [ ! -e "$out/sim_overhead_huge.csv" ]
 expect time_memory_subnormal 1 "kvplan: (command line):1: step time at context 1000 and concurrency 1 overflows (expected step-time inputs that give a finite time: hbm_gbps = 300.0 at efficiency 9.9998886718268e-321, tflops = 121.0 at efficiency 0.7, step_overhead_ms = 0.0, launch_us = 0.91, seq_host_us = 1.1, loop_host_us = 0.0)" -- \
   -e "require('kvplan').deploy{model = 'llama-3.1-8b', gpu = 'l4', efficiency = {memory = 1e-320}}:time(1000, 1)"
+# CSV inputs from a spreadsheet: a UTF-8 byte order mark before the header is
+# dropped by the reader (trace= said "the trace needs a column 'arrival'",
+# prices= "expected columns 'gpu' and 'price_per_hour', got '<BOM>gpu,...'");
+# a column named twice or a GPU priced twice is refused (the last one won:
+# a second 'gpu' column left l4 unpriced, "no price_per_hour for gpu 'l4'")
+printf '\357\273\277arrival_s,prompt_tokens,output_tokens\r\n0,100,10\r\n0.5,200,20\r\n' > "$out/bom_trace.csv"
+expect csv_bom_trace 0 "" -- simulate model=llama-3.1-8b gpu=l4 trace="$out/bom_trace.csv" -f csv
+check "csv_bom_trace: both requests" grep -q "^llama-3.1-8b,l4,1,1,bf16,continuous,0,2," "$out/csv_bom_trace.out"
+printf '\357\273\277gpu,price_per_hour\r\nl4,0.8\r\n' > "$out/bom_prices.csv"
+expect csv_bom_prices 0 "" -- -q best model=llama-3.1-8b gpus=l4 context=4096 concurrency=8 rank=cost prices="$out/bom_prices.csv" -f csv
+check "csv_bom_prices: priced" grep -q "^1,l4,2,1,2,bf16,bf16,48,24.00,1.60," "$out/csv_bom_prices.out"
+input="$out/bom_prices.csv" expect csv_bom_stdin 0 "" -- -q best model=llama-3.1-8b gpus=l4 context=4096 concurrency=8 rank=cost prices=- -f csv
+printf 'arrival_s,prompt_tokens,output_tokens,arrival\n0,100,10,1\n' > "$out/dup_trace.csv"
+expect csv_dup_trace 2 "kvplan: command line: argument 'trace': $out/dup_trace.csv:1: the trace names its arrival column twice (column 4 'arrival'; expected one)" -- \
+  simulate model=llama-3.1-8b gpu=l4 trace="$out/dup_trace.csv"
+printf 'gpu,price_per_hour,gpu\nl4,0.8,h100\n' > "$out/dup_col_prices.csv"
+expect csv_dup_col_prices 2 "kvplan: command line: argument 'prices': $out/dup_col_prices.csv:1: column 'gpu' appears twice (expected one gpu column and one price_per_hour)" -- \
+  best model=llama-3.1-8b gpus=l4 context=4096 concurrency=8 rank=cost prices="$out/dup_col_prices.csv"
+printf 'gpu,price_per_hour\nl4,0.8\nl4-24gb,0.9\n' > "$out/dup_gpu_prices.csv"
+expect csv_dup_gpu_prices 2 "kvplan: command line: argument 'prices': $out/dup_gpu_prices.csv:3: gpu 'l4' is priced twice (line 2, as 'l4'; expected one price a GPU)" -- \
+  best model=llama-3.1-8b gpus=l4 context=4096 concurrency=8 rank=cost prices="$out/dup_gpu_prices.csv"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -413,6 +413,14 @@ static int feed_lines(struct csv_parser *p, reader *r, const char *buf, size_t n
   return 0;
 }
 
+/* The bytes of a UTF-8 byte order mark that begins buf (3), else 0: a
+ * spreadsheet's "CSV UTF-8" export begins with one, which made the first
+ * header name '\xef\xbb\xbfgpu' (prices=, trace=: "expected columns 'gpu'
+ * ..."); catalog_csv.lua dropped it on its own. */
+static size_t bom(const char *buf, size_t n) {
+  return n >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 /* csv.read(path [, text]) -> rows, lines | nil, message. rows[i] is a list
  * of strings; lines[i] the line where row i starts (for error messages).
  * path "-" reads standard input; nil, message when it is empty. With text,
@@ -456,11 +464,13 @@ static int l_read(lua_State *L) {
   int read_any = 0;
   if (text != NULL) {
     read_any = tlen > 0;
-    bad = feed_lines(&p, &r, text, tlen);
+    size_t skip = bom(text, tlen);
+    bad = feed_lines(&p, &r, text + skip, tlen - skip);
   } else {
     while (!bad && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+      size_t skip = !read_any ? bom(buf, n) : 0;
       read_any = 1;
-      bad = feed_lines(&p, &r, buf, n);
+      bad = feed_lines(&p, &r, buf + skip, n - skip);
     }
     ioerr = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
     if (std_in) clearerr(f);

@@ -312,14 +312,23 @@ function M.load_prices(path)
   if rows == nil then util.raise("%s", lines) end
   if #rows == 0 then util.raise("%s: empty file (expected columns gpu, price_per_hour)", path) end
   local col = {}
-  for i, name in ipairs(rows[1]) do col[util.norm(name)] = i end
+  -- a column named twice, a GPU priced twice: refused (the last one won, and a
+  -- second 'gpu' column of other GPUs left these unpriced without a word)
+  for i, name in ipairs(rows[1]) do
+    local k = util.norm(name)
+    if col[k] or (k == "id" and col.gpu) or (k == "gpu" and col.id) then
+      util.raise("%s:%d: column '%s' appears twice (expected one gpu column and one price_per_hour)", path,
+                 lines[1], util.escape(util.trim(name), 60))
+    end
+    col[k] = i
+  end
   local gcol = col["gpu"] or col["id"]
   local pcol = col["price-per-hour"]
   if gcol == nil or pcol == nil then
     util.raise("%s:%d: expected columns 'gpu' and 'price_per_hour', got '%s'", path, lines[1],
                table.concat(rows[1], ","))
   end
-  local n = 0
+  local n, seen = 0, {}
   for r = 2, #rows do
     local name, p = rows[r][gcol], rows[r][pcol]
     if name ~= nil and name ~= "" then
@@ -330,6 +339,11 @@ function M.load_prices(path)
         util.raise("%s:%d: price_per_hour of '%s' must be a number >= 0, got '%s'", path, lines[r],
                    name, tostring(p))
       end
+      if seen[g.id] then
+        util.raise("%s:%d: gpu '%s' is priced twice (line %d, as '%s'; expected one price a GPU)", path,
+                   lines[r], g.id, seen[g.id][1], util.escape(seen[g.id][2], 60))
+      end
+      seen[g.id] = {lines[r], name}
       g.price_per_hour = x
       n = n + 1
     end

@@ -2064,6 +2064,11 @@ function M.read_trace(path)
       col = {}
       for j, name in ipairs(row) do
         local k = trace_names[util.trim(name)]
+        -- one column twice (arrival_s and arrival): the last one won silently
+        if k and col[k] then
+          util.raise("%s:%d: the trace names its %s column twice (column %d '%s'; expected one)", path,
+                     lines[i], k, j, util.escape(util.trim(name), 60))
+        end
         if k then col[k] = j end
       end
       for _, k in ipairs{"arrival", "prompt", "output"} do
