@@ -257,8 +257,12 @@ parse_body = function(body, f)
                         "model=\"([^\"]+)\"", "LLM%(model=['\"]([^'\"]+)", "'model': '([^']+)'",
                         "serving model ([^%s,]+)", "\u{2588}  model   ([^%s]+)",
                         -- the last resort: a checkpoint's Hugging Face cache
-                        -- path (TensorRT-LLM's PyTorch backend prints it)
-                        "([^%s'\"]*models%-%-[^%s/]+%-%-[^%s/]+/snapshots/%x+)"}))
+                        -- path (TensorRT-LLM's PyTorch backend prints it),
+                        -- from the start of its word alone: tried at every
+                        -- byte, the leading run was quadratic in a word's
+                        -- length (a 30,000-digit token count took 15 s, a
+                        -- 1 MiB line would take hours)
+                        "%f[^%s'\"\0]([^%s'\"]*models%-%-[^%s/]+%-%-[^%s/]+/snapshots/%x+)"}))
   f.tp = at(f, "tp", int(flag(body, {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size", "tp"})
               or last(body, {"%s%-tp[= ]+(%d+)"})))
   f.pp = at(f, "pp", int(flag(body, {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"})))
