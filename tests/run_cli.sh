@@ -1751,5 +1751,12 @@ awk 'BEGIN { s = "GPU KV cache size: "; for (i = 0; i < 100000; i++) s = s "9"; 
 expect validate_long_word 1 "kvplan: validate: 1 of 1 logs could not be read whole (their parse rows say why): $out/long_word.log" -- \
   --timeout 20 validate "$out/long_word.log"
 check "validate_long_word: the figure named as past 64 bits" grep -q "is no number kvplan reads (past 64 bits or not finite)" "$out/validate_long_word.out"
+# a result file and a profile with a UTF-8 byte order mark (PowerShell's
+# Out-File writes one): read as without it (a JSON result was "malformed
+# CSV", a profile "is not JSON: invalid token near ...")
+{ printf '\357\273\277'; cat tests/fixtures/calibrate/vllm_serve_c4.json; } > "$out/bom_result.json"
+expect calibrate_bom 0 "" -- -q calibrate "$out/bom_result.json" model=mistral-7b-v0.3 gpu=rtx-4090 -o "$out/bom_profile.json"
+{ printf '\357\273\277'; cat "$out/bom_profile.json"; } > "$out/bom_profile2.json"
+expect profile_bom 0 "" -- -q fit model=mistral-7b-v0.3 gpus=rtx-4090 profile="$out/bom_profile2.json" -f csv
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -330,7 +330,10 @@ local function read_text(path, max, what)
     if path ~= "-" then f:close() end
     util.raise("cannot read %s '%s': %s", what, util.input_name(path), tostring(rerr))
   end
-  text = text or ""
+  -- a UTF-8 byte order mark (PowerShell's Out-File, a spreadsheet's CSV UTF-8)
+  -- is no content: a JSON result with one was read as "malformed CSV", a
+  -- profile "is not JSON: invalid token"
+  text = (text or ""):gsub("^\239\187\191", "", 1)
   if path == "-" then stdin_text = text else f:close() end
   if #text > max then util.raise("%s '%s' is larger than %d bytes", what, util.input_name(path), max) end
   return text
@@ -345,6 +348,9 @@ M.max_file = 256 << 20
 function M.read(path, opts)
   opts = opts or {}
   local text = read_text(path, M.max_file, "result file")
+  -- a UTF-8 byte order mark (PowerShell's Out-File, a spreadsheet's CSV UTF-8)
+  -- is no content: a JSON result with one was read as "malformed CSV"
+  text = text:gsub("^\239\187\191", "", 1)
   local name = util.input_name(path)
   local first = text:match("^%s*(.)")
   if first == nil then util.raise("%s: the file is empty (expected %s)", name, formats_expected) end
