@@ -2028,6 +2028,22 @@ function M.rates(d)
       p.attn16_eff = (o.efficiency or {}).compute or own or M.efficiency.compute
     end
   end
+  -- ... and on a KV cache of 8 bits or fewer under an NVFP4 checkpoint (the
+  -- GEMMs at the fp4 peak), at most at the GPU's fp8 peak, at the GEMMs'
+  -- compute factor (issue 18): an attention kernel's MMAs take its query and
+  -- KV, 8-bit at the least, and the fp4 rate needs 4-bit operands. TensorRT-LLM's
+  -- context kernel on SM100 for an fp8 KV cache takes e4m3 Q and KV
+  -- (NVIDIA/TensorRT-LLM cpp/tensorrt_llm/kernels/trtllmGenKernels/fmha/cubin/
+  -- FmhaSm100Kernel_QE4m3KvE4m3AccFp32OE4m3H128LayoutPagedKvMaskCausalP32VarSeq-
+  -- LenTileSizeQ128PersistentContext_cubin.cpp at e88da961c51b); FlashInfer's
+  -- FA2 prefill on an fp8 KV cache repacks K and V to bf16 (flashinfer-ai/
+  -- flashinfer#3485), slower still. B200: 4500 of 9000 TFLOPS (DGX B200
+  -- datasheet: FP8 72 and FP4 144 PFLOPS sparse for 8 GPUs, halved). No B200
+  -- table of an fp8 context kernel was found (docs/time.md, B200 attention).
+  if given.tflops == nil and rate == "fp4" and p.attn_tflops == nil and d.kv.bits < 16
+     and g.fp8_tflops ~= nil then
+    p.attn_tflops = g.fp8_tflops
+  end
   return p
 end
 

@@ -858,6 +858,40 @@ do
   check.eq(kv.deploy{model = "gpt-oss-20b", gpu = "b200", engine = "trtllm",
                      efficiency = {memory = 0.9}}:perf().attn_mem_eff, nil,
            "a given memory factor applies to attention")
+  -- an NVFP4 checkpoint on an fp8 KV cache (issue 18): attention's MMAs take
+  -- e4m3 Q and KV, so its FLOPs run at the B200's fp8 peak, 4500 TFLOPS, not
+  -- the GEMMs' fp4 9000. Hand count, Qwen3-30B-A3B (48 layers, 32 query / 4 KV
+  -- heads, head_dim 128) on a B200 at every factor 1, no floors: one prompt of
+  -- 2048 tokens computes 48 x 2 x 32 x (128 + 128) x 2048 x 2049 / 2 =
+  -- 1.650072748032e12 attention FLOPs, 0.366683 ms at 4500 TFLOPS against
+  -- 0.183342 ms at 9000 (perf.tflops given: the GEMMs' peak as before), the
+  -- rest of the prompt the same; a decode step of 64 sequences at 2048 tokens
+  -- reads 64 x 2049 x 48 x 2 x 4 x 128 bytes of fp8 KV at 8000 GB/s
+  -- (memory-bound: 1.03e11 FLOPs take 0.023 ms at 4500)
+  local q3 = {model = "qwen3-30b-a3b", gpu = "b200", engine = "trtllm", weights = "nvfp4",
+              kv = "fp8", efficiency = {memory = 1, compute = 1, link = 1, experts = 1},
+              perf = {launch_us = 0, seq_host_us = 0, kernel_floor_us = 0, eager_launch_us = 0}}
+  check.eq(kv.deploy(q3):perf().attn_tflops, 4500, "fp8 KV under NVFP4 weights: the fp8 peak")
+  local fp4 = kv.deploy(q3):time(2048, 64)
+  q3.perf.tflops = 9000
+  local given9000 = kv.deploy(q3):time(2048, 64)
+  local flops = 48 * 2 * 32 * 256 * (2048 * 2049 / 2)
+  check.eq(flops, 1650072748032, "attention FLOPs of the prompt")
+  assert(math.abs((fp4.ttft_ms - given9000.ttft_ms) - flops * (1 / 4500e12 - 1 / 9000e12) * 1e3)
+         < 1e-9, "the prompt's attention at 4500, not 9000 TFLOPS: "
+         .. (fp4.ttft_ms - given9000.ttft_ms))
+  assert(math.abs(fp4.attention_ms - 64 * 2049 * 48 * 2 * 4 * 128 / 8000e9 * 1e3) < 1e-12,
+         "decode: the KV bytes at 8000 GB/s, " .. fp4.attention_ms)
+  check.eq(fp4.attention_ms, given9000.attention_ms, "decode is memory-bound either way")
+  check.eq(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", engine = "trtllm", weights = "fp8",
+                     kv = "fp8"}:perf().attn_tflops, nil, "fp8 weights: the GEMMs' peak is fp8 already")
+  local bf = kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", engine = "trtllm", weights = "nvfp4",
+                       kv = "bf16"}:perf()
+  check.eq(bf.attn_tflops, nil, "a 16-bit KV cache: not this rule ...")
+  check.eq(bf.attn16_tflops, 2250, "... but the 16-bit peak")
+  check.eq(kv.deploy{model = "qwen3-30b-a3b", gpu = "b200", engine = "trtllm", weights = "nvfp4",
+                     kv = "fp8", perf = {tflops = 9000}}:perf().attn_tflops, nil,
+           "a given tflops: attention at it as before")
 end
 
 -- a decode attention call's own minimum time (sim.attention_floor, issue 18):
