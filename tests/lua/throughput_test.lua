@@ -175,6 +175,40 @@ check.eq(o.max_num_seqs, math.tointeger(want), "trtllm-bench max_batch_size")
 check.eq(o.max_num_batched_tokens, 2048, "trtllm-bench max_num_tokens (2 x kv_max below 2048)")
 check.eq(o.engine, "trtllm", "engine")
 
+-- and of an MXFP4 checkpoint (issue 18): trtllm-bench's param_count is the
+-- checkpoint's safetensors element count (bench/build/dataclasses.py
+-- get_param_count), its bytes an element 2 (quant_algo W4A16_MXFP4 or
+-- W4A8_MXFP4_*, not in tuning.py's BYTES_PER_ELEM). gpt-oss-120b: 36 x 128
+-- experts x 3 x 2880 x 2880 = 114661785600 expert weights, two a uint8
+-- element and a uint8 scale a 32 = 60914073600 elements, the other
+-- 2167371072 parameters bf16, an element each: 63081444672 elements, 2
+-- bytes each = 117.5 GiB (not 116.8e9 x 2 = 217.6 GiB, more than either
+-- GPU). KV a token 2 x 36 layers x 8 heads x 64 x (1 byte fp8 | 2 bf16).
+local elements = 114661785600 // 2 + 114661785600 // 32 + 2167371072
+check.eq(elements, 63081444672, "gpt-oss-120b's checkpoint elements")
+local function oss(gpu, kvname, per_token)
+  local g = kv.gpu(gpu)
+  local kvmax = (g.visible_bytes / 2^30 - elements * 2 / 2^30) * 0.95 / (per_token / 2^30 * 2048)
+  local r = M.options{model = "gpt-oss-120b", gpu = gpu, tp = 1, pp = 1, ep = 1, budget = "trtllm",
+                      engine = "tensorrt-llm", engine_version = "", weights = "native", kv = kvname,
+                      utilization = 0.95, prompt = 1024, output = 1024, requests = 10,
+                      max_num_seqs = "trtllm-bench", max_num_batched_tokens = "trtllm-bench",
+                      output_stop = "fixed", measured = {}}
+  return kvmax, r.max_num_seqs, r.max_num_batched_tokens
+end
+-- GB200: (185.03 - 117.50) GiB x 0.95 / (36864 B x 2048) = 912 requests:
+-- 128 ceil(912 / 128) = 1024; tokens 2 x 912 -> 2048
+local kvmax, bs, bt = oss("gb200", "fp8", 2 * 36 * 8 * 64)
+assert(kvmax > 896 and kvmax < 1024, "gb200: the hand count's branch, got " .. kvmax)
+check.eq(bs, 1024, "gpt-oss-120b gb200 trtllm-bench max_batch_size")
+check.eq(bt, 2048, "gpt-oss-120b gb200 trtllm-bench max_num_tokens")
+-- H200: (139.80 - 117.50) GiB x 0.95 / (73728 B x 2048) = 151 requests:
+-- 32 ceil(151 / 32) = 160; tokens 2 x 151 -> 2048
+kvmax, bs, bt = oss("h200", "bf16", 2 * 36 * 8 * 64 * 2)
+assert(kvmax > 128 and kvmax < 160, "h200: the hand count's branch, got " .. kvmax)
+check.eq(bs, 160, "gpt-oss-120b h200 trtllm-bench max_batch_size")
+check.eq(bt, 2048, "gpt-oss-120b h200 trtllm-bench max_num_tokens")
+
 -- the serving command's --async-scheduling in the notes (README.md): only a
 -- whole word inside a back-quoted vLLM server command; the last one wins
 check.eq(M.notes_async_scheduling("Serving command: `vllm serve m --async-scheduling -tp 2`. x"), true,

@@ -341,12 +341,22 @@ end
 
 -- trtllm-bench's own limits when the command gives none: NVIDIA/TensorRT-LLM
 -- tensorrt_llm/bench/build/tuning.py, calc_engine_setting and
--- finetune_setting (commit 00f37686aa85). Bytes per element of the weights
--- and of the KV by their quantization (BYTES_PER_ELEM: FP8 and
--- FP8_BLOCK_SCALES 1, NVFP4 0.5, anything else 2); KV bytes a token over the
--- TP group: 2 x layers x max(tp, kv_heads) x head_size x those bytes; the
--- engine: parameters x those bytes; the rest of the GPUs' memory
--- (get_device_memory, taken here as the memory CUDA reports: the catalog's
+-- finetune_setting (commit 00f37686aa85; the same at 04cba882084a, where
+-- only the Nemotron-H Mamba cache was added). Bytes per element of the
+-- weights and of the KV by their quant_algo (BYTES_PER_ELEM: FP8 and
+-- FP8_BLOCK_SCALES 1, NVFP4 0.5, anything else 2: an MXFP4 checkpoint's
+-- quant_algo is W4A16_MXFP4 below SM 100, W4A8_MXFP4_MXFP8 or
+-- W4A8_MXFP4_FP8 from SM 100 (tensorrt_llm/_torch/model_config.py
+-- get_mxfp4_quant_algo, load_hf_quant_config quant_method "mxfp4"), none in
+-- the table, so 2); KV bytes a token over the TP group: 2 x
+-- num_hidden_layers x max(tp, num_key_value_heads) x head_size x those bytes
+-- (every layer, sliding or not: num_attention_layers is num_hidden_layers
+-- but for Nemotron-H); the engine: param_count x those bytes, param_count
+-- the checkpoint's safetensors element count (bench/build/dataclasses.py
+-- ModelConfig.get_param_count: sum(metadata.parameter_count.values()),
+-- huggingface_hub's elements by dtype), not the model's parameters
+-- (checkpoint_elements below); the rest of the GPUs' memory
+-- (get_device_memory: NVML's total, taken here as the catalog's
 -- visible_bytes) x the KV fraction holds kv_max requests of prompt + output
 -- tokens; then
 --   bs = min(kv_max, 4096) / pp, tokens = min(bs x (1 + prompt / output), 32768)
@@ -356,16 +366,54 @@ end
 --                    below 8192, else 1024 ceil(t / 1024)
 local function quant_bytes(name)
   if name:match("nvfp4") then return 0.5 end
+  if name:match("mxfp4") then return 2 end
   if name:match("fp8") then return 1 end
   return 2
 end
+
+-- The safetensors elements of the checkpoint trtllm-bench counts as its
+-- param_count: a class of weights in a format of fewer than 8 bits packed
+-- two values a uint8 element (ModelOpt NVFP4's weight tensor; OpenAI
+-- MXFP4's *_blocks), an element a value at 8 bits or more; each group's
+-- scale one element (NVFP4's fp8 weight_scale a 16, MXFP4's uint8 *_scales
+-- a 32, FP8 block scales one fp32 a block); the format's per-matrix fp32
+-- scalars (NVFP4's weight_scale_2 and input_scale) one element a matrix
+-- (class_shapes). A mixed checkpoint (weights native, weight_formats) holds
+-- each class in its own format; a single-format ModelOpt checkpoint
+-- quantizes the linear layers only: embeddings, lm_head (hf_quant_config.json
+-- exclude_modules ["lm_head"] for quant_algo FP8 and NVFP4:
+-- NVIDIA/TensorRT-Model-Optimizer modelopt/torch/export/unified_export_hf.py
+-- _export_hf_checkpoint), norms, routers and the
+-- rest ("other", "vision") stay in the model's dtype, an element a value.
+local LINEAR = {attention = true, mlp = true, experts = true, shared_experts = true}
+local CLASSES = {"embeddings", "lm_head", "attention", "mlp", "experts", "shared_experts", "vision", "other"}
+local function checkpoint_elements(d)
+  local m, f = d.model, d.weights
+  local c, shapes, dtype = m:weight_class_params(), m:class_shapes(), m:dtype_format()
+  local mixed = f.name == m:mixed_format_name()
+  local n = 0
+  for _, k in ipairs(CLASSES) do
+    local fk = mixed and m:class_format(k, f) or (LINEAR[k] and f or dtype)
+    if (fk.col or 0) > 0 or (fk.zero or 0) > 0 then
+      error(string.format("trtllm-bench's parameter count: weight format '%s' of class %s: expected "
+                          .. "no zero points or column tensors (ModelOpt, MXFP4 or 16-bit)", fk.name, k), 0)
+    end
+    local p = c[k] or 0
+    local e = p * (fk.bits < 8 and fk.bits / 8 or 1)
+    if (fk.group or 0) > 0 then e = e + p / fk.group end
+    if (fk.tensor or 0) > 0 and p > 0 and shapes[k] then e = e + shapes[k].shards * fk.tensor / 32 end
+    n = n + e
+  end
+  return n
+end
+M.checkpoint_elements = checkpoint_elements
 
 local function trtllm_bench_limits(d, prompt, output, fraction)
   local model, gpu, tp, pp = d.model, d.gpu, d.tp, d.pp
   local GiB = 2 ^ 30
   local per_token = 2 * model.layers * math.max(tp, model.kv_heads) * model.head_dim
                     * quant_bytes(d.kv.name) / GiB
-  local engine = model.params * quant_bytes(d.weights.name) / GiB
+  local engine = checkpoint_elements(d) * quant_bytes(d.weights.name) / GiB
   local available = gpu.visible_bytes / GiB * tp * pp - engine
   local kv_max = available * fraction / (per_token * (prompt + output))
   local bs = math.min(kv_max, 4096) / pp
