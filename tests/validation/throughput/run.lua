@@ -341,8 +341,9 @@ end
 
 -- trtllm-bench's own limits when the command gives none: NVIDIA/TensorRT-LLM
 -- tensorrt_llm/bench/build/tuning.py, calc_engine_setting and
--- finetune_setting (commit 00f37686aa85; the same at 04cba882084a, where
--- only the Nemotron-H Mamba cache was added). Bytes per element of the
+-- finetune_setting (cited at commit 00f37686aa85; re-read for issue 18 at
+-- the stored 04cba882084a, which adds the Nemotron-H Mamba cache, and
+-- bench/build/dataclasses.py there). Bytes per element of the
 -- weights and of the KV by their quant_algo (BYTES_PER_ELEM: FP8 and
 -- FP8_BLOCK_SCALES 1, NVFP4 0.5, anything else 2: an MXFP4 checkpoint's
 -- quant_algo is W4A16_MXFP4 below SM 100, W4A8_MXFP4_MXFP8 or
