@@ -81,6 +81,15 @@
  * prompt and first token and its first step is a decode; a preempted one
  * recomputes its prompt and tokens on this instance as any other. Its
  * latencies count from when its KV arrived.
+ * The API server's serial work (cfg->api_s > 0, an aggregated instance):
+ * vLLM's OpenAI server is one asyncio process by default (vllm/entrypoints/
+ * openai/api_server.py; vllm/v1/engine/async_llm.py AsyncLLM.add_request:
+ * the request's processing before it is put on the engine core's input
+ * queue), so its per-request work is one FIFO server: a request sent at t
+ * starts it at max(t, the previous request's end) and enters the waiting
+ * queue at the first step boundary at or after its end. Latencies count
+ * from t, the wait included. Its service time has no published figure
+ * (stdlib/kvplan/sim.lua M.api_ms): kvplan calibrate fits it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -130,6 +139,7 @@ typedef struct sreq {
   int64_t cap;      /* held is valid up to this many computed tokens */
   int64_t swapped;  /* KV bytes on the host (swap), 0 none */
   int64_t sched;    /* tokens scheduled this step */
+  double ready;     /* api_s > 0: when its API-server work ends (it reaches the engine) */
   double sent;      /* when the client sent it: its arrival, or later under max_concurrency;
                      * latencies count from here (vllm bench serve starts its clock
                      * before the request goes out), waits for a step to end included */
@@ -153,6 +163,8 @@ typedef struct state {
   int64_t *run, nrun;         /* running, in admission order */
   int64_t *sch, nsch;         /* scheduled this step */
   int64_t *transit, ntransit; /* sent by the client, not yet at the engine */
+  int64_t *api, napi, api_head; /* api_s > 0: in the API server's FIFO, by its order */
+  double api_free;            /* api_s > 0: when the API server's last request is done */
   int64_t pool, free_bytes, host_free;
   int64_t gran;               /* tokens between recomputations of held */
   int64_t prefix;             /* shared prefix in whole blocks (0: none) */
@@ -777,6 +789,7 @@ static void free_state(state *s) {
   free(s->run);
   free(s->sch);
   free(s->transit);
+  free(s->api);
   free(s->moved);
   free(s->alt_memo);
   free(s->alt_check);
@@ -870,6 +883,12 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   if (cfg->phase != KVP_PHASE_BOTH && cfg->request_s > 0.0)
     return kvp_fail(d, KVP_EINVAL, "field 'request_s' is an aggregated instance's client time: "
                     "a disaggregated pool's latencies are the pool's own");
+  if (!(isfinite(cfg->api_s) && cfg->api_s >= 0.0))
+    return kvp_fail(d, KVP_EINVAL, "field 'api_s' must be a time >= 0 s (the API server's "
+                    "serial work a request), got %g", isnan(cfg->api_s) ? fabs(cfg->api_s) : cfg->api_s);
+  if (cfg->phase != KVP_PHASE_BOTH && cfg->api_s > 0.0)
+    return kvp_fail(d, KVP_EINVAL, "field 'api_s' is an aggregated instance's API server: a "
+                    "disaggregated pool's requests come from the other pool");
   if (cfg->phase == KVP_PHASE_DECODE && cfg->sched == KVP_SCHED_SGLANG)
     return kvp_fail(d, KVP_EINVAL, "phase 'decode' is modelled on the schedulers 'continuous', "
                     "'no_evict' and 'static', not 'sglang' (SGLang's decode server admits "
@@ -943,7 +962,9 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
   s->run = malloc(un * sizeof *s->run);
   s->sch = malloc(un * sizeof *s->sch);
   s->transit = malloc(un * sizeof *s->transit);
-  if (!s->r || !s->order || !s->wq || !s->run || !s->sch || !s->transit) {
+  if (cfg->api_s > 0.0) s->api = malloc(un * sizeof *s->api);
+  if (!s->r || !s->order || !s->wq || !s->run || !s->sch || !s->transit ||
+      (cfg->api_s > 0.0 && !s->api)) {
     free_state(s);
     return kvp_fail(d, KVP_ENOMEM, "out of memory for %lld requests", (long long)n);
   }
@@ -1087,7 +1108,15 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
         out->output_tokens += 1;
         continue;
       }
-      if (held) {
+      if (cfg->api_s > 0.0) {
+        /* the API server's FIFO: its work starts when the request is sent
+         * or when the one before it is done, whichever is later */
+        sreq *q = &s.r[i];
+        q->sent = held ? s.now : req[i].arrival;
+        s.api_free = (q->sent > s.api_free ? q->sent : s.api_free) + cfg->api_s;
+        q->ready = s.api_free;
+        s.api[s.napi++] = i;
+      } else if (held) {
         s.r[i].sent = s.now;
         s.transit[s.ntransit++] = i;
       } else {
@@ -1095,10 +1124,24 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
         wait_back(&s, i);
       }
     }
+    /* those whose API-server work is done reach the waiting queue (in FIFO
+     * order, their ready times nondecreasing) */
+    while (s.api_head < s.napi && s.r[s.api[s.api_head]].ready <= s.now)
+      wait_back(&s, s.api[s.api_head++]);
     if (s.finished == n) break;
     if (s.nrun == 0 && s.wn == 0 && s.chunked < 0) {
       if (s.ntransit > 0) continue; /* an idle engine takes them at once */
-      s.now = req[s.order[next]].arrival; /* idle until the next arrival */
+      if (s.api_head < s.napi) {
+        /* idle until the API server's next request is done or the next
+         * arrival the client may send (not one max_concurrency holds back) */
+        double t = s.r[s.api[s.api_head]].ready;
+        if (next < n && req[s.order[next]].arrival < t &&
+            (cfg->max_concurrency == 0 || next - s.finished < cfg->max_concurrency))
+          t = req[s.order[next]].arrival;
+        s.now = t;
+      } else {
+        s.now = req[s.order[next]].arrival; /* idle until the next arrival */
+      }
       step_start = -1.0;                  /* no step runs: every slot is free */
       fin_at_start = s.finished;
       continue;

@@ -89,6 +89,15 @@ typedef struct kvp_sim_config {
                                     * server's HTTP, tokenization, the first detokenization
                                     * and stream chunk): every ttft and e2e adds it, nothing
                                     * else moves (>= 0; 0 under a disaggregated phase) */
+  double api_s;                    /* KVP_PHASE_BOTH: seconds of serial API-server work a
+                                    * request (vLLM's API server is one asyncio process:
+                                    * HTTP, tokenization, request setup), one FIFO server:
+                                    * a request sent at t starts it at max(t, the previous
+                                    * request's finish) and reaches the engine's waiting
+                                    * queue when it ends (at the first step boundary from
+                                    * then); its latencies still count from t. 0: none,
+                                    * the request reaches the engine when sent (>= 0; 0
+                                    * under a disaggregated phase) */
   int64_t long_prefill_token_threshold; /* KVP_SCHED_CONTINUOUS: the tokens one request is
                                     * given in a step at most, before the budget cuts them
                                     * (vLLM's --long-prefill-token-threshold; 0: no cap,

@@ -355,8 +355,9 @@ static const char *const perf_keys[] = {
   "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   "nccl_bytes", "nccl_busbw", "ar_custom_below",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
-   * passed to the simulator as its request_s) */
-  "request_ms", NULL
+   * passed to the simulator as its request_s) and the API server's serial
+   * work a request (sim.lua api_ms, its api_s) */
+  "request_ms", "api_ms", NULL
 };
 
 /* perf[name]: nil (no curve) or a list of {M, efficiency} points, into c;

@@ -71,7 +71,7 @@ static const char *const run_keys[] = {
   "pcie_gbps", "seed", "max_steps", "requests", "prompt", "output", "rate", "arrival",
   "prompt_tokens", "output_tokens", "max_concurrency", "max_prefill_tokens",
   "clip_max_new_tokens", "retract_decode_steps", "init_new_token_ratio", "min_new_token_ratio",
-  "new_token_ratio_decay", "phase", "kv_transfer_s", "request_s",
+  "new_token_ratio_decay", "phase", "kv_transfer_s", "request_s", "api_s",
   "long_prefill_token_threshold", "alternatives", NULL
 };
 
@@ -181,6 +181,7 @@ static int l_run(lua_State *L) {
   lua_pop(L, 1);
   cfg.kv_transfer_s = kvl_num_field(L, 1, "kv_transfer_s", 0.0);
   cfg.request_s = kvl_num_field(L, 1, "request_s", 0.0);
+  cfg.api_s = kvl_num_field(L, 1, "api_s", 0.0);
   /* alternatives: {perf = ..., request_s = ...} each, costs of the same ledger */
   kvp_sim_alt alts[KVL_MAX_ALTS];
   int nalts = 0;

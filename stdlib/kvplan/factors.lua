@@ -34,6 +34,10 @@ local function moe(d)
   if (d.model.experts or 0) > 0 then return true end
   return false, "a dense model: no routed experts"
 end
+local function served(d)
+  if (d.options or {}).usage ~= "offline" then return true end
+  return false, "usage offline: requests reach the engine without an API server"
+end
 local function overlaps(d)
   if not require("kvplan.sim").host_waits(d) then return true end
   return false, "launch_us is this engine's fixed host time a step (the same constant)"
@@ -109,6 +113,15 @@ M.list = {
                .. "(vllm-project/vllm pull request 54628)"},
    meaning = "a request's time outside the engine's steps as its client measures it (HTTP, "
      .. "tokenization, the first detokenization): in every TTFT and E2E, in no step"},
+  {name = "api_ms", option = {"perf", "api_ms"}, rate = "api_ms", lo = 0, hi = 50,
+   unit = "ms", slow = "hi", applies = served,
+   spread = {"add", 0, 0,
+             source = "an assumption: no source gives the API server's serial work a request "
+               .. "apart from its stream (sim.lua M.api_ms), so the default 0 is both ends; "
+               .. "the box's 50 ms is above the 13.1 and 15.7 ms a request that vLLM pull "
+               .. "requests 17546 and 12287 bound it by"},
+   meaning = "the API server's serial work a request, one FIFO server in front of the "
+     .. "engine's waiting queue: its wait grows with load, in every TTFT and E2E"},
   {name = "link_latency_us", option = {"perf", "link_latency_us"}, rate = "link_latency_us",
    lo = 1, hi = 100, unit = "us", slow = "hi", applies = parallel,
    spread = {"ratio", 8.5 / 9, 11.8 / 9,
