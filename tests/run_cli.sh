@@ -352,6 +352,12 @@ unset MODEL
 # kv.simulate's efficiency and perf tables, a key an argument
 sim_row sim_perf "perf = {attn_floor_us = 50, launch_us = 2, request_ms = 5}, efficiency = {memory = 0.6}" -- \
   perf.attn_floor_us=50 perf.launch_us=2 perf.request_ms=5 efficiency.memory=0.6
+# the API server's serial work a request (sim.lua api_ms), a FIFO queue
+sim_row sim_api_ms "perf = {api_ms = 3}, max_concurrency = 4" -- perf.api_ms=3 max_concurrency=4
+expect sim_api_ms_negative 2 "kvplan: command line: argument 'perf.api_ms' must be a number >= 0, got '-1'" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 perf.api_ms=-1
+expect sim_api_ms_text 2 "kvplan: command line: argument 'perf.api_ms' must be a number, got 'x'" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=10 perf.api_ms=x
 expect sim_perf_unknown 2 "kvplan: command line: unknown argument 'perf.bogus'" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=10 perf.bogus=1
 expect sim_perf_negative 2 "kvplan: command line: argument 'perf.launch_us' must be a number >= 0, got '-1'" -- \
@@ -1119,7 +1125,7 @@ expect calibrate_bad_cell 1 "kvplan: $cf/bad/bad_cell.csv:3: column 'output_len'
   calibrate $cf/bad/bad_cell.csv $cdep
 expect calibrate_unknown_arg 1 "kvplan: unknown argument 'tpp' (did you mean 'pp', 'tp', 'gpu'?)" -- \
   calibrate $cf/plain.csv $cdep tpp=2
-expect calibrate_unknown_factor 1 "kvplan: field 'factors': unknown factor 'memry' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, request_ms, link_latency_us) (did you mean 'memory'?)" -- \
+expect calibrate_unknown_factor 1 "kvplan: field 'factors': unknown factor 'memry' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, request_ms, api_ms, link_latency_us) (did you mean 'memory'?)" -- \
   calibrate $cf/plain.csv $cdep factors=memry
 printf 'input_len,output_len,concurrency,requests,output_tok_s\n16,64,1,50,5000\n' > "$out/too_fast.csv"
 expect calibrate_at_bound 0 "" -- calibrate "$out/too_fast.csv" $cdep factors=memory
@@ -1667,7 +1673,7 @@ stable order_optim_columns 0 "" -- -e "$dk; local o = kv.optim.define{name = 'x'
 check "order_optim_columns: column b sees column a (by name)" [ "$(cat "$out/order_optim_columns.out")" = "A" ]
 stable order_report_columns 1 "kvplan: (command line):1: row has a value for unknown column 'bogus1'" -- \
   -e "$dk; kv.report{columns = {'a'}}:row{bogus2 = 1, bogus1 = 2}"
-stable order_factors 1 "kvplan: (command line):1: factors: unknown factor 'bogus1' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, request_ms, link_latency_us)" -- \
+stable order_factors 1 "kvplan: (command line):1: factors: unknown factor 'bogus1' (known: memory, compute, experts, link, launch_us, seq_host_us, step_overhead_ms, request_ms, api_ms, link_latency_us)" -- \
   -e "require('kvplan.factors').apply({}, {bogus2 = 1, bogus1 = 2})"
 stable order_launch_no_flag 0 "" -- -e "$dk; print(require('kvplan.launch').command(kv.deploy{model = 'llama-3.1-8b', gpu = 'l4', kv_recent = 128, allocation = 'contiguous'}, 'vllm'))"
 check "order_launch_no_flag: allocation's reason" grep -qx "nil	contiguous allocation is no engine's option" "$out/order_launch_no_flag.out"

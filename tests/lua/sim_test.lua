@@ -1007,6 +1007,52 @@ do
   assert(not ok and err:find("request_ms", 1, true), tostring(err))
 end
 
+-- the API server's serial work a request (sim.api_ms): 0 by default (the
+-- very run), given in perf; a FIFO queue in front of the engine: a burst's
+-- later requests wait, so the mean TTFT grows by more than api_ms, while
+-- the default leaves every figure as it was
+do
+  local w = {model = "llama-3.1-8b", gpu = "h100-sxm", requests = 8, prompt = 100, output = 4}
+  local function run(perf)
+    local o = {}
+    for k, v in pairs(w) do o[k] = v end
+    o.perf = perf
+    return kv.simulate(o)
+  end
+  check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}:perf().api_ms, 0, "default: none")
+  local a, z, q = run({request_ms = 0}), run({request_ms = 0, api_ms = 0}),
+                  run({request_ms = 0, api_ms = 10})
+  for _, k in ipairs{"mean", "p50", "p99", "max"} do
+    check.eq(z.ttft_ms[k], a.ttft_ms[k], "api_ms 0: ttft " .. k .. " the same")
+    check.eq(z.tpot_ms[k], a.tpot_ms[k], "api_ms 0: tpot " .. k .. " the same")
+  end
+  check.eq(z.steps, a.steps, "api_ms 0: the same steps")
+  -- 8 requests at once: the i-th reaches the engine at 10 i ms, then waits
+  -- for the step under way (a decode) and its prefill: 10 i ms and at most
+  -- two steps of the 8 at once (which prefills all of them in one)
+  local bound = 2 * a.ttft_ms.max
+  assert(q.ttft_ms.max >= 80 and q.ttft_ms.max <= 80 + bound, "the last waits 8 x 10 ms: " .. q.ttft_ms.max)
+  assert(q.ttft_ms.p50 >= 40, "the median waits 4 x 10 ms or more: " .. q.ttft_ms.p50)
+  assert(q.ttft_ms.mean >= 45 and q.ttft_ms.mean <= 45 + bound, "mean of 10 .. 80 ms: " .. q.ttft_ms.mean)
+  assert(q.ttft_ms.mean - a.ttft_ms.mean > 10, "queued: more than one api_ms on the mean")
+  -- not in a disaggregated pool (its requests come from the other pool)
+  local pf = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = 2, prompt = 100,
+                         output = 1, phase = "prefill", kv_transfer_ms = 1, perf = {api_ms = 5}}
+  local p0 = kv.simulate{model = "llama-3.1-8b", gpu = "h100-sxm", requests = 2, prompt = 100,
+                         output = 1, phase = "prefill", kv_transfer_ms = 1}
+  check.eq(pf.ttft_ms.mean, p0.ttft_ms.mean, "no API server in a prefill pool")
+  for _, bad in ipairs{-1, "x", math.huge, 0 / 0} do
+    local ok, err = pcall(kv.deploy, {model = "llama-3.1-8b", gpu = "h100-sxm", perf = {api_ms = bad}})
+    assert(not ok and err:find("perf 'api_ms' must be a number >= 0", 1, true), tostring(err))
+  end
+  -- a calibrate factor, in the profile like the others; offline: none
+  local f = require("kvplan.factors").by_name.api_ms
+  assert(f and f.lo == 0 and f.hi == 50, "factor api_ms in 0 .. 50 ms")
+  assert(f.applies(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm"}), "served: applies")
+  assert(not f.applies(kv.deploy{model = "llama-3.1-8b", gpu = "h100-sxm", usage = "offline"}),
+         "offline: no API server")
+end
+
 -- the engine loop's own host work a step (sim.loop_host_us): SGLang's 308 us,
 -- none read for vLLM and TensorRT-LLM; under an engine that waits for the
 -- host (vLLM 0.10) it adds 0.308 ms to every step's host time

@@ -959,6 +959,63 @@ static void client_time_adds_to_ttft_and_e2e_only(void **state) {
   assert_non_null(strstr(d.msg, "disaggregated"));
 }
 
+/* The API server's serial work (api_s, sim.lua api_ms): A, B, C (prompt 1,
+ * output 1 each) all sent at 0, 10 ms of API-server work a request, one
+ * FIFO server: A reaches the engine at 10 ms, B at 20, C at 30. The engine
+ * is idle in between, so each runs alone: writes 1 token, 2000 + 32 ns.
+ *   step 1 at 10 ms: A's first token; step 2 at 20 ms: B's; step 3 at 30 ms: C's
+ * TTFT (from 0, the wait included): 10, 20, 30 ms + 2032 ns each; e2e the
+ * same (one token). Without the API server (api_s 0) the three share one
+ * step of 3 tokens, 2000 + 96 ns, TTFT 2096 ns each.
+ * With max_concurrency 1: B is sent when A finishes (10 ms + 2032 ns) and
+ * waits its own 10 ms there: every TTFT 10 ms + 2032 ns from its send, the
+ * last step starting at 3 x (10 ms + 2032 ns) - 2032 ns.
+ * Negative or non-finite is an error, and so is an API server on a
+ * disaggregated pool. */
+static void api_server_queues_requests_fifo_in_front_of_the_engine(void **state) {
+  (void)state;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_sim s;
+  tiny(&l, &c, 5);
+  kvp_request req[3] = {{0, 1, 1}, {0, 1, 1}, {0, 1, 1}};
+  kvp_sim_config cfg = config(4, 4);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 1);
+  for (int i = 0; i < 3; i++) assert_true(fabs(s.ttft[i] - 2096e-9) < 1e-15);
+  kvp_sim_free(&s);
+  cfg.api_s = 0.010;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 3);
+  for (int i = 0; i < 3; i++) {
+    assert_true(fabs(s.steps[i].start - 0.010 * (i + 1)) < 1e-15);
+    assert_true(fabs(s.steps[i].seconds - 2032e-9) < 1e-18);
+    assert_int_equal(s.steps[i].tokens, 1);
+    assert_true(fabs(s.ttft[i] - (0.010 * (i + 1) + 2032e-9)) < 1e-15);
+    assert_true(fabs(s.e2e[i] - s.ttft[i]) < 1e-18);
+  }
+  assert_true(fabs(s.duration - (0.030 + 2032e-9)) < 1e-15);
+  kvp_sim_free(&s);
+  cfg.max_concurrency = 1;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, NULL), KVP_OK);
+  assert_int_equal(s.nsteps, 3);
+  for (int i = 0; i < 3; i++) assert_true(fabs(s.ttft[i] - (0.010 + 2032e-9)) < 1e-15);
+  assert_true(fabs(s.steps[2].start - (3 * (0.010 + 2032e-9) - 2032e-9)) < 1e-15);
+  kvp_sim_free(&s);
+  kvp_diag d = {{0}};
+  cfg.api_s = -0.001;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "api_s"));
+  cfg.api_s = NAN;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "api_s"));
+  cfg.api_s = 0.010;
+  cfg.max_concurrency = 0;
+  cfg.phase = KVP_PHASE_PREFILL;
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "disaggregated"));
+}
+
 /* Disaggregated decode (phase decode): A (prompt 3, output 3) and B (2, 2)
  * sent at 0, their KV 1 us on the way; 5 blocks of 2 tokens:
  *   1  (at 1 us) both admitted with their prompts computed: A holds 4
@@ -1102,6 +1159,7 @@ int main(void) {
     cmocka_unit_test(sglang_invariants_on_a_chat_workload),
     cmocka_unit_test(prefill_phase_leaves_at_the_first_token_and_adds_the_transfer),
     cmocka_unit_test(client_time_adds_to_ttft_and_e2e_only),
+    cmocka_unit_test(api_server_queues_requests_fifo_in_front_of_the_engine),
     cmocka_unit_test(decode_phase_holds_the_prompt_without_computing_it),
     cmocka_unit_test(disaggregated_phases_split_the_work_of_a_chat_workload),
   };
