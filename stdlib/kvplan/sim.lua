@@ -1468,8 +1468,10 @@ M.request_ms = {vllm = 11.0, sglang = 6.9}
 -- (the notes above: PR 43469's 4.96 ms is admission and a 512-token stream
 -- together, on a GB200 host; PR 17546's 13.1 ms and PR 12287's 15.7 ms
 -- are upper bounds with the GPU's time in them), so the user's own
--- benchmark fits it (factors.lua api_ms, `kvplan calibrate`). The streamed
--- output's share of the same process (a cost a token) is not modelled.
+-- benchmark fits it (factors.lua api_ms, `kvplan calibrate`). Under data
+-- parallelism each simulated rank queues at its own API server (`vllm
+-- serve` starts api_server_count = data_parallel_size, serve.py above). The
+-- streamed output's share of the same process (a cost a token) is not modelled.
 M.api_ms = 0
 
 --- The client's time a request of d spends outside the engine's steps, ms.
