@@ -41,6 +41,9 @@ function M.bytes(v, field)
       util.raise("field '%s' must be a whole number of bytes >= 0, got %s", field,
                  v ~= v and "nan" or tostring(v))
     end
+    -- a float past 2^63 has no integer (kv.deploy{gpu_memory = 1e19} was
+    -- "attempt to compare nil with number" inside deploy.lua)
+    if v >= 2^63 then util.raise("field '%s' = %s exceeds 64-bit bytes", field, tostring(v)) end
     return math.tointeger(v)
   end
   if type(v) ~= "string" then

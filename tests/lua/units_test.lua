@@ -17,3 +17,11 @@ check.error("cannot read 'eighty GB' as bytes", u.bytes, "eighty GB", "memory")
 check.error("field 'memory' must be a whole number of bytes >= 0, got nan", u.bytes, 0/0, "memory")
 check.error("got -1", u.bytes, -1, "overhead")
 check.error("cannot read '80 GXB'", u.bytes, "80 GXB")
+-- a float number of bytes past 2^63 has no integer: an error naming it (it
+-- was nil: kv.deploy{gpu_memory = 1e19} "attempt to compare nil with number"
+-- in deploy.lua, and activation = 1e19 was taken as not given, predicted)
+check.error("field 'gpu_memory' = 1e+19 exceeds 64-bit bytes", u.bytes, 1e19, "gpu_memory")
+check.error("field 'activation' = 9.2233720368548e+18 exceeds 64-bit bytes", u.bytes, 2^63, "activation")
+check.eq(u.bytes(2^62), 4611686018427387904, "2^62 as a float")
+check.error("field 'activation' = 1e+19 exceeds 64-bit bytes", require("kvplan").deploy,
+            {model = "llama-3.1-8b", gpu = "l4", activation = 1e19})
