@@ -1769,5 +1769,14 @@ expect profile_bom 0 "" -- -q fit model=mistral-7b-v0.3 gpus=rtx-4090 profile="$
 # up (this pareto peaked at 431 MB, now 241 MB; output=100000 at 7.1 GB, now
 # 3.6 GB)
 expect pareto_sims_collected 0 "" -- -q --max-memory 320M pareto model=llama-3.1-8b gpus=l4 tp=2,4 input=100 output=8000 -f csv
+# a negative value of an argument with a least value names that bound: the
+# generic check of counts said ">= 0" (simulate requests=-1, prompt=-1), where
+# 0 is refused too (">= 1")
+expect sim_requests_minus1 2 "kvplan: command line: argument 'requests' must be an integer >= 1, got '-1'" -- \
+  simulate model=llama-3.1-8b gpu=l4 requests=-1
+expect sim_prompt_minus1 2 "kvplan: command line: argument 'prompt' must be an integer >= 1, got '-1'" -- \
+  simulate model=llama-3.1-8b gpu=l4 prompt=-1
+expect fit_concurrency_minus1 2 "kvplan: command line: argument 'concurrency' must be an integer >= 1, got '-1'" -- \
+  fit model=llama-3.1-8b concurrency=-1
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

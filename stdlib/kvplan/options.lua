@@ -40,15 +40,17 @@ end
 local by_field
 
 -- v converted to the type of def; f: the deployment field it sets (by_field).
-local function convert(key, v, def, fail, f)
+-- min: the argument's least value (M.at_least), whose check follows and
+-- names it ('requests=-1' said ">= 0", 'requests=0' ">= 1")
+local function convert(key, v, def, fail, f, min)
   local t = type(def)
   v = trim(v)
-  if f ~= nil and t ~= "table" then return by_field(f, key, v, def, fail) end
+  if f ~= nil and t ~= "table" then return by_field(f, key, v, def, fail, min) end
   if t == "number" then
     -- a default >= 0 is a count, a size or a rate: a negative value is no
     -- such thing ('best context=-1' was the model's context, silently)
     local function nonneg(x)
-      if def >= 0 and x < 0 then
+      if def >= 0 and x < 0 and not (min ~= nil and min >= 0) then
         fail("argument '%s' must be %s >= 0, got '%s'", key,
              math.type(def) == "integer" and "an integer" or "a number", util.escape(v, 64))
       end
@@ -102,7 +104,7 @@ end
 -- script's default itself passes as it is.
 -- (the templates' negative numbers leave the bounds to fields.check)
 local as_def = {count = -1, fraction = -1.0, number = -1.0, boolean = false}
-by_field = function(f, key, v, def, fail)
+by_field = function(f, key, v, def, fail, min)
   if type(def) == "string" and v == def then return v end
   -- vLLM's --max-model-len auto (or -1): kv.deploy fits it (fields.lua auto)
   if f.auto and (v == "auto" or v == "-1") then return "auto" end
@@ -126,6 +128,9 @@ by_field = function(f, key, v, def, fail)
     x = convert(key, v, as_def[f.type], fail)
   end
   if x == def then return x end
+  -- below the command's own least value: its check names that bound
+  -- (simulate 'prompt=-1' said the field's ">= 0", 'prompt=0' ">= 1")
+  if min ~= nil and type(x) == "number" and x < min then return x end
   local ok, err = pcall(fields.check, f, x)
   if not ok then fail("%s", strip(err)) end
   return x
@@ -302,7 +307,7 @@ function M.parse(args, defaults, from_command_line)
     if getmetatable(def) == AtLeast then min, def = def.min, def.default end
     -- not 'and convert(...) or v': a boolean converted to false kept the word
     -- ('time=no' was the string "no", true)
-    if type(v) == "string" then out[key] = convert(key, v, def, fail, fields.by_name[key])
+    if type(v) == "string" then out[key] = convert(key, v, def, fail, fields.by_name[key], min)
     else out[key] = v end
     if min ~= nil and type(out[key]) == "number" and not (out[key] >= min) then
       fail("argument '%s' must be %s >= %s, got '%s'", key,
