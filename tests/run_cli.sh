@@ -1014,6 +1014,14 @@ if command -v gnuplot >/dev/null 2>&1; then
   # a command's own key=value arguments are usage errors too (exit 1 before)
   expect plot_bad_width 2 "kvplan: command line: argument 'width' must be an integer, got '0.5'" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency width=0.5 -o "$out/x.png"
+  # its bounds too, named: width=-1 said ">= 0", width=0 ">= 16" as kv.plot's
+  # error (status 1), width=100000 "field 'width'" (status 1)
+  expect plot_width_minus1 2 "kvplan: command line: argument 'width' must be an integer >= 16, got '-1'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency width=-1 -o "$out/x.png"
+  expect plot_height_zero 2 "kvplan: command line: argument 'height' must be an integer >= 16, got '0'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency height=0 -o "$out/x.png"
+  expect plot_width_huge 2 "kvplan: command line: argument 'width' must be an integer of at most 8192 pixels, got '100000'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency width=100000 -o "$out/x.png"
   # bars that add up past the largest double: 'set yrange [0:inf]' reached gnuplot (found by fuzz_plot)
   printf 'x,y\na,1e308\na,1e308\n' > "$out/inf.csv"
   expect plot_bars_inf 1 "kvplan: $out/inf.csv: the bars of column 'y' add up past the largest number (1.8e308): a chart cannot scale them" -- \

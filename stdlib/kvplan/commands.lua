@@ -139,9 +139,18 @@ function M.plot(args)
   end
   local o = options.parse(opts, {
     x = options.required "x=context", y = options.required "y=max_concurrency", by = "",
-    kind = "line", width = 800, height = 500, title = "", xlabel = "", ylabel = "",
+    kind = "line", width = options.at_least(16, 800), height = options.at_least(16, 500), title = "",
+    xlabel = "", ylabel = "",
     logx = "auto", logy = "auto", lines = {""}, vline = "", vline_title = "",
   }, true)
+  -- past kv.plot's bound: a usage error as the bound below 16 is (status 1,
+  -- "field 'width' ..." at kv.plot's check)
+  for _, f in ipairs{"width", "height"} do
+    local max = require("kvplan.plot").max_size
+    if o[f] > max then
+      options.bad("argument '%s' must be an integer of at most %d pixels, got '%d'", f, max, o[f])
+    end
+  end
   for _, f in ipairs{"logx", "logy"} do
     local v = o[f]
     if v ~= "auto" and v ~= "yes" and v ~= "no" and v ~= "true" and v ~= "false" then
