@@ -1786,5 +1786,17 @@ expect sim_prompt_minus1 2 "kvplan: command line: argument 'prompt' must be an i
   simulate model=llama-3.1-8b gpu=l4 prompt=-1
 expect fit_concurrency_minus1 2 "kvplan: command line: argument 'concurrency' must be an integer >= 1, got '-1'" -- \
   fit model=llama-3.1-8b concurrency=-1
+# merge: a part named twice (its rows were joined twice, status 0) is a usage
+# error; a part's UTF-8 byte order mark is no header text (it was "another
+# header than", the mark invisible in the message)
+printf 'a,b\n3,4\n' > "$out/mtwice.csv"
+printf '\357\273\277a,b\n5,6\n' > "$out/mbom.csv"
+expect merge_twice 2 "kvplan: command line: kvplan merge: part './$out/mtwice.csv' is named twice (parts 1 and 2): each part once" -- \
+  merge -o "$out/mt.csv" "$out/mtwice.csv" "./$out/mtwice.csv"
+check "merge_twice: no output" [ ! -e "$out/mt.csv" ]
+expect merge_bom 0 "" -- merge -o "$out/mb.csv" "$out/mtwice.csv" "$out/mbom.csv"
+check "merge_bom: one header, both rows" [ "$(cat "$out/mb.csv")" = "a,b
+3,4
+5,6" ]
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -43,6 +43,16 @@ function M.run(args)
     options.bad("kvplan merge takes parts, no key=value: got %s", table.concat(keys, ", "))
   end
   if out == nil or #parts == 0 then util.raise("merge needs -o FILE and at least one part") end
+  -- a part named twice: its rows joined twice without a word
+  local named = {}
+  for i, p in ipairs(parts) do
+    local key = tostring(p):gsub("^%./+", ""):gsub("/+", "/")
+    if named[key] then
+      options.bad("kvplan merge: part '%s' is named twice (parts %d and %d): each part once",
+                  util.escape(tostring(p), 200), named[key], i)
+    end
+    named[key] = i
+  end
   local w <close> = csv.atomic(out)
   local header, json
   for _, p in ipairs(parts) do
@@ -65,7 +75,9 @@ function M.run(args)
     end
     local h = table.concat(head)
     if h == "" then util.raise("'%s' is empty: every part starts with the CSV header", p) end
-    local line = h:gsub("\r?\n$", "")
+    -- a UTF-8 byte order mark (a part saved by a spreadsheet) is no header
+    -- text: "has another header than" showed it invisibly
+    local line = h:gsub("\r?\n$", ""):gsub("^\239\187\191", "")
     local is_json = line:sub(1, 1) == "{"
     if json == nil then json = is_json end
     if is_json ~= json then
