@@ -268,7 +268,9 @@ for sig in INT TERM HUP; do
 done
 # merge interrupted
 echo "previous" > "$s/m.csv"
-set -- ; for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do set -- "$@" "$m/big1.csv"; done
+# (twenty names of one big part: merge refuses a part named twice)
+set -- ; for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  ln -sf big1.csv "$m/big1-$k.csv"; set -- "$@" "$m/big1-$k.csv"; done
 "$kvplan" merge -o "$s/m.csv" "$@" 2> "$s/err" & pid=$!
 t=0
 while [ $t -lt 200 ]; do
