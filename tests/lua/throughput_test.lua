@@ -209,6 +209,34 @@ assert(kvmax > 128 and kvmax < 160, "h200: the hand count's branch, got " .. kvm
 check.eq(bs, 160, "gpt-oss-120b h200 trtllm-bench max_batch_size")
 check.eq(bt, 2048, "gpt-oss-120b h200 trtllm-bench max_num_tokens")
 
+-- and the floor of trtllm-bench's PyTorch path without chunked prefill
+-- (issue 18; benchmark/utils/general.py get_settings, pull request 5625,
+-- from 1.0 here): max_num_tokens = max(tuned, max ISL + max_batch_size).
+-- gpt-oss-120b on an H200, bf16 KV, 8192/1024: (139.80 - 117.50) GiB x 0.95
+-- / (73728 B x 9216) = 33 requests: max_batch_size the floor 64; tokens 33 x
+-- (1 + 8192 / 1024) = 301 -> 2048, raised to 8192 + 64 = 8256. A release
+-- before the rule (0.20) or the TensorRT engine path keeps 2048.
+local function oss8k(version)
+  local r = M.options{model = "gpt-oss-120b", gpu = "h200", tp = 1, pp = 1, ep = 1, budget = "trtllm",
+                      engine = "tensorrt-llm", engine_version = version, weights = "native", kv = "bf16",
+                      utilization = 0.95, prompt = 8192, output = 1024, requests = 10,
+                      max_num_seqs = "trtllm-bench", max_num_batched_tokens = "trtllm-bench",
+                      output_stop = "fixed", measured = {}}
+  return r.max_num_seqs, r.max_num_batched_tokens
+end
+kvmax = (kv.gpu("h200").visible_bytes / 2^30 - elements * 2 / 2^30) * 0.95 / (73728 / 2^30 * 9216)
+assert(kvmax > 32 and kvmax < 34, "h200 8192/1024: the hand count's branch, got " .. kvmax)
+bs, bt = oss8k("")
+check.eq(bs, 64, "8192/1024 trtllm-bench max_batch_size (newest release, pytorch)")
+check.eq(bt, 8256, "8192/1024 trtllm-bench max_num_tokens: max ISL 8192 + max_batch_size 64")
+bs, bt = oss8k("1.0 (pytorch backend)")
+check.eq(bt, 8256, "8192/1024 trtllm-bench max_num_tokens under 1.0")
+bs, bt = oss8k("0.20 (pytorch backend)")
+check.eq(bt, 2048, "8192/1024 trtllm-bench max_num_tokens under 0.20 (before pull request 5625)")
+check.eq(M.bench_isl_floor("1.0", "tensorrt"), false, "the TensorRT engine path has no such floor")
+check.eq(M.bench_isl_floor("0.21", "pytorch"), false, "0.21: not counted")
+check.eq(M.bench_isl_floor("1.2", "pytorch"), true, "1.2")
+
 -- the serving command's --async-scheduling in the notes (README.md): only a
 -- whole word inside a back-quoted vLLM server command; the last one wins
 check.eq(M.notes_async_scheduling("Serving command: `vllm serve m --async-scheduling -tp 2`. x"), true,

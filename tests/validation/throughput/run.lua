@@ -409,7 +409,40 @@ local function checkpoint_elements(d)
 end
 M.checkpoint_elements = checkpoint_elements
 
-local function trtllm_bench_limits(d, prompt, output, fraction)
+-- The max_num_tokens floor of trtllm-bench's PyTorch path:
+-- tensorrt_llm/bench/benchmark/utils/general.py get_settings ("Retrieve
+-- basic runtime config for pytorch backend path"; throughput.py calls it for
+-- every backend but tensorrt, whose engine keeps the limits trtllm-build
+-- gave it, get_settings_from_engine) takes tuning.py's limits
+-- (get_benchmark_engine_settings at the dataset's avg_isl and avg_osl), then,
+-- when chunked prefill is off, max_num_tokens = max(max_num_tokens,
+-- dataset_metadata.max_isl + max_batch_size): the longest prompt (not prompt
+-- + output) plus the rounded max_batch_size, not rounded again; max_seq_len
+-- (the dataset's longest ISL + OSL) and the KV fraction are not adjusted
+-- there. enable_chunked_prefill is False unless params or the
+-- extra_llm_api_options YAML set it (the overview's llm_options.yml does
+-- not: cuda_graph_config and enable_attention_dp only). Read at
+-- NVIDIA/TensorRT-LLM 0171265edef1c67ef334e0db2427148161aa2815 and
+-- c0b2ee6edd6b86235350271d2c99b4e5f6c1222d (both the same rule). NVIDIA/
+-- TensorRT-LLM pull request 5625 (merged 2025-06-30 on main, "sets the
+-- maximum number of tokens to the max of ISL+MBS when chunking is disabled")
+-- brought it; the code before it was not read. Its first release here is
+-- 1.0: 0.19 and 0.20 were out before it (0.20's release notes, pull request
+-- 5150, 2025-06-12), and 0.21's branch too (0.21.0rc2 by 2025-06-18,
+-- triton-inference-server/tensorrtllm_backend pull request 765; whether the
+-- fix was picked into 0.21 was not read: no corpus row runs 0.21).
+M.trtllm_bench_isl_floor_from = {1, 0}
+local function bench_isl_floor(release, backend)
+  if backend ~= "pytorch" then return false end
+  local x, y = tostring(release or ""):match("^v?(%d+)%.(%d+)")
+  if x == nil then return false end
+  x, y = tonumber(x), tonumber(y)
+  local f = M.trtllm_bench_isl_floor_from
+  return x > f[1] or (x == f[1] and y >= f[2])
+end
+M.bench_isl_floor = bench_isl_floor
+
+local function trtllm_bench_limits(d, prompt, output, fraction, isl_floor)
   local model, gpu, tp, pp = d.model, d.gpu, d.tp, d.pp
   local GiB = 2 ^ 30
   local per_token = 2 * model.layers * math.max(tp, model.kv_heads) * model.head_dim
@@ -427,6 +460,8 @@ local function trtllm_bench_limits(d, prompt, output, fraction)
   if t < 4096 then max_tokens = math.max(2048, 256 * math.ceil(t / 256))
   elseif t < 8192 then max_tokens = 512 * math.ceil(t / 512)
   else max_tokens = 1024 * math.ceil(t / 1024) end
+  -- get_settings' floor without chunked prefill (bench_isl_floor above)
+  if isl_floor then max_tokens = math.max(max_tokens, prompt + max_bs) end
   return math.tointeger(max_bs), math.tointeger(max_tokens)
 end
 
@@ -732,7 +767,10 @@ function M.options(r)
   if seqs == "trtllm-bench" or tokens == "trtllm-bench" then
     local ok, d = pcall(kv.deploy, o)
     if not ok then return nil, first_line(d) end
-    local bs, bt = trtllm_bench_limits(d, r.prompt, r.output, r.utilization or 0.95)
+    -- the release the row runs (its own, else the deployment's: the newest
+    -- modelled when no date gives one) and its backend
+    local floor = bench_isl_floor(o.engine_version or d.engine_version, d.trtllm_backend)
+    local bs, bt = trtllm_bench_limits(d, r.prompt, r.output, r.utilization or 0.95, floor)
     if seqs == "trtllm-bench" then seqs = bs end
     if tokens == "trtllm-bench" then tokens = bt end
   end
