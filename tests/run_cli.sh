@@ -1798,5 +1798,9 @@ expect merge_bom 0 "" -- merge -o "$out/mb.csv" "$out/mtwice.csv" "$out/mbom.csv
 check "merge_bom: one header, both rows" [ "$(cat "$out/mb.csv")" = "a,b
 3,4
 5,6" ]
+# a manifest saved with a UTF-8 byte order mark and CRLF line ends: the mark
+# is no part of the first script's name ("cannot open '<BOM>good_a.lua'")
+printf '\357\273\277tests/batch/good_a.lua\r\n' > "$out/bom_manifest.txt"
+expect batch_manifest_bom 0 "kvplan: batch: ok     tests/batch/good_a.lua" -- batch -d "$out/b_bom" -m "$out/bom_manifest.txt"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

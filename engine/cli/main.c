@@ -1268,6 +1268,9 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
     char *copy, why[PATH_MAX + 128];
     size_t len;
     while ((copy = kvp_manifest_line(f, o->manifest, ++lineno, &len, &bad, why, sizeof why)) != NULL) {
+      /* a UTF-8 byte order mark (a manifest saved by Notepad or PowerShell)
+       * is no part of the first script's name ("cannot open '<BOM>a.lua'") */
+      if (lineno == 1 && len >= 3 && memcmp(copy, "\xef\xbb\xbf", 3) == 0) memmove(copy, copy + 3, len - 2);
       if (nlines == linecap) lines = xrealloc(lines, linecap = linecap ? 2 * linecap : 64, sizeof *lines);
       lines[nlines++] = copy;
       char *ws[256];
