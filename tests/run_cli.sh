@@ -1802,5 +1802,9 @@ check "merge_bom: one header, both rows" [ "$(cat "$out/mb.csv")" = "a,b
 # is no part of the first script's name ("cannot open '<BOM>good_a.lua'")
 printf '\357\273\277tests/batch/good_a.lua\r\n' > "$out/bom_manifest.txt"
 expect batch_manifest_bom 0 "kvplan: batch: ok     tests/batch/good_a.lua" -- batch -d "$out/b_bom" -m "$out/bom_manifest.txt"
+# pareto: concurrencies all above what every deployment runs at once are
+# named (it said "no deployment ... holds one request of 120 tokens and starts")
+expect pareto_concurrency_above 2 "kvplan: command line: argument 'concurrency': no deployment of llama-3.1-8b with at most 8 GPUs runs the concurrencies asked (l4 tp 1: it runs at most 256 requests at once, below concurrency 1000000, the least asked)" -- \
+  pareto model=llama-3.1-8b gpus=l4 input=100 output=20 concurrency=1000000
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -141,7 +141,8 @@ end
 --- concurrency of its ladder, marked (see the module comment), and info
 --- {model, input, output (the means), sla, sims (simulations run),
 --- deployments (simulated), skipped (candidates that do not fit or start:
---- {gpu, tp, pp, weights, kv, why}), front (the points on the front, by
+--- {gpu, tp, pp, weights, kv, why}; and, with above = true, those that run
+--- fewer requests at once than every concurrency asked), front (the points on the front, by
 --- tokens_per_s_user rising)}.
 function M.search(spec)
   if type(spec) ~= "table" then util.raise("pareto needs a table, got %s", type(spec)) end
@@ -227,6 +228,14 @@ function M.search(spec)
           -- splits max_concurrency over them)
           local ranks = d.data_parallel_size or 1
           local top = math.max(math.min(d:ledger():max_concurrency(context), seqs), 1) * ranks
+          -- every concurrency asked above what it holds: skipped with why
+          -- (the command said "no deployment ... holds one request")
+          if ladder and ladder[1] > top then
+            skipped[#skipped + 1] = {gpu = c.gpu, tp = c.tp, pp = c.pp, weights = c.weights, kv = c.kv,
+                                     above = true,
+                                     why = string.format("it runs at most %d requests at once, below concurrency "
+                                                         .. "%d, the least asked", top, ladder[1])}
+          end
           for _, n in ipairs(ladder or M.ladder(top)) do
             if n > top then break end
             local r, nreq = run(n)
@@ -413,6 +422,12 @@ function M.command(opt, base)
     spec.goodput = opt.goodput
   end
   local points, info = M.search(spec)
+  if #points == 0 and info.deployments > 0 then
+    local first
+    for _, k in ipairs(info.skipped) do if k.above then first = first or k end end
+    bad("argument 'concurrency': no deployment of %s with at most %d GPUs runs the concurrencies "
+        .. "asked (%s tp %d: %s)", info.model.id, opt.max_gpus, first.gpu, first.tp, first.why)
+  end
   if #points == 0 then
     local why = info.skipped[1] and (": " .. info.skipped[1].gpu .. " tp " .. info.skipped[1].tp .. ": "
                                      .. info.skipped[1].why) or ""
