@@ -1806,5 +1806,15 @@ expect batch_manifest_bom 0 "kvplan: batch: ok     tests/batch/good_a.lua" -- ba
 # named (it said "no deployment ... holds one request of 120 tokens and starts")
 expect pareto_concurrency_above 2 "kvplan: command line: argument 'concurrency': no deployment of llama-3.1-8b with at most 8 GPUs runs the concurrencies asked (l4 tp 1: it runs at most 256 requests at once, below concurrency 1000000, the least asked)" -- \
   pareto model=llama-3.1-8b gpus=l4 input=100 output=20 concurrency=1000000
+# launch engine=k8s writes image= unquoted into the YAML: a value that is
+# no image reference is refused (a line break then "securityContext:
+# {privileged: true}" became a key of the container; 'x #c' a comment)
+launch_at=$(grep -n "launch.command(d, engine" scripts/launch.lua | head -1 | cut -d: -f1)
+expect launch_image_yaml 1 "kvplan: $KVPLAN_SCRIPTS/launch.lua:$launch_at: field 'image' must be a container image reference (letters, digits, '.', '_', '-', '/', ':', '@'; e.g. vllm/vllm-openai:v0.11.0), got 'x\n        securityContext: {privileged: true}'" -- \
+  launch model=llama-3.1-8b gpu=l4 max_model_len=8192 engine=k8s "image=x
+        securityContext: {privileged: true}"
+check "launch_image_yaml: nothing written" [ ! -s "$out/launch_image_yaml.out" ]
+expect launch_image_ok 0 "" -- launch model=llama-3.1-8b gpu=l4 max_model_len=8192 engine=k8s image=localhost:5000/vllm@sha256:0123abcd
+check "launch_image_ok: the image as given" grep -qx "        image: localhost:5000/vllm@sha256:0123abcd" "$out/launch_image_ok.out"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

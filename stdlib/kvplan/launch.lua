@@ -422,7 +422,21 @@ end
 -- The Docker image of vLLM release v (kvplan's engine_version): the
 -- vllm/vllm-openai tag vX.Y.Z ("0.11" -> v0.11.0), rocm/vllm on AMD.
 local function image_of(d, opts)
-  if opts.image then return opts.image end
+  if opts.image ~= nil then
+    -- written unquoted into the YAML: only the characters of an image
+    -- reference (distribution/reference, regexp.go: name components of
+    -- [a-z0-9._-] split by '/', a domain's ':port', ':tag' of [\w.-], '@'
+    -- and a digest), so no value can add keys ('image=x' then a line break
+    -- and "securityContext: {privileged: true}" was a key of the container),
+    -- a comment ('x #c') or a mapping ('{a: b}')
+    local v = opts.image
+    if type(v) ~= "string" or not v:find("^[%w][%w%._%-/:@]*$") or #v > 512 then
+      util.raise("field 'image' must be a container image reference (letters, digits, '.', '_', '-', "
+                 .. "'/', ':', '@'; e.g. vllm/vllm-openai:v0.11.0), got %s",
+                 type(v) == "string" and ("'" .. util.escape(v, 80) .. "'") or type(v))
+    end
+    return v
+  end
   if d.gpu.vendor == "amd" then return "rocm/vllm:latest" end
   local v = d.engine_version
   if v == nil or v == "latest" then return "vllm/vllm-openai:latest" end
