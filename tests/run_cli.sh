@@ -1607,11 +1607,29 @@ check "merge_key_value: nothing written" test ! -e "$h/m.csv"
 # --timeout cutting short the open of a FIFO no one writes said "Interrupted
 # system call" (status 2 for a profile=, a bad argument), not the limit
 mkfifo "$h/fifo"
-expect timeout_fifo 1 "kvplan: time limit exceeded (--timeout 0.5 s): cannot open '$h/fifo': Interrupted system call" -- \
-  --timeout 0.5 plot "$h/fifo" x=a y=b -o "$h/f.svg"
-expect timeout_fifo_profile 1 "kvplan: time limit exceeded (--timeout 0.5 s): command line: argument 'profile': cannot read profile '$h/fifo': $h/fifo: Interrupted system call" -- \
-  --timeout 0.5 fit model=llama-3.1-8b gpus=l4 profile="$h/fifo"
+# (--timeout 3: the deadline must fall inside the open, which blocks for
+# ever; with 0.5 a slow start (the sanitizer build beside other jobs) passed
+# it before, and the limit was named at a Lua line instead: "command line:
+# argument 'model': time limit exceeded (--timeout 0.5 s)")
+expect timeout_fifo 1 "kvplan: time limit exceeded (--timeout 3 s): cannot open '$h/fifo': Interrupted system call" -- \
+  --timeout 3 plot "$h/fifo" x=a y=b -o "$h/f.svg"
+expect timeout_fifo_profile 1 "kvplan: time limit exceeded (--timeout 3 s): command line: argument 'profile': cannot read profile '$h/fifo': $h/fifo: Interrupted system call" -- \
+  --timeout 3 fit model=llama-3.1-8b gpus=l4 profile="$h/fifo"
 rm -f "$h/fifo"
+# a NaN in a message printed as "-nan" (the sign bit x86 gives 0/0, C's and
+# Lua's %g): one helper (kvp_shown, util.shown and util.raise) shows "nan"
+expect nan_rate_sign 1 "kvplan: (command line):1: field 'rate' must be a number > 0 (requests a second; nil: all at once), got nan" -- \
+  -e "require('kvplan').simulate{model = 'llama-3.1-8b', gpu = 'l4', requests = 3, prompt = 100, output = 10, rate = 0/0*-1}"
+expect nan_rate_plain 1 "kvplan: (command line):1: field 'rate' must be a number > 0 (requests a second; nil: all at once), got nan" -- \
+  -e "require('kvplan').simulate{model = 'llama-3.1-8b', gpu = 'l4', requests = 3, prompt = 100, output = 10, rate = -(0/0)}"
+# a release given to validate was printed as given (version=12abc, nan) and
+# the log checked against no release's defaults: now kv.deploy's check
+vl=tests/validation/vllm-dennislee-qwen2-7b-a100-40-tp2.log
+expect validate_version_junk 2 "kvplan: command line: validate: argument 'version' (engine_version) of $vl: unknown vLLM version '12abc' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.14, 0.20, 0.21, 0.29)" -- \
+  validate "$vl" version=12abc
+expect validate_version_nan 2 "kvplan: command line: validate: argument 'version' (engine_version) of $vl: unknown vLLM version 'nan' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.14, 0.20, 0.21, 0.29)" -- \
+  validate "$vl" engine_version=nan
+expect validate_version_ok 0 "" -- validate "$vl" version=0.10
 # a precompiled chunk piped to 'kvplan -' said only "attempt to load a binary
 # chunk (mode is 't')", not what was refused nor --allow-binary
 if command -v luac5.4 > /dev/null 2>&1; then

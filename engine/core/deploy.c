@@ -191,7 +191,7 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->weight_bytes, 0, "weight_bytes", diag));
   if (!(d->utilization > 0.0 && d->utilization <= 1.0))
     return kvp_fail(diag, KVP_EINVAL, "field 'utilization' must be in (0, 1], got %g",
-                    d->utilization);
+                    kvp_shown(d->utilization));
   TRY(kvp_check_count(d->activation_bytes, 0, "activation", diag));
   TRY(kvp_check_count(d->overhead_bytes, 0, "overhead", diag));
   TRY(kvp_check_count(d->system_bytes, 0, "system_memory", diag));

@@ -2,11 +2,14 @@
  * diag.c: error names and the diag message helper.
  * Pure computation: no Lua, no I/O (formats into the caller's buffer).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "kvplan.h"
 #include "diag.h"
+
+double kvp_shown(double v) { return isnan(v) ? fabs(v) : v; }
 
 const char *kvp_strerror(kvp_err e) {
   switch (e) {

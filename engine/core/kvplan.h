@@ -33,6 +33,10 @@ typedef struct kvp_diag {
 } kvp_diag;
 
 const char *kvp_strerror(kvp_err e);
+/* v as an error message shows a user's number with %g: a NaN without its sign
+ * bit, so it prints "nan" (glibc prints "-nan" for the NaN that x86 makes of
+ * 0/0), infinities "inf" and "-inf"; the binding's messages use it too. */
+double kvp_shown(double v);
 
 /* ---- storage formats (format.c) ---------------------------------------- */
 

@@ -74,7 +74,6 @@ double kvp_normal_quantile(double p) {
 /* ---- distributions ------------------------------------------------------- */
 
 /* A double as messages show it: a NaN of either sign prints "nan". */
-static double shown(double v) { return isnan(v) ? fabs(v) : v; }
 
 const char *kvp_dist_name(kvp_dist_kind k) {
   static const char *const names[KVP_NDISTS] = {"fixed", "uniform", "normal", "lognormal",
@@ -113,10 +112,10 @@ kvp_err kvp_dist_check(const kvp_dist *d, kvp_diag *diag) {
       double mu_max = lognormal ? 50.0 : 1e15, sd_max = lognormal ? 10.0 : 1e15;
       if (!(fabs(d->mu) <= mu_max))
         return kvp_fail(diag, KVP_EINVAL, "field '%s' must be a finite number in [-%g, %g], got %g",
-                        lognormal ? "mu" : "mean", mu_max, mu_max, shown(d->mu));
+                        lognormal ? "mu" : "mean", mu_max, mu_max, kvp_shown(d->mu));
       if (!(d->sigma > 0.0 && d->sigma <= sd_max))
         return kvp_fail(diag, KVP_EINVAL, "field '%s' must be a number in (0, %g], got %g",
-                        lognormal ? "sigma" : "sd", sd_max, shown(d->sigma));
+                        lognormal ? "sigma" : "sd", sd_max, kvp_shown(d->sigma));
       return KVP_OK;
     }
     case KVP_DIST_EMPIRICAL:
@@ -346,7 +345,7 @@ kvp_err kvp_spec_rates_of(double acceptance, int64_t tokens, kvp_spec_rates *out
                           kvp_diag *diag) {
   if (!(acceptance >= 0.0 && acceptance < 1.0))
     return kvp_fail(diag, KVP_EINVAL, "field 'acceptance' must be in [0, 1), got %g",
-                    shown(acceptance));
+                    kvp_shown(acceptance));
   if (tokens < 1 || tokens > 1024)
     return kvp_fail(diag, KVP_EINVAL, "field 'tokens' must be an integer in 1..1024, got %lld",
                     (long long)tokens);

@@ -563,14 +563,15 @@ kvp_err kvp_non_torch_check(const kvp_non_torch *nt, kvp_diag *d) {
     if (!range_ok(rs[i].r))
       return kvp_fail(d, KVP_EINVAL,
                       "non_torch.%s must have 0 <= lo <= point <= hi < 2^53, got %g, %g, %g",
-                      rs[i].name, rs[i].r->lo, rs[i].r->point, rs[i].r->hi);
+                      rs[i].name, kvp_shown(rs[i].r->lo), kvp_shown(rs[i].r->point),
+                      kvp_shown(rs[i].r->hi));
   const struct { double v; const char *name; } bs[] = {
     {nt->nccl_connection, "nccl_connection"}, {nt->custom_ar, "custom_ar"},
     {nt->nvls_head, "nvls_head"}};
   for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
     if (!(bs[i].v >= 0 && bs[i].v < 1099511627776.0)) /* under 1 TiB */
       return kvp_fail(d, KVP_EINVAL, "non_torch.%s must be 0 to 1 TiB of bytes, got %g",
-                      bs[i].name, bs[i].v);
+                      bs[i].name, kvp_shown(bs[i].v));
   return KVP_OK;
 }
 

@@ -83,7 +83,6 @@
 #define ACT_BYTES 2.0 /* bytes of one activation element (bf16/fp16) */
 
 static int finite_pos(double v) { return isfinite(v) && v > 0.0; }
-static double shown(double v) { return isnan(v) ? fabs(v) : v; }
 
 /* A curve's points: at most KVP_CURVE_PTS, M >= 1 strictly increasing,
  * efficiencies in (0, 1]. */
@@ -94,43 +93,43 @@ static kvp_err curve_check(const kvp_curve *c, const char *name, kvp_diag *d) {
   for (int32_t i = 0; i < c->n; i++) {
     if (!(isfinite(c->m[i]) && c->m[i] >= 1.0) || (i > 0 && !(c->m[i] > c->m[i - 1])))
       return kvp_fail(d, KVP_EINVAL, "field '%s' point %d: M must be >= 1 and above the "
-                      "previous point's, got %g", name, (int)i + 1, shown(c->m[i]));
+                      "previous point's, got %g", name, (int)i + 1, kvp_shown(c->m[i]));
     if (!(c->e[i] > 0.0 && c->e[i] <= 1.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' point %d: efficiency must be in (0, 1], got %g",
-                      name, (int)i + 1, shown(c->e[i]));
+                      name, (int)i + 1, kvp_shown(c->e[i]));
   }
   return KVP_OK;
 }
 
 kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   if (!finite_pos(p->hbm_gbps))
-    return kvp_fail(d, KVP_EINVAL, "field 'hbm_gbps' must be a number > 0, got %g", shown(p->hbm_gbps));
+    return kvp_fail(d, KVP_EINVAL, "field 'hbm_gbps' must be a number > 0, got %g", kvp_shown(p->hbm_gbps));
   if (!finite_pos(p->tflops))
-    return kvp_fail(d, KVP_EINVAL, "field 'tflops' must be a number > 0, got %g", shown(p->tflops));
+    return kvp_fail(d, KVP_EINVAL, "field 'tflops' must be a number > 0, got %g", kvp_shown(p->tflops));
   if (!(isfinite(p->link_gbps) && p->link_gbps >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'link_gbps' must be a number >= 0, got %g",
-                    shown(p->link_gbps));
+                    kvp_shown(p->link_gbps));
   const struct { const char *name; double v; } eff[3] = {
     {"memory", p->mem_eff}, {"compute", p->flop_eff}, {"link", p->link_eff}};
   if (!(p->expert_eff >= 0.0 && p->expert_eff <= 1.0))
     return kvp_fail(d, KVP_EINVAL, "efficiency 'experts' must be in (0, 1], got %g",
-                    shown(p->expert_eff));
+                    kvp_shown(p->expert_eff));
   for (int i = 0; i < 3; i++)
     if (!(eff[i].v > 0.0 && eff[i].v <= 1.0))
       return kvp_fail(d, KVP_EINVAL, "efficiency '%s' must be in (0, 1], got %g", eff[i].name,
-                      shown(eff[i].v));
+                      kvp_shown(eff[i].v));
   if (!(isfinite(p->link_latency_us) && p->link_latency_us >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'link_latency_us' must be a number >= 0, got %g",
-                    shown(p->link_latency_us));
+                    kvp_shown(p->link_latency_us));
   if (!(isfinite(p->step_overhead_ms) && p->step_overhead_ms >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'step_overhead_ms' must be a number >= 0, got %g",
-                    shown(p->step_overhead_ms));
+                    kvp_shown(p->step_overhead_ms));
   if (!(p->acceptance >= 0.0 && p->acceptance < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'acceptance' must be in [0, 1), got %g",
-                    shown(p->acceptance));
+                    kvp_shown(p->acceptance));
   if (!(isfinite(p->price_per_hour) && p->price_per_hour >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'price_per_hour' must be a number >= 0, got %g",
-                    shown(p->price_per_hour));
+                    kvp_shown(p->price_per_hour));
   const struct { const char *name; double v; } nonneg[] = {
     {"launch_us", p->launch_us}, {"seq_host_us", p->seq_host_us},
     {"loop_host_us", p->loop_host_us}, {"body_flops", p->body_flops},
@@ -145,16 +144,16 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
   for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
-                      shown(nonneg[i].v));
+                      kvp_shown(nonneg[i].v));
   if (!(p->expert_share >= 0.0 && p->idle_share >= 0.0 && p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "fields 'expert_share' %g and 'idle_share' %g must be >= 0 "
-                    "with a sum below 1", shown(p->expert_share), shown(p->idle_share));
+                    "with a sum below 1", kvp_shown(p->expert_share), kvp_shown(p->idle_share));
   if (p->experts < 0 || (p->experts > 0 && !(p->experts_active >= 1 && p->experts_active <= p->experts)))
     return kvp_fail(d, KVP_EINVAL, "field 'experts_active' must be in [1, experts %lld], got %lld",
                     (long long)p->experts, (long long)p->experts_active);
   if (p->expert_share > 0.0 && p->experts == 0)
     return kvp_fail(d, KVP_EINVAL, "field 'expert_share' %g needs 'experts' > 0",
-                    p->expert_share);
+                    kvp_shown(p->expert_share));
   if (p->expert_points < 0 || p->expert_points > KVP_EXPERT_POINTS)
     return kvp_fail(d, KVP_EINVAL, "field 'expert_points' must be in [0, %d], got %d",
                     KVP_EXPERT_POINTS, (int)p->expert_points);
@@ -162,41 +161,42 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     double x = p->expert_tpe[i], f = p->expert_frac[i];
     if (!(isfinite(x) && x > 0.0) || (i > 0 && !(x > p->expert_tpe[i - 1])))
       return kvp_fail(d, KVP_EINVAL, "field 'expert_tpe' point %d must be a number > 0 and above "
-                      "the point before it, got %g", (int)i + 1, shown(x));
+                      "the point before it, got %g", (int)i + 1, kvp_shown(x));
     if (!(f > 0.0 && f <= 1.0))
       return kvp_fail(d, KVP_EINVAL, "field 'expert_frac' point %d must be in (0, 1], got %g",
-                      (int)i + 1, shown(f));
+                      (int)i + 1, kvp_shown(f));
   }
   if (!(isfinite(p->expert_flops) && p->expert_flops >= 0.0 && p->expert_flops <= p->body_flops))
     return kvp_fail(d, KVP_EINVAL, "field 'expert_flops' must be a number in [0, body_flops %g], "
-                    "got %g", p->body_flops, shown(p->expert_flops));
+                    "got %g", kvp_shown(p->body_flops), kvp_shown(p->expert_flops));
   if (p->moe_layers < 0)
     return kvp_fail(d, KVP_EINVAL, "field 'moe_layers' must be >= 0, got %lld",
                     (long long)p->moe_layers);
   if (p->gemm_kernels + p->attn_kernels > p->kernels)
     return kvp_fail(d, KVP_EINVAL, "fields 'gemm_kernels' %g and 'attn_kernels' %g are of "
-                    "'kernels' %g: their sum must not exceed it", p->gemm_kernels,
-                    p->attn_kernels, p->kernels);
+                    "'kernels' %g: their sum must not exceed it", kvp_shown(p->gemm_kernels),
+                    kvp_shown(p->attn_kernels), kvp_shown(p->kernels));
   if (p->gemm_kernels + p->attn_kernels + p->quant_kernels > p->kernels)
     return kvp_fail(d, KVP_EINVAL, "field 'quant_kernels' %g is of 'kernels' %g beside "
                     "'gemm_kernels' %g and 'attn_kernels' %g: their sum must not exceed it",
-                    p->quant_kernels, p->kernels, p->gemm_kernels, p->attn_kernels);
+                    kvp_shown(p->quant_kernels), kvp_shown(p->kernels),
+                    kvp_shown(p->gemm_kernels), kvp_shown(p->attn_kernels));
   if (p->piecewise_kernels > p->kernels)
     return kvp_fail(d, KVP_EINVAL, "field 'piecewise_kernels' %g is of 'kernels' %g: it must "
-                    "not exceed it", p->piecewise_kernels, p->kernels);
+                    "not exceed it", kvp_shown(p->piecewise_kernels), kvp_shown(p->kernels));
   if (p->graphs < KVP_GRAPHS_NONE || p->graphs > KVP_GRAPHS_EXACT)
     return kvp_fail(d, KVP_EINVAL, "field 'graphs' must be %d..%d (kvp_graphs), got %d",
                     KVP_GRAPHS_NONE, KVP_GRAPHS_EXACT, (int)p->graphs);
   if (!(p->attn_share >= 0.0 && p->attn_share + p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_share' %g must be >= 0 with 'expert_share' and "
-                    "'idle_share' a sum below 1", shown(p->attn_share));
+                    "'idle_share' a sum below 1", kvp_shown(p->attn_share));
   TRY(curve_check(&p->attn_flop, "attn_compute", d));
   if (!(isfinite(p->attn_tflops) && p->attn_tflops >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_tflops' must be a number >= 0, got %g",
-                    shown(p->attn_tflops));
+                    kvp_shown(p->attn_tflops));
   if (!(p->attn_mem_eff >= 0.0 && p->attn_mem_eff <= 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn_mem_eff' must be in [0, 1] (0: mem_eff), got %g",
-                    shown(p->attn_mem_eff));
+                    kvp_shown(p->attn_mem_eff));
   TRY(curve_check(&p->gemm_mem, "gemm_memory", d));
   TRY(curve_check(&p->gemm_flop, "gemm_compute", d));
   if (p->nccl_points < 0 || p->nccl_points > KVP_NCCL_POINTS)
@@ -206,20 +206,20 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     double x = p->nccl_bytes[i], f = p->nccl_busbw[i];
     if (!(isfinite(x) && x >= 1.0) || (i > 0 && !(x > p->nccl_bytes[i - 1])))
       return kvp_fail(d, KVP_EINVAL, "field 'nccl_bytes' point %d must be a number >= 1 and above "
-                      "the point before it, got %g", (int)i + 1, shown(x));
+                      "the point before it, got %g", (int)i + 1, kvp_shown(x));
     if (!(isfinite(f) && f > 0.0))
       return kvp_fail(d, KVP_EINVAL, "field 'nccl_busbw' point %d must be a number > 0 (GB/s), "
-                      "got %g", (int)i + 1, shown(f));
+                      "got %g", (int)i + 1, kvp_shown(f));
   }
   if (!(isfinite(p->ar_custom_below) && p->ar_custom_below >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'ar_custom_below' must be a number >= 0 (bytes), got %g",
-                    shown(p->ar_custom_below));
+                    kvp_shown(p->ar_custom_below));
   if (!(isfinite(p->attn16_tflops) && p->attn16_tflops >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn16_tflops' must be a number >= 0, got %g",
-                    shown(p->attn16_tflops));
+                    kvp_shown(p->attn16_tflops));
   if (p->attn16_tflops > 0.0 && !(p->attn16_eff > 0.0 && p->attn16_eff <= 1.0))
     return kvp_fail(d, KVP_EINVAL, "field 'attn16_eff' must be in (0, 1] with 'attn16_tflops', "
-                    "got %g", shown(p->attn16_eff));
+                    "got %g", kvp_shown(p->attn16_eff));
   return KVP_OK;
 }
 

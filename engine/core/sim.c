@@ -112,7 +112,7 @@ kvp_err kvp_workload_make(const kvp_dist *prompt, const kvp_dist *output, int64_
   TRY(kvp_check_count(n, 1, "requests", d));
   if (!(isfinite(rate) && rate >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'rate' must be a number > 0 (requests a second), got %g",
-                    isnan(rate) ? fabs(rate) : rate);
+                    kvp_shown(rate));
   kvp_err e = kvp_dist_check(prompt, d);
   if (e != KVP_OK) return e;
   TRY(kvp_dist_check(output, d));
@@ -125,7 +125,7 @@ kvp_err kvp_workload_make(const kvp_dist *prompt, const kvp_dist *output, int64_
     if (rate > 0.0) t += -log(kvp_rng_unit(&r)) / rate;
     if (!isfinite(t))
       return kvp_fail(d, KVP_EINVAL, "field 'rate' = %g: the arrival of request %lld is past the "
-                      "largest double (expected requests a second)", rate, (long long)(i + 1));
+                      "largest double (expected requests a second)", kvp_shown(rate), (long long)(i + 1));
     out[i].arrival = t;
   }
   return KVP_OK;
@@ -820,7 +820,7 @@ static kvp_err check_requests(state *s, const kvp_request *req, int64_t n, int64
     const kvp_request *q = &req[i];
     if (!(isfinite(q->arrival) && q->arrival >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "request %lld: arrival must be a time >= 0 s, got %g",
-                      (long long)i + 1, isnan(q->arrival) ? fabs(q->arrival) : q->arrival);
+                      (long long)i + 1, kvp_shown(q->arrival));
     if (q->prompt < 1 || q->output < 1)
       return kvp_fail(d, KVP_EINVAL, "request %lld: prompt and output must be >= 1 token, "
                       "got %lld and %lld", (long long)i + 1, (long long)q->prompt,
@@ -873,19 +873,19 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
     return kvp_fail(d, KVP_EINVAL, "unknown phase %d", (int)cfg->phase);
   if (!(isfinite(cfg->kv_transfer_s) && cfg->kv_transfer_s >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'kv_transfer_s' must be a time >= 0 s, got %g",
-                    isnan(cfg->kv_transfer_s) ? fabs(cfg->kv_transfer_s) : cfg->kv_transfer_s);
+                    kvp_shown(cfg->kv_transfer_s));
   if (cfg->phase == KVP_PHASE_BOTH && cfg->kv_transfer_s > 0.0)
     return kvp_fail(d, KVP_EINVAL, "field 'kv_transfer_s' is a disaggregated pool's: give a "
                     "phase ('prefill' or 'decode') or no kv_transfer_s");
   if (!(isfinite(cfg->request_s) && cfg->request_s >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'request_s' must be a time >= 0 s, got %g",
-                    isnan(cfg->request_s) ? fabs(cfg->request_s) : cfg->request_s);
+                    kvp_shown(cfg->request_s));
   if (cfg->phase != KVP_PHASE_BOTH && cfg->request_s > 0.0)
     return kvp_fail(d, KVP_EINVAL, "field 'request_s' is an aggregated instance's client time: "
                     "a disaggregated pool's latencies are the pool's own");
   if (!(isfinite(cfg->api_s) && cfg->api_s >= 0.0))
     return kvp_fail(d, KVP_EINVAL, "field 'api_s' must be a time >= 0 s (the API server's "
-                    "serial work a request), got %g", isnan(cfg->api_s) ? fabs(cfg->api_s) : cfg->api_s);
+                    "serial work a request), got %g", kvp_shown(cfg->api_s));
   if (cfg->phase != KVP_PHASE_BOTH && cfg->api_s > 0.0)
     return kvp_fail(d, KVP_EINVAL, "field 'api_s' is an aggregated instance's API server: a "
                     "disaggregated pool's requests come from the other pool");
@@ -895,7 +895,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
                     "through its own prealloc and transfer queues)");
   if (cfg->host_bytes > 0 && !(isfinite(cfg->pcie_gbps) && cfg->pcie_gbps > 0.0))
     return kvp_fail(d, KVP_EINVAL, "swapping to host memory needs 'pcie_gbps' > 0, got %g",
-                    cfg->pcie_gbps);
+                    kvp_shown(cfg->pcie_gbps));
   if (cfg->sched == KVP_SCHED_SGLANG) {
     TRY(kvp_check_count(cfg->max_prefill_tokens, 1, "max_prefill_tokens", d));
     TRY(kvp_check_count(cfg->clip_max_new_tokens, 1, "clip_max_new_tokens", d));
@@ -905,8 +905,8 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
     if (!(rm >= 0.0 && rm <= ri && ri <= 1.0 && rd >= 0.0 && rd <= 1.0))
       return kvp_fail(d, KVP_EINVAL, "SGLang's new_token_ratio must have 0 <= min <= init <= 1 "
                       "and 0 <= decay <= 1, got min %g, init %g, decay %g",
-                      isnan(rm) ? fabs(rm) : rm, isnan(ri) ? fabs(ri) : ri,
-                      isnan(rd) ? fabs(rd) : rd);
+                      kvp_shown(rm), kvp_shown(ri),
+                      kvp_shown(rd));
     if (cfg->host_bytes > 0)
       return kvp_fail(d, KVP_EINVAL, "scheduler 'sglang' does not swap: SGLang retracts a "
                       "request and prefills it again; give no host_bytes");
@@ -987,7 +987,7 @@ static kvp_err setup(state *s, const kvp_ledger *l, const kvp_cost *c, const kvp
       free_state(s);
       return kvp_fail(d, KVP_EINVAL, "alternative %lld: a cost and a client time >= 0 s (0 "
                       "under a disaggregated phase) expected, got %g", (long long)k + 1,
-                      isnan(r) ? fabs(r) : r);
+                      kvp_shown(r));
     }
     a->same = same_but_host(a->c, c);
     /* the very cost: every step the same without comparing */

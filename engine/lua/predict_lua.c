@@ -162,7 +162,7 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
   r->sglang_memory = flag(L, idx, "sglang_memory");
   r->sglang_vlm = kvl_num_field(L, idx, "sglang_vlm", 0);
   if (!(r->sglang_vlm >= 0 && r->sglang_vlm <= 1.05))
-    kvl_error(L, "engine rule field 'sglang_vlm' must be in [0, 1.05], got %f", r->sglang_vlm);
+    kvl_error(L, "engine rule field 'sglang_vlm' must be in [0, 1.05], got %f", kvp_shown(r->sglang_vlm));
   if (lua_getfield(L, idx, "vision") == LUA_TTABLE) {
     static const char *const vkeys[] = {"hidden", "intermediate", "gated", "proj_hidden",
                                         "out_hidden", "patch", "merge", "max_pixels",
@@ -231,7 +231,7 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
       double f = kvl_tonum(L, -1, "fraction");
       if (tp < 1 || !(f > 0 && f <= 1))
         kvl_error(L, "engine rule: fractions[%I] must be {tp >= 1, fraction in (0, 1]}, got "
-                  "{%I, %f}", i, (lua_Integer)tp, f);
+                  "{%I, %f}", i, (lua_Integer)tp, kvp_shown(f));
       r->fraction_tp[i - 1] = tp;
       r->fraction[i - 1] = f;
       lua_pop(L, 3);

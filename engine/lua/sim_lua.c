@@ -109,7 +109,7 @@ static kvp_request *workload(lua_State *L, int spec, uint64_t seed, int64_t *n) 
       if (!(fabs(pr[i]) <= 0x1p62 && fabs(ou[i]) <= 0x1p62) ||
           pr[i] != (double)(int64_t)pr[i] || ou[i] != (double)(int64_t)ou[i])
         kvl_error(L, "trace request %I: token counts must be integers, got %f and %f",
-                  (lua_Integer)i + 1, pr[i], ou[i]);
+                  (lua_Integer)i + 1, kvp_shown(pr[i]), kvp_shown(ou[i]));
       r[i] = (kvp_request){arr[i], (int64_t)pr[i], (int64_t)ou[i]};
     }
     *n = na;
@@ -127,7 +127,7 @@ static kvp_request *workload(lua_State *L, int spec, uint64_t seed, int64_t *n) 
   kvp_dist output = kvl_check_dist(L, -1);
   double rate = kvl_num_field(L, spec, "rate", 0.0);
   if (lua_getfield(L, spec, "rate") != LUA_TNIL && !(rate > 0.0))
-    kvl_error(L, "field 'rate' must be a number > 0 (requests a second), got %f", rate);
+    kvl_error(L, "field 'rate' must be a number > 0 (requests a second), got %f", kvp_shown(rate));
   lua_pop(L, 1);
   kvp_request *r = lua_newuserdatauv(L, (size_t)*n * sizeof *r, 0);
   kvp_diag d = {{0}};
@@ -376,7 +376,7 @@ static int sim_goodput(lua_State *L) {
   for (int i = 0; i < 3; i++) {
     t[i] = luaL_optnumber(L, i + 2, 0.0);
     if (!(t[i] >= 0.0 && isfinite(t[i])))
-      return kvl_error(L, "a goodput target must be a number of milliseconds >= 0, got %f", t[i]);
+      return kvl_error(L, "a goodput target must be a number of milliseconds >= 0, got %f", kvp_shown(t[i]));
   }
   kvp_goodput g;
   kvp_sim_goodput(&b->s, t[0] / 1e3, t[1] / 1e3, t[2] / 1e3, &g);

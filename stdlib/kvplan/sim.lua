@@ -2323,7 +2323,7 @@ local function prepare(opts, build)
       local r = sopts.rate
       if type(r) ~= "number" or not (r > 0 and r < math.huge) then
         util.raise("field 'rate' must be a number > 0 (requests a second; nil: all at once), got %s",
-                   tostring(r))
+                   util.shown(r))
       end
       spec.rate = r
     end

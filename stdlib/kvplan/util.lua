@@ -6,9 +6,26 @@ local core = require "kvplan.core"
 
 local M = {}
 
---- Raise msg located at the user's script line (never at a stdlib line).
+--- v as a message shows it: a NaN as "nan" whatever its sign bit (Lua's
+--- tostring and %g print "-nan" for the NaN x86 makes of 0/0, as C's %g does:
+--- the core's kvp_shown), anything else as tostring does ("inf", "-inf").
+function M.shown(v)
+  if v ~= v then return "nan" end
+  return tostring(v)
+end
+
+--- Raise msg located at the user's script line (never at a stdlib line);
+--- a NaN among the arguments is shown as "nan" (M.shown).
 function M.raise(msg, ...)
-  if select("#", ...) > 0 then msg = string.format(msg, ...) end
+  local n = select("#", ...)
+  if n > 0 then
+    local args = {...}
+    for i = 1, n do
+      local a = args[i]
+      if a ~= a then args[i] = math.abs(a) end
+    end
+    msg = string.format(msg, table.unpack(args, 1, n))
+  end
   core.raise(msg)
 end
 

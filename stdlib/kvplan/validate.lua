@@ -1076,6 +1076,18 @@ function M.check(text, opts)
   end
   local ver, vsrc = pick("engine_version", f.version, "version")
   if ver ~= nil then f.version, f.version_source = tostring(ver), vsrc end
+  -- a release given on the command line must be one the engine's release
+  -- table knows, as kv.deploy's engine_version (12abc or nan was printed as
+  -- given and the log's figures checked against the defaults of none)
+  if ver ~= nil and vsrc == "argument" then
+    local check = ({vllm = engines.vllm_version, sglang = engines.sglang_version,
+                    trtllm = engines.trtllm_version})[f.engine]
+    local ok, err = pcall(check, f.version)
+    if not ok then
+      require("kvplan.options").bad("validate: argument 'version' (engine_version) of %s: %s", name,
+                                    util.escape((tostring(err):gsub("^[^:]*:%d+: ", ""))))
+    end
+  end
   -- inputs and where they came from
   local src = {}
   local m
