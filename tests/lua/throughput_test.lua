@@ -158,11 +158,11 @@ os.execute("rm -r " .. bad)
 -- trtllm-bench's own limits, counted by hand (tensorrt_llm/bench/build/
 -- tuning.py): Llama 3.1 8B FP8 with FP8 KV on one H100 at 1000/1000 and KV
 -- fraction 0.95: 2 x 32 layers x 8 heads x 128 x 1 byte = 65536 bytes a
--- token, the engine 8.03e9 x 1 byte; (visible - engine) x 0.95 / (65536 x
+-- token, the engine 8.03e9 x 1 byte; (NVML's 81559 MiB - engine) x 0.95 / (65536 x
 -- 2000) requests, rounded up to 128s above 256; tokens = that x 2 -> at least
 -- 2048
 local h100 = kv.gpu("h100-sxm")
-local kvmax = (h100.visible_bytes / 2^30 - kv.model("llama-3.1-8b").params / 2^30) * 0.95
+local kvmax = (81559 * 2^20 / 2^30 - kv.model("llama-3.1-8b").params / 2^30) * 0.95
               / (65536 / 2^30 * 2000)
 local want = 128 * math.ceil(kvmax / 128)
 local o = M.options{model = "llama-3.1-8b", gpu = "h100-sxm", tp = 1, pp = 1, budget = "trtllm",
@@ -187,8 +187,7 @@ check.eq(o.engine, "trtllm", "engine")
 local elements = 114661785600 // 2 + 114661785600 // 32 + 2167371072
 check.eq(elements, 63081444672, "gpt-oss-120b's checkpoint elements")
 local function oss(gpu, kvname, per_token)
-  local g = kv.gpu(gpu)
-  local kvmax = (g.visible_bytes / 2^30 - elements * 2 / 2^30) * 0.95 / (per_token / 2^30 * 2048)
+  local kvmax = (M.nvml_total_mib[gpu] * 2^20 / 2^30 - elements * 2 / 2^30) * 0.95 / (per_token / 2^30 * 2048)
   local r = M.options{model = "gpt-oss-120b", gpu = gpu, tp = 1, pp = 1, ep = 1, budget = "trtllm",
                       engine = "tensorrt-llm", engine_version = "", weights = "native", kv = kvname,
                       utilization = 0.95, prompt = 1024, output = 1024, requests = 10,
@@ -202,19 +201,41 @@ local kvmax, bs, bt = oss("gb200", "fp8", 2 * 36 * 8 * 64)
 assert(kvmax > 896 and kvmax < 1024, "gb200: the hand count's branch, got " .. kvmax)
 check.eq(bs, 1024, "gpt-oss-120b gb200 trtllm-bench max_batch_size")
 check.eq(bt, 2048, "gpt-oss-120b gb200 trtllm-bench max_num_tokens")
--- H200: (139.80 - 117.50) GiB x 0.95 / (73728 B x 2048) = 151 requests:
+-- H200: (140.40 - 117.50) GiB x 0.95 / (73728 B x 2048) = 155 requests:
 -- 32 ceil(151 / 32) = 160; tokens 2 x 151 -> 2048
 kvmax, bs, bt = oss("h200", "bf16", 2 * 36 * 8 * 64 * 2)
 assert(kvmax > 128 and kvmax < 160, "h200: the hand count's branch, got " .. kvmax)
 check.eq(bs, 160, "gpt-oss-120b h200 trtllm-bench max_batch_size")
 check.eq(bt, 2048, "gpt-oss-120b h200 trtllm-bench max_num_tokens")
 
+-- and the GPU memory trtllm-bench sizes from (issue 18): bench/build/utils.py
+-- get_device_memory is NVML's total (nvidia-smi's), 143771 MiB on an H200
+-- (NVIDIA/cuda-samples issue 311), not the catalog's CUDA total (143156
+-- MiB). gpt-oss-120b, bf16 KV, 1424/1024: (143771 MiB = 140.40 GiB - 117.50)
+-- x 0.95 / (73728 B x 2448) = 129.4 requests: 32 ceil(129.4 / 32) = 160
+-- (at the CUDA total, 139.80 GiB: 126.0 requests, 128); tokens 129.4 x (1 +
+-- 1424 / 1024) = 309 -> 2048 (1424 + 160 below it).
+check.eq(M.nvml_total_bytes(kv.gpu("h200")), 143771 * 1048576, "h200: NVML's total, nvidia-smi's MiB")
+check.eq(M.nvml_total_bytes(kv.gpu("b200")), 183359 * 1048576, "b200: NVML's total")
+check.eq(M.nvml_total_bytes(kv.gpu("h100-sxm")), 81559 * 1048576, "h100-sxm: NVML's total")
+check.eq(M.nvml_total_bytes(kv.gpu("gb200")), kv.gpu("gb200").visible_bytes, "gb200: the catalog's is nvidia-smi's")
+check.eq(M.nvml_total_bytes(kv.gpu("l4")), kv.gpu("l4").visible_bytes, "a GPU with no NVML total read: the catalog's")
+kvmax = (143771 * 2^20 / 2^30 - elements * 2 / 2^30) * 0.95 / (73728 / 2^30 * 2448)
+assert(kvmax > 128 and kvmax < 130, "h200 1424/1024: the hand count's branch, got " .. kvmax)
+local r1424 = M.options{model = "gpt-oss-120b", gpu = "h200", tp = 1, pp = 1, ep = 1, budget = "trtllm",
+                        engine = "tensorrt-llm", engine_version = "", weights = "native", kv = "bf16",
+                        utilization = 0.95, prompt = 1424, output = 1024, requests = 10,
+                        max_num_seqs = "trtllm-bench", max_num_batched_tokens = "trtllm-bench",
+                        output_stop = "fixed", measured = {}}
+check.eq(r1424.max_num_seqs, 160, "h200 1424/1024 trtllm-bench max_batch_size at NVML's total (128 at CUDA's)")
+check.eq(r1424.max_num_batched_tokens, 2048, "h200 1424/1024 trtllm-bench max_num_tokens")
+
 -- and the floor of trtllm-bench's PyTorch path without chunked prefill
 -- (issue 18; benchmark/utils/general.py get_settings, pull request 5625,
 -- from 1.0 here): max_num_tokens = max(tuned, max ISL + max_batch_size).
--- gpt-oss-120b on an H200, bf16 KV, 8192/1024: (139.80 - 117.50) GiB x 0.95
--- / (73728 B x 9216) = 33 requests: max_batch_size the floor 64; tokens 33 x
--- (1 + 8192 / 1024) = 301 -> 2048, raised to 8192 + 64 = 8256. A release
+-- gpt-oss-120b on an H200, bf16 KV, 8192/1024: (140.40 - 117.50) GiB x 0.95
+-- / (73728 B x 9216) = 34.4 requests: max_batch_size the floor 64; tokens 34.4 x
+-- (1 + 8192 / 1024) = 309 -> 2048, raised to 8192 + 64 = 8256. A release
 -- before the rule (0.20) or the TensorRT engine path keeps 2048.
 local function oss8k(version)
   local r = M.options{model = "gpt-oss-120b", gpu = "h200", tp = 1, pp = 1, ep = 1, budget = "trtllm",
@@ -224,8 +245,8 @@ local function oss8k(version)
                       output_stop = "fixed", measured = {}}
   return r.max_num_seqs, r.max_num_batched_tokens
 end
-kvmax = (kv.gpu("h200").visible_bytes / 2^30 - elements * 2 / 2^30) * 0.95 / (73728 / 2^30 * 9216)
-assert(kvmax > 32 and kvmax < 34, "h200 8192/1024: the hand count's branch, got " .. kvmax)
+kvmax = (143771 * 2^20 / 2^30 - elements * 2 / 2^30) * 0.95 / (73728 / 2^30 * 9216)
+assert(kvmax > 34 and kvmax < 35, "h200 8192/1024: the hand count's branch, got " .. kvmax)
 bs, bt = oss8k("")
 check.eq(bs, 64, "8192/1024 trtllm-bench max_batch_size (newest release, pytorch)")
 check.eq(bt, 8256, "8192/1024 trtllm-bench max_num_tokens: max ISL 8192 + max_batch_size 64")

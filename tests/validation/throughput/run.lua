@@ -357,9 +357,8 @@ end
 -- ModelConfig.get_param_count: sum(metadata.parameter_count.values()),
 -- huggingface_hub's elements by dtype), not the model's parameters
 -- (checkpoint_elements below); the rest of the GPUs' memory
--- (get_device_memory: NVML's total, taken here as the catalog's
--- visible_bytes) x the KV fraction holds kv_max requests of prompt + output
--- tokens; then
+-- (get_device_memory: NVML's total, M.nvml_total_mib below) x the KV
+-- fraction holds kv_max requests of prompt + output tokens; then
 --   bs = min(kv_max, 4096) / pp, tokens = min(bs x (1 + prompt / output), 32768)
 --   max_batch_size = max(64, 32 ceil(bs / 32)) below 256, 128 ceil(bs / 128)
 --                    below 1024, else 256 ceil(bs / 256)
@@ -442,13 +441,47 @@ local function bench_isl_floor(release, backend)
 end
 M.bench_isl_floor = bench_isl_floor
 
+-- The GPU's memory trtllm-bench sizes the KV from: bench/build/utils.py
+-- get_device_memory (NVIDIA/TensorRT-LLM at the stored
+-- 7ed07f0691dff2c1c89196adee670ce9f4f15f67) is pynvml
+-- nvmlDeviceGetMemoryInfo(handle of GPU 0).total / 1024^3, NVML's total, the
+-- figure nvidia-smi prints as the memory total, not the CUDA runtime's
+-- (cudaMemGetInfo, deviceQuery, torch total_memory) the catalog stores as
+-- visible_bytes for most GPUs, a few hundred MiB lower. MiB as nvidia-smi
+-- prints them:
+--   h100-sxm 81559: NVIDIA/nccl issue 1264, wilicc/gpu-burn issue 114 (as
+--     cited in the catalog's visible_source)
+--   h200 143771: NVIDIA/cuda-samples issue 311 (nvidia-smi of 8x 'NVIDIA
+--     H200', driver 550.54.15, 2024-12-06: '0MiB / 143771MiB')
+--   b200 183359: NVIDIA/TensorRT-LLM issue 10278 (nvidia-smi of 8x 'NVIDIA
+--     B200', driver 580.95.05, 2025-12-24: '166593MiB / 183359MiB')
+--   gb200 189471: the catalog's visible_bytes, itself nvidia-smi's
+--     (SlinkyProject/slurm-operator docs/installation.md at ed421c4b41b4)
+--   a100-sxm-80gb 81920: modal-labs/modal-client pull request 2797 (as cited
+--     in the catalog)
+--   l40s 46068: akash-network/provider-configs pull request 99,
+--     modal-labs/modal-client pull request 2797 (as cited in the catalog)
+--   gh200-96gb 97871: slitvinov/grace README.md at ef75c9bb003b (as cited
+--     in the catalog)
+-- A GPU not listed keeps the catalog's visible_bytes (no NVML total read).
+M.nvml_total_mib = {
+  ["h100-sxm"] = 81559, h200 = 143771, b200 = 183359, gb200 = 189471,
+  ["a100-sxm-80gb"] = 81920, l40s = 46068, ["gh200-96gb"] = 97871,
+}
+local function nvml_total_bytes(gpu)
+  local mib = M.nvml_total_mib[gpu.id]
+  if mib then return mib * 1048576 end
+  return gpu.visible_bytes
+end
+M.nvml_total_bytes = nvml_total_bytes
+
 local function trtllm_bench_limits(d, prompt, output, fraction, isl_floor)
   local model, gpu, tp, pp = d.model, d.gpu, d.tp, d.pp
   local GiB = 2 ^ 30
   local per_token = 2 * model.layers * math.max(tp, model.kv_heads) * model.head_dim
                     * quant_bytes(d.kv.name) / GiB
   local engine = checkpoint_elements(d) * quant_bytes(d.weights.name) / GiB
-  local available = gpu.visible_bytes / GiB * tp * pp - engine
+  local available = nvml_total_bytes(gpu) / GiB * tp * pp - engine
   local kv_max = available * fraction / (per_token * (prompt + output))
   local bs = math.min(kv_max, 4096) / pp
   local t = math.min(bs * (1 + prompt / output), 32768)
