@@ -1480,15 +1480,15 @@ sim_line=$(grep -n 'local s = kv.simulate(o)' scripts/simulate.lua | cut -d: -f1
 # wrapped), context=1e18 "request_bytes: arithmetic overflow: a count exceeds 64 bits"
 expect ledger_share_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1000000000 -f csv
 check "ledger_share_wrap: no negative share" sh -c "! grep -q ',-[0-9]' '$out/ledger_share_wrap.out'"
-expect ledger_need_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1e15 -f csv
+expect ledger_need_wrap 0 "" -- ledger model=llama-3.1-8b gpu=h100 context=1024 concurrency=1000000000000000 -f csv
 check "ledger_need_wrap: kv_used the whole budget, a shortfall" sh -c "grep -q ',kv_used,56.34,' '$out/ledger_need_wrap.out' &&
   ! grep -q ',kv_short,0.00,' '$out/ledger_need_wrap.out'"
 expect ledger_request_wrap 1 "kvplan: $(pwd)/scripts/ledger.lua:$led_line: request_bytes: arithmetic overflow past 2^63: the KV of one request of 1000000000000000000 tokens exceeds 64 bits" -- \
-  ledger model=llama-3.1-8b gpu=h100 context=1e18
+  ledger model=llama-3.1-8b gpu=h100 context=1000000000000000000
 # a sweep's overflow names its inputs ("sweep: arithmetic overflow: a count
 # exceeds 64 bits" for samples=1e18 before), and leaves no file
 expect sweep_overflow_named 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: sweep: arithmetic overflow past 2^63: caused by field 'samples' = 1000000000000000000 (too large to count in 64 bits)" -- \
-  fit model=llama-3.1-8b gpus=l4 samples=1e18 -o "$out/sweep_overflow.csv"
+  fit model=llama-3.1-8b gpus=l4 samples=1000000000000000000 -o "$out/sweep_overflow.csv"
 check "sweep_overflow_named: no file" sh -c "! ls '$out'/sweep_overflow.csv* 2> /dev/null"
 expect fit_kv_empty 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- fit model=llama-3.1-8b gpus=l4 kv=
 expect fit_weights_empty 2 "kvplan: command line: argument 'weights' is empty (expected e.g. weights=native)" -- fit model=llama-3.1-8b gpus=l4 weights=
@@ -1499,7 +1499,7 @@ expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: field 'price_per_
 # simulate: max_model_len=1e18 said "field 'max' must be an integer in
 # 1..2^40, got 500000000000000000" (a field never given), rate=1e-320
 # "request 1: arrival must be a time >= 0 s, got inf"
-expect sim_len_huge 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=5 max_model_len=1e18 -f csv
+expect sim_len_huge 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=5 max_model_len=1000000000000000000 -f csv
 expect sim_rate_tiny 1 "kvplan: $(pwd)/scripts/simulate.lua:$sim_line: field 'rate' = 9.99989e-321: the arrival of request 1 is past the largest double (expected requests a second)" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=5 rate=1e-320
 # pareto over every GPU (gpus= not given, its default) skips the GPUs without
@@ -1508,7 +1508,7 @@ expect pareto_all_gpus 0 "" -- pareto model=llama-3.1-8b input=100 output=20 -q 
 # best: a tp past max_gpus is a usage error (the header alone, status 0, before;
 # tp=1e18 ranked "at -446744073709551616 GPUs": tests/lua/best_test.lua)
 expect best_tp_past_max 2 "kvplan: command line: argument 'tp': no size is within max_gpus 64 (a deployment uses tp x pp GPUs), got '1000000000000000000'" -- \
-  best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 tp=1e18
+  best model=llama-3.1-8b context=4096 concurrency=4 gpus=l4 tp=1000000000000000000
 # startup's kv_blocks line says how its tokens are counted beside vLLM's figure:
 # the null block (one group), blocks // groups x block (hybrid groups); vLLM
 # 0.11's log, pinned (from the 0.20 row it prints max_concurrency x length)
@@ -1630,6 +1630,23 @@ expect validate_version_junk 2 "kvplan: command line: validate: argument 'versio
 expect validate_version_nan 2 "kvplan: command line: validate: argument 'version' (engine_version) of $vl: unknown vLLM version 'nan' (modelled: 0.6, 0.7, 0.7-v1, 0.8, 0.9, 0.10, 0.11, 0.14, 0.20, 0.21, 0.29)" -- \
   validate "$vl" engine_version=nan
 expect validate_version_ok 0 "" -- validate "$vl" version=0.10
+# integers in decimal (docs/formulas.md: token counts as vLLM's
+# human_readable_int reads them, whose plain int() refuses both): '0x10' and
+# '1e3' were 16 and 1000 (Lua's tonumber), in arguments and trace cells
+expect int_hex 2 "kvplan: command line: argument 'context' must be a whole number written in decimal, got '0x10'" -- \
+  fit model=llama-3.1-8b gpus=l4 context=0x10
+expect int_exponent 2 "kvplan: command line: argument 'concurrency' must be a whole number written in decimal, got '1e3'" -- \
+  ledger model=llama-3.1-8b gpu=l4 concurrency=1e3
+expect int_exponent_field 2 "kvplan: command line: argument 'tp' must be a whole number written in decimal, got '1e0'" -- \
+  fit model=llama-3.1-8b gpus=l4 tp=1e0
+printf 'arrival,prompt,output\n0,1e3,10\n' > "$h/trace_exp.csv"
+expect trace_cell_exponent 2 "kvplan: command line: argument 'trace': $h/trace_exp.csv:2: prompt '1e3' must be a whole number written in decimal" -- \
+  simulate model=llama-3.1-8b gpu=l4 trace="$h/trace_exp.csv"
+printf 'arrival,prompt,output\n1e-3,0x10,10\n' > "$h/trace_hex.csv"
+expect trace_cell_hex 2 "kvplan: command line: argument 'trace': $h/trace_hex.csv:2: prompt '0x10' must be a whole number written in decimal" -- \
+  simulate model=llama-3.1-8b gpu=l4 trace="$h/trace_hex.csv"
+printf 'arrival,prompt,output\n1e-3,100,10\n' > "$h/trace_arrival_exp.csv"
+expect trace_arrival_exponent 0 "" -- simulate model=llama-3.1-8b gpu=l4 trace="$h/trace_arrival_exp.csv" -f csv
 # a precompiled chunk piped to 'kvplan -' said only "attempt to load a binary
 # chunk (mode is 't')", not what was refused nor --allow-binary
 if command -v luac5.4 > /dev/null 2>&1; then

@@ -62,6 +62,13 @@ local function convert(key, v, def, fail, f, min)
       -- past 64 bytes a number is not one: units.tokens said so (at once)
       if #v > 64 or v:match("^%d+%.%d*[KMGT]$") then fail("%s", strip(x)) end
       local n = tonumber(v)
+      -- an integer is written in decimal, as vLLM's human_readable_int reads
+      -- one (Python's int(value) refuses '0x10' and '1e3': docs/formulas.md,
+      -- "Sizes and token counts as vLLM reads them"); Lua's tonumber took
+      -- them as 16 and 1000
+      if n ~= nil and not v:find("^[+-]?[%d.]+$") then
+        fail("argument '%s' must be a whole number written in decimal, got '%s'", key, util.escape(v, 64))
+      end
       if n ~= nil and n == n and n - n == 0 then
         if n == math.floor(n) and n > -2^63 and n < 2^63 then return nonneg(math.tointeger(n)) end
         fail("argument '%s' must be an integer, got '%s'", key, v)

@@ -2123,6 +2123,12 @@ function M.read_trace(path)
     else
       local function num(k, int)
         local v = tonumber(row[col[k]])
+        -- token counts in decimal, as the command line's (kv.options:
+        -- '0x10' and '1e3' were 16 and 1000)
+        if int and v ~= nil and not util.trim(row[col[k]]):find("^[+-]?[%d.]+$") then
+          util.raise("%s:%d: %s '%s' must be a whole number written in decimal", path, lines[i], k,
+                     util.escape(row[col[k]]))
+        end
         if v == nil or (int and v ~= v // 1) or v ~= v then
           util.raise("%s:%d: bad %s '%s' (expected %s)", path, lines[i], k, util.escape(row[col[k]] or ""),
                      int and "an integer" or "a number of seconds")

@@ -26,6 +26,15 @@ fh:write("tokens\n100\nabc\n")
 fh:close()
 check.error(lf .. ":3: bad length 'abc' in column 'tokens'", w.empirical, {path = lf, column = "tokens"})
 check.error("no column 'token' (did you mean 'tokens'?)", w.empirical, {path = lf, column = "token"})
+-- lengths in decimal, as the command line's integers ('1e3' and '0x10' were
+-- 1000 and 16, Lua's tonumber)
+for _, cell in ipairs{"1e3", "0x10"} do
+  fh = assert(io.open(lf, "w"))
+  fh:write("tokens\n100\n" .. cell .. "\n")
+  fh:close()
+  check.error(lf .. ":3: length '" .. cell .. "' in column 'tokens' must be a whole number written in decimal",
+              w.empirical, {path = lf, column = "tokens"})
+end
 os.remove(lf)
 
 -- invalid parameters: the field and the value, never NaN
