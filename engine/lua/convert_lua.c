@@ -389,64 +389,36 @@ static void curve_field(lua_State *L, int idx, const char *name, kvp_curve *c) {
   lua_pop(L, 1);
 }
 
-/* The routed experts' efficiency curve: perf.expert_tpe and perf.expert_frac,
- * two lists of numbers of the same length (at most KVP_EXPERT_POINTS), or
- * neither. */
-static void expert_curve(lua_State *L, int idx, kvp_perf *p) {
-  int tt = lua_getfield(L, idx, "expert_tpe");
-  int tf = lua_getfield(L, idx, "expert_frac");
-  if (tt == LUA_TNIL && tf == LUA_TNIL) {
+/* A curve given as two lists of numbers of the same length, fields xname and
+ * yname of the table at idx (at most max points), or neither: into xs, ys
+ * and *points. The routed experts' efficiency (perf.expert_tpe,
+ * expert_frac) and NCCL's AllReduce bus bandwidth by message size
+ * (perf.nccl_bytes, nccl_busbw). */
+static void point_lists(lua_State *L, int idx, const char *xname, const char *yname, int max,
+                        double *xs, double *ys, int32_t *points) {
+  int tx = lua_getfield(L, idx, xname);
+  int ty = lua_getfield(L, idx, yname);
+  if (tx == LUA_TNIL && ty == LUA_TNIL) {
     lua_pop(L, 2);
     return;
   }
-  if (tt != LUA_TTABLE || tf != LUA_TTABLE)
-    kvl_error(L, "fields 'expert_tpe' and 'expert_frac' must both be lists of numbers, got %s "
-              "and %s", luaL_typename(L, -2), luaL_typename(L, -1));
+  if (tx != LUA_TTABLE || ty != LUA_TTABLE)
+    kvl_error(L, "fields '%s' and '%s' must both be lists of numbers, got %s and %s", xname,
+              yname, luaL_typename(L, -2), luaL_typename(L, -1));
   lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
-  if (n != (lua_Integer)lua_rawlen(L, -1) || n < 1 || n > KVP_EXPERT_POINTS)
-    kvl_error(L, "fields 'expert_tpe' and 'expert_frac' must be lists of the same length, 1 to "
-              "%d, got %I and %I", KVP_EXPERT_POINTS, n, (lua_Integer)lua_rawlen(L, -1));
+  if (n != (lua_Integer)lua_rawlen(L, -1) || n < 1 || n > max)
+    kvl_error(L, "fields '%s' and '%s' must be lists of the same length, 1 to %I, got %I and %I",
+              xname, yname, (lua_Integer)max, n, (lua_Integer)lua_rawlen(L, -1));
   for (lua_Integer i = 1; i <= n; i++) {
     for (int k = 0; k < 2; k++) {
       if (lua_rawgeti(L, k == 0 ? -2 : -1, i) != LUA_TNUMBER)
-        kvl_error(L, "field '%s' point %I must be a number, got %s",
-                  k == 0 ? "expert_tpe" : "expert_frac", i, luaL_typename(L, -1));
-      (k == 0 ? p->expert_tpe : p->expert_frac)[i - 1] = lua_tonumber(L, -1);
+        kvl_error(L, "field '%s' point %I must be a number, got %s", k == 0 ? xname : yname, i,
+                  luaL_typename(L, -1));
+      (k == 0 ? xs : ys)[i - 1] = lua_tonumber(L, -1);
       lua_pop(L, 1);
     }
   }
-  p->expert_points = (int32_t)n;
-  lua_pop(L, 2);
-}
-
-/* NCCL's AllReduce bus bandwidth by message size: perf.nccl_bytes and
- * perf.nccl_busbw, two lists of numbers of the same length (at most
- * KVP_NCCL_POINTS), or neither. */
-static void nccl_curve(lua_State *L, int idx, kvp_perf *p) {
-  int tb = lua_getfield(L, idx, "nccl_bytes");
-  int tw = lua_getfield(L, idx, "nccl_busbw");
-  if (tb == LUA_TNIL && tw == LUA_TNIL) {
-    lua_pop(L, 2);
-    return;
-  }
-  if (tb != LUA_TTABLE || tw != LUA_TTABLE)
-    kvl_error(L, "fields 'nccl_bytes' and 'nccl_busbw' must both be lists of numbers, got %s "
-              "and %s", luaL_typename(L, -2), luaL_typename(L, -1));
-  lua_Integer n = (lua_Integer)lua_rawlen(L, -2);
-  if (n != (lua_Integer)lua_rawlen(L, -1) || n < 1 || n > KVP_NCCL_POINTS)
-    kvl_error(L, "fields 'nccl_bytes' and 'nccl_busbw' must be lists of the same length, 1 to "
-              "%I, got %I and %I", (lua_Integer)KVP_NCCL_POINTS, n,
-              (lua_Integer)lua_rawlen(L, -1));
-  for (lua_Integer i = 1; i <= n; i++) {
-    for (int k = 0; k < 2; k++) {
-      if (lua_rawgeti(L, k == 0 ? -2 : -1, i) != LUA_TNUMBER)
-        kvl_error(L, "field '%s' point %I must be a number, got %s",
-                  k == 0 ? "nccl_bytes" : "nccl_busbw", i, luaL_typename(L, -1));
-      (k == 0 ? p->nccl_bytes : p->nccl_busbw)[i - 1] = lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
-  }
-  p->nccl_points = (int32_t)n;
+  *points = (int32_t)n;
   lua_pop(L, 2);
 }
 
@@ -509,8 +481,10 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   p.attn16_eff = kvl_num_field(L, idx, "attn16_eff", 0.0);
   curve_field(L, idx, "attn_compute", &p.attn_flop);
   p.expert_flops = kvl_num_field(L, idx, "expert_flops", 0.0);
-  expert_curve(L, idx, &p);
-  nccl_curve(L, idx, &p);
+  point_lists(L, idx, "expert_tpe", "expert_frac", KVP_EXPERT_POINTS, p.expert_tpe,
+              p.expert_frac, &p.expert_points);
+  point_lists(L, idx, "nccl_bytes", "nccl_busbw", KVP_NCCL_POINTS, p.nccl_bytes, p.nccl_busbw,
+              &p.nccl_points);
   p.ar_custom_below = kvl_num_field(L, idx, "ar_custom_below", 0.0);
   kvp_diag d = {{0}};
   if (kvp_perf_check(&p, &d) != KVP_OK) kvl_core_error(L, KVP_EINVAL, &d, "perf");

@@ -66,7 +66,7 @@ local function convert(key, v, def, fail, f, min)
       -- one (Python's int(value) refuses '0x10' and '1e3': docs/formulas.md,
       -- "Sizes and token counts as vLLM reads them"); Lua's tonumber took
       -- them as 16 and 1000
-      if n ~= nil and not v:find("^[+-]?[%d.]+$") then
+      if n ~= nil and not util.decimal(v) then
         fail("argument '%s' must be a whole number written in decimal, got '%s'", key, util.escape(v, 64))
       end
       if n ~= nil and n == n and n - n == 0 then

@@ -2125,7 +2125,7 @@ function M.read_trace(path)
         local v = tonumber(row[col[k]])
         -- token counts in decimal, as the command line's (kv.options:
         -- '0x10' and '1e3' were 16 and 1000)
-        if int and v ~= nil and not util.trim(row[col[k]]):find("^[+-]?[%d.]+$") then
+        if int and v ~= nil and not util.decimal(row[col[k]]) then
           util.raise("%s:%d: %s '%s' must be a whole number written in decimal", path, lines[i], k,
                      util.escape(row[col[k]]))
         end

@@ -79,6 +79,13 @@ function M.trim(s)
   return s:sub(i, j)
 end
 
+--- Is the text s (spaces around it aside) a number written in decimal, as
+--- vLLM's human_readable_int reads an integer (Python's int(value): no '0x10'
+--- and no '1e3', which Lua's tonumber takes as 16 and 1000)?
+function M.decimal(s)
+  return M.trim(tostring(s)):find("^[+-]?[%d.]+$") ~= nil
+end
+
 --- A name as lookups compare it: trimmed, lower case, blanks and '_' as '-'.
 function M.norm(name)
   return (M.trim(tostring(name)):lower():gsub("[%s_]+", "-"))

@@ -163,7 +163,7 @@ function M.empirical(t)
       for r = 2, #rows do
         local v = math.tointeger(tonumber(rows[r][ci]))
         -- in decimal, as the command line's integers (kv.options)
-        if v ~= nil and not util.trim(tostring(rows[r][ci])):find("^[+-]?[%d.]+$") then
+        if v ~= nil and not util.decimal(rows[r][ci]) then
           util.raise("%s:%d: length '%s' in column '%s' must be a whole number written in decimal",
                      t.path, lines[r], util.escape(tostring(rows[r][ci]), 64), tostring(header[ci] or ci))
         end
