@@ -1140,7 +1140,34 @@ end
 -- messages of 512 B to 32 KB at TP 2, 4 and 8, where the bytes cost next to
 -- nothing (sgl-project/sglang pull request 2904, its table of vLLM's kernel
 -- without CUDA graphs). Measured on H100 with NVLink; slower links take longer.
+-- The default of a GPU without its own row in M.link_latency_us_gpu.
 M.link_latency_us = 9
+
+-- The same fixed time where a GPU's own small-message measurement of the
+-- engine's custom all-reduce is published, microseconds (M.link_latency(g)):
+--   mi300x  7.4: the median of vLLM's custom all-reduce ("vllm cr", the
+--           kernel vLLM and SGLang run on ROCm below their limits) at 2 KB
+--           to 64 KB, where the bytes cost next to nothing, on AMD MI300
+--           (the pull requests name the MI300 series, the only GPUs their
+--           quick all-reduce is enabled on): TP 2 7.07, 7.58, 7.53, 7.30,
+--           7.66 us at 4, 8, 16, 32, 64 KB (ROCm/aiter pull request 801,
+--           its fp16 kernel table, column "vllm cr"); TP 4 7.18, 7.26, 7.58
+--           us at 2, 16, 32 KB (vllm-project/vllm pull request 19744, its
+--           TP=4 kernel table, column "baseline", the custom all-reduce the
+--           quick reduce is compared with). The eight values' median is
+--           (7.30 + 7.53) / 2 = 7.415. No TP 8 row was found.
+-- Searched without a table (2026-12-04): B200 / GB200 (TensorRT-LLM's
+-- one-shot kernel, vLLM's FlashInfer all-reduce: tables of fused
+-- all-reduce + RMSNorm on B300, vllm-project/vllm pull request 37756, not
+-- the plain kernel on B200), L40S and the other PCIe GPUs.
+M.link_latency_us_gpu = {
+  mi300x = 7.4,
+}
+
+--- The fixed time of one collective on GPU g (a catalog entry), us.
+function M.link_latency(g)
+  return M.link_latency_us_gpu[g.id] or M.link_latency_us
+end
 
 -- NCCL AllReduce bus bandwidth by message size, GB/s, where a published
 -- nccl-tests table exists for the GPU (M.nccl_allreduce[gpu] = {source =,
@@ -1161,11 +1188,21 @@ M.link_latency_us = 9
 -- ran in its place on the A100 was not read. The H100 SXM and H200 tables
 -- force NVLS at every size, the algorithm NCCL's tuner picks for a large
 -- all-reduce on one NVSwitch node; where it would pick Ring or Tree (smaller
--- messages) an engine's NCCL may run faster than these rows. GPUs without a table keep the
+-- messages) an engine's NCCL may run faster than these rows. The MI300X
+-- table is RCCL's (ROCm's NCCL, the library vLLM's and SGLang's pynccl load
+-- on ROCm), from the same guide's AMD benchmark (Benchmarks/AMD/
+-- RCCLBandwidth.py: rccl-tests `NCCL_ALGO=NVLS all_reduce_perf -b 8 -e 8G
+-- -f 2 -g 8 -n 40`, in-place busbw, the table's label "NVLS algorithm");
+-- RCCL has no NVLS on Infinity Fabric, and which algorithm it ran with that
+-- setting was not read. GPUs without a table keep the
 -- flat rate (interconnect_gbps / 2 x efficiency.link): the B200 (NVIDIA/nccl
 -- issue 1807: "830+" GB/s, sizes not
--- stated), GB200 (Azure's ND GB200 v6 table is of 4 GPUs with NCCL_ALGO=Ring
--- forced, not the algorithm NCCL picks on NVLink 5), and every other GPU.
+-- stated; 2026-12-04: no single-node 8 x B200 nccl-tests table by size was
+-- found: the ones stored are of 2 nodes over InfiniBand, NVIDIA/nccl-tests
+-- issue 389, GKE's A4 GPUDirect-RDMA page), GB200 (Azure's ND GB200 v6 table
+-- is of 4 GPUs with NCCL_ALGO=Ring forced, not the algorithm NCCL picks on
+-- NVLink 5; coreweave/nccl-tests pull request 43's NVL72 rack run starts at
+-- 512 MB, 72 GPUs), L40S (none found) and every other GPU.
 local KiB = 1024
 local function pow2_rows(busbw)
   local rows = {}
@@ -1197,6 +1234,17 @@ M.nccl_allreduce = {
     rows = pow2_rows{0.06, 0.12, 0.23, 0.47, 0.93, 1.84, 3.72, 7.39, 14.75, 29.38, 52.96,
                      88.78, 138.44, 181.94, 240.41, 300.91, 368.11, 412.45, 432.24, 442.72,
                      467.58, 472.57, 477.41, 479.98}},
+  -- Azure/AI-benchmarking-guide "ND MI300X v5 Benchmark Results", "RCCL
+  -- Bandwidth" (Azure_Results/ND_MI300X_v5_results.md in the fork
+  -- samuel-bohman/AI-benchmarking-guide at 3de0c294, the copy sim.lua's
+  -- MI300X memory and GEMM rows cite): ND MI300X v5, 8 x MI300X, RCCL
+  -- 2.22.3-develop, HIP 6.2.41133; 1 KiB .. 8 GiB (printed 1K .. 8G)
+  mi300x = {
+    source = "Azure AI-benchmarking-guide ND_MI300X_v5_results.md (fork samuel-bohman/"
+      .. "AI-benchmarking-guide@3de0c294)",
+    rows = pow2_rows{0.04, 0.07, 0.15, 0.29, 0.59, 1.13, 2.22, 4.18, 7.50, 13.01, 22.41,
+                     43.41, 82.53, 131.57, 171.46, 230.35, 266.34, 290.81, 302.80, 308.89,
+                     313.92, 315.06, 314.85, 316.82}},
 }
 
 -- Below which message size (bytes) the engine's own all-reduce kernel runs
@@ -1218,11 +1266,28 @@ M.nccl_allreduce = {
 --           its bandwidth by size, so those messages keep the flat rate and
 --           NCCL's curve starts at the larger of the two limits
 --           (vllm_symm_mem_below), where NCCL runs either way.
---   SGLang  CustomAllreduce._MAX_CAR_SIZE = 8192 x 1024 on CUDA (16 MiB on
---           ROCm), the same `inp_size < max_size` test, world sizes and
---           NVLink rule (sgl-project/sglang python/sglang/srt/distributed/
---           device_communicators/custom_all_reduce.py at 004e6561cb8a,
---           "Adapted from" vLLM v0.6.4.post1's).
+--   SGLang  CustomAllreduce._MAX_CAR_SIZE = 8192 x 1024 on CUDA, 2 x 8192 x
+--           1024 on ROCm ("crossover is at 16MB buffer size for ROCm":
+--           M.sglang_rocm_car_below, read on the catalog's vendor "amd"
+--           GPUs), the same `inp_size < max_size` test, world sizes and
+--           NVLink rule (xGMI on ROCm: every size needs the GPUs fully
+--           connected, as MI300X's 8 are) (sgl-project/sglang python/sglang/
+--           srt/distributed/device_communicators/custom_all_reduce.py at
+--           004e6561cb8a, the same at 263bc85d64ba, "Adapted from" vLLM
+--           v0.6.4.post1's). At 263bc85d64ba dispatch_custom_allreduce runs
+--           AITER's CustomAllreduce instead on ROCm (SGLANG_USE_AITER_AR
+--           default "true", when the aiter package imports), whose cutoff
+--           is 64 MiB (ROCm/aiter aiter/dist/device_communicators/
+--           custom_all_reduce.py at 03644e50b4ca, _DEFAULT_CAR_MAX_SIZE =
+--           8192 x 8192); the SGLang release that made it the default was
+--           not pinned, so the 16 MiB stays.
+--   vLLM on ROCm: the same CustomAllreduce and 8 MiB (its symmetric-memory
+--           sizes are CUDA only); its QuickAllReduce runs only when
+--           VLLM_ROCM_QUICK_REDUCE_QUANTIZATION is set, default "NONE"
+--           (vllm/envs.py at f218f9c24d22; quick_all_reduce.py at 02cdf876519c,
+--           pull request 19744), and
+--           AITER's custom all-reduce only with VLLM_ROCM_USE_AITER (default
+--           off; cuda_communicator.py at 00b5a01dd29b), so neither is modelled.
 --   TensorRT-LLM  AllReduceStrategy AUTO: its one-shot / two-shot kernels for
 --           messages within the custom all-reduce workspace, 8,000,000 bytes
 --           at TP above 2 and 16,000,000 at TP 2, NCCL above
@@ -1236,6 +1301,7 @@ M.allreduce_custom = {
   sglang = {below = 8192 * 1024, sizes = {[2] = true, [4] = true, [6] = true, [8] = true}},
 }
 M.trtllm_allreduce_workspace = {tp2 = 16000000, above2 = 8000000}
+M.sglang_rocm_car_below = 2 * 8192 * 1024
 -- vLLM's SYMM_MEM_ALL_REDUCE_MAX_SIZES["9.0"] by TP size, bytes, read on the
 -- catalog's SM 9.0 GPUs (M.sm90, above)
 M.vllm_symm_mem_below = {[2] = 64 * 1048576, [4] = 32 * 1048576, [6] = 64 * 1048576,
@@ -1253,6 +1319,7 @@ function M.allreduce_custom_below(d)
   local own = M.allreduce_custom[d.budget]
   if own == nil then return nil end
   if not own.sizes[tp] then return 0 end
+  if d.budget == "sglang" and d.gpu.vendor == "amd" then return M.sglang_rocm_car_below end
   if d.budget == "vllm" and M.sm90[d.gpu.id] and engines.vllm_at_least(d.engine_version, "0.11") then
     return math.max(own.below, M.vllm_symm_mem_below[tp])
   end
@@ -2007,7 +2074,7 @@ function M.rates(d)
     p.expert_tpe, p.expert_frac = {}, {}
     for i, r in ipairs(rows) do p.expert_tpe[i], p.expert_frac[i] = r[1], r[2] end
   end
-  p.link_latency_us = given.link_latency_us or M.link_latency_us
+  p.link_latency_us = given.link_latency_us or M.link_latency(g)
   -- the TP all-reduces by message size where the GPU has an NCCL table and
   -- the engine's path is known, unless the user gives the link's rate or
   -- its efficiency (a flat rate then, as the GEMM curves give way)

@@ -76,3 +76,37 @@ local own = d8:perf()
 local q = factors.perf_at(d8, {link = own.link_eff / 2})
 check.eq(q.link_eff, own.link_eff / 2, "the flat factor")
 check.eq(q.nccl_busbw[14], own.nccl_busbw[14] / 2, "NCCL's 8 MiB busbw halved with it")
+
+-- MI300X (issue 18, brief linkgpu): RCCL's busbw by size (Azure's ND MI300X
+-- v5 table, sim.lua nccl_allreduce.mi300x), the custom all-reduce's own
+-- small-message latency (7.4 us, sim.lua link_latency_us_gpu) and SGLang's
+-- 16 MiB limit on ROCm (_MAX_CAR_SIZE = 2 x 8192 x 1024)
+local m = sim.perf(dep("vllm", 8, "mi300x"))
+check.eq(#m.nccl_bytes, 24, "ND MI300X v5: 24 sizes, 1 KiB .. 8 GiB")
+check.eq(m.nccl_busbw[14], 131.57, "MI300X 8 MiB: 131.57 GB/s")
+check.eq(m.nccl_busbw[24], 316.82, "MI300X 8 GiB: 316.82 GB/s")
+check.eq(m.link_latency_us, 7.4, "MI300X: vLLM's custom all-reduce, 7.4 us")
+check.eq(m.ar_custom_below, 8388608, "vLLM on ROCm: CustomAllreduce below 8 MiB")
+check.eq(sim.perf(dep("vllm", 8)).link_latency_us, 9, "A100: the H100's 9 us default")
+check.eq(sim.perf(dep("vllm", 8, "mi300x", {perf = {link_latency_us = 12}})).link_latency_us, 12,
+         "perf.link_latency_us given")
+check.eq(sim.allreduce_custom_below(dep("sglang", 8, "mi300x")), 16777216, "SGLang on ROCm: 16 MiB")
+check.eq(sim.allreduce_custom_below(dep("sglang", 3, "mi300x")), 0, "SGLang TP 3: NCCL at every size")
+check.eq(sim.allreduce_custom_below(dep("vllm", 4, "mi300x", {engine_version = "0.11.0"})), 8388608,
+         "vLLM 0.11 on MI300X: no symmetric-memory limit (CUDA only)")
+-- by hand: 600 tokens (9,830,400 B) at TP 8: vLLM runs RCCL, 160 all-reduces
+-- at the busbw read between 8 MiB (131.57) and 16 MiB (171.46) in log bytes;
+-- SGLang's kernel keeps them (below 16 MiB)
+local tm = dep("vllm", 8, "mi300x"):time(1000, 600)
+local mb = 600 * 16384
+local mf = math.log(mb / 8388608) / math.log(2)
+local mbw = 131.57 + mf * (171.46 - 131.57)
+local mwant = 160 * mb * 1.75 / (mbw * 1e9) * 1e3
+assert(math.abs(tm.nccl_ms - mwant) < 1e-9 * mwant, string.format("MI300X nccl_ms %.9g, expected %.9g", tm.nccl_ms, mwant))
+check.eq(dep("sglang", 8, "mi300x"):time(1000, 600).nccl_ms, 0, "SGLang MI300X: 600 tokens below 16 MiB")
+-- 400 tokens stay on the custom kernel: 160 collectives at 7.4 us, not 9
+local t74 = dep("vllm", 8, "mi300x"):time(1000, 400)
+local t9 = dep("vllm", 8, "mi300x", {perf = {link_latency_us = 9}}):time(1000, 400)
+check.eq(t74.nccl_ms, 0, "MI300X 400 tokens: custom all-reduce")
+local dl = (t9.comm_ms - t74.comm_ms) / (1.6e-3)
+assert(math.abs(dl - 160) < 1e-6, string.format("MI300X: %.9g collectives at 1.6 us less, expected 160", dl))
