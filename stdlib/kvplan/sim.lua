@@ -154,6 +154,20 @@ M.efficiency_by_gpu = {
 --               row (database.md at bbb8e247, torch.mm bf16 264.53 TFLOPS),
 --               the best of square sizes 1024 to 10240, a maximum over sizes
 --               at no stated M. memory: none by M (the flat factor above)
+--   h20
+--     bf16      compute only: torch.mm BF16 squares on an "NVIDIA H20" (torch
+--               2.7.0+cu128; zzc0721/torch-performance-test-data issue 77,
+--               2025-10-17, its detailed BF16 block; the repository's test.py
+--               times torch.mm(a, b) of two n x n random BF16 tensors, warm-up
+--               then timed iterations, 2 n^3 FLOPs over the wall time), its rows
+--               of M >= 4096 as for the A100 and MI300X: 4096^3 133.41, 8192^3
+--               138.60, 10240^3 142.25 TFLOPS of 148 (every row above the
+--               ridge, 37 tokens at 2 bytes a weight); left out the squares of
+--               1024 and 2048 (95.12, 120.27), whose N and K are a fifth to a
+--               tenth of a large model's. torch.mm is cuBLAS, what SGLang's and
+--               vLLM's 16-bit linear layers (F.linear) run. memory: none by M
+--               (the flat factor); no published H20 GEMM row at M < 37 was
+--               found (docs/time.md, issue 18, H20 findings)
 --   mi300x
 --     fp8       compute only: hipBLASLt FP8 GEMMs on one GPU of an Azure ND
 --               MI300X v5 VM (Azure's AI-benchmarking-guide, "ND MI300X v5
@@ -323,6 +337,13 @@ M.gemm_benchmarks = {
       {source = "Azure AI-benchmarking-guide ND_A100_v4_results.md at 3bb66cac (NVIDIA "
          .. "A100-SXM4-80GB, CUDA 12.5), GEMM CuBLASLt FP16, rows of M >= 4096",
        bytes = 2, rows = {{4096, 228.0}, {6144, 250.8}, {8192, 253.7}, {16384, 256.5}}},
+    },
+  },
+  ["h20"] = {
+    bf16 = {
+      {source = "zzc0721/torch-performance-test-data issue 77 (2025-10-17, NVIDIA H20, torch "
+         .. "2.7.0+cu128), torch.mm BF16 squares, rows of M >= 4096",
+       bytes = 2, rows = {{4096, 133.41}, {8192, 138.60}, {10240, 142.25}}},
     },
   },
   ["b200"] = {

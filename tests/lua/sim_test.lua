@@ -483,6 +483,34 @@ local a1flat = kv.deploy{model = "llama-3.1-8b", gpu = "a100-sxm-80gb",
                          efficiency = {compute = 228.0 / 312}}
 assert(math.abs(a1d:time(2048, 256).tpot_ms - a1flat:time(2048, 256).tpot_ms) <= 1e-9,
        "below M = 4096 the A100 compute curve is its first point")
+-- H20 (issue 18): compute, torch.mm BF16 squares of M >= 4096 on an NVIDIA
+-- H20 (zzc0721/torch-performance-test-data issue 77): 133.41 (4096^3),
+-- 138.60 (8192^3), 142.25 (10240^3) TFLOPS over 148, all above the ridge
+-- 2 x 148 / (2 x 4.0) = 37 tokens; memory: no rows, the flat 0.8
+local h2d = kv.deploy{model = "llama-3.1-8b", gpu = "h20"}
+local h2 = h2d:perf()
+check.eq(#h2.gemm_compute, 3, "H20 bf16 compute: three points")
+assert(h2.gemm_compute[1][1] == 4096 and math.abs(h2.gemm_compute[1][2] - 133.41 / 148) <= 1e-12,
+       "H20 bf16 compute at M = 4096: 0.9014")
+assert(h2.gemm_compute[2][1] == 8192 and math.abs(h2.gemm_compute[2][2] - 138.60 / 148) <= 1e-12,
+       "H20 bf16 compute at M = 8192")
+assert(h2.gemm_compute[3][1] == 10240 and math.abs(h2.gemm_compute[3][2] - 142.25 / 148) <= 1e-12,
+       "H20 bf16 compute at M = 10240")
+check.eq(h2.gemm_memory, nil, "H20: no GEMM memory rows, the flat factor")
+check.eq(h2.mem_eff, 0.8, "H20 memory: the rule of thumb")
+check.eq(h2.gemm_tile_m, 0, "H20 bf16 (cuBLAS): no tile term, no source for its tile")
+-- hand count, a decode step of 8192 sequences (8192 tokens): the GEMMs are
+-- compute-bound and take the body's FLOPs a token and the logits' a sequence
+-- at 148 TFLOPS x 138.60 / 148, i.e. at 138.60 TFLOPS:
+-- (13,959,176,192 + 1,050,673,152) x 8192 / 138.60e12 s = 887.5 ms
+check.eq(h2.body_flops, 13959176192, "Llama 3.1 8B: 2 x the layers' parameters")
+local h8 = h2d:time(128, 8192)
+check.eq(h8.run_tokens, 8192, "8192 tokens, unpadded")
+assert(math.abs(h8.gemm_ms - (13959176192 + 1050673152) * 8192 / 138.60e12 * 1e3) <= 1e-9,
+       "H20 bf16 GEMMs of 8192 tokens at 138.60 TFLOPS: " .. h8.gemm_ms)
+-- fp8 (per-tensor) on the H20 has no rows: the flat factors
+check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "h20", weights = "fp8"}:perf().gemm_compute, nil,
+         "H20 fp8: no compute rows")
 -- GPUs without published rows keep the flat factors
 check.eq(kv.deploy{model = "llama-3.1-8b", gpu = "l40s"}:perf().gemm_memory, nil, "L40S: none")
 -- MI300X: memory at BabelStream's median kernel, 4.11 of 5.3 TB/s (Azure's
