@@ -34,6 +34,9 @@ int kvp_same_layer(const kvp_layer *a, const kvp_layer *b);
 
 /* Bytes of the fixed per-sequence state of a recurrent layer on one GPU. */
 kvp_err kvp_kv_state_bytes(const kvp_layer *l, int64_t tp, int64_t *bytes);
+/* Bits one token adds to an MLA layer's sparse-attention indexer keys (its
+ * part of kvp_kv_token_bits, whole on every rank, any KV format); 0 without. */
+kvp_err kvp_kv_index_bits(const kvp_layer *l, int64_t *bits);
 /* Tokens of a sequence of n tokens that layer l keeps: n, or min(n, window). */
 int64_t kvp_kv_tokens_held(const kvp_layer *l, int64_t n);
 
@@ -132,14 +135,24 @@ static inline double kvp_keys_sum(int64_t a, int64_t k, int64_t w) {
   return fb * fa + fb * (fb + 1.0) / 2.0 + (fk - fb) * (double)w;
 }
 
-/* Attention FLOPs of `count` new tokens of a sequence that already holds
- * `start` tokens: token i (1-based position start + i) attends to
- * start + i keys, or the last `window` of them. */
-static inline double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
+/* The attention kernels' FLOPs of `count` new tokens of a sequence that
+ * already holds `start` tokens: token i (1-based position start + i) attends
+ * to start + i keys, or the last `window` of them (a sparse-attention layer:
+ * its top index_topk, the same count). */
+static inline double kvp_cost_attn_kernels(const kvp_cost *c, int64_t start, int64_t count) {
   double f = 0.0;
   for (int32_t i = 0; i < c->nterm; i++)
     f += c->attn_key[i] * kvp_keys_sum(start, count, c->window[i]);
   return f;
+}
+/* The sparse-attention indexers' FLOPs of the same tokens: each scores
+ * every key before it and itself (0 without an indexer). */
+static inline double kvp_cost_index(const kvp_cost *c, int64_t start, int64_t count) {
+  return c->index_key > 0.0 ? c->index_key * kvp_keys_sum(start, count, 0) : 0.0;
+}
+/* Attention FLOPs of those tokens: the kernels' and the indexers'. */
+static inline double kvp_cost_attn(const kvp_cost *c, int64_t start, int64_t count) {
+  return kvp_cost_attn_kernels(c, start, count) + kvp_cost_index(c, start, count);
 }
 /* One step of the target model: `tokens` tokens of `seqs` sequences
  * processed (each sequence's last token gives logits), `kv_read` bytes of
@@ -154,6 +167,15 @@ static inline double kvp_cost_attn_s(const kvp_cost *c, int64_t count, double at
   if (!(attn > 0.0)) return 0.0;
   double q = (double)(count > 0 ? count : 1);
   return attn / (c->attn_peak * kvp_curve_at(&c->p.attn_flop, q, c->attn_eff));
+}
+/* Seconds of the attention FLOPs of `count` new tokens of a sequence holding
+ * `start`: the kernels' at kvp_cost_attn_s, the indexers' at their own rate
+ * (index_flops); *flops gets their sum (kvp_cost_attn). */
+static inline double kvp_cost_attn_secs(const kvp_cost *c, int64_t start, int64_t count,
+                                        double *flops) {
+  double a = kvp_cost_attn_kernels(c, start, count), x = kvp_cost_index(c, start, count);
+  *flops = a + x;
+  return kvp_cost_attn_s(c, count, a) + (x > 0.0 ? x / c->index_flops : 0.0);
 }
 /* kvp_step_time with the attention's compute seconds given (`attn_s`, the
  * sum of kvp_cost_attn_s over the scheduled sequences); kvp_step_time takes

@@ -73,17 +73,23 @@ kvp_err kvp_kv_token_bits(const kvp_layer *l, const kvp_format *kv, int64_t tp,
         CHK(chk_add(l->latent, l->rope_dim, &n));
         TRY(kvp_format_bits(kv, n, n, bits));
       }
-      if (l->index_dim > 0) {
-        CHK(chk_add(l->index_dim, l->index_dim / 128 * 4, &idx));
-        CHK(chk_mul(idx, 8, &idx));
-        CHK(chk_add(*bits, idx, bits));
-      }
+      TRY(kvp_kv_index_bits(l, &idx));
+      CHK(chk_add(*bits, idx, bits));
       return KVP_OK;
     }
     default:
       *bits = 0;
       return KVP_OK;
   }
+}
+
+kvp_err kvp_kv_index_bits(const kvp_layer *l, int64_t *bits) {
+  *bits = 0;
+  if (l->kind != KVP_MLA || l->index_dim <= 0) return KVP_OK;
+  int64_t idx;
+  CHK(chk_add(l->index_dim, l->index_dim / 128 * 4, &idx));
+  CHK(chk_mul(idx, 8, bits));
+  return KVP_OK;
 }
 
 kvp_err kvp_kv_state_bytes(const kvp_layer *l, int64_t tp, int64_t *bytes) {

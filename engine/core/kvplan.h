@@ -115,6 +115,11 @@ typedef struct kvp_layer {
   int64_t index_dim;    /* MLA: head dim of a sparse-attention indexer whose keys are
                          * cached beside the latent (DeepSeek-V3.2 index_head_dim;
                          * kv.c); 0: none */
+  int64_t index_heads;  /* MLA with an indexer: its query heads (DeepSeek-V3.2
+                         * index_n_heads), whole on every rank; time only */
+  int64_t index_topk;   /* MLA with an indexer: the keys each query token attends to,
+                         * the top index_topk by the indexer's score (DeepSeek-V3.2
+                         * index_topk); time only, the cache holds every token; 0: dense */
   int64_t kv_auto;      /* 1: the layer keeps the model dtype (16 bits) whatever the
                          * KV format (vLLM kv_cache_dtype_skip_layers under
                          * TurboQuant, set by kvp_vllm_turboquant; the hidden-state

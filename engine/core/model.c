@@ -69,6 +69,14 @@ static kvp_err check_layer(const kvp_layer *l, const char *what, kvp_diag *d) {
         return kvp_fail(d, KVP_EINVAL,
                         "field '%s': MLA needs kv_lora_rank >= 1 and rope_dim >= 0, got %lld and %lld",
                         what, (long long)l->latent, (long long)l->rope_dim);
+      /* a sparse-attention indexer: heads and top-k together, on its cached keys */
+      if (l->index_heads < 0 || l->index_topk < 0 || (l->index_heads > 0) != (l->index_topk > 0) ||
+          (l->index_topk > 0 && l->index_dim < 1))
+        return kvp_fail(d, KVP_EINVAL,
+                        "field '%s': a sparse-attention indexer needs index_n_heads >= 1, "
+                        "index_topk >= 1 and index_head_dim >= 1 together (or none), got %lld, "
+                        "%lld and %lld", what, (long long)l->index_heads,
+                        (long long)l->index_topk, (long long)l->index_dim);
       return KVP_OK;
     case KVP_STATE:
       if (l->state_bytes < 1 || l->kv_heads < 1 || l->state_bytes % l->kv_heads != 0)
@@ -89,6 +97,7 @@ int kvp_same_layer(const kvp_layer *a, const kvp_layer *b) {
          a->head_dim_v == b->head_dim_v && a->window == b->window &&
          a->latent == b->latent && a->rope_dim == b->rope_dim &&
          a->state_bytes == b->state_bytes && a->index_dim == b->index_dim &&
+         a->index_heads == b->index_heads && a->index_topk == b->index_topk &&
          a->kv_auto == b->kv_auto && a->sink == b->sink;
 }
 

@@ -15,7 +15,9 @@
  *   KV read   per scheduled sequence of context n: sum over layers of the
  *             bytes of one token on this GPU (kvp_kv_token_bits: heads
  *             split over tp, MLA's latent whole) x n, or x min(n, W) for a
- *             sliding window or local chunk W, plus recurrent states
+ *             sliding window or local chunk W, plus recurrent states;
+ *             a DeepSeek Sparse Attention layer (MLA with index_topk) its
+ *             latent x min(n, index_topk) and its indexer's keys x n
  *   KV write  the step's tokens x the bytes of one token on all layers
  *   activations  each token's hidden state through the norms and residual
  *             adds and the ends of the linear layers (on every GPU of the
@@ -28,6 +30,24 @@
  * attention: per (query, key) pair and layer 2 x heads x (head_dim +
  * head_dim_v) (QK^T and PV), for MLA with absorbed projections 2 x heads x
  * (2 latent + rope_dim), over tp.
+ * DeepSeek Sparse Attention (DeepSeek-V3.2): each query token's indexer
+ * scores every key before it and itself (index_n_heads x index_head_dim fp8
+ * dot products and a weighted sum: DeepSeek-V3.2-Exp inference/model.py
+ * Indexer at 6d8cb70dfdd6; vLLM's sparse_attn_indexer, DeepGEMM
+ * fp8_mqa_logits over each query's [ks, ke) in prefill and
+ * fp8_paged_mqa_logits over seq_lens in decode,
+ * vllm/model_executor/layers/sparse_attn_indexer.py at 006475fe481a), reading
+ * its fp8 keys of the whole context; MLA then attends to the top index_topk
+ * (FlashMLA sparse, indices in place of the block table: vllm/v1/attention/
+ * backends/mla/flashmla_sparse.py at 008a0c31dc02), so the latent's read and
+ * the MLA FLOPs are those of a sliding window of index_topk (time only: the
+ * cache keeps every token). The indexer's FLOPs, 2 x index_n_heads x
+ * index_head_dim a (query, key) pair, are whole on every rank (its wq_b a
+ * ReplicatedLinear, "no tensor parallel, just replicated": vLLM
+ * vllm/model_executor/models/deepseek_v2.py Indexer at 002d6073aa03; SGLang
+ * python/sglang/srt/layers/attention/nsa/nsa_indexer.py at 9c570b0857c4;
+ * the reference computes all heads on every rank and broadcasts rank 0's
+ * top-k), at the fp8 rate (index_tflops) x flop_eff.
  * Tensor parallelism: two all-reduces per layer (after attention and after
  * the MLP, Megatron-LM: Shoeybi et al., 2019) of T x hidden x 2 bytes (16-bit
  * activations); a ring all-reduce sends 2 (tp - 1) / tp of it each way
@@ -140,7 +160,8 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     {"eager_launch_us", p->eager_launch_us}, {"graph_max", (double)p->graph_max},
     {"piecewise_kernels", p->piecewise_kernels}, {"graph_seq_max", (double)p->graph_seq_max},
     {"attn_floor_us", p->attn_floor_us}, {"quant_kernels", p->quant_kernels},
-    {"quant_floor_us", p->quant_floor_us}, {"gemm_tile_m", p->gemm_tile_m}};
+    {"quant_floor_us", p->quant_floor_us}, {"gemm_tile_m", p->gemm_tile_m},
+    {"index_tflops", p->index_tflops}};
   for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
@@ -346,6 +367,8 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     c->attn_peak = p->attn16_tflops * 1e12;
     c->attn_eff = p->attn16_eff;
   }
+  /* a sparse-attention indexer's kernel: its fp8 rate where given */
+  c->index_flops = (p->index_tflops > 0.0 ? p->index_tflops : p->tflops) * 1e12 * p->flop_eff;
   c->link = p->link_gbps / 2.0 * 1e9 * p->link_eff;
   double tp = (double)dep->tp, atp = (double)c->attn_tp;
   double W = (double)l->weights_total;
@@ -410,8 +433,21 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
       continue;
     }
     int64_t w = (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) ? ly->window : 0;
-    add_term(c, w, tok, n * attn_per_key(ly, heads_gpu));
     c->write_tok += tok;
+    if (ly->kind == KVP_MLA && ly->index_topk > 0) {
+      /* DeepSeek Sparse Attention (roofline.c header): the latent and its
+       * FLOPs over the top index_topk keys (a window's shape, for time
+       * only), the indexer's keys over every key; at most one more term than
+       * specs, window 0's (KVP_ROOF_TERMS) */
+      int64_t ib;
+      TRY(kvp_kv_index_bits(ly, &ib));
+      double idx = n * (double)ib / 8.0;
+      add_term(c, ly->index_topk, tok - idx, n * attn_per_key(ly, heads_gpu));
+      add_term(c, 0, idx, 0.0);
+      c->index_key += n * 2.0 * (double)ly->index_heads * (double)ly->index_dim;
+      continue;
+    }
+    add_term(c, w, tok, n * attn_per_key(ly, heads_gpu));
   }
   /* collectives a layer, in bytes a GPU sends per token of its rank */
   double msg = (double)m->hidden * ACT_BYTES, L = (double)m->layers;
@@ -720,11 +756,14 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   if (!chk_mul(concurrency, per, &tokens)) return KVP_EOVERFLOW;
   /* every sequence at `context` tokens before the step: vLLM V0's seq_len
    * of a decode counts the token it decodes (context + 1) */
-  double kv = b * kvp_cost_kv_read(c, context), attn = b * kvp_cost_attn(c, context, per);
+  /* the attention kernels' FLOPs at their rate, the indexers' at theirs */
+  double kv = b * kvp_cost_kv_read(c, context), attn = b * kvp_cost_attn_kernels(c, context, per);
+  double index = b * kvp_cost_index(c, context, per);
+  double attn_s = kvp_cost_attn_s(c, per, attn) + (index > 0.0 ? index / c->index_flops : 0.0);
+  attn += index;
   kvp_step_memo m = {0};
   int64_t longest = context < INT64_MAX ? context + 1 : context;
-  kvp_step_time_memo(c, &m, tokens, concurrency, longest, kv, attn, kvp_cost_attn_s(c, per, attn),
-                     &out->decode);
+  kvp_step_time_memo(c, &m, tokens, concurrency, longest, kv, attn, attn_s, &out->decode);
   double step = out->decode.seconds + (double)c->spec_tokens *
                 kvp_draft_time(c, concurrency, (double)context);
   double e = c->tokens_per_step;
@@ -737,7 +776,8 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   double all = out->decode.weight_bytes + out->decode.kv_bytes;
   out->kv_read_share = all > 0.0 ? out->decode.kv_bytes / all : 0.0;
   out->compute_bound = out->decode.compute_bound;
-  kvp_step_time(c, context, 1, 0.0, kvp_cost_attn(c, 0, context), &out->prefill);
+  double pattn, pattn_s = kvp_cost_attn_secs(c, 0, context, &pattn);
+  kvp_step_time_s(c, context, 1, 0.0, pattn, pattn_s, &out->prefill);
   out->ttft_s = out->prefill.seconds;
   if (c->p.price_per_hour > 0.0)
     out->usd_per_mtok = c->p.price_per_hour * (double)c->gpus / 3600.0 / out->tokens_per_s * 1e6;

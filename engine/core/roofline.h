@@ -160,6 +160,9 @@ typedef struct kvp_perf {
    * weights' 8- or 4-bit one (0: tflops and flop_eff, as the GEMMs) */
   double attn16_tflops;    /* the GPU's dense bf16 (else fp16) rate, TFLOP/s */
   double attn16_eff;       /* its compute factor, (0, 1] when attn16_tflops > 0 */
+  /* a sparse-attention indexer's scores (DeepSeek-V3.2: DeepGEMM's fp8 MQA-logits
+   * kernels) at the GPU's fp8 rate, at flop_eff (0: tflops) */
+  double index_tflops;     /* TFLOP/s */
   /* the tensor-parallel all-reduces by message size and engine path (nccl_points = 0:
    * every all-reduce at link_gbps / 2 x link_eff plus link_latency_us, whatever its size) */
   int32_t nccl_points;     /* points of the curve below, 0 .. KVP_NCCL_POINTS */
@@ -229,6 +232,9 @@ typedef struct kvp_cost {
   double kv_tok[KVP_ROOF_TERMS];
   double attn_key[KVP_ROOF_TERMS]; /* attention FLOPs per (query, key) pair */
   int64_t window[KVP_ROOF_TERMS];  /* 0: every key; else the last `window` */
+  double index_key;           /* sparse-attention indexers' FLOPs per (query, key) pair on one
+                               * GPU, every key of the prefix (roofline.c) */
+  double index_flops;         /* their kernel's FLOP/s (index_tflops x flop_eff) */
   double state_bytes;         /* fixed read per sequence: recurrent states and
                                * cross-attention caches of the encoder's tokens */
   double write_tok;           /* KV bytes one token writes */

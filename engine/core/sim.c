@@ -672,11 +672,17 @@ static kvp_err run_step(state *s, kvp_sim *out) {
       a = 0.0 + ak0 * kvp_keys_sum(q->computed, q->sched, 0);
     } else {
       kv += kvp_cost_kv_read(s->c, q->computed);
-      a = kvp_cost_attn(s->c, q->computed, q->sched);
+      a = kvp_cost_attn_kernels(s->c, q->computed, q->sched);
     }
-    attn += a;
     /* at its own query tokens: kvp_cost_attn_s, its divisor for one derived once */
     attn_s += q->sched != 1 ? kvp_cost_attn_s(s->c, q->sched, a) : a > 0.0 ? a / den1 : 0.0;
+    if (!plain && s->c->index_key > 0.0) {
+      /* a sparse-attention indexer's scores at their own rate (kvp_cost_attn_secs) */
+      double x = kvp_cost_index(s->c, q->computed, q->sched);
+      attn_s += x / s->c->index_flops;
+      a += x;
+    }
+    attn += a;
     q->dec = decoding(q);
     if (q->dec) {
       ndecode++;

@@ -352,7 +352,7 @@ static const char *const perf_keys[] = {
   "sampler_bytes", "graphs", "graph_max", "graph_seq_max",
   "eager_launch_us", "gemm_tile_m",
   "gemm_memory", "gemm_compute", "piecewise_kernels", "attn_tflops", "attn_mem_eff",
-  "attn16_tflops", "attn16_eff", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
+  "attn16_tflops", "attn16_eff", "index_tflops", "attn_compute", "expert_tpe", "expert_frac", "expert_flops",
   "nccl_bytes", "nccl_busbw", "ar_custom_below",
   /* not the step's: kv.simulate's client time a request (sim.lua request_ms,
    * passed to the simulator as its request_s) and the API server's serial
@@ -479,6 +479,7 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   p.attn_mem_eff = kvl_num_field(L, idx, "attn_mem_eff", 0.0);
   p.attn16_tflops = kvl_num_field(L, idx, "attn16_tflops", 0.0);
   p.attn16_eff = kvl_num_field(L, idx, "attn16_eff", 0.0);
+  p.index_tflops = kvl_num_field(L, idx, "index_tflops", 0.0);
   curve_field(L, idx, "attn_compute", &p.attn_flop);
   p.expert_flops = kvl_num_field(L, idx, "expert_flops", 0.0);
   point_lists(L, idx, "expert_tpe", "expert_frac", KVP_EXPERT_POINTS, p.expert_tpe,

@@ -44,7 +44,8 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
   if (kind == KVP_STATE) out->kv_heads = kvl_int_field(L, idx, "state_heads", 1);
   /* keep shapes comparable: zero what the kind does not use */
   if (kind != KVP_SLIDING && kind != KVP_CHUNKED && kind != KVP_CROSS) out->window = 0;
-  if (kind != KVP_MLA) out->latent = out->rope_dim = out->index_dim = 0;
+  if (kind != KVP_MLA)
+    out->latent = out->rope_dim = out->index_dim = out->index_heads = out->index_topk = 0;
   if (kind == KVP_MLA || kind == KVP_STATE || kind == KVP_NONE)
     out->head_dim = out->head_dim_v = 0;
   if (kind == KVP_MLA || kind == KVP_NONE) out->kv_heads = 0;
@@ -54,7 +55,8 @@ static void check_run(lua_State *L, int idx, int i, const kvp_layer *base, kvp_l
 
 static const char *const model_keys[] = {
   "layers", "hidden", "heads", "kv_heads", "head_dim", "head_dim_v", "params", "active",
-  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", "index_head_dim", "linear_shards",
+  "max_context", "layer_kinds", "kv_lora_rank", "rope_dim", "index_head_dim", "index_n_heads",
+  "index_topk", "linear_shards",
   "linear_cols", NULL
 };
 
@@ -87,6 +89,10 @@ static int l_model(lua_State *L) {
   if (base.index_dim < 0 || (base.index_dim > 0 && base.latent == 0))
     return kvl_error(L, "field 'index_head_dim' needs MLA (kv_lora_rank) and must be >= 0, got %I",
                      (lua_Integer)base.index_dim);
+  /* its query heads and top-k (DeepSeek-V3.2 index_n_heads, index_topk): the
+   * step time's (roofline.c), checked with the layer (model.c) */
+  base.index_heads = kvl_int_field(L, 1, "index_n_heads", 0);
+  base.index_topk = kvl_int_field(L, 1, "index_topk", 0);
   if (base.latent > 0 && lua_getfield(L, 1, "layer_kinds") == LUA_TNIL) {
     lua_pop(L, 1); /* MLA on every layer */
     m->spec[0] = base;
@@ -184,7 +190,8 @@ static int model_layer(lua_State *L) {
   const struct { const char *k; int64_t v; } f[] = {
     {"kv_heads", l->kv_heads}, {"head_dim", l->head_dim}, {"head_dim_v", l->head_dim_v},
     {"window", l->window}, {"kv_lora_rank", l->latent}, {"rope_dim", l->rope_dim},
-    {"index_head_dim", l->index_dim},
+    {"index_head_dim", l->index_dim}, {"index_n_heads", l->index_heads},
+    {"index_topk", l->index_topk},
     {"state_bytes", l->state_bytes}
   };
   for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)

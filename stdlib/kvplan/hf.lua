@@ -1337,7 +1337,8 @@ local function read_shape(C, a)
       local rope, nope = C:int("qk_rope_head_dim", 0, true), C:int("qk_nope_head_dim", 0, true)
       local v = C:int("v_head_dim", 1, true)
       a.mla = {kv_lora = lora, rope = rope, nope = nope, v = v, q_lora = C:int("q_lora_rank"),
-               index = C:int("index_head_dim")}
+               index = C:int("index_head_dim"), index_heads = C:int("index_n_heads"),
+               index_topk = C:int("index_topk")}
       a.head_dim, a.head_dim_v = nope + rope, v
       C:fact(string.format("MLA: kv_lora_rank %d + qk_rope_head_dim %d cached per token and layer",
                            lora, rope))
@@ -1346,6 +1347,12 @@ local function read_shape(C, a)
         -- scale per 128, cached beside the latent on every layer
         C:fact(string.format("sparse-attention indexer: index_head_dim %d keys cached per token "
                              .. "and layer", a.mla.index))
+        if a.mla.index_heads and a.mla.index_topk then
+          -- the step time's: each query scores every key with index_n_heads
+          -- heads, MLA attends to the top index_topk (roofline.c)
+          C:fact(string.format("sparse attention: index_n_heads %d, index_topk %d keys a query",
+                               a.mla.index_heads, a.mla.index_topk))
+        end
       end
     else
       local hd, hw = C:int("head_dim")
@@ -1948,7 +1955,9 @@ function M.from_hf(path, opts)
   end
   if a.mla then
     t.mla = {kv_lora_rank = a.mla.kv_lora, rope_dim = a.mla.rope, q_lora_rank = a.mla.q_lora,
-             qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v, index_head_dim = a.mla.index}
+             qk_nope_head_dim = a.mla.nope, v_head_dim = a.mla.v, index_head_dim = a.mla.index,
+             index_n_heads = a.mla.index and a.mla.index_heads,
+             index_topk = a.mla.index and a.mla.index_topk}
   end
   if a.moe then
     t.experts, t.experts_active = a.moe.experts, a.moe.active

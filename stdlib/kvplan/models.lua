@@ -216,6 +216,8 @@ function M.new(t)
     c.kv_lora_rank, c.rope_dim = t.mla.kv_lora_rank, t.mla.rope_dim or 0
     -- a sparse-attention indexer's keys cached beside the latent (DeepSeek-V3.2)
     c.index_head_dim = t.mla.index_head_dim
+    -- its query heads and top-k: the step time's (roofline.c, DeepSeek Sparse Attention)
+    c.index_n_heads, c.index_topk = t.mla.index_n_heads, t.mla.index_topk
     if c.kv_lora_rank == nil then util.raise("field 'mla.kv_lora_rank' is missing") end
   end
   local m = setmetatable({}, Model)

@@ -2160,6 +2160,18 @@ function M.rates(d)
      and g.fp8_tflops ~= nil then
     p.attn_tflops = g.fp8_tflops
   end
+  -- a sparse-attention indexer (DeepSeek-V3.2) scores in fp8 whatever the
+  -- weights' format: its queries are quantized to fp8 (per_token_group_quant_fp8)
+  -- and its keys cached in fp8, the logits by DeepGEMM's fp8 MQA kernels
+  -- (vllm-project/vllm vllm/model_executor/models/deepseek_v2.py Indexer at
+  -- 002d6073aa03, vllm/model_executor/layers/sparse_attn_indexer.py at
+  -- 006475fe481a): at the GPU's fp8 peak (roofline.c index_tflops), the
+  -- weights' peak on a GPU without one
+  local mla = rawget(d.model, "mla")
+  if given.tflops == nil and type(mla) == "table" and (mla.index_topk or 0) > 0
+     and g.fp8_tflops ~= nil then
+    p.index_tflops = g.fp8_tflops
+  end
   return p
 end
 

@@ -879,3 +879,28 @@ do
            "a config.json")
   check.eq(rawequal(kv.model(FIX .. "qwen3-8b"), kv.model(FIX .. "qwen3-8b")), true, "read once")
 end
+
+-- DeepSeek Sparse Attention from config.json (DeepSeek-V3.2: index_head_dim,
+-- index_n_heads, index_topk): the indexer's keys in the KV (memory, as
+-- before) and its heads and top-k for the step time (roofline.c): at 32K the
+-- latent is read over 2048 keys, the indexer's 132 bytes over all
+do
+  local d = tmp .. "/dsa"
+  assert(os.execute("mkdir -p " .. d))
+  local text = check.slurp(FIX .. "deepseek-v3/config.json")
+  local dsa, n = text:gsub("^%s*{", '{"index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048,', 1)
+  assert(n == 1, "config.json opens with {")
+  put(d .. "/config.json", dsa)
+  local m = from_hf(d)
+  check.eq(m.mla.index_n_heads, 64, "index_n_heads")
+  check.eq(m.mla.index_topk, 2048, "index_topk")
+  check.eq(m:kv_bytes_per_token("bf16", 16), 61 * ((512 + 64) * 2 + 132), "latent and indexer keys")
+  local plain = from_hf(FIX .. "deepseek-v3")
+  local function tpot(model) return kv.deploy{model = model, gpu = "h200", tp = 8}:time(32768, 32).tpot_ms end
+  assert(tpot(m) < 0.8 * tpot(plain), "sparse attention at 32K: " .. tpot(m) .. " vs " .. tpot(plain))
+  -- heads without top-k is the core's error naming them
+  put(d .. "/config.json", (text:gsub("^%s*{", '{"index_head_dim": 128, "index_n_heads": 64,', 1)))
+  check.error("index_topk", function() from_hf(d) end)
+  os.remove(d .. "/config.json")
+  os.remove(d)
+end

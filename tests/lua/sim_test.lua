@@ -1245,3 +1245,29 @@ do
                 scheduler = "no_evict", long_prefill_token_threshold = 8}
   end)
 end
+
+-- DeepSeek Sparse Attention (roofline.c): deepseek-v3.2 attends to its top
+-- 2048 keys where deepseek-v3 attends to all, and scores every key with its
+-- indexer at the fp8 peak; at 32K its decode and prefill are faster, at 1K
+-- (below the top-k) slower, its indexer's keys and FLOPs on top of the same MLA
+do
+  local function dep(id) return kv.deploy{model = id, gpu = "h200", tp = 8} end
+  local v3, v32 = dep("deepseek-v3"), dep("deepseek-v3.2")
+  check.eq(v32:perf().index_tflops, 1979, "the indexer at the H200's fp8 peak")
+  check.eq(v3:perf().index_tflops, nil, "no indexer")
+  local a, b = v3:time(32768, 32), v32:time(32768, 32)
+  assert(b.tpot_ms < 0.8 * a.tpot_ms, "32K decode: v3.2 " .. b.tpot_ms .. " vs v3 " .. a.tpot_ms)
+  assert(b.ttft_ms < 0.8 * a.ttft_ms, "32K prefill: v3.2 " .. b.ttft_ms .. " vs v3 " .. a.ttft_ms)
+  a, b = v3:time(1024, 32), v32:time(1024, 32)
+  assert(b.tpot_ms > a.tpot_ms, "1K decode: v3.2 " .. b.tpot_ms .. " vs v3 " .. a.tpot_ms)
+  assert(b.ttft_ms > a.ttft_ms, "1K prefill: v3.2 " .. b.ttft_ms .. " vs v3 " .. a.ttft_ms)
+  -- the simulator's steps price it the same way (sim.c run_step)
+  local function sim(id)
+    return kv.simulate{model = id, gpu = "h200", tp = 8, requests = 4, prompt = 32000, output = 16}
+  end
+  local s3, s32 = sim("deepseek-v3"), sim("deepseek-v3.2")
+  assert(s32.ttft_ms.mean < s3.ttft_ms.mean, "simulated 32K TTFT: " .. s32.ttft_ms.mean .. " vs " ..
+         s3.ttft_ms.mean)
+  assert(s32.tpot_ms.mean < s3.tpot_ms.mean, "simulated 32K TPOT: " .. s32.tpot_ms.mean .. " vs " ..
+         s3.tpot_ms.mean)
+end

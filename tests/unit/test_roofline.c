@@ -269,6 +269,71 @@ static void attention_runs_at_its_kernels_rates_by_query_tokens(void **state) {
   assert_non_null(strstr(dg.msg, "attn_mem_eff"));
 }
 
+/* DeepSeek Sparse Attention (roofline.c header): an MLA layer with an
+ * indexer reads its latent and computes MLA over min(n, index_topk) keys,
+ * the indexer's fp8 keys and 2 x index_n_heads x index_head_dim FLOPs a
+ * (query, key) pair over every key, at index_tflops. Hand-counted on 2
+ * layers of a 16-wide latent, rope 8, 4 heads, an indexer of 2 heads of 128
+ * and top-k 4, bf16 KV: 48 latent bytes and 132 indexer bytes a token a layer. */
+static void sparse_attention_attends_top_k_and_indexes_every_key(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 2, 64, 4, 4, 16, NULL), KVP_OK);
+  d.model.spec[0] = (kvp_layer){.kind = KVP_MLA, .latent = 16, .rope_dim = 8, .index_dim = 128,
+                                .index_heads = 2, .index_topk = 4};
+  d.model.params = d.model.active = 1000;
+  d.gpu_bytes = GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  /* memory: every token's latent and indexer keys, as without top-k */
+  assert_int_equal(l.token_bits[0], (48 + 132) * 8);
+  kvp_perf p = h100();
+  p.index_tflops = 1979;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(c.write_tok == 2.0 * 180);
+  /* a decode at context 10: latent 2 x 48 x min(10, 4), indexer 2 x 132 x 10 */
+  assert_true(kvp_cost_kv_read(&c, 10) == 2.0 * 48 * 4 + 2.0 * 132 * 10);
+  /* MLA 2 layers x 2 x 4 heads x (2 x 16 + 8) = 640 a key over min(11, 4);
+   * the indexer 2 x 2 x 2 x 128 = 1024 a key over all 11 */
+  assert_true(kvp_cost_attn_kernels(&c, 10, 1) == 640.0 * 4);
+  assert_true(kvp_cost_index(&c, 10, 1) == 1024.0 * 11);
+  assert_true(kvp_cost_attn(&c, 10, 1) == 640.0 * 4 + 1024.0 * 11);
+  double f = 0.0, sec = kvp_cost_attn_secs(&c, 10, 1, &f);
+  assert_true(f == 640.0 * 4 + 1024.0 * 11);
+  assert_true(fabs(sec - (640.0 * 4 / 989.5e12 + 1024.0 * 11 / 1979e12)) < 1e-24);
+  /* a prompt of 6: MLA keys 1 + 2 + 3 + 4 + 4 + 4 = 18, the indexer's 21 */
+  assert_true(kvp_cost_attn(&c, 0, 6) == 640.0 * 18 + 1024.0 * 21);
+  assert_int_equal(kvp_time_at(&c, 6, 1, &t), KVP_OK);
+  double pa = 640.0 * 18 / 989.5e12 + 1024.0 * 21 / 1979e12;
+  assert_true(fabs(t.prefill.compute_s - (6.0 * 2000 / 989.5e12 + pa)) < 1e-24);
+  assert_true(t.prefill.flops == 6.0 * 2000 + 640.0 * 18 + 1024.0 * 21);
+  /* the decode at 6: bytes read 2 x 48 x 4 + 2 x 132 x 6, written 360 */
+  assert_true(t.decode.kv_bytes == 2.0 * 48 * 4 + 2.0 * 132 * 6 + 360);
+  assert_true(t.decode.flops == 2000 + 640.0 * 4 + 1024.0 * 7);
+  /* without index_tflops the indexer at tflops; the indexer's heads are whole
+   * on every rank: tp 2 halves MLA's heads, not the indexer's */
+  p.index_tflops = 0;
+  d.tp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(kvp_cost_attn_kernels(&c, 10, 1) == 320.0 * 4);
+  assert_true(kvp_cost_index(&c, 10, 1) == 1024.0 * 11);
+  sec = kvp_cost_attn_secs(&c, 10, 1, &f);
+  assert_true(fabs(sec - (320.0 * 4 + 1024.0 * 11) / 989.5e12) < 1e-24);
+  /* heads without top-k (or top-k without the indexer's keys) is an error naming them */
+  kvp_diag dg = {{0}};
+  d.model.spec[0].index_topk = 0;
+  assert_int_equal(kvp_model_check(&d.model, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "index_topk"));
+  d.model.spec[0].index_topk = 4;
+  d.model.spec[0].index_dim = 0;
+  assert_int_equal(kvp_model_check(&d.model, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "index_head_dim"));
+}
+
 /* Without its backend's rates, attention computes in its inputs' dtype: an
  * fp8 checkpoint (tflops the fp8 peak 1979) on a 16-bit KV cache runs its
  * attention at the 16-bit peak 989.5 x attn16_eff, its GEMMs at 1979 x
@@ -1275,6 +1340,7 @@ int main(void) {
     cmocka_unit_test(gemms_compute_whole_m_tiles),
     cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
     cmocka_unit_test(attention_on_a_16_bit_cache_computes_at_the_16_bit_peak),
+    cmocka_unit_test(sparse_attention_attends_top_k_and_indexes_every_key),
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
