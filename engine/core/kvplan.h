@@ -853,7 +853,6 @@ typedef struct kvp_activation {
 } kvp_activation;
 
 const char *kvp_predict_term_name(int term);
-kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d);
 /* vLLM's profiled activation peak (torch_peak_increase) on one GPU. */
 kvp_err kvp_predict_activation(const kvp_shape *s, const kvp_profile *p, kvp_activation *a,
                                kvp_diag *d);

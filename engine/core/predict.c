@@ -164,7 +164,7 @@ const char *kvp_predict_term_name(int term) {
   return (term >= 0 && term < KVP_PREDICT_NTERMS) ? names[term] : "unknown";
 }
 
-kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d) {
+static kvp_err kvp_predict_check(const kvp_shape *s, const kvp_profile *p, kvp_diag *d) {
   TRY(kvp_check_count(s->hidden, 1, "hidden", d));
   TRY(kvp_check_count(s->heads, 1, "heads", d));
   TRY(kvp_check_count(s->kv_heads, 1, "kv_heads", d));

@@ -259,7 +259,11 @@ double kvp_curve_at(const kvp_curve *c, double m, double flat) {
   return c->n > 0 ? log_interp(c->m, c->e, c->n, m) : flat;
 }
 
-double kvp_expert_fraction(const kvp_perf *p, double tpe) {
+/* The fraction of the routed experts' roofline their grouped GEMMs reach at
+ * `tpe` tokens per expert: expert_eff when given (> 0), else the curve
+ * expert_tpe/expert_frac interpolated linearly in log tokens and clamped to
+ * its first and last points, else mem_eff. */
+static double kvp_expert_fraction(const kvp_perf *p, double tpe) {
   if (p->expert_eff > 0.0) return p->expert_eff;
   if (p->expert_points <= 0) return p->mem_eff;
   /* the measured points by tokens per expert touched */

@@ -291,11 +291,6 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d);
 /* Curve c at M = m (interpolated in log m, clamped outside its points), or
  * flat when c has no points. */
 double kvp_curve_at(const kvp_curve *c, double m, double flat);
-/* The fraction of the routed experts' roofline their grouped GEMMs reach at
- * `tpe` tokens per expert: expert_eff when given (> 0), else the curve
- * expert_tpe/expert_frac interpolated linearly in log tokens and clamped to
- * its first and last points, else mem_eff. */
-double kvp_expert_fraction(const kvp_perf *p, double tpe);
 /* Derive the per-token and per-sequence costs of an evaluated ledger. */
 kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_diag *d);
 

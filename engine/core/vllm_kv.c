@@ -367,6 +367,62 @@ static kvp_err given_groups(kvp_ledger *l, kvp_diag *diag) {
   return KVP_OK;
 }
 
+/* Allocate the ledger's sliding and chunked layers as full attention
+ * (disable_hybrid_kv_cache_manager; fallback 1: the MLA + sliding fallback
+ * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
+ * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
+static kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
+  kvp_model *m = &l->d.model;
+  l->adjusted = 1; /* it may change the layers' kinds in l->d */
+  int64_t used[KVP_MAX_SPECS] = {0};
+  for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
+  int full = 0, mla = 0, sliding = 0, chunked = 0, state = 0, cross = 0;
+  int64_t window = -1;
+  int windows = 0; /* distinct local kinds and windows */
+  for (int k = 0; k < m->nspec; k++) {
+    if (used[k] == 0) continue;
+    const kvp_layer *ly = &m->spec[k];
+    full |= full_like(ly->kind);
+    mla |= ly->kind == KVP_MLA;
+    state |= ly->kind == KVP_STATE;
+    cross |= ly->kind == KVP_CROSS;
+    if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
+      sliding |= ly->kind == KVP_SLIDING;
+      chunked |= ly->kind == KVP_CHUNKED;
+      int64_t key = ly->window * 2 + (ly->kind == KVP_CHUNKED);
+      if (key != window) windows++;
+      window = key;
+    }
+  }
+  if (l->d.spec.draft_layers > 0) {
+    full = 1;
+    mla |= l->d.spec.draft.kind == KVP_MLA;
+  }
+  if (fallback) {
+    if (!(mla && sliding) || chunked || state || cross) return KVP_EINVAL;
+  } else {
+    /* one KV type already: nothing to do */
+    int kinds = full + (windows > 0) + state + cross;
+    if (kinds <= 1 && windows <= 1) return KVP_OK;
+    if (!full || state || cross)
+      return kvp_fail(diag, KVP_EINVAL,
+                      "disable_hybrid_kv_cache_manager: vLLM \"failed to convert the KV cache "
+                      "specs to one unified type\": %s",
+                      state ? "recurrent states beside attention"
+                      : cross ? "cross-attention layers (CrossAttentionSpec) beside self-attention"
+                              : "local layers of two windows and no full attention layer");
+  }
+  for (int k = 0; k < m->nspec; k++) {
+    kvp_layer *ly = &m->spec[k];
+    if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
+      ly->kind = KVP_FULL;
+      ly->window = 0;
+    }
+  }
+  l->promoted = 1;
+  return KVP_OK;
+}
+
 kvp_err kvp_vllm_plan_groups(kvp_ledger *l, int8_t *spec_type, int32_t *draft_type,
                               kvp_diag *diag) {
   kvp_deploy *d = &l->d;
@@ -592,58 +648,6 @@ kvp_err kvp_vllm_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, i
 }
 
 /* ---- the switches, the startup check, the workers -------------------------- */
-
-kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag) {
-  kvp_model *m = &l->d.model;
-  l->adjusted = 1; /* it may change the layers' kinds in l->d */
-  int64_t used[KVP_MAX_SPECS] = {0};
-  for (int64_t i = 0; i < m->layers; i++) used[m->layer_spec[i]]++;
-  int full = 0, mla = 0, sliding = 0, chunked = 0, state = 0, cross = 0;
-  int64_t window = -1;
-  int windows = 0; /* distinct local kinds and windows */
-  for (int k = 0; k < m->nspec; k++) {
-    if (used[k] == 0) continue;
-    const kvp_layer *ly = &m->spec[k];
-    full |= full_like(ly->kind);
-    mla |= ly->kind == KVP_MLA;
-    state |= ly->kind == KVP_STATE;
-    cross |= ly->kind == KVP_CROSS;
-    if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
-      sliding |= ly->kind == KVP_SLIDING;
-      chunked |= ly->kind == KVP_CHUNKED;
-      int64_t key = ly->window * 2 + (ly->kind == KVP_CHUNKED);
-      if (key != window) windows++;
-      window = key;
-    }
-  }
-  if (l->d.spec.draft_layers > 0) {
-    full = 1;
-    mla |= l->d.spec.draft.kind == KVP_MLA;
-  }
-  if (fallback) {
-    if (!(mla && sliding) || chunked || state || cross) return KVP_EINVAL;
-  } else {
-    /* one KV type already: nothing to do */
-    int kinds = full + (windows > 0) + state + cross;
-    if (kinds <= 1 && windows <= 1) return KVP_OK;
-    if (!full || state || cross)
-      return kvp_fail(diag, KVP_EINVAL,
-                      "disable_hybrid_kv_cache_manager: vLLM \"failed to convert the KV cache "
-                      "specs to one unified type\": %s",
-                      state ? "recurrent states beside attention"
-                      : cross ? "cross-attention layers (CrossAttentionSpec) beside self-attention"
-                              : "local layers of two windows and no full attention layer");
-  }
-  for (int k = 0; k < m->nspec; k++) {
-    kvp_layer *ly = &m->spec[k];
-    if (ly->kind == KVP_SLIDING || ly->kind == KVP_CHUNKED) {
-      ly->kind = KVP_FULL;
-      ly->window = 0;
-    }
-  }
-  l->promoted = 1;
-  return KVP_OK;
-}
 
 /* V0's MLA entry alignment (vllm-project/vllm#12676, "Mem align KV caches for
  * CUDA devices", merged 2025-02-04 as 75e94309e8d8, first released in 0.7.2):

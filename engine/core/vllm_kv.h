@@ -25,11 +25,6 @@ int64_t kvp_vllm_stage_group_size(const kvp_ledger *l, const kvp_stage *st,
  * (bg) and the first prompt tokens of its request (br). */
 kvp_err kvp_vllm_group_blocks(const kvp_ledger *l, int64_t n, int64_t *blocks, int64_t *bg,
                               int64_t *br);
-/* Allocate the ledger's sliding and chunked layers as full attention
- * (disable_hybrid_kv_cache_manager; fallback 1: the MLA + sliding fallback
- * of get_kv_cache_groups, KVP_EINVAL without a message when it does not
- * apply). Changes l->d.model; KVP_EINVAL when vLLM refuses. */
-kvp_err kvp_vllm_promote(kvp_ledger *l, int fallback, kvp_diag *diag);
 /* 1 when vLLM pages the model's states (budget vllm, paged, recurrent
  * layers alone); the ledger then sets state_pages. */
 int kvp_vllm_state_only(const kvp_ledger *l);
