@@ -492,40 +492,35 @@ kvp_perf kvl_check_perf(lua_State *L, int idx) {
   return p;
 }
 
-static void setnum(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
 /* Push the step times t as a table. */
 static void push_time(lua_State *L, const kvp_time *t) {
   lua_createtable(L, 0, 20);
-  setnum(L, "tpot_ms", t->tpot_s * 1e3);
-  setnum(L, "ttft_ms", t->ttft_s * 1e3);
-  setnum(L, "tokens_per_s", t->tokens_per_s);
+  kvl_set_num(L, "tpot_ms", t->tpot_s * 1e3);
+  kvl_set_num(L, "ttft_ms", t->ttft_s * 1e3);
+  kvl_set_num(L, "tokens_per_s", t->tokens_per_s);
   lua_pushstring(L, t->compute_bound ? "compute" : "memory");
   lua_setfield(L, -2, "bound");
-  setnum(L, "kv_read_share", t->kv_read_share);
-  setnum(L, "usd_per_mtok", t->usd_per_mtok);
-  setnum(L, "steps_per_token", t->steps_per_token);
-  setnum(L, "kv_writes_per_token", t->kv_writes_per_token);
-  setnum(L, "kv_write_bytes_per_token", t->kv_write_bytes_per_token);
-  setnum(L, "step_ms", t->decode.seconds * 1e3);
-  setnum(L, "memory_ms", t->decode.mem_s * 1e3);
-  setnum(L, "compute_ms", t->decode.compute_s * 1e3);
-  setnum(L, "comm_ms", t->decode.comm_s * 1e3);
-  setnum(L, "a2a_ms", t->decode.a2a_s * 1e3);
-  setnum(L, "nccl_ms", t->decode.nccl_s * 1e3);
-  setnum(L, "gemm_ms", t->decode.gemm_s * 1e3);
-  setnum(L, "experts_ms", t->decode.expert_s * 1e3);
-  setnum(L, "tokens_per_expert", t->decode.tokens_per_expert);
-  setnum(L, "attention_ms", t->decode.attn_s * 1e3);
-  setnum(L, "activation_ms", t->decode.act_s * 1e3);
-  setnum(L, "host_ms", t->decode.host_s * 1e3);
-  setnum(L, "floor_ms", t->decode.floor_s * 1e3);
+  kvl_set_num(L, "kv_read_share", t->kv_read_share);
+  kvl_set_num(L, "usd_per_mtok", t->usd_per_mtok);
+  kvl_set_num(L, "steps_per_token", t->steps_per_token);
+  kvl_set_num(L, "kv_writes_per_token", t->kv_writes_per_token);
+  kvl_set_num(L, "kv_write_bytes_per_token", t->kv_write_bytes_per_token);
+  kvl_set_num(L, "step_ms", t->decode.seconds * 1e3);
+  kvl_set_num(L, "memory_ms", t->decode.mem_s * 1e3);
+  kvl_set_num(L, "compute_ms", t->decode.compute_s * 1e3);
+  kvl_set_num(L, "comm_ms", t->decode.comm_s * 1e3);
+  kvl_set_num(L, "a2a_ms", t->decode.a2a_s * 1e3);
+  kvl_set_num(L, "nccl_ms", t->decode.nccl_s * 1e3);
+  kvl_set_num(L, "gemm_ms", t->decode.gemm_s * 1e3);
+  kvl_set_num(L, "experts_ms", t->decode.expert_s * 1e3);
+  kvl_set_num(L, "tokens_per_expert", t->decode.tokens_per_expert);
+  kvl_set_num(L, "attention_ms", t->decode.attn_s * 1e3);
+  kvl_set_num(L, "activation_ms", t->decode.act_s * 1e3);
+  kvl_set_num(L, "host_ms", t->decode.host_s * 1e3);
+  kvl_set_num(L, "floor_ms", t->decode.floor_s * 1e3);
   lua_pushboolean(L, t->decode.graph);
   lua_setfield(L, -2, "graph");
-  setnum(L, "run_tokens", (double)t->decode.run_tokens);
+  kvl_set_num(L, "run_tokens", (double)t->decode.run_tokens);
 }
 
 /* The step times of ledger l under perf p at (context, concurrency) at the

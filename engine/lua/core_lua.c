@@ -171,8 +171,7 @@ static int model_kinds(lua_State *L) {
   kvp_model_kind_counts(m, counts);
   lua_createtable(L, 0, KVP_NKINDS);
   for (int k = 0; k < KVP_NKINDS; k++) {
-    lua_pushinteger(L, (lua_Integer)counts[k]);
-    lua_setfield(L, -2, kvp_kind_name((kvp_kind)k));
+    kvl_set_int(L, kvp_kind_name((kvp_kind)k), counts[k]);
   }
   return 1;
 }
@@ -196,8 +195,7 @@ static int model_layer(lua_State *L) {
   };
   for (size_t j = 0; j < sizeof f / sizeof f[0]; j++)
     if (f[j].v != 0) {
-      lua_pushinteger(L, (lua_Integer)f[j].v);
-      lua_setfield(L, -2, f[j].k);
+      kvl_set_int(L, f[j].k, f[j].v);
     }
   return 1;
 }
@@ -654,11 +652,6 @@ static int ledger_tostring(lua_State *L) {
   return 1;
 }
 
-static void set_int(lua_State *L, const char *k, int64_t v) {
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, -2, k);
-}
-
 /* l:worker(stage [, gpu_bytes]) -> what one worker of the pipeline stage
  * holds and allocates (vLLM: after the minimum over workers); gpu_bytes: a
  * GPU of that stage with its own memory */
@@ -673,20 +666,20 @@ static int ledger_worker(lua_State *L) {
   kvp_err e = kvp_vllm_worker(l, (int32_t)(s - 1), g, &w);
   if (e != KVP_OK) return kvl_core_error(L, e, NULL, "worker");
   lua_createtable(L, 0, 14);
-  set_int(L, "stage", s);
-  set_int(L, "first_layer", w.first + 1);
-  set_int(L, "layers", w.layers);
-  set_int(L, "gpu_bytes", w.gpu_bytes);
-  set_int(L, "weights", w.weights);
-  set_int(L, "kv_budget", w.kv_budget);
-  set_int(L, "block_bytes", w.block_bytes);
-  set_int(L, "group_size", w.group_size);
-  set_int(L, "own_blocks", w.own_blocks);
-  set_int(L, "blocks", w.blocks);
-  set_int(L, "tensors", w.tensors);
-  set_int(L, "tensor_bytes", w.tensor_bytes);
-  set_int(L, "pool_bytes", w.pool_bytes);
-  set_int(L, "unused_bytes", w.unused_bytes);
+  kvl_set_int(L, "stage", s);
+  kvl_set_int(L, "first_layer", w.first + 1);
+  kvl_set_int(L, "layers", w.layers);
+  kvl_set_int(L, "gpu_bytes", w.gpu_bytes);
+  kvl_set_int(L, "weights", w.weights);
+  kvl_set_int(L, "kv_budget", w.kv_budget);
+  kvl_set_int(L, "block_bytes", w.block_bytes);
+  kvl_set_int(L, "group_size", w.group_size);
+  kvl_set_int(L, "own_blocks", w.own_blocks);
+  kvl_set_int(L, "blocks", w.blocks);
+  kvl_set_int(L, "tensors", w.tensors);
+  kvl_set_int(L, "tensor_bytes", w.tensor_bytes);
+  kvl_set_int(L, "pool_bytes", w.pool_bytes);
+  kvl_set_int(L, "unused_bytes", w.unused_bytes);
   return 1;
 }
 
@@ -703,9 +696,9 @@ static int ledger_vllm_groups(lua_State *L) {
     int64_t n = 0;
     for (int64_t i = 0; i < l->d.model.layers; i++)
       n += l->d.model.spec[l->d.model.layer_spec[i]].kind != KVP_NONE;
-    set_int(L, "layers", n + l->d.spec.draft_layers);
-    set_int(L, "groups", 1);
-    set_int(L, "block", l->d.block);
+    kvl_set_int(L, "layers", n + l->d.spec.draft_layers);
+    kvl_set_int(L, "groups", 1);
+    kvl_set_int(L, "block", l->d.block);
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "padded");
     lua_rawseti(L, -2, 1);
@@ -717,11 +710,11 @@ static int ledger_vllm_groups(lua_State *L) {
     lua_createtable(L, 0, 8);
     lua_pushstring(L, kvp_kind_name(ty->shape.kind));
     lua_setfield(L, -2, "kind");
-    if (ty->shape.window) set_int(L, "window", ty->shape.window);
-    set_int(L, "layers", ty->layers);
-    set_int(L, "groups", ty->groups);
-    set_int(L, "block", ty->block);
-    set_int(L, "page", ty->page);
+    if (ty->shape.window) kvl_set_int(L, "window", ty->shape.window);
+    kvl_set_int(L, "layers", ty->layers);
+    kvl_set_int(L, "groups", ty->groups);
+    kvl_set_int(L, "block", ty->block);
+    kvl_set_int(L, "page", ty->page);
     lua_pushboolean(L, ty->padded);
     lua_setfield(L, -2, "padded");
     lua_pushboolean(L, ty->draft_only);
@@ -903,9 +896,7 @@ int luaopen_kvplan_core(lua_State *L) {
   lua_setfield(L, -2, "ledger_fields");
   lua_pushliteral(L, KVPLAN_VERSION);
   lua_setfield(L, -2, "version");
-  lua_pushinteger(L, KVP_MAX_LAYERS);
-  lua_setfield(L, -2, "max_layers");
-  lua_pushinteger(L, KVP_MAX_PP);
-  lua_setfield(L, -2, "max_pp");
+  kvl_set_int(L, "max_layers", KVP_MAX_LAYERS);
+  kvl_set_int(L, "max_pp", KVP_MAX_PP);
   return 1;
 }

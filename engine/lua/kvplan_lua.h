@@ -83,6 +83,9 @@ double kvl_tonum(lua_State *L, int idx, const char *name);
  * integer (kvl_toint). */
 int64_t kvl_int_field(lua_State *L, int idx, const char *name, int64_t def);
 double kvl_num_field(lua_State *L, int idx, const char *name, double def);
+/* t[k] = v for the table t on top of the stack. */
+void kvl_set_int(lua_State *L, const char *k, int64_t v);
+void kvl_set_num(lua_State *L, const char *k, double v);
 /* Reject keys of the table at idx that are not in the NULL-ended list
  * (what names the table in the message). */
 void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what);

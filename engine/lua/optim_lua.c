@@ -143,14 +143,10 @@ static int l_spec_rates(lua_State *L) {
   if (kvp_spec_rates_of(a, g, &r, &diag) != KVP_OK)
     return kvl_core_error(L, KVP_EINVAL, &diag, "speculative");
   lua_createtable(L, 0, 4);
-  lua_pushnumber(L, r.tokens_per_step);
-  lua_setfield(L, -2, "tokens_per_step");
-  lua_pushnumber(L, r.steps_per_token);
-  lua_setfield(L, -2, "steps_per_token");
-  lua_pushnumber(L, r.target_writes_per_token);
-  lua_setfield(L, -2, "target_writes_per_token");
-  lua_pushnumber(L, r.draft_writes_per_token);
-  lua_setfield(L, -2, "draft_writes_per_token");
+  kvl_set_num(L, "tokens_per_step", r.tokens_per_step);
+  kvl_set_num(L, "steps_per_token", r.steps_per_token);
+  kvl_set_num(L, "target_writes_per_token", r.target_writes_per_token);
+  kvl_set_num(L, "draft_writes_per_token", r.draft_writes_per_token);
   return 1;
 }
 
@@ -162,7 +158,6 @@ static const luaL_Reg funcs[] = {
 
 int luaopen_kvplan_optim_core(lua_State *L) {
   luaL_newlib(L, funcs);
-  lua_pushinteger(L, KVP_LEN_POINTS);
-  lua_setfield(L, -2, "len_points");
+  kvl_set_int(L, "len_points", KVP_LEN_POINTS);
   return 1;
 }

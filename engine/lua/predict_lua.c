@@ -63,11 +63,6 @@ void kvl_check_gpu_facts(lua_State *L, int idx, kvp_gpu_facts *g) {
   g->blas_workspace = kvl_int_field(L, idx, "blas_workspace", 0);
 }
 
-static void setint(lua_State *L, const char *k, int64_t v) {
-  lua_pushinteger(L, (lua_Integer)v);
-  lua_setfield(L, -2, k);
-}
-
 /* The shape and profile settings of the table at idx (the profile's
  * tokens, sequences, tp and stage are the deployment's, set per call). */
 static void read_shape(lua_State *L, int idx, kvp_shape *s, kvp_profile *p) {
@@ -253,39 +248,39 @@ void kvl_check_engine_rule(lua_State *L, int idx, kvp_engine_rule *r) {
 static void push_activation(lua_State *L, const kvp_reserves *o) {
   const kvp_activation *a = &o->act;
   lua_createtable(L, 0, 9);
-  setint(L, "bytes", a->bytes);
-  setint(L, "lo", a->lo);
-  setint(L, "hi", a->hi);
-  setint(L, "encoder_kept", a->encoder_kept);
-  setint(L, "forward", o->forward_bytes);
+  kvl_set_int(L, "bytes", a->bytes);
+  kvl_set_int(L, "lo", a->lo);
+  kvl_set_int(L, "hi", a->hi);
+  kvl_set_int(L, "encoder_kept", a->encoder_kept);
+  kvl_set_int(L, "forward", o->forward_bytes);
   lua_pushstring(L, kvp_predict_term_name(a->largest));
   lua_setfield(L, -2, "largest");
   lua_createtable(L, 0, KVP_PREDICT_NTERMS);
   for (int t = 0; t < KVP_PREDICT_NTERMS; t++) {
     lua_createtable(L, 0, 3);
-    setint(L, "lo", a->term[t][0]);
-    setint(L, "hi", a->term[t][1]);
-    setint(L, "bytes", a->bytes_of[t]);
+    kvl_set_int(L, "lo", a->term[t][0]);
+    kvl_set_int(L, "hi", a->term[t][1]);
+    kvl_set_int(L, "bytes", a->bytes_of[t]);
     lua_setfield(L, -2, kvp_predict_term_name(t));
   }
   lua_setfield(L, -2, "terms");
   if (o->vision) {
     const kvp_encoder *e = &o->enc;
     lua_createtable(L, 0, 14);
-    setint(L, "block_lo", e->block[0]);
-    setint(L, "block_hi", e->block[1]);
-    setint(L, "merger", e->merger);
-    setint(L, "inputs", e->inputs);
-    setint(L, "cast", e->cast);
-    setint(L, "outputs", e->outputs);
-    setint(L, "peak_lo", e->peak[0]);
-    setint(L, "peak_hi", e->peak[1]);
-    setint(L, "kept", e->kept);
-    setint(L, "items", o->enc_items);
-    setint(L, "item_patches", o->item_patches);
-    setint(L, "item_tokens", o->item_tokens);
-    setint(L, "decoder_tokens", o->dec_tokens);
-    if (o->enc_budget > 0) setint(L, "budget", o->enc_budget);
+    kvl_set_int(L, "block_lo", e->block[0]);
+    kvl_set_int(L, "block_hi", e->block[1]);
+    kvl_set_int(L, "merger", e->merger);
+    kvl_set_int(L, "inputs", e->inputs);
+    kvl_set_int(L, "cast", e->cast);
+    kvl_set_int(L, "outputs", e->outputs);
+    kvl_set_int(L, "peak_lo", e->peak[0]);
+    kvl_set_int(L, "peak_hi", e->peak[1]);
+    kvl_set_int(L, "kept", e->kept);
+    kvl_set_int(L, "items", o->enc_items);
+    kvl_set_int(L, "item_patches", o->item_patches);
+    kvl_set_int(L, "item_tokens", o->item_tokens);
+    kvl_set_int(L, "decoder_tokens", o->dec_tokens);
+    if (o->enc_budget > 0) kvl_set_int(L, "budget", o->enc_budget);
     lua_setfield(L, -2, "encoder");
   }
 }
@@ -339,10 +334,10 @@ static int l_reserves(lua_State *L) {
   const kvp_engine_rule *r = &d.engine;
   lua_createtable(L, 0, 12);
   if (r->activation || r->seqs_cap || r->profiled) {
-    setint(L, "tokens", o.tokens);
-    setint(L, "seqs", o.seqs);
+    kvl_set_int(L, "tokens", o.tokens);
+    kvl_set_int(L, "seqs", o.seqs);
   }
-  if (r->seqs_cap) setint(L, "max_num_seqs", d.vllm.max_num_seqs);
+  if (r->seqs_cap) kvl_set_int(L, "max_num_seqs", d.vllm.max_num_seqs);
   if (o.activation) {
     push_activation(L, &o);
     lua_setfield(L, -2, "activation");
@@ -357,29 +352,27 @@ static int l_reserves(lua_State *L) {
   }
   if (o.overhead) {
     lua_createtable(L, 0, 5);
-    setint(L, "point", o.non_torch.total[0]);
-    setint(L, "lo", o.non_torch.total[1]);
-    setint(L, "hi", o.non_torch.total[2]);
+    kvl_set_int(L, "point", o.non_torch.total[0]);
+    kvl_set_int(L, "lo", o.non_torch.total[1]);
+    kvl_set_int(L, "hi", o.non_torch.total[2]);
     /* the parts the sources size, their points */
-    setint(L, "nccl", o.non_torch.nccl[0]);
-    setint(L, "custom_ar", o.non_torch.custom_ar[0]);
+    kvl_set_int(L, "nccl", o.non_torch.nccl[0]);
+    kvl_set_int(L, "custom_ar", o.non_torch.custom_ar[0]);
     lua_setfield(L, -2, "overhead");
   }
   if (r->mxfp4) {
-    setint(L, "weight_bytes", d.weight_bytes);
+    kvl_set_int(L, "weight_bytes", d.weight_bytes);
     lua_pushboolean(L, o.repacked);
     lua_setfield(L, -2, "repacked");
   }
   if (r->nfraction > 0 || r->sglang_memory) {
-    lua_pushnumber(L, d.utilization);
-    lua_setfield(L, -2, "utilization");
+    kvl_set_num(L, "utilization", d.utilization);
   }
   if (o.sglang) {
     lua_createtable(L, 0, 4);
-    setint(L, "chunked_prefill_size", o.chunk);
-    setint(L, "cuda_graph_max_bs", o.graph_bs);
-    lua_pushnumber(L, o.reserved_mib);
-    lua_setfield(L, -2, "reserved_mib");
+    kvl_set_int(L, "chunked_prefill_size", o.chunk);
+    kvl_set_int(L, "cuda_graph_max_bs", o.graph_bs);
+    kvl_set_num(L, "reserved_mib", o.reserved_mib);
     lua_createtable(L, o.ngraphs, 0);
     for (int32_t i = 0; i < o.ngraphs; i++) {
       lua_pushinteger(L, o.graphs[i]);

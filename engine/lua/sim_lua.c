@@ -29,11 +29,6 @@ static void cost_of(lua_State *L, int idx, int pidx, kvp_ledger *l, kvp_cost *c)
   if (e != KVP_OK) kvl_core_error(L, e, &diag, "step time");
 }
 
-static void setnum(lua_State *L, const char *k, double v) {
-  lua_pushnumber(L, v);
-  lua_setfield(L, -2, k);
-}
-
 /* sim_core.time(deploy, perf, context, concurrency) -> {tpot_ms, ttft_ms,
  * tokens_per_s, bound, kv_read_share, usd_per_mtok, ...} */
 static int l_time(lua_State *L) {
@@ -252,11 +247,11 @@ static void push_summary(lua_State *L, const double *v, int64_t n) {
   kvp_summarize(copy, n, &s);
   lua_pop(L, 1);
   lua_createtable(L, 0, 5);
-  setnum(L, "mean", s.mean * 1e3);
-  setnum(L, "p50", s.p50 * 1e3);
-  setnum(L, "p90", s.p90 * 1e3);
-  setnum(L, "p99", s.p99 * 1e3);
-  setnum(L, "max", s.max * 1e3);
+  kvl_set_num(L, "mean", s.mean * 1e3);
+  kvl_set_num(L, "p50", s.p50 * 1e3);
+  kvl_set_num(L, "p90", s.p90 * 1e3);
+  kvl_set_num(L, "p99", s.p99 * 1e3);
+  kvl_set_num(L, "max", s.max * 1e3);
 }
 
 /* sim:summary() -> the run's figures (names after vLLM's metrics) */
@@ -264,25 +259,23 @@ static int sim_summary(lua_State *L) {
   simbox *b = check_sim(L);
   const kvp_sim *s = &b->s;
   lua_createtable(L, 0, 20);
-#define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
-  SETI("requests", s->n);
-  SETI("steps", s->nsteps);
-  SETI("num_preemptions", s->preemptions);
-  SETI("num_swaps", s->swaps);
-  SETI("prompt_tokens", s->prompt_tokens);
-  SETI("output_tokens", s->output_tokens);
-  SETI("recomputed_tokens", s->recomputed_tokens);
-  SETI("prefix_cache_hits", s->cached_tokens);
-  SETI("kv_pool_bytes", s->pool_bytes);
-  SETI("kv_block_bytes", s->block_bytes);
-  SETI("kv_peak_bytes", s->peak_bytes);
-#undef SETI
-  setnum(L, "duration_s", s->duration);
-  setnum(L, "throughput_tokens_s", s->throughput);
-  setnum(L, "requests_s", s->requests_s);
+  kvl_set_int(L, "requests", s->n);
+  kvl_set_int(L, "steps", s->nsteps);
+  kvl_set_int(L, "num_preemptions", s->preemptions);
+  kvl_set_int(L, "num_swaps", s->swaps);
+  kvl_set_int(L, "prompt_tokens", s->prompt_tokens);
+  kvl_set_int(L, "output_tokens", s->output_tokens);
+  kvl_set_int(L, "recomputed_tokens", s->recomputed_tokens);
+  kvl_set_int(L, "prefix_cache_hits", s->cached_tokens);
+  kvl_set_int(L, "kv_pool_bytes", s->pool_bytes);
+  kvl_set_int(L, "kv_block_bytes", s->block_bytes);
+  kvl_set_int(L, "kv_peak_bytes", s->peak_bytes);
+  kvl_set_num(L, "duration_s", s->duration);
+  kvl_set_num(L, "throughput_tokens_s", s->throughput);
+  kvl_set_num(L, "requests_s", s->requests_s);
   lua_createtable(L, 0, 2);
-  setnum(L, "mean", s->usage_mean);
-  setnum(L, "peak", s->usage_peak);
+  kvl_set_num(L, "mean", s->usage_mean);
+  kvl_set_num(L, "peak", s->usage_peak);
   lua_setfield(L, -2, "kv_cache_usage_perc");
   push_summary(L, s->ttft, s->n);
   lua_setfield(L, -2, "ttft_ms");
@@ -292,14 +285,12 @@ static int sim_summary(lua_State *L) {
   lua_setfield(L, -2, "e2e_ms");
   int64_t most = 0;
   for (int64_t i = 0; i < s->n; i++) most = s->npreempt[i] > most ? s->npreempt[i] : most;
-  lua_pushinteger(L, (lua_Integer)most);
-  lua_setfield(L, -2, "max_preemptions_per_request");
+  kvl_set_int(L, "max_preemptions_per_request", most);
   /* the admitted batch: the most requests running in one step (each step's
    * count after it was scheduled, as the timeline's running column) */
   int64_t peak = 0;
   for (int64_t k = 0; k < s->nsteps; k++) peak = s->steps[k].running > peak ? s->steps[k].running : peak;
-  lua_pushinteger(L, (lua_Integer)peak);
-  lua_setfield(L, -2, "running_peak");
+  kvl_set_int(L, "running_peak", peak);
   return 1;
 }
 

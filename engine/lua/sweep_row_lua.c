@@ -244,10 +244,8 @@ void kvl_sweep_rowtab(lua_State *L, run *r) {
   lua_createtable(L, 0, 2); /* the rows' metatable */
   lua_pushvalue(L, 2);      /* the holder */
   lua_createtable(L, 0, (int)(sizeof lazy_names / sizeof lazy_names[0]));
-  for (size_t k = 0; k < sizeof lazy_names / sizeof lazy_names[0]; k++) {
-    lua_pushinteger(L, (lua_Integer)k + LZ_ROW);
-    lua_setfield(L, -2, lazy_names[k]);
-  }
+  for (size_t k = 0; k < sizeof lazy_names / sizeof lazy_names[0]; k++)
+    kvl_set_int(L, lazy_names[k], (int64_t)k + LZ_ROW);
   lua_pushcclosure(L, row_index, 2);
   lua_setfield(L, -2, "__index");
   lua_pushvalue(L, 2);

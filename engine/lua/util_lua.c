@@ -126,6 +126,16 @@ double kvl_num_field(lua_State *L, int idx, const char *name, double def) {
   return v;
 }
 
+void kvl_set_int(lua_State *L, const char *k, int64_t v) {
+  lua_pushinteger(L, (lua_Integer)v);
+  lua_setfield(L, -2, k);
+}
+
+void kvl_set_num(lua_State *L, const char *k, double v) {
+  lua_pushnumber(L, v);
+  lua_setfield(L, -2, k);
+}
+
 /* Of several bad keys the one named is the same every run, not lua_next's
  * first (Lua seeds its string hash per state, lstate.c luai_makeseed, so
  * the order changes run to run): a key that is no string before an unknown
