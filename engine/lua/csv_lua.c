@@ -544,22 +544,8 @@ static const luaL_Reg funcs[] = {
 
 
 int luaopen_kvplan_csv(lua_State *L) {
-  luaL_newmetatable(L, WRITER_MT);
-  luaL_newlib(L, writer_meth);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, writer_discard);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, writer_discard);
-  lua_setfield(L, -2, "__close");
-  lua_pop(L, 1);
-  luaL_newmetatable(L, AFILE_MT);
-  luaL_newlib(L, afile_meth);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, afile_discard);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, afile_discard);
-  lua_setfield(L, -2, "__close");
-  lua_pop(L, 1);
+  kvl_new_class(L, WRITER_MT, writer_meth, writer_discard);
+  kvl_new_class(L, AFILE_MT, afile_meth, afile_discard);
   luaL_newlib(L, funcs);
   return 1;
 }

@@ -86,6 +86,9 @@ double kvl_num_field(lua_State *L, int idx, const char *name, double def);
 /* t[k] = v for the table t on top of the stack. */
 void kvl_set_int(lua_State *L, const char *k, int64_t v);
 void kvl_set_num(lua_State *L, const char *k, double v);
+/* The registry's metatable `name` of a userdata class, made once: the
+ * methods `meth` (NULL-ended) its __index, gc its __gc and __close. */
+void kvl_new_class(lua_State *L, const char *name, const luaL_Reg *meth, lua_CFunction gc);
 /* Reject keys of the table at idx that are not in the NULL-ended list
  * (what names the table in the message). */
 void kvl_check_keys(lua_State *L, int idx, const char *const *keys, const char *what);

@@ -388,15 +388,7 @@ static const luaL_Reg funcs[] = {
 };
 
 int luaopen_kvplan_sim_core(lua_State *L) {
-  if (luaL_newmetatable(L, SIM_MT)) {
-    luaL_newlib(L, sim_meth);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, sim_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, sim_gc);
-    lua_setfield(L, -2, "__close");
-  }
-  lua_pop(L, 1);
+  kvl_new_class(L, SIM_MT, sim_meth, sim_gc);
   luaL_newlib(L, funcs);
   return 1;
 }

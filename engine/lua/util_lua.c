@@ -136,6 +136,21 @@ void kvl_set_num(lua_State *L, const char *k, double v) {
   lua_setfield(L, -2, k);
 }
 
+void kvl_new_class(lua_State *L, const char *name, const luaL_Reg *meth, lua_CFunction gc) {
+  if (luaL_newmetatable(L, name)) {
+    int n = 0;
+    while (meth[n].name != NULL) n++;
+    lua_createtable(L, 0, n);
+    luaL_setfuncs(L, meth, 0);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_pop(L, 1);
+}
+
 /* Of several bad keys the one named is the same every run, not lua_next's
  * first (Lua seeds its string hash per state, lstate.c luai_makeseed, so
  * the order changes run to run): a key that is no string before an unknown
