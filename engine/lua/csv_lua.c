@@ -281,14 +281,18 @@ static int afile_temp(lua_State *L) {
   return 1;
 }
 
-/* f:commit(): fsync, close and rename into place */
-static int afile_commit(lua_State *L) {
-  kvp_afile **f = check_afile(L);
+/* Commit box f's file (emptied first); a failed write or commit raised */
+static int commit_box(lua_State *L, kvp_afile **f) {
   kvp_afile *g = *f;
   char err[512];
   *f = NULL;
   if (kvp_afile_commit(g, err, sizeof err) < 0) return kvl_error(L, "%s", err);
   return 0;
+}
+
+/* f:commit(): fsync, close and rename into place */
+static int afile_commit(lua_State *L) {
+  return commit_box(L, check_afile(L));
 }
 
 /* f:discard(), __gc, __close: remove the temporary */
@@ -301,16 +305,21 @@ static int afile_discard(lua_State *L) {
   return 0;
 }
 
-/* csv.atomic(path|nil): a file written through the atomic writer (afile.c) */
-static int l_atomic(lua_State *L) {
-  const char *path = luaL_optstring(L, 1, NULL);
+/* Push the box of the atomic file opened at path (NULL: standard output) */
+static kvp_afile **open_box(lua_State *L, const char *path) {
+  kvl_check_file(L, path, "w");
   kvp_afile **f = lua_newuserdatauv(L, sizeof *f, 0);
   *f = NULL;
   luaL_setmetatable(L, AFILE_MT);
   char err[512];
-  kvl_check_file(L, path, "w");
   *f = kvp_afile_open(path, err, sizeof err);
-  if (*f == NULL) return kvl_error(L, "%s", err);
+  if (*f == NULL) kvl_error(L, "%s", err);
+  return f;
+}
+
+/* csv.atomic(path|nil): a file written through the atomic writer (afile.c) */
+static int l_atomic(lua_State *L) {
+  open_box(L, luaL_optstring(L, 1, NULL));
   return 1;
 }
 
@@ -321,16 +330,8 @@ static int l_text(lua_State *L) {
   const char *path = luaL_optstring(L, 1, NULL);
   size_t len;
   const char *text = luaL_checklstring(L, 2, &len);
-  int fmt = lua_isnoneornil(L, 3) ? KVP_FMT_AUTO : kvp_fmt_named(luaL_checkstring(L, 3));
-  if (fmt < 0) return kvl_error(L, "field 'format' must be csv, table, vertical, json, markdown or html, got '%s'",
-                                lua_tostring(L, 3));
-  kvl_check_file(L, path, "w");
-  char err[512];
-  kvp_afile **f = lua_newuserdatauv(L, sizeof *f, 0); /* discarded by __gc after an error */
-  *f = NULL;
-  luaL_setmetatable(L, AFILE_MT);
-  *f = kvp_afile_open(path, err, sizeof err);
-  if (*f == NULL) return kvl_error(L, "%s", err);
+  int fmt = opt_format(L, 3);
+  kvp_afile **f = open_box(L, path);
   int rc = 0;
   if (kvp_csv_resolve_format(path, fmt) == KVP_FMT_HTML) {
     kvp_html *h = kvp_html_new();
@@ -340,10 +341,7 @@ static int l_text(lua_State *L) {
   } else {
     rc = kvp_afile_write(*f, text, len);
   }
-  kvp_afile *g = *f;
-  *f = NULL;
-  if (kvp_afile_commit(g, err, sizeof err) < 0) return kvl_error(L, "%s", err); /* a failed write too */
-  return 0;
+  return commit_box(L, f); /* a failed write too */
 }
 
 static const luaL_Reg afile_meth[] = {
