@@ -293,6 +293,27 @@ function M.help_line(name, meaning, f)
                        #also > 0 and ("; also " .. table.concat(also, ", ")) or "")
 end
 
+--- A command's --help lines of its arguments {name, default, meaning,
+--- field[, default shown]} appended to lines: a registry field's by
+--- help_line, another's with its default (nil: required, "": none, a list
+--- joined by commas).
+function M.argument_lines(lines, arguments)
+  for _, a in ipairs(arguments) do
+    if a[4] == nil then
+      local v = a[2]
+      if type(v) == "table" then
+        local t = {}
+        for i, x in ipairs(v) do t[i] = tostring(x) end
+        v = table.concat(t, ",")
+      end
+      v = v == nil and "required" or v == "" and "none" or tostring(v)
+      lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], a[5] or v)
+    else
+      lines[#lines + 1] = M.help_line(a[1], a[3], a[4])
+    end
+  end
+end
+
 --- Check value v of field f (a registry row) by its type and bounds, the
 --- message as kv.deploy and the core give it ("field 'tp' must be ...").
 --- Returns the value (bytes as an integer).

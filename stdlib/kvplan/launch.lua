@@ -1018,14 +1018,7 @@ function M.command_help()
     "",
     "arguments:",
   }
-  for _, a in ipairs(M.command_arguments()) do
-    local def = a[2] == nil and "required" or a[2] == "" and "none" or tostring(a[2])
-    if a[4] == nil then
-      lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], def)
-    else
-      lines[#lines + 1] = require("kvplan.fields").help_line(a[1], a[3], a[4])
-    end
-  end
+  fields.argument_lines(lines, M.command_arguments())
   lines[#lines + 1] = ""
   lines[#lines + 1] = "The engines' option names stand for kvplan's, with dashes or underscores"
   lines[#lines + 1] = "(tensor-parallel-size=4, mem_fraction_static=0.85, max_batch_size=256: docs/fields.md),"

@@ -2659,22 +2659,7 @@ function M.command_help()
     "",
     "arguments:",
   }
-  local function show(v)
-    if v == nil then return "required" end
-    if type(v) == "table" then
-      local t = {}
-      for i, x in ipairs(v) do t[i] = tostring(x) end
-      v = table.concat(t, ",")
-    end
-    return v == "" and "none" or tostring(v)
-  end
-  for _, a in ipairs(M.command_arguments()) do
-    if a[4] == nil then
-      lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], a[5] or show(a[2]))
-    else
-      lines[#lines + 1] = require("kvplan.fields").help_line(a[1], a[3], a[4])
-    end
-  end
+  require("kvplan.fields").argument_lines(lines, M.command_arguments())
   lines[#lines + 1] = "  profile                  a profile file of kvplan calibrate (every command takes it; '-': standard input)"
   lines[#lines + 1] = ""
   lines[#lines + 1] = "The engines' own option names stand for kvplan's (max_running_requests,"

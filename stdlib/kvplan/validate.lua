@@ -1939,13 +1939,7 @@ function M.command_help()
     "arguments (fill in or override what a log and its header state: argument > header",
     "> log > default):",
   }
-  local function show(v)
-    if v == "" then return "none" end
-    return tostring(v)
-  end
-  for _, a in ipairs(M.own_arguments) do
-    lines[#lines + 1] = string.format("  %-24s %s (default: %s)", a[1], a[3], show(a[2]))
-  end
+  fields.argument_lines(lines, M.own_arguments)
   local own = {}
   for _, a in ipairs(M.own_arguments) do own[a[1]] = true end
   local defaults = M.argument_defaults()
