@@ -179,29 +179,18 @@ function Cfg:int(names, min, required)
   return nil
 end
 
-function Cfg:bool(name)
-  local v, where = self:get(name)
-  if v ~= nil and type(v) ~= "boolean" then
-    self:raise("field '%s' must be true or false, got %s", where, show(v))
+-- The getter of a field of one JSON type: absent or null gives nil, a value
+-- ok refuses an error saying it must be `what`.
+local function typed(ok, what)
+  return function(self, name)
+    local v, where = self:get(name)
+    if v ~= nil and not ok(v) then self:raise("field '%s' must be %s, got %s", where, what, show(v)) end
+    return v, where
   end
-  return v, where
 end
-
-function Cfg:str(name)
-  local v, where = self:get(name)
-  if v ~= nil and type(v) ~= "string" then
-    self:raise("field '%s' must be a string, got %s", where, show(v))
-  end
-  return v, where
-end
-
-function Cfg:list(name)
-  local v, where = self:get(name)
-  if v ~= nil and (type(v) ~= "table" or (next(v) ~= nil and v[1] == nil)) then
-    self:raise("field '%s' must be an array, got %s", where, show(v))
-  end
-  return v, where
-end
+Cfg.bool = typed(function(v) return type(v) == "boolean" end, "true or false")
+Cfg.str = typed(function(v) return type(v) == "string" end, "a string")
+Cfg.list = typed(function(v) return type(v) == "table" and (next(v) == nil or v[1] ~= nil) end, "an array")
 
 -- ---- files -----------------------------------------------------------------
 
