@@ -50,6 +50,15 @@ M.engines = {"vllm", "sglang", "trtllm", "k8s"}
 local known = {vllm = true, sglang = true, trtllm = true, k8s = true}
 local names = {vllm = "vLLM", sglang = "SGLang", trtllm = "TensorRT-LLM"}
 
+-- The engine whose flags `engine` writes (k8s: vLLM's), an unknown one an error.
+local function engine_of(engine)
+  if not known[engine] then
+    util.raise("unknown engine '%s' (expected vllm, sglang, trtllm or k8s)%s", tostring(engine),
+               util.suggest(tostring(engine), M.engines))
+  end
+  return engine == "k8s" and "vllm" or engine
+end
+
 --- The name engine e gives field `name` (the registry's first spelling), or nil.
 function M.spelling(name, e)
   local f = fields.by_name[name]
@@ -545,11 +554,7 @@ function M.command(d, engine, opts)
   if getmetatable(d) ~= deploy.Deployment then
     util.raise("launch.command needs a deployment (kv.deploy), got %s", type(d))
   end
-  if not known[engine] then
-    util.raise("unknown engine '%s' (expected vllm, sglang, trtllm or k8s)%s", tostring(engine),
-               util.suggest(tostring(engine), M.engines))
-  end
-  local e = engine == "k8s" and "vllm" or engine
+  local e = engine_of(engine)
   if e == "trtllm" and d.gpu.vendor ~= nil and d.gpu.vendor ~= "nvidia" then
     return nil, string.format("TensorRT-LLM runs on NVIDIA GPUs, not on %s (%s)", d.gpu.id, d.gpu.vendor)
   end
@@ -666,11 +671,7 @@ end
 --- of disaggregated serving). An unknown flag is an error naming it.
 function M.parse(text, engine, base)
   if type(text) ~= "string" then util.raise("launch.parse needs the command's text, got %s", type(text)) end
-  if not known[engine] then
-    util.raise("unknown engine '%s' (expected vllm, sglang, trtllm or k8s)%s", tostring(engine),
-               util.suggest(tostring(engine), M.engines))
-  end
-  local e = engine == "k8s" and "vllm" or engine
+  local e = engine_of(engine)
   local opts, limits = {engine = e}, {}
   local from_comment = {}
   local body = {}
