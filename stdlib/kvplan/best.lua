@@ -190,8 +190,7 @@ function M.candidates(s)
   local all = {}
   for _, wf in ipairs(weights) do
     for _, kf in ipairs(kvs) do
-      local opts = {}
-      for k, v in pairs(base) do opts[k] = v end
+      local opts = util.copy(base)
       opts.weights, opts.kv = wf ~= "native" and wf or nil, kf
       local function candidate(r)
         local tp, pp, gpu = r.tp, r.pp, by_id[r.gpu]

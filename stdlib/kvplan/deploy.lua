@@ -118,8 +118,7 @@ function M.speculative_states(m, tokens)
   for i, r in ipairs(runs) do
     if type(r) == "table" and r.kind == "state" and math.type(r.spec_state_bytes) == "integer"
        and math.type(r.state_bytes) == "integer" then
-      local c = {}
-      for k, v in pairs(r) do c[k] = v end
+      local c = util.copy(r)
       local add = r.spec_state_bytes * tokens
       if add // tokens ~= r.spec_state_bytes or c.state_bytes > math.maxinteger - add then
         util.raise("model '%s': layer_kinds[%d]'s state with %d speculative tokens overflows 64 bits",
@@ -1199,8 +1198,7 @@ function M.new(opts)
   -- engine_version = "@YYYY-MM-DD": the release of that date (engines.
   -- dated_version), named as the release from here on
   if type(opts.engine_version) == "string" and opts.engine_version:sub(1, 1) == "@" then
-    local o = {}
-    for k, v in pairs(opts) do o[k] = v end
+    local o = util.copy(opts)
     o.engine_version = engines.dated_version(opts.engine or opts.budget or "vllm", opts.engine_version)
     opts = o
   end
@@ -1260,8 +1258,7 @@ function M.new(opts)
               or d.model:native_format()
   if opts.weights == nil and d.model:mixed_format_name() then
     -- a mixed checkpoint: the bytes come from its classes (weight_bytes)
-    local w = {}
-    for k, v in pairs(d.weights) do w[k] = v end
+    local w = util.copy(d.weights)
     w.name = d.model:mixed_format_name()
     d.weights = w
   end
@@ -1591,8 +1588,7 @@ function Deployment:with(changes)
   end
   changes = M.rename(changes, "deployment change")
   util.check_keys(changes, fields, "deployment change")
-  local opts = {}
-  for k, v in pairs(self.options) do opts[k] = v end
+  local opts = util.copy(self.options)
   -- a gpu_memory that only sized a custom GPU goes with it
   opts.gpu = self.gpu
   if self.gpu_bytes == self.gpu.visible_bytes then opts.gpu_memory = nil end

@@ -216,8 +216,7 @@ function M.candidates(ctx)
   end
   local prompt = math.max(1, math.floor(w.input_mean + 0.5))
   local function with(t)
-    local o = {}
-    for k, v in pairs(extra) do o[k] = v end
+    local o = util.copy(extra)
     for k, v in pairs(t) do o[k] = v end
     return o
   end
@@ -243,8 +242,7 @@ function M.candidates(ctx)
   -- a pool's figures at its planned rate: one simulation of it
   local function at_rate(d, phase, ms, r)
     sims = sims + 1
-    local o = {}
-    for k, v in pairs(d.options) do o[k] = v end
+    local o = util.copy(d.options)
     o.gpu = d.gpu
     if d.gpu_bytes ~= d.gpu.visible_bytes then o.gpu_memory = d.gpu_bytes end
     if w.prefix ~= nil and o.prefix == nil then o.prefix = w.prefix end

@@ -320,8 +320,7 @@ function M.vllm_engine(row, version, use_v1)
   if not version_order(version, "0.11") then
     util.raise("field 'vllm_use_v1' = false: vLLM %s has no V0 engine (removed in 0.11.0)", version)
   end
-  local out = {}
-  for k, v in pairs(row) do out[k] = v end
+  local out = util.copy(row)
   for _, k in ipairs(v0_keys) do out[k] = M.vllm["0.7"][k] end
   return out, version
 end

@@ -157,13 +157,11 @@ end
 --- perf tables copied, each value of `values` (name -> number) put at its
 --- factor's option. Returns a new table; opts is not changed.
 function M.apply(opts, values)
-  local out = {}
-  for k, v in pairs(opts) do out[k] = v end
+  local out = util.copy(opts)
   for name, x in util.sorted_pairs(values) do
     local f = M.get(name, "factors")
     local key, sub = f.option[1], f.option[2]
-    local t = {}
-    for k, v in pairs(out[key] or {}) do t[k] = v end
+    local t = util.copy(out[key] or {})
     t[sub] = x
     out[key] = t
   end

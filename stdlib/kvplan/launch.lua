@@ -854,8 +854,7 @@ end
 function M.figures(d, limits)
   local l = d:ledger()
   local ok, note = l:starts()
-  local given = {}
-  for k, v in pairs(limits or {}) do given[k] = v end
+  local given = util.copy(limits or {})
   local tokens, seqs = deploy.engine_limits(d, setmetatable(given, {__index = d.options}))
   return {kv_budget = l.kv_budget, kv_blocks = l.kv_blocks, kv_tokens = l.kv_tokens,
           block = l.block, max_model_len = l.max_model_len, weights = l.weights,
@@ -887,12 +886,6 @@ end
 
 -- ---- a ranked candidate's commands ----------------------------------------
 
-local function copy(t)
-  local o = {}
-  for k, v in pairs(t or {}) do o[k] = v end
-  return o
-end
-
 -- The deployment of pool p (c.prefill or c.decode) of candidate c.
 local function pool_deployment(c, p)
   if p.deployment ~= nil then return p.deployment end
@@ -920,7 +913,7 @@ function M.emit(c, engine, opts)
       local p = c[role]
       local d = pool_deployment(c, p)
       if d == nil then return nil, role .. " pool: no deployment" end
-      local o = copy(opts)
+      local o = util.copy(opts)
       o.role, o.replicas = role, p.replicas or 1
       o.name = o.name or (d.model.id .. "-" .. (d.gpu.id or "gpu") .. "-" .. role)
       local text, why = M.command(d, engine, o)
@@ -934,7 +927,7 @@ function M.emit(c, engine, opts)
     return table.concat(parts, engine == "k8s" and "---\n" or "\n")
   end
   if c.deployment == nil then return nil, "the candidate has no deployment" end
-  local o = copy(opts)
+  local o = util.copy(opts)
   o.replicas = o.replicas or c.replicas
   local text, why = M.command(c.deployment, engine, o)
   if text == nil then return nil, why end

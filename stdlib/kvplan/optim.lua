@@ -168,24 +168,18 @@ function Combination:__tostring() return "kvplan.Combination '" .. self.name .. 
 --- The empty combination.
 M.none = M.combine{}
 
-local function copy(t)
-  local c = {}
-  for k, v in pairs(t) do c[k] = v end
-  return c
-end
-
 --- Deployment options with the combination applied in phase order:
 --- opts2, combination = kv.optim.apply(opts, {a, b}). opts is not changed.
 function M.apply(opts, x)
   if type(opts) ~= "table" then util.raise("kv.optim.apply needs deployment options, got %s", type(opts)) end
   local combo = M.combine(x)
   local fields = require("kvplan.deploy").fields
-  local o = copy(opts)
+  local o = util.copy(opts)
   o.optim = nil
   local ctx = {combination = combo, model = function(t) return models.get(t.model) end}
   for _, m in ipairs(combo.members) do
     ctx.optimization = m
-    local r = m.apply(copy(o), ctx)
+    local r = m.apply(util.copy(o), ctx)
     if type(r) ~= "table" then
       util.raise("optimization '%s': apply must return the deployment options, got %s", m.name,
                  type(r))
@@ -458,7 +452,7 @@ local function with_kv_heads(m, k, id)
   if t.layer_kinds then
     local runs = {}
     for i, r in ipairs(t.layer_kinds) do
-      runs[i] = copy(r)
+      runs[i] = util.copy(r)
       if r.kv_heads then runs[i].kv_heads = k end
     end
     t.layer_kinds = runs
@@ -516,7 +510,7 @@ function M.mla(t)
       if f.layer_kinds then
         local runs = {}
         for i, run in ipairs(f.layer_kinds) do
-          runs[i] = copy(run)
+          runs[i] = util.copy(run)
           if run.kind == "full" then
             runs[i].kind, runs[i].kv_heads, runs[i].head_dim, runs[i].head_dim_v = "mla", nil, nil, nil
             runs[i].kv_lora_rank, runs[i].rope_dim = r, rope
@@ -531,7 +525,7 @@ function M.mla(t)
 end
 
 local function merge_evict(o, changes)
-  local e = copy(o.evict or {})
+  local e = util.copy(o.evict or {})
   for k, v in pairs(changes) do e[k] = v end
   o.evict = e
   return o
@@ -621,7 +615,7 @@ function M.speculative(t)
     source = "Leviathan et al., ICML 2023; EAGLE: Li et al., ICML 2024; MTP: DeepSeek-V3 report",
     params = s,
     apply = function(o)
-      o.speculative = copy(s)
+      o.speculative = util.copy(s)
       return o
     end,
     columns = {

@@ -188,8 +188,7 @@ function M.search(spec)
   local points, skipped, sims, simulated = {}, {}, 0, 0
   for _, wf in ipairs(weights) do
     for _, kf in ipairs(kvs) do
-      local b = {}
-      for k, v in pairs(base) do b[k] = v end
+      local b = util.copy(base)
       b.max_model_len = max_len
       local ranked = kv.best{
         model = model, context = max_len, concurrency = 1, gpus = list(spec.gpus, "gpus"),
@@ -210,8 +209,7 @@ function M.search(spec)
                                    why = no_rates or c.why}
         else
           simulated = simulated + 1
-          local o = {}
-          for k, v in pairs(b) do o[k] = v end
+          local o = util.copy(b)
           o.model, o.gpu, o.tp, o.pp = model, c.gpu, c.tp, c.pp
           o.weights, o.kv = wf ~= "native" and wf or nil, kf
           o.prompt, o.output, o.seed = input, output, 1

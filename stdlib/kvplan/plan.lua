@@ -229,8 +229,7 @@ M.what_missed = what_missed
 -- kv.simulate's options for deployment d, workload w at `rate` (nil: all at
 -- time 0), with extra simulation options.
 local function sim_options(d, w, rate, extra)
-  local o = {}
-  for k, v in pairs(d.options) do o[k] = v end
+  local o = util.copy(d.options)
   o.gpu = d.gpu
   if d.gpu_bytes ~= d.gpu.visible_bytes then o.gpu_memory = d.gpu_bytes end
   if w.prefix ~= nil and o.prefix == nil then o.prefix = w.prefix end
@@ -550,8 +549,7 @@ local function parallel_candidates(model, all, ctx)
       local d0 = c.deployment
       local engine = d0.budget
       for _, lay in ipairs(M.parallel_layouts(model, engine, c.tp)) do
-        local o = {}
-        for k, v in pairs(d0.options) do o[k] = v end
+        local o = util.copy(d0.options)
         for k, v in pairs(lay.options) do o[k] = v end
         local ok, d = pcall(kv.deploy, o)
         local v = {gpu = c.gpu, tp = ok and d.tp or o.tp or c.tp, pp = c.pp, weights = c.weights,
@@ -629,8 +627,7 @@ function M.search(spec)
     want[m] = true
   end
   local keep = util.count(spec.keep or M.keep, "keep", 1)
-  local base = {}
-  for k, v in pairs(spec.base or {}) do base[k] = v end
+  local base = util.copy(spec.base or {})
   -- a server for this workload is started with max_model_len its longest
   -- request (unless given): the model's default may not start (vLLM checks
   -- that one request of max_model_len fits the KV cache)

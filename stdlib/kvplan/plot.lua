@@ -480,8 +480,7 @@ function M.plot(spec) return draw(spec, false) end
 --- so in its place. Nothing is written but gnuplot's temporary, removed.
 function M.svg(spec, rows, beside)
   if type(spec) ~= "table" then return nil, "a chart needs a table of kv.plot's fields" end
-  local s = {}
-  for k, v in pairs(spec) do s[k] = v end
+  local s = util.copy(spec)
   if s.data == nil then s.data = rows end
   -- gnuplot's temporary beside the page (where kvplan may write: --sandbox
   -- allows the output alone), else in $TMPDIR or /tmp

@@ -285,8 +285,7 @@ function Report:row(t)
   if self.closed then util.raise("report is already closed") end
   if self.kept then
     if not self.silent then
-      local copy = {}
-      for k, v in pairs(t) do copy[k] = v end
+      local copy = util.copy(t)
       self.kept[#self.kept + 1] = copy
     end
     return
@@ -294,8 +293,7 @@ function Report:row(t)
   if not self.writer:isopen() then util.raise("report is already closed") end
   if self.silent then return end
   if self.rows then
-    local copy = {}
-    for k, v in pairs(t) do copy[k] = v end
+    local copy = util.copy(t)
     self.rows[#self.rows + 1] = copy
   end
   local vals = {}

@@ -188,8 +188,7 @@ local function place_axes(spec, base, axes, timed, dspec, hooked, sglang)
     local optim = require "kvplan.optim"
     for _, combo in ipairs(list(spec.optim)) do
       for _, vals in ipairs{first, second} do
-        local opts = {}
-        for k, v in pairs(base) do opts[k] = v end
+        local opts = util.copy(base)
         opts.model = list(spec.model)[1]
         for k, v in pairs(vals) do opts[k] = v end
         local ok, o2 = pcall(optim.apply, opts, combo)
@@ -462,8 +461,7 @@ function M.new(spec)
   -- base b's deployment; plain: without its combination, or with `with`
   local function deployment(b, with, plain)
     local pos = positions(b)
-    local opts = {}
-    for k, v in pairs(base) do opts[k] = v end
+    local opts = util.copy(base)
     local combo
     for i, a in ipairs(axes) do
       local v = a[2][pos[i]]

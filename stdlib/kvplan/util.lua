@@ -173,6 +173,13 @@ function M.sorted_pairs(t)
   end
 end
 
+--- A shallow copy of table t.
+function M.copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
 --- Reject keys of opts not in allowed (a set); what names the table.
 function M.check_keys(opts, allowed, what)
   if type(opts) ~= "table" then M.raise("%s must be a table of fields, got %s", what, type(opts)) end

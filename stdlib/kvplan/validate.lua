@@ -1315,8 +1315,7 @@ function M.check(text, opts)
     local given = f.version and f.version:match("^v?(%d+%.%d+%.?%d*)")
     local ename = (given and vname and not vname:find("v1")) and given or vname
     local function at(e)
-      local o = {}
-      for k, v in pairs(base) do o[k] = v end
+      local o = util.copy(base)
       o.engine_version, o.vllm_use_v1 = ename, use_v1
       -- the logged KV memory is the whole budget: no weights, nothing reserved
       local b = math.floor(f.kv_memory[e] * GiB)
@@ -1324,8 +1323,7 @@ function M.check(text, opts)
       -- (one byte of weights: weight_bytes 0 would mean "from the model")
       o.gpu_memory, o.utilization, o.activation, o.overhead, o.weight_bytes = b + 1, 1, 0, 0, 1
       if o.speculative then -- nor the draft's weights
-        local sp = {}
-        for k, v in pairs(o.speculative) do sp[k] = v end
+        local sp = util.copy(o.speculative)
         if sp.heads or sp.draft then sp.weight_bytes = 0 end
         o.speculative = sp
       end
@@ -1622,8 +1620,7 @@ function M.check(text, opts)
     local lk = l
     if not unpredicted and f.cudagraph_applied and f.cudagraph_estimate then
       local cg = math.floor(f.cudagraph_estimate.mid * GiB + 0.5)
-      local o = {}
-      for k, v in pairs(popts) do o[k] = v end
+      local o = util.copy(popts)
       o.overhead = l.overhead + cg
       local ok2, d2 = pcall(kv.deploy, o)
       if ok2 then
