@@ -306,8 +306,7 @@ end
 --- given) as a dashed line at 1000 / tpot_ms. opts: output (required),
 --- width, height (default 900 x 500), title. Returns the output path.
 function M.chart(points, info, opts)
-  if type(opts) ~= "table" then util.raise("pareto chart needs an options table, got %s", type(opts)) end
-  util.check_keys(opts, {output = true, width = true, height = true, title = true}, "pareto chart")
+  util.opts_of(opts, {output = true, width = true, height = true, title = true}, "pareto chart")
   local spec = M.chart_spec(points, info, opts)
   spec.output = opts.output
   return require("kvplan.plot").plot(spec)

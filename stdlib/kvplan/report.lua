@@ -232,9 +232,8 @@ end
 --- ""), in the order of `order` (a columns list, e.g. kv.optim.columns(...);
 --- default: the ledger's and the optimizations' columns), then by name.
 function M.new(opts)
-  if type(opts) ~= "table" then util.raise("report needs an options table, got %s", type(opts)) end
-  util.check_keys(opts, {columns = true, path = true, name = true, format = true, order = true,
-                         title = true, chart = true}, "report")
+  util.opts_of(opts, {columns = true, path = true, name = true, format = true, order = true,
+                      title = true, chart = true}, "report")
   if opts.format ~= nil and not M.formats[opts.format] then
     util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", tostring(opts.format))
   end
