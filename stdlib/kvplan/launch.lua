@@ -135,9 +135,7 @@ local function kv_name(d, e)
   if k == d.model:auto_kv_format().name then return "auto" end
   local n = kv_names[e][k]
   if n then return n end
-  local known = {}
-  for x in pairs(kv_names[e]) do known[#known + 1] = x end
-  table.sort(known)
+  local known = util.sorted_keys(kv_names[e])
   return nil, string.format("KV format '%s' is not one %s takes (the model's dtype, %s)", k, names[e],
                             table.concat(known, ", "))
 end

@@ -80,9 +80,7 @@ function M.filter_rules(filter)
   local names = {}
   for _, k in ipairs(util.sorted_keys(filter)) do
     if type(k) ~= "string" or filter_columns[k] == nil then
-      local known = {}
-      for n in pairs(filter_columns) do known[#known + 1] = n end
-      table.sort(known)
+      local known = util.sorted_keys(filter_columns)
       util.raise("filter: unknown column '%s' (a filter table takes %s; use a function for others)",
                  tostring(k), table.concat(known, ", "))
     end
