@@ -115,8 +115,10 @@ local function value_cases(values)
   return out
 end
 
+-- The words both scripts complete: long options, the options that take a
+-- value (long and short), the command names.
 local function option_words(d)
-  local long, with_arg = {}, {}
+  local long, with_arg, names = {}, {}, {}
   for _, o in ipairs(d.options) do
     long[#long + 1] = "--" .. o.name
     if o.arg then
@@ -125,7 +127,8 @@ local function option_words(d)
     end
   end
   long[#long + 1], long[#long + 2] = "--help", "--version"
-  return long, with_arg
+  for _, c in ipairs(d.commands) do names[#names + 1] = c.name end
+  return long, with_arg, names
 end
 
 local function header(shell)
@@ -139,9 +142,7 @@ end
 --- COMP_WORDS and COMP_CWORD alone (no bash-completion helpers), with '='
 --- a word break (bash's default: "tp", "=", "4") or not ("tp=4").
 function M.bash(d)
-  local long, with_arg = option_words(d)
-  local names = {}
-  for _, c in ipairs(d.commands) do names[#names + 1] = c.name end
+  local long, with_arg, names = option_words(d)
   local b = {header("bash"),
     "_kvplan() {",
     "  local cur=${COMP_WORDS[COMP_CWORD]} prev= cmd= key= val= pre= i w list=",
@@ -205,9 +206,7 @@ end
 
 --- The zsh script: an autoloadable _kvplan (#compdef kvplan) for fpath.
 function M.zsh(d)
-  local long, with_arg = option_words(d)
-  local names = {}
-  for _, c in ipairs(d.commands) do names[#names + 1] = c.name end
+  local long, with_arg, names = option_words(d)
   local z = {"#compdef kvplan", header("zsh"),
     "_kvplan() {",
     "  local cur=${words[CURRENT]} prev=${words[CURRENT-1]} cmd= key= i w files=",
