@@ -501,9 +501,11 @@ else
   r:close()
   if summary then io.stdout:write(summary) end
   if not cli.quiet then
-    io.stderr:write(string.format("kvplan best: %d candidates, %d simulated (%d simulations), %d not "
-                                  .. "simulated by their lower bound\n", info.candidates, info.simulated,
-                                  info.sims, info.pruned))
+    -- two lines, so that a terminal of 80 columns shows them unwrapped as it
+    -- does the table (one line was 99 columns at 381 candidates)
+    io.stderr:write(string.format("kvplan best: %d candidates, %d simulated (%d simulations),\n"
+                                  .. "  %d not simulated by their lower bound\n", info.candidates,
+                                  info.simulated, info.sims, info.pruned))
   end
   emit(ranked)
   return

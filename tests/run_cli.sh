@@ -549,6 +549,12 @@ if command -v script > /dev/null 2>&1; then
     COLUMNS=80 script -qec "$kvplan -q $t" /dev/null < /dev/null | tr -d '\r' > "$out/$n.out"
     check "$n fits 80 columns" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/$n.out') -le 80 ] && [ \$(wc -l < '$out/$n.out') -ge 4 ]"
   done
+  # best under an SLA without -q: its table and the simulations' count on
+  # standard error (99 columns on one line before)
+  COLUMNS=80 script -qec "$kvplan best model=llama-3.1-70b input=2048 output=256 rate=20 ttft_ms=2000 tpot_ms=50 percentile=p90 gpus=h100-sxm,h200,mi300x prices=examples/prices.csv" \
+    /dev/null < /dev/null | tr -d '\r' > "$out/tty_best_sla.out"
+  check "tty_best_sla fits 80 columns, standard error too" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_best_sla.out') -le 80 ] &&
+    grep -q '^kvplan best: [0-9]* candidates' '$out/tty_best_sla.out'"
   COLUMNS=80 script -qec "$kvplan -q --wide $t" /dev/null < /dev/null | tr -d '\r' > "$out/tty_wide.out"
   check "tty_wide keeps every column" sh -c "[ \$(LC_ALL=C.UTF-8 wc -L < '$out/tty_wide.out') -gt 80 ]"
   check "tty_capacity names what it left out" grep -q '^(not shown, to fit 80 columns:' "$out/tty_capacity.out"
@@ -790,7 +796,7 @@ check "best rate= -o: every column, at the percentile asked, cost per million to
   sed -n 1p '$out/best_rate.csv' | grep -qx 'rank,mode,gpu,tp,pp,weights,kv,max_num_seqs,max_num_batched_tokens,replicas,gpus,rate_per_replica,utilization,binding,ttft_ms_p99,tpot_ms_p99,e2e_ms_p99,tokens_per_s,tokens_per_s_user,cost_per_hour,usd_per_mtok_output,usd_per_mtok_total,why' &&
   sed -n 2p '$out/best_rate.csv' | grep -Eq '^1,aggregated,l40s,[12],1,bf16,bf16,,,[0-9]+,[0-9]+,[0-9.]+,0\.[0-9]+,[a-z_]+,.*,6000,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,best: lowest cost per million output tokens\$' &&
   '$kvplan' best model=llama-3.1-8b input=1000 output=200 rate=30 tpot_ms=40 gpus=l40s tp=1,2 pp=1 -o /dev/null 2>&1 |
-    grep -Eqx 'kvplan best: 2 candidates, 2 simulated \\([0-9]+ simulations\\), 0 not simulated by their lower bound'"
+    tr '\\n' '|' | grep -Eqx 'kvplan best: 2 candidates, 2 simulated \\([0-9]+ simulations\\),\\|  0 not simulated by their lower bound\\|'"
 expect best_rate_limits 0 "" -- best model=llama-3.1-8b input=1000 output=200 rate=10 tpot_ms=40 gpus=h100-sxm tp=1 pp=1 \
   max_num_seqs=16,256 -o "$out/best_limits.csv" --quiet
 check "best max_num_seqs=16,256: each a candidate; 16 sequences serve fewer requests a replica" sh -c "
