@@ -45,6 +45,12 @@ expect bad_option 2 "kvplan: unknown option '--bogus' (try 'kvplan --help'; word
 expect o_no_file 2 "kvplan: option '-o' needs an argument (try 'kvplan --help')" -- -o
 expect bad_arg 2 "kvplan: command line: argument 'context' must be a number, got 'lots'" -- $c/args.lua context=lots
 expect unknown_arg 2 "kvplan: command line: unknown argument 'modle' (did you mean 'model'?)" -- $c/args.lua modle=x
+# a misspelt engine name of a field is suggested the engine's name (issue 13:
+# vLLM's option names; 'gpu_memory' alone, another field, before)
+expect suggest_engine_name 2 "kvplan: command line: unknown argument 'gpu_memory_utilisation' (did you mean 'gpu_memory_utilization', 'gpu_memory'?)" -- \
+  fit model=llama-3.1-8b gpu_memory_utilisation=0.9
+expect suggest_engine_name_tp 2 "kvplan: command line: unknown argument 'tensor_parallel' (did you mean 'tensor_parallel_size'?)" -- \
+  ledger model=llama-3.1-8b gpu=h100 tensor_parallel=2
 expect bad_arg_model 2 "kvplan: command line: argument 'model': unknown model 'llama-3.1-70' (did you mean 'llama-3.1-70b', 'llama-3.1-8b', 'llama-3.3-70b'?)" -- \
   fit model=llama-3.1-70 context=32768
 expect bad_arg_gpus 2 "kvplan: command line: argument 'gpus': unknown gpu 'h100x' (did you mean 'h100-sxm' (alias 'h100'), 'a100-sxm-80gb' (alias 'a100'), 'h200'?)" -- \

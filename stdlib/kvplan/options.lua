@@ -297,7 +297,12 @@ function M.parse(args, defaults, from_command_line)
       goto next_arg
     end
     if defaults[key] == nil then
+      -- the engines' spellings of the fields taken are names too (a
+      -- misspelt gpu_memory_utilisation is nearest to vLLM's own name)
       local cands = util.sorted_keys(defaults)
+      for a, f in util.sorted_pairs(names) do
+        if defaults[f] ~= nil and defaults[a] == nil then cands[#cands + 1] = a end
+      end
       fail("unknown argument '%s'%s", k, util.suggest(k, cands))
     end
     -- two spellings of one option (tp_size=4 tensor_parallel_size=2): which
