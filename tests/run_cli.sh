@@ -407,6 +407,28 @@ for cmd in fit capacity ledger best pareto; do
   check "${cmd}_help is the command's own" sh -c "head -1 '$out/${cmd}_help.out' | grep -q '^usage: kvplan $cmd ' &&
     grep -q '^Arguments' '$out/${cmd}_help.out' && ! grep -q '^commands:' '$out/${cmd}_help.out'"
 done
+# every key=value argument a command takes (kvplan completion's lists: the
+# command's kv.options defaults) is in its --help and in its entry of the
+# manual page or the manual's generated list of deployment fields (fit's,
+# capacity's, ledger's, best's, startup's, pareto's and calibrate's --help named
+# "any other deployment field" only; the manual lacked time, range, version,
+# max_gpus, tokens_per_s, simulate's own, ...; startup had no .TP of its own)
+"$kvplan" completion bash | sed -n "s/^    \([a-z]*\)) list='\(.*\)' ;;\$/\1 \2/p" > "$out/help_keys.txt"
+: > "$out/help_keys_missing.txt"
+while read -r cmd keys; do
+  "$kvplan" $cmd --help > "$out/help_keys_$cmd.txt" 2>&1 || echo "status $cmd --help" >> "$out/help_keys_missing.txt"
+  awk -v c="$cmd" '/^\.(TP|SH)/{inb=0} /^\.B /{ if (prev ~ /^\.TP/ && ($0 ~ "^\\.B " c " " || $0 ~ "^\\.B " c "$")) inb=1 } {prev=$0} inb' \
+    docs/kvplan.1 > "$out/help_keys_man_$cmd.txt"
+  sed -n '/deployment fields: generated/,/end of the generated fields/p' docs/kvplan.1 >> "$out/help_keys_man_$cmd.txt"
+  sed -i 's/\\-/-/g; s/\\f[BIR]//g' "$out/help_keys_man_$cmd.txt"
+  for key in $keys; do key=${key%=}
+    grep -qE "(^|[^a-z_.])$key([^a-z_]|\$)" "$out/help_keys_$cmd.txt" || echo "help $cmd $key" >> "$out/help_keys_missing.txt"
+    grep -qE "(^|[^a-z_.])$key([^a-z_]|\$)" "$out/help_keys_man_$cmd.txt" || echo "man $cmd $key" >> "$out/help_keys_missing.txt"
+  done
+done < "$out/help_keys.txt"
+check "every command's --help and man page entry list every argument it takes" sh -c "
+  [ \$(wc -l < '$out/help_keys.txt') -ge 13 ] && [ ! -s '$out/help_keys_missing.txt' ]"
+[ -s "$out/help_keys_missing.txt" ] && sed -n '1,20s/^/     missing: /p' "$out/help_keys_missing.txt"
 expect models_help 0 "" -- models --help
 check "models_help names its usage" sh -c "head -1 '$out/models_help.out' | grep -q '^usage: kvplan models'"
 # every deployment field of the registry on every command, under its own

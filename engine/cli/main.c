@@ -1083,7 +1083,17 @@ static int command_help(const command *cmd) {
     fprintf(stderr, "kvplan: cannot read %s\n", path);
     return 1;
   }
-  return 0;
+  /* then the registry's deployment fields the script takes that its comment
+   * does not describe (completion.lua fields_help), so the help lists every
+   * argument; the path in a Lua long string (a path holding "]==]" is not
+   * one kvplan installs) */
+  if (strstr(path, "]==]") != NULL) return 0;
+  char code[PATH_MAX + 128];
+  snprintf(code, sizeof code, "io.stdout:write(require('kvplan.completion').fields_help([==[%s]==]))", path);
+  fflush(stdout);
+  options ho = {0};
+  ho.quiet = 1;
+  return run_script(&ho, NULL, code, "kvplan --help", 0, NULL, NULL, NULL);
 }
 
 /* kvplan [SCRIPT.lua] [key=value ...] or kvplan -e CODE [key=value ...] */
@@ -1474,8 +1484,19 @@ int main(int argc, char **argv) {
   for (int i = first; i < argc && strcmp(argv[i], "--") != 0; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       if (cmd != NULL && cmd->more != NULL) {
-        printf("usage: kvplan %s\n%s\n\n%s%s", cmd->usage, cmd->help, cmd->more, cmd->report ? report_help : "");
-        return fflush(stdout) == 0 ? 0 : 1;
+        printf("usage: kvplan %s\n%s\n\n%s", cmd->usage, cmd->help, cmd->more);
+        int rc = 0;
+        if (cmd->run == cmd_lua) { /* and the registry's fields it takes (calibrate: every one) */
+          char code[256];
+          snprintf(code, sizeof code, "io.stdout:write(require('kvplan.completion').fields_help(nil, '%s'))",
+                   cmd->name);
+          fflush(stdout);
+          options ho = {0};
+          ho.quiet = 1;
+          rc = run_script(&ho, NULL, code, "kvplan --help", 0, NULL, NULL, NULL);
+        }
+        if (rc == 0 && cmd->report) fputs(report_help, stdout);
+        return fflush(stdout) == 0 ? rc : 1;
       }
       if (cmd != NULL && cmd->more_lua != NULL) {
         char code[256];

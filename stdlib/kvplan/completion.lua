@@ -37,6 +37,41 @@ local function defaults_of(cmd, cli)
              ok and "it ran to the end" or tostring(err))
 end
 
+--- The end of `kvplan COMMAND --help` for a ready script whose help is its
+--- opening comment (engine/cli/main.c command_help): one line a deployment
+--- field of the registry the script takes (its kv.options defaults, as the
+--- completion reads them) that the comment does not describe as an argument
+--- of its own ("--   name ..."), in the registry's order, as kvplan simulate
+--- --help and kvplan launch --help list theirs; "" when there is none.
+--- fields_help(nil, NAME): the same for the stdlib command NAME (calibrate,
+--- models, ...), whose help text is main.c's: every field it takes.
+function M.fields_help(path, name)
+  local cli = package.loaded["kvplan.cli"]
+  if cli == nil then util.raise("completion: fields_help runs under kvplan (kvplan COMMAND --help)") end
+  local defs = path and defaults_of({script = path, name = path}, cli)
+               or name ~= "completion" and defaults_of({lua = true, name = name}, cli)
+  if not defs then return "" end
+  local described = {}
+  local f = path and io.open(path, "r")
+  if f then
+    for line in f:lines() do
+      if line:sub(1, 2) ~= "--" then break end
+      local name = line:match("^%-%-  ? ?([%w_.]+) ")
+      if name then described[name] = true end
+    end
+    f:close()
+  end
+  local lines = {}
+  for _, fd in ipairs(fields.list) do
+    if (defs[fd.name] ~= nil or fd.every_command) and not described[fd.name] then
+      lines[#lines + 1] = fields.help_line(fd.name, fd.meaning, fd)
+    end
+  end
+  if #lines == 0 then return "" end
+  return "\nthe other deployment fields it takes (docs/fields.md), each checked as the field:\n"
+         .. table.concat(lines, "\n") .. "\n"
+end
+
 --- The facts both scripts are made of: commands {name, keys = {sorted}},
 --- options {name, letter, arg}, formats (--format's), values {key -> sorted words} and the
 --- keys whose value is a file.

@@ -1,7 +1,7 @@
 -- tests/lua/fields_doc.lua: the docs' lists of deployment fields, generated
 -- from the registry (stdlib/kvplan/fields.lua): the option table of
--- docs/fields.md and the engines' option names of the manual page
--- (docs/kvplan.1, ARGUMENTS). tests/lua/fields_test.lua checks both;
+-- docs/fields.md, the one-word fields and the engines' option names of the
+-- manual page (docs/kvplan.1, ARGUMENTS). tests/lua/fields_test.lua checks both;
 -- `build/kvplan tests/lua/fields_doc.lua` (from the source tree) rewrites them.
 local fields = require "kvplan.fields"
 
@@ -58,6 +58,23 @@ function M.man_lines()
   return out
 end
 
+--- The manual page's list of the one-word deployment fields (ARGUMENTS),
+--- every one of which the deployment commands take (their own words model,
+--- gpu, tp, pp, kv, weights and what kv.options.deployment_fields adds,
+--- options.flat_field), between its own markers.
+M.man_fields_begin = ".\\\" deployment fields: generated from stdlib/kvplan/fields.lua (tests/lua/fields_doc.lua)"
+M.man_fields_end = ".\\\" end of the generated fields"
+function M.man_fields_lines()
+  local flat = require("kvplan.options").flat_field
+  -- the words every command names itself (options.lua own_words) are fields too
+  local own = {model = true, gpu = true, tp = true, pp = true, kv = true, weights = true}
+  local names = {}
+  for _, f in ipairs(fields.list) do
+    if flat(f) or f.every_command or own[f.name] then names[#names + 1] = f.name end
+  end
+  return {".IP", table.concat(names, ", ")}
+end
+
 local function read(path)
   local f = assert(io.open(path, "rb"))
   local s = f:read("a")
@@ -90,8 +107,11 @@ function M.write()
   local man = read("docs/kvplan.1")
   local m1 = assert(man:find(M.man_begin, 1, true), "docs/kvplan.1 has no generated block")
   local m2 = assert(man:find(M.man_end, m1, true), "docs/kvplan.1: the generated block has no end")
-  write("docs/kvplan.1", man:sub(1, m1 - 1) .. M.man_begin .. "\n"
-        .. table.concat(M.man_lines(), "\n") .. "\n" .. man:sub(m2))
+  man = man:sub(1, m1 - 1) .. M.man_begin .. "\n" .. table.concat(M.man_lines(), "\n") .. "\n" .. man:sub(m2)
+  local f1 = assert(man:find(M.man_fields_begin, 1, true), "docs/kvplan.1 has no generated list of fields")
+  local f2 = assert(man:find(M.man_fields_end, f1, true), "docs/kvplan.1: the generated fields have no end")
+  write("docs/kvplan.1", man:sub(1, f1 - 1) .. M.man_fields_begin .. "\n"
+        .. table.concat(M.man_fields_lines(), "\n") .. "\n" .. man:sub(f2))
 end
 
 if type(...) == "table" then M.write() end -- run as a script

@@ -247,6 +247,17 @@ else
   end
 end
 
+-- the manual page's list of the one-word fields, as generated
+do
+  local a2 = man:find(doc.man_fields_begin, 1, true)
+  local b2 = a2 and man:find(doc.man_fields_end, a2, true)
+  if not (a2 and b2) then
+    fail("docs/kvplan.1 has no generated list of deployment fields")
+  elseif man:sub(a2 + #doc.man_fields_begin + 1, b2 - 2) ~= table.concat(doc.man_fields_lines(), "\n") then
+    fail("docs/kvplan.1's list of deployment fields differs from fields.lua (build/kvplan tests/lua/fields_doc.lua rewrites it)")
+  end
+end
+
 -- SCRIPTING.md: the engines' names table lists the registry's aliases, the
 -- option tables name fields of the registry's type, every field is named
 local ref = check.slurp("SCRIPTING.md")
