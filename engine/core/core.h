@@ -71,6 +71,11 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag);
  * plus its tensor and col bits over the model's linear shards and columns
  * (kvp_format_weight_bytes). */
 kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes);
+/* Bytes of the weights every TP rank holds whole (kvp_replicated): 0 at tp
+ * 1, else replicated.bytes if set, else its params in the weight format with
+ * the format's tensor and col bits over its shards and columns; at most
+ * `total` (the weights' bytes). */
+kvp_err kvp_deploy_replicated_bytes(const kvp_deploy *d, int64_t total, int64_t *bytes);
 
 /* ---- the ledger (ledger.c) ------------------------------------------------ */
 

@@ -189,6 +189,10 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_format_check(&d->kv, "kv", diag));
   TRY(kvp_format_check(&d->weights, "weights", diag));
   TRY(kvp_check_count(d->weight_bytes, 0, "weight_bytes", diag));
+  TRY(kvp_check_count(d->replicated.params, 0, "replicated_params", diag));
+  TRY(kvp_check_count(d->replicated.shards, 0, "replicated_shards", diag));
+  TRY(kvp_check_count(d->replicated.cols, 0, "replicated_cols", diag));
+  TRY(kvp_check_count(d->replicated.bytes, 0, "replicated_bytes", diag));
   if (!(d->utilization > 0.0 && d->utilization <= 1.0))
     return kvp_fail(diag, KVP_EINVAL, "field 'utilization' must be in (0, 1], got %g",
                     kvp_shown(d->utilization));
@@ -213,6 +217,19 @@ kvp_err kvp_deploy_weight_bytes(const kvp_deploy *d, int64_t *bytes) {
    * layers (kvp_format_weight_bytes) */
   return kvp_format_weight_bytes(&d->weights, d->model.params, d->model.linear_shards,
                                  d->model.linear_cols, bytes);
+}
+
+kvp_err kvp_deploy_replicated_bytes(const kvp_deploy *d, int64_t total, int64_t *bytes) {
+  const kvp_replicated *r = &d->replicated;
+  *bytes = 0;
+  if (d->tp <= 1 || (r->params == 0 && r->bytes == 0)) return KVP_OK;
+  int64_t b = r->bytes;
+  if (b == 0) {
+    kvp_err e = kvp_format_weight_bytes(&d->weights, r->params, r->shards, r->cols, &b);
+    if (e != KVP_OK) return e;
+  }
+  *bytes = b < total ? b : total;
+  return KVP_OK;
 }
 
 /* ---- checks ---------------------------------------------------------------- */

@@ -560,6 +560,21 @@ typedef struct kvp_sglang_par {
                                * its own requests (the data-parallel controller's; 0, 1: one) */
 } kvp_sglang_par;
 
+/* The weights every tensor-parallel rank holds whole (stdlib/kvplan/
+ * models.lua replicated_params: MLA's down-projections, MoE routers, the
+ * norms, by family, from the engines' model files): the ledger takes them
+ * off the bytes it splits over tp and adds them whole (vllm_kv.c
+ * kvp_vllm_stage_weights), the step time reads them whole (roofline.c). All
+ * zero: none; nothing changes at tp 1. */
+typedef struct kvp_replicated {
+  int64_t params;             /* their parameters */
+  int64_t shards, cols;       /* their linear layers' matrices and input columns (a format's
+                               * tensor and col bits, kvp_format_weight_bytes) */
+  int64_t bytes;              /* > 0: their bytes as the checkpoint holds them (each class in
+                               * its format), overrides params in the weight format; a sweep's
+                               * weights axis clears it as it clears weight_bytes */
+} kvp_replicated;
+
 /* A deployment: a model on GPUs of one kind. Every field after `max_model_len`
  * is an optimization (kvplan.optim) whose zero value means off. */
 typedef struct kvp_deploy {
@@ -569,6 +584,7 @@ typedef struct kvp_deploy {
   kvp_format kv;              /* KV cache element format */
   kvp_format weights;         /* weight format (with group overhead) */
   int64_t weight_bytes;       /* > 0: total weight bytes, overrides params x format */
+  kvp_replicated replicated;  /* the weights whole on every TP rank (all zero: none) */
   double utilization;         /* the budget rule's fraction, (0, 1]: vLLM
                                * gpu_memory_utilization, SGLang mem_fraction_static,
                                * TensorRT-LLM free_gpu_memory_fraction */

@@ -396,6 +396,14 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     c->dense_bytes = c->weight_bytes;
     c->flops_token = 2.0 * active / atp;
   }
+  /* the weights every TP rank holds whole (kvp_replicated, the ledger's
+   * kvp_vllm_stage_weights) are read whole, not / tp; under SGLang's
+   * attention DP left as they were (its attention share is counted apart) */
+  if (c->attn_tp == c->tp) {
+    int64_t rep;
+    TRY(kvp_deploy_replicated_bytes(dep, l->weights_total, &rep));
+    c->dense_bytes += (double)rep * (1.0 - 1.0 / tp);
+  }
   c->head_flops = p->head_flops / atp;
   c->act_tok = p->act_rep_bytes + p->act_split_bytes / atp;
   c->host_seq = p->seq_host_us * 1e-6;

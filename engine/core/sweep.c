@@ -124,6 +124,7 @@ static void apply(kvp_deploy *d, const kvp_sweep_axis *x, int64_t p) {
     case KVP_FIELD_WEIGHTS:
       d->weights = x->fmt[p];
       d->weight_bytes = 0; /* a weight format axis replaces a given checkpoint size */
+      d->replicated.bytes = 0; /* and the replicated weights' (their params in it) */
       break;
     case KVP_FIELD_WEIGHT_BYTES: d->weight_bytes = x->i[p]; break;
     case KVP_FIELD_UTILIZATION: d->utilization = x->f[p]; break;

@@ -764,9 +764,19 @@ kvp_err kvp_vllm_stage_weights(const kvp_ledger *l, const kvp_stage *st, int64_t
     r = min64(sg->whole_bytes, w);
     w -= r;
   }
+  /* the weights every TP rank holds whole (kvp_replicated: MLA's
+   * ReplicatedLinear down-projections, the routers, the norms; models.lua
+   * replicated_params): off what is split, the stage's share added whole */
+  int64_t rep;
+  TRY(kvp_deploy_replicated_bytes(d, w, &rep));
+  w -= rep;
   /* the stage's share of the layers, rounded up once */
   CHK(stage_share(w, layers, st->layers, &wl));
   *bytes = cdiv(wl, d->tp);
+  if (rep > 0) {
+    CHK(stage_share(rep, layers, st->layers, &part));
+    CHK(chk_add(*bytes, part, bytes));
+  }
   if (sg->attn_dp > 1) {
     CHK(stage_share(a, layers, st->layers, &part));
     CHK(chk_add(*bytes, cdiv(part, kvp_attn_tp(d)), bytes));

@@ -82,6 +82,8 @@ static const char *const deploy_keys[] = {
   "sglang_alloc_bytes",
   /* SGLang's attention DP and EP (engine/core/vllm_kv.c) */
   "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
+  /* the weights whole on every TP rank (vllm_kv.c kvp_vllm_stage_weights) */
+  "replicated_params", "replicated_shards", "replicated_cols", "replicated_bytes",
   /* the engine's startup (starts.c) */
   "engine_named", "fail_fast_on_attention_window_too_large",
   /* how activation and overhead were predicted (sweeps predict them again) */
@@ -238,6 +240,10 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   d->sglang.attn_bytes = kvl_int_field(L, idx, "attn_bytes", 0);
   d->sglang.whole_bytes = kvl_int_field(L, idx, "whole_bytes", 0);
   d->sglang.replicas = kvl_int_field(L, idx, "sglang_replicas", 0);
+  d->replicated.params = kvl_int_field(L, idx, "replicated_params", 0);
+  d->replicated.shards = kvl_int_field(L, idx, "replicated_shards", 0);
+  d->replicated.cols = kvl_int_field(L, idx, "replicated_cols", 0);
+  d->replicated.bytes = kvl_int_field(L, idx, "replicated_bytes", 0);
   v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
   if (lua_getfield(L, idx, "mamba_cache_mode") != LUA_TNIL) {
     static const char *const modes[] = {"none", "align", "all"};

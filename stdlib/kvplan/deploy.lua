@@ -988,14 +988,37 @@ end
 --     7b437aaa73bf): SGLang's layout, the core's sglang_ep. The rest of the
 --     model stays over tp; no attention DP (not modelled).
 -- The bytes of weight class k in the deployment's format (a mixed
--- checkpoint's own for that class).
-local function class_bytes(d, opts, k)
+-- checkpoint's own for that class); params and shapes: a part of the class
+-- (Model:class_bytes).
+local function class_bytes(d, opts, k, params, shapes)
   local m = d.model
   local wf = rawget(m, "weight_formats")
   local f = opts.weights ~= nil and d.weights
             or (wf and wf[k] and formats.get(wf[k], "weight_formats." .. k))
             or (wf and m:dtype_format()) or d.weights
-  return m:class_bytes(k, f)
+  return m:class_bytes(k, f, params, shapes)
+end
+
+-- The weights every TP rank holds whole (models.lua replicated_params: the
+-- engines' ReplicatedLinear layers, routers and norms by family), for the
+-- core's kvp_replicated: their parameters, linear shards and columns (a
+-- sweep's weight format axis weighs them again) and their bytes in the
+-- checkpoint's formats. Under SGLang's attention DP the replicated part of
+-- the attention leaves attn_bytes (whole on every GPU, not over tp /
+-- dp_size). Kept at tp 1 too (a sweep's tp axis; the core counts none
+-- there); none for a model that cannot be weighed by class.
+local function resolve_replicated(d, opts)
+  local m = d.model
+  local ok, r = pcall(m.replicated_params, m)
+  if not ok or (r.attention.params == 0 and r.other == 0) then return end
+  local a = r.attention
+  local ab = a.params > 0 and class_bytes(d, opts, "attention", a.params,
+                                          {attention = {shards = a.shards, cols = a.cols}}) or 0
+  local ob = r.other > 0 and class_bytes(d, opts, "other", r.other) or 0
+  d.replicated_params = a.params + r.other
+  d.replicated_shards, d.replicated_cols = a.shards, a.cols
+  d.replicated_bytes = ab + ob
+  if d.attn_bytes then d.attn_bytes = math.max(0, d.attn_bytes - ab) end
 end
 
 local function resolve_moe_parallel(d, opts)
@@ -1431,6 +1454,7 @@ function M.new(opts)
   d.decode_context_parallel_size = optional_count(opts.decode_context_parallel_size,
                                                   "decode_context_parallel_size", 1)
   resolve_moe_parallel(d, opts)
+  resolve_replicated(d, opts)
   if d.budget == "sglang" then sglang_weights_rule(d, opts) end
   d.block_stride_alignment = opts.block_stride_alignment ~= nil
                              and units.bytes(opts.block_stride_alignment, "block_stride_alignment")
@@ -1489,6 +1513,8 @@ function Deployment:spec()
   if self.budget == "sglang" then t.data_parallel_size = nil end
   t.sglang_attn_dp, t.sglang_ep = self.sglang_attn_dp, self.sglang_ep
   t.attn_bytes, t.whole_bytes = self.attn_bytes, self.whole_bytes
+  t.replicated_params, t.replicated_shards = self.replicated_params, self.replicated_shards
+  t.replicated_cols, t.replicated_bytes = self.replicated_cols, self.replicated_bytes
   t.sglang_replicas = self.sglang_replicas
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,

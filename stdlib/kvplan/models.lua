@@ -436,6 +436,77 @@ function Model:weight_class_params()
   return c
 end
 
+-- The families whose weights every tensor-parallel rank holds whole are
+-- read from the engines' model files (vllm-project/vllm vllm/model_executor/
+-- models/; SGLang's and TensorRT-LLM's builds of these models replicate the
+-- same modules):
+--   norms      every family below: RMSNorm input_layernorm and
+--              post_attention_layernorm a layer and the final norm, hidden
+--              each (llama.py, qwen2.py, qwen3.py, qwen3_moe.py at 002456df36fc,
+--              mixtral.py at 005df92da1c0, deepseek_v2.py at 002d6073aa03);
+--              Qwen3's q_norm and k_norm, RMSNorm(head_dim) each a layer
+--              (Qwen3MoeAttention, qwen3_moe.py); MLA's q_a_layernorm
+--              (q_lora_rank) and kv_a_layernorm (kv_lora_rank)
+--              (DeepseekV2MLAAttention)
+--   routers    the MoE layers' gate, hidden x experts, ReplicatedLinear with
+--              quant_config None (Qwen3MoeSparseMoeBlock; MixtralMoE,
+--              linear_method None; DeepseekV2MoE's GateLinear, quant_config
+--              None): in the checkpoint dtype even in an FP8 checkpoint; DeepSeek-
+--              V3's e_score_correction_bias (noaux_tc), experts a layer (an fp32
+--              parameter in vLLM, counted here as the weights' total counts it,
+--              in the dtype: 2 bytes of the 4 a value)
+--   MLA        the down-projections, in the attention class's format:
+--              q_a_proj hidden x q_lora_rank and kv_a_proj_with_mqa hidden x
+--              (kv_lora_rank + rope_dim) (ReplicatedLinear with quant_config;
+--              fused_qkv_a_proj, MergedColumnParallelLinear(disable_tp=True),
+--              when there is a q_lora_rank: DeepSeekV2FusedQkvAProjLinear)
+--   indexer    DeepSeek-V3.2's Indexer, all of it: wq_b (ReplicatedLinear),
+--              wk and weights_proj (wk_weights_proj, disable_tp=True), k_norm
+--              (LayerNorm, weight and bias), in 'other' as the catalog counts it
+-- Other families (Gemma, Phi, Falcon, Cohere, gpt-oss, Llama 4, Qwen3-Next,
+-- Nemotron-H, ...): none counted (their norms and routers are not read).
+local replicated_norm_families = {llama = true, mistral = true, qwen2 = true, qwen3 = true,
+                                  qwen3_moe = true, mixtral = true, deepseek_v2 = true,
+                                  deepseek_v3 = true}
+local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
+                                    deepseek_v3 = true}
+
+--- The parameters every tensor-parallel rank holds whole (the comment
+--- above): {attention = {params, shards, cols} of the replicated linear
+--- layers of the attention class, other = the replicated parameters of the
+--- 'other' class (norms, routers, an indexer)}, each at most its class's
+--- parameters; zeros for a family not read.
+function Model:replicated_params()
+  local out = {attention = {params = 0, shards = 0, cols = 0}, other = 0}
+  local fam = rawget(self, "family")
+  if not replicated_norm_families[fam] then return out end
+  local c = self:weight_class_params()
+  local H, L = self.hidden or 0, self.layers
+  local other = L * 2 * H + H
+  if fam == "qwen3" or fam == "qwen3_moe" then other = other + L * 2 * (self.head_dim or 0) end
+  local mla = rawget(self, "mla")
+  if mla and self.heads then
+    local q, kv = mla.q_lora_rank, mla.kv_lora_rank + (mla.rope_dim or 0)
+    other = other + L * (mla.kv_lora_rank + (q or 0))
+    local a = out.attention
+    a.params = L * H * ((q or 0) + kv)
+    a.shards = L * (q and 2 or 1)
+    a.cols = L * H -- the fused q_a and kv_a read the hidden state once
+    if mla.index_n_heads and q then
+      local n, d = mla.index_n_heads, mla.index_head_dim or 0
+      other = other + L * (q * n * d + H * d + H * n + 2 * d)
+    end
+  end
+  if self.experts and replicated_router_families[fam] then
+    local moe = L - (self.dense_layers or 0)
+    other = other + moe * self.experts * H
+    if fam == "deepseek_v3" then other = other + moe * self.experts end
+  end
+  out.other = math.min(other, c.other)
+  if out.attention.params > c.attention then out.attention = {params = 0, shards = 0, cols = 0} end
+  return out
+end
+
 --- The linear layers of each weight class as vLLM holds them: {shards =
 --- the matrices a checkpoint stores (q, k, v, o; gate, up, down; an expert's
 --- w1, w3, w2; lm_head), cols = the input columns of the layers vLLM builds

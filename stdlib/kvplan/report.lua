@@ -487,8 +487,13 @@ function M.ledger_items(d, context, concurrency)
   local fits, why, limit = l:fit(context, concurrency)
   local held = fits or limit == "starts" -- the KV budget holds them (the engine may refuse)
   local stages = d.pp > 1 and string.format(", the tightest of %d stages", d.pp) or ""
-  item("weights", l.weights - l.lora - l.rotary, string.format("%s weights / tp %d%s",
-                                                              d.weights.name, d.tp, stages))
+  -- the weights every TP rank holds whole (models.lua replicated_params),
+  -- named when they show at two decimals
+  local rep = d.tp > 1 and (d.replicated_bytes or 0) or 0
+  local whole = rep >= 0.005 * units.GiB
+                and string.format(" (%.2f GiB of them whole on every GPU)", rep / units.GiB) or ""
+  item("weights", l.weights - l.lora - l.rotary, string.format("%s weights / tp %d%s%s",
+                                                              d.weights.name, d.tp, whole, stages))
   if l.lora > 0 then
     -- vLLM loads them with the weights ("Model loading took" counts them)
     local lo = d.lora

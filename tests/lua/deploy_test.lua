@@ -78,6 +78,13 @@ local qc = kv.model("qwen3-235b-a22b"):weight_class_params()
 local all = 0
 for _, n in pairs(qc) do all = all + 2 * n end
 local experts, attn, emb = 2 * qc.experts, 2 * qc.attention, 2 * qc.embeddings
+-- whole on every GPU (models.lua replicated_params): the norms (two of the
+-- hidden size and Qwen3's q_norm and k_norm of the head size a layer, the
+-- final one) and the routers (hidden x 128 a layer), bf16
+local qm = kv.model("qwen3-235b-a22b")
+local R = 2 * (94 * (2 * 4096 + 2 * 128) + 4096 + 94 * 128 * 4096)
+check.eq(R, 2 * (qm.layers * (2 * qm.hidden + 2 * qm.head_dim) + qm.hidden
+                 + qm.layers * qm.experts * qm.hidden), "Qwen3-235B's replicated bytes")
 -- SGLang at tp 8: 4 KV heads over 8 GPUs, one (replicated) a GPU: 94 x 2 x 1 x 128 x 2 bytes
 local sg = moe{engine = "sglang"}
 check.eq(sg.kv_token_bits, 8 * 94 * 2 * 1 * 128 * 2, "SGLang tp 8: one KV head a GPU")
@@ -86,19 +93,20 @@ check.eq(sg.kv_token_bits, 8 * 94 * 2 * 1 * 128 * 2, "SGLang tp 8: one KV head a
 -- sglang_alloc_slack), neither under attention DP's or EP's layout but the
 -- table
 check.eq(sg.rotary, 40960 * 128 * 4, "SGLang: the rotary table in float32")
-check.eq(sg.weights - sg.rotary - sg.alloc, all // 8, "SGLang tp 8: every weight over tp")
+check.eq(sg.weights - sg.rotary - sg.alloc, (all - R + 7) // 8 + R,
+         "SGLang tp 8: every weight over tp but the replicated")
 -- enable_dp_attention, dp_size 8: attention TP 8 / 8 = 1, all 4 KV heads on
 -- every GPU, the attention and the embedding whole, the rest over 8
 local dpa = moe{engine = "sglang", dp_size = 8, enable_dp_attention = true}
 check.eq(dpa.kv_token_bits, 8 * 94 * 2 * 4 * 128 * 2, "attention DP 8: four KV heads a GPU")
 check.eq(dpa.data_parallel_size, 8, "attention DP 8: eight ranks")
 check.eq(dpa.alloc, 0, "attention DP: no allocator slack listed")
-check.eq(dpa.weights - dpa.rotary, (all - experts - attn - emb + 7) // 8 + attn + emb + (experts + 7) // 8,
+check.eq(dpa.weights - dpa.rotary, (all - experts - attn - emb - R + 7) // 8 + attn + emb + R + (experts + 7) // 8,
          "attention DP 8: attention and embedding whole")
 -- dp_size 2: attention TP 4, still one KV head a GPU, the attention over 4
 local dp2 = moe{engine = "sglang", data_parallel_size = 2, enable_dp_attention = true}
 check.eq(dp2.kv_token_bits, sg.kv_token_bits, "attention DP 2: attention TP 4, one KV head")
-check.eq(dp2.weights - dp2.rotary, (all - experts - attn - emb + 7) // 8 + (attn + 3) // 4 + emb + (experts + 7) // 8,
+check.eq(dp2.weights - dp2.rotary, (all - experts - attn - emb - R + 7) // 8 + (attn + 3) // 4 + emb + R + (experts + 7) // 8,
          "attention DP 2: attention over 4")
 -- ep_size 8: 16 whole experts a GPU, as many bytes as 1/8 of each; ep 4:
 -- 32 experts on each pair of GPUs, each split over 2
@@ -124,8 +132,8 @@ check.error("field 'ep_size' is SGLang's", function() moe{ep_size = 8} end)
 -- ceil(experts x 64 / 128), then over 4), the rest over tp
 local te8 = moe{engine = "trtllm", ep_size = 8}
 local te2 = moe{engine = "trtllm", ep_size = 2}
-check.eq(te8.weights, (all - experts + 7) // 8 + (experts * 16 + 127) // 128, "TensorRT-LLM EP 8")
-check.eq(te2.weights, (all - experts + 7) // 8 + ((experts * 64 + 127) // 128 + 3) // 4,
+check.eq(te8.weights, (all - experts - R + 7) // 8 + R + (experts * 16 + 127) // 128, "TensorRT-LLM EP 8")
+check.eq(te2.weights, (all - experts - R + 7) // 8 + R + ((experts * 64 + 127) // 128 + 3) // 4,
          "TensorRT-LLM EP 2 x moe_tp 4")
 -- one expert's slice on a GPU (kvplan.sim.expert_slice_bytes, the MoE GEMM
 -- curve's axis): w13 + w2 = 3 x hidden 4096 x moe_intermediate 1536 x 2 bytes,
@@ -283,3 +291,34 @@ local hy = kv.deploy{model = "qwen3-next-80b-a3b", gpu = "h100-sxm", tp = 4, pp 
 check.eq(string.format("%d %d %d %d %d", hy.tp, hy.pp, hy.stage, hy.stages, hy.layers), "4 2 2 2 24",
          "tp 4, pp 2: the tightest of the two stages holds 24 of the 48 layers")
 check.eq(hy.state_bytes > 0, true, "the linear-attention layers' recurrent state")
+
+-- The weights every TP rank holds whole (models.lua replicated_params, the
+-- core's kvp_replicated), hand-counted for DeepSeek-V3 at tp 8: the 61 MLA
+-- layers' q_a_proj 7168 x 1536 and kv_a_proj_with_mqa 7168 x 576 in fp8 with
+-- a 32-bit scale a 128 x 128 block, 61 x 7168 x 2112 = 923467776 bytes +
+-- 56364 scales x 4; the routers (58 x 256 x 7168), their score-correction
+-- biases (58 x 256) and the norms (61 x (2 x 7168 + 1536 + 512) + 7168) in
+-- bf16, 107451904 x 2: whole on each GPU, the rest / 8
+do
+  local ds = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}
+  local R = 923467776 + 56364 * 4 + 107451904 * 2
+  check.eq(ds.replicated_bytes, R, "deepseek-v3 replicated bytes")
+  local W = ds.model:weight_size()
+  local dl = ds:ledger()
+  local split = (W - R + 7) // 8
+  check.eq(dl.weights - dl.rotary, split + R, "deepseek-v3 tp 8 weights a GPU: (W - R) / 8 + R")
+  check.eq(dl.weights - dl.rotary - (W + 7) // 8, split + R - (W + 7) // 8,
+           "grown by R x 7/8 against W / 8")
+  check.eq(split + R - (W + 7) // 8 > 996000000, true, "about 0.93 GiB more a GPU")
+  -- tp 1: all of it on the one GPU, nothing changes
+  local one = ds:with{tp = 1, gpu = "h200"}:ledger()
+  check.eq(one.weights - one.rotary, W, "tp 1 holds all the weights")
+  -- a family whose modules are not read: none
+  check.eq(kv.deploy{model = "gemma-2-9b", gpu = "h100", tp = 2}.replicated_bytes, nil,
+           "gemma2: not read, none counted")
+  -- Qwen3's q_norm and k_norm besides the layer norms, bf16
+  local q = kv.deploy{model = "qwen3-32b", gpu = "h100", tp = 2}
+  local m = q.model
+  check.eq(q.replicated_bytes, (m.layers * (2 * m.hidden + 2 * m.head_dim) + m.hidden) * 2,
+           "qwen3 norms")
+end

@@ -661,3 +661,21 @@ do
   end)
   os.remove(null)
 end
+
+-- a weights axis weighs the weights every TP rank holds whole (the core's
+-- kvp_replicated) in its format, as kv.deploy does: DeepSeek-V3's MLA
+-- down-projections, routers and norms in bf16 or fp8, not the checkpoint's
+do
+  local sw = kv.sweep{model = "deepseek-v3", gpu = "h200", tp = {1, 8}, weights = {"bf16", "fp8"},
+                      columns = {"tp", "weights", "weights_bytes_per_gpu"}}
+  local p = os.tmpname()
+  sw:write(p)
+  for i, r in ipairs(kv.csv.read(p)) do
+    if i > 1 then
+      local dl = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = tonumber(r[1]),
+                           weights = r[2]}:ledger()
+      check.eq(tonumber(r[3]), dl.weights - dl.lora, "weights axis row " .. i .. " (" .. r[2] .. ")")
+    end
+  end
+  os.remove(p)
+end

@@ -367,7 +367,12 @@ check.eq(dp8:ledger().data_parallel_size, 8, "8 engines")
 -- (and the rotary cache whole on each: 163840 x 64 x 2 bytes, engines.vllm_rotary)
 local rot = 163840 * 64 * 2
 check.eq(dp8:ledger().weights, (total - experts) + experts // 8 + rot, "weights per GPU under DP + EP")
-check.eq(tp8:ledger().weights, (total + 7) // 8 + rot, "weights per GPU under TP 8")
+-- under TP 8 the MLA down-projections, routers and norms whole on every GPU
+-- (models.lua replicated_params; deploy_test.lua counts them: 1138597040
+-- bytes), the rest over 8
+local rep = tp8.replicated_bytes
+check.eq(rep, 1138597040, "DeepSeek-V3's replicated weights")
+check.eq(tp8:ledger().weights, (total - rep + 7) // 8 + rep + rot, "weights per GPU under TP 8")
 -- the latent is whole on every rank either way: the KV bytes a token are the same
 check.eq(dp8:ledger().kv_bytes_per_token, tp8:ledger().kv_bytes_per_token, "MLA per GPU")
 check.error("field 'enable_expert_parallel' needs a MoE model",

@@ -185,6 +185,48 @@ static void tightest_pipeline_stage_decides(void **state) {
   assert_int_equal(n, (l.stage[0].kv_budget - l.stage[0].block_bytes) / seq);
 }
 
+/* The weights every TP rank holds whole (kvp_replicated: MLA's
+ * ReplicatedLinear down-projections, routers, norms), hand-counted on the
+ * seed's 80 layers: 70 GiB of weights with 1 GiB of them replicated at tp 4
+ * are 69 / 4 + 1 = 18.25 GiB a GPU, not 70 / 4 = 17.5; from the parameters
+ * in fp8 (8e8 of 7e10, no given bytes): (7e10 - 8e8) / 4 + 8e8; at pp 2
+ * each stage half of each part; nothing changes at tp 1. */
+static void replicated_weights_stay_whole_on_every_rank(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  seed_deploy(&d, 70 * GiB);
+  d.tp = 4;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 70 * GiB / 4);
+  d.replicated.bytes = 1 * GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 69 * GiB / 4 + 1 * GiB);
+  seed_deploy(&d, 0);
+  d.weights = (kvp_format){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  d.tp = 4;
+  d.replicated.params = 800000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, (70000000000LL - 800000000LL) / 4 + 800000000LL);
+  d.pp = 2;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, (69200000000LL / 2) / 4 + 400000000LL);
+  d.pp = 1;
+  d.tp = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 70000000000LL);
+  /* never more than the weights themselves */
+  d.tp = 4;
+  d.replicated.params = 0;
+  d.replicated.bytes = 100000000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 70000000000LL);
+  kvp_diag dg = {{0}};
+  d.replicated.bytes = -1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "replicated_bytes"));
+}
+
 /* vLLM's LoRA slots load with the weights: every stage's layers' slots in
  * its weights, the KV budget that much smaller */
 static void lora_slots_join_each_stage_weights(void **state) {
@@ -1147,6 +1189,7 @@ int main(void) {
     cmocka_unit_test(reserve_beyond_usable_is_its_own_reason),
     cmocka_unit_test(tp_that_does_not_divide_heads_does_not_fit),
     cmocka_unit_test(tightest_pipeline_stage_decides),
+    cmocka_unit_test(replicated_weights_stay_whole_on_every_rank),
     cmocka_unit_test(lora_slots_join_each_stage_weights),
     cmocka_unit_test(rotary_caches_join_each_stage_weights),
     cmocka_unit_test(sglang_alloc_slack_joins_the_weights),

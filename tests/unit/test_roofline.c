@@ -755,6 +755,33 @@ static void attention_dp_splits_attention_over_tp_over_dp(void **state) {
   assert_non_null(strstr(dg.msg, "dp_size"));
 }
 
+/* The weights every TP rank holds whole (kvp_replicated) are read whole by
+ * every step: 16e9 bytes at tp 4, 0.4e9 of them replicated: the ledger's
+ * 15.6e9 / 4 + 0.4e9 = 4.3e9 a GPU; the step reads the dense quarter
+ * 1e9 + 0.4e9 x (1 - 1/4) and the experts' 12e9 / 4, the same 4.3e9. */
+static void replicated_weights_are_read_whole(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_perf p;
+  moe_split(&d, 8, &p);
+  d.tp = 4;
+  d.replicated.bytes = 400000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(l.stage[0].weights, 4300000000LL);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(fabs(c.dense_bytes - 1.3e9) < 1e-3);
+  assert_true(fabs(c.expert_bytes - 3e9) < 1e-3);
+  /* without the model's split, all of it dense: 16e9 / 4 + 0.3e9 */
+  p.expert_share = 0.0;
+  p.attn_share = 0.0;
+  p.body_flops = 0.0;
+  p.experts = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(fabs(c.dense_bytes - 4.3e9) < 1e-3);
+}
+
 /* vLLM's data_parallel_size: dp engines of tp GPUs each, the experts cut
  * across dp x tp GPUs, the MoE layers' collective over all of them. */
 static void vllm_data_parallel_counts_every_engine(void **state) {
@@ -1344,6 +1371,7 @@ int main(void) {
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
+    cmocka_unit_test(replicated_weights_are_read_whole),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
   };
   return cmocka_run_group_tests_name("roofline", tests, NULL, NULL);
