@@ -1799,12 +1799,12 @@ expect mml_auto_pareto 2 "kvplan: command line: argument 'max_model_len' = auto:
 # finite step-time inputs whose steps take no finite time: named (perf.tflops
 # = 1e-320 said "column 'ttft_ms_p50' has no finite value (got nan)" and
 # kv.simulate returned a NaN TTFT; a deployment's time "overflows" alone)
-expect sim_tflops_subnormal 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: step 1 takes inf s: the run passes the largest double (expected step-time inputs of finite times: hbm_gbps 300 x 0.8, tflops 1e-320 x 0.7, step_overhead_ms 0, launch_us 0.91, seq_host_us 1.1, loop_host_us 0)" -- \
+expect sim_tflops_subnormal 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: step 1 takes inf s: the run passes the largest double (expected step-time inputs of finite times: hbm_gbps 300 x 0.8, tflops 1e-320 x 0.7, step_overhead_ms 0, launch_us 0.91, seq_host_us 1.1, loop_host_us 0, index_tflops 0, gemm_tile_m 0)" -- \
   simulate model=llama-3.1-8b gpu=l4 requests=3 prompt=100 output=10 perf.tflops=1e-320
-expect sim_overhead_huge 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: step 1 takes 1e+305 s: the run passes the largest double (expected step-time inputs of finite times: hbm_gbps 300 x 0.8, tflops 121 x 0.7, step_overhead_ms 1e+308, launch_us 0.91, seq_host_us 1.1, loop_host_us 0)" -- \
+expect sim_overhead_huge 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: step 1 takes 1e+305 s: the run passes the largest double (expected step-time inputs of finite times: hbm_gbps 300 x 0.8, tflops 121 x 0.7, step_overhead_ms 1e+308, launch_us 0.91, seq_host_us 1.1, loop_host_us 0, index_tflops 0, gemm_tile_m 0)" -- \
   simulate model=llama-3.1-8b gpu=l4 requests=3 prompt=100 output=10 perf.step_overhead_ms=1e308 -o "$out/sim_overhead_huge.csv"
 check "sim_overhead_huge: no report written" [ ! -e "$out/sim_overhead_huge.csv" ]
-expect time_memory_subnormal 1 "kvplan: (command line):1: step time at context 1000 and concurrency 1 overflows (expected step-time inputs that give a finite time: hbm_gbps = 300.0 at efficiency 9.9998886718268e-321, tflops = 121.0 at efficiency 0.7, step_overhead_ms = 0.0, launch_us = 0.91, seq_host_us = 1.1, loop_host_us = 0.0)" -- \
+expect time_memory_subnormal 1 "kvplan: (command line):1: step time at context 1000 and concurrency 1 overflows (expected step-time inputs that give a finite time: hbm_gbps = 300.0 at efficiency 9.9998886718268e-321, tflops = 121.0 at efficiency 0.7, step_overhead_ms = 0.0, launch_us = 0.91, seq_host_us = 1.1, loop_host_us = 0.0, index_tflops = 0.0, gemm_tile_m = 0.0)" -- \
   -e "require('kvplan').deploy{model = 'llama-3.1-8b', gpu = 'l4', efficiency = {memory = 1e-320}}:time(1000, 1)"
 # CSV inputs from a spreadsheet: a UTF-8 byte order mark before the header is
 # dropped by the reader (trace= said "the trace needs a column 'arrival'",

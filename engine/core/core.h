@@ -130,10 +130,12 @@ static inline double kvp_cost_kv_read(const kvp_cost *c, int64_t n) {
   return r;
 }
 
-/* Sum of min(i, w) for i = a + 1 .. a + k (w = 0: no cap). */
+/* Sum of min(i, w) for i = a + 1 .. a + k (w = 0: no cap), a, k >= 0.
+ * a + k <= w is tested as k <= w - a: a context of INT64_MAX (kvp_time_at
+ * takes one) plus its token overflowed int64 (UB) on a windowed term. */
 static inline double kvp_keys_sum(int64_t a, int64_t k, int64_t w) {
   double fa = (double)a, fk = (double)k;
-  if (w <= 0 || a + k <= w) return fk * fa + fk * (fk + 1.0) / 2.0;
+  if (w <= 0 || (a <= w && k <= w - a)) return fk * fa + fk * (fk + 1.0) / 2.0;
   if (a >= w) return fk * (double)w;
   int64_t below = w - a; /* positions a + 1 .. w are uncapped */
   double fb = (double)below;

@@ -166,6 +166,10 @@ kvp_err kvp_perf_check(const kvp_perf *p, kvp_diag *d) {
     if (!(isfinite(nonneg[i].v) && nonneg[i].v >= 0.0))
       return kvp_fail(d, KVP_EINVAL, "field '%s' must be a number >= 0, got %g", nonneg[i].name,
                       kvp_shown(nonneg[i].v));
+  /* a tile is whole rows: 0.3 rounded one token up to 1.2 rows, 1e-310 to inf */
+  if (p->gemm_tile_m != floor(p->gemm_tile_m))
+    return kvp_fail(d, KVP_EINVAL, "field 'gemm_tile_m' must be 0 or a whole number of rows >= 1, "
+                    "got %g", p->gemm_tile_m);
   if (!(p->expert_share >= 0.0 && p->idle_share >= 0.0 && p->expert_share + p->idle_share < 1.0))
     return kvp_fail(d, KVP_EINVAL, "fields 'expert_share' %g and 'idle_share' %g must be >= 0 "
                     "with a sum below 1", kvp_shown(p->expert_share), kvp_shown(p->idle_share));
@@ -710,7 +714,7 @@ static void step_finish(const kvp_cost *c, const kvp_step_part *b, double kv_rea
 
 void kvp_step_time(const kvp_cost *c, int64_t tokens, int64_t seqs, double kv_read, double attn,
                    kvp_step *out) {
-  int64_t q = seqs > 0 ? (tokens + seqs - 1) / seqs : tokens;
+  int64_t q = seqs > 0 ? cdiv(tokens, seqs) : tokens;
   kvp_step_time_s(c, tokens, seqs, kv_read, attn, kvp_cost_attn_s(c, q, attn), out);
 }
 
@@ -737,7 +741,7 @@ void kvp_step_time_memo(const kvp_cost *c, kvp_step_memo *m, int64_t tokens, int
   int is_long = c->p.graph_seq_max > 0 && longest > c->p.graph_seq_max;
   if (!m->valid || m->key_tokens != tokens || m->key_seqs != seqs || m->key_long != is_long) {
     /* one micro-batch of nb: its share of the tokens and sequences */
-    step_base(c, (tokens + nb - 1) / nb, (seqs + nb - 1) / nb, is_long, &m->part);
+    step_base(c, cdiv(tokens, nb), cdiv(seqs, nb), is_long, &m->part);
     m->key_tokens = tokens;
     m->key_seqs = seqs;
     m->key_long = is_long;

@@ -92,6 +92,7 @@
  * (stdlib/kvplan/sim.lua M.api_ms): kvplan calibrate fits it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1120,6 +1121,14 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
         sreq *q = &s.r[i];
         q->sent = held ? s.now : req[i].arrival;
         s.api_free = (q->sent > s.api_free ? q->sent : s.api_free) + cfg->api_s;
+        /* a finite api_s whose queue passes the largest double (1e308 s twice)
+         * is the field's, not an infinite step's ("the run passes ...") */
+        if (!isfinite(s.api_free)) {
+          e = kvp_fail(d, KVP_EINVAL, "field 'api_s' = %g s: the API server's work of request "
+                       "%lld ends past the largest double (expected seconds a request whose "
+                       "queue ends at a finite time)", cfg->api_s, (long long)(i + 1));
+          goto fail;
+        }
         q->ready = s.api_free;
         s.api[s.napi++] = i;
       } else if (held) {
@@ -1190,12 +1199,21 @@ kvp_err kvp_sim_run(const kvp_ledger *l, const kvp_cost *c, const kvp_sim_config
     if (!(isfinite(out->steps[out->nsteps - 1].seconds) && isfinite(s.now) &&
           isfinite(out->usage_mean))) {
       const kvp_perf *p = &c->p;
+      /* and issue 18's rates and tile (index_tflops = 1e-320, gemm_tile_m =
+       * 1e308, a busbw of 1e-320 GB/s named the rates above alone) */
+      char nccl[64] = "";
+      if (p->nccl_points > 0) {
+        double lo = p->nccl_busbw[0];
+        for (int32_t k = 1; k < p->nccl_points; k++) lo = fmin(lo, p->nccl_busbw[k]);
+        snprintf(nccl, sizeof nccl, ", nccl_busbw from %.3g GB/s", lo);
+      }
       e = kvp_fail(d, KVP_EINVAL, "step %lld takes %.3g s: the run passes the largest double "
                    "(expected step-time inputs of finite times: hbm_gbps %.3g x %.3g, tflops %.3g x "
-                   "%.3g, step_overhead_ms %.3g, launch_us %.3g, seq_host_us %.3g, loop_host_us %.3g)",
+                   "%.3g, step_overhead_ms %.3g, launch_us %.3g, seq_host_us %.3g, loop_host_us %.3g, "
+                   "index_tflops %.3g, gemm_tile_m %.3g%s)",
                    (long long)out->nsteps, out->steps[out->nsteps - 1].seconds, p->hbm_gbps,
                    p->mem_eff, p->tflops, p->flop_eff, p->step_overhead_ms, p->launch_us,
-                   p->seq_host_us, p->loop_host_us);
+                   p->seq_host_us, p->loop_host_us, p->index_tflops, p->gemm_tile_m, nccl);
       goto fail;
     }
   }

@@ -536,13 +536,24 @@ int kvl_time_error(lua_State *L, const kvp_cost *c, const kvp_time *t, int64_t c
     return kvl_error(L, "field 'price_per_hour' = %f: usd_per_mtok at context %I and concurrency %I "
                      "exceeds the largest double (expected USD per GPU hour)", c->p.price_per_hour,
                      (lua_Integer)ctx, (lua_Integer)conc);
-  /* which inputs: perf.tflops = 1e-320 said "overflows" alone */
+  /* which inputs: perf.tflops = 1e-320 said "overflows" alone; and issue
+   * 18's rates and tile (index_tflops = 1e-320, gemm_tile_m = 1e308, a
+   * busbw of 1e-320 GB/s named the rates above alone) */
+  const kvp_perf *p = &c->p;
+  if (p->nccl_points > 0) {
+    double lo = p->nccl_busbw[0];
+    for (int32_t k = 1; k < p->nccl_points; k++) lo = fmin(lo, p->nccl_busbw[k]);
+    lua_pushfstring(L, ", nccl_busbw from %f GB/s", lo);
+  } else {
+    lua_pushliteral(L, "");
+  }
   return kvl_error(L, "step time at context %I and concurrency %I overflows (expected step-time "
                    "inputs that give a finite time: hbm_gbps = %f at efficiency %f, tflops = %f at "
                    "efficiency %f, step_overhead_ms = %f, launch_us = %f, seq_host_us = %f, "
-                   "loop_host_us = %f)", (lua_Integer)ctx, (lua_Integer)conc, c->p.hbm_gbps,
-                   c->p.mem_eff, c->p.tflops, c->p.flop_eff, c->p.step_overhead_ms, c->p.launch_us,
-                   c->p.seq_host_us, c->p.loop_host_us);
+                   "loop_host_us = %f, index_tflops = %f, gemm_tile_m = %f%s)", (lua_Integer)ctx,
+                   (lua_Integer)conc, p->hbm_gbps, p->mem_eff, p->tflops, p->flop_eff,
+                   p->step_overhead_ms, p->launch_us, p->seq_host_us, p->loop_host_us,
+                   p->index_tflops, p->gemm_tile_m, lua_tostring(L, -1));
 }
 
 int kvl_time_of(lua_State *L, const kvp_ledger *l, const kvp_perf *p, int cidx, int nidx) {

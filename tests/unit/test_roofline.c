@@ -334,6 +334,41 @@ static void sparse_attention_attends_top_k_and_indexes_every_key(void **state) {
   assert_non_null(strstr(dg.msg, "index_head_dim"));
 }
 
+/* A context of INT64_MAX (kvp_time_at takes any count >= 1): the decode's
+ * new token at position 2^63 on a windowed term (a sparse-attention layer's
+ * top-k here) attends min(2^63, 4) = 4 keys, and the prompt of INT64_MAX
+ * tokens is one micro-batch of them. The window test a + k <= w and the
+ * micro-batch's (tokens + nb - 1) / nb overflowed int64 (UB, UBSan's abort;
+ * the wrapped test counted 2^63 keys) (core review 2026-12-04). */
+static void a_context_of_int64_max_counts_its_keys_without_overflow(void **state) {
+  (void)state;
+  assert_true(kvp_keys_sum(INT64_MAX, 1, 4) == 4.0);
+  assert_true(kvp_keys_sum(INT64_MAX - 1, 1, 4) == 4.0);
+  assert_true(kvp_keys_sum(2, 2, 4) == 3.0 + 4.0);
+  assert_true(kvp_keys_sum(0, INT64_MAX, 4) == 1.0 + 2 + 3 + 4 + ((double)INT64_MAX - 4) * 4);
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  kvp_step s;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 2, 64, 4, 4, 16, NULL), KVP_OK);
+  d.model.spec[0] = (kvp_layer){.kind = KVP_MLA, .latent = 16, .rope_dim = 8, .index_dim = 128,
+                                .index_heads = 2, .index_topk = 4};
+  d.model.params = d.model.active = 1000;
+  d.gpu_bytes = GiB;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* MLA 640 FLOPs a key over 4 keys (as at context 10: the sparse test above) */
+  assert_true(kvp_cost_attn_kernels(&c, INT64_MAX, 1) == 640.0 * 4);
+  assert_int_equal(kvp_time_at(&c, INT64_MAX, 1, &t), KVP_OK);
+  assert_true(t.decode.kv_bytes == 2.0 * 48 * 4 + 2.0 * 132 * (double)INT64_MAX + 360);
+  assert_true(isfinite(t.ttft_s) && t.prefill.run_tokens == INT64_MAX);
+  kvp_step_time(&c, INT64_MAX, 2, 0.0, 0.0, &s);
+  assert_int_equal(s.run_tokens, INT64_MAX);
+}
+
 /* Without its backend's rates, attention computes in its inputs' dtype: an
  * fp8 checkpoint (tflops the fp8 peak 1979) on a 16-bit KV cache runs its
  * attention at the 16-bit peak 989.5 x attn16_eff, its GEMMs at 1979 x
@@ -979,6 +1014,17 @@ static void gemms_compute_whole_m_tiles(void **state) {
   kvp_diag dg = {{0}};
   assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
   assert_non_null(strstr(dg.msg, "gemm_tile_m"));
+  /* a tile is whole rows (core review 2026-12-04): 0.5 rounded one token to
+   * itself, 0.3 to 1.2 rows; 1e-310 made the step inf ("overflows", naming
+   * other fields) */
+  const double parts[] = {0.5, 0.3, 64.5, 1e-310};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+    p.gemm_tile_m = parts[i];
+    dg.msg[0] = '\0';
+    assert_int_equal(kvp_cost_init(&c, &l, &p, &dg), KVP_EINVAL);
+    assert_non_null(strstr(dg.msg, "gemm_tile_m"));
+    assert_non_null(strstr(dg.msg, "whole number"));
+  }
 }
 
 /* A decode attention call takes at least its own published minimum
@@ -1368,6 +1414,7 @@ int main(void) {
     cmocka_unit_test(attention_runs_at_its_kernels_rates_by_query_tokens),
     cmocka_unit_test(attention_on_a_16_bit_cache_computes_at_the_16_bit_peak),
     cmocka_unit_test(sparse_attention_attends_top_k_and_indexes_every_key),
+    cmocka_unit_test(a_context_of_int64_max_counts_its_keys_without_overflow),
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),

@@ -475,7 +475,18 @@ static void step_times_past_the_largest_double_are_errors(void **state) {
   assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 1, &s, &d), KVP_EINVAL);
   assert_string_equal(d.msg, "step 1 takes inf s: the run passes the largest double (expected "
                              "step-time inputs of finite times: hbm_gbps 1 x 1, tflops 1e-320 x 1, "
-                             "step_overhead_ms 0, launch_us 0, seq_host_us 0, loop_host_us 0)");
+                             "step_overhead_ms 0, launch_us 0, seq_host_us 0, loop_host_us 0, "
+                             "index_tflops 0, gemm_tile_m 0)");
+  /* issue 18's inputs named too: a tile of 1e308 rows (its FLOPs inf at a
+   * finite rate), and an NCCL curve's smallest busbw where one is given
+   * (core review 2026-12-04) */
+  p.tflops = 1, p.gemm_tile_m = 1e308;
+  p.nccl_points = 2, p.nccl_bytes[0] = 1, p.nccl_bytes[1] = 2;
+  p.nccl_busbw[0] = 7, p.nccl_busbw[1] = 3;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 1, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "index_tflops 0, gemm_tile_m 1e+308, nccl_busbw from 3 GB/s)"));
+  p.gemm_tile_m = 0, p.nccl_points = 0;
   /* 1e308 ms a step: 1e305 s, four steps and their usage (192 bytes x 1e305
    * s at most) finite: runs */
   p.tflops = 1;
@@ -1009,6 +1020,14 @@ static void api_server_queues_requests_fifo_in_front_of_the_engine(void **state)
   cfg.api_s = NAN;
   assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
   assert_non_null(strstr(d.msg, "api_s"));
+  /* a finite api_s whose queue passes the largest double: the field's error,
+   * not "step 2 takes ... s: the run passes the largest double (expected
+   * step-time inputs ...)" naming the GPU's rates (core review 2026-12-04) */
+  cfg.api_s = 1e308;
+  d.msg[0] = '\0';
+  assert_int_equal(kvp_sim_run(&l, &c, &cfg, req, 3, &s, &d), KVP_EINVAL);
+  assert_non_null(strstr(d.msg, "field 'api_s' = 1e+308 s"));
+  assert_non_null(strstr(d.msg, "request 2"));
   cfg.api_s = 0.010;
   cfg.max_concurrency = 0;
   cfg.phase = KVP_PHASE_PREFILL;
