@@ -1,0 +1,1 @@
+recompute_article_ledger.lua
