@@ -210,6 +210,20 @@ if [ -s "$out/batch/good_a.csv" ] && [ -s "$out/batch/good_b.csv" ] && [ -s "$ou
   pass=$((pass + 1)); echo "ok   cli batch reports and summary"
 else fail=$((fail + 1)); echo "FAIL cli batch reports and summary"; ls "$out/batch"; cat "$out/batch.err"; fi
 
+# two reports of one script to one file: the second refused, the first kept
+# (before: the second was renamed over the first, status 0, the first lost);
+# on standard output both are written, one after the other
+rm -f "$out/two.csv"
+expect two_reports_o 1 "kvplan: $c/two_reports.lua:7: report path '$out/two.csv' was already written by an earlier report of this run: this one would replace it (give each report its own path, or a name under kvplan batch)" -- \
+  -o "$out/two.csv" $c/two_reports.lua
+check "two_reports_o keeps the first report" [ "$(cat "$out/two.csv")" = "$(printf 'n\n1')" ]
+expect two_reports_stdout 0 "" -- $c/two_reports.lua
+check "two_reports_stdout writes both" [ "$(cat "$out/two_reports_stdout.out")" = "$(printf 'n\n1\nm\n2')" ]
+rm -rf "$out/batch2"
+expect two_reports_batch 1 "kvplan: $c/two_reports.lua:7: report path '$out/batch2/two_reports.csv' was already written by an earlier report of this run: this one would replace it (give each report its own path, or a name under kvplan batch)" -- \
+  batch -d "$out/batch2" $c/two_reports.lua
+check "two_reports_batch keeps the first report" [ "$(cat "$out/batch2/two_reports.csv")" = "$(printf 'n\n1')" ]
+
 # --shard: the parts joined (header once) equal the unsharded run, with and
 # without the Lua path; two runs give identical bytes
 for lua in false true; do

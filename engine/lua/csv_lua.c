@@ -535,9 +535,22 @@ static int l_format_of(lua_State *L) {
   return 2;
 }
 
+/* csv.replaces(path) -> whether writing a report to path replaces a file
+ * (path absent or a regular file: the atomic writer renames over it), not
+ * writes into a device, FIFO or socket in place (engine/io/afile.c). The
+ * path is checked as a report's would be (--sandbox: under the output
+ * directory). */
+static int l_replaces(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  kvl_check_file(L, path, "w");
+  struct stat st;
+  lua_pushboolean(L, stat(path, &st) != 0 || S_ISREG(st.st_mode));
+  return 1;
+}
+
 static const luaL_Reg funcs[] = {
   {"open", l_open}, {"read", l_read}, {"atomic", l_atomic}, {"gnuplot", l_gnuplot},
-  {"format_of", l_format_of}, {"text", l_text}, {NULL, NULL}
+  {"format_of", l_format_of}, {"text", l_text}, {"replaces", l_replaces}, {NULL, NULL}
 };
 
 

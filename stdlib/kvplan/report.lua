@@ -69,16 +69,30 @@ end
 --- later script cannot overwrite them).
 M.claimed = {}
 
+local written_paths = {} -- paths an earlier report of this run was written to
+
 --- Mark path as written by an open report (nil: standard output). Under
 --- `kvplan batch`, a path an earlier script of the batch wrote is refused.
-function M.claim(path)
+--- given is the path the script named (nil: path is the run's destination,
+--- `-o FILE` or the batch's file): a destination an earlier report of this
+--- run wrote to a file is refused too. A path the script names itself may
+--- be written again (written, read back, rewritten).
+function M.claim(path, given)
   if path == nil then return end
   if used_paths[path] then util.raise("report path '%s' is already used by an open report", path) end
+  -- a second report to the run's destination file would rename over the
+  -- first, which would be lost with status 0 (-o FILE, or a batch script's
+  -- two unnamed reports); standard output and devices take both in turn
+  if given == nil and written_paths[path] and csv.replaces(path) then
+    util.raise("report path '%s' was already written by an earlier report of this run: this one "
+               .. "would replace it (give each report its own path, or a name under kvplan batch)", path)
+  end
   local taken = cli().taken
   if taken ~= nil and taken[path] ~= nil then
     util.raise("report '%s' was already written by '%s' in this batch", path, taken[path])
   end
   used_paths[path] = true
+  if given == nil then written_paths[path] = true end
   M.claimed[#M.claimed + 1] = path
 end
 
@@ -255,7 +269,7 @@ function M.new(opts)
   end
   if opts.order ~= nil and not used then util.raise("field 'order' goes with columns = \"used\"") end
   local path = M.output_path(opts.path, opts.name)
-  M.claim(path)
+  M.claim(path, opts.path)
   local shard = cli().shard
   local r = setmetatable({path = path, format = opts.format, title = opts.title,
                           silent = shard ~= nil and shard[1] ~= 1}, Report)

@@ -2266,8 +2266,9 @@ Result.__name = "kvplan.SimResult"
 --- prefill_tokens, preempted, bound). Returns the rows written.
 function Result:timeline(path)
   local report = require "kvplan.report"
+  local given = path
   path = report.output_path(path)
-  report.claim(path)
+  report.claim(path, given)
   local ok, n = pcall(self.sim.timeline, self.sim, path)
   report.release(path)
   if not ok then error(n, 0) end

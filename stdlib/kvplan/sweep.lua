@@ -803,6 +803,7 @@ function Sweep:write(path, opts)
   end
   local cli = package.loaded["kvplan.cli"] or {}
   local report = require "kvplan.report"
+  local given = path
   path = report.output_path(path, opts.name)
   -- a sweep of 2^40 rows must not start writing terabytes: refuse before
   -- the first row past `kvplan --max-rows N` (default 1e9; 0: no limit)
@@ -835,7 +836,7 @@ function Sweep:write(path, opts)
     page = report.page({}, names)
     if opts.chart ~= nil then page.charts = self:charts(opts.chart, path, cli.shard) end
   end
-  report.claim(path)
+  report.claim(path, given)
   local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard, page = page,
                                                     progress = not cli.quiet, format = opts.format,
                                                     columns = columns, precision = precision, funcs = funcs})

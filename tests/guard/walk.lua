@@ -69,6 +69,8 @@ local checked = {
                            function() return refuses(require("kvplan.csv").atomic, "/tmp/kvplan-walk") end},
   ["kvplan.csv.text"] = {"kvl_check_file write",
                          function() return refuses(require("kvplan.csv").text, "/tmp/kvplan-walk", "x") end},
+  ["kvplan.csv.replaces"] = {"kvl_check_file write (stats a report's path)",
+                             function() return refuses(require("kvplan.csv").replaces, "/tmp/kvplan-walk") end},
   ["kvplan.csv.gnuplot"] = {"runs nothing under the sandbox (nil, why)",
                             function() return select(2, refuses(require("kvplan.csv").gnuplot, "")) ~= nil
                                               and require("kvplan.csv").gnuplot("") == nil, "ran" end},
