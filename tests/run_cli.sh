@@ -219,6 +219,14 @@ expect two_reports_o 1 "kvplan: $c/two_reports.lua:7: report path '$out/two.csv'
 check "two_reports_o keeps the first report" [ "$(cat "$out/two.csv")" = "$(printf 'n\n1')" ]
 expect two_reports_stdout 0 "" -- $c/two_reports.lua
 check "two_reports_stdout writes both" [ "$(cat "$out/two_reports_stdout.out")" = "$(printf 'n\n1\nm\n2')" ]
+# -o /dev/stdout with standard output redirected to a file: written through the
+# descriptor, both reports, the link left as it was (before: stat followed the
+# link to the regular file, the second report was refused, and the commit renamed
+# a temporary over /dev/stdout itself, as root for every process)
+stdout_link=$(ls -l /dev/stdout 2> /dev/null)
+expect o_dev_stdout 0 "" -- -o /dev/stdout $c/two_reports.lua
+check "o_dev_stdout writes both reports to standard output" [ "$(cat "$out/o_dev_stdout.out")" = "$(printf 'n\n1\nm\n2')" ]
+check "o_dev_stdout leaves /dev/stdout as it was" [ "$(ls -l /dev/stdout 2> /dev/null)" = "$stdout_link" ]
 rm -rf "$out/batch2"
 expect two_reports_batch 1 "kvplan: $c/two_reports.lua:7: report path '$out/batch2/two_reports.csv' was already written by an earlier report of this run: this one would replace it (give each report its own path, or a name under kvplan batch)" -- \
   batch -d "$out/batch2" $c/two_reports.lua

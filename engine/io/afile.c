@@ -54,6 +54,34 @@ static void release(kvp_afile *f) {
   free(f);
 }
 
+/* The descriptor a path names when the path is one of the process's own
+ * descriptors (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else
+ * -1. Such a path is a symbolic link into /proc; when the descriptor is a
+ * regular file (standard output redirected to a file), stat follows the
+ * link to that file and the rename would replace the link itself, as root
+ * the system's /dev/stdout. These are written through a duplicate of the
+ * descriptor, at its offset, as a program writing to it directly would. */
+static int own_descriptor(const char *path) {
+  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
+  const char *p = strncmp(path, "/dev/fd/", 8) == 0         ? path + 8
+                  : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                              : NULL;
+  if (p == NULL || *p == '\0') return -1;
+  int v = 0;
+  for (; *p != '\0'; p++) {
+    if (*p < '0' || *p > '9' || v > 100000000) return -1;
+    v = v * 10 + (*p - '0');
+  }
+  return v;
+}
+
+int kvp_afile_in_place(const char *path) {
+  struct stat st;
+  return path == NULL || strcmp(path, "-") == 0 || own_descriptor(path) >= 0 ||
+         (stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+}
+
 kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
   kvp_afile *f = calloc(1, sizeof *f);
   if (f == NULL) {
@@ -71,12 +99,14 @@ kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
     release(f);
     return NULL;
   }
-  /* A device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is
-   * written in place: renaming a file over it would replace the device
-   * node itself (as root, /dev/null would become a regular file). */
+  /* A device, FIFO or socket (/dev/null, a named pipe) is written in
+   * place: renaming a file over it would replace the device node itself
+   * (as root, /dev/null would become a regular file). So is one of the
+   * process's own descriptors (own_descriptor). */
+  int own = own_descriptor(path);
   struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if (S_ISDIR(st.st_mode)) {
+  if (own >= 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+    if (own < 0 && S_ISDIR(st.st_mode)) {
       snprintf(err, errlen, "cannot write '%s': it is a directory", path);
       release(f);
       return NULL;
@@ -88,9 +118,10 @@ kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen) {
       return NULL;
     }
     memcpy(f->path, path, n + 1);
-    f->fd = open(path, O_WRONLY | O_CLOEXEC);
+    f->fd = own >= 0 ? fcntl(own, F_DUPFD_CLOEXEC, 0) : open(path, O_WRONLY | O_CLOEXEC);
     if (f->fd < 0) {
-      snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+      snprintf(err, errlen, "cannot %s '%s': %s", own >= 0 ? "write" : "open", path,
+               strerror(errno));
       release(f);
       return NULL;
     }

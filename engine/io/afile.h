@@ -21,9 +21,14 @@ typedef struct kvp_afile kvp_afile;
 /* path NULL or "-" is standard output (written through, never renamed);
  * so is an existing file that is not a regular file (a device such as
  * /dev/null, a FIFO, a socket): it is opened and written in place, since a
- * rename would replace the node itself. A directory is an error. NULL on
- * failure, reason in err. */
+ * rename would replace the node itself; and so is one of the process's own
+ * descriptors (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N),
+ * written through a duplicate of it even when it is a regular file. A
+ * directory is an error. NULL on failure, reason in err. */
 kvp_afile *kvp_afile_open(const char *path, char *err, size_t errlen);
+/* 1 when kvp_afile_open(path) writes in place (the cases above), 0 when it
+ * replaces a file (path absent or a regular file). */
+int kvp_afile_in_place(const char *path);
 /* Append n bytes; 0 or -1. After a failure every later write fails too and
  * commit reports the first error. */
 int kvp_afile_write(kvp_afile *f, const void *p, size_t n);

@@ -537,14 +537,14 @@ static int l_format_of(lua_State *L) {
 
 /* csv.replaces(path) -> whether writing a report to path replaces a file
  * (path absent or a regular file: the atomic writer renames over it), not
- * writes into a device, FIFO or socket in place (engine/io/afile.c). The
+ * writes in place into a device, FIFO, socket or one of the process's own
+ * descriptors (kvp_afile_in_place). The
  * path is checked as a report's would be (--sandbox: under the output
  * directory). */
 static int l_replaces(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   kvl_check_file(L, path, "w");
-  struct stat st;
-  lua_pushboolean(L, stat(path, &st) != 0 || S_ISREG(st.st_mode));
+  lua_pushboolean(L, !kvp_afile_in_place(path));
   return 1;
 }
 

@@ -212,6 +212,37 @@ static void devices_and_fifos_are_written_in_place(void **state) {
   assert_int_equal(strays(), 0);
 }
 
+/* The process's own descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N)
+ * are written through the descriptor: with standard output redirected to a
+ * file, stat followed /dev/stdout to that regular file and the commit
+ * renamed a temporary over the link (as root the system's /dev/stdout
+ * became a file). */
+static void own_descriptors_are_written_through(void **state) {
+  (void)state;
+  char err[256], name[64];
+  int fd = open(other, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(fd >= 0);
+  for (int i = 0; i < 2; i++) {
+    if (i == 0) snprintf(name, sizeof name, "/dev/fd/%d", fd);
+    else snprintf(name, sizeof name, "/proc/self/fd/%d", fd);
+    kvp_afile *f = kvp_afile_open(name, err, sizeof err);
+    assert_non_null(f);
+    assert_null(kvp_afile_temp(f));
+    assert_int_equal(kvp_afile_write(f, i == 0 ? "one\n" : "two\n", 4), 0);
+    assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  }
+  assert_int_equal(write(fd, "end\n", 4), 4); /* the descriptor is still open, at its offset */
+  close(fd);
+  assert_string_equal(slurp(other), "one\ntwo\nend\n");
+  struct stat st;
+  assert_int_equal(lstat("/dev/stdout", &st), 0);
+  assert_true(S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode));
+  snprintf(name, sizeof name, "/dev/fd/%d", 1000000);
+  assert_null(kvp_afile_open(name, err, sizeof err));
+  assert_non_null(strstr(err, "cannot write '/dev/fd/1000000'"));
+  assert_int_equal(strays(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(commit_replaces_the_file_whole),
@@ -222,6 +253,7 @@ int main(void) {
     cmocka_unit_test(a_signal_handler_can_remove_every_temporary),
     cmocka_unit_test(a_missing_directory_is_a_clear_error),
     cmocka_unit_test(devices_and_fifos_are_written_in_place),
+    cmocka_unit_test(own_descriptors_are_written_through),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
