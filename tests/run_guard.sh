@@ -74,7 +74,14 @@ expect mem_csv 1 "kvplan: memory limit exceeded (--max-memory 10485760 bytes)" -
   --max-memory 10M -e "require('kvplan').models.load_csv('$out/bigcell.csv')"
 rm -f "$out/bigcell.csv"
 expect mem_bad 2 "kvplan: bad --max-memory 'lots' (expected a size such as 512M, 2G or 2GiB)" -- --max-memory lots -e ''
-expect time_lua 1 "kvplan: time limit exceeded (--timeout 0.3 s)" -- --timeout 0.3 -e 'while true do end'
+expect time_lua 1 "kvplan: (command line):1: time limit exceeded (--timeout 0.3 s)" -- --timeout 0.3 -e 'while true do end'
+# the deadline met inside the stdlib is named at the script's line, in the
+# limit's own words once (before: the stdlib's line, and with a whole number
+# of seconds the hook's "2.0 s" did not match the limit's "2 s", so the message
+# said the limit twice: "time limit exceeded (--timeout 2 s): stdlib/kvplan/
+# sweep.lua:843: time limit exceeded (--timeout 2.0 s)")
+printf 'local kv = require "kvplan"\nwhile true do kv.gpu("h100") end\n' > "$out/stdlib_loop.lua"
+expect time_stdlib 1 "kvplan: $out/stdlib_loop.lua:2: time limit exceeded (--timeout 1 s)" -- --timeout 1 "$out/stdlib_loop.lua"
 # a sweep's loop in C stops at the deadline too, and a batch goes on; the
 # limit leaves the sweep's set-up in Lua (0.2-0.3 s under ASan on a loaded
 # machine) well inside it, so the deadline falls in the C loop

@@ -296,12 +296,22 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static char stop_msg[96];
+
+/* The deadline in Lua code: raised at the user's line (kvl_where_from level
+ * 0, the running function, past the stdlib's frames: a deadline inside a
+ * library call names the script's line that made it, as the bindings' loops
+ * do through kvl_poll) and in the words of stop_msg, so that the message is
+ * one whichever of the two noticed the deadline first. */
 static void time_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  if (kvl_stop || now() >= deadline) luaL_error(L, "time limit exceeded (--timeout %f s)", lim.timeout);
+  if (kvl_stop || now() >= deadline) {
+    kvl_where_from(L, 0);
+    lua_pushstring(L, stop_msg);
+    lua_concat(L, 2);
+    lua_error(L);
+  }
 }
-
-static char stop_msg[96];
 
 /* At the deadline: the bindings' loops stop at their next kvl_poll (and
  * Lua at its next count hook); two seconds later a script still in C (a

@@ -42,6 +42,9 @@ int luaopen_kvplan_predict_core(lua_State *L);
  * not the embedded stdlib ("@stdlib/..."), so every error points at the
  * line of the user's script that caused it. */
 void kvl_where(lua_State *L);
+/* The same from stack level `level` on (0: the running function, as a
+ * hook sees it; kvl_where is level 1, a C function's caller). */
+void kvl_where_from(lua_State *L, int level);
 /* The registry key of the program's file access check (the sandbox): a
  * function (path, mode) -> true | nil, message. Absent: every path is
  * allowed (a stock lua5.4 loading kvplan.so, kvplan without --sandbox). */

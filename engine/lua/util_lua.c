@@ -9,9 +9,11 @@
 
 #include "kvplan_lua.h"
 
-void kvl_where(lua_State *L) {
+void kvl_where(lua_State *L) { kvl_where_from(L, 1); }
+
+void kvl_where_from(lua_State *L, int level) {
   lua_Debug ar;
-  for (int level = 1; lua_getstack(L, level, &ar); level++) {
+  for (; lua_getstack(L, level, &ar); level++) {
     if (!lua_getinfo(L, "Sl", &ar)) break;
     if (ar.currentline <= 0) continue;                  /* C function */
     if (strncmp(ar.source, "@stdlib/", 8) == 0) continue;  /* our own library */
