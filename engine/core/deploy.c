@@ -193,6 +193,11 @@ kvp_err kvp_deploy_check_numbers(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(d->replicated.shards, 0, "replicated_shards", diag));
   TRY(kvp_check_count(d->replicated.cols, 0, "replicated_cols", diag));
   TRY(kvp_check_count(d->replicated.bytes, 0, "replicated_bytes", diag));
+  TRY(kvp_check_count(d->replicated.matmul, 0, "replicated_matmul", diag));
+  if (d->replicated.matmul > d->replicated.params)
+    return kvp_fail(diag, KVP_EINVAL, "field 'replicated_matmul' (%lld) must be at most "
+                    "'replicated_params' (%lld): the replicated linear layers are part of them",
+                    (long long)d->replicated.matmul, (long long)d->replicated.params);
   if (!(d->utilization > 0.0 && d->utilization <= 1.0))
     return kvp_fail(diag, KVP_EINVAL, "field 'utilization' must be in (0, 1], got %g",
                     kvp_shown(d->utilization));

@@ -573,6 +573,10 @@ typedef struct kvp_replicated {
   int64_t bytes;              /* > 0: their bytes as the checkpoint holds them (each class in
                                * its format), overrides params in the weight format; a sweep's
                                * weights axis clears it as it clears weight_bytes */
+  int64_t matmul;             /* of `params`, those of linear layers (the routers, MLA's
+                               * a-projections, an indexer's wq_b/wk/weights_proj; not norms,
+                               * biases, vectors): every rank computes their GEMMs whole, 2
+                               * FLOPs a parameter a token (roofline.c kvp_cost_init) */
 } kvp_replicated;
 
 /* A deployment: a model on GPUs of one kind. Every field after `max_model_len`

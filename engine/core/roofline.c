@@ -402,11 +402,17 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
   }
   /* the weights every TP rank holds whole (kvp_replicated, the ledger's
    * kvp_vllm_stage_weights) are read whole, not / tp; under SGLang's
-   * attention DP left as they were (its attention share is counted apart) */
+   * attention DP left as they were (its attention share is counted apart).
+   * Their linear layers (ReplicatedLinear, disable_tp=True: the routers,
+   * MLA's a-projections, V3.2's indexer) compute their whole GEMM on every
+   * rank: 2 FLOPs a parameter a token, not / tp (vllm-project/vllm
+   * vllm/model_executor/models/ deepseek_v2.py at 002d6073aa03, qwen3_moe.py
+   * at 002456df36fc, mixtral.py at 005df92da1c0, as models.lua cites) */
   if (c->attn_tp == c->tp) {
     int64_t rep;
     TRY(kvp_deploy_replicated_bytes(dep, l->weights_total, &rep));
     c->dense_bytes += (double)rep * (1.0 - 1.0 / tp);
+    if (dep->tp > 1) c->flops_token += 2.0 * (double)dep->replicated.matmul * (1.0 - 1.0 / tp);
   }
   c->head_flops = p->head_flops / atp;
   c->act_tok = p->act_rep_bytes + p->act_split_bytes / atp;

@@ -84,6 +84,7 @@ static const char *const deploy_keys[] = {
   "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
   /* the weights whole on every TP rank (vllm_kv.c kvp_vllm_stage_weights) */
   "replicated_params", "replicated_shards", "replicated_cols", "replicated_bytes",
+  "replicated_matmul",
   /* the engine's startup (starts.c) */
   "engine_named", "fail_fast_on_attention_window_too_large",
   /* how activation and overhead were predicted (sweeps predict them again) */
@@ -244,6 +245,7 @@ static void check_vllm(lua_State *L, int idx, kvp_deploy *d) {
   d->replicated.shards = kvl_int_field(L, idx, "replicated_shards", 0);
   d->replicated.cols = kvl_int_field(L, idx, "replicated_cols", 0);
   d->replicated.bytes = kvl_int_field(L, idx, "replicated_bytes", 0);
+  d->replicated.matmul = kvl_int_field(L, idx, "replicated_matmul", 0);
   v->stride_align = kvl_int_field(L, idx, "block_stride_alignment", 0);
   if (lua_getfield(L, idx, "mamba_cache_mode") != LUA_TNIL) {
     static const char *const modes[] = {"none", "align", "all"};

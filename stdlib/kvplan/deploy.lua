@@ -1018,6 +1018,7 @@ local function resolve_replicated(d, opts)
   d.replicated_params = a.params + r.other
   d.replicated_shards, d.replicated_cols = a.shards, a.cols
   d.replicated_bytes = ab + ob
+  d.replicated_matmul = m:replicated_matmul()
   if d.attn_bytes then d.attn_bytes = math.max(0, d.attn_bytes - ab) end
 end
 
@@ -1515,6 +1516,7 @@ function Deployment:spec()
   t.attn_bytes, t.whole_bytes = self.attn_bytes, self.whole_bytes
   t.replicated_params, t.replicated_shards = self.replicated_params, self.replicated_shards
   t.replicated_cols, t.replicated_bytes = self.replicated_cols, self.replicated_bytes
+  t.replicated_matmul = self.replicated_matmul
   t.sglang_replicas = self.sglang_replicas
   t.vllm_log_tokens_from_concurrency = self.vllm_log_tokens_from_concurrency
   t.vllm_check_override, t.vllm_check_null_block = self.vllm_check_override,

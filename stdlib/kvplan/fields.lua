@@ -242,6 +242,7 @@ M.list = {
 M.derived = {"stage_activation_bytes", "moe_experts", "expert_bytes",
              "sglang_attn_dp", "sglang_ep", "attn_bytes", "whole_bytes", "sglang_replicas",
              "replicated_params", "replicated_shards", "replicated_cols", "replicated_bytes",
+             "replicated_matmul",
              "vllm_log_tokens_from_concurrency", "vllm_check_override", "vllm_check_null_block",
              "vllm_block_grain", "vllm_max_model_len_auto", "vllm_mamba_seqs_check",
              "kv_cache_group_of", "kv_cache_group_blocks",

@@ -475,7 +475,8 @@ local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v
 --- above): {attention = {params, shards, cols} of the replicated linear
 --- layers of the attention class, other = the replicated parameters of the
 --- 'other' class (norms, routers, an indexer)}, each at most its class's
---- parameters; zeros for a family not read.
+--- parameters; zeros for a family not read. Model:replicated_matmul: the
+--- part of them in linear layers.
 function Model:replicated_params()
   local out = {attention = {params = 0, shards = 0, cols = 0}, other = 0}
   local fam = rawget(self, "family")
@@ -505,6 +506,30 @@ function Model:replicated_params()
   out.other = math.min(other, c.other)
   if out.attention.params > c.attention then out.attention = {params = 0, shards = 0, cols = 0} end
   return out
+end
+
+--- Of Model:replicated_params, the parameters of linear layers, whose GEMMs
+--- every rank computes whole (2 FLOPs a parameter a token; the core's
+--- kvp_replicated.matmul): MLA's q_a_proj and kv_a_proj_with_mqa (the
+--- attention part), the routers' gate (hidden x experts) and V3.2's
+--- indexer wq_b (q_lora_rank x heads x head_dim) and wk_weights_proj
+--- (hidden x (head_dim + heads)); not the norms, the indexer's k_norm or
+--- DeepSeek-V3's e_score_correction_bias (no matmul). The same families and
+--- modules as replicated_params (the comment above it).
+function Model:replicated_matmul()
+  local r = self:replicated_params()
+  if r.attention.params == 0 and r.other == 0 then return 0 end
+  local fam = rawget(self, "family")
+  local H, L, m = self.hidden or 0, self.layers, r.attention.params
+  local mla = rawget(self, "mla")
+  if mla and self.heads and mla.index_n_heads and mla.q_lora_rank then
+    local n, d = mla.index_n_heads, mla.index_head_dim or 0
+    m = m + L * (mla.q_lora_rank * n * d + H * (d + n))
+  end
+  if self.experts and replicated_router_families[fam] then
+    m = m + (L - (self.dense_layers or 0)) * self.experts * H
+  end
+  return math.min(m, r.attention.params + r.other)
 end
 
 --- The linear layers of each weight class as vLLM holds them: {shards =

@@ -322,3 +322,47 @@ do
   check.eq(q.replicated_bytes, (m.layers * (2 * m.hidden + 2 * m.head_dim) + m.hidden) * 2,
            "qwen3 norms")
 end
+
+-- Their linear layers compute their whole GEMM on every rank (the core's
+-- kvp_replicated.matmul, models.lua replicated_matmul), hand-counted for
+-- DeepSeek-V3 at tp 8: the a-projections 61 x 7168 x (1536 + 576) =
+-- 923467776 and the routers 58 x 256 x 7168 = 106430464 parameters (not the
+-- norms or the correction biases), 2 FLOPs each a token, 7/8 of them more
+-- a GPU than / 8. An 8192-token prefill, compute-bound, without the dense
+-- GEMMs' compute curve (its fraction of peak is the same either way): TTFT
+-- grows by 8192 x 2 x 1029898240 x 7/8 FLOPs / (tflops x flop_eff).
+do
+  local sim = require "kvplan.sim"
+  local sim_core = require "kvplan.sim_core"
+  local ds = kv.deploy{model = "deepseek-v3", gpu = "h200", tp = 8}
+  local M = 923467776 + 106430464
+  check.eq(ds.replicated_matmul, M, "deepseek-v3 replicated matmul parameters")
+  local perf = sim.perf(ds)
+  perf.gemm_compute = nil
+  local spec = ds:spec()
+  local t1 = sim_core.time(spec, perf, 8192, 1)
+  spec.replicated_matmul = 0
+  local t0 = sim_core.time(spec, perf, 8192, 1)
+  local want = 8192 * 2 * M * 7 / 8 / (perf.tflops * 1e12 * perf.flop_eff) * 1e3
+  check.eq(math.abs((t1.ttft_ms - t0.ttft_ms) - want) < 1e-9 * want, true,
+           string.format("TTFT grows by the replicated GEMMs: %.6f ms, hand count %.6f ms",
+                         t1.ttft_ms - t0.ttft_ms, want))
+  -- tp 1 (a sweep's tp axis keeps the fields): none
+  spec.tp, spec.replicated_matmul = 1, M
+  local s1 = sim_core.time(spec, perf, 8192, 1)
+  spec.replicated_matmul = 0
+  check.eq(s1.ttft_ms, sim_core.time(spec, perf, 8192, 1).ttft_ms, "tp 1: no replicated FLOPs")
+  -- the sweep's fast path (C axes) reads the same cost as d:time
+  local path = os.tmpname()
+  kv.sweep{model = "deepseek-v3", gpu = "h200", tp = {4, 8}, context = 8192, concurrency = 1,
+           columns = {"tp", "ttft_ms", "tpot_ms"}}:write(path)
+  local rows = kv.csv.read(path)
+  os.remove(path)
+  check.eq(rows[3][1], "8", "the tp 8 row")
+  local t = ds:time(8192, 1)
+  check.eq(rows[3][2], string.format("%.4f", t.ttft_ms), "sweep ttft_ms = d:time's at tp 8")
+  check.eq(rows[3][3], string.format("%.4f", t.tpot_ms), "sweep tpot_ms = d:time's at tp 8")
+  -- a family without routers or MLA: its norms are no matmul
+  check.eq(kv.deploy{model = "qwen3-32b", gpu = "h100", tp = 2}.replicated_matmul, 0,
+           "qwen3 dense: norms only, no replicated matmul")
+end

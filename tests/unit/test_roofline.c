@@ -817,6 +817,57 @@ static void replicated_weights_are_read_whole(void **state) {
   assert_true(fabs(c.dense_bytes - 4.3e9) < 1e-3);
 }
 
+/* Their linear layers (kvp_replicated.matmul: routers, MLA's a-projections)
+ * compute the whole GEMM on every rank: at tp 4 the model's 8e8 FLOPs a
+ * token / 4 = 2e8, plus 150e6 replicated matmul parameters x 2 x (1 - 1/4)
+ * = 2.25e8, so 4.25e8; without the model's split 2 x 8e9 / 4 + 2.25e8; at
+ * tp 1 and under SGLang's attention DP as before. */
+static void replicated_matmuls_are_computed_whole(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_perf p;
+  moe_split(&d, 8, &p);
+  d.tp = 4;
+  d.replicated.params = 200000000LL;
+  d.replicated.bytes = 400000000LL;
+  d.replicated.matmul = 150000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(fabs(c.flops_token - 4.25e8) < 1e-3);
+  /* the bytes as before (replicated_weights_are_read_whole) */
+  assert_true(fabs(c.dense_bytes - 1.3e9) < 1e-3);
+  p.expert_share = 0.0;
+  p.attn_share = 0.0;
+  p.body_flops = 0.0;
+  p.experts = 0;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(fabs(c.flops_token - (4e9 + 2.25e8)) < 1e-3);
+  /* SGLang's attention DP: left as it was */
+  moe_split(&d, 8, &p);
+  d.budget = KVP_BUDGET_SGLANG;
+  d.tp = 4;
+  d.sglang.attn_dp = 2;
+  d.replicated.params = 200000000LL;
+  d.replicated.matmul = 150000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(fabs(c.flops_token - 8e8 / 2) < 1e-3);
+  /* tp 1: none */
+  moe_split(&d, 8, &p);
+  d.replicated.params = 200000000LL;
+  d.replicated.matmul = 150000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(fabs(c.flops_token - 8e8) < 1e-3);
+  /* more matmul parameters than replicated ones: named */
+  kvp_diag dg = {{0}};
+  d.replicated.matmul = 300000000LL;
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "replicated_matmul"));
+}
+
 /* vLLM's data_parallel_size: dp engines of tp GPUs each, the experts cut
  * across dp x tp GPUs, the MoE layers' collective over all of them. */
 static void vllm_data_parallel_counts_every_engine(void **state) {
@@ -1419,6 +1470,7 @@ int main(void) {
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(replicated_weights_are_read_whole),
+    cmocka_unit_test(replicated_matmuls_are_computed_whole),
     cmocka_unit_test(bad_rates_are_errors_naming_the_field),
   };
   return cmocka_run_group_tests_name("roofline", tests, NULL, NULL);
