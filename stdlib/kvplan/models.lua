@@ -411,6 +411,16 @@ function Model:weight_class_params()
     local q = mla.q_lora_rank and (H * mla.q_lora_rank + mla.q_lora_rank * n * qk) or H * n * qk
     c.attention = L * (q + H * (mla.kv_lora_rank + rope) + mla.kv_lora_rank * n * (nope + v)
                        + n * v * H)
+    -- DeepSeek-V3.2's indexer wq_b (q_lora_rank x index heads x index
+    -- head_dim) is built with the checkpoint's quant_config (vllm-project/
+    -- vllm deepseek_v2.py Indexer at 002d6073aa03: ReplicatedLinear(q_lora_rank,
+    -- head_dim * n_head, quant_config=quant_config)), so it is weighed with
+    -- the attention (FP8 with block scales in DeepSeek's checkpoint); its wk,
+    -- weights_proj (wk_weights_proj, quant_config=None: wk upcast to bf16 at
+    -- load) and k_norm stay in 'other'
+    if mla.index_n_heads and mla.q_lora_rank then
+      c.attention = c.attention + L * mla.q_lora_rank * mla.index_n_heads * (mla.index_head_dim or 0)
+    end
   elseif self.heads and self.head_dim then
     local q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
     local per = H * (q + 2 * kv) + q * H
@@ -460,16 +470,45 @@ end
 --              (kv_lora_rank + rope_dim) (ReplicatedLinear with quant_config;
 --              fused_qkv_a_proj, MergedColumnParallelLinear(disable_tp=True),
 --              when there is a q_lora_rank: DeepSeekV2FusedQkvAProjLinear)
---   indexer    DeepSeek-V3.2's Indexer, all of it: wq_b (ReplicatedLinear),
---              wk and weights_proj (wk_weights_proj, disable_tp=True), k_norm
---              (LayerNorm, weight and bias), in 'other' as the catalog counts it
--- Other families (Gemma, Phi, Falcon, Cohere, gpt-oss, Llama 4, Qwen3-Next,
--- Nemotron-H, ...): none counted (their norms and routers are not read).
-local replicated_norm_families = {llama = true, mistral = true, qwen2 = true, qwen3 = true,
-                                  qwen3_moe = true, mixtral = true, deepseek_v2 = true,
-                                  deepseek_v3 = true}
+--   indexer    DeepSeek-V3.2's Indexer, all of it: wq_b (ReplicatedLinear
+--              with the checkpoint's quant_config, in the attention class:
+--              FP8 with block scales in DeepSeek's checkpoint), wk and
+--              weights_proj (wk_weights_proj, disable_tp=True, quant_config
+--              None: 16-bit) and k_norm (LayerNorm, weight and bias) in 'other'
+-- More families, read the same way (brief replicated2, 2026-12-04):
+--   phi3       Phi3DecoderLayer is LlamaDecoderLayer (phi3.py at 2bebc3103cb9):
+--              Llama's two RMSNorms a layer and the final one
+--   gemma2     four GemmaRMSNorm(hidden) a layer (input_layernorm,
+--              post_attention_layernorm, pre_feedforward_layernorm,
+--              post_feedforward_layernorm) and the final norm (gemma2.py at
+--              025adfb93174)
+--   gemma3, gemma3_text  the same four and the final one, and q_norm and
+--              k_norm, GemmaRMSNorm(head_dim) each a layer (Gemma3Attention,
+--              gemma3.py at 004dc924965c); the language model only (the
+--              SigLIP tower and the projector of gemma3: not read)
+--   cohere     one LayerNorm(hidden) a layer (weight only, input_layernorm:
+--              attention and MLP in parallel) and the final norm (commandr.py
+--              at 00db0119c376); its q_norm/k_norm (use_qk_norm) are built per
+--              local heads, split, and command-r-v01 has none
+--   gpt_oss    two RMSNorm(hidden) a layer (attn.norm, mlp.norm) and the final
+--              one; the router, torch.nn.Linear(hidden, experts, bf16) with
+--              its bias (nn.Linear's default), on every rank (MLPBlock,
+--              gpt_oss.py at 0025d69bcf08); the sinks are split by head
+--              (num_attention_heads // tp_size) and stay split. Not counted:
+--              FusedMoE's w2_bias, loaded whole on every rank (zeros on ranks
+--              > 0) but narrowed by experts under expert parallelism
+-- Other families (Falcon, Llama 4, Phi-3.5-MoE, Qwen3-Next, Qwen3.5,
+-- Nemotron-H, Mllama, Whisper, BERT, OPT, GPT-3, Falcon-Mamba): none counted
+-- (their model files not read).
+-- {norms of hidden a layer, head_dim norms a layer} by family
+local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen3 = {2, 2},
+                          qwen3_moe = {2, 2}, mixtral = {2, 0}, deepseek_v2 = {2, 0},
+                          deepseek_v3 = {2, 0}, phi3 = {2, 0}, gemma2 = {4, 0},
+                          gemma3 = {4, 2}, gemma3_text = {4, 2}, cohere = {1, 0},
+                          gpt_oss = {2, 0}}
+-- routers of hidden x experts (+ a bias of experts: gpt-oss's nn.Linear)
 local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
-                                    deepseek_v3 = true}
+                                    deepseek_v3 = true, gpt_oss = true}
 
 --- The parameters every tensor-parallel rank holds whole (the comment
 --- above): {attention = {params, shards, cols} of the replicated linear
@@ -480,11 +519,11 @@ local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v
 function Model:replicated_params()
   local out = {attention = {params = 0, shards = 0, cols = 0}, other = 0}
   local fam = rawget(self, "family")
-  if not replicated_norm_families[fam] then return out end
+  local norms = replicated_norms[fam]
+  if not norms then return out end
   local c = self:weight_class_params()
   local H, L = self.hidden or 0, self.layers
-  local other = L * 2 * H + H
-  if fam == "qwen3" or fam == "qwen3_moe" then other = other + L * 2 * (self.head_dim or 0) end
+  local other = L * (norms[1] * H + norms[2] * (self.head_dim or 0)) + H
   local mla = rawget(self, "mla")
   if mla and self.heads then
     local q, kv = mla.q_lora_rank, mla.kv_lora_rank + (mla.rope_dim or 0)
@@ -494,14 +533,18 @@ function Model:replicated_params()
     a.shards = L * (q and 2 or 1)
     a.cols = L * H -- the fused q_a and kv_a read the hidden state once
     if mla.index_n_heads and q then
+      -- V3.2's indexer: wq_b in the attention class (weight_class_params),
+      -- wk, weights_proj and k_norm (weight and bias) in 'other'
       local n, d = mla.index_n_heads, mla.index_head_dim or 0
-      other = other + L * (q * n * d + H * d + H * n + 2 * d)
+      a.params = a.params + L * q * n * d
+      a.shards, a.cols = a.shards + L, a.cols + L * q
+      other = other + L * (H * d + H * n + 2 * d)
     end
   end
   if self.experts and replicated_router_families[fam] then
     local moe = L - (self.dense_layers or 0)
     other = other + moe * self.experts * H
-    if fam == "deepseek_v3" then other = other + moe * self.experts end
+    if fam == "deepseek_v3" or fam == "gpt_oss" then other = other + moe * self.experts end
   end
   out.other = math.min(other, c.other)
   if out.attention.params > c.attention then out.attention = {params = 0, shards = 0, cols = 0} end
@@ -523,8 +566,9 @@ function Model:replicated_matmul()
   local H, L, m = self.hidden or 0, self.layers, r.attention.params
   local mla = rawget(self, "mla")
   if mla and self.heads and mla.index_n_heads and mla.q_lora_rank then
+    -- wq_b is in the attention part already (replicated_params)
     local n, d = mla.index_n_heads, mla.index_head_dim or 0
-    m = m + L * (mla.q_lora_rank * n * d + H * (d + n))
+    m = m + L * H * (d + n)
   end
   if self.experts and replicated_router_families[fam] then
     m = m + (L - (self.dense_layers or 0)) * self.experts * H
@@ -556,6 +600,11 @@ function Model:class_shapes()
     c.attention.shards = L * (q and 5 or 4)
     c.attention.cols = L * ((q and (H + q) or 2 * H) + mla.kv_lora_rank
                             + self.heads * (mla.v_head_dim or 0))
+    -- DeepSeek-V3.2's indexer wq_b (weight_class_params): one matrix reading q_lora
+    if mla.index_n_heads and q then
+      c.attention.shards = c.attention.shards + L
+      c.attention.cols = c.attention.cols + L * q
+    end
   elseif self.heads and self.head_dim then
     local La = self.attention_layers or L
     c.attention.shards = 4 * La

@@ -314,8 +314,8 @@ do
   local one = ds:with{tp = 1, gpu = "h200"}:ledger()
   check.eq(one.weights - one.rotary, W, "tp 1 holds all the weights")
   -- a family whose modules are not read: none
-  check.eq(kv.deploy{model = "gemma-2-9b", gpu = "h100", tp = 2}.replicated_bytes, nil,
-           "gemma2: not read, none counted")
+  check.eq(kv.deploy{model = "falcon-40b", gpu = "h100", tp = 2}.replicated_bytes, nil,
+           "falcon: not read, none counted")
   -- Qwen3's q_norm and k_norm besides the layer norms, bf16
   local q = kv.deploy{model = "qwen3-32b", gpu = "h100", tp = 2}
   local m = q.model
@@ -365,4 +365,63 @@ do
   -- a family without routers or MLA: its norms are no matmul
   check.eq(kv.deploy{model = "qwen3-32b", gpu = "h100", tp = 2}.replicated_matmul, 0,
            "qwen3 dense: norms only, no replicated matmul")
+end
+
+-- The other families' replicated weights (models.lua replicated_params,
+-- brief replicated2), hand-counted in bf16 at tp 2 or 4: W / tp for the
+-- split part, R whole
+do
+  local function whole(id, tp, R)
+    local d = kv.deploy{model = id, gpu = "h200", tp = tp}
+    check.eq(d.replicated_bytes, R, id .. " replicated bytes")
+    local W = d.model:weight_size()
+    local l = d:ledger()
+    check.eq(l.weights - l.rotary, (W - R + tp - 1) // tp + R, id .. " weights a GPU: (W - R) / tp + R")
+  end
+  -- Gemma 2 9B: four GemmaRMSNorm(3584) a layer x 42 and the final one
+  whole("gemma-2-9b", 2, (42 * 4 * 3584 + 3584) * 2)         -- 1211392
+  -- Gemma 3 12B: the four of 3840 and q_norm, k_norm of 256, 48 layers
+  whole("gemma-3-12b", 2, (48 * (4 * 3840 + 2 * 256) + 3840) * 2) -- 1531392
+  -- Phi-4 (LlamaDecoderLayer): two RMSNorm(5120) a layer x 40, the final
+  whole("phi-4", 2, (40 * 2 * 5120 + 5120) * 2)              -- 829440
+  -- Command-R: one LayerNorm(8192) a layer x 40, the final; fp16
+  whole("command-r", 2, (40 * 8192 + 8192) * 2)              -- 671744
+  -- gpt-oss-120b: attn.norm and mlp.norm (2880) a layer x 36, the final,
+  -- and the bf16 router nn.Linear(2880, 128) with its bias a layer. Its
+  -- MXFP4 experts have their own layout, so against the same entry under a
+  -- family not read: R x 3/4 more a GPU
+  local R = (36 * 2 * 2880 + 2880 + 36 * (2880 * 128 + 128)) * 2
+  check.eq(R, 26971776, "gpt-oss-120b replicated bytes, hand count")
+  local g = kv.deploy{model = "gpt-oss-120b", gpu = "h200", tp = 4}
+  check.eq(g.replicated_bytes, R, "gpt-oss-120b replicated bytes")
+  local t = {}
+  for k, v in pairs(require("kvplan.catalog.models_data")) do
+    if v.id == "gpt-oss-120b" then for f, x in pairs(v) do t[f] = x end end
+  end
+  t.id, t.family, t.aliases = "gpt-oss-120b-unread", "gpt_oss_unread", nil
+  local u = kv.deploy{model = kv.model(t), gpu = "h200", tp = 4}
+  check.eq(g:ledger().weights - u:ledger().weights, R - R // 4, "gpt-oss-120b tp 4: R x 3/4 more a GPU")
+end
+
+-- DeepSeek-V3.2's indexer in its vLLM formats (deepseek_v2.py Indexer at
+-- 002d6073aa03): wq_b 1536 x 64 x 128 a layer with the checkpoint's
+-- quant_config, FP8 with a 32-bit scale a 128 x 128 block; wk (7168 x 128),
+-- weights_proj (7168 x 64) and k_norm (2 x 128) in bf16; all of it whole on
+-- every GPU at tp 8, beside DeepSeek-V3's replicated part
+do
+  local d = kv.deploy{model = "deepseek-v3.2", gpu = "h200", tp = 8}
+  local wqb = 61 * 1536 * 64 * 128                          -- 767557632
+  local fp8 = 61 * 7168 * 2112 + wqb                         -- the a-projections and wq_b
+  local scales = 56364 + 61 * (1536 // 128) * (8192 // 128)  -- 56364 + 46848
+  local bf16 = 107451904 + 61 * (7168 * 128 + 7168 * 64 + 2 * 128) -- + 83967232
+  local R = fp8 + scales * 4 + bf16 * 2
+  check.eq(R, 2074276528, "deepseek-v3.2 replicated bytes, hand count")
+  check.eq(d.replicated_bytes, R, "deepseek-v3.2 replicated bytes")
+  local c = d.model:weight_class_params()
+  check.eq(c.other, 107451904 + 83967232, "deepseek-v3.2 'other': V3's and the indexers' wk, weights_proj, k_norm")
+  -- the whole model: wq_b in fp8 (+ its scales) where it was bf16, 767370240 bytes less
+  local W = d.model:weight_size()
+  check.eq(W, 674853625008 - (wqb * 2 - (wqb + 46848 * 4)), "deepseek-v3.2 weights: wq_b in fp8")
+  local l = d:ledger()
+  check.eq(l.weights - l.rotary, (W - R + 7) // 8 + R, "deepseek-v3.2 tp 8 weights a GPU: (W - R) / 8 + R")
 end

@@ -608,7 +608,7 @@ return {
     dense_layers = 3,
     mla = { kv_lora_rank = 512, rope_dim = 64, q_lora_rank = 1536, qk_nope_head_dim = 128, v_head_dim = 128,
             index_head_dim = 128, index_n_heads = 64, index_topk = 2048 },
-    other_note = "DeepSeek-V3's (its routers and norms: 107451904) and the 61 sparse-attention indexers (851524864)",
+    other_note = "DeepSeek-V3's (its routers and norms: 107451904) and the 61 sparse-attention indexers' wk, weights_proj and k_norm (83967232; their wq_b, 767557632, is in the attention class: vLLM builds it with the checkpoint's quant_config, models.lua weight_class_params)",
     notes = "DeepSeek Sparse Attention: besides the MLA latent every layer caches the indexer's 128 keys in fp8 with an fp32 scale (132 bytes a token, vLLM DeepseekV32IndexerCache); vLLM's kv_cache_dtype fp8_ds_mla stores the latent in 656 bytes a token (kv format fp8_ds_mla)",
   },
   ---------------------------------------------------------------- Nemotron-H (NVIDIA)
