@@ -963,7 +963,10 @@ end
 --                   q_b: q_lora * heads * (nope + rope) (or hidden * heads *
 --                   (nope + rope) without q_lora), kv_a: hidden * (kv_lora +
 --                   rope) + kv_lora (norm), kv_b: kv_lora * heads * (nope +
---                   v_head_dim), o: heads * v_head_dim * hidden
+--                   v_head_dim), o: heads * v_head_dim * hidden; DeepSeek-V3.2's
+--                   indexer: wq_b q_lora * index_n_heads * index_head_dim, wk
+--                   hidden * index_head_dim, weights_proj hidden *
+--                   index_n_heads, k_norm 2 * index_head_dim
 --   Gated DeltaNet  in_proj_qkvz hidden * (2 k_dim + 2 v_dim), in_proj_ba
 --                   hidden * 2 v_heads, conv1d (2 k_dim + v_dim) * kernel,
 --                   dt_bias and A_log v_heads each, norm v_head_dim, out_proj
@@ -994,8 +997,18 @@ local function attention_params(C, a)
     local qk = m.nope + m.rope
     local q = m.q_lora and (mul(F, h, m.q_lora) + m.q_lora + mul(F, m.q_lora, heads, qk))
               or mul(F, h, heads, qk)
+    -- DeepSeek-V3.2's indexer (index_head_dim, index_n_heads): wq_b q_lora *
+    -- index_n_heads * index_head_dim, wk hidden * index_head_dim,
+    -- weights_proj hidden * index_n_heads, k_norm weight and bias (vllm-project/
+    -- vllm deepseek_v2.py Indexer at 002d6073aa03), as the catalog's
+    -- deepseek-v3.2 counts them
+    local idx = 0
+    if m.index and m.index_heads and m.q_lora then
+      idx = mul(F, m.q_lora, m.index_heads, m.index) + mul(F, h, m.index) + mul(F, h, m.index_heads)
+            + 2 * m.index
+    end
     return q + mul(F, h, m.kv_lora + m.rope) + m.kv_lora + mul(F, m.kv_lora, heads, m.nope + m.v)
-           + mul(F, heads, m.v, h)
+           + mul(F, heads, m.v, h) + idx
   end
   local qd, kd = heads * hd, kvh * hd
   local n = mul(F, h, qd, C.fam.gated_q and 2 or 1) + 2 * mul(F, h, kd) + mul(F, qd, h)
