@@ -115,16 +115,19 @@ def shape_a(facts, out):
                                           "true" if fits else "false"])
 
 
-def vllm_b(layers, heads, kvh, hd, params, total, tp, util=0.9):
+def vllm_b(layers, heads, kvh, hd, params, total, tp, replicated, util=0.9):
     """One deployment under vLLM's rule as kvplan applies it (bf16 KV and
     weights, paged in blocks of 16 with a null block, nothing reserved):
     KV bytes per token, the KV budget, one block's bytes, whether the
-    deployment fits at all."""
+    deployment fits at all. `replicated`: the parameters every TP rank holds
+    whole (the RMSNorms: vLLM builds them unsplit), at tp > 1 off the split
+    weights and added whole."""
     h = max(1, kvh // tp)                       # KV heads replicated past tp
     per_tok = kv_cache_bytes(layers, h, hd, hd, 1, 1, (16, 0, 0, 0))
     block = 16 * per_tok
     usable = min(math.floor(total * util), total)
-    weights = cdiv(params * 2, tp)
+    rep = min(replicated * 2, params * 2) if tp > 1 else 0
+    weights = cdiv(params * 2 - rep, tp) + rep
     ok_tp = heads % tp == 0 and (kvh % tp == 0 if tp <= kvh else tp % kvh == 0)
     budget = usable - weights
     return per_tok, budget, block, ok_tp and weights <= usable and budget >= block
@@ -133,10 +136,11 @@ def vllm_b(layers, heads, kvh, hd, params, total, tp, util=0.9):
 def rows_b(facts):
     """The rows of shape b: (model, gpu, tp, context, concurrency, KV bytes a
     token, KV budget, max concurrency, fits)."""
-    for (mid, layers, heads, kvh, hd, hdv, params, maxctx) in facts["model"]:
+    for (mid, layers, heads, kvh, hd, hdv, params, maxctx, replicated) in facts["model"]:
         for (gid, total) in facts["gpu"]:
             for tp in (1, 2, 4, 8):
-                per_tok, budget, block, ok = vllm_b(layers, heads, kvh, hd, params, total, tp)
+                per_tok, budget, block, ok = vllm_b(layers, heads, kvh, hd, params, total, tp,
+                                                    replicated)
                 # vLLM refuses to start when one request of max_model_len (the
                 # model's context here) does not fit the KV budget: then no row fits
                 starts = cdiv(maxctx, 16) * block <= budget
@@ -237,7 +241,7 @@ def deployment_e(m, gpu, tp, version, nontorch):
     """One deployment of shape e (vLLM's budget at 0.9, bf16, its reserves
     predicted): (activation, non-torch memory, one block's bytes, KV budget,
     fits at all)."""
-    (mid, layers, heads, kvh, hd, params, maxctx, H, I, V) = m
+    (mid, layers, heads, kvh, hd, params, maxctx, H, I, V, replicated) = m
     (gid, total, a100, p2p, workspace) = gpu
     v1, big_seqs, nccl, ctx_counted, hidden = version
     base, context, connection, channels, custom_ar = nontorch
@@ -262,7 +266,9 @@ def deployment_e(m, gpu, tp, version, nontorch):
     h = max(1, kvh // tp)
     block = 16 * layers * 2 * h * hd * 2
     usable = min(math.floor(total * 0.9), total)
-    weights = cdiv(params * 2, tp)
+    # the parameters every TP rank holds whole (vllm_b): off the split, whole
+    rep = min(replicated * 2, params * 2) if tp > 1 else 0
+    weights = cdiv(params * 2 - rep, tp) + rep
     reserved = weights + act + overhead
     ok_tp = heads % tp == 0 and (kvh % tp == 0 if tp <= kvh else tp % kvh == 0)
     budget = usable - reserved

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct { char id[64]; int64_t layers, heads, kvh, hd, hdv, params, maxctx; } model;
+/* rep: the parameters every TP rank holds whole (shape b's facts give it) */
+typedef struct { char id[64]; int64_t layers, heads, kvh, hd, hdv, params, maxctx, rep; } model;
 typedef struct { char id[64]; int64_t bytes; } gpu;
 typedef struct { char name[32]; int64_t bits, group, scale, zero; } format;
 
@@ -71,7 +72,8 @@ static void shape_b(int lua) {
         int64_t tp = tps[t], h = m[i].kvh / tp > 1 ? m[i].kvh / tp : 1;
         int64_t per_tok = m[i].layers * 2 * h * m[i].hd * 2, block = 16 * per_tok;
         int64_t usable = (int64_t)floor((double)g[j].bytes * 0.9);
-        int64_t weights = cdiv(m[i].params * 2, tp);
+        int64_t rep = tp > 1 ? (m[i].rep < m[i].params ? m[i].rep : m[i].params) * 2 : 0;
+        int64_t weights = cdiv(m[i].params * 2 - rep, tp) + rep;
         int ok_tp = m[i].heads % tp == 0 &&
                     (tp <= m[i].kvh ? m[i].kvh % tp == 0 : tp % m[i].kvh == 0);
         int64_t budget = usable - weights;
@@ -249,6 +251,7 @@ static int read_inputs(const char *path) {
       if (fscanf(f, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
                  " %" SCNd64, x->id, &x->layers, &x->heads, &x->kvh, &x->hd, &x->hdv, &x->params,
                  &x->maxctx) != 8) return -1;
+      if (fscanf(f, " %" SCNd64, &x->rep) != 1) x->rep = 0; /* optional ninth field */
     } else if (strcmp(kind, "gpu") == 0 && ng < 128) {
       if (fscanf(f, "%63s %" SCNd64, g[ng].id, &g[ng].bytes) != 2) return -1;
       ng++;

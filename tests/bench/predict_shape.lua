@@ -26,9 +26,11 @@ if o.inputs ~= "" then
   local f = assert(io.open(o.inputs, "w"))
   for _, id in ipairs(models) do
     local m = kv.model(id)
-    f:write(string.format("model %s %d %d %d %d %d %d %d %d %d\n", m.id, m.layers, m.heads,
+    -- the parameters every TP rank holds whole (the norms of these families)
+    local r = m:replicated_params()
+    f:write(string.format("model %s %d %d %d %d %d %d %d %d %d %d\n", m.id, m.layers, m.heads,
                           m.kv_heads, m.head_dim, m.params, m.max_context, m.hidden,
-                          m.intermediate, m.vocab))
+                          m.intermediate, m.vocab, r.attention.params + r.other))
   end
   for _, id in ipairs(gpus) do
     local g = kv.gpu(id)

@@ -24,8 +24,11 @@ if o.inputs ~= "" then
   local f = assert(io.open(o.inputs, "w"))
   for _, id in ipairs(models) do
     local m = kv.model(id)
-    f:write(string.format("model %s %d %d %d %d %d %d %d\n", m.id, m.layers, m.heads, m.kv_heads,
-                          m.head_dim, m:layer(1).head_dim_v, m.params, m.max_context))
+    -- the parameters every TP rank holds whole (the norms of these families)
+    local r = m:replicated_params()
+    f:write(string.format("model %s %d %d %d %d %d %d %d %d\n", m.id, m.layers, m.heads,
+                          m.kv_heads, m.head_dim, m:layer(1).head_dim_v, m.params, m.max_context,
+                          r.attention.params + r.other))
   end
   for _, id in ipairs(gpus) do
     f:write(string.format("gpu %s %d\n", id, kv.gpu(id).visible_bytes))
