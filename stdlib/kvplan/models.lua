@@ -497,18 +497,26 @@ end
 --              (num_attention_heads // tp_size) and stay split. Not counted:
 --              FusedMoE's w2_bias, loaded whole on every rank (zeros on ranks
 --              > 0) but narrowed by experts under expert parallelism
--- Other families (Falcon, Llama 4, Phi-3.5-MoE, Qwen3-Next, Qwen3.5,
--- Nemotron-H, Mllama, Whisper, BERT, OPT, GPT-3, Falcon-Mamba): none counted
--- (their model files not read).
--- {norms of hidden a layer, head_dim norms a layer} by family
+-- More families (brief replicated3, 2026-12-04):
+--   llama4     two RMSNorm(hidden) a layer (input_layernorm,
+--              post_attention_layernorm) and the final one (LlamaModel's);
+--              the router, ReplicatedLinear(hidden, num_local_experts,
+--              bias=False, quant_config=None), every MoE layer (Llama4MoE,
+--              llama4.py at 0121c95efe85). Its qk_norm is RMSNorm(head_dim,
+--              has_weight=False): no parameter; the shared_expert is a
+--              LlamaMLP (column/row parallel: split)
+-- Other families (Falcon, Phi-3.5-MoE, Qwen3-Next, Qwen3.5, Nemotron-H, Mllama,
+-- Whisper, BERT, OPT, GPT-3, Falcon-Mamba): none counted (their model files not read).
+-- {hidden-sized vectors a layer, head_dim norms a layer, hidden-sized
+-- vectors after the last layer (1 if absent)} by family
 local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen3 = {2, 2},
                           qwen3_moe = {2, 2}, mixtral = {2, 0}, deepseek_v2 = {2, 0},
                           deepseek_v3 = {2, 0}, phi3 = {2, 0}, gemma2 = {4, 0},
                           gemma3 = {4, 2}, gemma3_text = {4, 2}, cohere = {1, 0},
-                          gpt_oss = {2, 0}}
+                          gpt_oss = {2, 0}, llama4 = {2, 0}, llama4_text = {2, 0}}
 -- routers of hidden x experts (+ a bias of experts: gpt-oss's nn.Linear)
 local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
-                                    deepseek_v3 = true, gpt_oss = true}
+                                    deepseek_v3 = true, gpt_oss = true, llama4 = true, llama4_text = true}
 
 --- The parameters every tensor-parallel rank holds whole (the comment
 --- above): {attention = {params, shards, cols} of the replicated linear
@@ -523,7 +531,7 @@ function Model:replicated_params()
   if not norms then return out end
   local c = self:weight_class_params()
   local H, L = self.hidden or 0, self.layers
-  local other = L * (norms[1] * H + norms[2] * (self.head_dim or 0)) + H
+  local other = L * (norms[1] * H + norms[2] * (self.head_dim or 0)) + (norms[3] or 1) * H
   local mla = rawget(self, "mla")
   if mla and self.heads then
     local q, kv = mla.q_lora_rank, mla.kv_lora_rank + (mla.rope_dim or 0)

@@ -425,3 +425,21 @@ do
   local l = d:ledger()
   check.eq(l.weights - l.rotary, (W - R + 7) // 8 + R, "deepseek-v3.2 tp 8 weights a GPU: (W - R) / 8 + R")
 end
+
+-- Llama 4 (models.lua replicated_params, brief replicated3),
+-- hand-counted in bf16: R whole on every GPU, the rest split; the routers'
+-- GEMMs whole (replicated_matmul)
+do
+  local function whole(id, tp, R, M)
+    local d = kv.deploy{model = id, gpu = "h200", tp = tp}
+    check.eq(d.replicated_bytes, R, id .. " replicated bytes")
+    check.eq(d.replicated_matmul, M, id .. " replicated matmul parameters")
+    local W = d.model:weight_size()
+    local l = d:ledger()
+    check.eq(l.weights - l.rotary, (W - R + tp - 1) // tp + R, id .. " weights a GPU: (W - R) / tp + R")
+  end
+  -- Llama 4 Scout (llama4.py at 0121c95efe85): two RMSNorm(5120) a layer x 48,
+  -- the final one, and the router ReplicatedLinear(5120, 16) in each of the 48
+  -- MoE layers; the weightless qk_norm holds nothing
+  whole("llama-4-scout-17b-16e", 4, (48 * 2 * 5120 + 5120 + 48 * 16 * 5120) * 2, 48 * 16 * 5120) -- 8857600
+end
