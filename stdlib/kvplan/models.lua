@@ -505,18 +505,29 @@ end
 --              llama4.py at 0121c95efe85). Its qk_norm is RMSNorm(head_dim,
 --              has_weight=False): no parameter; the shared_expert is a
 --              LlamaMLP (column/row parallel: split)
--- Other families (Falcon, Phi-3.5-MoE, Qwen3-Next, Qwen3.5, Nemotron-H, Mllama,
--- Whisper, BERT, OPT, GPT-3, Falcon-Mamba): none counted (their model files not read).
+--   phimoe     two nn.LayerNorm(hidden, elementwise_affine=True) a layer,
+--              weight and bias each, and the final one (PhiMoEDecoderLayer,
+--              PhiMoEModel.norm); o_proj's bias, RowParallelLinear(bias=True):
+--              the whole output_size on every rank (vllm linear.py
+--              RowParallelLinear, added by tp_rank 0 only): 2 x 2 + 1 = 5 of
+--              hidden a layer, 2 of hidden at the end; the gate,
+--              ReplicatedLinear(hidden, experts, bias=False, quant_config=None)
+--              (PhiMoE, phimoe.py at 01524004c3c9). The qkv bias and lm_head's
+--              bias are split (QKVParallelLinear, ParallelLMHead)
+-- Other families (Falcon, Qwen3-Next, Qwen3.5, Nemotron-H, Mllama, Whisper,
+-- BERT, OPT, GPT-3, Falcon-Mamba): none counted (their model files not read).
 -- {hidden-sized vectors a layer, head_dim norms a layer, hidden-sized
 -- vectors after the last layer (1 if absent)} by family
 local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen3 = {2, 2},
                           qwen3_moe = {2, 2}, mixtral = {2, 0}, deepseek_v2 = {2, 0},
                           deepseek_v3 = {2, 0}, phi3 = {2, 0}, gemma2 = {4, 0},
                           gemma3 = {4, 2}, gemma3_text = {4, 2}, cohere = {1, 0},
-                          gpt_oss = {2, 0}, llama4 = {2, 0}, llama4_text = {2, 0}}
+                          gpt_oss = {2, 0}, llama4 = {2, 0}, llama4_text = {2, 0},
+                          phimoe = {5, 0, 2}}
 -- routers of hidden x experts (+ a bias of experts: gpt-oss's nn.Linear)
 local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
-                                    deepseek_v3 = true, gpt_oss = true, llama4 = true, llama4_text = true}
+                                    deepseek_v3 = true, gpt_oss = true, llama4 = true, llama4_text = true,
+                                    phimoe = true}
 
 --- The parameters every tensor-parallel rank holds whole (the comment
 --- above): {attention = {params, shards, cols} of the replicated linear

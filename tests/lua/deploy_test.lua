@@ -426,7 +426,7 @@ do
   check.eq(l.weights - l.rotary, (W - R + 7) // 8 + R, "deepseek-v3.2 tp 8 weights a GPU: (W - R) / 8 + R")
 end
 
--- Llama 4 (models.lua replicated_params, brief replicated3),
+-- Llama 4 and Phi-3.5-MoE (models.lua replicated_params, brief replicated3),
 -- hand-counted in bf16: R whole on every GPU, the rest split; the routers'
 -- GEMMs whole (replicated_matmul)
 do
@@ -442,4 +442,8 @@ do
   -- the final one, and the router ReplicatedLinear(5120, 16) in each of the 48
   -- MoE layers; the weightless qk_norm holds nothing
   whole("llama-4-scout-17b-16e", 4, (48 * 2 * 5120 + 5120 + 48 * 16 * 5120) * 2, 48 * 16 * 5120) -- 8857600
+  -- Phi-3.5-MoE (phimoe.py at 01524004c3c9): two LayerNorm(4096) with bias a
+  -- layer x 32 and o_proj's RowParallelLinear bias (4096), the final LayerNorm
+  -- with its bias, and the gate ReplicatedLinear(4096, 16) a layer
+  whole("phi-3.5-moe", 2, (32 * (2 * 2 * 4096 + 4096) + 2 * 4096 + 32 * 16 * 4096) * 2, 32 * 16 * 4096) -- 5521408
 end
