@@ -514,8 +514,15 @@ end
 --              ReplicatedLinear(hidden, experts, bias=False, quant_config=None)
 --              (PhiMoE, phimoe.py at 01524004c3c9). The qkv bias and lm_head's
 --              bias are split (QKVParallelLinear, ParallelLMHead)
--- Other families (Falcon, Qwen3-Next, Qwen3.5, Nemotron-H, Mllama, Whisper,
--- BERT, OPT, GPT-3, Falcon-Mamba): none counted (their model files not read).
+--   nemotron_h one RMSNorm(hidden) a layer whatever its kind (the Mamba, MLP,
+--              attention and MoE decoder layers' norm) and the final norm_f
+--              (NemotronHModel, nemotron_h.py at 00b08dc44519); the
+--              MambaMixer2's A, D, dt_bias, conv1d and gated norm are split
+--              by heads and groups (8 groups: whole groups at tp <= 8). A MoE
+--              variant's GateLinear router and e_score_correction_bias are
+--              not counted (the catalog's Nemotron-H has no MoE layer)
+-- Other families (Falcon, Qwen3-Next, Qwen3.5, Mllama, Whisper, BERT, OPT,
+-- GPT-3, Falcon-Mamba): none counted (their model files not read).
 -- {hidden-sized vectors a layer, head_dim norms a layer, hidden-sized
 -- vectors after the last layer (1 if absent)} by family
 local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen3 = {2, 2},
@@ -523,7 +530,7 @@ local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen
                           deepseek_v3 = {2, 0}, phi3 = {2, 0}, gemma2 = {4, 0},
                           gemma3 = {4, 2}, gemma3_text = {4, 2}, cohere = {1, 0},
                           gpt_oss = {2, 0}, llama4 = {2, 0}, llama4_text = {2, 0},
-                          phimoe = {5, 0, 2}}
+                          phimoe = {5, 0, 2}, nemotron_h = {1, 0}}
 -- routers of hidden x experts (+ a bias of experts: gpt-oss's nn.Linear)
 local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
                                     deepseek_v3 = true, gpt_oss = true, llama4 = true, llama4_text = true,

@@ -446,4 +446,7 @@ do
   -- layer x 32 and o_proj's RowParallelLinear bias (4096), the final LayerNorm
   -- with its bias, and the gate ReplicatedLinear(4096, 16) a layer
   whole("phi-3.5-moe", 2, (32 * (2 * 2 * 4096 + 4096) + 2 * 4096 + 32 * 16 * 4096) * 2, 32 * 16 * 4096) -- 5521408
+  -- Nemotron-Nano-9B-v2 (nemotron_h.py at 00b08dc44519): one RMSNorm(4480)
+  -- a layer x 56 (Mamba, MLP and attention alike) and norm_f; no router
+  whole("nemotron-nano-9b-v2", 4, (56 * 4480 + 4480) * 2, 0)   -- 510720
 end
