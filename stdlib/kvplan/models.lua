@@ -521,8 +521,19 @@ end
 --              by heads and groups (8 groups: whole groups at tp <= 8). A MoE
 --              variant's GateLinear router and e_score_correction_bias are
 --              not counted (the catalog's Nemotron-H has no MoE layer)
--- Other families (Falcon, Qwen3-Next, Qwen3.5, Mllama, Whisper, BERT, OPT,
--- GPT-3, Falcon-Mamba): none counted (their model files not read).
+--   qwen3_next Qwen3NextDecoderLayer's input_layernorm and
+--              post_attention_layernorm (Qwen3NextRMSNorm = GemmaRMSNorm,
+--              hidden) and the final norm; the full-attention layers' q_norm
+--              and k_norm (head_dim), counted over the 'full' share of
+--              layer_kinds; each MoE layer's gate, ReplicatedLinear(hidden,
+--              experts, quant_config=None), and shared_expert_gate,
+--              ReplicatedLinear(hidden, 1, quant_config=None)
+--              (Qwen3NextSparseMoeBlock, qwen3_next.py at 002d6073aa03). Not
+--              counted: the Gated DeltaNet's gated norm (head_v_dim a layer,
+--              its file qwen_gdn_linear_attn.py not read; 36 x 128 for
+--              Qwen3-Next-80B)
+-- Other families (Falcon, Qwen3.5, Mllama, Whisper, BERT, OPT, GPT-3,
+-- Falcon-Mamba): none counted (their model files not read).
 -- {hidden-sized vectors a layer, head_dim norms a layer, hidden-sized
 -- vectors after the last layer (1 if absent)} by family
 local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen3 = {2, 2},
@@ -530,11 +541,25 @@ local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen
                           deepseek_v3 = {2, 0}, phi3 = {2, 0}, gemma2 = {4, 0},
                           gemma3 = {4, 2}, gemma3_text = {4, 2}, cohere = {1, 0},
                           gpt_oss = {2, 0}, llama4 = {2, 0}, llama4_text = {2, 0},
-                          phimoe = {5, 0, 2}, nemotron_h = {1, 0}}
+                          phimoe = {5, 0, 2}, nemotron_h = {1, 0}, qwen3_next = {2, 0}}
 -- routers of hidden x experts (+ a bias of experts: gpt-oss's nn.Linear)
 local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
                                     deepseek_v3 = true, gpt_oss = true, llama4 = true, llama4_text = true,
-                                    phimoe = true}
+                                    phimoe = true, qwen3_next = true}
+-- a shared_expert_gate, ReplicatedLinear(hidden, 1), each MoE layer
+local replicated_shared_gate_families = {qwen3_next = true}
+
+-- Qwen3-Next's full-attention layers (the 'full' share of layer_kinds), 0
+-- when the model has no layer_kinds
+local function full_attention_layers(self)
+  local per, full = 0, 0
+  for _, k in ipairs(rawget(self, "layer_kinds") or {}) do
+    per = per + (k.n or 1)
+    if k.kind == "full" then full = full + (k.n or 1) end
+  end
+  if per == 0 then return 0 end
+  return self.layers // per * full
+end
 
 --- The parameters every tensor-parallel rank holds whole (the comment
 --- above): {attention = {params, shards, cols} of the replicated linear
@@ -571,7 +596,11 @@ function Model:replicated_params()
     local moe = L - (self.dense_layers or 0)
     other = other + moe * self.experts * H
     if fam == "deepseek_v3" or fam == "gpt_oss" then other = other + moe * self.experts end
+    if replicated_shared_gate_families[fam] and (self.shared_experts or 0) > 0 then
+      other = other + moe * H
+    end
   end
+  if fam == "qwen3_next" then other = other + full_attention_layers(self) * 2 * (self.head_dim or 0) end
   out.other = math.min(other, c.other)
   if out.attention.params > c.attention then out.attention = {params = 0, shards = 0, cols = 0} end
   return out
@@ -598,6 +627,9 @@ function Model:replicated_matmul()
   end
   if self.experts and replicated_router_families[fam] then
     m = m + (L - (self.dense_layers or 0)) * self.experts * H
+    if replicated_shared_gate_families[fam] and (self.shared_experts or 0) > 0 then
+      m = m + (L - (self.dense_layers or 0)) * H
+    end
   end
   return math.min(m, r.attention.params + r.other)
 end

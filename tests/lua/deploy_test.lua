@@ -449,4 +449,10 @@ do
   -- Nemotron-Nano-9B-v2 (nemotron_h.py at 00b08dc44519): one RMSNorm(4480)
   -- a layer x 56 (Mamba, MLP and attention alike) and norm_f; no router
   whole("nemotron-nano-9b-v2", 4, (56 * 4480 + 4480) * 2, 0)   -- 510720
+  -- Qwen3-Next-80B-A3B (qwen3_next.py at 002d6073aa03): two RMSNorm(2048) a
+  -- layer x 48, the final one, q_norm and k_norm (256) in the 12 full-attention
+  -- layers, the gate ReplicatedLinear(2048, 512) and shared_expert_gate
+  -- ReplicatedLinear(2048, 1) in each of the 48 MoE layers
+  whole("qwen3-next-80b-a3b", 4, (48 * 2 * 2048 + 2048 + 12 * 2 * 256 + 48 * 512 * 2048 + 48 * 2048) * 2,
+        48 * 512 * 2048 + 48 * 2048)                          -- 101269504, 50429952
 end
