@@ -247,11 +247,11 @@ function M.search(spec)
   util.check_keys(spec, spec_fields, "best")
   local rank = spec.rank or "gpus"
   if not M.ranks[rank] then
-    util.raise("field 'rank' must be gpus, cost or concurrency, got '%s'", tostring(rank))
+    util.raise("field 'rank' must be gpus, cost or concurrency, got '%s'", util.shown(rank))
   end
   local target = spec.tokens_per_s or 0
   if type(target) ~= "number" or target < 0 or target ~= target then
-    util.raise("field 'tokens_per_s' must be a number >= 0, got %s", tostring(target))
+    util.raise("field 'tokens_per_s' must be a number >= 0, got %s", util.shown(target))
   end
   local all, shape = M.candidates(spec)
   local context, concurrency = shape.context, shape.concurrency
@@ -332,11 +332,11 @@ function M.load_prices(path)
     local name, p = rows[r][gcol], rows[r][pcol]
     if name ~= nil and name ~= "" then
       local ok, g = pcall(gpus.get, name)
-      if not ok then util.raise("%s:%d: %s", path, lines[r], tostring(g):gsub("^.-:%d+: ", "", 1)) end
+      if not ok then util.raise("%s:%d: %s", path, lines[r], util.shown(g):gsub("^.-:%d+: ", "", 1)) end
       local x = tonumber(p or "")
       if x == nil or x ~= x or x < 0 or x == math.huge then
         util.raise("%s:%d: price_per_hour of '%s' must be a number >= 0, got '%s'", path, lines[r],
-                   name, tostring(p))
+                   name, util.shown(p))
       end
       if seen[g.id] then
         util.raise("%s:%d: gpu '%s' is priced twice (line %d, as '%s'; expected one price a GPU)", path,

@@ -321,14 +321,14 @@ local function read_text(path, max, what)
   local ok, f, err = pcall(util.open_input, path)
   if not ok then err, f = (tostring(f):gsub("^.-:%d+: ", "", 1)), nil end
   if f == nil then
-    if path == "-" then util.raise("cannot read %s: %s", what, tostring(err)) end
-    util.raise("cannot read %s '%s': %s", what, path, tostring(err))
+    if path == "-" then util.raise("cannot read %s: %s", what, util.shown(err)) end
+    util.raise("cannot read %s '%s': %s", what, path, util.shown(err))
   end
   -- a directory opens, then fails to read: it was "the file is empty"
   local text, rerr = f:read(max + 1)
   if text == nil and rerr ~= nil then
     if path ~= "-" then f:close() end
-    util.raise("cannot read %s '%s': %s", what, util.input_name(path), tostring(rerr))
+    util.raise("cannot read %s '%s': %s", what, util.input_name(path), util.shown(rerr))
   end
   -- a UTF-8 byte order mark (PowerShell's Out-File, a spreadsheet's CSV UTF-8)
   -- is no content: a JSON result with one was read as "malformed CSV", a
@@ -367,7 +367,7 @@ function M.read(path, opts)
   local objects = 0
   for _, line in ipairs(lines) do if util.trim(line) ~= "" then objects = objects + 1 end end
   if objects < 2 then
-    util.raise("%s: not JSON (%s; expected %s)", name, (tostring(doc):gsub("^.-:%d+:%d+: ", "")),
+    util.raise("%s: not JSON (%s; expected %s)", name, (util.shown(doc):gsub("^.-:%d+:%d+: ", "")),
                formats_expected)
   end
   local out = {}
@@ -377,7 +377,7 @@ function M.read(path, opts)
       local ok2, o = pcall(json.decode, line, where)
       if not ok2 then
         util.raise("%s: not JSON (%s; expected one result object a line)", where,
-                   (tostring(o):gsub("^.-:%d+:%d+: ", "")))
+                   (util.shown(o):gsub("^.-:%d+:%d+: ", "")))
       end
       out[#out + 1] = object_point(o, where)
     end
@@ -974,7 +974,7 @@ function M.read_profile(path)
   if profile_cache[path] and profile_cache[path].text == text then return profile_cache[path].p end
   local name = util.input_name(path) -- "-": standard input
   local ok, p = pcall(json.decode, text, name)
-  if not ok then util.raise("profile '%s' is not JSON: %s", name, tostring(p):gsub("^.-:%d+:%d+: ", "")) end
+  if not ok then util.raise("profile '%s' is not JSON: %s", name, util.shown(p):gsub("^.-:%d+:%d+: ", "")) end
   if type(p) ~= "table" or p.kvplan_profile == nil then
     util.raise("%s: not a kvplan profile (no key 'kvplan_profile'; `kvplan calibrate ... -o %s` writes one)",
                name, path == "-" and "profile.json" or path)
@@ -1009,12 +1009,12 @@ function M.apply_profile(opts, p, path, gpu_id, engine)
   if not opts.profile_any then
     if rec.gpu ~= gpu_id then
       util.raise("profile '%s' was fitted on gpu '%s', this deployment runs on '%s' "
-                 .. "(profile_any = true applies it anyway)", path, rec.gpu, tostring(gpu_id))
+                 .. "(profile_any = true applies it anyway)", path, rec.gpu, util.shown(gpu_id))
     end
     local pe = rec.engine or "vllm"
     if pe ~= engine then
       util.raise("profile '%s' was fitted for engine '%s', this deployment's is '%s' "
-                 .. "(profile_any = true applies it anyway)", path, tostring(pe), tostring(engine))
+                 .. "(profile_any = true applies it anyway)", path, util.shown(pe), util.shown(engine))
     end
   end
   local values = {}

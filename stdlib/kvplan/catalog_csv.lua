@@ -162,7 +162,7 @@ local function convert(t, name, s, col)
     end
     return out
   end
-  error("catalog_csv: column type '" .. tostring(t) .. "' of '" .. name .. "' is unknown")
+  error("catalog_csv: column type '" .. util.shown(t) .. "' of '" .. name .. "' is unknown")
 end
 
 -- ---- layer kinds --------------------------------------------------------------

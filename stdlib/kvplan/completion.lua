@@ -21,7 +21,7 @@ local function defaults_of(cmd, cli)
   local run
   if cmd.script then
     local chunk, err = loadfile(cmd.script)
-    if chunk == nil then util.raise("completion: cannot load %s: %s", cmd.script, tostring(err)) end
+    if chunk == nil then util.raise("completion: cannot load %s: %s", cmd.script, util.shown(err)) end
     run = function() return chunk(cli.args) end
   elseif cmd.lua and cmd.name ~= "completion" then
     -- one word, as a listing's PATTERN or plot's REPORT (they check the count first)
@@ -34,7 +34,7 @@ local function defaults_of(cmd, cli)
   cli.describe = nil
   if not ok and getmetatable(err) == options.Described then return err.defaults end
   util.raise("completion: '%s' did not name its arguments (%s)", cmd.name,
-             ok and "it ran to the end" or tostring(err))
+             ok and "it ran to the end" or util.shown(err))
 end
 
 --- The end of `kvplan COMMAND --help` for a ready script whose help is its
@@ -299,14 +299,14 @@ function M.command(args)
   if (shell ~= "bash" and shell ~= "zsh") or n ~= 1 then
     -- every word and key=value given: "completion bash extra" said "(got 'bash')"
     local got = {}
-    for _, w in ipairs(args or {}) do got[#got + 1] = "'" .. util.escape(tostring(w), 40) .. "'" end
+    for _, w in ipairs(args or {}) do got[#got + 1] = "'" .. util.escape(util.shown(w), 40) .. "'" end
     local keys = {}
     for k in pairs(args or {}) do
       if math.type(k) ~= "integer" or k < 1 or k > #args then keys[#keys + 1] = tostring(k) end
     end
     table.sort(keys)
     for _, k in ipairs(keys) do
-      got[#got + 1] = "'" .. util.escape(k .. "=" .. tostring(args[k]), 40) .. "'"
+      got[#got + 1] = "'" .. util.escape(k .. "=" .. util.shown(args[k]), 40) .. "'"
     end
     options.bad("usage: kvplan completion bash|zsh (got %s)",
                 #got == 0 and "no shell" or table.concat(got, " "))

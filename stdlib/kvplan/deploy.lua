@@ -67,7 +67,7 @@ local function resolve_evict(e, layers)
   if e.keep ~= nil then
     local k = e.keep
     if type(k) ~= "number" or not (k > 0 and k <= 1) then
-      util.raise("field 'keep' must be in (0, 1], got %s", k ~= k and "nan" or tostring(k))
+      util.raise("field 'keep' must be in (0, 1], got %s", util.shown(k))
     end
     out.keep_ppm = math.max(1, math.floor(k * 1000000 + 0.5))
   end
@@ -122,7 +122,7 @@ function M.speculative_states(m, tokens)
       local add = r.spec_state_bytes * tokens
       if add // tokens ~= r.spec_state_bytes or c.state_bytes > math.maxinteger - add then
         util.raise("model '%s': layer_kinds[%d]'s state with %d speculative tokens overflows 64 bits",
-                   tostring(m.id), i, tokens)
+                   util.shown(m.id), i, tokens)
       end
       c.state_bytes = c.state_bytes + add
       out[i], changed = c, true
@@ -179,7 +179,7 @@ local function resolve_spec(s, d)
   elseif s.heads ~= nil then
     if s.heads ~= "eagle" and s.heads ~= "mtp" then
       util.raise("field 'speculative.heads' must be 'eagle', 'mtp' or 'extract_hidden_states', "
-                 .. "got %s", tostring(s.heads))
+                 .. "got %s", util.shown(s.heads))
     end
     local n = util.count(s.layers or 1, "speculative.layers")
     local m = d.model
@@ -226,8 +226,8 @@ end
 local function mxfp4_layout(backend)
   local b = engines.mxfp4_backends[backend]
   if b == nil then
-    util.raise("unknown mxfp4_backend '%s'%s", tostring(backend),
-               util.suggest(tostring(backend), util.sorted_keys(engines.mxfp4_backends)))
+    util.raise("unknown mxfp4_backend '%s'%s", util.shown(backend),
+               util.suggest(util.shown(backend), util.sorted_keys(engines.mxfp4_backends)))
   end
   return {align_inter = b.inter, align_hidden = b.hidden, tile = b.tile, scale_rows = b.scale_rows,
           fp32_bias = b.fp32_bias, keeps_scales = b.keeps_scales}
@@ -371,7 +371,7 @@ local function trtllm_rule(d, opts, rule)
   d.engine_version = version
   local backend = opts.backend or row.backend
   if backend ~= "pytorch" and backend ~= "tensorrt" then
-    util.raise("field 'backend' must be 'pytorch' or 'tensorrt', got '%s'", util.escape(tostring(backend), 64))
+    util.raise("field 'backend' must be 'pytorch' or 'tensorrt', got '%s'", util.escape(util.shown(backend), 64))
   end
   d.trtllm_backend = backend
   if opts.block == nil then d.block = engines.trtllm_tokens_per_block[backend] end
@@ -541,12 +541,12 @@ local function vllm_rule(d, opts, rule)
   if opts.async_scheduling ~= nil then
     local a = opts.async_scheduling
     if type(a) ~= "boolean" then
-      util.raise("field 'async_scheduling' must be true or false, got %s", tostring(a))
+      util.raise("field 'async_scheduling' must be true or false, got %s", util.shown(a))
     end
     if not row.v1 or not engines.vllm_at_least(version:match("^[%d.]+"), "0.10") then
       util.raise("field 'async_scheduling' = %s: vLLM %s%s has no --async-scheduling (V1 from 0.10.0 "
                  .. "on, vllm-project/vllm#19970); expected a release of 0.10 or later on V1",
-                 tostring(a), version, row.v1 and "" or " (V0 engine)")
+                 util.shown(a), version, row.v1 and "" or " (V0 engine)")
     end
     d.async_scheduling = a
   end
@@ -625,7 +625,7 @@ local function vllm_rule(d, opts, rule)
      and (opts.decode_context_parallel_size or 1) > 1 then
     util.raise("field 'decode_context_parallel_size' = %s with recurrent layers: vLLM %s's "
                .. "HybridKVCacheCoordinator asserts dcp_world_size == 1 (\"DCP not support hybrid "
-               .. "attn now.\")", tostring(opts.decode_context_parallel_size), version)
+               .. "attn now.\")", util.shown(opts.decode_context_parallel_size), version)
   end
   mxfp4_rule(d, opts, rule)
   bnb_rule(d, opts)
@@ -745,7 +745,7 @@ predict_reserved = function(d, opts, rule, hook)
   if opts.activation ~= nil then d.activation = units.bytes(opts.activation, "activation") end
   if opts.overhead ~= nil then d.overhead = units.bytes(opts.overhead, "overhead") end
   if opts.usage ~= nil and opts.usage ~= "server" and opts.usage ~= "offline" then
-    util.raise("field 'usage' must be 'server' or 'offline', got '%s'", util.escape(tostring(opts.usage), 64))
+    util.raise("field 'usage' must be 'server' or 'offline', got '%s'", util.escape(util.shown(opts.usage), 64))
   end
   local ff = opts.fail_fast_on_attention_window_too_large
   if (ff ~= nil or opts.backend ~= nil) and d.budget ~= "trtllm" then
@@ -755,7 +755,7 @@ predict_reserved = function(d, opts, rule, hook)
   d.fail_fast_on_attention_window_too_large = ff
   if opts.async_scheduling ~= nil and d.budget ~= "vllm" then
     util.raise("field 'async_scheduling' = %s is vLLM's --async-scheduling; budget '%s' has none "
-               .. "(expected budget 'vllm')", tostring(opts.async_scheduling), d.budget)
+               .. "(expected budget 'vllm')", util.shown(opts.async_scheduling), d.budget)
   end
   if d.budget == "trtllm" and (opts.engine == "trtllm" or opts.engine_version ~= nil
                                or opts.backend ~= nil) then
@@ -1205,7 +1205,7 @@ local function resolve_lora(d, opts)
   local bytes = ({auto = engines.act_bytes(m), float16 = 2, bfloat16 = 2})[dtype]
   if bytes == nil then
     util.raise("field 'lora_dtype' must be 'auto', 'float16' or 'bfloat16', got '%s'",
-               util.escape(tostring(dtype), 64))
+               util.escape(util.shown(dtype), 64))
   end
   d.max_cpu_loras = cpu or n
   return {max_loras = n, max_rank = rank, dtype_bytes = bytes,
@@ -1253,7 +1253,7 @@ function M.new(opts)
     util.raise("deployment needs a 'gpu' (or 'gpu_memory')")
   end
   if opts.gpu_memory ~= nil and units.bytes(opts.gpu_memory, "gpu_memory") < 1 then
-    util.raise("field 'gpu_memory' must be > 0 bytes, got %s", util.escape(tostring(opts.gpu_memory)))
+    util.raise("field 'gpu_memory' must be > 0 bytes, got %s", util.escape(util.shown(opts.gpu_memory)))
   end
   local d = setmetatable({options = given, optim = combination}, Deployment)
   d.model = models.get(opts.model)
@@ -1264,7 +1264,7 @@ function M.new(opts)
   -- same names as `budget`; engine_version picks its release)
   if opts.engine ~= nil and opts.budget ~= nil and opts.engine ~= opts.budget then
     util.raise("fields 'engine' ('%s') and 'budget' ('%s') disagree: give one",
-               tostring(opts.engine), tostring(opts.budget))
+               util.shown(opts.engine), util.shown(opts.budget))
   end
   d.budget = opts.engine or opts.budget or "vllm"
   -- a deployment that names its engine: a sweep's fits includes the
@@ -1273,7 +1273,7 @@ function M.new(opts)
   local rule = M.budgets[d.budget]
   if rule == nil then
     util.raise("unknown %s '%s'%s", opts.engine ~= nil and "engine" or "budget rule",
-               tostring(d.budget), util.suggest(tostring(d.budget), util.sorted_keys(M.budgets)))
+               util.shown(d.budget), util.suggest(util.shown(d.budget), util.sorted_keys(M.budgets)))
   end
   d.tp = opts.tp or 1
   d.pp = opts.pp or 1
@@ -1310,11 +1310,11 @@ function M.new(opts)
   if opts.disable_overlap_schedule ~= nil then
     local v = opts.disable_overlap_schedule
     if type(v) ~= "boolean" then
-      util.raise("field 'disable_overlap_schedule' must be true or false, got %s", tostring(v))
+      util.raise("field 'disable_overlap_schedule' must be true or false, got %s", util.shown(v))
     end
     if d.budget ~= "sglang" then
       util.raise("field 'disable_overlap_schedule' = %s is SGLang's --disable-overlap-schedule; "
-                 .. "budget '%s' has none (expected budget 'sglang')", tostring(v), d.budget)
+                 .. "budget '%s' has none (expected budget 'sglang')", util.shown(v), d.budget)
     end
     d.disable_overlap_schedule = v or nil
   end
@@ -1325,7 +1325,7 @@ function M.new(opts)
     if v ~= "cutlass" and v ~= "trtllm" then
       util.raise("field 'moe_backend' must be 'cutlass' or 'trtllm' (TensorRT-LLM's "
                  .. "moe_config.backend, the kernels kvplan has curves of), got '%s'",
-                 util.escape(tostring(v), 64))
+                 util.escape(util.shown(v), 64))
     end
     if d.budget ~= "trtllm" then
       util.raise("field 'moe_backend' = '%s' is TensorRT-LLM's moe_config.backend; budget '%s' "
@@ -1333,7 +1333,7 @@ function M.new(opts)
     end
     if (d.model.experts or 0) == 0 then
       util.raise("field 'moe_backend' needs a model with routed experts, '%s' has none",
-                 tostring(d.model.id))
+                 util.shown(d.model.id))
     end
     d.moe_backend = v
   end
@@ -1420,7 +1420,7 @@ function M.new(opts)
                  pcie_gbps = opts.offload.pcie_gbps or d.gpu.pcie_gbps}
     if d.offload.pcie_gbps ~= nil and not (type(d.offload.pcie_gbps) == "number"
                                            and d.offload.pcie_gbps > 0 and d.offload.pcie_gbps < math.huge) then
-      util.raise("field 'offload.pcie_gbps' must be a number > 0, got %s", tostring(d.offload.pcie_gbps))
+      util.raise("field 'offload.pcie_gbps' must be a number > 0, got %s", util.shown(d.offload.pcie_gbps))
     end
   end
   -- vLLM's switches and overrides
@@ -1447,7 +1447,7 @@ function M.new(opts)
                     or nil
   if d.system_memory and d.system_memory < 0 then
     util.raise("field 'system_memory' must be >= 0 bytes, got %s",
-               util.escape(tostring(opts.system_memory)))
+               util.escape(util.shown(opts.system_memory)))
   end
   d.worker_gpu_memory = resolve_workers(opts.worker_gpu_memory, d)
   d.kv_cache_groups = opts.kv_cache_groups

@@ -55,7 +55,7 @@ function M.link(d, opts)
   if g ~= nil then
     if type(g) ~= "number" or not (g > 0 and g < math.huge) then
       util.raise("field 'kv_link_gbps' must be a number > 0 (GB/s one way for one GPU), got %s",
-                 tostring(g))
+                 util.shown(g))
     end
     return g, "kv_link_gbps"
   end
@@ -71,7 +71,7 @@ function M.latency_us(opts)
   local v = (opts or {}).kv_link_latency_us
   if v == nil then return M.link_latency_us end
   if type(v) ~= "number" or not (v >= 0 and v < math.huge) then
-    util.raise("field 'kv_link_latency_us' must be a number >= 0 (microseconds), got %s", tostring(v))
+    util.raise("field 'kv_link_latency_us' must be a number >= 0 (microseconds), got %s", util.shown(v))
   end
   return v
 end
@@ -177,7 +177,7 @@ function M.candidates(ctx)
   local w, sla = plan.workload(ctx.wl), plan.sla(ctx.sla)
   local rate = ctx.rate
   if type(rate) ~= "number" or not (rate > 0 and rate < math.huge) then
-    util.raise("disaggregated candidates need a rate > 0 (requests a second), got %s", tostring(rate))
+    util.raise("disaggregated candidates need a rate > 0 (requests a second), got %s", util.shown(rate))
   end
   local opts = ctx.opts or {}
   if ctx.opts == nil and ctx.spec ~= nil then -- kv.plan's own spec

@@ -413,7 +413,7 @@ function M.vllm_at_least(v, at)
   if v == nil or v == "latest" then v = M.vllm_latest end
   local function parts(s)
     local a, b, c = tostring(s):match("^v?(%d+)%.(%d+)%.?(%d*)")
-    if a == nil then util.raise("field 'engine_version': not a vLLM version '%s'", tostring(s)) end
+    if a == nil then util.raise("field 'engine_version': not a vLLM version '%s'", util.shown(s)) end
     return tonumber(a), tonumber(b), tonumber(c) or 0
   end
   local a1, b1, c1 = parts(v)
@@ -709,7 +709,7 @@ local function rotary_table(m, r, field)
   local t = r.type or "default"
   if not rope_types[t] then
     util.raise("model '%s': field '%s.type' must be one of %s, got '%s'", m.id, field,
-               table.concat(util.sorted_keys(rope_types), ", "), tostring(t))
+               table.concat(util.sorted_keys(rope_types), ", "), util.shown(t))
   end
   local P = r.max_position ~= nil and util.count(r.max_position, field .. ".max_position", 1)
             or m.max_context
@@ -722,7 +722,7 @@ local function rotary_table(m, r, field)
     local f = number(r.factor)
     if type(f) ~= "number" or not (f >= 1) or f == math.huge then
       util.raise("model '%s': field '%s.factor' must be a number >= 1 for rope type '%s', got %s",
-                 m.id, field, t, tostring(r.factor))
+                 m.id, field, t, util.shown(r.factor))
     end
     return f
   end
@@ -731,7 +731,7 @@ local function rotary_table(m, r, field)
   end
   if r.mrope ~= nil and type(r.mrope) ~= "boolean" then
     util.raise("model '%s': field '%s.mrope' must be true or false, got %s", m.id, field,
-               tostring(r.mrope))
+               util.shown(r.mrope))
   end
   local rows
   if t == "linear" or t == "dynamic" then rows = math.ceil(P * need_factor())
@@ -751,14 +751,14 @@ local function rotary_table(m, r, field)
   local p = number(r.partial_rotary_factor) or 1
   if type(p) ~= "number" or not (p > 0 and p <= 1) then
     util.raise("model '%s': field '%s.partial_rotary_factor' must be in (0, 1], got %s", m.id,
-               field, tostring(p))
+               field, util.shown(p))
   end
   local dim = math.floor(head * p)
   local elem = M.act_bytes(m)
   if r.dtype ~= nil then
     if r.dtype ~= "fp32" and r.dtype ~= "bf16" and r.dtype ~= "fp16" then
       util.raise("model '%s': field '%s.dtype' must be fp32, bf16 or fp16, got %s", m.id, field,
-                 tostring(r.dtype))
+                 util.shown(r.dtype))
     end
     elem = r.dtype == "fp32" and 4 or 2
   end
@@ -1458,7 +1458,7 @@ local engine_names = {vllm = "vLLM", sglang = "SGLang", trtllm = "TensorRT-LLM"}
 local function engine_rows(engine, who)
   local rows = release_rows[engine]
   if rows == nil then
-    util.raise("%s: unknown engine '%s' (expected vllm, sglang or trtllm)", who, tostring(engine))
+    util.raise("%s: unknown engine '%s' (expected vllm, sglang or trtllm)", who, util.shown(engine))
   end
   return rows
 end

@@ -140,8 +140,8 @@ function M.get(name, what)
   if f == nil then
     local names = {}
     for _, g in ipairs(M.list) do names[#names + 1] = g.name end
-    util.raise("%s: unknown factor '%s' (known: %s)%s", what, util.escape(tostring(name)),
-               table.concat(names, ", "), util.suggest(tostring(name), names))
+    util.raise("%s: unknown factor '%s' (known: %s)%s", what, util.escape(util.shown(name)),
+               table.concat(names, ", "), util.suggest(util.shown(name), names))
   end
   return f
 end

@@ -329,24 +329,24 @@ function M.check(f, v)
   elseif t == "bytes" then
     local b = units.bytes(v, name)
     if f.min and b < f.min then
-      util.raise("field '%s' must be > 0 bytes, got %s", name, tostring(v))
+      util.raise("field '%s' must be > 0 bytes, got %s", name, util.shown(v))
     end
     return b
   elseif t == "fraction" then
     if type(v) ~= "number" or not (v > 0 and v <= 1) then
-      util.raise("field '%s' must be in (0, 1], got %s", name, tostring(v))
+      util.raise("field '%s' must be in (0, 1], got %s", name, util.shown(v))
     end
   elseif t == "number" then
     if type(v) ~= "number" or not (v >= (f.min or -math.huge) and v < math.huge) then
-      util.raise("field '%s' must be a number >= %s, got %s", name, tostring(f.min), tostring(v))
+      util.raise("field '%s' must be a number >= %s, got %s", name, util.shown(f.min), util.shown(v))
     end
   elseif t == "boolean" then
     if type(v) ~= "boolean" then
-      util.raise("field '%s' must be true or false, got %s", name, tostring(v))
+      util.raise("field '%s' must be true or false, got %s", name, util.shown(v))
     end
   elseif t == "enum" then
     for _, x in ipairs(f.values) do if v == x then return v end end
-    util.raise("field '%s' must be %s, got '%s'", name, quoted(f.values), util.escape(tostring(v), 64))
+    util.raise("field '%s' must be %s, got '%s'", name, quoted(f.values), util.escape(util.shown(v), 64))
   end
   return v
 end

@@ -133,7 +133,7 @@ function M.get(v, field)
     for _, k in ipairs{"tensor", "col"} do
       if v[k] ~= nil and (math.type(v[k]) ~= "integer" or v[k] < 0 or v[k] > 1024) then
         util.raise("field '%s.%s' must be an integer 0..1024 (bits), got %s", field, k,
-                   tostring(v[k]))
+                   util.shown(v[k]))
       end
     end
     local f = make(v.name or "custom", v)

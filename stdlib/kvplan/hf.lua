@@ -199,7 +199,7 @@ local function read(path)
   if not f then return nil, err end
   local text, rerr = f:read("a")
   f:close()
-  if text == nil then util.raise("cannot read '%s': %s", path, tostring(rerr)) end
+  if text == nil then util.raise("cannot read '%s': %s", path, util.shown(rerr)) end
   return text
 end
 
@@ -2058,7 +2058,7 @@ function M.not_checkpoint(path)
   end
   local c = path:sub(1, 1)
   if path:find("/", 1, true) or path:match("%.json$") or c == "." or c == "~" then
-    return "cannot open it: " .. util.escape(tostring(ok and err or f), 200)
+    return "cannot open it: " .. util.escape(util.shown(ok and err or f), 200)
   end
   return nil
 end
@@ -2074,11 +2074,11 @@ function M.from_cache(repo, revision, opts)
   opts = opts or {}
   local r = M.repo_id(repo)
   if r == nil or r ~= repo then
-    util.raise("from_cache: '%s' is not a Hugging Face repo id (ORG/NAME)", util.escape(tostring(repo), 80))
+    util.raise("from_cache: '%s' is not a Hugging Face repo id (ORG/NAME)", util.escape(util.shown(repo), 80))
   end
   if revision ~= nil and not M.revision_ok(revision) then
     util.raise("revision must be a branch, tag or commit of the repo (letters, digits, '.', '_', '-'), got '%s'",
-               util.escape(tostring(revision), 80))
+               util.escape(util.shown(revision), 80))
   end
   local what = opts.unknown or ("model '" .. repo .. "'")
   local dir, chosen = opts.cache, "the cache given"

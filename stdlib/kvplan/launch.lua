@@ -53,8 +53,8 @@ local names = {vllm = "vLLM", sglang = "SGLang", trtllm = "TensorRT-LLM"}
 -- The engine whose flags `engine` writes (k8s: vLLM's), an unknown one an error.
 local function engine_of(engine)
   if not known[engine] then
-    util.raise("unknown engine '%s' (expected vllm, sglang, trtllm or k8s)%s", tostring(engine),
-               util.suggest(tostring(engine), M.engines))
+    util.raise("unknown engine '%s' (expected vllm, sglang, trtllm or k8s)%s", util.shown(engine),
+               util.suggest(util.shown(engine), M.engines))
   end
   return engine == "k8s" and "vllm" or engine
 end
@@ -308,7 +308,7 @@ local function flags_of(d, e, opts, carried)
   -- SGLang's disaggregation_mode (server_args.py: "prefill" or "decode")
   if opts.role ~= nil then
     if opts.role ~= "prefill" and opts.role ~= "decode" then
-      util.raise("launch.command: role must be 'prefill' or 'decode', got '%s'", util.escape(tostring(opts.role), 64))
+      util.raise("launch.command: role must be 'prefill' or 'decode', got '%s'", util.escape(util.shown(opts.role), 64))
     end
     if e == "vllm" then
       flag("kv_transfer_config", string.format('{"kv_connector": "NixlConnector", "kv_role": "%s"}',
@@ -585,7 +585,7 @@ function M.command(d, engine, opts)
   local same, diff = M.same(dl, popts, limits, carried)
   if not same then
     util.raise("kvplan's %s command for %s does not read back as the deployment (%s); a kvplan bug",
-               engine, tostring(dl), diff)
+               engine, util.shown(dl), diff)
   end
   return text, {deployment = dl, ledger = dl:ledger(), argv = argv_of(e, spec), yaml = yaml,
                 limits = carried}
@@ -722,7 +722,7 @@ function M.parse(text, engine, base)
   local function expect(w)
     if words[i] ~= w then
       util.raise("launch.parse: expected '%s' at word %d of the %s command, got '%s'", w, i, engine,
-                 tostring(words[i]))
+                 util.shown(words[i]))
     end
     i = i + 1
   end
@@ -814,7 +814,7 @@ function M.parse(text, engine, base)
     if revision == true then util.raise("launch.parse: flag '--revision' needs a value") end
     if type(opts.model) ~= "string" or opts.model:find("@", 1, true) then
       util.raise("launch.parse: flag '--revision' needs a model given as ORG/NAME, got '%s'",
-                 util.escape(tostring(opts.model), 64))
+                 util.escape(util.shown(opts.model), 64))
     end
     -- the snapshot's model, as model=ORG/NAME revision=REV names it
     opts.model = opts.model .. "@" .. revision

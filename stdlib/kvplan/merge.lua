@@ -35,7 +35,7 @@ function M.run(args)
   local keys = {}
   for k, v in pairs(parts) do
     if math.type(k) ~= "integer" or k < 1 or k > #parts then
-      keys[#keys + 1] = "'" .. util.escape(tostring(k) .. "=" .. tostring(v), 80) .. "'"
+      keys[#keys + 1] = "'" .. util.escape(util.shown(k) .. "=" .. util.shown(v), 80) .. "'"
     end
   end
   if #keys > 0 then
@@ -49,7 +49,7 @@ function M.run(args)
     local key = tostring(p):gsub("^%./+", ""):gsub("/+", "/")
     if named[key] then
       options.bad("kvplan merge: part '%s' is named twice (parts %d and %d): each part once",
-                  util.escape(tostring(p), 200), named[key], i)
+                  util.escape(util.shown(p), 200), named[key], i)
     end
     named[key] = i
   end

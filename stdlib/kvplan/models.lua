@@ -189,7 +189,7 @@ local function check_meta(t)
         if math.type(v) ~= "integer" and not (math.type(v) == "float" and v == math.floor(v)
                                                and v >= 0 and v < 2^63) or v < 0 then
           util.raise("%s must be an integer >= 0, got %s", where,
-                     type(v) == "string" and ("'" .. util.escape(v) .. "'") or tostring(v))
+                     type(v) == "string" and ("'" .. util.escape(v) .. "'") or util.shown(v))
         end
       elseif type(v) ~= kind then
         util.raise("%s must be a %s, got %s", where, kind, type(v))
@@ -245,7 +245,7 @@ function M.new(t)
     for _, k in ipairs{"config", "hf_quant"} do
       if kc[k] ~= nil and type(kc[k]) ~= "boolean" then
         util.raise("model '%s': field 'kv_checkpoint.%s' must be true or false, got %s", m.id, k,
-                   tostring(kc[k]))
+                   util.shown(kc[k]))
       end
     end
   end
@@ -271,7 +271,7 @@ function M.new(t)
   end
   if t.mlp_matrices ~= nil and t.mlp_matrices ~= 2 and t.mlp_matrices ~= 3 then
     util.raise("model '%s': field 'mlp_matrices' must be 2 (up, down) or 3 (gate, up, down), got %s",
-               m.id, tostring(t.mlp_matrices))
+               m.id, util.shown(t.mlp_matrices))
   end
   for _, k in ipairs{"other_note", "classes_unweighable"} do
     if t[k] ~= nil and type(t[k]) ~= "string" then
@@ -312,7 +312,7 @@ end
 function Model:dtype_format()
   local f = dtype_format[(self.dtype or "bf16"):lower()]
   if f == nil then
-    util.raise("model '%s': unknown dtype '%s'", self.id, tostring(self.dtype))
+    util.raise("model '%s': unknown dtype '%s'", self.id, util.shown(self.dtype))
   end
   return formats.get(f, "dtype")
 end
@@ -706,7 +706,7 @@ function Model:class_bytes(k, f, params, shapes)
     params = self:weight_class_params()[k]
     if params == nil then
       util.raise("class_bytes: unknown weight class %s (known: %s)",
-                 type(k) == "string" and ("'" .. util.escape(k) .. "'") or tostring(k),
+                 type(k) == "string" and ("'" .. util.escape(k) .. "'") or util.shown(k),
                  table.concat(M.weight_classes, ", "))
     end
     if type(f) ~= "table" then f = formats.get(f, "format") end
@@ -791,7 +791,7 @@ function Model:classes_size(wf)
       if (k ~= "attention" and k ~= "mlp") or (k == "mlp" and self.experts) or math.type(n) ~= "integer"
          or n > Lk or c[k] % Lk ~= 0 then
         util.raise("model '%s': unquantized_layers.%s %s: expected a whole number of layers <= %d "
-                   .. "of a dense model's attention or mlp", self.id, k, tostring(n), Lk)
+                   .. "of a dense model's attention or mlp", self.id, k, util.shown(n), Lk)
       end
       local sh = shapes[k]
       local q = {[k] = {shards = sh.shards // Lk * (Lk - n), cols = sh.cols // Lk * (Lk - n)}}

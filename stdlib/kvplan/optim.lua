@@ -64,17 +64,17 @@ function M.define(t)
   if type(t) ~= "table" then util.raise("an optimization must be a table of hooks, got %s", type(t)) end
   for _, k in ipairs(util.sorted_keys(t)) do -- of several unknown hooks, the same one every run
     if not hooks[k] then
-      util.raise("unknown hook '%s' in %s%s", tostring(k), describe(t),
-                 util.suggest(tostring(k), hook_names))
+      util.raise("unknown hook '%s' in %s%s", util.shown(k), describe(t),
+                 util.suggest(util.shown(k), hook_names))
     end
   end
   if type(t.name) ~= "string" or t.name == "" or t.name:find("+", 1, true) or t.name == "none" then
     util.raise("an optimization needs a 'name': a non-empty string without '+', not 'none' "
-               .. "(got %s)", tostring(t.name))
+               .. "(got %s)", util.shown(t.name))
   end
   if phase_index[t.phase] == nil then
-    util.raise("%s: unknown phase '%s'%s; phases: %s", describe(t), tostring(t.phase),
-               util.suggest(tostring(t.phase), M.phases), table.concat(M.phases, ", "))
+    util.raise("%s: unknown phase '%s'%s; phases: %s", describe(t), util.shown(t.phase),
+               util.suggest(util.shown(t.phase), M.phases), table.concat(M.phases, ", "))
   end
   if type(t.apply) ~= "function" then
     util.raise("%s needs an 'apply' hook: function(opts, ctx) returning the options", describe(t))
@@ -92,7 +92,7 @@ function M.define(t)
     for k, f in util.sorted_pairs(t.columns) do
       if type(k) ~= "string" or type(f) ~= "function" then
         util.raise("%s: column %s must map a name to a function(row, ledger, deployment)",
-                   describe(t), tostring(k))
+                   describe(t), util.shown(k))
       end
     end
   end
@@ -281,7 +281,7 @@ end
 local function ratio(v, field, lo_open, hi)
   if type(v) ~= "number" or not (v > lo_open and v <= hi) then
     util.raise("field '%s' must be in (%s, %s], got %s", field, fmt_num(lo_open), fmt_num(hi),
-               v ~= v and "nan" or tostring(v))
+               util.shown(v))
   end
   return v
 end
@@ -332,8 +332,8 @@ function M.budget(t)
   opts_of(t, {rule = true, fraction = true, max_tokens = true}, "budget")
   local rule = t.rule
   if engine_doc[rule] == nil then
-    util.raise("unknown budget rule '%s'%s", tostring(rule),
-               util.suggest(tostring(rule), util.sorted_keys(engine_doc)))
+    util.raise("unknown budget rule '%s'%s", util.shown(rule),
+               util.suggest(util.shown(rule), util.sorted_keys(engine_doc)))
   end
   local f = t.fraction ~= nil and ratio(t.fraction, "fraction", 0, 1) or nil
   local mt = t.max_tokens ~= nil and util.count(t.max_tokens, "max_tokens") or nil
@@ -593,7 +593,7 @@ function M.speculative(t)
                         hidden_states = true}, "speculative")
   local g = count(t, "tokens", 1)
   if type(t.acceptance) ~= "number" then
-    util.raise("field 'acceptance' must be a number in [0, 1), got %s", tostring(t.acceptance))
+    util.raise("field 'acceptance' must be a number in [0, 1), got %s", util.shown(t.acceptance))
   end
   local rates = oc.spec_rates(t.acceptance, g) -- checks acceptance in [0, 1)
   local who

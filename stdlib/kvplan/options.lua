@@ -96,7 +96,7 @@ local function convert(key, v, def, fail, f, min)
     -- a list given as nothing, where its default is no empty list or name
     -- ('tp=' ran no row, 'kv=' planned the model's format)
     if #out == 0 and d1 ~= nil and d1 ~= "" then
-      fail("argument '%s' is empty (expected e.g. %s=%s)", key, key, tostring(d1))
+      fail("argument '%s' is empty (expected e.g. %s=%s)", key, key, util.shown(d1))
     end
     return out
   end
@@ -165,7 +165,7 @@ local function lookup(key, v, fail)
   for _, item in ipairs(type(v) == "table" and v or {v}) do
     if type(item) == "string" and item ~= "" then
       local ok, err = pcall(f, item)
-      if not ok then fail("argument '%s': %s", key, (tostring(err):gsub("^.-:%d+: ", "", 1):gsub("^field '[^']*': ", "", 1))) end
+      if not ok then fail("argument '%s': %s", key, (util.shown(err):gsub("^.-:%d+: ", "", 1):gsub("^field '[^']*': ", "", 1))) end
     end
   end
 end
@@ -272,7 +272,7 @@ function M.parse(args, defaults, from_command_line)
   for k, v in util.sorted_pairs(args) do
     if revision ~= nil and k == "revision" then goto next_arg end
     if type(k) ~= "string" then
-      fail("argument '%s' is not of the form key=value", tostring(v))
+      fail("argument '%s' is not of the form key=value", util.shown(v))
     end
     local key = k
     if defaults[key] == nil then
@@ -290,7 +290,7 @@ function M.parse(args, defaults, from_command_line)
       v = trim(v)
       if name == "profile" then
         local ok, err = pcall(require("kvplan.calibrate").read_profile, v)
-        if not ok then fail("argument 'profile': %s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
+        if not ok then fail("argument 'profile': %s", (util.shown(err):gsub("^.-:%d+: ", "", 1))) end
       end
       out[name] = v
       if from_cli then require("kvplan.deploy").run_defaults[name] = v end
@@ -324,7 +324,7 @@ function M.parse(args, defaults, from_command_line)
     if min ~= nil and type(out[key]) == "number" and not (out[key] >= min) then
       fail("argument '%s' must be %s >= %s, got '%s'", key,
            math.type(def) == "integer" and "an integer" or "a number", util.fmt_num(min),
-           util.escape(tostring(v), 64))
+           util.escape(util.shown(v), 64))
     end
     if type(v) == "string" and not (revision ~= nil and key == "model") then lookup(key, out[key], fail) end
     ::next_arg::
@@ -340,7 +340,7 @@ function M.parse(args, defaults, from_command_line)
     local repo, at = hf.repo_id(m)
     if type(m) ~= "string" or repo == nil or hf.is_checkpoint(m) then
       fail("argument 'revision' picks a snapshot of a Hugging Face repo id in the local cache "
-           .. "(model=ORG/NAME), got model '%s'", util.escape(tostring(m or ""), 80))
+           .. "(model=ORG/NAME), got model '%s'", util.escape(util.shown(m or ""), 80))
     end
     if at ~= nil then fail("argument 'revision' and model '%s' both name a revision", util.escape(m, 80)) end
     out.model = repo .. "@" .. revision
@@ -411,7 +411,7 @@ function M.given_fields(opt, names, base)
     local engines = require "kvplan.engines"
     local ok, err = pcall(e == "trtllm" and engines.trtllm_version or e == "sglang"
                           and engines.sglang_version or engines.vllm_version, v)
-    if not ok then M.bad("argument 'engine_version': %s", (tostring(err):gsub("^.-:%d+: ", ""))) end
+    if not ok then M.bad("argument 'engine_version': %s", (util.shown(err):gsub("^.-:%d+: ", ""))) end
   end
   return base
 end

@@ -95,7 +95,7 @@ local function length(v, field)
   end
   if getmetatable(v) == workload.Distribution then return v, v:mean() end
   util.raise("workload field '%s' must be a number of tokens >= 1 or a length distribution "
-             .. "(kv.workload.lognormal{...}, ...), got %s", field, util.escape(tostring(v)))
+             .. "(kv.workload.lognormal{...}, ...), got %s", field, util.escape(util.shown(v)))
 end
 
 --- The workload checked: {input, output (tokens or Distributions),
@@ -130,14 +130,14 @@ function M.workload(wl)
     local p = wl.prefix
     if type(p) == "number" then p = {tokens = p} end
     if type(p) ~= "table" then
-      util.raise("workload field 'prefix' must be {tokens =, hit_rate =}, got %s", util.escape(tostring(p)))
+      util.raise("workload field 'prefix' must be {tokens =, hit_rate =}, got %s", util.escape(util.shown(p)))
     end
     util.check_keys(p, {tokens = true, hit_rate = true}, "workload prefix")
     if p.hit_rate ~= nil and p.hit_rate ~= 1 then
       -- the simulator caches one prefix every request shares (sim.c): a
       -- share of requests hitting it is not modelled, so not accepted
       util.raise("workload prefix 'hit_rate' must be 1 (the simulator models a prefix every "
-                 .. "request shares), got %s", util.escape(tostring(p.hit_rate)))
+                 .. "request shares), got %s", util.escape(util.shown(p.hit_rate)))
     end
     w.prefix = util.count(p.tokens, "prefix tokens", 0)
   end
@@ -158,21 +158,21 @@ function M.sla(sla)
     local v = sla[k]
     if v ~= nil then
       if type(v) ~= "number" or not (v > 0 and v < math.huge) then
-        util.raise("SLA field '%s' must be a number of milliseconds > 0, got %s", k, util.escape(tostring(v)))
+        util.raise("SLA field '%s' must be a number of milliseconds > 0, got %s", k, util.escape(util.shown(v)))
       end
       s[k] = v
     end
   end
   local p = sla.percentile
   if p ~= nil and not M.percentiles[p] then
-    util.raise("SLA field 'percentile' must be p50, p90 or p99, got '%s'", util.escape(tostring(p)))
+    util.raise("SLA field 'percentile' must be p50, p90 or p99, got '%s'", util.escape(util.shown(p)))
   end
   s.percentile, s.percentile_given = p or "p90", p ~= nil
   if sla.goodput ~= nil then
     local g = sla.goodput
     if type(g) ~= "number" or not (g > 0 and g <= 1) then
       util.raise("SLA field 'goodput' must be a fraction in (0, 1] (the share of requests meeting "
-                 .. "every target), got %s", util.escape(tostring(g)))
+                 .. "every target), got %s", util.escape(util.shown(g)))
     end
     if s.ttft_ms == nil and s.tpot_ms == nil and s.e2e_ms == nil then
       util.raise("SLA field 'goodput' needs a target: ttft_ms, tpot_ms or e2e_ms")
@@ -607,7 +607,7 @@ function M.search(spec)
   local model = kv.model(spec.model)
   local rate = spec.rate
   if type(rate) ~= "number" or not (rate > 0 and rate < math.huge) then
-    util.raise("field 'rate' must be a number > 0 (requests a second), got %s", util.escape(tostring(rate)))
+    util.raise("field 'rate' must be a number > 0 (requests a second), got %s", util.escape(util.shown(rate)))
   end
   local w = M.workload{input = spec.input, output = spec.output, requests = spec.requests,
                        prefix = spec.prefix, trace = spec.trace}
@@ -615,14 +615,14 @@ function M.search(spec)
                   percentile = spec.percentile, goodput = spec.goodput}
   local rank = spec.rank or "gpus"
   if not M.ranks[rank] then
-    util.raise("field 'rank' must be gpus, cost or usd_per_mtok, got '%s'", util.escape(tostring(rank)))
+    util.raise("field 'rank' must be gpus, cost or usd_per_mtok, got '%s'", util.escape(util.shown(rank)))
   end
   local modes = spec.modes or {"aggregated"}
   if type(modes) ~= "table" then modes = {modes} end
   local want = {}
   for _, m in ipairs(modes) do
     if not M.modes[m] then
-      util.raise("field 'modes' must list aggregated and/or disaggregated, got '%s'", util.escape(tostring(m)))
+      util.raise("field 'modes' must list aggregated and/or disaggregated, got '%s'", util.escape(util.shown(m)))
     end
     want[m] = true
   end

@@ -120,7 +120,7 @@ local function log_mode(v, field)
   if v == true or v == "yes" or v == "true" then return true end
   if v == false or v == "no" or v == "false" then return false end
   util.raise("field '%s' must be true, false, 'yes', 'no' or 'auto', got '%s'", field,
-             util.escape(tostring(v), 64))
+             util.escape(util.shown(v), 64))
 end
 
 -- Whether numbers span two decades or more with none negative: an axis
@@ -181,7 +181,7 @@ local function number(v, col, row, where)
   local x = tonumber(v)
   if x == nil or x ~= x or x == math.huge or x == -math.huge then
     util.raise("%s%s: column '%s' holds '%s', not a number", where,
-               row["(line)"] and (":" .. row["(line)"]) or "", col, tostring(v))
+               row["(line)"] and (":" .. row["(line)"]) or "", col, util.shown(v))
   end
   return x
 end
@@ -197,7 +197,7 @@ local function draw(spec, text_only)
   end
   local kind = spec.kind or "line"
   if kind ~= "line" and kind ~= "scatter" and kind ~= "bar" and kind ~= "stacked" then
-    util.raise("field 'kind' must be line, scatter, bar or stacked, got '%s'", tostring(kind))
+    util.raise("field 'kind' must be line, scatter, bar or stacked, got '%s'", util.shown(kind))
   end
   local numeric = kind == "line" or kind == "scatter"
   local as_line = {}
@@ -258,7 +258,7 @@ local function draw(spec, text_only)
   else
     for _, k in ipairs(util.sorted_keys(rows[1])) do
       if type(k) ~= "string" then
-        util.raise("field 'data': row 1 has a key %s, not a column name", tostring(k))
+        util.raise("field 'data': row 1 has a key %s, not a column name", util.shown(k))
       end
       cols[#cols + 1] = k
     end
@@ -269,7 +269,7 @@ local function draw(spec, text_only)
   for _, f in ipairs{"x", "y", "by"} do
     local c = spec[f]
     if c ~= nil and not have[c] and header then
-      util.raise("%s has no column '%s'%s", where, tostring(c), util.suggest(tostring(c), cols))
+      util.raise("%s has no column '%s'%s", where, util.shown(c), util.suggest(util.shown(c), cols))
     end
   end
 
@@ -340,7 +340,7 @@ local function draw(spec, text_only)
     if logx == "auto" then logx = decades(xv) end
     if logy == "auto" then logy = decades(yv) end
     if logx and vline and vline.x <= 0 then
-      util.raise("field 'vline.x' must be > 0 on a logarithmic x axis, got %s", tostring(vline.x))
+      util.raise("field 'vline.x' must be > 0 on a logarithmic x axis, got %s", util.shown(vline.x))
     end
   end
   if logx then add("set logscale x") end

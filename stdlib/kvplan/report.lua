@@ -42,7 +42,7 @@ function M.output_path(path, name)
   local c = cli()
   if path == nil and name ~= nil and c.outdir ~= nil then
     if type(name) ~= "string" or not name:match("^[%w_.-]+$") then
-      util.raise("report name must be letters, digits, '_', '.' or '-', got '%s'", tostring(name))
+      util.raise("report name must be letters, digits, '_', '.' or '-', got '%s'", util.shown(name))
     end
     path = c.outdir .. "/" .. c.name .. "-" .. name .. M.extension(c.format)
   end
@@ -115,7 +115,7 @@ local function parse_columns(cols)
       unit[i] = c.unit
     end
     if type(name) ~= "string" or name == "" then
-      util.raise("column %d must be named by a non-empty string, got %s", i, tostring(name))
+      util.raise("column %d must be named by a non-empty string, got %s", i, util.shown(name))
     end
     if index[name] then util.raise("column '%s' appears twice", name) end
     if p ~= nil then p = util.count(p, "precision of column '" .. name .. "'", 0) end
@@ -185,7 +185,7 @@ function M.text(text, opts)
   local page = (csv.format_of(path, opts.format)) == "html" and M.page({title = opts.title}, {}) or nil
   local ok, err = pcall(csv.text, path, text, opts.format, page)
   M.release(path)
-  if not ok then util.raise("%s", tostring(err):gsub("^.-:%d+: ", "", 1)) end
+  if not ok then util.raise("%s", util.shown(err):gsub("^.-:%d+: ", "", 1)) end
 end
 
 --- The columns `kvplan --columns a,b,c` chose of a report's columns
@@ -221,7 +221,7 @@ local function open_writer(r, names, prec, unit)
   local ok, w = pcall(csv.open, r.path, names, prec, r.format, r.html and M.page(r, names, unit) or nil)
   if not ok then
     M.release(r.path)
-    util.raise("%s", tostring(w):gsub("^.-:%d+: ", "", 1))
+    util.raise("%s", util.shown(w):gsub("^.-:%d+: ", "", 1))
   end
   r.writer = w
 end
@@ -249,7 +249,7 @@ function M.new(opts)
   util.opts_of(opts, {columns = true, path = true, name = true, format = true, order = true,
                       title = true, chart = true}, "report")
   if opts.format ~= nil and not M.formats[opts.format] then
-    util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", tostring(opts.format))
+    util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", util.shown(opts.format))
   end
   if opts.title ~= nil and type(opts.title) ~= "string" then
     util.raise("field 'title' must be a string, got %s", type(opts.title))
@@ -313,8 +313,8 @@ function Report:row(t)
   for k, v in util.sorted_pairs(t) do -- of several unknown columns, the same one every run
     local i = self.index[k]
     if i == nil then
-      util.raise("row has a value for unknown column '%s'%s", tostring(k),
-                 util.suggest(tostring(k), self.names))
+      util.raise("row has a value for unknown column '%s'%s", util.shown(k),
+                 util.suggest(util.shown(k), self.names))
     end
     vals[i] = v
   end
@@ -347,7 +347,7 @@ local function write_kept(r)
   end
   for _, k in ipairs(util.sorted_keys(filled)) do
     if not seen[k] then
-      if type(k) ~= "string" then util.raise("row has a value for a column named %s", tostring(k)) end
+      if type(k) ~= "string" then util.raise("row has a value for a column named %s", util.shown(k)) end
       names[#names + 1] = k
     end
   end

@@ -1120,7 +1120,7 @@ function M.expert_curve(d)
     local sl = (M.expert_slice[id] or {})[k]
     if type(sl) ~= "number" or not (sl > 0) then
       util.raise("kvplan.sim.expert_slice['%s'].%s must be the bytes (> 0) of one expert's slice "
-                 .. "the expert_gemm curve was measured at, got %s", id, k, tostring(sl))
+                 .. "the expert_gemm curve was measured at, got %s", id, k, util.shown(sl))
     end
     -- the curves of the kernel d runs (M.expert_kernel), Triton's by default
     if (M.expert_curve_kernel[id] or {})[k] == kernel then
@@ -2027,7 +2027,7 @@ function M.check_options(opts)
     util.check_keys(opts.efficiency, eff_keys, "efficiency")
     for k, v in util.sorted_pairs(opts.efficiency) do
       if type(v) ~= "number" or not (v > 0 and v <= 1) then
-        util.raise("efficiency '%s' must be in (0, 1], got %s", k, tostring(v))
+        util.raise("efficiency '%s' must be in (0, 1], got %s", k, util.shown(v))
       end
     end
   end
@@ -2037,17 +2037,17 @@ function M.check_options(opts)
     local r = opts.perf.request_ms
     if r ~= nil and (type(r) ~= "number" or not (r >= 0 and r < math.huge)) then
       util.raise("perf 'request_ms' must be a number >= 0 (milliseconds a request spends outside "
-                 .. "the engine's steps), got %s", tostring(r))
+                 .. "the engine's steps), got %s", util.shown(r))
     end
     local a = opts.perf.api_ms
     if a ~= nil and (type(a) ~= "number" or not (a >= 0 and a < math.huge)) then
       util.raise("perf 'api_ms' must be a number >= 0 (milliseconds of the API server's serial "
-                 .. "work a request), got %s", tostring(a))
+                 .. "work a request), got %s", util.shown(a))
     end
   end
   local p = opts.price_per_hour
   if p ~= nil and (type(p) ~= "number" or not (p >= 0 and p < math.huge)) then
-    util.raise("field 'price_per_hour' must be a number >= 0 (USD per GPU hour), got %s", tostring(p))
+    util.raise("field 'price_per_hour' must be a number >= 0 (USD per GPU hour), got %s", util.shown(p))
   end
 end
 
@@ -2319,7 +2319,7 @@ local function prepare(opts, build)
     else
       local names = util.sorted_keys(deploy.fields)
       for n in pairs(sim_fields) do names[#names + 1] = n end
-      util.raise("unknown simulation option '%s'%s", tostring(k), util.suggest(tostring(k), names))
+      util.raise("unknown simulation option '%s'%s", util.shown(k), util.suggest(util.shown(k), names))
     end
   end
   -- max_num_seqs sizes vLLM's profiling run too; other engines take it here
@@ -2342,7 +2342,7 @@ local function prepare(opts, build)
     sched = d.budget == "trtllm" and "no_evict" or d.budget == "sglang" and "sglang" or "continuous"
   end
   if not M.schedulers[sched] then
-    util.raise("field 'scheduler' must be %s, got '%s'", M.scheduler_list, util.escape(tostring(sched)))
+    util.raise("field 'scheduler' must be %s, got '%s'", M.scheduler_list, util.escape(util.shown(sched)))
   end
   local spec = {deploy = d:spec(), perf = M.perf(d), scheduler = sched,
                 seed = util.count(sopts.seed or 1, "seed", 0)}
@@ -2377,14 +2377,14 @@ local function prepare(opts, build)
   if sopts.phase ~= nil then
     if sopts.phase ~= "prefill" and sopts.phase ~= "decode" then
       util.raise("field 'phase' must be 'prefill' or 'decode' (a disaggregated pool; none: "
-                 .. "aggregated), got '%s'", util.escape(tostring(sopts.phase)))
+                 .. "aggregated), got '%s'", util.escape(util.shown(sopts.phase)))
     end
     spec.phase = sopts.phase
   end
   if sopts.kv_transfer_ms ~= nil then
     local t = sopts.kv_transfer_ms
     if type(t) ~= "number" or not (t >= 0 and t < math.huge) then
-      util.raise("field 'kv_transfer_ms' must be a number >= 0 (milliseconds), got %s", tostring(t))
+      util.raise("field 'kv_transfer_ms' must be a number >= 0 (milliseconds), got %s", util.shown(t))
     end
     if sopts.phase == nil then
       util.raise("field 'kv_transfer_ms' is a disaggregated pool's: give phase = 'prefill' or 'decode'")
@@ -2469,7 +2469,7 @@ local function finish(p, sim)
   local ranges
   if sopts.range then
     if type(sopts.range) ~= "boolean" then
-      util.raise("field 'range' must be true or false, got %s", tostring(sopts.range))
+      util.raise("field 'range' must be true or false, got %s", util.shown(sopts.range))
     end
     local factors = require "kvplan.factors"
     local slow, fast = factors.ends(d)
@@ -2732,7 +2732,7 @@ function M.sweep(spec)
   local order = {model = 1, gpu = 2, optim = 3}
   for k, v in util.sorted_pairs(spec) do
     if type(k) ~= "string" then
-      util.raise("unexpected key %s in simulations (field names are strings)", tostring(k))
+      util.raise("unexpected key %s in simulations (field names are strings)", util.shown(k))
     end
     if k ~= "columns" then
       if is_list(v) then axes[#axes + 1] = k else fixed[k] = v end
@@ -2756,7 +2756,7 @@ function M.sweep(spec)
     if not is_axis[name] and not figure_of[name] then
       local names = util.sorted_keys(figure_of)
       for _, a in ipairs(axes) do names[#names + 1] = a end
-      util.raise("unknown simulation column '%s'%s", tostring(name), util.suggest(tostring(name), names))
+      util.raise("unknown simulation column '%s'%s", util.shown(name), util.suggest(util.shown(name), names))
     end
   end
   return setmetatable({axes = axes, fixed = fixed, spec = spec, columns = cols}, Sims)

@@ -82,7 +82,7 @@ function M.filter_rules(filter)
     if type(k) ~= "string" or filter_columns[k] == nil then
       local known = util.sorted_keys(filter_columns)
       util.raise("filter: unknown column '%s' (a filter table takes %s; use a function for others)",
-                 tostring(k), table.concat(known, ", "))
+                 util.shown(k), table.concat(known, ", "))
     end
     names[#names + 1] = k
   end
@@ -95,22 +95,22 @@ function M.filter_rules(filter)
       op, v = cond[1], cond[2]
       if not filter_ops[op] or #cond ~= 2 then
         util.raise("filter: condition of '%s' must be a value or {op, value} with op one of "
-                   .. "==, ~=, <, <=, >, >=, got {%s, %s}", name, tostring(cond[1]), tostring(cond[2]))
+                   .. "==, ~=, <, <=, >, >=, got {%s, %s}", name, util.shown(cond[1]), util.shown(cond[2]))
       end
     end
     if kind == "integer" then
       if math.type(v) == "float" and v == math.floor(v) and math.abs(v) < 2^63 then v = math.tointeger(v) end
       if math.type(v) ~= "integer" then
-        util.raise("filter: '%s' takes an integer, got %s", name, tostring(v))
+        util.raise("filter: '%s' takes an integer, got %s", name, util.shown(v))
       end
     elseif kind == "boolean" then
       if type(v) ~= "boolean" or (op ~= "==" and op ~= "~=") then
         util.raise("filter: '%s' takes true or false (or {\"==\"|\"~=\", true|false}), got %s",
-                   name, tostring(v))
+                   name, util.shown(v))
       end
       v = v and 1 or 0
     elseif type(v) ~= "string" or (op ~= "==" and op ~= "~=") then
-      util.raise("filter: 'limit' takes a limit's name (or {\"==\"|\"~=\", name}), got %s", tostring(v))
+      util.raise("filter: 'limit' takes a limit's name (or {\"==\"|\"~=\", name}), got %s", util.shown(v))
     end
     rules[#rules + 1] = {name, op, v}
   end
@@ -255,7 +255,7 @@ function M.new(spec)
       local names = util.sorted_keys(deploy.fields)
       for n in pairs(reserved) do names[#names + 1] = n end
       for n in pairs(c_axes) do if not deploy.fields[n] then names[#names + 1] = n end end
-      util.raise("unknown sweep axis '%s'%s", tostring(k), util.suggest(tostring(k), names))
+      util.raise("unknown sweep axis '%s'%s", util.shown(k), util.suggest(util.shown(k), names))
     end
   end
   local base = spec.base or {}
@@ -269,7 +269,7 @@ function M.new(spec)
   end
   for _, k in ipairs(util.sorted_keys(type(spec.vars) == "table" and spec.vars or {})) do
     if empty(spec.vars[k]) then
-      util.raise("sweep var '%s' is empty (expected at least one value)", tostring(k))
+      util.raise("sweep var '%s' is empty (expected at least one value)", util.shown(k))
     end
   end
 
@@ -292,7 +292,7 @@ function M.new(spec)
   local var_names = util.sorted_keys(vars)
   for _, k in ipairs(var_names) do
     if type(k) ~= "string" or c_axes[k] or reserved[k] or deploy.fields[k] then
-      util.raise("sweep var '%s' has the name of an axis or option", tostring(k))
+      util.raise("sweep var '%s' has the name of an axis or option", util.shown(k))
     end
     axes[#axes + 1] = {k, list(vars[k]), var = true, field = "none"}
   end
@@ -647,7 +647,7 @@ function M.new(spec)
       name, fn, p = c[1], c[2], c.precision
       if fn ~= nil and type(fn) ~= "function" then
         util.raise("sweep column '%s': the second element must be a function, got %s",
-                   tostring(name), type(fn))
+                   util.shown(name), type(fn))
       end
     end
     if type(name) ~= "string" then util.raise("sweep column %d must be named by a string", i) end
@@ -799,7 +799,7 @@ function Sweep:write(path, opts)
   util.check_keys(opts, {name = true, format = true, chart = true}, "sweep write options")
   if opts.chart ~= nil then chart_list(opts.chart) end
   if opts.format ~= nil and not require("kvplan.report").formats[opts.format] then
-    util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", tostring(opts.format))
+    util.raise("field 'format' must be csv, table, vertical, json, markdown or html, got %s", util.shown(opts.format))
   end
   local cli = package.loaded["kvplan.cli"] or {}
   local report = require "kvplan.report"

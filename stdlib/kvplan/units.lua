@@ -39,11 +39,11 @@ function M.bytes(v, field)
   if type(v) == "number" then
     if v ~= v or v == math.huge or v == -math.huge or v < 0 or v ~= math.floor(v) then
       util.raise("field '%s' must be a whole number of bytes >= 0, got %s", field,
-                 v ~= v and "nan" or tostring(v))
+                 util.shown(v))
     end
     -- a float past 2^63 has no integer (kv.deploy{gpu_memory = 1e19} was
     -- "attempt to compare nil with number" inside deploy.lua)
-    if v >= 2^63 then util.raise("field '%s' = %s exceeds 64-bit bytes", field, tostring(v)) end
+    if v >= 2^63 then util.raise("field '%s' = %s exceeds 64-bit bytes", field, util.shown(v)) end
     return math.tointeger(v)
   end
   if type(v) ~= "string" then
@@ -76,7 +76,7 @@ function M.tokens(v, field)
   if math.type(v) == "integer" then return v end
   if math.type(v) == "float" then
     if v == math.floor(v) and v > -2^63 and v < 2^63 then return math.tointeger(v) end
-    util.raise("field '%s' must be a whole number of tokens, got %s", field, v ~= v and "nan" or tostring(v))
+    util.raise("field '%s' must be a whole number of tokens, got %s", field, util.shown(v))
   end
   if type(v) ~= "string" then
     util.raise("field '%s' must be a token count, got %s", field, type(v))

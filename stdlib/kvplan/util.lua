@@ -9,20 +9,29 @@ local M = {}
 --- v as a message shows it: a NaN as "nan" whatever its sign bit (Lua's
 --- tostring and %g print "-nan" for the NaN x86 makes of 0/0, as C's %g does:
 --- the core's kvp_shown), anything else as tostring does ("inf", "-inf").
+--- A value whose __tostring raises or returns no string is shown by its type
+--- ("a table"), so a message about a bad value never becomes the value's own
+--- error.
 function M.shown(v)
   if v ~= v then return "nan" end
-  return tostring(v)
+  local t = type(v)
+  if t == "string" or t == "number" or t == "boolean" or t == "nil" then return tostring(v) end
+  local ok, s = pcall(tostring, v)
+  if ok and type(s) == "string" then return s end
+  return "a " .. t
 end
 
 --- Raise msg located at the user's script line (never at a stdlib line);
---- a NaN among the arguments is shown as "nan" (M.shown).
+--- a NaN among the arguments is shown as "nan", a table or userdata as
+--- M.shown shows it.
 function M.raise(msg, ...)
   local n = select("#", ...)
   if n > 0 then
     local args = {...}
     for i = 1, n do
       local a = args[i]
-      if a ~= a then args[i] = math.abs(a) end
+      if a ~= a then args[i] = math.abs(a)
+      elseif type(a) == "table" or type(a) == "userdata" then args[i] = M.shown(a) end
     end
     msg = string.format(msg, table.unpack(args, 1, n))
   end
@@ -32,7 +41,7 @@ end
 --- s as it may be shown in a message: control characters as escapes
 --- ("\n", "\x1b"), and cut to max bytes (default 200) with "...".
 function M.escape(s, max)
-  s = tostring(s)
+  s = M.shown(s)
   max = max or 200
   local cut = #s > max
   if cut then s = s:sub(1, max) end
@@ -186,7 +195,7 @@ function M.check_keys(opts, allowed, what)
   for _, k in ipairs(M.sorted_keys(opts)) do -- the first unknown of several: the same every run
     if allowed[k] then goto continue end
     if type(k) ~= "string" then
-      M.raise("unexpected key %s in %s (field names are strings)", tostring(k), what)
+      M.raise("unexpected key %s in %s (field names are strings)", M.shown(k), what)
     end
     do
       local names = {}
@@ -243,8 +252,7 @@ function M.count(v, field, min)
     v = math.tointeger(v)
   end
   if math.type(v) ~= "integer" or v < min then
-    local got = type(v) == "string" and ("string '" .. M.escape(v) .. "'") or tostring(v)
-    if v ~= v then got = "nan" end
+    local got = type(v) == "string" and ("string '" .. M.escape(v) .. "'") or M.shown(v)
     M.raise("field '%s' must be an integer >= %d, got %s", field, min, got)
   end
   return v
@@ -260,7 +268,7 @@ end
 --- A finite number, or an error naming the field and the value.
 function M.number(v, field)
   if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
-    M.raise("field '%s' must be a finite number, got %s", field, v ~= v and "nan" or tostring(v))
+    M.raise("field '%s' must be a finite number, got %s", field, M.shown(v))
   end
   return v
 end

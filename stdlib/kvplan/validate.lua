@@ -1045,7 +1045,7 @@ function M.check(text, opts)
   -- log's excerpt shows no kv_transfer_config: its KV rows are missing, as
   -- for one the log names (parse_body)
   if f.kv_connector == nil and st.kv_connector ~= nil then
-    f.kv_connector = util.escape(tostring(st.kv_connector.value), 64)
+    f.kv_connector = util.escape(util.shown(st.kv_connector.value), 64)
   end
   for _, u in ipairs(f.unread) do
     row{figure = "log", mode = "parse", status = string.format(
@@ -1064,7 +1064,7 @@ function M.check(text, opts)
     if e == nil then
       row{figure = "engine", mode = "parse", status = string.format(
         "missing: %s engine '%s' is not one kvplan reads (expected vllm, sglang or trtllm)",
-        esrc, util.escape(tostring(eng), 64))}
+        esrc, util.escape(util.shown(eng), 64))}
       return rows, f
     end
     f.engine = e
@@ -1085,7 +1085,7 @@ function M.check(text, opts)
     local ok, err = pcall(check, f.version)
     if not ok then
       require("kvplan.options").bad("validate: argument 'version' (engine_version) of %s: %s", name,
-                                    util.escape((tostring(err):gsub("^[^:]*:%d+: ", ""))))
+                                    util.escape((util.shown(err):gsub("^[^:]*:%d+: ", ""))))
     end
   end
   -- inputs and where they came from
@@ -1143,7 +1143,7 @@ function M.check(text, opts)
       row{figure = "weights_gib", mode = "predict", logged = f.weights and f.weights.mid,
           status = string.format(
         "missing: the %s checkpoint of '%s' cannot be weighed by class (%s); its weights and the "
-        .. "figures that follow from them are not predicted", util.escape(tostring(q), 64), m.id,
+        .. "figures that follow from them are not predicted", util.escape(util.shown(q), 64), m.id,
         tostring(qm):gsub("^.-: (model ')", "%1"))}
       unweighed = true
     else
@@ -1238,7 +1238,7 @@ function M.check(text, opts)
     util_v = x and figure(string.format("%.17g", x)) or nil
     if util_v == nil then
       row{figure = "utilization", mode = "parse", status = string.format(
-        "missing: %s utilization '%s' is not a fraction; the log is not checked", usrc, tostring(st.utilization.value))}
+        "missing: %s utilization '%s' is not a fraction; the log is not checked", usrc, util.shown(st.utilization.value))}
       return rows, f
     end
     if f.engine == "sglang" then f.mem_fraction_static, f.fraction_given = util_v, true

@@ -71,7 +71,7 @@ local function int(v, field)
   end
   if math.type(v) ~= "integer" then
     util.raise("field '%s' must be an integer, got %s", field,
-               v ~= v and "nan" or (type(v) == "string" and ("string '" .. v .. "'") or tostring(v)))
+               v ~= v and "nan" or (type(v) == "string" and ("string '" .. v .. "'") or util.shown(v)))
   end
   return v
 end
@@ -165,11 +165,11 @@ function M.empirical(t)
         -- in decimal, as the command line's integers (kv.options)
         if v ~= nil and not util.decimal(rows[r][ci]) then
           util.raise("%s:%d: length '%s' in column '%s' must be a whole number written in decimal",
-                     t.path, lines[r], util.escape(tostring(rows[r][ci]), 64), tostring(header[ci] or ci))
+                     t.path, lines[r], util.escape(util.shown(rows[r][ci]), 64), util.shown(header[ci] or ci))
         end
         if v == nil then
           util.raise("%s:%d: bad length '%s' in column '%s'", t.path, lines[r],
-                     tostring(rows[r][ci]), tostring(header[ci] or ci))
+                     util.shown(rows[r][ci]), util.shown(header[ci] or ci))
         end
         values[#values + 1] = v
       end
