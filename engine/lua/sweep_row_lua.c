@@ -278,7 +278,7 @@ void kvl_sweep_rowtab(lua_State *L, run *r) {
 }
 
 /* The error object on the top as text, in its place: a string or number as it
- * is, else its __tostring, else what lua.c's message handler says ("(error
+ * is, else its __tostring (if it gives a string without raising), else what lua.c's message handler says ("(error
  * object is a table value)"; lua_tostring gave NULL, shown "(null)"). */
 static void error_text(lua_State *L) {
   int t = lua_type(L, -1);
@@ -286,8 +286,11 @@ static void error_text(lua_State *L) {
     lua_tostring(L, -1); /* a number becomes its text in place */
     return;
   }
-  if (luaL_callmeta(L, -1, "__tostring")) {
-    if (lua_type(L, -1) == LUA_TSTRING) {
+  /* its __tostring called protected: one that raises gave its own error in
+   * place of the callback's */
+  if (luaL_getmetafield(L, -1, "__tostring") != LUA_TNIL) {
+    lua_pushvalue(L, -2);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING) {
       lua_replace(L, -2);
       return;
     }
@@ -303,7 +306,33 @@ void kvl_sweep_call(lua_State *L, int fn, int rowidx, int cols, int col) {
   lua_pushvalue(L, rowidx);
   if (lua_pcall(L, 1, 1, 0) == LUA_OK) return;
   error_text(L);
-  if (cols <= 0) kvl_error(L, "sweep %s: %s", cols < 0 ? "each" : "filter", lua_tostring(L, -1));
-  lua_geti(L, cols, col + 1);
-  kvl_error(L, "%s: %s", lua_tostring(L, -1), lua_tostring(L, -2));
+  int err = lua_gettop(L);
+  if (cols <= 0) lua_pushstring(L, cols < 0 ? "sweep each" : "sweep filter");
+  else lua_geti(L, cols, col + 1);
+  int what = lua_gettop(L);
+  /* a place inside the stdlib ("stdlib/kvplan/util.lua:162: C stack
+   * overflow") is left out: the message is placed at the user's line */
+  const char *text = lua_tostring(L, err);
+  if (strncmp(text, "stdlib/", 7) == 0) {
+    const char *p = strchr(text, ':');
+    if (p != NULL && p[1] >= '0' && p[1] <= '9') {
+      p++;
+      while (*p >= '0' && *p <= '9') p++;
+      if (p[0] == ':' && p[1] == ' ') text = p + 2;
+    }
+  }
+  /* the same callback's error from a nested sweep is raised as it is: a
+   * filter that runs a sweep of its own again and again said "sweep filter:"
+   * at the same line once a level, 4 KB of it */
+  kvl_where(L);
+  lua_pushvalue(L, what);
+  lua_pushliteral(L, ": ");
+  lua_concat(L, 3);
+  size_t plen;
+  const char *prefix = lua_tolstring(L, -1, &plen);
+  if (strncmp(text, prefix, plen) == 0) {
+    lua_pushstring(L, text);
+    lua_error(L);
+  }
+  kvl_error(L, "%s: %s", lua_tostring(L, what), text);
 }

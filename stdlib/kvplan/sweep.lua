@@ -754,6 +754,23 @@ function Sweep:core_spec(extra)
   return t
 end
 
+-- core.run of the sweep, refused while the same sweep runs: a filter, Lua
+-- column or each function that writes or walks its own sweep ran it again
+-- from every row, until Lua's C stack overflowed (a 4 KB chain of "sweep
+-- filter:" and "stdlib/kvplan/util.lua:162: C stack overflow"). Another
+-- sweep may run inside one.
+local function run(self, spec, how)
+  if self.running then
+    util.raise("sweep %s: this sweep is already running (%s): a filter, column or each function "
+               .. "cannot run its own sweep (build another kv.sweep{...} for that)", how, self.running)
+  end
+  self.running = how == "each" and "in s:each" or "in s:write"
+  local ok, n, total = pcall(core.run, spec)
+  self.running = nil
+  if not ok then error(n, 0) end
+  return n, total
+end
+
 --- Rows of the whole sweep (before any filter or shard).
 function Sweep:count()
   local n = self.nbase
@@ -837,9 +854,10 @@ function Sweep:write(path, opts)
     if opts.chart ~= nil then page.charts = self:charts(opts.chart, path, cli.shard) end
   end
   report.claim(path, given)
-  local ok, written = pcall(core.run, self:core_spec{path = path, shard = cli.shard, page = page,
-                                                    progress = not cli.quiet, format = opts.format,
-                                                    columns = columns, precision = precision, funcs = funcs})
+  local ok, written = pcall(run, self, self:core_spec{path = path, shard = cli.shard, page = page,
+                                                      progress = not cli.quiet, format = opts.format,
+                                                      columns = columns, precision = precision, funcs = funcs},
+                            "write")
   report.release(path)
   if not ok then error(written, 0) end
   return written
@@ -877,7 +895,7 @@ end
 --- Returns the rows given to fn.
 function Sweep:each(fn)
   if type(fn) ~= "function" then util.raise("sweep each needs a function, got %s", type(fn)) end
-  return core.run(self:core_spec{each = fn})
+  return run(self, self:core_spec{each = fn}, "each")
 end
 
 function Sweep:__tostring()

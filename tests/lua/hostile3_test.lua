@@ -38,3 +38,34 @@ end)
 at_line("field 'async_scheduling' must be true or false, got a table", function()
   return (kv.deploy{model = "llama-3.1-8b", gpu = "h100", async_scheduling = raising})
 end)
+
+-- a sweep run again from its own filter, column or each function: it ran
+-- itself from every row until Lua's C stack overflowed, and said so in 4 KB
+-- of "sweep filter:" ending at "stdlib/kvplan/util.lua:162"; now refused
+local s
+s = kv.sweep{model = "llama-3.1-8b", gpu = "h100", tp = {1, 2}, columns = {"tp"},
+             filter = function() s:each(function() end) return true end}
+at_line("sweep filter: ", function() return (s:each(function() end)) end)
+at_line("sweep each: this sweep is already running (in s:each): a filter, column or each function "
+        .. "cannot run its own sweep", function() return (s:each(function() end)) end)
+local s2 = kv.sweep{model = "llama-3.1-8b", gpu = "h100", tp = {1, 2}, columns = {"tp"}}
+at_line("sweep each: this sweep is already running (in s:each)",
+        function() return (s2:each(function() s2:each(function() end) end)) end)
+-- the refusal does not stick: the sweep runs afterwards, another sweep inside it too
+check.eq(s2:each(function() end), 2, "rows after a refused nested run")
+local s3 = kv.sweep{model = "llama-3.1-8b", gpu = "h100", tp = {8}, columns = {"tp"}}
+local inner = 0
+s2:each(function() inner = inner + s3:each(function() end) end)
+check.eq(inner, 2, "another sweep run inside a sweep's each")
+-- distinct sweeps nested without end: one short message at this line
+local function deep()
+  return (kv.sweep{model = "llama-3.1-8b", gpu = "h100", tp = {1}, columns = {"tp"},
+                   filter = function() deep() return true end}:each(function() end))
+end
+local msg = at_line("sweep filter: C stack overflow", deep)
+assert(#msg < 200, "the nested sweeps' message is " .. #msg .. " bytes")
+-- an error object whose __tostring raises: the callback's own text
+-- ("(error object is a table value)"), not the __tostring's error
+at_line("sweep each: (error object is a table value)", function()
+  return (s2:each(function() error(raising) end))
+end)
