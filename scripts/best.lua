@@ -324,6 +324,10 @@ if opt.rate == 0 and args.rate == nil then
     end
   end
   if opt.rank == "usd_per_mtok" then bad("argument 'rank': usd_per_mtok needs rate= (requests a second)") end
+  -- kv.best's own check said it at this script's line, status 1
+  if not require("kvplan.best").ranks[opt.rank] then
+    bad("argument 'rank' must be gpus, cost or concurrency, got '%s'", kv.util.escape(opt.rank, 64))
+  end
 else
   --- a service: kv.plan
   if not (opt.rate > 0 and opt.rate < math.huge) then

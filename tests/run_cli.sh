@@ -1914,5 +1914,15 @@ expect launch_image_yaml 1 "kvplan: $KVPLAN_SCRIPTS/launch.lua:$launch_at: field
 check "launch_image_yaml: nothing written" [ ! -s "$out/launch_image_yaml.out" ]
 expect launch_image_ok 0 "" -- launch model=llama-3.1-8b gpu=l4 max_model_len=8192 engine=k8s image=localhost:5000/vllm@sha256:0123abcd
 check "launch_image_ok: the image as given" grep -qx "        image: localhost:5000/vllm@sha256:0123abcd" "$out/launch_image_ok.out"
+# (brief hostile3) best's rank= without rate= was checked by kv.best only:
+# status 1 at scripts/best.lua's line, not a usage error
+expect best_rank_bad 2 "kvplan: command line: argument 'rank' must be gpus, cost or concurrency, got 'xyz'" -- \
+  best model=llama-3.1-8b context=1024 concurrency=4 gpus=l4 rank=xyz
+# simulate perf.KEY= of a rate or time the core refuses (perf.hbm_gbps=0):
+# the core's "field 'hbm_gbps' must be a number > 0" at scripts/simulate.lua's line, status 1
+expect sim_perf_zero 2 "kvplan: command line: perf 'hbm_gbps' must be a number > 0 (the GPU's memory bandwidth, GB/s), got 0" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=5 prompt=100 output=10 perf.hbm_gbps=0
+expect sim_perf_tflops_zero 2 "kvplan: command line: perf 'tflops' must be a number > 0 (the GPU's dense peak, TFLOP/s), got 0" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=5 prompt=100 output=10 perf.tflops=-0
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
