@@ -2034,6 +2034,19 @@ function M.check_options(opts)
   if opts.perf ~= nil then
     if type(opts.perf) ~= "table" then util.raise("field 'perf' must be a table, got %s", type(opts.perf)) end
     util.check_keys(opts.perf, perf_keys, "perf")
+    -- each rate and time as the core's kvp_perf_check will (roofline.c):
+    -- checked here too, so that `kvplan simulate perf.hbm_gbps=0` is a usage
+    -- error naming the argument (it was the core's "field 'hbm_gbps'" at the
+    -- script's line, status 1)
+    for _, f in ipairs(M.perf_fields) do
+      local k, v = f[1], opts.perf[f[1]]
+      local positive = k == "hbm_gbps" or k == "tflops"
+      if v ~= nil and k ~= "request_ms" and k ~= "api_ms"
+         and (type(v) ~= "number" or not (v < math.huge and (positive and v > 0 or not positive and v >= 0))) then
+        util.raise("perf '%s' must be a number %s (%s), got %s", k, positive and "> 0" or ">= 0", f[2],
+                   util.shown(v))
+      end
+    end
     local r = opts.perf.request_ms
     if r ~= nil and (type(r) ~= "number" or not (r >= 0 and r < math.huge)) then
       util.raise("perf 'request_ms' must be a number >= 0 (milliseconds a request spends outside "
