@@ -114,6 +114,14 @@ else
   end
 end
 
+-- sigma past the lognormal's bound (engine/core/optim.c kvp_dist_check:
+-- sigma <= 10 keeps exp(mu + sigma^2 / 2) finite) was kv.workload's field
+-- error at this script's line, status 1
+if not (opt.sigma <= 10) then
+  bad("argument 'sigma' must be a number in [0, 10] (0: every request exactly the median), got '%s'",
+      kv.util.escape(given("sigma") and args.sigma or kv.util.fmt_num(opt.sigma), 64))
+end
+
 local workload
 if opt.trace ~= "" then
   for _, k in ipairs{"requests", "prompt", "output", "sigma", "rate"} do

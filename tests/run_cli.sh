@@ -1924,5 +1924,8 @@ expect sim_perf_zero 2 "kvplan: command line: perf 'hbm_gbps' must be a number >
   simulate model=llama-3.1-8b gpu=h100 requests=5 prompt=100 output=10 perf.hbm_gbps=0
 expect sim_perf_tflops_zero 2 "kvplan: command line: perf 'tflops' must be a number > 0 (the GPU's dense peak, TFLOP/s), got 0" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=5 prompt=100 output=10 perf.tflops=-0
+# simulate sigma= past the lognormal's bound: kv.workload's error at the script's line, status 1
+expect sim_sigma_huge 2 "kvplan: command line: argument 'sigma' must be a number in [0, 10] (0: every request exactly the median), got '1e308'" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=5 prompt=100 output=10 sigma=1e308
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
