@@ -1927,5 +1927,12 @@ expect sim_perf_tflops_zero 2 "kvplan: command line: perf 'tflops' must be a num
 # simulate sigma= past the lognormal's bound: kv.workload's error at the script's line, status 1
 expect sim_sigma_huge 2 "kvplan: command line: argument 'sigma' must be a number in [0, 10] (0: every request exactly the median), got '1e308'" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=5 prompt=100 output=10 sigma=1e308
+# a list with an empty item was the list without it (fit tp=1,,2 planned tp 1 and 2)
+expect list_empty_item 2 "kvplan: command line: argument 'tp' has an empty item in '1,,2' (expected values separated by single commas)" -- \
+  fit model=llama-3.1-8b gpus=l4 tp=1,,2
+expect list_trailing_comma 2 "kvplan: command line: argument 'gpus' has an empty item in 'l4,' (expected values separated by single commas)" -- \
+  fit model=llama-3.1-8b gpus=l4,
+expect list_leading_comma 2 "kvplan: command line: argument 'concurrency' has an empty item in ',1' (expected values separated by single commas)" -- \
+  pareto model=llama-3.1-8b input=100 output=10 gpus=h100 concurrency=,1
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

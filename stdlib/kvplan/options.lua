@@ -89,9 +89,17 @@ local function convert(key, v, def, fail, f, min)
     local out = {}
     local d1 = def[1]
     if getmetatable(d1) == Required then d1 = "" end
+    -- an empty item among others ('tp=1,,2', 'gpus=l4,', ',fp8') is refused:
+    -- it was dropped without a word
+    local blank = trim(v) == ""
     for item in (v .. ","):gmatch("([^,]*),") do
       item = trim(item)
-      if item ~= "" then out[#out + 1] = convert(key, item, d1 or "", fail, f) end
+      if item ~= "" then
+        out[#out + 1] = convert(key, item, d1 or "", fail, f)
+      elseif not blank then
+        fail("argument '%s' has an empty item in '%s' (expected values separated by single commas)",
+             key, util.escape(v, 64))
+      end
     end
     -- a list given as nothing, where its default is no empty list or name
     -- ('tp=' ran no row, 'kv=' planned the model's format)
