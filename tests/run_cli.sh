@@ -1934,5 +1934,34 @@ expect list_trailing_comma 2 "kvplan: command line: argument 'gpus' has an empty
   fit model=llama-3.1-8b gpus=l4,
 expect list_leading_comma 2 "kvplan: command line: argument 'concurrency' has an empty item in ',1' (expected values separated by single commas)" -- \
   pareto model=llama-3.1-8b input=100 output=10 gpus=h100 concurrency=,1
+# -o naming a file the run reads replaced that input with the report (the
+# script itself, a startup log, a trace); a report the script names itself
+# over an input (timeline=) too; merge may write over one of its parts
+printf 'local kv = require "kvplan"\nkv.report{columns = {"a"}}:row{a = 1}\n' > "$out/self.lua"
+cp "$out/self.lua" "$out/self.orig"
+expect output_is_script 2 "kvplan: -o '$out/self.lua' is the script '$out/self.lua' of this run: the report would replace it (write the report to another file)" -- \
+  "$out/self.lua" -o "$out/self.lua"
+check "output_is_script: the script kept" cmp -s "$out/self.lua" "$out/self.orig"
+ln -sf self.lua "$out/self-link.lua"
+expect output_is_script_link 2 "kvplan: -o '$out/self-link.lua' is the script '$out/self.lua' of this run: the report would replace it (write the report to another file)" -- \
+  "$out/self.lua" -o "$out/self-link.lua"
+cp tests/validation/llmd-llama-3.1-8b-h100.log "$out/in.log"
+expect output_is_log 2 "kvplan: -o '$out/in.log' is the input '$out/in.log' of this run: the report would replace it (write the report to another file)" -- \
+  validate "$out/in.log" -o "$out/in.log"
+check "output_is_log: the log kept" cmp -s "$out/in.log" tests/validation/llmd-llama-3.1-8b-h100.log
+printf 'arrival,prompt,output\n0,100,10\n1,100,10\n' > "$out/in-trace.csv"
+cp "$out/in-trace.csv" "$out/in-trace.orig"
+expect output_is_trace 2 "kvplan: -o '$out/in-trace.csv' is the input 'trace=$out/in-trace.csv' of this run: the report would replace it (write the report to another file)" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/in-trace.csv" -o "$out/in-trace.csv"
+sim_tl_at=$(grep -n "s:timeline(opt.timeline)" scripts/simulate.lua | head -1 | cut -d: -f1)
+expect timeline_is_trace 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_tl_at: cannot write '$out/in-trace.csv': it is the input 'trace=$out/in-trace.csv' of this run, which the report would replace (write the report to another file)" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/in-trace.csv" timeline="$out/in-trace.csv"
+check "timeline_is_trace: the trace kept" cmp -s "$out/in-trace.csv" "$out/in-trace.orig"
+# a word naming a file the run writes but does not read (timeline= of an earlier run) is rewritten
+rm -f "$out/tl-again.csv"
+expect timeline_again_1 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=3 prompt=10 output=2 timeline="$out/tl-again.csv"
+expect timeline_again_2 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=3 prompt=10 output=2 timeline="$out/tl-again.csv"
+expect output_is_part 0 "" -- merge -o "$out/in-trace.csv" "$out/in-trace.csv"
+check "output_is_part: merge of one part over itself keeps it" cmp -s "$out/in-trace.csv" "$out/in-trace.orig"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

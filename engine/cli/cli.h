@@ -52,6 +52,12 @@ void kvp_cli_set_allow_binary(void);
 /* Sandbox roots: a path from the command line, the directory of a path,
  * the output (the directory of -o FILE, or -d OUTDIR). */
 void kvp_cli_sandbox_reset(void);
+/* The regular files a run's command line names (script, words, key=value
+ * values), checked by every report writer (KVL_INPUT_CHECK); n < 0 clears
+ * them. kvp_cli_input_named: the word naming the same file as path (by
+ * device and inode; *script set when it is the script), or NULL. */
+void kvp_cli_inputs(const char *script, int n, char *const *words);
+const char *kvp_cli_input_named(const char *path, int *script);
 void kvp_cli_allow_read(const char *path);
 void kvp_cli_allow_read_dir_of(const char *path);
 void kvp_cli_allow_write(const char *output, const char *outdir);

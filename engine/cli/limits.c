@@ -665,7 +665,76 @@ static void drop(lua_State *L, const char *table, const char *name) {
   lua_pop(L, 1);
 }
 
+/* ---- inputs: the files the command line names ------------------------------ */
+
+/* The regular files the run's command line names (the script, a word or a
+ * key=value value), by device and inode: a report written over one
+ * replaced the input with the report ('kvplan s.lua -o s.lua', `validate
+ * v.log -o v.log`, `simulate trace=t.csv timeline=t.csv`). */
+static struct input { dev_t dev; ino_t ino; int script, read; char *word; } *inputs;
+static size_t ninput;
+
+void kvp_cli_inputs(const char *script, int n, char *const *words) {
+  for (size_t i = 0; i < ninput; i++) free(inputs[i].word);
+  free(inputs);
+  inputs = NULL;
+  ninput = 0;
+  if (n < 0) return;
+  inputs = calloc((size_t)n + 1, sizeof *inputs);
+  if (inputs == NULL) return;
+  for (int k = -1; k < n; k++) {
+    const char *word = k < 0 ? script : words[k], *path = word;
+    if (word == NULL) continue;
+    const char *eq = k < 0 ? NULL : strchr(word, '=');
+    if (eq != NULL && eq != word) path = eq + 1;
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    char *copy = strdup(word);
+    if (copy == NULL) continue;
+    inputs[ninput++] = (struct input){st.st_dev, st.st_ino, k < 0, k < 0, copy};
+  }
+}
+
+static struct input *input_of(const char *path) {
+  struct stat st;
+  if (path == NULL || strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return NULL;
+  for (size_t i = 0; i < ninput; i++)
+    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return &inputs[i];
+  return NULL;
+}
+
+const char *kvp_cli_input_named(const char *path, int *script) {
+  struct input *in = input_of(path);
+  if (in != NULL && script != NULL) *script = in->script;
+  return in != NULL ? in->word : NULL;
+}
+
+/* KVL_INPUT_CHECK (path, mode): a read marks the input read; a report's
+ * path must be no input the run has read (a word that names a file the
+ * run only writes, chart=front.png of an earlier run, may be written) */
+static int l_input_check(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  const char *mode = luaL_checkstring(L, 2);
+  struct input *in = input_of(path);
+  if (in != NULL && mode[0] == 'r') in->read = 1;
+  if (in == NULL || mode[0] == 'r' || !in->read) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  int script = in->script;
+  const char *word = in->word;
+  luaL_pushfail(L);
+  lua_pushfstring(L, "cannot write '%s': it is the %s '%s' of this run, which the report would "
+                  "replace (write the report to another file)", path, script ? "script" : "input", word);
+  return 2;
+}
+
 void kvp_cli_guard(lua_State *L) {
+  if (ninput > 0) {
+    lua_pushcfunction(L, l_input_check);
+    lua_setfield(L, LUA_REGISTRYINDEX, KVL_INPUT_CHECK);
+  }
   /* every mode: text chunks only (unless --allow-binary), through load,
    * loadfile, dofile and require */
   lua_getglobal(L, "load");

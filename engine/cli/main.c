@@ -561,11 +561,41 @@ static void sandbox_roots(const char *script, int n, char **words, const char *o
   kvp_cli_allow_write(output, NULL);
 }
 
+/* kvplan merge's code: its output may be one of its parts (the parts are
+ * read into a temporary that then replaces the file, so nothing is lost) */
+static const char merge_code[] = "return require('kvplan.merge').run(...)";
+
+/* -o FILE naming a file the run reads (the script itself, or a word or
+ * key=value value naming a file: a startup log, a trace, prices, a
+ * profile) replaced that input with the report: `kvplan s.lua -o s.lua`
+ * left the report where the script was, `validate v.log -o v.log` the rows
+ * where the log was. Refused before the run (the inputs by device and
+ * inode, so a link or another spelling of the path is the same file; a
+ * device or a FIFO is written through, never replaced, and passes); a
+ * report the script names itself (timeline=, kv.report{path}) is refused
+ * by the writers (KVL_INPUT_CHECK). 0, or 2 after saying which input. */
+static int output_is_input(const char *output, int batch) {
+  int script = 0;
+  const char *word = kvp_cli_input_named(output, &script);
+  if (word == NULL) return 0;
+  size_t len = strlen(output) + strlen(word) + 160;
+  char *msg = malloc(len);
+  if (msg == NULL) return 2;
+  int m = snprintf(msg, len, "%s '%s' is the %s '%s' of this run: the report would replace it (write "
+                   "the report to another file)", batch ? "batch: the report" : "-o", output,
+                   script ? "script" : "input", word);
+  kvp_cli_print_error(msg, m > 0 && (size_t)m < len ? (size_t)m : strlen(msg));
+  free(msg);
+  return 2;
+}
+
 /* Run one script (NULL: the default scenario; code: that code, labelled
  * `label`) in a fresh state with words[0..n) as its arguments. 0, 1, or 2
  * when it failed on a bad command-line argument (usage_error). */
 static int run_script(const options *o, const char *script, const char *code, const char *label,
                       int n, char **words, const char *output, const char *name) {
+  kvp_cli_inputs(script, code == merge_code ? -1 : n, words);
+  if (output_is_input(output, o->outdir != NULL) != 0) return 2;
   lua_State *L = kvp_cli_newstate();
   if (L == NULL) {
     if (kvp_cli_memory_hit())
@@ -1430,12 +1460,11 @@ static int cmd_batch(options *o, words *w, const char *cmdname) {
 /* kvplan merge -o FILE PART... : the stdlib joins them (kvplan.merge). */
 static int cmd_merge(options *o, words *w, const char *name) {
   (void)name;
-  static const char code[] = "return require('kvplan.merge').run(...)";
   if (o->output == NULL || w->n == 0) {
     fprintf(stderr, "kvplan: usage: kvplan merge -o FILE PART.csv...\n");
     return 2;
   }
-  return run_script(o, NULL, code, "(command line)", w->n, w->w, o->output, NULL);
+  return run_script(o, NULL, merge_code, "(command line)", w->n, w->w, o->output, NULL);
 }
 
 /* Standard input can be read once: at most one word up to `--` names it

@@ -49,7 +49,13 @@ void kvl_where_from(lua_State *L, int level);
  * function (path, mode) -> true | nil, message. Absent: every path is
  * allowed (a stock lua5.4 loading kvplan.so, kvplan without --sandbox). */
 #define KVL_FILE_CHECK "kvplan.file_check"
-/* Raise unless the program allows opening path ("r" read, "w" write);
+/* The registry key of the program's check of a report's path against the
+ * files its command line names as inputs: a function (path, mode) -> true |
+ * nil, message (a read marks the input read; a write over an input read is
+ * refused). Absent: no check (a stock lua5.4, kvplan merge). */
+#define KVL_INPUT_CHECK "kvplan.input_check"
+/* Raise unless the program allows opening path ("r" read, "w" write; a
+ * write also must not replace an input of the command line);
  * NULL and "-" (standard output) always pass. */
 void kvl_check_file(lua_State *L, const char *path, const char *mode);
 /* Set by the program (from a signal handler: a time limit) to stop the

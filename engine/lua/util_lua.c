@@ -32,15 +32,24 @@ void kvl_poll(lua_State *L) {
 
 void kvl_check_file(lua_State *L, const char *path, const char *mode) {
   if (path == NULL || strcmp(path, "-") == 0) return;
-  if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_FILE_CHECK) != LUA_TFUNCTION) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_FILE_CHECK) == LUA_TFUNCTION) {
+    lua_pushstring(L, path);
+    lua_pushstring(L, mode);
+    lua_call(L, 2, 2);
+    if (!lua_toboolean(L, -2)) kvl_error(L, "%s", lua_tostring(L, -1));
+    lua_pop(L, 2);
+  } else {
     lua_pop(L, 1);
-    return;
   }
-  lua_pushstring(L, path);
-  lua_pushstring(L, mode);
-  lua_call(L, 2, 2);
-  if (!lua_toboolean(L, -2)) kvl_error(L, "%s", lua_tostring(L, -1));
-  lua_pop(L, 2);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_INPUT_CHECK) == LUA_TFUNCTION) {
+    lua_pushstring(L, path);
+    lua_pushstring(L, mode);
+    lua_call(L, 2, 2);
+    if (!lua_toboolean(L, -2)) kvl_error(L, "%s", lua_tostring(L, -1));
+    lua_pop(L, 2);
+  } else {
+    lua_pop(L, 1);
+  }
 }
 
 int kvl_error(lua_State *L, const char *fmt, ...) {
