@@ -1963,5 +1963,17 @@ expect timeline_again_1 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=3 
 expect timeline_again_2 0 "" -- simulate model=llama-3.1-8b gpu=h100 requests=3 prompt=10 output=2 timeline="$out/tl-again.csv"
 expect output_is_part 0 "" -- merge -o "$out/in-trace.csv" "$out/in-trace.csv"
 check "output_is_part: merge of one part over itself keeps it" cmp -s "$out/in-trace.csv" "$out/in-trace.orig"
+# a number argument, price or arrival in hexadecimal was read (Lua's
+# tonumber: utilization=0x1p-1 was 0.5); Python's float(), the engines'
+# reader of these flags, refuses it
+expect float_hex 2 "kvplan: command line: argument 'utilization' must be a number written in decimal, got '0x1p-1'" -- \
+  fit model=llama-3.1-8b gpus=l4 utilization=0x1p-1
+printf 'gpu,price_per_hour\nl4,0x10\n' > "$out/prices_hex.csv"
+expect prices_hex 2 "kvplan: command line: argument 'prices': $out/prices_hex.csv:2: price_per_hour of 'l4' must be a number >= 0, got '0x10'" -- \
+  best model=llama-3.1-8b context=1024 concurrency=4 gpus=l4 rank=cost prices="$out/prices_hex.csv"
+printf 'arrival,prompt,output\n0x10,100,10\n' > "$out/trace_arrival_hex.csv"
+expect trace_arrival_hex 2 "kvplan: command line: argument 'trace': $out/trace_arrival_hex.csv:2: bad arrival '0x10' (expected a number of seconds)" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/trace_arrival_hex.csv"
+expect float_decimal_forms 0 "" -- fit model=llama-3.1-8b gpus=l4 utilization=.5
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

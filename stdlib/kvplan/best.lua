@@ -333,7 +333,7 @@ function M.load_prices(path)
     if name ~= nil and name ~= "" then
       local ok, g = pcall(gpus.get, name)
       if not ok then util.raise("%s:%d: %s", path, lines[r], util.shown(g):gsub("^.-:%d+: ", "", 1)) end
-      local x = tonumber(p or "")
+      local x = #(p or "") <= 64 and util.decimal_number(p or "") or nil -- '0x10' was 16
       if x == nil or x ~= x or x < 0 or x == math.huge then
         util.raise("%s:%d: price_per_hour of '%s' must be a number >= 0, got '%s'", path, lines[r],
                    name, util.shown(p))

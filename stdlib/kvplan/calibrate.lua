@@ -278,7 +278,7 @@ local function csv_points(path, opts, text)
           if optional then return nil end
           util.raise("%s: column '%s' is empty (expected %s)", where, k, expected)
         end
-        local x = #v <= 64 and tonumber(v) or nil
+        local x = #v <= 64 and util.decimal_number(v) or nil -- '0x10' was 16
         if v:lower() == "inf" then x = math.huge end
         if x == nil or x ~= x or not check(x) then
           util.raise("%s: column '%s' is '%s' (expected %s)", where, k, util.escape(v, 60), expected)

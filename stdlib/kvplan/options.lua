@@ -76,6 +76,11 @@ local function convert(key, v, def, fail, f, min)
       fail("argument '%s' must be a number, got '%s'", key, v)
     end
     local x = #v <= 64 and tonumber(v) or nil
+    -- written in decimal, as Python's float() reads the engines' flags
+    -- (utilization=0x1p-1 was 0.5)
+    if x ~= nil and not util.decimal_number(v) then
+      fail("argument '%s' must be a number written in decimal, got '%s'", key, util.escape(v, 64))
+    end
     if x == nil or x ~= x or x == math.huge or x == -math.huge then
       fail("argument '%s' must be a number, got '%s'", key, util.escape(v, 64))
     end

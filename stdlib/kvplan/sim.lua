@@ -2242,6 +2242,8 @@ function M.read_trace(path)
           util.raise("%s:%d: %s '%s' must be a whole number written in decimal", path, lines[i], k,
                      util.escape(row[col[k]]))
         end
+        -- an arrival in decimal too ('0x10' was 16 s)
+        if not int and v ~= nil and not util.decimal_number(row[col[k]]) then v = nil end
         if v == nil or (int and v ~= v // 1) or v ~= v then
           util.raise("%s:%d: bad %s '%s' (expected %s)", path, lines[i], k, util.escape(row[col[k]] or ""),
                      int and "an integer" or "a number of seconds")

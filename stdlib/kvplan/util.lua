@@ -95,6 +95,19 @@ function M.decimal(s)
   return M.trim(tostring(s)):find("^[+-]?[%d.]+$") ~= nil
 end
 
+--- The number s writes in decimal ("0.9", "-1.5e-3", ".5", "7."), or nil:
+--- Lua's tonumber also reads hexadecimal ("0x10", "0x1p-1"), which Python's
+--- float(), the engines' reader of the same flags, refuses. One anchored
+--- match with nothing to backtrack over: linear in the length.
+function M.decimal_number(s)
+  s = M.trim(tostring(s))
+  local int, dot, frac, exp = s:match("^[+-]?(%d*)(%.?)(%d*)(.*)$")
+  if int == nil or (int == "" and frac == "") then return nil end
+  if dot == "" and frac ~= "" then return nil end
+  if exp ~= "" and not exp:match("^[eE][-+]?%d+$") then return nil end
+  return tonumber(s)
+end
+
 --- A name as lookups compare it: trimmed, lower case, blanks and '_' as '-'.
 function M.norm(name)
   return (M.trim(tostring(name)):lower():gsub("[%s_]+", "-"))
