@@ -1975,5 +1975,11 @@ printf 'arrival,prompt,output\n0x10,100,10\n' > "$out/trace_arrival_hex.csv"
 expect trace_arrival_hex 2 "kvplan: command line: argument 'trace': $out/trace_arrival_hex.csv:2: bad arrival '0x10' (expected a number of seconds)" -- \
   simulate model=llama-3.1-8b gpu=h100 trace="$out/trace_arrival_hex.csv"
 expect float_decimal_forms 0 "" -- fit model=llama-3.1-8b gpus=l4 utilization=.5
+# a finite price whose cost over a candidate's GPUs passes the largest double
+# ranked an inf cost: "column 'cost_per_hour' has no finite value (got inf)"
+printf 'gpu,price_per_hour\nl4,1e308\n' > "$out/prices_huge.csv"
+best_at=$(grep -n "^local ranked, shape = kv.best{" scripts/best.lua | head -1 | cut -d: -f1)
+expect prices_huge 1 "kvplan: $KVPLAN_SCRIPTS/best.lua:$best_at: price_per_hour of gpu 'l4' = 1e+308: the cost of 2 GPUs exceeds the largest double (expected USD per GPU hour)" -- \
+  best model=llama-3.1-8b context=1024 concurrency=4 gpus=l4 rank=cost prices="$out/prices_huge.csv"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

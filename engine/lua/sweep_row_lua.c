@@ -323,14 +323,20 @@ void kvl_sweep_call(lua_State *L, int fn, int rowidx, int cols, int col) {
   }
   /* the same callback's error from a nested sweep is raised as it is: a
    * filter that runs a sweep of its own again and again said "sweep filter:"
-   * at the same line once a level, 4 KB of it */
+   * at the same line once a level, 4 KB of it; and so is the error of the
+   * stdlib's own callback (kv.best's each), already at the user's line,
+   * which said "LINE: sweep each: LINE: ..." */
+  lua_Debug ar;
+  lua_pushvalue(L, fn);
+  int own = lua_getinfo(L, ">S", &ar) && strncmp(ar.source, "@stdlib/", 8) == 0;
   kvl_where(L);
-  lua_pushvalue(L, what);
-  lua_pushliteral(L, ": ");
+  if (own) lua_pushliteral(L, "");
+  else lua_pushvalue(L, what);
+  lua_pushstring(L, own ? "" : ": ");
   lua_concat(L, 3);
   size_t plen;
   const char *prefix = lua_tolstring(L, -1, &plen);
-  if (strncmp(text, prefix, plen) == 0) {
+  if (plen > 0 && strncmp(text, prefix, plen) == 0) {
     lua_pushstring(L, text);
     lua_error(L);
   }

@@ -215,7 +215,15 @@ function M.candidates(s)
           return t[k]
         end})
         c.per_gpu = maxc / ngpu
-        if gpu.price_per_hour then c.cost_per_hour = gpu.price_per_hour * ngpu end
+        if gpu.price_per_hour then
+          c.cost_per_hour = gpu.price_per_hour * ngpu
+          -- a finite price times the GPUs past the largest double ranked an
+          -- inf cost, then "column 'cost_per_hour' has no finite value"
+          if c.cost_per_hour == math.huge then
+            util.raise("price_per_hour of gpu '%s' = %s: the cost of %d GPUs exceeds the largest double "
+                       .. "(expected USD per GPU hour)", gpu.id, util.shown(gpu.price_per_hour), ngpu)
+          end
+        end
         all[#all + 1] = c
       end
       local sw = {

@@ -69,3 +69,17 @@ assert(#msg < 200, "the nested sweeps' message is " .. #msg .. " bytes")
 at_line("sweep each: (error object is a table value)", function()
   return (s2:each(function() error(raising) end))
 end)
+
+-- an error of the stdlib's own sweep callback (kv.best's each) said
+-- "LINE: sweep each: LINE: ..." (the line twice): now once
+-- (last in this file: the prices stay in the catalog)
+local prices = os.tmpname()
+local pf = assert(io.open(prices, "w"))
+pf:write("gpu,price_per_hour\nl4,1e308\n")
+pf:close()
+kv.gpus.load_prices(prices)
+os.remove(prices)
+local msg2 = at_line("price_per_hour of gpu 'l4' = 1e+308: the cost of 2 GPUs exceeds the largest double", function()
+  return (kv.best{model = "llama-3.1-8b", context = 1024, concurrency = 4, gpus = {"l4"}, rank = "cost"})
+end)
+assert(not msg2:find("sweep each", 1, true), msg2)
