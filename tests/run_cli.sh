@@ -1071,7 +1071,12 @@ if command -v gnuplot >/dev/null 2>&1; then
     plot "$out/cap_report.csv" x=gpu y=max_conc -o "$out/x.png"
   expect plot_bad_ext 1 "kvplan: field 'output' must name a .png or .svg file, got '$out/x.gif'" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.gif"
-  expect plot_no_o 1 "kvplan: kvplan plot needs -o CHART.png or -o CHART.svg" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency
+  expect plot_no_o 2 "kvplan: command line: kvplan plot needs -o CHART.png or -o CHART.svg" -- plot "$out/cap_report.csv" x=gpu y=max_concurrency
+  # (brief hostile3) a kind kv.plot has not was its field error, status 1
+  expect plot_kind_bad 2 "kvplan: command line: argument 'kind' must be line, scatter, bar or stacked, got 'pie'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency kind=pie -o "$out/pie.svg"
+  expect plot_vline_hex 2 "kvplan: command line: argument 'vline' must be a finite number (the x of a vertical line), got '0x10'" -- \
+    plot "$out/cap_report.csv" x=gpu y=max_concurrency vline=0x10 -o "$out/vline.svg"
   expect plot_line_text 1 "kvplan: $out/cap_report.csv:2: column 'gpu' holds 'h100-sxm', not a number" -- \
     plot "$out/cap_report.csv" x=gpu y=max_concurrency -o "$out/x.png"
   # a command's own key=value arguments are usage errors too (exit 1 before)

@@ -133,9 +133,12 @@ function M.plot(args)
   for k, v in pairs(args or {}) do
     if math.type(k) == "integer" then words[k] = v else opts[k] = v end
   end
+  -- a report missing or two, -o missing, a kind kv.plot has not: usage
+  -- errors (status 2, as the manual's EXIT STATUS says of a required
+  -- argument missing or a value of the wrong form; they were status 1)
   if #words ~= 1 then
-    util.raise("usage: kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked] "
-               .. "-o CHART.png|svg")
+    options.bad("usage: kvplan plot REPORT.csv x=COL y=COL [by=COL kind=line|scatter|bar|stacked] "
+                .. "-o CHART.png|svg")
   end
   local o = options.parse(opts, {
     x = options.required "x=context", y = options.required "y=max_concurrency", by = "",
@@ -158,11 +161,14 @@ function M.plot(args)
                   .. "decades), got '%s'", f, util.escape(v, 64))
     end
   end
+  if o.kind ~= "line" and o.kind ~= "scatter" and o.kind ~= "bar" and o.kind ~= "stacked" then
+    options.bad("argument 'kind' must be line, scatter, bar or stacked, got '%s'", util.escape(o.kind, 64))
+  end
   local c = package.loaded["kvplan.cli"] or {}
-  if c.output == nil then util.raise("kvplan plot needs -o CHART.png or -o CHART.svg") end
+  if c.output == nil then options.bad("kvplan plot needs -o CHART.png or -o CHART.svg") end
   local vline
   if o.vline ~= "" then
-    local x = tonumber(o.vline)
+    local x = #o.vline <= 64 and util.decimal_number(o.vline) or nil -- '0x10' was 16
     if x == nil or x ~= x or x == math.huge or x == -math.huge then
       options.bad("argument 'vline' must be a finite number (the x of a vertical line), got '%s'",
                   util.escape(o.vline, 64))
