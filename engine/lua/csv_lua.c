@@ -202,7 +202,7 @@ static int opt_format(lua_State *L, int i) {
  * "auto" (fmtw.h); page, for HTML: {title, version, inputs = {{name,
  * value}, ...}, units = {[column] = unit}} (kvl_html_page) */
 static int l_open(lua_State *L) {
-  const char *path = luaL_optstring(L, 1, NULL);
+  const char *path = kvl_path_arg(L, 1, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   int fmt = opt_format(L, 4);
   lua_settop(L, 5);
@@ -319,7 +319,7 @@ static kvp_afile **open_box(lua_State *L, const char *path) {
 
 /* csv.atomic(path|nil): a file written through the atomic writer (afile.c) */
 static int l_atomic(lua_State *L) {
-  open_box(L, luaL_optstring(L, 1, NULL));
+  open_box(L, kvl_path_arg(L, 1, 1));
   return 1;
 }
 
@@ -327,7 +327,7 @@ static int l_atomic(lua_State *L) {
  * whole and atomically to path (nil: standard output); as an HTML page
  * (htmlw.h kvp_html_text) when the format resolves to html */
 static int l_text(lua_State *L) {
-  const char *path = luaL_optstring(L, 1, NULL);
+  const char *path = kvl_path_arg(L, 1, 1);
   size_t len;
   const char *text = luaL_checklstring(L, 2, &len);
   int fmt = opt_format(L, 3);
@@ -425,7 +425,7 @@ static size_t bom(const char *buf, size_t n) {
  * text is parsed instead of the file, named path in messages (a file
  * already read whole: standard input cannot be read twice). */
 static int l_read(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = kvl_path_arg(L, 1, 0);
   size_t tlen = 0;
   const char *text = luaL_optlstring(L, 2, NULL, &tlen);
   int std_in = strcmp(path, "-") == 0;
@@ -528,7 +528,7 @@ static const luaL_Reg writer_meth[] = {
  * and the columns a table on the terminal is fitted to (0: none) */
 static int l_format_of(lua_State *L) {
   static const char *const names[] = {"auto", "csv", "table", "json", "markdown", "html", "vertical"};
-  const char *path = luaL_optstring(L, 1, NULL);
+  const char *path = kvl_path_arg(L, 1, 1);
   int fmt = kvp_csv_resolve_format(path, opt_format(L, 2));
   lua_pushstring(L, names[fmt]);
   lua_pushinteger(L, (lua_Integer)kvp_fmtw_fit_width());

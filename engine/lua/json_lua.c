@@ -186,7 +186,7 @@ static int open_header(lua_State *L, const char *path, FILE ***box, unsigned lon
 }
 
 static int l_safetensors_header(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = kvl_path_arg(L, 1, 0);
   FILE **fb;
   unsigned long long n;
   long long size;
@@ -474,7 +474,7 @@ static int sc_tensor(lua_State *L, scan *s, int bits_idx, int bd, int64_t data, 
 }
 
 static int l_safetensors_scan(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = kvl_path_arg(L, 1, 0);
   luaL_checktype(L, 2, LUA_TTABLE);
   FILE **fb;
   unsigned long long n;
@@ -552,7 +552,7 @@ static int cmp_str(const void *a, const void *b) {
 /* json.safetensors_files(dir) -> sorted list of the *.safetensors names in
  * dir, or nil, message when dir cannot be listed (not a directory). */
 static int l_safetensors_files(lua_State *L) {
-  const char *dir = luaL_checkstring(L, 1);
+  const char *dir = kvl_path_arg(L, 1, 0);
   kvl_check_file(L, dir, "r");
   DIR *d = opendir(dir);
   if (d == NULL) return push_fail(L, "cannot list '%s': %s", dir, errno);

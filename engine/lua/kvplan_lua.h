@@ -54,6 +54,10 @@ void kvl_where_from(lua_State *L, int level);
  * nil, message (a read marks the input read; a write over an input read is
  * refused). Absent: no check (a stock lua5.4, kvplan merge). */
 #define KVL_INPUT_CHECK "kvplan.input_check"
+/* The file name at idx (a string; NULL for nil or none when optional),
+ * refused when it holds a NUL byte: C would open the name cut at it
+ * (kv.report{path = "x\0y.csv"} wrote the file x). */
+const char *kvl_path_arg(lua_State *L, int idx, int optional);
 /* Raise unless the program allows opening path ("r" read, "w" write; a
  * write also must not replace an input of the command line);
  * NULL and "-" (standard output) always pass. */

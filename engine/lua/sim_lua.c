@@ -326,7 +326,7 @@ static int sim_means(lua_State *L) {
 /* sim:timeline(path): one CSV row per step */
 static int sim_timeline(lua_State *L) {
   simbox *b = check_sim(L);
-  const char *path = luaL_optstring(L, 2, NULL);
+  const char *path = kvl_path_arg(L, 2, 1);
   char err[512];
   kvl_check_file(L, path, "w");
   kvp_csv *w = kvp_csv_open(path, err, sizeof err);

@@ -108,7 +108,7 @@ static int l_run(lua_State *L) {
   char err[512];
   if (!r->each) {
     lua_getfield(L, 1, "path");
-    const char *path = lua_tostring(L, -1);
+    const char *path = lua_isnil(L, -1) ? NULL : kvl_path_arg(L, -1, 0);
     kvl_check_file(L, path, "w");
     int fmt = KVP_FMT_AUTO; /* spec.format: csv, table, json, markdown, html, vertical (fmtw.h) */
     if (lua_getfield(L, 1, "format") == LUA_TSTRING && (fmt = kvp_fmt_named(lua_tostring(L, -1))) < 0)

@@ -52,6 +52,17 @@ void kvl_check_file(lua_State *L, const char *path, const char *mode) {
   }
 }
 
+const char *kvl_path_arg(lua_State *L, int idx, int optional) {
+  if (optional && lua_isnoneornil(L, idx)) return NULL;
+  size_t len;
+  const char *s = luaL_checklstring(L, idx, &len);
+  size_t c = strlen(s);
+  if (c != len)
+    kvl_error(L, "a file name holds a NUL byte after '%s' (byte %I of %I): refused, as the file opened "
+              "would be '%s'", s, (lua_Integer)(c + 1), (lua_Integer)len, s);
+  return s;
+}
+
 int kvl_error(lua_State *L, const char *fmt, ...) {
   va_list ap;
   kvl_where(L);

@@ -70,6 +70,23 @@ at_line("sweep each: (error object is a table value)", function()
   return (s2:each(function() error(raising) end))
 end)
 
+-- a file name holding a NUL byte: C opened the name cut at it
+-- (kv.report{path = "x\0y.csv"} wrote the file x)
+local dir = check.tmpdir()
+at_line("a file name holds a NUL byte after '" .. dir .. "/x' (byte " .. (#dir + 3) .. " of " .. (#dir + 8)
+        .. "): refused, as the file opened would be '" .. dir .. "/x'", function()
+  local r = kv.report{columns = {"a"}, path = dir .. "/x\0y.csv"}
+  r:row{a = 1}
+  return (r:close())
+end)
+at_line("a file name holds a NUL byte", function()
+  return (kv.sweep{model = "llama-3.1-8b", gpu = "h100", columns = {"tp"}}:write(dir .. "/y\0z.csv"))
+end)
+at_line("a file name holds a NUL byte", function() return (kv.models.load_csv(dir .. "/m.csv\0x")) end)
+check.eq(io.open(dir .. "/x"), nil, "no file x")
+check.eq(io.open(dir .. "/y"), nil, "no file y")
+os.execute("rm -r " .. dir)
+
 -- an error of the stdlib's own sweep callback (kv.best's each) said
 -- "LINE: sweep each: LINE: ..." (the line twice): now once
 -- (last in this file: the prices stay in the catalog)
