@@ -1986,5 +1986,11 @@ printf 'gpu,price_per_hour\nl4,1e308\n' > "$out/prices_huge.csv"
 best_at=$(grep -n "^local ranked, shape = kv.best{" scripts/best.lua | head -1 | cut -d: -f1)
 expect prices_huge 1 "kvplan: $KVPLAN_SCRIPTS/best.lua:$best_at: price_per_hour of gpu 'l4' = 1e+308: the cost of 2 GPUs exceeds the largest double (expected USD per GPU hour)" -- \
   best model=llama-3.1-8b context=1024 concurrency=4 gpus=l4 rank=cost prices="$out/prices_huge.csv"
+# a latency finite in seconds past the largest double in milliseconds
+# (perf.api_ms=1e308: the API server's queue): the report said "column
+# 'ttft_ms_p50' has no finite value (got inf)"
+sim_at=$(grep -n "kv.simulate(o)" scripts/simulate.lua | head -1 | cut -d: -f1)
+expect sim_api_ms_huge 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: a request's TTFT of 2e+306 s passes the largest double in milliseconds (expected latencies a report can hold: perf.api_ms, perf.request_ms and the step-time inputs give finite times)" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=20 prompt=100 output=10 perf.api_ms=1e308
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

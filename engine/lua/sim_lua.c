@@ -239,13 +239,21 @@ static simbox *check_sim(lua_State *L) {
   return b;
 }
 
-/* {mean, p50, p90, p99, max} of one per-request series, in milliseconds */
-static void push_summary(lua_State *L, const double *v, int64_t n) {
+/* {mean, p50, p90, p99, max} of one per-request series, in milliseconds.
+ * A latency finite in seconds but past the largest double in milliseconds
+ * (perf.api_ms = 1e308: the API server's queue) is an error naming the
+ * series and its inputs: the report said "column 'ttft_ms_p50' has no
+ * finite value (got inf)". */
+static void push_summary(lua_State *L, const double *v, int64_t n, const char *name) {
   double *copy = lua_newuserdatauv(L, (size_t)n * sizeof *copy, 0);
   memcpy(copy, v, (size_t)n * sizeof *copy);
   kvp_summary s;
   kvp_summarize(copy, n, &s);
   lua_pop(L, 1);
+  if (!isfinite(s.max * 1e3) || !isfinite(s.mean * 1e3))
+    kvl_error(L, "%s of %f s passes the largest double in milliseconds (expected latencies a report can "
+              "hold: perf.api_ms, perf.request_ms and the step-time inputs give finite times)", name,
+              kvp_shown(s.max));
   lua_createtable(L, 0, 5);
   kvl_set_num(L, "mean", s.mean * 1e3);
   kvl_set_num(L, "p50", s.p50 * 1e3);
@@ -277,11 +285,11 @@ static int sim_summary(lua_State *L) {
   kvl_set_num(L, "mean", s->usage_mean);
   kvl_set_num(L, "peak", s->usage_peak);
   lua_setfield(L, -2, "kv_cache_usage_perc");
-  push_summary(L, s->ttft, s->n);
+  push_summary(L, s->ttft, s->n, "a request's TTFT");
   lua_setfield(L, -2, "ttft_ms");
-  push_summary(L, s->tpot, s->n);
+  push_summary(L, s->tpot, s->n, "a request's TPOT");
   lua_setfield(L, -2, "tpot_ms");
-  push_summary(L, s->e2e, s->n);
+  push_summary(L, s->e2e, s->n, "a request's E2E latency");
   lua_setfield(L, -2, "e2e_ms");
   int64_t most = 0;
   for (int64_t i = 0; i < s->n; i++) most = s->npreempt[i] > most ? s->npreempt[i] : most;
