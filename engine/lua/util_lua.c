@@ -30,26 +30,24 @@ void kvl_poll(lua_State *L) {
   if (kvl_stop) kvl_error(L, "%s", kvl_stop_message);
 }
 
+/* Call the check function the registry holds under key, if any, on (path,
+ * mode): it returns true, or nil and the message to raise. */
+static void run_check(lua_State *L, const char *key, const char *path, const char *mode) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushstring(L, path);
+  lua_pushstring(L, mode);
+  lua_call(L, 2, 2);
+  if (!lua_toboolean(L, -2)) kvl_error(L, "%s", lua_tostring(L, -1));
+  lua_pop(L, 2);
+}
+
 void kvl_check_file(lua_State *L, const char *path, const char *mode) {
   if (path == NULL || strcmp(path, "-") == 0) return;
-  if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_FILE_CHECK) == LUA_TFUNCTION) {
-    lua_pushstring(L, path);
-    lua_pushstring(L, mode);
-    lua_call(L, 2, 2);
-    if (!lua_toboolean(L, -2)) kvl_error(L, "%s", lua_tostring(L, -1));
-    lua_pop(L, 2);
-  } else {
-    lua_pop(L, 1);
-  }
-  if (lua_getfield(L, LUA_REGISTRYINDEX, KVL_INPUT_CHECK) == LUA_TFUNCTION) {
-    lua_pushstring(L, path);
-    lua_pushstring(L, mode);
-    lua_call(L, 2, 2);
-    if (!lua_toboolean(L, -2)) kvl_error(L, "%s", lua_tostring(L, -1));
-    lua_pop(L, 2);
-  } else {
-    lua_pop(L, 1);
-  }
+  run_check(L, KVL_FILE_CHECK, path, mode);
+  run_check(L, KVL_INPUT_CHECK, path, mode);
 }
 
 const char *kvl_path_arg(lua_State *L, int idx, int optional) {
