@@ -1006,11 +1006,15 @@ end
 -- checkpoint's formats. Under SGLang's attention DP the replicated part of
 -- the attention leaves attn_bytes (whole on every GPU, not over tp /
 -- dp_size). Kept at tp 1 too (a sweep's tp axis; the core counts none
--- there); none for a model that cannot be weighed by class.
+-- there); none for a model that cannot be weighed by class (its classes
+-- add up to more than params: Model:weighs_by_class, the one failure
+-- replicated_params has by design; any other error in it raises).
+-- replicated_params is computed once and given to replicated_matmul.
 local function resolve_replicated(d, opts)
   local m = d.model
-  local ok, r = pcall(m.replicated_params, m)
-  if not ok or (r.attention.params == 0 and r.other == 0) then return end
+  if not m:weighs_by_class() then return end
+  local r = m:replicated_params()
+  if r.attention.params == 0 and r.other == 0 then return end
   local a = r.attention
   local ab = a.params > 0 and class_bytes(d, opts, "attention", a.params,
                                           {attention = {shards = a.shards, cols = a.cols}}) or 0
@@ -1018,7 +1022,7 @@ local function resolve_replicated(d, opts)
   d.replicated_params = a.params + r.other
   d.replicated_shards, d.replicated_cols = a.shards, a.cols
   d.replicated_bytes = ab + ob
-  d.replicated_matmul = m:replicated_matmul()
+  d.replicated_matmul = m:replicated_matmul(r)
   if d.attn_bytes then d.attn_bytes = math.max(0, d.attn_bytes - ab) end
 end
 

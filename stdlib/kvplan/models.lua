@@ -393,8 +393,10 @@ function Model:shared_width()
          or (self.shared_experts or 0) * (self.moe_intermediate or self.intermediate or 0)
 end
 
---- Parameters of each weight class (a table by class name).
-function Model:weight_class_params()
+-- Parameters of each weight class (a table by class name), 'other' what
+-- params leaves beyond the rest: negative when the classes add up to more
+-- than params (Model:weighs_by_class).
+local function class_params(self)
   local H, V, L = self.hidden or 0, self.vocab or 0, self.layers
   local vis = rawget(self, "vision")
   local nohead = self.tie_embeddings or self.no_lm_head
@@ -439,9 +441,28 @@ function Model:weight_class_params()
   local sum = 0
   for _, k in ipairs(M.weight_classes) do sum = sum + (c[k] or 0) end
   c.other = (self.params or 0) - sum
+  return c, sum
+end
+
+--- Whether the model's parameters split into its weight classes: true, or
+--- false and why not (the classes its shape gives add up to more than
+--- params: a user's model whose intermediate or experts are not its
+--- checkpoint's). Model:weight_class_params raises that message.
+function Model:weighs_by_class()
+  local c, sum = class_params(self)
+  if c.other >= 0 then return true end
+  return false, string.format("model '%s': its weight classes add up to %d parameters, more than "
+                              .. "params %d (check intermediate, experts and moe_intermediate)",
+                              self.id, sum, self.params or 0)
+end
+
+--- Parameters of each weight class (a table by class name); an error when
+--- they add up to more than params (Model:weighs_by_class).
+function Model:weight_class_params()
+  local c = class_params(self)
   if c.other < 0 then
-    util.raise("model '%s': its weight classes add up to %d parameters, more than params %d "
-               .. "(check intermediate, experts and moe_intermediate)", self.id, sum, self.params or 0)
+    local _, why = self:weighs_by_class()
+    util.raise("%s", why)
   end
   return c
 end
@@ -613,9 +634,10 @@ end
 --- indexer wq_b (q_lora_rank x heads x head_dim) and wk_weights_proj
 --- (hidden x (head_dim + heads)); not the norms, the indexer's k_norm or
 --- DeepSeek-V3's e_score_correction_bias (no matmul). The same families and
---- modules as replicated_params (the comment above it).
-function Model:replicated_matmul()
-  local r = self:replicated_params()
+--- modules as replicated_params (the comment above it). r: replicated_params'
+--- answer when the caller has it (a deployment computes it once).
+function Model:replicated_matmul(r)
+  r = r or self:replicated_params()
   if r.attention.params == 0 and r.other == 0 then return 0 end
   local fam = rawget(self, "family")
   local H, L, m = self.hidden or 0, self.layers, r.attention.params

@@ -323,6 +323,40 @@ do
            "qwen3 norms")
 end
 
+-- resolve_replicated (issue 18/17, brief timepaths): a model whose weight
+-- classes add up to more than its params cannot be weighed by class and gets
+-- no replicated weights (what the pcall around replicated_params was for:
+-- weight_class_params' error); any other error inside replicated_params
+-- raises, where the pcall dropped the replicated weights without a word; a
+-- deployment computes replicated_params once and gives it to
+-- replicated_matmul (it was computed twice).
+do
+  local Model = kv.models.Model
+  local t = kv.models.facts(kv.models.get "qwen3-32b")
+  t.id, t.params, t.active = "qwen3-32b-params-1m", 1000000, nil
+  local small = kv.models.get(t)
+  local ok, why = small:weighs_by_class()
+  check.eq(ok, false, "classes above params: not weighed by class")
+  assert(why:find("more than params 1000000", 1, true), why)
+  local sd = kv.deploy{model = small, gpu = "h100", tp = 2}
+  check.eq(sd.replicated_bytes, nil, "no replicated weights for it, and no error")
+  check.eq(select(2, pcall(small.weight_class_params, small)):find(why, 1, true) ~= nil, true,
+           "weight_class_params raises the same message")
+  local orig, calls = Model.replicated_params, 0
+  Model.replicated_params = function(self)
+    calls = calls + 1
+    return orig(self)
+  end
+  local q = kv.deploy{model = "qwen3-32b", gpu = "h100", tp = 2}
+  check.eq(calls, 1, "replicated_params once a deployment")
+  check.eq(q.replicated_bytes > 0, true, "its replicated weights")
+  Model.replicated_params = function() error("field 'hiden' is nil (a typo inside replicated_params)") end
+  local ok2, err = pcall(kv.deploy, {model = "qwen3-32b", gpu = "h100", tp = 2})
+  Model.replicated_params = orig
+  check.eq(ok2, false, "an error inside replicated_params raises")
+  assert(tostring(err):find("hiden", 1, true), tostring(err))
+end
+
 -- Their linear layers compute their whole GEMM on every rank (the core's
 -- kvp_replicated.matmul, models.lua replicated_matmul), hand-counted for
 -- DeepSeek-V3 at tp 8: the a-projections 61 x 7168 x (1536 + 576) =
