@@ -316,6 +316,35 @@ local function mla_absorb_rule(d, opts, version)
                      .. "+ V0 MLA's absorbed W_Q_UK, W_QR, W_UV_O"
 end
 
+-- vLLM's vocabulary padding (Model:vocab_padding_params: VocabParallelEmbedding
+-- and ParallelLMHead allocate the vocabulary padded to a multiple of 64, split
+-- over the TP ranks): the padding rows' bytes, in the embeddings' and
+-- lm_head's formats, added to the weights (split over tp with them: the padded
+-- rows divide evenly, vLLM asserts it). They count in "Model loading took",
+-- measured after loading. Only for weights kvplan weighs (no weight_bytes).
+local function vocab_pad_rule(d, opts)
+  if opts.weight_bytes ~= nil then return end
+  local m = d.model
+  local p = m:vocab_padding_params()
+  if p.embeddings == 0 and p.lm_head == 0 then return end
+  local wf = rawget(m, "weight_formats")
+  local none = {embeddings = {shards = 0, cols = 0}, lm_head = {shards = 0, cols = 0}}
+  local extra = 0
+  for _, k in ipairs({"embeddings", "lm_head"}) do
+    if p[k] > 0 then
+      local f = opts.weights ~= nil and d.weights
+                or (wf and wf[k] and formats.get(wf[k], "weight_formats." .. k))
+                or (wf and m:dtype_format()) or d.weights
+      -- the padding adds rows, not matrices: no scales a shard again
+      extra = extra + m:class_bytes(k, f, p[k], none)
+    end
+  end
+  d.weight_bytes = (d.weight_bytes or m:weight_size(opts.weights and d.weights or nil)) + extra
+  d.vocab_padding_bytes = extra
+  d.weights_source = (d.weights_source and (d.weights_source .. " ") or "")
+                     .. "+ the vocabulary padded to a multiple of 64"
+end
+
 --- What an engine rule reads of GPU g (a catalog GPU) besides its memory:
 --- {a100 = its name says A100, p2p = its copies reach each other peer to
 --- peer (engines.peer_to_peer), nvls = NCCL may run NVLS on it
@@ -630,6 +659,7 @@ local function vllm_rule(d, opts, rule)
   mxfp4_rule(d, opts, rule)
   bnb_rule(d, opts)
   mla_absorb_rule(d, opts, version)
+  vocab_pad_rule(d, opts)
   rotary_rule(d, opts)
   limits_rule(d, opts, row, rule)
   rule.nccl_counted, rule.context_counted = row.nccl_counted, row.context_counted
@@ -1013,7 +1043,10 @@ end
 local function resolve_replicated(d, opts)
   local m = d.model
   if not m:weighs_by_class() then return end
-  local r = m:replicated_params()
+  -- gpt-oss's w2_bias is narrowed by experts under expert parallelism
+  -- (replicated_params' ep)
+  local ep = opts.enable_expert_parallel == true or (opts.ep_size or 1) > 1
+  local r = m:replicated_params(ep)
   if r.attention.params == 0 and r.other == 0 then return end
   local a = r.attention
   local ab = a.params > 0 and class_bytes(d, opts, "attention", a.params,

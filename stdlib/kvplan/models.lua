@@ -467,6 +467,32 @@ function Model:weight_class_params()
   return c
 end
 
+-- vLLM pads the vocabulary of its input embedding and output head
+-- (vllm-project/vllm vllm/model_executor/layers/vocab_parallel_embedding.py
+-- at 00db0119c376): DEFAULT_VOCAB_PADDING_SIZE = 64, pad_vocab_size rounds up
+-- to a multiple of it, and VocabParallelEmbedding (ParallelLMHead is one)
+-- creates num_embeddings_per_partition = divide(num_embeddings_padded,
+-- tp_size) rows of embedding_dim on each rank: the padded vocabulary split
+-- evenly (divide asserts the division; it pads to 64, not to 64 x tp). Those
+-- padding rows are allocated with the weights. Whisper's decoder embeds with
+-- a plain nn.Embedding(vocab_size, d_model) (whisper.py WhisperDecoder at
+-- d1a2e94651cf) that its proj_out ties to: no padding. LoRA's extra
+-- vocabulary (org_num_embeddings) is not modelled.
+M.vocab_padding = 64
+
+--- The parameters vLLM's vocabulary padding adds (the comment above):
+--- {embeddings = (pad(vocab) - vocab) x hidden, lm_head = the same unless
+--- tied or absent}, zeros for a vocabulary already a multiple of 64.
+function Model:vocab_padding_params()
+  local V, H = self.vocab or 0, self.hidden or 0
+  if V <= 0 or H <= 0 or rawget(self, "family") == "whisper" then
+    return {embeddings = 0, lm_head = 0}
+  end
+  local pad = (V + M.vocab_padding - 1) // M.vocab_padding * M.vocab_padding - V
+  local nohead = self.tie_embeddings or self.no_lm_head
+  return {embeddings = pad * H, lm_head = nohead and 0 or pad * H}
+end
+
 -- The families whose weights every tensor-parallel rank holds whole are
 -- read from the engines' model files (vllm-project/vllm vllm/model_executor/
 -- models/; SGLang's and TensorRT-LLM's builds of these models replicate the
@@ -515,9 +541,17 @@ end
 --              one; the router, torch.nn.Linear(hidden, experts, bf16) with
 --              its bias (nn.Linear's default), on every rank (MLPBlock,
 --              gpt_oss.py at 0025d69bcf08); the sinks are split by head
---              (num_attention_heads // tp_size) and stay split. Not counted:
---              FusedMoE's w2_bias, loaded whole on every rank (zeros on ranks
---              > 0) but narrowed by experts under expert parallelism
+--              (num_attention_heads // tp_size) and stay split; FusedMoE's
+--              w2_bias, experts x hidden a MoE layer, whole on every rank
+--              without expert parallelism: Mxfp4MoEMethod.create_weights
+--              makes it torch.zeros(num_experts, hidden_size, bf16) beside a
+--              w13_bias of 2 x intermediate_size_per_partition (vllm-project/
+--              vllm mxfp4.py at 007d50058a06), and GptOssModel.load_weights
+--              loads down_proj_bias whole ("only load on rank 0 to avoid
+--              duplication": zeros on ranks > 0) or, under expert
+--              parallelism, narrowed to the rank's experts
+--              (weight[ep_rank_start:ep_rank_end], gpt_oss.py at
+--              0025d69bcf08): whole only without it (replicated_params' ep)
 -- More families (brief replicated3, 2026-12-04):
 --   llama4     two RMSNorm(hidden) a layer (input_layernorm,
 --              post_attention_layernorm) and the final one (LlamaModel's);
@@ -540,8 +574,15 @@ end
 --              (NemotronHModel, nemotron_h.py at 00b08dc44519); the
 --              MambaMixer2's A, D, dt_bias, conv1d and gated norm are split
 --              by heads and groups (8 groups: whole groups at tp <= 8). A MoE
---              variant's GateLinear router and e_score_correction_bias are
---              not counted (the catalog's Nemotron-H has no MoE layer)
+--              variant's (NemotronHMoE, the same file) gate is a
+--              GateLinear(hidden, n_routed_experts), a ReplicatedLinear
+--              (vllm/model_executor/layers/fused_moe; its class "GateLinear(
+--              ReplicatedLinear)"), and its e_score_correction_bias an fp32
+--              nn.Parameter(n_routed_experts): both whole on every rank, each
+--              MoE layer (the layers - dense_layers of a model with experts;
+--              the bias counted in the dtype as DeepSeek-V3's). Its latent
+--              projections (fc1/fc2_latent_proj, moe_latent_size) are not
+--              modelled; the catalog's Nemotron-H has no MoE layer
 --   qwen3_next Qwen3NextDecoderLayer's input_layernorm and
 --              post_attention_layernorm (Qwen3NextRMSNorm = GemmaRMSNorm,
 --              hidden) and the final norm; the full-attention layers' q_norm
@@ -566,7 +607,10 @@ local replicated_norms = {llama = {2, 0}, mistral = {2, 0}, qwen2 = {2, 0}, qwen
 -- routers of hidden x experts (+ a bias of experts: gpt-oss's nn.Linear)
 local replicated_router_families = {qwen3_moe = true, mixtral = true, deepseek_v2 = true,
                                     deepseek_v3 = true, gpt_oss = true, llama4 = true, llama4_text = true,
-                                    phimoe = true, qwen3_next = true}
+                                    phimoe = true, qwen3_next = true, nemotron_h = true}
+-- a bias of experts a router (DeepSeek-V3's and Nemotron-H's
+-- e_score_correction_bias, gpt-oss's nn.Linear bias)
+local router_bias_families = {deepseek_v3 = true, gpt_oss = true, nemotron_h = true}
 -- a shared_expert_gate, ReplicatedLinear(hidden, 1), each MoE layer
 local replicated_shared_gate_families = {qwen3_next = true}
 
@@ -585,10 +629,12 @@ end
 --- The parameters every tensor-parallel rank holds whole (the comment
 --- above): {attention = {params, shards, cols} of the replicated linear
 --- layers of the attention class, other = the replicated parameters of the
---- 'other' class (norms, routers, an indexer)}, each at most its class's
---- parameters; zeros for a family not read. Model:replicated_matmul: the
---- part of them in linear layers.
-function Model:replicated_params()
+--- 'other' class (norms, routers, an indexer, gpt-oss's w2_bias)}, each at
+--- most its class's parameters; zeros for a family not read. ep: expert
+--- parallelism, under which gpt-oss's w2_bias is narrowed to the rank's
+--- experts (not whole). Model:replicated_matmul: the part of them in linear
+--- layers.
+function Model:replicated_params(ep)
   local out = {attention = {params = 0, shards = 0, cols = 0}, other = 0}
   local fam = rawget(self, "family")
   local norms = replicated_norms[fam]
@@ -616,7 +662,9 @@ function Model:replicated_params()
   if self.experts and replicated_router_families[fam] then
     local moe = L - (self.dense_layers or 0)
     other = other + moe * self.experts * H
-    if fam == "deepseek_v3" or fam == "gpt_oss" then other = other + moe * self.experts end
+    if router_bias_families[fam] then other = other + moe * self.experts end
+    -- gpt-oss's w2_bias: experts x hidden a MoE layer, whole without EP
+    if fam == "gpt_oss" and not ep then other = other + moe * self.experts * H end
     if replicated_shared_gate_families[fam] and (self.shared_experts or 0) > 0 then
       other = other + moe * H
     end

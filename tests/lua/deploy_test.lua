@@ -421,11 +421,14 @@ do
   -- Command-R: one LayerNorm(8192) a layer x 40, the final; fp16
   whole("command-r", 2, (40 * 8192 + 8192) * 2)              -- 671744
   -- gpt-oss-120b: attn.norm and mlp.norm (2880) a layer x 36, the final,
-  -- and the bf16 router nn.Linear(2880, 128) with its bias a layer. Its
-  -- MXFP4 experts have their own layout, so against the same entry under a
-  -- family not read: R x 3/4 more a GPU
-  local R = (36 * 2 * 2880 + 2880 + 36 * (2880 * 128 + 128)) * 2
-  check.eq(R, 26971776, "gpt-oss-120b replicated bytes, hand count")
+  -- the bf16 router nn.Linear(2880, 128) with its bias a layer, and
+  -- FusedMoE's w2_bias, 128 experts x 2880 a layer, whole on every rank
+  -- without expert parallelism (Mxfp4MoEMethod's torch.zeros(num_experts,
+  -- hidden_size); GptOssModel.load_weights keeps it whole, zeros on ranks >
+  -- 0; brief memexact). Its MXFP4 experts have their own layout, so against
+  -- the same entry under a family not read: R x 3/4 more a GPU
+  local R = (36 * 2 * 2880 + 2880 + 36 * (2880 * 128 + 128) + 36 * 128 * 2880) * 2
+  check.eq(R, 53513856, "gpt-oss-120b replicated bytes, hand count")
   local g = kv.deploy{model = "gpt-oss-120b", gpu = "h200", tp = 4}
   check.eq(g.replicated_bytes, R, "gpt-oss-120b replicated bytes")
   local t = {}
@@ -435,6 +438,73 @@ do
   t.id, t.family, t.aliases = "gpt-oss-120b-unread", "gpt_oss_unread", nil
   local u = kv.deploy{model = kv.model(t), gpu = "h200", tp = 4}
   check.eq(g:ledger().weights - u:ledger().weights, R - R // 4, "gpt-oss-120b tp 4: R x 3/4 more a GPU")
+  -- under expert parallelism the loader narrows w2_bias to the rank's
+  -- experts (weight[ep_rank_start:ep_rank_end]): not whole, R without it
+  local e = kv.deploy{model = "gpt-oss-120b", gpu = "h200", tp = 4, enable_expert_parallel = true}
+  check.eq(e.replicated_bytes, R - 36 * 128 * 2880 * 2, "gpt-oss-120b EP: w2_bias narrowed, not whole")
+end
+
+-- A Nemotron-H MoE (nemotron_h.py at 00b08dc44519, NemotronHMoE): its gate,
+-- GateLinear(hidden, n_routed_experts) = a ReplicatedLinear, and its
+-- e_score_correction_bias (n_routed_experts) whole on every rank, each MoE
+-- layer, beside the one RMSNorm a layer and norm_f (brief memexact). The
+-- catalog's Nemotron-Nano-9B-v2 given 4 MoE layers of 8 experts (the
+-- 52 others dense): hand count in bf16 at tp 4
+do
+  local t = {}
+  for _, v in pairs(require("kvplan.catalog.models_data")) do
+    if v.id == "nemotron-nano-9b-v2" then for f, x in pairs(v) do t[f] = x end end
+  end
+  t.id, t.aliases = "nemotron-h-moe-test", nil
+  t.experts, t.experts_active, t.moe_intermediate, t.dense_layers = 8, 2, 64, 52
+  t.params = t.params + 4 * 8 * 3 * 4480 * 64 + 4 * 8 * 4480 + 4 * 8
+  local d = kv.deploy{model = kv.model(t), gpu = "h200", tp = 4}
+  local R = (56 * 4480 + 4480 + 4 * 8 * 4480 + 4 * 8) * 2
+  check.eq(R, 797504, "nemotron-h moe replicated bytes, hand count")
+  check.eq(d.replicated_bytes, R, "nemotron-h moe: the routers and their correction biases whole")
+  check.eq(d.replicated_matmul, 4 * 8 * 4480, "nemotron-h moe: the routers' GEMMs whole")
+end
+
+-- vLLM's vocabulary padding (models.lua vocab_padding_params, deploy.lua
+-- vocab_pad_rule; vocab_parallel_embedding.py at 00db0119c376: pad_vocab_size
+-- to a multiple of DEFAULT_VOCAB_PADDING_SIZE = 64, divide(padded, tp_size)
+-- rows a rank): hand counts of the four catalog vocabularies not a multiple
+-- of 64 (brief memexact)
+do
+  local function pad(id, tp, bytes)
+    local d = kv.deploy{model = id, gpu = "h200", tp = tp}
+    check.eq(d.vocab_padding_bytes, bytes, id .. " vocabulary padding bytes")
+    local W = d.model:weight_size()
+    local l = d:ledger()
+    local R = d.replicated_bytes or 0
+    check.eq(l.weights - l.rotary, (W + bytes - R + tp - 1) // tp + R,
+             id .. " weights a GPU: the padded rows split with the rest")
+  end
+  -- OPT-66B: 50272 -> 50304, 32 rows x 9216 in fp16, lm_head tied
+  pad("opt-66b", 2, 32 * 9216 * 2)             -- 589824
+  -- BGE-large (BERT): 30522 -> 30528, 6 rows x 1024 in fp32, no lm_head
+  pad("bge-large-en-v1.5", 1, 6 * 1024 * 4)    -- 24576
+  -- GPT-3: 50257 -> 50304, 47 rows x 12288 in 16 bits, tied
+  pad("gpt-3-175b", 8, 47 * 12288 * 2)         -- 1155072
+  -- Whisper's decoder embeds with a plain nn.Embedding (whisper.py at
+  -- d1a2e94651cf): 51866 unpadded
+  check.eq(kv.deploy{model = "whisper-large-v3", gpu = "h200"}.vocab_padding_bytes, nil,
+           "whisper: nn.Embedding, no padding")
+  -- a vocabulary of 64 x n pads nothing
+  check.eq(kv.deploy{model = "llama-3-8b", gpu = "h200", tp = 2}.vocab_padding_bytes, nil,
+           "llama 3: 128256 = 64 x 2004, nothing padded")
+  -- an untied model pads its lm_head too: Llama 2's 32000 with one more
+  -- token (32001 -> 32064: 63 rows x 4096 each of embed_tokens and lm_head)
+  local t = {}
+  for _, v in pairs(require("kvplan.catalog.models_data")) do
+    if v.id == "llama-2-7b" then for f, x in pairs(v) do t[f] = x end end
+  end
+  t.id, t.aliases, t.vocab, t.params = "llama-2-7b-32001", nil, 32001, t.params + 2 * 4096
+  local u = kv.deploy{model = kv.model(t), gpu = "h200", tp = 2}
+  check.eq(u.vocab_padding_bytes, 2 * 63 * 4096 * 2, "untied: embeddings and lm_head padded")
+  -- a given weight_bytes is the loaded bytes: no rule
+  check.eq(kv.deploy{model = "opt-66b", gpu = "h200", tp = 2, weight_bytes = 1e11}.vocab_padding_bytes,
+           nil, "weight_bytes given: no padding added")
 end
 
 -- DeepSeek-V3.2's indexer in its vLLM formats (deepseek_v2.py Indexer at
