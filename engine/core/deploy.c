@@ -293,6 +293,7 @@ static kvp_err check_spec(const kvp_deploy *d, kvp_diag *diag) {
   TRY(kvp_check_count(s->tokens, 0, "speculative.tokens", diag));
   TRY(kvp_check_count(s->draft_layers, 0, "speculative.draft_layers", diag));
   TRY(kvp_check_count(s->draft_weight_bytes, 0, "speculative.draft_weight_bytes", diag));
+  TRY(kvp_check_count(s->draft_hidden, 0, "speculative.draft_hidden", diag));
   if ((s->draft_layers > 0 || s->draft_weight_bytes > 0) && s->tokens == 0)
     return kvp_fail(diag, KVP_EINVAL, "field 'speculative.tokens' must be >= 1 with a draft, got 0");
   if (s->draft_layers == 0) return KVP_OK;

@@ -422,6 +422,8 @@ typedef struct kvp_spec {
   int64_t draft_layers;       /* layers of draft KV (0: none) */
   kvp_layer draft;            /* their shape: full attention or MLA */
   int64_t draft_weight_bytes; /* all draft weights (split over tp) */
+  int64_t draft_hidden;       /* the draft's hidden size: its all-reduces send hidden x 2
+                               * bytes a token (0: the target's, as draft heads have) */
   int32_t hidden_cache;       /* the draft layer is extract_hidden_states' hidden-state
                                * cache: beside a hybrid target its own KV cache group
                                * (vllm_kv.c hidden_group) */

@@ -305,6 +305,43 @@ static void add_term(kvp_cost *c, int64_t window, double tok_bytes, double per_k
  * sends each way (Patarasuk and Yuan, 2009). */
 static double ring(double n) { return n > 1.0 ? 2.0 * (n - 1.0) / n : 0.0; }
 
+/* The collectives of one pass through layers, per token of the pass: the
+ * target's step (kvp_cost's ar_* fields) and the draft's pass (draft_ar_*)
+ * take the one path below (collectives_s). */
+typedef struct coll {
+  double msg_tok;   /* bytes of one plain TP all-reduce's message a token (hidden x 2) */
+  double all_tok;   /* bytes a GPU sends a token in every all-reduce and gather */
+  double tp_tok;    /* of which the plain TP all-reduces' (tp_count of them) */
+  double other_tok; /* the rest (the DP paths) */
+  int64_t count;    /* collectives, all-to-alls included */
+  int64_t a2a_count;/* of which all-to-alls */
+  int64_t tp_count; /* of which plain TP all-reduces */
+} coll;
+
+/* The seconds of k's collectives for t tokens (a2a_s: its all-to-alls'): a
+ * plain TP all-reduce whose message (t x msg_tok bytes) reaches the engine's
+ * own kernel's limit (ar_custom_below) runs NCCL when the perf has its curve,
+ * its bytes at the curve's bus bandwidth at that size and no latency beside
+ * it (NCCL's fixed cost is inside the measured busbw: roofline.c header), the
+ * others at the flat link rate plus link_latency_us each; without a curve or
+ * below the limit every one at the link rate plus link_latency_us. *nccl: the
+ * seconds NCCL ran (0 when none). */
+static double collectives_s(const kvp_cost *c, const coll *k, double t, double a2a_s,
+                            double *nccl) {
+  const kvp_perf *p = &c->p;
+  *nccl = 0.0;
+  if (k->count <= 0) return 0.0;
+  double msg = t * k->msg_tok;
+  if (p->nccl_points > 0 && k->tp_count > 0 && !(msg < p->ar_custom_below)) {
+    double busbw = log_interp(p->nccl_bytes, p->nccl_busbw, p->nccl_points, msg) * 1e9;
+    *nccl = t * k->tp_tok / busbw;
+    return t * k->other_tok / c->link + a2a_s + *nccl +
+           (double)(k->count - k->a2a_count - k->tp_count) * p->link_latency_us * 1e-6;
+  }
+  return t * k->all_tok / c->link + a2a_s +
+         (double)(k->count - k->a2a_count) * p->link_latency_us * 1e-6;
+}
+
 /* The share of all routed experts' bytes on the fullest GPU, and the EP
  * size (0: experts split over the TP ranks), as the ledger lays them out
  * (vllm_kv.c kvp_vllm_stage_weights). */
@@ -534,6 +571,29 @@ kvp_err kvp_cost_init(kvp_cost *c, const kvp_ledger *l, const kvp_perf *p, kvp_d
     double bytes_per_param = params > 0.0 ? (double)l->weights_total / params : 2.0;
     c->draft_flops_token = 2.0 * c->draft_weight_bytes / (bytes_per_param > 0 ? bytes_per_param : 2.0);
     c->draft_kv_tok = (double)l->draft_bits / 8.0;
+    /* the draft's layers under the target's TP (vLLM V1: a draft model's
+     * tensor_parallel_size must be the target's, DraftModelProposer.
+     * _raise_if_draft_tp_mismatch, vllm/v1/spec_decode/draft_model.py at
+     * 9b849b170a1f; EAGLE's layers are LlamaDecoderLayers built from the
+     * target's vllm_config, vllm/model_executor/models/llama_eagle.py at
+     * 00da92319af4): each layer's o_proj and down_proj are RowParallelLinear,
+     * an all-reduce of the pass's tokens x the draft's hidden x 2 bytes each
+     * (vllm/model_executor/models/llama.py at e06c9ba2a6ea), as the target's
+     * dense layers: attention's over attn_tp, the MLP's over tp. None when no
+     * draft model runs: n-gram lookup (no draft layers) and vLLM's
+     * extract_hidden_states, whose one cache-only layer computes nothing
+     * (vllm/v1/spec_decode/extract_hidden_states.py at 025cafb6176e) */
+    const kvp_spec *sp = &dep->spec;
+    if (sp->draft_layers > 0 && !sp->hidden_cache) {
+      int64_t per = (c->attn_tp > 1) + (dep->tp > 1);
+      if (!chk_mul(sp->draft_layers, per, &c->draft_ar_count))
+        return kvp_fail(d, KVP_EOVERFLOW, "speculative.draft_layers %lld x %lld all-reduces "
+                        "overflows 64 bits", (long long)sp->draft_layers, (long long)per);
+      double h = (double)(sp->draft_hidden > 0 ? sp->draft_hidden : m->hidden);
+      c->draft_ar_msg_tok = h * ACT_BYTES;
+      c->draft_ar_bytes_tok = (double)sp->draft_layers * c->draft_ar_msg_tok *
+                              (ring(atp) + ring(tp));
+    }
   }
   return KVP_OK;
 }
@@ -656,21 +716,10 @@ static void step_base(const kvp_cost *c, int64_t tokens, int64_t seqs, int is_lo
   b->gemm_comp = gemm_comp + expert_comp / frac;
   if (c->a2a_count > 0)
     b->a2a_s = t * c->a2a_bytes_tok / c->link + (double)c->a2a_count * c->p.link_latency_us * 1e-6;
-  /* a TP all-reduce whose message reaches the engine's own kernel's limit
-   * runs NCCL: its bytes at the curve's bus bandwidth at that message size,
-   * NCCL's fixed cost inside the measured busbw (roofline.c header) */
-  double ar_msg = t * c->ar_msg_tok;
-  if (c->collectives > 0 && p->nccl_points > 0 && c->ar_tp_count > 0 &&
-      !(ar_msg < p->ar_custom_below)) {
-    double busbw = log_interp(p->nccl_bytes, p->nccl_busbw, p->nccl_points, ar_msg) * 1e9;
-    b->nccl_s = t * c->ar_tp_bytes_tok / busbw;
-    b->comm_s += t * c->ar_other_tok / c->link + b->a2a_s + b->nccl_s +
-                 (double)(c->collectives - c->a2a_count - c->ar_tp_count) *
-                     c->p.link_latency_us * 1e-6;
-  } else if (c->collectives > 0) {
-    b->comm_s += t * c->ar_bytes_tok / c->link + b->a2a_s +
-                 (double)(c->collectives - c->a2a_count) * c->p.link_latency_us * 1e-6;
-  }
+  /* the all-reduces by message size (collectives_s, the draft's path too) */
+  const coll k = {c->ar_msg_tok, c->ar_bytes_tok, c->ar_tp_bytes_tok, c->ar_other_tok,
+                  c->collectives, c->a2a_count, c->ar_tp_count};
+  b->comm_s += collectives_s(c, &k, t, b->a2a_s, &b->nccl_s);
   if (c->pp > 1)
     b->comm_s += t * c->pp_bytes_tok / c->link +
                  (double)(c->pp - 1) * c->p.link_latency_us * 1e-6;
@@ -766,7 +815,11 @@ double kvp_draft_time(const kvp_cost *c, int64_t seqs, double mean_context) {
   double s = (double)seqs;
   double bytes = c->draft_weight_bytes + s * c->draft_kv_tok * (mean_context + 1.0);
   double mem = bytes / c->bw, comp = s * c->draft_flops_token / c->flops;
-  double comm = c->collectives > 0 ? s * (c->ar_bytes_tok + c->a2a_bytes_tok) / c->link : 0.0;
+  /* its all-reduces, one token a sequence a pass: the target step's path by
+   * message size (collectives_s) */
+  const coll k = {c->draft_ar_msg_tok, c->draft_ar_bytes_tok, c->draft_ar_bytes_tok, 0.0,
+                  c->draft_ar_count, 0, c->draft_ar_count};
+  double nccl, comm = collectives_s(c, &k, s, 0.0, &nccl);
   return (mem > comp ? mem : comp) + comm;
 }
 
@@ -798,8 +851,15 @@ kvp_err kvp_time_at(const kvp_cost *c, int64_t context, int64_t concurrency, kvp
   double all = out->decode.weight_bytes + out->decode.kv_bytes;
   out->kv_read_share = all > 0.0 ? out->decode.kv_bytes / all : 0.0;
   out->compute_bound = out->decode.compute_bound;
+  /* the prompt as the simulator's step charges a scheduled sequence of no
+   * computed tokens (sim.c run_step: kvp_cost_kv_read at q->computed): its
+   * fixed per-sequence read, the recurrent states and cross-attention caches
+   * (state_bytes), which a prefill step moves as a decode step does (vLLM's
+   * MambaMixer2 writes each prompt's final state, ssm_state[
+   * state_indices_tensor_p] = varlen_state, vllm/model_executor/layers/mamba/
+   * mamba_mixer2.py); it read none before (issue 18, time paths) */
   double pattn, pattn_s = kvp_cost_attn_secs(c, 0, context, &pattn);
-  kvp_step_time_s(c, context, 1, 0.0, pattn, pattn_s, &out->prefill);
+  kvp_step_time_s(c, context, 1, kvp_cost_kv_read(c, 0), pattn, pattn_s, &out->prefill);
   out->ttft_s = out->prefill.seconds;
   if (c->p.price_per_hour > 0.0)
     out->usd_per_mtok = c->p.price_per_hour * (double)c->gpus / 3600.0 / out->tokens_per_s * 1e6;

@@ -258,6 +258,10 @@ typedef struct kvp_cost {
   double draft_weight_bytes;  /* draft weights on one GPU */
   double draft_flops_token;   /* 2 x draft parameters / tp (estimated from bytes) */
   double draft_kv_tok;        /* draft KV bytes per token of context */
+  int64_t draft_ar_count;     /* the tensor-parallel all-reduces of one draft pass: after each
+                               * draft layer's attention and MLP (0: no draft model runs) */
+  double draft_ar_msg_tok;    /* bytes of one of them per token (the draft's hidden x 2) */
+  double draft_ar_bytes_tok;  /* bytes a GPU sends per token in all of them (ring) */
 } kvp_cost;
 
 /* The time of one step and where it goes. */

@@ -152,7 +152,7 @@ static int64_t int_list(lua_State *L, const char *field, int64_t *v, int64_t max
 
 static const char *const evict_keys[] = {"sinks", "recent", "keep_ppm", "layers", NULL};
 static const char *const spec_keys[] = {"tokens", "draft_layers", "draft", "draft_weight_bytes",
-                                        "hidden_cache", NULL};
+                                        "draft_hidden", "hidden_cache", NULL};
 static const char *const draft_keys[] = {"kind", "kv_heads", "head_dim", "head_dim_v",
                                          "kv_lora_rank", "rope_dim", "kv_auto", NULL};
 
@@ -197,6 +197,7 @@ static void check_optim(lua_State *L, int idx, kvp_deploy *d) {
     d->spec.tokens = kvl_int_field(L, -1, "tokens", 0);
     d->spec.draft_layers = kvl_int_field(L, -1, "draft_layers", 0);
     d->spec.draft_weight_bytes = kvl_int_field(L, -1, "draft_weight_bytes", 0);
+    d->spec.draft_hidden = kvl_int_field(L, -1, "draft_hidden", 0);
     d->spec.hidden_cache = bool_field(L, lua_gettop(L), "hidden_cache");
     if (opt_table(L, lua_gettop(L), "draft", draft_keys)) {
       kvp_layer *ly = &d->spec.draft;

@@ -158,6 +158,9 @@ local function resolve_spec(s, d)
     local shape, n = draft_shape(dm)
     out.draft, out.draft_layers = shape, n
     out.draft_weight_bytes = wb or dm:weight_size(s.weights and formats.get(s.weights, "weights"))
+    -- its all-reduces' message a token (roofline.c kvp_draft_time); absent:
+    -- the target's
+    out.draft_hidden = dm.hidden
   elseif s.heads == "extract_hidden_states" then
     -- vLLM's extract_hidden_states method (vllm/model_executor/models/
     -- extract_hidden_states.py at 055e47c28003): no draft weights, one

@@ -357,6 +357,21 @@ do
   assert(tostring(err):find("hiden", 1, true), tostring(err))
 end
 
+-- A draft model's hidden size reaches the core: its passes' all-reduces send
+-- tokens x hidden x 2 bytes each (roofline.c kvp_draft_time; issue 18, time
+-- paths); draft heads leave it out, the target's
+do
+  local o = kv.optim
+  local base = {model = "llama-3.1-70b", gpu = "h100-sxm", tp = 4}
+  local sd = kv.deploy(base):with{optim = {o.speculative{draft = "llama-3.2-1b", tokens = 4,
+                                                         acceptance = 0.7}}}
+  check.eq(sd:spec().speculative.draft_hidden, 2048,
+           "the draft model's hidden, 2048")
+  local se = kv.deploy(base):with{optim = {o.speculative{heads = "eagle", tokens = 3,
+                                                         acceptance = 0.7}}}
+  check.eq(se:spec().speculative.draft_hidden, nil, "eagle heads: the target's")
+end
+
 -- Their linear layers compute their whole GEMM on every rank (the core's
 -- kvp_replicated.matmul, models.lua replicated_matmul), hand-counted for
 -- DeepSeek-V3 at tp 8: the a-projections 61 x 7168 x (1536 + 576) =

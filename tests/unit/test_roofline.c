@@ -430,6 +430,116 @@ static void speculative_decoding_divides_steps_by_tokens_per_step(void **state) 
   assert_true(t.tpot_s < base.tpot_s);
 }
 
+/* A draft pass's all-reduces (issue 18, time paths): the draft's layers'
+ * own, two a layer (attention's o_proj and the MLP's down_proj, RowParallelLinear)
+ * of the pass's tokens x the draft's hidden x 2 bytes, through the target
+ * step's path by message size: below the engine's limit the link rate plus
+ * link_latency_us each, from it NCCL at the curve's busbw. They were the
+ * target's 64 all-reduces' bytes at the link rate without latency. */
+static void draft_passes_all_reduce_their_own_layers_by_message_size(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  llama8b(&d, &l, 2);
+  d.spec.tokens = 2;
+  d.spec.draft_layers = 2;
+  d.spec.draft = (kvp_layer){.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128};
+  d.spec.draft_hidden = 2048;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  p.acceptance = 0.5;
+  p.link_latency_us = 5;
+  p.nccl_points = 3;
+  p.nccl_bytes[0] = 4096, p.nccl_bytes[1] = 65536, p.nccl_bytes[2] = 1048576;
+  p.nccl_busbw[0] = 1, p.nccl_busbw[1] = 10, p.nccl_busbw[2] = 100;
+  p.ar_custom_below = 65536;
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  /* 2 draft layers x 2 all-reduces of 2048 x 2 bytes a token, ring factor
+   * 2 (2 - 1) / 2 = 1 */
+  assert_int_equal(c.draft_ar_count, 4);
+  assert_true(c.draft_ar_msg_tok == 4096.0 && c.draft_ar_bytes_tok == 4.0 * 4096);
+  /* draft KV: 2 layers x 2 (K, V) x 8 / 2 heads a GPU x 128 x 2 bytes;
+   * no draft weights, so no FLOPs: the pass reads its KV */
+  assert_true(c.draft_kv_tok == 4096.0);
+  /* 4 sequences at 100 tokens: messages of 4 x 4096 = 16384 bytes, below
+   * 65536: 4 x 16384 / 450 GB/s + 4 x 5 us */
+  double mem4 = 4.0 * 4096 * 101 / 3.35e12;
+  double comm4 = 4.0 * 16384 / 450e9 + 4 * 5e-6;
+  assert_true(fabs(kvp_draft_time(&c, 4, 100.0) - (mem4 + comm4)) < 1e-15);
+  /* 16 sequences: 65536-byte messages, NCCL at the curve's 10 GB/s there */
+  double mem16 = 16.0 * 4096 * 101 / 3.35e12;
+  assert_true(fabs(kvp_draft_time(&c, 16, 100.0) - (mem16 + 16.0 * 16384 / 10e9)) < 1e-15);
+  /* and through kvp_time_at: (target step + g draft passes) / E, E = 1.75 */
+  kvp_time t;
+  assert_int_equal(kvp_time_at(&c, 100, 4, &t), KVP_OK);
+  assert_true(fabs(t.tpot_s - (t.decode.seconds + 2 * (mem4 + comm4)) / 1.75) < 1e-15);
+  /* no draft_hidden: the target's (draft heads), 4096 x 2 bytes */
+  d.spec.draft_hidden = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(c.draft_ar_msg_tok == 8192.0 && c.draft_ar_bytes_tok == 4.0 * 8192);
+  /* vLLM's extract_hidden_states (a cache-only layer) and n-gram lookup (no
+   * draft layers) run no draft model: no all-reduce */
+  d.spec.hidden_cache = 1;
+  d.spec.draft_layers = 1;
+  d.spec.draft = (kvp_layer){.kind = KVP_MLA, .latent = 3 * 4096, .kv_auto = 1};
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_int_equal(c.draft_ar_count, 0);
+  d.spec.hidden_cache = 0;
+  d.spec.draft_layers = 0;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(kvp_draft_time(&c, 4, 100.0) == 0.0);
+  /* a negative hidden size: an error naming the field */
+  d.spec.draft_hidden = -1;
+  kvp_diag dg = {{0}};
+  assert_int_equal(kvp_ledger_eval(&d, &l, &dg), KVP_EINVAL);
+  assert_non_null(strstr(dg.msg, "speculative.draft_hidden"));
+}
+
+/* A prompt's prefill (kvp_time_at's TTFT) reads the fixed per-sequence
+ * bytes, the recurrent states, as the simulator's step charges every
+ * scheduled sequence (kvp_cost_kv_read at its computed tokens, 0 for a new
+ * prompt; issue 18, time paths): it read none. A 4-layer hybrid, 3 state
+ * layers of 1 MiB a sequence per full-attention layer of 8 KV heads of 128. */
+static void a_prefill_reads_the_recurrent_states_as_the_simulator_does(void **state) {
+  (void)state;
+  kvp_deploy d;
+  kvp_ledger l;
+  kvp_cost c;
+  kvp_time t;
+  kvp_deploy_defaults(&d);
+  assert_int_equal(kvp_model_init(&d.model, 4, 4096, 32, 8, 128, NULL), KVP_OK);
+  kvp_layer runs[2] = {{.kind = KVP_STATE, .kv_heads = 1, .state_bytes = 1048576},
+                       {.kind = KVP_FULL, .kv_heads = 8, .head_dim = 128, .head_dim_v = 128}};
+  int64_t counts[2] = {3, 1};
+  assert_int_equal(kvp_model_set_pattern(&d.model, runs, counts, 2, NULL), KVP_OK);
+  d.model.params = d.model.active = 1000000000LL;
+  d.gpu_bytes = 80 * GiB;
+  d.tp = 1;
+  assert_int_equal(kvp_ledger_eval(&d, &l, NULL), KVP_OK);
+  kvp_perf p = h100();
+  assert_int_equal(kvp_cost_init(&c, &l, &p, NULL), KVP_OK);
+  assert_true(c.state_bytes == 3.0 * 1048576);
+  /* the full layer writes 2 x 8 x 128 x 2 = 4096 bytes a token */
+  assert_true(c.write_tok == 4096.0);
+  assert_int_equal(kvp_time_at(&c, 100, 1, &t), KVP_OK);
+  /* 100 prompt tokens: 3 states of 1 MiB read plus 100 x 4096 written */
+  assert_true(t.prefill.kv_bytes == 3.0 * 1048576 + 100.0 * 4096);
+  /* attention's bytes outlast its FLOPs (32 heads x 256 x 2 a (query, key)
+   * pair over 5050 pairs): its time is the bytes over the bandwidth */
+  assert_true(fabs(t.prefill.attn_s - (3.0 * 1048576 + 409600) / 3.35e12) < 1e-18);
+  /* the simulator's step of the one prompt: the same time */
+  kvp_step s;
+  double pattn, pattn_s = kvp_cost_attn_secs(&c, 0, 100, &pattn);
+  kvp_step_time_s(&c, 100, 1, kvp_cost_kv_read(&c, 0), pattn, pattn_s, &s);
+  assert_true(s.seconds == t.ttft_s);
+  /* the decode step reads each sequence's states too, as before */
+  assert_true(t.decode.kv_bytes == 3.0 * 1048576 + 100.0 * 4096 + 4096);
+}
+
 static void price_per_gpu_hour_gives_dollars_per_million_tokens(void **state) {
   (void)state;
   kvp_deploy d;
@@ -1468,6 +1578,8 @@ int main(void) {
     cmocka_unit_test(a_context_of_int64_max_counts_its_keys_without_overflow),
     cmocka_unit_test(experts_reach_the_benchmarked_fraction_by_tokens_per_expert),
     cmocka_unit_test(speculative_decoding_divides_steps_by_tokens_per_step),
+    cmocka_unit_test(draft_passes_all_reduce_their_own_layers_by_message_size),
+    cmocka_unit_test(a_prefill_reads_the_recurrent_states_as_the_simulator_does),
     cmocka_unit_test(price_per_gpu_hour_gives_dollars_per_million_tokens),
     cmocka_unit_test(replicated_weights_are_read_whole),
     cmocka_unit_test(replicated_matmuls_are_computed_whole),
