@@ -801,6 +801,28 @@ static int ledger_time(lua_State *L) {
   return kvl_time_of(L, l, &p, 2, 3);
 }
 
+/* core.params(f) -> the parameter names of Lua function f in order (self
+ * included), and whether it also takes `...`; nil for a C function. What
+ * util.methods reads to refuse arguments past a method's parameters (the
+ * debug library is not needed, so it works under --sandbox). */
+static int l_params(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  if (lua_iscfunction(L, 1)) return 0;
+  lua_Debug ar;
+  lua_pushvalue(L, 1);
+  lua_getinfo(L, ">u", &ar);
+  lua_createtable(L, ar.nparams, 0);
+  for (int i = 1; i <= (int)ar.nparams; i++) {
+    lua_pushvalue(L, 1);
+    const char *name = lua_getlocal(L, NULL, i); /* pushes nothing */
+    lua_pop(L, 1);
+    lua_pushstring(L, name ? name : "?");
+    lua_rawseti(L, -2, i);
+  }
+  lua_pushboolean(L, ar.isvararg);
+  return 2;
+}
+
 /* core.where(): "file:line: " of the user's line, or "" */
 static int l_where(lua_State *L) {
   kvl_where(L);
@@ -855,7 +877,7 @@ static const luaL_Reg funcs[] = {
   {"model", l_model}, {"ledger", l_ledger}, {"min_tp", l_min_tp},
   {"format_bytes", l_format_bytes}, {"format_bits", l_format_bits},
   {"weight_bytes", l_weight_bytes},
-  {"deploy_keys", kvl_deploy_keys}, {"raise", l_raise}, {"where", l_where},
+  {"deploy_keys", kvl_deploy_keys}, {"raise", l_raise}, {"where", l_where}, {"params", l_params},
   {"scan_literals", l_scan_literals}, {"scan_lines", l_scan_lines}, {NULL, NULL}
 };
 
@@ -885,6 +907,8 @@ int luaopen_kvplan_core(lua_State *L) {
     lua_pushlightuserdata(L, (void *)(uintptr_t)i);
     lua_setfield(L, -2, getters[i].name);
   }
+  lua_pushvalue(L, -2); /* core.ledger_methods below: deploy.lua checks their arguments */
+  lua_setfield(L, LUA_REGISTRYINDEX, "kvplan.Ledger.methods");
   lua_pushcclosure(L, ledger_index, 2);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, ledger_tostring);
@@ -894,6 +918,8 @@ int luaopen_kvplan_core(lua_State *L) {
   luaL_newlib(L, funcs);
   push_field_names(L);
   lua_setfield(L, -2, "ledger_fields");
+  lua_getfield(L, LUA_REGISTRYINDEX, "kvplan.Ledger.methods");
+  lua_setfield(L, -2, "ledger_methods");
   lua_pushliteral(L, KVPLAN_VERSION);
   lua_setfield(L, -2, "version");
   kvl_set_int(L, "max_layers", KVP_MAX_LAYERS);

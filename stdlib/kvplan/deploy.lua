@@ -1679,7 +1679,32 @@ function Deployment:__tostring()
                        self.gpu.id, self.tp, self.pp)
 end
 
--- a method called with something else as self: an error at the user's line
-util.methods(Deployment)
+-- a method called with something else as self, or with arguments it does
+-- not take: an error at the user's line (util.methods), saying what to do
+local change = "a deployment's fields are changed first, d:with{...}:%s() (e.g. d:with{tp = 2}:%s())"
+util.methods(Deployment, {
+  default = change,
+  ledger = "one deployment has one ledger, whatever the requests: ask it l:fit(context, concurrency), "
+    .. "l:max_concurrency(context) or l:max_context(concurrency); a field (max_model_len, tp, ...) "
+    .. "is changed first, d:with{max_model_len = 1024}:ledger()",
+})
+
+-- the ledger's methods (core_lua.c) refuse arguments past their parameters
+-- the same way
+do
+  local lm = core.ledger_methods
+  local params = {
+    max_concurrency = {"context"}, max_context = {"concurrency"}, fit = {"context", "concurrency"},
+    starts = {}, seq_bytes = {"tokens", "stage"}, request_bytes = {"tokens", "stage"},
+    worker = {"stage", "gpu_bytes"}, vllm_groups = {}, time = {"context", "concurrency"},
+  }
+  local hint = "a ledger is its deployment's: change the deployment first, d:with{...}:ledger():%s()"
+  for _, name in ipairs(util.sorted_keys(lm)) do
+    local p = params[name] or util.raise("internal: kvplan.Ledger:%s has no declared parameters", name)
+    if core.params(lm[name]) == nil then -- the C function, not yet checked (a second load)
+      lm[name] = util.checked_arity(lm[name], "kvplan.Ledger", name, p, #p == 0 and hint or nil)
+    end
+  end
+end
 
 return M

@@ -295,6 +295,10 @@ end
 
 --- Write one row: a table keyed by column name; every column must be there.
 function Report:row(t)
+  if type(t) ~= "table" then
+    util.raise("r:row needs a table of the row's values keyed by column name, e.g. r:row{%s = 1}, got %s",
+               self.names and self.names[1] or "a", type(t))
+  end
   if self.closed then util.raise("report is already closed") end
   if self.kept then
     if not self.silent then

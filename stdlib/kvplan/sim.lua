@@ -2295,6 +2295,14 @@ end
 --- token has no TPOT), and how many miss each: met, {ttft =, tpot =, e2e =}.
 function Result:goodput(t)
   if type(t) ~= "table" then util.raise("goodput needs a table of targets {ttft_ms =, tpot_ms =, e2e_ms =}") end
+  -- a misspelt target ({ttft = 100}) counted every request as met; an SLA
+  -- (kv.plan.sla, with its percentile and goodput) passes as it is
+  if getmetatable(t) == nil then
+    util.check_keys(t, {ttft_ms = true, tpot_ms = true, e2e_ms = true}, "goodput targets")
+  end
+  for _, k in ipairs{"ttft_ms", "tpot_ms", "e2e_ms"} do
+    if t[k] ~= nil then util.number(t[k], k) end
+  end
   local met, a, b, c = self.sim:goodput(t.ttft_ms or 0, t.tpot_ms or 0, t.e2e_ms or 0)
   return met, {ttft = a, tpot = b, e2e = c}
 end
@@ -2780,6 +2788,7 @@ end
 --- Run every simulation and write the rows (path as kv.report's); returns
 --- the rows written.
 function Sims:write(path, opts)
+  if opts ~= nil then util.check_keys(opts, {name = true}, "simulations write options") end
   local cols = {}
   for i, c in ipairs(self.columns) do
     local name = type(c) == "table" and c[1] or c

@@ -220,23 +220,73 @@ function M.check_keys(opts, allowed, what)
   end
 end
 
+--- A value as an error about an argument shows it: strings quoted and
+--- escaped, a table by up to four of its fields in key order
+--- ("a table {context = 1024}"), anything else as M.shown shows it.
+local function argument_shown(v)
+  if type(v) == "string" then return "'" .. M.escape(v, 60) .. "'" end
+  if type(v) ~= "table" or getmetatable(v) ~= nil then return M.shown(v) end
+  local parts, keys = {}, M.sorted_keys(v)
+  for i = 1, math.min(#keys, 4) do
+    local k, x = keys[i], v[keys[i]]
+    x = type(x) == "table" and "{...}" or type(x) == "string" and "'" .. M.escape(x, 30) .. "'" or M.shown(x)
+    parts[i] = math.type(k) == "integer" and x or (type(k) == "string" and M.escape(k, 30) or "[" .. M.shown(k) .. "]") .. " = " .. x
+  end
+  if #keys > 4 then parts[#parts + 1] = "..." end
+  return #keys == 0 and "an empty table {}" or "a table {" .. table.concat(parts, ", ") .. "}"
+end
+
+--- f, checked for its arguments: a call with more than the parameter names
+--- `params` (self not among them) is an error at the user's line naming the
+--- method (`owner:name(params)`), what was given and `hint` (what to do
+--- instead; "%s" in it is the method's name), not an argument dropped
+--- without a word (`d:ledger{context = 1024}` ran d:ledger()). The one
+--- check of every method's argument count (M.methods; deploy.lua the
+--- ledger's C methods).
+function M.checked_arity(f, owner, name, params, hint)
+  local max, sig = #params, string.format("%s:%s(%s)", owner, name, table.concat(params, ", "))
+  return function(self, ...)
+    local n = select("#", ...)
+    if n > max then
+      local extra = {}
+      for i = max + 1, math.min(n, max + 3) do extra[#extra + 1] = argument_shown((select(i, ...))) end
+      if n > max + 3 then extra[#extra + 1] = "..." end
+      local msg = max == 0 and string.format("%s takes no arguments, got %s", sig, table.concat(extra, ", "))
+        or string.format("%s takes at most %d argument%s, got %d (the extra: %s)", sig, max,
+                         max == 1 and "" or "s", n, table.concat(extra, ", "))
+      if hint then msg = msg .. ": " .. hint:gsub("%%s", name) end
+      core.raise(msg)
+    end
+    return f(self, ...)
+  end
+end
+
 --- Every method of Class (its functions but the metamethods, __*) checks
 --- its self first: `d.ledger(5)` instead of `d:ledger()` is an error at the
 --- user's line worded as the core's methods word it (luaL_checkudata:
 --- "bad argument #1 to 'ledger' (kvplan.Deployment expected, got number)"),
 --- not an index error inside the stdlib. A table that reads the method
 --- through to an object (setmetatable({}, {__index = d})) is that object.
---- Call once, after the methods are defined.
-function M.methods(Class)
+--- A method without `...` refuses arguments past its parameters
+--- (M.checked_arity), with hints[name] (else, for a method of no
+--- parameters, hints.default) as what to do instead. Call once, after the methods are defined.
+function M.methods(Class, hints)
+  hints = hints or {}
   local names = {}
   for k, f in pairs(Class) do
     if type(k) == "string" and type(f) == "function" and k:sub(1, 2) ~= "__" then names[#names + 1] = k end
   end
+  local owner = Class.__name
   for _, k in ipairs(names) do
     local f = Class[k]
+    local params, vararg = core.params(f)
+    if params and not vararg and params[1] == "self" then
+      f = M.checked_arity(f, owner, k, table.move(params, 2, #params, 1, {}),
+                          hints[k] or #params == 1 and hints.default or nil)
+    end
     Class[k] = function(self, ...)
       if getmetatable(self) ~= Class and not M.is_a(self, Class) then
-        M.raise("bad argument #1 to '%s' (%s expected, got %s)", k, Class.__name, type(self))
+        M.raise("bad argument #1 to '%s' (%s expected, got %s)", k, owner, type(self))
       end
       return f(self, ...)
     end
@@ -265,7 +315,8 @@ function M.count(v, field, min)
     v = math.tointeger(v)
   end
   if math.type(v) ~= "integer" or v < min then
-    local got = type(v) == "string" and ("string '" .. M.escape(v) .. "'") or M.shown(v)
+    local got = type(v) == "string" and ("string '" .. M.escape(v) .. "'")
+      or type(v) == "table" and getmetatable(v) == nil and "a table" or M.shown(v)
     M.raise("field '%s' must be an integer >= %d, got %s", field, min, got)
   end
   return v
