@@ -98,7 +98,9 @@ local columns = {
 if with_time then
   for _, c in ipairs(kv.report.time_columns) do columns[#columns + 1] = c end
 end
-kv.sweep{
+-- a value refused only once computed with (price_per_hour=1e308: usd_per_mtok
+-- past the largest double) is its argument's usage error (kv.options.as_usage)
+kv.options.as_usage(opt, function() return kv.sweep{
   model = model, gpu = list, tp = opt.tp, context = context, concurrency = opt.concurrency,
   base = kv.options.given_fields(opt, fields, {
     pp = opt.pp, kv = opt.kv, weights = opt.weights ~= "native" and opt.weights or nil,
@@ -107,4 +109,4 @@ kv.sweep{
     price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
   }),
   columns = columns,
-}:write{chart = chart}
+}:write{chart = chart} end)

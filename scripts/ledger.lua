@@ -94,43 +94,47 @@ local GiB = kv.units.GiB
 local range_names = {"tokens_per_s_lo", "tokens_per_s_hi", "tpot_ms_lo", "tpot_ms_hi", "ttft_ms_lo",
                      "ttft_ms_hi"}
 local rows = {}
-for _, g in ipairs(opt.gpu) do
-  for _, tp in ipairs(opt.tp) do
-    for _, pp in ipairs(opt.pp) do
-      for _, wf in ipairs(opt.weights) do
-        for _, kf in ipairs(opt.kv) do
-          local o = {
-            model = model, gpu = g, tp = tp, pp = pp, kv = kf,
-            weights = wf ~= "native" and wf or nil,
-            activation = opt.activation ~= "predicted" and opt.activation or nil,
-            overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
-            price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
-          }
-          for k, v in pairs(given) do o[k] = v end
-          local d = kv.deploy(o)
-          local times = with_time and kv.report.time_fields(d, context, opt.concurrency) or {}
-          if with_time and opt.range then
-            local t = d:time(context, opt.concurrency)
-            for _, k in ipairs(range_names) do times[k] = t[k] end
-          end
-          local l = d:ledger()
-          local label = string.format("%s tp %d x pp %d, weights %s, kv %s", d.gpu.id, tp, pp,
-                                      d.weights.name, d.kv.name)
-          for _, it in ipairs(kv.report.ledger_items(d, context, opt.concurrency)) do
-            local row = {
-              deployment = label, model = model.id, gpu = d.gpu.id, tp = tp, pp = pp,
-              weights = d.weights.name, kv = d.kv.name, context = context,
-              concurrency = opt.concurrency, item = it.item, gib_per_gpu = it.bytes / GiB,
-              share_pct = 100.0 * it.bytes / l.total, note = it.note, -- a float: 100 * bytes wrapped past 2^63
+-- a value refused only once computed with (price_per_hour=1e308: usd_per_mtok
+-- past the largest double) is its argument's usage error (kv.options.as_usage)
+kv.options.as_usage(opt, function()
+  for _, g in ipairs(opt.gpu) do
+    for _, tp in ipairs(opt.tp) do
+      for _, pp in ipairs(opt.pp) do
+        for _, wf in ipairs(opt.weights) do
+          for _, kf in ipairs(opt.kv) do
+            local o = {
+              model = model, gpu = g, tp = tp, pp = pp, kv = kf,
+              weights = wf ~= "native" and wf or nil,
+              activation = opt.activation ~= "predicted" and opt.activation or nil,
+              overhead = opt.overhead ~= "predicted" and opt.overhead or nil,
+              price_per_hour = opt.price_per_hour > 0 and opt.price_per_hour or nil,
             }
-            for k, v in pairs(times) do row[k] = v end
-            rows[#rows + 1] = row
+            for k, v in pairs(given) do o[k] = v end
+            local d = kv.deploy(o)
+            local times = with_time and kv.report.time_fields(d, context, opt.concurrency) or {}
+            if with_time and opt.range then
+              local t = d:time(context, opt.concurrency)
+              for _, k in ipairs(range_names) do times[k] = t[k] end
+            end
+            local l = d:ledger()
+            local label = string.format("%s tp %d x pp %d, weights %s, kv %s", d.gpu.id, tp, pp,
+                                        d.weights.name, d.kv.name)
+            for _, it in ipairs(kv.report.ledger_items(d, context, opt.concurrency)) do
+              local row = {
+                deployment = label, model = model.id, gpu = d.gpu.id, tp = tp, pp = pp,
+                weights = d.weights.name, kv = d.kv.name, context = context,
+                concurrency = opt.concurrency, item = it.item, gib_per_gpu = it.bytes / GiB,
+                share_pct = 100.0 * it.bytes / l.total, note = it.note, -- a float: 100 * bytes wrapped past 2^63
+              }
+              for k, v in pairs(times) do row[k] = v end
+              rows[#rows + 1] = row
+            end
           end
         end
       end
     end
   end
-end
+end)
 
 local columns = {
   "deployment", "model", "gpu", "tp", "pp", "weights", "kv", "context", "concurrency", "item",

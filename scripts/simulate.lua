@@ -46,6 +46,9 @@ for _, a in ipairs(sim.command_arguments()) do
   if a[6] then tables[#tables + 1] = a end
 end
 local opt = kv.options(args, defaults)
+-- timeline= where the run may not write (--sandbox: outside the output
+-- directory): a usage error now, not after the simulation
+kv.options.output("timeline", opt.timeline)
 local bad = kv.options.bad -- a bad argument: a usage error, as kv.options gives
 local function given(k) return type(args) == "table" and args[k] ~= nil end
 
@@ -196,7 +199,11 @@ for _, g in ipairs(opt.gpu) do
             for k, v in pairs(base) do o[k] = v end
             for k, v in pairs(workload) do o[k] = v end
             local s = kv.simulate(o)
-            if first and opt.timeline ~= "" then s:timeline(opt.timeline) end
+            if first and opt.timeline ~= "" then
+              -- checked again now the trace is read: not over it (a usage error)
+              kv.options.output("timeline", opt.timeline)
+              s:timeline(opt.timeline)
+            end
             first = false
             if charts then
               local parts = {}

@@ -506,7 +506,8 @@ expect ledger_bad_seqs 2 "kvplan: command line: argument 'max_num_seqs' must be 
 expect ledger_lora 0 "" -- ledger model=llama-3.1-8b gpu=h100 enable_lora=true max_loras=4 max_lora_rank=64
 check "ledger_lora has its row" grep -q ',lora,1.25,1.6,"4 LoRA slots of rank 64 (max_loras, max_lora_rank)"$' "$out/ledger_lora.out"
 lat=$(grep -n 'local d = kv.deploy(o)' scripts/ledger.lua | cut -d: -f1)
-expect ledger_lora_rank 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:$lat: field 'max_lora_rank' must be one of vLLM's ranks (1, 8, 16, 32, 64, 128, 256, 320, 512), got 24" -- \
+# a command-line value kv.deploy refuses: ledger's usage error (kv.options.as_usage)
+expect ledger_lora_rank 2 "kvplan: command line: argument 'max_lora_rank' must be one of vLLM's ranks (1, 8, 16, 32, 64, 128, 256, 320, 512), got 24" -- \
   ledger model=llama-3.1-8b gpu=h100 enable_lora=true max_lora_rank=24
 expect ledger_lora_moe 1 "kvplan: $KVPLAN_SCRIPTS/ledger.lua:$lat: model 'mixtral-8x7b': LoRA slots of MoE experts (vllm/lora/layers/fused_moe.py) are not modelled" -- \
   ledger model=mixtral-8x7b gpu=h100 enable_lora=true
@@ -1541,7 +1542,7 @@ expect bool_field_0 0 "" -- ledger model=llama-3.1-8b gpu=l4 enforce_eager=0 -f 
 # the ready scripts' lines the errors below name, found rather than written
 # (a change above them moves them)
 led_line=$(grep -n 'kv.report.ledger_items(d, context' scripts/ledger.lua | cut -d: -f1)
-fit_line=$(grep -n '^kv.sweep{' scripts/fit.lua | cut -d: -f1)
+fit_line=$(grep -n 'kv.options.as_usage(opt, function() return kv.sweep{' scripts/fit.lua | cut -d: -f1)
 sim_line=$(grep -n 'local s = kv.simulate(o)' scripts/simulate.lua | cut -d: -f1)
 # past 2^63: share_pct was 100 * bytes in integers (-59097283.1 % for 10^9
 # requests), kv_used and kv_short 0.00 GiB for 10^15 (own * concurrency
@@ -1561,9 +1562,32 @@ check "sweep_overflow_named: no file" sh -c "! ls '$out'/sweep_overflow.csv* 2> 
 expect fit_kv_empty 2 "kvplan: command line: argument 'kv' is empty (expected e.g. kv=auto)" -- fit model=llama-3.1-8b gpus=l4 kv=
 expect fit_weights_empty 2 "kvplan: command line: argument 'weights' is empty (expected e.g. weights=native)" -- fit model=llama-3.1-8b gpus=l4 weights=
 # a finite price whose usd_per_mtok passes the largest double: named ("cannot
-# write 'standard output': Numerical argument out of domain" from fit before)
-expect price_huge 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: field 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
+# write 'standard output': Numerical argument out of domain" from fit before);
+# a command-line value, so a usage error (status 1 at fit.lua's line before)
+expect price_huge 2 "kvplan: command line: argument 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
   fit model=llama-3.1-8b gpus=l4 tp=1 price_per_hour=1e308
+expect ledger_price_huge 2 "kvplan: command line: argument 'price_per_hour' = 1e+308: usd_per_mtok at context 131072 and concurrency 1 exceeds the largest double (expected USD per GPU hour)" -- \
+  ledger model=llama-3.1-8b gpu=l4 price_per_hour=1e308
+# kv.deploy's contradictions given on a ready script's command line: usage
+# errors naming the arguments (status 1 at the script's line before); in a
+# script's own kv.deploy{} they stay errors at its line, status 1
+expect combination_fit 2 "kvplan: command line: arguments 'engine' ('sglang') and 'budget' ('vllm') disagree: give one" -- \
+  fit model=llama-3.1-8b gpus=h100 engine=sglang budget=vllm
+expect combination_ledger 2 "kvplan: command line: arguments 'engine' ('sglang') and 'budget' ('vllm') disagree: give one" -- \
+  ledger model=llama-3.1-8b gpu=h100 engine=sglang budget=vllm
+expect combination_simulate 2 "kvplan: command line: arguments 'engine' ('sglang') and 'budget' ('vllm') disagree: give one" -- \
+  simulate model=llama-3.1-8b gpu=h100 requests=3 engine=sglang budget=vllm
+expect combination_best 2 "kvplan: command line: arguments 'engine' ('sglang') and 'budget' ('vllm') disagree: give one" -- \
+  best model=llama-3.1-8b context=1024 gpus=h100 engine=sglang budget=vllm
+expect combination_kv_full 2 "kvplan: command line: argument 'kv_full' ('fp8') needs 'kv_recent' (the tokens kept in that format)" -- \
+  fit model=llama-3.1-8b gpus=h100 kv_full=fp8
+expect combination_kv_full_ledger 2 "kvplan: command line: argument 'kv_full' ('fp8') needs 'kv_recent' (the tokens kept in that format)" -- \
+  ledger model=llama-3.1-8b gpu=h100 kv_full=fp8
+expect combination_kv_full_recent 0 "" -- fit model=llama-3.1-8b gpus=h100 tp=1 kv_full=fp8 kv_recent=4096
+expect combination_script 1 "kvplan: $c/bad_combination.lua:9: fields 'engine' ('sglang') and 'budget' ('vllm') disagree: give one" -- \
+  $c/bad_combination.lua
+expect combination_script_kv_full 1 "kvplan: $c/bad_combination.lua:7: field 'kv_full' ('fp8') needs 'kv_recent' (the tokens kept in that format)" -- \
+  $c/bad_combination.lua case=kv_full
 # simulate: max_model_len=1e18 said "field 'max' must be an integer in
 # 1..2^40, got 500000000000000000" (a field never given), rate=1e-320
 # "request 1: arrival must be a time >= 0 s, got inf"
@@ -1607,9 +1631,9 @@ expect timeout_hex 2 "kvplan: bad --timeout '0x10' (expected seconds > 0, such a
 # -o '' reached the writer ("cannot rename '.tmp.HkMRg8' to ''"); -o DIR/ and
 # a missing directory named the random temporary
 expect o_empty 2 "kvplan: option '-o' needs a file name, got '' (try 'kvplan --help')" -- fit model=llama-3.1-8b -o ''
-expect o_slash 1 "kvplan: $(pwd)/scripts/fit.lua:101: cannot write '$h/none/': the name ends in '/' (expected a file name)" -- \
+expect o_slash 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: cannot write '$h/none/': the name ends in '/' (expected a file name)" -- \
   fit model=llama-3.1-8b gpus=l4 -o "$h/none/"
-expect o_missing_dir 1 "kvplan: $(pwd)/scripts/fit.lua:101: cannot write '$h/none/f.csv': No such file or directory (creating a file in '$h/none')" -- \
+expect o_missing_dir 1 "kvplan: $(pwd)/scripts/fit.lua:$fit_line: cannot write '$h/none/f.csv': No such file or directory (creating a file in '$h/none')" -- \
   fit model=llama-3.1-8b gpus=l4 -o "$h/none/f.csv"
 check "o_missing_dir: no temporary, no directory" test ! -e "$h/none"
 # a CSV input without line breaks (/dev/zero) grew one field without end
@@ -1958,8 +1982,9 @@ printf 'arrival,prompt,output\n0,100,10\n1,100,10\n' > "$out/in-trace.csv"
 cp "$out/in-trace.csv" "$out/in-trace.orig"
 expect output_is_trace 2 "kvplan: -o '$out/in-trace.csv' is the input 'trace=$out/in-trace.csv' of this run: the report would replace it (write the report to another file)" -- \
   simulate model=llama-3.1-8b gpu=h100 trace="$out/in-trace.csv" -o "$out/in-trace.csv"
-sim_tl_at=$(grep -n "s:timeline(opt.timeline)" scripts/simulate.lua | head -1 | cut -d: -f1)
-expect timeline_is_trace 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_tl_at: cannot write '$out/in-trace.csv': it is the input 'trace=$out/in-trace.csv' of this run, which the report would replace (write the report to another file)" -- \
+# a command-line value: a usage error naming the argument (status 1 at
+# simulate.lua's line before)
+expect timeline_is_trace 2 "kvplan: command line: argument 'timeline=$out/in-trace.csv': cannot write '$out/in-trace.csv': it is the input 'trace=$out/in-trace.csv' of this run, which the report would replace (write the report to another file)" -- \
   simulate model=llama-3.1-8b gpu=h100 trace="$out/in-trace.csv" timeline="$out/in-trace.csv"
 check "timeline_is_trace: the trace kept" cmp -s "$out/in-trace.csv" "$out/in-trace.orig"
 # a word naming a file the run writes but does not read (timeline= of an earlier run) is rewritten

@@ -1254,6 +1254,22 @@ local function resolve_lora(d, opts)
           intermediate = m.intermediate}
 end
 
+--- Fields of opts that contradict one another whatever the model and GPU:
+--- nil, or the message, worded with `noun` ("field": M.new raises it at the
+--- user's line; "argument": kv.options.given_fields names the command
+--- line's arguments, a usage error).
+function M.contradiction(opts, noun)
+  -- `engine` and `budget` name the same rule
+  if opts.engine ~= nil and opts.budget ~= nil and opts.engine ~= opts.budget then
+    return string.format("%ss 'engine' ('%s') and 'budget' ('%s') disagree: give one", noun,
+                         util.escape(opts.engine), util.escape(opts.budget))
+  end
+  if opts.kv_full ~= nil and opts.kv_recent == nil then
+    return string.format("%s 'kv_full' ('%s') needs 'kv_recent' (the tokens kept in that format)",
+                         noun, util.escape(opts.kv_full))
+  end
+end
+
 --- A deployment from options (see the API reference for each field).
 function M.new(opts)
   if type(opts) ~= "table" then util.raise("deploy needs an options table, got %s", type(opts)) end
@@ -1302,10 +1318,8 @@ function M.new(opts)
                 or d.gpu.visible_bytes
   -- `engine` names the engine whose budget rule and defaults apply (the
   -- same names as `budget`; engine_version picks its release)
-  if opts.engine ~= nil and opts.budget ~= nil and opts.engine ~= opts.budget then
-    util.raise("fields 'engine' ('%s') and 'budget' ('%s') disagree: give one",
-               util.shown(opts.engine), util.shown(opts.budget))
-  end
+  local why = M.contradiction(opts, "field")
+  if why then util.raise("%s", why) end
   d.budget = opts.engine or opts.budget or "vllm"
   -- a deployment that names its engine: a sweep's fits includes the
   -- engine's refusal to start (d:starts(), engine/core/starts.c)
@@ -1444,8 +1458,6 @@ function M.new(opts)
   d.kv_recent = opts.kv_recent
   if opts.kv_recent ~= nil then
     d.kv_full = opts.kv_full ~= nil and formats.get(opts.kv_full, "kv_full") or d.model:auto_kv_format()
-  elseif opts.kv_full ~= nil then
-    util.raise("field 'kv_full' needs 'kv_recent' (the tokens kept in that format)")
   end
   d.evict = resolve_evict(opts.evict, d.model.layers)
   d.speculative = opts.speculative

@@ -46,11 +46,15 @@ M.format = function(f) return M.formats.get(f) end
 --- kv.options.deployment_fields(defaults) adds every deployment field of the
 --- registry a command does not take itself, kv.options.given_fields(opt,
 --- names, base) the ones given, kv.options.length(v) a max_model_len given as
---- tokens (nil for none or auto) (options.lua).
+--- tokens (nil for none or auto), kv.options.output(name, path) a file an
+--- argument names for the run to write, checked now, kv.options.as_usage(opt,
+--- f, ...) f's error naming a given argument as that argument's usage error
+--- (options.lua).
 local options_mod = require "kvplan.options"
 M.options = setmetatable({required = options_mod.required, at_least = options_mod.at_least, bad = options_mod.bad,
                           deployment_fields = options_mod.deployment_fields,
-                          given_fields = options_mod.given_fields, length = options_mod.length},
+                          given_fields = options_mod.given_fields, length = options_mod.length,
+                          output = options_mod.output, as_usage = options_mod.as_usage},
                          {__call = function(_, ...) return require("kvplan.options").parse(...) end})
 --- kv.validate(text [, opts]): kvplan against an engine startup log (validate.lua).
 M.validate = function(text, opts) return require("kvplan.validate").check(text, opts) end

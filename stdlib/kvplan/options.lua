@@ -24,6 +24,10 @@ local fields = require "kvplan.fields"
 
 local M = {}
 
+-- the options M.parse read from the command line: opt -> {key = the
+-- spelling given} (M.as_usage)
+local given_of = setmetatable({}, {__mode = "k"})
+
 local trim = util.trim
 
 local Required = {}
@@ -368,6 +372,7 @@ function M.parse(args, defaults, from_command_line)
   end
   -- the options in effect, for an HTML report's inputs (report.lua)
   if from_cli and cli ~= nil then cli.options = out end
+  if from_cli then given_of[out] = spelt end -- M.as_usage: which came from the command line
   return out
 end
 
@@ -401,6 +406,40 @@ function M.deployment_fields(defaults, skip)
   return added
 end
 
+--- M.output(name, path): path, the file the command-line argument `name`
+--- names for the run to write (timeline=, chart=), checked now as a report's
+--- path is (not an input the run has read, under --sandbox under the output
+--- directory): a refusal is that argument's usage error, status 2, not an
+--- error at the ready script's line. "" passes. Call it before the file is
+--- written (an input is known once read: trace=t.csv timeline=t.csv).
+function M.output(name, path)
+  if path ~= "" and path ~= nil then
+    local ok, err = pcall(require("kvplan.csv").replaces, path)
+    if not ok then
+      M.bad("argument '%s=%s': %s", name, util.escape(path), (util.shown(err):gsub("^.-:%d+: ", "")))
+    end
+  end
+  return path
+end
+
+--- M.as_usage(opt, f, ...): f(...), whose error naming an argument the
+--- command line gave ("field 'price_per_hour' = 1e+308: usd_per_mtok ...
+--- exceeds the largest double") becomes that argument's usage error (status
+--- 2): for a value the ready script can refuse only once it computes with
+--- it. Other errors are raised as they were.
+function M.as_usage(opt, f, ...)
+  local r = table.pack(pcall(f, ...))
+  if r[1] then return table.unpack(r, 2, r.n) end
+  local err, cli = r[2], package.loaded["kvplan.cli"]
+  local given = given_of[opt]
+  if type(err) == "string" and cli ~= nil and cli.args ~= nil and cli.usage_error == nil and given then
+    local text = err:gsub("^.-:%d+: ", "")
+    local field, rest = text:match("^field '([%w_]+)'(.*)$")
+    if field ~= nil and given[field] then M.bad("argument '%s'%s", given[field], rest) end
+  end
+  error(err, 0)
+end
+
 --- M.length(v): a max_model_len argument as tokens, or nil when it was not
 --- given ("", 0) or is vLLM's auto (or -1: kv.deploy fits it to the KV memory),
 --- so that a script's default context is the model's max_context then
@@ -418,6 +457,11 @@ function M.given_fields(opt, names, base)
   for _, k in ipairs(names) do
     if opt[k] ~= "" and opt[k] ~= nil then base[k] = opt[k] end
   end
+  -- fields that contradict one another (engine=sglang budget=vllm, kv_full
+  -- without kv_recent): the arguments named, a usage error, not kv.deploy's
+  -- error at the ready script's line
+  local why = require("kvplan.deploy").contradiction(base, "argument")
+  if why then M.bad("%s", why) end
   local v = base.engine_version
   if v ~= nil then
     local e = base.engine or base.budget or "vllm"

@@ -380,6 +380,7 @@ function M.command(opt, base)
     if ext == nil or (ext:lower() ~= "png" and ext:lower() ~= "svg") then
       bad("argument 'chart' must name a .png or .svg file, got '%s'", kv.util.escape(opt.chart, 64))
     end
+    require("kvplan.options").output("chart", opt.chart) -- not over an input of the run
   end
   local function given(l) return #l > 0 and l[1] ~= "" and l[1] ~= 0 and l or nil end
   for _, c in ipairs(given(opt.concurrency) or {}) do
