@@ -216,7 +216,8 @@ else fail=$((fail + 1)); echo "FAIL cli batch reports and summary"; ls "$out/bat
 rm -f "$out/two.csv"
 expect two_reports_o 1 "kvplan: $c/two_reports.lua:7: report path '$out/two.csv' was already written by an earlier report of this run: this one would replace it (give each report its own path, or a name under kvplan batch)" -- \
   -o "$out/two.csv" $c/two_reports.lua
-check "two_reports_o keeps the first report" [ "$(cat "$out/two.csv")" = "$(printf 'n\n1')" ]
+# the run failed: the first report goes too (a failed run keeps none of its files)
+check "two_reports_o removes the first report" [ ! -e "$out/two.csv" ]
 expect two_reports_stdout 0 "" -- $c/two_reports.lua
 check "two_reports_stdout writes both" [ "$(cat "$out/two_reports_stdout.out")" = "$(printf 'n\n1\nm\n2')" ]
 # -o /dev/stdout with standard output redirected to a file: written through the
@@ -230,7 +231,34 @@ check "o_dev_stdout leaves /dev/stdout as it was" [ "$(ls -l /dev/stdout 2> /dev
 rm -rf "$out/batch2"
 expect two_reports_batch 1 "kvplan: $c/two_reports.lua:7: report path '$out/batch2/two_reports.csv' was already written by an earlier report of this run: this one would replace it (give each report its own path, or a name under kvplan batch)" -- \
   batch -d "$out/batch2" $c/two_reports.lua
-check "two_reports_batch keeps the first report" [ "$(cat "$out/batch2/two_reports.csv")" = "$(printf 'n\n1')" ]
+check "two_reports_batch removes the first report" [ ! -e "$out/batch2/two_reports.csv" ]
+
+# a script that closes reports, then fails: every file it wrote is removed and
+# named, under -o and under kvplan batch (before: kept, status 1, and
+# docs/sweeps.md said a failing script's report never appears); a file the
+# run replaced is not restored; validate's status 1 keeps its whole report
+rm -rf "$out/fac" "$out/fac_batch"; mkdir -p "$out/fac"
+echo old > "$out/fac/o.csv"
+expect fail_after_close 1 "kvplan: failed on purpose after two reports" -- \
+  -o "$out/fac/o.csv" $c/fail_after_close.lua dir="$out/fac"
+check "fail_after_close: both files removed and named, the old -o file not restored" sh -c "
+  [ ! -e '$out/fac/fac-named.csv' ] && [ ! -e '$out/fac/o.csv' ] && [ -z \"\$(ls '$out/fac')\" ] &&
+  grep -qxF \"kvplan: removed '$out/fac/fac-named.csv': the run failed after writing it (a failed run keeps none of the files it wrote)\" '$out/fail_after_close.err' &&
+  grep -qxF \"kvplan: removed '$out/fac/o.csv': the run failed after writing it (a failed run keeps none of the files it wrote)\" '$out/fail_after_close.err'"
+mkdir -p "$out/fac_batch"
+expect fail_after_close_batch 1 "kvplan: batch: ok     tests/batch/good_a.lua" -- \
+  batch -d "$out/fac_batch" tests/batch/good_a.lua $c/fail_after_close.lua
+check "fail_after_close_batch: the failed script's files removed and named, the others kept" sh -c "
+  [ -s '$out/fac_batch/good_a.csv' ] && [ ! -e '$out/fac_batch/fail_after_close.csv' ] &&
+  [ ! -e '$out/fac_batch/fail_after_close-named.csv' ] &&
+  grep -qxF \"kvplan: removed '$out/fac_batch/fail_after_close-named.csv': the run failed after writing it (a failed run keeps none of the files it wrote)\" '$out/fail_after_close_batch.err' &&
+  grep -qxF \"kvplan: removed '$out/fac_batch/fail_after_close.csv': the run failed after writing it (a failed run keeps none of the files it wrote)\" '$out/fail_after_close_batch.err' &&
+  grep -qxF 'kvplan: batch: 2 scripts, 1 ok, 1 failed' '$out/fail_after_close_batch.err'"
+printf '# model: llama-3.1-8b\n# gpu: h100-sxm\nGPU KV cache size: many tokens\n' > "$out/fac/parse.log"
+expect fail_after_close_validate 1 "kvplan: validate: 1 of 1 logs could not be read whole (their parse rows say why): $out/fac/parse.log" -- \
+  validate "$out/fac/parse.log" -o "$out/fac/parse.csv"
+check "fail_after_close_validate: validate keeps its whole report" sh -c "
+  grep -q ',parse,' '$out/fac/parse.csv' && ! grep -q 'removed' '$out/fail_after_close_validate.err'"
 
 # --shard: the parts joined (header once) equal the unsharded run, with and
 # without the Lua path; two runs give identical bytes

@@ -277,6 +277,34 @@ static int usage_error(lua_State *L) {
   return usage;
 }
 
+/* In protected mode: did the script ask to keep what it wrote though it
+ * fails (kvplan.cli.keep_outputs: validate, whose status 1 says that logs
+ * were not read whole after a whole report)? */
+static int keep_check(lua_State *L) {
+  int keep = lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE) == LUA_TTABLE &&
+             lua_getfield(L, -1, "kvplan.cli") == LUA_TTABLE &&
+             lua_getfield(L, -1, "keep_outputs") == LUA_TBOOLEAN && lua_toboolean(L, -1);
+  lua_pushboolean(L, keep);
+  return 1;
+}
+
+static int keep_outputs(lua_State *L) {
+  lua_pushcfunction(L, keep_check);
+  int keep = lua_pcall(L, 0, 1, 0) == LUA_OK && lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return keep;
+}
+
+static void removed_one(const char *path, int err, void *ud) {
+  (void)ud;
+  if (err == 0)
+    fprintf(stderr, "kvplan: removed '%s': the run failed after writing it (a failed run keeps "
+            "none of the files it wrote)\n", path);
+  else
+    fprintf(stderr, "kvplan: cannot remove '%s', which the failed run wrote: %s\n", path,
+            strerror(err));
+}
+
 static int report(lua_State *L, int status) {
   if (status != LUA_OK) {
     size_t len;
@@ -596,6 +624,7 @@ static int run_script(const options *o, const char *script, const char *code, co
                       int n, char **words, const char *output, const char *name) {
   kvp_cli_inputs(script, code == merge_code ? -1 : n, words);
   if (output_is_input(output, o->outdir != NULL) != 0) return 2;
+  kvp_afile_forget(); /* the files this run commits, removed if it fails */
   lua_State *L = kvp_cli_newstate();
   if (L == NULL) {
     if (kvp_cli_memory_hit())
@@ -619,7 +648,11 @@ static int run_script(const options *o, const char *script, const char *code, co
     status = docall(L, 0);
   }
   int usage = status != LUA_OK && !kvl_stop && usage_error(L); /* past the deadline: the limit, status 1 */
+  int keep = status == LUA_OK || keep_outputs(L);
   status = report(L, status);
+  /* a failed run's outputs are not to be trusted: the files it committed
+   * (reports closed before the error, timelines, charts, profiles) go */
+  if (!keep) kvp_afile_remove_committed(removed_one, NULL);
   if (o->outdir != NULL && script != NULL) note_written(L, script);
   kvp_cli_closing(); /* the time limit holds through the finalisers */
   lua_close(L); /* unfinished reports are discarded by their __gc */

@@ -22,6 +22,16 @@ struct kvp_afile {
   kvp_afile *prev, *next;      /* the list of open temporaries */
 };
 
+/* The files committed by rename since kvp_afile_forget, oldest first. */
+typedef struct committed {
+  dev_t dev;
+  ino_t ino;
+  struct committed *next;
+  char path[];
+} committed;
+static committed *done, **done_end = &done;
+static size_t ndone;
+
 /* Open temporaries. Changed only with the catchable signals blocked, so a
  * handler that walks it sees a whole list. */
 static kvp_afile *open_list;
@@ -209,6 +219,23 @@ int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen) {
     snprintf(err, errlen, "cannot write '%s': %s", f->path, strerror(errno));
     rc = -1;
   }
+  /* the record of the commit, made before the rename: a file kvplan cannot
+   * list as written (out of memory) is not renamed into place */
+  committed *c = NULL;
+  struct stat st;
+  if (rc == 0) {
+    size_t len = strlen(f->path);
+    c = malloc(sizeof *c + len + 1);
+    if (c == NULL || fstat(f->fd, &st) < 0) {
+      snprintf(err, errlen, "cannot write '%s': %s", f->path,
+               c == NULL ? "out of memory (recording the file written)" : strerror(errno));
+      rc = -1;
+    } else {
+      c->dev = st.st_dev;
+      c->ino = st.st_ino;
+      memcpy(c->path, f->path, len + 1);
+    }
+  }
   if (close(f->fd) < 0 && rc == 0) {
     snprintf(err, errlen, "cannot write '%s': %s", f->path, strerror(errno));
     rc = -1;
@@ -222,6 +249,14 @@ int kvp_afile_commit(kvp_afile *f, char *err, size_t errlen) {
   if (rc != 0) drop(f);
   else unlink_out(f);
   unblock(&old);
+  if (rc == 0) {
+    c->next = NULL;
+    *done_end = c;
+    done_end = &c->next;
+    ndone++;
+  } else {
+    free(c);
+  }
   if (rc == 0) { /* make the rename itself durable; a directory that cannot be synced is no error */
     char *slash = strrchr(f->path, '/');
     if (slash != NULL) *slash = '\0';
@@ -245,6 +280,33 @@ void kvp_afile_discard(kvp_afile *f) {
     unblock(&old);
   }
   release(f);
+}
+
+size_t kvp_afile_committed(void) { return ndone; }
+
+void kvp_afile_forget(void) {
+  while (done != NULL) {
+    committed *c = done;
+    done = c->next;
+    free(c);
+  }
+  done_end = &done;
+  ndone = 0;
+}
+
+int kvp_afile_remove_committed(void (*each)(const char *path, int err, void *ud), void *ud) {
+  int n = 0;
+  for (committed *c = done; c != NULL; c = c->next) {
+    struct stat st;
+    if (lstat(c->path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != c->dev ||
+        st.st_ino != c->ino)
+      continue; /* gone, or another file there now (a later commit of the path is its own entry) */
+    int e = unlink(c->path) == 0 ? 0 : errno;
+    if (e == 0) n++;
+    if (each) each(c->path, e, ud);
+  }
+  kvp_afile_forget();
+  return n;
 }
 
 int kvp_afile_abandon_all(void (*each)(const char *target, void *ud), void *ud) {

@@ -49,6 +49,19 @@ int kvp_afile_error(const kvp_afile *f);
 /* 1 when f writes to a terminal (standard output or a device in place). */
 int kvp_afile_is_terminal(const kvp_afile *f);
 
+/* The files kvp_afile_commit renamed into place since the last
+ * kvp_afile_forget (never standard output or a file written in place), by
+ * path and the device and inode renamed there: a program removes a failed
+ * run's outputs with kvp_afile_remove_committed. */
+size_t kvp_afile_committed(void);
+/* Remove every file of that list still the file committed there (same
+ * device and inode: a later commit or another program's file at that path
+ * is left), each told its path and 0, or the errno of a failed unlink;
+ * then forget the list. Returns how many were removed. */
+int kvp_afile_remove_committed(void (*each)(const char *path, int err, void *ud), void *ud);
+/* Empty the list (a new run). */
+void kvp_afile_forget(void);
+
 /* For a signal handler: remove every open temporary. Async-signal-safe;
  * each (also async-signal-safe, may be NULL) is told the target of every
  * file dropped. Returns how many were dropped. */

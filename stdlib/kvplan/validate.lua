@@ -1974,7 +1974,7 @@ end
 --- spellings too) that fills in or overrides what each log and its header
 --- state (argument > header > log > default); model may be a Hugging Face
 --- directory. Raises after the report is written when a log could not be
---- read whole (a parse row): kvplan exits with status 1.
+--- read whole (a parse row): kvplan exits with status 1 and keeps the report.
 function M.command(args)
   local files, named = {}, {}
   for k, v in pairs(args or {}) do
@@ -2034,6 +2034,11 @@ function M.command(args)
     r:close()
   end
   if #unread_logs > 0 then
+    -- status 1 says some logs were not read whole; the report, whole, says
+    -- which and why (its parse rows): kept, where a failed run's files go
+    -- (engine/cli/main.c run_script)
+    local cli = package.loaded["kvplan.cli"]
+    if cli ~= nil then cli.keep_outputs = true end
     util.raise("validate: %d of %d logs could not be read whole (their parse rows say why): %s",
                #unread_logs, #files, table.concat(unread_logs, ", "))
   end

@@ -243,6 +243,44 @@ static void own_descriptors_are_written_through(void **state) {
   assert_int_equal(strays(), 0);
 }
 
+/* The files committed since kvp_afile_forget are listed and removed by
+ * kvp_afile_remove_committed (a failed run's outputs, engine/cli/main.c):
+ * only while still the file committed there; a discarded file never was. */
+static void seen(const char *p, int err, void *ud) {
+  assert_int_equal(err, 0);
+  assert_string_equal(p, path);
+  ++*(int *)ud;
+}
+
+static void committed_files_are_listed_and_removed(void **state) {
+  (void)state;
+  char err[256];
+  kvp_afile_forget();
+  kvp_afile *f = kvp_afile_open(path, err, sizeof err);
+  assert_int_equal(kvp_afile_write(f, "a\n", 2), 0);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  f = kvp_afile_open(path, err, sizeof err); /* the same path again: one file there */
+  assert_int_equal(kvp_afile_write(f, "b\n", 2), 0);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  f = kvp_afile_open(other, err, sizeof err);
+  kvp_afile_discard(f); /* never renamed into place: not listed */
+  assert_int_equal((int)kvp_afile_committed(), 2);
+  int n = 0;
+  assert_int_equal(kvp_afile_remove_committed(seen, &n), 1);
+  assert_int_equal(n, 1);
+  assert_int_equal(access(path, F_OK), -1);
+  assert_int_equal((int)kvp_afile_committed(), 0);
+  /* a file another program put there since is left */
+  f = kvp_afile_open(path, err, sizeof err);
+  assert_int_equal(kvp_afile_commit(f, err, sizeof err), 0);
+  assert_int_equal(rename(path, other), 0); /* kept: its inode cannot be reused */
+  put(path, "theirs\n");
+  assert_int_equal(kvp_afile_remove_committed(NULL, NULL), 0);
+  assert_string_equal(slurp(path), "theirs\n");
+  unlink(other);
+  assert_int_equal(strays(), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(commit_replaces_the_file_whole),
@@ -254,6 +292,7 @@ int main(void) {
     cmocka_unit_test(a_missing_directory_is_a_clear_error),
     cmocka_unit_test(devices_and_fifos_are_written_in_place),
     cmocka_unit_test(own_descriptors_are_written_through),
+    cmocka_unit_test(committed_files_are_listed_and_removed),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
