@@ -328,17 +328,6 @@ kvp_err kvp_alloc_usage(kvp_alloc a, int64_t block, int64_t max_len, const int64
   return KVP_OK;
 }
 
-kvp_err kvp_alloc_concurrency(kvp_alloc a, int64_t block, int64_t max_len,
-                              const int64_t *lengths, int64_t n, int64_t pool_tokens,
-                              int64_t *concurrency, kvp_diag *diag) {
-  int64_t real, allocated;
-  TRY(kvp_alloc_usage(a, block, max_len, lengths, n, &real, &allocated, diag));
-  TRY(kvp_check_count(pool_tokens, 0, "pool_tokens", diag));
-  unsigned __int128 c = (unsigned __int128)pool_tokens * (uint64_t)n / (uint64_t)allocated;
-  *concurrency = c > INT64_MAX ? INT64_MAX : (int64_t)c;
-  return KVP_OK;
-}
-
 /* ---- speculative decoding ------------------------------------------------ */
 
 kvp_err kvp_spec_rates_of(double acceptance, int64_t tokens, kvp_spec_rates *out,

@@ -81,11 +81,6 @@ kvp_err kvp_dist_sample(const kvp_dist *d, kvp_rng *r, int64_t *length);
  * above 96 % in vLLM). */
 kvp_err kvp_alloc_usage(kvp_alloc a, int64_t block, int64_t max_len, const int64_t *lengths,
                         int64_t n, int64_t *real, int64_t *allocated, kvp_diag *diag);
-/* Requests a pool of pool_tokens token slots holds on average:
- * floor(pool_tokens * n / allocated) for the lengths above. */
-kvp_err kvp_alloc_concurrency(kvp_alloc a, int64_t block, int64_t max_len,
-                              const int64_t *lengths, int64_t n, int64_t pool_tokens,
-                              int64_t *concurrency, kvp_diag *diag);
 
 /* ---- speculative decoding ---------------------------------------------- */
 
