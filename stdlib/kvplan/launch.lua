@@ -39,7 +39,6 @@
 
 local util = require "kvplan.util"
 local fields = require "kvplan.fields"
-local formats = require "kvplan.formats"
 local deploy = require "kvplan.deploy"
 local engines = require "kvplan.engines"
 

@@ -430,19 +430,19 @@ M.ledger_columns = {
 }
 
 -- d must be a deployment: an error naming the function, not an index error
--- inside it
-local function deployment_of(d, what)
+-- inside it. Its ledger.
+local function ledger_of(d, what)
   if not util.is_a(d, require("kvplan.deploy").Deployment) then
     util.raise("%s needs a deployment (kv.deploy{...}), got %s", what, type(d))
   end
+  return d:ledger()
 end
 
 --- The ledger of deployment d as one row for `concurrency` requests of
 --- `context` tokens (defaults: the model's max context, 1 request). Extra
 --- columns may be added to the returned table.
 function M.ledger_row(d, context, concurrency)
-  deployment_of(d, "ledger_row")
-  local l = d:ledger()
+  local l = ledger_of(d, "ledger_row")
   context = util.count(context or l.max_model_len, "context")
   concurrency = util.count(concurrency or 1, "concurrency")
   local fits, why = l:fit(context, concurrency) -- the verdict: the engine's refusal included
@@ -469,9 +469,8 @@ M.time_columns = {
 --- tokens as the fields of M.time_columns, added to `row` when given:
 --- usd_per_mtok is "" without a price (price_per_hour, or the catalog's).
 function M.time_fields(d, context, concurrency, row)
-  deployment_of(d, "time_fields")
+  local t = ledger_of(d, "time_fields"):time(context, concurrency)
   row = row or {}
-  local t = d:ledger():time(context, concurrency)
   row.tpot_ms, row.ttft_ms, row.tokens_per_s = t.tpot_ms, t.ttft_ms, t.tokens_per_s
   row.bound, row.kv_read_share = t.bound, t.kv_read_share
   row.usd_per_mtok = t.usd_per_mtok > 0 and t.usd_per_mtok or ""
@@ -487,8 +486,7 @@ end
 --- not, or the engine's refusal to start). All but kv_short add up to the
 --- GPU's memory.
 function M.ledger_items(d, context, concurrency)
-  deployment_of(d, "ledger_items")
-  local l = d:ledger()
+  local l = ledger_of(d, "ledger_items")
   context = util.count(context or l.max_model_len, "context")
   concurrency = util.count(concurrency or 1, "concurrency")
   local out = {}
