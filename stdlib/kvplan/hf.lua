@@ -304,7 +304,7 @@ local function kinds_of(C, a)
     local use, uw = C:bool("use_sliding_window")
     if window and fam.swa_flag then
       if use ~= true then
-        window, how = nil, (uw or "use_sliding_window absent") .. " false: no sliding window"
+        how = (uw or "use_sliding_window absent") .. " false: no sliding window"
       else
         local from, w = C:int("max_window_layers", 0, true)
         for i = 0, n - 1 do kinds[i + 1] = i >= from and "sliding" or "full" end
@@ -312,7 +312,7 @@ local function kinds_of(C, a)
       end
     elseif window and use == false then
       -- vLLM get_hf_config_sliding_window: use_sliding_window false wins
-      window, how = nil, uw .. " false: no sliding window"
+      how = uw .. " false: no sliding window"
     elseif window then
       local every, w = C:int({"sliding_window_pattern", "_sliding_window_pattern"})
       every = every or fam.sliding_pattern
@@ -1306,7 +1306,7 @@ end
 --- Layers, widths, heads (vLLM get_total_num_kv_heads, get_head_size),
 --- vocabulary, context and dtype into a.
 local function read_shape(C, a)
-  local fam, w = C.fam, nil
+  local fam, w = C.fam
   a.layers, w = C:int("num_hidden_layers", 1, true)
   -- before any per-layer work: 1e12 layers must fail now, not after minutes
   if a.layers > core.max_layers then

@@ -527,7 +527,7 @@ function M.new(spec)
   local function labels(d, pos, b, kv_name)
     local named, label = {kv = kv_name, weights = d.weights.name, _base = b}, {}
     for _, i in ipairs(lua_axes) do
-      local a, v, l = axes[i], axes[i][2][pos[i]], nil
+      local a, v, l = axes[i], axes[i][2][pos[i]]
       if a[1] == "model" then l = d.model.id
       elseif a[1] == "gpu" then l = d.gpu.id
       elseif a[1] == "optim" then l = optim_name(v)

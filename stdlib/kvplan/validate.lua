@@ -75,7 +75,7 @@ end
 local function figure(s)
   if s == nil then return nil end
   s = s:gsub(",", "")
-  local sign, int, frac = s:match("^(%-?)(%d+)%.?(%d*)$")
+  local int, frac = s:match("^%-?(%d+)%.?(%d*)$")
   if int == nil then return nil end
   local v = tonumber(s)
   if #s > 40 or v == nil or v - v ~= 0 then return refuse(s) end
