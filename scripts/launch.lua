@@ -55,6 +55,10 @@ if d_opts.profile == "" then d_opts.profile = nil end
 -- schedulers (kv.simulate's limit), no deployment field there
 local seqs
 if d_opts.engine ~= "vllm" then seqs, d_opts.max_num_seqs = d_opts.max_num_seqs, nil end
+if opt.checkpoint ~= "" then
+  local ok, err = pcall(launch.check_model_path, opt.checkpoint, "argument 'checkpoint'")
+  if not ok then kv.options.bad("%s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
+end
 local d = kv.deploy(d_opts)
 local text, why = launch.command(d, engine, {
   model_path = opt.checkpoint ~= "" and opt.checkpoint or nil, replicas = opt.replicas,

@@ -79,8 +79,11 @@ local vllm_env = {flashinfer_sampler = "VLLM_USE_FLASHINFER_SAMPLER",
                   allow_chunked_local_attn_with_hybrid_kv_cache =
                     "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE",
                   vllm_use_v1 = "VLLM_USE_V1"}
--- ... of which false is written too, as 0 (VLLM_USE_V1=0: the V0 engine)
-local vllm_env_false = {vllm_use_v1 = true}
+-- ... of which false is written too, as 0 (VLLM_USE_V1=0: the V0 engine;
+-- VLLM_USE_FLASHINFER_SAMPLER=0, the sampler being on by default from 0.21:
+-- vllm/envs.py "set to 0 to opt out explicitly"; flashinfer_sampler=false
+-- wrote no variable and failed its own read-back as "a kvplan bug")
+local vllm_env_false = {vllm_use_v1 = true, flashinfer_sampler = true}
 
 -- vLLM's options kvplan models beyond the common ones, written when the
 -- deployment gives them (registry order), under vLLM's names.
@@ -201,6 +204,22 @@ local function as_engine(d, e)
   return d2, limits
 end
 
+--- launch.check_model_path(p, what): p as the model a command names, or an
+--- error naming `what`, p and what was expected: a non-empty string that
+--- does not begin with '-' (the engines' command lines are Python's argparse,
+--- which takes a word beginning with '-' that is not a negative number for
+--- an option: docs.python.org/3/library/argparse.html, "Arguments
+--- containing -"; `checkpoint=--help` was read back as "no model after the
+--- program"; a path is written ./-x).
+function M.check_model_path(p, what)
+  if type(p) ~= "string" or p == "" or p:sub(1, 1) == "-" then
+    util.raise("%s must be a model path or Hugging Face id that does not begin with '-' "
+               .. "(write ./-x for a path '-x'), got %s", what,
+               type(p) == "string" and ("'" .. util.escape(p, 80) .. "'") or type(p))
+  end
+  return p
+end
+
 -- One line of argv: words joined, a word with a character the shell reads
 -- in single quotes.
 local function word(w)
@@ -244,8 +263,9 @@ local function flags_of(d, e, opts, carried)
   local model = opts.model_path or d.model.hf
   if model == nil then
     return fail("model '%s' names no Hugging Face repository; give model_path (kvplan launch: checkpoint=)",
-                d.model.id)
+                util.escape(d.model.id))
   end
+  M.check_model_path(model, opts.model_path and "model_path" or "the model's Hugging Face id")
   -- the snapshot kvplan read (model=ORG/NAME revision=REV): every engine
   -- takes --revision (vLLM's and SGLang's revision, trtllm-serve's too:
   -- tensorrt_llm/commands/serve.py get_llm_args at 00209af149e7)
@@ -457,6 +477,16 @@ local function k8s_text(d, spec, opts)
   local gpus = deploy.gpus(d)
   local replicas = util.count(opts.replicas or 1, "replicas", 1)
   local q = function(s) return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"') .. '"' end
+  -- an item of the container's command, args or an env value: Kubernetes
+  -- expands $(VAR_NAME) in them and reads $$ as $ (kubernetes/api
+  -- core/v1/types.go at 01021110c434, Container.Command and Args: "can be
+  -- escaped with a double $$"), so every '$' is doubled (a checkpoint
+  -- '$(HOME)/m' was the container's home); a control character is a YAML
+  -- escape \xNN (a double-quoted scalar folds a line break into a space)
+  local qa = function(s)
+    s = tostring(s):gsub("%$", "$$")
+    return (q(s):gsub("[%c\127]", function(c) return string.format("\\x%02x", c:byte()) end))
+  end
   local t = {
     "apiVersion: apps/v1",
     "kind: Deployment",
@@ -481,15 +511,15 @@ local function k8s_text(d, spec, opts)
     "        image: " .. image_of(d, opts),
     "        command:",
   }
-  t[#t + 1] = "        - " .. q(argv[1])
-  t[#t + 1] = "        - " .. q(argv[2])
+  t[#t + 1] = "        - " .. qa(argv[1])
+  t[#t + 1] = "        - " .. qa(argv[2])
   t[#t + 1] = "        args:"
-  for i = 3, #argv do t[#t + 1] = "        - " .. q(argv[i]) end
+  for i = 3, #argv do t[#t + 1] = "        - " .. qa(argv[i]) end
   if #spec.env > 0 then
     t[#t + 1] = "        env:"
     for _, kv in ipairs(spec.env) do
       t[#t + 1] = "        - name: " .. kv[1]
-      t[#t + 1] = "          value: " .. q(kv[2])
+      t[#t + 1] = "          value: " .. qa(kv[2])
     end
   end
   for _, line in ipairs{
@@ -526,7 +556,11 @@ local function summary(d, e)
                 or ""
   return string.format("# kvplan %s %s: %s on %d x %s; KV cache %d tokens (%d blocks of %d), "
                        .. "%s of %d tokens at once%s; starts%s\n",
-                       e, table.concat(words, " "), d.model.id, deploy.gpus(d), d.gpu.id or "GPU",
+                       -- the ids with their control characters as escapes: a model
+                       -- id with a line break (model=DIR/config.json of a directory
+                       -- 'x\ntouch PWNED') ended the comment, its rest a shell line
+                       e, table.concat(words, " "), util.escape(d.model.id, math.huge), deploy.gpus(d),
+                       util.escape(d.gpu.id or "GPU", math.huge),
                        l.kv_tokens, l.kv_blocks, l.block,
                        util.count_of(l:max_concurrency(l.max_model_len), "request"),
                        l.max_model_len, ranks, note ~= "" and (" (" .. note .. ")") or "")
@@ -656,6 +690,33 @@ local function value_of(f, v, flagname)
   return v
 end
 
+-- A list item or env value of k8s_text read back: the YAML double-quoted
+-- scalar's escapes (\\, \", \xNN) undone, then Kubernetes' $$ (one '$').
+local function k8s_item(q, line)
+  local out, i, n = {}, 1, #q
+  while i <= n do
+    local c = q:sub(i, i)
+    if c == "\\" then
+      local e = q:sub(i + 1, i + 1)
+      if e == "x" then
+        local h = q:sub(i + 2, i + 3)
+        if not h:find("^%x%x$") then
+          util.raise("launch.parse: a bad \\x escape in '%s'", util.escape(line, 64))
+        end
+        out[#out + 1] = string.char(tonumber(h, 16))
+        i = i + 4
+      else
+        out[#out + 1] = e
+        i = i + 2
+      end
+    else
+      out[#out + 1] = c
+      i = i + 1
+    end
+  end
+  return (table.concat(out):gsub("%$%$", "$"))
+end
+
 --- launch.parse(text, engine [, base]): a command of launch.command (or one
 --- written by hand in its form) read back into kv.deploy options: the
 --- engine's flags by the registry's spellings (dashes as underscores), the
@@ -695,14 +756,14 @@ function M.parse(text, engine, base)
         -- a YAML double-quoted scalar as k8s_text writes it (\" and \\ escaped)
         local q = line:match('^%s+%- "(.*)"%s*$')
         if q == nil then util.raise("launch.parse: expected a quoted list item, got '%s'", util.escape(line, 64)) end
-        words[#words + 1] = q:gsub("\\(.)", "%1")
+        words[#words + 1] = k8s_item(q, line)
       elseif not line:match("^%s+%- ") then list = nil end
       local n, v = line:match("^%s+%- name: (%S+)"), nil
       if n then
         for j, l2 in ipairs(body) do
           if l2 == line then v = (body[j + 1] or ""):match('value: "(.*)"') break end
         end
-        if v then table.insert(words, 1, n .. "=" .. v) end
+        if v then table.insert(words, 1, n .. "=" .. k8s_item(v, line)) end
       end
     end
   else
