@@ -98,13 +98,20 @@ do
   local ok, err = pcall(sim.check_options, {efficiency = base.efficiency, perf = base.perf})
   if not ok then bad("%s", (tostring(err):gsub("^.-:%d+: ", "", 1))) end
 end
-if opt.swap and base.offload == nil then
-  bad("argument 'swap' needs offload_host (host memory for the swapped KV, e.g. 64GiB)")
+if opt.swap and (base.offload == nil or base.offload.host == 0) then
+  -- offload_host=0 was kv.simulate's "field 'swap' needs host memory: give
+  -- offload = {host = ...}" at this script's line, status 1
+  bad("argument 'swap' needs offload_host > 0 (host memory for the swapped KV, e.g. 64GiB)%s",
+      base.offload and ", got '" .. kv.util.escape(opt.offload_host) .. "'" or "")
 end
 if opt.speculative_tokens > 0 then
   local s = {tokens = opt.speculative_tokens, acceptance = opt.speculative_acceptance}
-  if not (s.acceptance >= 0 and s.acceptance <= 1) then
-    bad("argument 'speculative_acceptance' must be in [0, 1], got %s", s.acceptance)
+  -- [0, 1): what the core takes (engine/core/optim.c kvp_spec_rates_of:
+  -- the tokens a step (1 - a^(g+1)) / (1 - a) divides by 1 - a);
+  -- 1 passed here and was "field 'acceptance' must be in [0, 1)" at this
+  -- script's line, status 1
+  if not (s.acceptance >= 0 and s.acceptance < 1) then
+    bad("argument 'speculative_acceptance' must be in [0, 1), got %s", kv.util.shown(s.acceptance))
   end
   if opt.speculative_heads ~= "" then s.heads = opt.speculative_heads end
   if opt.speculative_draft ~= "" then s.draft = opt.speculative_draft end

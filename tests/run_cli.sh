@@ -728,12 +728,20 @@ expect sim_bad_scheduler 2 "$cl argument 'scheduler' must be 'continuous', 'no_e
 expect sim_bad_weights 2 "$cl argument 'weights': unknown format 'fp9' (did you mean 'fp4', 'fp8', 'fp16'?)" -- $sim weights=fp9
 expect sim_bad_prefix 2 "$cl argument 'prefix' must be an integer >= 0, got -1" -- $sim prefix=-1
 expect sim_bad_swap 2 "$cl argument 'swap' must be true or false, got 'maybe'" -- $sim swap=maybe
-expect sim_swap_no_host 2 "$cl argument 'swap' needs offload_host (host memory for the swapped KV, e.g. 64GiB)" -- $sim swap=true
+expect sim_swap_no_host 2 "$cl argument 'swap' needs offload_host > 0 (host memory for the swapped KV, e.g. 64GiB)" -- $sim swap=true
+# zero host memory (hostile4): kv.simulate's "field 'swap' needs host memory:
+# give offload = {host = ...}" at the script's line, status 1, before
+expect sim_swap_host_zero 2 "$cl argument 'swap' needs offload_host > 0 (host memory for the swapped KV, e.g. 64GiB), got '0'" -- \
+  $sim swap=true offload_host=0
 expect sim_bad_host 2 "$cl argument 'offload_host' must be bytes of host memory (e.g. 64GiB), got 'lots'" -- $sim offload_host=lots
 expect sim_pcie_no_host 2 "$cl argument 'offload_pcie_gbps' needs offload_host (host memory, e.g. 64GiB)" -- $sim offload_pcie_gbps=10
 expect sim_bad_spec 2 "$cl argument 'speculative_tokens' must be an integer >= 0, got '-1'" -- $sim speculative_tokens=-1
-expect sim_bad_acceptance 2 "$cl argument 'speculative_acceptance' must be in [0, 1], got 2" -- \
+expect sim_bad_acceptance 2 "$cl argument 'speculative_acceptance' must be in [0, 1), got 2" -- \
   $sim speculative_tokens=2 speculative_acceptance=2
+# an acceptance of 1 passed the script's [0, 1] and was the core's "field
+# 'acceptance' must be in [0, 1)" at the script's line, status 1 (hostile4)
+expect sim_acceptance_one 2 "$cl argument 'speculative_acceptance' must be in [0, 1), got 1" -- \
+  $sim speculative_tokens=2 speculative_acceptance=1
 expect sim_heads_no_tokens 2 "$cl argument 'speculative_heads' needs speculative_tokens > 0" -- $sim speculative_heads=eagle
 expect sim_bad_trace 2 "$cl argument 'trace': cannot open 'tests/none.csv': No such file or directory" -- \
   simulate model=llama-3.1-8b gpu=h100 trace=tests/none.csv
@@ -2045,5 +2053,41 @@ expect prices_huge 1 "kvplan: $KVPLAN_SCRIPTS/best.lua:$best_at: price_per_hour 
 sim_at=$(grep -n "kv.simulate(o)" scripts/simulate.lua | head -1 | cut -d: -f1)
 expect sim_api_ms_huge 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_at: a request's TTFT of 2e+306 s passes the largest double in milliseconds (expected latencies a report can hold: perf.api_ms, perf.request_ms and the step-time inputs give finite times)" -- \
   simulate model=llama-3.1-8b gpu=h100 requests=20 prompt=100 output=10 perf.api_ms=1e308
+# ---- hostile4 (docs/reliability.md, 2026-12-06) ----
+# trace rows the simulator refuses were read, then refused as "request 1:
+# prompt and output must be >= 1 token" (or "field 'arrival' must be a finite
+# number, got inf") at the script's line, status 1, naming no file or line
+printf 'arrival_s,prompt_tokens,output_tokens\n0,10,10\n1,0,10\n' > "$out/trace_prompt0.csv"
+expect trace_prompt_zero 2 "kvplan: command line: argument 'trace': $out/trace_prompt0.csv:3: prompt '0' must be >= 1 token" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/trace_prompt0.csv"
+printf 'arrival_s,prompt_tokens,output_tokens\n0,10,0\n' > "$out/trace_output0.csv"
+expect trace_output_zero 2 "kvplan: command line: argument 'trace': $out/trace_output0.csv:2: output '0' must be >= 1 token" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/trace_output0.csv"
+printf 'arrival_s,prompt_tokens,output_tokens\n0,10,10\n1e999,10,10\n' > "$out/trace_arrival_inf.csv"
+expect trace_arrival_inf 2 "kvplan: command line: argument 'trace': $out/trace_arrival_inf.csv:3: arrival '1e999' must be a finite time >= 0 s" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/trace_arrival_inf.csv"
+printf 'arrival_s,prompt_tokens,output_tokens\n-1,10,10\n' > "$out/trace_arrival_neg.csv"
+expect trace_arrival_negative 2 "kvplan: command line: argument 'trace': $out/trace_arrival_neg.csv:2: arrival '-1' must be a finite time >= 0 s" -- \
+  simulate model=llama-3.1-8b gpu=h100 trace="$out/trace_arrival_neg.csv"
+# launch checkpoint=--help: the engines' argparse takes it for a flag; it was
+# kvplan's own read-back failing, "launch.parse: no model after the program"
+expect launch_checkpoint_dash 2 "kvplan: command line: argument 'checkpoint' must be a model path or Hugging Face id that does not begin with '-' (write ./-x for a path '-x'), got '--help'" -- \
+  launch model=llama-3.1-8b gpu=h100-sxm checkpoint=--help
+expect launch_checkpoint_dash_sglang 2 "kvplan: command line: argument 'checkpoint' must be a model path or Hugging Face id that does not begin with '-' (write ./-x for a path '-x'), got '-x'" -- \
+  launch model=llama-3.1-8b gpu=h100-sxm engine=sglang checkpoint=-x
+# flashinfer_sampler=false (the default from vLLM 0.21 is true) wrote no
+# VLLM_USE_FLASHINFER_SAMPLER and failed its own read-back, "a kvplan bug"
+expect launch_flashinfer_false 0 "" -- launch model=llama-3.1-8b gpu=h100-sxm flashinfer_sampler=false
+check "launch_flashinfer_false: VLLM_USE_FLASHINFER_SAMPLER=0 written" grep -q '^VLLM_USE_FLASHINFER_SAMPLER=0 vllm serve ' "$out/launch_flashinfer_false.out"
+# a Kubernetes container's args expand $(VAR) and read $$ as $: a checkpoint
+# '$(HOME)/m' was the container's home; now every '$' doubled
+expect launch_k8s_dollar 0 "" -- launch model=llama-3.1-8b gpu=h100-sxm engine=k8s 'checkpoint=$(HOME)/m'
+check "launch_k8s_dollar: \$ doubled in args" grep -qxF '        - "$$(HOME)/m"' "$out/launch_k8s_dollar.out"
+# calibrate of figures far from any prediction printed each error with %.1f:
+# a measured 1e-300 tok/s was a cell of 300 digits
+printf 'input_len,output_len,concurrency,requests,output_tok_s,mean_ttft_ms,mean_tpot_ms\n256,100,48,300,1e-300,1e-300,1e-300\n' > "$out/cal_tiny.csv"
+expect calibrate_tiny_figures 0 "" -- calibrate "$out/cal_tiny.csv" model=llama-3.1-8b gpu=h100 -o "$out/cal_tiny.json"
+check "calibrate_tiny_figures: errors as %.3g, no line past 200 columns" sh -c "grep -q 'e+[0-9]* %' '$out/calibrate_tiny_figures.out' &&
+  ! awk 'length > 200 { bad = 1 } END { exit !bad }' '$out/calibrate_tiny_figures.out'"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -2253,6 +2253,19 @@ function M.read_trace(path)
       local n = #out.arrival + 1
       out.arrival[n], out.prompt_tokens[n], out.output_tokens[n] =
         num("arrival"), num("prompt", true) // 1, num("output", true) // 1
+      -- what the simulator takes (engine/core/sim.c kvp_sim_run: an arrival
+      -- a time >= 0, a prompt and an output of >= 1 token), at the file's
+      -- line: a prompt of 0 or an arrival of 1e999 (inf) was "request 1:
+      -- prompt and output must be >= 1 token" at the script's line, status 1
+      if not (out.arrival[n] >= 0 and out.arrival[n] < math.huge) then
+        util.raise("%s:%d: arrival '%s' must be a finite time >= 0 s", path, lines[i],
+                   util.escape(row[col.arrival]))
+      end
+      for _, k in ipairs{"prompt", "output"} do
+        if out[k .. "_tokens"][n] < 1 then
+          util.raise("%s:%d: %s '%s' must be >= 1 token", path, lines[i], k, util.escape(row[col[k]]))
+        end
+      end
     end
     ::continue::
   end

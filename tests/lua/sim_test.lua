@@ -752,7 +752,7 @@ check.eq(rt.num_preemptions, 0, "no eviction")
 local bad = assert(io.open(dir .. "/bad.csv", "w"))
 bad:write("arrival_s,prompt_tokens,output_tokens\n0,100,10\n0.5,-3,20\n")
 bad:close()
-check.error("request 2: prompt and output must be >= 1 token, got -3 and 20", kv.simulate,
+check.error("bad.csv:3: prompt '-3' must be >= 1 token", kv.simulate,
             {model = "llama-3.1-8b", gpu = "h100-sxm", trace = dir .. "/bad.csv"})
 bad = assert(io.open(dir .. "/bad2.csv", "w"))
 bad:write("arrival_s,prompt_tokens,output_tokens\n0,1e2x,10\n")
