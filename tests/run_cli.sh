@@ -2089,5 +2089,13 @@ printf 'input_len,output_len,concurrency,requests,output_tok_s,mean_ttft_ms,mean
 expect calibrate_tiny_figures 0 "" -- calibrate "$out/cal_tiny.csv" model=llama-3.1-8b gpu=h100 -o "$out/cal_tiny.json"
 check "calibrate_tiny_figures: errors as %.3g, no line past 200 columns" sh -c "grep -q 'e+[0-9]* %' '$out/calibrate_tiny_figures.out' &&
   ! awk 'length > 200 { bad = 1 } END { exit !bad }' '$out/calibrate_tiny_figures.out'"
+# an input read with io.open (calibrate's profile) was not marked read, so a
+# report the script writes over it replaced it: the profile became the timeline
+cp tests/fixtures/calibrate/vllm_serve_c4.json "$out/h4-results.json"
+"$kvplan" calibrate "$out/h4-results.json" model=mistral-7b-v0.3 gpu=rtx-4090 -o "$out/h4-profile.json" > /dev/null 2>&1
+cp "$out/h4-profile.json" "$out/h4-profile.orig"
+expect timeline_is_profile 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_tl_at: cannot write '$out/h4-profile.json': it is the input 'profile=$out/h4-profile.json' of this run, which the report would replace (write the report to another file)" -- \
+  simulate model=mistral-7b-v0.3 gpu=rtx-4090 requests=5 profile="$out/h4-profile.json" timeline="$out/h4-profile.json"
+check "timeline_is_profile: the profile kept" cmp -s "$out/h4-profile.json" "$out/h4-profile.orig"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

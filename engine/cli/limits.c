@@ -730,10 +730,32 @@ static int l_input_check(lua_State *L) {
   return 2;
 }
 
+/* io.open (the original, upvalue 1) marking an input opened for reading
+ * read, as the binding's readers do through KVL_INPUT_CHECK: calibrate's
+ * results and profiles, merge's parts and validate's logs are read with
+ * io.open, so `simulate profile=p.json timeline=p.json` replaced the profile
+ * with the timeline */
+static int input_open(lua_State *L) {
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    const char *mode = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "r";
+    struct input *in = mode[0] == 'r' ? input_of(lua_tostring(L, 1)) : NULL;
+    if (in != NULL) in->read = 1;
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 void kvp_cli_guard(lua_State *L) {
   if (ninput > 0) {
     lua_pushcfunction(L, l_input_check);
     lua_setfield(L, LUA_REGISTRYINDEX, KVL_INPUT_CHECK);
+    lua_getglobal(L, "io");
+    lua_getfield(L, -1, "open");
+    lua_pushcclosure(L, input_open, 1);
+    lua_setfield(L, -2, "open");
+    lua_pop(L, 1);
   }
   /* every mode: text chunks only (unless --allow-binary), through load,
    * loadfile, dofile and require */

@@ -8,6 +8,7 @@
  * Binding layer: checks and converts; the numbers come from the core.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "kvplan_lua.h"
@@ -21,6 +22,18 @@ static const char *const format_keys[] = {"bits", "group", "scale", "zero", "rop
                                           "tq_key", "tq_value", "group2", "scale2", "name",
                                           "tensor", "col", NULL};
 
+/* Member `key` of the format table at idx as the core's int32_t, or an
+ * error naming it: the value was cast, so a group of 2^32 + 128 (an HF
+ * quantization_config's group_size, int4-g4294967424) was group 128, 2^40
+ * group 0 ("scale or zero bits need a group size"), bits 2^32 + 4 bits 4. */
+static int32_t format_int(lua_State *L, int idx, const char *field, const char *key) {
+  int64_t v = kvl_int_field(L, idx, key, 0);
+  if (v < INT32_MIN || v > INT32_MAX)
+    kvl_error(L, "field '%s.%s' must be an integer of at most %I, got %I", field, key,
+              (lua_Integer)INT32_MAX, (lua_Integer)v);
+  return (int32_t)v;
+}
+
 /* The format table at idx ({bits=, group=, scale=, zero=}); field names the
  * option it came from (kvplan_lua.h). */
 kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
@@ -28,17 +41,17 @@ kvp_format kvl_check_format(lua_State *L, int idx, const char *field) {
     kvl_error(L, "field '%s' must be a format table, %s", field, kvl_got(L, idx));
   kvl_check_keys(L, idx, format_keys, field);
   kvp_format f;
-  f.bits = (int32_t)kvl_int_field(L, idx, "bits", 0);
-  f.group = (int32_t)kvl_int_field(L, idx, "group", 0);
-  f.scale_bits = (int32_t)kvl_int_field(L, idx, "scale", 0);
-  f.zero_bits = (int32_t)kvl_int_field(L, idx, "zero", 0);
-  f.rope_bits = (int32_t)kvl_int_field(L, idx, "rope", 0);
-  f.tq_key_bits = (int32_t)kvl_int_field(L, idx, "tq_key", 0);
-  f.tq_value_bits = (int32_t)kvl_int_field(L, idx, "tq_value", 0);
-  f.group2 = (int32_t)kvl_int_field(L, idx, "group2", 0);
-  f.scale2_bits = (int32_t)kvl_int_field(L, idx, "scale2", 0);
-  f.tensor_bits = (int32_t)kvl_int_field(L, idx, "tensor", 0);
-  f.col_bits = (int32_t)kvl_int_field(L, idx, "col", 0);
+  f.bits = format_int(L, idx, field, "bits");
+  f.group = format_int(L, idx, field, "group");
+  f.scale_bits = format_int(L, idx, field, "scale");
+  f.zero_bits = format_int(L, idx, field, "zero");
+  f.rope_bits = format_int(L, idx, field, "rope");
+  f.tq_key_bits = format_int(L, idx, field, "tq_key");
+  f.tq_value_bits = format_int(L, idx, field, "tq_value");
+  f.group2 = format_int(L, idx, field, "group2");
+  f.scale2_bits = format_int(L, idx, field, "scale2");
+  f.tensor_bits = format_int(L, idx, field, "tensor");
+  f.col_bits = format_int(L, idx, field, "col");
   kvp_diag d = {{0}};
   kvp_err e = kvp_format_check(&f, field, &d);
   if (e != KVP_OK) kvl_core_error(L, e, &d, field);

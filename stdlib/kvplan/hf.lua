@@ -131,9 +131,22 @@ local aliases = {
 -- ---- reading a config ----------------------------------------------------
 
 local function show(v)
-  if type(v) == "string" then return "'" .. v .. "'" end
+  if type(v) == "string" then return "'" .. util.escape(v, 80) .. "'" end
   if v == null then return "null" end
-  if type(v) == "table" then return "a JSON object or array" end
+  if type(v) == "table" then
+    -- a short array of numbers as itself: weight_block_size [0, 0] was
+    -- "a JSON object or array"
+    local n, count, items = #v, 0, {}
+    for _ in pairs(v) do count = count + 1 end
+    if n >= 1 and n <= 8 and count == n then
+      for i = 1, n do
+        if math.type(v[i]) == nil then return "a JSON object or array" end
+        items[i] = util.fmt_num(v[i])
+      end
+      return "[" .. table.concat(items, ", ") .. "]"
+    end
+    return "a JSON object or array"
+  end
   return tostring(v)
 end
 
@@ -458,14 +471,19 @@ end
 
 -- ---- quantization_config -> weight format -------------------------------------
 
+-- The largest scale group the core counts (kvplan.h: kvp_format.group is an
+-- int32_t; engine/lua/convert_lua.c refuses a wider one).
+local max_group = 0x7fffffff
+
 local function gptq_like(C, q, where, method)
   local bits = q.bits or q.w_bit
   local group = q.group_size or q.q_group_size
   if math.type(bits) ~= "integer" or bits < 1 or bits > 16 then
     C:raise("field '%s.bits' must be an integer 1..16, got %s", where, show(bits))
   end
-  if math.type(group) ~= "integer" or (group < 1 and group ~= -1) then
-    C:raise("field '%s.group_size' must be a positive integer or -1, got %s", where, show(group))
+  if math.type(group) ~= "integer" or (group < 1 and group ~= -1) or group > max_group then
+    C:raise("field '%s.group_size' must be a positive integer of at most %d or -1, got %s", where,
+            max_group, show(group))
   end
   -- GPTQ: sym (GPTQConfig default true) drops the zero points (vLLM's
   -- gptq_marlin keeps none for symmetric checkpoints); AWQ: zero_point
@@ -511,6 +529,12 @@ local function weight_format_of(C, q, where)
     if type(b) ~= "table" or #b ~= 2 or math.type(b[1]) ~= "integer" or math.type(b[2]) ~= "integer"
        or b[1] < 1 or b[2] < 1 then
       C:raise("field '%s.weight_block_size' must be two positive integers, got %s", where, show(b))
+    end
+    -- the block's scale group as the core's int32 (kvplan.h kvp_format.group):
+    -- [2^40, 2^40] wrapped to group 0, "scale or zero bits need a group size"
+    if b[1] > max_group // b[2] then
+      C:raise("field '%s.weight_block_size' %s is a block of more than %d elements (expected a "
+              .. "scale group kvplan counts)", where, show(b), max_group)
     end
     -- one fp32 scale per block_h x block_w block (DeepSeek-V3's 128 x 128)
     return {name = string.format("fp8-b%dx%d", b[1], b[2]), bits = 8, group = b[1] * b[2],
@@ -1742,7 +1766,8 @@ local function rope_of(C)
   local sc, where = C:get("rope_scaling")
   if sc == nil then sc, where = C:get("rope_parameters") end
   if sc ~= nil then
-    if type(sc) ~= "table" then C:raise("field '%s' must be an object, got %s", where, show(sc)) end
+    -- (an array is a table too: rope_scaling [1, 2] was read as the default)
+    if type(sc) ~= "table" or #sc > 0 then C:raise("field '%s' must be an object, got %s", where, show(sc)) end
     local t = sc.rope_type or sc.type or "default"
     if type(t) ~= "string" then C:raise("field '%s.rope_type' must be a string, got %s", where, show(t)) end
     if t == "mrope" then t = "default" end
@@ -1753,12 +1778,23 @@ local function rope_of(C)
     end
     if t ~= "default" then r.type = t end
     if sc.mrope_section ~= nil and sc.mrope_section ~= null then r.mrope = true end
+    -- the factor and original length the rotary table is sized by
+    -- (engines.lua rotary_table: a number >= 1, an integer >= 1), checked
+    -- here with the file and its key: a factor of 0 or 1e308 was "model 'x':
+    -- field 'rope.factor' ..." or an inf-row table at the script's line
     if t ~= "default" and t ~= "llama3" and t ~= "mllama4" and t ~= "longrope" then
-      r.factor = sc.factor
+      local f = sc.factor
+      if math.type(f) == nil or not (f >= 1) or f == math.huge then
+        C:raise("field '%s.factor' must be a number >= 1 for rope type '%s', got %s", where, t, show(f))
+      end
+      r.factor = f
     end
     if t == "yarn" or t == "deepseek_yarn" or t == "longrope" then
-      local o = sc.original_max_position_embeddings
-      if o == nil or o == null then o = C:get("original_max_position_embeddings") end
+      local o, ow = sc.original_max_position_embeddings, where .. ".original_max_position_embeddings"
+      if o == nil or o == null then o, ow = C:get("original_max_position_embeddings") end
+      if o ~= nil and (type(o) ~= "number" or not (o >= 1) or o ~= math.floor(o)) then
+        C:raise("field '%s' must be a positive integer, got %s", ow, show(o))
+      end
       r.original_max_position = o
     end
     if type(sc.partial_rotary_factor) == "number" then r.partial_rotary_factor = sc.partial_rotary_factor end
@@ -1970,7 +2006,16 @@ function M.from_hf(path, opts)
       t.shared_intermediate = a.moe.shared_inter
     end
   end
-  return models.new(t)
+  local m = models.new(t)
+  -- the rotary tables and the weights sized once here, so that a config
+  -- whose numbers pass one by one but not together is an error naming the
+  -- file (rope_scaling.factor 1e308, max_position_embeddings 2^62,
+  -- index_head_dim 2^40 were errors at the script's line, status 1)
+  for _, f in ipairs{engines.vllm_rotary, m.weight_size} do
+    local ok, err = pcall(f, m)
+    if not ok then C:raise("%s", (tostring(err):gsub("^.-:%d+: ", "", 1):gsub("^model '.-': ", "", 1))) end
+  end
+  return m
 end
 
 -- ---- the local Hugging Face cache ---------------------------------------------

@@ -56,4 +56,62 @@ for _, e in ipairs{"vllm", "k8s"} do
   assert(t:find("VLLM_USE_FLASHINFER_SAMPLER", 1, true), e .. ": the variable written")
 end
 
+-- ---- config.json values that pass one by one, not together ----
+local dir = check.tmpdir()
+local llama = check.slurp("tests/fixtures/hf/llama-3.1-8b/config.json")
+local function config(name, text)
+  local d = dir .. "/" .. name
+  assert(os.execute("mkdir -p '" .. d .. "'"))
+  local f = assert(io.open(d .. "/config.json", "w"))
+  f:write(text)
+  f:close()
+  return d .. "/config.json"
+end
+local function with(pattern, repl)
+  local t, n = llama:gsub(pattern, repl)
+  assert(n == 1, "the fixture holds " .. pattern)
+  return t
+end
+local function refused(name, text, msg)
+  local path = config(name, text)
+  check.error(path .. ": " .. msg, kv.models.from_hf, path)
+end
+-- a rope_scaling factor or original length the rotary table refuses was
+-- accepted here and refused at the deployment, naming kvplan's 'rope.factor'
+local function rope(json) return with('"rope_scaling": %b{}', '"rope_scaling": ' .. json) end
+refused("rope0", rope('{"rope_type": "linear", "factor": 0}'),
+        "field 'rope_scaling.factor' must be a number >= 1 for rope type 'linear', got 0")
+refused("ropestr", rope('{"rope_type": "dynamic", "factor": "nan"}'),
+        "field 'rope_scaling.factor' must be a number >= 1 for rope type 'dynamic', got 'nan'")
+refused("ropeorig", rope('{"rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 0}'),
+        "field 'rope_scaling.original_max_position_embeddings' must be a positive integer, got 0")
+-- an array is a Lua table too: it was read as the default rope
+refused("ropelist", rope('[1, 2]'), "field 'rope_scaling' must be an object, got [1, 2]")
+-- finite numbers whose tables or weights pass 2^63 bytes: the file named
+refused("ropehuge", rope('{"rope_type": "linear", "factor": 1e308}'),
+        "vLLM's rotary table ('rope') of inf rows x 128 elements is more than 2^63 bytes")
+refused("maxpos", with('"max_position_embeddings": 131072', '"max_position_embeddings": 4611686018427387904'),
+        "vLLM's rotary table ('rope') of 4.61169e+18 rows")
+-- scale groups past the core's int32: group_size 2^40 was "scale or zero bits
+-- need a group size" naming nothing, 2^32 + 128 silently group 128
+local function quant(json) return with('"use_cache": true,', '"use_cache": true, "quantization_config": ' .. json .. ',') end
+refused("gptqhuge", quant('{"quant_method": "gptq", "bits": 4, "group_size": 1099511627776}'),
+        "field 'quantization_config.group_size' must be a positive integer of at most 2147483647 or -1, "
+        .. "got 1099511627776")
+refused("gptqwrap", quant('{"quant_method": "awq", "bits": 4, "group_size": 4294967424}'),
+        "field 'quantization_config.group_size' must be a positive integer of at most 2147483647 or -1")
+refused("fp8huge", quant('{"quant_method": "fp8", "weight_block_size": [1099511627776, 1099511627776]}'),
+        "field 'quantization_config.weight_block_size' [1099511627776, 1099511627776] is a block of more "
+        .. "than 2147483647 elements")
+-- a short array shown as itself ("a JSON object or array" before)
+refused("fp8zero", quant('{"quant_method": "fp8", "weight_block_size": [0, 0]}'),
+        "field 'quantization_config.weight_block_size' must be two positive integers, got [0, 0]")
+-- the binding's format fields are the core's int32: a wider value was cast
+local m8 = kv.model("llama-3.1-8b")
+check.error("field 'weights.group' must be an integer of at most 2147483647, got 4294967424",
+            function() return m8:weight_size("int4-g4294967424") end)
+check.error("field 'format.bits' must be an integer of at most 2147483647, got 4294967300",
+            function() return m8:weight_size({bits = 4294967300}) end)
+os.execute("rm -rf '" .. dir .. "'")
+
 print("hostile4_test: ok")

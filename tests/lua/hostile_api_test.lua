@@ -82,7 +82,8 @@ local function rotary(path)
 end
 check.eq(rotary(config("yarn", '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":2048}')),
          4 * 2048 * 128 * 2, "yarn rotary bytes")
-at_line("model 'huge_factor': vLLM's rotary table ('rope') of inf rows x 128 elements is more than 2^63 bytes, caused by field 'rope.original_max_position' = 2048 and 'rope.factor' = 1e+308",
+-- (since hostile4 at from_hf, naming the file)
+at_line("huge_factor/config.json: vLLM's rotary table ('rope') of inf rows x 128 elements is more than 2^63 bytes, caused by field 'rope.original_max_position' = 2048 and 'rope.factor' = 1e+308",
         function() return (rotary(config("huge_factor", '{"rope_type":"yarn","factor":1e308,"original_max_position_embeddings":2048}'))) end)
 at_line("of 4e+18 rows x 128 elements is more than 2^63 bytes, caused by field 'rope.original_max_position' = 1e+18 and 'rope.factor' = 4",
         function() return (rotary(config("huge_orig", '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":1e18}'))) end)
