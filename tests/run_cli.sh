@@ -2094,8 +2094,19 @@ check "calibrate_tiny_figures: errors as %.3g, no line past 200 columns" sh -c "
 cp tests/fixtures/calibrate/vllm_serve_c4.json "$out/h4-results.json"
 "$kvplan" calibrate "$out/h4-results.json" model=mistral-7b-v0.3 gpu=rtx-4090 -o "$out/h4-profile.json" > /dev/null 2>&1
 cp "$out/h4-profile.json" "$out/h4-profile.orig"
-expect timeline_is_profile 1 "kvplan: $KVPLAN_SCRIPTS/simulate.lua:$sim_tl_at: cannot write '$out/h4-profile.json': it is the input 'profile=$out/h4-profile.json' of this run, which the report would replace (write the report to another file)" -- \
+expect timeline_is_profile 2 "kvplan: command line: argument 'timeline=$out/h4-profile.json': cannot write '$out/h4-profile.json': it is the input 'profile=$out/h4-profile.json' of this run, which the report would replace (write the report to another file)" -- \
   simulate model=mistral-7b-v0.3 gpu=rtx-4090 requests=5 profile="$out/h4-profile.json" timeline="$out/h4-profile.json"
 check "timeline_is_profile: the profile kept" cmp -s "$out/h4-profile.json" "$out/h4-profile.orig"
+# an axis value given twice, by value or by two names of one entry, ran every
+# row twice (best ranked a candidate "ties with" itself); now a usage error
+expect axis_dup_value 2 "kvplan: command line: argument 'tp' gives '2' twice in '2,1,2' (items 1 and 3; expected each value once)" -- \
+  capacity model=llama-3.1-8b gpus=l4 tp=2,1,2
+expect axis_dup_gpu 2 "kvplan: command line: argument 'gpus' gives 'l4' twice in 'l4,l4' (items 1 and 2; expected each value once)" -- \
+  best model=llama-3.1-8b context=4096 concurrency=8 gpus=l4,l4
+expect axis_dup_alias 2 "kvplan: command line: argument 'gpus' names gpu 'h100-sxm' twice ('h100', item 1, and 'H100-SXM', item 2; expected each once)" -- \
+  pareto model=llama-3.1-8b gpus=h100,H100-SXM input=100 output=10
+expect axis_dup_sim 2 "kvplan: command line: argument 'gpu' names gpu 'l4' twice ('l4', item 1, and 'L4', item 2; expected each once)" -- \
+  simulate model=llama-3.1-8b gpu=l4,L4 requests=5
+expect axis_one_item 0 "" -- capacity model=llama-3.1-8b gpus=l4 tp=1 kv=bf16 -f csv
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -101,10 +101,19 @@ local function convert(key, v, def, fail, f, min)
     -- an empty item among others ('tp=1,,2', 'gpus=l4,', ',fp8') is refused:
     -- it was dropped without a word
     local blank = trim(v) == ""
+    local seen = {}
     for item in (v .. ","):gmatch("([^,]*),") do
       item = trim(item)
       if item ~= "" then
-        out[#out + 1] = convert(key, item, d1 or "", fail, f)
+        local x = convert(key, item, d1 or "", fail, f)
+        -- an axis value given twice ran every row of it twice ('tp=1,1';
+        -- best ranked a candidate "ties with" itself)
+        if seen[x] then
+          fail("argument '%s' gives '%s' twice in '%s' (items %d and %d; expected each value once)",
+               key, util.escape(item, 64), util.escape(v, 64), seen[x], #out + 1)
+        end
+        out[#out + 1] = x
+        seen[x] = #out
       elseif not blank then
         fail("argument '%s' has an empty item in '%s' (expected values separated by single commas)",
              key, util.escape(v, 64))
@@ -162,10 +171,13 @@ end
 
 -- Catalog lookups of arguments by name: an unknown name fails here.
 local lookups = {
-  model = function(v) require("kvplan.models").get(v) end,
+  -- each returns what the name is (an entry given twice by two names is refused)
+  model = function(v) return "model '" .. require("kvplan.models").get(v).id .. "'" end,
   gpu = function(v)
     local gpus = require "kvplan.gpus"
-    gpus.check_plannable(gpus.get(v))
+    local g = gpus.get(v)
+    gpus.check_plannable(g)
+    return "gpu '" .. tostring(g.id) .. "'"
   end,
   kv = function(v)
     if v ~= "auto" then require("kvplan.formats").get(v, "kv") end
@@ -179,10 +191,18 @@ lookups.models, lookups.gpus = lookups.model, lookups.gpu
 local function lookup(key, v, fail)
   local f = lookups[key]
   if f == nil then return end
-  for _, item in ipairs(type(v) == "table" and v or {v}) do
+  local seen = {}
+  for i, item in ipairs(type(v) == "table" and v or {v}) do
     if type(item) == "string" and item ~= "" then
       local ok, err = pcall(f, item)
       if not ok then fail("argument '%s': %s", key, (util.shown(err):gsub("^.-:%d+: ", "", 1):gsub("^field '[^']*': ", "", 1))) end
+      -- one entry by two names ('gpus=h100,h100-sxm'): every row twice
+      local id = err
+      if id ~= nil and seen[id] then
+        fail("argument '%s' names %s twice ('%s', item %d, and '%s', item %d; expected each once)", key,
+             id, util.escape(seen[id][2], 64), seen[id][1], util.escape(item, 64), i)
+      end
+      if id ~= nil then seen[id] = {i, item} end
     end
   end
 end
