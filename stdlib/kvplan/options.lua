@@ -194,10 +194,9 @@ local function lookup(key, v, fail)
   local seen = {}
   for i, item in ipairs(type(v) == "table" and v or {v}) do
     if type(item) == "string" and item ~= "" then
-      local ok, err = pcall(f, item)
-      if not ok then fail("argument '%s': %s", key, (util.shown(err):gsub("^.-:%d+: ", "", 1):gsub("^field '[^']*': ", "", 1))) end
+      local ok, id = pcall(f, item) -- id: what the name is, or the lookup's error
+      if not ok then fail("argument '%s': %s", key, (util.shown(id):gsub("^.-:%d+: ", "", 1):gsub("^field '[^']*': ", "", 1))) end
       -- one entry by two names ('gpus=h100,h100-sxm'): every row twice
-      local id = err
       if id ~= nil and seen[id] then
         fail("argument '%s' names %s twice ('%s', item %d, and '%s', item %d; expected each once)", key,
              id, util.escape(seen[id][2], 64), seen[id][1], util.escape(item, 64), i)
